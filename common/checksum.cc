@@ -1,0 +1,82 @@
+#include "common/checksum.h"
+
+#include <isa-l/crc.h>
+#include <xxhash.h>
+
+#include <algorithm>
+#include <climits>
+
+#include "absl/status/status.h"
+#include "absl/strings/str_cat.h"
+
+namespace ckpt {
+namespace {
+
+class Xxh3Checksummer : public Checksummer {
+ public:
+  Xxh3Checksummer() : state_(XXH3_createState()) { Reset(); }
+  ~Xxh3Checksummer() override { XXH3_freeState(state_); }
+  Xxh3Checksummer(const Xxh3Checksummer&) = delete;
+  Xxh3Checksummer& operator=(const Xxh3Checksummer&) = delete;
+
+  void Update(const void* data, size_t len) override {
+    XXH3_64bits_update(state_, data, len);
+  }
+  uint64_t Value() const override { return XXH3_64bits_digest(state_); }
+  void Reset() override { XXH3_64bits_reset(state_); }
+
+ private:
+  XXH3_state_t* state_;
+};
+
+// ISA-L's crc32_iscsi neither inverts its seed nor its result: feed the
+// running (un-inverted) value back in, and invert at the end.
+class Crc32cChecksummer : public Checksummer {
+ public:
+  void Update(const void* data, size_t len) override {
+    const auto* p = static_cast<const unsigned char*>(data);
+    while (len > 0) {
+      size_t n = std::min<size_t>(len, 1u << 30);  // len is an int in ISA-L
+      crc_ = crc32_iscsi(const_cast<unsigned char*>(p), static_cast<int>(n),
+                         crc_);
+      p += n;
+      len -= n;
+    }
+  }
+  uint64_t Value() const override { return static_cast<uint32_t>(~crc_); }
+  void Reset() override { crc_ = 0xFFFFFFFFu; }
+
+ private:
+  unsigned int crc_ = 0xFFFFFFFFu;
+};
+
+}  // namespace
+
+absl::StatusOr<ChecksumKind> ParseChecksumKind(std::string_view name) {
+  if (name == "xxh3") return ChecksumKind::kXxh3;
+  if (name == "crc32c") return ChecksumKind::kCrc32c;
+  return absl::InvalidArgumentError(
+      absl::StrCat("unknown checksum '", std::string(name),
+                   "'; expected xxh3 or crc32c"));
+}
+
+std::string_view ChecksumName(ChecksumKind kind) {
+  return kind == ChecksumKind::kXxh3 ? "xxh3" : "crc32c";
+}
+
+std::unique_ptr<Checksummer> NewChecksummer(ChecksumKind kind) {
+  if (kind == ChecksumKind::kCrc32c) {
+    return std::make_unique<Crc32cChecksummer>();
+  }
+  return std::make_unique<Xxh3Checksummer>();
+}
+
+uint64_t Xxh3(const void* data, size_t len) { return XXH3_64bits(data, len); }
+
+uint32_t Crc32c(const void* data, size_t len) {
+  Crc32cChecksummer c;
+  c.Update(data, len);
+  return static_cast<uint32_t>(c.Value());
+}
+
+}  // namespace ckpt

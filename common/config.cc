@@ -1,0 +1,343 @@
+#include "common/config.h"
+
+#include <algorithm>
+#include <charconv>
+#include <thread>
+
+#include "absl/strings/ascii.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "common/bytes.h"
+
+namespace ckpt {
+namespace {
+
+absl::Status Expect(const std::string& what) {
+  return absl::InvalidArgumentError(absl::StrCat("expected ", what));
+}
+
+absl::Status ParseInt(const std::string& v, int min, int* out) {
+  int x = 0;
+  const char* end = v.data() + v.size();
+  auto [p, ec] = std::from_chars(v.data(), end, x);
+  if (ec != std::errc() || p != end || x < min) {
+    return Expect(min == 0 ? "a non-negative integer"
+                           : absl::StrCat("an integer >= ", min));
+  }
+  *out = x;
+  return absl::OkStatus();
+}
+
+absl::Status ParseU64(const std::string& v, uint64_t* out) {
+  uint64_t x = 0;
+  const char* end = v.data() + v.size();
+  auto [p, ec] = std::from_chars(v.data(), end, x);
+  if (ec != std::errc() || p != end) return Expect("a non-negative integer");
+  *out = x;
+  return absl::OkStatus();
+}
+
+absl::Status ParseBool(const std::string& v, bool* out) {
+  std::string l = absl::AsciiStrToLower(v);
+  if (l == "true" || l == "1" || l == "yes" || l == "on") {
+    *out = true;
+  } else if (l == "false" || l == "0" || l == "no" || l == "off") {
+    *out = false;
+  } else {
+    return Expect("true or false");
+  }
+  return absl::OkStatus();
+}
+
+absl::Status ParseEnum(const std::string& v,
+                       const std::vector<std::string>& allowed,
+                       std::string* out) {
+  if (std::find(allowed.begin(), allowed.end(), v) == allowed.end()) {
+    return Expect(absl::StrCat("one of ", absl::StrJoin(allowed, ", ")));
+  }
+  *out = v;
+  return absl::OkStatus();
+}
+
+std::string BoolStr(bool b) { return b ? "true" : "false"; }
+
+template <typename Member>
+KeyDef IntKey(std::string key, std::string env, int min, Member member,
+              std::string desc) {
+  KeyDef k;
+  k.key = std::move(key);
+  k.env = std::move(env);
+  k.expected = min == 0 ? "a non-negative integer"
+                        : absl::StrCat("an integer >= ", min);
+  k.description = std::move(desc);
+  k.set = [min, member](Config& c, const std::string& v) {
+    return ParseInt(v, min, &member(c));
+  };
+  k.get = [member](const Config& c) {
+    return std::to_string(member(const_cast<Config&>(c)));
+  };
+  return k;
+}
+
+template <typename Member>
+KeyDef BoolKey(std::string key, std::string env, Member member,
+               std::string desc) {
+  KeyDef k;
+  k.key = std::move(key);
+  k.env = std::move(env);
+  k.expected = "true or false";
+  k.description = std::move(desc);
+  k.set = [member](Config& c, const std::string& v) {
+    return ParseBool(v, &member(c));
+  };
+  k.get = [member](const Config& c) {
+    return BoolStr(member(const_cast<Config&>(c)));
+  };
+  return k;
+}
+
+template <typename Member>
+KeyDef EnumKey(std::string key, std::string env,
+               std::vector<std::string> allowed, Member member,
+               std::string desc) {
+  KeyDef k;
+  k.key = std::move(key);
+  k.env = std::move(env);
+  k.expected = absl::StrCat("one of ", absl::StrJoin(allowed, ", "));
+  k.description = std::move(desc);
+  k.set = [allowed, member](Config& c, const std::string& v) {
+    return ParseEnum(v, allowed, &member(c));
+  };
+  k.get = [member](const Config& c) { return member(const_cast<Config&>(c)); };
+  return k;
+}
+
+template <typename Member>
+KeyDef StringKey(std::string key, std::string env, std::string expected,
+                 Member member, std::string desc) {
+  KeyDef k;
+  k.key = std::move(key);
+  k.env = std::move(env);
+  k.expected = std::move(expected);
+  k.description = std::move(desc);
+  k.set = [member](Config& c, const std::string& v) {
+    member(c) = v;
+    return absl::OkStatus();
+  };
+  k.get = [member](const Config& c) { return member(const_cast<Config&>(c)); };
+  return k;
+}
+
+std::vector<KeyDef> BuildKeys() {
+  std::vector<KeyDef> keys;
+  keys.push_back(StringKey(
+      "storage.path", "CKPT_DIR_PATH", "a path, file://path, s3:// or gs:// URI",
+      [](Config& c) -> std::string& { return c.storage.path; },
+      "where checkpoints are written (saves go under <path>/checkpoints/)"));
+  keys.push_back(StringKey(
+      "storage.restore_path", "CKPT_RESTORE_PATH", "a path or URI",
+      [](Config& c) -> std::string& { return c.storage.restore_path; },
+      "where checkpoints are loaded from (default <path>/checkpoints)"));
+  keys.push_back(StringKey(
+      "model.name", "CKPT_MODEL", "a model preset name (ckptbench plan --list)",
+      [](Config& c) -> std::string& { return c.model.name; },
+      "model preset: transformer, llama-7b..70b, vit-base, llama3-8b..1t"));
+  keys.push_back(IntKey(
+      "model.num_layers", "NUM_LAYERS", 1,
+      [](Config& c) -> int& { return c.model.num_layers; },
+      "transformer preset: encoder and decoder layers (model size)"));
+  keys.push_back(EnumKey(
+      "model.optimizer", "CKPT_OPTIMIZER", {"adam", "sgd", "none"},
+      [](Config& c) -> std::string& { return c.model.optimizer; },
+      "optimizer state saved with the weights (adam: 2 fp32 moments)"));
+  keys.push_back(IntKey(
+      "cluster.num_nodes", "NUM_NODES", 1,
+      [](Config& c) -> int& { return c.cluster.num_nodes; },
+      "nodes taking part"));
+  {
+    KeyDef k;
+    k.key = "cluster.num_devices";
+    k.env = "NUM_DEVICES";
+    k.expected = "auto or an integer >= 1";
+    k.description = "ranks per node (auto: online CPUs, at most 8)";
+    k.set = [](Config& c, const std::string& v) -> absl::Status {
+      if (v == "auto") {
+        c.cluster.num_devices = v;
+        return absl::OkStatus();
+      }
+      int n = 0;
+      if (!ParseInt(v, 1, &n).ok()) return Expect("auto or an integer >= 1");
+      c.cluster.num_devices = v;
+      return absl::OkStatus();
+    };
+    k.get = [](const Config& c) { return c.cluster.num_devices; };
+    keys.push_back(k);
+  }
+  keys.push_back(EnumKey(
+      "cluster.accelerator", "ACCELERATOR", {"cpu", "gpu"},
+      [](Config& c) -> std::string& { return c.cluster.accelerator; },
+      "where shard bytes live before a save"));
+  keys.push_back(EnumKey(
+      "sharding.strategy", "CKPT_SHARDING", {"full", "hybrid"},
+      [](Config& c) -> std::string& { return c.sharding.strategy; },
+      "full: shard across all ranks; hybrid: within a node, node 0 writes"));
+  keys.push_back(IntKey(
+      "sharding.thread_count", "CKPT_THREAD_COUNT", 1,
+      [](Config& c) -> int& { return c.sharding.thread_count; },
+      "files per rank, each written by its own thread (DCP thread_count)"));
+  keys.push_back(EnumKey(
+      "run.mode", "CKPT_MODE", {"save+load", "save-only", "load-only"},
+      [](Config& c) -> std::string& { return c.run.mode; },
+      "which phases run"));
+  keys.push_back(IntKey(
+      "run.num_save_calls", "NUM_SAVE_CALLS", 0,
+      [](Config& c) -> int& { return c.run.num_save_calls; },
+      "timed save rounds"));
+  keys.push_back(IntKey(
+      "run.num_load_calls", "NUM_LOAD_CALLS", 0,
+      [](Config& c) -> int& { return c.run.num_load_calls; },
+      "timed load rounds"));
+  {
+    KeyDef k;
+    k.key = "run.seed";
+    k.env = "CKPT_SEED";
+    k.expected = "a non-negative integer";
+    k.description = "seed of the deterministic shard bytes";
+    k.set = [](Config& c, const std::string& v) {
+      return ParseU64(v, &c.run.seed);
+    };
+    k.get = [](const Config& c) { return std::to_string(c.run.seed); };
+    keys.push_back(k);
+  }
+  keys.push_back(BoolKey(
+      "run.keep_all_steps", "CKPT_KEEP_ALL_STEPS",
+      [](Config& c) -> bool& { return c.run.keep_all_steps; },
+      "keep every saved step (default: keep only the newest committed)"));
+  {
+    KeyDef k;
+    k.key = "run.progress_interval";
+    k.env = "CKPT_PROGRESS_INTERVAL";
+    k.expected = "seconds, a number > 0";
+    k.description = "seconds between progress lines during a round";
+    k.set = [](Config& c, const std::string& v) -> absl::Status {
+      char* end = nullptr;
+      double d = std::strtod(v.c_str(), &end);
+      if (v.empty() || *end != '\0' || !(d > 0)) {
+        return Expect("seconds, a number > 0");
+      }
+      c.run.progress_interval = d;
+      return absl::OkStatus();
+    };
+    k.get = [](const Config& c) {
+      return absl::StrCat(c.run.progress_interval);
+    };
+    keys.push_back(k);
+  }
+  {
+    KeyDef k;
+    k.key = "io.block_size";
+    k.env = "CKPT_BLOCK_SIZE";
+    k.expected = "a byte size >= 4KiB such as 1MiB or 4MiB";
+    k.description = "bytes per write()/read() call";
+    k.set = [](Config& c, const std::string& v) -> absl::Status {
+      auto s = ParseByteSize(v);
+      if (!s.ok() || *s < 4096 || *s > (1ull << 30)) {
+        return Expect("a byte size from 4KiB to 1GiB such as 1MiB or 4MiB");
+      }
+      c.io.block_size = *s;
+      return absl::OkStatus();
+    };
+    k.get = [](const Config& c) { return std::to_string(c.io.block_size); };
+    keys.push_back(k);
+  }
+  keys.push_back(BoolKey(
+      "io.fsync", "CKPT_FSYNC", [](Config& c) -> bool& { return c.io.fsync; },
+      "fsync each file (and the step directory) before a rank is durable"));
+  keys.push_back(BoolKey(
+      "io.direct_write", "CKPT_DIRECT_WRITE",
+      [](Config& c) -> bool& { return c.io.direct_write; },
+      "O_DIRECT for writes"));
+  keys.push_back(BoolKey(
+      "io.direct_read", "CKPT_DIRECT_READ",
+      [](Config& c) -> bool& { return c.io.direct_read; },
+      "O_DIRECT for reads"));
+  keys.push_back(EnumKey(
+      "io.cache_mode", "CKPT_CACHE_MODE",
+      {"auto", "drop", "fadvise", "direct", "none"},
+      [](Config& c) -> std::string& { return c.io.cache_mode; },
+      "how loads avoid the page cache (none: allow cached reads)"));
+  keys.push_back(EnumKey(
+      "io.checksum", "CKPT_CHECKSUM", {"xxh3", "crc32c"},
+      [](Config& c) -> std::string& { return c.io.checksum; },
+      "checksum recorded in .metadata and verified on load"));
+  return keys;
+}
+
+}  // namespace
+
+std::string Config::CheckpointsPath() const {
+  std::string p = storage.path;
+  while (p.size() > 1 && p.back() == '/') p.pop_back();
+  return p + "/checkpoints";
+}
+
+std::string Config::RestorePath() const {
+  if (!storage.restore_path.empty()) {
+    std::string p = storage.restore_path;
+    while (p.size() > 1 && p.back() == '/') p.pop_back();
+    return p;
+  }
+  return CheckpointsPath();
+}
+
+int Config::RanksPerNode() const {
+  if (cluster.num_devices == "auto") {
+    unsigned n = std::thread::hardware_concurrency();
+    return static_cast<int>(std::clamp(n, 1u, 8u));
+  }
+  return std::stoi(cluster.num_devices);
+}
+
+const std::vector<KeyDef>& ConfigKeys() {
+  static const std::vector<KeyDef>* keys = new std::vector<KeyDef>(BuildKeys());
+  return *keys;
+}
+
+const KeyDef* FindKey(const std::string& name) {
+  for (const auto& k : ConfigKeys()) {
+    if (k.key == name || k.env == name) return &k;
+  }
+  return nullptr;
+}
+
+std::vector<std::string> AllKeyNames() {
+  std::vector<std::string> names;
+  for (const auto& k : ConfigKeys()) {
+    names.push_back(k.key);
+    if (!k.env.empty()) names.push_back(k.env);
+  }
+  return names;
+}
+
+absl::Status ValidateConfig(const Config& c, bool need_storage) {
+  if (c.cluster.accelerator == "gpu") {
+    return absl::InvalidArgumentError(
+        "cluster.accelerator (ACCELERATOR) = 'gpu': this build of ckptbench "
+        "has no GPU support; expected cpu");
+  }
+  if (need_storage && c.storage.path.empty() &&
+      !(c.run.mode == "load-only" && !c.storage.restore_path.empty())) {
+    return absl::InvalidArgumentError(
+        "storage.path (CKPT_DIR_PATH) is not set: expected the directory or "
+        "URI where checkpoints are written, e.g. CKPT_DIR_PATH=/mnt/ckpt");
+  }
+  if ((c.io.direct_write || c.io.direct_read || c.io.cache_mode == "direct") &&
+      c.io.block_size % 4096 != 0) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "io.block_size (CKPT_BLOCK_SIZE) = ", c.io.block_size,
+        ": expected a multiple of 4096 when O_DIRECT is used"));
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace ckpt

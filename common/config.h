@@ -1,0 +1,98 @@
+// The benchmark's configuration: a plain struct with in-class defaults, and
+// the table of keys that can set it (dotted YAML key, env-var alias, what a
+// value must look like). Precedence and sources live in config_loader.h.
+// Thread-compatible (plain data).
+#ifndef CKPTBENCH_COMMON_CONFIG_H_
+#define CKPTBENCH_COMMON_CONFIG_H_
+
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "absl/status/status.h"
+
+namespace ckpt {
+
+struct StorageOptions {
+  std::string path;          // CKPT_DIR_PATH: path, file://, s3://, gs://
+  std::string restore_path;  // CKPT_RESTORE_PATH; "" = <path>/checkpoints
+};
+
+struct ModelOptions {
+  std::string name = "transformer";  // preset
+  int num_layers = 10;               // transformer preset only
+  std::string optimizer = "adam";    // adam | sgd | none
+};
+
+struct ClusterOptions {
+  int num_nodes = 1;
+  std::string num_devices = "auto";  // ranks per node: "auto" or N
+  std::string accelerator = "cpu";   // cpu | gpu
+};
+
+struct ShardingOptions {
+  std::string strategy = "full";  // full | hybrid
+  int thread_count = 1;           // files (writer threads) per rank
+};
+
+struct RunOptions {
+  std::string mode = "save+load";  // save+load | save-only | load-only
+  int num_save_calls = 3;
+  int num_load_calls = 3;
+  uint64_t seed = 1234;
+  bool keep_all_steps = false;
+  double progress_interval = 2.0;  // seconds between progress lines
+};
+
+struct IoOptionsConfig {
+  uint64_t block_size = 4 << 20;    // bytes per write()/read() call
+  bool fsync = true;                // fsync each file before it counts
+  bool direct_write = false;        // O_DIRECT writes
+  bool direct_read = false;         // O_DIRECT reads
+  std::string cache_mode = "auto";  // auto | drop | fadvise | direct | none
+  std::string checksum = "xxh3";    // xxh3 | crc32c
+};
+
+struct Config {
+  StorageOptions storage;
+  ModelOptions model;
+  ClusterOptions cluster;
+  ShardingOptions sharding;
+  RunOptions run;
+  IoOptionsConfig io;
+
+  // Resolved helpers.
+  std::string RestorePath() const;
+  std::string CheckpointsPath() const;  // <storage.path>/checkpoints
+  int RanksPerNode() const;             // resolves "auto"
+  bool DoSave() const { return run.mode != "load-only"; }
+  bool DoLoad() const { return run.mode != "save-only"; }
+};
+
+// One settable key.
+struct KeyDef {
+  std::string key;          // dotted YAML key, e.g. "run.num_save_calls"
+  std::string env;          // env-var alias, e.g. "NUM_SAVE_CALLS"
+  std::string expected;     // what a valid value looks like, for errors
+  std::string description;  // one line, for `ckptbench keys`
+  bool secret = false;      // redacted in results and logs
+  // Parses and stores `value`; the error text says what was expected.
+  std::function<absl::Status(Config&, const std::string& value)> set;
+  std::function<std::string(const Config&)> get;
+};
+
+const std::vector<KeyDef>& ConfigKeys();
+// Finds a key by dotted name or env alias; nullptr if unknown.
+const KeyDef* FindKey(const std::string& name);
+// All dotted names and env aliases, for suggestions.
+std::vector<std::string> AllKeyNames();
+
+// Cross-field checks run after all sources are merged. `need_storage` is
+// false for commands that do no I/O (plan).
+absl::Status ValidateConfig(const Config& config, bool need_storage);
+
+}  // namespace ckpt
+
+#endif  // CKPTBENCH_COMMON_CONFIG_H_

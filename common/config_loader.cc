@@ -1,0 +1,135 @@
+// The only file that includes yaml-cpp.
+#include "common/config_loader.h"
+
+#include <yaml-cpp/yaml.h>
+
+#include <cstdlib>
+#include <fstream>
+#include <sstream>
+
+#include "absl/strings/str_cat.h"
+#include "common/status_macros.h"
+#include "common/text.h"
+
+namespace ckpt {
+namespace {
+
+absl::Status Flatten(const YAML::Node& node, const std::string& prefix,
+                     const std::string& name, std::vector<YamlEntry>* out) {
+  if (node.IsMap()) {
+    for (const auto& kv : node) {
+      std::string k = kv.first.as<std::string>();
+      std::string full = prefix.empty() ? k : absl::StrCat(prefix, ".", k);
+      RETURN_IF_ERROR(Flatten(kv.second, full, name, out));
+    }
+    return absl::OkStatus();
+  }
+  int line = node.Mark().line + 1;
+  if (node.IsScalar()) {
+    out->push_back({prefix, node.Scalar(), line});
+    return absl::OkStatus();
+  }
+  if (node.IsNull()) {
+    out->push_back({prefix, "", line});
+    return absl::OkStatus();
+  }
+  return absl::InvalidArgumentError(
+      absl::StrCat(name, ":", line, ": key '", prefix,
+                   "': expected a single value, found a list"));
+}
+
+std::string UnknownKeyMessage(const std::string& key) {
+  std::string msg = absl::StrCat("unknown key '", key, "'");
+  std::string near = ClosestMatch(key, AllKeyNames());
+  if (!near.empty()) absl::StrAppend(&msg, "; did you mean '", near, "'?");
+  absl::StrAppend(&msg, " (ckptbench keys lists them all)");
+  return msg;
+}
+
+absl::Status Apply(Config& config, const std::string& key,
+                   const std::string& value, const std::string& where,
+                   std::map<std::string, std::string>& sources) {
+  const KeyDef* def = FindKey(key);
+  if (def == nullptr) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(where, ": ", UnknownKeyMessage(key)));
+  }
+  absl::Status s = def->set(config, value);
+  if (!s.ok()) {
+    std::string shown = def->secret ? "<redacted>" : value;
+    std::string alias = def->key == key ? def->env : def->key;
+    return absl::InvalidArgumentError(absl::StrCat(
+        where, ": ", key, alias.empty() ? "" : absl::StrCat(" (", alias, ")"),
+        " = '", shown, "': ", s.message()));
+  }
+  sources[def->key] = where;
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+absl::StatusOr<std::vector<YamlEntry>> FlattenYaml(const std::string& text,
+                                                   const std::string& name) {
+  YAML::Node root;
+  try {
+    root = YAML::Load(text);
+  } catch (const YAML::Exception& e) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        name, ":", e.mark.line + 1, ": not valid YAML: ", e.msg));
+  }
+  std::vector<YamlEntry> out;
+  if (root.IsNull()) return out;
+  if (!root.IsMap()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(name, ":1: expected a map of keys at the top level"));
+  }
+  try {
+    RETURN_IF_ERROR(Flatten(root, "", name, &out));
+  } catch (const YAML::Exception& e) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(name, ":", e.mark.line + 1, ": ", e.msg));
+  }
+  return out;
+}
+
+absl::StatusOr<LoadedConfig> LoadConfig(const LoadOptions& options) {
+  LoadedConfig loaded;
+  for (const auto& k : ConfigKeys()) loaded.sources[k.key] = "default";
+  auto getenv_fn = options.getenv;
+  if (!getenv_fn) getenv_fn = [](const char* n) { return std::getenv(n); };
+
+  if (!options.yaml_path.empty()) {
+    std::ifstream in(options.yaml_path);
+    if (!in) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "--config ", options.yaml_path, ": cannot open the file"));
+    }
+    std::stringstream ss;
+    ss << in.rdbuf();
+    ASSIGN_OR_RETURN(auto entries, FlattenYaml(ss.str(), options.yaml_path));
+    for (const auto& e : entries) {
+      RETURN_IF_ERROR(Apply(loaded.config, e.key, e.value,
+                            absl::StrCat(options.yaml_path, ":", e.line),
+                            loaded.sources));
+    }
+  }
+  for (const auto& k : ConfigKeys()) {
+    if (k.env.empty()) continue;
+    const char* v = getenv_fn(k.env.c_str());
+    if (v == nullptr) continue;
+    RETURN_IF_ERROR(Apply(loaded.config, k.env, v, "environment",
+                          loaded.sources));
+  }
+  for (const auto& o : options.overrides) {
+    size_t eq = o.find('=');
+    if (eq == std::string::npos || eq == 0) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "command line: '", o, "': expected key=value, e.g. NUM_LAYERS=4"));
+    }
+    RETURN_IF_ERROR(Apply(loaded.config, o.substr(0, eq), o.substr(eq + 1),
+                          "command line", loaded.sources));
+  }
+  return loaded;
+}
+
+}  // namespace ckpt

@@ -1,0 +1,48 @@
+// Builds a Config from its sources with precedence
+//   command-line key=value > environment > YAML file > defaults.
+// Keys are dotted YAML names or their env-var aliases. Every error names
+// the source (file:line, environment, command line), the key, the value and
+// what was expected, with a "did you mean" for unknown keys.
+// Stateless; thread-safe.
+#ifndef CKPTBENCH_COMMON_CONFIG_LOADER_H_
+#define CKPTBENCH_COMMON_CONFIG_LOADER_H_
+
+#include <functional>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "common/config.h"
+
+namespace ckpt {
+
+struct LoadOptions {
+  std::string yaml_path;               // "" = no file
+  std::vector<std::string> overrides;  // "key=value" from the command line
+  // Environment lookup; defaults to ::getenv. Tests inject their own.
+  std::function<const char*(const char*)> getenv;
+};
+
+struct LoadedConfig {
+  Config config;
+  // Where each key's value came from: "default", "FILE:LINE", "env",
+  // "command line".
+  std::map<std::string, std::string> sources;
+};
+
+absl::StatusOr<LoadedConfig> LoadConfig(const LoadOptions& options);
+
+// Parses YAML text (nested maps; scalars) into (dotted key, value, line)
+// triples. Exposed for tests and sweeps.
+struct YamlEntry {
+  std::string key;
+  std::string value;
+  int line = 0;
+};
+absl::StatusOr<std::vector<YamlEntry>> FlattenYaml(const std::string& text,
+                                                   const std::string& name);
+
+}  // namespace ckpt
+
+#endif  // CKPTBENCH_COMMON_CONFIG_LOADER_H_

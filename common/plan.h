@@ -1,0 +1,84 @@
+// The checkpoint plan: which tensors exist, and which bytes of which tensor
+// each rank stores in which file at which offset. Produced by the
+// coordinator's planner, shipped to nodes as RankAssignments. Plain data.
+#ifndef CKPTBENCH_COMMON_PLAN_H_
+#define CKPTBENCH_COMMON_PLAN_H_
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace ckpt {
+
+struct TensorSpec {
+  std::string name;
+  std::string dtype;  // "fp32", "bf16", ...
+  int dtype_bytes = 4;
+  std::vector<uint64_t> shape;
+  uint64_t Elements() const {
+    uint64_t n = 1;
+    for (uint64_t d : shape) n *= d;
+    return n;
+  }
+  uint64_t Bytes() const { return Elements() * static_cast<uint64_t>(dtype_bytes); }
+};
+
+struct SegmentPlan {
+  uint32_t tensor = 0;         // index into CheckpointPlan::tensors
+  uint64_t tensor_offset = 0;  // bytes into the flattened tensor
+  uint64_t length = 0;         // bytes
+  uint64_t file_offset = 0;    // bytes into the file
+};
+
+struct FilePlan {
+  uint32_t index = 0;  // k in __<rank>_<k>.distcp
+  std::string name;
+  uint64_t size = 0;
+  std::vector<SegmentPlan> segments;
+};
+
+struct RankPlan {
+  uint32_t rank = 0;
+  uint32_t node = 0;
+  uint64_t bytes = 0;
+  std::vector<FilePlan> files;  // empty for ranks that write nothing
+};
+
+struct CheckpointPlan {
+  std::string model;
+  std::string description;
+  uint64_t parameters = 0;
+  std::vector<TensorSpec> tensors;  // weights then optimizer state
+  uint64_t weight_bytes = 0;
+  uint64_t optimizer_bytes = 0;
+  int num_nodes = 1;
+  int ranks_per_node = 1;
+  int world_size = 1;
+  int thread_count = 1;
+  std::string sharding;  // e.g. "fsdp-full", "zero3 tp=1 pp=1 dp=8"
+  std::vector<std::string> notes;
+  std::vector<RankPlan> ranks;  // one per world rank
+  uint64_t total_bytes = 0;     // bytes written per checkpoint
+  std::string fingerprint;      // identifies the on-storage layout
+
+  uint64_t NodeBytes(int node) const {
+    uint64_t b = 0;
+    for (const auto& r : ranks) {
+      if (static_cast<int>(r.node) == node) b += r.bytes;
+    }
+    return b;
+  }
+  size_t FileCount() const {
+    size_t n = 0;
+    for (const auto& r : ranks) n += r.files.size();
+    return n;
+  }
+};
+
+inline std::string ShardFileName(uint32_t rank, uint32_t index) {
+  return "__" + std::to_string(rank) + "_" + std::to_string(index) + ".distcp";
+}
+
+}  // namespace ckpt
+
+#endif  // CKPTBENCH_COMMON_PLAN_H_

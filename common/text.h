@@ -1,0 +1,21 @@
+// Small string helpers: edit distance for "did you mean" suggestions.
+#ifndef CKPTBENCH_COMMON_TEXT_H_
+#define CKPTBENCH_COMMON_TEXT_H_
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace ckpt {
+
+// Case-insensitive Levenshtein distance.
+int EditDistance(std::string_view a, std::string_view b);
+
+// The candidate closest to `word`, or "" when none is close enough to be a
+// plausible typo (distance > max(2, len/3)).
+std::string ClosestMatch(std::string_view word,
+                         const std::vector<std::string>& candidates);
+
+}  // namespace ckpt
+
+#endif  // CKPTBENCH_COMMON_TEXT_H_

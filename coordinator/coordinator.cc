@@ -1,0 +1,220 @@
+#include "coordinator/coordinator.h"
+
+#include <unistd.h>
+
+#include <chrono>
+#include <random>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "common/log.h"
+#include "common/status_macros.h"
+#include "coordinator/json_codec.h"
+#include "coordinator/round_runner.h"
+#include "node/node_agent.h"
+
+namespace ckpt {
+namespace {
+
+std::string StepUri(const std::string& dir, uint64_t step) {
+  std::string d = dir;
+  while (d.size() > 1 && d.back() == '/') d.pop_back();
+  return absl::StrCat(d, "/", StepDirName(step));
+}
+
+uint64_t MaxStep(const v1::InspectReply& listing) {
+  uint64_t m = 0;
+  for (const auto& s : listing.steps()) m = std::max<uint64_t>(m, s.step());
+  return m;
+}
+
+}  // namespace
+
+std::string NewRunId() {
+  std::random_device rd;
+  auto now = std::chrono::system_clock::now().time_since_epoch().count();
+  return absl::StrFormat("%08x-%04x", static_cast<uint32_t>(rd() ^ now),
+                         static_cast<uint32_t>(getpid()) & 0xffff);
+}
+
+Coordinator::Coordinator(const Config& config, const CheckpointPlan& plan,
+                         std::vector<NodeClient*> nodes, ProgressPrinter* progress)
+    : config_(config), plan_(plan), nodes_(std::move(nodes)), progress_(progress),
+      run_id_(NewRunId()) {}
+
+absl::StatusOr<v1::InspectReply> Coordinator::Inspect(const std::string& uri,
+                                                      bool probe) {
+  v1::InspectRequest req;
+  req.set_run_id(run_id_);
+  req.set_checkpoints_uri(uri);
+  req.set_probe_write(probe);
+  ASSIGN_OR_RETURN(auto rep, nodes_[0]->Inspect(req));
+  if (!rep.error().empty()) {
+    return absl::FailedPreconditionError(absl::StrCat(uri, ": ", rep.error()));
+  }
+  return rep;
+}
+
+absl::Status Coordinator::Preflight(RunResult* result) {
+  result->run_id = run_id_;
+  if (config_.DoSave() && config_.run.num_save_calls > 0) {
+    auto listing = Inspect(config_.CheckpointsPath(), /*probe=*/true);
+    if (!listing.ok()) {
+      return absl::FailedPreconditionError(absl::StrCat(
+          "storage.path (CKPT_DIR_PATH) is not usable: ", listing.status().message()));
+    }
+  }
+  if (config_.DoLoad() && config_.run.num_load_calls > 0 &&
+      !(config_.DoSave() && config_.run.num_save_calls > 0 &&
+        config_.RestorePath() == config_.CheckpointsPath())) {
+    ASSIGN_OR_RETURN(auto listing, Inspect(config_.RestorePath(), false));
+    if (listing.newest_committed() > 0) {
+      std::string where = absl::StrCat(
+          StepUri(config_.RestorePath(), listing.newest_committed()), "/.metadata");
+      ASSIGN_OR_RETURN(auto meta, ParseMetadata(listing.newest_metadata(), where));
+      if (meta.fingerprint != plan_.fingerprint) {
+        return absl::FailedPreconditionError(absl::StrCat(
+            where, " is a checkpoint of a different plan (model ", meta.model,
+            ", world ", meta.world_size, ", thread_count ", meta.thread_count,
+            ", ", meta.sharding, "); this run plans model ", plan_.model,
+            ", world ", plan_.world_size, ", thread_count ", plan_.thread_count,
+            ", ", plan_.sharding,
+            ". Expected CKPT_RESTORE_PATH to hold a checkpoint of this plan, "
+            "or none (then one is staged)"));
+      }
+    } else {
+      // Staging will write there: make sure it can.
+      auto probe = Inspect(config_.RestorePath(), /*probe=*/true);
+      if (!probe.ok()) {
+        return absl::FailedPreconditionError(absl::StrCat(
+            "storage.restore_path (CKPT_RESTORE_PATH) is not usable: ",
+            probe.status().message()));
+      }
+    }
+  }
+  return absl::OkStatus();
+}
+
+absl::Status Coordinator::Run(RunResult* result) {
+  result->run_id = run_id_;
+  if (config_.DoSave()) RETURN_IF_ERROR(RunSaves(result));
+  if (config_.DoLoad()) RETURN_IF_ERROR(RunLoads(result));
+  if (saved_ && !config_.run.keep_all_steps) RETURN_IF_ERROR(RemoveOldSteps(result));
+  return absl::OkStatus();
+}
+
+absl::Status Coordinator::RunSaves(RunResult* result) {
+  if (config_.run.num_save_calls == 0) return absl::OkStatus();
+  const std::string dir = config_.CheckpointsPath();
+  ASSIGN_OR_RETURN(auto listing, Inspect(dir, false));
+  uint64_t step = MaxStep(listing) + 1;
+  RoundRunner runner(config_, plan_, nodes_, progress_);
+  for (int i = 1; i <= config_.run.num_save_calls; ++i, ++step) {
+    RoundSpec spec;
+    spec.run_id = run_id_;
+    spec.round_id = next_round_id_++;
+    spec.save = true;
+    spec.index = i;
+    spec.step = step;
+    spec.seed = config_.run.seed;
+    spec.step_uri = StepUri(dir, step);
+    result->rounds.push_back(runner.Run(spec));
+    const RoundResult& r = result->rounds.back();
+    if (r.status != "ok") return absl::AbortedError(r.error);
+    saved_ = true;
+    LOG_INFO("save %d: step-%d, %.3f s, %.1f MiB/s", i, step, r.seconds, r.throughput_mib_s);
+  }
+  return absl::OkStatus();
+}
+
+absl::Status Coordinator::Stage(RunResult* result, const v1::InspectReply& listing) {
+  const std::string dir = config_.RestorePath();
+  RoundSpec spec;
+  spec.run_id = run_id_;
+  spec.round_id = next_round_id_++;
+  spec.save = true;
+  spec.staged = true;
+  spec.index = 0;
+  spec.step = MaxStep(listing) + 1;
+  spec.seed = config_.run.seed;
+  spec.step_uri = StepUri(dir, spec.step);
+  std::string note = absl::StrCat("no committed checkpoint under ", dir,
+                                  ": staged ", StepDirName(spec.step),
+                                  " first (untimed, not in the summary)");
+  LOG_INFO("%s", note);
+  result->notes.push_back(note);
+  RoundRunner runner(config_, plan_, nodes_, progress_);
+  result->rounds.push_back(runner.Run(spec));
+  const RoundResult& r = result->rounds.back();
+  if (r.status != "ok") return absl::AbortedError(absl::StrCat("staging: ", r.error));
+  return absl::OkStatus();
+}
+
+absl::Status Coordinator::RunLoads(RunResult* result) {
+  if (config_.run.num_load_calls == 0) return absl::OkStatus();
+  const std::string dir = config_.RestorePath();
+  ASSIGN_OR_RETURN(auto listing, Inspect(dir, false));
+  if (listing.newest_committed() == 0) {
+    RETURN_IF_ERROR(Stage(result, listing));
+    ASSIGN_OR_RETURN(listing, Inspect(dir, false));
+  }
+  const uint64_t step = listing.newest_committed();
+  std::string where = absl::StrCat(StepUri(dir, step), "/.metadata");
+  ASSIGN_OR_RETURN(auto meta, ParseMetadata(listing.newest_metadata(), where));
+  if (meta.fingerprint != plan_.fingerprint) {
+    return absl::FailedPreconditionError(absl::StrCat(
+        where, " is a checkpoint of a different plan (model ", meta.model,
+        ", world ", meta.world_size, "); expected model ", plan_.model,
+        ", world ", plan_.world_size));
+  }
+  Config load_config = config_;
+  load_config.io.checksum = meta.checksum;  // verify with what was recorded
+  RoundRunner runner(load_config, plan_, nodes_, progress_);
+  for (int i = 1; i <= config_.run.num_load_calls; ++i) {
+    RoundSpec spec;
+    spec.run_id = run_id_;
+    spec.round_id = next_round_id_++;
+    spec.save = false;
+    spec.index = i;
+    spec.step = step;
+    spec.seed = meta.seed;
+    spec.step_uri = StepUri(dir, step);
+    spec.expected = [&meta](uint32_t rank, uint32_t file, uint32_t seg, uint64_t* out) {
+      auto it = meta.sums.find({rank, file, seg});
+      if (it == meta.sums.end()) return false;
+      *out = it->second;
+      return true;
+    };
+    result->rounds.push_back(runner.Run(spec));
+    const RoundResult& r = result->rounds.back();
+    if (r.status != "ok") return absl::AbortedError(r.error);
+    LOG_INFO("load %d: step-%d, %.3f s, %.1f MiB/s, verified (%s)", i, step,
+             r.seconds, r.throughput_mib_s, r.cache.method);
+  }
+  return absl::OkStatus();
+}
+
+absl::Status Coordinator::RemoveOldSteps(RunResult* result) {
+  const std::string dir = config_.CheckpointsPath();
+  ASSIGN_OR_RETURN(auto listing, Inspect(dir, false));
+  v1::CleanupRequest req;
+  req.set_run_id(run_id_);
+  req.set_checkpoints_uri(dir);
+  for (const auto& s : listing.steps()) {
+    if (s.committed() && s.step() < listing.newest_committed()) {
+      req.add_remove_steps(s.step());
+    }
+  }
+  if (req.remove_steps_size() == 0) return absl::OkStatus();
+  ASSIGN_OR_RETURN(auto rep, nodes_[0]->Cleanup(req));
+  if (!rep.error().empty()) {
+    return absl::InternalError(absl::StrCat("removing old steps: ", rep.error()));
+  }
+  result->notes.push_back(absl::StrCat(
+      "kept ", StepDirName(listing.newest_committed()), " under ", dir,
+      "; removed ", req.remove_steps_size(),
+      " older committed step(s) (run.keep_all_steps=true keeps them)"));
+  return absl::OkStatus();
+}
+
+}  // namespace ckpt

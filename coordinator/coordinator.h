@@ -1,0 +1,54 @@
+// Drives a whole run: inspects the storage targets, stages a checkpoint
+// for load-only runs when none is committed (untimed), runs the timed save
+// rounds then load rounds through RoundRunner, and removes older steps.
+// Results accumulate in the RunResult as rounds finish, so a failed run
+// still reports what it measured. Not thread-safe.
+#ifndef CKPTBENCH_COORDINATOR_COORDINATOR_H_
+#define CKPTBENCH_COORDINATOR_COORDINATOR_H_
+
+#include <string>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "common/config.h"
+#include "common/plan.h"
+#include "coordinator/node_client.h"
+#include "coordinator/progress.h"
+#include "coordinator/results.h"
+
+namespace ckpt {
+
+class Coordinator {
+ public:
+  Coordinator(const Config& config, const CheckpointPlan& plan,
+              std::vector<NodeClient*> nodes, ProgressPrinter* progress);
+
+  // Checks the targets before any round: the save directory is writable,
+  // and a restore path's newest committed checkpoint matches the plan.
+  absl::Status Preflight(RunResult* result);
+
+  // Runs every round; returns the first error. `result` holds every round
+  // measured, failed ones included.
+  absl::Status Run(RunResult* result);
+
+ private:
+  absl::StatusOr<v1::InspectReply> Inspect(const std::string& uri, bool probe);
+  absl::Status RunSaves(RunResult* result);
+  absl::Status RunLoads(RunResult* result);
+  absl::Status Stage(RunResult* result, const v1::InspectReply& listing);
+  absl::Status RemoveOldSteps(RunResult* result);
+
+  Config config_;
+  const CheckpointPlan& plan_;
+  std::vector<NodeClient*> nodes_;
+  ProgressPrinter* progress_;
+  std::string run_id_;
+  uint64_t next_round_id_ = 1;
+  bool saved_ = false;
+};
+
+std::string NewRunId();
+
+}  // namespace ckpt
+
+#endif  // CKPTBENCH_COORDINATOR_COORDINATOR_H_

@@ -1,0 +1,49 @@
+// JSON encodings: result.json (schema ckptbench.result/v1) and a step's
+// .metadata (format ckptbench.checkpoint/v1). The only file that includes
+// nlohmann/json. Pure functions; thread-safe.
+#ifndef CKPTBENCH_COORDINATOR_JSON_CODEC_H_
+#define CKPTBENCH_COORDINATOR_JSON_CODEC_H_
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <tuple>
+
+#include "absl/status/statusor.h"
+#include "common/plan.h"
+#include "coordinator/results.h"
+
+namespace ckpt {
+
+inline constexpr char kResultSchema[] = "ckptbench.result/v1";
+inline constexpr char kMetadataFormat[] = "ckptbench.checkpoint/v1";
+
+// (rank, file index, segment index) -> checksum.
+using SegmentChecksums = std::map<std::tuple<uint32_t, uint32_t, uint32_t>, uint64_t>;
+
+std::string ResultToJson(const RunResult& result);
+
+std::string MetadataToJson(const CheckpointPlan& plan, uint64_t step,
+                           uint64_t seed, const std::string& checksum,
+                           const SegmentChecksums& sums);
+
+struct CheckpointMetadata {
+  uint64_t step = 0;
+  uint64_t seed = 0;
+  std::string checksum;
+  std::string fingerprint;
+  std::string model;
+  int world_size = 0;
+  int thread_count = 0;
+  std::string sharding;
+  uint64_t total_bytes = 0;
+  SegmentChecksums sums;
+};
+
+// `where` names the file in errors.
+absl::StatusOr<CheckpointMetadata> ParseMetadata(const std::string& text,
+                                                 const std::string& where);
+
+}  // namespace ckpt
+
+#endif  // CKPTBENCH_COORDINATOR_JSON_CODEC_H_

@@ -1,0 +1,37 @@
+// A NodeClient whose node agent lives in this process (ckptbench run).
+// Messages go through NodeService exactly as they would over gRPC.
+#ifndef CKPTBENCH_COORDINATOR_LOCAL_NODE_CLIENT_H_
+#define CKPTBENCH_COORDINATOR_LOCAL_NODE_CLIENT_H_
+
+#include <memory>
+
+#include "coordinator/node_client.h"
+#include "node/node_service.h"
+
+namespace ckpt {
+
+class LocalNodeClient : public NodeClient {
+ public:
+  LocalNodeClient(int index, std::string host, double progress_interval);
+
+  int index() const override { return index_; }
+  std::string host() const override { return host_; }
+  absl::StatusOr<v1::InspectReply> Inspect(const v1::InspectRequest& r) override;
+  absl::StatusOr<v1::PrepareReply> Prepare(const v1::PrepareRequest& r) override;
+  absl::StatusOr<v1::PhaseReport> StartPhase(
+      const v1::StartPhaseRequest& r, const ProgressCallback& progress) override;
+  absl::StatusOr<v1::CommitReply> Commit(const v1::CommitRequest& r) override;
+  absl::StatusOr<v1::CleanupReply> Cleanup(const v1::CleanupRequest& r) override;
+  absl::StatusOr<v1::AbortReply> Abort(const v1::AbortRequest& r) override;
+  absl::StatusOr<v1::PingReply> Ping(const v1::PingRequest& r) override;
+
+ private:
+  int index_;
+  std::string host_;
+  double progress_interval_;
+  NodeService service_;
+};
+
+}  // namespace ckpt
+
+#endif  // CKPTBENCH_COORDINATOR_LOCAL_NODE_CLIENT_H_

@@ -1,0 +1,41 @@
+// How the coordinator talks to one node agent. `ckptbench run` uses the
+// in-process LocalNodeClient; the multinode coordinator uses a gRPC client
+// with the same interface and the same ckptbench.v1 messages.
+// A returned error Status means the node could not be reached or answered
+// out of contract; a node-side failure comes back in the reply's `error`.
+// Implementations are safe to call from one coordinator thread per node.
+#ifndef CKPTBENCH_COORDINATOR_NODE_CLIENT_H_
+#define CKPTBENCH_COORDINATOR_NODE_CLIENT_H_
+
+#include <functional>
+#include <string>
+
+#include "absl/status/statusor.h"
+#include "proto/ckptbench/v1/node.pb.h"
+
+namespace ckpt {
+
+namespace v1 = ::ckptbench::v1;
+
+using ProgressCallback = std::function<void(const v1::Progress&)>;
+
+class NodeClient {
+ public:
+  virtual ~NodeClient() = default;
+  virtual int index() const = 0;
+  virtual std::string host() const = 0;
+
+  virtual absl::StatusOr<v1::InspectReply> Inspect(const v1::InspectRequest& r) = 0;
+  virtual absl::StatusOr<v1::PrepareReply> Prepare(const v1::PrepareRequest& r) = 0;
+  // Blocks until the node reports the phase; progress arrives meanwhile.
+  virtual absl::StatusOr<v1::PhaseReport> StartPhase(
+      const v1::StartPhaseRequest& r, const ProgressCallback& progress) = 0;
+  virtual absl::StatusOr<v1::CommitReply> Commit(const v1::CommitRequest& r) = 0;
+  virtual absl::StatusOr<v1::CleanupReply> Cleanup(const v1::CleanupRequest& r) = 0;
+  virtual absl::StatusOr<v1::AbortReply> Abort(const v1::AbortRequest& r) = 0;
+  virtual absl::StatusOr<v1::PingReply> Ping(const v1::PingRequest& r) = 0;
+};
+
+}  // namespace ckpt
+
+#endif  // CKPTBENCH_COORDINATOR_NODE_CLIENT_H_

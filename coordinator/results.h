@@ -1,0 +1,114 @@
+// What a run measured, as plain structs: rounds with per-node and per-rank
+// detail, merged latency histograms, CPU, and the run's context. Written to
+// result.json by json_codec.h and printed by summary.h. Plain data.
+#ifndef CKPTBENCH_COORDINATOR_RESULTS_H_
+#define CKPTBENCH_COORDINATOR_RESULTS_H_
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "common/histogram.h"
+
+namespace ckpt {
+
+struct RankResult {
+  uint32_t rank = 0;
+  int node = 0;
+  uint64_t bytes = 0;
+  double first_byte_seconds = -1;
+  double seconds = 0;  // from the node's start to durable / verified
+  bool verified = false;
+};
+
+struct NodeResult {
+  int node = 0;
+  std::string host;
+  uint64_t bytes = 0;
+  double seconds = 0;  // last rank done
+  double throughput_mib_s = 0;
+  double first_done_seconds = 0;
+  double last_done_seconds = 0;
+  double cpu_user_seconds = 0;
+  double cpu_system_seconds = 0;
+  double host_cpu_busy = 0;
+  double start_lag_seconds = 0;
+  double dir_sync_seconds = 0;
+  std::string filesystem, mount_point, mount_options;
+};
+
+struct CacheResult {
+  std::string method;
+  uint64_t resident_bytes = 0;
+  uint64_t checked_bytes = 0;
+  std::string note;
+};
+
+struct RoundResult {
+  std::string phase;  // "save" | "load"
+  int index = 0;      // 1-based within its phase
+  bool staged = false;  // untimed staging save for a load-only run
+  uint64_t step = 0;
+  std::string status = "ok";  // "ok" | "failed"
+  std::string error;
+  double seconds = 0;           // common start -> last rank durable + commit
+  double transfer_seconds = 0;  // common start -> last node report
+  double commit_seconds = 0;
+  uint64_t bytes = 0;
+  double throughput_mib_s = 0;
+  bool verified = false;
+  double start_spread_seconds = 0;
+  CacheResult cache;
+  std::map<std::string, Histogram> ops;  // merged across ranks and nodes
+  double cpu_user_seconds = 0;
+  double cpu_system_seconds = 0;
+  double host_cpu_busy = 0;  // mean over nodes
+  std::vector<NodeResult> nodes;
+  std::vector<RankResult> ranks;
+};
+
+struct PhaseSummary {
+  int count = 0;
+  double mean_seconds = 0, stdev_seconds = 0, min_seconds = 0, max_seconds = 0;
+  double mean_mib_s = 0, stdev_mib_s = 0, min_mib_s = 0, max_mib_s = 0;
+};
+
+struct EnvironmentInfo {
+  std::string host;
+  std::string kernel;
+  int cpus = 0;
+  uint64_t memory_bytes = 0;
+  std::string storage_kind;
+  std::string filesystem;
+  std::string mount_point;
+  std::string mount_options;
+  std::string version;
+};
+
+struct ResolvedKey {
+  std::string key, env, value, source;
+};
+
+struct RunResult {
+  std::string status = "ok";
+  std::vector<std::string> errors;
+  std::vector<std::string> notes;
+  std::string run_id;
+  std::string started_at, finished_at;  // ISO 8601 UTC
+  std::vector<ResolvedKey> config;
+  EnvironmentInfo environment;
+  // Plan summary.
+  std::string model, model_description, sharding, fingerprint;
+  uint64_t parameters = 0, checkpoint_bytes = 0;
+  int world_size = 0, num_nodes = 0, ranks_per_node = 0, thread_count = 0;
+  size_t files = 0;
+  std::vector<RoundResult> rounds;
+
+  // Count, mean, stdev, min, max of the timed rounds of a phase.
+  PhaseSummary Summarize(const std::string& phase) const;
+};
+
+}  // namespace ckpt
+
+#endif  // CKPTBENCH_COORDINATOR_RESULTS_H_

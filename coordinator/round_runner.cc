@@ -1,0 +1,257 @@
+#include "coordinator/round_runner.h"
+
+#include <algorithm>
+#include <chrono>
+#include <map>
+#include <thread>
+#include <tuple>
+
+#include "absl/strings/str_cat.h"
+#include "common/bytes.h"
+#include "common/log.h"
+#include "coordinator/json_codec.h"
+#include "node/node_service.h"
+
+namespace ckpt {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double Since(Clock::time_point t0) {
+  return std::chrono::duration<double>(Clock::now() - t0).count();
+}
+
+int64_t NowUnixNs() {
+  return std::chrono::duration_cast<std::chrono::nanoseconds>(
+             std::chrono::system_clock::now().time_since_epoch())
+      .count();
+}
+
+// Margin between announcing the start instant and reaching it.
+constexpr auto kStartMargin = std::chrono::milliseconds(50);
+
+}  // namespace
+
+RoundRunner::RoundRunner(const Config& config, const CheckpointPlan& plan,
+                         std::vector<NodeClient*> nodes,
+                         ProgressPrinter* progress)
+    : config_(config), plan_(plan), nodes_(std::move(nodes)), progress_(progress) {}
+
+v1::PrepareRequest RoundRunner::BuildPrepare(const RoundSpec& spec, int node) const {
+  v1::PrepareRequest req;
+  req.set_run_id(spec.run_id);
+  req.set_round_id(spec.round_id);
+  req.set_phase(spec.save ? v1::PHASE_SAVE : v1::PHASE_LOAD);
+  req.set_seed(spec.seed);
+  req.set_step(spec.step);
+  req.set_step_uri(spec.step_uri);
+  auto* io = req.mutable_io();
+  io->set_block_size(config_.io.block_size);
+  io->set_fsync(config_.io.fsync);
+  io->set_direct_write(config_.io.direct_write);
+  io->set_direct_read(config_.io.direct_read);
+  io->set_cache_mode(config_.io.cache_mode);
+  io->set_checksum(config_.io.checksum);
+  for (const auto& r : plan_.ranks) {
+    if (static_cast<int>(r.node) != node) continue;
+    auto* ra = req.add_ranks();
+    ra->set_rank(r.rank);
+    for (const auto& f : r.files) {
+      auto* fa = ra->add_files();
+      fa->set_name(f.name);
+      fa->set_index(f.index);
+      fa->set_size(f.size);
+      for (size_t k = 0; k < f.segments.size(); ++k) {
+        const auto& s = f.segments[k];
+        auto* sa = fa->add_segments();
+        sa->set_tensor(plan_.tensors[s.tensor].name);
+        sa->set_tensor_offset(s.tensor_offset);
+        sa->set_length(s.length);
+        sa->set_file_offset(s.file_offset);
+        uint64_t sum = 0;
+        if (!spec.save && spec.expected &&
+            spec.expected(r.rank, f.index, static_cast<uint32_t>(k), &sum)) {
+          sa->set_checksum(sum);
+          sa->set_has_checksum(true);
+        }
+      }
+    }
+  }
+  return req;
+}
+
+std::string RoundRunner::BuildMetadata(
+    const RoundSpec& spec, const std::vector<v1::PhaseReport>& reports) const {
+  SegmentChecksums sums;
+  for (const auto& rep : reports) {
+    for (const auto& c : rep.checksums()) {
+      sums[{c.rank(), c.file_index(), c.segment_index()}] = c.checksum();
+    }
+  }
+  return MetadataToJson(plan_, spec.step, spec.seed, config_.io.checksum, sums);
+}
+
+void RoundRunner::AbortAll(const std::string& run_id, const std::string& reason) {
+  v1::AbortRequest req;
+  req.set_run_id(run_id);
+  req.set_reason(reason);
+  for (auto* n : nodes_) (void)n->Abort(req);
+}
+
+RoundResult RoundRunner::Run(const RoundSpec& spec) {
+  RoundResult result;
+  result.phase = spec.save ? "save" : "load";
+  result.index = spec.index;
+  result.staged = spec.staged;
+  result.step = spec.step;
+  auto fail = [&](std::string error) {
+    result.status = "failed";
+    result.error = std::move(error);
+    LOG_ERROR("%s round %d failed: %s", result.phase, result.index, result.error);
+    return result;
+  };
+  const size_t n = nodes_.size();
+
+  // Prepare (untimed).
+  std::vector<v1::PrepareReply> prepared(n);
+  for (size_t i = 0; i < n; ++i) {
+    auto rep = nodes_[i]->Prepare(BuildPrepare(spec, static_cast<int>(i)));
+    std::string who = absl::StrCat("node ", nodes_[i]->index(), " (", nodes_[i]->host(), ")");
+    if (!rep.ok()) return fail(absl::StrCat(who, ": prepare: ", rep.status().message()));
+    if (!rep->error().empty()) return fail(absl::StrCat(who, ": prepare: ", rep->error()));
+    prepared[i] = *rep;
+    if (!spec.save) {
+      if (result.cache.method.empty() || result.cache.method == rep->cache_method()) {
+        result.cache.method = rep->cache_method();
+      } else {
+        result.cache.method = "mixed";
+      }
+      result.cache.resident_bytes += rep->resident_bytes();
+      result.cache.checked_bytes += rep->checked_bytes();
+    }
+  }
+  if (!spec.save && result.cache.resident_bytes > 0 && result.cache.method != "none" &&
+      result.cache.method != "o_direct") {
+    result.cache.note = absl::StrCat(result.cache.resident_bytes,
+                                     " bytes were still in the page cache at start");
+    LOG_WARN("load round %d: %s", spec.index, result.cache.note);
+  }
+
+  // Common start instant.
+  const int64_t start_unix = NowUnixNs() +
+      std::chrono::duration_cast<std::chrono::nanoseconds>(kStartMargin).count();
+  const Clock::time_point t0 = Clock::now() + kStartMargin;
+  std::string label = spec.staged ? std::string("stage (untimed)")
+                                  : absl::StrCat(result.phase, " ", spec.index);
+  if (progress_) progress_->BeginRound(label, plan_.total_bytes, static_cast<int>(n));
+
+  std::vector<v1::PhaseReport> reports(n);
+  std::vector<std::string> errors(n);
+  std::vector<std::thread> threads;
+  for (size_t i = 0; i < n; ++i) {
+    threads.emplace_back([&, i] {
+      v1::StartPhaseRequest req;
+      req.set_run_id(spec.run_id);
+      req.set_round_id(spec.round_id);
+      req.set_start_at_unix_ns(start_unix);
+      auto rep = nodes_[i]->StartPhase(req, [&, i](const v1::Progress& p) {
+        if (progress_) progress_->Update(static_cast<int>(i), p);
+      });
+      std::string who = absl::StrCat("node ", nodes_[i]->index(), " (", nodes_[i]->host(), ")");
+      if (!rep.ok()) {
+        errors[i] = absl::StrCat(who, ": ", rep.status().message());
+      } else {
+        reports[i] = *rep;
+        if (!rep->error().empty()) errors[i] = absl::StrCat(who, ": ", rep->error());
+      }
+      if (!errors[i].empty()) AbortAll(spec.run_id, errors[i]);
+      if (progress_) progress_->NodeDone(static_cast<int>(i));
+    });
+  }
+  for (auto& t : threads) t.join();
+  if (progress_) progress_->EndRound();
+  result.transfer_seconds = Since(t0);
+  Aggregate(spec, reports, &result);
+  for (size_t i = 0; i < n && i < result.nodes.size(); ++i) {
+    result.nodes[i].filesystem = prepared[i].filesystem();
+    result.nodes[i].mount_point = prepared[i].mount_point();
+    result.nodes[i].mount_options = prepared[i].mount_options();
+  }
+  for (const auto& e : errors) {
+    if (!e.empty()) {
+      result.seconds = result.transfer_seconds;
+      return fail(e);
+    }
+  }
+
+  if (spec.save) {
+    auto c0 = Clock::now();
+    v1::CommitRequest req;
+    req.set_run_id(spec.run_id);
+    req.set_round_id(spec.round_id);
+    req.set_step_uri(spec.step_uri);
+    req.set_metadata(BuildMetadata(spec, reports));
+    auto rep = nodes_[0]->Commit(req);
+    result.commit_seconds = std::chrono::duration<double>(Clock::now() - c0).count();
+    if (!rep.ok()) return fail(absl::StrCat("commit: ", rep.status().message()));
+    if (!rep->error().empty()) return fail(absl::StrCat("commit: ", rep->error()));
+  }
+  result.seconds = Since(t0);
+  result.throughput_mib_s = MibPerSecond(result.bytes, result.seconds);
+  result.verified = !spec.save;
+  return result;
+}
+
+void RoundRunner::Aggregate(const RoundSpec& spec,
+                            const std::vector<v1::PhaseReport>& reports,
+                            RoundResult* result) const {
+  double min_lag = 1e300, max_lag = -1e300;
+  double busy_sum = 0;
+  for (size_t i = 0; i < reports.size(); ++i) {
+    const auto& rep = reports[i];
+    NodeResult nr;
+    nr.node = nodes_[i]->index();
+    nr.host = nodes_[i]->host();
+    nr.first_done_seconds = 1e300;
+    for (const auto& r : rep.ranks()) {
+      RankResult rr;
+      rr.rank = r.rank();
+      rr.node = nr.node;
+      rr.bytes = r.bytes();
+      rr.first_byte_seconds = r.first_byte_seconds();
+      rr.seconds = r.done_seconds();
+      rr.verified = r.verified();
+      result->ranks.push_back(rr);
+      nr.bytes += rr.bytes;
+      nr.last_done_seconds = std::max(nr.last_done_seconds, rr.seconds);
+      nr.first_done_seconds = std::min(nr.first_done_seconds, rr.seconds);
+    }
+    if (rep.ranks_size() == 0) nr.first_done_seconds = 0;
+    nr.seconds = nr.last_done_seconds + rep.dir_sync_seconds();
+    nr.throughput_mib_s = MibPerSecond(nr.bytes, nr.seconds);
+    nr.cpu_user_seconds = rep.cpu().user_seconds();
+    nr.cpu_system_seconds = rep.cpu().system_seconds();
+    nr.host_cpu_busy = rep.cpu().host_busy();
+    nr.start_lag_seconds = rep.start_lag_seconds();
+    nr.dir_sync_seconds = rep.dir_sync_seconds();
+    min_lag = std::min(min_lag, nr.start_lag_seconds);
+    max_lag = std::max(max_lag, nr.start_lag_seconds);
+    busy_sum += nr.host_cpu_busy;
+    result->bytes += nr.bytes;
+    result->cpu_user_seconds += nr.cpu_user_seconds;
+    result->cpu_system_seconds += nr.cpu_system_seconds;
+    for (const auto& op : rep.ops()) {
+      result->ops[op.op()].Merge(HistogramFromProto(op.histogram()));
+    }
+    result->nodes.push_back(nr);
+  }
+  if (!reports.empty()) {
+    result->start_spread_seconds = max_lag - min_lag;
+    result->host_cpu_busy = busy_sum / static_cast<double>(reports.size());
+  }
+  std::sort(result->ranks.begin(), result->ranks.end(),
+            [](const RankResult& a, const RankResult& b) { return a.rank < b.rank; });
+  (void)spec;
+}
+
+}  // namespace ckpt

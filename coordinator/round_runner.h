@@ -1,0 +1,62 @@
+// Runs one round across all nodes: prepare (untimed), a common start
+// instant, transfer, then commit (node 0 writes .metadata) for saves, and
+// aggregates what the nodes report. Round time is measured on the
+// coordinator's monotonic clock from the common start to the last report
+// plus the commit. Not thread-safe; one round at a time.
+#ifndef CKPTBENCH_COORDINATOR_ROUND_RUNNER_H_
+#define CKPTBENCH_COORDINATOR_ROUND_RUNNER_H_
+
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "common/config.h"
+#include "common/plan.h"
+#include "coordinator/node_client.h"
+#include "coordinator/progress.h"
+#include "coordinator/results.h"
+
+namespace ckpt {
+
+// Expected checksum of (rank, file index, segment index), for loads.
+using ChecksumLookup = std::function<bool(uint32_t, uint32_t, uint32_t, uint64_t*)>;
+
+struct RoundSpec {
+  std::string run_id;
+  uint64_t round_id = 0;
+  bool save = true;
+  int index = 0;
+  bool staged = false;
+  uint64_t step = 0;
+  uint64_t seed = 0;
+  std::string step_uri;
+  ChecksumLookup expected;  // loads
+};
+
+class RoundRunner {
+ public:
+  RoundRunner(const Config& config, const CheckpointPlan& plan,
+              std::vector<NodeClient*> nodes, ProgressPrinter* progress);
+
+  // Runs the round. The RoundResult is filled even on failure (status
+  // "failed", error set). `metadata_out` gets the .metadata written.
+  RoundResult Run(const RoundSpec& spec);
+
+ private:
+  v1::PrepareRequest BuildPrepare(const RoundSpec& spec, int node) const;
+  std::string BuildMetadata(const RoundSpec& spec,
+                            const std::vector<v1::PhaseReport>& reports) const;
+  void Aggregate(const RoundSpec& spec, const std::vector<v1::PhaseReport>& reports,
+                 RoundResult* result) const;
+  void AbortAll(const std::string& run_id, const std::string& reason);
+
+  const Config& config_;
+  const CheckpointPlan& plan_;
+  std::vector<NodeClient*> nodes_;
+  ProgressPrinter* progress_;
+};
+
+}  // namespace ckpt
+
+#endif  // CKPTBENCH_COORDINATOR_ROUND_RUNNER_H_

@@ -1,0 +1,98 @@
+#include "main/cli.h"
+
+#include "absl/status/status.h"
+#include "absl/strings/str_cat.h"
+#include "common/text.h"
+
+namespace ckpt {
+
+std::string UsageText() {
+  return R"(usage: ckptbench <command> [options] [key=value ...]
+
+commands:
+  run       single-node save/load benchmark (coordinator and node agent in
+            one process); configured by --config, env vars and key=value
+  plan      print the checkpoint plan (parameters, bytes, files), no I/O
+  keys      list every configuration key, its env-var alias and meaning
+  version   print the version
+
+options:
+  --config FILE       YAML experiment file (lowest precedence after defaults)
+  --results-dir DIR   write DIR/result.json (schema ckptbench.result/v1)
+  --save-only         same as CKPT_MODE=save-only
+  --load-only         same as CKPT_MODE=load-only
+  --per-rank          (plan) list every rank's files
+  --list              (plan) list the model presets
+  -v, --verbose       debug logging
+  -q, --quiet         no progress lines
+
+precedence: key=value > environment > --config file > defaults.
+Keys are dotted YAML names (run.num_save_calls) or env names (NUM_SAVE_CALLS).
+example: CKPT_DIR_PATH=/mnt/ckpt ckptbench run NUM_LAYERS=20 --results-dir out
+)";
+}
+
+absl::StatusOr<CliArgs> ParseCli(int argc, const char* const* argv) {
+  CliArgs a;
+  if (argc < 2) {
+    a.command = "help";
+    return a;
+  }
+  a.command = argv[1];
+  if (a.command == "-h" || a.command == "--help") a.command = "help";
+  const std::vector<std::string> commands = {"run", "plan", "keys", "version", "help"};
+  bool known = false;
+  for (const auto& c : commands) known |= (c == a.command);
+  if (!known) {
+    std::string msg = absl::StrCat("unknown command '", a.command, "'");
+    std::string near = ClosestMatch(a.command, commands);
+    if (!near.empty()) absl::StrAppend(&msg, "; did you mean '", near, "'?");
+    absl::StrAppend(&msg, " expected run, plan, keys or version");
+    return absl::InvalidArgumentError(msg);
+  }
+  for (int i = 2; i < argc; ++i) {
+    std::string arg = argv[i];
+    auto value = [&](const std::string& flag) -> absl::StatusOr<std::string> {
+      size_t eq = arg.find('=');
+      if (eq != std::string::npos) return arg.substr(eq + 1);
+      if (i + 1 >= argc) {
+        return absl::InvalidArgumentError(absl::StrCat(flag, ": expected a value"));
+      }
+      return std::string(argv[++i]);
+    };
+    if (arg.rfind("--config", 0) == 0) {
+      auto v = value("--config");
+      if (!v.ok()) return v.status();
+      a.config_path = *v;
+    } else if (arg.rfind("--results-dir", 0) == 0) {
+      auto v = value("--results-dir");
+      if (!v.ok()) return v.status();
+      a.results_dir = *v;
+    } else if (arg == "--save-only") {
+      a.overrides.push_back("run.mode=save-only");
+    } else if (arg == "--load-only") {
+      a.overrides.push_back("run.mode=load-only");
+    } else if (arg == "--per-rank") {
+      a.per_rank = true;
+    } else if (arg == "--list") {
+      a.list = true;
+    } else if (arg == "-v" || arg == "--verbose") {
+      a.verbose = true;
+    } else if (arg == "-q" || arg == "--quiet") {
+      a.quiet = true;
+    } else if (arg == "-h" || arg == "--help") {
+      a.command = "help";
+    } else if (arg.rfind("-", 0) == 0) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "unknown option '", arg, "' (ckptbench help lists them)"));
+    } else if (arg.find('=') != std::string::npos) {
+      a.overrides.push_back(arg);
+    } else {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "unexpected argument '", arg, "': expected key=value or an option"));
+    }
+  }
+  return a;
+}
+
+}  // namespace ckpt

@@ -1,0 +1,30 @@
+// Command-line parsing for `ckptbench <command> [flags] [key=value ...]`.
+// Pure; thread-safe.
+#ifndef CKPTBENCH_MAIN_CLI_H_
+#define CKPTBENCH_MAIN_CLI_H_
+
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+
+namespace ckpt {
+
+struct CliArgs {
+  std::string command;  // run | plan | keys | version | help
+  std::string config_path;
+  std::string results_dir;
+  std::vector<std::string> overrides;  // key=value, in order
+  bool per_rank = false;               // plan: list every rank
+  bool list = false;                   // plan: list presets
+  bool verbose = false;
+  bool quiet = false;
+};
+
+absl::StatusOr<CliArgs> ParseCli(int argc, const char* const* argv);
+
+std::string UsageText();
+
+}  // namespace ckpt
+
+#endif  // CKPTBENCH_MAIN_CLI_H_

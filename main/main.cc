@@ -1,0 +1,26 @@
+// ckptbench: one binary, subcommands. Thin: parse, dispatch.
+#include <cstdio>
+
+#include "common/log.h"
+#include "main/cli.h"
+#include "main/commands.h"
+
+int main(int argc, char** argv) {
+  auto args = ckpt::ParseCli(argc, argv);
+  if (!args.ok()) {
+    std::fprintf(stderr, "ckptbench: %s\n", std::string(args.status().message()).c_str());
+    return 2;
+  }
+  if (args->verbose) ckpt::SetLogLevel(ckpt::LogLevel::kDebug);
+  if (args->command == "help") {
+    std::fputs(ckpt::UsageText().c_str(), stdout);
+    return 0;
+  }
+  if (args->command == "version") {
+    std::printf("ckptbench %s (protocol ckptbench.v1)\n", CKPTBENCH_VERSION);
+    return 0;
+  }
+  if (args->command == "plan") return ckpt::PlanCommand(*args);
+  if (args->command == "keys") return ckpt::KeysCommand(*args);
+  return ckpt::RunCommand(*args);
+}

@@ -1,0 +1,52 @@
+// `ckptbench plan` (the checkpoint plan, no I/O) and `ckptbench keys` (every
+// configuration key, machine-readable with --list-format tsv).
+#include <cstdio>
+
+#include "absl/strings/str_format.h"
+#include "common/config_loader.h"
+#include "coordinator/planner.h"
+#include "coordinator/presets.h"
+#include "main/commands.h"
+
+namespace ckpt {
+
+int PlanCommand(const CliArgs& args) {
+  if (args.list) {
+    for (const auto& name : PresetNames()) {
+      auto p = MakePreset(name, 10);
+      std::printf("%-12s %s\n", name.c_str(), p.ok() ? p->description.c_str() : "");
+    }
+    return 0;
+  }
+  LoadOptions opts;
+  opts.yaml_path = args.config_path;
+  opts.overrides = args.overrides;
+  auto loaded = LoadConfig(opts);
+  if (!loaded.ok()) {
+    std::fprintf(stderr, "ckptbench: %s\n", std::string(loaded.status().message()).c_str());
+    return 2;
+  }
+  if (auto s = ValidateConfig(loaded->config, /*need_storage=*/false); !s.ok()) {
+    std::fprintf(stderr, "ckptbench: %s\n", std::string(s.message()).c_str());
+    return 2;
+  }
+  auto plan = MakePlan(PlanOptionsFromConfig(loaded->config));
+  if (!plan.ok()) {
+    std::fprintf(stderr, "ckptbench: %s\n", std::string(plan.status().message()).c_str());
+    return 2;
+  }
+  std::fputs(DescribePlan(*plan, args.per_rank).c_str(), stdout);
+  return 0;
+}
+
+int KeysCommand(const CliArgs&) {
+  // Tab-separated, one key per line: key, env alias, expected, description.
+  std::printf("key\tenv\texpected\tdescription\n");
+  for (const auto& k : ConfigKeys()) {
+    std::printf("%s\t%s\t%s\t%s\n", k.key.c_str(), k.env.c_str(),
+                k.expected.c_str(), k.description.c_str());
+  }
+  return 0;
+}
+
+}  // namespace ckpt

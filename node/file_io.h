@@ -1,0 +1,103 @@
+// Streams one shard file: a save generates the deterministic bytes in
+// block_size pieces, checksums each segment and writes it; a load reads,
+// checksums and compares against the expected segment checksums, and on a
+// mismatch re-reads the segment to name the first bad byte's offset.
+// Memory is one aligned block per file whatever the file size.
+// Functions are thread-safe given distinct buffers and stats.
+#ifndef CKPTBENCH_NODE_FILE_IO_H_
+#define CKPTBENCH_NODE_FILE_IO_H_
+
+#include <atomic>
+#include <chrono>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "common/checksum.h"
+#include "common/histogram.h"
+#include "node/storage/storage.h"
+
+namespace ckpt {
+
+struct SegmentJob {
+  std::string tensor;
+  uint64_t tensor_offset = 0;
+  uint64_t length = 0;
+  uint64_t file_offset = 0;
+  uint64_t expected = 0;  // checksum, for loads
+  bool has_expected = false;
+};
+
+struct FileJob {
+  uint32_t rank = 0;
+  uint32_t index = 0;
+  std::string path;  // full path in the storage namespace
+  uint64_t size = 0;
+  std::vector<SegmentJob> segments;  // contiguous, cover [0, size)
+};
+
+struct IoParams {
+  size_t block_size = 4 << 20;
+  bool fsync = true;
+  bool direct = false;
+  ChecksumKind checksum = ChecksumKind::kXxh3;
+  uint64_t stream_key = 0;  // PatternStreamKey of (seed, step, rank, file)
+};
+
+// Per-operation latency histograms, one set per thread, merged later.
+struct OpStats {
+  Histogram open, write, read, fsync;
+  void Merge(const OpStats& o) {
+    open.Merge(o.open);
+    write.Merge(o.write);
+    read.Merge(o.read);
+    fsync.Merge(o.fsync);
+  }
+};
+
+// A 4 KiB-aligned buffer (for O_DIRECT), touched at allocation so page
+// faults are not timed.
+class AlignedBuffer {
+ public:
+  explicit AlignedBuffer(size_t size);
+  ~AlignedBuffer();
+  AlignedBuffer(const AlignedBuffer&) = delete;
+  AlignedBuffer& operator=(const AlignedBuffer&) = delete;
+  unsigned char* data() { return data_; }
+  size_t size() const { return size_; }
+
+ private:
+  unsigned char* data_ = nullptr;
+  size_t size_ = 0;
+};
+
+using SteadyTime = std::chrono::steady_clock::time_point;
+
+struct FileOutcome {
+  uint64_t bytes = 0;
+  std::vector<uint64_t> checksums;  // per segment
+  double first_byte_seconds = -1;   // since the phase start
+  double done_seconds = 0;          // durable / verified, since phase start
+};
+
+// The context a file transfer shares with its rank and node.
+struct TransferContext {
+  Storage* storage = nullptr;
+  SteadyTime start;
+  std::atomic<uint64_t>* progress = nullptr;  // rank bytes done
+  const std::atomic<bool>* abort = nullptr;
+};
+
+absl::Status SaveFile(const TransferContext& ctx, const FileJob& job,
+                      const IoParams& params, AlignedBuffer& buffer,
+                      OpStats* stats, FileOutcome* out);
+
+// DataLoss naming the file and byte offset on a mismatch.
+absl::Status LoadFile(const TransferContext& ctx, const FileJob& job,
+                      const IoParams& params, AlignedBuffer& buffer,
+                      OpStats* stats, FileOutcome* out);
+
+}  // namespace ckpt
+
+#endif  // CKPTBENCH_NODE_FILE_IO_H_

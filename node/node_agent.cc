@@ -1,0 +1,278 @@
+#include "node/node_agent.h"
+
+#include <algorithm>
+#include <chrono>
+#include <condition_variable>
+#include <thread>
+
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "common/log.h"
+#include "common/status_macros.h"
+#include "node/pattern.h"
+
+namespace ckpt {
+namespace {
+
+constexpr char kMetadata[] = ".metadata";
+
+int64_t NowUnixNs() {
+  return std::chrono::duration_cast<std::chrono::nanoseconds>(
+             std::chrono::system_clock::now().time_since_epoch())
+      .count();
+}
+
+}  // namespace
+
+uint64_t ParseStepDir(const std::string& name) {
+  if (name.rfind("step-", 0) != 0) return 0;
+  uint64_t n = 0;
+  if (!absl::SimpleAtoi(name.substr(5), &n)) return 0;
+  return n;
+}
+
+std::string StepDirName(uint64_t step) { return absl::StrCat("step-", step); }
+
+absl::StatusOr<StepListing> NodeAgent::Inspect(const std::string& uri,
+                                               bool probe_write) {
+  ASSIGN_OR_RETURN(auto loc, OpenStorage(uri));
+  StepListing listing;
+  if (probe_write) {
+    RETURN_IF_ERROR(loc.storage->CreateDirs(loc.path));
+    std::string probe = JoinPath(loc.path, ".ckptbench-write-probe");
+    {
+      ASSIGN_OR_RETURN(auto f, loc.storage->OpenWrite(probe, WriteOptions{}));
+      RETURN_IF_ERROR(f->Append("probe", 5));
+      RETURN_IF_ERROR(f->Close());
+    }
+    RETURN_IF_ERROR(loc.storage->RemoveTree(probe));
+  }
+  auto names = loc.storage->ListDir(loc.path);
+  if (!names.ok()) {
+    if (absl::IsNotFound(names.status())) return listing;
+    return names.status();
+  }
+  for (const auto& n : *names) {
+    uint64_t step = ParseStepDir(n);
+    if (step == 0) continue;
+    std::string meta = JoinPath(JoinPath(loc.path, n), kMetadata);
+    ASSIGN_OR_RETURN(bool committed, loc.storage->Exists(meta));
+    listing.steps.push_back({step, committed});
+    if (committed && step > listing.newest_committed) {
+      listing.newest_committed = step;
+    }
+  }
+  std::sort(listing.steps.begin(), listing.steps.end());
+  if (listing.newest_committed > 0) {
+    std::string meta = JoinPath(
+        JoinPath(loc.path, StepDirName(listing.newest_committed)), kMetadata);
+    ASSIGN_OR_RETURN(listing.newest_metadata, loc.storage->ReadSmall(meta));
+  }
+  return listing;
+}
+
+absl::StatusOr<PrepareOutcome> NodeAgent::Prepare(PhaseJob job) {
+  std::lock_guard<std::mutex> lock(mu_);
+  abort_ = false;
+  ASSIGN_OR_RETURN(location_, OpenStorage(job.step_uri));
+  Storage& st = *location_.storage;
+  std::vector<std::string> paths;
+  for (auto& r : job.ranks) {
+    for (auto& f : r.files) {
+      f.path = JoinPath(location_.path, f.path);
+      paths.push_back(f.path);
+    }
+  }
+  PrepareOutcome out;
+  if (job.save) {
+    ASSIGN_OR_RETURN(bool exists, st.Exists(JoinPath(location_.path, kMetadata)));
+    if (exists) {
+      return absl::FailedPreconditionError(absl::StrCat(
+          location_.path, " already holds a committed checkpoint; refusing to "
+          "overwrite it"));
+    }
+    RETURN_IF_ERROR(st.CreateDirs(location_.path));
+    read_direct_ = false;
+  } else {
+    std::string mode = job.cache_mode;
+    if (job.direct_read) mode = "direct";
+    ASSIGN_OR_RETURN(out.cache, st.PrepareColdRead(paths, mode));
+    read_direct_ = out.cache.method == "o_direct";
+  }
+  out.filesystem = st.Filesystem(location_.path);
+  buffers_.clear();
+  for (const auto& r : job.ranks) {
+    for (size_t i = 0; i < r.files.size(); ++i) {
+      buffers_.push_back(std::make_unique<AlignedBuffer>(job.block_size));
+    }
+  }
+  job_ = std::make_unique<PhaseJob>(std::move(job));
+  return out;
+}
+
+PhaseOutcome NodeAgent::RunPhase(const std::string& run_id, uint64_t round_id,
+                                 int64_t start_at_unix_ns,
+                                 const ProgressFn& progress,
+                                 double progress_interval) {
+  std::shared_future<PhaseOutcome> fut;
+  bool mine = false;
+  std::promise<PhaseOutcome> promise;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    auto key = std::make_pair(run_id, round_id);
+    auto it = started_.find(key);
+    if (it != started_.end()) {
+      fut = it->second;  // a retried start: same outcome, no second transfer
+    } else {
+      fut = promise.get_future().share();
+      started_[key] = fut;
+      mine = true;
+    }
+  }
+  if (!mine) return fut.get();
+  PhaseOutcome out;
+  if (!job_ || job_->run_id != run_id || job_->round_id != round_id) {
+    out.status = absl::FailedPreconditionError(absl::StrCat(
+        "round ", round_id, " was started without being prepared"));
+  } else {
+    out = Execute(start_at_unix_ns, progress, progress_interval);
+  }
+  promise.set_value(out);
+  return out;
+}
+
+PhaseOutcome NodeAgent::Execute(int64_t start_at_unix_ns,
+                                const ProgressFn& progress,
+                                double progress_interval) {
+  PhaseJob& job = *job_;
+  PhaseOutcome out;
+  const size_t n_ranks = job.ranks.size();
+  std::vector<std::atomic<uint64_t>> rank_bytes(n_ranks);
+  for (auto& b : rank_bytes) b = 0;
+
+  // Synchronized start on the node's wall clock.
+  int64_t wait = start_at_unix_ns - NowUnixNs();
+  if (wait > 0) std::this_thread::sleep_for(std::chrono::nanoseconds(wait));
+  const SteadyTime start = std::chrono::steady_clock::now();
+  out.start_lag_seconds = static_cast<double>(NowUnixNs() - start_at_unix_ns) / 1e9;
+  const CpuSample cpu0 = SampleCpu();
+
+  struct Slot {
+    size_t rank_index;
+    const FileJob* file;
+    AlignedBuffer* buffer;
+    OpStats stats;
+    FileOutcome outcome;
+    absl::Status status;
+  };
+  std::vector<Slot> slots;
+  size_t b = 0;
+  for (size_t ri = 0; ri < n_ranks; ++ri) {
+    for (const auto& f : job.ranks[ri].files) {
+      slots.push_back({ri, &f, buffers_[b++].get(), {}, {}, {}});
+    }
+  }
+
+  std::mutex done_mu;
+  std::condition_variable done_cv;
+  size_t finished = 0;
+  std::vector<std::thread> threads;
+  threads.reserve(slots.size());
+  for (auto& slot : slots) {
+    threads.emplace_back([&, s = &slot] {
+      TransferContext ctx{location_.storage.get(), start,
+                          &rank_bytes[s->rank_index], &abort_};
+      IoParams p;
+      p.block_size = job.block_size;
+      p.fsync = job.fsync;
+      p.direct = job.save ? job.direct_write : read_direct_;
+      p.checksum = job.checksum;
+      p.stream_key = PatternStreamKey(
+          {job.seed, job.step, s->file->rank, s->file->index});
+      s->status = job.save ? SaveFile(ctx, *s->file, p, *s->buffer, &s->stats, &s->outcome)
+                           : LoadFile(ctx, *s->file, p, *s->buffer, &s->stats, &s->outcome);
+      if (!s->status.ok()) abort_ = true;  // fail fast: stop sibling files
+      std::lock_guard<std::mutex> lock(done_mu);
+      ++finished;
+      done_cv.notify_all();
+    });
+  }
+  auto snapshot = [&] {
+    std::vector<uint64_t> v(n_ranks);
+    for (size_t i = 0; i < n_ranks; ++i) v[i] = rank_bytes[i].load();
+    return v;
+  };
+  {
+    std::unique_lock<std::mutex> lock(done_mu);
+    auto interval = std::chrono::duration<double>(progress_interval);
+    while (finished < slots.size()) {
+      if (done_cv.wait_for(lock, interval, [&] { return finished == slots.size(); })) break;
+      if (progress) {
+        lock.unlock();
+        progress(snapshot());
+        lock.lock();
+      }
+    }
+  }
+  for (auto& t : threads) t.join();
+
+  // The first real error wins over the aborts it caused in siblings.
+  for (const auto& s : slots) {
+    if (!s.status.ok() && (out.status.ok() || absl::IsAborted(out.status))) {
+      out.status = s.status;
+    }
+  }
+  if (out.status.ok() && job.save && job.fsync) {
+    auto t0 = std::chrono::steady_clock::now();
+    out.status = location_.storage->SyncDir(location_.path);
+    out.dir_sync_seconds =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  }
+
+  out.ranks.resize(n_ranks);
+  for (size_t ri = 0; ri < n_ranks; ++ri) {
+    out.ranks[ri].rank = job.ranks[ri].rank;
+    out.ranks[ri].verified = !job.save && out.status.ok();
+  }
+  for (auto& s : slots) {
+    RankOutcome& r = out.ranks[s.rank_index];
+    r.bytes += s.outcome.bytes;
+    if (s.outcome.first_byte_seconds >= 0 &&
+        (r.first_byte_seconds < 0 || s.outcome.first_byte_seconds < r.first_byte_seconds)) {
+      r.first_byte_seconds = s.outcome.first_byte_seconds;
+    }
+    r.done_seconds = std::max(r.done_seconds, s.outcome.done_seconds);
+    out.ops.Merge(s.stats);
+    if (job.save) {
+      for (size_t k = 0; k < s.outcome.checksums.size(); ++k) {
+        out.checksums.push_back({s.file->rank, s.file->index,
+                                 static_cast<uint32_t>(k), s.outcome.checksums[k]});
+      }
+    }
+  }
+  out.cpu = CpuBetween(cpu0, SampleCpu());
+  if (progress) progress(snapshot());
+  return out;
+}
+
+absl::Status NodeAgent::Commit(const std::string& step_uri,
+                               const std::string& metadata) {
+  ASSIGN_OR_RETURN(auto loc, OpenStorage(step_uri));
+  return loc.storage->WriteAtomic(JoinPath(loc.path, kMetadata), metadata);
+}
+
+absl::Status NodeAgent::Cleanup(const std::string& uri,
+                                const std::vector<uint64_t>& steps) {
+  ASSIGN_OR_RETURN(auto loc, OpenStorage(uri));
+  for (uint64_t s : steps) {
+    RETURN_IF_ERROR(loc.storage->RemoveTree(JoinPath(loc.path, StepDirName(s))));
+  }
+  return absl::OkStatus();
+}
+
+void NodeAgent::Abort(const std::string& reason) {
+  LOG_WARN("node: aborting: %s", reason);
+  abort_ = true;
+}
+
+}  // namespace ckpt

@@ -1,0 +1,133 @@
+// The node agent: executes its ranks' part of each phase against a
+// Storage. Each rank runs as threads (one per file, thread_count per rank),
+// streaming deterministic bytes; progress is published while a phase runs.
+// RunPhase is idempotent per (run_id, round_id): a retried start returns the
+// first start's outcome and never transfers twice.
+// Thread-safe: the coordinator side may call Abort() from any thread.
+#ifndef CKPTBENCH_NODE_NODE_AGENT_H_
+#define CKPTBENCH_NODE_NODE_AGENT_H_
+
+#include <atomic>
+#include <cstdint>
+#include <functional>
+#include <future>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "common/cpu_usage.h"
+#include "node/file_io.h"
+#include "node/storage/storage_factory.h"
+
+namespace ckpt {
+
+struct RankJob {
+  uint32_t rank = 0;
+  std::vector<FileJob> files;  // FileJob::path is relative until Prepare
+};
+
+struct PhaseJob {
+  std::string run_id;
+  uint64_t round_id = 0;
+  bool save = true;
+  uint64_t seed = 0;
+  uint64_t step = 0;
+  std::string step_uri;
+  size_t block_size = 4 << 20;
+  bool fsync = true;
+  bool direct_write = false;
+  bool direct_read = false;
+  std::string cache_mode = "auto";
+  ChecksumKind checksum = ChecksumKind::kXxh3;
+  std::vector<RankJob> ranks;
+};
+
+struct PrepareOutcome {
+  CacheReport cache;  // loads only
+  FilesystemInfo filesystem;
+};
+
+struct RankOutcome {
+  uint32_t rank = 0;
+  uint64_t bytes = 0;
+  double first_byte_seconds = -1;
+  double done_seconds = 0;
+  bool verified = false;
+};
+
+struct SegmentSum {
+  uint32_t rank, file_index, segment_index;
+  uint64_t value;
+};
+
+struct PhaseOutcome {
+  absl::Status status;
+  std::vector<RankOutcome> ranks;
+  OpStats ops;
+  CpuDelta cpu;
+  double start_lag_seconds = 0;
+  double dir_sync_seconds = 0;
+  std::vector<SegmentSum> checksums;  // saves: what was written
+};
+
+struct StepListing {
+  std::vector<std::pair<uint64_t, bool>> steps;  // (step, committed)
+  uint64_t newest_committed = 0;                 // 0 = none
+  std::string newest_metadata;
+};
+
+using ProgressFn = std::function<void(const std::vector<uint64_t>& rank_bytes)>;
+
+class NodeAgent {
+ public:
+  NodeAgent() = default;
+  NodeAgent(const NodeAgent&) = delete;
+  NodeAgent& operator=(const NodeAgent&) = delete;
+
+  // Lists step-<n> directories under checkpoints_uri (empty if missing).
+  // With probe_write, first creates the directory and writes and removes a
+  // probe file there (PermissionDenied etc. naming the path).
+  absl::StatusOr<StepListing> Inspect(const std::string& checkpoints_uri,
+                                      bool probe_write = false);
+
+  // Untimed: opens storage, creates the step directory (save) or makes the
+  // files cold (load), allocates buffers. Replaces any prepared job.
+  absl::StatusOr<PrepareOutcome> Prepare(PhaseJob job);
+
+  // Waits until start_at_unix_ns, runs the prepared job, returns its
+  // outcome. `progress` is called about every progress_interval seconds.
+  PhaseOutcome RunPhase(const std::string& run_id, uint64_t round_id,
+                        int64_t start_at_unix_ns, const ProgressFn& progress,
+                        double progress_interval);
+
+  // Writes the step's .metadata (the commit point) durably.
+  absl::Status Commit(const std::string& step_uri, const std::string& metadata);
+  absl::Status Cleanup(const std::string& checkpoints_uri,
+                       const std::vector<uint64_t>& steps);
+  void Abort(const std::string& reason);
+
+ private:
+  PhaseOutcome Execute(int64_t start_at_unix_ns, const ProgressFn& progress,
+                       double progress_interval);
+
+  std::mutex mu_;
+  std::unique_ptr<PhaseJob> job_;
+  StorageLocation location_;
+  std::vector<std::unique_ptr<AlignedBuffer>> buffers_;  // one per file
+  bool read_direct_ = false;
+  std::map<std::pair<std::string, uint64_t>, std::shared_future<PhaseOutcome>>
+      started_;
+  std::atomic<bool> abort_{false};
+};
+
+// "step-12" -> 12; 0 if the name is not a step directory.
+uint64_t ParseStepDir(const std::string& name);
+std::string StepDirName(uint64_t step);
+
+}  // namespace ckpt
+
+#endif  // CKPTBENCH_NODE_NODE_AGENT_H_

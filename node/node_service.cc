@@ -1,0 +1,183 @@
+#include "node/node_service.h"
+
+#include <chrono>
+
+#include "absl/strings/str_cat.h"
+
+namespace ckpt {
+
+void HistogramToProto(const Histogram& h, v1::Histogram* out) {
+  out->set_sub_buckets(Histogram::kSubBuckets);
+  for (uint64_t c : h.TrimmedCounts()) out->add_counts(c);
+  out->set_count(h.count());
+  out->set_sum_ns(h.sum());
+  out->set_min_ns(h.min());
+  out->set_max_ns(h.max());
+}
+
+Histogram HistogramFromProto(const v1::Histogram& h) {
+  std::vector<uint64_t> counts(h.counts().begin(), h.counts().end());
+  return Histogram::FromParts(counts, h.count(), h.sum_ns(), h.min_ns(), h.max_ns());
+}
+
+PhaseJob JobFromProto(const v1::PrepareRequest& req) {
+  PhaseJob job;
+  job.run_id = req.run_id();
+  job.round_id = req.round_id();
+  job.save = req.phase() == v1::PHASE_SAVE;
+  job.seed = req.seed();
+  job.step = req.step();
+  job.step_uri = req.step_uri();
+  job.block_size = static_cast<size_t>(req.io().block_size());
+  job.fsync = req.io().fsync();
+  job.direct_write = req.io().direct_write();
+  job.direct_read = req.io().direct_read();
+  job.cache_mode = req.io().cache_mode();
+  auto kind = ParseChecksumKind(req.io().checksum());
+  job.checksum = kind.ok() ? *kind : ChecksumKind::kXxh3;
+  for (const auto& r : req.ranks()) {
+    RankJob rj;
+    rj.rank = r.rank();
+    for (const auto& f : r.files()) {
+      FileJob fj;
+      fj.rank = r.rank();
+      fj.index = f.index();
+      fj.path = f.name();
+      fj.size = f.size();
+      for (const auto& s : f.segments()) {
+        fj.segments.push_back({s.tensor(), s.tensor_offset(), s.length(),
+                               s.file_offset(), s.checksum(), s.has_checksum()});
+      }
+      rj.files.push_back(std::move(fj));
+    }
+    job.ranks.push_back(std::move(rj));
+  }
+  return job;
+}
+
+v1::PhaseReport ReportToProto(const PhaseOutcome& o, uint64_t round_id) {
+  v1::PhaseReport rep;
+  rep.set_round_id(round_id);
+  if (!o.status.ok()) rep.set_error(std::string(o.status.message()));
+  for (const auto& r : o.ranks) {
+    auto* pr = rep.add_ranks();
+    pr->set_rank(r.rank);
+    pr->set_bytes(r.bytes);
+    pr->set_first_byte_seconds(r.first_byte_seconds);
+    pr->set_done_seconds(r.done_seconds);
+    pr->set_verified(r.verified);
+  }
+  auto add_op = [&](const char* name, const Histogram& h) {
+    if (h.count() == 0) return;
+    auto* op = rep.add_ops();
+    op->set_op(name);
+    HistogramToProto(h, op->mutable_histogram());
+  };
+  add_op("open", o.ops.open);
+  add_op("write", o.ops.write);
+  add_op("read", o.ops.read);
+  add_op("fsync", o.ops.fsync);
+  for (const auto& c : o.checksums) {
+    auto* pc = rep.add_checksums();
+    pc->set_rank(c.rank);
+    pc->set_file_index(c.file_index);
+    pc->set_segment_index(c.segment_index);
+    pc->set_checksum(c.value);
+  }
+  rep.mutable_cpu()->set_user_seconds(o.cpu.user_seconds);
+  rep.mutable_cpu()->set_system_seconds(o.cpu.system_seconds);
+  rep.mutable_cpu()->set_host_busy(o.cpu.host_busy);
+  rep.set_start_lag_seconds(o.start_lag_seconds);
+  rep.set_dir_sync_seconds(o.dir_sync_seconds);
+  return rep;
+}
+
+v1::InspectReply NodeService::Inspect(const v1::InspectRequest& req) {
+  v1::InspectReply rep;
+  auto listing = agent_.Inspect(req.checkpoints_uri(), req.probe_write());
+  if (!listing.ok()) {
+    rep.set_error(std::string(listing.status().message()));
+    return rep;
+  }
+  for (const auto& [step, committed] : listing->steps) {
+    auto* s = rep.add_steps();
+    s->set_step(step);
+    s->set_committed(committed);
+  }
+  rep.set_newest_committed(listing->newest_committed);
+  rep.set_newest_metadata(listing->newest_metadata);
+  return rep;
+}
+
+v1::PrepareReply NodeService::Prepare(const v1::PrepareRequest& req) {
+  v1::PrepareReply rep;
+  prepared_ranks_.clear();
+  for (const auto& r : req.ranks()) prepared_ranks_.push_back(r.rank());
+  prepared_round_ = req.round_id();
+  auto out = agent_.Prepare(JobFromProto(req));
+  if (!out.ok()) {
+    rep.set_error(std::string(out.status().message()));
+    return rep;
+  }
+  rep.set_cache_method(out->cache.method);
+  rep.set_resident_bytes(out->cache.resident_bytes);
+  rep.set_checked_bytes(out->cache.checked_bytes);
+  rep.set_filesystem(out->filesystem.type);
+  rep.set_mount_options(out->filesystem.options);
+  rep.set_mount_point(out->filesystem.mount_point);
+  return rep;
+}
+
+v1::PhaseReport NodeService::StartPhase(
+    const v1::StartPhaseRequest& req,
+    const std::function<void(const v1::Progress&)>& on_progress,
+    double progress_interval) {
+  std::vector<uint32_t> ranks = prepared_ranks_;
+  uint64_t round = req.round_id();
+  ProgressFn fn;
+  if (on_progress) {
+    fn = [&, ranks, round](const std::vector<uint64_t>& bytes) {
+      v1::Progress p;
+      p.set_round_id(round);
+      for (size_t i = 0; i < bytes.size() && i < ranks.size(); ++i) {
+        auto* rp = p.add_ranks();
+        rp->set_rank(ranks[i]);
+        rp->set_bytes_done(bytes[i]);
+      }
+      on_progress(p);
+    };
+  }
+  PhaseOutcome o = agent_.RunPhase(req.run_id(), round, req.start_at_unix_ns(),
+                                   fn, progress_interval);
+  return ReportToProto(o, round);
+}
+
+v1::CommitReply NodeService::Commit(const v1::CommitRequest& req) {
+  v1::CommitReply rep;
+  auto s = agent_.Commit(req.step_uri(), req.metadata());
+  if (!s.ok()) rep.set_error(std::string(s.message()));
+  return rep;
+}
+
+v1::CleanupReply NodeService::Cleanup(const v1::CleanupRequest& req) {
+  v1::CleanupReply rep;
+  std::vector<uint64_t> steps(req.remove_steps().begin(), req.remove_steps().end());
+  auto s = agent_.Cleanup(req.checkpoints_uri(), steps);
+  if (!s.ok()) rep.set_error(std::string(s.message()));
+  return rep;
+}
+
+v1::AbortReply NodeService::Abort(const v1::AbortRequest& req) {
+  agent_.Abort(req.reason());
+  return {};
+}
+
+v1::PingReply NodeService::Ping(const v1::PingRequest&) {
+  v1::PingReply rep;
+  rep.set_node_unix_ns(std::chrono::duration_cast<std::chrono::nanoseconds>(
+                           std::chrono::system_clock::now().time_since_epoch())
+                           .count());
+  return rep;
+}
+
+}  // namespace ckpt

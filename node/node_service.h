@@ -1,0 +1,47 @@
+// Translates between the ckptbench.v1 messages and the NodeAgent's domain
+// structs, and delegates. Used by the in-process node client now and by the
+// gRPC session later, so both speak exactly the same contract.
+// Thread-safe as NodeAgent is.
+#ifndef CKPTBENCH_NODE_NODE_SERVICE_H_
+#define CKPTBENCH_NODE_NODE_SERVICE_H_
+
+#include <functional>
+
+#include "proto/ckptbench/v1/node.pb.h"
+#include "node/node_agent.h"
+
+namespace ckpt {
+
+namespace v1 = ::ckptbench::v1;
+
+class NodeService {
+ public:
+  NodeService() = default;
+
+  v1::InspectReply Inspect(const v1::InspectRequest& req);
+  v1::PrepareReply Prepare(const v1::PrepareRequest& req);
+  // Blocks until the phase ends; `on_progress` gets Progress messages.
+  v1::PhaseReport StartPhase(
+      const v1::StartPhaseRequest& req,
+      const std::function<void(const v1::Progress&)>& on_progress,
+      double progress_interval);
+  v1::CommitReply Commit(const v1::CommitRequest& req);
+  v1::CleanupReply Cleanup(const v1::CleanupRequest& req);
+  v1::AbortReply Abort(const v1::AbortRequest& req);
+  v1::PingReply Ping(const v1::PingRequest& req);
+
+ private:
+  NodeAgent agent_;
+  std::vector<uint32_t> prepared_ranks_;
+  uint64_t prepared_round_ = 0;
+};
+
+// Exposed for tests.
+PhaseJob JobFromProto(const v1::PrepareRequest& req);
+v1::PhaseReport ReportToProto(const PhaseOutcome& outcome, uint64_t round_id);
+void HistogramToProto(const Histogram& h, v1::Histogram* out);
+Histogram HistogramFromProto(const v1::Histogram& h);
+
+}  // namespace ckpt
+
+#endif  // CKPTBENCH_NODE_NODE_SERVICE_H_

@@ -1,0 +1,205 @@
+#include "node/storage/memory_storage.h"
+
+#include <cstring>
+#include <map>
+#include <mutex>
+#include <set>
+
+#include "absl/strings/str_cat.h"
+
+namespace ckpt {
+namespace {
+
+struct Store {
+  std::mutex mu;
+  std::map<std::string, std::shared_ptr<std::string>> files;
+  std::set<std::string> dirs;
+};
+
+Store& TheStore() {
+  static Store* s = new Store;
+  return *s;
+}
+
+std::string Trim(std::string p) {
+  while (p.size() > 1 && p.back() == '/') p.pop_back();
+  return p;
+}
+
+class MemoryWritableFile : public WritableFile {
+ public:
+  MemoryWritableFile(std::string path) : path_(std::move(path)) {}
+  absl::Status Append(const void* data, size_t len) override {
+    buf_.append(static_cast<const char*>(data), len);
+    return absl::OkStatus();
+  }
+  absl::Status Sync() override { return Publish(); }
+  absl::Status Close() override { return Publish(); }
+
+ private:
+  absl::Status Publish() {
+    Store& s = TheStore();
+    std::lock_guard<std::mutex> lock(s.mu);
+    s.files[path_] = std::make_shared<std::string>(buf_);
+    return absl::OkStatus();
+  }
+  std::string path_;
+  std::string buf_;
+};
+
+class MemoryReadableFile : public ReadableFile {
+ public:
+  explicit MemoryReadableFile(std::shared_ptr<std::string> data)
+      : data_(std::move(data)) {}
+  uint64_t Size() const override { return data_->size(); }
+  absl::StatusOr<size_t> Read(uint64_t offset, void* buf, size_t len) override {
+    if (offset >= data_->size()) return 0;
+    size_t n = std::min<size_t>(len, data_->size() - offset);
+    std::memcpy(buf, data_->data() + offset, n);
+    return n;
+  }
+  absl::Status Close() override { return absl::OkStatus(); }
+
+ private:
+  std::shared_ptr<std::string> data_;
+};
+
+}  // namespace
+
+std::unique_ptr<Storage> MemoryStorage::Make() {
+  return std::make_unique<MemoryStorage>();
+}
+
+void MemoryStorage::Clear() {
+  Store& s = TheStore();
+  std::lock_guard<std::mutex> lock(s.mu);
+  s.files.clear();
+  s.dirs.clear();
+}
+
+bool MemoryStorage::FlipByte(const std::string& path, uint64_t offset) {
+  Store& s = TheStore();
+  std::lock_guard<std::mutex> lock(s.mu);
+  auto it = s.files.find(path);
+  if (it == s.files.end() || offset >= it->second->size()) return false;
+  auto copy = std::make_shared<std::string>(*it->second);
+  (*copy)[offset] = static_cast<char>((*copy)[offset] ^ 0x01);
+  it->second = copy;
+  return true;
+}
+
+std::vector<std::string> MemoryStorage::AllPaths() {
+  Store& s = TheStore();
+  std::lock_guard<std::mutex> lock(s.mu);
+  std::vector<std::string> out;
+  for (const auto& [k, v] : s.files) out.push_back(k);
+  return out;
+}
+
+absl::StatusOr<std::unique_ptr<WritableFile>> MemoryStorage::OpenWrite(
+    const std::string& path, const WriteOptions&) {
+  return std::unique_ptr<WritableFile>(new MemoryWritableFile(path));
+}
+
+absl::StatusOr<std::unique_ptr<ReadableFile>> MemoryStorage::OpenRead(
+    const std::string& path, const ReadOptions&) {
+  Store& s = TheStore();
+  std::lock_guard<std::mutex> lock(s.mu);
+  auto it = s.files.find(path);
+  if (it == s.files.end()) {
+    return absl::NotFoundError(absl::StrCat("open ", path, ": no such file"));
+  }
+  return std::unique_ptr<ReadableFile>(new MemoryReadableFile(it->second));
+}
+
+absl::Status MemoryStorage::CreateDirs(const std::string& path) {
+  Store& s = TheStore();
+  std::lock_guard<std::mutex> lock(s.mu);
+  s.dirs.insert(Trim(path));
+  return absl::OkStatus();
+}
+
+absl::Status MemoryStorage::SyncDir(const std::string&) {
+  return absl::OkStatus();
+}
+
+absl::StatusOr<std::vector<std::string>> MemoryStorage::ListDir(
+    const std::string& path) {
+  Store& s = TheStore();
+  std::lock_guard<std::mutex> lock(s.mu);
+  std::string prefix = Trim(path) + "/";
+  std::set<std::string> names;
+  bool found = s.dirs.count(Trim(path)) > 0;
+  auto take = [&](const std::string& p) {
+    if (p.rfind(prefix, 0) != 0) return;
+    found = true;
+    std::string rest = p.substr(prefix.size());
+    names.insert(rest.substr(0, rest.find('/')));
+  };
+  for (const auto& [k, v] : s.files) take(k);
+  for (const auto& d : s.dirs) take(d);
+  if (!found) {
+    return absl::NotFoundError(absl::StrCat("list ", path, ": no such directory"));
+  }
+  return std::vector<std::string>(names.begin(), names.end());
+}
+
+absl::StatusOr<bool> MemoryStorage::Exists(const std::string& path) {
+  Store& s = TheStore();
+  std::lock_guard<std::mutex> lock(s.mu);
+  return s.files.count(path) > 0 || s.dirs.count(Trim(path)) > 0;
+}
+
+absl::Status MemoryStorage::RemoveTree(const std::string& path) {
+  Store& s = TheStore();
+  std::lock_guard<std::mutex> lock(s.mu);
+  std::string base = Trim(path);
+  std::string prefix = base + "/";
+  for (auto it = s.files.begin(); it != s.files.end();) {
+    if (it->first == base || it->first.rfind(prefix, 0) == 0) {
+      it = s.files.erase(it);
+    } else {
+      ++it;
+    }
+  }
+  for (auto it = s.dirs.begin(); it != s.dirs.end();) {
+    if (*it == base || it->rfind(prefix, 0) == 0) {
+      it = s.dirs.erase(it);
+    } else {
+      ++it;
+    }
+  }
+  return absl::OkStatus();
+}
+
+absl::Status MemoryStorage::WriteAtomic(const std::string& path,
+                                        const std::string& data) {
+  Store& s = TheStore();
+  std::lock_guard<std::mutex> lock(s.mu);
+  s.files[path] = std::make_shared<std::string>(data);
+  return absl::OkStatus();
+}
+
+absl::StatusOr<std::string> MemoryStorage::ReadSmall(const std::string& path) {
+  Store& s = TheStore();
+  std::lock_guard<std::mutex> lock(s.mu);
+  auto it = s.files.find(path);
+  if (it == s.files.end()) {
+    return absl::NotFoundError(absl::StrCat("open ", path, ": no such file"));
+  }
+  return *it->second;
+}
+
+absl::StatusOr<CacheReport> MemoryStorage::PrepareColdRead(
+    const std::vector<std::string>&, const std::string&) {
+  CacheReport r;
+  r.method = "none";
+  r.note = "memory storage has no page cache";
+  return r;
+}
+
+FilesystemInfo MemoryStorage::Filesystem(const std::string&) {
+  return {"memory", "", ""};
+}
+
+}  // namespace ckpt

@@ -1,0 +1,311 @@
+#include "node/storage/posix_storage.h"
+
+#include <dirent.h>
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
+#include "common/status_macros.h"
+#include "node/storage/page_cache.h"
+
+namespace ckpt {
+namespace {
+
+absl::Status Errno(const std::string& what, const std::string& path,
+                   int err = errno) {
+  std::string msg = absl::StrCat(what, " ", path, ": ", std::strerror(err));
+  if (err == ENOENT) return absl::NotFoundError(msg);
+  if (err == EACCES || err == EPERM || err == EROFS) {
+    return absl::PermissionDeniedError(msg);
+  }
+  if (err == ENOSPC) return absl::ResourceExhaustedError(msg);
+  return absl::InternalError(msg);
+}
+
+class PosixWritableFile : public WritableFile {
+ public:
+  PosixWritableFile(std::string path, int fd, bool direct)
+      : path_(std::move(path)), fd_(fd), direct_(direct) {}
+  ~PosixWritableFile() override {
+    if (fd_ >= 0) close(fd_);
+  }
+  PosixWritableFile(const PosixWritableFile&) = delete;
+  PosixWritableFile& operator=(const PosixWritableFile&) = delete;
+
+  absl::Status Append(const void* data, size_t len) override {
+    if (direct_ && len % 4096 != 0) {
+      // The unaligned tail of a file: finish without O_DIRECT.
+      int flags = fcntl(fd_, F_GETFL);
+      if (flags < 0 || fcntl(fd_, F_SETFL, flags & ~O_DIRECT) != 0) {
+        return Errno("fcntl(clear O_DIRECT)", path_);
+      }
+      direct_ = false;
+    }
+    const char* p = static_cast<const char*>(data);
+    while (len > 0) {
+      ssize_t n = write(fd_, p, len);
+      if (n < 0) {
+        if (errno == EINTR) continue;
+        return Errno("write", path_);
+      }
+      p += n;
+      len -= static_cast<size_t>(n);
+    }
+    return absl::OkStatus();
+  }
+
+  absl::Status Sync() override {
+    if (fsync(fd_) != 0) return Errno("fsync", path_);
+    return absl::OkStatus();
+  }
+
+  absl::Status Close() override {
+    int fd = fd_;
+    fd_ = -1;
+    if (fd >= 0 && close(fd) != 0) return Errno("close", path_);
+    return absl::OkStatus();
+  }
+
+ private:
+  std::string path_;
+  int fd_;
+  bool direct_;
+};
+
+class PosixReadableFile : public ReadableFile {
+ public:
+  PosixReadableFile(std::string path, int fd, uint64_t size)
+      : path_(std::move(path)), fd_(fd), size_(size) {}
+  ~PosixReadableFile() override {
+    if (fd_ >= 0) close(fd_);
+  }
+  PosixReadableFile(const PosixReadableFile&) = delete;
+  PosixReadableFile& operator=(const PosixReadableFile&) = delete;
+
+  uint64_t Size() const override { return size_; }
+
+  absl::StatusOr<size_t> Read(uint64_t offset, void* buf, size_t len) override {
+    size_t done = 0;
+    char* p = static_cast<char*>(buf);
+    while (done < len) {
+      ssize_t n = pread(fd_, p + done, len - done, static_cast<off_t>(offset + done));
+      if (n < 0) {
+        if (errno == EINTR) continue;
+        return Errno("read", path_);
+      }
+      if (n == 0) break;
+      done += static_cast<size_t>(n);
+      // Direct reads of the final partial block return short; stop there.
+      if ((offset + done) >= size_) break;
+    }
+    return done;
+  }
+
+  absl::Status Close() override {
+    int fd = fd_;
+    fd_ = -1;
+    if (fd >= 0 && close(fd) != 0) return Errno("close", path_);
+    return absl::OkStatus();
+  }
+
+ private:
+  std::string path_;
+  int fd_;
+  uint64_t size_;
+};
+
+}  // namespace
+
+std::unique_ptr<Storage> PosixStorage::Make() {
+  return std::make_unique<PosixStorage>();
+}
+
+absl::StatusOr<std::unique_ptr<WritableFile>> PosixStorage::OpenWrite(
+    const std::string& path, const WriteOptions& options) {
+  int flags = O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC;
+  if (options.direct) flags |= O_DIRECT;
+  int fd = open(path.c_str(), flags, 0644);
+  if (fd < 0) {
+    if (options.direct && errno == EINVAL) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "open ", path, " with O_DIRECT: the filesystem does not support "
+          "direct I/O; set io.direct_write=false"));
+    }
+    return Errno("open for writing", path);
+  }
+  return std::unique_ptr<WritableFile>(
+      new PosixWritableFile(path, fd, options.direct));
+}
+
+absl::StatusOr<std::unique_ptr<ReadableFile>> PosixStorage::OpenRead(
+    const std::string& path, const ReadOptions& options) {
+  int flags = O_RDONLY | O_CLOEXEC;
+  if (options.direct) flags |= O_DIRECT;
+  int fd = open(path.c_str(), flags);
+  if (fd < 0) {
+    if (options.direct && errno == EINVAL) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "open ", path, " with O_DIRECT: the filesystem does not support "
+          "direct I/O; choose io.cache_mode=fadvise or drop"));
+    }
+    return Errno("open for reading", path);
+  }
+  struct stat st;
+  if (fstat(fd, &st) != 0) {
+    int err = errno;
+    close(fd);
+    return Errno("stat", path, err);
+  }
+  return std::unique_ptr<ReadableFile>(
+      new PosixReadableFile(path, fd, static_cast<uint64_t>(st.st_size)));
+}
+
+absl::Status PosixStorage::CreateDirs(const std::string& path) {
+  std::error_code ec;
+  std::filesystem::create_directories(path, ec);
+  if (ec) return Errno("create directory", path, ec.value());
+  return absl::OkStatus();
+}
+
+absl::Status PosixStorage::SyncDir(const std::string& path) {
+  int fd = open(path.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (fd < 0) return Errno("open directory", path);
+  int rc = fsync(fd);
+  int err = errno;
+  close(fd);
+  if (rc != 0 && err != EINVAL) return Errno("fsync directory", path, err);
+  return absl::OkStatus();
+}
+
+absl::StatusOr<std::vector<std::string>> PosixStorage::ListDir(
+    const std::string& path) {
+  DIR* d = opendir(path.c_str());
+  if (d == nullptr) return Errno("list", path);
+  std::vector<std::string> names;
+  while (dirent* e = readdir(d)) {
+    std::string n = e->d_name;
+    if (n != "." && n != "..") names.push_back(n);
+  }
+  closedir(d);
+  return names;
+}
+
+absl::StatusOr<bool> PosixStorage::Exists(const std::string& path) {
+  struct stat st;
+  if (stat(path.c_str(), &st) == 0) return true;
+  if (errno == ENOENT || errno == ENOTDIR) return false;
+  return Errno("stat", path);
+}
+
+absl::Status PosixStorage::RemoveTree(const std::string& path) {
+  std::error_code ec;
+  std::filesystem::remove_all(path, ec);
+  if (ec) return Errno("remove", path, ec.value());
+  return absl::OkStatus();
+}
+
+absl::Status PosixStorage::WriteAtomic(const std::string& path,
+                                       const std::string& data) {
+  std::string tmp = path + ".tmp";
+  {
+    ASSIGN_OR_RETURN(auto f, OpenWrite(tmp, WriteOptions{}));
+    RETURN_IF_ERROR(f->Append(data.data(), data.size()));
+    RETURN_IF_ERROR(f->Sync());
+    RETURN_IF_ERROR(f->Close());
+  }
+  if (rename(tmp.c_str(), path.c_str()) != 0) return Errno("rename", tmp);
+  std::string dir = std::filesystem::path(path).parent_path().string();
+  return SyncDir(dir.empty() ? "." : dir);
+}
+
+absl::StatusOr<std::string> PosixStorage::ReadSmall(const std::string& path) {
+  ASSIGN_OR_RETURN(auto f, OpenRead(path, ReadOptions{}));
+  std::string data(f->Size(), '\0');
+  ASSIGN_OR_RETURN(size_t n, f->Read(0, data.data(), data.size()));
+  data.resize(n);
+  return data;
+}
+
+absl::StatusOr<CacheReport> PosixStorage::PrepareColdRead(
+    const std::vector<std::string>& paths, const std::string& mode) {
+  CacheReport report;
+  auto measure = [&]() -> absl::Status {
+    report.resident_bytes = 0;
+    report.checked_bytes = 0;
+    for (const auto& p : paths) {
+      ASSIGN_OR_RETURN(uint64_t r, ResidentBytes(p));
+      report.resident_bytes += r;
+      struct stat st;
+      if (stat(p.c_str(), &st) == 0) report.checked_bytes += st.st_size;
+    }
+    return absl::OkStatus();
+  };
+  if (mode == "none") {
+    report.method = "none";
+    RETURN_IF_ERROR(measure());
+    return report;
+  }
+  if (mode == "direct") {
+    report.method = "o_direct";
+    RETURN_IF_ERROR(measure());
+    return report;
+  }
+  bool drop = mode == "drop" || (mode == "auto" && CanDropCaches());
+  if (mode == "drop" && !CanDropCaches()) {
+    return absl::PermissionDeniedError(
+        "io.cache_mode=drop: /proc/sys/vm/drop_caches is not writable (needs "
+        "root, and is read-only in containers); expected fadvise or direct");
+  }
+  if (drop) {
+    RETURN_IF_ERROR(DropCaches());
+    report.method = "drop_caches";
+  } else {
+    for (const auto& p : paths) RETURN_IF_ERROR(FadviseDontNeed(p));
+    report.method = "fadvise_dontneed";
+  }
+  RETURN_IF_ERROR(measure());
+  if (report.resident_bytes > 0 && mode == "auto") {
+    report.note = absl::StrCat(report.method, " left ", report.resident_bytes,
+                               " bytes cached; reading with O_DIRECT");
+    report.method = "o_direct";
+  }
+  return report;
+}
+
+FilesystemInfo PosixStorage::Filesystem(const std::string& path) {
+  FilesystemInfo info;
+  std::error_code ec;
+  std::string abs = std::filesystem::weakly_canonical(path, ec).string();
+  if (ec) abs = path;
+  std::ifstream in("/proc/self/mountinfo");
+  std::string line;
+  size_t best = 0;
+  while (std::getline(in, line)) {
+    // id parent major:minor root mountpoint options ... - fstype source superopts
+    std::vector<std::string> f = absl::StrSplit(line, ' ');
+    if (f.size() < 10) continue;
+    const std::string& mp = f[4];
+    bool prefix = abs == mp || mp == "/" ||
+                  (abs.rfind(mp, 0) == 0 && abs.size() > mp.size() && abs[mp.size()] == '/');
+    if (!prefix || mp.size() < best) continue;
+    size_t dash = 6;
+    while (dash < f.size() && f[dash] != "-") ++dash;
+    if (dash + 3 >= f.size() + 1 || dash + 1 >= f.size()) continue;
+    best = mp.size();
+    info.mount_point = mp;
+    info.type = f[dash + 1];
+    info.options = f[5];
+    if (dash + 3 < f.size()) absl::StrAppend(&info.options, ",", f[dash + 3]);
+  }
+  return info;
+}
+
+}  // namespace ckpt

@@ -1,0 +1,105 @@
+// The Storage interface every backend implements (posix for boot disks and
+// FUSE mounts, memory for tests; s3 and gs come later), chosen by URI
+// scheme in storage_factory.h only. Paths are full locations in the
+// backend's namespace (a filesystem path for posix).
+// Thread-safety: a Storage may be used from many threads at once; a
+// WritableFile / ReadableFile belongs to one thread.
+#ifndef CKPTBENCH_NODE_STORAGE_STORAGE_H_
+#define CKPTBENCH_NODE_STORAGE_STORAGE_H_
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+
+namespace ckpt {
+
+struct WriteOptions {
+  bool direct = false;  // O_DIRECT: buffers and lengths 4 KiB aligned
+};
+
+struct ReadOptions {
+  bool direct = false;
+};
+
+class WritableFile {
+ public:
+  virtual ~WritableFile() = default;
+  // Appends len bytes. With direct I/O, data and len must be 4 KiB aligned
+  // except for the last call.
+  virtual absl::Status Append(const void* data, size_t len) = 0;
+  // Makes everything appended durable (fsync or the backend's equivalent).
+  virtual absl::Status Sync() = 0;
+  virtual absl::Status Close() = 0;
+};
+
+class ReadableFile {
+ public:
+  virtual ~ReadableFile() = default;
+  virtual uint64_t Size() const = 0;
+  // Reads up to len bytes at offset; returns the count, 0 at end of file.
+  virtual absl::StatusOr<size_t> Read(uint64_t offset, void* buf,
+                                      size_t len) = 0;
+  virtual absl::Status Close() = 0;
+};
+
+// How a load was kept from being served by the page cache.
+struct CacheReport {
+  // "drop_caches", "fadvise_dontneed", "o_direct", "none".
+  std::string method;
+  uint64_t resident_bytes = 0;  // still cached after eviction (mincore)
+  uint64_t checked_bytes = 0;   // bytes of files checked
+  std::string note;
+};
+
+struct FilesystemInfo {
+  std::string type;  // "ext4", "fuse.s3fs", "tmpfs", "memory"
+  std::string mount_point;
+  std::string options;
+};
+
+class Storage {
+ public:
+  virtual ~Storage() = default;
+  virtual std::string Kind() const = 0;
+
+  // Creates or truncates a file for writing.
+  virtual absl::StatusOr<std::unique_ptr<WritableFile>> OpenWrite(
+      const std::string& path, const WriteOptions& options) = 0;
+  // NotFound if the file does not exist.
+  virtual absl::StatusOr<std::unique_ptr<ReadableFile>> OpenRead(
+      const std::string& path, const ReadOptions& options) = 0;
+
+  virtual absl::Status CreateDirs(const std::string& path) = 0;
+  // Makes the directory's entries durable.
+  virtual absl::Status SyncDir(const std::string& path) = 0;
+  // Entry names in a directory; NotFound if it does not exist.
+  virtual absl::StatusOr<std::vector<std::string>> ListDir(
+      const std::string& path) = 0;
+  virtual absl::StatusOr<bool> Exists(const std::string& path) = 0;
+  // Removes a directory and everything under it; OK if missing.
+  virtual absl::Status RemoveTree(const std::string& path) = 0;
+
+  // Writes a small file so that it appears whole or not at all, durably.
+  virtual absl::Status WriteAtomic(const std::string& path,
+                                   const std::string& data) = 0;
+  virtual absl::StatusOr<std::string> ReadSmall(const std::string& path) = 0;
+
+  // Before a load: keeps the next reads of `paths` from being served by the
+  // page cache per `mode` ("auto", "drop", "fadvise", "direct", "none")
+  // and reports the method used and what stayed resident.
+  virtual absl::StatusOr<CacheReport> PrepareColdRead(
+      const std::vector<std::string>& paths, const std::string& mode) = 0;
+
+  virtual FilesystemInfo Filesystem(const std::string& path) = 0;
+};
+
+// Joins path components with exactly one '/'.
+std::string JoinPath(const std::string& a, const std::string& b);
+
+}  // namespace ckpt
+
+#endif  // CKPTBENCH_NODE_STORAGE_STORAGE_H_

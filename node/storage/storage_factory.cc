@@ -1,0 +1,50 @@
+#include "node/storage/storage_factory.h"
+
+#include "absl/status/status.h"
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
+#include "node/storage/memory_storage.h"
+#include "node/storage/posix_storage.h"
+
+namespace ckpt {
+
+std::string JoinPath(const std::string& a, const std::string& b) {
+  if (a.empty()) return b;
+  std::string out = a;
+  while (out.size() > 1 && out.back() == '/') out.pop_back();
+  size_t i = 0;
+  while (i < b.size() && b[i] == '/') ++i;
+  return out + "/" + b.substr(i);
+}
+
+std::string NativePath(const std::string& uri) {
+  if (absl::StartsWith(uri, "file://")) return uri.substr(7);
+  return uri;
+}
+
+absl::StatusOr<StorageLocation> OpenStorage(const std::string& uri) {
+  StorageLocation loc;
+  if (absl::StartsWith(uri, "mem://")) {
+    loc.storage = MemoryStorage::Make();
+    loc.path = uri;
+    return loc;
+  }
+  if (absl::StartsWith(uri, "s3://") || absl::StartsWith(uri, "gs://")) {
+    return absl::UnimplementedError(absl::StrCat(
+        "'", uri, "': the ", uri.substr(0, 2),
+        " backend is not in this build yet; expected a local path or file://"));
+  }
+  size_t scheme = uri.find("://");
+  if (scheme != std::string::npos && !absl::StartsWith(uri, "file://")) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "'", uri, "': unknown URI scheme; expected a path, file://, s3:// or gs://"));
+  }
+  loc.storage = PosixStorage::Make();
+  loc.path = NativePath(uri);
+  if (loc.path.empty()) {
+    return absl::InvalidArgumentError("empty storage path");
+  }
+  return loc;
+}
+
+}  // namespace ckpt

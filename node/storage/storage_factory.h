@@ -1,0 +1,27 @@
+// Chooses the Storage backend for a location by its URI scheme, the only
+// place that does: plain paths and file:// -> posix, mem:// -> memory.
+// s3:// and gs:// are recognised and refused until their backends exist.
+#ifndef CKPTBENCH_NODE_STORAGE_STORAGE_FACTORY_H_
+#define CKPTBENCH_NODE_STORAGE_STORAGE_FACTORY_H_
+
+#include <memory>
+#include <string>
+
+#include "absl/status/statusor.h"
+#include "node/storage/storage.h"
+
+namespace ckpt {
+
+struct StorageLocation {
+  std::unique_ptr<Storage> storage;
+  std::string path;  // the location in the backend's namespace
+};
+
+absl::StatusOr<StorageLocation> OpenStorage(const std::string& uri);
+
+// The path part of `uri` as the backend addresses it ("file:///a" -> "/a").
+std::string NativePath(const std::string& uri);
+
+}  // namespace ckpt
+
+#endif  // CKPTBENCH_NODE_STORAGE_STORAGE_FACTORY_H_
