@@ -49,7 +49,7 @@ void FillPlan(const CheckpointPlan& p, RunResult* r) {
 }
 
 // Writes DIR/result.json; returns false (and says why) on failure.
-bool WriteResult(const std::string& dir, const RunResult& r) {
+bool WriteResult(const std::string& dir, const RunResult& r, bool announce = true) {
   if (dir.empty()) return true;
   std::error_code ec;
   std::filesystem::create_directories(dir, ec);
@@ -68,7 +68,7 @@ bool WriteResult(const std::string& dir, const RunResult& r) {
     LOG_ERROR("cannot write %s: %s", path, ec.message());
     return false;
   }
-  LOG_INFO("results: %s", path);
+  if (announce) LOG_INFO("results: %s", path);
   return true;
 }
 
@@ -77,7 +77,7 @@ int Fail(const std::string& dir, RunResult* r, const std::string& error, int cod
   r->status = "failed";
   r->errors.push_back(error);
   r->finished_at = UtcNowIso8601();
-  WriteResult(dir, *r);
+  WriteResult(dir, *r, /*announce=*/false);
   return code;
 }
 

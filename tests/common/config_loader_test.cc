@@ -1,0 +1,147 @@
+#include "common/config_loader.h"
+
+#include <gtest/gtest.h>
+
+#include <cstdio>
+#include <fstream>
+#include <map>
+
+#include "common/text.h"
+
+namespace ckpt {
+namespace {
+
+struct FakeEnv {
+  std::map<std::string, std::string> vars;
+  std::function<const char*(const char*)> Fn() {
+    return [this](const char* n) -> const char* {
+      auto it = vars.find(n);
+      return it == vars.end() ? nullptr : it->second.c_str();
+    };
+  }
+};
+
+std::string WriteYaml(const std::string& text) {
+  char name[] = "/tmp/ckptbench-config-XXXXXX";
+  int fd = mkstemp(name);
+  close(fd);
+  std::ofstream(name) << text;
+  return name;
+}
+
+TEST(LoadConfig, DefaultsMatchDesign) {
+  FakeEnv env;
+  auto c = LoadConfig({"", {}, env.Fn()});
+  ASSERT_TRUE(c.ok()) << c.status();
+  EXPECT_EQ(c->config.model.num_layers, 10);
+  EXPECT_EQ(c->config.run.num_save_calls, 3);
+  EXPECT_EQ(c->config.run.num_load_calls, 3);
+  EXPECT_EQ(c->config.cluster.num_nodes, 1);
+  EXPECT_EQ(c->config.cluster.num_devices, "auto");
+  EXPECT_EQ(c->config.model.name, "transformer");
+  EXPECT_EQ(c->config.run.mode, "save+load");
+  EXPECT_EQ(c->sources.at("run.num_save_calls"), "default");
+}
+
+TEST(LoadConfig, PrecedenceCliOverEnvOverYamlOverDefault) {
+  std::string yaml = WriteYaml(
+      "model:\n  num_layers: 7\nrun:\n  num_save_calls: 5\n  num_load_calls: 6\n"
+      "io:\n  block_size: 1MiB\n");
+  FakeEnv env;
+  env.vars = {{"NUM_SAVE_CALLS", "2"}, {"NUM_LOAD_CALLS", "4"}};
+  auto c = LoadConfig({yaml, {"NUM_LOAD_CALLS=0"}, env.Fn()});
+  ASSERT_TRUE(c.ok()) << c.status();
+  EXPECT_EQ(c->config.model.num_layers, 7);          // yaml
+  EXPECT_EQ(c->config.run.num_save_calls, 2);        // env beats yaml
+  EXPECT_EQ(c->config.run.num_load_calls, 0);        // cli beats env
+  EXPECT_EQ(c->config.io.block_size, 1u << 20);
+  EXPECT_EQ(c->sources.at("model.num_layers"), yaml + ":2");
+  EXPECT_EQ(c->sources.at("run.num_save_calls"), "environment");
+  EXPECT_EQ(c->sources.at("run.num_load_calls"), "command line");
+  std::remove(yaml.c_str());
+}
+
+TEST(LoadConfig, EnvNamesWorkAsOverrideKeysAndDottedKeysToo) {
+  FakeEnv env;
+  auto c = LoadConfig({"", {"NUM_LAYERS=3", "run.mode=load-only", "CKPT_MODEL=llama-7b"}, env.Fn()});
+  ASSERT_TRUE(c.ok()) << c.status();
+  EXPECT_EQ(c->config.model.num_layers, 3);
+  EXPECT_EQ(c->config.run.mode, "load-only");
+  EXPECT_EQ(c->config.model.name, "llama-7b");
+}
+
+TEST(LoadConfig, BadNumberFromEnvNamesKeyValueAndExpectation) {
+  FakeEnv env;
+  env.vars = {{"NUM_SAVE_CALLS", "abc"}};
+  auto c = LoadConfig({"", {}, env.Fn()});
+  ASSERT_FALSE(c.ok());
+  std::string msg(c.status().message());
+  EXPECT_EQ(msg, "environment: NUM_SAVE_CALLS (run.num_save_calls) = 'abc': "
+                 "expected a non-negative integer");
+  EXPECT_EQ(msg.find('\n'), std::string::npos);
+}
+
+TEST(LoadConfig, MisspelledYamlKeyNamesFileLineAndSuggests) {
+  std::string yaml = WriteYaml("run:\n  num_save_calls: 1\n  num_laod_calls: 2\n");
+  FakeEnv env;
+  auto c = LoadConfig({yaml, {}, env.Fn()});
+  ASSERT_FALSE(c.ok());
+  std::string msg(c.status().message());
+  EXPECT_NE(msg.find(yaml + ":3: unknown key 'run.num_laod_calls'"), std::string::npos) << msg;
+  EXPECT_NE(msg.find("did you mean 'run.num_load_calls'"), std::string::npos) << msg;
+  std::remove(yaml.c_str());
+}
+
+TEST(LoadConfig, RejectsBadValues) {
+  FakeEnv env;
+  struct Case {
+    std::string override_, want;
+  } cases[] = {
+      {"io.block_size=12parsecs", "io.block_size (CKPT_BLOCK_SIZE) = '12parsecs': expected a byte size"},
+      {"NUM_DEVICES=0", "NUM_DEVICES (cluster.num_devices) = '0': expected auto or an integer >= 1"},
+      {"CKPT_MODE=both", "expected one of save+load, save-only, load-only"},
+      {"io.fsync=maybe", "expected true or false"},
+      {"NUM_LAYERS=-2", "expected an integer >= 1"},
+      {"nonsense", "expected key=value"},
+      {"NUM_LAYRES=2", "did you mean 'NUM_LAYERS'"},
+  };
+  for (const auto& tc : cases) {
+    auto c = LoadConfig({"", {tc.override_}, env.Fn()});
+    ASSERT_FALSE(c.ok()) << tc.override_;
+    EXPECT_NE(std::string(c.status().message()).find(tc.want), std::string::npos)
+        << c.status().message();
+  }
+}
+
+TEST(LoadConfig, YamlListIsAnErrorWithLine) {
+  std::string yaml = WriteYaml("model:\n  num_layers:\n    - 1\n    - 2\n");
+  FakeEnv env;
+  auto c = LoadConfig({yaml, {}, env.Fn()});
+  ASSERT_FALSE(c.ok());
+  EXPECT_NE(std::string(c.status().message()).find("found a list"), std::string::npos);
+  std::remove(yaml.c_str());
+}
+
+TEST(ValidateConfig, GpuAndMissingPathAndDirectAlignment) {
+  Config c;
+  c.storage.path = "/tmp/x";
+  EXPECT_TRUE(ValidateConfig(c, true).ok());
+  c.cluster.accelerator = "gpu";
+  EXPECT_NE(std::string(ValidateConfig(c, true).message()).find("no GPU support"), std::string::npos);
+  c.cluster.accelerator = "cpu";
+  c.storage.path = "";
+  EXPECT_NE(std::string(ValidateConfig(c, true).message()).find("CKPT_DIR_PATH"), std::string::npos);
+  EXPECT_TRUE(ValidateConfig(c, false).ok());
+  c.storage.path = "/tmp/x";
+  c.io.direct_read = true;
+  c.io.block_size = 4096 * 3 + 512;
+  EXPECT_FALSE(ValidateConfig(c, true).ok());
+}
+
+TEST(Text, ClosestMatch) {
+  EXPECT_EQ(ClosestMatch("NUM_SAVE_CALS", {"NUM_SAVE_CALLS", "NUM_LOAD_CALLS"}), "NUM_SAVE_CALLS");
+  EXPECT_EQ(ClosestMatch("completely_else", {"NUM_SAVE_CALLS"}), "");
+}
+
+}  // namespace
+}  // namespace ckpt

@@ -1,0 +1,134 @@
+// The coordinator driving an in-process node over memory storage: rounds,
+// steps, staging, plan mismatch, cleanup, and failures that keep results.
+#include "coordinator/coordinator.h"
+
+#include <gtest/gtest.h>
+
+#include <set>
+
+#include "coordinator/local_node_client.h"
+#include "coordinator/planner.h"
+#include "node/storage/memory_storage.h"
+
+namespace ckpt {
+namespace {
+
+Config MemConfig(const std::string& mode, int saves, int loads) {
+  Config c;
+  c.storage.path = "mem://bucket/run";
+  c.model.num_layers = 1;
+  c.cluster.num_devices = "2";
+  c.sharding.thread_count = 2;
+  c.run.mode = mode;
+  c.run.num_save_calls = saves;
+  c.run.num_load_calls = loads;
+  c.io.block_size = 256 * 1024;
+  return c;
+}
+
+struct Harness {
+  explicit Harness(const Config& c)
+      : config(c), plan(*MakePlan(PlanOptionsFromConfig(c))), node(0, "test-host", 10),
+        coordinator(config, plan, {&node}, nullptr) {}
+  absl::Status Run() {
+    absl::Status s = coordinator.Preflight(&result);
+    if (!s.ok()) return s;
+    return coordinator.Run(&result);
+  }
+  Config config;
+  CheckpointPlan plan;
+  LocalNodeClient node;
+  Coordinator coordinator;
+  RunResult result;
+};
+
+std::vector<std::string> Steps() {
+  std::set<std::string> s;
+  for (const auto& p : MemoryStorage::AllPaths()) {
+    auto i = p.find("step-");
+    if (i != std::string::npos) s.insert(p.substr(0, p.find('/', i)));
+  }
+  return {s.begin(), s.end()};
+}
+
+TEST(Coordinator, SaveAndLoadRoundsKeepNewestStep) {
+  MemoryStorage::Clear();
+  Harness h(MemConfig("save+load", 2, 2));
+  ASSERT_TRUE(h.Run().ok());
+  ASSERT_EQ(h.result.rounds.size(), 4u);
+  for (int i = 0; i < 4; ++i) {
+    const auto& r = h.result.rounds[i];
+    EXPECT_EQ(r.phase, i < 2 ? "save" : "load");
+    EXPECT_EQ(r.status, "ok");
+    EXPECT_EQ(r.bytes, h.plan.total_bytes);
+    EXPECT_GT(r.seconds, 0);
+    EXPECT_GE(r.seconds, r.transfer_seconds);
+    EXPECT_EQ(r.ranks.size(), 2u);
+  }
+  EXPECT_EQ(h.result.rounds[0].step, 1u);
+  EXPECT_EQ(h.result.rounds[1].step, 2u);
+  EXPECT_EQ(h.result.rounds[2].step, 2u);  // loads read the newest
+  EXPECT_TRUE(h.result.rounds[3].verified);
+  EXPECT_EQ(Steps(), std::vector<std::string>{"mem://bucket/run/checkpoints/step-2"});
+  // A second run continues the step numbering, never overwriting.
+  Harness again(MemConfig("save-only", 1, 0));
+  ASSERT_TRUE(again.Run().ok());
+  EXPECT_EQ(again.result.rounds[0].step, 3u);
+}
+
+TEST(Coordinator, LoadOnlyStagesOnceUntimed) {
+  MemoryStorage::Clear();
+  Harness h(MemConfig("load-only", 3, 2));
+  ASSERT_TRUE(h.Run().ok());
+  ASSERT_EQ(h.result.rounds.size(), 3u);
+  EXPECT_TRUE(h.result.rounds[0].staged);
+  EXPECT_EQ(h.result.rounds[0].phase, "save");
+  EXPECT_EQ(h.result.Summarize("save").count, 0);
+  EXPECT_EQ(h.result.Summarize("load").count, 2);
+  ASSERT_FALSE(h.result.notes.empty());
+  EXPECT_NE(h.result.notes[0].find("staged step-1"), std::string::npos);
+  // Next load-only run finds the committed checkpoint: no staging.
+  Harness again(MemConfig("load-only", 0, 1));
+  ASSERT_TRUE(again.Run().ok());
+  ASSERT_EQ(again.result.rounds.size(), 1u);
+  EXPECT_FALSE(again.result.rounds[0].staged);
+}
+
+TEST(Coordinator, LoadOnlyOfDifferentPlanIsRefusedBeforeAnyRound) {
+  MemoryStorage::Clear();
+  Harness first(MemConfig("save-only", 1, 0));
+  ASSERT_TRUE(first.Run().ok());
+  Config other = MemConfig("load-only", 0, 1);
+  other.model.num_layers = 2;
+  Harness h(other);
+  absl::Status s = h.coordinator.Preflight(&h.result);
+  ASSERT_FALSE(s.ok());
+  EXPECT_NE(std::string(s.message()).find("different plan"), std::string::npos) << s;
+  EXPECT_TRUE(h.result.rounds.empty());
+}
+
+TEST(Coordinator, CorruptionFailsTheLoadAndKeepsEarlierRounds) {
+  MemoryStorage::Clear();
+  Harness h(MemConfig("save+load", 1, 0));
+  ASSERT_TRUE(h.Run().ok());
+  ASSERT_TRUE(MemoryStorage::FlipByte("mem://bucket/run/checkpoints/step-1/__0_1.distcp", 17));
+  Harness load(MemConfig("load-only", 0, 2));
+  absl::Status s = load.Run();
+  ASSERT_FALSE(s.ok());
+  EXPECT_NE(std::string(s.message()).find("__0_1.distcp at byte offset 17"), std::string::npos) << s;
+  ASSERT_EQ(load.result.rounds.size(), 1u);
+  EXPECT_EQ(load.result.rounds[0].status, "failed");
+  EXPECT_FALSE(load.result.rounds[0].verified);
+}
+
+TEST(Coordinator, UnsupportedSchemeFailsPreflight) {
+  Config c = MemConfig("save+load", 1, 1);
+  c.storage.path = "s3://bucket/prefix";
+  Harness h(c);
+  absl::Status s = h.coordinator.Preflight(&h.result);
+  ASSERT_FALSE(s.ok());
+  EXPECT_NE(std::string(s.message()).find("CKPT_DIR_PATH"), std::string::npos) << s;
+}
+
+}  // namespace
+}  // namespace ckpt

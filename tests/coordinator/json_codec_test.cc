@@ -1,0 +1,65 @@
+#include "coordinator/json_codec.h"
+
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+
+#include "coordinator/planner.h"
+
+namespace ckpt {
+namespace {
+
+TEST(Metadata, RoundTripsChecksumsAndPlan) {
+  PlanOptions o;
+  o.num_layers = 1;
+  o.ranks_per_node = 2;
+  auto plan = MakePlan(o);
+  ASSERT_TRUE(plan.ok());
+  SegmentChecksums sums;
+  for (const auto& r : plan->ranks) {
+    for (const auto& f : r.files) {
+      for (uint32_t k = 0; k < f.segments.size(); ++k) {
+        sums[{r.rank, f.index, k}] = 0xfedcba9876543210ull ^ (r.rank * 1000 + k);
+      }
+    }
+  }
+  std::string text = MetadataToJson(*plan, 5, 77, "xxh3", sums);
+  auto m = ParseMetadata(text, "x/.metadata");
+  ASSERT_TRUE(m.ok()) << m.status();
+  EXPECT_EQ(m->step, 5u);
+  EXPECT_EQ(m->seed, 77u);
+  EXPECT_EQ(m->fingerprint, plan->fingerprint);
+  EXPECT_EQ(m->total_bytes, plan->total_bytes);
+  EXPECT_EQ(m->sums, sums);
+}
+
+TEST(Metadata, GarbageIsDataLossNamingFile) {
+  auto m = ParseMetadata("{not json", "/ck/step-3/.metadata");
+  ASSERT_FALSE(m.ok());
+  EXPECT_NE(std::string(m.status().message()).find("/ck/step-3/.metadata"), std::string::npos);
+  EXPECT_FALSE(ParseMetadata("{\"format\":\"other\"}", "f").ok());
+}
+
+TEST(ResultJson, HasSchemaStatusAndRounds) {
+  RunResult r;
+  r.status = "failed";
+  r.errors.push_back("boom");
+  RoundResult save;
+  save.phase = "save";
+  save.index = 1;
+  save.bytes = 10;
+  save.seconds = 0.5;
+  save.ops["write"].Record(1000000);
+  r.rounds.push_back(save);
+  auto j = nlohmann::json::parse(ResultToJson(r));
+  EXPECT_EQ(j["schema"], "ckptbench.result/v1");
+  EXPECT_EQ(j["status"], "failed");
+  EXPECT_EQ(j["errors"][0], "boom");
+  EXPECT_EQ(j["rounds"][0]["phase"], "save");
+  EXPECT_EQ(j["rounds"][0]["op_latency"]["write"]["count"], 1);
+  EXPECT_FALSE(j["rounds"][0].contains("verified"));
+  EXPECT_EQ(j["summary"]["save"]["count"], 1);
+}
+
+}  // namespace
+}  // namespace ckpt

@@ -1,0 +1,173 @@
+// End to end through the ckptbench binary: the acceptance checks.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+
+#include "tests/testing/subprocess.h"
+#include "tests/testing/temp_dir.h"
+
+namespace ckpt {
+namespace {
+
+using nlohmann::json;
+namespace fs = std::filesystem;
+
+// Tests evict per file (fadvise): dropping the host's caches would slow
+// everything else running on the machine.
+std::map<std::string, std::string> Env(const TempDir& t, std::map<std::string, std::string> extra = {}) {
+  std::map<std::string, std::string> env = {{"CKPT_DIR_PATH", t.Sub("ckpt")},
+                                            {"CKPT_CACHE_MODE", "fadvise"},
+                                            {"NUM_DEVICES", "2"}};
+  for (auto& [k, v] : extra) env[k] = v;
+  return env;
+}
+
+ProcessResult Ckpt(std::vector<std::string> args, const std::map<std::string, std::string>& env) {
+  args.insert(args.begin(), CkptbenchBinary());
+  return RunProcess(args, env);
+}
+
+int CountLines(const std::string& s) { return static_cast<int>(std::count(s.begin(), s.end(), '\n')); }
+
+TEST(Cli, SaveLoadRunWritesResultsAndTable) {
+  TempDir t;
+  auto r = Ckpt({"run", "--results-dir", t.Sub("res")},
+                Env(t, {{"NUM_LAYERS", "4"}, {"NUM_SAVE_CALLS", "2"}, {"NUM_LOAD_CALLS", "2"}}));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  json j = json::parse(ReadFile(t.Sub("res/result.json")));
+  EXPECT_EQ(j["schema"], "ckptbench.result/v1");
+  EXPECT_EQ(j["status"], "ok");
+  int saves = 0, loads = 0;
+  for (const auto& round : j["rounds"]) {
+    EXPECT_GT(round["bytes"].get<uint64_t>(), 0u);
+    EXPECT_GT(round["seconds"].get<double>(), 0);
+    EXPECT_GT(round["throughput_mib_s"].get<double>(), 0);
+    if (round["phase"] == "save") ++saves;
+    if (round["phase"] == "load") {
+      ++loads;
+      EXPECT_TRUE(round["verified"].get<bool>());
+      EXPECT_EQ(round["page_cache"]["method"], "fadvise_dontneed");
+      EXPECT_EQ(round["page_cache"]["resident_bytes_at_start"], 0);
+    }
+    EXPECT_EQ(round["op_latency"].contains(round["phase"] == "save" ? "write" : "read"), true);
+  }
+  EXPECT_EQ(saves, 2);
+  EXPECT_EQ(loads, 2);
+  EXPECT_EQ(j["summary"]["load"]["count"], 2);
+  EXPECT_EQ(j["config"]["model.num_layers"]["source"], "environment");
+  EXPECT_FALSE(j["environment"]["filesystem"].get<std::string>().empty());
+  EXPECT_NE(r.out.find("save   1"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("load   2"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("verified"), std::string::npos);
+  // Only the newest committed step is kept.
+  EXPECT_TRUE(fs::exists(t.Sub("ckpt/checkpoints/step-2/.metadata")));
+  EXPECT_FALSE(fs::exists(t.Sub("ckpt/checkpoints/step-1")));
+  EXPECT_TRUE(fs::exists(t.Sub("ckpt/checkpoints/step-2/__1_0.distcp")));
+}
+
+TEST(Cli, FlippedByteFailsLoadOnlyNamingTheFileAndStillWritesResults) {
+  TempDir t;
+  auto env = Env(t, {{"NUM_LAYERS", "2"}, {"NUM_SAVE_CALLS", "1"}, {"NUM_LOAD_CALLS", "1"}});
+  ASSERT_EQ(Ckpt({"run", "--save-only"}, env).exit_code, 0);
+  std::string victim = t.Sub("ckpt/checkpoints/step-1/__1_0.distcp");
+  {
+    std::fstream f(victim, std::ios::in | std::ios::out | std::ios::binary);
+    f.seekp(5000);
+    f.put('\x5a');
+  }
+  auto r = Ckpt({"run", "--load-only", "--results-dir", t.Sub("res")}, env);
+  EXPECT_NE(r.exit_code, 0);
+  EXPECT_NE(r.err.find(victim), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("at byte offset 5000"), std::string::npos) << r.err;
+  json j = json::parse(ReadFile(t.Sub("res/result.json")));
+  EXPECT_EQ(j["status"], "failed");
+  EXPECT_NE(j["errors"][0].get<std::string>().find(victim), std::string::npos);
+  EXPECT_EQ(j["rounds"][0]["status"], "failed");
+}
+
+TEST(Cli, BadNumberIsOneLineNamingTheKey) {
+  TempDir t;
+  auto r = Ckpt({"run"}, Env(t, {{"NUM_SAVE_CALLS", "abc"}}));
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_EQ(CountLines(r.err), 1) << r.err;
+  EXPECT_NE(r.err.find("NUM_SAVE_CALLS"), std::string::npos);
+  EXPECT_NE(r.err.find("'abc'"), std::string::npos);
+  EXPECT_FALSE(fs::exists(t.Sub("ckpt/checkpoints")));  // nothing ran
+}
+
+TEST(Cli, MisspelledYamlKeyIsOneLineWithFileLineAndSuggestion) {
+  TempDir t;
+  std::ofstream(t.Sub("exp.yaml")) << "model:\n  num_layers: 2\nrun:\n  num_save_cals: 1\n";
+  auto r = Ckpt({"run", "--config", t.Sub("exp.yaml"), "--results-dir", t.Sub("res")}, Env(t));
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_EQ(CountLines(r.err), 1) << r.err;
+  EXPECT_NE(r.err.find(t.Sub("exp.yaml") + ":4: unknown key 'run.num_save_cals'"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("did you mean 'run.num_save_calls'"), std::string::npos) << r.err;
+  json j = json::parse(ReadFile(t.Sub("res/result.json")));
+  EXPECT_EQ(j["status"], "failed");
+  EXPECT_TRUE(j["rounds"].empty());
+}
+
+TEST(Cli, ClearErrorsBeforeAnyRound) {
+  TempDir t;
+  auto gpu = Ckpt({"run"}, Env(t, {{"ACCELERATOR", "gpu"}}));
+  EXPECT_EQ(gpu.exit_code, 2);
+  EXPECT_NE(gpu.err.find("no GPU support"), std::string::npos) << gpu.err;
+  std::ofstream(t.Sub("a-file")) << "x";
+  auto unwritable = Ckpt({"run"}, Env(t, {{"CKPT_DIR_PATH", t.Sub("a-file/sub")}}));
+  EXPECT_EQ(unwritable.exit_code, 2);
+  EXPECT_NE(unwritable.err.find("CKPT_DIR_PATH"), std::string::npos) << unwritable.err;
+  EXPECT_NE(unwritable.err.find(t.Sub("a-file/sub")), std::string::npos) << unwritable.err;
+  auto missing = Ckpt({"run"}, {{"NUM_LAYERS", "2"}});
+  EXPECT_EQ(missing.exit_code, 2);
+  EXPECT_NE(missing.err.find("CKPT_DIR_PATH"), std::string::npos);
+  auto s3 = Ckpt({"run"}, Env(t, {{"CKPT_DIR_PATH", "s3://bucket/x"}}));
+  EXPECT_EQ(s3.exit_code, 2);
+}
+
+TEST(Cli, LoadOnlyStagesThenNeverOverwritesAndRefusesOtherPlans) {
+  TempDir t;
+  auto env = Env(t, {{"NUM_LAYERS", "2"}, {"NUM_LOAD_CALLS", "1"}});
+  auto first = Ckpt({"run", "--load-only", "--results-dir", t.Sub("r1")}, env);
+  ASSERT_EQ(first.exit_code, 0) << first.err;
+  json j = json::parse(ReadFile(t.Sub("r1/result.json")));
+  EXPECT_TRUE(j["rounds"][0]["staged"].get<bool>());
+  EXPECT_NE(j["notes"][0].get<std::string>().find("staged step-1"), std::string::npos);
+  std::string meta = t.Sub("ckpt/checkpoints/step-1/.metadata");
+  auto before = fs::last_write_time(t.Sub("ckpt/checkpoints/step-1/__0_0.distcp"));
+  auto second = Ckpt({"run", "--load-only"}, env);
+  ASSERT_EQ(second.exit_code, 0) << second.err;
+  EXPECT_EQ(before, fs::last_write_time(t.Sub("ckpt/checkpoints/step-1/__0_0.distcp")));
+  EXPECT_FALSE(fs::exists(t.Sub("ckpt/checkpoints/step-2")));
+  auto other = Ckpt({"run", "--load-only", "NUM_LAYERS=3"}, env);
+  EXPECT_EQ(other.exit_code, 2);
+  EXPECT_NE(other.err.find("different plan"), std::string::npos) << other.err;
+}
+
+TEST(Cli, ZeroCallsIsValid) {
+  TempDir t;
+  auto r = Ckpt({"run", "--results-dir", t.Sub("res")},
+                Env(t, {{"NUM_SAVE_CALLS", "0"}, {"NUM_LOAD_CALLS", "0"}}));
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  json j = json::parse(ReadFile(t.Sub("res/result.json")));
+  EXPECT_TRUE(j["rounds"].empty());
+}
+
+TEST(Cli, PlanAndKeys) {
+  auto plan = Ckpt({"plan", "CKPT_MODEL=llama-7b", "NUM_DEVICES=8"}, {});
+  EXPECT_EQ(plan.exit_code, 0) << plan.err;
+  EXPECT_NE(plan.out.find("parameters   6889410560"), std::string::npos) << plan.out;
+  EXPECT_NE(plan.out.find("world        8"), std::string::npos);
+  auto list = Ckpt({"plan", "--list"}, {});
+  EXPECT_NE(list.out.find("llama3-405b"), std::string::npos);
+  auto keys = Ckpt({"keys"}, {});
+  EXPECT_NE(keys.out.find("run.num_save_calls\tNUM_SAVE_CALLS"), std::string::npos);
+  auto bad = Ckpt({"rnu"}, {});
+  EXPECT_EQ(bad.exit_code, 2);
+  EXPECT_NE(bad.err.find("did you mean 'run'"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace ckpt

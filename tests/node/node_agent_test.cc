@@ -1,0 +1,121 @@
+#include "node/node_agent.h"
+
+#include <gtest/gtest.h>
+
+#include "common/plan.h"
+#include "node/node_service.h"
+#include "node/storage/memory_storage.h"
+
+namespace ckpt {
+namespace {
+
+v1::PrepareRequest Request(v1::Phase phase, uint64_t round) {
+  v1::PrepareRequest req;
+  req.set_run_id("run-1");
+  req.set_round_id(round);
+  req.set_phase(phase);
+  req.set_seed(99);
+  req.set_step(1);
+  req.set_step_uri("mem://b/checkpoints/step-1");
+  req.mutable_io()->set_block_size(64 * 1024);
+  req.mutable_io()->set_fsync(true);
+  req.mutable_io()->set_cache_mode("auto");
+  req.mutable_io()->set_checksum("crc32c");
+  for (uint32_t rank = 0; rank < 2; ++rank) {
+    auto* r = req.add_ranks();
+    r->set_rank(rank);
+    for (uint32_t k = 0; k < 2; ++k) {
+      auto* f = r->add_files();
+      f->set_name(ShardFileName(rank, k));
+      f->set_index(k);
+      f->set_size(300000);
+      auto* s = f->add_segments();
+      s->set_tensor("w");
+      s->set_length(300000);
+    }
+  }
+  return req;
+}
+
+v1::StartPhaseRequest Start(uint64_t round) {
+  v1::StartPhaseRequest s;
+  s.set_run_id("run-1");
+  s.set_round_id(round);
+  s.set_start_at_unix_ns(0);
+  return s;
+}
+
+TEST(NodeService, SaveCommitInspectLoadAndIdempotentStart) {
+  MemoryStorage::Clear();
+  NodeService svc;
+  auto prep = svc.Prepare(Request(v1::PHASE_SAVE, 1));
+  ASSERT_EQ(prep.error(), "");
+  EXPECT_EQ(prep.filesystem(), "memory");
+  int progress_calls = 0;
+  auto rep = svc.StartPhase(Start(1), [&](const v1::Progress&) { ++progress_calls; }, 0.01);
+  ASSERT_EQ(rep.error(), "");
+  EXPECT_GE(progress_calls, 1);
+  ASSERT_EQ(rep.ranks_size(), 2);
+  EXPECT_EQ(rep.ranks(0).bytes(), 600000u);
+  EXPECT_EQ(rep.checksums_size(), 4);
+  EXPECT_EQ(MemoryStorage::AllPaths().size(), 4u);
+
+  // Not committed yet: inspect sees an uncommitted step.
+  v1::InspectRequest ireq;
+  ireq.set_checkpoints_uri("mem://b/checkpoints");
+  auto listing = svc.Inspect(ireq);
+  ASSERT_EQ(listing.steps_size(), 1);
+  EXPECT_FALSE(listing.steps(0).committed());
+  v1::CommitRequest c;
+  c.set_step_uri("mem://b/checkpoints/step-1");
+  c.set_metadata("{\"m\":1}");
+  ASSERT_EQ(svc.Commit(c).error(), "");
+  listing = svc.Inspect(ireq);
+  EXPECT_TRUE(listing.steps(0).committed());
+  EXPECT_EQ(listing.newest_committed(), 1u);
+  EXPECT_EQ(listing.newest_metadata(), "{\"m\":1}");
+
+  // A second save into a committed step is refused.
+  EXPECT_NE(svc.Prepare(Request(v1::PHASE_SAVE, 2)).error().find("refusing to overwrite"),
+            std::string::npos);
+
+  // Load with the recorded checksums verifies.
+  auto load = Request(v1::PHASE_LOAD, 3);
+  for (const auto& sum : rep.checksums()) {
+    auto* seg = load.mutable_ranks(sum.rank())->mutable_files(sum.file_index())->mutable_segments(0);
+    seg->set_checksum(sum.checksum());
+    seg->set_has_checksum(true);
+  }
+  ASSERT_EQ(svc.Prepare(load).error(), "");
+  auto lrep = svc.StartPhase(Start(3), nullptr, 1);
+  ASSERT_EQ(lrep.error(), "");
+  EXPECT_TRUE(lrep.ranks(0).verified());
+
+  // A retried start of round 3 returns the first outcome without reading
+  // again: corrupt a file, retry, still ok; a fresh round fails.
+  ASSERT_TRUE(MemoryStorage::FlipByte("mem://b/checkpoints/step-1/__1_1.distcp", 4242));
+  auto retry = svc.StartPhase(Start(3), nullptr, 1);
+  EXPECT_EQ(retry.error(), "");
+  load.set_round_id(4);
+  ASSERT_EQ(svc.Prepare(load).error(), "");
+  auto fresh = svc.StartPhase(Start(4), nullptr, 1);
+  EXPECT_NE(fresh.error().find("__1_1.distcp at byte offset 4242"), std::string::npos)
+      << fresh.error();
+  EXPECT_FALSE(fresh.ranks(1).verified());
+}
+
+TEST(NodeService, UnpreparedRoundFails) {
+  NodeService svc;
+  auto rep = svc.StartPhase(Start(7), nullptr, 1);
+  EXPECT_NE(rep.error().find("without being prepared"), std::string::npos);
+}
+
+TEST(StepDirs, ParseAndName) {
+  EXPECT_EQ(ParseStepDir("step-12"), 12u);
+  EXPECT_EQ(ParseStepDir("step-x"), 0u);
+  EXPECT_EQ(ParseStepDir("other"), 0u);
+  EXPECT_EQ(StepDirName(3), "step-3");
+}
+
+}  // namespace
+}  // namespace ckpt

@@ -1,0 +1,135 @@
+// One conformance suite every Storage backend passes.
+#include <gtest/gtest.h>
+
+#include <memory>
+
+#include "node/storage/memory_storage.h"
+#include "node/storage/posix_storage.h"
+#include "node/storage/storage_factory.h"
+#include "tests/testing/temp_dir.h"
+
+namespace ckpt {
+namespace {
+
+struct Backend {
+  std::string name;
+  std::function<std::string(TempDir&)> root;
+};
+
+class StorageConformance : public ::testing::TestWithParam<Backend> {
+ protected:
+  void SetUp() override {
+    MemoryStorage::Clear();
+    root_ = GetParam().root(tmp_);
+    auto loc = OpenStorage(root_);
+    ASSERT_TRUE(loc.ok()) << loc.status();
+    storage_ = std::move(loc->storage);
+    root_ = loc->path;
+  }
+  TempDir tmp_;
+  std::string root_;
+  std::unique_ptr<Storage> storage_;
+};
+
+TEST_P(StorageConformance, WriteReadRoundTrip) {
+  std::string dir = JoinPath(root_, "a/b");
+  ASSERT_TRUE(storage_->CreateDirs(dir).ok());
+  std::string path = JoinPath(dir, "f.bin");
+  auto w = storage_->OpenWrite(path, {});
+  ASSERT_TRUE(w.ok()) << w.status();
+  std::string data(100000, 'x');
+  for (size_t i = 0; i < data.size(); ++i) data[i] = static_cast<char>(i);
+  ASSERT_TRUE((*w)->Append(data.data(), 60000).ok());
+  ASSERT_TRUE((*w)->Append(data.data() + 60000, 40000).ok());
+  ASSERT_TRUE((*w)->Sync().ok());
+  ASSERT_TRUE((*w)->Close().ok());
+  auto r = storage_->OpenRead(path, {});
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_EQ((*r)->Size(), data.size());
+  std::string back(data.size(), '\0');
+  auto n = (*r)->Read(0, back.data(), back.size());
+  ASSERT_TRUE(n.ok());
+  EXPECT_EQ(*n, data.size());
+  EXPECT_EQ(back, data);
+  auto tail = (*r)->Read(99990, back.data(), 100);
+  ASSERT_TRUE(tail.ok());
+  EXPECT_EQ(*tail, 10u);
+  EXPECT_EQ(*(*r)->Read(data.size(), back.data(), 10), 0u);
+}
+
+TEST_P(StorageConformance, ListExistsRemove) {
+  ASSERT_TRUE(storage_->CreateDirs(JoinPath(root_, "step-1")).ok());
+  ASSERT_TRUE(storage_->WriteAtomic(JoinPath(root_, "step-1/.metadata"), "{}").ok());
+  ASSERT_TRUE(storage_->CreateDirs(JoinPath(root_, "step-2")).ok());
+  auto names = storage_->ListDir(root_);
+  ASSERT_TRUE(names.ok()) << names.status();
+  std::sort(names->begin(), names->end());
+  EXPECT_EQ(*names, (std::vector<std::string>{"step-1", "step-2"}));
+  EXPECT_TRUE(*storage_->Exists(JoinPath(root_, "step-1/.metadata")));
+  EXPECT_FALSE(*storage_->Exists(JoinPath(root_, "step-2/.metadata")));
+  EXPECT_EQ(*storage_->ReadSmall(JoinPath(root_, "step-1/.metadata")), "{}");
+  ASSERT_TRUE(storage_->RemoveTree(JoinPath(root_, "step-1")).ok());
+  EXPECT_FALSE(*storage_->Exists(JoinPath(root_, "step-1/.metadata")));
+  EXPECT_TRUE(storage_->RemoveTree(JoinPath(root_, "missing")).ok());
+}
+
+TEST_P(StorageConformance, MissingIsNotFound) {
+  EXPECT_TRUE(absl::IsNotFound(storage_->OpenRead(JoinPath(root_, "nope"), {}).status()));
+  EXPECT_TRUE(absl::IsNotFound(storage_->ListDir(JoinPath(root_, "nodir")).status()));
+}
+
+TEST_P(StorageConformance, ColdReadReportsMethod) {
+  std::string path = JoinPath(root_, "c.bin");
+  ASSERT_TRUE(storage_->CreateDirs(root_).ok());
+  ASSERT_TRUE(storage_->WriteAtomic(path, std::string(1 << 20, 'z')).ok());
+  auto rep = storage_->PrepareColdRead({path}, "none");
+  ASSERT_TRUE(rep.ok()) << rep.status();
+  EXPECT_EQ(rep->method, "none");
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Backends, StorageConformance,
+    ::testing::Values(Backend{"posix", [](TempDir& t) { return t.Sub("root"); }},
+                      Backend{"posix_file_uri", [](TempDir& t) { return "file://" + t.Sub("root"); }},
+                      Backend{"memory", [](TempDir&) { return std::string("mem://bucket/root"); }}),
+    [](const auto& info) { return info.param.name; });
+
+// Posix-only: fadvise really evicts, measured with mincore.
+TEST(PosixPageCache, FadviseLeavesNothingResident) {
+  TempDir tmp;
+  auto storage = PosixStorage::Make();
+  std::string path = tmp.Sub("hot.bin");
+  ASSERT_TRUE(storage->WriteAtomic(path, std::string(8 << 20, 'h')).ok());
+  auto none = storage->PrepareColdRead({path}, "none");
+  ASSERT_TRUE(none.ok());
+  EXPECT_EQ(none->checked_bytes, 8u << 20);
+  if (none->resident_bytes == 0) GTEST_SKIP() << "filesystem keeps no page cache (tmpfs?)";
+  auto rep = storage->PrepareColdRead({path}, "fadvise");
+  ASSERT_TRUE(rep.ok()) << rep.status();
+  EXPECT_EQ(rep->method, "fadvise_dontneed");
+  EXPECT_EQ(rep->resident_bytes, 0u);
+}
+
+TEST(PosixStorage, DirectReadAndWriteWork) {
+  TempDir tmp;
+  auto storage = PosixStorage::Make();
+  std::string path = tmp.Sub("direct.bin");
+  auto w = storage->OpenWrite(path, {.direct = true});
+  if (!w.ok()) GTEST_SKIP() << w.status();
+  void* buf = nullptr;
+  ASSERT_EQ(posix_memalign(&buf, 4096, 3 * 4096), 0);
+  std::memset(buf, 'd', 3 * 4096);
+  ASSERT_TRUE((*w)->Append(buf, 2 * 4096).ok());
+  ASSERT_TRUE((*w)->Append(buf, 100).ok());  // unaligned tail
+  ASSERT_TRUE((*w)->Close().ok());
+  auto r = storage->OpenRead(path, {.direct = true});
+  ASSERT_TRUE(r.ok());
+  EXPECT_EQ((*r)->Size(), 2u * 4096 + 100);
+  auto n = (*r)->Read(0, buf, 3 * 4096);
+  ASSERT_TRUE(n.ok()) << n.status();
+  EXPECT_EQ(*n, 2u * 4096 + 100);
+  std::free(buf);
+}
+
+}  // namespace
+}  // namespace ckpt
