@@ -11,16 +11,16 @@
 namespace ckpt {
 
 absl::StatusOr<uint64_t> ParseByteSize(std::string_view text) {
-  std::string s(absl::StripAsciiWhitespace(absl::string_view(text.data(),
-                                                             text.size())));
+  std::string s(
+      absl::StripAsciiWhitespace(absl::string_view(text.data(), text.size())));
   auto bad = [&]() {
     return absl::InvalidArgumentError(
         "expected a byte size such as 4096, 64KiB, 8MiB or 1GiB");
   };
   if (s.empty()) return bad();
   size_t i = 0;
-  while (i < s.size() && (std::isdigit(static_cast<unsigned char>(s[i])) ||
-                          s[i] == '.')) {
+  while (i < s.size() &&
+         (std::isdigit(static_cast<unsigned char>(s[i])) || s[i] == '.')) {
     ++i;
   }
   if (i == 0) return bad();
@@ -54,7 +54,8 @@ absl::StatusOr<uint64_t> ParseByteSize(std::string_view text) {
   if (!std::isfinite(value) || value >= 1.8e19) return bad();
   double rounded = std::round(value);
   if (std::fabs(rounded - value) > 1e-6 * std::max(1.0, value)) {
-    return absl::InvalidArgumentError("byte size is not a whole number of bytes");
+    return absl::InvalidArgumentError(
+        "byte size is not a whole number of bytes");
   }
   return static_cast<uint64_t>(rounded);
 }

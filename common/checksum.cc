@@ -37,8 +37,8 @@ class Crc32cChecksummer : public Checksummer {
     const auto* p = static_cast<const unsigned char*>(data);
     while (len > 0) {
       size_t n = std::min<size_t>(len, 1u << 30);  // len is an int in ISA-L
-      crc_ = crc32_iscsi(const_cast<unsigned char*>(p), static_cast<int>(n),
-                         crc_);
+      crc_ =
+          crc32_iscsi(const_cast<unsigned char*>(p), static_cast<int>(n), crc_);
       p += n;
       len -= n;
     }
@@ -55,9 +55,8 @@ class Crc32cChecksummer : public Checksummer {
 absl::StatusOr<ChecksumKind> ParseChecksumKind(std::string_view name) {
   if (name == "xxh3") return ChecksumKind::kXxh3;
   if (name == "crc32c") return ChecksumKind::kCrc32c;
-  return absl::InvalidArgumentError(
-      absl::StrCat("unknown checksum '", std::string(name),
-                   "'; expected xxh3 or crc32c"));
+  return absl::InvalidArgumentError(absl::StrCat(
+      "unknown checksum '", std::string(name), "'; expected xxh3 or crc32c"));
 }
 
 std::string_view ChecksumName(ChecksumKind kind) {

@@ -67,8 +67,8 @@ KeyDef IntKey(std::string key, std::string env, int min, Member member,
   KeyDef k;
   k.key = std::move(key);
   k.env = std::move(env);
-  k.expected = min == 0 ? "a non-negative integer"
-                        : absl::StrCat("an integer >= ", min);
+  k.expected =
+      min == 0 ? "a non-negative integer" : absl::StrCat("an integer >= ", min);
   k.description = std::move(desc);
   k.set = [min, member](Config& c, const std::string& v) {
     return ParseInt(v, min, &member(c));
@@ -131,7 +131,8 @@ KeyDef StringKey(std::string key, std::string env, std::string expected,
 std::vector<KeyDef> BuildKeys() {
   std::vector<KeyDef> keys;
   keys.push_back(StringKey(
-      "storage.path", "CKPT_DIR_PATH", "a path, file://path, s3:// or gs:// URI",
+      "storage.path", "CKPT_DIR_PATH",
+      "a path, file://path, s3:// or gs:// URI",
       [](Config& c) -> std::string& { return c.storage.path; },
       "where checkpoints are written (saves go under <path>/checkpoints/)"));
   keys.push_back(StringKey(
@@ -333,9 +334,9 @@ absl::Status ValidateConfig(const Config& c, bool need_storage) {
   }
   if ((c.io.direct_write || c.io.direct_read || c.io.cache_mode == "direct") &&
       c.io.block_size % 4096 != 0) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "io.block_size (CKPT_BLOCK_SIZE) = ", c.io.block_size,
-        ": expected a multiple of 4096 when O_DIRECT is used"));
+    return absl::InvalidArgumentError(
+        absl::StrCat("io.block_size (CKPT_BLOCK_SIZE) = ", c.io.block_size,
+                     ": expected a multiple of 4096 when O_DIRECT is used"));
   }
   return absl::OkStatus();
 }

@@ -74,8 +74,8 @@ absl::StatusOr<std::vector<YamlEntry>> FlattenYaml(const std::string& text,
   try {
     root = YAML::Load(text);
   } catch (const YAML::Exception& e) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        name, ":", e.mark.line + 1, ": not valid YAML: ", e.msg));
+    return absl::InvalidArgumentError(
+        absl::StrCat(name, ":", e.mark.line + 1, ": not valid YAML: ", e.msg));
   }
   std::vector<YamlEntry> out;
   if (root.IsNull()) return out;
@@ -117,8 +117,8 @@ absl::StatusOr<LoadedConfig> LoadConfig(const LoadOptions& options) {
     if (k.env.empty()) continue;
     const char* v = getenv_fn(k.env.c_str());
     if (v == nullptr) continue;
-    RETURN_IF_ERROR(Apply(loaded.config, k.env, v, "environment",
-                          loaded.sources));
+    RETURN_IF_ERROR(
+        Apply(loaded.config, k.env, v, "environment", loaded.sources));
   }
   for (const auto& o : options.overrides) {
     size_t eq = o.find('=');

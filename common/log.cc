@@ -19,17 +19,18 @@ void LogLine(LogLevel level, const std::string& message) {
   static const char kTag[] = {'D', 'I', 'W', 'E'};
   auto now = std::chrono::system_clock::now();
   std::time_t t = std::chrono::system_clock::to_time_t(now);
-  int ms = static_cast<int>(std::chrono::duration_cast<std::chrono::milliseconds>(
-                                now.time_since_epoch())
-                                .count() %
-                            1000);
+  int ms =
+      static_cast<int>(std::chrono::duration_cast<std::chrono::milliseconds>(
+                           now.time_since_epoch())
+                           .count() %
+                       1000);
   std::tm tm;
   gmtime_r(&t, &tm);
   char ts[32];
   std::strftime(ts, sizeof(ts), "%H:%M:%S", &tm);
   std::lock_guard<std::mutex> lock(g_mu);
-  std::fprintf(stderr, "%c %s.%03d %s\n", kTag[static_cast<int>(level)], ts,
-               ms, message.c_str());
+  std::fprintf(stderr, "%c %s.%03d %s\n", kTag[static_cast<int>(level)], ts, ms,
+               message.c_str());
   std::fflush(stderr);
 }
 

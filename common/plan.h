@@ -20,7 +20,9 @@ struct TensorSpec {
     for (uint64_t d : shape) n *= d;
     return n;
   }
-  uint64_t Bytes() const { return Elements() * static_cast<uint64_t>(dtype_bytes); }
+  uint64_t Bytes() const {
+    return Elements() * static_cast<uint64_t>(dtype_bytes);
+  }
 };
 
 struct SegmentPlan {

@@ -38,8 +38,12 @@ std::string NewRunId() {
 }
 
 Coordinator::Coordinator(const Config& config, const CheckpointPlan& plan,
-                         std::vector<NodeClient*> nodes, ProgressPrinter* progress)
-    : config_(config), plan_(plan), nodes_(std::move(nodes)), progress_(progress),
+                         std::vector<NodeClient*> nodes,
+                         ProgressPrinter* progress)
+    : config_(config),
+      plan_(plan),
+      nodes_(std::move(nodes)),
+      progress_(progress),
       run_id_(NewRunId()) {}
 
 absl::StatusOr<v1::InspectReply> Coordinator::Inspect(const std::string& uri,
@@ -60,8 +64,9 @@ absl::Status Coordinator::Preflight(RunResult* result) {
   if (config_.DoSave() && config_.run.num_save_calls > 0) {
     auto listing = Inspect(config_.CheckpointsPath(), /*probe=*/true);
     if (!listing.ok()) {
-      return absl::FailedPreconditionError(absl::StrCat(
-          "storage.path (CKPT_DIR_PATH) is not usable: ", listing.status().message()));
+      return absl::FailedPreconditionError(
+          absl::StrCat("storage.path (CKPT_DIR_PATH) is not usable: ",
+                       listing.status().message()));
     }
   }
   if (config_.DoLoad() && config_.run.num_load_calls > 0 &&
@@ -70,8 +75,10 @@ absl::Status Coordinator::Preflight(RunResult* result) {
     ASSIGN_OR_RETURN(auto listing, Inspect(config_.RestorePath(), false));
     if (listing.newest_committed() > 0) {
       std::string where = absl::StrCat(
-          StepUri(config_.RestorePath(), listing.newest_committed()), "/.metadata");
-      ASSIGN_OR_RETURN(auto meta, ParseMetadata(listing.newest_metadata(), where));
+          StepUri(config_.RestorePath(), listing.newest_committed()),
+          "/.metadata");
+      ASSIGN_OR_RETURN(auto meta,
+                       ParseMetadata(listing.newest_metadata(), where));
       if (meta.fingerprint != plan_.fingerprint) {
         return absl::FailedPreconditionError(absl::StrCat(
             where, " is a checkpoint of a different plan (model ", meta.model,
@@ -99,7 +106,8 @@ absl::Status Coordinator::Run(RunResult* result) {
   result->run_id = run_id_;
   if (config_.DoSave()) RETURN_IF_ERROR(RunSaves(result));
   if (config_.DoLoad()) RETURN_IF_ERROR(RunLoads(result));
-  if (saved_ && !config_.run.keep_all_steps) RETURN_IF_ERROR(RemoveOldSteps(result));
+  if (saved_ && !config_.run.keep_all_steps)
+    RETURN_IF_ERROR(RemoveOldSteps(result));
   return absl::OkStatus();
 }
 
@@ -122,12 +130,14 @@ absl::Status Coordinator::RunSaves(RunResult* result) {
     const RoundResult& r = result->rounds.back();
     if (r.status != "ok") return absl::AbortedError(r.error);
     saved_ = true;
-    LOG_INFO("save %d: step-%d, %.3f s, %.1f MiB/s", i, step, r.seconds, r.throughput_mib_s);
+    LOG_INFO("save %d: step-%d, %.3f s, %.1f MiB/s", i, step, r.seconds,
+             r.throughput_mib_s);
   }
   return absl::OkStatus();
 }
 
-absl::Status Coordinator::Stage(RunResult* result, const v1::InspectReply& listing) {
+absl::Status Coordinator::Stage(RunResult* result,
+                                const v1::InspectReply& listing) {
   const std::string dir = config_.RestorePath();
   RoundSpec spec;
   spec.run_id = run_id_;
@@ -146,7 +156,8 @@ absl::Status Coordinator::Stage(RunResult* result, const v1::InspectReply& listi
   RoundRunner runner(config_, plan_, nodes_, progress_);
   result->rounds.push_back(runner.Run(spec));
   const RoundResult& r = result->rounds.back();
-  if (r.status != "ok") return absl::AbortedError(absl::StrCat("staging: ", r.error));
+  if (r.status != "ok")
+    return absl::AbortedError(absl::StrCat("staging: ", r.error));
   return absl::OkStatus();
 }
 
@@ -179,7 +190,8 @@ absl::Status Coordinator::RunLoads(RunResult* result) {
     spec.step = step;
     spec.seed = meta.seed;
     spec.step_uri = StepUri(dir, step);
-    spec.expected = [&meta](uint32_t rank, uint32_t file, uint32_t seg, uint64_t* out) {
+    spec.expected = [&meta](uint32_t rank, uint32_t file, uint32_t seg,
+                            uint64_t* out) {
       auto it = meta.sums.find({rank, file, seg});
       if (it == meta.sums.end()) return false;
       *out = it->second;
@@ -208,7 +220,8 @@ absl::Status Coordinator::RemoveOldSteps(RunResult* result) {
   if (req.remove_steps_size() == 0) return absl::OkStatus();
   ASSIGN_OR_RETURN(auto rep, nodes_[0]->Cleanup(req));
   if (!rep.error().empty()) {
-    return absl::InternalError(absl::StrCat("removing old steps: ", rep.error()));
+    return absl::InternalError(
+        absl::StrCat("removing old steps: ", rep.error()));
   }
   result->notes.push_back(absl::StrCat(
       "kept ", StepDirName(listing.newest_committed()), " under ", dir,

@@ -28,7 +28,8 @@ EnvironmentInfo ProbeHost() {
   EnvironmentInfo e;
   e.host = HostName();
   utsname u;
-  if (uname(&u) == 0) e.kernel = absl::StrCat(u.sysname, " ", u.release, " ", u.machine);
+  if (uname(&u) == 0)
+    e.kernel = absl::StrCat(u.sysname, " ", u.release, " ", u.machine);
   e.cpus = static_cast<int>(sysconf(_SC_NPROCESSORS_ONLN));
   e.memory_bytes = static_cast<uint64_t>(sysconf(_SC_PHYS_PAGES)) *
                    static_cast<uint64_t>(sysconf(_SC_PAGESIZE));

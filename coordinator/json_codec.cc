@@ -88,10 +88,16 @@ ordered_json RoundJson(const RoundResult& r) {
 
 ordered_json SummaryJson(const PhaseSummary& s) {
   return {{"count", s.count},
-          {"seconds", {{"mean", s.mean_seconds}, {"stdev", s.stdev_seconds},
-                       {"min", s.min_seconds}, {"max", s.max_seconds}}},
-          {"throughput_mib_s", {{"mean", s.mean_mib_s}, {"stdev", s.stdev_mib_s},
-                                {"min", s.min_mib_s}, {"max", s.max_mib_s}}}};
+          {"seconds",
+           {{"mean", s.mean_seconds},
+            {"stdev", s.stdev_seconds},
+            {"min", s.min_seconds},
+            {"max", s.max_seconds}}},
+          {"throughput_mib_s",
+           {{"mean", s.mean_mib_s},
+            {"stdev", s.stdev_mib_s},
+            {"min", s.min_mib_s},
+            {"max", s.max_mib_s}}}};
 }
 
 }  // namespace
@@ -111,8 +117,10 @@ std::string ResultToJson(const RunResult& r) {
   }
   j["config"] = cfg;
   const auto& e = r.environment;
-  j["environment"] = {{"host", e.host},         {"kernel", e.kernel},
-                      {"cpus", e.cpus},         {"memory_bytes", e.memory_bytes},
+  j["environment"] = {{"host", e.host},
+                      {"kernel", e.kernel},
+                      {"cpus", e.cpus},
+                      {"memory_bytes", e.memory_bytes},
                       {"storage", e.storage_kind},
                       {"filesystem", e.filesystem},
                       {"mount_point", e.mount_point},
@@ -156,10 +164,12 @@ std::string MetadataToJson(const CheckpointPlan& plan, uint64_t step,
                {"total_bytes", plan.total_bytes}};
   ordered_json tensors = ordered_json::array();
   for (const auto& t : plan.tensors) {
-    tensors.push_back({{"name", t.name}, {"dtype", t.dtype}, {"shape", t.shape}});
+    tensors.push_back(
+        {{"name", t.name}, {"dtype", t.dtype}, {"shape", t.shape}});
   }
   j["tensors"] = tensors;
-  // files[].segments[]: [tensor index, tensor offset, length, file offset, checksum]
+  // files[].segments[]: [tensor index, tensor offset, length, file offset,
+  // checksum]
   ordered_json files = ordered_json::array();
   for (const auto& r : plan.ranks) {
     for (const auto& f : r.files) {
@@ -171,8 +181,11 @@ std::string MetadataToJson(const CheckpointPlan& plan, uint64_t step,
             {s.tensor, s.tensor_offset, s.length, s.file_offset,
              it == sums.end() ? std::string() : Hex(it->second)}));
       }
-      files.push_back({{"rank", r.rank}, {"index", f.index}, {"name", f.name},
-                       {"size", f.size}, {"segments", segs}});
+      files.push_back({{"rank", r.rank},
+                       {"index", f.index},
+                       {"name", f.name},
+                       {"size", f.size},
+                       {"segments", segs}});
     }
   }
   j["files"] = files;
@@ -186,8 +199,8 @@ absl::StatusOr<CheckpointMetadata> ParseMetadata(const std::string& text,
     json j = json::parse(text);
     if (j.value("format", "") != kMetadataFormat) {
       return absl::InvalidArgumentError(absl::StrCat(
-          where, ": not a ckptbench checkpoint (format '", j.value("format", ""),
-          "', expected ", kMetadataFormat, ")"));
+          where, ": not a ckptbench checkpoint (format '",
+          j.value("format", ""), "', expected ", kMetadataFormat, ")"));
     }
     m.step = j.at("step").get<uint64_t>();
     m.seed = j.at("seed").get<uint64_t>();
@@ -206,11 +219,13 @@ absl::StatusOr<CheckpointMetadata> ParseMetadata(const std::string& text,
       for (size_t k = 0; k < segs.size(); ++k) {
         std::string hex = segs[k].at(4).get<std::string>();
         if (hex.empty()) continue;
-        m.sums[{rank, index, static_cast<uint32_t>(k)}] = std::stoull(hex, nullptr, 16);
+        m.sums[{rank, index, static_cast<uint32_t>(k)}] =
+            std::stoull(hex, nullptr, 16);
       }
     }
   } catch (const std::exception& e) {
-    return absl::DataLossError(absl::StrCat(where, ": unreadable .metadata: ", e.what()));
+    return absl::DataLossError(
+        absl::StrCat(where, ": unreadable .metadata: ", e.what()));
   }
   return m;
 }

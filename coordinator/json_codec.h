@@ -19,7 +19,8 @@ inline constexpr char kResultSchema[] = "ckptbench.result/v1";
 inline constexpr char kMetadataFormat[] = "ckptbench.checkpoint/v1";
 
 // (rank, file index, segment index) -> checksum.
-using SegmentChecksums = std::map<std::tuple<uint32_t, uint32_t, uint32_t>, uint64_t>;
+using SegmentChecksums =
+    std::map<std::tuple<uint32_t, uint32_t, uint32_t>, uint64_t>;
 
 std::string ResultToJson(const RunResult& result);
 

@@ -4,25 +4,32 @@ namespace ckpt {
 
 LocalNodeClient::LocalNodeClient(int index, std::string host,
                                  double progress_interval)
-    : index_(index), host_(std::move(host)), progress_interval_(progress_interval) {}
+    : index_(index),
+      host_(std::move(host)),
+      progress_interval_(progress_interval) {}
 
-absl::StatusOr<v1::InspectReply> LocalNodeClient::Inspect(const v1::InspectRequest& r) {
+absl::StatusOr<v1::InspectReply> LocalNodeClient::Inspect(
+    const v1::InspectRequest& r) {
   return service_.Inspect(r);
 }
-absl::StatusOr<v1::PrepareReply> LocalNodeClient::Prepare(const v1::PrepareRequest& r) {
+absl::StatusOr<v1::PrepareReply> LocalNodeClient::Prepare(
+    const v1::PrepareRequest& r) {
   return service_.Prepare(r);
 }
 absl::StatusOr<v1::PhaseReport> LocalNodeClient::StartPhase(
     const v1::StartPhaseRequest& r, const ProgressCallback& progress) {
   return service_.StartPhase(r, progress, progress_interval_);
 }
-absl::StatusOr<v1::CommitReply> LocalNodeClient::Commit(const v1::CommitRequest& r) {
+absl::StatusOr<v1::CommitReply> LocalNodeClient::Commit(
+    const v1::CommitRequest& r) {
   return service_.Commit(r);
 }
-absl::StatusOr<v1::CleanupReply> LocalNodeClient::Cleanup(const v1::CleanupRequest& r) {
+absl::StatusOr<v1::CleanupReply> LocalNodeClient::Cleanup(
+    const v1::CleanupRequest& r) {
   return service_.Cleanup(r);
 }
-absl::StatusOr<v1::AbortReply> LocalNodeClient::Abort(const v1::AbortRequest& r) {
+absl::StatusOr<v1::AbortReply> LocalNodeClient::Abort(
+    const v1::AbortRequest& r) {
   return service_.Abort(r);
 }
 absl::StatusOr<v1::PingReply> LocalNodeClient::Ping(const v1::PingRequest& r) {

@@ -16,12 +16,16 @@ class LocalNodeClient : public NodeClient {
 
   int index() const override { return index_; }
   std::string host() const override { return host_; }
-  absl::StatusOr<v1::InspectReply> Inspect(const v1::InspectRequest& r) override;
-  absl::StatusOr<v1::PrepareReply> Prepare(const v1::PrepareRequest& r) override;
+  absl::StatusOr<v1::InspectReply> Inspect(
+      const v1::InspectRequest& r) override;
+  absl::StatusOr<v1::PrepareReply> Prepare(
+      const v1::PrepareRequest& r) override;
   absl::StatusOr<v1::PhaseReport> StartPhase(
-      const v1::StartPhaseRequest& r, const ProgressCallback& progress) override;
+      const v1::StartPhaseRequest& r,
+      const ProgressCallback& progress) override;
   absl::StatusOr<v1::CommitReply> Commit(const v1::CommitRequest& r) override;
-  absl::StatusOr<v1::CleanupReply> Cleanup(const v1::CleanupRequest& r) override;
+  absl::StatusOr<v1::CleanupReply> Cleanup(
+      const v1::CleanupRequest& r) override;
   absl::StatusOr<v1::AbortReply> Abort(const v1::AbortRequest& r) override;
   absl::StatusOr<v1::PingReply> Ping(const v1::PingRequest& r) override;
 

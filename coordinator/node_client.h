@@ -25,13 +25,17 @@ class NodeClient {
   virtual int index() const = 0;
   virtual std::string host() const = 0;
 
-  virtual absl::StatusOr<v1::InspectReply> Inspect(const v1::InspectRequest& r) = 0;
-  virtual absl::StatusOr<v1::PrepareReply> Prepare(const v1::PrepareRequest& r) = 0;
+  virtual absl::StatusOr<v1::InspectReply> Inspect(
+      const v1::InspectRequest& r) = 0;
+  virtual absl::StatusOr<v1::PrepareReply> Prepare(
+      const v1::PrepareRequest& r) = 0;
   // Blocks until the node reports the phase; progress arrives meanwhile.
   virtual absl::StatusOr<v1::PhaseReport> StartPhase(
       const v1::StartPhaseRequest& r, const ProgressCallback& progress) = 0;
-  virtual absl::StatusOr<v1::CommitReply> Commit(const v1::CommitRequest& r) = 0;
-  virtual absl::StatusOr<v1::CleanupReply> Cleanup(const v1::CleanupRequest& r) = 0;
+  virtual absl::StatusOr<v1::CommitReply> Commit(
+      const v1::CommitRequest& r) = 0;
+  virtual absl::StatusOr<v1::CleanupReply> Cleanup(
+      const v1::CleanupRequest& r) = 0;
   virtual absl::StatusOr<v1::AbortReply> Abort(const v1::AbortRequest& r) = 0;
   virtual absl::StatusOr<v1::PingReply> Ping(const v1::PingRequest& r) = 0;
 };

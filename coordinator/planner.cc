@@ -52,7 +52,8 @@ std::vector<FilePlan> PlaceInFiles(uint32_t rank,
   uint64_t target = CeilDiv(CeilDiv(total, thread_count), 4096) * 4096;
   size_t pi = 0;
   uint64_t used = 0;  // bytes of pieces[pi] already placed
-  for (uint32_t k = 0; k < static_cast<uint32_t>(thread_count) && pi < pieces.size(); ++k) {
+  for (uint32_t k = 0;
+       k < static_cast<uint32_t>(thread_count) && pi < pieces.size(); ++k) {
     FilePlan f;
     f.index = k;
     f.name = ShardFileName(rank, k);
@@ -73,9 +74,9 @@ std::vector<FilePlan> PlaceInFiles(uint32_t rank,
 }
 
 std::string Fingerprint(const CheckpointPlan& plan) {
-  std::string canon = absl::StrCat(plan.model, "|", plan.parameters, "|",
-                                   plan.world_size, "|", plan.thread_count,
-                                   "|", plan.sharding, "|");
+  std::string canon =
+      absl::StrCat(plan.model, "|", plan.parameters, "|", plan.world_size, "|",
+                   plan.thread_count, "|", plan.sharding, "|");
   for (const auto& t : plan.tensors) {
     absl::StrAppend(&canon, t.name, ":", t.dtype, ":", t.Bytes(), ";");
   }
@@ -114,8 +115,9 @@ PlanOptions PlanOptionsFromConfig(const Config& c) {
 absl::StatusOr<CheckpointPlan> MakePlan(const PlanOptions& o) {
   auto preset_or = MakePreset(o.model, o.num_layers);
   if (!preset_or.ok()) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "model.name (CKPT_MODEL) = '", o.model, "': ", preset_or.status().message()));
+    return absl::InvalidArgumentError(
+        absl::StrCat("model.name (CKPT_MODEL) = '", o.model,
+                     "': ", preset_or.status().message()));
   }
   const ModelPreset& preset = *preset_or;
   CheckpointPlan plan;
@@ -132,10 +134,13 @@ absl::StatusOr<CheckpointPlan> MakePlan(const PlanOptions& o) {
 
   if (preset.is_mlperf) {
     if (o.optimizer != "adam") {
-      return absl::InvalidArgumentError(absl::StrCat(
-          "model.optimizer (CKPT_OPTIMIZER) = '", o.optimizer, "': the MLPerf "
-          "preset ", o.model, " has a fixed size that includes Adam state; "
-          "expected adam"));
+      return absl::InvalidArgumentError(
+          absl::StrCat("model.optimizer (CKPT_OPTIMIZER) = '", o.optimizer,
+                       "': the MLPerf "
+                       "preset ",
+                       o.model,
+                       " has a fixed size that includes Adam state; "
+                       "expected adam"));
     }
     const MlperfSpec& m = preset.mlperf;
     plan.parameters = m.parameters;
@@ -153,15 +158,17 @@ absl::StatusOr<CheckpointPlan> MakePlan(const PlanOptions& o) {
           "% of the ranks)"));
     } else {
       if (world % mp != 0) {
-        return absl::InvalidArgumentError(absl::StrCat(
-            "NUM_NODES x NUM_DEVICES = ", world, ": ", o.model,
-            " needs fewer than ", ref_world, " ranks (subset mode) or a "
-            "multiple of TPxPP = ", mp));
+        return absl::InvalidArgumentError(
+            absl::StrCat("NUM_NODES x NUM_DEVICES = ", world, ": ", o.model,
+                         " needs fewer than ", ref_world,
+                         " ranks (subset mode) or a "
+                         "multiple of TPxPP = ",
+                         mp));
       }
       layout_world = world;
       if (world > ref_world) {
-        plan.notes.push_back(absl::StrCat("MLPerf open scaling: DP = ",
-                                          world / mp, " instead of ", m.dp));
+        plan.notes.push_back(absl::StrCat(
+            "MLPerf open scaling: DP = ", world / mp, " instead of ", m.dp));
       }
     }
     plan.sharding = absl::StrCat("zero", m.zero_stage, " tp=", m.tp,
@@ -225,7 +232,8 @@ absl::StatusOr<CheckpointPlan> MakePlan(const PlanOptions& o) {
   for (uint64_t r = 0; r < world; ++r) {
     RankPlan& rp = plan.ranks[r];
     rp.rank = static_cast<uint32_t>(r);
-    rp.node = static_cast<uint32_t>(r / static_cast<uint64_t>(o.ranks_per_node));
+    rp.node =
+        static_cast<uint32_t>(r / static_cast<uint64_t>(o.ranks_per_node));
     rp.files = PlaceInFiles(rp.rank, pieces[r], o.thread_count);
     for (const auto& f : rp.files) rp.bytes += f.size;
     plan.total_bytes += rp.bytes;
@@ -257,13 +265,15 @@ std::string DescribePlan(const CheckpointPlan& plan, bool per_rank) {
   }
   absl::StrAppendFormat(&s, "per rank     min %s, max %s\n",
                         FormatBytes(min_rank), FormatBytes(max_rank));
-  for (const auto& n : plan.notes) absl::StrAppendFormat(&s, "note         %s\n", n);
+  for (const auto& n : plan.notes)
+    absl::StrAppendFormat(&s, "note         %s\n", n);
   absl::StrAppendFormat(&s, "fingerprint  %s\n", plan.fingerprint);
   if (per_rank) {
     s += "rank  node  bytes            files\n";
     for (const auto& r : plan.ranks) {
       absl::StrAppendFormat(&s, "%-5d %-5d %-16d", r.rank, r.node, r.bytes);
-      for (const auto& f : r.files) absl::StrAppendFormat(&s, " %s(%d)", f.name, f.size);
+      for (const auto& f : r.files)
+        absl::StrAppendFormat(&s, " %s(%d)", f.name, f.size);
       s += "\n";
     }
   }

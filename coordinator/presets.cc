@@ -187,17 +187,18 @@ absl::StatusOr<ModelPreset> MakePreset(const std::string& name,
       p.mlperf.zero_stage = r.zero;
       double bytes = r.size * static_cast<double>(r.unit);
       p.mlperf.parameters = static_cast<uint64_t>(std::llround(bytes / 14.0));
-      p.description = absl::StrCat(
-          "MLPerf Storage checkpoint ", r.name, ": ", r.size_text,
-          " (1024-based), TPxPPxDP ", r.tp, "x", r.pp, "x", r.dp, ", ZeRO-",
-          r.zero, ", bf16 weights + fp32 Adam state");
+      p.description =
+          absl::StrCat("MLPerf Storage checkpoint ", r.name, ": ", r.size_text,
+                       " (1024-based), TPxPPxDP ", r.tp, "x", r.pp, "x", r.dp,
+                       ", ZeRO-", r.zero, ", bf16 weights + fp32 Adam state");
       return p;
     }
   }
   std::string msg = absl::StrCat("unknown model preset '", name, "'");
   std::string near = ClosestMatch(name, PresetNames());
   if (!near.empty()) absl::StrAppend(&msg, "; did you mean '", near, "'?");
-  absl::StrAppend(&msg, " expected one of ", absl::StrJoin(PresetNames(), ", "));
+  absl::StrAppend(&msg, " expected one of ",
+                  absl::StrJoin(PresetNames(), ", "));
   return absl::InvalidArgumentError(msg);
 }
 

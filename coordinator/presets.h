@@ -35,8 +35,7 @@ struct ModelPreset {
 
 // Builds the named preset. `num_layers` sizes the "transformer" preset.
 // Unknown names fail with the list of presets and the closest match.
-absl::StatusOr<ModelPreset> MakePreset(const std::string& name,
-                                       int num_layers);
+absl::StatusOr<ModelPreset> MakePreset(const std::string& name, int num_layers);
 
 std::vector<std::string> PresetNames();
 
@@ -44,7 +43,8 @@ std::vector<std::string> PresetNames();
 struct LlamaShape {
   uint64_t hidden, ffn, layers, heads, kv_heads, vocab;
 };
-std::vector<TensorSpec> LlamaTensors(const LlamaShape& s, const std::string& dtype);
+std::vector<TensorSpec> LlamaTensors(const LlamaShape& s,
+                                     const std::string& dtype);
 
 }  // namespace ckpt
 

@@ -37,7 +37,8 @@ void ProgressPrinter::BeginRound(const std::string& label, uint64_t total_bytes,
 
 void ProgressPrinter::Update(int node, const ::ckptbench::v1::Progress& p) {
   std::lock_guard<std::mutex> lock(mu_);
-  for (const auto& r : p.ranks()) rank_bytes_[{node, r.rank()}] = r.bytes_done();
+  for (const auto& r : p.ranks())
+    rank_bytes_[{node, r.rank()}] = r.bytes_done();
 }
 
 void ProgressPrinter::NodeDone(int) {
@@ -55,16 +56,22 @@ void ProgressPrinter::EndRound() {
 std::string ProgressPrinter::Line() {
   uint64_t done = 0;
   for (const auto& [k, v] : rank_bytes_) done += v;
-  double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
+  double secs =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start_)
+          .count();
   double rate = MibPerSecond(done, secs);
   std::string eta = "-";
   if (rate > 0 && total_ > done) {
-    eta = absl::StrFormat("%.1fs", static_cast<double>(total_ - done) / (rate * 1048576.0));
+    eta = absl::StrFormat(
+        "%.1fs", static_cast<double>(total_ - done) / (rate * 1048576.0));
   }
-  double pct = total_ ? 100.0 * static_cast<double>(done) / static_cast<double>(total_) : 0;
-  return absl::StrFormat("%s  %s / %s  %5.1f%%  %.1f MiB/s  ETA %s  nodes done %d/%d",
-                         label_, FormatBytes(done), FormatBytes(total_), pct,
-                         rate, eta, nodes_done_, nodes_);
+  double pct =
+      total_ ? 100.0 * static_cast<double>(done) / static_cast<double>(total_)
+             : 0;
+  return absl::StrFormat(
+      "%s  %s / %s  %5.1f%%  %.1f MiB/s  ETA %s  nodes done %d/%d", label_,
+      FormatBytes(done), FormatBytes(total_), pct, rate, eta, nodes_done_,
+      nodes_);
 }
 
 void ProgressPrinter::Loop() {
@@ -72,7 +79,9 @@ void ProgressPrinter::Loop() {
   while (!stop_) {
     cv_.wait_for(lock, std::chrono::duration<double>(interval_));
     if (stop_ || !active_) continue;
-    double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
+    double secs =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start_)
+            .count();
     if (secs < interval_) continue;
     std::string line = Line();
     if (terminal_) {

@@ -46,8 +46,8 @@ struct CacheResult {
 };
 
 struct RoundResult {
-  std::string phase;  // "save" | "load"
-  int index = 0;      // 1-based within its phase
+  std::string phase;    // "save" | "load"
+  int index = 0;        // 1-based within its phase
   bool staged = false;  // untimed staging save for a load-only run
   uint64_t step = 0;
   std::string status = "ok";  // "ok" | "failed"

@@ -35,9 +35,13 @@ constexpr auto kStartMargin = std::chrono::milliseconds(50);
 RoundRunner::RoundRunner(const Config& config, const CheckpointPlan& plan,
                          std::vector<NodeClient*> nodes,
                          ProgressPrinter* progress)
-    : config_(config), plan_(plan), nodes_(std::move(nodes)), progress_(progress) {}
+    : config_(config),
+      plan_(plan),
+      nodes_(std::move(nodes)),
+      progress_(progress) {}
 
-v1::PrepareRequest RoundRunner::BuildPrepare(const RoundSpec& spec, int node) const {
+v1::PrepareRequest RoundRunner::BuildPrepare(const RoundSpec& spec,
+                                             int node) const {
   v1::PrepareRequest req;
   req.set_run_id(spec.run_id);
   req.set_round_id(spec.round_id);
@@ -91,7 +95,8 @@ std::string RoundRunner::BuildMetadata(
   return MetadataToJson(plan_, spec.step, spec.seed, config_.io.checksum, sums);
 }
 
-void RoundRunner::AbortAll(const std::string& run_id, const std::string& reason) {
+void RoundRunner::AbortAll(const std::string& run_id,
+                           const std::string& reason) {
   v1::AbortRequest req;
   req.set_run_id(run_id);
   req.set_reason(reason);
@@ -107,7 +112,8 @@ RoundResult RoundRunner::Run(const RoundSpec& spec) {
   auto fail = [&](std::string error) {
     result.status = "failed";
     result.error = std::move(error);
-    LOG_ERROR("%s round %d failed: %s", result.phase, result.index, result.error);
+    LOG_ERROR("%s round %d failed: %s", result.phase, result.index,
+              result.error);
     return result;
   };
   const size_t n = nodes_.size();
@@ -116,12 +122,16 @@ RoundResult RoundRunner::Run(const RoundSpec& spec) {
   std::vector<v1::PrepareReply> prepared(n);
   for (size_t i = 0; i < n; ++i) {
     auto rep = nodes_[i]->Prepare(BuildPrepare(spec, static_cast<int>(i)));
-    std::string who = absl::StrCat("node ", nodes_[i]->index(), " (", nodes_[i]->host(), ")");
-    if (!rep.ok()) return fail(absl::StrCat(who, ": prepare: ", rep.status().message()));
-    if (!rep->error().empty()) return fail(absl::StrCat(who, ": prepare: ", rep->error()));
+    std::string who =
+        absl::StrCat("node ", nodes_[i]->index(), " (", nodes_[i]->host(), ")");
+    if (!rep.ok())
+      return fail(absl::StrCat(who, ": prepare: ", rep.status().message()));
+    if (!rep->error().empty())
+      return fail(absl::StrCat(who, ": prepare: ", rep->error()));
     prepared[i] = *rep;
     if (!spec.save) {
-      if (result.cache.method.empty() || result.cache.method == rep->cache_method()) {
+      if (result.cache.method.empty() ||
+          result.cache.method == rep->cache_method()) {
         result.cache.method = rep->cache_method();
       } else {
         result.cache.method = "mixed";
@@ -130,20 +140,24 @@ RoundResult RoundRunner::Run(const RoundSpec& spec) {
       result.cache.checked_bytes += rep->checked_bytes();
     }
   }
-  if (!spec.save && result.cache.resident_bytes > 0 && result.cache.method != "none" &&
-      result.cache.method != "o_direct") {
-    result.cache.note = absl::StrCat(result.cache.resident_bytes,
-                                     " bytes were still in the page cache at start");
+  if (!spec.save && result.cache.resident_bytes > 0 &&
+      result.cache.method != "none" && result.cache.method != "o_direct") {
+    result.cache.note =
+        absl::StrCat(result.cache.resident_bytes,
+                     " bytes were still in the page cache at start");
     LOG_WARN("load round %d: %s", spec.index, result.cache.note);
   }
 
   // Common start instant.
-  const int64_t start_unix = NowUnixNs() +
-      std::chrono::duration_cast<std::chrono::nanoseconds>(kStartMargin).count();
+  const int64_t start_unix =
+      NowUnixNs() +
+      std::chrono::duration_cast<std::chrono::nanoseconds>(kStartMargin)
+          .count();
   const Clock::time_point t0 = Clock::now() + kStartMargin;
   std::string label = spec.staged ? std::string("stage (untimed)")
                                   : absl::StrCat(result.phase, " ", spec.index);
-  if (progress_) progress_->BeginRound(label, plan_.total_bytes, static_cast<int>(n));
+  if (progress_)
+    progress_->BeginRound(label, plan_.total_bytes, static_cast<int>(n));
 
   std::vector<v1::PhaseReport> reports(n);
   std::vector<std::string> errors(n);
@@ -157,12 +171,14 @@ RoundResult RoundRunner::Run(const RoundSpec& spec) {
       auto rep = nodes_[i]->StartPhase(req, [&, i](const v1::Progress& p) {
         if (progress_) progress_->Update(static_cast<int>(i), p);
       });
-      std::string who = absl::StrCat("node ", nodes_[i]->index(), " (", nodes_[i]->host(), ")");
+      std::string who = absl::StrCat("node ", nodes_[i]->index(), " (",
+                                     nodes_[i]->host(), ")");
       if (!rep.ok()) {
         errors[i] = absl::StrCat(who, ": ", rep.status().message());
       } else {
         reports[i] = *rep;
-        if (!rep->error().empty()) errors[i] = absl::StrCat(who, ": ", rep->error());
+        if (!rep->error().empty())
+          errors[i] = absl::StrCat(who, ": ", rep->error());
       }
       if (!errors[i].empty()) AbortAll(spec.run_id, errors[i]);
       if (progress_) progress_->NodeDone(static_cast<int>(i));
@@ -192,9 +208,12 @@ RoundResult RoundRunner::Run(const RoundSpec& spec) {
     req.set_step_uri(spec.step_uri);
     req.set_metadata(BuildMetadata(spec, reports));
     auto rep = nodes_[0]->Commit(req);
-    result.commit_seconds = std::chrono::duration<double>(Clock::now() - c0).count();
-    if (!rep.ok()) return fail(absl::StrCat("commit: ", rep.status().message()));
-    if (!rep->error().empty()) return fail(absl::StrCat("commit: ", rep->error()));
+    result.commit_seconds =
+        std::chrono::duration<double>(Clock::now() - c0).count();
+    if (!rep.ok())
+      return fail(absl::StrCat("commit: ", rep.status().message()));
+    if (!rep->error().empty())
+      return fail(absl::StrCat("commit: ", rep->error()));
   }
   result.seconds = Since(t0);
   result.throughput_mib_s = MibPerSecond(result.bytes, result.seconds);
@@ -249,8 +268,9 @@ void RoundRunner::Aggregate(const RoundSpec& spec,
     result->start_spread_seconds = max_lag - min_lag;
     result->host_cpu_busy = busy_sum / static_cast<double>(reports.size());
   }
-  std::sort(result->ranks.begin(), result->ranks.end(),
-            [](const RankResult& a, const RankResult& b) { return a.rank < b.rank; });
+  std::sort(
+      result->ranks.begin(), result->ranks.end(),
+      [](const RankResult& a, const RankResult& b) { return a.rank < b.rank; });
   (void)spec;
 }
 

@@ -20,7 +20,8 @@
 namespace ckpt {
 
 // Expected checksum of (rank, file index, segment index), for loads.
-using ChecksumLookup = std::function<bool(uint32_t, uint32_t, uint32_t, uint64_t*)>;
+using ChecksumLookup =
+    std::function<bool(uint32_t, uint32_t, uint32_t, uint64_t*)>;
 
 struct RoundSpec {
   std::string run_id;
@@ -47,7 +48,8 @@ class RoundRunner {
   v1::PrepareRequest BuildPrepare(const RoundSpec& spec, int node) const;
   std::string BuildMetadata(const RoundSpec& spec,
                             const std::vector<v1::PhaseReport>& reports) const;
-  void Aggregate(const RoundSpec& spec, const std::vector<v1::PhaseReport>& reports,
+  void Aggregate(const RoundSpec& spec,
+                 const std::vector<v1::PhaseReport>& reports,
                  RoundResult* result) const;
   void AbortAll(const std::string& run_id, const std::string& reason);
 

@@ -37,23 +37,26 @@ PhaseSummary RunResult::Summarize(const std::string& phase) const {
   }
   PhaseSummary s;
   s.count = static_cast<int>(secs.size());
-  Stats(secs, &s.mean_seconds, &s.stdev_seconds, &s.min_seconds, &s.max_seconds);
+  Stats(secs, &s.mean_seconds, &s.stdev_seconds, &s.min_seconds,
+        &s.max_seconds);
   Stats(rates, &s.mean_mib_s, &s.stdev_mib_s, &s.min_mib_s, &s.max_mib_s);
   return s;
 }
 
 std::string SummaryTable(const RunResult& r) {
   std::string s;
-  absl::StrAppendFormat(&s, "\nckptbench %s: %s, %s per checkpoint, %d rank(s) x %d file(s), %s\n",
-                        r.status, r.model, FormatBytes(r.checkpoint_bytes),
-                        r.world_size, r.thread_count, r.sharding);
+  absl::StrAppendFormat(
+      &s,
+      "\nckptbench %s: %s, %s per checkpoint, %d rank(s) x %d file(s), %s\n",
+      r.status, r.model, FormatBytes(r.checkpoint_bytes), r.world_size,
+      r.thread_count, r.sharding);
   absl::StrAppendFormat(&s, "storage: %s (%s %s)\n", r.environment.storage_kind,
                         r.environment.filesystem, r.environment.mount_point);
   const char* kHeader =
       "%-6s %-5s %-5s %11s %9s %10s %9s %9s %9s %8s %6s  %-16s %s\n";
-  absl::StrAppendFormat(&s, kHeader, "phase", "round", "step", "bytes", "seconds",
-                        "MiB/s", "op p50ms", "op p99ms", "op maxms", "cpu s",
-                        "host%", "cache", "status");
+  absl::StrAppendFormat(&s, kHeader, "phase", "round", "step", "bytes",
+                        "seconds", "MiB/s", "op p50ms", "op p99ms", "op maxms",
+                        "cpu s", "host%", "cache", "status");
   for (const auto& round : r.rounds) {
     const char* op = round.phase == "save" ? "write" : "read";
     auto it = round.ops.find(op);
@@ -63,23 +66,26 @@ std::string SummaryTable(const RunResult& r) {
     std::string status = round.status;
     if (round.phase == "load" && round.status == "ok") status = "verified";
     absl::StrAppendFormat(
-        &s, "%-6s %-5s %-5d %11s %9.3f %10.1f %9.2f %9.2f %9.2f %8.2f %5.0f%%  %-16s %s\n",
+        &s,
+        "%-6s %-5s %-5d %11s %9.3f %10.1f %9.2f %9.2f %9.2f %8.2f %5.0f%%  "
+        "%-16s %s\n",
         round.phase, label, round.step, FormatBytes(round.bytes), round.seconds,
         round.throughput_mib_s, Ms(h.Percentile(0.5)), Ms(h.Percentile(0.99)),
         Ms(h.max()), round.cpu_user_seconds + round.cpu_system_seconds,
-        100 * round.host_cpu_busy, round.phase == "load" ? round.cache.method : "-",
-        status);
+        100 * round.host_cpu_busy,
+        round.phase == "load" ? round.cache.method : "-", status);
   }
   s += "\n";
-  absl::StrAppendFormat(&s, "%-6s %3s %10s %10s %10s %10s %12s %12s\n", "phase", "n",
-                        "mean s", "stdev s", "min s", "max s", "mean MiB/s",
-                        "stdev MiB/s");
+  absl::StrAppendFormat(&s, "%-6s %3s %10s %10s %10s %10s %12s %12s\n", "phase",
+                        "n", "mean s", "stdev s", "min s", "max s",
+                        "mean MiB/s", "stdev MiB/s");
   for (const char* phase : {"save", "load"}) {
     PhaseSummary p = r.Summarize(phase);
     if (p.count == 0) continue;
-    absl::StrAppendFormat(&s, "%-6s %3d %10.3f %10.3f %10.3f %10.3f %12.1f %12.1f\n",
-                          phase, p.count, p.mean_seconds, p.stdev_seconds,
-                          p.min_seconds, p.max_seconds, p.mean_mib_s, p.stdev_mib_s);
+    absl::StrAppendFormat(
+        &s, "%-6s %3d %10.3f %10.3f %10.3f %10.3f %12.1f %12.1f\n", phase,
+        p.count, p.mean_seconds, p.stdev_seconds, p.min_seconds, p.max_seconds,
+        p.mean_mib_s, p.stdev_mib_s);
   }
   for (const auto& n : r.notes) absl::StrAppendFormat(&s, "note: %s\n", n);
   for (const auto& e : r.errors) absl::StrAppendFormat(&s, "error: %s\n", e);

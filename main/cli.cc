@@ -40,7 +40,8 @@ absl::StatusOr<CliArgs> ParseCli(int argc, const char* const* argv) {
   }
   a.command = argv[1];
   if (a.command == "-h" || a.command == "--help") a.command = "help";
-  const std::vector<std::string> commands = {"run", "plan", "keys", "version", "help"};
+  const std::vector<std::string> commands = {"run", "plan", "keys", "version",
+                                             "help"};
   bool known = false;
   for (const auto& c : commands) known |= (c == a.command);
   if (!known) {
@@ -56,7 +57,8 @@ absl::StatusOr<CliArgs> ParseCli(int argc, const char* const* argv) {
       size_t eq = arg.find('=');
       if (eq != std::string::npos) return arg.substr(eq + 1);
       if (i + 1 >= argc) {
-        return absl::InvalidArgumentError(absl::StrCat(flag, ": expected a value"));
+        return absl::InvalidArgumentError(
+            absl::StrCat(flag, ": expected a value"));
       }
       return std::string(argv[++i]);
     };

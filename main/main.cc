@@ -8,7 +8,8 @@
 int main(int argc, char** argv) {
   auto args = ckpt::ParseCli(argc, argv);
   if (!args.ok()) {
-    std::fprintf(stderr, "ckptbench: %s\n", std::string(args.status().message()).c_str());
+    std::fprintf(stderr, "ckptbench: %s\n",
+                 std::string(args.status().message()).c_str());
     return 2;
   }
   if (args->verbose) ckpt::SetLogLevel(ckpt::LogLevel::kDebug);

@@ -14,7 +14,8 @@ int PlanCommand(const CliArgs& args) {
   if (args.list) {
     for (const auto& name : PresetNames()) {
       auto p = MakePreset(name, 10);
-      std::printf("%-12s %s\n", name.c_str(), p.ok() ? p->description.c_str() : "");
+      std::printf("%-12s %s\n", name.c_str(),
+                  p.ok() ? p->description.c_str() : "");
     }
     return 0;
   }
@@ -23,16 +24,19 @@ int PlanCommand(const CliArgs& args) {
   opts.overrides = args.overrides;
   auto loaded = LoadConfig(opts);
   if (!loaded.ok()) {
-    std::fprintf(stderr, "ckptbench: %s\n", std::string(loaded.status().message()).c_str());
+    std::fprintf(stderr, "ckptbench: %s\n",
+                 std::string(loaded.status().message()).c_str());
     return 2;
   }
-  if (auto s = ValidateConfig(loaded->config, /*need_storage=*/false); !s.ok()) {
+  if (auto s = ValidateConfig(loaded->config, /*need_storage=*/false);
+      !s.ok()) {
     std::fprintf(stderr, "ckptbench: %s\n", std::string(s.message()).c_str());
     return 2;
   }
   auto plan = MakePlan(PlanOptionsFromConfig(loaded->config));
   if (!plan.ok()) {
-    std::fprintf(stderr, "ckptbench: %s\n", std::string(plan.status().message()).c_str());
+    std::fprintf(stderr, "ckptbench: %s\n",
+                 std::string(plan.status().message()).c_str());
     return 2;
   }
   std::fputs(DescribePlan(*plan, args.per_rank).c_str(), stdout);

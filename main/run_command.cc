@@ -49,7 +49,8 @@ void FillPlan(const CheckpointPlan& p, RunResult* r) {
 }
 
 // Writes DIR/result.json; returns false (and says why) on failure.
-bool WriteResult(const std::string& dir, const RunResult& r, bool announce = true) {
+bool WriteResult(const std::string& dir, const RunResult& r,
+                 bool announce = true) {
   if (dir.empty()) return true;
   std::error_code ec;
   std::filesystem::create_directories(dir, ec);
@@ -72,7 +73,8 @@ bool WriteResult(const std::string& dir, const RunResult& r, bool announce = tru
   return true;
 }
 
-int Fail(const std::string& dir, RunResult* r, const std::string& error, int code) {
+int Fail(const std::string& dir, RunResult* r, const std::string& error,
+         int code) {
   std::fprintf(stderr, "ckptbench: %s\n", error.c_str());
   r->status = "failed";
   r->errors.push_back(error);
@@ -94,7 +96,8 @@ int RunCommand(const CliArgs& args) {
   opts.overrides = args.overrides;
   auto loaded = LoadConfig(opts);
   if (!loaded.ok()) {
-    return Fail(args.results_dir, &result, std::string(loaded.status().message()), 2);
+    return Fail(args.results_dir, &result,
+                std::string(loaded.status().message()), 2);
   }
   FillConfig(*loaded, &result);
   const Config& config = loaded->config;
@@ -103,12 +106,15 @@ int RunCommand(const CliArgs& args) {
   }
   if (config.cluster.num_nodes != 1) {
     return Fail(args.results_dir, &result,
-                absl::StrCat("cluster.num_nodes (NUM_NODES) = ", config.cluster.num_nodes,
+                absl::StrCat("cluster.num_nodes (NUM_NODES) = ",
+                             config.cluster.num_nodes,
                              ": `ckptbench run` is single-node; expected 1"),
                 2);
   }
   auto plan = MakePlan(PlanOptionsFromConfig(config));
-  if (!plan.ok()) return Fail(args.results_dir, &result, std::string(plan.status().message()), 2);
+  if (!plan.ok())
+    return Fail(args.results_dir, &result, std::string(plan.status().message()),
+                2);
   FillPlan(*plan, &result);
 
   LocalNodeClient node(0, HostName(), config.run.progress_interval);
@@ -121,14 +127,16 @@ int RunCommand(const CliArgs& args) {
   if (auto s = coordinator.Preflight(&result); !s.ok()) {
     return Fail(args.results_dir, &result, std::string(s.message()), 2);
   }
-  LOG_INFO("run %s: %s, %s per checkpoint, %d rank(s), %d save + %d load round(s)",
-           result.run_id, plan->model, FormatBytes(plan->total_bytes),
-           plan->world_size, config.DoSave() ? config.run.num_save_calls : 0,
-           config.DoLoad() ? config.run.num_load_calls : 0);
+  LOG_INFO(
+      "run %s: %s, %s per checkpoint, %d rank(s), %d save + %d load round(s)",
+      result.run_id, plan->model, FormatBytes(plan->total_bytes),
+      plan->world_size, config.DoSave() ? config.run.num_save_calls : 0,
+      config.DoLoad() ? config.run.num_load_calls : 0);
   absl::Status status = coordinator.Run(&result);
   for (const auto& round : result.rounds) {
     if (!round.nodes.empty() && result.environment.filesystem.empty()) {
-      result.environment.storage_kind = round.nodes[0].filesystem == "memory" ? "memory" : "posix";
+      result.environment.storage_kind =
+          round.nodes[0].filesystem == "memory" ? "memory" : "posix";
       result.environment.filesystem = round.nodes[0].filesystem;
       result.environment.mount_point = round.nodes[0].mount_point;
       result.environment.mount_options = round.nodes[0].mount_options;
@@ -143,7 +151,8 @@ int RunCommand(const CliArgs& args) {
   std::fputs(SummaryTable(result).c_str(), stdout);
   std::fflush(stdout);
   if (!status.ok()) {
-    std::fprintf(stderr, "ckptbench: %s\n", std::string(status.message()).c_str());
+    std::fprintf(stderr, "ckptbench: %s\n",
+                 std::string(status.message()).c_str());
     return 1;
   }
   return wrote ? 0 : 1;

@@ -31,7 +31,8 @@ auto Timed(Histogram& h, F&& f) {
 
 absl::Status CheckAbort(const TransferContext& ctx, const FileJob& job) {
   if (ctx.abort != nullptr && ctx.abort->load(std::memory_order_relaxed)) {
-    return absl::AbortedError(absl::StrCat("aborted while transferring ", job.path));
+    return absl::AbortedError(
+        absl::StrCat("aborted while transferring ", job.path));
   }
   return absl::OkStatus();
 }
@@ -45,7 +46,8 @@ void FeedSegments(const FileJob& job, uint64_t offset, const unsigned char* p,
   while (len > 0 && seg < job.segments.size()) {
     const SegmentJob& s = job.segments[seg];
     uint64_t seg_end = s.file_offset + s.length;
-    size_t take = static_cast<size_t>(std::min<uint64_t>(len, seg_end - offset));
+    size_t take =
+        static_cast<size_t>(std::min<uint64_t>(len, seg_end - offset));
     sum.Update(p, take);
     p += take;
     offset += take;
@@ -75,9 +77,9 @@ std::string LocateMismatch(const TransferContext& ctx, const FileJob& job,
     if (bad < *n) return absl::StrCat(" at byte offset ", off + bad);
     off += *n;
   }
-  return absl::StrCat(" in bytes [", s.file_offset, ", ",
-                      s.file_offset + s.length,
-                      ") (the data now reads back correctly: a transient error?)");
+  return absl::StrCat(
+      " in bytes [", s.file_offset, ", ", s.file_offset + s.length,
+      ") (the data now reads back correctly: a transient error?)");
 }
 
 }  // namespace
@@ -107,10 +109,13 @@ absl::Status SaveFile(const TransferContext& ctx, const FileJob& job,
     RETURN_IF_ERROR(CheckAbort(ctx, job));
     size_t n = static_cast<size_t>(std::min<uint64_t>(block, job.size - off));
     FillPattern(params.stream_key, off, buffer.data(), n);
-    FeedSegments(job, off, buffer.data(), n, *sum, seg, out->checksums, nullptr);
-    absl::Status s = Timed(stats->write, [&] { return file->Append(buffer.data(), n); });
+    FeedSegments(job, off, buffer.data(), n, *sum, seg, out->checksums,
+                 nullptr);
+    absl::Status s =
+        Timed(stats->write, [&] { return file->Append(buffer.data(), n); });
     if (!s.ok()) return s;
-    if (out->first_byte_seconds < 0) out->first_byte_seconds = SecondsSince(ctx.start);
+    if (out->first_byte_seconds < 0)
+      out->first_byte_seconds = SecondsSince(ctx.start);
     off += n;
     out->bytes += n;
     if (ctx.progress) ctx.progress->fetch_add(n, std::memory_order_relaxed);
@@ -132,9 +137,11 @@ absl::Status LoadFile(const TransferContext& ctx, const FileJob& job,
                      return ctx.storage->OpenRead(job.path, ro);
                    }));
   if (file->Size() != job.size) {
-    return absl::DataLossError(absl::StrCat(
-        job.path, " is ", file->Size(), " bytes; the checkpoint's .metadata "
-        "says ", job.size));
+    return absl::DataLossError(
+        absl::StrCat(job.path, " is ", file->Size(),
+                     " bytes; the checkpoint's .metadata "
+                     "says ",
+                     job.size));
   }
   auto sum = NewChecksummer(params.checksum);
   size_t seg = 0;
@@ -142,7 +149,8 @@ absl::Status LoadFile(const TransferContext& ctx, const FileJob& job,
   absl::Status mismatch;
   auto check = [&](size_t i) {
     const SegmentJob& s = job.segments[i];
-    if (!mismatch.ok() || !s.has_expected || out->checksums[i] == s.expected) return;
+    if (!mismatch.ok() || !s.has_expected || out->checksums[i] == s.expected)
+      return;
     mismatch = absl::DataLossError(absl::StrCat(
         "checksum mismatch in ", job.path, LocateMismatch(ctx, job, params, s),
         " (segment of tensor ", s.tensor, " at tensor byte ", s.tensor_offset,
@@ -153,17 +161,21 @@ absl::Status LoadFile(const TransferContext& ctx, const FileJob& job,
   const size_t block = std::min(params.block_size, buffer.size());
   for (uint64_t off = 0; off < job.size;) {
     RETURN_IF_ERROR(CheckAbort(ctx, job));
-    size_t want = static_cast<size_t>(std::min<uint64_t>(block, job.size - off));
+    size_t want =
+        static_cast<size_t>(std::min<uint64_t>(block, job.size - off));
     // O_DIRECT needs whole 4 KiB blocks even at the end of the file.
-    size_t ask = params.direct ? std::min(block, (want + 4095) / 4096 * 4096) : want;
+    size_t ask =
+        params.direct ? std::min(block, (want + 4095) / 4096 * 4096) : want;
     ASSIGN_OR_RETURN(size_t n, Timed(stats->read, [&] {
                        return file->Read(off, buffer.data(), ask);
                      }));
     if (n == 0) {
-      return absl::DataLossError(absl::StrCat(job.path, ": unexpected end of file at byte ", off));
+      return absl::DataLossError(
+          absl::StrCat(job.path, ": unexpected end of file at byte ", off));
     }
     n = std::min(n, want);
-    if (out->first_byte_seconds < 0) out->first_byte_seconds = SecondsSince(ctx.start);
+    if (out->first_byte_seconds < 0)
+      out->first_byte_seconds = SecondsSince(ctx.start);
     FeedSegments(job, off, buffer.data(), n, *sum, seg, out->checksums, check);
     RETURN_IF_ERROR(mismatch);
     off += n;

@@ -85,11 +85,13 @@ absl::StatusOr<PrepareOutcome> NodeAgent::Prepare(PhaseJob job) {
   }
   PrepareOutcome out;
   if (job.save) {
-    ASSIGN_OR_RETURN(bool exists, st.Exists(JoinPath(location_.path, kMetadata)));
+    ASSIGN_OR_RETURN(bool exists,
+                     st.Exists(JoinPath(location_.path, kMetadata)));
     if (exists) {
-      return absl::FailedPreconditionError(absl::StrCat(
-          location_.path, " already holds a committed checkpoint; refusing to "
-          "overwrite it"));
+      return absl::FailedPreconditionError(
+          absl::StrCat(location_.path,
+                       " already holds a committed checkpoint; refusing to "
+                       "overwrite it"));
     }
     RETURN_IF_ERROR(st.CreateDirs(location_.path));
     read_direct_ = false;
@@ -154,7 +156,8 @@ PhaseOutcome NodeAgent::Execute(int64_t start_at_unix_ns,
   int64_t wait = start_at_unix_ns - NowUnixNs();
   if (wait > 0) std::this_thread::sleep_for(std::chrono::nanoseconds(wait));
   const SteadyTime start = std::chrono::steady_clock::now();
-  out.start_lag_seconds = static_cast<double>(NowUnixNs() - start_at_unix_ns) / 1e9;
+  out.start_lag_seconds =
+      static_cast<double>(NowUnixNs() - start_at_unix_ns) / 1e9;
   const CpuSample cpu0 = SampleCpu();
 
   struct Slot {
@@ -187,10 +190,12 @@ PhaseOutcome NodeAgent::Execute(int64_t start_at_unix_ns,
       p.fsync = job.fsync;
       p.direct = job.save ? job.direct_write : read_direct_;
       p.checksum = job.checksum;
-      p.stream_key = PatternStreamKey(
-          {job.seed, job.step, s->file->rank, s->file->index});
-      s->status = job.save ? SaveFile(ctx, *s->file, p, *s->buffer, &s->stats, &s->outcome)
-                           : LoadFile(ctx, *s->file, p, *s->buffer, &s->stats, &s->outcome);
+      p.stream_key =
+          PatternStreamKey({job.seed, job.step, s->file->rank, s->file->index});
+      s->status =
+          job.save
+              ? SaveFile(ctx, *s->file, p, *s->buffer, &s->stats, &s->outcome)
+              : LoadFile(ctx, *s->file, p, *s->buffer, &s->stats, &s->outcome);
       if (!s->status.ok()) abort_ = true;  // fail fast: stop sibling files
       std::lock_guard<std::mutex> lock(done_mu);
       ++finished;
@@ -206,7 +211,9 @@ PhaseOutcome NodeAgent::Execute(int64_t start_at_unix_ns,
     std::unique_lock<std::mutex> lock(done_mu);
     auto interval = std::chrono::duration<double>(progress_interval);
     while (finished < slots.size()) {
-      if (done_cv.wait_for(lock, interval, [&] { return finished == slots.size(); })) break;
+      if (done_cv.wait_for(lock, interval,
+                           [&] { return finished == slots.size(); }))
+        break;
       if (progress) {
         lock.unlock();
         progress(snapshot());
@@ -226,7 +233,8 @@ PhaseOutcome NodeAgent::Execute(int64_t start_at_unix_ns,
     auto t0 = std::chrono::steady_clock::now();
     out.status = location_.storage->SyncDir(location_.path);
     out.dir_sync_seconds =
-        std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - t0)
+            .count();
   }
 
   out.ranks.resize(n_ranks);
@@ -238,7 +246,8 @@ PhaseOutcome NodeAgent::Execute(int64_t start_at_unix_ns,
     RankOutcome& r = out.ranks[s.rank_index];
     r.bytes += s.outcome.bytes;
     if (s.outcome.first_byte_seconds >= 0 &&
-        (r.first_byte_seconds < 0 || s.outcome.first_byte_seconds < r.first_byte_seconds)) {
+        (r.first_byte_seconds < 0 ||
+         s.outcome.first_byte_seconds < r.first_byte_seconds)) {
       r.first_byte_seconds = s.outcome.first_byte_seconds;
     }
     r.done_seconds = std::max(r.done_seconds, s.outcome.done_seconds);
@@ -246,7 +255,8 @@ PhaseOutcome NodeAgent::Execute(int64_t start_at_unix_ns,
     if (job.save) {
       for (size_t k = 0; k < s.outcome.checksums.size(); ++k) {
         out.checksums.push_back({s.file->rank, s.file->index,
-                                 static_cast<uint32_t>(k), s.outcome.checksums[k]});
+                                 static_cast<uint32_t>(k),
+                                 s.outcome.checksums[k]});
       }
     }
   }
@@ -265,7 +275,8 @@ absl::Status NodeAgent::Cleanup(const std::string& uri,
                                 const std::vector<uint64_t>& steps) {
   ASSIGN_OR_RETURN(auto loc, OpenStorage(uri));
   for (uint64_t s : steps) {
-    RETURN_IF_ERROR(loc.storage->RemoveTree(JoinPath(loc.path, StepDirName(s))));
+    RETURN_IF_ERROR(
+        loc.storage->RemoveTree(JoinPath(loc.path, StepDirName(s))));
   }
   return absl::OkStatus();
 }

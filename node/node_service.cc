@@ -17,7 +17,8 @@ void HistogramToProto(const Histogram& h, v1::Histogram* out) {
 
 Histogram HistogramFromProto(const v1::Histogram& h) {
   std::vector<uint64_t> counts(h.counts().begin(), h.counts().end());
-  return Histogram::FromParts(counts, h.count(), h.sum_ns(), h.min_ns(), h.max_ns());
+  return Histogram::FromParts(counts, h.count(), h.sum_ns(), h.min_ns(),
+                              h.max_ns());
 }
 
 PhaseJob JobFromProto(const v1::PrepareRequest& req) {
@@ -46,7 +47,8 @@ PhaseJob JobFromProto(const v1::PrepareRequest& req) {
       fj.size = f.size();
       for (const auto& s : f.segments()) {
         fj.segments.push_back({s.tensor(), s.tensor_offset(), s.length(),
-                               s.file_offset(), s.checksum(), s.has_checksum()});
+                               s.file_offset(), s.checksum(),
+                               s.has_checksum()});
       }
       rj.files.push_back(std::move(fj));
     }
@@ -161,7 +163,8 @@ v1::CommitReply NodeService::Commit(const v1::CommitRequest& req) {
 
 v1::CleanupReply NodeService::Cleanup(const v1::CleanupRequest& req) {
   v1::CleanupReply rep;
-  std::vector<uint64_t> steps(req.remove_steps().begin(), req.remove_steps().end());
+  std::vector<uint64_t> steps(req.remove_steps().begin(),
+                              req.remove_steps().end());
   auto s = agent_.Cleanup(req.checkpoints_uri(), steps);
   if (!s.ok()) rep.set_error(std::string(s.message()));
   return rep;

@@ -7,8 +7,8 @@
 
 #include <functional>
 
-#include "proto/ckptbench/v1/node.pb.h"
 #include "node/node_agent.h"
+#include "proto/ckptbench/v1/node.pb.h"
 
 namespace ckpt {
 

@@ -139,7 +139,8 @@ absl::StatusOr<std::vector<std::string>> MemoryStorage::ListDir(
   for (const auto& [k, v] : s.files) take(k);
   for (const auto& d : s.dirs) take(d);
   if (!found) {
-    return absl::NotFoundError(absl::StrCat("list ", path, ": no such directory"));
+    return absl::NotFoundError(
+        absl::StrCat("list ", path, ": no such directory"));
   }
   return std::vector<std::string>(names.begin(), names.end());
 }

@@ -47,8 +47,8 @@ absl::Status FadviseDontNeed(const std::string& path) {
   int rc = posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED);
   close(fd);
   if (rc != 0) {
-    return absl::InternalError(
-        absl::StrCat("posix_fadvise(DONTNEED) ", path, ": ", std::strerror(rc)));
+    return absl::InternalError(absl::StrCat("posix_fadvise(DONTNEED) ", path,
+                                            ": ", std::strerror(rc)));
   }
   return absl::OkStatus();
 }
@@ -73,7 +73,8 @@ absl::StatusOr<uint64_t> ResidentBytes(const std::string& path) {
   std::vector<unsigned char> vec;
   for (size_t off = 0; off < size; off += window) {
     size_t len = std::min(window, size - off);
-    void* m = mmap(nullptr, len, PROT_READ, MAP_SHARED, fd, static_cast<off_t>(off));
+    void* m =
+        mmap(nullptr, len, PROT_READ, MAP_SHARED, fd, static_cast<off_t>(off));
     if (m == MAP_FAILED) {
       close(fd);
       return Errno("mmap", path);

@@ -96,7 +96,8 @@ class PosixReadableFile : public ReadableFile {
     size_t done = 0;
     char* p = static_cast<char*>(buf);
     while (done < len) {
-      ssize_t n = pread(fd_, p + done, len - done, static_cast<off_t>(offset + done));
+      ssize_t n =
+          pread(fd_, p + done, len - done, static_cast<off_t>(offset + done));
       if (n < 0) {
         if (errno == EINTR) continue;
         return Errno("read", path_);
@@ -135,9 +136,10 @@ absl::StatusOr<std::unique_ptr<WritableFile>> PosixStorage::OpenWrite(
   int fd = open(path.c_str(), flags, 0644);
   if (fd < 0) {
     if (options.direct && errno == EINVAL) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          "open ", path, " with O_DIRECT: the filesystem does not support "
-          "direct I/O; set io.direct_write=false"));
+      return absl::InvalidArgumentError(
+          absl::StrCat("open ", path,
+                       " with O_DIRECT: the filesystem does not support "
+                       "direct I/O; set io.direct_write=false"));
     }
     return Errno("open for writing", path);
   }
@@ -152,9 +154,10 @@ absl::StatusOr<std::unique_ptr<ReadableFile>> PosixStorage::OpenRead(
   int fd = open(path.c_str(), flags);
   if (fd < 0) {
     if (options.direct && errno == EINVAL) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          "open ", path, " with O_DIRECT: the filesystem does not support "
-          "direct I/O; choose io.cache_mode=fadvise or drop"));
+      return absl::InvalidArgumentError(
+          absl::StrCat("open ", path,
+                       " with O_DIRECT: the filesystem does not support "
+                       "direct I/O; choose io.cache_mode=fadvise or drop"));
     }
     return Errno("open for reading", path);
   }
@@ -289,12 +292,14 @@ FilesystemInfo PosixStorage::Filesystem(const std::string& path) {
   std::string line;
   size_t best = 0;
   while (std::getline(in, line)) {
-    // id parent major:minor root mountpoint options ... - fstype source superopts
+    // id parent major:minor root mountpoint options ... - fstype source
+    // superopts
     std::vector<std::string> f = absl::StrSplit(line, ' ');
     if (f.size() < 10) continue;
     const std::string& mp = f[4];
     bool prefix = abs == mp || mp == "/" ||
-                  (abs.rfind(mp, 0) == 0 && abs.size() > mp.size() && abs[mp.size()] == '/');
+                  (abs.rfind(mp, 0) == 0 && abs.size() > mp.size() &&
+                   abs[mp.size()] == '/');
     if (!prefix || mp.size() < best) continue;
     size_t dash = 6;
     while (dash < f.size() && f[dash] != "-") ++dash;

@@ -37,7 +37,8 @@ absl::StatusOr<StorageLocation> OpenStorage(const std::string& uri) {
   size_t scheme = uri.find("://");
   if (scheme != std::string::npos && !absl::StartsWith(uri, "file://")) {
     return absl::InvalidArgumentError(absl::StrCat(
-        "'", uri, "': unknown URI scheme; expected a path, file://, s3:// or gs://"));
+        "'", uri,
+        "': unknown URI scheme; expected a path, file://, s3:// or gs://"));
   }
   loc.storage = PosixStorage::Make();
   loc.path = NativePath(uri);

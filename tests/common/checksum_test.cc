@@ -18,13 +18,15 @@ TEST(Crc32c, StandardVectors) {
 
 TEST(Checksummer, StreamingEqualsOneShot) {
   std::string data(100000, '\0');
-  for (size_t i = 0; i < data.size(); ++i) data[i] = static_cast<char>(i * 31 + 7);
+  for (size_t i = 0; i < data.size(); ++i)
+    data[i] = static_cast<char>(i * 31 + 7);
   for (ChecksumKind kind : {ChecksumKind::kXxh3, ChecksumKind::kCrc32c}) {
     auto one = NewChecksummer(kind);
     one->Update(data.data(), data.size());
     auto pieces = NewChecksummer(kind);
     for (size_t off = 0; off < data.size(); off += 777) {
-      pieces->Update(data.data() + off, std::min<size_t>(777, data.size() - off));
+      pieces->Update(data.data() + off,
+                     std::min<size_t>(777, data.size() - off));
     }
     EXPECT_EQ(one->Value(), pieces->Value()) << ChecksumName(kind);
     pieces->Reset();

@@ -45,15 +45,16 @@ TEST(LoadConfig, DefaultsMatchDesign) {
 
 TEST(LoadConfig, PrecedenceCliOverEnvOverYamlOverDefault) {
   std::string yaml = WriteYaml(
-      "model:\n  num_layers: 7\nrun:\n  num_save_calls: 5\n  num_load_calls: 6\n"
+      "model:\n  num_layers: 7\nrun:\n  num_save_calls: 5\n  num_load_calls: "
+      "6\n"
       "io:\n  block_size: 1MiB\n");
   FakeEnv env;
   env.vars = {{"NUM_SAVE_CALLS", "2"}, {"NUM_LOAD_CALLS", "4"}};
   auto c = LoadConfig({yaml, {"NUM_LOAD_CALLS=0"}, env.Fn()});
   ASSERT_TRUE(c.ok()) << c.status();
-  EXPECT_EQ(c->config.model.num_layers, 7);          // yaml
-  EXPECT_EQ(c->config.run.num_save_calls, 2);        // env beats yaml
-  EXPECT_EQ(c->config.run.num_load_calls, 0);        // cli beats env
+  EXPECT_EQ(c->config.model.num_layers, 7);    // yaml
+  EXPECT_EQ(c->config.run.num_save_calls, 2);  // env beats yaml
+  EXPECT_EQ(c->config.run.num_load_calls, 0);  // cli beats env
   EXPECT_EQ(c->config.io.block_size, 1u << 20);
   EXPECT_EQ(c->sources.at("model.num_layers"), yaml + ":2");
   EXPECT_EQ(c->sources.at("run.num_save_calls"), "environment");
@@ -63,7 +64,10 @@ TEST(LoadConfig, PrecedenceCliOverEnvOverYamlOverDefault) {
 
 TEST(LoadConfig, EnvNamesWorkAsOverrideKeysAndDottedKeysToo) {
   FakeEnv env;
-  auto c = LoadConfig({"", {"NUM_LAYERS=3", "run.mode=load-only", "CKPT_MODEL=llama-7b"}, env.Fn()});
+  auto c =
+      LoadConfig({"",
+                  {"NUM_LAYERS=3", "run.mode=load-only", "CKPT_MODEL=llama-7b"},
+                  env.Fn()});
   ASSERT_TRUE(c.ok()) << c.status();
   EXPECT_EQ(c->config.model.num_layers, 3);
   EXPECT_EQ(c->config.run.mode, "load-only");
@@ -76,19 +80,24 @@ TEST(LoadConfig, BadNumberFromEnvNamesKeyValueAndExpectation) {
   auto c = LoadConfig({"", {}, env.Fn()});
   ASSERT_FALSE(c.ok());
   std::string msg(c.status().message());
-  EXPECT_EQ(msg, "environment: NUM_SAVE_CALLS (run.num_save_calls) = 'abc': "
-                 "expected a non-negative integer");
+  EXPECT_EQ(msg,
+            "environment: NUM_SAVE_CALLS (run.num_save_calls) = 'abc': "
+            "expected a non-negative integer");
   EXPECT_EQ(msg.find('\n'), std::string::npos);
 }
 
 TEST(LoadConfig, MisspelledYamlKeyNamesFileLineAndSuggests) {
-  std::string yaml = WriteYaml("run:\n  num_save_calls: 1\n  num_laod_calls: 2\n");
+  std::string yaml =
+      WriteYaml("run:\n  num_save_calls: 1\n  num_laod_calls: 2\n");
   FakeEnv env;
   auto c = LoadConfig({yaml, {}, env.Fn()});
   ASSERT_FALSE(c.ok());
   std::string msg(c.status().message());
-  EXPECT_NE(msg.find(yaml + ":3: unknown key 'run.num_laod_calls'"), std::string::npos) << msg;
-  EXPECT_NE(msg.find("did you mean 'run.num_load_calls'"), std::string::npos) << msg;
+  EXPECT_NE(msg.find(yaml + ":3: unknown key 'run.num_laod_calls'"),
+            std::string::npos)
+      << msg;
+  EXPECT_NE(msg.find("did you mean 'run.num_load_calls'"), std::string::npos)
+      << msg;
   std::remove(yaml.c_str());
 }
 
@@ -97,8 +106,11 @@ TEST(LoadConfig, RejectsBadValues) {
   struct Case {
     std::string override_, want;
   } cases[] = {
-      {"io.block_size=12parsecs", "io.block_size (CKPT_BLOCK_SIZE) = '12parsecs': expected a byte size"},
-      {"NUM_DEVICES=0", "NUM_DEVICES (cluster.num_devices) = '0': expected auto or an integer >= 1"},
+      {"io.block_size=12parsecs",
+       "io.block_size (CKPT_BLOCK_SIZE) = '12parsecs': expected a byte size"},
+      {"NUM_DEVICES=0",
+       "NUM_DEVICES (cluster.num_devices) = '0': expected auto or an integer "
+       ">= 1"},
       {"CKPT_MODE=both", "expected one of save+load, save-only, load-only"},
       {"io.fsync=maybe", "expected true or false"},
       {"NUM_LAYERS=-2", "expected an integer >= 1"},
@@ -108,7 +120,8 @@ TEST(LoadConfig, RejectsBadValues) {
   for (const auto& tc : cases) {
     auto c = LoadConfig({"", {tc.override_}, env.Fn()});
     ASSERT_FALSE(c.ok()) << tc.override_;
-    EXPECT_NE(std::string(c.status().message()).find(tc.want), std::string::npos)
+    EXPECT_NE(std::string(c.status().message()).find(tc.want),
+              std::string::npos)
         << c.status().message();
   }
 }
@@ -118,7 +131,8 @@ TEST(LoadConfig, YamlListIsAnErrorWithLine) {
   FakeEnv env;
   auto c = LoadConfig({yaml, {}, env.Fn()});
   ASSERT_FALSE(c.ok());
-  EXPECT_NE(std::string(c.status().message()).find("found a list"), std::string::npos);
+  EXPECT_NE(std::string(c.status().message()).find("found a list"),
+            std::string::npos);
   std::remove(yaml.c_str());
 }
 
@@ -127,10 +141,14 @@ TEST(ValidateConfig, GpuAndMissingPathAndDirectAlignment) {
   c.storage.path = "/tmp/x";
   EXPECT_TRUE(ValidateConfig(c, true).ok());
   c.cluster.accelerator = "gpu";
-  EXPECT_NE(std::string(ValidateConfig(c, true).message()).find("no GPU support"), std::string::npos);
+  EXPECT_NE(
+      std::string(ValidateConfig(c, true).message()).find("no GPU support"),
+      std::string::npos);
   c.cluster.accelerator = "cpu";
   c.storage.path = "";
-  EXPECT_NE(std::string(ValidateConfig(c, true).message()).find("CKPT_DIR_PATH"), std::string::npos);
+  EXPECT_NE(
+      std::string(ValidateConfig(c, true).message()).find("CKPT_DIR_PATH"),
+      std::string::npos);
   EXPECT_TRUE(ValidateConfig(c, false).ok());
   c.storage.path = "/tmp/x";
   c.io.direct_read = true;
@@ -139,7 +157,8 @@ TEST(ValidateConfig, GpuAndMissingPathAndDirectAlignment) {
 }
 
 TEST(Text, ClosestMatch) {
-  EXPECT_EQ(ClosestMatch("NUM_SAVE_CALS", {"NUM_SAVE_CALLS", "NUM_LOAD_CALLS"}), "NUM_SAVE_CALLS");
+  EXPECT_EQ(ClosestMatch("NUM_SAVE_CALS", {"NUM_SAVE_CALLS", "NUM_LOAD_CALLS"}),
+            "NUM_SAVE_CALLS");
   EXPECT_EQ(ClosestMatch("completely_else", {"NUM_SAVE_CALLS"}), "");
 }
 

@@ -17,7 +17,8 @@ TEST(Histogram, BucketsCoverValuesWithBoundedError) {
     ASSERT_LT(i, Histogram::kNumBuckets);
     EXPECT_LE(Histogram::BucketLow(i), v);
     EXPECT_GE(Histogram::BucketHigh(i), v);
-    double width = static_cast<double>(Histogram::BucketHigh(i) - Histogram::BucketLow(i));
+    double width =
+        static_cast<double>(Histogram::BucketHigh(i) - Histogram::BucketLow(i));
     EXPECT_LE(width, std::max(1.0, static_cast<double>(v) / 16.0));
   }
 }
@@ -34,7 +35,8 @@ TEST(Histogram, PercentilesMatchExactWithinError) {
   }
   std::sort(values.begin(), values.end());
   for (double q : {0.5, 0.9, 0.99}) {
-    double exact = static_cast<double>(values[static_cast<size_t>(q * values.size()) - 1]);
+    double exact =
+        static_cast<double>(values[static_cast<size_t>(q * values.size()) - 1]);
     EXPECT_NEAR(static_cast<double>(h.Percentile(q)), exact, exact * 0.07) << q;
   }
   EXPECT_EQ(h.max(), values.back());
@@ -51,8 +53,10 @@ TEST(Histogram, MergeEqualsRecordingEverything) {
   a.Merge(b);
   EXPECT_EQ(a.count(), all.count());
   EXPECT_EQ(a.sum(), all.sum());
-  for (double q : {0.1, 0.5, 0.99}) EXPECT_EQ(a.Percentile(q), all.Percentile(q));
-  Histogram round = Histogram::FromParts(a.TrimmedCounts(), a.count(), a.sum(), a.min(), a.max());
+  for (double q : {0.1, 0.5, 0.99})
+    EXPECT_EQ(a.Percentile(q), all.Percentile(q));
+  Histogram round = Histogram::FromParts(a.TrimmedCounts(), a.count(), a.sum(),
+                                         a.min(), a.max());
   EXPECT_EQ(round.Percentile(0.9), a.Percentile(0.9));
 }
 

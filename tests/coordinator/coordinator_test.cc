@@ -28,7 +28,9 @@ Config MemConfig(const std::string& mode, int saves, int loads) {
 
 struct Harness {
   explicit Harness(const Config& c)
-      : config(c), plan(*MakePlan(PlanOptionsFromConfig(c))), node(0, "test-host", 10),
+      : config(c),
+        plan(*MakePlan(PlanOptionsFromConfig(c))),
+        node(0, "test-host", 10),
         coordinator(config, plan, {&node}, nullptr) {}
   absl::Status Run() {
     absl::Status s = coordinator.Preflight(&result);
@@ -69,7 +71,8 @@ TEST(Coordinator, SaveAndLoadRoundsKeepNewestStep) {
   EXPECT_EQ(h.result.rounds[1].step, 2u);
   EXPECT_EQ(h.result.rounds[2].step, 2u);  // loads read the newest
   EXPECT_TRUE(h.result.rounds[3].verified);
-  EXPECT_EQ(Steps(), std::vector<std::string>{"mem://bucket/run/checkpoints/step-2"});
+  EXPECT_EQ(Steps(),
+            std::vector<std::string>{"mem://bucket/run/checkpoints/step-2"});
   // A second run continues the step numbering, never overwriting.
   Harness again(MemConfig("save-only", 1, 0));
   ASSERT_TRUE(again.Run().ok());
@@ -103,7 +106,8 @@ TEST(Coordinator, LoadOnlyOfDifferentPlanIsRefusedBeforeAnyRound) {
   Harness h(other);
   absl::Status s = h.coordinator.Preflight(&h.result);
   ASSERT_FALSE(s.ok());
-  EXPECT_NE(std::string(s.message()).find("different plan"), std::string::npos) << s;
+  EXPECT_NE(std::string(s.message()).find("different plan"), std::string::npos)
+      << s;
   EXPECT_TRUE(h.result.rounds.empty());
 }
 
@@ -111,11 +115,14 @@ TEST(Coordinator, CorruptionFailsTheLoadAndKeepsEarlierRounds) {
   MemoryStorage::Clear();
   Harness h(MemConfig("save+load", 1, 0));
   ASSERT_TRUE(h.Run().ok());
-  ASSERT_TRUE(MemoryStorage::FlipByte("mem://bucket/run/checkpoints/step-1/__0_1.distcp", 17));
+  ASSERT_TRUE(MemoryStorage::FlipByte(
+      "mem://bucket/run/checkpoints/step-1/__0_1.distcp", 17));
   Harness load(MemConfig("load-only", 0, 2));
   absl::Status s = load.Run();
   ASSERT_FALSE(s.ok());
-  EXPECT_NE(std::string(s.message()).find("__0_1.distcp at byte offset 17"), std::string::npos) << s;
+  EXPECT_NE(std::string(s.message()).find("__0_1.distcp at byte offset 17"),
+            std::string::npos)
+      << s;
   ASSERT_EQ(load.result.rounds.size(), 1u);
   EXPECT_EQ(load.result.rounds[0].status, "failed");
   EXPECT_FALSE(load.result.rounds[0].verified);
@@ -127,7 +134,8 @@ TEST(Coordinator, UnsupportedSchemeFailsPreflight) {
   Harness h(c);
   absl::Status s = h.coordinator.Preflight(&h.result);
   ASSERT_FALSE(s.ok());
-  EXPECT_NE(std::string(s.message()).find("CKPT_DIR_PATH"), std::string::npos) << s;
+  EXPECT_NE(std::string(s.message()).find("CKPT_DIR_PATH"), std::string::npos)
+      << s;
 }
 
 }  // namespace

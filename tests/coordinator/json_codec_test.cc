@@ -19,7 +19,8 @@ TEST(Metadata, RoundTripsChecksumsAndPlan) {
   for (const auto& r : plan->ranks) {
     for (const auto& f : r.files) {
       for (uint32_t k = 0; k < f.segments.size(); ++k) {
-        sums[{r.rank, f.index, k}] = 0xfedcba9876543210ull ^ (r.rank * 1000 + k);
+        sums[{r.rank, f.index, k}] =
+            0xfedcba9876543210ull ^ (r.rank * 1000 + k);
       }
     }
   }
@@ -36,7 +37,8 @@ TEST(Metadata, RoundTripsChecksumsAndPlan) {
 TEST(Metadata, GarbageIsDataLossNamingFile) {
   auto m = ParseMetadata("{not json", "/ck/step-3/.metadata");
   ASSERT_FALSE(m.ok());
-  EXPECT_NE(std::string(m.status().message()).find("/ck/step-3/.metadata"), std::string::npos);
+  EXPECT_NE(std::string(m.status().message()).find("/ck/step-3/.metadata"),
+            std::string::npos);
   EXPECT_FALSE(ParseMetadata("{\"format\":\"other\"}", "f").ok());
 }
 

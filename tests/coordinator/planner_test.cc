@@ -9,7 +9,8 @@
 namespace ckpt {
 namespace {
 
-PlanOptions Opts(const std::string& model, int nodes, int ranks, int threads = 1) {
+PlanOptions Opts(const std::string& model, int nodes, int ranks,
+                 int threads = 1) {
   PlanOptions o;
   o.model = model;
   o.num_nodes = nodes;
@@ -148,8 +149,10 @@ TEST(Planner, FingerprintFollowsLayout) {
 TEST(Planner, UnknownPresetSuggests) {
   auto p = MakePlan(Opts("llama-7", 1, 1));
   ASSERT_FALSE(p.ok());
-  EXPECT_NE(std::string(p.status().message()).find("CKPT_MODEL"), std::string::npos);
-  EXPECT_NE(std::string(p.status().message()).find("did you mean 'llama-7b'"), std::string::npos);
+  EXPECT_NE(std::string(p.status().message()).find("CKPT_MODEL"),
+            std::string::npos);
+  EXPECT_NE(std::string(p.status().message()).find("did you mean 'llama-7b'"),
+            std::string::npos);
 }
 
 }  // namespace

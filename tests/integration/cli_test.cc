@@ -16,7 +16,8 @@ namespace fs = std::filesystem;
 
 // Tests evict per file (fadvise): dropping the host's caches would slow
 // everything else running on the machine.
-std::map<std::string, std::string> Env(const TempDir& t, std::map<std::string, std::string> extra = {}) {
+std::map<std::string, std::string> Env(
+    const TempDir& t, std::map<std::string, std::string> extra = {}) {
   std::map<std::string, std::string> env = {{"CKPT_DIR_PATH", t.Sub("ckpt")},
                                             {"CKPT_CACHE_MODE", "fadvise"},
                                             {"NUM_DEVICES", "2"}};
@@ -24,17 +25,22 @@ std::map<std::string, std::string> Env(const TempDir& t, std::map<std::string, s
   return env;
 }
 
-ProcessResult Ckpt(std::vector<std::string> args, const std::map<std::string, std::string>& env) {
+ProcessResult Ckpt(std::vector<std::string> args,
+                   const std::map<std::string, std::string>& env) {
   args.insert(args.begin(), CkptbenchBinary());
   return RunProcess(args, env);
 }
 
-int CountLines(const std::string& s) { return static_cast<int>(std::count(s.begin(), s.end(), '\n')); }
+int CountLines(const std::string& s) {
+  return static_cast<int>(std::count(s.begin(), s.end(), '\n'));
+}
 
 TEST(Cli, SaveLoadRunWritesResultsAndTable) {
   TempDir t;
   auto r = Ckpt({"run", "--results-dir", t.Sub("res")},
-                Env(t, {{"NUM_LAYERS", "4"}, {"NUM_SAVE_CALLS", "2"}, {"NUM_LOAD_CALLS", "2"}}));
+                Env(t, {{"NUM_LAYERS", "4"},
+                        {"NUM_SAVE_CALLS", "2"},
+                        {"NUM_LOAD_CALLS", "2"}}));
   ASSERT_EQ(r.exit_code, 0) << r.err;
   json j = json::parse(ReadFile(t.Sub("res/result.json")));
   EXPECT_EQ(j["schema"], "ckptbench.result/v1");
@@ -51,7 +57,9 @@ TEST(Cli, SaveLoadRunWritesResultsAndTable) {
       EXPECT_EQ(round["page_cache"]["method"], "fadvise_dontneed");
       EXPECT_EQ(round["page_cache"]["resident_bytes_at_start"], 0);
     }
-    EXPECT_EQ(round["op_latency"].contains(round["phase"] == "save" ? "write" : "read"), true);
+    EXPECT_EQ(round["op_latency"].contains(round["phase"] == "save" ? "write"
+                                                                    : "read"),
+              true);
   }
   EXPECT_EQ(saves, 2);
   EXPECT_EQ(loads, 2);
@@ -69,7 +77,9 @@ TEST(Cli, SaveLoadRunWritesResultsAndTable) {
 
 TEST(Cli, FlippedByteFailsLoadOnlyNamingTheFileAndStillWritesResults) {
   TempDir t;
-  auto env = Env(t, {{"NUM_LAYERS", "2"}, {"NUM_SAVE_CALLS", "1"}, {"NUM_LOAD_CALLS", "1"}});
+  auto env = Env(
+      t,
+      {{"NUM_LAYERS", "2"}, {"NUM_SAVE_CALLS", "1"}, {"NUM_LOAD_CALLS", "1"}});
   ASSERT_EQ(Ckpt({"run", "--save-only"}, env).exit_code, 0);
   std::string victim = t.Sub("ckpt/checkpoints/step-1/__1_0.distcp");
   {
@@ -99,12 +109,19 @@ TEST(Cli, BadNumberIsOneLineNamingTheKey) {
 
 TEST(Cli, MisspelledYamlKeyIsOneLineWithFileLineAndSuggestion) {
   TempDir t;
-  std::ofstream(t.Sub("exp.yaml")) << "model:\n  num_layers: 2\nrun:\n  num_save_cals: 1\n";
-  auto r = Ckpt({"run", "--config", t.Sub("exp.yaml"), "--results-dir", t.Sub("res")}, Env(t));
+  std::ofstream(t.Sub("exp.yaml"))
+      << "model:\n  num_layers: 2\nrun:\n  num_save_cals: 1\n";
+  auto r = Ckpt(
+      {"run", "--config", t.Sub("exp.yaml"), "--results-dir", t.Sub("res")},
+      Env(t));
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_EQ(CountLines(r.err), 1) << r.err;
-  EXPECT_NE(r.err.find(t.Sub("exp.yaml") + ":4: unknown key 'run.num_save_cals'"), std::string::npos) << r.err;
-  EXPECT_NE(r.err.find("did you mean 'run.num_save_calls'"), std::string::npos) << r.err;
+  EXPECT_NE(
+      r.err.find(t.Sub("exp.yaml") + ":4: unknown key 'run.num_save_cals'"),
+      std::string::npos)
+      << r.err;
+  EXPECT_NE(r.err.find("did you mean 'run.num_save_calls'"), std::string::npos)
+      << r.err;
   json j = json::parse(ReadFile(t.Sub("res/result.json")));
   EXPECT_EQ(j["status"], "failed");
   EXPECT_TRUE(j["rounds"].empty());
@@ -116,10 +133,13 @@ TEST(Cli, ClearErrorsBeforeAnyRound) {
   EXPECT_EQ(gpu.exit_code, 2);
   EXPECT_NE(gpu.err.find("no GPU support"), std::string::npos) << gpu.err;
   std::ofstream(t.Sub("a-file")) << "x";
-  auto unwritable = Ckpt({"run"}, Env(t, {{"CKPT_DIR_PATH", t.Sub("a-file/sub")}}));
+  auto unwritable =
+      Ckpt({"run"}, Env(t, {{"CKPT_DIR_PATH", t.Sub("a-file/sub")}}));
   EXPECT_EQ(unwritable.exit_code, 2);
-  EXPECT_NE(unwritable.err.find("CKPT_DIR_PATH"), std::string::npos) << unwritable.err;
-  EXPECT_NE(unwritable.err.find(t.Sub("a-file/sub")), std::string::npos) << unwritable.err;
+  EXPECT_NE(unwritable.err.find("CKPT_DIR_PATH"), std::string::npos)
+      << unwritable.err;
+  EXPECT_NE(unwritable.err.find(t.Sub("a-file/sub")), std::string::npos)
+      << unwritable.err;
   auto missing = Ckpt({"run"}, {{"NUM_LAYERS", "2"}});
   EXPECT_EQ(missing.exit_code, 2);
   EXPECT_NE(missing.err.find("CKPT_DIR_PATH"), std::string::npos);
@@ -134,12 +154,15 @@ TEST(Cli, LoadOnlyStagesThenNeverOverwritesAndRefusesOtherPlans) {
   ASSERT_EQ(first.exit_code, 0) << first.err;
   json j = json::parse(ReadFile(t.Sub("r1/result.json")));
   EXPECT_TRUE(j["rounds"][0]["staged"].get<bool>());
-  EXPECT_NE(j["notes"][0].get<std::string>().find("staged step-1"), std::string::npos);
+  EXPECT_NE(j["notes"][0].get<std::string>().find("staged step-1"),
+            std::string::npos);
   std::string meta = t.Sub("ckpt/checkpoints/step-1/.metadata");
-  auto before = fs::last_write_time(t.Sub("ckpt/checkpoints/step-1/__0_0.distcp"));
+  auto before =
+      fs::last_write_time(t.Sub("ckpt/checkpoints/step-1/__0_0.distcp"));
   auto second = Ckpt({"run", "--load-only"}, env);
   ASSERT_EQ(second.exit_code, 0) << second.err;
-  EXPECT_EQ(before, fs::last_write_time(t.Sub("ckpt/checkpoints/step-1/__0_0.distcp")));
+  EXPECT_EQ(before,
+            fs::last_write_time(t.Sub("ckpt/checkpoints/step-1/__0_0.distcp")));
   EXPECT_FALSE(fs::exists(t.Sub("ckpt/checkpoints/step-2")));
   auto other = Ckpt({"run", "--load-only", "NUM_LAYERS=3"}, env);
   EXPECT_EQ(other.exit_code, 2);
@@ -158,12 +181,14 @@ TEST(Cli, ZeroCallsIsValid) {
 TEST(Cli, PlanAndKeys) {
   auto plan = Ckpt({"plan", "CKPT_MODEL=llama-7b", "NUM_DEVICES=8"}, {});
   EXPECT_EQ(plan.exit_code, 0) << plan.err;
-  EXPECT_NE(plan.out.find("parameters   6889410560"), std::string::npos) << plan.out;
+  EXPECT_NE(plan.out.find("parameters   6889410560"), std::string::npos)
+      << plan.out;
   EXPECT_NE(plan.out.find("world        8"), std::string::npos);
   auto list = Ckpt({"plan", "--list"}, {});
   EXPECT_NE(list.out.find("llama3-405b"), std::string::npos);
   auto keys = Ckpt({"keys"}, {});
-  EXPECT_NE(keys.out.find("run.num_save_calls\tNUM_SAVE_CALLS"), std::string::npos);
+  EXPECT_NE(keys.out.find("run.num_save_calls\tNUM_SAVE_CALLS"),
+            std::string::npos);
   auto bad = Ckpt({"rnu"}, {});
   EXPECT_EQ(bad.exit_code, 2);
   EXPECT_NE(bad.err.find("did you mean 'run'"), std::string::npos);

@@ -32,7 +32,8 @@ TEST_P(FileIoTest, SaveThenLoadVerifiesAndCorruptionIsLocated) {
   TempDir tmp;
   auto storage = PosixStorage::Make();
   std::atomic<uint64_t> progress{0};
-  TransferContext ctx{storage.get(), std::chrono::steady_clock::now(), &progress, nullptr};
+  TransferContext ctx{storage.get(), std::chrono::steady_clock::now(),
+                      &progress, nullptr};
   const uint64_t size = 3 * (1 << 20) + 12345;
   FileJob job = MakeJob(tmp.Sub("__1_0.distcp"), size);
   IoParams p;
@@ -78,7 +79,9 @@ TEST_P(FileIoTest, SaveThenLoadVerifiesAndCorruptionIsLocated) {
   ASSERT_TRUE(absl::IsDataLoss(s)) << s;
   std::string msg(s.message());
   EXPECT_NE(msg.find(job.path), std::string::npos) << msg;
-  EXPECT_NE(msg.find("at byte offset " + std::to_string(bad)), std::string::npos) << msg;
+  EXPECT_NE(msg.find("at byte offset " + std::to_string(bad)),
+            std::string::npos)
+      << msg;
   EXPECT_NE(msg.find("tensor t1"), std::string::npos) << msg;
 }
 
@@ -87,7 +90,8 @@ INSTANTIATE_TEST_SUITE_P(BufferedAndDirect, FileIoTest, ::testing::Bool());
 TEST(FileIo, WrongSizeIsDataLoss) {
   TempDir tmp;
   auto storage = PosixStorage::Make();
-  TransferContext ctx{storage.get(), std::chrono::steady_clock::now(), nullptr, nullptr};
+  TransferContext ctx{storage.get(), std::chrono::steady_clock::now(), nullptr,
+                      nullptr};
   FileJob job = MakeJob(tmp.Sub("f"), 100000);
   IoParams p;
   p.block_size = 65536;
@@ -99,14 +103,16 @@ TEST(FileIo, WrongSizeIsDataLoss) {
   job.segments.back().length += 1;
   auto s = LoadFile(ctx, job, p, buf, &stats, &out);
   EXPECT_TRUE(absl::IsDataLoss(s)) << s;
-  EXPECT_NE(std::string(s.message()).find("100000 bytes"), std::string::npos) << s;
+  EXPECT_NE(std::string(s.message()).find("100000 bytes"), std::string::npos)
+      << s;
 }
 
 TEST(FileIo, AbortStopsTransfer) {
   TempDir tmp;
   auto storage = PosixStorage::Make();
   std::atomic<bool> abort{true};
-  TransferContext ctx{storage.get(), std::chrono::steady_clock::now(), nullptr, &abort};
+  TransferContext ctx{storage.get(), std::chrono::steady_clock::now(), nullptr,
+                      &abort};
   FileJob job = MakeJob(tmp.Sub("f"), 1 << 20);
   IoParams p;
   AlignedBuffer buf(p.block_size);

@@ -52,7 +52,8 @@ TEST(NodeService, SaveCommitInspectLoadAndIdempotentStart) {
   ASSERT_EQ(prep.error(), "");
   EXPECT_EQ(prep.filesystem(), "memory");
   int progress_calls = 0;
-  auto rep = svc.StartPhase(Start(1), [&](const v1::Progress&) { ++progress_calls; }, 0.01);
+  auto rep = svc.StartPhase(
+      Start(1), [&](const v1::Progress&) { ++progress_calls; }, 0.01);
   ASSERT_EQ(rep.error(), "");
   EXPECT_GE(progress_calls, 1);
   ASSERT_EQ(rep.ranks_size(), 2);
@@ -76,13 +77,17 @@ TEST(NodeService, SaveCommitInspectLoadAndIdempotentStart) {
   EXPECT_EQ(listing.newest_metadata(), "{\"m\":1}");
 
   // A second save into a committed step is refused.
-  EXPECT_NE(svc.Prepare(Request(v1::PHASE_SAVE, 2)).error().find("refusing to overwrite"),
+  EXPECT_NE(svc.Prepare(Request(v1::PHASE_SAVE, 2))
+                .error()
+                .find("refusing to overwrite"),
             std::string::npos);
 
   // Load with the recorded checksums verifies.
   auto load = Request(v1::PHASE_LOAD, 3);
   for (const auto& sum : rep.checksums()) {
-    auto* seg = load.mutable_ranks(sum.rank())->mutable_files(sum.file_index())->mutable_segments(0);
+    auto* seg = load.mutable_ranks(sum.rank())
+                    ->mutable_files(sum.file_index())
+                    ->mutable_segments(0);
     seg->set_checksum(sum.checksum());
     seg->set_has_checksum(true);
   }
@@ -93,13 +98,15 @@ TEST(NodeService, SaveCommitInspectLoadAndIdempotentStart) {
 
   // A retried start of round 3 returns the first outcome without reading
   // again: corrupt a file, retry, still ok; a fresh round fails.
-  ASSERT_TRUE(MemoryStorage::FlipByte("mem://b/checkpoints/step-1/__1_1.distcp", 4242));
+  ASSERT_TRUE(
+      MemoryStorage::FlipByte("mem://b/checkpoints/step-1/__1_1.distcp", 4242));
   auto retry = svc.StartPhase(Start(3), nullptr, 1);
   EXPECT_EQ(retry.error(), "");
   load.set_round_id(4);
   ASSERT_EQ(svc.Prepare(load).error(), "");
   auto fresh = svc.StartPhase(Start(4), nullptr, 1);
-  EXPECT_NE(fresh.error().find("__1_1.distcp at byte offset 4242"), std::string::npos)
+  EXPECT_NE(fresh.error().find("__1_1.distcp at byte offset 4242"),
+            std::string::npos)
       << fresh.error();
   EXPECT_FALSE(fresh.ranks(1).verified());
 }

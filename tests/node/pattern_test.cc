@@ -14,8 +14,9 @@ TEST(Pattern, DeterministicAndKeyed) {
   FillPattern(k, 0, b.data(), b.size());
   EXPECT_EQ(a, b);
   // Every key component changes the bytes.
-  for (PatternKey other : {PatternKey{1235, 3, 5, 0}, PatternKey{1234, 4, 5, 0},
-                           PatternKey{1234, 3, 6, 0}, PatternKey{1234, 3, 5, 1}}) {
+  for (PatternKey other :
+       {PatternKey{1235, 3, 5, 0}, PatternKey{1234, 4, 5, 0},
+        PatternKey{1234, 3, 6, 0}, PatternKey{1234, 3, 5, 1}}) {
     FillPattern(PatternStreamKey(other), 0, b.data(), b.size());
     EXPECT_NE(a, b);
   }

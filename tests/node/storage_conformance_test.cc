@@ -59,7 +59,8 @@ TEST_P(StorageConformance, WriteReadRoundTrip) {
 
 TEST_P(StorageConformance, ListExistsRemove) {
   ASSERT_TRUE(storage_->CreateDirs(JoinPath(root_, "step-1")).ok());
-  ASSERT_TRUE(storage_->WriteAtomic(JoinPath(root_, "step-1/.metadata"), "{}").ok());
+  ASSERT_TRUE(
+      storage_->WriteAtomic(JoinPath(root_, "step-1/.metadata"), "{}").ok());
   ASSERT_TRUE(storage_->CreateDirs(JoinPath(root_, "step-2")).ok());
   auto names = storage_->ListDir(root_);
   ASSERT_TRUE(names.ok()) << names.status();
@@ -74,8 +75,10 @@ TEST_P(StorageConformance, ListExistsRemove) {
 }
 
 TEST_P(StorageConformance, MissingIsNotFound) {
-  EXPECT_TRUE(absl::IsNotFound(storage_->OpenRead(JoinPath(root_, "nope"), {}).status()));
-  EXPECT_TRUE(absl::IsNotFound(storage_->ListDir(JoinPath(root_, "nodir")).status()));
+  EXPECT_TRUE(absl::IsNotFound(
+      storage_->OpenRead(JoinPath(root_, "nope"), {}).status()));
+  EXPECT_TRUE(
+      absl::IsNotFound(storage_->ListDir(JoinPath(root_, "nodir")).status()));
 }
 
 TEST_P(StorageConformance, ColdReadReportsMethod) {
@@ -89,9 +92,12 @@ TEST_P(StorageConformance, ColdReadReportsMethod) {
 
 INSTANTIATE_TEST_SUITE_P(
     Backends, StorageConformance,
-    ::testing::Values(Backend{"posix", [](TempDir& t) { return t.Sub("root"); }},
-                      Backend{"posix_file_uri", [](TempDir& t) { return "file://" + t.Sub("root"); }},
-                      Backend{"memory", [](TempDir&) { return std::string("mem://bucket/root"); }}),
+    ::testing::Values(
+        Backend{"posix", [](TempDir& t) { return t.Sub("root"); }},
+        Backend{"posix_file_uri",
+                [](TempDir& t) { return "file://" + t.Sub("root"); }},
+        Backend{"memory",
+                [](TempDir&) { return std::string("mem://bucket/root"); }}),
     [](const auto& info) { return info.param.name; });
 
 // Posix-only: fadvise really evicts, measured with mincore.
@@ -103,7 +109,8 @@ TEST(PosixPageCache, FadviseLeavesNothingResident) {
   auto none = storage->PrepareColdRead({path}, "none");
   ASSERT_TRUE(none.ok());
   EXPECT_EQ(none->checked_bytes, 8u << 20);
-  if (none->resident_bytes == 0) GTEST_SKIP() << "filesystem keeps no page cache (tmpfs?)";
+  if (none->resident_bytes == 0)
+    GTEST_SKIP() << "filesystem keeps no page cache (tmpfs?)";
   auto rep = storage->PrepareColdRead({path}, "fadvise");
   ASSERT_TRUE(rep.ok()) << rep.status();
   EXPECT_EQ(rep->method, "fadvise_dontneed");

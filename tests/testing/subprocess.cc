@@ -37,7 +37,8 @@ ProcessResult RunProcess(const std::vector<std::string>& argv,
   for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
   args.push_back(nullptr);
   std::vector<std::string> env_strings;
-  if (const char* path = std::getenv("PATH")) env_strings.push_back(std::string("PATH=") + path);
+  if (const char* path = std::getenv("PATH"))
+    env_strings.push_back(std::string("PATH=") + path);
   for (const auto& [k, v] : env) env_strings.push_back(k + "=" + v);
   std::vector<char*> envp;
   for (auto& e : env_strings) envp.push_back(e.data());
@@ -47,7 +48,8 @@ ProcessResult RunProcess(const std::vector<std::string>& argv,
   if (posix_spawn(&pid, args[0], &fa, nullptr, args.data(), envp.data()) == 0) {
     int status = 0;
     waitpid(pid, &status, 0);
-    r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+    r.exit_code =
+        WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
   }
   posix_spawn_file_actions_destroy(&fa);
   close(out_fd);

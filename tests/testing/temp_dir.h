@@ -11,7 +11,9 @@ namespace ckpt {
 class TempDir {
  public:
   TempDir() {
-    std::string tmpl = (std::filesystem::temp_directory_path() / "ckptbench-test-XXXXXX").string();
+    std::string tmpl =
+        (std::filesystem::temp_directory_path() / "ckptbench-test-XXXXXX")
+            .string();
     path_ = mkdtemp(tmpl.data());
   }
   ~TempDir() {
