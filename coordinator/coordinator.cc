@@ -102,10 +102,28 @@ absl::Status Coordinator::Preflight(RunResult* result) {
   return absl::OkStatus();
 }
 
+void Coordinator::Interrupt(const std::string& reason) {
+  {
+    std::lock_guard<std::mutex> lock(interrupt_mu_);
+    interrupt_reason_ = reason;
+  }
+  interrupted_ = true;
+  v1::AbortRequest req;
+  req.set_run_id(run_id_);
+  req.set_reason(reason);
+  for (auto* n : nodes_) (void)n->Abort(req);
+}
+
 absl::Status Coordinator::Run(RunResult* result) {
   result->run_id = run_id_;
-  if (config_.DoSave()) RETURN_IF_ERROR(RunSaves(result));
-  if (config_.DoLoad()) RETURN_IF_ERROR(RunLoads(result));
+  absl::Status s;
+  if (config_.DoSave()) s = RunSaves(result);
+  if (s.ok() && config_.DoLoad()) s = RunLoads(result);
+  if (interrupted_) {
+    std::lock_guard<std::mutex> lock(interrupt_mu_);
+    return absl::CancelledError(interrupt_reason_);
+  }
+  RETURN_IF_ERROR(s);
   if (saved_ && !config_.run.keep_all_steps)
     RETURN_IF_ERROR(RemoveOldSteps(result));
   return absl::OkStatus();
@@ -117,7 +135,8 @@ absl::Status Coordinator::RunSaves(RunResult* result) {
   ASSIGN_OR_RETURN(auto listing, Inspect(dir, false));
   uint64_t step = MaxStep(listing) + 1;
   RoundRunner runner(config_, plan_, nodes_, progress_);
-  for (int i = 1; i <= config_.run.num_save_calls; ++i, ++step) {
+  for (int i = 1; i <= config_.run.num_save_calls && !interrupted_;
+       ++i, ++step) {
     RoundSpec spec;
     spec.run_id = run_id_;
     spec.round_id = next_round_id_++;
@@ -181,7 +200,7 @@ absl::Status Coordinator::RunLoads(RunResult* result) {
   Config load_config = config_;
   load_config.io.checksum = meta.checksum;  // verify with what was recorded
   RoundRunner runner(load_config, plan_, nodes_, progress_);
-  for (int i = 1; i <= config_.run.num_load_calls; ++i) {
+  for (int i = 1; i <= config_.run.num_load_calls && !interrupted_; ++i) {
     RoundSpec spec;
     spec.run_id = run_id_;
     spec.round_id = next_round_id_++;

@@ -6,6 +6,8 @@
 #ifndef CKPTBENCH_COORDINATOR_COORDINATOR_H_
 #define CKPTBENCH_COORDINATOR_COORDINATOR_H_
 
+#include <atomic>
+#include <mutex>
 #include <string>
 #include <vector>
 
@@ -31,6 +33,10 @@ class Coordinator {
   // measured, failed ones included.
   absl::Status Run(RunResult* result);
 
+  // Safe from another thread (the signal thread): tells the nodes to
+  // abort, fails the round in flight and starts no further rounds.
+  void Interrupt(const std::string& reason);
+
  private:
   absl::StatusOr<v1::InspectReply> Inspect(const std::string& uri, bool probe);
   absl::Status RunSaves(RunResult* result);
@@ -45,6 +51,9 @@ class Coordinator {
   std::string run_id_;
   uint64_t next_round_id_ = 1;
   bool saved_ = false;
+  std::atomic<bool> interrupted_{false};
+  std::mutex interrupt_mu_;
+  std::string interrupt_reason_;
 };
 
 std::string NewRunId();

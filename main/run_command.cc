@@ -1,10 +1,14 @@
 // `ckptbench run`: single node, coordinator and node agent in one process,
 // talking through the same NodeClient interface as the multinode build.
+#include <pthread.h>
+#include <signal.h>
 #include <unistd.h>
 
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <mutex>
+#include <thread>
 
 #include "absl/strings/str_cat.h"
 #include "common/bytes.h"
@@ -85,7 +89,47 @@ int Fail(const std::string& dir, RunResult* r, const std::string& error,
 
 }  // namespace
 
+// SIGINT / SIGTERM are taken by a thread of ours (sigwait) that interrupts
+// the coordinator: the round in flight fails, results are still written.
+class SignalWatcher {
+ public:
+  SignalWatcher() {
+    sigemptyset(&set_);
+    sigaddset(&set_, SIGINT);
+    sigaddset(&set_, SIGTERM);
+    sigaddset(&set_, SIGUSR1);  // our own wake-up at the end
+    pthread_sigmask(SIG_BLOCK, &set_, nullptr);
+    thread_ = std::thread([this] {
+      int sig = 0;
+      while (sigwait(&set_, &sig) == 0) {
+        if (sig == SIGUSR1) return;
+        std::lock_guard<std::mutex> lock(mu_);
+        if (target_ == nullptr) continue;
+        const char* name = sig == SIGINT ? "SIGINT" : "SIGTERM";
+        std::fprintf(stderr, "\nckptbench: %s: aborting the run\n", name);
+        target_->Interrupt(absl::StrCat("interrupted by ", name));
+      }
+    });
+  }
+  ~SignalWatcher() {
+    Watch(nullptr);
+    pthread_kill(thread_.native_handle(), SIGUSR1);
+    thread_.join();
+  }
+  void Watch(Coordinator* c) {
+    std::lock_guard<std::mutex> lock(mu_);
+    target_ = c;
+  }
+
+ private:
+  sigset_t set_;
+  std::mutex mu_;
+  Coordinator* target_ = nullptr;
+  std::thread thread_;
+};
+
 int RunCommand(const CliArgs& args) {
+  SignalWatcher signals;  // first, before any other thread exists
   RunResult result;
   result.started_at = UtcNowIso8601();
   result.environment = ProbeHost();
@@ -132,7 +176,9 @@ int RunCommand(const CliArgs& args) {
       result.run_id, plan->model, FormatBytes(plan->total_bytes),
       plan->world_size, config.DoSave() ? config.run.num_save_calls : 0,
       config.DoLoad() ? config.run.num_load_calls : 0);
+  signals.Watch(&coordinator);
   absl::Status status = coordinator.Run(&result);
+  signals.Watch(nullptr);
   for (const auto& round : result.rounds) {
     if (!round.nodes.empty() && result.environment.filesystem.empty()) {
       result.environment.storage_kind =

@@ -5,6 +5,8 @@
 #include <cstdio>
 #include <fstream>
 #include <map>
+#include <set>
+#include <sstream>
 
 #include "common/text.h"
 
@@ -154,6 +156,30 @@ TEST(ValidateConfig, GpuAndMissingPathAndDirectAlignment) {
   c.io.direct_read = true;
   c.io.block_size = 4096 * 3 + 512;
   EXPECT_FALSE(ValidateConfig(c, true).ok());
+}
+
+// conf/local-disk.yaml documents every key with its default: it must load,
+// name each key exactly once, and agree with the built-in defaults.
+TEST(LoadConfig, ShippedLocalDiskYamlListsEveryKeyWithDefaults) {
+  std::string path =
+      std::string(CKPTBENCH_SOURCE_DIR) + "/conf/local-disk.yaml";
+  std::ifstream in(path);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  auto entries = FlattenYaml(ss.str(), path);
+  ASSERT_TRUE(entries.ok()) << entries.status();
+  std::set<std::string> listed;
+  for (const auto& e : *entries) listed.insert(e.key);
+  for (const auto& k : ConfigKeys()) EXPECT_TRUE(listed.count(k.key)) << k.key;
+  EXPECT_EQ(listed.size(), ConfigKeys().size());
+  FakeEnv env;
+  auto c = LoadConfig({path, {}, env.Fn()});
+  ASSERT_TRUE(c.ok()) << c.status();
+  Config defaults;
+  for (const auto& k : ConfigKeys()) {
+    if (k.key == "storage.path") continue;
+    EXPECT_EQ(k.get(c->config), k.get(defaults)) << k.key;
+  }
 }
 
 TEST(Text, ClosestMatch) {

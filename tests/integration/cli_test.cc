@@ -1,5 +1,6 @@
 // End to end through the ckptbench binary: the acceptance checks.
 #include <gtest/gtest.h>
+#include <signal.h>
 
 #include <filesystem>
 #include <fstream>
@@ -167,6 +168,29 @@ TEST(Cli, LoadOnlyStagesThenNeverOverwritesAndRefusesOtherPlans) {
   auto other = Ckpt({"run", "--load-only", "NUM_LAYERS=3"}, env);
   EXPECT_EQ(other.exit_code, 2);
   EXPECT_NE(other.err.find("different plan"), std::string::npos) << other.err;
+}
+
+TEST(Cli, SigintAbortsTheRoundAndStillWritesResults) {
+  TempDir t;
+  // ~7.5 GiB per save: far longer than the 1.5 s before the signal.
+  auto env = Env(t, {{"NUM_LAYERS", "1000"},
+                     {"NUM_SAVE_CALLS", "2"},
+                     {"CKPT_BLOCK_SIZE", "1MiB"}});
+  auto r = RunProcess(
+      {CkptbenchBinary(), "run", "--save-only", "--results-dir", t.Sub("res")},
+      env, 1500, SIGINT);
+  EXPECT_EQ(r.exit_code, 1) << r.err;
+  EXPECT_NE(r.err.find("SIGINT"), std::string::npos) << r.err;
+  json j = json::parse(ReadFile(t.Sub("res/result.json")));
+  EXPECT_EQ(j["status"], "failed");
+  EXPECT_NE(j["errors"].back().get<std::string>().find("interrupted by SIGINT"),
+            std::string::npos);
+  ASSERT_EQ(j["rounds"].size(), 1u);
+  EXPECT_EQ(j["rounds"][0]["status"], "failed");
+  EXPECT_NE(j["rounds"][0]["error"].get<std::string>().find("aborted"),
+            std::string::npos);
+  EXPECT_FALSE(fs::exists(
+      t.Sub("ckpt/checkpoints/step-1/.metadata")));  // never committed
 }
 
 TEST(Cli, ZeroCallsIsValid) {

@@ -1,6 +1,7 @@
 #include "tests/testing/subprocess.h"
 
 #include <fcntl.h>
+#include <signal.h>
 #include <spawn.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -24,7 +25,8 @@ std::string CkptbenchBinary() {
 }
 
 ProcessResult RunProcess(const std::vector<std::string>& argv,
-                         const std::map<std::string, std::string>& env) {
+                         const std::map<std::string, std::string>& env,
+                         int signal_after_ms, int sig) {
   char out_name[] = "/tmp/ckptbench-out-XXXXXX";
   char err_name[] = "/tmp/ckptbench-err-XXXXXX";
   int out_fd = mkstemp(out_name);
@@ -47,6 +49,10 @@ ProcessResult RunProcess(const std::vector<std::string>& argv,
   pid_t pid;
   if (posix_spawn(&pid, args[0], &fa, nullptr, args.data(), envp.data()) == 0) {
     int status = 0;
+    if (signal_after_ms > 0) {
+      usleep(static_cast<useconds_t>(signal_after_ms) * 1000);
+      kill(pid, sig);
+    }
     waitpid(pid, &status, 0);
     r.exit_code =
         WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);

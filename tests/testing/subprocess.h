@@ -14,8 +14,10 @@ struct ProcessResult {
   std::string out, err;
 };
 
+// With signal_after_ms > 0, sends `sig` to the process after that delay.
 ProcessResult RunProcess(const std::vector<std::string>& argv,
-                         const std::map<std::string, std::string>& env);
+                         const std::map<std::string, std::string>& env,
+                         int signal_after_ms = 0, int sig = 0);
 
 // The ckptbench binary under test ($CKPTBENCH_BIN, set by CTest).
 std::string CkptbenchBinary();

@@ -1,0 +1,18 @@
+#!/usr/bin/env bash
+# Installs what the tests need, builds ckptbench (optimized, then ASan+UBSan)
+# and runs every test with CTest. Works on a fresh Debian 12 machine as root.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+bash scripts/install-deps.sh
+bash scripts/check-format.sh
+
+echo "== optimized build"
+bash scripts/build.sh build
+(cd build && ctest --output-on-failure -j "$(nproc)")
+
+echo "== AddressSanitizer + UBSan build"
+bash scripts/build.sh build-asan -DCKPTBENCH_SANITIZE=ON \
+  -DCMAKE_BUILD_TYPE=Debug -DCKPTBENCH_BENCH=OFF
+(cd build-asan && ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
+  ctest --output-on-failure -j "$(nproc)")
