@@ -47,11 +47,13 @@ Coordinator::Coordinator(const Config& config, const CheckpointPlan& plan,
       run_id_(NewRunId()) {}
 
 absl::StatusOr<v1::InspectReply> Coordinator::Inspect(const std::string& uri,
-                                                      bool probe) {
+                                                      bool probe,
+                                                      bool want_metadata) {
   v1::InspectRequest req;
   req.set_run_id(run_id_);
   req.set_checkpoints_uri(uri);
   req.set_probe_write(probe);
+  req.set_want_metadata(want_metadata);
   ASSIGN_OR_RETURN(auto rep, nodes_[0]->Inspect(req));
   if (!rep.error().empty()) {
     return absl::FailedPreconditionError(absl::StrCat(uri, ": ", rep.error()));
@@ -72,7 +74,7 @@ absl::Status Coordinator::Preflight(RunResult* result) {
   if (config_.DoLoad() && config_.run.num_load_calls > 0 &&
       !(config_.DoSave() && config_.run.num_save_calls > 0 &&
         config_.RestorePath() == config_.CheckpointsPath())) {
-    ASSIGN_OR_RETURN(auto listing, Inspect(config_.RestorePath(), false));
+    ASSIGN_OR_RETURN(auto listing, Inspect(config_.RestorePath(), false, true));
     if (listing.newest_committed() > 0) {
       std::string where = absl::StrCat(
           StepUri(config_.RestorePath(), listing.newest_committed()),
@@ -183,10 +185,10 @@ absl::Status Coordinator::Stage(RunResult* result,
 absl::Status Coordinator::RunLoads(RunResult* result) {
   if (config_.run.num_load_calls == 0) return absl::OkStatus();
   const std::string dir = config_.RestorePath();
-  ASSIGN_OR_RETURN(auto listing, Inspect(dir, false));
+  ASSIGN_OR_RETURN(auto listing, Inspect(dir, false, true));
   if (listing.newest_committed() == 0) {
     RETURN_IF_ERROR(Stage(result, listing));
-    ASSIGN_OR_RETURN(listing, Inspect(dir, false));
+    ASSIGN_OR_RETURN(listing, Inspect(dir, false, true));
   }
   const uint64_t step = listing.newest_committed();
   std::string where = absl::StrCat(StepUri(dir, step), "/.metadata");

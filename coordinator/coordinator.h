@@ -38,7 +38,8 @@ class Coordinator {
   void Interrupt(const std::string& reason);
 
  private:
-  absl::StatusOr<v1::InspectReply> Inspect(const std::string& uri, bool probe);
+  absl::StatusOr<v1::InspectReply> Inspect(const std::string& uri, bool probe,
+                                           bool want_metadata = false);
   absl::Status RunSaves(RunResult* result);
   absl::Status RunLoads(RunResult* result);
   absl::Status Stage(RunResult* result, const v1::InspectReply& listing);

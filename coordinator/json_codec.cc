@@ -145,87 +145,177 @@ std::string ResultToJson(const RunResult& r) {
   return j.dump(2) + "\n";
 }
 
+// Written as a stream, not a DOM: a plan can have millions of segments and
+// the DOM costs ~10x the text.
 std::string MetadataToJson(const CheckpointPlan& plan, uint64_t step,
                            uint64_t seed, const std::string& checksum,
                            const SegmentChecksums& sums) {
-  ordered_json j;
-  j["format"] = kMetadataFormat;
-  j["step"] = step;
-  j["seed"] = seed;
-  j["checksum"] = checksum;
-  j["fingerprint"] = plan.fingerprint;
-  j["plan"] = {{"model", plan.model},
-               {"parameters", plan.parameters},
-               {"world_size", plan.world_size},
-               {"num_nodes", plan.num_nodes},
-               {"ranks_per_node", plan.ranks_per_node},
-               {"thread_count", plan.thread_count},
-               {"sharding", plan.sharding},
-               {"total_bytes", plan.total_bytes}};
-  ordered_json tensors = ordered_json::array();
-  for (const auto& t : plan.tensors) {
-    tensors.push_back(
-        {{"name", t.name}, {"dtype", t.dtype}, {"shape", t.shape}});
+  auto q = [](const std::string& v) { return json(v).dump(); };
+  std::string out;
+  absl::StrAppend(&out, "{\"format\":", q(kMetadataFormat), ",\"step\":", step,
+                  ",\"seed\":", seed, ",\"checksum\":", q(checksum),
+                  ",\"fingerprint\":", q(plan.fingerprint));
+  absl::StrAppend(&out, ",\"plan\":{\"model\":", q(plan.model),
+                  ",\"parameters\":", plan.parameters,
+                  ",\"world_size\":", plan.world_size,
+                  ",\"num_nodes\":", plan.num_nodes,
+                  ",\"ranks_per_node\":", plan.ranks_per_node,
+                  ",\"thread_count\":", plan.thread_count,
+                  ",\"sharding\":", q(plan.sharding),
+                  ",\"total_bytes\":", plan.total_bytes, "}");
+  out += ",\n\"tensors\":[";
+  for (size_t i = 0; i < plan.tensors.size(); ++i) {
+    const auto& t = plan.tensors[i];
+    absl::StrAppend(&out, i ? ",\n" : "", "{\"name\":", q(t.name),
+                    ",\"dtype\":", q(t.dtype), ",\"shape\":[");
+    for (size_t d = 0; d < t.shape.size(); ++d) {
+      absl::StrAppend(&out, d ? "," : "", t.shape[d]);
+    }
+    out += "]}";
   }
-  j["tensors"] = tensors;
   // files[].segments[]: [tensor index, tensor offset, length, file offset,
-  // checksum]
-  ordered_json files = ordered_json::array();
+  // checksum as 16 hex digits]
+  out += "],\n\"files\":[";
+  bool first_file = true;
   for (const auto& r : plan.ranks) {
     for (const auto& f : r.files) {
-      ordered_json segs = ordered_json::array();
+      absl::StrAppend(&out, first_file ? "" : ",\n", "{\"rank\":", r.rank,
+                      ",\"index\":", f.index, ",\"name\":", q(f.name),
+                      ",\"size\":", f.size, ",\"segments\":[");
+      first_file = false;
       for (size_t k = 0; k < f.segments.size(); ++k) {
         const auto& s = f.segments[k];
         auto it = sums.find({r.rank, f.index, static_cast<uint32_t>(k)});
-        segs.push_back(ordered_json::array(
-            {s.tensor, s.tensor_offset, s.length, s.file_offset,
-             it == sums.end() ? std::string() : Hex(it->second)}));
+        absl::StrAppend(&out, k ? "," : "", "[", s.tensor, ",", s.tensor_offset,
+                        ",", s.length, ",", s.file_offset, ",\"",
+                        it == sums.end() ? "" : Hex(it->second), "\"]");
       }
-      files.push_back({{"rank", r.rank},
-                       {"index", f.index},
-                       {"name", f.name},
-                       {"size", f.size},
-                       {"segments", segs}});
+      out += "]}";
     }
   }
-  j["files"] = files;
-  return j.dump() + "\n";
+  out += "]}\n";
+  return out;
 }
+
+namespace {
+
+// SAX reader for .metadata: keeps the scalars it needs and the segment
+// checksums, never the whole document.
+class MetadataSax : public json::json_sax_t {
+ public:
+  explicit MetadataSax(CheckpointMetadata* m) : m_(m) {}
+
+  bool null() override { return Value(json()); }
+  bool boolean(bool v) override { return Value(json(v)); }
+  bool number_integer(number_integer_t v) override { return Value(json(v)); }
+  bool number_unsigned(number_unsigned_t v) override { return Value(json(v)); }
+  bool number_float(number_float_t v, const string_t&) override {
+    return Value(json(v));
+  }
+  bool string(string_t& v) override { return Value(json(v)); }
+  bool binary(binary_t&) override { return true; }
+  bool start_object(std::size_t) override {
+    stack_.push_back({'o', key_, 0});
+    return true;
+  }
+  bool end_object() override {
+    stack_.pop_back();
+    return Advance();
+  }
+  bool start_array(std::size_t) override {
+    stack_.push_back({'a', key_, 0});
+    return true;
+  }
+  bool end_array() override {
+    stack_.pop_back();
+    return Advance();
+  }
+  bool key(string_t& k) override {
+    key_ = k;
+    return true;
+  }
+  bool parse_error(std::size_t pos, const std::string&,
+                   const nlohmann::detail::exception& e) override {
+    error_ = absl::StrCat("byte ", pos, ": ", e.what());
+    return false;
+  }
+  const std::string& error() const { return error_; }
+
+ private:
+  struct Frame {
+    char kind;
+    std::string key;  // key of this container in its parent
+    size_t index;     // element index, for arrays
+  };
+
+  bool Advance() {
+    if (!stack_.empty() && stack_.back().kind == 'a') ++stack_.back().index;
+    return true;
+  }
+
+  bool Value(const json& v) {
+    const size_t depth = stack_.size();
+    try {
+      if (depth == 1) {  // top level
+        if (key_ == "format") format_ = v.get<std::string>();
+        if (key_ == "step") m_->step = v.get<uint64_t>();
+        if (key_ == "seed") m_->seed = v.get<uint64_t>();
+        if (key_ == "checksum") m_->checksum = v.get<std::string>();
+        if (key_ == "fingerprint") m_->fingerprint = v.get<std::string>();
+      } else if (depth == 2 && stack_[1].key == "plan") {
+        if (key_ == "model") m_->model = v.get<std::string>();
+        if (key_ == "world_size") m_->world_size = v.get<int>();
+        if (key_ == "thread_count") m_->thread_count = v.get<int>();
+        if (key_ == "sharding") m_->sharding = v.get<std::string>();
+        if (key_ == "total_bytes") m_->total_bytes = v.get<uint64_t>();
+      } else if (depth == 3 && stack_[1].key == "files") {
+        if (key_ == "rank") rank_ = v.get<uint32_t>();
+        if (key_ == "index") file_ = v.get<uint32_t>();
+      } else if (depth == 5 && stack_[3].key == "segments" &&
+                 stack_[4].index == 4) {
+        std::string hex = v.get<std::string>();
+        if (!hex.empty()) {
+          m_->sums[{rank_, file_, static_cast<uint32_t>(stack_[3].index)}] =
+              std::stoull(hex, nullptr, 16);
+        }
+      }
+    } catch (const std::exception& e) {
+      error_ = absl::StrCat("field '", key_, "': ", e.what());
+      return false;
+    }
+    return Advance();
+  }
+
+ public:
+  std::string format_;
+
+ private:
+  CheckpointMetadata* m_;
+  std::vector<Frame> stack_;
+  std::string key_;
+  std::string error_;
+  uint32_t rank_ = 0, file_ = 0;
+};
+
+}  // namespace
 
 absl::StatusOr<CheckpointMetadata> ParseMetadata(const std::string& text,
                                                  const std::string& where) {
   CheckpointMetadata m;
-  try {
-    json j = json::parse(text);
-    if (j.value("format", "") != kMetadataFormat) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          where, ": not a ckptbench checkpoint (format '",
-          j.value("format", ""), "', expected ", kMetadataFormat, ")"));
-    }
-    m.step = j.at("step").get<uint64_t>();
-    m.seed = j.at("seed").get<uint64_t>();
-    m.checksum = j.at("checksum").get<std::string>();
-    m.fingerprint = j.at("fingerprint").get<std::string>();
-    const auto& p = j.at("plan");
-    m.model = p.at("model").get<std::string>();
-    m.world_size = p.at("world_size").get<int>();
-    m.thread_count = p.at("thread_count").get<int>();
-    m.sharding = p.at("sharding").get<std::string>();
-    m.total_bytes = p.at("total_bytes").get<uint64_t>();
-    for (const auto& f : j.at("files")) {
-      uint32_t rank = f.at("rank").get<uint32_t>();
-      uint32_t index = f.at("index").get<uint32_t>();
-      const auto& segs = f.at("segments");
-      for (size_t k = 0; k < segs.size(); ++k) {
-        std::string hex = segs[k].at(4).get<std::string>();
-        if (hex.empty()) continue;
-        m.sums[{rank, index, static_cast<uint32_t>(k)}] =
-            std::stoull(hex, nullptr, 16);
-      }
-    }
-  } catch (const std::exception& e) {
+  MetadataSax sax(&m);
+  bool ok = json::sax_parse(text, &sax);
+  if (!ok) {
     return absl::DataLossError(
-        absl::StrCat(where, ": unreadable .metadata: ", e.what()));
+        absl::StrCat(where, ": unreadable .metadata: ", sax.error()));
+  }
+  if (sax.format_ != kMetadataFormat) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(where, ": not a ckptbench checkpoint (format '",
+                     sax.format_, "', expected ", kMetadataFormat, ")"));
+  }
+  if (m.fingerprint.empty()) {
+    return absl::DataLossError(
+        absl::StrCat(where, ": .metadata has no plan fingerprint"));
   }
   return m;
 }

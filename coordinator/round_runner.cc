@@ -56,6 +56,7 @@ v1::PrepareRequest RoundRunner::BuildPrepare(const RoundSpec& spec,
   io->set_direct_read(config_.io.direct_read);
   io->set_cache_mode(config_.io.cache_mode);
   io->set_checksum(config_.io.checksum);
+  for (const auto& t : plan_.tensors) req.add_tensor_names(t.name);
   for (const auto& r : plan_.ranks) {
     if (static_cast<int>(r.node) != node) continue;
     auto* ra = req.add_ranks();
@@ -68,7 +69,7 @@ v1::PrepareRequest RoundRunner::BuildPrepare(const RoundSpec& spec,
       for (size_t k = 0; k < f.segments.size(); ++k) {
         const auto& s = f.segments[k];
         auto* sa = fa->add_segments();
-        sa->set_tensor(plan_.tensors[s.tensor].name);
+        sa->set_tensor_index(s.tensor);
         sa->set_tensor_offset(s.tensor_offset);
         sa->set_length(s.length);
         sa->set_file_offset(s.file_offset);

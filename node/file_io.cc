@@ -61,6 +61,13 @@ void FeedSegments(const FileJob& job, uint64_t offset, const unsigned char* p,
   }
 }
 
+std::string TensorName(const FileJob& job, const SegmentJob& s) {
+  if (job.tensor_names && s.tensor < job.tensor_names->size()) {
+    return (*job.tensor_names)[s.tensor];
+  }
+  return absl::StrCat("#", s.tensor);
+}
+
 // Re-reads segment `s` and names the first byte that differs from the
 // pattern; used only after a checksum mismatch.
 std::string LocateMismatch(const TransferContext& ctx, const FileJob& job,
@@ -153,7 +160,8 @@ absl::Status LoadFile(const TransferContext& ctx, const FileJob& job,
       return;
     mismatch = absl::DataLossError(absl::StrCat(
         "checksum mismatch in ", job.path, LocateMismatch(ctx, job, params, s),
-        " (segment of tensor ", s.tensor, " at tensor byte ", s.tensor_offset,
+        " (segment of tensor ", TensorName(job, s), " at tensor byte ",
+        s.tensor_offset,
         absl::StrFormat(", %s expected %016x, read %016x)",
                         ChecksumName(params.checksum), s.expected,
                         out->checksums[i])));

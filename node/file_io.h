@@ -10,6 +10,7 @@
 #include <atomic>
 #include <chrono>
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -21,7 +22,7 @@
 namespace ckpt {
 
 struct SegmentJob {
-  std::string tensor;
+  uint32_t tensor = 0;  // index into FileJob::tensor_names
   uint64_t tensor_offset = 0;
   uint64_t length = 0;
   uint64_t file_offset = 0;
@@ -35,6 +36,8 @@ struct FileJob {
   std::string path;  // full path in the storage namespace
   uint64_t size = 0;
   std::vector<SegmentJob> segments;  // contiguous, cover [0, size)
+  // The plan's tensor names (shared by every file of a phase; for errors).
+  std::shared_ptr<const std::vector<std::string>> tensor_names;
 };
 
 struct IoParams {

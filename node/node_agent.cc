@@ -34,7 +34,8 @@ uint64_t ParseStepDir(const std::string& name) {
 std::string StepDirName(uint64_t step) { return absl::StrCat("step-", step); }
 
 absl::StatusOr<StepListing> NodeAgent::Inspect(const std::string& uri,
-                                               bool probe_write) {
+                                               bool probe_write,
+                                               bool want_metadata) {
   ASSIGN_OR_RETURN(auto loc, OpenStorage(uri));
   StepListing listing;
   if (probe_write) {
@@ -63,7 +64,7 @@ absl::StatusOr<StepListing> NodeAgent::Inspect(const std::string& uri,
     }
   }
   std::sort(listing.steps.begin(), listing.steps.end());
-  if (listing.newest_committed > 0) {
+  if (want_metadata && listing.newest_committed > 0) {
     std::string meta = JoinPath(
         JoinPath(loc.path, StepDirName(listing.newest_committed)), kMetadata);
     ASSIGN_OR_RETURN(listing.newest_metadata, loc.storage->ReadSmall(meta));

@@ -92,7 +92,8 @@ class NodeAgent {
   // With probe_write, first creates the directory and writes and removes a
   // probe file there (PermissionDenied etc. naming the path).
   absl::StatusOr<StepListing> Inspect(const std::string& checkpoints_uri,
-                                      bool probe_write = false);
+                                      bool probe_write = false,
+                                      bool want_metadata = true);
 
   // Untimed: opens storage, creates the step directory (save) or makes the
   // files cold (load), allocates buffers. Replaces any prepared job.

@@ -36,6 +36,8 @@ PhaseJob JobFromProto(const v1::PrepareRequest& req) {
   job.cache_mode = req.io().cache_mode();
   auto kind = ParseChecksumKind(req.io().checksum());
   job.checksum = kind.ok() ? *kind : ChecksumKind::kXxh3;
+  auto names = std::make_shared<std::vector<std::string>>(
+      req.tensor_names().begin(), req.tensor_names().end());
   for (const auto& r : req.ranks()) {
     RankJob rj;
     rj.rank = r.rank();
@@ -45,8 +47,10 @@ PhaseJob JobFromProto(const v1::PrepareRequest& req) {
       fj.index = f.index();
       fj.path = f.name();
       fj.size = f.size();
+      fj.tensor_names = names;
+      fj.segments.reserve(f.segments_size());
       for (const auto& s : f.segments()) {
-        fj.segments.push_back({s.tensor(), s.tensor_offset(), s.length(),
+        fj.segments.push_back({s.tensor_index(), s.tensor_offset(), s.length(),
                                s.file_offset(), s.checksum(),
                                s.has_checksum()});
       }
@@ -96,7 +100,8 @@ v1::PhaseReport ReportToProto(const PhaseOutcome& o, uint64_t round_id) {
 
 v1::InspectReply NodeService::Inspect(const v1::InspectRequest& req) {
   v1::InspectReply rep;
-  auto listing = agent_.Inspect(req.checkpoints_uri(), req.probe_write());
+  auto listing = agent_.Inspect(req.checkpoints_uri(), req.probe_write(),
+                                req.want_metadata());
   if (!listing.ok()) {
     rep.set_error(std::string(listing.status().message()));
     return rep;
@@ -107,7 +112,7 @@ v1::InspectReply NodeService::Inspect(const v1::InspectRequest& req) {
     s->set_committed(committed);
   }
   rep.set_newest_committed(listing->newest_committed);
-  rep.set_newest_metadata(listing->newest_metadata);
+  rep.set_newest_metadata(std::move(listing->newest_metadata));
   return rep;
 }
 

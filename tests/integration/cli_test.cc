@@ -175,12 +175,16 @@ TEST(Cli, SigintAbortsTheRoundAndStillWritesResults) {
   // ~7.5 GiB per save: far longer than the 1.5 s before the signal.
   auto env = Env(t, {{"NUM_LAYERS", "1000"},
                      {"NUM_SAVE_CALLS", "2"},
-                     {"CKPT_BLOCK_SIZE", "1MiB"}});
+                     {"CKPT_BLOCK_SIZE", "1MiB"},
+                     {"CKPT_PROGRESS_INTERVAL", "0.3"}});
   auto r = RunProcess(
       {CkptbenchBinary(), "run", "--save-only", "--results-dir", t.Sub("res")},
       env, 1500, SIGINT);
   EXPECT_EQ(r.exit_code, 1) << r.err;
   EXPECT_NE(r.err.find("SIGINT"), std::string::npos) << r.err;
+  // Not a terminal: plain periodic progress lines.
+  EXPECT_NE(r.err.find("progress: save 1  "), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("MiB/s  ETA"), std::string::npos) << r.err;
   json j = json::parse(ReadFile(t.Sub("res/result.json")));
   EXPECT_EQ(j["status"], "failed");
   EXPECT_NE(j["errors"].back().get<std::string>().find("interrupted by SIGINT"),

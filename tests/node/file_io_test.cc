@@ -17,11 +17,13 @@ FileJob MakeJob(const std::string& path, uint64_t size) {
   job.index = 0;
   job.path = path;
   job.size = size;
+  job.tensor_names = std::make_shared<std::vector<std::string>>(
+      std::vector<std::string>{"t0", "t1", "t2"});
   // Three segments of odd sizes covering the file.
   uint64_t a = size / 3 + 5, b = size / 3 - 7;
-  job.segments = {{"t0", 0, a, 0, 0, false},
-                  {"t1", 40, b, a, 0, false},
-                  {"t2", 0, size - a - b, a + b, 0, false}};
+  job.segments = {{0, 0, a, 0, 0, false},
+                  {1, 40, b, a, 0, false},
+                  {2, 0, size - a - b, a + b, 0, false}};
   return job;
 }
 

@@ -21,6 +21,7 @@ v1::PrepareRequest Request(v1::Phase phase, uint64_t round) {
   req.mutable_io()->set_fsync(true);
   req.mutable_io()->set_cache_mode("auto");
   req.mutable_io()->set_checksum("crc32c");
+  req.add_tensor_names("w");
   for (uint32_t rank = 0; rank < 2; ++rank) {
     auto* r = req.add_ranks();
     r->set_rank(rank);
@@ -30,7 +31,7 @@ v1::PrepareRequest Request(v1::Phase phase, uint64_t round) {
       f->set_index(k);
       f->set_size(300000);
       auto* s = f->add_segments();
-      s->set_tensor("w");
+      s->set_tensor_index(0);
       s->set_length(300000);
     }
   }
@@ -64,6 +65,7 @@ TEST(NodeService, SaveCommitInspectLoadAndIdempotentStart) {
   // Not committed yet: inspect sees an uncommitted step.
   v1::InspectRequest ireq;
   ireq.set_checkpoints_uri("mem://b/checkpoints");
+  ireq.set_want_metadata(true);
   auto listing = svc.Inspect(ireq);
   ASSERT_EQ(listing.steps_size(), 1);
   EXPECT_FALSE(listing.steps(0).committed());
