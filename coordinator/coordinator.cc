@@ -61,6 +61,19 @@ absl::StatusOr<v1::InspectReply> Coordinator::Inspect(const std::string& uri,
   return rep;
 }
 
+RoundSpec Coordinator::NewSpec(bool save, int index, const std::string& dir,
+                               uint64_t step, uint64_t seed) {
+  RoundSpec spec;
+  spec.run_id = run_id_;
+  spec.round_id = next_round_id_++;
+  spec.save = save;
+  spec.index = index;
+  spec.step = step;
+  spec.seed = seed;
+  spec.step_uri = StepUri(dir, step);
+  return spec;
+}
+
 absl::Status Coordinator::Preflight(RunResult* result) {
   result->run_id = run_id_;
   if (config_.DoSave() && config_.run.num_save_calls > 0) {
@@ -139,14 +152,7 @@ absl::Status Coordinator::RunSaves(RunResult* result) {
   RoundRunner runner(config_, plan_, nodes_, progress_);
   for (int i = 1; i <= config_.run.num_save_calls && !interrupted_;
        ++i, ++step) {
-    RoundSpec spec;
-    spec.run_id = run_id_;
-    spec.round_id = next_round_id_++;
-    spec.save = true;
-    spec.index = i;
-    spec.step = step;
-    spec.seed = config_.run.seed;
-    spec.step_uri = StepUri(dir, step);
+    RoundSpec spec = NewSpec(/*save=*/true, i, dir, step, config_.run.seed);
     result->rounds.push_back(runner.Run(spec));
     const RoundResult& r = result->rounds.back();
     if (r.status != "ok") return absl::AbortedError(r.error);
@@ -160,15 +166,9 @@ absl::Status Coordinator::RunSaves(RunResult* result) {
 absl::Status Coordinator::Stage(RunResult* result,
                                 const v1::InspectReply& listing) {
   const std::string dir = config_.RestorePath();
-  RoundSpec spec;
-  spec.run_id = run_id_;
-  spec.round_id = next_round_id_++;
-  spec.save = true;
+  RoundSpec spec =
+      NewSpec(/*save=*/true, 0, dir, MaxStep(listing) + 1, config_.run.seed);
   spec.staged = true;
-  spec.index = 0;
-  spec.step = MaxStep(listing) + 1;
-  spec.seed = config_.run.seed;
-  spec.step_uri = StepUri(dir, spec.step);
   std::string note = absl::StrCat("no committed checkpoint under ", dir,
                                   ": staged ", StepDirName(spec.step),
                                   " first (untimed, not in the summary)");
@@ -203,14 +203,7 @@ absl::Status Coordinator::RunLoads(RunResult* result) {
   load_config.io.checksum = meta.checksum;  // verify with what was recorded
   RoundRunner runner(load_config, plan_, nodes_, progress_);
   for (int i = 1; i <= config_.run.num_load_calls && !interrupted_; ++i) {
-    RoundSpec spec;
-    spec.run_id = run_id_;
-    spec.round_id = next_round_id_++;
-    spec.save = false;
-    spec.index = i;
-    spec.step = step;
-    spec.seed = meta.seed;
-    spec.step_uri = StepUri(dir, step);
+    RoundSpec spec = NewSpec(/*save=*/false, i, dir, step, meta.seed);
     spec.expected = [&meta](uint32_t rank, uint32_t file, uint32_t seg,
                             uint64_t* out) {
       auto it = meta.sums.find({rank, file, seg});

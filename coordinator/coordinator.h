@@ -17,6 +17,7 @@
 #include "coordinator/node_client.h"
 #include "coordinator/progress.h"
 #include "coordinator/results.h"
+#include "coordinator/round_runner.h"
 
 namespace ckpt {
 
@@ -44,6 +45,9 @@ class Coordinator {
   absl::Status RunLoads(RunResult* result);
   absl::Status Stage(RunResult* result, const v1::InspectReply& listing);
   absl::Status RemoveOldSteps(RunResult* result);
+  // A round of this run with the next round id.
+  RoundSpec NewSpec(bool save, int index, const std::string& dir, uint64_t step,
+                    uint64_t seed);
 
   Config config_;
   const CheckpointPlan& plan_;

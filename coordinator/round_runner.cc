@@ -8,6 +8,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "common/bytes.h"
+#include "common/clock.h"
 #include "common/log.h"
 #include "coordinator/json_codec.h"
 #include "node/node_service.h"
@@ -15,17 +16,7 @@
 namespace ckpt {
 namespace {
 
-using Clock = std::chrono::steady_clock;
-
-double Since(Clock::time_point t0) {
-  return std::chrono::duration<double>(Clock::now() - t0).count();
-}
-
-int64_t NowUnixNs() {
-  return std::chrono::duration_cast<std::chrono::nanoseconds>(
-             std::chrono::system_clock::now().time_since_epoch())
-      .count();
-}
+using Clock = SteadyClock;
 
 // Margin between announcing the start instant and reaching it.
 constexpr auto kStartMargin = std::chrono::milliseconds(50);
@@ -187,7 +178,7 @@ RoundResult RoundRunner::Run(const RoundSpec& spec) {
   }
   for (auto& t : threads) t.join();
   if (progress_) progress_->EndRound();
-  result.transfer_seconds = Since(t0);
+  result.transfer_seconds = SecondsSince(t0);
   Aggregate(spec, reports, &result);
   for (size_t i = 0; i < n && i < result.nodes.size(); ++i) {
     result.nodes[i].filesystem = prepared[i].filesystem();
@@ -216,7 +207,7 @@ RoundResult RoundRunner::Run(const RoundSpec& spec) {
     if (!rep->error().empty())
       return fail(absl::StrCat("commit: ", rep->error()));
   }
-  result.seconds = Since(t0);
+  result.seconds = SecondsSince(t0);
   result.throughput_mib_s = MibPerSecond(result.bytes, result.seconds);
   result.verified = !spec.save;
   return result;

@@ -6,16 +6,12 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "common/clock.h"
 #include "common/status_macros.h"
 #include "node/pattern.h"
 
 namespace ckpt {
 namespace {
-
-double SecondsSince(SteadyTime start) {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
-      .count();
-}
 
 // Times one call into `h` (nanoseconds).
 template <typename F>

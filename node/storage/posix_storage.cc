@@ -30,15 +30,32 @@ absl::Status Errno(const std::string& what, const std::string& path,
   return absl::InternalError(msg);
 }
 
-class PosixWritableFile : public WritableFile {
+// Owns an open descriptor: closes it once, reporting close() errors.
+class OwnedFd {
  public:
-  PosixWritableFile(std::string path, int fd, bool direct)
-      : path_(std::move(path)), fd_(fd), direct_(direct) {}
-  ~PosixWritableFile() override {
+  OwnedFd(std::string path, int fd) : path_(std::move(path)), fd_(fd) {}
+  ~OwnedFd() {
     if (fd_ >= 0) close(fd_);
   }
-  PosixWritableFile(const PosixWritableFile&) = delete;
-  PosixWritableFile& operator=(const PosixWritableFile&) = delete;
+  OwnedFd(const OwnedFd&) = delete;
+  OwnedFd& operator=(const OwnedFd&) = delete;
+
+  absl::Status CloseFd() {
+    int fd = fd_;
+    fd_ = -1;
+    if (fd >= 0 && close(fd) != 0) return Errno("close", path_);
+    return absl::OkStatus();
+  }
+
+ protected:
+  std::string path_;
+  int fd_;
+};
+
+class PosixWritableFile : public WritableFile, private OwnedFd {
+ public:
+  PosixWritableFile(std::string path, int fd, bool direct)
+      : OwnedFd(std::move(path), fd), direct_(direct) {}
 
   absl::Status Append(const void* data, size_t len) override {
     if (direct_ && len % 4096 != 0) {
@@ -67,28 +84,16 @@ class PosixWritableFile : public WritableFile {
     return absl::OkStatus();
   }
 
-  absl::Status Close() override {
-    int fd = fd_;
-    fd_ = -1;
-    if (fd >= 0 && close(fd) != 0) return Errno("close", path_);
-    return absl::OkStatus();
-  }
+  absl::Status Close() override { return CloseFd(); }
 
  private:
-  std::string path_;
-  int fd_;
   bool direct_;
 };
 
-class PosixReadableFile : public ReadableFile {
+class PosixReadableFile : public ReadableFile, private OwnedFd {
  public:
   PosixReadableFile(std::string path, int fd, uint64_t size)
-      : path_(std::move(path)), fd_(fd), size_(size) {}
-  ~PosixReadableFile() override {
-    if (fd_ >= 0) close(fd_);
-  }
-  PosixReadableFile(const PosixReadableFile&) = delete;
-  PosixReadableFile& operator=(const PosixReadableFile&) = delete;
+      : OwnedFd(std::move(path), fd), size_(size) {}
 
   uint64_t Size() const override { return size_; }
 
@@ -110,16 +115,9 @@ class PosixReadableFile : public ReadableFile {
     return done;
   }
 
-  absl::Status Close() override {
-    int fd = fd_;
-    fd_ = -1;
-    if (fd >= 0 && close(fd) != 0) return Errno("close", path_);
-    return absl::OkStatus();
-  }
+  absl::Status Close() override { return CloseFd(); }
 
  private:
-  std::string path_;
-  int fd_;
   uint64_t size_;
 };
 

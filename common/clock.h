@@ -1,0 +1,26 @@
+// Clock helpers shared by coordinator and node: wall-clock instants in unix
+// nanoseconds (for agreeing on a start instant) and monotonic durations
+// (for everything that is timed). Stateless; thread-safe.
+#ifndef CKPTBENCH_COMMON_CLOCK_H_
+#define CKPTBENCH_COMMON_CLOCK_H_
+
+#include <chrono>
+#include <cstdint>
+
+namespace ckpt {
+
+using SteadyClock = std::chrono::steady_clock;
+
+inline int64_t NowUnixNs() {
+  return std::chrono::duration_cast<std::chrono::nanoseconds>(
+             std::chrono::system_clock::now().time_since_epoch())
+      .count();
+}
+
+inline double SecondsSince(SteadyClock::time_point start) {
+  return std::chrono::duration<double>(SteadyClock::now() - start).count();
+}
+
+}  // namespace ckpt
+
+#endif  // CKPTBENCH_COMMON_CLOCK_H_
