@@ -62,6 +62,29 @@ absl::Status ParseEnum(const std::string& v,
 std::string BoolStr(bool b) { return b ? "true" : "false"; }
 
 template <typename Member>
+KeyDef SecondsKey(std::string key, std::string env, Member member,
+                  std::string desc) {
+  KeyDef k;
+  k.key = std::move(key);
+  k.env = std::move(env);
+  k.expected = "seconds, a number > 0";
+  k.description = std::move(desc);
+  k.set = [member](Config& c, const std::string& v) -> absl::Status {
+    char* end = nullptr;
+    double d = std::strtod(v.c_str(), &end);
+    if (v.empty() || *end != '\0' || !(d > 0) || d > 1e7) {
+      return Expect("seconds, a number > 0");
+    }
+    member(c) = d;
+    return absl::OkStatus();
+  };
+  k.get = [member](const Config& c) {
+    return absl::StrCat(member(const_cast<Config&>(c)));
+  };
+  return k;
+}
+
+template <typename Member>
 KeyDef IntKey(std::string key, std::string env, int min, Member member,
               std::string desc) {
   KeyDef k;
@@ -214,26 +237,10 @@ std::vector<KeyDef> BuildKeys() {
       "run.keep_all_steps", "CKPT_KEEP_ALL_STEPS",
       [](Config& c) -> bool& { return c.run.keep_all_steps; },
       "keep every saved step (default: keep only the newest committed)"));
-  {
-    KeyDef k;
-    k.key = "run.progress_interval";
-    k.env = "CKPT_PROGRESS_INTERVAL";
-    k.expected = "seconds, a number > 0";
-    k.description = "seconds between progress lines during a round";
-    k.set = [](Config& c, const std::string& v) -> absl::Status {
-      char* end = nullptr;
-      double d = std::strtod(v.c_str(), &end);
-      if (v.empty() || *end != '\0' || !(d > 0)) {
-        return Expect("seconds, a number > 0");
-      }
-      c.run.progress_interval = d;
-      return absl::OkStatus();
-    };
-    k.get = [](const Config& c) {
-      return absl::StrCat(c.run.progress_interval);
-    };
-    keys.push_back(k);
-  }
+  keys.push_back(SecondsKey(
+      "run.progress_interval", "CKPT_PROGRESS_INTERVAL",
+      [](Config& c) -> double& { return c.run.progress_interval; },
+      "seconds between progress lines during a round"));
   {
     KeyDef k;
     k.key = "io.block_size";
@@ -271,6 +278,83 @@ std::vector<KeyDef> BuildKeys() {
       "io.checksum", "CKPT_CHECKSUM", {"xxh3", "crc32c"},
       [](Config& c) -> std::string& { return c.io.checksum; },
       "checksum recorded in .metadata and verified on load"));
+  keys.push_back(BoolKey(
+      "storage.node_local", "CKPT_NODE_LOCAL",
+      [](Config& c) -> bool& { return c.storage.node_local; },
+      "each node saves to and loads from its own disk (boot disks)"));
+  keys.push_back(StringKey(
+      "control.listen", "CKPT_LISTEN", "HOST:PORT",
+      [](Config& c) -> std::string& { return c.control.listen; },
+      "coordinator: address to serve the node sessions and health on"));
+  keys.push_back(StringKey(
+      "control.coordinator", "CKPT_COORDINATOR", "HOST:PORT",
+      [](Config& c) -> std::string& { return c.control.coordinator; },
+      "node: the coordinator's address (a DNS name in Kubernetes)"));
+  {
+    KeyDef k;
+    k.key = "control.node_index";
+    k.env = "CKPT_NODE_INDEX";
+    k.expected = "an integer >= 0";
+    k.description =
+        "node: its index (default: JOB_COMPLETION_INDEX, NODE_RANK or the "
+        "host name's trailing number)";
+    k.set = [](Config& c, const std::string& v) {
+      return ParseInt(v, 0, &c.control.node_index);
+    };
+    k.get = [](const Config& c) {
+      return std::to_string(c.control.node_index);
+    };
+    keys.push_back(k);
+  }
+  keys.push_back(SecondsKey(
+      "control.register_timeout", "CKPT_REGISTER_TIMEOUT",
+      [](Config& c) -> double& { return c.control.register_timeout; },
+      "coordinator: how long to wait for all NUM_NODES nodes"));
+  keys.push_back(SecondsKey(
+      "control.node_timeout", "CKPT_NODE_TIMEOUT",
+      [](Config& c) -> double& { return c.control.node_timeout; },
+      "a node silent this long is failed (heartbeats every interval)"));
+  keys.push_back(SecondsKey(
+      "control.heartbeat_interval", "CKPT_HEARTBEAT_INTERVAL",
+      [](Config& c) -> double& { return c.control.heartbeat_interval; },
+      "how often nodes send a heartbeat"));
+  keys.push_back(SecondsKey(
+      "control.connect_timeout", "CKPT_CONNECT_TIMEOUT",
+      [](Config& c) -> double& { return c.control.connect_timeout; },
+      "node: how long to keep dialing a coordinator that is not up"));
+  keys.push_back(IntKey(
+      "control.node_health_port", "CKPT_NODE_HEALTH_PORT", 0,
+      [](Config& c) -> int& { return c.control.node_health_port; },
+      "node: port of its gRPC health service, 0 = off"));
+  keys.push_back(StringKey(
+      "tls.cert", "CKPT_TLS_CERT", "a PEM file path",
+      [](Config& c) -> std::string& { return c.control.tls_cert; },
+      "certificate: the coordinator's server cert, or a node's client cert"));
+  keys.push_back(StringKey(
+      "tls.key", "CKPT_TLS_KEY", "a PEM file path",
+      [](Config& c) -> std::string& { return c.control.tls_key; },
+      "private key of tls.cert"));
+  keys.push_back(StringKey(
+      "tls.ca", "CKPT_TLS_CA", "a PEM file path",
+      [](Config& c) -> std::string& { return c.control.tls_ca; },
+      "CA bundle to verify the peer; on the coordinator it requires client "
+      "certificates (mutual TLS)"));
+  keys.push_back(StringKey(
+      "tls.server_name", "CKPT_TLS_SERVER_NAME", "a host name",
+      [](Config& c) -> std::string& { return c.control.tls_server_name; },
+      "node: name to verify in the coordinator's certificate"));
+  {
+    KeyDef k = StringKey(
+        "auth.token", "CKPT_TOKEN", "a shared secret string",
+        [](Config& c) -> std::string& { return c.control.token; },
+        "shared secret nodes must present to register (never logged)");
+    k.secret = true;
+    k.get = [](const Config& c) {
+      return c.control.token.empty() ? std::string()
+                                     : std::string("<redacted>");
+    };
+    keys.push_back(k);
+  }
   return keys;
 }
 

@@ -18,6 +18,7 @@ namespace ckpt {
 struct StorageOptions {
   std::string path;          // CKPT_DIR_PATH: path, file://, s3://, gs://
   std::string restore_path;  // CKPT_RESTORE_PATH; "" = <path>/checkpoints
+  bool node_local = false;   // CKPT_NODE_LOCAL: each node its own disk
 };
 
 struct ModelOptions {
@@ -55,6 +56,23 @@ struct IoOptionsConfig {
   std::string checksum = "crc32c";  // crc32c (ISA-L, fastest here) | xxh3
 };
 
+// The coordinator <-> node control channel.
+struct ControlOptions {
+  std::string listen = "0.0.0.0:50051";  // coordinator: address to serve on
+  std::string coordinator;               // node: address to dial
+  int node_index = -1;            // node: -1 = from JOB_COMPLETION_INDEX etc.
+  double register_timeout = 300;  // coordinator: wait for all nodes (s)
+  double node_timeout = 15;       // silence after which a node is dead (s)
+  double heartbeat_interval = 1;  // node heartbeat period (s)
+  double connect_timeout = 600;   // node: keep dialing this long (s)
+  int node_health_port = 0;       // node: gRPC health port, 0 = off
+  std::string tls_cert;           // PEM certificate (server or client)
+  std::string tls_key;            // PEM private key for tls_cert
+  std::string tls_ca;             // PEM CA: verify the peer (mTLS on server)
+  std::string tls_server_name;    // node: expected server name override
+  std::string token;              // shared secret nodes must present
+};
+
 struct Config {
   StorageOptions storage;
   ModelOptions model;
@@ -62,6 +80,7 @@ struct Config {
   ShardingOptions sharding;
   RunOptions run;
   IoOptionsConfig io;
+  ControlOptions control;
 
   // Resolved helpers.
   std::string RestorePath() const;

@@ -22,10 +22,23 @@ std::string StepUri(const std::string& dir, uint64_t step) {
   return absl::StrCat(d, "/", StepDirName(step));
 }
 
-uint64_t MaxStep(const v1::InspectReply& listing) {
+uint64_t MaxStep(const std::vector<v1::InspectReply>& listings) {
   uint64_t m = 0;
-  for (const auto& s : listing.steps()) m = std::max<uint64_t>(m, s.step());
+  for (const auto& l : listings) {
+    for (const auto& s : l.steps()) m = std::max<uint64_t>(m, s.step());
+  }
   return m;
+}
+
+// The newest committed step when every storage owner has the same one
+// (node-local disks must agree), else 0.
+uint64_t CommonNewest(const std::vector<v1::InspectReply>& listings) {
+  if (listings.empty()) return 0;
+  uint64_t step = listings[0].newest_committed();
+  for (const auto& l : listings) {
+    if (l.newest_committed() != step) return 0;
+  }
+  return step;
 }
 
 }  // namespace
@@ -39,26 +52,76 @@ std::string NewRunId() {
 
 Coordinator::Coordinator(const Config& config, const CheckpointPlan& plan,
                          std::vector<NodeClient*> nodes,
-                         ProgressPrinter* progress)
+                         ProgressPrinter* progress, std::string run_id)
     : config_(config),
       plan_(plan),
       nodes_(std::move(nodes)),
       progress_(progress),
-      run_id_(NewRunId()) {}
+      run_id_(run_id.empty() ? NewRunId() : std::move(run_id)) {}
 
 absl::StatusOr<v1::InspectReply> Coordinator::Inspect(const std::string& uri,
                                                       bool probe,
-                                                      bool want_metadata) {
+                                                      bool want_metadata,
+                                                      size_t node) {
   v1::InspectRequest req;
   req.set_run_id(run_id_);
   req.set_checkpoints_uri(uri);
   req.set_probe_write(probe);
   req.set_want_metadata(want_metadata);
-  ASSIGN_OR_RETURN(auto rep, nodes_[0]->Inspect(req));
+  ASSIGN_OR_RETURN(auto rep, nodes_[node]->Inspect(req));
   if (!rep.error().empty()) {
-    return absl::FailedPreconditionError(absl::StrCat(uri, ": ", rep.error()));
+    std::string where = config_.storage.node_local
+                            ? absl::StrCat(" on node ", nodes_[node]->index(),
+                                           " (", nodes_[node]->host(), ")")
+                            : "";
+    return absl::FailedPreconditionError(
+        absl::StrCat(uri, where, ": ", rep.error()));
   }
   return rep;
+}
+
+size_t Coordinator::StorageOwners() const {
+  return config_.storage.node_local ? nodes_.size() : 1;
+}
+
+absl::StatusOr<std::vector<v1::InspectReply>> Coordinator::InspectAll(
+    const std::string& uri, bool probe, bool want_metadata) {
+  std::vector<v1::InspectReply> out;
+  for (size_t i = 0; i < StorageOwners(); ++i) {
+    ASSIGN_OR_RETURN(auto rep, Inspect(uri, probe, want_metadata, i));
+    out.push_back(std::move(rep));
+  }
+  return out;
+}
+
+absl::StatusOr<CheckpointMetadata> Coordinator::CheckedMetadata(
+    const std::vector<v1::InspectReply>& listings, const std::string& dir) {
+  CheckpointMetadata merged;
+  for (size_t i = 0; i < listings.size(); ++i) {
+    const auto& l = listings[i];
+    if (l.newest_committed() == 0) continue;
+    std::string where =
+        absl::StrCat(StepUri(dir, l.newest_committed()), "/.metadata");
+    if (config_.storage.node_local) {
+      absl::StrAppend(&where, " on node ", nodes_[i]->index(), " (",
+                      nodes_[i]->host(), ")");
+    }
+    ASSIGN_OR_RETURN(auto meta, ParseMetadata(l.newest_metadata(), where));
+    if (meta.fingerprint != plan_.fingerprint) {
+      return absl::FailedPreconditionError(absl::StrCat(
+          where, " is a checkpoint of a different plan (model ", meta.model,
+          ", world ", meta.world_size, ", thread_count ", meta.thread_count,
+          ", ", meta.sharding, "); this run plans model ", plan_.model,
+          ", world ", plan_.world_size, ", thread_count ", plan_.thread_count,
+          ", ", plan_.sharding,
+          ". Expected CKPT_RESTORE_PATH to hold a checkpoint of this plan, "
+          "or none (then one is staged)"));
+    }
+    auto sums = std::move(meta.sums);
+    if (merged.fingerprint.empty()) merged = std::move(meta);
+    merged.sums.insert(sums.begin(), sums.end());
+  }
+  return merged;
 }
 
 RoundSpec Coordinator::NewSpec(bool save, int index, const std::string& dir,
@@ -77,7 +140,7 @@ RoundSpec Coordinator::NewSpec(bool save, int index, const std::string& dir,
 absl::Status Coordinator::Preflight(RunResult* result) {
   result->run_id = run_id_;
   if (config_.DoSave() && config_.run.num_save_calls > 0) {
-    auto listing = Inspect(config_.CheckpointsPath(), /*probe=*/true);
+    auto listing = InspectAll(config_.CheckpointsPath(), /*probe=*/true, false);
     if (!listing.ok()) {
       return absl::FailedPreconditionError(
           absl::StrCat("storage.path (CKPT_DIR_PATH) is not usable: ",
@@ -87,26 +150,12 @@ absl::Status Coordinator::Preflight(RunResult* result) {
   if (config_.DoLoad() && config_.run.num_load_calls > 0 &&
       !(config_.DoSave() && config_.run.num_save_calls > 0 &&
         config_.RestorePath() == config_.CheckpointsPath())) {
-    ASSIGN_OR_RETURN(auto listing, Inspect(config_.RestorePath(), false, true));
-    if (listing.newest_committed() > 0) {
-      std::string where = absl::StrCat(
-          StepUri(config_.RestorePath(), listing.newest_committed()),
-          "/.metadata");
-      ASSIGN_OR_RETURN(auto meta,
-                       ParseMetadata(listing.newest_metadata(), where));
-      if (meta.fingerprint != plan_.fingerprint) {
-        return absl::FailedPreconditionError(absl::StrCat(
-            where, " is a checkpoint of a different plan (model ", meta.model,
-            ", world ", meta.world_size, ", thread_count ", meta.thread_count,
-            ", ", meta.sharding, "); this run plans model ", plan_.model,
-            ", world ", plan_.world_size, ", thread_count ", plan_.thread_count,
-            ", ", plan_.sharding,
-            ". Expected CKPT_RESTORE_PATH to hold a checkpoint of this plan, "
-            "or none (then one is staged)"));
-      }
-    } else {
+    ASSIGN_OR_RETURN(auto listings,
+                     InspectAll(config_.RestorePath(), false, true));
+    RETURN_IF_ERROR(CheckedMetadata(listings, config_.RestorePath()).status());
+    if (CommonNewest(listings) == 0) {
       // Staging will write there: make sure it can.
-      auto probe = Inspect(config_.RestorePath(), /*probe=*/true);
+      auto probe = InspectAll(config_.RestorePath(), /*probe=*/true, false);
       if (!probe.ok()) {
         return absl::FailedPreconditionError(absl::StrCat(
             "storage.restore_path (CKPT_RESTORE_PATH) is not usable: ",
@@ -147,8 +196,8 @@ absl::Status Coordinator::Run(RunResult* result) {
 absl::Status Coordinator::RunSaves(RunResult* result) {
   if (config_.run.num_save_calls == 0) return absl::OkStatus();
   const std::string dir = config_.CheckpointsPath();
-  ASSIGN_OR_RETURN(auto listing, Inspect(dir, false));
-  uint64_t step = MaxStep(listing) + 1;
+  ASSIGN_OR_RETURN(auto listings, InspectAll(dir, false, false));
+  uint64_t step = MaxStep(listings) + 1;
   RoundRunner runner(config_, plan_, nodes_, progress_);
   for (int i = 1; i <= config_.run.num_save_calls && !interrupted_;
        ++i, ++step) {
@@ -164,14 +213,16 @@ absl::Status Coordinator::RunSaves(RunResult* result) {
 }
 
 absl::Status Coordinator::Stage(RunResult* result,
-                                const v1::InspectReply& listing) {
+                                const std::vector<v1::InspectReply>& listings) {
   const std::string dir = config_.RestorePath();
   RoundSpec spec =
-      NewSpec(/*save=*/true, 0, dir, MaxStep(listing) + 1, config_.run.seed);
+      NewSpec(/*save=*/true, 0, dir, MaxStep(listings) + 1, config_.run.seed);
   spec.staged = true;
-  std::string note = absl::StrCat("no committed checkpoint under ", dir,
-                                  ": staged ", StepDirName(spec.step),
-                                  " first (untimed, not in the summary)");
+  std::string note = absl::StrCat(
+      "no committed checkpoint",
+      config_.storage.node_local ? " common to every node's disk" : "",
+      " under ", dir, ": staged ", StepDirName(spec.step),
+      " first (untimed, not in the summary)");
   LOG_INFO("%s", note);
   result->notes.push_back(note);
   RoundRunner runner(config_, plan_, nodes_, progress_);
@@ -185,20 +236,13 @@ absl::Status Coordinator::Stage(RunResult* result,
 absl::Status Coordinator::RunLoads(RunResult* result) {
   if (config_.run.num_load_calls == 0) return absl::OkStatus();
   const std::string dir = config_.RestorePath();
-  ASSIGN_OR_RETURN(auto listing, Inspect(dir, false, true));
-  if (listing.newest_committed() == 0) {
-    RETURN_IF_ERROR(Stage(result, listing));
-    ASSIGN_OR_RETURN(listing, Inspect(dir, false, true));
+  ASSIGN_OR_RETURN(auto listings, InspectAll(dir, false, true));
+  if (CommonNewest(listings) == 0) {
+    RETURN_IF_ERROR(Stage(result, listings));
+    ASSIGN_OR_RETURN(listings, InspectAll(dir, false, true));
   }
-  const uint64_t step = listing.newest_committed();
-  std::string where = absl::StrCat(StepUri(dir, step), "/.metadata");
-  ASSIGN_OR_RETURN(auto meta, ParseMetadata(listing.newest_metadata(), where));
-  if (meta.fingerprint != plan_.fingerprint) {
-    return absl::FailedPreconditionError(absl::StrCat(
-        where, " is a checkpoint of a different plan (model ", meta.model,
-        ", world ", meta.world_size, "); expected model ", plan_.model,
-        ", world ", plan_.world_size));
-  }
+  const uint64_t step = CommonNewest(listings);
+  ASSIGN_OR_RETURN(auto meta, CheckedMetadata(listings, dir));
   Config load_config = config_;
   load_config.io.checksum = meta.checksum;  // verify with what was recorded
   RoundRunner runner(load_config, plan_, nodes_, progress_);
@@ -222,25 +266,33 @@ absl::Status Coordinator::RunLoads(RunResult* result) {
 
 absl::Status Coordinator::RemoveOldSteps(RunResult* result) {
   const std::string dir = config_.CheckpointsPath();
-  ASSIGN_OR_RETURN(auto listing, Inspect(dir, false));
-  v1::CleanupRequest req;
-  req.set_run_id(run_id_);
-  req.set_checkpoints_uri(dir);
-  for (const auto& s : listing.steps()) {
-    if (s.committed() && s.step() < listing.newest_committed()) {
-      req.add_remove_steps(s.step());
+  ASSIGN_OR_RETURN(auto listings, InspectAll(dir, false, false));
+  int removed = 0;
+  for (size_t i = 0; i < listings.size(); ++i) {
+    v1::CleanupRequest req;
+    req.set_run_id(run_id_);
+    req.set_checkpoints_uri(dir);
+    for (const auto& s : listings[i].steps()) {
+      if (s.committed() && s.step() < listings[i].newest_committed()) {
+        req.add_remove_steps(s.step());
+      }
     }
+    if (req.remove_steps_size() == 0) continue;
+    ASSIGN_OR_RETURN(auto rep, nodes_[i]->Cleanup(req));
+    if (!rep.error().empty()) {
+      return absl::InternalError(absl::StrCat("removing old steps on node ",
+                                              nodes_[i]->index(), ": ",
+                                              rep.error()));
+    }
+    removed += req.remove_steps_size();
   }
-  if (req.remove_steps_size() == 0) return absl::OkStatus();
-  ASSIGN_OR_RETURN(auto rep, nodes_[0]->Cleanup(req));
-  if (!rep.error().empty()) {
-    return absl::InternalError(
-        absl::StrCat("removing old steps: ", rep.error()));
+  if (removed > 0) {
+    result->notes.push_back(absl::StrCat(
+        "kept the newest committed step under ", dir, "; removed ", removed,
+        " older committed step(s)",
+        config_.storage.node_local ? " across the nodes' disks" : "",
+        " (run.keep_all_steps=true keeps them)"));
   }
-  result->notes.push_back(absl::StrCat(
-      "kept ", StepDirName(listing.newest_committed()), " under ", dir,
-      "; removed ", req.remove_steps_size(),
-      " older committed step(s) (run.keep_all_steps=true keeps them)"));
   return absl::OkStatus();
 }
 

@@ -14,6 +14,7 @@
 #include "absl/status/status.h"
 #include "common/config.h"
 #include "common/plan.h"
+#include "coordinator/json_codec.h"
 #include "coordinator/node_client.h"
 #include "coordinator/progress.h"
 #include "coordinator/results.h"
@@ -23,8 +24,10 @@ namespace ckpt {
 
 class Coordinator {
  public:
+  // `run_id` "" = a new one.
   Coordinator(const Config& config, const CheckpointPlan& plan,
-              std::vector<NodeClient*> nodes, ProgressPrinter* progress);
+              std::vector<NodeClient*> nodes, ProgressPrinter* progress,
+              std::string run_id = "");
 
   // Checks the targets before any round: the save directory is writable,
   // and a restore path's newest committed checkpoint matches the plan.
@@ -39,11 +42,22 @@ class Coordinator {
   void Interrupt(const std::string& reason);
 
  private:
+  // Lists `uri` on node `node`'s view of storage.
   absl::StatusOr<v1::InspectReply> Inspect(const std::string& uri, bool probe,
-                                           bool want_metadata = false);
+                                           bool want_metadata, size_t node);
+  // Nodes that own storage: node 0 for a shared target, every node for
+  // node-local disks. InspectAll lists `uri` on each, in node order.
+  size_t StorageOwners() const;
+  absl::StatusOr<std::vector<v1::InspectReply>> InspectAll(
+      const std::string& uri, bool probe, bool want_metadata);
+  // Parses the newest .metadata of each listing, refuses a different plan,
+  // and merges the segment checksums.
+  absl::StatusOr<CheckpointMetadata> CheckedMetadata(
+      const std::vector<v1::InspectReply>& listings, const std::string& dir);
   absl::Status RunSaves(RunResult* result);
   absl::Status RunLoads(RunResult* result);
-  absl::Status Stage(RunResult* result, const v1::InspectReply& listing);
+  absl::Status Stage(RunResult* result,
+                     const std::vector<v1::InspectReply>& listings);
   absl::Status RemoveOldSteps(RunResult* result);
   // A round of this run with the next round id.
   RoundSpec NewSpec(bool save, int index, const std::string& dir, uint64_t step,

@@ -56,7 +56,8 @@ ordered_json RoundJson(const RoundResult& r) {
   j["op_latency"] = ops;
   ordered_json nodes = ordered_json::array();
   for (const auto& n : r.nodes) {
-    nodes.push_back({{"node", n.node},
+    nodes.push_back({{"node_index", n.node},
+                     {"ranks", n.ranks},
                      {"host", n.host},
                      {"bytes", n.bytes},
                      {"seconds", n.seconds},
@@ -73,6 +74,14 @@ ordered_json RoundJson(const RoundResult& r) {
                      {"mount_options", n.mount_options}});
   }
   j["nodes"] = nodes;
+  ordered_json stragglers = ordered_json::array();
+  for (const auto& st : r.stragglers) {
+    stragglers.push_back({{"node_index", st.node},
+                          {"host", st.host},
+                          {"seconds", st.seconds},
+                          {"ratio_to_median", st.ratio_to_median}});
+  }
+  j["stragglers"] = stragglers;
   ordered_json ranks = ordered_json::array();
   for (const auto& k : r.ranks) {
     ranks.push_back({{"rank", k.rank},
@@ -137,6 +146,15 @@ std::string ResultToJson(const RunResult& r) {
                {"files", r.files},
                {"sharding", r.sharding},
                {"fingerprint", r.fingerprint}};
+  ordered_json clocks = ordered_json::array();
+  for (const auto& c : r.clocks) {
+    clocks.push_back({{"node_index", c.node},
+                      {"host", c.host},
+                      {"offset_ms", c.offset_ms},
+                      {"rtt_ms", c.rtt_ms}});
+  }
+  j["clock"] = {{"method", "8 ping exchanges per node, min round trip"},
+                {"nodes", clocks}};
   ordered_json rounds = ordered_json::array();
   for (const auto& round : r.rounds) rounds.push_back(RoundJson(round));
   j["rounds"] = rounds;
@@ -149,7 +167,7 @@ std::string ResultToJson(const RunResult& r) {
 // the DOM costs ~10x the text.
 std::string MetadataToJson(const CheckpointPlan& plan, uint64_t step,
                            uint64_t seed, const std::string& checksum,
-                           const SegmentChecksums& sums) {
+                           const SegmentChecksums& sums, int only_node) {
   auto q = [](const std::string& v) { return json(v).dump(); };
   std::string out;
   absl::StrAppend(&out, "{\"format\":", q(kMetadataFormat), ",\"step\":", step,
@@ -178,6 +196,7 @@ std::string MetadataToJson(const CheckpointPlan& plan, uint64_t step,
   out += "],\n\"files\":[";
   bool first_file = true;
   for (const auto& r : plan.ranks) {
+    if (only_node >= 0 && static_cast<int>(r.node) != only_node) continue;
     for (const auto& f : r.files) {
       absl::StrAppend(&out, first_file ? "" : ",\n", "{\"rank\":", r.rank,
                       ",\"index\":", f.index, ",\"name\":", q(f.name),

@@ -24,9 +24,11 @@ using SegmentChecksums =
 
 std::string ResultToJson(const RunResult& result);
 
+// With only_node >= 0, lists only that node's files (node-local storage:
+// each node's .metadata describes the shards on its own disk).
 std::string MetadataToJson(const CheckpointPlan& plan, uint64_t step,
                            uint64_t seed, const std::string& checksum,
-                           const SegmentChecksums& sums);
+                           const SegmentChecksums& sums, int only_node = -1);
 
 struct CheckpointMetadata {
   uint64_t step = 0;

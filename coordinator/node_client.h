@@ -24,6 +24,10 @@ class NodeClient {
   virtual ~NodeClient() = default;
   virtual int index() const = 0;
   virtual std::string host() const = 0;
+  // The node's clock minus the coordinator's (unix ns), and the round trip
+  // of the best estimate; zero for an in-process node.
+  virtual int64_t clock_offset_ns() const { return 0; }
+  virtual double rtt_seconds() const { return 0; }
 
   virtual absl::StatusOr<v1::InspectReply> Inspect(
       const v1::InspectRequest& r) = 0;

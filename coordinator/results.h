@@ -25,6 +25,7 @@ struct RankResult {
 struct NodeResult {
   int node = 0;
   std::string host;
+  std::vector<uint32_t> ranks;
   uint64_t bytes = 0;
   double seconds = 0;  // last rank done
   double throughput_mib_s = 0;
@@ -43,6 +44,14 @@ struct CacheResult {
   uint64_t resident_bytes = 0;
   uint64_t checked_bytes = 0;
   std::string note;
+};
+
+// One of the slowest nodes of a round, against the median node.
+struct Straggler {
+  int node = 0;
+  std::string host;
+  double seconds = 0;
+  double ratio_to_median = 0;
 };
 
 struct RoundResult {
@@ -66,6 +75,14 @@ struct RoundResult {
   double host_cpu_busy = 0;  // mean over nodes
   std::vector<NodeResult> nodes;
   std::vector<RankResult> ranks;
+  std::vector<Straggler> stragglers;  // slowest first; multinode only
+};
+
+struct NodeClock {
+  int node = 0;
+  std::string host;
+  double offset_ms = 0;  // node clock - coordinator clock
+  double rtt_ms = 0;
 };
 
 struct PhaseSummary {
@@ -104,6 +121,7 @@ struct RunResult {
   int world_size = 0, num_nodes = 0, ranks_per_node = 0, thread_count = 0;
   size_t files = 0;
   std::vector<RoundResult> rounds;
+  std::vector<NodeClock> clocks;  // multinode: estimated per node
 
   // Count, mean, stdev, min, max of the timed rounds of a phase.
   PhaseSummary Summarize(const std::string& phase) const;

@@ -18,10 +18,45 @@ namespace {
 
 using Clock = SteadyClock;
 
-// Margin between announcing the start instant and reaching it.
-constexpr auto kStartMargin = std::chrono::milliseconds(50);
+// Least margin between announcing the start instant and reaching it.
+constexpr double kStartMarginSeconds = 0.05;
+
+// Runs fn(i) for every node concurrently and waits for all.
+template <typename F>
+void ForEachNode(size_t n, F&& fn) {
+  std::vector<std::thread> threads;
+  threads.reserve(n);
+  for (size_t i = 0; i < n; ++i) threads.emplace_back([&fn, i] { fn(i); });
+  for (auto& t : threads) t.join();
+}
+
+std::string Who(const NodeClient& n) {
+  return absl::StrCat("node ", n.index(), " (", n.host(), ")");
+}
 
 }  // namespace
+
+// The three slowest nodes that moved bytes, with their ratio to the median
+// node's seconds (multinode rounds only).
+void FindStragglers(RoundResult* result) {
+  std::vector<const NodeResult*> busy;
+  for (const auto& n : result->nodes) {
+    if (n.bytes > 0) busy.push_back(&n);
+  }
+  if (busy.size() < 2) return;
+  std::sort(busy.begin(), busy.end(),
+            [](const NodeResult* a, const NodeResult* b) {
+              return a->seconds > b->seconds;
+            });
+  const size_t m = busy.size();
+  double median = m % 2 ? busy[m / 2]->seconds
+                        : (busy[m / 2 - 1]->seconds + busy[m / 2]->seconds) / 2;
+  for (size_t i = 0; i < busy.size() && i < 3; ++i) {
+    result->stragglers.push_back({busy[i]->node, busy[i]->host,
+                                  busy[i]->seconds,
+                                  median > 0 ? busy[i]->seconds / median : 0});
+  }
+}
 
 RoundRunner::RoundRunner(const Config& config, const CheckpointPlan& plan,
                          std::vector<NodeClient*> nodes,
@@ -77,14 +112,16 @@ v1::PrepareRequest RoundRunner::BuildPrepare(const RoundSpec& spec,
 }
 
 std::string RoundRunner::BuildMetadata(
-    const RoundSpec& spec, const std::vector<v1::PhaseReport>& reports) const {
+    const RoundSpec& spec, const std::vector<v1::PhaseReport>& reports,
+    int only_node) const {
   SegmentChecksums sums;
   for (const auto& rep : reports) {
     for (const auto& c : rep.checksums()) {
       sums[{c.rank(), c.file_index(), c.segment_index()}] = c.checksum();
     }
   }
-  return MetadataToJson(plan_, spec.step, spec.seed, config_.io.checksum, sums);
+  return MetadataToJson(plan_, spec.step, spec.seed, config_.io.checksum, sums,
+                        only_node);
 }
 
 void RoundRunner::AbortAll(const std::string& run_id,
@@ -112,15 +149,25 @@ RoundResult RoundRunner::Run(const RoundSpec& spec) {
 
   // Prepare (untimed).
   std::vector<v1::PrepareReply> prepared(n);
-  for (size_t i = 0; i < n; ++i) {
+  std::vector<std::string> prepare_errors(n);
+  ForEachNode(n, [&](size_t i) {
     auto rep = nodes_[i]->Prepare(BuildPrepare(spec, static_cast<int>(i)));
-    std::string who =
-        absl::StrCat("node ", nodes_[i]->index(), " (", nodes_[i]->host(), ")");
-    if (!rep.ok())
-      return fail(absl::StrCat(who, ": prepare: ", rep.status().message()));
-    if (!rep->error().empty())
-      return fail(absl::StrCat(who, ": prepare: ", rep->error()));
-    prepared[i] = *rep;
+    if (!rep.ok()) {
+      prepare_errors[i] = std::string(rep.status().message());
+    } else if (!rep->error().empty()) {
+      prepare_errors[i] = rep->error();
+    } else {
+      prepared[i] = std::move(*rep);
+    }
+  });
+  for (size_t i = 0; i < n; ++i) {
+    if (!prepare_errors[i].empty()) {
+      return fail(
+          absl::StrCat(Who(*nodes_[i]), ": prepare: ", prepare_errors[i]));
+    }
+  }
+  for (size_t i = 0; i < n; ++i) {
+    const v1::PrepareReply* rep = &prepared[i];
     if (!spec.save) {
       if (result.cache.method.empty() ||
           result.cache.method == rep->cache_method()) {
@@ -141,11 +188,15 @@ RoundResult RoundRunner::Run(const RoundSpec& spec) {
   }
 
   // Common start instant.
-  const int64_t start_unix =
-      NowUnixNs() +
-      std::chrono::duration_cast<std::chrono::nanoseconds>(kStartMargin)
-          .count();
-  const Clock::time_point t0 = Clock::now() + kStartMargin;
+  // Common start instant: far enough ahead for the slowest link to carry
+  // the start message; each node gets it on its own clock.
+  double max_rtt = 0;
+  for (auto* node : nodes_) max_rtt = std::max(max_rtt, node->rtt_seconds());
+  const double margin = std::max(kStartMarginSeconds, 4 * max_rtt + 0.01);
+  const int64_t margin_ns = static_cast<int64_t>(margin * 1e9);
+  const int64_t start_unix = NowUnixNs() + margin_ns;
+  const Clock::time_point t0 =
+      Clock::now() + std::chrono::nanoseconds(margin_ns);
   std::string label = spec.staged ? std::string("stage (untimed)")
                                   : absl::StrCat(result.phase, " ", spec.index);
   if (progress_)
@@ -159,12 +210,12 @@ RoundResult RoundRunner::Run(const RoundSpec& spec) {
       v1::StartPhaseRequest req;
       req.set_run_id(spec.run_id);
       req.set_round_id(spec.round_id);
-      req.set_start_at_unix_ns(start_unix);
+      req.set_start_at_unix_ns(start_unix + nodes_[i]->clock_offset_ns());
+      req.set_progress_interval_seconds(config_.run.progress_interval);
       auto rep = nodes_[i]->StartPhase(req, [&, i](const v1::Progress& p) {
         if (progress_) progress_->Update(static_cast<int>(i), p);
       });
-      std::string who = absl::StrCat("node ", nodes_[i]->index(), " (",
-                                     nodes_[i]->host(), ")");
+      std::string who = Who(*nodes_[i]);
       if (!rep.ok()) {
         errors[i] = absl::StrCat(who, ": ", rep.status().message());
       } else {
@@ -194,18 +245,31 @@ RoundResult RoundRunner::Run(const RoundSpec& spec) {
 
   if (spec.save) {
     auto c0 = Clock::now();
-    v1::CommitRequest req;
-    req.set_run_id(spec.run_id);
-    req.set_round_id(spec.round_id);
-    req.set_step_uri(spec.step_uri);
-    req.set_metadata(BuildMetadata(spec, reports));
-    auto rep = nodes_[0]->Commit(req);
+    const bool local = config_.storage.node_local;
+    const size_t committers = local ? n : 1;
+    std::vector<std::string> commit_errors(committers);
+    ForEachNode(committers, [&](size_t i) {
+      v1::CommitRequest req;
+      req.set_run_id(spec.run_id);
+      req.set_round_id(spec.round_id);
+      req.set_step_uri(spec.step_uri);
+      req.set_metadata(
+          BuildMetadata(spec, reports, local ? static_cast<int>(i) : -1));
+      auto rep = nodes_[i]->Commit(req);
+      if (!rep.ok()) {
+        commit_errors[i] = std::string(rep.status().message());
+      } else if (!rep->error().empty()) {
+        commit_errors[i] = rep->error();
+      }
+    });
     result.commit_seconds =
         std::chrono::duration<double>(Clock::now() - c0).count();
-    if (!rep.ok())
-      return fail(absl::StrCat("commit: ", rep.status().message()));
-    if (!rep->error().empty())
-      return fail(absl::StrCat("commit: ", rep->error()));
+    for (size_t i = 0; i < committers; ++i) {
+      if (!commit_errors[i].empty()) {
+        return fail(
+            absl::StrCat(Who(*nodes_[i]), ": commit: ", commit_errors[i]));
+      }
+    }
   }
   result.seconds = SecondsSince(t0);
   result.throughput_mib_s = MibPerSecond(result.bytes, result.seconds);
@@ -233,6 +297,7 @@ void RoundRunner::Aggregate(const RoundSpec& spec,
       rr.seconds = r.done_seconds();
       rr.verified = r.verified();
       result->ranks.push_back(rr);
+      nr.ranks.push_back(rr.rank);
       nr.bytes += rr.bytes;
       nr.last_done_seconds = std::max(nr.last_done_seconds, rr.seconds);
       nr.first_done_seconds = std::min(nr.first_done_seconds, rr.seconds);
@@ -260,6 +325,7 @@ void RoundRunner::Aggregate(const RoundSpec& spec,
     result->start_spread_seconds = max_lag - min_lag;
     result->host_cpu_busy = busy_sum / static_cast<double>(reports.size());
   }
+  FindStragglers(result);
   std::sort(
       result->ranks.begin(), result->ranks.end(),
       [](const RankResult& a, const RankResult& b) { return a.rank < b.rank; });

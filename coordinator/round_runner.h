@@ -35,6 +35,8 @@ struct RoundSpec {
   ChecksumLookup expected;  // loads
 };
 
+void FindStragglers(RoundResult* result);
+
 class RoundRunner {
  public:
   RoundRunner(const Config& config, const CheckpointPlan& plan,
@@ -47,7 +49,8 @@ class RoundRunner {
  private:
   v1::PrepareRequest BuildPrepare(const RoundSpec& spec, int node) const;
   std::string BuildMetadata(const RoundSpec& spec,
-                            const std::vector<v1::PhaseReport>& reports) const;
+                            const std::vector<v1::PhaseReport>& reports,
+                            int only_node) const;
   void Aggregate(const RoundSpec& spec,
                  const std::vector<v1::PhaseReport>& reports,
                  RoundResult* result) const;

@@ -75,6 +75,27 @@ std::string SummaryTable(const RunResult& r) {
         100 * round.host_cpu_busy,
         round.phase == "load" ? round.cache.method : "-", status);
   }
+  if (r.num_nodes > 1) {
+    s += "\nper round: start spread across nodes, slowest nodes vs the median "
+         "node\n";
+    for (const auto& round : r.rounds) {
+      std::string slow;
+      for (const auto& st : round.stragglers) {
+        absl::StrAppendFormat(&slow, "  node %d (%s) %.3f s %.2fx", st.node,
+                              st.host, st.seconds, st.ratio_to_median);
+      }
+      absl::StrAppendFormat(
+          &s, "%-6s %-5s spread %7.3f ms %s\n", round.phase,
+          round.staged ? "stage" : std::to_string(round.index),
+          round.start_spread_seconds * 1e3, slow);
+    }
+    s += "clocks:";
+    for (const auto& c : r.clocks) {
+      absl::StrAppendFormat(&s, "  node %d %+.3f ms (rtt %.3f ms)", c.node,
+                            c.offset_ms, c.rtt_ms);
+    }
+    s += "\n";
+  }
   s += "\n";
   absl::StrAppendFormat(&s, "%-6s %3s %10s %10s %10s %10s %12s %12s\n", "phase",
                         "n", "mean s", "stdev s", "min s", "max s",

@@ -1,6 +1,7 @@
 #include "main/cli.h"
 
 #include "absl/status/status.h"
+#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "common/text.h"
 
@@ -10,8 +11,12 @@ std::string UsageText() {
   return R"(usage: ckptbench <command> [options] [key=value ...]
 
 commands:
-  run       single-node save/load benchmark (coordinator and node agent in
-            one process); configured by --config, env vars and key=value
+  run          single-node save/load benchmark (coordinator and node agent in
+               one process); configured by --config, env vars and key=value
+  coordinator  multinode: serve node agents, drive the rounds, write results
+               (same configuration sources as run; --listen HOST:PORT)
+  node         multinode: a node agent; --coordinator HOST:PORT and
+               --node-index I (or JOB_COMPLETION_INDEX / NODE_RANK / host ordinal)
   plan      print the checkpoint plan (parameters, bytes, files), no I/O
   keys      list every configuration key, its env-var alias and meaning
   version   print the version
@@ -21,6 +26,9 @@ options:
   --results-dir DIR   write DIR/result.json (schema ckptbench.result/v1)
   --save-only         same as CKPT_MODE=save-only
   --load-only         same as CKPT_MODE=load-only
+  --listen HOST:PORT  (coordinator) same as CKPT_LISTEN
+  --coordinator H:P   (node) same as CKPT_COORDINATOR
+  --node-index I      (node) same as CKPT_NODE_INDEX
   --per-rank          (plan) list every rank's files
   --list              (plan) list the model presets
   -v, --verbose       debug logging
@@ -40,15 +48,16 @@ absl::StatusOr<CliArgs> ParseCli(int argc, const char* const* argv) {
   }
   a.command = argv[1];
   if (a.command == "-h" || a.command == "--help") a.command = "help";
-  const std::vector<std::string> commands = {"run", "plan", "keys", "version",
-                                             "help"};
+  const std::vector<std::string> commands = {
+      "run", "coordinator", "node", "plan", "keys", "version", "help"};
   bool known = false;
   for (const auto& c : commands) known |= (c == a.command);
   if (!known) {
     std::string msg = absl::StrCat("unknown command '", a.command, "'");
     std::string near = ClosestMatch(a.command, commands);
     if (!near.empty()) absl::StrAppend(&msg, "; did you mean '", near, "'?");
-    absl::StrAppend(&msg, " expected run, plan, keys or version");
+    absl::StrAppend(&msg,
+                    " expected run, coordinator, node, plan, keys or version");
     return absl::InvalidArgumentError(msg);
   }
   for (int i = 2; i < argc; ++i) {
@@ -70,6 +79,25 @@ absl::StatusOr<CliArgs> ParseCli(int argc, const char* const* argv) {
       auto v = value("--results-dir");
       if (!v.ok()) return v.status();
       a.results_dir = *v;
+    } else if (arg.rfind("--listen", 0) == 0) {
+      auto v = value("--listen");
+      if (!v.ok()) return v.status();
+      a.overrides.push_back("control.listen=" + *v);
+    } else if (arg.rfind("--coordinator", 0) == 0) {
+      auto v = value("--coordinator");
+      if (!v.ok()) return v.status();
+      a.overrides.push_back("control.coordinator=" + *v);
+    } else if (arg.rfind("--node-index", 0) == 0) {
+      auto v = value("--node-index");
+      if (!v.ok()) return v.status();
+      a.overrides.push_back("control.node_index=" + *v);
+    } else if (arg.rfind("--protocol-version", 0) == 0) {
+      auto v = value("--protocol-version");
+      if (!v.ok()) return v.status();
+      if (!absl::SimpleAtoi(*v, &a.protocol_version)) {
+        return absl::InvalidArgumentError(
+            "--protocol-version: expected a number");
+      }
     } else if (arg == "--save-only") {
       a.overrides.push_back("run.mode=save-only");
     } else if (arg == "--load-only") {

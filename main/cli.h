@@ -11,7 +11,8 @@
 namespace ckpt {
 
 struct CliArgs {
-  std::string command;  // run | plan | keys | version | help
+  std::string
+      command;  // run | coordinator | node | plan | keys | version | help
   std::string config_path;
   std::string results_dir;
   std::vector<std::string> overrides;  // key=value, in order
@@ -19,6 +20,7 @@ struct CliArgs {
   bool list = false;                   // plan: list presets
   bool verbose = false;
   bool quiet = false;
+  int protocol_version = 1;  // node: for testing refusal of other versions
 };
 
 absl::StatusOr<CliArgs> ParseCli(int argc, const char* const* argv);

@@ -10,6 +10,8 @@ namespace ckpt {
 int RunCommand(const CliArgs& args);
 int PlanCommand(const CliArgs& args);
 int KeysCommand(const CliArgs& args);
+int CoordinatorCommand(const CliArgs& args);
+int NodeCommand(const CliArgs& args);
 
 }  // namespace ckpt
 

@@ -23,5 +23,7 @@ int main(int argc, char** argv) {
   }
   if (args->command == "plan") return ckpt::PlanCommand(*args);
   if (args->command == "keys") return ckpt::KeysCommand(*args);
+  if (args->command == "coordinator") return ckpt::CoordinatorCommand(*args);
+  if (args->command == "node") return ckpt::NodeCommand(*args);
   return ckpt::RunCommand(*args);
 }

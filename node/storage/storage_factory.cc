@@ -4,6 +4,7 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "node/storage/memory_storage.h"
+#include "node/storage/null_storage.h"
 #include "node/storage/posix_storage.h"
 
 namespace ckpt {
@@ -26,6 +27,11 @@ absl::StatusOr<StorageLocation> OpenStorage(const std::string& uri) {
   StorageLocation loc;
   if (absl::StartsWith(uri, "mem://")) {
     loc.storage = MemoryStorage::Make();
+    loc.path = uri;
+    return loc;
+  }
+  if (absl::StartsWith(uri, "null://")) {
+    loc.storage = NullStorage::Make();
     loc.path = uri;
     return loc;
   }

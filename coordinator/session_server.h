@@ -1,0 +1,77 @@
+// The coordinator's gRPC server: accepts node Session streams, enforces the
+// registration rules (protocol version, token, index in range, no
+// duplicates), keeps a RemoteNode per registered node, and serves the gRPC
+// health service on the same port. Thread-safe.
+#ifndef CKPTBENCH_COORDINATOR_SESSION_SERVER_H_
+#define CKPTBENCH_COORDINATOR_SESSION_SERVER_H_
+
+#include <grpcpp/grpcpp.h>
+
+#include <condition_variable>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "common/grpc_tls.h"
+#include "coordinator/remote_node.h"
+
+namespace ckpt {
+
+struct SessionServerOptions {
+  std::string listen;  // HOST:PORT (port 0 = any free port)
+  ServerTls tls;
+  int num_nodes = 1;
+  std::string token;  // "" = none required
+  double node_timeout = 15;
+  double heartbeat_interval = 1;
+  std::string run_id;
+};
+
+class SessionServer {
+ public:
+  static absl::StatusOr<std::unique_ptr<SessionServer>> Start(
+      const SessionServerOptions& options);
+  ~SessionServer();
+  SessionServer(const SessionServer&) = delete;
+  SessionServer& operator=(const SessionServer&) = delete;
+
+  int port() const { return port_; }
+
+  // Waits for nodes 0..num_nodes-1; on timeout fails listing the indexes
+  // that never arrived. After it returns OK, late or returning nodes are
+  // refused.
+  absl::StatusOr<std::vector<RemoteNode*>> WaitForNodes(double timeout_seconds);
+
+  // Makes a WaitForNodes in progress return Cancelled with `reason`.
+  void CancelWait(const std::string& reason);
+
+  // Tells every connected node the run is over, then stops serving.
+  void Shutdown(bool ok, const std::string& reason);
+
+  // Called by the service for each stream.
+  grpc::Status Serve(grpc::ServerContext* ctx, SessionStream* stream);
+
+ private:
+  explicit SessionServer(SessionServerOptions options);
+  std::string Validate(const v1::RegisterRequest& reg);
+
+  const SessionServerOptions options_;
+  std::unique_ptr<grpc::Service> service_;
+  std::unique_ptr<grpc::Server> server_;
+  int port_ = 0;
+
+  std::mutex mu_;
+  std::condition_variable cv_;
+  std::map<int, std::unique_ptr<RemoteNode>> nodes_;
+  std::vector<std::unique_ptr<RemoteNode>> retired_;  // replaced before start
+  bool started_ = false;  // WaitForNodes succeeded: membership is fixed
+  std::string cancelled_;
+  int active_streams_ = 0;
+};
+
+}  // namespace ckpt
+
+#endif  // CKPTBENCH_COORDINATOR_SESSION_SERVER_H_

@@ -1,0 +1,179 @@
+#include "main/run_support.h"
+
+#include <pthread.h>
+
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+
+#include "absl/strings/str_cat.h"
+#include "common/bytes.h"
+#include "common/log.h"
+#include "coordinator/environment.h"
+#include "coordinator/json_codec.h"
+#include "coordinator/planner.h"
+#include "coordinator/summary.h"
+
+namespace ckpt {
+namespace {
+
+void FillConfig(const LoadedConfig& loaded, RunResult* r) {
+  for (const auto& k : ConfigKeys()) {
+    ResolvedKey rk;
+    rk.key = k.key;
+    rk.env = k.env;
+    rk.value = k.get(loaded.config);  // secret keys redact in get()
+    auto it = loaded.sources.find(k.key);
+    rk.source = it == loaded.sources.end() ? "default" : it->second;
+    r->config.push_back(rk);
+  }
+}
+
+void FillPlan(const CheckpointPlan& p, RunResult* r) {
+  r->model = p.model;
+  r->model_description = p.description;
+  r->sharding = p.sharding;
+  r->fingerprint = p.fingerprint;
+  r->parameters = p.parameters;
+  r->checkpoint_bytes = p.total_bytes;
+  r->world_size = p.world_size;
+  r->num_nodes = p.num_nodes;
+  r->ranks_per_node = p.ranks_per_node;
+  r->thread_count = p.thread_count;
+  r->files = p.FileCount();
+  for (const auto& n : p.notes) r->notes.push_back(n);
+}
+
+// Writes DIR/result.json atomically; false (and says why) on failure.
+bool WriteResult(const std::string& dir, const RunResult& r, bool announce) {
+  if (dir.empty()) return true;
+  std::error_code ec;
+  std::filesystem::create_directories(dir, ec);
+  std::string path = dir + "/result.json";
+  std::string tmp = path + ".tmp";
+  {
+    std::ofstream out(tmp);
+    out << ResultToJson(r);
+    if (!out) {
+      LOG_ERROR("cannot write %s", tmp);
+      return false;
+    }
+  }
+  std::filesystem::rename(tmp, path, ec);
+  if (ec) {
+    LOG_ERROR("cannot write %s: %s", path, ec.message());
+    return false;
+  }
+  if (announce) LOG_INFO("results: %s", path);
+  return true;
+}
+
+}  // namespace
+
+SignalWatcher::SignalWatcher() {
+  sigemptyset(&set_);
+  sigaddset(&set_, SIGINT);
+  sigaddset(&set_, SIGTERM);
+  sigaddset(&set_, SIGUSR1);  // our own wake-up at the end
+  pthread_sigmask(SIG_BLOCK, &set_, nullptr);
+  thread_ = std::thread([this] {
+    int sig = 0;
+    while (sigwait(&set_, &sig) == 0) {
+      if (sig == SIGUSR1) return;
+      std::lock_guard<std::mutex> lock(mu_);
+      if (on_signal_) on_signal_(sig == SIGINT ? "SIGINT" : "SIGTERM");
+    }
+  });
+}
+
+SignalWatcher::~SignalWatcher() {
+  Watch(nullptr);
+  pthread_kill(thread_.native_handle(), SIGUSR1);
+  thread_.join();
+}
+
+void SignalWatcher::Watch(std::function<void(const std::string&)> on_signal) {
+  std::lock_guard<std::mutex> lock(mu_);
+  on_signal_ = std::move(on_signal);
+}
+
+int FailRun(const std::string& dir, RunResult* r, const std::string& error,
+            int code) {
+  std::fprintf(stderr, "ckptbench: %s\n", error.c_str());
+  r->status = "failed";
+  r->errors.push_back(error);
+  r->finished_at = UtcNowIso8601();
+  WriteResult(dir, *r, /*announce=*/false);
+  return code;
+}
+
+int PrepareRun(const CliArgs& args, RunSetup* setup) {
+  RunResult& result = setup->result;
+  result.started_at = UtcNowIso8601();
+  result.environment = ProbeHost();
+  result.environment.version = CKPTBENCH_VERSION;
+  LoadOptions opts;
+  opts.yaml_path = args.config_path;
+  opts.overrides = args.overrides;
+  auto loaded = LoadConfig(opts);
+  if (!loaded.ok()) {
+    return FailRun(args.results_dir, &result,
+                   std::string(loaded.status().message()), 2);
+  }
+  setup->loaded = std::move(*loaded);
+  FillConfig(setup->loaded, &result);
+  const Config& config = setup->loaded.config;
+  if (auto s = ValidateConfig(config, /*need_storage=*/true); !s.ok()) {
+    return FailRun(args.results_dir, &result, std::string(s.message()), 2);
+  }
+  auto plan = MakePlan(PlanOptionsFromConfig(config));
+  if (!plan.ok()) {
+    return FailRun(args.results_dir, &result,
+                   std::string(plan.status().message()), 2);
+  }
+  setup->plan = std::move(*plan);
+  FillPlan(setup->plan, &result);
+  return 0;
+}
+
+int ExecuteRun(const CliArgs& args, Coordinator& coordinator,
+               SignalWatcher& signals, RunResult* result) {
+  if (auto s = coordinator.Preflight(result); !s.ok()) {
+    return FailRun(args.results_dir, result, std::string(s.message()), 2);
+  }
+  LOG_INFO("run %s: %s, %s per checkpoint, %d node(s) x %d rank(s)",
+           result->run_id, result->model, FormatBytes(result->checkpoint_bytes),
+           result->num_nodes, result->ranks_per_node);
+  signals.Watch([&coordinator](const std::string& name) {
+    std::fprintf(stderr, "\nckptbench: %s: aborting the run\n", name.c_str());
+    coordinator.Interrupt(absl::StrCat("interrupted by ", name));
+  });
+  absl::Status status = coordinator.Run(result);
+  signals.Watch(nullptr);
+  for (const auto& round : result->rounds) {
+    if (!round.nodes.empty() && result->environment.filesystem.empty()) {
+      const NodeResult& n = round.nodes[0];
+      result->environment.storage_kind = n.filesystem == "memory" ? "memory"
+                                         : n.filesystem == "null" ? "null"
+                                                                  : "posix";
+      result->environment.filesystem = n.filesystem;
+      result->environment.mount_point = n.mount_point;
+      result->environment.mount_options = n.mount_options;
+    }
+  }
+  result->finished_at = UtcNowIso8601();
+  if (!status.ok()) {
+    result->status = "failed";
+    result->errors.push_back(std::string(status.message()));
+  }
+  bool wrote = WriteResult(args.results_dir, *result, /*announce=*/true);
+  std::fputs(SummaryTable(*result).c_str(), stdout);
+  std::fflush(stdout);
+  if (!status.ok()) {
+    std::fprintf(stderr, "ckptbench: %s\n", std::string(status.message()).c_str());
+    return 1;
+  }
+  return wrote ? 0 : 1;
+}
+
+}  // namespace ckpt

@@ -1,0 +1,64 @@
+// What `run` and `coordinator` share: loading and validating the
+// configuration and plan, the signal watcher that turns SIGINT/SIGTERM into
+// a clean abort, running the coordinator, and writing result.json and the
+// summary table.
+#ifndef CKPTBENCH_MAIN_RUN_SUPPORT_H_
+#define CKPTBENCH_MAIN_RUN_SUPPORT_H_
+
+#include <signal.h>
+
+#include <functional>
+#include <mutex>
+#include <string>
+#include <thread>
+
+#include "common/config_loader.h"
+#include "common/plan.h"
+#include "coordinator/coordinator.h"
+#include "coordinator/results.h"
+#include "main/cli.h"
+
+namespace ckpt {
+
+// Takes SIGINT and SIGTERM on a thread of its own (sigwait). Construct it
+// before any other thread exists so every thread inherits the blocked mask.
+class SignalWatcher {
+ public:
+  SignalWatcher();
+  ~SignalWatcher();
+  SignalWatcher(const SignalWatcher&) = delete;
+  SignalWatcher& operator=(const SignalWatcher&) = delete;
+  // `on_signal` (may be empty) runs on the watcher thread with "SIGINT" or
+  // "SIGTERM".
+  void Watch(std::function<void(const std::string&)> on_signal);
+
+ private:
+  sigset_t set_;
+  std::mutex mu_;
+  std::function<void(const std::string&)> on_signal_;
+  std::thread thread_;
+};
+
+struct RunSetup {
+  LoadedConfig loaded;
+  CheckpointPlan plan;
+  RunResult result;
+};
+
+// Loads config (sources per `args`), validates it and plans. Returns 0 and
+// fills `setup`, or prints the error, writes a failed result and returns
+// the exit code (2).
+int PrepareRun(const CliArgs& args, RunSetup* setup);
+
+// Records a failure before or outside the rounds, writes the result,
+// returns `code`.
+int FailRun(const std::string& results_dir, RunResult* result,
+            const std::string& error, int code);
+
+// Preflight, run, result.json, summary table. Returns the exit code.
+int ExecuteRun(const CliArgs& args, Coordinator& coordinator,
+               SignalWatcher& signals, RunResult* result);
+
+}  // namespace ckpt
+
+#endif  // CKPTBENCH_MAIN_RUN_SUPPORT_H_

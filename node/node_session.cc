@@ -1,0 +1,224 @@
+#include "node/node_session.h"
+
+#include <grpcpp/grpcpp.h>
+
+#include <atomic>
+#include <chrono>
+#include <condition_variable>
+#include <mutex>
+#include <random>
+#include <thread>
+
+#include "absl/strings/str_cat.h"
+#include "common/clock.h"
+#include "common/log.h"
+#include "node/node_service.h"
+#include "proto/ckptbench/v1/node.grpc.pb.h"
+
+namespace ckpt {
+namespace {
+
+using Stream = grpc::ClientReaderWriter<v1::NodeMessage, v1::CoordinatorMessage>;
+
+grpc::ChannelArguments ChannelArgs(const NodeSessionOptions& o) {
+  grpc::ChannelArguments args;
+  // Notice a dead or hung coordinator even when no command is in flight.
+  args.SetInt(GRPC_ARG_KEEPALIVE_TIME_MS, 5000);
+  args.SetInt(GRPC_ARG_KEEPALIVE_TIMEOUT_MS, 5000);
+  args.SetInt(GRPC_ARG_KEEPALIVE_PERMIT_WITHOUT_CALLS, 1);
+  args.SetInt(GRPC_ARG_HTTP2_MAX_PINGS_WITHOUT_DATA, 0);
+  args.SetInt(GRPC_ARG_MAX_RECEIVE_MESSAGE_LENGTH, -1);
+  args.SetInt(GRPC_ARG_MAX_SEND_MESSAGE_LENGTH, -1);
+  if (!o.tls_server_name.empty()) args.SetSslTargetNameOverride(o.tls_server_name);
+  return args;
+}
+
+// Serves one registered session until shutdown or loss.
+class Session {
+ public:
+  Session(Stream* stream, double heartbeat_interval)
+      : stream_(stream), heartbeat_interval_(heartbeat_interval) {}
+
+  absl::Status Serve() {
+    std::thread heartbeat([this] { HeartbeatLoop(); });
+    v1::CoordinatorMessage msg;
+    absl::Status result = absl::UnavailableError("the coordinator went away");
+    bool ended = false;
+    while (!ended && stream_->Read(&msg)) {
+      ended = Dispatch(msg, &result);
+    }
+    if (!ended) {
+      LOG_ERROR("node: lost the coordinator; aborting transfers");
+      service_.Abort(Abort("lost the coordinator"));
+    }
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      stop_ = true;
+    }
+    cv_.notify_all();
+    if (phase_.joinable()) phase_.join();
+    heartbeat.join();
+    return result;
+  }
+
+ private:
+  static v1::AbortRequest Abort(const std::string& why) {
+    v1::AbortRequest a;
+    a.set_reason(why);
+    return a;
+  }
+
+  void Send(v1::NodeMessage& m) {
+    std::lock_guard<std::mutex> lock(write_mu_);
+    stream_->Write(m);
+  }
+
+  void HeartbeatLoop() {
+    std::unique_lock<std::mutex> lock(mu_);
+    auto period = std::chrono::duration<double>(heartbeat_interval_);
+    while (!cv_.wait_for(lock, period, [this] { return stop_; })) {
+      lock.unlock();
+      v1::NodeMessage m;
+      m.mutable_heartbeat()->set_node_unix_ns(NowUnixNs());
+      Send(m);
+      lock.lock();
+    }
+  }
+
+  // Returns true when the session ends (shutdown).
+  bool Dispatch(const v1::CoordinatorMessage& msg, absl::Status* result) {
+    v1::NodeMessage out;
+    out.set_call_id(msg.call_id());
+    switch (msg.body_case()) {
+      case v1::CoordinatorMessage::kInspect:
+        *out.mutable_inspect() = service_.Inspect(msg.inspect());
+        break;
+      case v1::CoordinatorMessage::kPrepare:
+        if (phase_.joinable()) phase_.join();
+        *out.mutable_prepare() = service_.Prepare(msg.prepare());
+        break;
+      case v1::CoordinatorMessage::kStartPhase: {
+        if (phase_.joinable()) phase_.join();
+        uint64_t id = msg.call_id();
+        v1::StartPhaseRequest req = msg.start_phase();
+        phase_ = std::thread([this, id, req] {
+          double interval = req.progress_interval_seconds() > 0
+                                ? req.progress_interval_seconds()
+                                : 1.0;
+          v1::PhaseReport rep = service_.StartPhase(
+              req,
+              [this, id](const v1::Progress& p) {
+                v1::NodeMessage m;
+                m.set_call_id(id);
+                *m.mutable_progress() = p;
+                Send(m);
+              },
+              interval);
+          v1::NodeMessage m;
+          m.set_call_id(id);
+          *m.mutable_phase_report() = std::move(rep);
+          Send(m);
+        });
+        return false;
+      }
+      case v1::CoordinatorMessage::kCommit:
+        *out.mutable_commit() = service_.Commit(msg.commit());
+        break;
+      case v1::CoordinatorMessage::kCleanup:
+        *out.mutable_cleanup() = service_.Cleanup(msg.cleanup());
+        break;
+      case v1::CoordinatorMessage::kAbort:
+        *out.mutable_abort() = service_.Abort(msg.abort());
+        break;
+      case v1::CoordinatorMessage::kPing:
+        *out.mutable_ping() = service_.Ping(msg.ping());
+        break;
+      case v1::CoordinatorMessage::kShutdown:
+        *result = msg.shutdown().ok()
+                      ? absl::OkStatus()
+                      : absl::AbortedError(absl::StrCat(
+                            "the coordinator ended the run as failed: ",
+                            msg.shutdown().reason()));
+        return true;
+      default:
+        return false;  // unknown command from a newer coordinator: ignore
+    }
+    Send(out);
+    return false;
+  }
+
+  Stream* stream_;
+  double heartbeat_interval_;
+  NodeService service_;
+  std::thread phase_;
+  std::mutex write_mu_;
+  std::mutex mu_;
+  std::condition_variable cv_;
+  bool stop_ = false;
+};
+
+}  // namespace
+
+absl::Status RunNodeSession(const NodeSessionOptions& o) {
+  const auto deadline = SteadyClock::now() +
+                        std::chrono::duration_cast<SteadyClock::duration>(
+                            std::chrono::duration<double>(o.connect_timeout));
+  std::mt19937_64 rng(std::random_device{}() ^ static_cast<uint64_t>(o.node_index));
+  double backoff = 0.1;
+  std::string last_error;
+  bool said_waiting = false;
+  while (true) {
+    auto channel = grpc::CreateCustomChannel(o.coordinator, o.credentials, ChannelArgs(o));
+    auto stub = v1::Coordinator::NewStub(channel);
+    grpc::ClientContext ctx;
+    std::unique_ptr<Stream> stream = stub->Session(&ctx);
+    v1::NodeMessage reg;
+    auto* r = reg.mutable_register_();
+    r->set_protocol_version(static_cast<v1::ProtocolVersion>(o.protocol_version));
+    r->set_host(o.host);
+    r->set_node_index(o.node_index);
+    r->set_token(o.token);
+    r->set_build_version(CKPTBENCH_VERSION_STRING);
+    v1::CoordinatorMessage reply;
+    if (stream->Write(reg) && stream->Read(&reply) && reply.has_register_reply()) {
+      const auto& rr = reply.register_reply();
+      if (!rr.accepted()) {
+        ctx.TryCancel();
+        return absl::FailedPreconditionError(
+            absl::StrCat("the coordinator refused registration: ", rr.error()));
+      }
+      LOG_INFO("node %d: registered with %s (run %s)", o.node_index,
+               o.coordinator, rr.run_id());
+      Session session(stream.get(), rr.heartbeat_interval_seconds() > 0
+                                        ? rr.heartbeat_interval_seconds()
+                                        : 1.0);
+      absl::Status s = session.Serve();
+      stream->WritesDone();
+      ctx.TryCancel();
+      return s;
+    }
+    grpc::Status st = stream->Finish();
+    last_error = st.error_message();
+    if (st.error_code() == grpc::StatusCode::FAILED_PRECONDITION ||
+        st.error_code() == grpc::StatusCode::PERMISSION_DENIED) {
+      return absl::FailedPreconditionError(
+          absl::StrCat("the coordinator refused registration: ", last_error));
+    }
+    if (SteadyClock::now() >= deadline) {
+      return absl::UnavailableError(absl::StrCat(
+          "could not reach the coordinator at ", o.coordinator, " within ",
+          o.connect_timeout, " s (control.connect_timeout): ", last_error));
+    }
+    if (!said_waiting) {
+      LOG_INFO("node %d: coordinator %s not reachable yet (%s); retrying",
+               o.node_index, o.coordinator, last_error);
+      said_waiting = true;
+    }
+    // Full jitter: nodes started together do not dial in lockstep.
+    std::uniform_real_distribution<double> jitter(0, backoff);
+    std::this_thread::sleep_for(std::chrono::duration<double>(jitter(rng)));
+    backoff = std::min(backoff * 2, 5.0);
+  }
+}
+
+}  // namespace ckpt

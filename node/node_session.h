@@ -1,0 +1,36 @@
+// The node agent's connection to the coordinator: dials (retrying with
+// jittered backoff until the coordinator is up or connect_timeout passes),
+// registers, then serves the coordinator's commands on the Session stream
+// with a NodeService, sending heartbeats meanwhile. Returns when the
+// coordinator shuts the node down or is lost (then transfers are aborted).
+#ifndef CKPTBENCH_NODE_NODE_SESSION_H_
+#define CKPTBENCH_NODE_NODE_SESSION_H_
+
+#include <grpcpp/security/credentials.h>
+
+#include <memory>
+#include <string>
+
+#include "absl/status/status.h"
+
+namespace ckpt {
+
+struct NodeSessionOptions {
+  std::string coordinator;  // HOST:PORT
+  int node_index = 0;
+  std::string host;
+  std::string token;  // secret
+  std::shared_ptr<grpc::ChannelCredentials> credentials;
+  std::string tls_server_name;  // "" = the coordinator's host name
+  double connect_timeout = 600;
+  int protocol_version = 1;  // tests may claim another
+};
+
+// OK: the coordinator ended the run successfully. Aborted: it ended the run
+// as failed. FailedPrecondition / PermissionDenied: registration refused.
+// Unavailable / DeadlineExceeded: could not reach or lost the coordinator.
+absl::Status RunNodeSession(const NodeSessionOptions& options);
+
+}  // namespace ckpt
+
+#endif  // CKPTBENCH_NODE_NODE_SESSION_H_

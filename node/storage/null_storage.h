@@ -1,0 +1,41 @@
+// Storage that discards every write and holds nothing ("null://..."): for
+// measuring ckptbench's own overhead (coordination, generation) without
+// storage. Loads are refused. Thread-safe (stateless).
+#ifndef CKPTBENCH_NODE_STORAGE_NULL_STORAGE_H_
+#define CKPTBENCH_NODE_STORAGE_NULL_STORAGE_H_
+
+#include <memory>
+
+#include "node/storage/storage.h"
+
+namespace ckpt {
+
+class NullStorage : public Storage {
+ public:
+  static std::unique_ptr<Storage> Make();
+
+  std::string Kind() const override { return "null"; }
+  absl::StatusOr<std::unique_ptr<WritableFile>> OpenWrite(
+      const std::string& path, const WriteOptions& options) override;
+  absl::StatusOr<std::unique_ptr<ReadableFile>> OpenRead(
+      const std::string& path, const ReadOptions& options) override;
+  absl::Status CreateDirs(const std::string&) override { return absl::OkStatus(); }
+  absl::Status SyncDir(const std::string&) override { return absl::OkStatus(); }
+  absl::StatusOr<std::vector<std::string>> ListDir(
+      const std::string& path) override;
+  absl::StatusOr<bool> Exists(const std::string&) override { return false; }
+  absl::Status RemoveTree(const std::string&) override { return absl::OkStatus(); }
+  absl::Status WriteAtomic(const std::string&, const std::string&) override {
+    return absl::OkStatus();
+  }
+  absl::StatusOr<std::string> ReadSmall(const std::string& path) override;
+  absl::StatusOr<CacheReport> PrepareColdRead(
+      const std::vector<std::string>& paths, const std::string& mode) override;
+  FilesystemInfo Filesystem(const std::string&) override {
+    return {"null", "", ""};
+  }
+};
+
+}  // namespace ckpt
+
+#endif  // CKPTBENCH_NODE_STORAGE_NULL_STORAGE_H_
