@@ -294,15 +294,23 @@ std::vector<KeyDef> BuildKeys() {
     KeyDef k;
     k.key = "control.node_index";
     k.env = "CKPT_NODE_INDEX";
-    k.expected = "an integer >= 0";
+    k.expected = "auto or an integer >= 0";
     k.description =
-        "node: its index (default: JOB_COMPLETION_INDEX, NODE_RANK or the "
-        "host name's trailing number)";
-    k.set = [](Config& c, const std::string& v) {
-      return ParseInt(v, 0, &c.control.node_index);
+        "node: its index (auto: JOB_COMPLETION_INDEX, NODE_RANK or the host "
+        "name's trailing number)";
+    k.set = [](Config& c, const std::string& v) -> absl::Status {
+      if (v == "auto") {
+        c.control.node_index = -1;
+        return absl::OkStatus();
+      }
+      if (!ParseInt(v, 0, &c.control.node_index).ok()) {
+        return Expect("auto or an integer >= 0");
+      }
+      return absl::OkStatus();
     };
     k.get = [](const Config& c) {
-      return std::to_string(c.control.node_index);
+      return c.control.node_index < 0 ? std::string("auto")
+                                      : std::to_string(c.control.node_index);
     };
     keys.push_back(k);
   }
