@@ -412,7 +412,25 @@ std::vector<std::string> AllKeyNames() {
   return names;
 }
 
+std::string ForNode(const std::string& uri, int node) {
+  std::string out = uri;
+  const std::string token = "{node}";
+  for (size_t at = out.find(token); at != std::string::npos;
+       at = out.find(token, at)) {
+    out.replace(at, token.size(), std::to_string(node));
+  }
+  return out;
+}
+
 absl::Status ValidateConfig(const Config& c, bool need_storage) {
+  if (!c.storage.node_local &&
+      (c.storage.path.find("{node}") != std::string::npos ||
+       c.storage.restore_path.find("{node}") != std::string::npos)) {
+    return absl::InvalidArgumentError(
+        "storage.path / storage.restore_path contain {node}: that placeholder "
+        "is for node-local storage; expected storage.node_local=true "
+        "(CKPT_NODE_LOCAL) or a path without it");
+  }
   if (c.cluster.accelerator == "gpu") {
     return absl::InvalidArgumentError(
         "cluster.accelerator (ACCELERATOR) = 'gpu': this build of ckptbench "

@@ -108,6 +108,10 @@ const KeyDef* FindKey(const std::string& name);
 // All dotted names and env aliases, for suggestions.
 std::vector<std::string> AllKeyNames();
 
+// With storage.node_local, "{node}" in a storage path stands for the node's
+// index, so nodes sharing one host keep separate directories.
+std::string ForNode(const std::string& uri, int node);
+
 // Cross-field checks run after all sources are merged. `need_storage` is
 // false for commands that do no I/O (plan).
 absl::Status ValidateConfig(const Config& config, bool need_storage);

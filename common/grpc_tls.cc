@@ -13,15 +13,15 @@ absl::StatusOr<std::string> ReadPem(const std::string& key,
                                     const std::string& path) {
   std::ifstream in(path);
   if (!in) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        key, " (", env, ") = '", path, "': cannot open the file"));
+    return absl::InvalidArgumentError(
+        absl::StrCat(key, " (", env, ") = '", path, "': cannot open the file"));
   }
   std::stringstream ss;
   ss << in.rdbuf();
   std::string pem = ss.str();
   if (pem.find("-----BEGIN ") == std::string::npos) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        key, " (", env, ") = '", path, "': expected a PEM file"));
+    return absl::InvalidArgumentError(
+        absl::StrCat(key, " (", env, ") = '", path, "': expected a PEM file"));
   }
   return pem;
 }

@@ -17,7 +17,8 @@ struct ClockEstimate {
   int samples = 0;
 };
 
-absl::StatusOr<ClockEstimate> EstimateClock(NodeClient& node, int exchanges = 8);
+absl::StatusOr<ClockEstimate> EstimateClock(NodeClient& node,
+                                            int exchanges = 8);
 
 }  // namespace ckpt
 

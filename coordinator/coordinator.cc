@@ -65,7 +65,7 @@ absl::StatusOr<v1::InspectReply> Coordinator::Inspect(const std::string& uri,
                                                       size_t node) {
   v1::InspectRequest req;
   req.set_run_id(run_id_);
-  req.set_checkpoints_uri(uri);
+  req.set_checkpoints_uri(ForNode(uri, nodes_[node]->index()));
   req.set_probe_write(probe);
   req.set_want_metadata(want_metadata);
   ASSIGN_OR_RETURN(auto rep, nodes_[node]->Inspect(req));
@@ -271,7 +271,7 @@ absl::Status Coordinator::RemoveOldSteps(RunResult* result) {
   for (size_t i = 0; i < listings.size(); ++i) {
     v1::CleanupRequest req;
     req.set_run_id(run_id_);
-    req.set_checkpoints_uri(dir);
+    req.set_checkpoints_uri(ForNode(dir, nodes_[i]->index()));
     for (const auto& s : listings[i].steps()) {
       if (s.committed() && s.step() < listings[i].newest_committed()) {
         req.add_remove_steps(s.step());

@@ -57,8 +57,8 @@ void RemoteNode::OnDisconnect(const std::string& why) {
   cv_.notify_all();
 }
 
-absl::StatusOr<v1::NodeMessage> RemoteNode::Call(v1::CoordinatorMessage msg,
-                                                 const ProgressCallback& progress) {
+absl::StatusOr<v1::NodeMessage> RemoteNode::Call(
+    v1::CoordinatorMessage msg, const ProgressCallback& progress) {
   uint64_t id;
   {
     std::lock_guard<std::mutex> lock(mu_);
@@ -74,7 +74,8 @@ absl::StatusOr<v1::NodeMessage> RemoteNode::Call(v1::CoordinatorMessage msg,
   std::unique_lock<std::mutex> lock(mu_);
   if (!wrote) {
     pending_.erase(id);
-    return absl::UnavailableError(absl::StrCat(Who(), " disconnected (write failed)"));
+    return absl::UnavailableError(
+        absl::StrCat(Who(), " disconnected (write failed)"));
   }
   const auto timeout = std::chrono::duration<double>(node_timeout_);
   while (true) {
@@ -89,7 +90,8 @@ absl::StatusOr<v1::NodeMessage> RemoteNode::Call(v1::CoordinatorMessage msg,
       return absl::UnavailableError(
           absl::StrCat(Who(), " disconnected: ", disconnect_reason_));
     }
-    double silent = std::chrono::duration<double>(SteadyClock::now() - last_heard_).count();
+    double silent =
+        std::chrono::duration<double>(SteadyClock::now() - last_heard_).count();
     if (silent > node_timeout_) {
       pending_.erase(id);
       return absl::DeadlineExceededError(absl::StrFormat(
@@ -101,7 +103,8 @@ absl::StatusOr<v1::NodeMessage> RemoteNode::Call(v1::CoordinatorMessage msg,
   }
 }
 
-absl::StatusOr<v1::InspectReply> RemoteNode::Inspect(const v1::InspectRequest& r) {
+absl::StatusOr<v1::InspectReply> RemoteNode::Inspect(
+    const v1::InspectRequest& r) {
   v1::CoordinatorMessage m;
   *m.mutable_inspect() = r;
   auto rep = Call(std::move(m));
@@ -109,7 +112,8 @@ absl::StatusOr<v1::InspectReply> RemoteNode::Inspect(const v1::InspectRequest& r
   return std::move(*rep->mutable_inspect());
 }
 
-absl::StatusOr<v1::PrepareReply> RemoteNode::Prepare(const v1::PrepareRequest& r) {
+absl::StatusOr<v1::PrepareReply> RemoteNode::Prepare(
+    const v1::PrepareRequest& r) {
   v1::CoordinatorMessage m;
   *m.mutable_prepare() = r;
   auto rep = Call(std::move(m));
@@ -134,7 +138,8 @@ absl::StatusOr<v1::CommitReply> RemoteNode::Commit(const v1::CommitRequest& r) {
   return std::move(*rep->mutable_commit());
 }
 
-absl::StatusOr<v1::CleanupReply> RemoteNode::Cleanup(const v1::CleanupRequest& r) {
+absl::StatusOr<v1::CleanupReply> RemoteNode::Cleanup(
+    const v1::CleanupRequest& r) {
   v1::CoordinatorMessage m;
   *m.mutable_cleanup() = r;
   auto rep = Call(std::move(m));

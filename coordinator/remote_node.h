@@ -40,12 +40,16 @@ class RemoteNode : public NodeClient {
     rtt_seconds_ = rtt_seconds;
   }
 
-  absl::StatusOr<v1::InspectReply> Inspect(const v1::InspectRequest& r) override;
-  absl::StatusOr<v1::PrepareReply> Prepare(const v1::PrepareRequest& r) override;
+  absl::StatusOr<v1::InspectReply> Inspect(
+      const v1::InspectRequest& r) override;
+  absl::StatusOr<v1::PrepareReply> Prepare(
+      const v1::PrepareRequest& r) override;
   absl::StatusOr<v1::PhaseReport> StartPhase(
-      const v1::StartPhaseRequest& r, const ProgressCallback& progress) override;
+      const v1::StartPhaseRequest& r,
+      const ProgressCallback& progress) override;
   absl::StatusOr<v1::CommitReply> Commit(const v1::CommitRequest& r) override;
-  absl::StatusOr<v1::CleanupReply> Cleanup(const v1::CleanupRequest& r) override;
+  absl::StatusOr<v1::CleanupReply> Cleanup(
+      const v1::CleanupRequest& r) override;
   absl::StatusOr<v1::AbortReply> Abort(const v1::AbortRequest& r) override;
   absl::StatusOr<v1::PingReply> Ping(const v1::PingRequest& r) override;
 
@@ -66,8 +70,8 @@ class RemoteNode : public NodeClient {
   // Writes one message; false if the stream is gone.
   bool Write(const v1::CoordinatorMessage& msg);
   // Sends `msg` (call_id assigned) and waits for the reply message.
-  absl::StatusOr<v1::NodeMessage> Call(v1::CoordinatorMessage msg,
-                                       const ProgressCallback& progress = nullptr);
+  absl::StatusOr<v1::NodeMessage> Call(
+      v1::CoordinatorMessage msg, const ProgressCallback& progress = nullptr);
   std::string Who() const;
 
   const int index_;

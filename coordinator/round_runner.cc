@@ -74,7 +74,7 @@ v1::PrepareRequest RoundRunner::BuildPrepare(const RoundSpec& spec,
   req.set_phase(spec.save ? v1::PHASE_SAVE : v1::PHASE_LOAD);
   req.set_seed(spec.seed);
   req.set_step(spec.step);
-  req.set_step_uri(spec.step_uri);
+  req.set_step_uri(ForNode(spec.step_uri, nodes_[node]->index()));
   auto* io = req.mutable_io();
   io->set_block_size(config_.io.block_size);
   io->set_fsync(config_.io.fsync);
@@ -252,7 +252,7 @@ RoundResult RoundRunner::Run(const RoundSpec& spec) {
       v1::CommitRequest req;
       req.set_run_id(spec.run_id);
       req.set_round_id(spec.round_id);
-      req.set_step_uri(spec.step_uri);
+      req.set_step_uri(ForNode(spec.step_uri, nodes_[i]->index()));
       req.set_metadata(
           BuildMetadata(spec, reports, local ? static_cast<int>(i) : -1));
       auto rep = nodes_[i]->Commit(req);

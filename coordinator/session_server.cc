@@ -13,7 +13,8 @@ namespace {
 class SessionService final : public v1::Coordinator::Service {
  public:
   explicit SessionService(SessionServer* server) : server_(server) {}
-  grpc::Status Session(grpc::ServerContext* ctx, SessionStream* stream) override {
+  grpc::Status Session(grpc::ServerContext* ctx,
+                       SessionStream* stream) override {
     return server_->Serve(ctx, stream);
   }
 
@@ -24,7 +25,8 @@ class SessionService final : public v1::Coordinator::Service {
 bool SameSecret(const std::string& a, const std::string& b) {
   if (a.size() != b.size()) return false;
   unsigned char diff = 0;
-  for (size_t i = 0; i < a.size(); ++i) diff |= static_cast<unsigned char>(a[i] ^ b[i]);
+  for (size_t i = 0; i < a.size(); ++i)
+    diff |= static_cast<unsigned char>(a[i] ^ b[i]);
   return diff == 0;
 }
 
@@ -44,7 +46,8 @@ absl::StatusOr<std::unique_ptr<SessionServer>> SessionServer::Start(
   builder.SetMaxReceiveMessageSize(-1);
   builder.SetMaxSendMessageSize(-1);
   builder.AddChannelArgument(GRPC_ARG_KEEPALIVE_PERMIT_WITHOUT_CALLS, 1);
-  builder.AddChannelArgument(GRPC_ARG_HTTP2_MIN_RECV_PING_INTERVAL_WITHOUT_DATA_MS, 1000);
+  builder.AddChannelArgument(
+      GRPC_ARG_HTTP2_MIN_RECV_PING_INTERVAL_WITHOUT_DATA_MS, 1000);
   builder.AddChannelArgument(GRPC_ARG_KEEPALIVE_TIME_MS, 5000);
   builder.AddChannelArgument(GRPC_ARG_KEEPALIVE_TIMEOUT_MS, 5000);
   s->server_ = builder.BuildAndStart();
@@ -61,12 +64,14 @@ SessionServer::~SessionServer() {
 }
 
 std::string SessionServer::Validate(const v1::RegisterRequest& reg) {
-  std::string who = absl::StrCat("node ", reg.node_index(), " (", reg.host(), ")");
+  std::string who =
+      absl::StrCat("node ", reg.node_index(), " (", reg.host(), ")");
   if (reg.protocol_version() != v1::PROTOCOL_VERSION_1) {
     return absl::StrCat(who, " speaks protocol version ",
                         static_cast<int>(reg.protocol_version()),
                         "; this coordinator speaks version 1 (ckptbench ",
-                        CKPTBENCH_VERSION_STRING, "): run the same ckptbench "
+                        CKPTBENCH_VERSION_STRING,
+                        "): run the same ckptbench "
                         "version on coordinator and nodes");
   }
   if (!options_.token.empty() && !SameSecret(reg.token(), options_.token)) {
@@ -87,16 +92,19 @@ std::string SessionServer::Validate(const v1::RegisterRequest& reg) {
                           " (duplicate index)");
     }
     if (started_) {
-      return absl::StrCat(who, ": node ", reg.node_index(),
-                          " was lost during the run; rejoining is not supported");
+      return absl::StrCat(
+          who, ": node ", reg.node_index(),
+          " was lost during the run; rejoining is not supported");
     }
   }
   return "";
 }
 
-grpc::Status SessionServer::Serve(grpc::ServerContext* ctx, SessionStream* stream) {
+grpc::Status SessionServer::Serve(grpc::ServerContext* ctx,
+                                  SessionStream* stream) {
   v1::NodeMessage first;
-  if (!stream->Read(&first)) return grpc::Status(grpc::StatusCode::CANCELLED, "no register");
+  if (!stream->Read(&first))
+    return grpc::Status(grpc::StatusCode::CANCELLED, "no register");
   if (!first.has_register_()) {
     return grpc::Status(grpc::StatusCode::INVALID_ARGUMENT,
                         "the first message of a session must be `register`");
@@ -186,9 +194,11 @@ void SessionServer::Shutdown(bool ok, const std::string& reason) {
   }
   // Give nodes a moment to close their streams, then stop.
   std::unique_lock<std::mutex> lock(mu_);
-  cv_.wait_for(lock, std::chrono::seconds(2), [&] { return active_streams_ == 0; });
+  cv_.wait_for(lock, std::chrono::seconds(2),
+               [&] { return active_streams_ == 0; });
   lock.unlock();
-  server_->Shutdown(std::chrono::system_clock::now() + std::chrono::milliseconds(500));
+  server_->Shutdown(std::chrono::system_clock::now() +
+                    std::chrono::milliseconds(500));
 }
 
 }  // namespace ckpt

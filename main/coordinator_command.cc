@@ -23,16 +23,19 @@ int CoordinatorCommand(const CliArgs& args) {
 
   auto tls = MakeServerCredentials(config.control);
   if (!tls.ok()) {
-    return FailRun(args.results_dir, &result, std::string(tls.status().message()), 2);
+    return FailRun(args.results_dir, &result,
+                   std::string(tls.status().message()), 2);
   }
   if (!tls->tls) {
-    LOG_WARN("control channel without TLS: node traffic to %s is unencrypted "
-             "(set tls.cert / tls.key, and tls.ca for mutual TLS)",
-             config.control.listen);
+    LOG_WARN(
+        "control channel without TLS: node traffic to %s is unencrypted "
+        "(set tls.cert / tls.key, and tls.ca for mutual TLS)",
+        config.control.listen);
   }
   if (config.control.token.empty()) {
-    LOG_WARN("no auth.token (CKPT_TOKEN): any node that reaches %s may register",
-             config.control.listen);
+    LOG_WARN(
+        "no auth.token (CKPT_TOKEN): any node that reaches %s may register",
+        config.control.listen);
   }
   const std::string run_id = NewRunId();
   SessionServerOptions so;
@@ -45,12 +48,14 @@ int CoordinatorCommand(const CliArgs& args) {
   so.run_id = run_id;
   auto server = SessionServer::Start(so);
   if (!server.ok()) {
-    return FailRun(args.results_dir, &result, std::string(server.status().message()), 2);
+    return FailRun(args.results_dir, &result,
+                   std::string(server.status().message()), 2);
   }
-  LOG_INFO("coordinator listening on %s (%s%s); waiting up to %g s for %d node(s)",
-           config.control.listen, tls->tls ? "TLS" : "plaintext",
-           tls->mutual ? ", client certificates required" : "",
-           config.control.register_timeout, config.cluster.num_nodes);
+  LOG_INFO(
+      "coordinator listening on %s (%s%s); waiting up to %g s for %d node(s)",
+      config.control.listen, tls->tls ? "TLS" : "plaintext",
+      tls->mutual ? ", client certificates required" : "",
+      config.control.register_timeout, config.cluster.num_nodes);
   signals.Watch([&](const std::string& name) {
     (*server)->CancelWait(absl::StrCat("interrupted by ", name));
   });
@@ -78,7 +83,8 @@ int CoordinatorCommand(const CliArgs& args) {
   for (auto& t : threads) t.join();
   for (size_t i = 0; i < nodes->size(); ++i) {
     if (!clock_errors[i].ok()) {
-      std::string error = absl::StrCat("clock estimate: ", clock_errors[i].message());
+      std::string error =
+          absl::StrCat("clock estimate: ", clock_errors[i].message());
       (*server)->Shutdown(false, error);
       return FailRun(args.results_dir, &result, error, 1);
     }
@@ -86,8 +92,9 @@ int CoordinatorCommand(const CliArgs& args) {
     result.clocks.push_back({n->index(), n->host(),
                              static_cast<double>(n->clock_offset_ns()) / 1e6,
                              n->rtt_seconds() * 1e3});
-    LOG_INFO("node %d (%s): clock offset %+.3f ms, round trip %.3f ms", n->index(),
-             n->host(), static_cast<double>(n->clock_offset_ns()) / 1e6,
+    LOG_INFO("node %d (%s): clock offset %+.3f ms, round trip %.3f ms",
+             n->index(), n->host(),
+             static_cast<double>(n->clock_offset_ns()) / 1e6,
              n->rtt_seconds() * 1e3);
   }
 
@@ -99,7 +106,8 @@ int CoordinatorCommand(const CliArgs& args) {
   std::vector<NodeClient*> clients(nodes->begin(), nodes->end());
   Coordinator coordinator(config, setup.plan, clients, progress.get(), run_id);
   int code = ExecuteRun(args, coordinator, signals, &result);
-  (*server)->Shutdown(code == 0, result.errors.empty() ? "" : result.errors.back());
+  (*server)->Shutdown(code == 0,
+                      result.errors.empty() ? "" : result.errors.back());
   return code;
 }
 

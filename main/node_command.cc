@@ -6,6 +6,7 @@
 
 #include <cstdio>
 #include <cstdlib>
+#include <thread>
 
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
@@ -32,7 +33,8 @@ int NodeIndexFromEnvironment(const std::string& host, std::string* source) {
   // where the job completion index is the env var above.
   size_t dash = host.rfind('-');
   int i = -1;
-  if (dash != std::string::npos && absl::SimpleAtoi(host.substr(dash + 1), &i) && i >= 0) {
+  if (dash != std::string::npos &&
+      absl::SimpleAtoi(host.substr(dash + 1), &i) && i >= 0) {
     *source = "host name ordinal";
     return i;
   }
@@ -46,14 +48,16 @@ int NodeCommand(const CliArgs& args) {
   opts.overrides = args.overrides;
   auto loaded = LoadConfig(opts);
   if (!loaded.ok()) {
-    std::fprintf(stderr, "ckptbench: %s\n", std::string(loaded.status().message()).c_str());
+    std::fprintf(stderr, "ckptbench: %s\n",
+                 std::string(loaded.status().message()).c_str());
     return 2;
   }
   const ControlOptions& c = loaded->config.control;
   if (c.coordinator.empty()) {
-    std::fprintf(stderr,
-                 "ckptbench: control.coordinator (CKPT_COORDINATOR) is not set: "
-                 "expected the coordinator's HOST:PORT (--coordinator)\n");
+    std::fprintf(
+        stderr,
+        "ckptbench: control.coordinator (CKPT_COORDINATOR) is not set: "
+        "expected the coordinator's HOST:PORT (--coordinator)\n");
     return 2;
   }
   const std::string host = HostName();
@@ -70,19 +74,34 @@ int NodeCommand(const CliArgs& args) {
   }
   auto creds = MakeChannelCredentials(c);
   if (!creds.ok()) {
-    std::fprintf(stderr, "ckptbench: %s\n", std::string(creds.status().message()).c_str());
+    std::fprintf(stderr, "ckptbench: %s\n",
+                 std::string(creds.status().message()).c_str());
     return 2;
   }
   std::unique_ptr<grpc::Server> health;
+  std::unique_ptr<grpc::ServerCompletionQueue> health_cq;
+  std::thread health_poller;
   if (c.node_health_port > 0) {
     grpc::EnableDefaultHealthCheckService(true);
     grpc::ServerBuilder b;
+    // No service of our own here: the health service needs a completion
+    // queue that someone polls.
+    health_cq = b.AddCompletionQueue();
     int port = 0;
     b.AddListeningPort(absl::StrCat("0.0.0.0:", c.node_health_port),
                        grpc::InsecureServerCredentials(), &port);
     health = b.BuildAndStart();
+    if (health && port != 0) {
+      health_poller = std::thread([cq = health_cq.get()] {
+        void* tag;
+        bool ok;
+        while (cq->Next(&tag, &ok)) {
+        }
+      });
+    }
     if (!health || port == 0) {
-      std::fprintf(stderr, "ckptbench: control.node_health_port = %d: cannot listen\n",
+      std::fprintf(stderr,
+                   "ckptbench: control.node_health_port = %d: cannot listen\n",
                    c.node_health_port);
       return 2;
     }
@@ -92,7 +111,8 @@ int NodeCommand(const CliArgs& args) {
     std::fprintf(stderr, "ckptbench node: %s: leaving\n", name.c_str());
     std::_Exit(name == "SIGINT" ? 130 : 143);
   });
-  LOG_INFO("node %d (%s, index from %s) dialing %s", index, host, source, c.coordinator);
+  LOG_INFO("node %d (%s, index from %s) dialing %s", index, host, source,
+           c.coordinator);
   NodeSessionOptions so;
   so.coordinator = c.coordinator;
   so.node_index = index;
@@ -104,11 +124,17 @@ int NodeCommand(const CliArgs& args) {
   so.protocol_version = args.protocol_version;
   absl::Status s = RunNodeSession(so);
   signals.Watch(nullptr);
+  if (health) {
+    health->Shutdown(std::chrono::system_clock::now());
+    health_cq->Shutdown();
+    health_poller.join();
+  }
   if (s.ok()) {
     LOG_INFO("node %d: run finished", index);
     return 0;
   }
-  std::fprintf(stderr, "ckptbench node %d: %s\n", index, std::string(s.message()).c_str());
+  std::fprintf(stderr, "ckptbench node %d: %s\n", index,
+               std::string(s.message()).c_str());
   return absl::IsFailedPrecondition(s) ? 2 : 1;
 }
 

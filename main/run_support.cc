@@ -170,7 +170,8 @@ int ExecuteRun(const CliArgs& args, Coordinator& coordinator,
   std::fputs(SummaryTable(*result).c_str(), stdout);
   std::fflush(stdout);
   if (!status.ok()) {
-    std::fprintf(stderr, "ckptbench: %s\n", std::string(status.message()).c_str());
+    std::fprintf(stderr, "ckptbench: %s\n",
+                 std::string(status.message()).c_str());
     return 1;
   }
   return wrote ? 0 : 1;

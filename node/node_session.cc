@@ -18,7 +18,8 @@
 namespace ckpt {
 namespace {
 
-using Stream = grpc::ClientReaderWriter<v1::NodeMessage, v1::CoordinatorMessage>;
+using Stream =
+    grpc::ClientReaderWriter<v1::NodeMessage, v1::CoordinatorMessage>;
 
 grpc::ChannelArguments ChannelArgs(const NodeSessionOptions& o) {
   grpc::ChannelArguments args;
@@ -29,7 +30,8 @@ grpc::ChannelArguments ChannelArgs(const NodeSessionOptions& o) {
   args.SetInt(GRPC_ARG_HTTP2_MAX_PINGS_WITHOUT_DATA, 0);
   args.SetInt(GRPC_ARG_MAX_RECEIVE_MESSAGE_LENGTH, -1);
   args.SetInt(GRPC_ARG_MAX_SEND_MESSAGE_LENGTH, -1);
-  if (!o.tls_server_name.empty()) args.SetSslTargetNameOverride(o.tls_server_name);
+  if (!o.tls_server_name.empty())
+    args.SetSslTargetNameOverride(o.tls_server_name);
   return args;
 }
 
@@ -163,24 +165,28 @@ absl::Status RunNodeSession(const NodeSessionOptions& o) {
   const auto deadline = SteadyClock::now() +
                         std::chrono::duration_cast<SteadyClock::duration>(
                             std::chrono::duration<double>(o.connect_timeout));
-  std::mt19937_64 rng(std::random_device{}() ^ static_cast<uint64_t>(o.node_index));
+  std::mt19937_64 rng(std::random_device{}() ^
+                      static_cast<uint64_t>(o.node_index));
   double backoff = 0.1;
   std::string last_error;
   bool said_waiting = false;
   while (true) {
-    auto channel = grpc::CreateCustomChannel(o.coordinator, o.credentials, ChannelArgs(o));
+    auto channel =
+        grpc::CreateCustomChannel(o.coordinator, o.credentials, ChannelArgs(o));
     auto stub = v1::Coordinator::NewStub(channel);
     grpc::ClientContext ctx;
     std::unique_ptr<Stream> stream = stub->Session(&ctx);
     v1::NodeMessage reg;
     auto* r = reg.mutable_register_();
-    r->set_protocol_version(static_cast<v1::ProtocolVersion>(o.protocol_version));
+    r->set_protocol_version(
+        static_cast<v1::ProtocolVersion>(o.protocol_version));
     r->set_host(o.host);
     r->set_node_index(o.node_index);
     r->set_token(o.token);
     r->set_build_version(CKPTBENCH_VERSION_STRING);
     v1::CoordinatorMessage reply;
-    if (stream->Write(reg) && stream->Read(&reply) && reply.has_register_reply()) {
+    if (stream->Write(reg) && stream->Read(&reply) &&
+        reply.has_register_reply()) {
       const auto& rr = reply.register_reply();
       if (!rr.accepted()) {
         ctx.TryCancel();

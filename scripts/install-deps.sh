@@ -9,7 +9,7 @@ PACKAGES=(
   libcurl4-openssl-dev libssl-dev libyaml-cpp-dev nlohmann-json3-dev
   libabsl-dev libxxhash-dev libisal-dev
   libgtest-dev libgmock-dev libbenchmark-dev
-  fio procps time clang-format
+  fio procps time clang-format openssl
 )
 
 missing=()

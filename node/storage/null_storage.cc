@@ -14,8 +14,9 @@ class NullWritableFile : public WritableFile {
 
 absl::Status NoLoads(const std::string& path) {
   return absl::FailedPreconditionError(absl::StrCat(
-      path, ": null:// storage discards writes and cannot be loaded from; "
-            "use it with CKPT_MODE=save-only"));
+      path,
+      ": null:// storage discards writes and cannot be loaded from; "
+      "use it with CKPT_MODE=save-only"));
 }
 
 }  // namespace
@@ -36,7 +37,8 @@ absl::StatusOr<std::unique_ptr<ReadableFile>> NullStorage::OpenRead(
 
 absl::StatusOr<std::vector<std::string>> NullStorage::ListDir(
     const std::string& path) {
-  return absl::NotFoundError(absl::StrCat(path, ": null storage holds nothing"));
+  return absl::NotFoundError(
+      absl::StrCat(path, ": null storage holds nothing"));
 }
 
 absl::StatusOr<std::string> NullStorage::ReadSmall(const std::string& path) {

@@ -19,12 +19,16 @@ class NullStorage : public Storage {
       const std::string& path, const WriteOptions& options) override;
   absl::StatusOr<std::unique_ptr<ReadableFile>> OpenRead(
       const std::string& path, const ReadOptions& options) override;
-  absl::Status CreateDirs(const std::string&) override { return absl::OkStatus(); }
+  absl::Status CreateDirs(const std::string&) override {
+    return absl::OkStatus();
+  }
   absl::Status SyncDir(const std::string&) override { return absl::OkStatus(); }
   absl::StatusOr<std::vector<std::string>> ListDir(
       const std::string& path) override;
   absl::StatusOr<bool> Exists(const std::string&) override { return false; }
-  absl::Status RemoveTree(const std::string&) override { return absl::OkStatus(); }
+  absl::Status RemoveTree(const std::string&) override {
+    return absl::OkStatus();
+  }
   absl::Status WriteAtomic(const std::string&, const std::string&) override {
     return absl::OkStatus();
   }

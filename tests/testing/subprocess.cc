@@ -1,8 +1,11 @@
 #include "tests/testing/subprocess.h"
 
+#include <arpa/inet.h>
 #include <fcntl.h>
+#include <netinet/in.h>
 #include <signal.h>
 #include <spawn.h>
+#include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -65,6 +68,100 @@ ProcessResult RunProcess(const std::vector<std::string>& argv,
   unlink(out_name);
   unlink(err_name);
   return r;
+}
+
+namespace {
+std::vector<char*> Argv(const std::vector<std::string>& argv) {
+  std::vector<char*> args;
+  for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
+  args.push_back(nullptr);
+  return args;
+}
+}  // namespace
+
+Process::Process(const std::vector<std::string>& argv,
+                 const std::map<std::string, std::string>& env) {
+  char out_name[] = "/tmp/ckptbench-pout-XXXXXX";
+  char err_name[] = "/tmp/ckptbench-perr-XXXXXX";
+  int out_fd = mkstemp(out_name);
+  int err_fd = mkstemp(err_name);
+  out_path_ = out_name;
+  err_path_ = err_name;
+  posix_spawn_file_actions_t fa;
+  posix_spawn_file_actions_init(&fa);
+  posix_spawn_file_actions_adddup2(&fa, out_fd, 1);
+  posix_spawn_file_actions_adddup2(&fa, err_fd, 2);
+  std::vector<std::string> env_strings;
+  if (const char* path = std::getenv("PATH"))
+    env_strings.push_back(std::string("PATH=") + path);
+  for (const auto& [k, v] : env) env_strings.push_back(k + "=" + v);
+  std::vector<char*> envp;
+  for (auto& e : env_strings) envp.push_back(e.data());
+  envp.push_back(nullptr);
+  auto args = Argv(argv);
+  pid_t pid;
+  if (posix_spawn(&pid, args[0], &fa, nullptr, args.data(), envp.data()) == 0)
+    pid_ = pid;
+  posix_spawn_file_actions_destroy(&fa);
+  close(out_fd);
+  close(err_fd);
+}
+
+Process::~Process() {
+  if (pid_ > 0 && exit_code_ < 0) {
+    kill(pid_, SIGKILL);
+    waitpid(pid_, nullptr, 0);
+  }
+  unlink(out_path_.c_str());
+  unlink(err_path_.c_str());
+}
+
+void Process::Signal(int sig) {
+  if (pid_ > 0 && exit_code_ < 0) kill(pid_, sig);
+}
+
+int Process::Wait(double timeout_seconds) {
+  if (exit_code_ >= 0 || pid_ <= 0) return exit_code_;
+  for (double waited = 0;; waited += 0.02) {
+    int status = 0;
+    pid_t r = waitpid(pid_, &status, WNOHANG);
+    if (r == pid_) {
+      exit_code_ =
+          WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+      return exit_code_;
+    }
+    if (waited >= timeout_seconds) return -1;
+    usleep(20000);
+  }
+}
+
+std::string Process::Out() const { return ReadFile(out_path_); }
+std::string Process::Err() const { return ReadFile(err_path_); }
+
+bool Process::WaitForOutput(const std::string& text,
+                            double timeout_seconds) const {
+  for (double waited = 0; waited < timeout_seconds; waited += 0.05) {
+    if (Err().find(text) != std::string::npos ||
+        Out().find(text) != std::string::npos) {
+      return true;
+    }
+    usleep(50000);
+  }
+  return false;
+}
+
+int FreePort() {
+  int fd = socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in addr{};
+  addr.sin_family = AF_INET;
+  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  addr.sin_port = 0;
+  bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof(addr));
+  socklen_t len = sizeof(addr);
+  getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &len);
+  int port = ntohs(addr.sin_port);
+  close(fd);
+  return port;
 }
 
 }  // namespace ckpt

@@ -19,6 +19,34 @@ ProcessResult RunProcess(const std::vector<std::string>& argv,
                          const std::map<std::string, std::string>& env,
                          int signal_after_ms = 0, int sig = 0);
 
+// A process running in the background; its output goes to files that can
+// be read while it runs. Killed (SIGKILL) and reaped on destruction.
+class Process {
+ public:
+  Process(const std::vector<std::string>& argv,
+          const std::map<std::string, std::string>& env);
+  ~Process();
+  Process(const Process&) = delete;
+  Process& operator=(const Process&) = delete;
+
+  int pid() const { return pid_; }
+  void Signal(int sig);
+  // Waits up to timeout_seconds; exit code, or -1 if still running.
+  int Wait(double timeout_seconds);
+  std::string Out() const;
+  std::string Err() const;
+  // Polls stderr (and stdout) until `text` appears; false on timeout.
+  bool WaitForOutput(const std::string& text, double timeout_seconds) const;
+
+ private:
+  int pid_ = -1;
+  int exit_code_ = -1;
+  std::string out_path_, err_path_;
+};
+
+// A TCP port on 127.0.0.1 that was free a moment ago.
+int FreePort();
+
 // The ckptbench binary under test ($CKPTBENCH_BIN, set by CTest).
 std::string CkptbenchBinary();
 

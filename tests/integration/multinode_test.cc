@@ -1,0 +1,204 @@
+// A coordinator and node processes on loopback: a whole run, registration
+// rules, node-local storage, and the health endpoints.
+#include <grpcpp/grpcpp.h>
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <filesystem>
+#include <nlohmann/json.hpp>
+
+#include "testing/proto/grpc/health/v1/health.grpc.pb.h"
+#include "tests/testing/cluster.h"
+
+namespace ckpt {
+namespace {
+
+using nlohmann::json;
+namespace fs = std::filesystem;
+
+json ReadJson(const std::string& path) { return json::parse(ReadFile(path)); }
+
+TEST(Multinode, FourNodesStartedBeforeTheCoordinatorRunTheRounds) {
+  Cluster c;
+  std::vector<std::unique_ptr<Process>> nodes;
+  for (int i = 0; i < 4; ++i) nodes.push_back(c.StartNode(i));
+  // The nodes dial a coordinator that is not up yet and keep retrying.
+  ASSERT_TRUE(nodes[0]->WaitForOutput("not reachable yet", 10));
+  auto coord = c.StartCoordinator(
+      {{"NUM_NODES", "4"}, {"NUM_SAVE_CALLS", "2"}, {"NUM_LOAD_CALLS", "2"}});
+  ASSERT_EQ(coord->Wait(90), 0) << coord->Err();
+  for (auto& n : nodes) EXPECT_EQ(n->Wait(10), 0) << n->Err();
+  EXPECT_NE(coord->Err().find("without TLS"), std::string::npos);
+
+  json j = ReadJson(c.ResultPath());
+  EXPECT_EQ(j["status"], "ok");
+  EXPECT_EQ(j["plan"]["world_size"], 8);
+  ASSERT_EQ(j["clock"]["nodes"].size(), 4u);
+  for (const auto& n : j["clock"]["nodes"]) {
+    EXPECT_GT(n["rtt_ms"].get<double>(), 0);
+    EXPECT_LT(std::fabs(n["offset_ms"].get<double>()), 50);  // same host
+  }
+  ASSERT_EQ(j["rounds"].size(), 4u);
+  const uint64_t block = 4 << 20;
+  for (const auto& round : j["rounds"]) {
+    EXPECT_EQ(round["status"], "ok");
+    ASSERT_EQ(round["nodes"].size(), 4u);
+    std::set<int> indexes;
+    uint64_t node_bytes = 0;
+    for (const auto& n : round["nodes"]) {
+      indexes.insert(n["node_index"].get<int>());
+      EXPECT_EQ(n["ranks"].size(), 2u);
+      EXPECT_FALSE(n["host"].get<std::string>().empty());
+      EXPECT_GT(n["seconds"].get<double>(), 0);
+      EXPECT_GT(n["throughput_mib_s"].get<double>(), 0);
+      EXPECT_LE(n["first_done_seconds"].get<double>(), n["last_done_seconds"].get<double>());
+      node_bytes += n["bytes"].get<uint64_t>();
+    }
+    EXPECT_EQ(indexes, (std::set<int>{0, 1, 2, 3}));
+    EXPECT_EQ(node_bytes, round["bytes"].get<uint64_t>());
+    ASSERT_EQ(round["ranks"].size(), 8u);
+    // Latency histograms are merged across nodes: one write (or read) per
+    // block of every rank's file on every node.
+    uint64_t ops = 0;
+    for (const auto& r : round["ranks"]) ops += (r["bytes"].get<uint64_t>() + block - 1) / block;
+    const char* op = round["phase"] == "save" ? "write" : "read";
+    const auto& h = round["op_latency"][op];
+    EXPECT_EQ(h["count"].get<uint64_t>(), ops);
+    EXPECT_LE(h["p50_ms"].get<double>(), h["p99_ms"].get<double>());
+    EXPECT_LE(h["p99_ms"].get<double>(), h["max_ms"].get<double>());
+    // Start spread across nodes is measured and small on one host.
+    EXPECT_GE(round["start_spread_seconds"].get<double>(), 0);
+    EXPECT_LT(round["start_spread_seconds"].get<double>(), 0.05);
+    ASSERT_EQ(round["stragglers"].size(), 3u);
+    EXPECT_GE(round["stragglers"][0]["ratio_to_median"].get<double>(), 1.0);
+    EXPECT_GE(round["seconds"].get<double>(), round["transfer_seconds"].get<double>());
+  }
+  EXPECT_NE(coord->Out().find("clocks:"), std::string::npos) << coord->Out();
+}
+
+TEST(Multinode, RegistrationRefusesDuplicatesOtherVersionsAndStrangers) {
+  Cluster c;
+  auto coord = c.StartCoordinator({{"NUM_NODES", "2"}});
+  auto first = c.StartNode(0);
+  ASSERT_TRUE(coord->WaitForOutput("node 0 registered", 20)) << coord->Err();
+
+  auto dup = c.StartNode(0);
+  EXPECT_EQ(dup->Wait(20), 2) << dup->Err();
+  EXPECT_NE(dup->Err().find("already registered"), std::string::npos) << dup->Err();
+  EXPECT_NE(dup->Err().find("duplicate index"), std::string::npos) << dup->Err();
+
+  auto old = c.StartNode(1, {}, {"--protocol-version", "7"});
+  EXPECT_EQ(old->Wait(20), 2) << old->Err();
+  EXPECT_NE(old->Err().find("speaks protocol version 7"), std::string::npos) << old->Err();
+
+  auto stranger = c.StartNode(5);
+  EXPECT_EQ(stranger->Wait(20), 2) << stranger->Err();
+  EXPECT_NE(stranger->Err().find("out of range; NUM_NODES is 2"), std::string::npos);
+
+  // Both sides say it: the coordinator logs each refusal.
+  EXPECT_NE(coord->Err().find("duplicate index"), std::string::npos);
+  EXPECT_NE(coord->Err().find("protocol version 7"), std::string::npos);
+
+  auto second = c.StartNode(1);
+  EXPECT_EQ(coord->Wait(60), 0) << coord->Err();
+  EXPECT_EQ(first->Wait(10), 0);
+  EXPECT_EQ(second->Wait(10), 0);
+}
+
+TEST(Multinode, MissingNodesAreListedAfterTheRegisterTimeout) {
+  Cluster c;
+  auto coord = c.StartCoordinator({{"NUM_NODES", "3"}, {"CKPT_REGISTER_TIMEOUT", "2"}});
+  auto n0 = c.StartNode(0);
+  auto n2 = c.StartNode(2);
+  EXPECT_EQ(coord->Wait(20), 1) << coord->Err();
+  EXPECT_NE(coord->Err().find("never registered: node index 1"), std::string::npos)
+      << coord->Err();
+  json j = ReadJson(c.ResultPath());
+  EXPECT_EQ(j["status"], "failed");
+  // The nodes are told the run failed and exit non-zero.
+  EXPECT_EQ(n0->Wait(10), 1);
+  EXPECT_EQ(n2->Wait(10), 1);
+}
+
+TEST(Multinode, NodeLocalDisksHoldOwnShardsAndStagePerNode) {
+  Cluster c;
+  Env env = {{"NUM_NODES", "2"},
+             {"CKPT_NODE_LOCAL", "true"},
+             {"CKPT_DIR_PATH", c.tmp().Sub("disk-{node}")}};
+  {
+    auto coord = c.StartCoordinator(env);
+    auto n0 = c.StartNode(0);
+    auto n1 = c.StartNode(1);
+    ASSERT_EQ(coord->Wait(60), 0) << coord->Err();
+  }
+  for (int node = 0; node < 2; ++node) {
+    std::string step = c.tmp().Sub("disk-" + std::to_string(node) + "/checkpoints/step-1");
+    ASSERT_TRUE(fs::exists(step + "/.metadata")) << step;
+    std::set<std::string> files;
+    for (const auto& e : fs::directory_iterator(step)) files.insert(e.path().filename().string());
+    std::set<std::string> want = node == 0
+        ? std::set<std::string>{".metadata", "__0_0.distcp", "__1_0.distcp"}
+        : std::set<std::string>{".metadata", "__2_0.distcp", "__3_0.distcp"};
+    EXPECT_EQ(files, want);
+    json meta = json::parse(ReadFile(step + "/.metadata"));
+    EXPECT_EQ(meta["files"].size(), 2u);  // only this node's shards
+  }
+  // Node 1 loses its disk: a load-only run stages on every node, then loads.
+  fs::remove_all(c.tmp().Sub("disk-1"));
+  env["CKPT_MODE"] = "load-only";
+  auto coord = c.StartCoordinator(env);
+  auto n0 = c.StartNode(0);
+  auto n1 = c.StartNode(1);
+  ASSERT_EQ(coord->Wait(60), 0) << coord->Err();
+  json j = ReadJson(c.ResultPath());
+  EXPECT_TRUE(j["rounds"][0]["staged"].get<bool>());
+  EXPECT_NE(j["notes"][0].get<std::string>().find("common to every node's disk"),
+            std::string::npos);
+  EXPECT_TRUE(j["rounds"][1]["verified"].get<bool>());
+  EXPECT_TRUE(fs::exists(c.tmp().Sub("disk-1/checkpoints/step-2/.metadata")));
+}
+
+grpc::health::v1::HealthCheckResponse::ServingStatus Probe(int port) {
+  auto channel = grpc::CreateChannel("127.0.0.1:" + std::to_string(port),
+                                     grpc::InsecureChannelCredentials());
+  auto stub = grpc::health::v1::Health::NewStub(channel);
+  for (int attempt = 0; attempt < 100; ++attempt) {
+    grpc::ClientContext ctx;
+    ctx.set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(1));
+    grpc::health::v1::HealthCheckRequest req;
+    grpc::health::v1::HealthCheckResponse rep;
+    grpc::Status st = stub->Check(&ctx, req, &rep);
+    if (st.ok()) return rep.status();
+    if (attempt == 99) ADD_FAILURE() << "health check: " << st.error_code() << " " << st.error_message();
+    usleep(100000);
+  }
+  return grpc::health::v1::HealthCheckResponse::UNKNOWN;
+}
+
+TEST(Multinode, HealthServiceOnCoordinatorAndOptionallyOnNodes) {
+  Cluster c;
+  // Two nodes expected: the run waits for the second while we probe.
+  auto coord = c.StartCoordinator({{"NUM_NODES", "2"}});
+  EXPECT_EQ(Probe(c.port()), grpc::health::v1::HealthCheckResponse::SERVING)
+      << coord->Err();
+  int health_port = FreePort();
+  auto n0 = c.StartNode(0, {{"CKPT_NODE_HEALTH_PORT", std::to_string(health_port)}});
+  EXPECT_EQ(Probe(health_port), grpc::health::v1::HealthCheckResponse::SERVING)
+      << n0->Err();
+  auto n1 = c.StartNode(1);
+  EXPECT_EQ(coord->Wait(60), 0) << coord->Err();
+}
+
+TEST(Multinode, NodeIndexFromJobCompletionIndex) {
+  Cluster c;
+  auto coord = c.StartCoordinator({{"NUM_NODES", "2"}});
+  Env env = {{"CKPT_COORDINATOR", c.address()}, {"JOB_COMPLETION_INDEX", "1"}};
+  Process n1({CkptbenchBinary(), "node"}, env);
+  env["JOB_COMPLETION_INDEX"] = "0";
+  Process n0({CkptbenchBinary(), "node"}, env);
+  EXPECT_EQ(coord->Wait(60), 0) << coord->Err();
+  EXPECT_NE(n1.Err().find("index from JOB_COMPLETION_INDEX"), std::string::npos) << n1.Err();
+}
+
+}  // namespace
+}  // namespace ckpt
