@@ -12,7 +12,12 @@ namespace {
 using nlohmann::json;
 using nlohmann::ordered_json;
 
-std::string Hex(uint64_t v) { return absl::StrFormat("%016x", v); }
+std::string Hex(uint64_t v) {
+  static const char kDigits[] = "0123456789abcdef";
+  std::string s(16, '0');
+  for (int i = 15; i >= 0; --i, v >>= 4) s[i] = kDigits[v & 15];
+  return s;
+}
 
 ordered_json OpJson(const Histogram& h) {
   auto ms = [](uint64_t ns) { return static_cast<double>(ns) / 1e6; };

@@ -1,6 +1,9 @@
 #include "node/node_agent.h"
 
+#include <time.h>
+
 #include <algorithm>
+#include <cerrno>
 #include <chrono>
 #include <condition_variable>
 #include <thread>
@@ -148,9 +151,13 @@ PhaseOutcome NodeAgent::Execute(int64_t start_at_unix_ns,
   std::vector<std::atomic<uint64_t>> rank_bytes(n_ranks);
   for (auto& b : rank_bytes) b = 0;
 
-  // Synchronized start on the node's wall clock.
-  int64_t wait = start_at_unix_ns - NowUnixNs();
-  if (wait > 0) std::this_thread::sleep_for(std::chrono::nanoseconds(wait));
+  // Synchronized start on the node's wall clock: an absolute sleep wakes at
+  // the instant itself rather than after a relative delay's drift.
+  timespec at{static_cast<time_t>(start_at_unix_ns / 1'000'000'000),
+              static_cast<long>(start_at_unix_ns % 1'000'000'000)};
+  while (clock_nanosleep(CLOCK_REALTIME, TIMER_ABSTIME, &at, nullptr) ==
+         EINTR) {
+  }
   const SteadyTime start = std::chrono::steady_clock::now();
   out.start_lag_seconds =
       static_cast<double>(NowUnixNs() - start_at_unix_ns) / 1e9;
@@ -257,8 +264,7 @@ PhaseOutcome NodeAgent::Execute(int64_t start_at_unix_ns,
     }
   }
   out.cpu = CpuBetween(cpu0, SampleCpu());
-  if (progress) progress(snapshot());
-  return out;
+  return out;  // the report carries the final byte counts
 }
 
 absl::Status NodeAgent::Commit(const std::string& step_uri,

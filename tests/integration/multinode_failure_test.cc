@@ -47,7 +47,9 @@ TEST(MultinodeFailure, KilledNodeFailsTheRoundNamingItAndKeepsCompletedRounds) {
   EXPECT_EQ(j["rounds"][0]["status"], "ok");
   const auto& last = j["rounds"].back();
   EXPECT_EQ(last["status"], "failed");
-  EXPECT_NE(last["error"].get<std::string>().find("node 2 ("), std::string::npos) << last;
+  EXPECT_NE(last["error"].get<std::string>().find("node 2 ("),
+            std::string::npos)
+      << last;
   // The survivors were told to abort and exit non-zero.
   EXPECT_EQ(nodes[0]->Wait(15), 1) << nodes[0]->Err();
   EXPECT_EQ(nodes[1]->Wait(15), 1) << nodes[1]->Err();
@@ -66,7 +68,8 @@ TEST(MultinodeFailure, HungNodeFailsTheRoundAfterNodeTimeout) {
   EXPECT_EQ(code, 1) << coord->Err();
   EXPECT_LT(took, 4 + 6.0);
   EXPECT_NE(coord->Err().find("node 1 ("), std::string::npos) << coord->Err();
-  EXPECT_NE(coord->Err().find("sent nothing for"), std::string::npos) << coord->Err();
+  EXPECT_NE(coord->Err().find("sent nothing for"), std::string::npos)
+      << coord->Err();
   EXPECT_EQ(n0->Wait(15), 1);
   n1->Signal(SIGKILL);
 }
@@ -81,7 +84,8 @@ TEST(MultinodeFailure, NodeAbortsAndExitsWhenTheCoordinatorDisappears) {
   int code = node->Wait(20);
   EXPECT_EQ(code, 1) << node->Err();
   EXPECT_LT(Since(killed_at), 15);
-  EXPECT_NE(node->Err().find("lost the coordinator"), std::string::npos) << node->Err();
+  EXPECT_NE(node->Err().find("lost the coordinator"), std::string::npos)
+      << node->Err();
 }
 
 TEST(MultinodeFailure, SigintOnTheCoordinatorAbortsEveryNodeAndKeepsResults) {
@@ -99,7 +103,8 @@ TEST(MultinodeFailure, SigintOnTheCoordinatorAbortsEveryNodeAndKeepsResults) {
   EXPECT_EQ(j["rounds"][0]["status"], "ok");
   EXPECT_EQ(n0->Wait(15), 1);
   EXPECT_EQ(n1->Wait(15), 1);
-  EXPECT_NE(n0->Err().find("ended the run as failed"), std::string::npos) << n0->Err();
+  EXPECT_NE(n0->Err().find("ended the run as failed"), std::string::npos)
+      << n0->Err();
 }
 
 }  // namespace

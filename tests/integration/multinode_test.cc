@@ -51,7 +51,8 @@ TEST(Multinode, FourNodesStartedBeforeTheCoordinatorRunTheRounds) {
       EXPECT_FALSE(n["host"].get<std::string>().empty());
       EXPECT_GT(n["seconds"].get<double>(), 0);
       EXPECT_GT(n["throughput_mib_s"].get<double>(), 0);
-      EXPECT_LE(n["first_done_seconds"].get<double>(), n["last_done_seconds"].get<double>());
+      EXPECT_LE(n["first_done_seconds"].get<double>(),
+                n["last_done_seconds"].get<double>());
       node_bytes += n["bytes"].get<uint64_t>();
     }
     EXPECT_EQ(indexes, (std::set<int>{0, 1, 2, 3}));
@@ -60,7 +61,8 @@ TEST(Multinode, FourNodesStartedBeforeTheCoordinatorRunTheRounds) {
     // Latency histograms are merged across nodes: one write (or read) per
     // block of every rank's file on every node.
     uint64_t ops = 0;
-    for (const auto& r : round["ranks"]) ops += (r["bytes"].get<uint64_t>() + block - 1) / block;
+    for (const auto& r : round["ranks"])
+      ops += (r["bytes"].get<uint64_t>() + block - 1) / block;
     const char* op = round["phase"] == "save" ? "write" : "read";
     const auto& h = round["op_latency"][op];
     EXPECT_EQ(h["count"].get<uint64_t>(), ops);
@@ -71,7 +73,8 @@ TEST(Multinode, FourNodesStartedBeforeTheCoordinatorRunTheRounds) {
     EXPECT_LT(round["start_spread_seconds"].get<double>(), 0.05);
     ASSERT_EQ(round["stragglers"].size(), 3u);
     EXPECT_GE(round["stragglers"][0]["ratio_to_median"].get<double>(), 1.0);
-    EXPECT_GE(round["seconds"].get<double>(), round["transfer_seconds"].get<double>());
+    EXPECT_GE(round["seconds"].get<double>(),
+              round["transfer_seconds"].get<double>());
   }
   EXPECT_NE(coord->Out().find("clocks:"), std::string::npos) << coord->Out();
 }
@@ -84,16 +87,20 @@ TEST(Multinode, RegistrationRefusesDuplicatesOtherVersionsAndStrangers) {
 
   auto dup = c.StartNode(0);
   EXPECT_EQ(dup->Wait(20), 2) << dup->Err();
-  EXPECT_NE(dup->Err().find("already registered"), std::string::npos) << dup->Err();
-  EXPECT_NE(dup->Err().find("duplicate index"), std::string::npos) << dup->Err();
+  EXPECT_NE(dup->Err().find("already registered"), std::string::npos)
+      << dup->Err();
+  EXPECT_NE(dup->Err().find("duplicate index"), std::string::npos)
+      << dup->Err();
 
   auto old = c.StartNode(1, {}, {"--protocol-version", "7"});
   EXPECT_EQ(old->Wait(20), 2) << old->Err();
-  EXPECT_NE(old->Err().find("speaks protocol version 7"), std::string::npos) << old->Err();
+  EXPECT_NE(old->Err().find("speaks protocol version 7"), std::string::npos)
+      << old->Err();
 
   auto stranger = c.StartNode(5);
   EXPECT_EQ(stranger->Wait(20), 2) << stranger->Err();
-  EXPECT_NE(stranger->Err().find("out of range; NUM_NODES is 2"), std::string::npos);
+  EXPECT_NE(stranger->Err().find("out of range; NUM_NODES is 2"),
+            std::string::npos);
 
   // Both sides say it: the coordinator logs each refusal.
   EXPECT_NE(coord->Err().find("duplicate index"), std::string::npos);
@@ -107,11 +114,13 @@ TEST(Multinode, RegistrationRefusesDuplicatesOtherVersionsAndStrangers) {
 
 TEST(Multinode, MissingNodesAreListedAfterTheRegisterTimeout) {
   Cluster c;
-  auto coord = c.StartCoordinator({{"NUM_NODES", "3"}, {"CKPT_REGISTER_TIMEOUT", "2"}});
+  auto coord =
+      c.StartCoordinator({{"NUM_NODES", "3"}, {"CKPT_REGISTER_TIMEOUT", "2"}});
   auto n0 = c.StartNode(0);
   auto n2 = c.StartNode(2);
   EXPECT_EQ(coord->Wait(20), 1) << coord->Err();
-  EXPECT_NE(coord->Err().find("never registered: node index 1"), std::string::npos)
+  EXPECT_NE(coord->Err().find("never registered: node index 1"),
+            std::string::npos)
       << coord->Err();
   json j = ReadJson(c.ResultPath());
   EXPECT_EQ(j["status"], "failed");
@@ -132,13 +141,17 @@ TEST(Multinode, NodeLocalDisksHoldOwnShardsAndStagePerNode) {
     ASSERT_EQ(coord->Wait(60), 0) << coord->Err();
   }
   for (int node = 0; node < 2; ++node) {
-    std::string step = c.tmp().Sub("disk-" + std::to_string(node) + "/checkpoints/step-1");
+    std::string step =
+        c.tmp().Sub("disk-" + std::to_string(node) + "/checkpoints/step-1");
     ASSERT_TRUE(fs::exists(step + "/.metadata")) << step;
     std::set<std::string> files;
-    for (const auto& e : fs::directory_iterator(step)) files.insert(e.path().filename().string());
-    std::set<std::string> want = node == 0
-        ? std::set<std::string>{".metadata", "__0_0.distcp", "__1_0.distcp"}
-        : std::set<std::string>{".metadata", "__2_0.distcp", "__3_0.distcp"};
+    for (const auto& e : fs::directory_iterator(step))
+      files.insert(e.path().filename().string());
+    std::set<std::string> want =
+        node == 0
+            ? std::set<std::string>{".metadata", "__0_0.distcp", "__1_0.distcp"}
+            : std::set<std::string>{".metadata", "__2_0.distcp",
+                                    "__3_0.distcp"};
     EXPECT_EQ(files, want);
     json meta = json::parse(ReadFile(step + "/.metadata"));
     EXPECT_EQ(meta["files"].size(), 2u);  // only this node's shards
@@ -152,8 +165,9 @@ TEST(Multinode, NodeLocalDisksHoldOwnShardsAndStagePerNode) {
   ASSERT_EQ(coord->Wait(60), 0) << coord->Err();
   json j = ReadJson(c.ResultPath());
   EXPECT_TRUE(j["rounds"][0]["staged"].get<bool>());
-  EXPECT_NE(j["notes"][0].get<std::string>().find("common to every node's disk"),
-            std::string::npos);
+  EXPECT_NE(
+      j["notes"][0].get<std::string>().find("common to every node's disk"),
+      std::string::npos);
   EXPECT_TRUE(j["rounds"][1]["verified"].get<bool>());
   EXPECT_TRUE(fs::exists(c.tmp().Sub("disk-1/checkpoints/step-2/.metadata")));
 }
@@ -164,12 +178,15 @@ grpc::health::v1::HealthCheckResponse::ServingStatus Probe(int port) {
   auto stub = grpc::health::v1::Health::NewStub(channel);
   for (int attempt = 0; attempt < 100; ++attempt) {
     grpc::ClientContext ctx;
-    ctx.set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(1));
+    ctx.set_deadline(std::chrono::system_clock::now() +
+                     std::chrono::seconds(1));
     grpc::health::v1::HealthCheckRequest req;
     grpc::health::v1::HealthCheckResponse rep;
     grpc::Status st = stub->Check(&ctx, req, &rep);
     if (st.ok()) return rep.status();
-    if (attempt == 99) ADD_FAILURE() << "health check: " << st.error_code() << " " << st.error_message();
+    if (attempt == 99)
+      ADD_FAILURE() << "health check: " << st.error_code() << " "
+                    << st.error_message();
     usleep(100000);
   }
   return grpc::health::v1::HealthCheckResponse::UNKNOWN;
@@ -182,7 +199,8 @@ TEST(Multinode, HealthServiceOnCoordinatorAndOptionallyOnNodes) {
   EXPECT_EQ(Probe(c.port()), grpc::health::v1::HealthCheckResponse::SERVING)
       << coord->Err();
   int health_port = FreePort();
-  auto n0 = c.StartNode(0, {{"CKPT_NODE_HEALTH_PORT", std::to_string(health_port)}});
+  auto n0 =
+      c.StartNode(0, {{"CKPT_NODE_HEALTH_PORT", std::to_string(health_port)}});
   EXPECT_EQ(Probe(health_port), grpc::health::v1::HealthCheckResponse::SERVING)
       << n0->Err();
   auto n1 = c.StartNode(1);
@@ -197,7 +215,8 @@ TEST(Multinode, NodeIndexFromJobCompletionIndex) {
   env["JOB_COMPLETION_INDEX"] = "0";
   Process n0({CkptbenchBinary(), "node"}, env);
   EXPECT_EQ(coord->Wait(60), 0) << coord->Err();
-  EXPECT_NE(n1.Err().find("index from JOB_COMPLETION_INDEX"), std::string::npos) << n1.Err();
+  EXPECT_NE(n1.Err().find("index from JOB_COMPLETION_INDEX"), std::string::npos)
+      << n1.Err();
 }
 
 }  // namespace

@@ -13,22 +13,24 @@ namespace {
 
 // Makes CA `ca` and a certificate `name` signed by it (EC P-256, 2 days).
 void MakeCa(const std::string& dir, const std::string& ca) {
-  std::string cmd = "cd '" + dir + "' && openssl req -x509 -newkey ec -pkeyopt "
-                    "ec_paramgen_curve:prime256v1 -nodes -keyout " + ca +
-                    ".key -out " + ca + ".pem -days 2 -subj /CN=" + ca +
+  std::string cmd = "cd '" + dir +
+                    "' && openssl req -x509 -newkey ec -pkeyopt "
+                    "ec_paramgen_curve:prime256v1 -nodes -keyout " +
+                    ca + ".key -out " + ca + ".pem -days 2 -subj /CN=" + ca +
                     " >/dev/null 2>&1";
   ASSERT_EQ(std::system(cmd.c_str()), 0) << cmd;
 }
 
-void MakeCert(const std::string& dir, const std::string& ca, const std::string& name,
-              const std::string& ext) {
+void MakeCert(const std::string& dir, const std::string& ca,
+              const std::string& name, const std::string& ext) {
   std::string cmd =
       "cd '" + dir + "' && printf '" + ext + "' > " + name + ".ext && " +
-      "openssl req -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes -keyout " +
-      name + ".key -out " + name + ".csr -subj /CN=" + name + " >/dev/null 2>&1 && " +
-      "openssl x509 -req -in " + name + ".csr -CA " + ca + ".pem -CAkey " + ca +
-      ".key -CAcreateserial -out " + name + ".pem -days 2 -extfile " + name +
-      ".ext >/dev/null 2>&1";
+      "openssl req -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes "
+      "-keyout " +
+      name + ".key -out " + name + ".csr -subj /CN=" + name +
+      " >/dev/null 2>&1 && " + "openssl x509 -req -in " + name + ".csr -CA " +
+      ca + ".pem -CAkey " + ca + ".key -CAcreateserial -out " + name +
+      ".pem -days 2 -extfile " + name + ".ext >/dev/null 2>&1";
   ASSERT_EQ(std::system(cmd.c_str()), 0) << cmd;
 }
 
@@ -38,7 +40,9 @@ TEST(Tls, MutualTlsAndTokenAdmitOnlyTheRightNode) {
   const std::string token = "s3cret-token-value";
   MakeCa(d, "ca1");
   MakeCa(d, "ca2");
-  MakeCert(d, "ca1", "server", "subjectAltName=DNS:localhost,IP:127.0.0.1\\nextendedKeyUsage=serverAuth\\n");
+  MakeCert(d, "ca1", "server",
+           "subjectAltName=DNS:localhost,IP:127.0.0.1\\nextendedKeyUsage="
+           "serverAuth\\n");
   MakeCert(d, "ca1", "node", "extendedKeyUsage=clientAuth\\n");
   MakeCert(d, "ca2", "intruder", "extendedKeyUsage=clientAuth\\n");
   auto p = [&](const std::string& f) { return d + "/" + f; };
@@ -48,7 +52,8 @@ TEST(Tls, MutualTlsAndTokenAdmitOnlyTheRightNode) {
                                    {"CKPT_TLS_KEY", p("server.key")},
                                    {"CKPT_TLS_CA", p("ca1.pem")},
                                    {"CKPT_TOKEN", token}});
-  ASSERT_TRUE(coord->WaitForOutput("client certificates required", 20)) << coord->Err();
+  ASSERT_TRUE(coord->WaitForOutput("client certificates required", 20))
+      << coord->Err();
   Env good = {{"CKPT_TLS_CA", p("ca1.pem")},
               {"CKPT_TLS_CERT", p("node.pem")},
               {"CKPT_TLS_KEY", p("node.key")},
@@ -61,7 +66,8 @@ TEST(Tls, MutualTlsAndTokenAdmitOnlyTheRightNode) {
   other_ca["CKPT_CONNECT_TIMEOUT"] = "3";
   auto intruder = c.StartNode(0, other_ca);
   EXPECT_EQ(intruder->Wait(20), 1) << intruder->Err();
-  EXPECT_NE(intruder->Err().find("could not reach the coordinator"), std::string::npos)
+  EXPECT_NE(intruder->Err().find("could not reach the coordinator"),
+            std::string::npos)
       << intruder->Err();
 
   Env no_cert = {{"CKPT_TLS_CA", p("ca1.pem")},
@@ -75,7 +81,8 @@ TEST(Tls, MutualTlsAndTokenAdmitOnlyTheRightNode) {
   wrong_token["CKPT_TOKEN"] = "guess";
   auto guesser = c.StartNode(0, wrong_token);
   EXPECT_EQ(guesser->Wait(20), 2) << guesser->Err();
-  EXPECT_NE(guesser->Err().find("a wrong token"), std::string::npos) << guesser->Err();
+  EXPECT_NE(guesser->Err().find("a wrong token"), std::string::npos)
+      << guesser->Err();
 
   auto node = c.StartNode(0, good);
   ASSERT_EQ(coord->Wait(60), 0) << coord->Err();
@@ -83,8 +90,8 @@ TEST(Tls, MutualTlsAndTokenAdmitOnlyTheRightNode) {
   EXPECT_EQ(coord->Err().find("without TLS"), std::string::npos);
 
   std::string result = ReadFile(c.ResultPath());
-  for (const std::string& text : {coord->Err(), coord->Out(), node->Err(), guesser->Err(),
-                                  result}) {
+  for (const std::string& text :
+       {coord->Err(), coord->Out(), node->Err(), guesser->Err(), result}) {
     EXPECT_EQ(text.find(token), std::string::npos) << "token leaked";
   }
   auto j = nlohmann::json::parse(result);
@@ -96,9 +103,10 @@ TEST(Tls, MissingCertificateFileIsAClearError) {
   auto coord = c.StartCoordinator({{"CKPT_TLS_CERT", c.tmp().Sub("nope.pem")},
                                    {"CKPT_TLS_KEY", c.tmp().Sub("nope.key")}});
   EXPECT_EQ(coord->Wait(20), 2);
-  EXPECT_NE(coord->Err().find("tls.cert (CKPT_TLS_CERT) = '" + c.tmp().Sub("nope.pem") +
-                              "': cannot open the file"),
-            std::string::npos)
+  EXPECT_NE(
+      coord->Err().find("tls.cert (CKPT_TLS_CERT) = '" +
+                        c.tmp().Sub("nope.pem") + "': cannot open the file"),
+      std::string::npos)
       << coord->Err();
 }
 

@@ -17,7 +17,8 @@ using Env = std::map<std::string, std::string>;
 
 class Cluster {
  public:
-  Cluster() : port_(FreePort()), address_("127.0.0.1:" + std::to_string(port_)) {}
+  Cluster()
+      : port_(FreePort()), address_("127.0.0.1:" + std::to_string(port_)) {}
 
   const std::string& address() const { return address_; }
   int port() const { return port_; }
@@ -26,8 +27,8 @@ class Cluster {
   std::string ResultPath() const { return tmp_.Sub("results/result.json"); }
 
   // Coordinator with small, fast defaults; `extra` overrides them.
-  std::unique_ptr<Process> StartCoordinator(const Env& extra,
-                                            std::vector<std::string> args = {}) {
+  std::unique_ptr<Process> StartCoordinator(
+      const Env& extra, std::vector<std::string> args = {}) {
     Env env = {{"CKPT_DIR_PATH", tmp_.Sub("ckpt")},
                {"CKPT_CACHE_MODE", "fadvise"},
                {"NUM_DEVICES", "2"},
@@ -40,8 +41,8 @@ class Cluster {
                {"CKPT_HEARTBEAT_INTERVAL", "0.5"},
                {"CKPT_PROGRESS_INTERVAL", "0.5"}};
     for (const auto& [k, v] : extra) env[k] = v;
-    std::vector<std::string> argv = {CkptbenchBinary(), "coordinator", "--results-dir",
-                                     ResultsDir()};
+    std::vector<std::string> argv = {CkptbenchBinary(), "coordinator",
+                                     "--results-dir", ResultsDir()};
     argv.insert(argv.end(), args.begin(), args.end());
     return std::make_unique<Process>(argv, env);
   }
