@@ -29,10 +29,10 @@ v1::PrepareRequest Request(v1::Phase phase, uint64_t round) {
       auto* f = r->add_files();
       f->set_name(ShardFileName(rank, k));
       f->set_index(k);
-      f->set_size(300000);
+      f->set_size(8000000);
       auto* s = f->add_segments();
       s->set_tensor_index(0);
-      s->set_length(300000);
+      s->set_length(8000000);
     }
   }
   return req;
@@ -54,11 +54,11 @@ TEST(NodeService, SaveCommitInspectLoadAndIdempotentStart) {
   EXPECT_EQ(prep.filesystem(), "memory");
   int progress_calls = 0;
   auto rep = svc.StartPhase(
-      Start(1), [&](const v1::Progress&) { ++progress_calls; }, 0.01);
+      Start(1), [&](const v1::Progress&) { ++progress_calls; }, 0.001);
   ASSERT_EQ(rep.error(), "");
   EXPECT_GE(progress_calls, 1);
   ASSERT_EQ(rep.ranks_size(), 2);
-  EXPECT_EQ(rep.ranks(0).bytes(), 600000u);
+  EXPECT_EQ(rep.ranks(0).bytes(), 16000000u);
   EXPECT_EQ(rep.checksums_size(), 4);
   EXPECT_EQ(MemoryStorage::AllPaths().size(), 4u);
 
