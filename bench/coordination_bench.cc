@@ -51,7 +51,8 @@ int RunOnce(int nodes, int rounds) {
   plan.sharding = "bench";
   plan.fingerprint = "bench";
   const uint64_t per_rank = 64 * 1024;
-  plan.tensors.push_back({"w", "fp32", 4, {per_rank / 4 * static_cast<uint64_t>(nodes)}});
+  plan.tensors.push_back(
+      {"w", "fp32", 4, {per_rank / 4 * static_cast<uint64_t>(nodes)}});
   for (int r = 0; r < nodes; ++r) {
     RankPlan rp;
     rp.rank = static_cast<uint32_t>(r);
@@ -75,7 +76,8 @@ int RunOnce(int nodes, int rounds) {
   so.run_id = "bench";
   auto server = SessionServer::Start(so);
   if (!server.ok()) {
-    std::fprintf(stderr, "%s\n", std::string(server.status().message()).c_str());
+    std::fprintf(stderr, "%s\n",
+                 std::string(server.status().message()).c_str());
     return 1;
   }
   std::vector<std::thread> agents;
@@ -116,13 +118,14 @@ int RunOnce(int nodes, int rounds) {
     spread.push_back(r.start_spread_seconds * 1e3);
     commit.push_back(r.commit_seconds * 1e3);
     double max_lag = 0;
-    for (const auto& n : r.nodes) max_lag = std::max(max_lag, n.start_lag_seconds);
+    for (const auto& n : r.nodes)
+      max_lag = std::max(max_lag, n.start_lag_seconds);
     lag.push_back(max_lag * 1e3);
   }
   std::printf("%5d %6d %10.2f %8.2f %8.2f %12.2f %12.2f %10.2f %10.2f\n", nodes,
               rounds, Quantile(overhead, 0.5), Quantile(overhead, 0.9),
-              Quantile(overhead, 1.0), Quantile(round, 0.5), Quantile(spread, 0.5),
-              Quantile(lag, 0.5), Quantile(commit, 0.5));
+              Quantile(overhead, 1.0), Quantile(round, 0.5),
+              Quantile(spread, 0.5), Quantile(lag, 0.5), Quantile(commit, 0.5));
   std::fflush(stdout);
   return 0;
 }
@@ -142,7 +145,8 @@ int main(int argc, char** argv) {
       if (absl::SimpleAtoi(part, &n) && n > 0) sizes.push_back(n);
     }
   }
-  std::printf("coordination overhead per save round, null:// storage, loopback gRPC\n");
+  std::printf(
+      "coordination overhead per save round, null:// storage, loopback gRPC\n");
   std::printf("%5s %6s %10s %8s %8s %12s %12s %10s %10s\n", "nodes", "rounds",
               "p50 ms", "p90 ms", "max ms", "round p50 ms", "spread p50 ms",
               "lag p50 ms", "commit p50");

@@ -81,7 +81,12 @@ SignalWatcher::SignalWatcher() {
     while (sigwait(&set_, &sig) == 0) {
       if (sig == SIGUSR1) return;
       std::lock_guard<std::mutex> lock(mu_);
-      if (on_signal_) on_signal_(sig == SIGINT ? "SIGINT" : "SIGTERM");
+      std::string name = sig == SIGINT ? "SIGINT" : "SIGTERM";
+      if (on_signal_) {
+        on_signal_(name);
+      } else {
+        pending_ = name;
+      }
     }
   });
 }
@@ -95,6 +100,15 @@ SignalWatcher::~SignalWatcher() {
 void SignalWatcher::Watch(std::function<void(const std::string&)> on_signal) {
   std::lock_guard<std::mutex> lock(mu_);
   on_signal_ = std::move(on_signal);
+  if (on_signal_ && !pending_.empty()) {
+    on_signal_(pending_);
+    pending_.clear();
+  }
+}
+
+std::string SignalWatcher::Pending() {
+  std::lock_guard<std::mutex> lock(mu_);
+  return pending_;
 }
 
 int FailRun(const std::string& dir, RunResult* r, const std::string& error,
@@ -138,6 +152,11 @@ int PrepareRun(const CliArgs& args, RunSetup* setup) {
 
 int ExecuteRun(const CliArgs& args, Coordinator& coordinator,
                SignalWatcher& signals, RunResult* result) {
+  if (std::string sig = signals.Pending(); !sig.empty()) {
+    return FailRun(args.results_dir, result,
+                   absl::StrCat("interrupted by ", sig, " before any round"),
+                   1);
+  }
   if (auto s = coordinator.Preflight(result); !s.ok()) {
     return FailRun(args.results_dir, result, std::string(s.message()), 2);
   }

@@ -29,13 +29,17 @@ class SignalWatcher {
   SignalWatcher(const SignalWatcher&) = delete;
   SignalWatcher& operator=(const SignalWatcher&) = delete;
   // `on_signal` (may be empty) runs on the watcher thread with "SIGINT" or
-  // "SIGTERM".
+  // "SIGTERM". A signal that arrived while nothing was watched is delivered
+  // to the next `on_signal` at once, so it is never lost.
   void Watch(std::function<void(const std::string&)> on_signal);
+  // The name of a signal received and not yet delivered ("" if none).
+  std::string Pending();
 
  private:
   sigset_t set_;
   std::mutex mu_;
   std::function<void(const std::string&)> on_signal_;
+  std::string pending_;
   std::thread thread_;
 };
 

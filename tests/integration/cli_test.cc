@@ -172,19 +172,22 @@ TEST(Cli, LoadOnlyStagesThenNeverOverwritesAndRefusesOtherPlans) {
 
 TEST(Cli, SigintAbortsTheRoundAndStillWritesResults) {
   TempDir t;
-  // ~7.5 GiB per save: far longer than the 1.5 s before the signal.
-  auto env = Env(t, {{"NUM_LAYERS", "1000"},
+  // 2 ranks of llama3-8b's reference layout: 26 GiB in 2 tensors, so the
+  // save is still running when the signal comes and planning is instant.
+  auto env = Env(t, {{"CKPT_MODEL", "llama3-8b"},
                      {"NUM_SAVE_CALLS", "2"},
                      {"CKPT_BLOCK_SIZE", "1MiB"},
                      {"CKPT_PROGRESS_INTERVAL", "0.3"}});
-  auto r = RunProcess(
+  Process p(
       {CkptbenchBinary(), "run", "--save-only", "--results-dir", t.Sub("res")},
-      env, 1500, SIGINT);
-  EXPECT_EQ(r.exit_code, 1) << r.err;
-  EXPECT_NE(r.err.find("SIGINT"), std::string::npos) << r.err;
+      env);
+  ASSERT_TRUE(p.WaitForOutput("progress: save 1  ", 60)) << p.Err();
+  p.Signal(SIGINT);
+  EXPECT_EQ(p.Wait(30), 1) << p.Err();
+  std::string err = p.Err();
+  EXPECT_NE(err.find("SIGINT"), std::string::npos) << err;
   // Not a terminal: plain periodic progress lines.
-  EXPECT_NE(r.err.find("progress: save 1  "), std::string::npos) << r.err;
-  EXPECT_NE(r.err.find("MiB/s  ETA"), std::string::npos) << r.err;
+  EXPECT_NE(err.find("MiB/s  ETA"), std::string::npos) << err;
   json j = json::parse(ReadFile(t.Sub("res/result.json")));
   EXPECT_EQ(j["status"], "failed");
   EXPECT_NE(j["errors"].back().get<std::string>().find("interrupted by SIGINT"),
@@ -195,6 +198,20 @@ TEST(Cli, SigintAbortsTheRoundAndStillWritesResults) {
             std::string::npos);
   EXPECT_FALSE(fs::exists(
       t.Sub("ckpt/checkpoints/step-1/.metadata")));  // never committed
+}
+
+TEST(Cli, SigtermBeforeAnyRoundStillEndsTheRun) {
+  TempDir t;
+  // A big plan keeps the process in planning for a moment.
+  Process p({CkptbenchBinary(), "run", "--results-dir", t.Sub("res")},
+            Env(t, {{"NUM_LAYERS", "1000"}}));
+  usleep(100000);
+  p.Signal(SIGTERM);
+  EXPECT_EQ(p.Wait(60), 1) << p.Err();
+  json j = json::parse(ReadFile(t.Sub("res/result.json")));
+  EXPECT_EQ(j["status"], "failed");
+  EXPECT_NE(j["errors"].back().get<std::string>().find("SIGTERM"),
+            std::string::npos);
 }
 
 TEST(Cli, ZeroCallsIsValid) {
