@@ -26,6 +26,24 @@ absl::StatusOr<std::string> ReadPem(const std::string& key,
   return pem;
 }
 
+struct KeyPair {
+  std::string cert, key;
+};
+
+// tls.cert and tls.key, both or neither.
+absl::StatusOr<KeyPair> ReadKeyPair(const ControlOptions& c) {
+  if (c.tls_cert.empty() || c.tls_key.empty()) {
+    return absl::InvalidArgumentError(
+        "tls.cert (CKPT_TLS_CERT) and tls.key (CKPT_TLS_KEY) must be set "
+        "together");
+  }
+  auto cert = ReadPem("tls.cert", "CKPT_TLS_CERT", c.tls_cert);
+  if (!cert.ok()) return cert.status();
+  auto key = ReadPem("tls.key", "CKPT_TLS_KEY", c.tls_key);
+  if (!key.ok()) return key.status();
+  return KeyPair{*cert, *key};
+}
+
 }  // namespace
 
 absl::StatusOr<ServerTls> MakeServerCredentials(const ControlOptions& c) {
@@ -39,17 +57,10 @@ absl::StatusOr<ServerTls> MakeServerCredentials(const ControlOptions& c) {
     out.credentials = grpc::InsecureServerCredentials();
     return out;
   }
-  if (c.tls_cert.empty() || c.tls_key.empty()) {
-    return absl::InvalidArgumentError(
-        "tls.cert (CKPT_TLS_CERT) and tls.key (CKPT_TLS_KEY) must be set "
-        "together");
-  }
-  auto cert = ReadPem("tls.cert", "CKPT_TLS_CERT", c.tls_cert);
-  if (!cert.ok()) return cert.status();
-  auto key = ReadPem("tls.key", "CKPT_TLS_KEY", c.tls_key);
-  if (!key.ok()) return key.status();
+  auto pair = ReadKeyPair(c);
+  if (!pair.ok()) return pair.status();
   grpc::SslServerCredentialsOptions opts;
-  opts.pem_key_cert_pairs.push_back({*key, *cert});
+  opts.pem_key_cert_pairs.push_back({pair->key, pair->cert});
   if (!c.tls_ca.empty()) {
     auto ca = ReadPem("tls.ca", "CKPT_TLS_CA", c.tls_ca);
     if (!ca.ok()) return ca.status();
@@ -75,17 +86,10 @@ MakeChannelCredentials(const ControlOptions& c) {
     opts.pem_root_certs = *ca;
   }
   if (!c.tls_cert.empty() || !c.tls_key.empty()) {
-    if (c.tls_cert.empty() || c.tls_key.empty()) {
-      return absl::InvalidArgumentError(
-          "tls.cert (CKPT_TLS_CERT) and tls.key (CKPT_TLS_KEY) must be set "
-          "together");
-    }
-    auto cert = ReadPem("tls.cert", "CKPT_TLS_CERT", c.tls_cert);
-    if (!cert.ok()) return cert.status();
-    auto key = ReadPem("tls.key", "CKPT_TLS_KEY", c.tls_key);
-    if (!key.ok()) return key.status();
-    opts.pem_cert_chain = *cert;
-    opts.pem_private_key = *key;
+    auto pair = ReadKeyPair(c);
+    if (!pair.ok()) return pair.status();
+    opts.pem_cert_chain = pair->cert;
+    opts.pem_private_key = pair->key;
   }
   return grpc::SslCredentials(opts);
 }

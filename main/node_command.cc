@@ -43,10 +43,7 @@ int NodeIndexFromEnvironment(const std::string& host, std::string* source) {
 
 int NodeCommand(const CliArgs& args) {
   SignalWatcher signals;
-  LoadOptions opts;
-  opts.yaml_path = args.config_path;
-  opts.overrides = args.overrides;
-  auto loaded = LoadConfig(opts);
+  auto loaded = LoadConfigFromArgs(args);
   if (!loaded.ok()) {
     std::fprintf(stderr, "ckptbench: %s\n",
                  std::string(loaded.status().message()).c_str());

@@ -7,6 +7,7 @@
 #include "coordinator/planner.h"
 #include "coordinator/presets.h"
 #include "main/commands.h"
+#include "main/run_support.h"
 
 namespace ckpt {
 
@@ -19,10 +20,7 @@ int PlanCommand(const CliArgs& args) {
     }
     return 0;
   }
-  LoadOptions opts;
-  opts.yaml_path = args.config_path;
-  opts.overrides = args.overrides;
-  auto loaded = LoadConfig(opts);
+  auto loaded = LoadConfigFromArgs(args);
   if (!loaded.ok()) {
     std::fprintf(stderr, "ckptbench: %s\n",
                  std::string(loaded.status().message()).c_str());

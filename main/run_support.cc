@@ -121,15 +121,19 @@ int FailRun(const std::string& dir, RunResult* r, const std::string& error,
   return code;
 }
 
+absl::StatusOr<LoadedConfig> LoadConfigFromArgs(const CliArgs& args) {
+  LoadOptions opts;
+  opts.yaml_path = args.config_path;
+  opts.overrides = args.overrides;
+  return LoadConfig(opts);
+}
+
 int PrepareRun(const CliArgs& args, RunSetup* setup) {
   RunResult& result = setup->result;
   result.started_at = UtcNowIso8601();
   result.environment = ProbeHost();
   result.environment.version = CKPTBENCH_VERSION;
-  LoadOptions opts;
-  opts.yaml_path = args.config_path;
-  opts.overrides = args.overrides;
-  auto loaded = LoadConfig(opts);
+  auto loaded = LoadConfigFromArgs(args);
   if (!loaded.ok()) {
     return FailRun(args.results_dir, &result,
                    std::string(loaded.status().message()), 2);

@@ -43,6 +43,9 @@ class SignalWatcher {
   std::thread thread_;
 };
 
+// Config from --config, the environment and key=value overrides.
+absl::StatusOr<LoadedConfig> LoadConfigFromArgs(const CliArgs& args);
+
 struct RunSetup {
   LoadedConfig loaded;
   CheckpointPlan plan;
