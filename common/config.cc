@@ -278,6 +278,69 @@ std::vector<KeyDef> BuildKeys() {
       "io.checksum", "CKPT_CHECKSUM", {"xxh3", "crc32c"},
       [](Config& c) -> std::string& { return c.io.checksum; },
       "checksum recorded in .metadata and verified on load"));
+  keys.push_back(StringKey(
+      "s3.endpoint", "AWS_ENDPOINT_URL_S3", "a URL such as http://127.0.0.1:9000",
+      [](Config& c) -> std::string& { return c.s3.endpoint; },
+      "S3 endpoint override (MinIO, Ceph, GCS XML); default AWS"));
+  keys.push_back(StringKey(
+      "s3.region", "AWS_REGION", "a region such as us-east-1",
+      [](Config& c) -> std::string& { return c.s3.region; }, "S3 signing region"));
+  keys.push_back(EnumKey(
+      "s3.addressing", "CKPT_S3_ADDRESSING", {"auto", "path", "virtual"},
+      [](Config& c) -> std::string& { return c.s3.addressing; },
+      "path-style or virtual-hosted URLs (auto: path for IPs and localhost)"));
+  {
+    KeyDef k;
+    k.key = "s3.part_size";
+    k.env = "CKPT_S3_PART_SIZE";
+    k.expected = "a byte size from 5MiB to 5GiB";
+    k.description = "multipart part size";
+    k.set = [](Config& c, const std::string& v) -> absl::Status {
+      auto s = ParseByteSize(v);
+      if (!s.ok() || *s < (5ull << 20) || *s > (5ull << 30)) {
+        return Expect("a byte size from 5MiB to 5GiB");
+      }
+      c.s3.part_size = *s;
+      return absl::OkStatus();
+    };
+    k.get = [](const Config& c) { return std::to_string(c.s3.part_size); };
+    keys.push_back(k);
+  }
+  {
+    KeyDef k;
+    k.key = "s3.multipart_threshold";
+    k.env = "CKPT_S3_MULTIPART_THRESHOLD";
+    k.expected = "a byte size";
+    k.description = "objects at least this large use multipart upload";
+    k.set = [](Config& c, const std::string& v) -> absl::Status {
+      auto s = ParseByteSize(v);
+      if (!s.ok()) return Expect("a byte size");
+      c.s3.multipart_threshold = *s;
+      return absl::OkStatus();
+    };
+    k.get = [](const Config& c) { return std::to_string(c.s3.multipart_threshold); };
+    keys.push_back(k);
+  }
+  keys.push_back(EnumKey(
+      "s3.payload_signing", "CKPT_S3_PAYLOAD_SIGNING", {"unsigned", "signed"},
+      [](Config& c) -> std::string& { return c.s3.payload_signing; },
+      "UNSIGNED-PAYLOAD, or a SHA-256 of every body in the signature"));
+  keys.push_back(StringKey(
+      "s3.ca_bundle", "AWS_CA_BUNDLE", "a PEM file path",
+      [](Config& c) -> std::string& { return c.s3.ca_bundle; },
+      "CA bundle to verify the S3 endpoint's certificate"));
+  keys.push_back(BoolKey(
+      "s3.verify_tls", "CKPT_S3_VERIFY_TLS",
+      [](Config& c) -> bool& { return c.s3.verify_tls; },
+      "verify the S3 endpoint's TLS certificate"));
+  keys.push_back(SecondsKey(
+      "s3.stall_timeout", "CKPT_S3_STALL_TIMEOUT",
+      [](Config& c) -> double& { return c.s3.stall_timeout; },
+      "a transfer below 1 byte/s this long is retried"));
+  keys.push_back(IntKey(
+      "s3.max_attempts", "CKPT_S3_MAX_ATTEMPTS", 1,
+      [](Config& c) -> int& { return c.s3.max_attempts; },
+      "attempts per S3 request (retries with jittered backoff)"));
   keys.push_back(BoolKey(
       "storage.node_local", "CKPT_NODE_LOCAL",
       [](Config& c) -> bool& { return c.storage.node_local; },
@@ -410,6 +473,14 @@ std::vector<std::string> AllKeyNames() {
     if (!k.env.empty()) names.push_back(k.env);
   }
   return names;
+}
+
+std::map<std::string, std::string> StorageOptionsOf(const Config& config) {
+  std::map<std::string, std::string> out;
+  for (const auto& k : ConfigKeys()) {
+    if (k.key.rfind("s3.", 0) == 0) out[k.key] = k.get(config);
+  }
+  return out;
 }
 
 std::string ForNode(const std::string& uri, int node) {

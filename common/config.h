@@ -56,6 +56,20 @@ struct IoOptionsConfig {
   std::string checksum = "crc32c";  // crc32c (ISA-L, fastest here) | xxh3
 };
 
+// S3 and S3-compatible stores (s3://bucket/prefix).
+struct S3Config {
+  std::string endpoint;           // "" = AWS (https://s3.<region>.amazonaws.com)
+  std::string region = "us-east-1";
+  std::string addressing = "auto";  // auto | path | virtual
+  uint64_t part_size = 8 << 20;     // multipart part size
+  uint64_t multipart_threshold = 8 << 20;  // single PUT below this
+  std::string payload_signing = "unsigned";  // unsigned | signed
+  std::string ca_bundle;
+  bool verify_tls = true;
+  double stall_timeout = 30;  // seconds below 1 byte/s before a retry
+  int max_attempts = 5;
+};
+
 // The coordinator <-> node control channel.
 struct ControlOptions {
   std::string listen = "0.0.0.0:50051";  // coordinator: address to serve on
@@ -81,6 +95,7 @@ struct Config {
   RunOptions run;
   IoOptionsConfig io;
   ControlOptions control;
+  S3Config s3;
 
   // Resolved helpers.
   std::string RestorePath() const;
@@ -107,6 +122,10 @@ const std::vector<KeyDef>& ConfigKeys();
 const KeyDef* FindKey(const std::string& name);
 // All dotted names and env aliases, for suggestions.
 std::vector<std::string> AllKeyNames();
+
+// The backend settings shipped to nodes with every storage command: the
+// s3.* keys as "key" -> value.
+std::map<std::string, std::string> StorageOptionsOf(const Config& config);
 
 // With storage.node_local, "{node}" in a storage path stands for the node's
 // index, so nodes sharing one host keep separate directories.

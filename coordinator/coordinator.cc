@@ -68,6 +68,7 @@ absl::StatusOr<v1::InspectReply> Coordinator::Inspect(const std::string& uri,
   req.set_checkpoints_uri(ForNode(uri, nodes_[node]->index()));
   req.set_probe_write(probe);
   req.set_want_metadata(want_metadata);
+  for (const auto& [k, v] : StorageOptionsOf(config_)) (*req.mutable_storage_options())[k] = v;
   ASSIGN_OR_RETURN(auto rep, nodes_[node]->Inspect(req));
   if (!rep.error().empty()) {
     std::string where = config_.storage.node_local
@@ -272,6 +273,9 @@ absl::Status Coordinator::RemoveOldSteps(RunResult* result) {
     v1::CleanupRequest req;
     req.set_run_id(run_id_);
     req.set_checkpoints_uri(ForNode(dir, nodes_[i]->index()));
+    for (const auto& [k, v] : StorageOptionsOf(config_)) {
+      (*req.mutable_storage_options())[k] = v;
+    }
     for (const auto& s : listings[i].steps()) {
       if (s.committed() && s.step() < listings[i].newest_committed()) {
         req.add_remove_steps(s.step());

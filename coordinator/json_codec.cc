@@ -53,6 +53,9 @@ ordered_json RoundJson(const RoundResult& r) {
                        {"note", r.cache.note}};
   }
   j["start_spread_seconds"] = r.start_spread_seconds;
+  j["requests"] = r.requests;
+  j["retries"] = r.retries;
+  j["throttles"] = r.throttles;
   j["cpu"] = {{"user_seconds", r.cpu_user_seconds},
               {"system_seconds", r.cpu_system_seconds},
               {"host_busy", r.host_cpu_busy}};
@@ -76,7 +79,10 @@ ordered_json RoundJson(const RoundResult& r) {
                      {"host_cpu_busy", n.host_cpu_busy},
                      {"filesystem", n.filesystem},
                      {"mount_point", n.mount_point},
-                     {"mount_options", n.mount_options}});
+                     {"mount_options", n.mount_options},
+                     {"requests", n.requests},
+                     {"retries", n.retries},
+                     {"throttles", n.throttles}});
   }
   j["nodes"] = nodes;
   ordered_json stragglers = ordered_json::array();

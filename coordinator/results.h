@@ -37,6 +37,7 @@ struct NodeResult {
   double start_lag_seconds = 0;
   double dir_sync_seconds = 0;
   std::string filesystem, mount_point, mount_options;
+  uint64_t requests = 0, retries = 0, throttles = 0;
 };
 
 struct CacheResult {
@@ -73,6 +74,7 @@ struct RoundResult {
   double cpu_user_seconds = 0;
   double cpu_system_seconds = 0;
   double host_cpu_busy = 0;  // mean over nodes
+  uint64_t requests = 0, retries = 0, throttles = 0;  // object stores
   std::vector<NodeResult> nodes;
   std::vector<RankResult> ranks;
   std::vector<Straggler> stragglers;  // slowest first; multinode only

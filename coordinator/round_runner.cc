@@ -83,6 +83,7 @@ v1::PrepareRequest RoundRunner::BuildPrepare(const RoundSpec& spec,
   io->set_cache_mode(config_.io.cache_mode);
   io->set_checksum(config_.io.checksum);
   for (const auto& t : plan_.tensors) req.add_tensor_names(t.name);
+  for (const auto& [k, v] : StorageOptionsOf(config_)) (*req.mutable_storage_options())[k] = v;
   for (const auto& r : plan_.ranks) {
     if (static_cast<int>(r.node) != node) continue;
     auto* ra = req.add_ranks();
@@ -253,6 +254,9 @@ RoundResult RoundRunner::Run(const RoundSpec& spec) {
       req.set_run_id(spec.run_id);
       req.set_round_id(spec.round_id);
       req.set_step_uri(ForNode(spec.step_uri, nodes_[i]->index()));
+      for (const auto& [k, v] : StorageOptionsOf(config_)) {
+        (*req.mutable_storage_options())[k] = v;
+      }
       req.set_metadata(
           BuildMetadata(spec, reports, local ? static_cast<int>(i) : -1));
       auto rep = nodes_[i]->Commit(req);
@@ -314,6 +318,12 @@ void RoundRunner::Aggregate(const RoundSpec& spec,
     max_lag = std::max(max_lag, nr.start_lag_seconds);
     busy_sum += nr.host_cpu_busy;
     result->bytes += nr.bytes;
+    nr.requests = rep.requests();
+    nr.retries = rep.retries();
+    nr.throttles = rep.throttles();
+    result->requests += nr.requests;
+    result->retries += nr.retries;
+    result->throttles += nr.throttles;
     result->cpu_user_seconds += nr.cpu_user_seconds;
     result->cpu_system_seconds += nr.cpu_system_seconds;
     for (const auto& op : rep.ops()) {

@@ -14,6 +14,7 @@
 #include "common/log.h"
 #include "common/status_macros.h"
 #include "node/pattern.h"
+#include "node/storage/s3_client.h"
 
 namespace ckpt {
 namespace {
@@ -31,10 +32,10 @@ uint64_t ParseStepDir(const std::string& name) {
 
 std::string StepDirName(uint64_t step) { return absl::StrCat("step-", step); }
 
-absl::StatusOr<StepListing> NodeAgent::Inspect(const std::string& uri,
-                                               bool probe_write,
-                                               bool want_metadata) {
-  ASSIGN_OR_RETURN(auto loc, OpenStorage(uri));
+absl::StatusOr<StepListing> NodeAgent::Inspect(
+    const std::string& uri, bool probe_write, bool want_metadata,
+    const std::map<std::string, std::string>& options) {
+  ASSIGN_OR_RETURN(auto loc, OpenStorage(uri, options));
   StepListing listing;
   if (probe_write) {
     RETURN_IF_ERROR(loc.storage->CreateDirs(loc.path));
@@ -73,7 +74,7 @@ absl::StatusOr<StepListing> NodeAgent::Inspect(const std::string& uri,
 absl::StatusOr<PrepareOutcome> NodeAgent::Prepare(PhaseJob job) {
   std::lock_guard<std::mutex> lock(mu_);
   abort_ = false;
-  ASSIGN_OR_RETURN(location_, OpenStorage(job.step_uri));
+  ASSIGN_OR_RETURN(location_, OpenStorage(job.step_uri, job.storage_options));
   Storage& st = *location_.storage;
   std::vector<std::string> paths;
   for (auto& r : job.ranks) {
@@ -162,6 +163,9 @@ PhaseOutcome NodeAgent::Execute(int64_t start_at_unix_ns,
   out.start_lag_seconds =
       static_cast<double>(NowUnixNs() - start_at_unix_ns) / 1e9;
   const CpuSample cpu0 = SampleCpu();
+  S3Counters& counters = GlobalS3Counters();
+  const uint64_t req0 = counters.requests, retry0 = counters.retries,
+                 throttle0 = counters.throttles;
 
   struct Slot {
     size_t rank_index;
@@ -264,18 +268,21 @@ PhaseOutcome NodeAgent::Execute(int64_t start_at_unix_ns,
     }
   }
   out.cpu = CpuBetween(cpu0, SampleCpu());
+  out.requests = counters.requests - req0;
+  out.retries = counters.retries - retry0;
+  out.throttles = counters.throttles - throttle0;
   return out;  // the report carries the final byte counts
 }
 
-absl::Status NodeAgent::Commit(const std::string& step_uri,
-                               const std::string& metadata) {
-  ASSIGN_OR_RETURN(auto loc, OpenStorage(step_uri));
+absl::Status NodeAgent::Commit(const std::string& step_uri, const std::string& metadata,
+                               const std::map<std::string, std::string>& options) {
+  ASSIGN_OR_RETURN(auto loc, OpenStorage(step_uri, options));
   return loc.storage->WriteAtomic(JoinPath(loc.path, kMetadata), metadata);
 }
 
-absl::Status NodeAgent::Cleanup(const std::string& uri,
-                                const std::vector<uint64_t>& steps) {
-  ASSIGN_OR_RETURN(auto loc, OpenStorage(uri));
+absl::Status NodeAgent::Cleanup(const std::string& uri, const std::vector<uint64_t>& steps,
+                                const std::map<std::string, std::string>& options) {
+  ASSIGN_OR_RETURN(auto loc, OpenStorage(uri, options));
   for (uint64_t s : steps) {
     RETURN_IF_ERROR(
         loc.storage->RemoveTree(JoinPath(loc.path, StepDirName(s))));

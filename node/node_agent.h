@@ -42,6 +42,7 @@ struct PhaseJob {
   bool direct_write = false;
   bool direct_read = false;
   std::string cache_mode = "auto";
+  std::map<std::string, std::string> storage_options;
   ChecksumKind checksum = ChecksumKind::kXxh3;
   std::vector<RankJob> ranks;
 };
@@ -72,6 +73,7 @@ struct PhaseOutcome {
   double start_lag_seconds = 0;
   double dir_sync_seconds = 0;
   std::vector<SegmentSum> checksums;  // saves: what was written
+  uint64_t requests = 0, retries = 0, throttles = 0;  // object stores
 };
 
 struct StepListing {
@@ -91,9 +93,10 @@ class NodeAgent {
   // Lists step-<n> directories under checkpoints_uri (empty if missing).
   // With probe_write, first creates the directory and writes and removes a
   // probe file there (PermissionDenied etc. naming the path).
-  absl::StatusOr<StepListing> Inspect(const std::string& checkpoints_uri,
-                                      bool probe_write = false,
-                                      bool want_metadata = true);
+  absl::StatusOr<StepListing> Inspect(
+      const std::string& checkpoints_uri, bool probe_write = false,
+      bool want_metadata = true,
+      const std::map<std::string, std::string>& options = {});
 
   // Untimed: opens storage, creates the step directory (save) or makes the
   // files cold (load), allocates buffers. Replaces any prepared job.
@@ -106,9 +109,11 @@ class NodeAgent {
                         double progress_interval);
 
   // Writes the step's .metadata (the commit point) durably.
-  absl::Status Commit(const std::string& step_uri, const std::string& metadata);
+  absl::Status Commit(const std::string& step_uri, const std::string& metadata,
+                      const std::map<std::string, std::string>& options = {});
   absl::Status Cleanup(const std::string& checkpoints_uri,
-                       const std::vector<uint64_t>& steps);
+                       const std::vector<uint64_t>& steps,
+                       const std::map<std::string, std::string>& options = {});
   void Abort(const std::string& reason);
 
  private:

@@ -34,6 +34,7 @@ PhaseJob JobFromProto(const v1::PrepareRequest& req) {
   job.direct_write = req.io().direct_write();
   job.direct_read = req.io().direct_read();
   job.cache_mode = req.io().cache_mode();
+  job.storage_options.insert(req.storage_options().begin(), req.storage_options().end());
   auto kind = ParseChecksumKind(req.io().checksum());
   job.checksum = kind.ok() ? *kind : ChecksumKind::kXxh3;
   auto names = std::make_shared<std::vector<std::string>>(
@@ -95,13 +96,18 @@ v1::PhaseReport ReportToProto(const PhaseOutcome& o, uint64_t round_id) {
   rep.mutable_cpu()->set_host_busy(o.cpu.host_busy);
   rep.set_start_lag_seconds(o.start_lag_seconds);
   rep.set_dir_sync_seconds(o.dir_sync_seconds);
+  rep.set_requests(o.requests);
+  rep.set_retries(o.retries);
+  rep.set_throttles(o.throttles);
   return rep;
 }
 
 v1::InspectReply NodeService::Inspect(const v1::InspectRequest& req) {
   v1::InspectReply rep;
-  auto listing = agent_.Inspect(req.checkpoints_uri(), req.probe_write(),
-                                req.want_metadata());
+  auto listing = agent_.Inspect(
+      req.checkpoints_uri(), req.probe_write(), req.want_metadata(),
+      std::map<std::string, std::string>(req.storage_options().begin(),
+                                         req.storage_options().end()));
   if (!listing.ok()) {
     rep.set_error(std::string(listing.status().message()));
     return rep;
@@ -161,7 +167,9 @@ v1::PhaseReport NodeService::StartPhase(
 
 v1::CommitReply NodeService::Commit(const v1::CommitRequest& req) {
   v1::CommitReply rep;
-  auto s = agent_.Commit(req.step_uri(), req.metadata());
+  auto s = agent_.Commit(req.step_uri(), req.metadata(),
+                         std::map<std::string, std::string>(req.storage_options().begin(),
+                                                            req.storage_options().end()));
   if (!s.ok()) rep.set_error(std::string(s.message()));
   return rep;
 }
@@ -170,7 +178,10 @@ v1::CleanupReply NodeService::Cleanup(const v1::CleanupRequest& req) {
   v1::CleanupReply rep;
   std::vector<uint64_t> steps(req.remove_steps().begin(),
                               req.remove_steps().end());
-  auto s = agent_.Cleanup(req.checkpoints_uri(), steps);
+  auto s = agent_.Cleanup(
+      req.checkpoints_uri(), steps,
+      std::map<std::string, std::string>(req.storage_options().begin(),
+                                         req.storage_options().end()));
   if (!s.ok()) rep.set_error(std::string(s.message()));
   return rep;
 }

@@ -6,6 +6,7 @@
 #include "node/storage/memory_storage.h"
 #include "node/storage/null_storage.h"
 #include "node/storage/posix_storage.h"
+#include "node/storage/s3_storage.h"
 
 namespace ckpt {
 
@@ -23,7 +24,8 @@ std::string NativePath(const std::string& uri) {
   return uri;
 }
 
-absl::StatusOr<StorageLocation> OpenStorage(const std::string& uri) {
+absl::StatusOr<StorageLocation> OpenStorage(
+    const std::string& uri, const std::map<std::string, std::string>& options) {
   StorageLocation loc;
   if (absl::StartsWith(uri, "mem://")) {
     loc.storage = MemoryStorage::Make();
@@ -35,10 +37,19 @@ absl::StatusOr<StorageLocation> OpenStorage(const std::string& uri) {
     loc.path = uri;
     return loc;
   }
-  if (absl::StartsWith(uri, "s3://") || absl::StartsWith(uri, "gs://")) {
+  if (absl::StartsWith(uri, "s3://")) {
+    auto cfg = S3ConfigFromOptions(options);
+    if (!cfg.ok()) return cfg.status();
+    auto parsed = ParseS3Uri(uri);
+    if (!parsed.ok()) return parsed.status();
+    loc.storage = S3Storage::Make(*cfg);
+    loc.path = uri;
+    return loc;
+  }
+  if (absl::StartsWith(uri, "gs://")) {
     return absl::UnimplementedError(absl::StrCat(
-        "'", uri, "': the ", uri.substr(0, 2),
-        " backend is not in this build yet; expected a local path or file://"));
+        "'", uri, "': the gs backend is not in this build yet; expected a "
+        "local path, file:// or s3://"));
   }
   size_t scheme = uri.find("://");
   if (scheme != std::string::npos && !absl::StartsWith(uri, "file://")) {

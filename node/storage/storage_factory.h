@@ -5,6 +5,7 @@
 #ifndef CKPTBENCH_NODE_STORAGE_STORAGE_FACTORY_H_
 #define CKPTBENCH_NODE_STORAGE_STORAGE_FACTORY_H_
 
+#include <map>
 #include <memory>
 #include <string>
 
@@ -18,7 +19,9 @@ struct StorageLocation {
   std::string path;  // the location in the backend's namespace
 };
 
-absl::StatusOr<StorageLocation> OpenStorage(const std::string& uri);
+// `options` are the backend settings shipped by the coordinator (s3.*).
+absl::StatusOr<StorageLocation> OpenStorage(
+    const std::string& uri, const std::map<std::string, std::string>& options = {});
 
 // The path part of `uri` as the backend addresses it ("file:///a" -> "/a").
 std::string NativePath(const std::string& uri);

@@ -1,0 +1,124 @@
+#include "node/storage/http_client.h"
+
+#include <curl/curl.h>
+
+#include <cstring>
+#include <mutex>
+
+#include "absl/strings/ascii.h"
+#include "absl/strings/str_cat.h"
+
+namespace ckpt {
+namespace {
+
+std::once_flag g_curl_init;
+
+struct Transfer {
+  const HttpRequest* req;
+  HttpResponse* rep;
+  size_t sent = 0;
+};
+
+size_t WriteBody(char* ptr, size_t size, size_t n, void* user) {
+  auto* t = static_cast<Transfer*>(user);
+  size_t len = size * n;
+  if (t->req->sink != nullptr) {
+    if (t->rep->received + len > t->req->sink_capacity) return 0;  // overflow: fail
+    std::memcpy(static_cast<char*>(t->req->sink) + t->rep->received, ptr, len);
+  } else {
+    t->rep->body.append(ptr, len);
+  }
+  t->rep->received += len;
+  return len;
+}
+
+size_t ReadBody(char* buf, size_t size, size_t n, void* user) {
+  auto* t = static_cast<Transfer*>(user);
+  size_t len = std::min(size * n, t->req->body_len - t->sent);
+  std::memcpy(buf, static_cast<const char*>(t->req->body) + t->sent, len);
+  t->sent += len;
+  return len;
+}
+
+size_t Header(char* ptr, size_t size, size_t n, void* user) {
+  auto* t = static_cast<Transfer*>(user);
+  size_t len = size * n;
+  std::string line(ptr, len);
+  size_t colon = line.find(':');
+  if (colon != std::string::npos) {
+    std::string name = absl::AsciiStrToLower(line.substr(0, colon));
+    std::string value(absl::StripAsciiWhitespace(line.substr(colon + 1)));
+    t->rep->headers[name] = value;
+  } else if (line.rfind("HTTP/", 0) == 0) {
+    t->rep->headers.clear();  // a new response (after 100-continue)
+  }
+  return len;
+}
+
+}  // namespace
+
+HttpClient::HttpClient(HttpOptions options) : options_(std::move(options)) {
+  std::call_once(g_curl_init, [] { curl_global_init(CURL_GLOBAL_DEFAULT); });
+  curl_ = curl_easy_init();
+}
+
+HttpClient::~HttpClient() { curl_easy_cleanup(static_cast<CURL*>(curl_)); }
+
+HttpResponse HttpClient::Do(const HttpRequest& req) {
+  CURL* c = static_cast<CURL*>(curl_);
+  HttpResponse rep;
+  Transfer t{&req, &rep};
+  curl_easy_reset(c);  // keeps the connection cache
+  curl_easy_setopt(c, CURLOPT_URL, req.url.c_str());
+  curl_easy_setopt(c, CURLOPT_HTTP_VERSION, CURL_HTTP_VERSION_1_1);
+  curl_easy_setopt(c, CURLOPT_NOSIGNAL, 1L);
+  curl_easy_setopt(c, CURLOPT_TCP_KEEPALIVE, 1L);
+  curl_easy_setopt(c, CURLOPT_CONNECTTIMEOUT_MS,
+                   static_cast<long>(options_.connect_seconds * 1000));
+  curl_easy_setopt(c, CURLOPT_LOW_SPEED_LIMIT, 1L);
+  curl_easy_setopt(c, CURLOPT_LOW_SPEED_TIME,
+                   std::max(1L, static_cast<long>(options_.stall_seconds)));
+  curl_easy_setopt(c, CURLOPT_SSL_VERIFYPEER, options_.verify_tls ? 1L : 0L);
+  curl_easy_setopt(c, CURLOPT_SSL_VERIFYHOST, options_.verify_tls ? 2L : 0L);
+  if (!options_.ca_bundle.empty()) {
+    curl_easy_setopt(c, CURLOPT_CAINFO, options_.ca_bundle.c_str());
+  }
+  curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, WriteBody);
+  curl_easy_setopt(c, CURLOPT_WRITEDATA, &t);
+  curl_easy_setopt(c, CURLOPT_HEADERFUNCTION, Header);
+  curl_easy_setopt(c, CURLOPT_HEADERDATA, &t);
+  if (req.method == "HEAD") {
+    curl_easy_setopt(c, CURLOPT_NOBODY, 1L);
+  } else if (req.method == "PUT" || req.method == "POST") {
+    curl_easy_setopt(c, CURLOPT_UPLOAD, 1L);
+    curl_easy_setopt(c, CURLOPT_READFUNCTION, ReadBody);
+    curl_easy_setopt(c, CURLOPT_READDATA, &t);
+    curl_easy_setopt(c, CURLOPT_INFILESIZE_LARGE, static_cast<curl_off_t>(req.body_len));
+    if (req.method == "POST") curl_easy_setopt(c, CURLOPT_CUSTOMREQUEST, "POST");
+  } else if (req.method != "GET") {
+    curl_easy_setopt(c, CURLOPT_CUSTOMREQUEST, req.method.c_str());
+  }
+  curl_slist* headers = nullptr;
+  for (const auto& [k, v] : req.headers) {
+    headers = curl_slist_append(headers, absl::StrCat(k, ": ", v).c_str());
+  }
+  headers = curl_slist_append(headers, "Expect:");  // no 100-continue round trip
+  if (req.method == "PUT" || req.method == "POST") {
+    headers = curl_slist_append(headers, "Transfer-Encoding:");
+  }
+  curl_easy_setopt(c, CURLOPT_HTTPHEADER, headers);
+  char errbuf[CURL_ERROR_SIZE] = {0};
+  curl_easy_setopt(c, CURLOPT_ERRORBUFFER, errbuf);
+  CURLcode rc = curl_easy_perform(c);
+  curl_slist_free_all(headers);
+  rep.curl_code = rc;
+  if (rc != CURLE_OK) {
+    rep.curl_error = errbuf[0] ? errbuf : curl_easy_strerror(rc);
+    rep.stalled = rc == CURLE_OPERATION_TIMEDOUT;
+  }
+  curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &rep.status);
+  if (rc != CURLE_OK) rep.status = 0;
+  return rep;
+}
+
+}  // namespace ckpt

@@ -1,0 +1,291 @@
+#include "node/storage/s3_storage.h"
+
+#include <openssl/evp.h>
+
+#include "absl/strings/str_cat.h"
+#include "common/status_macros.h"
+
+namespace ckpt {
+namespace {
+
+std::string Md5Hex(const char* data, size_t len) {
+  unsigned char md[EVP_MAX_MD_SIZE];
+  unsigned int n = 0;
+  EVP_Digest(data, len, md, &n, EVP_md5(), nullptr);
+  static const char kDigits[] = "0123456789abcdef";
+  std::string s;
+  for (unsigned int i = 0; i < n; ++i) {
+    s += kDigits[md[i] >> 4];
+    s += kDigits[md[i] & 15];
+  }
+  return s;
+}
+
+std::string Unquote(std::string s) {
+  if (s.size() >= 2 && s.front() == '"' && s.back() == '"') return s.substr(1, s.size() - 2);
+  return s;
+}
+
+class S3WritableFile : public WritableFile {
+ public:
+  S3WritableFile(std::shared_ptr<S3Client> client, S3Location loc)
+      : client_(std::move(client)), loc_(std::move(loc)) {
+    part_size_ = client_->config().part_size;
+    start_multipart_at_ = std::max(part_size_, client_->config().multipart_threshold);
+  }
+  ~S3WritableFile() override {
+    if (!upload_id_.empty() && !done_) (void)Abort();
+  }
+
+  absl::Status Append(const void* data, size_t len) override {
+    buf_.append(static_cast<const char*>(data), len);
+    if (upload_id_.empty() && buf_.size() >= start_multipart_at_) {
+      RETURN_IF_ERROR(Fail(Create()));
+    }
+    while (!upload_id_.empty() && buf_.size() >= part_size_) {
+      RETURN_IF_ERROR(Fail(UploadPart(buf_.data(), part_size_)));
+      buf_.erase(0, part_size_);
+    }
+    return absl::OkStatus();
+  }
+
+  // The object exists, complete, only after this returns OK.
+  absl::Status Sync() override {
+    if (done_) return absl::OkStatus();
+    if (upload_id_.empty()) {
+      S3Call put = MakeS3Call("PUT", loc_.bucket, loc_.key);
+      put.body = buf_.data();
+      put.body_len = buf_.size();
+      auto rep = client_->Do(put);
+      if (!rep.ok()) return rep.status();
+    } else {
+      if (!buf_.empty() || etags_.empty()) {
+        RETURN_IF_ERROR(Fail(UploadPart(buf_.data(), buf_.size())));
+      }
+      RETURN_IF_ERROR(Fail(Complete()));
+    }
+    buf_.clear();
+    buf_.shrink_to_fit();
+    done_ = true;
+    return absl::OkStatus();
+  }
+
+  absl::Status Close() override { return Sync(); }
+
+ private:
+  // On failure, abort the multipart upload so nothing is left behind.
+  absl::Status Fail(absl::Status s) {
+    if (!s.ok() && !upload_id_.empty()) (void)Abort();
+    return s;
+  }
+
+  absl::Status Create() {
+    S3Call c = MakeS3Call("POST", loc_.bucket, loc_.key, {{"uploads", ""}});
+    ASSIGN_OR_RETURN(auto rep, client_->Do(c));
+    upload_id_ = XmlValue(rep.body, "UploadId");
+    if (upload_id_.empty()) {
+      return absl::InternalError(absl::StrCat("s3://", loc_.bucket, "/", loc_.key,
+                                              ": CreateMultipartUpload returned no UploadId"));
+    }
+    return absl::OkStatus();
+  }
+
+  absl::Status UploadPart(const char* data, size_t len) {
+    int number = static_cast<int>(etags_.size()) + 1;
+    S3Call c = MakeS3Call("PUT", loc_.bucket, loc_.key,
+                          {{"partNumber", std::to_string(number)}, {"uploadId", upload_id_}});
+    c.body = data;
+    c.body_len = len;
+    ASSIGN_OR_RETURN(auto rep, client_->Do(c));
+    std::string etag = rep.headers["etag"];
+    std::string md5 = Md5Hex(data, len);
+    if (Unquote(etag) != md5) {
+      return absl::DataLossError(absl::StrCat(
+          "s3://", loc_.bucket, "/", loc_.key, " part ", number, ": the server's ETag ",
+          etag, " is not the MD5 of what was sent (", md5, ")"));
+    }
+    etags_.push_back(etag);
+    return absl::OkStatus();
+  }
+
+  absl::Status Complete() {
+    std::string xml = "<CompleteMultipartUpload xmlns=\"http://s3.amazonaws.com/doc/2006-03-01/\">";
+    for (size_t i = 0; i < etags_.size(); ++i) {
+      absl::StrAppend(&xml, "<Part><PartNumber>", i + 1, "</PartNumber><ETag>", etags_[i],
+                      "</ETag></Part>");
+    }
+    xml += "</CompleteMultipartUpload>";
+    S3Call c = MakeS3Call("POST", loc_.bucket, loc_.key, {{"uploadId", upload_id_}},
+                          {{"Content-Type", "application/xml"}});
+    c.body = xml.data();
+    c.body_len = xml.size();
+    c.error_in_200 = true;
+    auto rep = client_->Do(c);
+    if (!rep.ok()) return rep.status();
+    return absl::OkStatus();
+  }
+
+  absl::Status Abort() {
+    S3Call c = MakeS3Call("DELETE", loc_.bucket, loc_.key, {{"uploadId", upload_id_}});
+    auto rep = client_->Do(c);
+    upload_id_.clear();
+    return rep.ok() ? absl::OkStatus() : rep.status();
+  }
+
+  std::shared_ptr<S3Client> client_;
+  S3Location loc_;
+  size_t part_size_;
+  size_t start_multipart_at_;
+  std::string buf_;
+  std::string upload_id_;
+  std::vector<std::string> etags_;
+  bool done_ = false;
+};
+
+class S3ReadableFile : public ReadableFile {
+ public:
+  S3ReadableFile(std::shared_ptr<S3Client> client, S3Location loc, uint64_t size)
+      : client_(std::move(client)), loc_(std::move(loc)), size_(size) {}
+  uint64_t Size() const override { return size_; }
+
+  absl::StatusOr<size_t> Read(uint64_t offset, void* buf, size_t len) override {
+    if (offset >= size_ || len == 0) return 0;
+    size_t n = static_cast<size_t>(std::min<uint64_t>(len, size_ - offset));
+    S3Call c = MakeS3Call("GET", loc_.bucket, loc_.key, {},
+                          {{"Range", absl::StrCat("bytes=", offset, "-", offset + n - 1)}});
+    c.sink = buf;
+    c.sink_capacity = n;
+    ASSIGN_OR_RETURN(auto rep, client_->Do(c));
+    if (rep.received != n) {
+      return absl::DataLossError(absl::StrCat("s3://", loc_.bucket, "/", loc_.key,
+                                              ": asked for ", n, " bytes at ", offset,
+                                              ", got ", rep.received));
+    }
+    return n;
+  }
+  absl::Status Close() override { return absl::OkStatus(); }
+
+ private:
+  std::shared_ptr<S3Client> client_;
+  S3Location loc_;
+  uint64_t size_;
+};
+
+std::shared_ptr<AwsCredentialChain> ProcessCredentials() {
+  static auto* chain = new std::shared_ptr<AwsCredentialChain>(
+      std::make_shared<AwsCredentialChain>());
+  return *chain;
+}
+
+}  // namespace
+
+std::unique_ptr<Storage> S3Storage::Make(S3Config config) {
+  return std::make_unique<S3Storage>(std::move(config));
+}
+
+S3Storage::S3Storage(S3Config config)
+    : client_(std::make_shared<S3Client>(std::move(config), ProcessCredentials())) {}
+
+absl::StatusOr<std::unique_ptr<WritableFile>> S3Storage::OpenWrite(const std::string& path,
+                                                                   const WriteOptions&) {
+  ASSIGN_OR_RETURN(auto loc, ParseS3Uri(path));
+  return std::unique_ptr<WritableFile>(new S3WritableFile(client_, loc));
+}
+
+absl::StatusOr<std::unique_ptr<ReadableFile>> S3Storage::OpenRead(const std::string& path,
+                                                                  const ReadOptions&) {
+  ASSIGN_OR_RETURN(auto loc, ParseS3Uri(path));
+  S3Call head = MakeS3Call("HEAD", loc.bucket, loc.key);
+  ASSIGN_OR_RETURN(auto rep, client_->Do(head));
+  uint64_t size = std::stoull(rep.headers.count("content-length") ? rep.headers["content-length"] : "0");
+  return std::unique_ptr<ReadableFile>(new S3ReadableFile(client_, loc, size));
+}
+
+absl::StatusOr<std::vector<std::string>> S3Storage::ListDir(const std::string& path) {
+  ASSIGN_OR_RETURN(auto loc, ParseS3Uri(path));
+  std::string prefix = loc.key.empty() ? "" : loc.key + "/";
+  std::vector<std::string> names;
+  std::string token;
+  do {
+    S3Call c = MakeS3Call("GET", loc.bucket, "", {{"list-type", "2"}, {"prefix", prefix}, {"delimiter", "/"}});
+    if (!token.empty()) c.query.push_back({"continuation-token", token});
+    ASSIGN_OR_RETURN(auto rep, client_->Do(c));
+    for (auto p : XmlValues(rep.body, "Prefix")) {
+      if (p.size() <= prefix.size() || p.rfind(prefix, 0) != 0) continue;
+      p = p.substr(prefix.size());
+      if (!p.empty() && p.back() == '/') p.pop_back();
+      names.push_back(p);
+    }
+    for (const auto& k : XmlValues(rep.body, "Key")) {
+      if (k.size() > prefix.size() && k.rfind(prefix, 0) == 0) names.push_back(k.substr(prefix.size()));
+    }
+    token = XmlValue(rep.body, "IsTruncated") == "true" ? XmlValue(rep.body, "NextContinuationToken") : "";
+  } while (!token.empty());
+  if (names.empty()) return absl::NotFoundError(absl::StrCat(path, ": nothing stored under it"));
+  return names;
+}
+
+absl::StatusOr<std::vector<std::string>> S3Storage::ListKeys(const S3Location& dir) {
+  std::string prefix = dir.key.empty() ? "" : dir.key + "/";
+  std::vector<std::string> keys;
+  std::string token;
+  do {
+    S3Call c = MakeS3Call("GET", dir.bucket, "", {{"list-type", "2"}, {"prefix", prefix}});
+    if (!token.empty()) c.query.push_back({"continuation-token", token});
+    ASSIGN_OR_RETURN(auto rep, client_->Do(c));
+    for (const auto& k : XmlValues(rep.body, "Key")) keys.push_back(k);
+    token = XmlValue(rep.body, "IsTruncated") == "true" ? XmlValue(rep.body, "NextContinuationToken") : "";
+  } while (!token.empty());
+  return keys;
+}
+
+absl::StatusOr<bool> S3Storage::Exists(const std::string& path) {
+  ASSIGN_OR_RETURN(auto loc, ParseS3Uri(path));
+  auto rep = client_->Do(MakeS3Call("HEAD", loc.bucket, loc.key));
+  if (rep.ok()) return true;
+  if (!absl::IsNotFound(rep.status())) return rep.status();
+  ASSIGN_OR_RETURN(auto keys, ListKeys(loc));
+  return !keys.empty();
+}
+
+absl::Status S3Storage::RemoveTree(const std::string& path) {
+  ASSIGN_OR_RETURN(auto loc, ParseS3Uri(path));
+  ASSIGN_OR_RETURN(auto keys, ListKeys(loc));
+  for (const auto& k : keys) {
+    auto rep = client_->Do(MakeS3Call("DELETE", loc.bucket, k));
+    if (!rep.ok() && !absl::IsNotFound(rep.status())) return rep.status();
+  }
+  return absl::OkStatus();
+}
+
+absl::Status S3Storage::WriteAtomic(const std::string& path, const std::string& data) {
+  ASSIGN_OR_RETURN(auto loc, ParseS3Uri(path));
+  S3Call put = MakeS3Call("PUT", loc.bucket, loc.key);
+  put.body = data.data();
+  put.body_len = data.size();
+  return client_->Do(put).status();
+}
+
+absl::StatusOr<std::string> S3Storage::ReadSmall(const std::string& path) {
+  ASSIGN_OR_RETURN(auto loc, ParseS3Uri(path));
+  ASSIGN_OR_RETURN(auto rep, client_->Do(MakeS3Call("GET", loc.bucket, loc.key)));
+  return rep.body;
+}
+
+absl::StatusOr<CacheReport> S3Storage::PrepareColdRead(const std::vector<std::string>&,
+                                                       const std::string&) {
+  CacheReport r;
+  r.method = "none";
+  r.note = "object storage: every read goes to the server";
+  return r;
+}
+
+FilesystemInfo S3Storage::Filesystem(const std::string& path) {
+  auto loc = ParseS3Uri(path);
+  return {"s3", client_->Endpoint(),
+          absl::StrCat("bucket=", loc.ok() ? loc->bucket : "?", ",region=",
+                       client_->config().region, ",part_size=", client_->config().part_size,
+                       ",payload=", client_->config().payload_signing)};
+}
+
+}  // namespace ckpt

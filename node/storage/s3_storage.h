@@ -1,0 +1,47 @@
+// Storage on S3 or an S3-compatible store: paths are s3://bucket/key...
+// Writes buffer one part: below the multipart threshold a single PUT,
+// above it a multipart upload whose parts are checked against the ETags
+// returned (MD5) and which is aborted on any failure, so no upload is left
+// behind. Sync() completes the upload (the durability point). Reads are
+// ranged GETs straight into the caller's buffer. Thread-safe.
+#ifndef CKPTBENCH_NODE_STORAGE_S3_STORAGE_H_
+#define CKPTBENCH_NODE_STORAGE_S3_STORAGE_H_
+
+#include <memory>
+
+#include "node/storage/s3_client.h"
+#include "node/storage/storage.h"
+
+namespace ckpt {
+
+class S3Storage : public Storage {
+ public:
+  static std::unique_ptr<Storage> Make(S3Config config);
+  explicit S3Storage(S3Config config);
+
+  std::string Kind() const override { return "s3"; }
+  absl::StatusOr<std::unique_ptr<WritableFile>> OpenWrite(
+      const std::string& path, const WriteOptions& options) override;
+  absl::StatusOr<std::unique_ptr<ReadableFile>> OpenRead(
+      const std::string& path, const ReadOptions& options) override;
+  absl::Status CreateDirs(const std::string&) override { return absl::OkStatus(); }
+  absl::Status SyncDir(const std::string&) override { return absl::OkStatus(); }
+  absl::StatusOr<std::vector<std::string>> ListDir(const std::string& path) override;
+  absl::StatusOr<bool> Exists(const std::string& path) override;
+  absl::Status RemoveTree(const std::string& path) override;
+  absl::Status WriteAtomic(const std::string& path, const std::string& data) override;
+  absl::StatusOr<std::string> ReadSmall(const std::string& path) override;
+  absl::StatusOr<CacheReport> PrepareColdRead(const std::vector<std::string>& paths,
+                                              const std::string& mode) override;
+  FilesystemInfo Filesystem(const std::string& path) override;
+
+  // Keys under prefix/ (recursive), for cleanup and tests.
+  absl::StatusOr<std::vector<std::string>> ListKeys(const S3Location& dir);
+
+ private:
+  std::shared_ptr<S3Client> client_;
+};
+
+}  // namespace ckpt
+
+#endif  // CKPTBENCH_NODE_STORAGE_S3_STORAGE_H_
