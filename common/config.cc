@@ -279,12 +279,14 @@ std::vector<KeyDef> BuildKeys() {
       [](Config& c) -> std::string& { return c.io.checksum; },
       "checksum recorded in .metadata and verified on load"));
   keys.push_back(StringKey(
-      "s3.endpoint", "AWS_ENDPOINT_URL_S3", "a URL such as http://127.0.0.1:9000",
+      "s3.endpoint", "AWS_ENDPOINT_URL_S3",
+      "a URL such as http://127.0.0.1:9000",
       [](Config& c) -> std::string& { return c.s3.endpoint; },
       "S3 endpoint override (MinIO, Ceph, GCS XML); default AWS"));
   keys.push_back(StringKey(
       "s3.region", "AWS_REGION", "a region such as us-east-1",
-      [](Config& c) -> std::string& { return c.s3.region; }, "S3 signing region"));
+      [](Config& c) -> std::string& { return c.s3.region; },
+      "S3 signing region"));
   keys.push_back(EnumKey(
       "s3.addressing", "CKPT_S3_ADDRESSING", {"auto", "path", "virtual"},
       [](Config& c) -> std::string& { return c.s3.addressing; },
@@ -318,7 +320,9 @@ std::vector<KeyDef> BuildKeys() {
       c.s3.multipart_threshold = *s;
       return absl::OkStatus();
     };
-    k.get = [](const Config& c) { return std::to_string(c.s3.multipart_threshold); };
+    k.get = [](const Config& c) {
+      return std::to_string(c.s3.multipart_threshold);
+    };
     keys.push_back(k);
   }
   keys.push_back(EnumKey(

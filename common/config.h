@@ -58,11 +58,11 @@ struct IoOptionsConfig {
 
 // S3 and S3-compatible stores (s3://bucket/prefix).
 struct S3Config {
-  std::string endpoint;           // "" = AWS (https://s3.<region>.amazonaws.com)
+  std::string endpoint;  // "" = AWS (https://s3.<region>.amazonaws.com)
   std::string region = "us-east-1";
-  std::string addressing = "auto";  // auto | path | virtual
-  uint64_t part_size = 8 << 20;     // multipart part size
-  uint64_t multipart_threshold = 8 << 20;  // single PUT below this
+  std::string addressing = "auto";           // auto | path | virtual
+  uint64_t part_size = 8 << 20;              // multipart part size
+  uint64_t multipart_threshold = 8 << 20;    // single PUT below this
   std::string payload_signing = "unsigned";  // unsigned | signed
   std::string ca_bundle;
   bool verify_tls = true;

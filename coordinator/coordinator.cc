@@ -68,7 +68,8 @@ absl::StatusOr<v1::InspectReply> Coordinator::Inspect(const std::string& uri,
   req.set_checkpoints_uri(ForNode(uri, nodes_[node]->index()));
   req.set_probe_write(probe);
   req.set_want_metadata(want_metadata);
-  for (const auto& [k, v] : StorageOptionsOf(config_)) (*req.mutable_storage_options())[k] = v;
+  for (const auto& [k, v] : StorageOptionsOf(config_))
+    (*req.mutable_storage_options())[k] = v;
   ASSIGN_OR_RETURN(auto rep, nodes_[node]->Inspect(req));
   if (!rep.error().empty()) {
     std::string where = config_.storage.node_local

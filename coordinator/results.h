@@ -73,7 +73,7 @@ struct RoundResult {
   std::map<std::string, Histogram> ops;  // merged across ranks and nodes
   double cpu_user_seconds = 0;
   double cpu_system_seconds = 0;
-  double host_cpu_busy = 0;  // mean over nodes
+  double host_cpu_busy = 0;                           // mean over nodes
   uint64_t requests = 0, retries = 0, throttles = 0;  // object stores
   std::vector<NodeResult> nodes;
   std::vector<RankResult> ranks;

@@ -83,7 +83,8 @@ v1::PrepareRequest RoundRunner::BuildPrepare(const RoundSpec& spec,
   io->set_cache_mode(config_.io.cache_mode);
   io->set_checksum(config_.io.checksum);
   for (const auto& t : plan_.tensors) req.add_tensor_names(t.name);
-  for (const auto& [k, v] : StorageOptionsOf(config_)) (*req.mutable_storage_options())[k] = v;
+  for (const auto& [k, v] : StorageOptionsOf(config_))
+    (*req.mutable_storage_options())[k] = v;
   for (const auto& r : plan_.ranks) {
     if (static_cast<int>(r.node) != node) continue;
     auto* ra = req.add_ranks();

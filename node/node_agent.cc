@@ -274,14 +274,16 @@ PhaseOutcome NodeAgent::Execute(int64_t start_at_unix_ns,
   return out;  // the report carries the final byte counts
 }
 
-absl::Status NodeAgent::Commit(const std::string& step_uri, const std::string& metadata,
-                               const std::map<std::string, std::string>& options) {
+absl::Status NodeAgent::Commit(
+    const std::string& step_uri, const std::string& metadata,
+    const std::map<std::string, std::string>& options) {
   ASSIGN_OR_RETURN(auto loc, OpenStorage(step_uri, options));
   return loc.storage->WriteAtomic(JoinPath(loc.path, kMetadata), metadata);
 }
 
-absl::Status NodeAgent::Cleanup(const std::string& uri, const std::vector<uint64_t>& steps,
-                                const std::map<std::string, std::string>& options) {
+absl::Status NodeAgent::Cleanup(
+    const std::string& uri, const std::vector<uint64_t>& steps,
+    const std::map<std::string, std::string>& options) {
   ASSIGN_OR_RETURN(auto loc, OpenStorage(uri, options));
   for (uint64_t s : steps) {
     RETURN_IF_ERROR(

@@ -72,7 +72,7 @@ struct PhaseOutcome {
   CpuDelta cpu;
   double start_lag_seconds = 0;
   double dir_sync_seconds = 0;
-  std::vector<SegmentSum> checksums;  // saves: what was written
+  std::vector<SegmentSum> checksums;                  // saves: what was written
   uint64_t requests = 0, retries = 0, throttles = 0;  // object stores
 };
 

@@ -34,7 +34,8 @@ PhaseJob JobFromProto(const v1::PrepareRequest& req) {
   job.direct_write = req.io().direct_write();
   job.direct_read = req.io().direct_read();
   job.cache_mode = req.io().cache_mode();
-  job.storage_options.insert(req.storage_options().begin(), req.storage_options().end());
+  job.storage_options.insert(req.storage_options().begin(),
+                             req.storage_options().end());
   auto kind = ParseChecksumKind(req.io().checksum());
   job.checksum = kind.ok() ? *kind : ChecksumKind::kXxh3;
   auto names = std::make_shared<std::vector<std::string>>(
@@ -167,9 +168,10 @@ v1::PhaseReport NodeService::StartPhase(
 
 v1::CommitReply NodeService::Commit(const v1::CommitRequest& req) {
   v1::CommitReply rep;
-  auto s = agent_.Commit(req.step_uri(), req.metadata(),
-                         std::map<std::string, std::string>(req.storage_options().begin(),
-                                                            req.storage_options().end()));
+  auto s = agent_.Commit(
+      req.step_uri(), req.metadata(),
+      std::map<std::string, std::string>(req.storage_options().begin(),
+                                         req.storage_options().end()));
   if (!s.ok()) rep.set_error(std::string(s.message()));
   return rep;
 }

@@ -9,7 +9,10 @@ PACKAGES=(
   libcurl4-openssl-dev libssl-dev libyaml-cpp-dev nlohmann-json3-dev
   libabsl-dev libxxhash-dev libisal-dev
   libgtest-dev libgmock-dev libbenchmark-dev
-  fio procps time clang-format openssl
+  fio procps time clang-format openssl curl
+  # S3 tests: OpenStack Swift with s3api, and the AWS CLI as a peer client
+  swift swift-proxy swift-object swift-container swift-account python3-swift
+  memcached awscli
 )
 
 missing=()

@@ -23,7 +23,8 @@ size_t WriteBody(char* ptr, size_t size, size_t n, void* user) {
   auto* t = static_cast<Transfer*>(user);
   size_t len = size * n;
   if (t->req->sink != nullptr) {
-    if (t->rep->received + len > t->req->sink_capacity) return 0;  // overflow: fail
+    if (t->rep->received + len > t->req->sink_capacity)
+      return 0;  // overflow: fail
     std::memcpy(static_cast<char*>(t->req->sink) + t->rep->received, ptr, len);
   } else {
     t->rep->body.append(ptr, len);
@@ -93,8 +94,10 @@ HttpResponse HttpClient::Do(const HttpRequest& req) {
     curl_easy_setopt(c, CURLOPT_UPLOAD, 1L);
     curl_easy_setopt(c, CURLOPT_READFUNCTION, ReadBody);
     curl_easy_setopt(c, CURLOPT_READDATA, &t);
-    curl_easy_setopt(c, CURLOPT_INFILESIZE_LARGE, static_cast<curl_off_t>(req.body_len));
-    if (req.method == "POST") curl_easy_setopt(c, CURLOPT_CUSTOMREQUEST, "POST");
+    curl_easy_setopt(c, CURLOPT_INFILESIZE_LARGE,
+                     static_cast<curl_off_t>(req.body_len));
+    if (req.method == "POST")
+      curl_easy_setopt(c, CURLOPT_CUSTOMREQUEST, "POST");
   } else if (req.method != "GET") {
     curl_easy_setopt(c, CURLOPT_CUSTOMREQUEST, req.method.c_str());
   }
@@ -102,7 +105,8 @@ HttpResponse HttpClient::Do(const HttpRequest& req) {
   for (const auto& [k, v] : req.headers) {
     headers = curl_slist_append(headers, absl::StrCat(k, ": ", v).c_str());
   }
-  headers = curl_slist_append(headers, "Expect:");  // no 100-continue round trip
+  headers =
+      curl_slist_append(headers, "Expect:");  // no 100-continue round trip
   if (req.method == "PUT" || req.method == "POST") {
     headers = curl_slist_append(headers, "Transfer-Encoding:");
   }

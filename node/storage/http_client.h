@@ -15,8 +15,8 @@ namespace ckpt {
 
 struct HttpOptions {
   bool verify_tls = true;
-  std::string ca_bundle;       // "" = system default
-  double stall_seconds = 30;   // abort when < 1 byte/s for this long
+  std::string ca_bundle;      // "" = system default
+  double stall_seconds = 30;  // abort when < 1 byte/s for this long
   double connect_seconds = 10;
 };
 
@@ -33,7 +33,7 @@ struct HttpRequest {
 };
 
 struct HttpResponse {
-  long status = 0;                            // 0: no HTTP response
+  long status = 0;                             // 0: no HTTP response
   std::map<std::string, std::string> headers;  // lowercase names
   std::string body;                            // when no sink was given
   size_t received = 0;                         // body bytes received

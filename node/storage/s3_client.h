@@ -50,12 +50,14 @@ struct S3Call {
   size_t body_len = 0;
   void* sink = nullptr;  // response body into this buffer
   size_t sink_capacity = 0;
-  bool error_in_200 = false;  // CompleteMultipartUpload may answer 200 + <Error>
+  bool error_in_200 =
+      false;  // CompleteMultipartUpload may answer 200 + <Error>
 };
 
 // A call without body or sink; set those fields afterwards as needed.
-inline S3Call MakeS3Call(std::string method, std::string bucket, std::string key,
-                         HeaderList query = {}, HeaderList headers = {}) {
+inline S3Call MakeS3Call(std::string method, std::string bucket,
+                         std::string key, HeaderList query = {},
+                         HeaderList headers = {}) {
   S3Call c;
   c.method = std::move(method);
   c.bucket = std::move(bucket);
@@ -88,8 +90,10 @@ class S3Client {
 };
 
 // Text of the first <tag>...</tag> in an XML body ("" if none).
-std::string XmlValue(const std::string& xml, const std::string& tag, size_t from = 0);
-std::vector<std::string> XmlValues(const std::string& xml, const std::string& tag);
+std::string XmlValue(const std::string& xml, const std::string& tag,
+                     size_t from = 0);
+std::vector<std::string> XmlValues(const std::string& xml,
+                                   const std::string& tag);
 
 }  // namespace ckpt
 

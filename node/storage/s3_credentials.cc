@@ -13,7 +13,8 @@ AwsCredentialChain::AwsCredentialChain(EnvLookup env) : env_(std::move(env)) {
   if (!env_) env_ = [](const char* n) { return std::getenv(n); };
 }
 
-absl::StatusOr<std::optional<AwsCredentials>> AwsCredentialChain::FromEnvironment() {
+absl::StatusOr<std::optional<AwsCredentials>>
+AwsCredentialChain::FromEnvironment() {
   const char* id = env_("AWS_ACCESS_KEY_ID");
   const char* secret = env_("AWS_SECRET_ACCESS_KEY");
   if (id == nullptr && secret == nullptr) return std::nullopt;
@@ -29,7 +30,8 @@ absl::StatusOr<std::optional<AwsCredentials>> AwsCredentialChain::FromEnvironmen
   return c;
 }
 
-absl::StatusOr<std::optional<AwsCredentials>> AwsCredentialChain::FromSharedFile() {
+absl::StatusOr<std::optional<AwsCredentials>>
+AwsCredentialChain::FromSharedFile() {
   std::string path;
   if (const char* f = env_("AWS_SHARED_CREDENTIALS_FILE")) {
     path = f;
@@ -42,9 +44,11 @@ absl::StatusOr<std::optional<AwsCredentials>> AwsCredentialChain::FromSharedFile
   if (const char* p = env_("AWS_PROFILE")) profile = p;
   std::ifstream in(path);
   if (!in) {
-    if (env_("AWS_PROFILE") != nullptr || env_("AWS_SHARED_CREDENTIALS_FILE") != nullptr) {
+    if (env_("AWS_PROFILE") != nullptr ||
+        env_("AWS_SHARED_CREDENTIALS_FILE") != nullptr) {
       return absl::NotFoundError(absl::StrCat("AWS credentials file ", path,
-                                              " (profile ", profile, ") cannot be read"));
+                                              " (profile ", profile,
+                                              ") cannot be read"));
     }
     return std::nullopt;
   }
@@ -55,7 +59,8 @@ absl::StatusOr<std::optional<AwsCredentials>> AwsCredentialChain::FromSharedFile
     std::string t(absl::StripAsciiWhitespace(line));
     if (t.empty() || t[0] == '#' || t[0] == ';') continue;
     if (t.front() == '[' && t.back() == ']') {
-      section = std::string(absl::StripAsciiWhitespace(t.substr(1, t.size() - 2)));
+      section =
+          std::string(absl::StripAsciiWhitespace(t.substr(1, t.size() - 2)));
       if (section.rfind("profile ", 0) == 0) section = section.substr(8);
       continue;
     }
@@ -77,9 +82,9 @@ absl::StatusOr<std::optional<AwsCredentials>> AwsCredentialChain::FromSharedFile
     return std::nullopt;
   }
   if (c.access_key.empty() || c.secret_key.empty()) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        path, " profile ", profile,
-        ": expected aws_access_key_id and aws_secret_access_key"));
+    return absl::InvalidArgumentError(
+        absl::StrCat(path, " profile ", profile,
+                     ": expected aws_access_key_id and aws_secret_access_key"));
   }
   c.source = absl::StrCat("profile ", profile, " in ", path);
   return c;
@@ -88,7 +93,8 @@ absl::StatusOr<std::optional<AwsCredentials>> AwsCredentialChain::FromSharedFile
 absl::StatusOr<AwsCredentials> AwsCredentialChain::Get() {
   std::lock_guard<std::mutex> lock(mu_);
   int64_t now = static_cast<int64_t>(std::time(nullptr));
-  if (cached_ && (cached_->expires_unix == 0 || cached_->expires_unix - now > 300)) {
+  if (cached_ &&
+      (cached_->expires_unix == 0 || cached_->expires_unix - now > 300)) {
     return *cached_;
   }
   for (auto source : {&AwsCredentialChain::FromEnvironment,

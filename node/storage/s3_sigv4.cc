@@ -28,7 +28,8 @@ std::string Hmac(const std::string& key, const std::string& data) {
   unsigned char out[EVP_MAX_MD_SIZE];
   unsigned int len = 0;
   HMAC(EVP_sha256(), key.data(), static_cast<int>(key.size()),
-       reinterpret_cast<const unsigned char*>(data.data()), data.size(), out, &len);
+       reinterpret_cast<const unsigned char*>(data.data()), data.size(), out,
+       &len);
   return std::string(reinterpret_cast<char*>(out), len);
 }
 
@@ -86,7 +87,8 @@ SigV4Signed SignV4(const SigV4Request& req, const AwsCredentials& creds,
                    const std::string& region, const std::string& amz_date,
                    const std::string& service) {
   SigV4Signed out;
-  out.path = UriEncode(req.path.empty() ? "/" : req.path, /*encode_slash=*/false);
+  out.path =
+      UriEncode(req.path.empty() ? "/" : req.path, /*encode_slash=*/false);
 
   std::vector<std::pair<std::string, std::string>> q;
   for (const auto& [k, v] : req.query) {
@@ -117,28 +119,33 @@ SigV4Signed SignV4(const SigV4Request& req, const AwsCredentials& creds,
       absl::StrAppend(&canonical_headers, ",", canon[i].second, "\n");
       continue;
     }
-    absl::StrAppend(&canonical_headers, canon[i].first, ":", canon[i].second, "\n");
-    absl::StrAppend(&signed_headers, signed_headers.empty() ? "" : ";", canon[i].first);
+    absl::StrAppend(&canonical_headers, canon[i].first, ":", canon[i].second,
+                    "\n");
+    absl::StrAppend(&signed_headers, signed_headers.empty() ? "" : ";",
+                    canon[i].first);
   }
-  out.canonical_request = absl::StrCat(req.method, "\n", out.path, "\n", out.query, "\n",
-                                       canonical_headers, "\n", signed_headers, "\n",
-                                       req.payload_hash);
+  out.canonical_request = absl::StrCat(req.method, "\n", out.path, "\n",
+                                       out.query, "\n", canonical_headers, "\n",
+                                       signed_headers, "\n", req.payload_hash);
   const std::string date = amz_date.substr(0, 8);
-  const std::string scope = absl::StrCat(date, "/", region, "/", service, "/aws4_request");
-  out.string_to_sign =
-      absl::StrCat("AWS4-HMAC-SHA256\n", amz_date, "\n", scope, "\n",
-                   Sha256Hex(out.canonical_request.data(), out.canonical_request.size()));
+  const std::string scope =
+      absl::StrCat(date, "/", region, "/", service, "/aws4_request");
+  out.string_to_sign = absl::StrCat(
+      "AWS4-HMAC-SHA256\n", amz_date, "\n", scope, "\n",
+      Sha256Hex(out.canonical_request.data(), out.canonical_request.size()));
   std::string k = Hmac("AWS4" + creds.secret_key, date);
   k = Hmac(k, region);
   k = Hmac(k, service);
   k = Hmac(k, "aws4_request");
   std::string sig = Hmac(k, out.string_to_sign);
-  out.signature = Hex(reinterpret_cast<const unsigned char*>(sig.data()), sig.size());
+  out.signature =
+      Hex(reinterpret_cast<const unsigned char*>(sig.data()), sig.size());
   out.headers = send;
   out.headers.push_back(
       {"Authorization",
-       absl::StrCat("AWS4-HMAC-SHA256 Credential=", creds.access_key, "/", scope,
-                    ", SignedHeaders=", signed_headers, ", Signature=", out.signature)});
+       absl::StrCat("AWS4-HMAC-SHA256 Credential=", creds.access_key, "/",
+                    scope, ", SignedHeaders=", signed_headers,
+                    ", Signature=", out.signature)});
   return out;
 }
 

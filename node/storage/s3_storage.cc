@@ -22,7 +22,8 @@ std::string Md5Hex(const char* data, size_t len) {
 }
 
 std::string Unquote(std::string s) {
-  if (s.size() >= 2 && s.front() == '"' && s.back() == '"') return s.substr(1, s.size() - 2);
+  if (s.size() >= 2 && s.front() == '"' && s.back() == '"')
+    return s.substr(1, s.size() - 2);
   return s;
 }
 
@@ -31,7 +32,8 @@ class S3WritableFile : public WritableFile {
   S3WritableFile(std::shared_ptr<S3Client> client, S3Location loc)
       : client_(std::move(client)), loc_(std::move(loc)) {
     part_size_ = client_->config().part_size;
-    start_multipart_at_ = std::max(part_size_, client_->config().multipart_threshold);
+    start_multipart_at_ =
+        std::max(part_size_, client_->config().multipart_threshold);
   }
   ~S3WritableFile() override {
     if (!upload_id_.empty() && !done_) (void)Abort();
@@ -84,39 +86,45 @@ class S3WritableFile : public WritableFile {
     ASSIGN_OR_RETURN(auto rep, client_->Do(c));
     upload_id_ = XmlValue(rep.body, "UploadId");
     if (upload_id_.empty()) {
-      return absl::InternalError(absl::StrCat("s3://", loc_.bucket, "/", loc_.key,
-                                              ": CreateMultipartUpload returned no UploadId"));
+      return absl::InternalError(
+          absl::StrCat("s3://", loc_.bucket, "/", loc_.key,
+                       ": CreateMultipartUpload returned no UploadId"));
     }
     return absl::OkStatus();
   }
 
   absl::Status UploadPart(const char* data, size_t len) {
     int number = static_cast<int>(etags_.size()) + 1;
-    S3Call c = MakeS3Call("PUT", loc_.bucket, loc_.key,
-                          {{"partNumber", std::to_string(number)}, {"uploadId", upload_id_}});
+    S3Call c = MakeS3Call(
+        "PUT", loc_.bucket, loc_.key,
+        {{"partNumber", std::to_string(number)}, {"uploadId", upload_id_}});
     c.body = data;
     c.body_len = len;
     ASSIGN_OR_RETURN(auto rep, client_->Do(c));
     std::string etag = rep.headers["etag"];
     std::string md5 = Md5Hex(data, len);
     if (Unquote(etag) != md5) {
-      return absl::DataLossError(absl::StrCat(
-          "s3://", loc_.bucket, "/", loc_.key, " part ", number, ": the server's ETag ",
-          etag, " is not the MD5 of what was sent (", md5, ")"));
+      return absl::DataLossError(
+          absl::StrCat("s3://", loc_.bucket, "/", loc_.key, " part ", number,
+                       ": the server's ETag ", etag,
+                       " is not the MD5 of what was sent (", md5, ")"));
     }
     etags_.push_back(etag);
     return absl::OkStatus();
   }
 
   absl::Status Complete() {
-    std::string xml = "<CompleteMultipartUpload xmlns=\"http://s3.amazonaws.com/doc/2006-03-01/\">";
+    std::string xml =
+        "<CompleteMultipartUpload "
+        "xmlns=\"http://s3.amazonaws.com/doc/2006-03-01/\">";
     for (size_t i = 0; i < etags_.size(); ++i) {
-      absl::StrAppend(&xml, "<Part><PartNumber>", i + 1, "</PartNumber><ETag>", etags_[i],
-                      "</ETag></Part>");
+      absl::StrAppend(&xml, "<Part><PartNumber>", i + 1, "</PartNumber><ETag>",
+                      etags_[i], "</ETag></Part>");
     }
     xml += "</CompleteMultipartUpload>";
-    S3Call c = MakeS3Call("POST", loc_.bucket, loc_.key, {{"uploadId", upload_id_}},
-                          {{"Content-Type", "application/xml"}});
+    S3Call c =
+        MakeS3Call("POST", loc_.bucket, loc_.key, {{"uploadId", upload_id_}},
+                   {{"Content-Type", "application/xml"}});
     c.body = xml.data();
     c.body_len = xml.size();
     c.error_in_200 = true;
@@ -126,7 +134,8 @@ class S3WritableFile : public WritableFile {
   }
 
   absl::Status Abort() {
-    S3Call c = MakeS3Call("DELETE", loc_.bucket, loc_.key, {{"uploadId", upload_id_}});
+    S3Call c =
+        MakeS3Call("DELETE", loc_.bucket, loc_.key, {{"uploadId", upload_id_}});
     auto rep = client_->Do(c);
     upload_id_.clear();
     return rep.ok() ? absl::OkStatus() : rep.status();
@@ -144,22 +153,24 @@ class S3WritableFile : public WritableFile {
 
 class S3ReadableFile : public ReadableFile {
  public:
-  S3ReadableFile(std::shared_ptr<S3Client> client, S3Location loc, uint64_t size)
+  S3ReadableFile(std::shared_ptr<S3Client> client, S3Location loc,
+                 uint64_t size)
       : client_(std::move(client)), loc_(std::move(loc)), size_(size) {}
   uint64_t Size() const override { return size_; }
 
   absl::StatusOr<size_t> Read(uint64_t offset, void* buf, size_t len) override {
     if (offset >= size_ || len == 0) return 0;
     size_t n = static_cast<size_t>(std::min<uint64_t>(len, size_ - offset));
-    S3Call c = MakeS3Call("GET", loc_.bucket, loc_.key, {},
-                          {{"Range", absl::StrCat("bytes=", offset, "-", offset + n - 1)}});
+    S3Call c = MakeS3Call(
+        "GET", loc_.bucket, loc_.key, {},
+        {{"Range", absl::StrCat("bytes=", offset, "-", offset + n - 1)}});
     c.sink = buf;
     c.sink_capacity = n;
     ASSIGN_OR_RETURN(auto rep, client_->Do(c));
     if (rep.received != n) {
-      return absl::DataLossError(absl::StrCat("s3://", loc_.bucket, "/", loc_.key,
-                                              ": asked for ", n, " bytes at ", offset,
-                                              ", got ", rep.received));
+      return absl::DataLossError(
+          absl::StrCat("s3://", loc_.bucket, "/", loc_.key, ": asked for ", n,
+                       " bytes at ", offset, ", got ", rep.received));
     }
     return n;
   }
@@ -184,30 +195,36 @@ std::unique_ptr<Storage> S3Storage::Make(S3Config config) {
 }
 
 S3Storage::S3Storage(S3Config config)
-    : client_(std::make_shared<S3Client>(std::move(config), ProcessCredentials())) {}
+    : client_(std::make_shared<S3Client>(std::move(config),
+                                         ProcessCredentials())) {}
 
-absl::StatusOr<std::unique_ptr<WritableFile>> S3Storage::OpenWrite(const std::string& path,
-                                                                   const WriteOptions&) {
+absl::StatusOr<std::unique_ptr<WritableFile>> S3Storage::OpenWrite(
+    const std::string& path, const WriteOptions&) {
   ASSIGN_OR_RETURN(auto loc, ParseS3Uri(path));
   return std::unique_ptr<WritableFile>(new S3WritableFile(client_, loc));
 }
 
-absl::StatusOr<std::unique_ptr<ReadableFile>> S3Storage::OpenRead(const std::string& path,
-                                                                  const ReadOptions&) {
+absl::StatusOr<std::unique_ptr<ReadableFile>> S3Storage::OpenRead(
+    const std::string& path, const ReadOptions&) {
   ASSIGN_OR_RETURN(auto loc, ParseS3Uri(path));
   S3Call head = MakeS3Call("HEAD", loc.bucket, loc.key);
   ASSIGN_OR_RETURN(auto rep, client_->Do(head));
-  uint64_t size = std::stoull(rep.headers.count("content-length") ? rep.headers["content-length"] : "0");
+  uint64_t size = std::stoull(rep.headers.count("content-length")
+                                  ? rep.headers["content-length"]
+                                  : "0");
   return std::unique_ptr<ReadableFile>(new S3ReadableFile(client_, loc, size));
 }
 
-absl::StatusOr<std::vector<std::string>> S3Storage::ListDir(const std::string& path) {
+absl::StatusOr<std::vector<std::string>> S3Storage::ListDir(
+    const std::string& path) {
   ASSIGN_OR_RETURN(auto loc, ParseS3Uri(path));
   std::string prefix = loc.key.empty() ? "" : loc.key + "/";
   std::vector<std::string> names;
   std::string token;
   do {
-    S3Call c = MakeS3Call("GET", loc.bucket, "", {{"list-type", "2"}, {"prefix", prefix}, {"delimiter", "/"}});
+    S3Call c = MakeS3Call(
+        "GET", loc.bucket, "",
+        {{"list-type", "2"}, {"prefix", prefix}, {"delimiter", "/"}});
     if (!token.empty()) c.query.push_back({"continuation-token", token});
     ASSIGN_OR_RETURN(auto rep, client_->Do(c));
     for (auto p : XmlValues(rep.body, "Prefix")) {
@@ -217,24 +234,32 @@ absl::StatusOr<std::vector<std::string>> S3Storage::ListDir(const std::string& p
       names.push_back(p);
     }
     for (const auto& k : XmlValues(rep.body, "Key")) {
-      if (k.size() > prefix.size() && k.rfind(prefix, 0) == 0) names.push_back(k.substr(prefix.size()));
+      if (k.size() > prefix.size() && k.rfind(prefix, 0) == 0)
+        names.push_back(k.substr(prefix.size()));
     }
-    token = XmlValue(rep.body, "IsTruncated") == "true" ? XmlValue(rep.body, "NextContinuationToken") : "";
+    token = XmlValue(rep.body, "IsTruncated") == "true"
+                ? XmlValue(rep.body, "NextContinuationToken")
+                : "";
   } while (!token.empty());
-  if (names.empty()) return absl::NotFoundError(absl::StrCat(path, ": nothing stored under it"));
+  if (names.empty())
+    return absl::NotFoundError(absl::StrCat(path, ": nothing stored under it"));
   return names;
 }
 
-absl::StatusOr<std::vector<std::string>> S3Storage::ListKeys(const S3Location& dir) {
+absl::StatusOr<std::vector<std::string>> S3Storage::ListKeys(
+    const S3Location& dir) {
   std::string prefix = dir.key.empty() ? "" : dir.key + "/";
   std::vector<std::string> keys;
   std::string token;
   do {
-    S3Call c = MakeS3Call("GET", dir.bucket, "", {{"list-type", "2"}, {"prefix", prefix}});
+    S3Call c = MakeS3Call("GET", dir.bucket, "",
+                          {{"list-type", "2"}, {"prefix", prefix}});
     if (!token.empty()) c.query.push_back({"continuation-token", token});
     ASSIGN_OR_RETURN(auto rep, client_->Do(c));
     for (const auto& k : XmlValues(rep.body, "Key")) keys.push_back(k);
-    token = XmlValue(rep.body, "IsTruncated") == "true" ? XmlValue(rep.body, "NextContinuationToken") : "";
+    token = XmlValue(rep.body, "IsTruncated") == "true"
+                ? XmlValue(rep.body, "NextContinuationToken")
+                : "";
   } while (!token.empty());
   return keys;
 }
@@ -258,7 +283,8 @@ absl::Status S3Storage::RemoveTree(const std::string& path) {
   return absl::OkStatus();
 }
 
-absl::Status S3Storage::WriteAtomic(const std::string& path, const std::string& data) {
+absl::Status S3Storage::WriteAtomic(const std::string& path,
+                                    const std::string& data) {
   ASSIGN_OR_RETURN(auto loc, ParseS3Uri(path));
   S3Call put = MakeS3Call("PUT", loc.bucket, loc.key);
   put.body = data.data();
@@ -268,12 +294,13 @@ absl::Status S3Storage::WriteAtomic(const std::string& path, const std::string& 
 
 absl::StatusOr<std::string> S3Storage::ReadSmall(const std::string& path) {
   ASSIGN_OR_RETURN(auto loc, ParseS3Uri(path));
-  ASSIGN_OR_RETURN(auto rep, client_->Do(MakeS3Call("GET", loc.bucket, loc.key)));
+  ASSIGN_OR_RETURN(auto rep,
+                   client_->Do(MakeS3Call("GET", loc.bucket, loc.key)));
   return rep.body;
 }
 
-absl::StatusOr<CacheReport> S3Storage::PrepareColdRead(const std::vector<std::string>&,
-                                                       const std::string&) {
+absl::StatusOr<CacheReport> S3Storage::PrepareColdRead(
+    const std::vector<std::string>&, const std::string&) {
   CacheReport r;
   r.method = "none";
   r.note = "object storage: every read goes to the server";
@@ -283,8 +310,9 @@ absl::StatusOr<CacheReport> S3Storage::PrepareColdRead(const std::vector<std::st
 FilesystemInfo S3Storage::Filesystem(const std::string& path) {
   auto loc = ParseS3Uri(path);
   return {"s3", client_->Endpoint(),
-          absl::StrCat("bucket=", loc.ok() ? loc->bucket : "?", ",region=",
-                       client_->config().region, ",part_size=", client_->config().part_size,
+          absl::StrCat("bucket=", loc.ok() ? loc->bucket : "?",
+                       ",region=", client_->config().region,
+                       ",part_size=", client_->config().part_size,
                        ",payload=", client_->config().payload_signing)};
 }
 

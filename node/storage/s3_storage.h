@@ -24,15 +24,19 @@ class S3Storage : public Storage {
       const std::string& path, const WriteOptions& options) override;
   absl::StatusOr<std::unique_ptr<ReadableFile>> OpenRead(
       const std::string& path, const ReadOptions& options) override;
-  absl::Status CreateDirs(const std::string&) override { return absl::OkStatus(); }
+  absl::Status CreateDirs(const std::string&) override {
+    return absl::OkStatus();
+  }
   absl::Status SyncDir(const std::string&) override { return absl::OkStatus(); }
-  absl::StatusOr<std::vector<std::string>> ListDir(const std::string& path) override;
+  absl::StatusOr<std::vector<std::string>> ListDir(
+      const std::string& path) override;
   absl::StatusOr<bool> Exists(const std::string& path) override;
   absl::Status RemoveTree(const std::string& path) override;
-  absl::Status WriteAtomic(const std::string& path, const std::string& data) override;
+  absl::Status WriteAtomic(const std::string& path,
+                           const std::string& data) override;
   absl::StatusOr<std::string> ReadSmall(const std::string& path) override;
-  absl::StatusOr<CacheReport> PrepareColdRead(const std::vector<std::string>& paths,
-                                              const std::string& mode) override;
+  absl::StatusOr<CacheReport> PrepareColdRead(
+      const std::vector<std::string>& paths, const std::string& mode) override;
   FilesystemInfo Filesystem(const std::string& path) override;
 
   // Keys under prefix/ (recursive), for cleanup and tests.

@@ -47,9 +47,10 @@ absl::StatusOr<StorageLocation> OpenStorage(
     return loc;
   }
   if (absl::StartsWith(uri, "gs://")) {
-    return absl::UnimplementedError(absl::StrCat(
-        "'", uri, "': the gs backend is not in this build yet; expected a "
-        "local path, file:// or s3://"));
+    return absl::UnimplementedError(
+        absl::StrCat("'", uri,
+                     "': the gs backend is not in this build yet; expected a "
+                     "local path, file:// or s3://"));
   }
   size_t scheme = uri.find("://");
   if (scheme != std::string::npos && !absl::StartsWith(uri, "file://")) {

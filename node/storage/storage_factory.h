@@ -21,7 +21,8 @@ struct StorageLocation {
 
 // `options` are the backend settings shipped by the coordinator (s3.*).
 absl::StatusOr<StorageLocation> OpenStorage(
-    const std::string& uri, const std::map<std::string, std::string>& options = {});
+    const std::string& uri,
+    const std::map<std::string, std::string>& options = {});
 
 // The path part of `uri` as the backend addresses it ("file:///a" -> "/a").
 std::string NativePath(const std::string& uri);
