@@ -35,7 +35,9 @@ class S3Test : public ::testing::Test {
     args.insert(args.begin(), CkptbenchBinary());
     return RunProcess(args, env);
   }
-  std::string Uri(const std::string& prefix) { return "s3://" + bucket_ + "/" + prefix; }
+  std::string Uri(const std::string& prefix) {
+    return "s3://" + bucket_ + "/" + prefix;
+  }
   std::string bucket_;
   TempDir tmp_;
 };
@@ -57,14 +59,16 @@ TEST_F(S3Test, SaveLoadWithMultipartAndWithSinglePut) {
     EXPECT_TRUE(j["rounds"][2]["verified"].get<bool>());
     // Ranged reads: one GET per 1 MiB block of each object.
     EXPECT_GT(j["rounds"][1]["requests"].get<uint64_t>(), 160u);
-    auto head = swift().Aws({"s3api", "head-object", "--bucket", bucket_, "--key",
-                             prefix + "/checkpoints/step-1/__0_0.distcp"});
+    auto head =
+        swift().Aws({"s3api", "head-object", "--bucket", bucket_, "--key",
+                     prefix + "/checkpoints/step-1/__0_0.distcp"});
     ASSERT_EQ(head.exit_code, 0) << head.err;
     // Multipart objects have an ETag ending in -<parts>.
     bool multipart = head.out.find("-11\\\"") != std::string::npos;
     EXPECT_EQ(multipart, threshold == "8MiB") << head.out;
   }
-  auto uploads = swift().Aws({"s3api", "list-multipart-uploads", "--bucket", bucket_});
+  auto uploads =
+      swift().Aws({"s3api", "list-multipart-uploads", "--bucket", bucket_});
   EXPECT_EQ(uploads.exit_code, 0);
   EXPECT_EQ(uploads.out.find("UploadId"), std::string::npos) << uploads.out;
 }
@@ -84,7 +88,8 @@ TEST_F(S3Test, MissingCredentialsAndBucketAreClearErrors) {
   auto r = Ckpt({"run"}, env);
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_NE(r.err.find("no AWS credentials"), std::string::npos) << r.err;
-  auto nb = Ckpt({"run"}, S3Env({{"CKPT_DIR_PATH", "s3://no-such-bucket-here/x"}}));
+  auto nb =
+      Ckpt({"run"}, S3Env({{"CKPT_DIR_PATH", "s3://no-such-bucket-here/x"}}));
   EXPECT_EQ(nb.exit_code, 2);
   EXPECT_NE(nb.err.find("NoSuchBucket"), std::string::npos) << nb.err;
 }
@@ -92,21 +97,25 @@ TEST_F(S3Test, MissingCredentialsAndBucketAreClearErrors) {
 TEST_F(S3Test, ObjectsInteroperateWithTheAwsCli) {
   // ckptbench -> AWS CLI: the same plan saved to local disk and to S3 (both
   // step-1, same seed) must download byte-identical.
-  Env local = S3Env({{"CKPT_DIR_PATH", tmp_.Sub("local")}, {"NUM_SAVE_CALLS", "1"}});
+  Env local =
+      S3Env({{"CKPT_DIR_PATH", tmp_.Sub("local")}, {"NUM_SAVE_CALLS", "1"}});
   ASSERT_EQ(Ckpt({"run", "--save-only"}, local).exit_code, 0);
   Env s3 = S3Env({{"CKPT_DIR_PATH", Uri("mine")}, {"NUM_SAVE_CALLS", "1"}});
   auto saved = Ckpt({"run", "--save-only"}, s3);
   ASSERT_EQ(saved.exit_code, 0) << saved.err;
   for (std::string f : {"__0_0.distcp", "__1_0.distcp"}) {
-    auto cp = swift().Aws({"s3", "cp", Uri("mine/checkpoints/step-1/" + f), tmp_.Sub(f)});
+    auto cp = swift().Aws(
+        {"s3", "cp", Uri("mine/checkpoints/step-1/" + f), tmp_.Sub(f)});
     ASSERT_EQ(cp.exit_code, 0) << cp.err;
-    EXPECT_EQ(ReadFile(tmp_.Sub(f)), ReadFile(tmp_.Sub("local/checkpoints/step-1/" + f)))
+    EXPECT_EQ(ReadFile(tmp_.Sub(f)),
+              ReadFile(tmp_.Sub("local/checkpoints/step-1/" + f)))
         << f << " differs";
   }
   // AWS CLI -> ckptbench: the CLI uploads the local checkpoint (its own
   // multipart chunking); ckptbench's ranged reader loads and verifies it.
-  auto up = swift().Aws({"s3", "cp", "--recursive", tmp_.Sub("local/checkpoints"),
-                         Uri("fromcli/checkpoints")});
+  auto up =
+      swift().Aws({"s3", "cp", "--recursive", tmp_.Sub("local/checkpoints"),
+                   Uri("fromcli/checkpoints")});
   ASSERT_EQ(up.exit_code, 0) << up.err;
   auto load = Ckpt({"run", "--load-only", "--results-dir", tmp_.Sub("res")},
                    S3Env({{"CKPT_DIR_PATH", Uri("unused")},

@@ -38,17 +38,20 @@ class SwiftServer {
 
   // Runs the AWS CLI (Debian's /usr/bin/aws) against the server.
   ProcessResult Aws(std::vector<std::string> args) const {
-    std::vector<std::string> argv = {"/usr/bin/aws", "--endpoint-url", endpoint_};
+    std::vector<std::string> argv = {"/usr/bin/aws", "--endpoint-url",
+                                     endpoint_};
     argv.insert(argv.end(), args.begin(), args.end());
     return RunProcess(argv, Env());
   }
 
  private:
   SwiftServer() {
-    std::string script = std::string(CKPTBENCH_SOURCE_DIR) + "/tests/servers/swift_s3.sh";
+    std::string script =
+        std::string(CKPTBENCH_SOURCE_DIR) + "/tests/servers/swift_s3.sh";
     int port = FreePort();
-    auto r = RunProcess({"/bin/bash", script, "start", dir_.Sub("swift"), std::to_string(port)},
-                        {});
+    auto r = RunProcess(
+        {"/bin/bash", script, "start", dir_.Sub("swift"), std::to_string(port)},
+        {});
     if (r.exit_code != 0 || r.out.find("ready") == std::string::npos) {
       error_ = "swift did not start: " + r.out + r.err;
       return;
@@ -56,7 +59,8 @@ class SwiftServer {
     endpoint_ = "http://127.0.0.1:" + std::to_string(port);
     std::atexit([] {
       SwiftServer& s = Get();
-      std::string script = std::string(CKPTBENCH_SOURCE_DIR) + "/tests/servers/swift_s3.sh";
+      std::string script =
+          std::string(CKPTBENCH_SOURCE_DIR) + "/tests/servers/swift_s3.sh";
       RunProcess({"/bin/bash", script, "stop", s.dir_.Sub("swift")}, {});
       std::error_code ec;
       std::filesystem::remove_all(s.dir_.path(), ec);

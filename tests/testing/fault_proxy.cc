@@ -1,0 +1,213 @@
+#include "tests/testing/fault_proxy.h"
+
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <poll.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstring>
+#include <sstream>
+
+namespace ckpt {
+namespace {
+
+bool SendAll(int fd, const char* p, size_t n) {
+  while (n > 0) {
+    ssize_t w = send(fd, p, n, MSG_NOSIGNAL);
+    if (w <= 0) return false;
+    p += w;
+    n -= static_cast<size_t>(w);
+  }
+  return true;
+}
+
+// Reads until "\r\n\r\n"; leftover bytes stay in `buf`.
+bool ReadHead(int fd, std::string& buf, std::string* head) {
+  char tmp[65536];
+  while (true) {
+    size_t end = buf.find("\r\n\r\n");
+    if (end != std::string::npos) {
+      *head = buf.substr(0, end + 4);
+      buf.erase(0, end + 4);
+      return true;
+    }
+    ssize_t r = recv(fd, tmp, sizeof(tmp), 0);
+    if (r <= 0) return false;
+    buf.append(tmp, static_cast<size_t>(r));
+  }
+}
+
+bool ReadExact(int fd, std::string& buf, size_t n, std::string* out) {
+  char tmp[65536];
+  while (buf.size() < n) {
+    ssize_t r = recv(fd, tmp, sizeof(tmp), 0);
+    if (r <= 0) return false;
+    buf.append(tmp, static_cast<size_t>(r));
+  }
+  *out = buf.substr(0, n);
+  buf.erase(0, n);
+  return true;
+}
+
+std::string HeaderValue(const std::string& head, const std::string& name) {
+  std::istringstream in(head);
+  std::string line;
+  while (std::getline(in, line)) {
+    size_t colon = line.find(':');
+    if (colon == std::string::npos) continue;
+    std::string k = line.substr(0, colon);
+    for (auto& c : k) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    if (k == name) {
+      std::string v = line.substr(colon + 1);
+      while (!v.empty() && (v.front() == ' ')) v.erase(0, 1);
+      while (!v.empty() && (v.back() == '\r' || v.back() == ' ')) v.pop_back();
+      return v;
+    }
+  }
+  return "";
+}
+
+// Reads a whole response body (Content-Length or chunked) from upstream.
+bool ReadBody(int fd, std::string& buf, const std::string& head, bool head_request,
+              std::string* body) {
+  if (head_request) return true;
+  int status = std::atoi(head.c_str() + 9);
+  if (status == 204 || status == 304) return true;
+  std::string te = HeaderValue(head, "transfer-encoding");
+  if (te.find("chunked") != std::string::npos) {
+    // Relay raw chunked framing up to and including the last chunk.
+    while (true) {
+      size_t eol;
+      while ((eol = buf.find("\r\n")) == std::string::npos) {
+        char tmp[65536];
+        ssize_t r = recv(fd, tmp, sizeof(tmp), 0);
+        if (r <= 0) return false;
+        buf.append(tmp, static_cast<size_t>(r));
+      }
+      size_t size = std::stoul(buf.substr(0, eol), nullptr, 16);
+      std::string chunk;
+      if (!ReadExact(fd, buf, eol + 2 + size + 2, &chunk)) return false;
+      body->append(chunk);
+      if (size == 0) return true;
+    }
+  }
+  std::string cl = HeaderValue(head, "content-length");
+  if (cl.empty()) return true;
+  return ReadExact(fd, buf, std::stoul(cl), body);
+}
+
+int Connect(int port) {
+  int fd = socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in a{};
+  a.sin_family = AF_INET;
+  a.sin_port = htons(static_cast<uint16_t>(port));
+  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  if (connect(fd, reinterpret_cast<sockaddr*>(&a), sizeof(a)) != 0) {
+    close(fd);
+    return -1;
+  }
+  return fd;
+}
+
+}  // namespace
+
+FaultProxy::FaultProxy(int upstream_port, std::function<Fault(const ProxyRequest&)> rule)
+    : upstream_port_(upstream_port), rule_(std::move(rule)) {
+  listen_fd_ = socket(AF_INET, SOCK_STREAM, 0);
+  int one = 1;
+  setsockopt(listen_fd_, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+  sockaddr_in a{};
+  a.sin_family = AF_INET;
+  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  bind(listen_fd_, reinterpret_cast<sockaddr*>(&a), sizeof(a));
+  listen(listen_fd_, 64);
+  socklen_t len = sizeof(a);
+  getsockname(listen_fd_, reinterpret_cast<sockaddr*>(&a), &len);
+  port_ = ntohs(a.sin_port);
+  acceptor_ = std::thread([this] { Accept(); });
+}
+
+FaultProxy::~FaultProxy() {
+  stop_ = true;
+  shutdown(listen_fd_, SHUT_RDWR);
+  close(listen_fd_);
+  acceptor_.join();
+  std::lock_guard<std::mutex> lock(mu_);
+  for (int c : clients_) shutdown(c, SHUT_RDWR);
+  for (auto& t : workers_) t.join();
+}
+
+void FaultProxy::Accept() {
+  while (!stop_) {
+    pollfd p{listen_fd_, POLLIN, 0};
+    if (poll(&p, 1, 200) <= 0) continue;
+    int c = accept(listen_fd_, nullptr, nullptr);
+    if (c < 0) continue;
+    std::lock_guard<std::mutex> lock(mu_);
+    clients_.push_back(c);
+    workers_.emplace_back([this, c] { Serve(c); });
+  }
+}
+
+void FaultProxy::Serve(int client) {
+  std::string cbuf;
+  while (!stop_) {
+    std::string head;
+    if (!ReadHead(client, cbuf, &head)) break;
+    std::string line = head.substr(0, head.find("\r\n"));
+    ProxyRequest req;
+    req.method = line.substr(0, line.find(' '));
+    size_t t0 = line.find(' ') + 1;
+    req.target = line.substr(t0, line.rfind(' ') - t0);
+    std::string body;
+    std::string cl = HeaderValue(head, "content-length");
+    if (!cl.empty() && !ReadExact(client, cbuf, std::stoul(cl), &body)) break;
+    Fault fault = rule_(req);
+    if (fault.kind == FaultKind::kError) {
+      ++injected_;
+      std::string xml = "<?xml version=\"1.0\"?><Error><Code>" + fault.code +
+                        "</Code><Message>injected by the test proxy</Message></Error>";
+      std::string rep = "HTTP/1.1 " + std::to_string(fault.status) + " Injected\r\n" +
+                        "Content-Type: application/xml\r\nContent-Length: " +
+                        std::to_string(req.method == "HEAD" ? 0 : xml.size()) + "\r\n\r\n" +
+                        (req.method == "HEAD" ? "" : xml);
+      if (!SendAll(client, rep.data(), rep.size())) break;
+      continue;
+    }
+    int up = Connect(upstream_port_);
+    if (up < 0) break;
+    std::string fwd = head + body;
+    std::string ubuf, uhead, ubody;
+    bool ok = SendAll(up, fwd.data(), fwd.size()) && ReadHead(up, ubuf, &uhead) &&
+              ReadBody(up, ubuf, uhead, req.method == "HEAD", &ubody);
+    close(up);
+    if (!ok) break;
+    if (fault.kind == FaultKind::kResetMidBody || fault.kind == FaultKind::kStall) {
+      ++injected_;
+      SendAll(client, uhead.data(), uhead.size());
+      SendAll(client, ubody.data(), ubody.size() / 2);
+      if (fault.kind == FaultKind::kStall) {
+        auto until = std::chrono::steady_clock::now() +
+                     std::chrono::duration<double>(fault.stall_seconds);
+        while (!stop_ && std::chrono::steady_clock::now() < until) usleep(50000);
+      }
+      linger l{1, 0};  // RST, not FIN
+      setsockopt(client, SOL_SOCKET, SO_LINGER, &l, sizeof(l));
+      break;
+    }
+    if (!SendAll(client, uhead.data(), uhead.size()) ||
+        !SendAll(client, ubody.data(), ubody.size())) {
+      break;
+    }
+  }
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    clients_.erase(std::remove(clients_.begin(), clients_.end(), client), clients_.end());
+  }
+  close(client);
+}
+
+}  // namespace ckpt
