@@ -345,6 +345,31 @@ std::vector<KeyDef> BuildKeys() {
       "s3.max_attempts", "CKPT_S3_MAX_ATTEMPTS", 1,
       [](Config& c) -> int& { return c.s3.max_attempts; },
       "attempts per S3 request (retries with jittered backoff)"));
+  keys.push_back(IntKey(
+      "s3.parts_in_flight", "CKPT_S3_PARTS_IN_FLIGHT", 1,
+      [](Config& c) -> int& { return c.s3.parts_in_flight; },
+      "concurrent part uploads per object (memory: +1 part each)"));
+  {
+    KeyDef k;
+    k.key = "s3.range_size";
+    k.env = "CKPT_S3_RANGE_SIZE";
+    k.expected = "a byte size from 64KiB to 1GiB";
+    k.description = "bytes per ranged GET";
+    k.set = [](Config& c, const std::string& v) -> absl::Status {
+      auto s = ParseByteSize(v);
+      if (!s.ok() || *s < (64u << 10) || *s > (1ull << 30)) {
+        return Expect("a byte size from 64KiB to 1GiB");
+      }
+      c.s3.range_size = *s;
+      return absl::OkStatus();
+    };
+    k.get = [](const Config& c) { return std::to_string(c.s3.range_size); };
+    keys.push_back(k);
+  }
+  keys.push_back(IntKey(
+      "s3.ranges_in_flight", "CKPT_S3_RANGES_IN_FLIGHT", 1,
+      [](Config& c) -> int& { return c.s3.ranges_in_flight; },
+      "concurrent ranged GETs per object (read-ahead of a sequential load)"));
   keys.push_back(BoolKey(
       "storage.node_local", "CKPT_NODE_LOCAL",
       [](Config& c) -> bool& { return c.storage.node_local; },

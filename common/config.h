@@ -68,6 +68,9 @@ struct S3Config {
   bool verify_tls = true;
   double stall_timeout = 30;  // seconds below 1 byte/s before a retry
   int max_attempts = 5;
+  int parts_in_flight = 4;        // concurrent part uploads per object
+  uint64_t range_size = 8 << 20;  // bytes per ranged GET
+  int ranges_in_flight = 4;       // concurrent ranged GETs per object
 };
 
 // The coordinator <-> node control channel.

@@ -2,6 +2,11 @@
 
 #include <openssl/evp.h>
 
+#include <cstring>
+#include <deque>
+#include <future>
+#include <mutex>
+
 #include "absl/strings/str_cat.h"
 #include "common/status_macros.h"
 
@@ -27,6 +32,8 @@ std::string Unquote(std::string s) {
   return s;
 }
 
+// Buffers one part; uploads parts on threads of their own, at most
+// parts_in_flight at a time (memory: that many parts plus the one filling).
 class S3WritableFile : public WritableFile {
  public:
   S3WritableFile(std::shared_ptr<S3Client> client, S3Location loc)
@@ -34,8 +41,11 @@ class S3WritableFile : public WritableFile {
     part_size_ = client_->config().part_size;
     start_multipart_at_ =
         std::max(part_size_, client_->config().multipart_threshold);
+    max_in_flight_ =
+        static_cast<size_t>(std::max(1, client_->config().parts_in_flight));
   }
   ~S3WritableFile() override {
+    (void)WaitParts(0);
     if (!upload_id_.empty() && !done_) (void)Abort();
   }
 
@@ -45,7 +55,7 @@ class S3WritableFile : public WritableFile {
       RETURN_IF_ERROR(Fail(Create()));
     }
     while (!upload_id_.empty() && buf_.size() >= part_size_) {
-      RETURN_IF_ERROR(Fail(UploadPart(buf_.data(), part_size_)));
+      RETURN_IF_ERROR(Fail(StartPart(buf_.substr(0, part_size_))));
       buf_.erase(0, part_size_);
     }
     return absl::OkStatus();
@@ -62,8 +72,10 @@ class S3WritableFile : public WritableFile {
       if (!rep.ok()) return rep.status();
     } else {
       if (!buf_.empty() || etags_.empty()) {
-        RETURN_IF_ERROR(Fail(UploadPart(buf_.data(), buf_.size())));
+        RETURN_IF_ERROR(Fail(StartPart(std::move(buf_))));
+        buf_.clear();
       }
+      RETURN_IF_ERROR(Fail(WaitParts(0)));
       RETURN_IF_ERROR(Fail(Complete()));
     }
     buf_.clear();
@@ -75,9 +87,13 @@ class S3WritableFile : public WritableFile {
   absl::Status Close() override { return Sync(); }
 
  private:
-  // On failure, abort the multipart upload so nothing is left behind.
+  // On failure: let parts in flight end, then abort the multipart upload so
+  // nothing is left behind.
   absl::Status Fail(absl::Status s) {
-    if (!s.ok() && !upload_id_.empty()) (void)Abort();
+    if (!s.ok()) {
+      (void)WaitParts(0);
+      if (!upload_id_.empty()) (void)Abort();
+    }
     return s;
   }
 
@@ -93,8 +109,35 @@ class S3WritableFile : public WritableFile {
     return absl::OkStatus();
   }
 
-  absl::Status UploadPart(const char* data, size_t len) {
+  absl::Status StartPart(std::string data) {
+    RETURN_IF_ERROR(WaitParts(max_in_flight_ - 1));
     int number = static_cast<int>(etags_.size()) + 1;
+    etags_.emplace_back();
+    inflight_.push_back(
+        std::async(std::launch::async, [this, number, d = std::move(data)] {
+          auto etag = UploadPart(number, d.data(), d.size());
+          if (!etag.ok()) return etag.status();
+          std::lock_guard<std::mutex> lock(etag_mu_);
+          etags_[static_cast<size_t>(number - 1)] = *etag;
+          return absl::OkStatus();
+        }));
+    return absl::OkStatus();
+  }
+
+  // Waits until at most `keep` parts are in flight; the first error wins.
+  absl::Status WaitParts(size_t keep) {
+    absl::Status first;
+    while (inflight_.size() > keep) {
+      absl::Status s = inflight_.front().get();
+      inflight_.pop_front();
+      if (first.ok()) first = s;
+    }
+    return first;
+  }
+
+  // Uploads one part; its ETag must be the MD5 of what was sent.
+  absl::StatusOr<std::string> UploadPart(int number, const char* data,
+                                         size_t len) {
     S3Call c = MakeS3Call(
         "PUT", loc_.bucket, loc_.key,
         {{"partNumber", std::to_string(number)}, {"uploadId", upload_id_}});
@@ -109,8 +152,7 @@ class S3WritableFile : public WritableFile {
                        ": the server's ETag ", etag,
                        " is not the MD5 of what was sent (", md5, ")"));
     }
-    etags_.push_back(etag);
-    return absl::OkStatus();
+    return etag;
   }
 
   absl::Status Complete() {
@@ -128,9 +170,7 @@ class S3WritableFile : public WritableFile {
     c.body = xml.data();
     c.body_len = xml.size();
     c.error_in_200 = true;
-    auto rep = client_->Do(c);
-    if (!rep.ok()) return rep.status();
-    return absl::OkStatus();
+    return client_->Do(c).status();
   }
 
   absl::Status Abort() {
@@ -145,41 +185,117 @@ class S3WritableFile : public WritableFile {
   S3Location loc_;
   size_t part_size_;
   size_t start_multipart_at_;
+  size_t max_in_flight_ = 1;
   std::string buf_;
   std::string upload_id_;
-  std::vector<std::string> etags_;
+  std::vector<std::string> etags_;  // by part number - 1
+  std::mutex etag_mu_;
+  std::deque<std::future<absl::Status>> inflight_;
   bool done_ = false;
 };
 
+// Reads a sequential stream ahead with up to ranges_in_flight ranged GETs
+// of range_size each and copies into the caller's buffer; a read that does
+// not start where the last one ended drops the read-ahead.
 class S3ReadableFile : public ReadableFile {
  public:
   S3ReadableFile(std::shared_ptr<S3Client> client, S3Location loc,
                  uint64_t size)
-      : client_(std::move(client)), loc_(std::move(loc)), size_(size) {}
+      : client_(std::move(client)), loc_(std::move(loc)), size_(size) {
+    range_ = client_->config().range_size;
+    depth_ =
+        static_cast<size_t>(std::max(1, client_->config().ranges_in_flight));
+  }
+  ~S3ReadableFile() override { Drop(); }
   uint64_t Size() const override { return size_; }
 
   absl::StatusOr<size_t> Read(uint64_t offset, void* buf, size_t len) override {
     if (offset >= size_ || len == 0) return 0;
     size_t n = static_cast<size_t>(std::min<uint64_t>(len, size_ - offset));
-    S3Call c = MakeS3Call(
-        "GET", loc_.bucket, loc_.key, {},
-        {{"Range", absl::StrCat("bytes=", offset, "-", offset + n - 1)}});
-    c.sink = buf;
-    c.sink_capacity = n;
-    ASSIGN_OR_RETURN(auto rep, client_->Do(c));
-    if (rep.received != n) {
-      return absl::DataLossError(
-          absl::StrCat("s3://", loc_.bucket, "/", loc_.key, ": asked for ", n,
-                       " bytes at ", offset, ", got ", rep.received));
+    if (offset != next_) {
+      Drop();
+      queued_to_ = offset;
     }
+    char* out = static_cast<char*>(buf);
+    size_t done = 0;
+    while (done < n) {
+      Fill();
+      Range& r = ranges_.front();
+      if (!r.ready) {
+        absl::Status s = r.result.get();
+        r.ready = true;
+        if (!s.ok()) {
+          Drop();
+          next_ = UINT64_MAX;
+          return s;
+        }
+      }
+      uint64_t at = offset + done;
+      size_t skip = static_cast<size_t>(at - r.offset);
+      size_t take = std::min(n - done, r.data.size() - skip);
+      std::memcpy(out + done, r.data.data() + skip, take);
+      done += take;
+      if (skip + take == r.data.size()) ranges_.pop_front();
+    }
+    next_ = offset + n;
     return n;
   }
-  absl::Status Close() override { return absl::OkStatus(); }
+
+  absl::Status Close() override {
+    Drop();
+    return absl::OkStatus();
+  }
 
  private:
+  struct Range {
+    uint64_t offset;
+    std::string data;
+    std::future<absl::Status> result;
+    bool ready = false;
+  };
+
+  // Keeps depth_ ranges requested ahead of the reader.
+  void Fill() {
+    while (ranges_.size() < depth_ && queued_to_ < size_) {
+      uint64_t off = queued_to_;
+      size_t len = static_cast<size_t>(std::min<uint64_t>(range_, size_ - off));
+      ranges_.push_back(Range{off, std::string(len, '\0'), {}, false});
+      char* dst = ranges_.back().data.data();
+      ranges_.back().result =
+          std::async(std::launch::async, [this, off, len, dst] {
+            S3Call c = MakeS3Call(
+                "GET", loc_.bucket, loc_.key, {},
+                {{"Range", absl::StrCat("bytes=", off, "-", off + len - 1)}});
+            c.sink = dst;
+            c.sink_capacity = len;
+            auto rep = client_->Do(c);
+            if (!rep.ok()) return rep.status();
+            if (rep->received != len) {
+              return absl::DataLossError(absl::StrCat(
+                  "s3://", loc_.bucket, "/", loc_.key, ": asked for ", len,
+                  " bytes at ", off, ", got ", rep->received));
+            }
+            return absl::OkStatus();
+          });
+      queued_to_ += len;
+    }
+  }
+
+  void Drop() {
+    for (auto& r : ranges_) {
+      if (!r.ready) r.result.wait();
+    }
+    ranges_.clear();
+  }
+
   std::shared_ptr<S3Client> client_;
   S3Location loc_;
   uint64_t size_;
+  uint64_t range_ = 8 << 20;
+  size_t depth_ = 4;
+  uint64_t next_ = 0;       // where the last read ended
+  uint64_t queued_to_ = 0;  // end of the last range requested
+  std::deque<Range> ranges_;
 };
 
 std::shared_ptr<AwsCredentialChain> ProcessCredentials() {

@@ -33,7 +33,8 @@ class S3FaultTest : public ::testing::Test {
   ProcessResult Run(const FaultProxy& proxy, std::vector<std::string> args,
                     std::map<std::string, std::string> extra) {
     auto env = swift().Env();
-    env["AWS_ENDPOINT_URL_S3"] = "http://127.0.0.1:" + std::to_string(proxy.port());
+    env["AWS_ENDPOINT_URL_S3"] =
+        "http://127.0.0.1:" + std::to_string(proxy.port());
     env["CKPT_DIR_PATH"] = "s3://" + bucket_ + "/f";
     env["NUM_DEVICES"] = "1";
     env["NUM_LAYERS"] = "1";  // one ~167 MiB object: 21 parts of 8 MiB
@@ -48,7 +49,8 @@ class S3FaultTest : public ::testing::Test {
   }
   json Result() { return json::parse(ReadFile(tmp_.Sub("res/result.json"))); }
   bool IsPart(const ProxyRequest& r) {
-    return r.method == "PUT" && r.target.find("partNumber=") != std::string::npos;
+    return r.method == "PUT" &&
+           r.target.find("partNumber=") != std::string::npos;
   }
   bool IsRangedGet(const ProxyRequest& r) {
     return r.method == "GET" && r.target.find("distcp") != std::string::npos;
@@ -61,7 +63,8 @@ TEST_F(S3FaultTest, SlowDownStormIsRetriedAndCounted) {
   std::atomic<int> storm{6};
   FaultProxy proxy(SwiftPort(), [&](const ProxyRequest& r) {
     Fault f;
-    if (IsPart(r) && storm.fetch_sub(1) > 0) f.kind = FaultKind::kError;  // 503 SlowDown
+    if (IsPart(r) && storm.fetch_sub(1) > 0)
+      f.kind = FaultKind::kError;  // 503 SlowDown
     return f;
   });
   auto r = Run(proxy, {"run"}, {{"CKPT_S3_MAX_ATTEMPTS", "10"}});
@@ -77,7 +80,8 @@ TEST_F(S3FaultTest, ResetMidBodyIsRetried) {
   std::atomic<int> resets{2};
   FaultProxy proxy(SwiftPort(), [&](const ProxyRequest& r) {
     Fault f;
-    if (IsRangedGet(r) && resets.fetch_sub(1) > 0) f.kind = FaultKind::kResetMidBody;
+    if (IsRangedGet(r) && resets.fetch_sub(1) > 0)
+      f.kind = FaultKind::kResetMidBody;
     return f;
   });
   auto r = Run(proxy, {"run"}, {});
@@ -98,8 +102,11 @@ TEST_F(S3FaultTest, StalledTransferTimesOut) {
     return f;
   });
   auto t0 = std::chrono::steady_clock::now();
-  auto r = Run(proxy, {"run"}, {{"CKPT_S3_STALL_TIMEOUT", "1"}, {"CKPT_S3_MAX_ATTEMPTS", "1"}});
-  double took = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  auto r = Run(proxy, {"run"},
+               {{"CKPT_S3_STALL_TIMEOUT", "1"}, {"CKPT_S3_MAX_ATTEMPTS", "1"}});
+  double took =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - t0)
+          .count();
   EXPECT_EQ(r.exit_code, 1) << r.err;
   EXPECT_NE(r.err.find("transfer stalled"), std::string::npos) << r.err;
   EXPECT_LT(took, 15);  // the stall timeout fired, not the 20 s stall
@@ -116,7 +123,9 @@ TEST_F(S3FaultTest, PermanentForbiddenFailsFast) {
   });
   auto t0 = std::chrono::steady_clock::now();
   auto r = Run(proxy, {"run"}, {{"CKPT_S3_MAX_ATTEMPTS", "10"}});
-  double took = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  double took =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - t0)
+          .count();
   EXPECT_EQ(r.exit_code, 2) << r.err;
   EXPECT_NE(r.err.find("HTTP 403 AccessDenied"), std::string::npos) << r.err;
   EXPECT_EQ(proxy.faults_injected(), 1);  // no retries of a permanent error
@@ -136,7 +145,8 @@ TEST_F(S3FaultTest, FailureMidMultipartLeavesNoUploadBehind) {
   auto r = Run(proxy, {"run", "--save-only"}, {});
   EXPECT_EQ(r.exit_code, 1) << r.err;
   EXPECT_NE(r.err.find("AccessDenied"), std::string::npos) << r.err;
-  auto uploads = swift().Aws({"s3api", "list-multipart-uploads", "--bucket", bucket_});
+  auto uploads =
+      swift().Aws({"s3api", "list-multipart-uploads", "--bucket", bucket_});
   ASSERT_EQ(uploads.exit_code, 0) << uploads.err;
   EXPECT_EQ(uploads.out.find("UploadId"), std::string::npos) << uploads.out;
 }

@@ -59,7 +59,8 @@ std::string HeaderValue(const std::string& head, const std::string& name) {
     size_t colon = line.find(':');
     if (colon == std::string::npos) continue;
     std::string k = line.substr(0, colon);
-    for (auto& c : k) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    for (auto& c : k)
+      c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
     if (k == name) {
       std::string v = line.substr(colon + 1);
       while (!v.empty() && (v.front() == ' ')) v.erase(0, 1);
@@ -71,8 +72,8 @@ std::string HeaderValue(const std::string& head, const std::string& name) {
 }
 
 // Reads a whole response body (Content-Length or chunked) from upstream.
-bool ReadBody(int fd, std::string& buf, const std::string& head, bool head_request,
-              std::string* body) {
+bool ReadBody(int fd, std::string& buf, const std::string& head,
+              bool head_request, std::string* body) {
   if (head_request) return true;
   int status = std::atoi(head.c_str() + 9);
   if (status == 204 || status == 304) return true;
@@ -114,7 +115,8 @@ int Connect(int port) {
 
 }  // namespace
 
-FaultProxy::FaultProxy(int upstream_port, std::function<Fault(const ProxyRequest&)> rule)
+FaultProxy::FaultProxy(int upstream_port,
+                       std::function<Fault(const ProxyRequest&)> rule)
     : upstream_port_(upstream_port), rule_(std::move(rule)) {
   listen_fd_ = socket(AF_INET, SOCK_STREAM, 0);
   int one = 1;
@@ -135,9 +137,13 @@ FaultProxy::~FaultProxy() {
   shutdown(listen_fd_, SHUT_RDWR);
   close(listen_fd_);
   acceptor_.join();
-  std::lock_guard<std::mutex> lock(mu_);
-  for (int c : clients_) shutdown(c, SHUT_RDWR);
-  for (auto& t : workers_) t.join();
+  std::vector<std::thread> workers;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    for (int c : clients_) shutdown(c, SHUT_RDWR);
+    workers.swap(workers_);
+  }
+  for (auto& t : workers) t.join();  // workers take mu_ as they leave
 }
 
 void FaultProxy::Accept() {
@@ -168,12 +174,14 @@ void FaultProxy::Serve(int client) {
     Fault fault = rule_(req);
     if (fault.kind == FaultKind::kError) {
       ++injected_;
-      std::string xml = "<?xml version=\"1.0\"?><Error><Code>" + fault.code +
-                        "</Code><Message>injected by the test proxy</Message></Error>";
-      std::string rep = "HTTP/1.1 " + std::to_string(fault.status) + " Injected\r\n" +
+      std::string xml =
+          "<?xml version=\"1.0\"?><Error><Code>" + fault.code +
+          "</Code><Message>injected by the test proxy</Message></Error>";
+      std::string rep = "HTTP/1.1 " + std::to_string(fault.status) +
+                        " Injected\r\n" +
                         "Content-Type: application/xml\r\nContent-Length: " +
-                        std::to_string(req.method == "HEAD" ? 0 : xml.size()) + "\r\n\r\n" +
-                        (req.method == "HEAD" ? "" : xml);
+                        std::to_string(req.method == "HEAD" ? 0 : xml.size()) +
+                        "\r\n\r\n" + (req.method == "HEAD" ? "" : xml);
       if (!SendAll(client, rep.data(), rep.size())) break;
       continue;
     }
@@ -181,18 +189,21 @@ void FaultProxy::Serve(int client) {
     if (up < 0) break;
     std::string fwd = head + body;
     std::string ubuf, uhead, ubody;
-    bool ok = SendAll(up, fwd.data(), fwd.size()) && ReadHead(up, ubuf, &uhead) &&
+    bool ok = SendAll(up, fwd.data(), fwd.size()) &&
+              ReadHead(up, ubuf, &uhead) &&
               ReadBody(up, ubuf, uhead, req.method == "HEAD", &ubody);
     close(up);
     if (!ok) break;
-    if (fault.kind == FaultKind::kResetMidBody || fault.kind == FaultKind::kStall) {
+    if (fault.kind == FaultKind::kResetMidBody ||
+        fault.kind == FaultKind::kStall) {
       ++injected_;
       SendAll(client, uhead.data(), uhead.size());
       SendAll(client, ubody.data(), ubody.size() / 2);
       if (fault.kind == FaultKind::kStall) {
         auto until = std::chrono::steady_clock::now() +
                      std::chrono::duration<double>(fault.stall_seconds);
-        while (!stop_ && std::chrono::steady_clock::now() < until) usleep(50000);
+        while (!stop_ && std::chrono::steady_clock::now() < until)
+          usleep(50000);
       }
       linger l{1, 0};  // RST, not FIN
       setsockopt(client, SOL_SOCKET, SO_LINGER, &l, sizeof(l));
@@ -205,7 +216,8 @@ void FaultProxy::Serve(int client) {
   }
   {
     std::lock_guard<std::mutex> lock(mu_);
-    clients_.erase(std::remove(clients_.begin(), clients_.end(), client), clients_.end());
+    clients_.erase(std::remove(clients_.begin(), clients_.end(), client),
+                   clients_.end());
   }
   close(client);
 }

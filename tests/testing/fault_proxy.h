@@ -24,9 +24,9 @@ enum class FaultKind { kNone, kError, kResetMidBody, kStall };
 
 struct Fault {
   FaultKind kind = FaultKind::kNone;
-  int status = 503;            // kError
+  int status = 503;  // kError
   std::string code = "SlowDown";
-  double stall_seconds = 5;    // kStall (bounded)
+  double stall_seconds = 5;  // kStall (bounded)
 };
 
 class FaultProxy {
