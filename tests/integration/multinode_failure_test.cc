@@ -39,7 +39,9 @@ TEST(MultinodeFailure, KilledNodeFailsTheRoundNamingItAndKeepsCompletedRounds) {
   int code = coord->Wait(30);
   double took = Since(killed_at);
   EXPECT_EQ(code, 1) << coord->Err();
-  EXPECT_LT(took, 4 + 5.0) << "bound: control.node_timeout plus slack";
+  // Bound: control.node_timeout, plus the shutdown grace and slack for a
+  // loaded CI machine; the default timeout keeps this well under a minute.
+  EXPECT_LT(took, 4 + 10.0);
   EXPECT_NE(coord->Err().find("node 2 ("), std::string::npos) << coord->Err();
   json j = json::parse(ReadFile(c.ResultPath()));
   EXPECT_EQ(j["status"], "failed");
@@ -66,7 +68,7 @@ TEST(MultinodeFailure, HungNodeFailsTheRoundAfterNodeTimeout) {
   int code = coord->Wait(30);
   double took = Since(stopped_at);
   EXPECT_EQ(code, 1) << coord->Err();
-  EXPECT_LT(took, 4 + 6.0);
+  EXPECT_LT(took, 4 + 10.0);
   EXPECT_NE(coord->Err().find("node 1 ("), std::string::npos) << coord->Err();
   EXPECT_NE(coord->Err().find("sent nothing for"), std::string::npos)
       << coord->Err();
