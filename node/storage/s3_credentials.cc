@@ -3,9 +3,12 @@
 #include <cstdlib>
 #include <ctime>
 #include <fstream>
+#include <sstream>
 
 #include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
+#include "node/storage/http_client.h"
+#include "node/storage/s3_client.h"
 
 namespace ckpt {
 
@@ -90,6 +93,170 @@ AwsCredentialChain::FromSharedFile() {
   return c;
 }
 
+namespace {
+
+// "2026-11-22T05:00:00Z" -> unix seconds (0 if unparsable).
+int64_t ParseIso8601(const std::string& t) {
+  std::tm tm{};
+  if (strptime(t.c_str(), "%Y-%m-%dT%H:%M:%S", &tm) == nullptr) return 0;
+  return static_cast<int64_t>(timegm(&tm));
+}
+
+// Value of a flat JSON string field ("Key": "value"); "" if absent.
+std::string JsonField(const std::string& json, const std::string& key) {
+  size_t k = json.find("\"" + key + "\"");
+  if (k == std::string::npos) return "";
+  size_t colon = json.find(':', k);
+  size_t q1 = json.find('"', colon);
+  if (colon == std::string::npos || q1 == std::string::npos) return "";
+  std::string out;
+  for (size_t i = q1 + 1; i < json.size() && json[i] != '"'; ++i) {
+    if (json[i] == '\\' && i + 1 < json.size()) ++i;
+    out += json[i];
+  }
+  return out;
+}
+
+std::string ReadWholeFile(const std::string& path) {
+  std::ifstream in(path);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return std::string(absl::StripAsciiWhitespace(ss.str()));
+}
+
+std::string FormEncode(const std::string& s) { return UriEncode(s, true); }
+
+HttpResponse Fetch(const std::string& method, const std::string& url,
+                   const HeaderList& headers, const std::string& body = "") {
+  HttpOptions o;
+  o.connect_seconds = 2;
+  o.stall_seconds = 5;
+  HttpClient c(o);
+  HttpRequest r;
+  r.method = method;
+  r.url = url;
+  r.headers = headers;
+  r.body = body.data();
+  r.body_len = body.size();
+  return c.Do(r);
+}
+
+std::string Describe(const HttpResponse& r) {
+  return r.status == 0 ? r.curl_error : absl::StrCat("HTTP ", r.status);
+}
+
+}  // namespace
+
+absl::StatusOr<std::optional<AwsCredentials>>
+AwsCredentialChain::FromWebIdentity() {
+  const char* token_file = env_("AWS_WEB_IDENTITY_TOKEN_FILE");
+  const char* role = env_("AWS_ROLE_ARN");
+  if (token_file == nullptr || role == nullptr) return std::nullopt;
+  std::string token = ReadWholeFile(token_file);
+  if (token.empty()) {
+    return absl::UnauthenticatedError(absl::StrCat(
+        "AWS_WEB_IDENTITY_TOKEN_FILE=", token_file, ": empty or unreadable"));
+  }
+  std::string session = "ckptbench";
+  if (const char* n = env_("AWS_ROLE_SESSION_NAME")) session = n;
+  std::string region = "us-east-1";
+  if (const char* r = env_("AWS_REGION")) region = r;
+  std::string endpoint = absl::StrCat("https://sts.", region, ".amazonaws.com");
+  if (const char* e = env_("AWS_ENDPOINT_URL_STS")) endpoint = e;
+  std::string body = absl::StrCat(
+      "Action=AssumeRoleWithWebIdentity&Version=2011-06-15&RoleArn=",
+      FormEncode(role), "&RoleSessionName=", FormEncode(session),
+      "&WebIdentityToken=", FormEncode(token));
+  HttpResponse rep =
+      Fetch("POST", endpoint + "/",
+            {{"Content-Type", "application/x-www-form-urlencoded"}}, body);
+  if (rep.status != 200) {
+    std::string code = XmlValue(rep.body, "Code");
+    return absl::UnauthenticatedError(absl::StrCat(
+        "STS AssumeRoleWithWebIdentity for ", role, " at ", endpoint,
+        " failed: ", Describe(rep), code.empty() ? "" : " ", code));
+  }
+  AwsCredentials c;
+  c.access_key = XmlValue(rep.body, "AccessKeyId");
+  c.secret_key = XmlValue(rep.body, "SecretAccessKey");
+  c.session_token = XmlValue(rep.body, "SessionToken");
+  c.expires_unix = ParseIso8601(XmlValue(rep.body, "Expiration"));
+  c.source = absl::StrCat("web identity (", role, ")");
+  if (c.access_key.empty() || c.secret_key.empty()) {
+    return absl::UnauthenticatedError(
+        "STS AssumeRoleWithWebIdentity returned no credentials");
+  }
+  return c;
+}
+
+absl::StatusOr<std::optional<AwsCredentials>>
+AwsCredentialChain::FromContainer() {
+  std::string url;
+  if (const char* full = env_("AWS_CONTAINER_CREDENTIALS_FULL_URI")) {
+    url = full;
+  } else if (const char* rel = env_("AWS_CONTAINER_CREDENTIALS_RELATIVE_URI")) {
+    url = absl::StrCat("http://169.254.170.2", rel);
+  } else {
+    return std::nullopt;
+  }
+  HeaderList headers;
+  if (const char* f = env_("AWS_CONTAINER_AUTHORIZATION_TOKEN_FILE")) {
+    headers.push_back({"Authorization", ReadWholeFile(f)});
+  } else if (const char* t = env_("AWS_CONTAINER_AUTHORIZATION_TOKEN")) {
+    headers.push_back({"Authorization", t});
+  }
+  HttpResponse rep = Fetch("GET", url, headers);
+  if (rep.status != 200) {
+    return absl::UnauthenticatedError(absl::StrCat(
+        "container credentials endpoint ", url, " failed: ", Describe(rep)));
+  }
+  AwsCredentials c;
+  c.access_key = JsonField(rep.body, "AccessKeyId");
+  c.secret_key = JsonField(rep.body, "SecretAccessKey");
+  c.session_token = JsonField(rep.body, "Token");
+  c.expires_unix = ParseIso8601(JsonField(rep.body, "Expiration"));
+  c.source = absl::StrCat("container endpoint ", url);
+  if (c.access_key.empty() || c.secret_key.empty()) {
+    return absl::UnauthenticatedError(absl::StrCat(
+        "container credentials endpoint ", url, " returned no credentials"));
+  }
+  return c;
+}
+
+absl::StatusOr<std::optional<AwsCredentials>>
+AwsCredentialChain::FromInstanceMetadata() {
+  if (const char* d = env_("AWS_EC2_METADATA_DISABLED")) {
+    if (absl::AsciiStrToLower(d) == "true") return std::nullopt;
+  }
+  std::string base = "http://169.254.169.254";
+  if (const char* e = env_("AWS_EC2_METADATA_SERVICE_ENDPOINT")) base = e;
+  while (!base.empty() && base.back() == '/') base.pop_back();
+  HttpResponse tok = Fetch("PUT", base + "/latest/api/token",
+                           {{"X-aws-ec2-metadata-token-ttl-seconds", "21600"}});
+  if (tok.status != 200) return std::nullopt;  // not on EC2
+  HeaderList h = {{"X-aws-ec2-metadata-token", tok.body}};
+  const std::string path = "/latest/meta-data/iam/security-credentials/";
+  HttpResponse role = Fetch("GET", base + path, h);
+  std::string name(absl::StripAsciiWhitespace(role.body));
+  if (role.status != 200 || name.empty()) {
+    return absl::UnauthenticatedError(absl::StrCat(
+        "instance metadata at ", base, ": no IAM role (", Describe(role), ")"));
+  }
+  name = name.substr(0, name.find('\n'));
+  HttpResponse rep = Fetch("GET", base + path + name, h);
+  if (rep.status != 200) {
+    return absl::UnauthenticatedError(
+        absl::StrCat("instance metadata role ", name, ": ", Describe(rep)));
+  }
+  AwsCredentials c;
+  c.access_key = JsonField(rep.body, "AccessKeyId");
+  c.secret_key = JsonField(rep.body, "SecretAccessKey");
+  c.session_token = JsonField(rep.body, "Token");
+  c.expires_unix = ParseIso8601(JsonField(rep.body, "Expiration"));
+  c.source = absl::StrCat("instance metadata role ", name);
+  return c;
+}
+
 absl::StatusOr<AwsCredentials> AwsCredentialChain::Get() {
   std::lock_guard<std::mutex> lock(mu_);
   int64_t now = static_cast<int64_t>(std::time(nullptr));
@@ -98,7 +265,10 @@ absl::StatusOr<AwsCredentials> AwsCredentialChain::Get() {
     return *cached_;
   }
   for (auto source : {&AwsCredentialChain::FromEnvironment,
-                      &AwsCredentialChain::FromSharedFile}) {
+                      &AwsCredentialChain::FromSharedFile,
+                      &AwsCredentialChain::FromWebIdentity,
+                      &AwsCredentialChain::FromContainer,
+                      &AwsCredentialChain::FromInstanceMetadata}) {
     auto c = (this->*source)();
     if (!c.ok()) return c.status();
     if (c->has_value()) {
@@ -107,9 +277,11 @@ absl::StatusOr<AwsCredentials> AwsCredentialChain::Get() {
     }
   }
   return absl::UnauthenticatedError(
-      "no AWS credentials: tried AWS_ACCESS_KEY_ID/AWS_SECRET_ACCESS_KEY and "
-      "the shared credentials file (AWS_SHARED_CREDENTIALS_FILE, "
-      "~/.aws/credentials, AWS_PROFILE)");
+      "no AWS credentials: tried AWS_ACCESS_KEY_ID/AWS_SECRET_ACCESS_KEY, the "
+      "shared credentials file (AWS_SHARED_CREDENTIALS_FILE, "
+      "~/.aws/credentials, AWS_PROFILE), web identity "
+      "(AWS_WEB_IDENTITY_TOKEN_FILE + AWS_ROLE_ARN), the container endpoint "
+      "(AWS_CONTAINER_CREDENTIALS_FULL_URI) and instance metadata");
 }
 
 }  // namespace ckpt

@@ -1,8 +1,16 @@
-// Where S3 credentials come from, in the order AWS SDKs look: explicit
-// environment (AWS_ACCESS_KEY_ID / AWS_SECRET_ACCESS_KEY /
-// AWS_SESSION_TOKEN), then the shared credentials file
-// (AWS_SHARED_CREDENTIALS_FILE or ~/.aws/credentials, profile AWS_PROFILE).
-// Web identity, the container endpoint and IMDSv2 come next (not yet).
+// Where S3 credentials come from, in the order AWS SDKs look:
+//  1. environment: AWS_ACCESS_KEY_ID / AWS_SECRET_ACCESS_KEY /
+//  AWS_SESSION_TOKEN
+//  2. shared credentials file: AWS_SHARED_CREDENTIALS_FILE or
+//     ~/.aws/credentials, profile AWS_PROFILE
+//  3. web identity (EKS IRSA): AWS_WEB_IDENTITY_TOKEN_FILE + AWS_ROLE_ARN,
+//     exchanged with STS AssumeRoleWithWebIdentity (AWS_ENDPOINT_URL_STS)
+//  4. container endpoint (EKS Pod Identity, ECS):
+//     AWS_CONTAINER_CREDENTIALS_FULL_URI (+ AWS_CONTAINER_AUTHORIZATION_TOKEN
+//     _FILE) or AWS_CONTAINER_CREDENTIALS_RELATIVE_URI
+//  5. EC2 IMDSv2 (AWS_EC2_METADATA_SERVICE_ENDPOINT), unless
+//     AWS_EC2_METADATA_DISABLED=true
+// Temporary credentials are refreshed 5 minutes before they expire.
 // Secrets never appear in errors. Thread-safe.
 #ifndef CKPTBENCH_NODE_STORAGE_S3_CREDENTIALS_H_
 #define CKPTBENCH_NODE_STORAGE_S3_CREDENTIALS_H_
@@ -30,6 +38,9 @@ class AwsCredentialChain {
  private:
   absl::StatusOr<std::optional<AwsCredentials>> FromEnvironment();
   absl::StatusOr<std::optional<AwsCredentials>> FromSharedFile();
+  absl::StatusOr<std::optional<AwsCredentials>> FromWebIdentity();
+  absl::StatusOr<std::optional<AwsCredentials>> FromContainer();
+  absl::StatusOr<std::optional<AwsCredentials>> FromInstanceMetadata();
 
   EnvLookup env_;
   std::mutex mu_;

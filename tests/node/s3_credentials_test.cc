@@ -1,0 +1,187 @@
+// The AWS credential chain, each source against files and a loopback stub
+// standing in for STS, the container endpoint and IMDS (no real cloud
+// endpoint is ever contacted).
+#include "node/storage/s3_credentials.h"
+
+#include <gtest/gtest.h>
+
+#include <ctime>
+#include <fstream>
+#include <map>
+
+#include "tests/testing/stub_http_server.h"
+#include "tests/testing/temp_dir.h"
+
+namespace ckpt {
+namespace {
+
+struct Env {
+  std::map<std::string, std::string> vars = {{"AWS_EC2_METADATA_DISABLED", "true"},
+                                             {"HOME", "/nonexistent-home"}};
+  EnvLookup Fn() {
+    return [this](const char* n) -> const char* {
+      auto it = vars.find(n);
+      return it == vars.end() ? nullptr : it->second.c_str();
+    };
+  }
+};
+
+std::string Iso(int64_t unix_seconds) {
+  std::time_t t = static_cast<std::time_t>(unix_seconds);
+  std::tm tm;
+  gmtime_r(&t, &tm);
+  char buf[32];
+  std::strftime(buf, sizeof(buf), "%Y-%m-%dT%H:%M:%SZ", &tm);
+  return buf;
+}
+
+TEST(AwsCredentials, EnvironmentComesFirst) {
+  Env env;
+  env.vars["AWS_ACCESS_KEY_ID"] = "AKIDENV";
+  env.vars["AWS_SECRET_ACCESS_KEY"] = "secret";
+  env.vars["AWS_SESSION_TOKEN"] = "tok";
+  AwsCredentialChain chain(env.Fn());
+  auto c = chain.Get();
+  ASSERT_TRUE(c.ok()) << c.status();
+  EXPECT_EQ(c->access_key, "AKIDENV");
+  EXPECT_EQ(c->session_token, "tok");
+  EXPECT_EQ(c->source, "environment");
+}
+
+TEST(AwsCredentials, SharedFileWithProfile) {
+  TempDir t;
+  std::ofstream(t.Sub("creds")) << "[default]\naws_access_key_id = AKIDDEF\n"
+                                   "aws_secret_access_key = s1\n\n[prod]\n"
+                                   "aws_access_key_id=AKIDPROD\naws_secret_access_key=s2\n";
+  Env env;
+  env.vars["AWS_SHARED_CREDENTIALS_FILE"] = t.Sub("creds");
+  env.vars["AWS_PROFILE"] = "prod";
+  auto c = AwsCredentialChain(env.Fn()).Get();
+  ASSERT_TRUE(c.ok()) << c.status();
+  EXPECT_EQ(c->access_key, "AKIDPROD");
+  env.vars["AWS_PROFILE"] = "nope";
+  auto missing = AwsCredentialChain(env.Fn()).Get();
+  ASSERT_FALSE(missing.ok());
+  EXPECT_NE(std::string(missing.status().message()).find("AWS_PROFILE=nope: no such profile"),
+            std::string::npos);
+}
+
+TEST(AwsCredentials, WebIdentityThroughSts) {
+  TempDir t;
+  std::ofstream(t.Sub("token")) << "eyJ.jwt.token\n";
+  int64_t exp = std::time(nullptr) + 3600;
+  StubHttpServer sts([&](const StubRequest&) {
+    return StubResponse{200, "<AssumeRoleWithWebIdentityResponse><AssumeRoleWithWebIdentityResult>"
+                             "<Credentials><AccessKeyId>ASIAWEB</AccessKeyId>"
+                             "<SecretAccessKey>websecret</SecretAccessKey>"
+                             "<SessionToken>websession</SessionToken><Expiration>" +
+                                 Iso(exp) +
+                                 "</Expiration></Credentials></AssumeRoleWithWebIdentityResult>"
+                                 "</AssumeRoleWithWebIdentityResponse>"};
+  });
+  Env env;
+  env.vars["AWS_WEB_IDENTITY_TOKEN_FILE"] = t.Sub("token");
+  env.vars["AWS_ROLE_ARN"] = "arn:aws:iam::123456789012:role/ckpt";
+  env.vars["AWS_ENDPOINT_URL_STS"] = sts.url();
+  auto c = AwsCredentialChain(env.Fn()).Get();
+  ASSERT_TRUE(c.ok()) << c.status();
+  EXPECT_EQ(c->access_key, "ASIAWEB");
+  EXPECT_EQ(c->session_token, "websession");
+  EXPECT_EQ(c->expires_unix, exp);
+  auto reqs = sts.requests();
+  ASSERT_EQ(reqs.size(), 1u);
+  EXPECT_EQ(reqs[0].method, "POST");
+  EXPECT_NE(reqs[0].body.find("Action=AssumeRoleWithWebIdentity"), std::string::npos);
+  EXPECT_NE(reqs[0].body.find("RoleArn=arn%3Aaws%3Aiam%3A%3A123456789012%3Arole%2Fckpt"),
+            std::string::npos)
+      << reqs[0].body;
+  EXPECT_NE(reqs[0].body.find("WebIdentityToken=eyJ.jwt.token"), std::string::npos);
+}
+
+TEST(AwsCredentials, StsFailureNamesRoleNotToken) {
+  TempDir t;
+  std::ofstream(t.Sub("token")) << "very-secret-jwt";
+  StubHttpServer sts([](const StubRequest&) {
+    return StubResponse{400, "<ErrorResponse><Error><Code>InvalidIdentityToken</Code>"
+                             "</Error></ErrorResponse>"};
+  });
+  Env env;
+  env.vars["AWS_WEB_IDENTITY_TOKEN_FILE"] = t.Sub("token");
+  env.vars["AWS_ROLE_ARN"] = "arn:aws:iam::1:role/r";
+  env.vars["AWS_ENDPOINT_URL_STS"] = sts.url();
+  auto c = AwsCredentialChain(env.Fn()).Get();
+  ASSERT_FALSE(c.ok());
+  std::string msg(c.status().message());
+  EXPECT_NE(msg.find("InvalidIdentityToken"), std::string::npos) << msg;
+  EXPECT_EQ(msg.find("very-secret-jwt"), std::string::npos) << msg;
+}
+
+TEST(AwsCredentials, ContainerEndpointWithTokenFileAndRefreshBeforeExpiry) {
+  TempDir t;
+  std::ofstream(t.Sub("podtoken")) << "pod-identity-token\n";
+  int64_t exp = std::time(nullptr) + 120;  // within the 5-minute refresh window
+  StubHttpServer agent([&](const StubRequest&) {
+    return StubResponse{200, "{\"AccessKeyId\": \"ASIAPOD\", \"SecretAccessKey\": \"podsecret\","
+                             " \"Token\": \"podsession\", \"AccountId\": \"1\", \"Expiration\": \"" +
+                                 Iso(exp) + "\"}"};
+  });
+  Env env;
+  env.vars["AWS_CONTAINER_CREDENTIALS_FULL_URI"] = agent.url() + "/v1/credentials";
+  env.vars["AWS_CONTAINER_AUTHORIZATION_TOKEN_FILE"] = t.Sub("podtoken");
+  AwsCredentialChain chain(env.Fn());
+  auto c = chain.Get();
+  ASSERT_TRUE(c.ok()) << c.status();
+  EXPECT_EQ(c->access_key, "ASIAPOD");
+  EXPECT_EQ(c->session_token, "podsession");
+  auto reqs = agent.requests();
+  ASSERT_EQ(reqs.size(), 1u);
+  EXPECT_EQ(reqs[0].target, "/v1/credentials");
+  EXPECT_NE(reqs[0].head.find("Authorization: pod-identity-token"), std::string::npos);
+  ASSERT_TRUE(chain.Get().ok());
+  EXPECT_EQ(agent.requests().size(), 2u) << "expiring soon: fetched again";
+  exp = std::time(nullptr) + 3600;
+  AwsCredentialChain fresh(env.Fn());
+  ASSERT_TRUE(fresh.Get().ok());
+  ASSERT_TRUE(fresh.Get().ok());
+  EXPECT_EQ(agent.requests().size(), 3u) << "valid for an hour: cached";
+}
+
+TEST(AwsCredentials, InstanceMetadataV2) {
+  StubHttpServer imds([](const StubRequest& r) {
+    if (r.method == "PUT" && r.target == "/latest/api/token") return StubResponse{200, "imdstok"};
+    if (r.head.find("X-aws-ec2-metadata-token: imdstok") == std::string::npos) {
+      return StubResponse{401, ""};
+    }
+    if (r.target == "/latest/meta-data/iam/security-credentials/") {
+      return StubResponse{200, "ckpt-role"};
+    }
+    if (r.target == "/latest/meta-data/iam/security-credentials/ckpt-role") {
+      return StubResponse{200, "{\"Code\":\"Success\",\"AccessKeyId\":\"ASIAEC2\","
+                               "\"SecretAccessKey\":\"ec2secret\",\"Token\":\"ec2tok\","
+                               "\"Expiration\":\"2099-01-01T00:00:00Z\"}"};
+    }
+    return StubResponse{404, ""};
+  });
+  Env env;
+  env.vars.erase("AWS_EC2_METADATA_DISABLED");
+  env.vars["AWS_EC2_METADATA_SERVICE_ENDPOINT"] = imds.url();
+  auto c = AwsCredentialChain(env.Fn()).Get();
+  ASSERT_TRUE(c.ok()) << c.status();
+  EXPECT_EQ(c->access_key, "ASIAEC2");
+  EXPECT_EQ(c->source, "instance metadata role ckpt-role");
+  EXPECT_EQ(imds.requests().size(), 3u);
+}
+
+TEST(AwsCredentials, NothingConfiguredListsEverySource) {
+  Env env;  // metadata disabled, no files, no env keys
+  auto c = AwsCredentialChain(env.Fn()).Get();
+  ASSERT_FALSE(c.ok());
+  std::string msg(c.status().message());
+  for (const char* s : {"AWS_ACCESS_KEY_ID", "AWS_PROFILE", "AWS_WEB_IDENTITY_TOKEN_FILE",
+                        "AWS_CONTAINER_CREDENTIALS_FULL_URI", "instance metadata"}) {
+    EXPECT_NE(msg.find(s), std::string::npos) << s;
+  }
+}
+
+}  // namespace
+}  // namespace ckpt
