@@ -370,6 +370,11 @@ std::vector<KeyDef> BuildKeys() {
       "s3.ranges_in_flight", "CKPT_S3_RANGES_IN_FLIGHT", 1,
       [](Config& c) -> int& { return c.s3.ranges_in_flight; },
       "concurrent ranged GETs per object (read-ahead of a sequential load)"));
+  keys.push_back(IntKey(
+      "s3.spread_prefixes", "CKPT_S3_SPREAD_PREFIXES", 0,
+      [](Config& c) -> int& { return c.s3.spread_prefixes; },
+      "0 = shard keys follow the posix layout; N = under N hash prefixes "
+      "(<hh>/<key>), since S3 throttles per prefix"));
   keys.push_back(BoolKey(
       "storage.node_local", "CKPT_NODE_LOCAL",
       [](Config& c) -> bool& { return c.storage.node_local; },

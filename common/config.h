@@ -71,6 +71,7 @@ struct S3Config {
   int parts_in_flight = 4;        // concurrent part uploads per object
   uint64_t range_size = 8 << 20;  // bytes per ranged GET
   int ranges_in_flight = 4;       // concurrent ranged GETs per object
+  int spread_prefixes = 0;  // 0 = off; N = shard keys under N hash prefixes
 };
 
 // The coordinator <-> node control channel.

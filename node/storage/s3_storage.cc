@@ -2,6 +2,7 @@
 
 #include <openssl/evp.h>
 
+#include <cstdio>
 #include <cstring>
 #include <deque>
 #include <future>
@@ -314,15 +315,37 @@ S3Storage::S3Storage(S3Config config)
     : client_(std::make_shared<S3Client>(std::move(config),
                                          ProcessCredentials())) {}
 
+std::string S3Storage::SpreadPrefix(uint32_t rank, int n) {
+  uint64_t h =
+      (static_cast<uint64_t>(rank) * 2654435761u) % static_cast<uint64_t>(n);
+  char buf[24];
+  std::snprintf(buf, sizeof(buf), "%02x", static_cast<unsigned>(h));
+  return buf;
+}
+
+absl::StatusOr<S3Location> S3Storage::ObjectFor(const std::string& path) const {
+  ASSIGN_OR_RETURN(auto loc, ParseS3Uri(path));
+  const int n = client_->config().spread_prefixes;
+  if (n <= 0) return loc;
+  std::string base = loc.key.substr(loc.key.rfind('/') + 1);
+  unsigned rank = 0, k = 0;
+  char tail[16] = {0};
+  if (std::sscanf(base.c_str(), "__%u_%u%15s", &rank, &k, tail) == 3 &&
+      std::string(tail) == ".distcp") {
+    loc.key = SpreadPrefix(rank, n) + "/" + loc.key;
+  }
+  return loc;
+}
+
 absl::StatusOr<std::unique_ptr<WritableFile>> S3Storage::OpenWrite(
     const std::string& path, const WriteOptions&) {
-  ASSIGN_OR_RETURN(auto loc, ParseS3Uri(path));
+  ASSIGN_OR_RETURN(auto loc, ObjectFor(path));
   return std::unique_ptr<WritableFile>(new S3WritableFile(client_, loc));
 }
 
 absl::StatusOr<std::unique_ptr<ReadableFile>> S3Storage::OpenRead(
     const std::string& path, const ReadOptions&) {
-  ASSIGN_OR_RETURN(auto loc, ParseS3Uri(path));
+  ASSIGN_OR_RETURN(auto loc, ObjectFor(path));
   S3Call head = MakeS3Call("HEAD", loc.bucket, loc.key);
   ASSIGN_OR_RETURN(auto rep, client_->Do(head));
   uint64_t size = std::stoull(rep.headers.count("content-length")
@@ -392,6 +415,15 @@ absl::StatusOr<bool> S3Storage::Exists(const std::string& path) {
 absl::Status S3Storage::RemoveTree(const std::string& path) {
   ASSIGN_OR_RETURN(auto loc, ParseS3Uri(path));
   ASSIGN_OR_RETURN(auto keys, ListKeys(loc));
+  // Shards spread under hash prefixes belong to this tree too.
+  for (int h = 0; h < client_->config().spread_prefixes; ++h) {
+    S3Location spread = loc;
+    char buf[24];
+    std::snprintf(buf, sizeof(buf), "%02x", static_cast<unsigned>(h));
+    spread.key = std::string(buf) + "/" + loc.key;
+    ASSIGN_OR_RETURN(auto more, ListKeys(spread));
+    keys.insert(keys.end(), more.begin(), more.end());
+  }
   for (const auto& k : keys) {
     auto rep = client_->Do(MakeS3Call("DELETE", loc.bucket, k));
     if (!rep.ok() && !absl::IsNotFound(rep.status())) return rep.status();

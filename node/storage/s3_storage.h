@@ -42,6 +42,12 @@ class S3Storage : public Storage {
   // Keys under prefix/ (recursive), for cleanup and tests.
   absl::StatusOr<std::vector<std::string>> ListKeys(const S3Location& dir);
 
+  // Where a path's object lives: with s3.spread_prefixes = N, a shard file
+  // (__<rank>_<k>.distcp) goes under "<hh>/" where hh = hash(rank) mod N, so
+  // ranks spread over N key prefixes; everything else keeps its key.
+  absl::StatusOr<S3Location> ObjectFor(const std::string& path) const;
+  static std::string SpreadPrefix(uint32_t rank, int n);
+
  private:
   std::shared_ptr<S3Client> client_;
 };

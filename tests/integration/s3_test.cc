@@ -81,6 +81,31 @@ TEST_F(S3Test, SaveLoadWithMultipartAndWithSinglePut) {
   EXPECT_EQ(uploads.out.find("UploadId"), std::string::npos) << uploads.out;
 }
 
+TEST_F(S3Test, SpreadPrefixesPlaceShardsUnderHashPrefixesAndCleanUpThere) {
+  auto r = Ckpt({"run"}, S3Env({{"CKPT_DIR_PATH", Uri("sp")},
+                                {"CKPT_S3_SPREAD_PREFIXES", "16"},
+                                {"NUM_SAVE_CALLS", "2"},
+                                {"NUM_LOAD_CALLS", "1"}}));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  // rank r -> hash(r) mod 16: rank 0 -> "00", rank 1 -> "01"; .metadata stays
+  // put.
+  for (auto key : {"00/sp/checkpoints/step-2/__0_0.distcp",
+                   "01/sp/checkpoints/step-2/__1_0.distcp",
+                   "sp/checkpoints/step-2/.metadata"}) {
+    EXPECT_EQ(
+        swift()
+            .Aws({"s3api", "head-object", "--bucket", bucket_, "--key", key})
+            .exit_code,
+        0)
+        << key;
+  }
+  // The older step was removed under its hash prefixes too.
+  auto ls = swift().Aws({"s3api", "list-objects-v2", "--bucket", bucket_});
+  ASSERT_EQ(ls.exit_code, 0) << ls.err;
+  EXPECT_EQ(ls.out.find("step-1"), std::string::npos) << ls.out;
+  EXPECT_NE(ls.out.find("step-2"), std::string::npos);
+}
+
 TEST_F(S3Test, WrongSecretShowsSignatureDoesNotMatchBeforeAnyRound) {
   auto r = Ckpt({"run"}, S3Env({{"CKPT_DIR_PATH", Uri("bad")},
                                 {"AWS_SECRET_ACCESS_KEY", "not-the-secret"}}));

@@ -16,8 +16,8 @@ namespace ckpt {
 namespace {
 
 struct Env {
-  std::map<std::string, std::string> vars = {{"AWS_EC2_METADATA_DISABLED", "true"},
-                                             {"HOME", "/nonexistent-home"}};
+  std::map<std::string, std::string> vars = {
+      {"AWS_EC2_METADATA_DISABLED", "true"}, {"HOME", "/nonexistent-home"}};
   EnvLookup Fn() {
     return [this](const char* n) -> const char* {
       auto it = vars.find(n);
@@ -50,9 +50,10 @@ TEST(AwsCredentials, EnvironmentComesFirst) {
 
 TEST(AwsCredentials, SharedFileWithProfile) {
   TempDir t;
-  std::ofstream(t.Sub("creds")) << "[default]\naws_access_key_id = AKIDDEF\n"
-                                   "aws_secret_access_key = s1\n\n[prod]\n"
-                                   "aws_access_key_id=AKIDPROD\naws_secret_access_key=s2\n";
+  std::ofstream(t.Sub("creds"))
+      << "[default]\naws_access_key_id = AKIDDEF\n"
+         "aws_secret_access_key = s1\n\n[prod]\n"
+         "aws_access_key_id=AKIDPROD\naws_secret_access_key=s2\n";
   Env env;
   env.vars["AWS_SHARED_CREDENTIALS_FILE"] = t.Sub("creds");
   env.vars["AWS_PROFILE"] = "prod";
@@ -62,7 +63,8 @@ TEST(AwsCredentials, SharedFileWithProfile) {
   env.vars["AWS_PROFILE"] = "nope";
   auto missing = AwsCredentialChain(env.Fn()).Get();
   ASSERT_FALSE(missing.ok());
-  EXPECT_NE(std::string(missing.status().message()).find("AWS_PROFILE=nope: no such profile"),
+  EXPECT_NE(std::string(missing.status().message())
+                .find("AWS_PROFILE=nope: no such profile"),
             std::string::npos);
 }
 
@@ -71,13 +73,15 @@ TEST(AwsCredentials, WebIdentityThroughSts) {
   std::ofstream(t.Sub("token")) << "eyJ.jwt.token\n";
   int64_t exp = std::time(nullptr) + 3600;
   StubHttpServer sts([&](const StubRequest&) {
-    return StubResponse{200, "<AssumeRoleWithWebIdentityResponse><AssumeRoleWithWebIdentityResult>"
-                             "<Credentials><AccessKeyId>ASIAWEB</AccessKeyId>"
-                             "<SecretAccessKey>websecret</SecretAccessKey>"
-                             "<SessionToken>websession</SessionToken><Expiration>" +
-                                 Iso(exp) +
-                                 "</Expiration></Credentials></AssumeRoleWithWebIdentityResult>"
-                                 "</AssumeRoleWithWebIdentityResponse>"};
+    return StubResponse{
+        200,
+        "<AssumeRoleWithWebIdentityResponse><AssumeRoleWithWebIdentityResult>"
+        "<Credentials><AccessKeyId>ASIAWEB</AccessKeyId>"
+        "<SecretAccessKey>websecret</SecretAccessKey>"
+        "<SessionToken>websession</SessionToken><Expiration>" +
+            Iso(exp) +
+            "</Expiration></Credentials></AssumeRoleWithWebIdentityResult>"
+            "</AssumeRoleWithWebIdentityResponse>"};
   });
   Env env;
   env.vars["AWS_WEB_IDENTITY_TOKEN_FILE"] = t.Sub("token");
@@ -91,19 +95,24 @@ TEST(AwsCredentials, WebIdentityThroughSts) {
   auto reqs = sts.requests();
   ASSERT_EQ(reqs.size(), 1u);
   EXPECT_EQ(reqs[0].method, "POST");
-  EXPECT_NE(reqs[0].body.find("Action=AssumeRoleWithWebIdentity"), std::string::npos);
-  EXPECT_NE(reqs[0].body.find("RoleArn=arn%3Aaws%3Aiam%3A%3A123456789012%3Arole%2Fckpt"),
+  EXPECT_NE(reqs[0].body.find("Action=AssumeRoleWithWebIdentity"),
+            std::string::npos);
+  EXPECT_NE(reqs[0].body.find(
+                "RoleArn=arn%3Aaws%3Aiam%3A%3A123456789012%3Arole%2Fckpt"),
             std::string::npos)
       << reqs[0].body;
-  EXPECT_NE(reqs[0].body.find("WebIdentityToken=eyJ.jwt.token"), std::string::npos);
+  EXPECT_NE(reqs[0].body.find("WebIdentityToken=eyJ.jwt.token"),
+            std::string::npos);
 }
 
 TEST(AwsCredentials, StsFailureNamesRoleNotToken) {
   TempDir t;
   std::ofstream(t.Sub("token")) << "very-secret-jwt";
   StubHttpServer sts([](const StubRequest&) {
-    return StubResponse{400, "<ErrorResponse><Error><Code>InvalidIdentityToken</Code>"
-                             "</Error></ErrorResponse>"};
+    return StubResponse{
+        400,
+        "<ErrorResponse><Error><Code>InvalidIdentityToken</Code>"
+        "</Error></ErrorResponse>"};
   });
   Env env;
   env.vars["AWS_WEB_IDENTITY_TOKEN_FILE"] = t.Sub("token");
@@ -121,12 +130,15 @@ TEST(AwsCredentials, ContainerEndpointWithTokenFileAndRefreshBeforeExpiry) {
   std::ofstream(t.Sub("podtoken")) << "pod-identity-token\n";
   int64_t exp = std::time(nullptr) + 120;  // within the 5-minute refresh window
   StubHttpServer agent([&](const StubRequest&) {
-    return StubResponse{200, "{\"AccessKeyId\": \"ASIAPOD\", \"SecretAccessKey\": \"podsecret\","
-                             " \"Token\": \"podsession\", \"AccountId\": \"1\", \"Expiration\": \"" +
-                                 Iso(exp) + "\"}"};
+    return StubResponse{
+        200,
+        "{\"AccessKeyId\": \"ASIAPOD\", \"SecretAccessKey\": \"podsecret\","
+        " \"Token\": \"podsession\", \"AccountId\": \"1\", \"Expiration\": \"" +
+            Iso(exp) + "\"}"};
   });
   Env env;
-  env.vars["AWS_CONTAINER_CREDENTIALS_FULL_URI"] = agent.url() + "/v1/credentials";
+  env.vars["AWS_CONTAINER_CREDENTIALS_FULL_URI"] =
+      agent.url() + "/v1/credentials";
   env.vars["AWS_CONTAINER_AUTHORIZATION_TOKEN_FILE"] = t.Sub("podtoken");
   AwsCredentialChain chain(env.Fn());
   auto c = chain.Get();
@@ -136,7 +148,8 @@ TEST(AwsCredentials, ContainerEndpointWithTokenFileAndRefreshBeforeExpiry) {
   auto reqs = agent.requests();
   ASSERT_EQ(reqs.size(), 1u);
   EXPECT_EQ(reqs[0].target, "/v1/credentials");
-  EXPECT_NE(reqs[0].head.find("Authorization: pod-identity-token"), std::string::npos);
+  EXPECT_NE(reqs[0].head.find("Authorization: pod-identity-token"),
+            std::string::npos);
   ASSERT_TRUE(chain.Get().ok());
   EXPECT_EQ(agent.requests().size(), 2u) << "expiring soon: fetched again";
   exp = std::time(nullptr) + 3600;
@@ -148,7 +161,8 @@ TEST(AwsCredentials, ContainerEndpointWithTokenFileAndRefreshBeforeExpiry) {
 
 TEST(AwsCredentials, InstanceMetadataV2) {
   StubHttpServer imds([](const StubRequest& r) {
-    if (r.method == "PUT" && r.target == "/latest/api/token") return StubResponse{200, "imdstok"};
+    if (r.method == "PUT" && r.target == "/latest/api/token")
+      return StubResponse{200, "imdstok"};
     if (r.head.find("X-aws-ec2-metadata-token: imdstok") == std::string::npos) {
       return StubResponse{401, ""};
     }
@@ -156,9 +170,11 @@ TEST(AwsCredentials, InstanceMetadataV2) {
       return StubResponse{200, "ckpt-role"};
     }
     if (r.target == "/latest/meta-data/iam/security-credentials/ckpt-role") {
-      return StubResponse{200, "{\"Code\":\"Success\",\"AccessKeyId\":\"ASIAEC2\","
-                               "\"SecretAccessKey\":\"ec2secret\",\"Token\":\"ec2tok\","
-                               "\"Expiration\":\"2099-01-01T00:00:00Z\"}"};
+      return StubResponse{
+          200,
+          "{\"Code\":\"Success\",\"AccessKeyId\":\"ASIAEC2\","
+          "\"SecretAccessKey\":\"ec2secret\",\"Token\":\"ec2tok\","
+          "\"Expiration\":\"2099-01-01T00:00:00Z\"}"};
     }
     return StubResponse{404, ""};
   });
@@ -177,8 +193,9 @@ TEST(AwsCredentials, NothingConfiguredListsEverySource) {
   auto c = AwsCredentialChain(env.Fn()).Get();
   ASSERT_FALSE(c.ok());
   std::string msg(c.status().message());
-  for (const char* s : {"AWS_ACCESS_KEY_ID", "AWS_PROFILE", "AWS_WEB_IDENTITY_TOKEN_FILE",
-                        "AWS_CONTAINER_CREDENTIALS_FULL_URI", "instance metadata"}) {
+  for (const char* s :
+       {"AWS_ACCESS_KEY_ID", "AWS_PROFILE", "AWS_WEB_IDENTITY_TOKEN_FILE",
+        "AWS_CONTAINER_CREDENTIALS_FULL_URI", "instance metadata"}) {
     EXPECT_NE(msg.find(s), std::string::npos) << s;
   }
 }

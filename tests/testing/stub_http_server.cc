@@ -10,7 +10,8 @@
 
 namespace ckpt {
 
-StubHttpServer::StubHttpServer(std::function<StubResponse(const StubRequest&)> handler)
+StubHttpServer::StubHttpServer(
+    std::function<StubResponse(const StubRequest&)> handler)
     : handler_(std::move(handler)) {
   fd_ = socket(AF_INET, SOCK_STREAM, 0);
   sockaddr_in a{};
@@ -59,9 +60,10 @@ void StubHttpServer::Loop() {
           requests_.push_back(req);
         }
         StubResponse rep = handler_(req);
-        std::string out = "HTTP/1.1 " + std::to_string(rep.status) + " Stub\r\nContent-Length: " +
-                          std::to_string(rep.body.size()) + "\r\nConnection: close\r\n\r\n" +
-                          rep.body;
+        std::string out =
+            "HTTP/1.1 " + std::to_string(rep.status) +
+            " Stub\r\nContent-Length: " + std::to_string(rep.body.size()) +
+            "\r\nConnection: close\r\n\r\n" + rep.body;
         SendAll(c, out.data(), out.size());
       }
     }

@@ -23,10 +23,13 @@ struct StubResponse {
 
 class StubHttpServer {
  public:
-  explicit StubHttpServer(std::function<StubResponse(const StubRequest&)> handler);
+  explicit StubHttpServer(
+      std::function<StubResponse(const StubRequest&)> handler);
   ~StubHttpServer();
   int port() const { return port_; }
-  std::string url() const { return "http://127.0.0.1:" + std::to_string(port_); }
+  std::string url() const {
+    return "http://127.0.0.1:" + std::to_string(port_);
+  }
   std::vector<StubRequest> requests();
 
  private:
