@@ -3,7 +3,7 @@
 # With --fix, rewrites the files instead.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-mapfile -t files < <(git ls-files '*.cc' '*.h' 2>/dev/null || find common coordinator node main tests bench -name '*.cc' -o -name '*.h')
+mapfile -t files < <(git ls-files --cached --others --exclude-standard '*.cc' '*.h' 2>/dev/null || find common coordinator node main tests bench -name '*.cc' -o -name '*.h')
 if [ "${1:-}" = "--fix" ]; then
   clang-format -i "${files[@]}"
   exit 0
