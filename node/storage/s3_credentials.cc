@@ -141,6 +141,22 @@ HttpResponse Fetch(const std::string& method, const std::string& url,
   return c.Do(r);
 }
 
+// The JSON both the container endpoint and IMDS answer with.
+absl::StatusOr<std::optional<AwsCredentials>> CredentialsFromJson(
+    const std::string& body, const std::string& source) {
+  AwsCredentials c;
+  c.access_key = JsonField(body, "AccessKeyId");
+  c.secret_key = JsonField(body, "SecretAccessKey");
+  c.session_token = JsonField(body, "Token");
+  c.expires_unix = ParseIso8601(JsonField(body, "Expiration"));
+  c.source = source;
+  if (c.access_key.empty() || c.secret_key.empty()) {
+    return absl::UnauthenticatedError(
+        absl::StrCat(source, " returned no credentials"));
+  }
+  return c;
+}
+
 std::string Describe(const HttpResponse& r) {
   return r.status == 0 ? r.curl_error : absl::StrCat("HTTP ", r.status);
 }
@@ -210,17 +226,8 @@ AwsCredentialChain::FromContainer() {
     return absl::UnauthenticatedError(absl::StrCat(
         "container credentials endpoint ", url, " failed: ", Describe(rep)));
   }
-  AwsCredentials c;
-  c.access_key = JsonField(rep.body, "AccessKeyId");
-  c.secret_key = JsonField(rep.body, "SecretAccessKey");
-  c.session_token = JsonField(rep.body, "Token");
-  c.expires_unix = ParseIso8601(JsonField(rep.body, "Expiration"));
-  c.source = absl::StrCat("container endpoint ", url);
-  if (c.access_key.empty() || c.secret_key.empty()) {
-    return absl::UnauthenticatedError(absl::StrCat(
-        "container credentials endpoint ", url, " returned no credentials"));
-  }
-  return c;
+  return CredentialsFromJson(rep.body,
+                             absl::StrCat("container endpoint ", url));
 }
 
 absl::StatusOr<std::optional<AwsCredentials>>
@@ -248,13 +255,8 @@ AwsCredentialChain::FromInstanceMetadata() {
     return absl::UnauthenticatedError(
         absl::StrCat("instance metadata role ", name, ": ", Describe(rep)));
   }
-  AwsCredentials c;
-  c.access_key = JsonField(rep.body, "AccessKeyId");
-  c.secret_key = JsonField(rep.body, "SecretAccessKey");
-  c.session_token = JsonField(rep.body, "Token");
-  c.expires_unix = ParseIso8601(JsonField(rep.body, "Expiration"));
-  c.source = absl::StrCat("instance metadata role ", name);
-  return c;
+  return CredentialsFromJson(rep.body,
+                             absl::StrCat("instance metadata role ", name));
 }
 
 absl::StatusOr<AwsCredentials> AwsCredentialChain::Get() {
