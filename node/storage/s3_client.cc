@@ -213,7 +213,7 @@ absl::StatusOr<HttpResponse> S3Client::Do(const S3Call& call) {
     GlobalS3Counters().retries++;
     // Full jitter: N nodes hitting one bucket must not retry in lockstep.
     double cap =
-        std::min(20.0, 0.1 * static_cast<double>(1u << std::min(attempt, 10)));
+        std::min(20.0, 0.2 * static_cast<double>(1u << std::min(attempt, 10)));
     std::uniform_real_distribution<double> jitter(0, cap);
     std::this_thread::sleep_for(std::chrono::duration<double>(jitter(rng)));
   }

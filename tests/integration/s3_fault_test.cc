@@ -23,6 +23,11 @@ class S3FaultTest : public ::testing::Test {
     static int n = 0;
     bucket_ = "fault" + std::to_string(getpid()) + "x" + std::to_string(n++);
     ASSERT_EQ(swift().Aws({"s3", "mb", "s3://" + bucket_}).exit_code, 0);
+    ASSERT_EQ(
+        swift()
+            .Aws({"s3api", "put-object", "--bucket", bucket_, "--key", "ready"})
+            .exit_code,
+        0);
   }
   SwiftServer& swift() { return SwiftServer::Get(); }
   int SwiftPort() {
