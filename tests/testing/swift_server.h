@@ -4,6 +4,8 @@
 #ifndef CKPTBENCH_TESTS_TESTING_SWIFT_SERVER_H_
 #define CKPTBENCH_TESTS_TESTING_SWIFT_SERVER_H_
 
+#include <unistd.h>
+
 #include <cstdlib>
 #include <filesystem>
 #include <map>
@@ -33,7 +35,30 @@ class SwiftServer {
             {"AWS_ENDPOINT_URL_S3", endpoint_},
             {"AWS_DEFAULT_REGION", "us-east-1"},
             {"AWS_EC2_METADATA_DISABLED", "true"},
-            {"HOME", dir_.Sub("home")}};
+            {"HOME", dir_.Sub("home")},
+            // The AWS CLI's own patience with a busy test server.
+            {"AWS_RETRY_MODE", "standard"},
+            {"AWS_MAX_ATTEMPTS", "10"}};
+  }
+
+  // Makes a bucket and waits until it takes a write; a busy Swift answers
+  // 503 for a while, so this retries. Empty on success, else the error.
+  std::string MakeBucket(const std::string& bucket) const {
+    std::string err;
+    for (int attempt = 0; attempt < 6; ++attempt) {
+      if (attempt > 0) usleep(1000000);
+      auto mb = Aws({"s3", "mb", "s3://" + bucket});
+      if (mb.exit_code != 0 &&
+          mb.err.find("BucketAlreadyOwnedByYou") == std::string::npos) {
+        err = mb.err;
+        continue;
+      }
+      auto ready =
+          Aws({"s3api", "put-object", "--bucket", bucket, "--key", "ready"});
+      if (ready.exit_code == 0) return "";
+      err = ready.err;
+    }
+    return err.empty() ? "unknown error" : err;
   }
 
   // Runs the AWS CLI (Debian's /usr/bin/aws) against the server.
