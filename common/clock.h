@@ -6,6 +6,8 @@
 
 #include <chrono>
 #include <cstdint>
+#include <ctime>
+#include <string>
 
 namespace ckpt {
 
@@ -15,6 +17,16 @@ inline int64_t NowUnixNs() {
   return std::chrono::duration_cast<std::chrono::nanoseconds>(
              std::chrono::system_clock::now().time_since_epoch())
       .count();
+}
+
+// The current UTC time in strftime `format`.
+inline std::string FormatUtcNow(const char* format) {
+  std::time_t t = std::time(nullptr);
+  std::tm tm;
+  gmtime_r(&t, &tm);
+  char buf[64];
+  std::strftime(buf, sizeof(buf), format, &tm);
+  return buf;
 }
 
 inline double SecondsSince(SteadyClock::time_point start) {

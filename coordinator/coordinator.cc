@@ -57,7 +57,8 @@ Coordinator::Coordinator(const Config& config, const CheckpointPlan& plan,
       plan_(plan),
       nodes_(std::move(nodes)),
       progress_(progress),
-      run_id_(run_id.empty() ? NewRunId() : std::move(run_id)) {}
+      run_id_(run_id.empty() ? NewRunId() : std::move(run_id)),
+      storage_options_(StorageOptionsOf(config)) {}
 
 absl::StatusOr<v1::InspectReply> Coordinator::Inspect(const std::string& uri,
                                                       bool probe,
@@ -68,8 +69,8 @@ absl::StatusOr<v1::InspectReply> Coordinator::Inspect(const std::string& uri,
   req.set_checkpoints_uri(ForNode(uri, nodes_[node]->index()));
   req.set_probe_write(probe);
   req.set_want_metadata(want_metadata);
-  for (const auto& [k, v] : StorageOptionsOf(config_))
-    (*req.mutable_storage_options())[k] = v;
+  req.mutable_storage_options()->insert(storage_options_.begin(),
+                                        storage_options_.end());
   ASSIGN_OR_RETURN(auto rep, nodes_[node]->Inspect(req));
   if (!rep.error().empty()) {
     std::string where = config_.storage.node_local
@@ -274,9 +275,8 @@ absl::Status Coordinator::RemoveOldSteps(RunResult* result) {
     v1::CleanupRequest req;
     req.set_run_id(run_id_);
     req.set_checkpoints_uri(ForNode(dir, nodes_[i]->index()));
-    for (const auto& [k, v] : StorageOptionsOf(config_)) {
-      (*req.mutable_storage_options())[k] = v;
-    }
+    req.mutable_storage_options()->insert(storage_options_.begin(),
+                                          storage_options_.end());
     for (const auto& s : listings[i].steps()) {
       if (s.committed() && s.step() < listings[i].newest_committed()) {
         req.add_remove_steps(s.step());

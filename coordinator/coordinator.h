@@ -7,6 +7,7 @@
 #define CKPTBENCH_COORDINATOR_COORDINATOR_H_
 
 #include <atomic>
+#include <map>
 #include <mutex>
 #include <string>
 #include <vector>
@@ -68,6 +69,7 @@ class Coordinator {
   std::vector<NodeClient*> nodes_;
   ProgressPrinter* progress_;
   std::string run_id_;
+  const std::map<std::string, std::string> storage_options_;  // s3.* keys
   uint64_t next_round_id_ = 1;
   bool saved_ = false;
   std::atomic<bool> interrupted_{false};

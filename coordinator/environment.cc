@@ -6,6 +6,7 @@
 #include <ctime>
 
 #include "absl/strings/str_cat.h"
+#include "common/clock.h"
 
 namespace ckpt {
 
@@ -15,14 +16,7 @@ std::string HostName() {
   return buf;
 }
 
-std::string UtcNowIso8601() {
-  std::time_t t = std::time(nullptr);
-  std::tm tm;
-  gmtime_r(&t, &tm);
-  char buf[32];
-  std::strftime(buf, sizeof(buf), "%Y-%m-%dT%H:%M:%SZ", &tm);
-  return buf;
-}
+std::string UtcNowIso8601() { return FormatUtcNow("%Y-%m-%dT%H:%M:%SZ"); }
 
 EnvironmentInfo ProbeHost() {
   EnvironmentInfo e;

@@ -64,7 +64,8 @@ RoundRunner::RoundRunner(const Config& config, const CheckpointPlan& plan,
     : config_(config),
       plan_(plan),
       nodes_(std::move(nodes)),
-      progress_(progress) {}
+      progress_(progress),
+      storage_options_(StorageOptionsOf(config)) {}
 
 v1::PrepareRequest RoundRunner::BuildPrepare(const RoundSpec& spec,
                                              int node) const {
@@ -83,8 +84,8 @@ v1::PrepareRequest RoundRunner::BuildPrepare(const RoundSpec& spec,
   io->set_cache_mode(config_.io.cache_mode);
   io->set_checksum(config_.io.checksum);
   for (const auto& t : plan_.tensors) req.add_tensor_names(t.name);
-  for (const auto& [k, v] : StorageOptionsOf(config_))
-    (*req.mutable_storage_options())[k] = v;
+  req.mutable_storage_options()->insert(storage_options_.begin(),
+                                        storage_options_.end());
   for (const auto& r : plan_.ranks) {
     if (static_cast<int>(r.node) != node) continue;
     auto* ra = req.add_ranks();
@@ -232,7 +233,7 @@ RoundResult RoundRunner::Run(const RoundSpec& spec) {
   for (auto& t : threads) t.join();
   if (progress_) progress_->EndRound();
   result.transfer_seconds = SecondsSince(t0);
-  Aggregate(spec, reports, &result);
+  Aggregate(reports, &result);
   for (size_t i = 0; i < n && i < result.nodes.size(); ++i) {
     result.nodes[i].filesystem = prepared[i].filesystem();
     result.nodes[i].mount_point = prepared[i].mount_point();
@@ -255,9 +256,8 @@ RoundResult RoundRunner::Run(const RoundSpec& spec) {
       req.set_run_id(spec.run_id);
       req.set_round_id(spec.round_id);
       req.set_step_uri(ForNode(spec.step_uri, nodes_[i]->index()));
-      for (const auto& [k, v] : StorageOptionsOf(config_)) {
-        (*req.mutable_storage_options())[k] = v;
-      }
+      req.mutable_storage_options()->insert(storage_options_.begin(),
+                                            storage_options_.end());
       req.set_metadata(
           BuildMetadata(spec, reports, local ? static_cast<int>(i) : -1));
       auto rep = nodes_[i]->Commit(req);
@@ -282,8 +282,7 @@ RoundResult RoundRunner::Run(const RoundSpec& spec) {
   return result;
 }
 
-void RoundRunner::Aggregate(const RoundSpec& spec,
-                            const std::vector<v1::PhaseReport>& reports,
+void RoundRunner::Aggregate(const std::vector<v1::PhaseReport>& reports,
                             RoundResult* result) const {
   double min_lag = 1e300, max_lag = -1e300;
   double busy_sum = 0;
@@ -340,7 +339,6 @@ void RoundRunner::Aggregate(const RoundSpec& spec,
   std::sort(
       result->ranks.begin(), result->ranks.end(),
       [](const RankResult& a, const RankResult& b) { return a.rank < b.rank; });
-  (void)spec;
 }
 
 }  // namespace ckpt

@@ -7,6 +7,7 @@
 #define CKPTBENCH_COORDINATOR_ROUND_RUNNER_H_
 
 #include <functional>
+#include <map>
 #include <memory>
 #include <string>
 #include <vector>
@@ -51,8 +52,7 @@ class RoundRunner {
   std::string BuildMetadata(const RoundSpec& spec,
                             const std::vector<v1::PhaseReport>& reports,
                             int only_node) const;
-  void Aggregate(const RoundSpec& spec,
-                 const std::vector<v1::PhaseReport>& reports,
+  void Aggregate(const std::vector<v1::PhaseReport>& reports,
                  RoundResult* result) const;
   void AbortAll(const std::string& run_id, const std::string& reason);
 
@@ -60,6 +60,7 @@ class RoundRunner {
   const CheckpointPlan& plan_;
   std::vector<NodeClient*> nodes_;
   ProgressPrinter* progress_;
+  const std::map<std::string, std::string> storage_options_;  // s3.* keys
 };
 
 }  // namespace ckpt

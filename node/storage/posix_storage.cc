@@ -301,7 +301,7 @@ FilesystemInfo PosixStorage::Filesystem(const std::string& path) {
     if (!prefix || mp.size() < best) continue;
     size_t dash = 6;
     while (dash < f.size() && f[dash] != "-") ++dash;
-    if (dash + 3 >= f.size() + 1 || dash + 1 >= f.size()) continue;
+    if (dash + 1 >= f.size()) continue;  // no fstype after "-"
     best = mp.size();
     info.mount_point = mp;
     info.type = f[dash + 1];

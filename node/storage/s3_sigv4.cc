@@ -10,6 +10,7 @@
 #include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "common/clock.h"
 
 namespace ckpt {
 namespace {
@@ -74,14 +75,7 @@ std::string Sha256Hex(const void* data, size_t len) {
   return Hex(md, sizeof(md));
 }
 
-std::string AmzDateNow() {
-  std::time_t t = std::time(nullptr);
-  std::tm tm;
-  gmtime_r(&t, &tm);
-  char buf[32];
-  std::strftime(buf, sizeof(buf), "%Y%m%dT%H%M%SZ", &tm);
-  return buf;
-}
+std::string AmzDateNow() { return FormatUtcNow("%Y%m%dT%H%M%SZ"); }
 
 SigV4Signed SignV4(const SigV4Request& req, const AwsCredentials& creds,
                    const std::string& region, const std::string& amz_date,
