@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <chrono>
 #include <map>
+#include <mutex>
 #include <thread>
 #include <tuple>
 
@@ -206,7 +207,10 @@ RoundResult RoundRunner::Run(const RoundSpec& spec) {
     progress_->BeginRound(label, plan_.total_bytes, static_cast<int>(n));
 
   std::vector<v1::PhaseReport> reports(n);
-  std::vector<std::string> errors(n);
+  // The first error in time is the cause; the aborts it triggers make the
+  // other nodes fail too, and those must not be reported instead of it.
+  std::mutex error_mu;
+  std::string first_error;
   std::vector<std::thread> threads;
   for (size_t i = 0; i < n; ++i) {
     threads.emplace_back([&, i] {
@@ -219,14 +223,25 @@ RoundResult RoundRunner::Run(const RoundSpec& spec) {
         if (progress_) progress_->Update(static_cast<int>(i), p);
       });
       std::string who = Who(*nodes_[i]);
+      std::string error;
       if (!rep.ok()) {
-        errors[i] = absl::StrCat(who, ": ", rep.status().message());
+        error = absl::StrCat(who, ": ", rep.status().message());
       } else {
         reports[i] = *rep;
         if (!rep->error().empty())
-          errors[i] = absl::StrCat(who, ": ", rep->error());
+          error = absl::StrCat(who, ": ", rep->error());
       }
-      if (!errors[i].empty()) AbortAll(spec.run_id, errors[i]);
+      if (!error.empty()) {
+        bool first = false;
+        {
+          std::lock_guard<std::mutex> lock(error_mu);
+          if (first_error.empty()) {
+            first_error = error;
+            first = true;
+          }
+        }
+        if (first) AbortAll(spec.run_id, error);
+      }
       if (progress_) progress_->NodeDone(static_cast<int>(i));
     });
   }
@@ -239,11 +254,9 @@ RoundResult RoundRunner::Run(const RoundSpec& spec) {
     result.nodes[i].mount_point = prepared[i].mount_point();
     result.nodes[i].mount_options = prepared[i].mount_options();
   }
-  for (const auto& e : errors) {
-    if (!e.empty()) {
-      result.seconds = result.transfer_seconds;
-      return fail(e);
-    }
+  if (!first_error.empty()) {
+    result.seconds = result.transfer_seconds;
+    return fail(first_error);
   }
 
   if (spec.save) {
