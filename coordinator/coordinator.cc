@@ -209,6 +209,7 @@ absl::Status Coordinator::RunSaves(RunResult* result) {
     const RoundResult& r = result->rounds.back();
     if (r.status != "ok") return absl::AbortedError(r.error);
     saved_ = true;
+    written_steps_.insert(step);
     LOG_INFO("save %d: step-%d, %.3f s, %.1f MiB/s", i, step, r.seconds,
              r.throughput_mib_s);
   }
@@ -233,6 +234,7 @@ absl::Status Coordinator::Stage(RunResult* result,
   const RoundResult& r = result->rounds.back();
   if (r.status != "ok")
     return absl::AbortedError(absl::StrCat("staging: ", r.error));
+  written_steps_.insert(spec.step);
   return absl::OkStatus();
 }
 
@@ -270,7 +272,7 @@ absl::Status Coordinator::RunLoads(RunResult* result) {
 absl::Status Coordinator::RemoveOldSteps(RunResult* result) {
   const std::string dir = config_.CheckpointsPath();
   ASSIGN_OR_RETURN(auto listings, InspectAll(dir, false, false));
-  int removed = 0;
+  int removed = 0, foreign = 0;
   for (size_t i = 0; i < listings.size(); ++i) {
     v1::CleanupRequest req;
     req.set_run_id(run_id_);
@@ -278,9 +280,19 @@ absl::Status Coordinator::RemoveOldSteps(RunResult* result) {
     req.mutable_storage_options()->insert(storage_options_.begin(),
                                           storage_options_.end());
     for (const auto& s : listings[i].steps()) {
-      if (s.committed() && s.step() < listings[i].newest_committed()) {
-        req.add_remove_steps(s.step());
+      if (!s.committed() || s.step() >= listings[i].newest_committed()) {
+        continue;
       }
+      if (written_steps_.count(s.step())) {
+        req.add_remove_steps(s.step());
+      } else {
+        ++foreign;
+      }
+    }
+    // Shared storage: one node removes every rank's files.
+    for (const auto& r : plan_.ranks) {
+      if (config_.storage.node_local && r.node != i) continue;
+      for (const auto& f : r.files) req.add_file_names(f.name);
     }
     if (req.remove_steps_size() == 0) continue;
     ASSIGN_OR_RETURN(auto rep, nodes_[i]->Cleanup(req));
@@ -297,6 +309,11 @@ absl::Status Coordinator::RemoveOldSteps(RunResult* result) {
         " older committed step(s)",
         config_.storage.node_local ? " across the nodes' disks" : "",
         " (run.keep_all_steps=true keeps them)"));
+  }
+  if (foreign > 0) {
+    result->notes.push_back(
+        absl::StrCat("left ", foreign, " older committed step(s) under ", dir,
+                     " alone: this run did not write them"));
   }
   return absl::OkStatus();
 }

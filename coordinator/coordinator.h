@@ -9,6 +9,7 @@
 #include <atomic>
 #include <map>
 #include <mutex>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -72,6 +73,8 @@ class Coordinator {
   const std::map<std::string, std::string> storage_options_;  // s3.* keys
   uint64_t next_round_id_ = 1;
   bool saved_ = false;
+  // Steps this run wrote (saved or staged); cleanup touches nothing else.
+  std::set<uint64_t> written_steps_;
   std::atomic<bool> interrupted_{false};
   std::mutex interrupt_mu_;
   std::string interrupt_reason_;

@@ -283,11 +283,17 @@ absl::Status NodeAgent::Commit(
 
 absl::Status NodeAgent::Cleanup(
     const std::string& uri, const std::vector<uint64_t>& steps,
+    const std::vector<std::string>& names,
     const std::map<std::string, std::string>& options) {
   ASSIGN_OR_RETURN(auto loc, OpenStorage(uri, options));
   for (uint64_t s : steps) {
+    // Commit point first: a half-removed step must not look committed.
+    std::vector<std::string> ordered{kMetadata};
+    for (const auto& n : names) {
+      if (n != kMetadata) ordered.push_back(n);
+    }
     RETURN_IF_ERROR(
-        loc.storage->RemoveTree(JoinPath(loc.path, StepDirName(s))));
+        loc.storage->RemoveFiles(JoinPath(loc.path, StepDirName(s)), ordered));
   }
   return absl::OkStatus();
 }

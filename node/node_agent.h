@@ -111,8 +111,11 @@ class NodeAgent {
   // Writes the step's .metadata (the commit point) durably.
   absl::Status Commit(const std::string& step_uri, const std::string& metadata,
                       const std::map<std::string, std::string>& options = {});
+  // Removes, in each of `steps`, the .metadata and the named entries (what
+  // this run wrote there), and the step directory if that emptied it.
   absl::Status Cleanup(const std::string& checkpoints_uri,
                        const std::vector<uint64_t>& steps,
+                       const std::vector<std::string>& names,
                        const std::map<std::string, std::string>& options = {});
   void Abort(const std::string& reason);
 

@@ -180,8 +180,10 @@ v1::CleanupReply NodeService::Cleanup(const v1::CleanupRequest& req) {
   v1::CleanupReply rep;
   std::vector<uint64_t> steps(req.remove_steps().begin(),
                               req.remove_steps().end());
+  std::vector<std::string> names(req.file_names().begin(),
+                                 req.file_names().end());
   auto s = agent_.Cleanup(
-      req.checkpoints_uri(), steps,
+      req.checkpoints_uri(), steps, names,
       std::map<std::string, std::string>(req.storage_options().begin(),
                                          req.storage_options().end()));
   if (!s.ok()) rep.set_error(std::string(s.message()));

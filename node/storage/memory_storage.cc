@@ -151,6 +151,23 @@ absl::StatusOr<bool> MemoryStorage::Exists(const std::string& path) {
   return s.files.count(path) > 0 || s.dirs.count(Trim(path)) > 0;
 }
 
+absl::Status MemoryStorage::RemoveFiles(const std::string& dir,
+                                        const std::vector<std::string>& names) {
+  Store& s = TheStore();
+  std::lock_guard<std::mutex> lock(s.mu);
+  std::string base = Trim(dir);
+  for (const auto& n : names) s.files.erase(base + "/" + n);
+  std::string prefix = base + "/";
+  for (const auto& [path, data] : s.files) {
+    if (path.rfind(prefix, 0) == 0) return absl::OkStatus();
+  }
+  for (const auto& d : s.dirs) {
+    if (d.rfind(prefix, 0) == 0) return absl::OkStatus();
+  }
+  s.dirs.erase(base);
+  return absl::OkStatus();
+}
+
 absl::Status MemoryStorage::RemoveTree(const std::string& path) {
   Store& s = TheStore();
   std::lock_guard<std::mutex> lock(s.mu);

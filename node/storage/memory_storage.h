@@ -30,6 +30,8 @@ class MemoryStorage : public Storage {
       const std::string& path) override;
   absl::StatusOr<bool> Exists(const std::string& path) override;
   absl::Status RemoveTree(const std::string& path) override;
+  absl::Status RemoveFiles(const std::string& dir,
+                           const std::vector<std::string>& names) override;
   absl::Status WriteAtomic(const std::string& path,
                            const std::string& data) override;
   absl::StatusOr<std::string> ReadSmall(const std::string& path) override;

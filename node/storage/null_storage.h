@@ -29,6 +29,10 @@ class NullStorage : public Storage {
   absl::Status RemoveTree(const std::string&) override {
     return absl::OkStatus();
   }
+  absl::Status RemoveFiles(const std::string&,
+                           const std::vector<std::string>&) override {
+    return absl::OkStatus();
+  }
   absl::Status WriteAtomic(const std::string&, const std::string&) override {
     return absl::OkStatus();
   }

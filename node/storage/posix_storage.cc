@@ -213,6 +213,20 @@ absl::Status PosixStorage::RemoveTree(const std::string& path) {
   return absl::OkStatus();
 }
 
+absl::Status PosixStorage::RemoveFiles(const std::string& dir,
+                                       const std::vector<std::string>& names) {
+  for (const auto& n : names) {
+    std::string p = JoinPath(dir, n);
+    if (unlink(p.c_str()) != 0 && errno != ENOENT) return Errno("remove", p);
+  }
+  // Left in place when something this run did not write is still there.
+  if (rmdir(dir.c_str()) != 0 && errno != ENOENT && errno != ENOTEMPTY &&
+      errno != EEXIST) {
+    return Errno("remove directory", dir);
+  }
+  return absl::OkStatus();
+}
+
 absl::Status PosixStorage::WriteAtomic(const std::string& path,
                                        const std::string& data) {
   std::string tmp = path + ".tmp";

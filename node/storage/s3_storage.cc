@@ -431,6 +431,16 @@ absl::Status S3Storage::RemoveTree(const std::string& path) {
   return absl::OkStatus();
 }
 
+absl::Status S3Storage::RemoveFiles(const std::string& dir,
+                                    const std::vector<std::string>& names) {
+  for (const auto& n : names) {
+    ASSIGN_OR_RETURN(auto loc, ObjectFor(JoinPath(dir, n)));
+    auto rep = client_->Do(MakeS3Call("DELETE", loc.bucket, loc.key));
+    if (!rep.ok() && !absl::IsNotFound(rep.status())) return rep.status();
+  }
+  return absl::OkStatus();  // no directories in a bucket
+}
+
 absl::Status S3Storage::WriteAtomic(const std::string& path,
                                     const std::string& data) {
   ASSIGN_OR_RETURN(auto loc, ParseS3Uri(path));

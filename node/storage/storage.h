@@ -82,6 +82,10 @@ class Storage {
   virtual absl::StatusOr<bool> Exists(const std::string& path) = 0;
   // Removes a directory and everything under it; OK if missing.
   virtual absl::Status RemoveTree(const std::string& path) = 0;
+  // Removes the named entries of `dir` (missing ones are fine), then `dir`
+  // itself if that left it empty. Entries not named are never touched.
+  virtual absl::Status RemoveFiles(const std::string& dir,
+                                   const std::vector<std::string>& names) = 0;
 
   // Writes a small file so that it appears whole or not at all, durably.
   virtual absl::Status WriteAtomic(const std::string& path,

@@ -76,6 +76,25 @@ TEST(Cli, SaveLoadRunWritesResultsAndTable) {
   EXPECT_TRUE(fs::exists(t.Sub("ckpt/checkpoints/step-2/__1_0.distcp")));
 }
 
+TEST(Cli, CleanupRemovesOnlyStepsThisRunWrote) {
+  TempDir t;
+  auto env = Env(
+      t,
+      {{"NUM_LAYERS", "2"}, {"NUM_SAVE_CALLS", "2"}, {"NUM_LOAD_CALLS", "0"}});
+  ASSERT_EQ(Ckpt({"run", "--results-dir", t.Sub("res")}, env).exit_code, 0);
+  // The first run kept its newest step, step-2. A second run writes 3 and 4
+  // and removes 3, its own, but not step-2, which it did not write.
+  auto r = Ckpt({"run", "--results-dir", t.Sub("res")}, env);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_FALSE(fs::exists(t.Sub("ckpt/checkpoints/step-1")));
+  EXPECT_TRUE(fs::exists(t.Sub("ckpt/checkpoints/step-2/.metadata")));
+  EXPECT_TRUE(fs::exists(t.Sub("ckpt/checkpoints/step-2/__0_0.distcp")));
+  EXPECT_FALSE(fs::exists(t.Sub("ckpt/checkpoints/step-3")));
+  EXPECT_TRUE(fs::exists(t.Sub("ckpt/checkpoints/step-4/.metadata")));
+  EXPECT_NE(r.out.find("left 1 older committed step(s)"), std::string::npos)
+      << r.out;
+}
+
 TEST(Cli, FlippedByteFailsLoadOnlyNamingTheFileAndStillWritesResults) {
   TempDir t;
   auto env = Env(

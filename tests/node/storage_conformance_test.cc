@@ -74,6 +74,35 @@ TEST_P(StorageConformance, ListExistsRemove) {
   EXPECT_TRUE(storage_->RemoveTree(JoinPath(root_, "missing")).ok());
 }
 
+TEST_P(StorageConformance, RemoveFilesTouchesOnlyTheNamedEntries) {
+  auto put = [&](const std::string& rel) {
+    ASSERT_TRUE(storage_->WriteAtomic(JoinPath(root_, rel), "x").ok()) << rel;
+  };
+  ASSERT_TRUE(storage_->CreateDirs(JoinPath(root_, "step-1")).ok());
+  ASSERT_TRUE(storage_->CreateDirs(JoinPath(root_, "step-2")).ok());
+  put("step-1/a");
+  put("step-1/b");
+  put("step-1/someone-elses");
+  put("step-2/a");
+  ASSERT_TRUE(
+      storage_->RemoveFiles(JoinPath(root_, "step-1"), {"a", "b", "gone"})
+          .ok());
+  EXPECT_FALSE(*storage_->Exists(JoinPath(root_, "step-1/a")));
+  EXPECT_FALSE(*storage_->Exists(JoinPath(root_, "step-1/b")));
+  // What the caller did not name stays, and so does its directory.
+  EXPECT_TRUE(*storage_->Exists(JoinPath(root_, "step-1/someone-elses")));
+  auto left = storage_->ListDir(JoinPath(root_, "step-1"));
+  ASSERT_TRUE(left.ok()) << left.status();
+  EXPECT_EQ(*left, (std::vector<std::string>{"someone-elses"}));
+  // A directory the named entries filled alone goes with them.
+  ASSERT_TRUE(storage_->RemoveFiles(JoinPath(root_, "step-2"), {"a"}).ok());
+  EXPECT_FALSE(*storage_->Exists(JoinPath(root_, "step-2")));
+  auto names = storage_->ListDir(root_);
+  ASSERT_TRUE(names.ok());
+  EXPECT_EQ(*names, (std::vector<std::string>{"step-1"}));
+  EXPECT_TRUE(storage_->RemoveFiles(JoinPath(root_, "missing"), {"a"}).ok());
+}
+
 TEST_P(StorageConformance, MissingIsNotFound) {
   EXPECT_TRUE(absl::IsNotFound(
       storage_->OpenRead(JoinPath(root_, "nope"), {}).status()));
