@@ -124,8 +124,20 @@ for s in object container account proxy; do
   nohup $py /usr/bin/swift-$s-server "$etc/$s-server.conf" > "$log/$s.log" 2>&1 &
   echo $! > "$run/$s.pid"
 done
+# Ready when every server answers on its own port (a server that could not
+# bind its port keeps retrying for 30 s: fail sooner so the caller can pick
+# other ports) and the proxy authenticates.
+answers() { curl -s -o /dev/null --max-time 2 "http://127.0.0.1:$1/"; }
 for _ in $(seq 1 200); do
-  if curl -sf -o /dev/null "http://127.0.0.1:$port/healthcheck" &&
+  for s in object container account proxy; do
+    if ! kill -0 "$(cat "$run/$s.pid")" 2>/dev/null; then
+      echo "swift-$s-server exited: $(tail -n 3 "$log/$s.log")" >&2
+      stop
+      exit 1
+    fi
+  done
+  if answers "$obj" && answers "$con" && answers "$acc" &&
+     curl -sf -o /dev/null "http://127.0.0.1:$port/healthcheck" &&
      curl -sf -o /dev/null -H "X-Auth-User: test:tester" -H "X-Auth-Key: testing" \
        "http://127.0.0.1:$port/auth/v1.0"; then
     echo ready

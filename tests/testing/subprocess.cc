@@ -11,6 +11,7 @@
 
 #include <cstdlib>
 #include <fstream>
+#include <random>
 #include <sstream>
 
 namespace ckpt {
@@ -122,18 +123,35 @@ bool Process::WaitForOutput(const std::string& text,
   return false;
 }
 
-int FreePort() {
+namespace {
+
+bool CanBind(int port) {
   int fd = socket(AF_INET, SOCK_STREAM, 0);
+  int one = 1;
+  setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
   sockaddr_in addr{};
   addr.sin_family = AF_INET;
   addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  addr.sin_port = 0;
-  bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof(addr));
-  socklen_t len = sizeof(addr);
-  getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &len);
-  int port = ntohs(addr.sin_port);
+  addr.sin_port = htons(static_cast<uint16_t>(port));
+  bool ok = bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof(addr)) == 0;
   close(fd);
-  return port;
+  return ok;
+}
+
+}  // namespace
+
+int FreePorts(int count) {
+  constexpr int kLow = 20000, kHigh = 32000;  // below the ephemeral range
+  static std::mt19937 rng(std::random_device{}() ^
+                          static_cast<unsigned>(getpid()));
+  std::uniform_int_distribution<int> pick(kLow, kHigh - count);
+  for (int attempt = 0; attempt < 1000; ++attempt) {
+    int base = pick(rng);
+    bool all = true;
+    for (int i = 0; i < count && all; ++i) all = CanBind(base + i);
+    if (all) return base;
+  }
+  return -1;
 }
 
 }  // namespace ckpt

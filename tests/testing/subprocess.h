@@ -44,8 +44,12 @@ class Process {
   std::string out_path_, err_path_;
 };
 
-// A TCP port on 127.0.0.1 that was free a moment ago.
-int FreePort();
+// The first of `count` consecutive TCP ports on 127.0.0.1 that were free a
+// moment ago, picked at random below the kernel's ephemeral range
+// (32768-60999 here) so that no outgoing connection can take one of them
+// before the server that is meant to binds it.
+int FreePorts(int count);
+inline int FreePort() { return FreePorts(1); }
 
 // The ckptbench binary under test ($CKPTBENCH_BIN, set by CTest).
 std::string CkptbenchBinary();

@@ -73,14 +73,21 @@ class SwiftServer {
   SwiftServer() {
     std::string script =
         std::string(CKPTBENCH_SOURCE_DIR) + "/tests/servers/swift_s3.sh";
-    int port = FreePort();
-    auto r = RunProcess(
-        {"/bin/bash", script, "start", dir_.Sub("swift"), std::to_string(port)},
-        {});
-    if (r.exit_code != 0 || r.out.find("ready") == std::string::npos) {
+    // The proxy, three storage servers and memcached take five ports.
+    // A start that fails (a port taken after all) is tried on others.
+    int port = -1;
+    for (int attempt = 0; attempt < 3; ++attempt) {
+      port = FreePorts(5);
+      auto r = RunProcess({"/bin/bash", script, "start", dir_.Sub("swift"),
+                           std::to_string(port)},
+                          {});
+      if (r.exit_code == 0 && r.out.find("ready") != std::string::npos) {
+        error_.clear();
+        break;
+      }
       error_ = "swift did not start: " + r.out + r.err;
-      return;
     }
+    if (!error_.empty()) return;
     endpoint_ = "http://127.0.0.1:" + std::to_string(port);
     std::atexit([] {
       SwiftServer& s = Get();
