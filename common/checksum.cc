@@ -78,4 +78,17 @@ uint32_t Crc32c(const void* data, size_t len) {
   return static_cast<uint32_t>(c.Value());
 }
 
+std::string Crc32cBase64(const void* data, size_t len) {
+  static constexpr char kAlphabet[] =
+      "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+  const uint32_t v = Crc32c(data, len);
+  // 32 bits = five 6-bit groups and 2 bits, padded to six groups and "==".
+  std::string out;
+  for (int shift = 26; shift >= 2; shift -= 6)
+    out += kAlphabet[(v >> shift) & 63];
+  out += kAlphabet[(v & 3) << 4];
+  out += "==";
+  return out;
+}
+
 }  // namespace ckpt

@@ -7,6 +7,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <string>
 #include <string_view>
 
 #include "absl/status/statusor.h"
@@ -33,6 +34,9 @@ std::unique_ptr<Checksummer> NewChecksummer(ChecksumKind kind);
 uint64_t Xxh3(const void* data, size_t len);
 // Standard CRC32C (check value of "123456789" is 0xE3069283).
 uint32_t Crc32c(const void* data, size_t len);
+// CRC32C as S3's x-amz-checksum-crc32c and GCS's crc32c carry it: base64 of
+// the 4 big-endian bytes ("123456789" -> "4waSgw==").
+std::string Crc32cBase64(const void* data, size_t len);
 
 }  // namespace ckpt
 

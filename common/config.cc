@@ -375,6 +375,11 @@ std::vector<KeyDef> BuildKeys() {
       [](Config& c) -> int& { return c.s3.spread_prefixes; },
       "0 = shard keys follow the posix layout; N = under N hash prefixes "
       "(<hh>/<key>), since S3 throttles per prefix"));
+  keys.push_back(EnumKey(
+      "s3.checksum", "CKPT_S3_CHECKSUM", {"none", "crc32c"},
+      [](Config& c) -> std::string& { return c.s3.checksum; },
+      "crc32c: send x-amz-checksum-crc32c with every PUT and part, so the "
+      "server rejects bytes that changed on the way"));
   keys.push_back(BoolKey(
       "storage.node_local", "CKPT_NODE_LOCAL",
       [](Config& c) -> bool& { return c.storage.node_local; },

@@ -8,7 +8,9 @@
 #include <future>
 #include <mutex>
 
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "common/checksum.h"
 #include "common/status_macros.h"
 
 namespace ckpt {
@@ -25,6 +27,19 @@ std::string Md5Hex(const char* data, size_t len) {
     s += kDigits[md[i] & 15];
   }
   return s;
+}
+
+constexpr char kCrcHeader[] = "x-amz-checksum-crc32c";
+
+// A server that echoes the checksum must echo ours: anything else means it
+// stored different bytes (S3 itself answers 400 BadDigest first).
+absl::Status CheckEcho(const S3Location& loc, const std::string& what,
+                       const std::string& sent, const HttpResponse& rep) {
+  auto it = rep.headers.find(kCrcHeader);
+  if (it == rep.headers.end() || it->second == sent) return absl::OkStatus();
+  return absl::DataLossError(absl::StrCat(
+      "s3://", loc.bucket, "/", loc.key, what, ": the server's ", kCrcHeader,
+      " ", it->second, " is not the CRC32C of what was sent (", sent, ")"));
 }
 
 std::string Unquote(std::string s) {
@@ -44,6 +59,7 @@ class S3WritableFile : public WritableFile {
         std::max(part_size_, client_->config().multipart_threshold);
     max_in_flight_ =
         static_cast<size_t>(std::max(1, client_->config().parts_in_flight));
+    crc32c_ = client_->config().checksum == "crc32c";
   }
   ~S3WritableFile() override {
     (void)WaitParts(0);
@@ -69,8 +85,14 @@ class S3WritableFile : public WritableFile {
       S3Call put = MakeS3Call("PUT", loc_.bucket, loc_.key);
       put.body = buf_.data();
       put.body_len = buf_.size();
+      std::string crc;
+      if (crc32c_) {
+        crc = Crc32cBase64(buf_.data(), buf_.size());
+        put.headers.push_back({kCrcHeader, crc});
+      }
       auto rep = client_->Do(put);
       if (!rep.ok()) return rep.status();
+      if (crc32c_) RETURN_IF_ERROR(CheckEcho(loc_, "", crc, *rep));
     } else {
       if (!buf_.empty() || etags_.empty()) {
         RETURN_IF_ERROR(Fail(StartPart(std::move(buf_))));
@@ -100,6 +122,7 @@ class S3WritableFile : public WritableFile {
 
   absl::Status Create() {
     S3Call c = MakeS3Call("POST", loc_.bucket, loc_.key, {{"uploads", ""}});
+    if (crc32c_) c.headers.push_back({"x-amz-checksum-algorithm", "CRC32C"});
     ASSIGN_OR_RETURN(auto rep, client_->Do(c));
     upload_id_ = XmlValue(rep.body, "UploadId");
     if (upload_id_.empty()) {
@@ -114,12 +137,15 @@ class S3WritableFile : public WritableFile {
     RETURN_IF_ERROR(WaitParts(max_in_flight_ - 1));
     int number = static_cast<int>(etags_.size()) + 1;
     etags_.emplace_back();
+    crcs_.emplace_back();
     inflight_.push_back(
         std::async(std::launch::async, [this, number, d = std::move(data)] {
-          auto etag = UploadPart(number, d.data(), d.size());
+          std::string crc;
+          auto etag = UploadPart(number, d.data(), d.size(), &crc);
           if (!etag.ok()) return etag.status();
           std::lock_guard<std::mutex> lock(etag_mu_);
           etags_[static_cast<size_t>(number - 1)] = *etag;
+          crcs_[static_cast<size_t>(number - 1)] = crc;
           return absl::OkStatus();
         }));
     return absl::OkStatus();
@@ -136,15 +162,24 @@ class S3WritableFile : public WritableFile {
     return first;
   }
 
-  // Uploads one part; its ETag must be the MD5 of what was sent.
+  // Uploads one part; its ETag must be the MD5 of what was sent. With
+  // s3.checksum=crc32c the part's CRC32C goes along and into *crc.
   absl::StatusOr<std::string> UploadPart(int number, const char* data,
-                                         size_t len) {
+                                         size_t len, std::string* crc) {
     S3Call c = MakeS3Call(
         "PUT", loc_.bucket, loc_.key,
         {{"partNumber", std::to_string(number)}, {"uploadId", upload_id_}});
     c.body = data;
     c.body_len = len;
+    if (crc32c_) {
+      *crc = Crc32cBase64(data, len);
+      c.headers.push_back({kCrcHeader, *crc});
+    }
     ASSIGN_OR_RETURN(auto rep, client_->Do(c));
+    if (crc32c_) {
+      RETURN_IF_ERROR(
+          CheckEcho(loc_, absl::StrCat(" part ", number), *crc, rep));
+    }
     std::string etag = rep.headers["etag"];
     std::string md5 = Md5Hex(data, len);
     if (Unquote(etag) != md5) {
@@ -162,7 +197,12 @@ class S3WritableFile : public WritableFile {
         "xmlns=\"http://s3.amazonaws.com/doc/2006-03-01/\">";
     for (size_t i = 0; i < etags_.size(); ++i) {
       absl::StrAppend(&xml, "<Part><PartNumber>", i + 1, "</PartNumber><ETag>",
-                      etags_[i], "</ETag></Part>");
+                      etags_[i], "</ETag>");
+      if (crc32c_) {
+        absl::StrAppend(&xml, "<ChecksumCRC32C>", crcs_[i],
+                        "</ChecksumCRC32C>");
+      }
+      xml += "</Part>";
     }
     xml += "</CompleteMultipartUpload>";
     S3Call c =
@@ -171,7 +211,16 @@ class S3WritableFile : public WritableFile {
     c.body = xml.data();
     c.body_len = xml.size();
     c.error_in_200 = true;
-    return client_->Do(c).status();
+    absl::Status s = client_->Do(c).status();
+    if (!s.ok() && crc32c_ && absl::StrContains(s.message(), "MalformedXML")) {
+      // Swift's s3api, for one, has no <ChecksumCRC32C> in its schema.
+      return absl::Status(
+          s.code(), absl::StrCat(s.message(),
+                                 " (s3.checksum=crc32c: this store does not "
+                                 "take part checksums on complete; set "
+                                 "CKPT_S3_CHECKSUM=none)"));
+    }
+    return s;
   }
 
   absl::Status Abort() {
@@ -190,6 +239,8 @@ class S3WritableFile : public WritableFile {
   std::string buf_;
   std::string upload_id_;
   std::vector<std::string> etags_;  // by part number - 1
+  std::vector<std::string> crcs_;   // base64 CRC32C, by part number - 1
+  bool crc32c_ = false;
   std::mutex etag_mu_;
   std::deque<std::future<absl::Status>> inflight_;
   bool done_ = false;
@@ -447,7 +498,14 @@ absl::Status S3Storage::WriteAtomic(const std::string& path,
   S3Call put = MakeS3Call("PUT", loc.bucket, loc.key);
   put.body = data.data();
   put.body_len = data.size();
-  return client_->Do(put).status();
+  const bool crc32c = client_->config().checksum == "crc32c";
+  std::string crc;
+  if (crc32c) {
+    crc = Crc32cBase64(data.data(), data.size());
+    put.headers.push_back({kCrcHeader, crc});
+  }
+  ASSIGN_OR_RETURN(auto rep, client_->Do(put));
+  return crc32c ? CheckEcho(loc, "", crc, rep) : absl::OkStatus();
 }
 
 absl::StatusOr<std::string> S3Storage::ReadSmall(const std::string& path) {
@@ -471,7 +529,8 @@ FilesystemInfo S3Storage::Filesystem(const std::string& path) {
           absl::StrCat("bucket=", loc.ok() ? loc->bucket : "?",
                        ",region=", client_->config().region,
                        ",part_size=", client_->config().part_size,
-                       ",payload=", client_->config().payload_signing)};
+                       ",payload=", client_->config().payload_signing,
+                       ",checksum=", client_->config().checksum)};
 }
 
 }  // namespace ckpt

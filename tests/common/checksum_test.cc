@@ -16,6 +16,15 @@ TEST(Crc32c, StandardVectors) {
   EXPECT_EQ(Crc32c(ones.data(), ones.size()), 0x62A8AB43u);
 }
 
+// The header form: FACTS section 4 ("123456789" -> 4waSgw==); the others are
+// the RFC 3720 values above, base64-encoded by Python's base64 module.
+TEST(Crc32c, Base64AsS3AndGcsCarryIt) {
+  EXPECT_EQ(Crc32cBase64("123456789", 9), "4waSgw==");
+  std::vector<unsigned char> zeros(32, 0x00), ones(32, 0xFF);
+  EXPECT_EQ(Crc32cBase64(zeros.data(), zeros.size()), "ipE2qg==");
+  EXPECT_EQ(Crc32cBase64(ones.data(), ones.size()), "YqirQw==");
+}
+
 TEST(Checksummer, StreamingEqualsOneShot) {
   std::string data(100000, '\0');
   for (size_t i = 0; i < data.size(); ++i)

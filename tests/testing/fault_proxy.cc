@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cctype>
 #include <chrono>
 #include <cstring>
 #include <sstream>
@@ -43,6 +44,18 @@ bool ReadBody(int fd, std::string& buf, const std::string& head,
   std::string cl = HeaderValue(head, "content-length");
   if (cl.empty()) return true;
   return ReadExact(fd, buf, std::stoul(cl), body);
+}
+
+// The request head with its Content-Length header set to n.
+std::string ReplaceContentLength(const std::string& head, size_t n) {
+  std::string lower = head;
+  std::transform(lower.begin(), lower.end(), lower.begin(),
+                 [](unsigned char c) { return std::tolower(c); });
+  size_t at = lower.find("\r\ncontent-length:");
+  if (at == std::string::npos) return head;
+  size_t end = head.find("\r\n", at + 2);
+  return head.substr(0, at) + "\r\nContent-Length: " + std::to_string(n) +
+         head.substr(end);
 }
 
 int Connect(int port) {
@@ -116,6 +129,9 @@ void FaultProxy::Serve(int client) {
     std::string body;
     std::string cl = HeaderValue(head, "content-length");
     if (!cl.empty() && !ReadExact(client, cbuf, std::stoul(cl), &body)) break;
+    req.head = head;
+    req.body_size = body.size();
+    if (body.size() <= (64u << 10)) req.body = body;
     Fault fault = rule_(req);
     if (fault.kind == FaultKind::kError) {
       ++injected_;
@@ -129,6 +145,10 @@ void FaultProxy::Serve(int client) {
                         "\r\n\r\n" + (req.method == "HEAD" ? "" : xml);
       if (!SendAll(client, rep.data(), rep.size())) break;
       continue;
+    }
+    if (fault.forward_body) {
+      body = *fault.forward_body;
+      head = ReplaceContentLength(head, body.size());
     }
     int up = Connect(upstream_port_);
     if (up < 0) break;

@@ -9,6 +9,7 @@
 #include <atomic>
 #include <functional>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <thread>
 #include <vector>
@@ -18,6 +19,9 @@ namespace ckpt {
 struct ProxyRequest {
   std::string method;
   std::string target;  // path and query
+  std::string head;    // request line and headers, as received
+  std::string body;    // the body when at most 64 KiB, else ""
+  size_t body_size = 0;
 };
 
 enum class FaultKind { kNone, kError, kResetMidBody, kStall };
@@ -27,6 +31,9 @@ struct Fault {
   int status = 503;  // kError
   std::string code = "SlowDown";
   double stall_seconds = 5;  // kStall (bounded)
+  // kNone: forward this body instead of the one received (Content-Length
+  // is fixed up), when set.
+  std::optional<std::string> forward_body;
 };
 
 class FaultProxy {
