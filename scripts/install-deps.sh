@@ -12,7 +12,9 @@ PACKAGES=(
   fio procps time clang-format openssl curl
   # S3 tests: OpenStack Swift with s3api, and the AWS CLI as a peer client
   swift swift-proxy swift-object swift-container swift-account python3-swift
-  memcached awscli
+  memcached awscli python3-awscrt
+  # The S3 HTTPS test: nginx terminates TLS in front of Swift
+  nginx-light
 )
 
 missing=()

@@ -1,5 +1,7 @@
 #include "node/storage/s3_client.h"
 
+#include <curl/curl.h>
+
 #include <chrono>
 #include <cstdlib>
 #include <random>
@@ -24,8 +26,18 @@ bool IsIpOrLocal(const std::string& host) {
   return !h.empty();
 }
 
+// Transport failures that another attempt cannot mend: the certificate
+// does not verify, the CA bundle cannot be read, the URL is wrong.
+bool PermanentTransportError(int curl_code) {
+  return curl_code == CURLE_PEER_FAILED_VERIFICATION ||
+         curl_code == CURLE_SSL_CACERT_BADFILE ||
+         curl_code == CURLE_SSL_CERTPROBLEM ||
+         curl_code == CURLE_URL_MALFORMAT ||
+         curl_code == CURLE_UNSUPPORTED_PROTOCOL;
+}
+
 bool Retryable(const HttpResponse& r, const std::string& code) {
-  if (r.status == 0) return true;  // reset, refused, stalled, ...
+  if (r.status == 0) return !PermanentTransportError(r.curl_code);
   if (r.status == 500 || r.status == 502 || r.status == 503 ||
       r.status == 504 || r.status == 429) {
     return true;
@@ -197,7 +209,7 @@ absl::StatusOr<HttpResponse> S3Client::Do(const S3Call& call) {
         rep.status == 0
             ? absl::StrCat(
                   rep.stalled ? "transfer stalled: " : "connection error: ",
-                  rep.curl_error)
+                  rep.curl_error, " (", scheme_, "://", host, ")")
             : absl::StrCat("HTTP ", rep.status, code.empty() ? "" : " ", code,
                            message.empty() ? "" : ": ", message);
     if (!Retryable(rep, code) || attempt >= config_.max_attempts) {

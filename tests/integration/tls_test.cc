@@ -6,45 +6,23 @@
 #include <cstdlib>
 #include <nlohmann/json.hpp>
 
+#include "tests/testing/certs.h"
 #include "tests/testing/cluster.h"
 
 namespace ckpt {
 namespace {
 
-// Makes CA `ca` and a certificate `name` signed by it (EC P-256, 2 days).
-void MakeCa(const std::string& dir, const std::string& ca) {
-  std::string cmd = "cd '" + dir +
-                    "' && openssl req -x509 -newkey ec -pkeyopt "
-                    "ec_paramgen_curve:prime256v1 -nodes -keyout " +
-                    ca + ".key -out " + ca + ".pem -days 2 -subj /CN=" + ca +
-                    " >/dev/null 2>&1";
-  ASSERT_EQ(std::system(cmd.c_str()), 0) << cmd;
-}
-
-void MakeCert(const std::string& dir, const std::string& ca,
-              const std::string& name, const std::string& ext) {
-  std::string cmd =
-      "cd '" + dir + "' && printf '" + ext + "' > " + name + ".ext && " +
-      "openssl req -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes "
-      "-keyout " +
-      name + ".key -out " + name + ".csr -subj /CN=" + name +
-      " >/dev/null 2>&1 && " + "openssl x509 -req -in " + name + ".csr -CA " +
-      ca + ".pem -CAkey " + ca + ".key -CAcreateserial -out " + name +
-      ".pem -days 2 -extfile " + name + ".ext >/dev/null 2>&1";
-  ASSERT_EQ(std::system(cmd.c_str()), 0) << cmd;
-}
-
 TEST(Tls, MutualTlsAndTokenAdmitOnlyTheRightNode) {
   Cluster c;
   const std::string d = c.tmp().path();
   const std::string token = "s3cret-token-value";
-  MakeCa(d, "ca1");
-  MakeCa(d, "ca2");
-  MakeCert(d, "ca1", "server",
-           "subjectAltName=DNS:localhost,IP:127.0.0.1\\nextendedKeyUsage="
-           "serverAuth\\n");
-  MakeCert(d, "ca1", "node", "extendedKeyUsage=clientAuth\\n");
-  MakeCert(d, "ca2", "intruder", "extendedKeyUsage=clientAuth\\n");
+  ASSERT_TRUE(MakeCa(d, "ca1"));
+  ASSERT_TRUE(MakeCa(d, "ca2"));
+  ASSERT_TRUE(MakeCert(d, "ca1", "server",
+                       "subjectAltName=DNS:localhost,IP:127.0.0.1\n"
+                       "extendedKeyUsage=serverAuth\n"));
+  ASSERT_TRUE(MakeCert(d, "ca1", "node", "extendedKeyUsage=clientAuth\n"));
+  ASSERT_TRUE(MakeCert(d, "ca2", "intruder", "extendedKeyUsage=clientAuth\n"));
   auto p = [&](const std::string& f) { return d + "/" + f; };
 
   auto coord = c.StartCoordinator({{"NUM_NODES", "1"},

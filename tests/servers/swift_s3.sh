@@ -80,6 +80,8 @@ account_autocreate = true
 use = egg:swift#s3api
 location = us-east-1
 s3_acl = false
+# Virtual-hosted requests: Host <bucket>.localhost[:port].
+storage_domain = localhost
 [filter:tempauth]
 use = egg:swift#tempauth
 user_test_tester = testing .admin
