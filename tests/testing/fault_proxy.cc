@@ -58,19 +58,6 @@ std::string ReplaceContentLength(const std::string& head, size_t n) {
          head.substr(end);
 }
 
-int Connect(int port) {
-  int fd = socket(AF_INET, SOCK_STREAM, 0);
-  sockaddr_in a{};
-  a.sin_family = AF_INET;
-  a.sin_port = htons(static_cast<uint16_t>(port));
-  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  if (connect(fd, reinterpret_cast<sockaddr*>(&a), sizeof(a)) != 0) {
-    close(fd);
-    return -1;
-  }
-  return fd;
-}
-
 }  // namespace
 
 FaultProxy::FaultProxy(int upstream_port,
@@ -150,7 +137,7 @@ void FaultProxy::Serve(int client) {
       body = *fault.forward_body;
       head = ReplaceContentLength(head, body.size());
     }
-    int up = Connect(upstream_port_);
+    int up = ConnectLoopback(upstream_port_);
     if (up < 0) break;
     std::string fwd = head + body;
     std::string ubuf, uhead, ubody;

@@ -7,6 +7,8 @@
 
 namespace ckpt {
 
+// A TCP connection to 127.0.0.1:port; -1 if refused.
+int ConnectLoopback(int port);
 bool SendAll(int fd, const char* p, size_t n);
 // Reads until the blank line ending a head; leftover bytes stay in `buf`.
 bool ReadHead(int fd, std::string& buf, std::string* head);

@@ -1,29 +1,13 @@
 #include "tests/testing/tls_front.h"
 
-#include <arpa/inet.h>
-#include <netinet/in.h>
-#include <sys/socket.h>
 #include <unistd.h>
 
 #include <fstream>
 
 #include "tests/testing/certs.h"
+#include "tests/testing/http_wire.h"
 
 namespace ckpt {
-namespace {
-
-bool Accepts(int port) {
-  int fd = socket(AF_INET, SOCK_STREAM, 0);
-  sockaddr_in a{};
-  a.sin_family = AF_INET;
-  a.sin_port = htons(static_cast<uint16_t>(port));
-  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  bool ok = connect(fd, reinterpret_cast<sockaddr*>(&a), sizeof(a)) == 0;
-  close(fd);
-  return ok;
-}
-
-}  // namespace
 
 TlsFront::TlsFront(int upstream_port,
                    const std::vector<std::string>& dns_names) {
@@ -63,7 +47,10 @@ TlsFront::TlsFront(int upstream_port,
                                d, "-c", d + "/nginx.conf"},
       std::map<std::string, std::string>{});
   for (int i = 0; i < 100; ++i) {
-    if (Accepts(port_)) return;
+    if (int fd = ConnectLoopback(port_); fd >= 0) {
+      close(fd);
+      return;
+    }
     if (nginx_->Wait(0.1) >= 0) break;
   }
   error_ =
