@@ -218,6 +218,16 @@ TEST_F(S3FaultTest, Crc32cHeadersAreSignedAndMatchTheAwsCliForTheSameBytes) {
     }
   }
   EXPECT_EQ(creates, 1);
+  // HTTP/1.1 on reused connections: ~57 requests (create, 21 parts,
+  // complete, .metadata, 21 ranged GETs, HEADs, listings) over the few
+  // connections of the pooled handles (13 when this was written).
+  for (const auto& q : seen) {
+    EXPECT_EQ(q.head.substr(q.head.find("\r\n") - 8, 8), "HTTP/1.1");
+  }
+  EXPECT_GE(seen.size(), 40u);
+  // Without reuse there would be one connection per request.
+  EXPECT_LT(proxy.connections() * 3, static_cast<int>(seen.size()))
+      << proxy.connections() << " connections, " << seen.size() << " requests";
   ASSERT_EQ(part_crc.size(), 21u);  // ~167 MiB in 8 MiB parts
   for (const auto& [n, crc] : part_crc) {
     EXPECT_NE(complete_body.find("<PartNumber>" + std::to_string(n) +

@@ -97,6 +97,7 @@ void FaultProxy::Accept() {
     if (poll(&p, 1, 200) <= 0) continue;
     int c = accept(listen_fd_, nullptr, nullptr);
     if (c < 0) continue;
+    ++connections_;
     std::lock_guard<std::mutex> lock(mu_);
     clients_.push_back(c);
     workers_.emplace_back([this, c] { Serve(c); });

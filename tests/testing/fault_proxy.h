@@ -43,6 +43,8 @@ class FaultProxy {
   ~FaultProxy();
   int port() const { return port_; }
   int faults_injected() const { return injected_.load(); }
+  // Client connections accepted so far.
+  int connections() const { return connections_.load(); }
 
  private:
   void Accept();
@@ -54,6 +56,7 @@ class FaultProxy {
   int port_ = 0;
   std::atomic<bool> stop_{false};
   std::atomic<int> injected_{0};
+  std::atomic<int> connections_{0};
   std::thread acceptor_;
   std::mutex mu_;
   std::vector<std::thread> workers_;
