@@ -8,6 +8,7 @@
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
+#include "common/text.h"
 
 namespace ckpt {
 namespace {
@@ -79,16 +80,10 @@ uint32_t Crc32c(const void* data, size_t len) {
 }
 
 std::string Crc32cBase64(const void* data, size_t len) {
-  static constexpr char kAlphabet[] =
-      "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
   const uint32_t v = Crc32c(data, len);
-  // 32 bits = five 6-bit groups and 2 bits, padded to six groups and "==".
-  std::string out;
-  for (int shift = 26; shift >= 2; shift -= 6)
-    out += kAlphabet[(v >> shift) & 63];
-  out += kAlphabet[(v & 3) << 4];
-  out += "==";
-  return out;
+  const char be[4] = {static_cast<char>(v >> 24), static_cast<char>(v >> 16),
+                      static_cast<char>(v >> 8), static_cast<char>(v)};
+  return Base64Encode(std::string_view(be, 4));
 }
 
 }  // namespace ckpt

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cstdint>
 
 namespace ckpt {
 
@@ -34,6 +35,31 @@ std::string ClosestMatch(std::string_view word,
   }
   int limit = std::max<int>(2, static_cast<int>(word.size()) / 3);
   return best <= limit ? best_word : "";
+}
+
+std::string Base64Encode(std::string_view data, Base64Alphabet alphabet) {
+  const bool url = alphabet == Base64Alphabet::kUrl;
+  const char* digits =
+      url ? "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_"
+          : "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+  std::string out;
+  out.reserve((data.size() + 2) / 3 * 4);
+  for (size_t i = 0; i < data.size(); i += 3) {
+    const size_t n = std::min<size_t>(3, data.size() - i);
+    uint32_t v = 0;
+    for (size_t k = 0; k < 3; ++k) {
+      v = (v << 8) | (k < n ? static_cast<uint8_t>(data[i + k]) : 0u);
+    }
+    // n input bytes give n + 1 digits; the rest of the group is padding.
+    for (size_t k = 0; k < 4; ++k) {
+      if (k <= n) {
+        out += digits[(v >> (18 - 6 * k)) & 63];
+      } else if (!url) {
+        out += '=';
+      }
+    }
+  }
+  return out;
 }
 
 }  // namespace ckpt

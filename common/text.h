@@ -1,4 +1,5 @@
-// Small string helpers: edit distance for "did you mean" suggestions.
+// Small string helpers: edit distance for "did you mean" suggestions, and
+// base64.
 #ifndef CKPTBENCH_COMMON_TEXT_H_
 #define CKPTBENCH_COMMON_TEXT_H_
 
@@ -15,6 +16,13 @@ int EditDistance(std::string_view a, std::string_view b);
 // plausible typo (distance > max(2, len/3)).
 std::string ClosestMatch(std::string_view word,
                          const std::vector<std::string>& candidates);
+
+enum class Base64Alphabet {
+  kStandard,  // RFC 4648 section 4, '=' padded (S3, GCS checksum headers)
+  kUrl,       // RFC 4648 section 5, unpadded (JWTs, RFC 7515)
+};
+std::string Base64Encode(std::string_view data,
+                         Base64Alphabet alphabet = Base64Alphabet::kStandard);
 
 }  // namespace ckpt
 

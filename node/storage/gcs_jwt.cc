@@ -7,32 +7,9 @@
 #include <memory>
 
 #include "absl/strings/str_cat.h"
+#include "common/text.h"
 
 namespace ckpt {
-
-std::string Base64UrlEncode(std::string_view data) {
-  static constexpr char kAlphabet[] =
-      "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
-  std::string out;
-  out.reserve((data.size() + 2) / 3 * 4);
-  size_t i = 0;
-  for (; i + 3 <= data.size(); i += 3) {
-    uint32_t v = (static_cast<uint8_t>(data[i]) << 16) |
-                 (static_cast<uint8_t>(data[i + 1]) << 8) |
-                 static_cast<uint8_t>(data[i + 2]);
-    for (int shift = 18; shift >= 0; shift -= 6)
-      out += kAlphabet[(v >> shift) & 63];
-  }
-  const size_t rest = data.size() - i;
-  if (rest > 0) {
-    uint32_t v = static_cast<uint8_t>(data[i]) << 16;
-    if (rest == 2) v |= static_cast<uint8_t>(data[i + 1]) << 8;
-    out += kAlphabet[(v >> 18) & 63];
-    out += kAlphabet[(v >> 12) & 63];
-    if (rest == 2) out += kAlphabet[(v >> 6) & 63];
-  }
-  return out;
-}
 
 absl::StatusOr<std::string> SignJwtRs256(std::string_view header_json,
                                          std::string_view claims_json,
@@ -53,8 +30,9 @@ absl::StatusOr<std::string> SignJwtRs256(std::string_view header_json,
     return absl::InvalidArgumentError(
         "the private_key is not an RSA key (RS256 needs one)");
   }
-  const std::string input = absl::StrCat(Base64UrlEncode(header_json), ".",
-                                         Base64UrlEncode(claims_json));
+  const std::string input =
+      absl::StrCat(Base64Encode(header_json, Base64Alphabet::kUrl), ".",
+                   Base64Encode(claims_json, Base64Alphabet::kUrl));
   std::unique_ptr<EVP_MD_CTX, decltype(&EVP_MD_CTX_free)> ctx(EVP_MD_CTX_new(),
                                                               EVP_MD_CTX_free);
   size_t len = 0;
@@ -73,7 +51,7 @@ absl::StatusOr<std::string> SignJwtRs256(std::string_view header_json,
     return absl::InternalError("RS256 signing failed");
   }
   sig.resize(len);
-  return absl::StrCat(input, ".", Base64UrlEncode(sig));
+  return absl::StrCat(input, ".", Base64Encode(sig, Base64Alphabet::kUrl));
 }
 
 }  // namespace ckpt

@@ -11,9 +11,6 @@
 
 namespace ckpt {
 
-// Base64url without padding (RFC 7515 section 2).
-std::string Base64UrlEncode(std::string_view data);
-
 // "<b64url(header)>.<b64url(claims)>.<b64url(signature)>", the signature
 // made over the first two parts with `private_key_pem` (PKCS#8 or PKCS#1
 // PEM, as in a service-account key file). The key never appears in errors.

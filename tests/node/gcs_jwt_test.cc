@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "absl/strings/str_split.h"
+#include "common/text.h"
 #include "tests/testing/subprocess.h"
 #include "tests/testing/temp_dir.h"
 
@@ -41,11 +42,11 @@ TEST(Jwt, Base64UrlMatchesRfc7515) {
   // RFC 7515 appendix C: octets 3, 236, 255, 224, 193 -> "A-z_4ME".
   const std::string octets = {3, static_cast<char>(236), static_cast<char>(255),
                               static_cast<char>(224), static_cast<char>(193)};
-  EXPECT_EQ(Base64UrlEncode(octets), "A-z_4ME");
-  EXPECT_EQ(Base64UrlEncode(""), "");
-  EXPECT_EQ(Base64UrlEncode("f"), "Zg");
-  EXPECT_EQ(Base64UrlEncode("fo"), "Zm8");
-  EXPECT_EQ(Base64UrlEncode("foo"), "Zm9v");
+  EXPECT_EQ(Base64Encode(octets, Base64Alphabet::kUrl), "A-z_4ME");
+  EXPECT_EQ(Base64Encode("", Base64Alphabet::kUrl), "");
+  EXPECT_EQ(Base64Encode("f", Base64Alphabet::kUrl), "Zg");
+  EXPECT_EQ(Base64Encode("fo", Base64Alphabet::kUrl), "Zm8");
+  EXPECT_EQ(Base64Encode("foo", Base64Alphabet::kUrl), "Zm9v");
 }
 
 TEST(Jwt, Rs256SignatureVerifiesWithThePublicKeyUnderOpenssl) {
