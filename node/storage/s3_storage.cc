@@ -31,15 +31,37 @@ std::string Md5Hex(const char* data, size_t len) {
 
 constexpr char kCrcHeader[] = "x-amz-checksum-crc32c";
 
-// A server that echoes the checksum must echo ours: anything else means it
-// stored different bytes (S3 itself answers 400 BadDigest first).
-absl::Status CheckEcho(const S3Location& loc, const std::string& what,
-                       const std::string& sent, const HttpResponse& rep) {
+// Sends a call that uploads bytes (PUT or part). With s3.checksum=crc32c
+// their CRC32C goes along (into *crc when given), and a server that echoes
+// one must echo ours: anything else means it stored different bytes (S3
+// itself answers 400 BadDigest first). `what` names the upload in errors.
+absl::StatusOr<HttpResponse> SendBytes(S3Client& client, S3Call call,
+                                       const std::string& what,
+                                       std::string* crc = nullptr) {
+  if (client.config().checksum != "crc32c") return client.Do(call);
+  std::string sent = Crc32cBase64(call.body, call.body_len);
+  call.headers.push_back({kCrcHeader, sent});
+  ASSIGN_OR_RETURN(auto rep, client.Do(call));
   auto it = rep.headers.find(kCrcHeader);
-  if (it == rep.headers.end() || it->second == sent) return absl::OkStatus();
-  return absl::DataLossError(absl::StrCat(
-      "s3://", loc.bucket, "/", loc.key, what, ": the server's ", kCrcHeader,
-      " ", it->second, " is not the CRC32C of what was sent (", sent, ")"));
+  if (it != rep.headers.end() && it->second != sent) {
+    return absl::DataLossError(
+        absl::StrCat(what, ": the server's ", kCrcHeader, " ", it->second,
+                     " is not the CRC32C of what was sent (", sent, ")"));
+  }
+  if (crc) *crc = sent;
+  return rep;
+}
+
+// DELETE of one key; a key already gone is fine.
+absl::Status DeleteKey(S3Client& client, const std::string& bucket,
+                       const std::string& key) {
+  auto rep = client.Do(MakeS3Call("DELETE", bucket, key));
+  return rep.ok() || absl::IsNotFound(rep.status()) ? absl::OkStatus()
+                                                    : rep.status();
+}
+
+std::string Where(const S3Location& loc) {
+  return absl::StrCat("s3://", loc.bucket, "/", loc.key);
 }
 
 std::string Unquote(std::string s) {
@@ -85,16 +107,9 @@ class S3WritableFile : public WritableFile {
       S3Call put = MakeS3Call("PUT", loc_.bucket, loc_.key);
       put.body = buf_.data();
       put.body_len = buf_.size();
-      std::string crc;
-      if (crc32c_) {
-        crc = Crc32cBase64(buf_.data(), buf_.size());
-        put.headers.push_back({kCrcHeader, crc});
-      }
-      auto rep = client_->Do(put);
-      if (!rep.ok()) return rep.status();
-      if (crc32c_) RETURN_IF_ERROR(CheckEcho(loc_, "", crc, *rep));
+      RETURN_IF_ERROR(SendBytes(*client_, put, Where(loc_)).status());
     } else {
-      if (!buf_.empty() || etags_.empty()) {
+      if (!buf_.empty() || parts_.empty()) {
         RETURN_IF_ERROR(Fail(StartPart(std::move(buf_))));
         buf_.clear();
       }
@@ -126,26 +141,22 @@ class S3WritableFile : public WritableFile {
     ASSIGN_OR_RETURN(auto rep, client_->Do(c));
     upload_id_ = XmlValue(rep.body, "UploadId");
     if (upload_id_.empty()) {
-      return absl::InternalError(
-          absl::StrCat("s3://", loc_.bucket, "/", loc_.key,
-                       ": CreateMultipartUpload returned no UploadId"));
+      return absl::InternalError(absl::StrCat(
+          Where(loc_), ": CreateMultipartUpload returned no UploadId"));
     }
     return absl::OkStatus();
   }
 
   absl::Status StartPart(std::string data) {
     RETURN_IF_ERROR(WaitParts(max_in_flight_ - 1));
-    int number = static_cast<int>(etags_.size()) + 1;
-    etags_.emplace_back();
-    crcs_.emplace_back();
+    int number = static_cast<int>(parts_.size()) + 1;
+    parts_.emplace_back();
     inflight_.push_back(
         std::async(std::launch::async, [this, number, d = std::move(data)] {
-          std::string crc;
-          auto etag = UploadPart(number, d.data(), d.size(), &crc);
-          if (!etag.ok()) return etag.status();
-          std::lock_guard<std::mutex> lock(etag_mu_);
-          etags_[static_cast<size_t>(number - 1)] = *etag;
-          crcs_[static_cast<size_t>(number - 1)] = crc;
+          auto part = UploadPart(number, d.data(), d.size());
+          if (!part.ok()) return part.status();
+          std::lock_guard<std::mutex> lock(parts_mu_);
+          parts_[static_cast<size_t>(number - 1)] = std::move(*part);
           return absl::OkStatus();
         }));
     return absl::OkStatus();
@@ -162,44 +173,40 @@ class S3WritableFile : public WritableFile {
     return first;
   }
 
-  // Uploads one part; its ETag must be the MD5 of what was sent. With
-  // s3.checksum=crc32c the part's CRC32C goes along and into *crc.
-  absl::StatusOr<std::string> UploadPart(int number, const char* data,
-                                         size_t len, std::string* crc) {
+  struct Part {
+    std::string etag;
+    std::string crc32c;  // base64, with s3.checksum=crc32c
+  };
+
+  // Uploads one part; its ETag must be the MD5 of what was sent.
+  absl::StatusOr<Part> UploadPart(int number, const char* data, size_t len) {
     S3Call c = MakeS3Call(
         "PUT", loc_.bucket, loc_.key,
         {{"partNumber", std::to_string(number)}, {"uploadId", upload_id_}});
     c.body = data;
     c.body_len = len;
-    if (crc32c_) {
-      *crc = Crc32cBase64(data, len);
-      c.headers.push_back({kCrcHeader, *crc});
-    }
-    ASSIGN_OR_RETURN(auto rep, client_->Do(c));
-    if (crc32c_) {
-      RETURN_IF_ERROR(
-          CheckEcho(loc_, absl::StrCat(" part ", number), *crc, rep));
-    }
-    std::string etag = rep.headers["etag"];
+    const std::string what = absl::StrCat(Where(loc_), " part ", number);
+    Part part;
+    ASSIGN_OR_RETURN(auto rep, SendBytes(*client_, c, what, &part.crc32c));
+    part.etag = rep.headers["etag"];
     std::string md5 = Md5Hex(data, len);
-    if (Unquote(etag) != md5) {
+    if (Unquote(part.etag) != md5) {
       return absl::DataLossError(
-          absl::StrCat("s3://", loc_.bucket, "/", loc_.key, " part ", number,
-                       ": the server's ETag ", etag,
+          absl::StrCat(what, ": the server's ETag ", part.etag,
                        " is not the MD5 of what was sent (", md5, ")"));
     }
-    return etag;
+    return part;
   }
 
   absl::Status Complete() {
     std::string xml =
         "<CompleteMultipartUpload "
         "xmlns=\"http://s3.amazonaws.com/doc/2006-03-01/\">";
-    for (size_t i = 0; i < etags_.size(); ++i) {
+    for (size_t i = 0; i < parts_.size(); ++i) {
       absl::StrAppend(&xml, "<Part><PartNumber>", i + 1, "</PartNumber><ETag>",
-                      etags_[i], "</ETag>");
+                      parts_[i].etag, "</ETag>");
       if (crc32c_) {
-        absl::StrAppend(&xml, "<ChecksumCRC32C>", crcs_[i],
+        absl::StrAppend(&xml, "<ChecksumCRC32C>", parts_[i].crc32c,
                         "</ChecksumCRC32C>");
       }
       xml += "</Part>";
@@ -238,10 +245,9 @@ class S3WritableFile : public WritableFile {
   size_t max_in_flight_ = 1;
   std::string buf_;
   std::string upload_id_;
-  std::vector<std::string> etags_;  // by part number - 1
-  std::vector<std::string> crcs_;   // base64 CRC32C, by part number - 1
+  std::vector<Part> parts_;  // by part number - 1
+  std::mutex parts_mu_;
   bool crc32c_ = false;
-  std::mutex etag_mu_;
   std::deque<std::future<absl::Status>> inflight_;
   bool done_ = false;
 };
@@ -323,9 +329,9 @@ class S3ReadableFile : public ReadableFile {
             auto rep = client_->Do(c);
             if (!rep.ok()) return rep.status();
             if (rep->received != len) {
-              return absl::DataLossError(absl::StrCat(
-                  "s3://", loc_.bucket, "/", loc_.key, ": asked for ", len,
-                  " bytes at ", off, ", got ", rep->received));
+              return absl::DataLossError(
+                  absl::StrCat(Where(loc_), ": asked for ", len, " bytes at ",
+                               off, ", got ", rep->received));
             }
             return absl::OkStatus();
           });
@@ -463,22 +469,13 @@ absl::StatusOr<bool> S3Storage::Exists(const std::string& path) {
   return !keys.empty();
 }
 
+// The keys under the prefix. Shard keys spread under hash prefixes live
+// elsewhere; cleanup removes those by name (RemoveFiles).
 absl::Status S3Storage::RemoveTree(const std::string& path) {
   ASSIGN_OR_RETURN(auto loc, ParseS3Uri(path));
   ASSIGN_OR_RETURN(auto keys, ListKeys(loc));
-  // Shards spread under hash prefixes belong to this tree too.
-  for (int h = 0; h < client_->config().spread_prefixes; ++h) {
-    S3Location spread = loc;
-    char buf[24];
-    std::snprintf(buf, sizeof(buf), "%02x", static_cast<unsigned>(h));
-    spread.key = std::string(buf) + "/" + loc.key;
-    ASSIGN_OR_RETURN(auto more, ListKeys(spread));
-    keys.insert(keys.end(), more.begin(), more.end());
-  }
-  for (const auto& k : keys) {
-    auto rep = client_->Do(MakeS3Call("DELETE", loc.bucket, k));
-    if (!rep.ok() && !absl::IsNotFound(rep.status())) return rep.status();
-  }
+  for (const auto& k : keys)
+    RETURN_IF_ERROR(DeleteKey(*client_, loc.bucket, k));
   return absl::OkStatus();
 }
 
@@ -486,8 +483,7 @@ absl::Status S3Storage::RemoveFiles(const std::string& dir,
                                     const std::vector<std::string>& names) {
   for (const auto& n : names) {
     ASSIGN_OR_RETURN(auto loc, ObjectFor(JoinPath(dir, n)));
-    auto rep = client_->Do(MakeS3Call("DELETE", loc.bucket, loc.key));
-    if (!rep.ok() && !absl::IsNotFound(rep.status())) return rep.status();
+    RETURN_IF_ERROR(DeleteKey(*client_, loc.bucket, loc.key));
   }
   return absl::OkStatus();  // no directories in a bucket
 }
@@ -498,14 +494,7 @@ absl::Status S3Storage::WriteAtomic(const std::string& path,
   S3Call put = MakeS3Call("PUT", loc.bucket, loc.key);
   put.body = data.data();
   put.body_len = data.size();
-  const bool crc32c = client_->config().checksum == "crc32c";
-  std::string crc;
-  if (crc32c) {
-    crc = Crc32cBase64(data.data(), data.size());
-    put.headers.push_back({kCrcHeader, crc});
-  }
-  ASSIGN_OR_RETURN(auto rep, client_->Do(put));
-  return crc32c ? CheckEcho(loc, "", crc, rep) : absl::OkStatus();
+  return SendBytes(*client_, put, Where(loc)).status();
 }
 
 absl::StatusOr<std::string> S3Storage::ReadSmall(const std::string& path) {
