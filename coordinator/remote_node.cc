@@ -57,6 +57,19 @@ void RemoteNode::OnDisconnect(const std::string& why) {
   cv_.notify_all();
 }
 
+namespace {
+
+// The reply inside a call's reply message (`get` names its field), or the
+// call's error.
+template <typename Reply>
+absl::StatusOr<Reply> ReplyOf(absl::StatusOr<v1::NodeMessage> rep,
+                              Reply* (v1::NodeMessage::*get)()) {
+  if (!rep.ok()) return rep.status();
+  return std::move(*((*rep).*get)());
+}
+
+}  // namespace
+
 absl::StatusOr<v1::NodeMessage> RemoteNode::Call(
     v1::CoordinatorMessage msg, const ProgressCallback& progress) {
   uint64_t id;
@@ -107,44 +120,35 @@ absl::StatusOr<v1::InspectReply> RemoteNode::Inspect(
     const v1::InspectRequest& r) {
   v1::CoordinatorMessage m;
   *m.mutable_inspect() = r;
-  auto rep = Call(std::move(m));
-  if (!rep.ok()) return rep.status();
-  return std::move(*rep->mutable_inspect());
+  return ReplyOf(Call(std::move(m)), &v1::NodeMessage::mutable_inspect);
 }
 
 absl::StatusOr<v1::PrepareReply> RemoteNode::Prepare(
     const v1::PrepareRequest& r) {
   v1::CoordinatorMessage m;
   *m.mutable_prepare() = r;
-  auto rep = Call(std::move(m));
-  if (!rep.ok()) return rep.status();
-  return std::move(*rep->mutable_prepare());
+  return ReplyOf(Call(std::move(m)), &v1::NodeMessage::mutable_prepare);
 }
 
 absl::StatusOr<v1::PhaseReport> RemoteNode::StartPhase(
     const v1::StartPhaseRequest& r, const ProgressCallback& progress) {
   v1::CoordinatorMessage m;
   *m.mutable_start_phase() = r;
-  auto rep = Call(std::move(m), progress);
-  if (!rep.ok()) return rep.status();
-  return std::move(*rep->mutable_phase_report());
+  return ReplyOf(Call(std::move(m), progress),
+                 &v1::NodeMessage::mutable_phase_report);
 }
 
 absl::StatusOr<v1::CommitReply> RemoteNode::Commit(const v1::CommitRequest& r) {
   v1::CoordinatorMessage m;
   *m.mutable_commit() = r;
-  auto rep = Call(std::move(m));
-  if (!rep.ok()) return rep.status();
-  return std::move(*rep->mutable_commit());
+  return ReplyOf(Call(std::move(m)), &v1::NodeMessage::mutable_commit);
 }
 
 absl::StatusOr<v1::CleanupReply> RemoteNode::Cleanup(
     const v1::CleanupRequest& r) {
   v1::CoordinatorMessage m;
   *m.mutable_cleanup() = r;
-  auto rep = Call(std::move(m));
-  if (!rep.ok()) return rep.status();
-  return std::move(*rep->mutable_cleanup());
+  return ReplyOf(Call(std::move(m)), &v1::NodeMessage::mutable_cleanup);
 }
 
 absl::StatusOr<v1::AbortReply> RemoteNode::Abort(const v1::AbortRequest& r) {
@@ -160,9 +164,7 @@ absl::StatusOr<v1::AbortReply> RemoteNode::Abort(const v1::AbortRequest& r) {
 absl::StatusOr<v1::PingReply> RemoteNode::Ping(const v1::PingRequest& r) {
   v1::CoordinatorMessage m;
   *m.mutable_ping() = r;
-  auto rep = Call(std::move(m));
-  if (!rep.ok()) return rep.status();
-  return std::move(*rep->mutable_ping());
+  return ReplyOf(Call(std::move(m)), &v1::NodeMessage::mutable_ping);
 }
 
 void RemoteNode::Shutdown(bool ok, const std::string& reason) {

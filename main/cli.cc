@@ -1,5 +1,7 @@
 #include "main/cli.h"
 
+#include <utility>
+
 #include "absl/status/status.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
@@ -40,6 +42,17 @@ example: CKPT_DIR_PATH=/mnt/ckpt ckptbench run NUM_LAYERS=20 --results-dir out
 )";
 }
 
+namespace {
+
+// Flags that set a configuration key.
+constexpr std::pair<const char*, const char*> kOverrideFlags[] = {
+    {"--listen", "control.listen"},
+    {"--coordinator", "control.coordinator"},
+    {"--node-index", "control.node_index"},
+};
+
+}  // namespace
+
 absl::StatusOr<CliArgs> ParseCli(int argc, const char* const* argv) {
   CliArgs a;
   if (argc < 2) {
@@ -71,27 +84,27 @@ absl::StatusOr<CliArgs> ParseCli(int argc, const char* const* argv) {
       }
       return std::string(argv[++i]);
     };
-    if (arg.rfind("--config", 0) == 0) {
+    // A flag that takes a value: "--flag VALUE" or "--flag=VALUE".
+    auto is = [&](const char* flag) {
+      return arg == flag || arg.rfind(std::string(flag) + "=", 0) == 0;
+    };
+    const char* override_key = nullptr;
+    for (const auto& [flag, key] : kOverrideFlags) {
+      if (is(flag)) override_key = key;
+    }
+    if (override_key != nullptr) {
+      auto v = value(arg.substr(0, arg.find('=')));
+      if (!v.ok()) return v.status();
+      a.overrides.push_back(absl::StrCat(override_key, "=", *v));
+    } else if (is("--config")) {
       auto v = value("--config");
       if (!v.ok()) return v.status();
       a.config_path = *v;
-    } else if (arg.rfind("--results-dir", 0) == 0) {
+    } else if (is("--results-dir")) {
       auto v = value("--results-dir");
       if (!v.ok()) return v.status();
       a.results_dir = *v;
-    } else if (arg.rfind("--listen", 0) == 0) {
-      auto v = value("--listen");
-      if (!v.ok()) return v.status();
-      a.overrides.push_back("control.listen=" + *v);
-    } else if (arg.rfind("--coordinator", 0) == 0) {
-      auto v = value("--coordinator");
-      if (!v.ok()) return v.status();
-      a.overrides.push_back("control.coordinator=" + *v);
-    } else if (arg.rfind("--node-index", 0) == 0) {
-      auto v = value("--node-index");
-      if (!v.ok()) return v.status();
-      a.overrides.push_back("control.node_index=" + *v);
-    } else if (arg.rfind("--protocol-version", 0) == 0) {
+    } else if (is("--protocol-version")) {
       auto v = value("--protocol-version");
       if (!v.ok()) return v.status();
       if (!absl::SimpleAtoi(*v, &a.protocol_version)) {

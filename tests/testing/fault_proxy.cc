@@ -63,17 +63,7 @@ std::string ReplaceContentLength(const std::string& head, size_t n) {
 FaultProxy::FaultProxy(int upstream_port,
                        std::function<Fault(const ProxyRequest&)> rule)
     : upstream_port_(upstream_port), rule_(std::move(rule)) {
-  listen_fd_ = socket(AF_INET, SOCK_STREAM, 0);
-  int one = 1;
-  setsockopt(listen_fd_, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
-  sockaddr_in a{};
-  a.sin_family = AF_INET;
-  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  bind(listen_fd_, reinterpret_cast<sockaddr*>(&a), sizeof(a));
-  listen(listen_fd_, 64);
-  socklen_t len = sizeof(a);
-  getsockname(listen_fd_, reinterpret_cast<sockaddr*>(&a), &len);
-  port_ = ntohs(a.sin_port);
+  listen_fd_ = ListenLoopback(&port_);
   acceptor_ = std::thread([this] { Accept(); });
 }
 

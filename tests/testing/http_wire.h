@@ -7,6 +7,8 @@
 
 namespace ckpt {
 
+// A socket listening on 127.0.0.1 at a port the kernel picks (*port).
+int ListenLoopback(int* port);
 // A TCP connection to 127.0.0.1:port; -1 if refused.
 int ConnectLoopback(int port);
 bool SendAll(int fd, const char* p, size_t n);

@@ -13,15 +13,7 @@ namespace ckpt {
 StubHttpServer::StubHttpServer(
     std::function<StubResponse(const StubRequest&)> handler)
     : handler_(std::move(handler)) {
-  fd_ = socket(AF_INET, SOCK_STREAM, 0);
-  sockaddr_in a{};
-  a.sin_family = AF_INET;
-  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  bind(fd_, reinterpret_cast<sockaddr*>(&a), sizeof(a));
-  listen(fd_, 16);
-  socklen_t len = sizeof(a);
-  getsockname(fd_, reinterpret_cast<sockaddr*>(&a), &len);
-  port_ = ntohs(a.sin_port);
+  fd_ = ListenLoopback(&port_);
   thread_ = std::thread([this] { Loop(); });
 }
 
