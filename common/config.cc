@@ -8,148 +8,12 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "common/bytes.h"
+#include "common/config_keys.h"
 
 namespace ckpt {
 namespace {
 
-absl::Status Expect(const std::string& what) {
-  return absl::InvalidArgumentError(absl::StrCat("expected ", what));
-}
-
-absl::Status ParseInt(const std::string& v, int min, int* out) {
-  int x = 0;
-  const char* end = v.data() + v.size();
-  auto [p, ec] = std::from_chars(v.data(), end, x);
-  if (ec != std::errc() || p != end || x < min) {
-    return Expect(min == 0 ? "a non-negative integer"
-                           : absl::StrCat("an integer >= ", min));
-  }
-  *out = x;
-  return absl::OkStatus();
-}
-
-absl::Status ParseU64(const std::string& v, uint64_t* out) {
-  uint64_t x = 0;
-  const char* end = v.data() + v.size();
-  auto [p, ec] = std::from_chars(v.data(), end, x);
-  if (ec != std::errc() || p != end) return Expect("a non-negative integer");
-  *out = x;
-  return absl::OkStatus();
-}
-
-absl::Status ParseBool(const std::string& v, bool* out) {
-  std::string l = absl::AsciiStrToLower(v);
-  if (l == "true" || l == "1" || l == "yes" || l == "on") {
-    *out = true;
-  } else if (l == "false" || l == "0" || l == "no" || l == "off") {
-    *out = false;
-  } else {
-    return Expect("true or false");
-  }
-  return absl::OkStatus();
-}
-
-absl::Status ParseEnum(const std::string& v,
-                       const std::vector<std::string>& allowed,
-                       std::string* out) {
-  if (std::find(allowed.begin(), allowed.end(), v) == allowed.end()) {
-    return Expect(absl::StrCat("one of ", absl::StrJoin(allowed, ", ")));
-  }
-  *out = v;
-  return absl::OkStatus();
-}
-
-std::string BoolStr(bool b) { return b ? "true" : "false"; }
-
-template <typename Member>
-KeyDef SecondsKey(std::string key, std::string env, Member member,
-                  std::string desc) {
-  KeyDef k;
-  k.key = std::move(key);
-  k.env = std::move(env);
-  k.expected = "seconds, a number > 0";
-  k.description = std::move(desc);
-  k.set = [member](Config& c, const std::string& v) -> absl::Status {
-    char* end = nullptr;
-    double d = std::strtod(v.c_str(), &end);
-    if (v.empty() || *end != '\0' || !(d > 0) || d > 1e7) {
-      return Expect("seconds, a number > 0");
-    }
-    member(c) = d;
-    return absl::OkStatus();
-  };
-  k.get = [member](const Config& c) {
-    return absl::StrCat(member(const_cast<Config&>(c)));
-  };
-  return k;
-}
-
-template <typename Member>
-KeyDef IntKey(std::string key, std::string env, int min, Member member,
-              std::string desc) {
-  KeyDef k;
-  k.key = std::move(key);
-  k.env = std::move(env);
-  k.expected =
-      min == 0 ? "a non-negative integer" : absl::StrCat("an integer >= ", min);
-  k.description = std::move(desc);
-  k.set = [min, member](Config& c, const std::string& v) {
-    return ParseInt(v, min, &member(c));
-  };
-  k.get = [member](const Config& c) {
-    return std::to_string(member(const_cast<Config&>(c)));
-  };
-  return k;
-}
-
-template <typename Member>
-KeyDef BoolKey(std::string key, std::string env, Member member,
-               std::string desc) {
-  KeyDef k;
-  k.key = std::move(key);
-  k.env = std::move(env);
-  k.expected = "true or false";
-  k.description = std::move(desc);
-  k.set = [member](Config& c, const std::string& v) {
-    return ParseBool(v, &member(c));
-  };
-  k.get = [member](const Config& c) {
-    return BoolStr(member(const_cast<Config&>(c)));
-  };
-  return k;
-}
-
-template <typename Member>
-KeyDef EnumKey(std::string key, std::string env,
-               std::vector<std::string> allowed, Member member,
-               std::string desc) {
-  KeyDef k;
-  k.key = std::move(key);
-  k.env = std::move(env);
-  k.expected = absl::StrCat("one of ", absl::StrJoin(allowed, ", "));
-  k.description = std::move(desc);
-  k.set = [allowed, member](Config& c, const std::string& v) {
-    return ParseEnum(v, allowed, &member(c));
-  };
-  k.get = [member](const Config& c) { return member(const_cast<Config&>(c)); };
-  return k;
-}
-
-template <typename Member>
-KeyDef StringKey(std::string key, std::string env, std::string expected,
-                 Member member, std::string desc) {
-  KeyDef k;
-  k.key = std::move(key);
-  k.env = std::move(env);
-  k.expected = std::move(expected);
-  k.description = std::move(desc);
-  k.set = [member](Config& c, const std::string& v) {
-    member(c) = v;
-    return absl::OkStatus();
-  };
-  k.get = [member](const Config& c) { return member(const_cast<Config&>(c)); };
-  return k;
-}
+using namespace keydefs;  // NOLINT: the key-building helpers
 
 std::vector<KeyDef> BuildKeys() {
   std::vector<KeyDef> keys;
@@ -278,108 +142,13 @@ std::vector<KeyDef> BuildKeys() {
       "io.checksum", "CKPT_CHECKSUM", {"xxh3", "crc32c"},
       [](Config& c) -> std::string& { return c.io.checksum; },
       "checksum recorded in .metadata and verified on load"));
-  keys.push_back(StringKey(
-      "s3.endpoint", "AWS_ENDPOINT_URL_S3",
-      "a URL such as http://127.0.0.1:9000",
-      [](Config& c) -> std::string& { return c.s3.endpoint; },
-      "S3 endpoint override (MinIO, Ceph, GCS XML); default AWS"));
-  keys.push_back(StringKey(
-      "s3.region", "AWS_REGION", "a region such as us-east-1",
-      [](Config& c) -> std::string& { return c.s3.region; },
-      "S3 signing region"));
+  AddObjectStoreKeys(&keys);
   keys.push_back(EnumKey(
-      "s3.addressing", "CKPT_S3_ADDRESSING", {"auto", "path", "virtual"},
-      [](Config& c) -> std::string& { return c.s3.addressing; },
-      "path-style or virtual-hosted URLs (auto: path for IPs and localhost)"));
-  {
-    KeyDef k;
-    k.key = "s3.part_size";
-    k.env = "CKPT_S3_PART_SIZE";
-    k.expected = "a byte size from 5MiB to 5GiB";
-    k.description = "multipart part size";
-    k.set = [](Config& c, const std::string& v) -> absl::Status {
-      auto s = ParseByteSize(v);
-      if (!s.ok() || *s < (5ull << 20) || *s > (5ull << 30)) {
-        return Expect("a byte size from 5MiB to 5GiB");
-      }
-      c.s3.part_size = *s;
-      return absl::OkStatus();
-    };
-    k.get = [](const Config& c) { return std::to_string(c.s3.part_size); };
-    keys.push_back(k);
-  }
-  {
-    KeyDef k;
-    k.key = "s3.multipart_threshold";
-    k.env = "CKPT_S3_MULTIPART_THRESHOLD";
-    k.expected = "a byte size";
-    k.description = "objects at least this large use multipart upload";
-    k.set = [](Config& c, const std::string& v) -> absl::Status {
-      auto s = ParseByteSize(v);
-      if (!s.ok()) return Expect("a byte size");
-      c.s3.multipart_threshold = *s;
-      return absl::OkStatus();
-    };
-    k.get = [](const Config& c) {
-      return std::to_string(c.s3.multipart_threshold);
-    };
-    keys.push_back(k);
-  }
-  keys.push_back(EnumKey(
-      "s3.payload_signing", "CKPT_S3_PAYLOAD_SIGNING", {"unsigned", "signed"},
-      [](Config& c) -> std::string& { return c.s3.payload_signing; },
-      "UNSIGNED-PAYLOAD, or a SHA-256 of every body in the signature"));
-  keys.push_back(StringKey(
-      "s3.ca_bundle", "AWS_CA_BUNDLE", "a PEM file path",
-      [](Config& c) -> std::string& { return c.s3.ca_bundle; },
-      "CA bundle to verify the S3 endpoint's certificate"));
-  keys.push_back(BoolKey(
-      "s3.verify_tls", "CKPT_S3_VERIFY_TLS",
-      [](Config& c) -> bool& { return c.s3.verify_tls; },
-      "verify the S3 endpoint's TLS certificate"));
-  keys.push_back(SecondsKey(
-      "s3.stall_timeout", "CKPT_S3_STALL_TIMEOUT",
-      [](Config& c) -> double& { return c.s3.stall_timeout; },
-      "a transfer below 1 byte/s this long is retried"));
-  keys.push_back(IntKey(
-      "s3.max_attempts", "CKPT_S3_MAX_ATTEMPTS", 1,
-      [](Config& c) -> int& { return c.s3.max_attempts; },
-      "attempts per S3 request (retries with jittered backoff)"));
-  keys.push_back(IntKey(
-      "s3.parts_in_flight", "CKPT_S3_PARTS_IN_FLIGHT", 1,
-      [](Config& c) -> int& { return c.s3.parts_in_flight; },
-      "concurrent part uploads per object (memory: +1 part each)"));
-  {
-    KeyDef k;
-    k.key = "s3.range_size";
-    k.env = "CKPT_S3_RANGE_SIZE";
-    k.expected = "a byte size from 64KiB to 1GiB";
-    k.description = "bytes per ranged GET";
-    k.set = [](Config& c, const std::string& v) -> absl::Status {
-      auto s = ParseByteSize(v);
-      if (!s.ok() || *s < (64u << 10) || *s > (1ull << 30)) {
-        return Expect("a byte size from 64KiB to 1GiB");
-      }
-      c.s3.range_size = *s;
-      return absl::OkStatus();
-    };
-    k.get = [](const Config& c) { return std::to_string(c.s3.range_size); };
-    keys.push_back(k);
-  }
-  keys.push_back(IntKey(
-      "s3.ranges_in_flight", "CKPT_S3_RANGES_IN_FLIGHT", 1,
-      [](Config& c) -> int& { return c.s3.ranges_in_flight; },
-      "concurrent ranged GETs per object (read-ahead of a sequential load)"));
-  keys.push_back(IntKey(
-      "s3.spread_prefixes", "CKPT_S3_SPREAD_PREFIXES", 0,
-      [](Config& c) -> int& { return c.s3.spread_prefixes; },
-      "0 = shard keys follow the posix layout; N = under N hash prefixes "
-      "(<hh>/<key>), since S3 throttles per prefix"));
-  keys.push_back(EnumKey(
-      "s3.checksum", "CKPT_S3_CHECKSUM", {"none", "crc32c"},
-      [](Config& c) -> std::string& { return c.s3.checksum; },
-      "crc32c: send x-amz-checksum-crc32c with every PUT and part, so the "
-      "server rejects bytes that changed on the way"));
+      "storage.flavour", "CKPT_STORAGE_FLAVOUR", {"auto", "local", "fuse"},
+      [](Config& c) -> std::string& { return c.storage.flavour; },
+      "paths: local disk, or a FUSE object-store mount (sequential writes, no "
+      "O_DIRECT, no rename, close is the durability point); auto: from the "
+      "mount type"));
   keys.push_back(BoolKey(
       "storage.node_local", "CKPT_NODE_LOCAL",
       [](Config& c) -> bool& { return c.storage.node_local; },
@@ -517,7 +286,10 @@ std::vector<std::string> AllKeyNames() {
 std::map<std::string, std::string> StorageOptionsOf(const Config& config) {
   std::map<std::string, std::string> out;
   for (const auto& k : ConfigKeys()) {
-    if (k.key.rfind("s3.", 0) == 0) out[k.key] = k.get(config);
+    if (k.key.rfind("s3.", 0) == 0 || k.key.rfind("gcs.", 0) == 0 ||
+        k.key == "storage.flavour") {
+      out[k.key] = k.get(config);
+    }
   }
   return out;
 }

@@ -19,6 +19,10 @@ struct StorageOptions {
   std::string path;          // CKPT_DIR_PATH: path, file://, s3://, gs://
   std::string restore_path;  // CKPT_RESTORE_PATH; "" = <path>/checkpoints
   bool node_local = false;   // CKPT_NODE_LOCAL: each node its own disk
+  // Paths: "local" (boot disk), "fuse" (object-store mount: no O_DIRECT,
+  // no rename or overwrite, close is the durability point) or "auto"
+  // (fuse when the path's mount type is fuse.*).
+  std::string flavour = "auto";
 };
 
 struct ModelOptions {
@@ -75,6 +79,23 @@ struct S3Config {
   std::string checksum = "none";  // none | crc32c (x-amz-checksum-crc32c)
 };
 
+// Google Cloud Storage over its JSON API (gs://bucket/prefix).
+struct GcsConfig {
+  std::string endpoint;  // "" = https://storage.googleapis.com
+  std::string project;   // PROJECT: recorded; quota project if user_project
+  bool user_project = false;
+  std::string upload = "resumable";        // resumable | composite
+  uint64_t single_threshold = 8ull << 20;  // one request below this
+  uint64_t chunk_size = 8ull << 20;        // multiple of 256 KiB
+  int parts_in_flight = 4;                 // composite: concurrent parts
+  uint64_t range_size = 8ull << 20;        // bytes per ranged GET
+  int ranges_in_flight = 4;                // concurrent ranged GETs
+  int max_attempts = 5;
+  double stall_timeout = 30;
+  std::string ca_bundle;
+  bool verify_tls = true;
+};
+
 // The coordinator <-> node control channel.
 struct ControlOptions {
   std::string listen = "0.0.0.0:50051";  // coordinator: address to serve on
@@ -101,6 +122,7 @@ struct Config {
   IoOptionsConfig io;
   ControlOptions control;
   S3Config s3;
+  GcsConfig gcs;
 
   // Resolved helpers.
   std::string RestorePath() const;
@@ -129,7 +151,7 @@ const KeyDef* FindKey(const std::string& name);
 std::vector<std::string> AllKeyNames();
 
 // The backend settings shipped to nodes with every storage command: the
-// s3.* keys as "key" -> value.
+// s3.*, gcs.* and storage.flavour as "key" -> value.
 std::map<std::string, std::string> StorageOptionsOf(const Config& config);
 
 // With storage.node_local, "{node}" in a storage path stands for the node's

@@ -14,7 +14,7 @@
 #include "common/log.h"
 #include "common/status_macros.h"
 #include "node/pattern.h"
-#include "node/storage/s3_client.h"
+#include "node/storage/http_client.h"
 
 namespace ckpt {
 namespace {
@@ -163,7 +163,7 @@ PhaseOutcome NodeAgent::Execute(int64_t start_at_unix_ns,
   out.start_lag_seconds =
       static_cast<double>(NowUnixNs() - start_at_unix_ns) / 1e9;
   const CpuSample cpu0 = SampleCpu();
-  S3Counters& counters = GlobalS3Counters();
+  ObjectStoreCounters& counters = GlobalObjectStoreCounters();
   const uint64_t req0 = counters.requests, retry0 = counters.retries,
                  throttle0 = counters.throttles;
 

@@ -2,8 +2,11 @@
 
 #include <curl/curl.h>
 
+#include <chrono>
 #include <cstring>
 #include <mutex>
+#include <random>
+#include <thread>
 
 #include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
@@ -123,6 +126,55 @@ HttpResponse HttpClient::Do(const HttpRequest& req) {
   curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &rep.status);
   if (rc != CURLE_OK) rep.status = 0;
   return rep;
+}
+
+std::unique_ptr<HttpClient> HttpClientPool::Acquire() {
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (!idle_.empty()) {
+      auto c = std::move(idle_.back());
+      idle_.pop_back();
+      return c;
+    }
+  }
+  return std::make_unique<HttpClient>(options_);
+}
+
+void HttpClientPool::Release(std::unique_ptr<HttpClient> c) {
+  std::lock_guard<std::mutex> lock(mu_);
+  idle_.push_back(std::move(c));
+}
+
+ObjectStoreCounters& GlobalObjectStoreCounters() {
+  static ObjectStoreCounters* c = new ObjectStoreCounters;
+  return *c;
+}
+
+bool PermanentTransportError(int curl_code) {
+  return curl_code == CURLE_PEER_FAILED_VERIFICATION ||
+         curl_code == CURLE_SSL_CACERT_BADFILE ||
+         curl_code == CURLE_SSL_CERTPROBLEM ||
+         curl_code == CURLE_URL_MALFORMAT ||
+         curl_code == CURLE_UNSUPPORTED_PROTOCOL;
+}
+
+std::string FailureDetail(const HttpResponse& rep, const std::string& where,
+                          const std::string& server_detail) {
+  if (rep.status == 0) {
+    return absl::StrCat(
+        rep.stalled ? "transfer stalled: " : "connection error: ",
+        rep.curl_error, " (", where, ")");
+  }
+  return absl::StrCat("HTTP ", rep.status, server_detail.empty() ? "" : " ",
+                      server_detail);
+}
+
+void SleepBeforeRetry(int attempt) {
+  thread_local std::mt19937_64 rng(std::random_device{}());
+  double cap =
+      std::min(20.0, 0.2 * static_cast<double>(1u << std::min(attempt, 10)));
+  std::uniform_real_distribution<double> jitter(0, cap);
+  std::this_thread::sleep_for(std::chrono::duration<double>(jitter(rng)));
 }
 
 }  // namespace ckpt

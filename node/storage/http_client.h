@@ -5,8 +5,11 @@
 #ifndef CKPTBENCH_NODE_STORAGE_HTTP_CLIENT_H_
 #define CKPTBENCH_NODE_STORAGE_HTTP_CLIENT_H_
 
+#include <atomic>
 #include <cstdint>
 #include <map>
+#include <memory>
+#include <mutex>
 #include <string>
 #include <utility>
 #include <vector>
@@ -55,6 +58,41 @@ class HttpClient {
   HttpOptions options_;
   void* curl_;  // CURL*
 };
+
+// Idle clients kept for reuse, so connections stay open between calls.
+// Thread-safe.
+class HttpClientPool {
+ public:
+  explicit HttpClientPool(HttpOptions options) : options_(std::move(options)) {}
+  std::unique_ptr<HttpClient> Acquire();
+  void Release(std::unique_ptr<HttpClient> c);
+
+ private:
+  HttpOptions options_;
+  std::mutex mu_;
+  std::vector<std::unique_ptr<HttpClient>> idle_;
+};
+
+// Object-store requests made, retried and throttled (429, S3 SlowDown),
+// process-wide, for every object-store backend; results carry the deltas.
+struct ObjectStoreCounters {
+  std::atomic<uint64_t> requests{0};
+  std::atomic<uint64_t> retries{0};
+  std::atomic<uint64_t> throttles{0};
+};
+ObjectStoreCounters& GlobalObjectStoreCounters();
+
+// Transport failures another attempt cannot mend: the certificate does not
+// verify, the CA bundle cannot be read, the URL is wrong.
+bool PermanentTransportError(int curl_code);
+// Why a response failed, for errors: "connection error: <curl> (<where>)",
+// "transfer stalled: ..." or "HTTP <status>" followed by `server_detail`.
+std::string FailureDetail(const HttpResponse& rep, const std::string& where,
+                          const std::string& server_detail);
+// Sleeps before attempt `attempt` + 1: full jitter over an exponential cap
+// (0.2 s x 2^attempt, at most 20 s), so N nodes hitting one bucket do not
+// retry in lockstep.
+void SleepBeforeRetry(int attempt);
 
 }  // namespace ckpt
 

@@ -1,11 +1,6 @@
 #include "node/storage/s3_client.h"
 
-#include <curl/curl.h>
-
-#include <chrono>
 #include <cstdlib>
-#include <random>
-#include <thread>
 
 #include "absl/strings/ascii.h"
 #include "absl/strings/match.h"
@@ -26,16 +21,6 @@ bool IsIpOrLocal(const std::string& host) {
   return !h.empty();
 }
 
-// Transport failures that another attempt cannot mend: the certificate
-// does not verify, the CA bundle cannot be read, the URL is wrong.
-bool PermanentTransportError(int curl_code) {
-  return curl_code == CURLE_PEER_FAILED_VERIFICATION ||
-         curl_code == CURLE_SSL_CACERT_BADFILE ||
-         curl_code == CURLE_SSL_CERTPROBLEM ||
-         curl_code == CURLE_URL_MALFORMAT ||
-         curl_code == CURLE_UNSUPPORTED_PROTOCOL;
-}
-
 bool Retryable(const HttpResponse& r, const std::string& code) {
   if (r.status == 0) return !PermanentTransportError(r.curl_code);
   if (r.status == 500 || r.status == 502 || r.status == 503 ||
@@ -47,11 +32,6 @@ bool Retryable(const HttpResponse& r, const std::string& code) {
 }
 
 }  // namespace
-
-S3Counters& GlobalS3Counters() {
-  static S3Counters* c = new S3Counters;
-  return *c;
-}
 
 std::string XmlValue(const std::string& xml, const std::string& tag,
                      size_t from) {
@@ -125,7 +105,10 @@ absl::StatusOr<S3Config> S3ConfigFromOptions(
 
 S3Client::S3Client(S3Config config,
                    std::shared_ptr<AwsCredentialChain> credentials)
-    : config_(std::move(config)), credentials_(std::move(credentials)) {
+    : config_(std::move(config)),
+      credentials_(std::move(credentials)),
+      pool_(HttpOptions{config_.verify_tls, config_.ca_bundle,
+                        config_.stall_timeout, 10}) {
   std::string ep = config_.endpoint;
   if (ep.empty())
     ep = absl::StrCat("https://s3.", config_.region, ".amazonaws.com");
@@ -142,25 +125,6 @@ std::string S3Client::Endpoint() const {
   return absl::StrCat(scheme_, "://", host_);
 }
 
-std::unique_ptr<HttpClient> S3Client::Acquire() {
-  std::lock_guard<std::mutex> lock(pool_mu_);
-  if (!pool_.empty()) {
-    auto c = std::move(pool_.back());
-    pool_.pop_back();
-    return c;
-  }
-  HttpOptions o;
-  o.verify_tls = config_.verify_tls;
-  o.ca_bundle = config_.ca_bundle;
-  o.stall_seconds = config_.stall_timeout;
-  return std::make_unique<HttpClient>(o);
-}
-
-void S3Client::Release(std::unique_ptr<HttpClient> c) {
-  std::lock_guard<std::mutex> lock(pool_mu_);
-  pool_.push_back(std::move(c));
-}
-
 absl::StatusOr<HttpResponse> S3Client::Do(const S3Call& call) {
   auto creds = credentials_->Get();
   if (!creds.ok()) return creds.status();
@@ -174,8 +138,8 @@ absl::StatusOr<HttpResponse> S3Client::Do(const S3Call& call) {
   if (config_.payload_signing == "signed" || call.body == nullptr) {
     payload = call.body ? Sha256Hex(call.body, call.body_len) : kEmptySha256;
   }
-  auto client = Acquire();
-  std::mt19937_64 rng(std::random_device{}());
+  auto client = pool_.Acquire();
+  ObjectStoreCounters& counters = GlobalObjectStoreCounters();
   std::string what =
       absl::StrCat(call.method, " s3://", call.bucket, "/", call.key);
   for (int attempt = 1;; ++attempt) {
@@ -190,7 +154,7 @@ absl::StatusOr<HttpResponse> S3Client::Do(const S3Call& call) {
     req.body_len = call.body_len;
     req.sink = call.sink;
     req.sink_capacity = call.sink_capacity;
-    GlobalS3Counters().requests++;
+    counters.requests++;
     HttpResponse rep = client->Do(req);
     std::string code, message;
     bool ok = rep.status >= 200 && rep.status < 300;
@@ -201,19 +165,15 @@ absl::StatusOr<HttpResponse> S3Client::Do(const S3Call& call) {
       message = XmlValue(rep.body, "Message");
     }
     if (ok) {
-      Release(std::move(client));
+      pool_.Release(std::move(client));
       return rep;
     }
-    if (code == "SlowDown" || rep.status == 429) GlobalS3Counters().throttles++;
+    if (code == "SlowDown" || rep.status == 429) counters.throttles++;
     std::string detail =
-        rep.status == 0
-            ? absl::StrCat(
-                  rep.stalled ? "transfer stalled: " : "connection error: ",
-                  rep.curl_error, " (", scheme_, "://", host, ")")
-            : absl::StrCat("HTTP ", rep.status, code.empty() ? "" : " ", code,
-                           message.empty() ? "" : ": ", message);
+        FailureDetail(rep, absl::StrCat(scheme_, "://", host),
+                      absl::StrCat(code, message.empty() ? "" : ": ", message));
     if (!Retryable(rep, code) || attempt >= config_.max_attempts) {
-      Release(std::move(client));
+      pool_.Release(std::move(client));
       std::string msg = absl::StrCat(
           what, ": ", detail,
           attempt > 1 ? absl::StrCat(" (after ", attempt, " attempts)") : "");
@@ -222,12 +182,8 @@ absl::StatusOr<HttpResponse> S3Client::Do(const S3Call& call) {
       if (rep.status == 0) return absl::UnavailableError(msg);
       return absl::FailedPreconditionError(msg);
     }
-    GlobalS3Counters().retries++;
-    // Full jitter: N nodes hitting one bucket must not retry in lockstep.
-    double cap =
-        std::min(20.0, 0.2 * static_cast<double>(1u << std::min(attempt, 10)));
-    std::uniform_real_distribution<double> jitter(0, cap);
-    std::this_thread::sleep_for(std::chrono::duration<double>(jitter(rng)));
+    counters.retries++;
+    SleepBeforeRetry(attempt);
   }
 }
 

@@ -21,13 +21,6 @@
 
 namespace ckpt {
 
-struct S3Counters {
-  std::atomic<uint64_t> requests{0};
-  std::atomic<uint64_t> retries{0};
-  std::atomic<uint64_t> throttles{0};  // 503 SlowDown and 429
-};
-S3Counters& GlobalS3Counters();
-
 struct S3Location {
   std::string bucket;
   std::string key;  // no leading '/'
@@ -78,15 +71,11 @@ class S3Client {
   std::string Endpoint() const;
 
  private:
-  std::unique_ptr<HttpClient> Acquire();
-  void Release(std::unique_ptr<HttpClient> c);
-
   S3Config config_;
   std::shared_ptr<AwsCredentialChain> credentials_;
   std::string scheme_, host_;  // from the endpoint
   bool path_style_ = true;
-  std::mutex pool_mu_;
-  std::vector<std::unique_ptr<HttpClient>> pool_;
+  HttpClientPool pool_;
 };
 
 // Text of the first <tag>...</tag> in an XML body ("" if none).

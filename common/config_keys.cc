@@ -1,0 +1,72 @@
+#include "common/config_keys.h"
+
+#include <algorithm>
+#include <charconv>
+
+#include "absl/strings/ascii.h"
+#include "absl/strings/str_cat.h"
+
+namespace ckpt {
+namespace keydefs {
+
+absl::Status Expect(const std::string& what) {
+  return absl::InvalidArgumentError(absl::StrCat("expected ", what));
+}
+
+absl::Status ParseInt(const std::string& v, int min, int* out) {
+  int x = 0;
+  const char* end = v.data() + v.size();
+  auto [p, ec] = std::from_chars(v.data(), end, x);
+  if (ec != std::errc() || p != end || x < min) {
+    return Expect(min == 0 ? "a non-negative integer"
+                           : absl::StrCat("an integer >= ", min));
+  }
+  *out = x;
+  return absl::OkStatus();
+}
+
+absl::Status ParseU64(const std::string& v, uint64_t* out) {
+  uint64_t x = 0;
+  const char* end = v.data() + v.size();
+  auto [p, ec] = std::from_chars(v.data(), end, x);
+  if (ec != std::errc() || p != end) return Expect("a non-negative integer");
+  *out = x;
+  return absl::OkStatus();
+}
+
+absl::Status ParseBool(const std::string& v, bool* out) {
+  std::string l = absl::AsciiStrToLower(v);
+  if (l == "true" || l == "1" || l == "yes" || l == "on") {
+    *out = true;
+  } else if (l == "false" || l == "0" || l == "no" || l == "off") {
+    *out = false;
+  } else {
+    return Expect("true or false");
+  }
+  return absl::OkStatus();
+}
+
+absl::Status ParseEnum(const std::string& v,
+                       const std::vector<std::string>& allowed,
+                       std::string* out) {
+  if (std::find(allowed.begin(), allowed.end(), v) == allowed.end()) {
+    return Expect(absl::StrCat("one of ", absl::StrJoin(allowed, ", ")));
+  }
+  *out = v;
+  return absl::OkStatus();
+}
+
+std::string BoolStr(bool b) { return b ? "true" : "false"; }
+
+std::string SizeText(uint64_t bytes) {
+  static const char* kUnits[] = {"B", "KiB", "MiB", "GiB", "TiB"};
+  int u = 0;
+  while (u < 4 && bytes >= 1024 && bytes % 1024 == 0) {
+    bytes /= 1024;
+    ++u;
+  }
+  return u == 0 ? std::to_string(bytes) : absl::StrCat(bytes, kUnits[u]);
+}
+
+}  // namespace keydefs
+}  // namespace ckpt

@@ -1,0 +1,155 @@
+// Helpers that build KeyDefs (config.h), shared by the files that define
+// the keys: config.cc (general keys) and config_store_keys.cc (s3.*, gcs.*).
+// Internal to common/.
+#ifndef CKPTBENCH_COMMON_CONFIG_KEYS_H_
+#define CKPTBENCH_COMMON_CONFIG_KEYS_H_
+
+#include <string>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "common/bytes.h"
+#include "common/config.h"
+
+namespace ckpt {
+namespace keydefs {
+
+absl::Status Expect(const std::string& what);
+absl::Status ParseInt(const std::string& v, int min, int* out);
+absl::Status ParseU64(const std::string& v, uint64_t* out);
+absl::Status ParseBool(const std::string& v, bool* out);
+absl::Status ParseEnum(const std::string& v,
+                       const std::vector<std::string>& allowed,
+                       std::string* out);
+std::string BoolStr(bool b);
+// "5MiB", "256KiB", "1GiB" for whole units, else bytes ("1000").
+std::string SizeText(uint64_t bytes);
+
+template <typename Member>
+KeyDef SecondsKey(std::string key, std::string env, Member member,
+                  std::string desc) {
+  KeyDef k;
+  k.key = std::move(key);
+  k.env = std::move(env);
+  k.expected = "seconds, a number > 0";
+  k.description = std::move(desc);
+  k.set = [member](Config& c, const std::string& v) -> absl::Status {
+    char* end = nullptr;
+    double d = std::strtod(v.c_str(), &end);
+    if (v.empty() || *end != '\0' || !(d > 0) || d > 1e7) {
+      return Expect("seconds, a number > 0");
+    }
+    member(c) = d;
+    return absl::OkStatus();
+  };
+  k.get = [member](const Config& c) {
+    return absl::StrCat(member(const_cast<Config&>(c)));
+  };
+  return k;
+}
+
+template <typename Member>
+KeyDef IntKey(std::string key, std::string env, int min, Member member,
+              std::string desc) {
+  KeyDef k;
+  k.key = std::move(key);
+  k.env = std::move(env);
+  k.expected =
+      min == 0 ? "a non-negative integer" : absl::StrCat("an integer >= ", min);
+  k.description = std::move(desc);
+  k.set = [min, member](Config& c, const std::string& v) {
+    return ParseInt(v, min, &member(c));
+  };
+  k.get = [member](const Config& c) {
+    return std::to_string(member(const_cast<Config&>(c)));
+  };
+  return k;
+}
+
+template <typename Member>
+KeyDef BoolKey(std::string key, std::string env, Member member,
+               std::string desc) {
+  KeyDef k;
+  k.key = std::move(key);
+  k.env = std::move(env);
+  k.expected = "true or false";
+  k.description = std::move(desc);
+  k.set = [member](Config& c, const std::string& v) {
+    return ParseBool(v, &member(c));
+  };
+  k.get = [member](const Config& c) {
+    return BoolStr(member(const_cast<Config&>(c)));
+  };
+  return k;
+}
+
+template <typename Member>
+KeyDef EnumKey(std::string key, std::string env,
+               std::vector<std::string> allowed, Member member,
+               std::string desc) {
+  KeyDef k;
+  k.key = std::move(key);
+  k.env = std::move(env);
+  k.expected = absl::StrCat("one of ", absl::StrJoin(allowed, ", "));
+  k.description = std::move(desc);
+  k.set = [allowed, member](Config& c, const std::string& v) {
+    return ParseEnum(v, allowed, &member(c));
+  };
+  k.get = [member](const Config& c) { return member(const_cast<Config&>(c)); };
+  return k;
+}
+
+template <typename Member>
+KeyDef StringKey(std::string key, std::string env, std::string expected,
+                 Member member, std::string desc) {
+  KeyDef k;
+  k.key = std::move(key);
+  k.env = std::move(env);
+  k.expected = std::move(expected);
+  k.description = std::move(desc);
+  k.set = [member](Config& c, const std::string& v) {
+    member(c) = v;
+    return absl::OkStatus();
+  };
+  k.get = [member](const Config& c) { return member(const_cast<Config&>(c)); };
+  return k;
+}
+
+// A byte size ("8MiB", "262144") in [min, max], a multiple of `multiple`.
+template <typename Member>
+KeyDef SizeKey(std::string key, std::string env, uint64_t min, uint64_t max,
+               uint64_t multiple, Member member, std::string desc) {
+  KeyDef k;
+  k.key = std::move(key);
+  k.env = std::move(env);
+  k.expected =
+      absl::StrCat("a byte size from ", SizeText(min), " to ", SizeText(max));
+  if (multiple > 1) {
+    absl::StrAppend(&k.expected, ", a multiple of ", SizeText(multiple));
+  }
+  k.description = std::move(desc);
+  k.set = [expected = k.expected, min, max, multiple, member](
+              Config& c, const std::string& v) -> absl::Status {
+    auto s = ParseByteSize(v);
+    if (!s.ok() || *s < min || *s > max || *s % multiple != 0) {
+      return Expect(expected);
+    }
+    member(c) = *s;
+    return absl::OkStatus();
+  };
+  k.get = [member](const Config& c) {
+    return std::to_string(member(const_cast<Config&>(c)));
+  };
+  return k;
+}
+
+}  // namespace keydefs
+
+// Appends the s3.* and gcs.* keys (config_store_keys.cc).
+void AddObjectStoreKeys(std::vector<KeyDef>* keys);
+
+}  // namespace ckpt
+
+#endif  // CKPTBENCH_COMMON_CONFIG_KEYS_H_
