@@ -80,7 +80,10 @@ uint32_t Crc32c(const void* data, size_t len) {
 }
 
 std::string Crc32cBase64(const void* data, size_t len) {
-  const uint32_t v = Crc32c(data, len);
+  return Crc32cToBase64(Crc32c(data, len));
+}
+
+std::string Crc32cToBase64(uint32_t v) {
   const char be[4] = {static_cast<char>(v >> 24), static_cast<char>(v >> 16),
                       static_cast<char>(v >> 8), static_cast<char>(v)};
   return Base64Encode(std::string_view(be, 4));

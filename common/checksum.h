@@ -37,6 +37,7 @@ uint32_t Crc32c(const void* data, size_t len);
 // CRC32C as S3's x-amz-checksum-crc32c and GCS's crc32c carry it: base64 of
 // the 4 big-endian bytes ("123456789" -> "4waSgw==").
 std::string Crc32cBase64(const void* data, size_t len);
+std::string Crc32cToBase64(uint32_t crc);
 
 }  // namespace ckpt
 

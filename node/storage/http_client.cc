@@ -52,7 +52,10 @@ size_t Header(char* ptr, size_t size, size_t n, void* user) {
   if (colon != std::string::npos) {
     std::string name = absl::AsciiStrToLower(line.substr(0, colon));
     std::string value(absl::StripAsciiWhitespace(line.substr(colon + 1)));
-    t->rep->headers[name] = value;
+    // A header sent twice (x-goog-hash: crc32c=..., x-goog-hash: md5=...)
+    // keeps both values, comma-joined as HTTP allows.
+    auto [it, inserted] = t->rep->headers.emplace(name, value);
+    if (!inserted) it->second += ", " + value;
   } else if (line.rfind("HTTP/", 0) == 0) {
     t->rep->headers.clear();  // a new response (after 100-continue)
   }

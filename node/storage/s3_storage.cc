@@ -4,14 +4,13 @@
 
 #include <cstdio>
 #include <cstring>
-#include <deque>
-#include <future>
 #include <mutex>
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "common/checksum.h"
 #include "common/status_macros.h"
+#include "node/storage/object_io.h"
 
 namespace ckpt {
 namespace {
@@ -75,16 +74,16 @@ std::string Unquote(std::string s) {
 class S3WritableFile : public WritableFile {
  public:
   S3WritableFile(std::shared_ptr<S3Client> client, S3Location loc)
-      : client_(std::move(client)), loc_(std::move(loc)) {
+      : client_(std::move(client)),
+        loc_(std::move(loc)),
+        uploads_(client_->config().parts_in_flight) {
     part_size_ = client_->config().part_size;
     start_multipart_at_ =
         std::max(part_size_, client_->config().multipart_threshold);
-    max_in_flight_ =
-        static_cast<size_t>(std::max(1, client_->config().parts_in_flight));
     crc32c_ = client_->config().checksum == "crc32c";
   }
   ~S3WritableFile() override {
-    (void)WaitParts(0);
+    (void)uploads_.Wait(0);
     if (!upload_id_.empty() && !done_) (void)Abort();
   }
 
@@ -113,7 +112,7 @@ class S3WritableFile : public WritableFile {
         RETURN_IF_ERROR(Fail(StartPart(std::move(buf_))));
         buf_.clear();
       }
-      RETURN_IF_ERROR(Fail(WaitParts(0)));
+      RETURN_IF_ERROR(Fail(uploads_.Wait(0)));
       RETURN_IF_ERROR(Fail(Complete()));
     }
     buf_.clear();
@@ -129,7 +128,7 @@ class S3WritableFile : public WritableFile {
   // nothing is left behind.
   absl::Status Fail(absl::Status s) {
     if (!s.ok()) {
-      (void)WaitParts(0);
+      (void)uploads_.Wait(0);
       if (!upload_id_.empty()) (void)Abort();
     }
     return s;
@@ -148,29 +147,18 @@ class S3WritableFile : public WritableFile {
   }
 
   absl::Status StartPart(std::string data) {
-    RETURN_IF_ERROR(WaitParts(max_in_flight_ - 1));
     int number = static_cast<int>(parts_.size()) + 1;
-    parts_.emplace_back();
-    inflight_.push_back(
-        std::async(std::launch::async, [this, number, d = std::move(data)] {
-          auto part = UploadPart(number, d.data(), d.size());
-          if (!part.ok()) return part.status();
-          std::lock_guard<std::mutex> lock(parts_mu_);
-          parts_[static_cast<size_t>(number - 1)] = std::move(*part);
-          return absl::OkStatus();
-        }));
-    return absl::OkStatus();
-  }
-
-  // Waits until at most `keep` parts are in flight; the first error wins.
-  absl::Status WaitParts(size_t keep) {
-    absl::Status first;
-    while (inflight_.size() > keep) {
-      absl::Status s = inflight_.front().get();
-      inflight_.pop_front();
-      if (first.ok()) first = s;
+    {
+      std::lock_guard<std::mutex> lock(parts_mu_);
+      parts_.emplace_back();
     }
-    return first;
+    return uploads_.Start([this, number, d = std::move(data)] {
+      auto part = UploadPart(number, d.data(), d.size());
+      if (!part.ok()) return part.status();
+      std::lock_guard<std::mutex> lock(parts_mu_);
+      parts_[static_cast<size_t>(number - 1)] = std::move(*part);
+      return absl::OkStatus();
+    });
   }
 
   struct Part {
@@ -242,119 +230,33 @@ class S3WritableFile : public WritableFile {
   S3Location loc_;
   size_t part_size_;
   size_t start_multipart_at_;
-  size_t max_in_flight_ = 1;
   std::string buf_;
   std::string upload_id_;
   std::vector<Part> parts_;  // by part number - 1
   std::mutex parts_mu_;
   bool crc32c_ = false;
-  std::deque<std::future<absl::Status>> inflight_;
   bool done_ = false;
+  BoundedTasks uploads_;  // last: destroyed (waited for) before the rest
 };
 
-// Reads a sequential stream ahead with up to ranges_in_flight ranged GETs
-// of range_size each and copies into the caller's buffer; a read that does
-// not start where the last one ended drops the read-ahead.
-class S3ReadableFile : public ReadableFile {
- public:
-  S3ReadableFile(std::shared_ptr<S3Client> client, S3Location loc,
-                 uint64_t size)
-      : client_(std::move(client)), loc_(std::move(loc)), size_(size) {
-    range_ = client_->config().range_size;
-    depth_ =
-        static_cast<size_t>(std::max(1, client_->config().ranges_in_flight));
-  }
-  ~S3ReadableFile() override { Drop(); }
-  uint64_t Size() const override { return size_; }
-
-  absl::StatusOr<size_t> Read(uint64_t offset, void* buf, size_t len) override {
-    if (offset >= size_ || len == 0) return 0;
-    size_t n = static_cast<size_t>(std::min<uint64_t>(len, size_ - offset));
-    if (offset != next_) {
-      Drop();
-      queued_to_ = offset;
+// Ranged GETs of one object, each checked for its length.
+RangeFetch S3RangeFetch(std::shared_ptr<S3Client> client, S3Location loc) {
+  return [client = std::move(client), loc = std::move(loc)](
+             uint64_t off, size_t len, char* dst) -> absl::Status {
+    S3Call c = MakeS3Call(
+        "GET", loc.bucket, loc.key, {},
+        {{"Range", absl::StrCat("bytes=", off, "-", off + len - 1)}});
+    c.sink = dst;
+    c.sink_capacity = len;
+    ASSIGN_OR_RETURN(auto rep, client->Do(c));
+    if (rep.received != len) {
+      return absl::DataLossError(absl::StrCat(Where(loc), ": asked for ", len,
+                                              " bytes at ", off, ", got ",
+                                              rep.received));
     }
-    char* out = static_cast<char*>(buf);
-    size_t done = 0;
-    while (done < n) {
-      Fill();
-      Range& r = ranges_.front();
-      if (!r.ready) {
-        absl::Status s = r.result.get();
-        r.ready = true;
-        if (!s.ok()) {
-          Drop();
-          next_ = UINT64_MAX;
-          return s;
-        }
-      }
-      uint64_t at = offset + done;
-      size_t skip = static_cast<size_t>(at - r.offset);
-      size_t take = std::min(n - done, r.data.size() - skip);
-      std::memcpy(out + done, r.data.data() + skip, take);
-      done += take;
-      if (skip + take == r.data.size()) ranges_.pop_front();
-    }
-    next_ = offset + n;
-    return n;
-  }
-
-  absl::Status Close() override {
-    Drop();
     return absl::OkStatus();
-  }
-
- private:
-  struct Range {
-    uint64_t offset;
-    std::string data;
-    std::future<absl::Status> result;
-    bool ready = false;
   };
-
-  // Keeps depth_ ranges requested ahead of the reader.
-  void Fill() {
-    while (ranges_.size() < depth_ && queued_to_ < size_) {
-      uint64_t off = queued_to_;
-      size_t len = static_cast<size_t>(std::min<uint64_t>(range_, size_ - off));
-      ranges_.push_back(Range{off, std::string(len, '\0'), {}, false});
-      char* dst = ranges_.back().data.data();
-      ranges_.back().result =
-          std::async(std::launch::async, [this, off, len, dst] {
-            S3Call c = MakeS3Call(
-                "GET", loc_.bucket, loc_.key, {},
-                {{"Range", absl::StrCat("bytes=", off, "-", off + len - 1)}});
-            c.sink = dst;
-            c.sink_capacity = len;
-            auto rep = client_->Do(c);
-            if (!rep.ok()) return rep.status();
-            if (rep->received != len) {
-              return absl::DataLossError(
-                  absl::StrCat(Where(loc_), ": asked for ", len, " bytes at ",
-                               off, ", got ", rep->received));
-            }
-            return absl::OkStatus();
-          });
-      queued_to_ += len;
-    }
-  }
-
-  void Drop() {
-    for (auto& r : ranges_) {
-      if (!r.ready) r.result.wait();
-    }
-    ranges_.clear();
-  }
-
-  std::shared_ptr<S3Client> client_;
-  S3Location loc_;
-  uint64_t size_;
-  uint64_t range_ = 8 << 20;
-  size_t depth_ = 4;
-  uint64_t next_ = 0;       // where the last read ended
-  uint64_t queued_to_ = 0;  // end of the last range requested
-  std::deque<Range> ranges_;
-};
+}
 
 std::shared_ptr<AwsCredentialChain> ProcessCredentials() {
   static auto* chain = new std::shared_ptr<AwsCredentialChain>(
@@ -408,7 +310,9 @@ absl::StatusOr<std::unique_ptr<ReadableFile>> S3Storage::OpenRead(
   uint64_t size = std::stoull(rep.headers.count("content-length")
                                   ? rep.headers["content-length"]
                                   : "0");
-  return std::unique_ptr<ReadableFile>(new S3ReadableFile(client_, loc, size));
+  return std::unique_ptr<ReadableFile>(new RangedReadableFile(
+      size, client_->config().range_size, client_->config().ranges_in_flight,
+      S3RangeFetch(client_, loc)));
 }
 
 absl::StatusOr<std::vector<std::string>> S3Storage::ListDir(

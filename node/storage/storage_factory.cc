@@ -3,6 +3,7 @@
 #include "absl/status/status.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "node/storage/gcs_storage.h"
 #include "node/storage/memory_storage.h"
 #include "node/storage/null_storage.h"
 #include "node/storage/posix_storage.h"
@@ -47,10 +48,13 @@ absl::StatusOr<StorageLocation> OpenStorage(
     return loc;
   }
   if (absl::StartsWith(uri, "gs://")) {
-    return absl::UnimplementedError(
-        absl::StrCat("'", uri,
-                     "': the gs backend is not in this build yet; expected a "
-                     "local path, file:// or s3://"));
+    auto cfg = GcsConfigFromOptions(options);
+    if (!cfg.ok()) return cfg.status();
+    auto parsed = ParseGsUri(uri);
+    if (!parsed.ok()) return parsed.status();
+    loc.storage = GcsStorage::Make(*cfg);
+    loc.path = uri;
+    return loc;
   }
   size_t scheme = uri.find("://");
   if (scheme != std::string::npos && !absl::StartsWith(uri, "file://")) {

@@ -1,0 +1,158 @@
+#include "node/storage/gcs_client.h"
+
+#include <algorithm>
+#include <cstdlib>
+
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
+#include "nlohmann/json.hpp"
+
+namespace ckpt {
+
+absl::StatusOr<GcsObject> ParseGsUri(const std::string& uri) {
+  if (!absl::StartsWith(uri, "gs://")) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("'", uri, "': expected gs://bucket/prefix"));
+  }
+  std::string rest = uri.substr(5);
+  size_t slash = rest.find('/');
+  GcsObject o;
+  o.bucket = rest.substr(0, slash);
+  if (slash != std::string::npos) o.name = rest.substr(slash + 1);
+  while (!o.name.empty() && o.name.back() == '/') o.name.pop_back();
+  if (o.bucket.empty()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("'", uri, "': no bucket name"));
+  }
+  return o;
+}
+
+std::string GsUri(const GcsObject& o) {
+  return absl::StrCat("gs://", o.bucket, "/", o.name);
+}
+
+absl::StatusOr<GcsConfig> GcsConfigFromOptions(
+    const std::map<std::string, std::string>& options) {
+  Config c;
+  for (const auto& [k, v] : options) {
+    const KeyDef* def = FindKey(k);
+    if (def == nullptr || k.rfind("gcs.", 0) != 0) continue;
+    if (auto s = def->set(c, v); !s.ok()) {
+      return absl::InvalidArgumentError(
+          absl::StrCat(k, " = '", v, "': ", s.message()));
+    }
+  }
+  if (c.gcs.endpoint.empty()) {
+    if (const char* e = std::getenv("STORAGE_EMULATOR_HOST"); e && *e) {
+      c.gcs.endpoint = e;
+      if (c.gcs.endpoint.find("://") == std::string::npos)
+        c.gcs.endpoint = "http://" + c.gcs.endpoint;
+    }
+  }
+  return c.gcs;
+}
+
+std::string GcsErrorDetail(const std::string& body) {
+  nlohmann::json j = nlohmann::json::parse(body, nullptr, false);
+  if (!j.is_object() || !j.contains("error") || !j["error"].is_object())
+    return "";
+  const auto& e = j["error"];
+  std::string reason;
+  if (e.contains("errors") && e["errors"].is_array() && !e["errors"].empty() &&
+      e["errors"][0].is_object())
+    reason = e["errors"][0].value("reason", std::string());
+  std::string message = e.value("message", std::string());
+  return absl::StrCat(reason, reason.empty() || message.empty() ? "" : ": ",
+                      message);
+}
+
+bool GcsRetryable(const HttpResponse& rep) {
+  if (rep.status == 0) return !PermanentTransportError(rep.curl_code);
+  return rep.status == 408 || rep.status == 429 || rep.status >= 500;
+}
+
+GcsClient::GcsClient(GcsConfig config,
+                     std::shared_ptr<GcsCredentials> credentials)
+    : config_(std::move(config)),
+      credentials_(std::move(credentials)),
+      pool_(HttpOptions{config_.verify_tls, config_.ca_bundle,
+                        config_.stall_timeout, 10}) {
+  endpoint_ = config_.endpoint.empty() ? "https://storage.googleapis.com"
+                                       : config_.endpoint;
+  while (!endpoint_.empty() && endpoint_.back() == '/') endpoint_.pop_back();
+}
+
+std::string GcsClient::ObjectPath(const GcsObject& o) {
+  return absl::StrCat("/storage/v1/b/", UriEncode(o.bucket, true), "/o/",
+                      UriEncode(o.name, true));
+}
+
+std::string GcsClient::UploadPath(const std::string& bucket) {
+  return absl::StrCat("/upload/storage/v1/b/", UriEncode(bucket, true), "/o");
+}
+
+absl::StatusOr<HttpResponse> GcsClient::Do(const GcsCall& call) {
+  auto token = credentials_->Get();
+  if (!token.ok()) return token.status();
+  HttpRequest req;
+  req.method = call.method;
+  req.url = absl::StartsWith(call.path, "http")
+                ? call.path
+                : absl::StrCat(endpoint_, call.path);
+  HeaderList query = call.query;
+  if (config_.user_project && !config_.project.empty())
+    query.push_back({"userProject", config_.project});
+  for (size_t i = 0; i < query.size(); ++i) {
+    absl::StrAppend(
+        &req.url, i == 0 && req.url.find('?') == std::string::npos ? "?" : "&",
+        UriEncode(query[i].first, true), "=", UriEncode(query[i].second, true));
+  }
+  req.headers = call.headers;
+  if (!token->access_token.empty())
+    req.headers.push_back(
+        {"Authorization", absl::StrCat("Bearer ", token->access_token)});
+  req.body = call.body;
+  req.body_len = call.body_len;
+  req.sink = call.sink;
+  req.sink_capacity = call.sink_capacity;
+  // What errors name: the method and the object, never the session's
+  // upload_id (it acts as a credential).
+  std::string what = absl::StrCat(call.method, " ", endpoint_,
+                                  call.path.substr(0, call.path.find('?')));
+  if (absl::StartsWith(call.path, "http")) what = call.method + " session";
+  auto client = pool_.Acquire();
+  ObjectStoreCounters& counters = GlobalObjectStoreCounters();
+  const int attempts = call.retry ? std::max(1, config_.max_attempts) : 1;
+  for (int attempt = 1;; ++attempt) {
+    counters.requests++;
+    HttpResponse rep = client->Do(req);
+    bool ok = (rep.status >= 200 && rep.status < 300) ||
+              std::find(call.also_ok.begin(), call.also_ok.end(), rep.status) !=
+                  call.also_ok.end();
+    if (ok) {
+      pool_.Release(std::move(client));
+      return rep;
+    }
+    if (rep.status == 429) counters.throttles++;
+    std::string detail =
+        FailureDetail(rep, endpoint_, GcsErrorDetail(rep.body));
+    if (!GcsRetryable(rep) || attempt >= attempts) {
+      pool_.Release(std::move(client));
+      std::string msg = absl::StrCat(
+          what, ": ", detail,
+          attempt > 1 ? absl::StrCat(" (after ", attempt, " attempts)") : "");
+      if (rep.status == 404 || rep.status == 410)
+        return absl::NotFoundError(msg);
+      if (rep.status == 401) return absl::UnauthenticatedError(msg);
+      if (rep.status == 403) return absl::PermissionDeniedError(msg);
+      if (rep.status == 412) return absl::AlreadyExistsError(msg);
+      if (rep.status == 0 || GcsRetryable(rep))
+        return absl::UnavailableError(msg);
+      return absl::FailedPreconditionError(msg);
+    }
+    counters.retries++;
+    SleepBeforeRetry(attempt);
+  }
+}
+
+}  // namespace ckpt

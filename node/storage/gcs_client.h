@@ -1,0 +1,79 @@
+// GCS JSON API requests: URL building against the endpoint (or a resumable
+// session URI), the bearer token, retries with full-jitter backoff on 408,
+// 429, 5xx, resets and stalls (counted); other errors fail at once with
+// GCS's status, reason and message. Thread-safe.
+#ifndef CKPTBENCH_NODE_STORAGE_GCS_CLIENT_H_
+#define CKPTBENCH_NODE_STORAGE_GCS_CLIENT_H_
+
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "common/config.h"
+#include "node/storage/gcs_credentials.h"
+#include "node/storage/http_client.h"
+#include "node/storage/s3_sigv4.h"  // HeaderList, UriEncode
+
+namespace ckpt {
+
+struct GcsObject {
+  std::string bucket;
+  std::string name;  // no leading '/'
+};
+absl::StatusOr<GcsObject> ParseGsUri(const std::string& uri);
+std::string GsUri(const GcsObject& o);
+
+// GcsConfig from the storage options shipped by the coordinator (gcs.*
+// keys); the node's own STORAGE_EMULATOR_HOST sets the endpoint when
+// gcs.endpoint is empty.
+absl::StatusOr<GcsConfig> GcsConfigFromOptions(
+    const std::map<std::string, std::string>& options);
+
+struct GcsCall {
+  std::string method = "GET";
+  // Path under the endpoint, already encoded ("/storage/v1/b/B/o/N"), or
+  // an absolute URL (a resumable session).
+  std::string path;
+  HeaderList query;  // values are encoded here
+  HeaderList headers;
+  const void* body = nullptr;
+  size_t body_len = 0;
+  void* sink = nullptr;  // response body into this buffer
+  size_t sink_capacity = 0;
+  bool retry = true;          // false: one attempt, the caller recovers
+  std::vector<long> also_ok;  // statuses besides 2xx that are answers (308)
+};
+
+class GcsClient {
+ public:
+  GcsClient(GcsConfig config, std::shared_ptr<GcsCredentials> credentials);
+
+  // The answer, or the error after retries. NotFound for 404 and 410.
+  absl::StatusOr<HttpResponse> Do(const GcsCall& call);
+  // Checks credentials (fetching a token): the error before any round.
+  absl::StatusOr<GcsToken> Token() { return credentials_->Get(); }
+
+  const GcsConfig& config() const { return config_; }
+  std::string Endpoint() const { return endpoint_; }
+  // "/storage/v1/b/<bucket>/o/<name>" with the name encoded, '/' too.
+  static std::string ObjectPath(const GcsObject& o);
+  static std::string UploadPath(const std::string& bucket);
+
+ private:
+  GcsConfig config_;
+  std::shared_ptr<GcsCredentials> credentials_;
+  std::string endpoint_;
+  HttpClientPool pool_;
+};
+
+// "<status> <reason>: <message>" from a JSON API error body ("" if none).
+std::string GcsErrorDetail(const std::string& body);
+// Whether a response is worth another attempt: transport failures (not
+// certificate or URL ones), 408, 429 and 5xx.
+bool GcsRetryable(const HttpResponse& rep);
+
+}  // namespace ckpt
+
+#endif  // CKPTBENCH_NODE_STORAGE_GCS_CLIENT_H_

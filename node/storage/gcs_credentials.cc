@@ -1,0 +1,237 @@
+#include "node/storage/gcs_credentials.h"
+
+#include <cstdlib>
+#include <fstream>
+#include <sstream>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "nlohmann/json.hpp"
+#include "node/storage/gcs_jwt.h"
+#include "node/storage/http_client.h"
+#include "node/storage/s3_sigv4.h"
+
+namespace ckpt {
+namespace {
+
+using Clock = std::chrono::system_clock;
+
+constexpr char kDefaultTokenUri[] = "https://oauth2.googleapis.com/token";
+
+bool IsTrue(const char* v) {
+  if (v == nullptr) return false;
+  std::string s = v;
+  return s == "true" || s == "1" || s == "True" || s == "TRUE";
+}
+
+// A token reply ({access_token, expires_in}) from `where`; errors carry the
+// server's error code and description, never the request's secrets.
+absl::StatusOr<GcsToken> ParseTokenReply(const HttpResponse& rep,
+                                         const std::string& where,
+                                         const std::string& source) {
+  if (rep.status == 0) {
+    return absl::UnavailableError(
+        absl::StrCat(where, ": ", FailureDetail(rep, where, "")));
+  }
+  nlohmann::json j = nlohmann::json::parse(rep.body, nullptr, false);
+  if (rep.status != 200) {
+    std::string detail;
+    if (j.is_object() && j.contains("error")) {
+      const auto& e = j["error"];
+      detail = e.is_string() ? e.get<std::string>()
+                             : e.value("message", std::string());
+      if (j.contains("error_description") &&
+          j["error_description"].is_string()) {
+        absl::StrAppend(&detail, ": ",
+                        j["error_description"].get<std::string>());
+      }
+    }
+    return absl::UnauthenticatedError(
+        absl::StrCat(where, " refused the ", source, " credentials: HTTP ",
+                     rep.status, detail.empty() ? "" : " ", detail));
+  }
+  if (!j.is_object() || !j.contains("access_token") ||
+      !j["access_token"].is_string()) {
+    return absl::UnauthenticatedError(
+        absl::StrCat(where, " answered without an access_token"));
+  }
+  GcsToken t;
+  t.access_token = j["access_token"].get<std::string>();
+  t.source = source;
+  double life = 3600;
+  if (j.contains("expires_in") && j["expires_in"].is_number())
+    life = j["expires_in"].get<double>();
+  double margin = std::min(300.0, life / 2);
+  t.refresh_at =
+      Clock::now() +
+      std::chrono::milliseconds(static_cast<int64_t>((life - margin) * 1000));
+  return t;
+}
+
+HttpResponse PostForm(const std::string& url, const std::string& form) {
+  HttpOptions o;
+  o.connect_seconds = 10;
+  HttpClient client(o);
+  HttpRequest req;
+  req.method = "POST";
+  req.url = url;
+  req.headers = {{"Content-Type", "application/x-www-form-urlencoded"}};
+  req.body = form.data();
+  req.body_len = form.size();
+  return client.Do(req);
+}
+
+std::string Field(const nlohmann::json& j, const char* name) {
+  return j.contains(name) && j[name].is_string() ? j[name].get<std::string>()
+                                                 : std::string();
+}
+
+}  // namespace
+
+GcsCredentials::GcsCredentials(EnvLookup env) : env_(std::move(env)) {
+  if (!env_) env_ = [](const char* n) { return std::getenv(n); };
+}
+
+absl::StatusOr<GcsToken> GcsCredentials::Get() {
+  std::lock_guard<std::mutex> lock(mu_);
+  if (cached_ && Clock::now() < cached_->refresh_at) return *cached_;
+  auto t = Fetch();
+  if (!t.ok()) return t.status();
+  cached_ = *t;
+  return *t;
+}
+
+absl::StatusOr<GcsToken> GcsCredentials::Fetch() {
+  if (const char* e = env_("STORAGE_EMULATOR_HOST"); e && *e) {
+    GcsToken t;
+    t.source = "emulator";
+    return t;
+  }
+  if (const char* tok = env_("GOOGLE_OAUTH_ACCESS_TOKEN"); tok && *tok) {
+    GcsToken t;
+    t.access_token = tok;
+    t.source = "environment";
+    return t;
+  }
+  std::vector<std::string> tried = {"STORAGE_EMULATOR_HOST",
+                                    "GOOGLE_OAUTH_ACCESS_TOKEN"};
+  if (const char* f = env_("GOOGLE_APPLICATION_CREDENTIALS"); f && *f) {
+    return FromKeyFile(f);
+  }
+  tried.push_back("GOOGLE_APPLICATION_CREDENTIALS");
+  std::string adc;
+  if (const char* cfg = env_("CLOUDSDK_CONFIG"); cfg && *cfg) {
+    adc = absl::StrCat(cfg, "/application_default_credentials.json");
+  } else if (const char* home = env_("HOME"); home && *home) {
+    adc = absl::StrCat(home,
+                       "/.config/gcloud/application_default_credentials.json");
+  }
+  if (!adc.empty() && std::ifstream(adc).good()) return FromKeyFile(adc);
+  if (!adc.empty()) tried.push_back(adc);
+  std::string md_state = "off (NO_GCE_CHECK / METADATA_SERVER_DETECTION)";
+  const char* detection = env_("METADATA_SERVER_DETECTION");
+  if (!IsTrue(env_("NO_GCE_CHECK")) &&
+      !(detection && std::string(detection) == "none")) {
+    auto t = FromMetadataServer();
+    if (t.ok()) return t;
+    md_state = std::string(t.status().message());
+  }
+  return absl::UnauthenticatedError(absl::StrCat(
+      "no GCS credentials: none of ", absl::StrJoin(tried, ", "),
+      " is set or present, and the metadata server: ", md_state,
+      ". Expected one of those (or STORAGE_EMULATOR_HOST for an emulator)"));
+}
+
+absl::StatusOr<GcsToken> GcsCredentials::FromKeyFile(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) {
+    return absl::NotFoundError(
+        absl::StrCat("GCS credentials file ", path,
+                     " (GOOGLE_APPLICATION_CREDENTIALS) cannot be read"));
+  }
+  std::stringstream ss;
+  ss << in.rdbuf();
+  nlohmann::json key = nlohmann::json::parse(ss.str(), nullptr, false);
+  const std::string type = key.is_object() ? Field(key, "type") : "";
+  std::string token_uri = key.is_object() ? Field(key, "token_uri") : "";
+  if (token_uri.empty()) token_uri = kDefaultTokenUri;
+  if (type == "service_account") {
+    const std::string email = Field(key, "client_email");
+    const std::string pem = Field(key, "private_key");
+    if (email.empty() || pem.empty()) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "GCS credentials file ", path,
+          ": a service_account key needs client_email and private_key"));
+    }
+    nlohmann::json header = {{"alg", "RS256"}, {"typ", "JWT"}};
+    if (!Field(key, "private_key_id").empty())
+      header["kid"] = Field(key, "private_key_id");
+    const int64_t now = std::chrono::duration_cast<std::chrono::seconds>(
+                            Clock::now().time_since_epoch())
+                            .count();
+    nlohmann::json claims = {{"iss", email},
+                             {"scope", kScope},
+                             {"aud", token_uri},
+                             {"iat", now},
+                             {"exp", now + 3600}};
+    auto jwt = SignJwtRs256(header.dump(), claims.dump(), pem);
+    if (!jwt.ok()) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "GCS credentials file ", path, ": ", jwt.status().message()));
+    }
+    std::string form = absl::StrCat(
+        "grant_type=",
+        UriEncode("urn:ietf:params:oauth:grant-type:jwt-bearer", true),
+        "&assertion=", *jwt);
+    return ParseTokenReply(PostForm(token_uri, form), token_uri,
+                           absl::StrCat("service account ", email));
+  }
+  if (type == "authorized_user") {
+    std::string form = absl::StrCat(
+        "grant_type=refresh_token&client_id=",
+        UriEncode(Field(key, "client_id"), true),
+        "&client_secret=", UriEncode(Field(key, "client_secret"), true),
+        "&refresh_token=", UriEncode(Field(key, "refresh_token"), true));
+    return ParseTokenReply(PostForm(token_uri, form), token_uri,
+                           "authorized_user");
+  }
+  return absl::InvalidArgumentError(absl::StrCat(
+      "GCS credentials file ", path, ": type '", type,
+      "' is not supported; expected a JSON key of type service_account or "
+      "authorized_user"));
+}
+
+absl::StatusOr<GcsToken> GcsCredentials::FromMetadataServer() {
+  std::string host = "metadata.google.internal";
+  if (const char* h = env_("GCE_METADATA_HOST"); h && *h) {
+    host = h;
+  } else if (const char* ip = env_("GCE_METADATA_IP"); ip && *ip) {
+    host = ip;
+  }
+  const std::string url = absl::StrCat(
+      "http://", host,
+      "/computeMetadata/v1/instance/service-accounts/default/token");
+  HttpOptions o;
+  o.connect_seconds = 2;
+  o.stall_seconds = 5;
+  HttpClient client(o);
+  HttpRequest req;
+  req.url = url;
+  req.headers = {{"Metadata-Flavor", "Google"}};
+  HttpResponse rep;
+  for (int attempt = 1; attempt <= 3; ++attempt) {
+    rep = client.Do(req);
+    if (rep.status != 0 && rep.status < 500) break;
+    if (rep.status == 0 && PermanentTransportError(rep.curl_code)) break;
+    if (attempt < 3) SleepBeforeRetry(attempt - 1);
+  }
+  if (rep.status == 0) {
+    return absl::UnavailableError(
+        absl::StrCat("the metadata server (", host,
+                     ") did not answer: ", FailureDetail(rep, url, "")));
+  }
+  return ParseTokenReply(rep, absl::StrCat("the metadata server (", host, ")"),
+                         "metadata");
+}
+
+}  // namespace ckpt

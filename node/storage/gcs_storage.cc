@@ -1,0 +1,291 @@
+#include "node/storage/gcs_storage.h"
+
+#include "absl/strings/ascii.h"
+#include "absl/strings/match.h"
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
+#include "common/checksum.h"
+#include "common/status_macros.h"
+#include "nlohmann/json.hpp"
+#include "node/storage/gcs_upload.h"
+#include "node/storage/object_io.h"
+
+namespace ckpt {
+namespace {
+
+std::shared_ptr<GcsCredentials> ProcessCredentials() {
+  static auto* creds =
+      new std::shared_ptr<GcsCredentials>(std::make_shared<GcsCredentials>());
+  return *creds;
+}
+
+// The crc32c=<b64> part of an x-goog-hash header ("" if none).
+std::string HashCrc32c(const HttpResponse& rep) {
+  auto it = rep.headers.find("x-goog-hash");
+  if (it == rep.headers.end()) return "";
+  for (absl::string_view part : absl::StrSplit(it->second, ',')) {
+    part = absl::StripAsciiWhitespace(part);
+    if (absl::StartsWith(part, "crc32c=")) return std::string(part.substr(7));
+  }
+  return "";
+}
+
+struct ObjectInfo {
+  uint64_t size = 0;
+  std::string crc32c;  // base64, as the JSON API gives it
+  std::string generation;
+};
+
+absl::StatusOr<ObjectInfo> GetInfo(GcsClient& client, const GcsObject& obj) {
+  GcsCall c;
+  c.path = GcsClient::ObjectPath(obj);
+  ASSIGN_OR_RETURN(auto rep, client.Do(c));
+  nlohmann::json j = nlohmann::json::parse(rep.body, nullptr, false);
+  ObjectInfo info;
+  if (!j.is_object() ||
+      !absl::SimpleAtoi(j.value("size", std::string("-")), &info.size)) {
+    return absl::DataLossError(
+        absl::StrCat(GsUri(obj), ": object metadata without a size"));
+  }
+  info.crc32c = j.value("crc32c", std::string());
+  info.generation = j.value("generation", std::string());
+  return info;
+}
+
+// Ranged alt=media GETs of one generation of an object. Each answer's
+// x-goog-hash (the whole object's CRC32C) must be the one the metadata
+// gave: anything else means the object changed under the read.
+RangeFetch GcsRangeFetch(std::shared_ptr<GcsClient> client, GcsObject obj,
+                         ObjectInfo info) {
+  return [client = std::move(client), obj = std::move(obj),
+          info = std::move(info)](uint64_t off, size_t len,
+                                  char* dst) -> absl::Status {
+    GcsCall c;
+    c.path = GcsClient::ObjectPath(obj);
+    c.query = {{"alt", "media"}};
+    if (!info.generation.empty())
+      c.query.push_back({"generation", info.generation});
+    c.headers = {{"Range", absl::StrCat("bytes=", off, "-", off + len - 1)}};
+    c.sink = dst;
+    c.sink_capacity = len;
+    ASSIGN_OR_RETURN(auto rep, client->Do(c));
+    if (rep.received != len) {
+      return absl::DataLossError(absl::StrCat(GsUri(obj), ": asked for ", len,
+                                              " bytes at ", off, ", got ",
+                                              rep.received));
+    }
+    std::string crc = HashCrc32c(rep);
+    if (!crc.empty() && !info.crc32c.empty() && crc != info.crc32c) {
+      return absl::DataLossError(
+          absl::StrCat(GsUri(obj), ": x-goog-hash crc32c=", crc, " at offset ",
+                       off, " is not the object's crc32c ", info.crc32c,
+                       " (it changed during the read)"));
+    }
+    return absl::OkStatus();
+  };
+}
+
+// Ranged reads, plus the CRC32C of a sequential read of the whole object
+// compared with the object's own when the last byte arrives.
+class GcsReadableFile : public ReadableFile {
+ public:
+  GcsReadableFile(std::shared_ptr<GcsClient> client, GcsObject obj,
+                  ObjectInfo info)
+      : obj_(obj),
+        want_crc_(info.crc32c),
+        reader_(info.size, client->config().range_size,
+                client->config().ranges_in_flight,
+                GcsRangeFetch(client, obj, info)),
+        crc_(NewChecksummer(ChecksumKind::kCrc32c)) {}
+
+  uint64_t Size() const override { return reader_.Size(); }
+
+  absl::StatusOr<size_t> Read(uint64_t offset, void* buf, size_t len) override {
+    ASSIGN_OR_RETURN(size_t n, reader_.Read(offset, buf, len));
+    if (offset != hashed_to_) {
+      sequential_ = false;  // not a single pass: no whole-object check
+      return n;
+    }
+    crc_->Update(buf, n);
+    hashed_to_ += n;
+    if (sequential_ && n > 0 && hashed_to_ == Size() && !want_crc_.empty()) {
+      std::string got = Crc32cToBase64(static_cast<uint32_t>(crc_->Value()));
+      if (got != want_crc_) {
+        return absl::DataLossError(absl::StrCat(
+            GsUri(obj_), ": crc32c of the ", Size(), " bytes read is ", got,
+            ", the object's (x-goog-hash) is ", want_crc_));
+      }
+    }
+    return n;
+  }
+
+  absl::Status Close() override { return reader_.Close(); }
+
+ private:
+  GcsObject obj_;
+  std::string want_crc_;
+  RangedReadableFile reader_;
+  std::unique_ptr<Checksummer> crc_;
+  uint64_t hashed_to_ = 0;
+  bool sequential_ = true;
+};
+
+}  // namespace
+
+std::unique_ptr<Storage> GcsStorage::Make(GcsConfig config) {
+  return std::make_unique<GcsStorage>(std::move(config));
+}
+
+GcsStorage::GcsStorage(GcsConfig config,
+                       std::shared_ptr<GcsCredentials> credentials)
+    : client_(std::make_shared<GcsClient>(
+          std::move(config),
+          credentials ? std::move(credentials) : ProcessCredentials())) {}
+
+absl::StatusOr<std::unique_ptr<WritableFile>> GcsStorage::OpenWrite(
+    const std::string& path, const WriteOptions&) {
+  ASSIGN_OR_RETURN(auto obj, ParseGsUri(path));
+  RETURN_IF_ERROR(client_->Token().status());
+  return NewGcsWritableFile(client_, obj);
+}
+
+absl::StatusOr<std::unique_ptr<ReadableFile>> GcsStorage::OpenRead(
+    const std::string& path, const ReadOptions&) {
+  ASSIGN_OR_RETURN(auto obj, ParseGsUri(path));
+  ASSIGN_OR_RETURN(auto info, GetInfo(*client_, obj));
+  return std::unique_ptr<ReadableFile>(
+      new GcsReadableFile(client_, obj, std::move(info)));
+}
+
+absl::Status GcsStorage::List(const GcsObject& dir, bool shallow,
+                              std::vector<std::string>* names,
+                              int max_results) {
+  const std::string prefix = dir.name.empty() ? "" : dir.name + "/";
+  std::string token;
+  do {
+    GcsCall c;
+    c.path = absl::StrCat("/storage/v1/b/", UriEncode(dir.bucket, true), "/o");
+    c.query = {{"prefix", prefix}};
+    if (shallow) c.query.push_back({"delimiter", "/"});
+    if (max_results > 0)
+      c.query.push_back({"maxResults", std::to_string(max_results)});
+    if (!token.empty()) c.query.push_back({"pageToken", token});
+    ASSIGN_OR_RETURN(auto rep, client_->Do(c));
+    nlohmann::json j = nlohmann::json::parse(rep.body, nullptr, false);
+    if (!j.is_object()) {
+      return absl::DataLossError(absl::StrCat("listing gs://", dir.bucket, "/",
+                                              prefix, ": not a JSON object"));
+    }
+    if (j.contains("items")) {
+      for (const auto& item : j["items"])
+        names->push_back(item.value("name", std::string()));
+    }
+    if (j.contains("prefixes")) {
+      for (const auto& p : j["prefixes"])
+        names->push_back(p.get<std::string>());
+    }
+    token = j.value("nextPageToken", std::string());
+    if (max_results > 0) break;
+  } while (!token.empty());
+  return absl::OkStatus();
+}
+
+absl::StatusOr<std::vector<std::string>> GcsStorage::ListDir(
+    const std::string& path) {
+  ASSIGN_OR_RETURN(auto dir, ParseGsUri(path));
+  std::vector<std::string> all, names;
+  RETURN_IF_ERROR(List(dir, /*shallow=*/true, &all));
+  const std::string prefix = dir.name.empty() ? "" : dir.name + "/";
+  for (auto n : all) {
+    if (n.size() <= prefix.size() || n.rfind(prefix, 0) != 0) continue;
+    n = n.substr(prefix.size());
+    if (!n.empty() && n.back() == '/') n.pop_back();
+    names.push_back(n);
+  }
+  if (names.empty())
+    return absl::NotFoundError(absl::StrCat(path, ": nothing stored under it"));
+  return names;
+}
+
+absl::StatusOr<std::vector<std::string>> GcsStorage::ListNames(
+    const GcsObject& dir) {
+  std::vector<std::string> names;
+  RETURN_IF_ERROR(List(dir, /*shallow=*/false, &names));
+  return names;
+}
+
+absl::StatusOr<bool> GcsStorage::Exists(const std::string& path) {
+  ASSIGN_OR_RETURN(auto obj, ParseGsUri(path));
+  auto info = GetInfo(*client_, obj);
+  if (info.ok()) return true;
+  if (!absl::IsNotFound(info.status())) return info.status();
+  std::vector<std::string> names;
+  RETURN_IF_ERROR(List(obj, /*shallow=*/false, &names, 1));
+  return !names.empty();
+}
+
+absl::Status GcsStorage::RemoveTree(const std::string& path) {
+  ASSIGN_OR_RETURN(auto dir, ParseGsUri(path));
+  ASSIGN_OR_RETURN(auto names, ListNames(dir));
+  std::vector<std::string> rel;
+  for (const auto& n : names) rel.push_back(n.substr(dir.name.size() + 1));
+  RETURN_IF_ERROR(RemoveFiles(path, rel));
+  // The path itself as an object (a file removed as a tree).
+  return RemoveFiles(path, {""});
+}
+
+absl::Status GcsStorage::RemoveFiles(const std::string& dir,
+                                     const std::vector<std::string>& names) {
+  for (const auto& n : names) {
+    ASSIGN_OR_RETURN(auto obj, ParseGsUri(n.empty() ? dir : JoinPath(dir, n)));
+    GcsCall c;
+    c.method = "DELETE";
+    c.path = GcsClient::ObjectPath(obj);
+    auto rep = client_->Do(c);
+    if (!rep.ok() && !absl::IsNotFound(rep.status())) return rep.status();
+  }
+  return absl::OkStatus();  // no directories in a bucket
+}
+
+absl::Status GcsStorage::WriteAtomic(const std::string& path,
+                                     const std::string& data) {
+  ASSIGN_OR_RETURN(auto obj, ParseGsUri(path));
+  return UploadInOneRequest(*client_, obj, data.data(), data.size());
+}
+
+absl::StatusOr<std::string> GcsStorage::ReadSmall(const std::string& path) {
+  ASSIGN_OR_RETURN(auto obj, ParseGsUri(path));
+  GcsCall c;
+  c.path = GcsClient::ObjectPath(obj);
+  c.query = {{"alt", "media"}};
+  ASSIGN_OR_RETURN(auto rep, client_->Do(c));
+  std::string crc = HashCrc32c(rep);
+  if (!crc.empty() && crc != Crc32cBase64(rep.body.data(), rep.body.size())) {
+    return absl::DataLossError(
+        absl::StrCat(path, ": the bytes read do not match x-goog-hash"));
+  }
+  return rep.body;
+}
+
+absl::StatusOr<CacheReport> GcsStorage::PrepareColdRead(
+    const std::vector<std::string>&, const std::string&) {
+  CacheReport r;
+  r.method = "none";
+  r.note = "object storage: every read goes to the server";
+  return r;
+}
+
+FilesystemInfo GcsStorage::Filesystem(const std::string& path) {
+  auto obj = ParseGsUri(path);
+  const GcsConfig& c = client_->config();
+  auto token = client_->Token();
+  return {"gcs", client_->Endpoint(),
+          absl::StrCat("bucket=", obj.ok() ? obj->bucket : "?",
+                       ",project=", c.project.empty() ? "-" : c.project,
+                       ",upload=", c.upload, ",chunk_size=", c.chunk_size,
+                       ",single_threshold=", c.single_threshold,
+                       ",auth=", token.ok() ? token->source : "none")};
+}
+
+}  // namespace ckpt
