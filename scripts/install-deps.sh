@@ -15,7 +15,14 @@ PACKAGES=(
   memcached awscli python3-awscrt
   # The S3 HTTPS test: nginx terminates TLS in front of Swift
   nginx-light
+  # The FUSE test mounts a Swift bucket with s3fs
+  s3fs fuse3
 )
+# The GCS test server is checked by Google's Node client (tests/gcs_node);
+# a Node.js already on the machine is used as it is.
+if ! command -v node >/dev/null || ! command -v npm >/dev/null; then
+  PACKAGES+=(nodejs npm)
+fi
 
 missing=()
 for p in "${PACKAGES[@]}"; do
