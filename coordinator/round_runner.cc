@@ -181,13 +181,20 @@ RoundResult RoundRunner::Run(const RoundSpec& spec) {
       }
       result.cache.resident_bytes += rep->resident_bytes();
       result.cache.checked_bytes += rep->checked_bytes();
+      // Nodes on the same kind of storage say the same: keep one of each.
+      if (!rep->cache_note().empty() &&
+          result.cache.note.find(rep->cache_note()) == std::string::npos) {
+        absl::StrAppend(&result.cache.note,
+                        result.cache.note.empty() ? "" : "; ",
+                        rep->cache_note());
+      }
     }
   }
   if (!spec.save && result.cache.resident_bytes > 0 &&
       result.cache.method != "none" && result.cache.method != "o_direct") {
-    result.cache.note =
-        absl::StrCat(result.cache.resident_bytes,
-                     " bytes were still in the page cache at start");
+    absl::StrAppend(&result.cache.note, result.cache.note.empty() ? "" : "; ",
+                    result.cache.resident_bytes,
+                    " bytes were still in the page cache at start");
     LOG_WARN("load round %d: %s", spec.index, result.cache.note);
   }
 

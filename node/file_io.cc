@@ -126,7 +126,7 @@ absl::Status SaveFile(const TransferContext& ctx, const FileJob& job,
   if (params.fsync) {
     RETURN_IF_ERROR(Timed(stats->fsync, [&] { return file->Sync(); }));
   }
-  RETURN_IF_ERROR(file->Close());
+  RETURN_IF_ERROR(Timed(stats->close, [&] { return file->Close(); }));
   out->done_seconds = SecondsSince(ctx.start);
   return absl::OkStatus();
 }

@@ -50,8 +50,11 @@ struct IoParams {
 
 // Per-operation latency histograms, one set per thread, merged later.
 struct OpStats {
-  Histogram open, write, read, fsync;
+  // close: the durability point on FUSE object-store mounts, where the
+  // upload happens.
+  Histogram open, write, read, fsync, close;
   void Merge(const OpStats& o) {
+    close.Merge(o.close);
     open.Merge(o.open);
     write.Merge(o.write);
     read.Merge(o.read);

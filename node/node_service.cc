@@ -85,6 +85,7 @@ v1::PhaseReport ReportToProto(const PhaseOutcome& o, uint64_t round_id) {
   add_op("write", o.ops.write);
   add_op("read", o.ops.read);
   add_op("fsync", o.ops.fsync);
+  add_op("close", o.ops.close);
   for (const auto& c : o.checksums) {
     auto* pc = rep.add_checksums();
     pc->set_rank(c.rank);
@@ -134,6 +135,7 @@ v1::PrepareReply NodeService::Prepare(const v1::PrepareRequest& req) {
     return rep;
   }
   rep.set_cache_method(out->cache.method);
+  rep.set_cache_note(out->cache.note);
   rep.set_resident_bytes(out->cache.resident_bytes);
   rep.set_checked_bytes(out->cache.checked_bytes);
   rep.set_filesystem(out->filesystem.type);

@@ -80,14 +80,22 @@ class PosixWritableFile : public WritableFile, private OwnedFd {
   }
 
   absl::Status Sync() override {
-    if (fsync(fd_) != 0) return Errno("fsync", path_);
+    if (fsync(fd_) != 0) {
+      // FUSE mounts where fsync is not meaningful: close is what counts.
+      if (fuse_ && (errno == ENOSYS || errno == EINVAL || errno == ENOTSUP))
+        return absl::OkStatus();
+      return Errno("fsync", path_);
+    }
     return absl::OkStatus();
   }
 
   absl::Status Close() override { return CloseFd(); }
 
+  void set_fuse(bool fuse) { fuse_ = fuse; }
+
  private:
   bool direct_;
+  bool fuse_ = false;
 };
 
 class PosixReadableFile : public ReadableFile, private OwnedFd {
@@ -123,14 +131,29 @@ class PosixReadableFile : public ReadableFile, private OwnedFd {
 
 }  // namespace
 
-std::unique_ptr<Storage> PosixStorage::Make() {
-  return std::make_unique<PosixStorage>();
+std::unique_ptr<Storage> PosixStorage::Make(const std::string& flavour,
+                                            const std::string& root) {
+  Flavour f = flavour == "fuse" ? Flavour::kFuse : Flavour::kLocal;
+  if (flavour == "auto") {
+    const std::string type = PosixStorage().Filesystem(root).type;
+    if (type.rfind("fuse", 0) == 0) f = Flavour::kFuse;
+  }
+  return std::make_unique<PosixStorage>(f);
 }
 
 absl::StatusOr<std::unique_ptr<WritableFile>> PosixStorage::OpenWrite(
     const std::string& path, const WriteOptions& options) {
-  int flags = O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC;
-  if (options.direct) flags |= O_DIRECT;
+  const bool fuse = flavour_ == Flavour::kFuse;
+  int flags = O_WRONLY | O_CREAT | O_CLOEXEC;
+  if (fuse) {
+    // A new object: never truncate or overwrite one in place.
+    flags |= O_EXCL;
+    if (unlink(path.c_str()) != 0 && errno != ENOENT)
+      return Errno("remove before writing", path);
+  } else {
+    flags |= O_TRUNC;
+    if (options.direct) flags |= O_DIRECT;
+  }
   int fd = open(path.c_str(), flags, 0644);
   if (fd < 0) {
     if (options.direct && errno == EINVAL) {
@@ -141,17 +164,20 @@ absl::StatusOr<std::unique_ptr<WritableFile>> PosixStorage::OpenWrite(
     }
     return Errno("open for writing", path);
   }
-  return std::unique_ptr<WritableFile>(
-      new PosixWritableFile(path, fd, options.direct));
+  auto file =
+      std::make_unique<PosixWritableFile>(path, fd, options.direct && !fuse);
+  file->set_fuse(fuse);
+  return std::unique_ptr<WritableFile>(std::move(file));
 }
 
 absl::StatusOr<std::unique_ptr<ReadableFile>> PosixStorage::OpenRead(
     const std::string& path, const ReadOptions& options) {
   int flags = O_RDONLY | O_CLOEXEC;
-  if (options.direct) flags |= O_DIRECT;
+  const bool direct = options.direct && flavour_ != Flavour::kFuse;
+  if (direct) flags |= O_DIRECT;
   int fd = open(path.c_str(), flags);
   if (fd < 0) {
-    if (options.direct && errno == EINVAL) {
+    if (direct && errno == EINVAL) {
       return absl::InvalidArgumentError(
           absl::StrCat("open ", path,
                        " with O_DIRECT: the filesystem does not support "
@@ -182,7 +208,8 @@ absl::Status PosixStorage::SyncDir(const std::string& path) {
   int rc = fsync(fd);
   int err = errno;
   close(fd);
-  if (rc != 0 && err != EINVAL) return Errno("fsync directory", path, err);
+  if (rc != 0 && err != EINVAL && err != ENOSYS && err != ENOTSUP)
+    return Errno("fsync directory", path, err);
   return absl::OkStatus();
 }
 
@@ -229,6 +256,13 @@ absl::Status PosixStorage::RemoveFiles(const std::string& dir,
 
 absl::Status PosixStorage::WriteAtomic(const std::string& path,
                                        const std::string& data) {
+  if (flavour_ == Flavour::kFuse) {
+    // No rename on object-store mounts: the object appears whole at close.
+    ASSIGN_OR_RETURN(auto f, OpenWrite(path, WriteOptions{}));
+    RETURN_IF_ERROR(f->Append(data.data(), data.size()));
+    RETURN_IF_ERROR(f->Sync());
+    return f->Close();
+  }
   std::string tmp = path + ".tmp";
   {
     ASSIGN_OR_RETURN(auto f, OpenWrite(tmp, WriteOptions{}));
@@ -268,12 +302,14 @@ absl::StatusOr<CacheReport> PosixStorage::PrepareColdRead(
     RETURN_IF_ERROR(measure());
     return report;
   }
-  if (mode == "direct") {
+  const bool fuse = flavour_ == Flavour::kFuse;
+  if (mode == "direct" && !fuse) {
     report.method = "o_direct";
     RETURN_IF_ERROR(measure());
     return report;
   }
-  bool drop = mode == "drop" || (mode == "auto" && CanDropCaches());
+  bool drop = mode == "drop" ||
+              ((mode == "auto" || mode == "direct") && CanDropCaches());
   if (mode == "drop" && !CanDropCaches()) {
     return absl::PermissionDeniedError(
         "io.cache_mode=drop: /proc/sys/vm/drop_caches is not writable (needs "
@@ -287,12 +323,34 @@ absl::StatusOr<CacheReport> PosixStorage::PrepareColdRead(
     report.method = "fadvise_dontneed";
   }
   RETURN_IF_ERROR(measure());
+  if (fuse) {
+    report.note = FuseCacheNote(paths.empty() ? "" : paths.front(),
+                                report.resident_bytes, mode == "direct");
+    return report;
+  }
   if (report.resident_bytes > 0 && mode == "auto") {
     report.note = absl::StrCat(report.method, " left ", report.resident_bytes,
                                " bytes cached; reading with O_DIRECT");
     report.method = "o_direct";
   }
   return report;
+}
+
+// What a cold read on a FUSE mount can and cannot promise.
+std::string PosixStorage::FuseCacheNote(const std::string& path,
+                                        uint64_t resident, bool asked_direct) {
+  std::string note =
+      "FUSE mount: the kernel page cache was evicted; the FUSE daemon's own "
+      "caches (s3fs use_cache, gcsfuse file cache, mountpoint-s3 --cache) "
+      "are not, so mount without them for cold reads";
+  const std::string opts = Filesystem(path).options;
+  if (opts.find("use_cache") != std::string::npos)
+    note += "; this mount has use_cache: loads may be served from disk";
+  if (resident > 0)
+    absl::StrAppend(&note, "; ", resident,
+                    " bytes stayed resident (no O_DIRECT fallback on FUSE)");
+  if (asked_direct) note += "; io.cache_mode=direct is not used on FUSE";
+  return note;
 }
 
 FilesystemInfo PosixStorage::Filesystem(const std::string& path) {
@@ -322,6 +380,8 @@ FilesystemInfo PosixStorage::Filesystem(const std::string& path) {
     info.options = f[5];
     if (dash + 3 < f.size()) absl::StrAppend(&info.options, ",", f[dash + 3]);
   }
+  if (flavour_ == Flavour::kFuse)
+    info.options = absl::StrCat("flavour=fuse,", info.options);
   return info;
 }
 

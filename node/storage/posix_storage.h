@@ -1,6 +1,12 @@
-// Storage on a local filesystem path: boot disks, and FUSE mounts (a
-// flavour with FUSE's restrictions comes later). fsync for durability,
-// optional O_DIRECT, page-cache avoidance for loads. Thread-safe.
+// Storage on a filesystem path, in two flavours. local (boot disks): fsync
+// for durability, optional O_DIRECT, small files written to a temporary
+// name and renamed. fuse (object-store mounts: s3fs, mountpoint-s3,
+// gcsfuse): what those allow only: sequential single-pass writes to new
+// files (an existing one is unlinked first, never truncated or
+// overwritten in place), no O_DIRECT, no rename; close() is the
+// durability point (the upload) and is checked, fsync is done when asked
+// but ENOSYS/EINVAL/ENOTSUP from it or from a directory fsync is not an
+// error. Both evict the page cache before loads. Thread-safe.
 #ifndef CKPTBENCH_NODE_STORAGE_POSIX_STORAGE_H_
 #define CKPTBENCH_NODE_STORAGE_POSIX_STORAGE_H_
 
@@ -12,9 +18,18 @@ namespace ckpt {
 
 class PosixStorage : public Storage {
  public:
-  static std::unique_ptr<Storage> Make();
+  enum class Flavour { kLocal, kFuse };
+  // flavour "local", "fuse" or "auto": fuse when `root`'s mount type is
+  // fuse.* (or fuseblk).
+  static std::unique_ptr<Storage> Make(const std::string& flavour = "local",
+                                       const std::string& root = "");
+  explicit PosixStorage(Flavour flavour = Flavour::kLocal)
+      : flavour_(flavour) {}
+  Flavour flavour() const { return flavour_; }
 
-  std::string Kind() const override { return "posix"; }
+  std::string Kind() const override {
+    return flavour_ == Flavour::kFuse ? "fuse" : "posix";
+  }
   absl::StatusOr<std::unique_ptr<WritableFile>> OpenWrite(
       const std::string& path, const WriteOptions& options) override;
   absl::StatusOr<std::unique_ptr<ReadableFile>> OpenRead(
@@ -33,6 +48,11 @@ class PosixStorage : public Storage {
   absl::StatusOr<CacheReport> PrepareColdRead(
       const std::vector<std::string>& paths, const std::string& mode) override;
   FilesystemInfo Filesystem(const std::string& path) override;
+
+ private:
+  std::string FuseCacheNote(const std::string& path, uint64_t resident,
+                            bool asked_direct);
+  Flavour flavour_;
 };
 
 }  // namespace ckpt

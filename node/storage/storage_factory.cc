@@ -62,8 +62,10 @@ absl::StatusOr<StorageLocation> OpenStorage(
         "'", uri,
         "': unknown URI scheme; expected a path, file://, s3:// or gs://"));
   }
-  loc.storage = PosixStorage::Make();
   loc.path = NativePath(uri);
+  auto flavour = options.find("storage.flavour");
+  loc.storage = PosixStorage::Make(
+      flavour == options.end() ? "auto" : flavour->second, loc.path);
   if (loc.path.empty()) {
     return absl::InvalidArgumentError("empty storage path");
   }

@@ -1,5 +1,6 @@
 // One conformance suite every Storage backend passes.
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <memory>
 
@@ -165,6 +166,50 @@ TEST(PosixStorage, DirectReadAndWriteWork) {
   ASSERT_TRUE(n.ok()) << n.status();
   EXPECT_EQ(*n, 2u * 4096 + 100);
   std::free(buf);
+}
+
+}  // namespace
+}  // namespace ckpt
+
+namespace ckpt {
+namespace {
+
+// The fuse flavour never truncates or overwrites a file in place (a hard
+// link to the old file keeps the old bytes: a new file was made), never
+// asks for O_DIRECT, and writes small files without a temporary name.
+TEST(PosixStorage, FuseFlavourMakesNewFilesAndNeverUsesDirectIo) {
+  TempDir t;
+  auto fuse = PosixStorage::Make("fuse");
+  auto local = PosixStorage::Make("local");
+  EXPECT_EQ(fuse->Kind(), "fuse");
+  EXPECT_EQ(local->Kind(), "posix");
+  const std::string a = t.Sub("a"), b = t.Sub("b");
+  ASSERT_TRUE(local->WriteAtomic(a, "old bytes").ok());
+  ASSERT_EQ(link(a.c_str(), b.c_str()), 0);
+  WriteOptions direct;
+  direct.direct = true;  // a fuse mount would refuse it: not passed on
+  auto f = fuse->OpenWrite(a, direct);
+  ASSERT_TRUE(f.ok()) << f.status();
+  ASSERT_TRUE((*f)->Append("new", 3).ok());
+  ASSERT_TRUE((*f)->Sync().ok());
+  ASSERT_TRUE((*f)->Close().ok());
+  EXPECT_EQ(*fuse->ReadSmall(a), "new");
+  EXPECT_EQ(*fuse->ReadSmall(b), "old bytes");
+  // The local flavour truncates in place: a link sees the new bytes.
+  const std::string c = t.Sub("c");
+  ASSERT_EQ(link(a.c_str(), c.c_str()), 0);
+  auto g = local->OpenWrite(a, {});
+  ASSERT_TRUE(g.ok());
+  ASSERT_TRUE((*g)->Append("local", 5).ok());
+  ASSERT_TRUE((*g)->Close().ok());
+  EXPECT_EQ(*local->ReadSmall(c), "local");
+  ASSERT_TRUE(fuse->WriteAtomic(t.Sub("meta"), "{}").ok());
+  auto names = fuse->ListDir(t.path());
+  ASSERT_TRUE(names.ok());
+  for (const auto& n : *names) EXPECT_EQ(n.find(".tmp"), std::string::npos);
+  EXPECT_EQ(fuse->Filesystem(t.path()).options.rfind("flavour=fuse,", 0), 0u);
+  // auto: /proc is not a FUSE mount.
+  EXPECT_EQ(PosixStorage::Make("auto", "/proc")->Kind(), "posix");
 }
 
 }  // namespace

@@ -1,0 +1,110 @@
+// The fuse flavour of the posix backend on a real FUSE mount: Debian's
+// s3fs mounts a bucket of the test's Swift (s3api), and `ckptbench run`
+// with CKPT_DIR_PATH on the mount (the env-var single-node mode) saves and
+// loads through it, verified; the objects land in the bucket. Skipped,
+// with the reason, where /dev/fuse is missing.
+#include <gtest/gtest.h>
+#include <sys/stat.h>
+
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <thread>
+
+#include "tests/testing/swift_server.h"
+
+namespace ckpt {
+namespace {
+
+using nlohmann::json;
+
+bool Mounted(const std::string& dir, std::string* type) {
+  std::ifstream in("/proc/self/mountinfo");
+  std::string line;
+  while (std::getline(in, line)) {
+    if (line.find(" " + dir + " ") == std::string::npos) continue;
+    size_t dash = line.find(" - ");
+    if (dash == std::string::npos) continue;
+    *type = line.substr(dash + 3, line.find(' ', dash + 3) - dash - 3);
+    return true;
+  }
+  return false;
+}
+
+// An s3fs mount of a Swift bucket, unmounted (and s3fs ended) on exit,
+// also when the test fails.
+class S3fsMount {
+ public:
+  S3fsMount(const SwiftServer& swift, const std::string& bucket,
+            const std::string& dir) {
+    dir_ = dir;
+    mkdir(dir.c_str(), 0755);
+    auto env = swift.Env();
+    env["AWSACCESSKEYID"] = env["AWS_ACCESS_KEY_ID"];
+    env["AWSSECRETACCESSKEY"] = env["AWS_SECRET_ACCESS_KEY"];
+    // -f: in the foreground, so this test owns the process by its PID.
+    process_ = std::make_unique<Process>(
+        std::vector<std::string>{
+            "/usr/bin/s3fs", bucket, dir, "-f", "-o",
+            "url=" + swift.endpoint() +
+                ",use_path_request_style,dbglevel=warn,endpoint=us-east-1"},
+        env);
+    for (int i = 0; i < 100 && !Mounted(dir, &type_); ++i) {
+      if (process_->Wait(0.1) >= 0) break;  // s3fs gave up
+    }
+  }
+  ~S3fsMount() {
+    RunProcess({"/bin/fusermount", "-u", "-z", dir_}, {});
+    if (process_ && process_->Wait(10) < 0) process_->Signal(SIGTERM);
+  }
+  const std::string& type() const { return type_; }
+  std::string log() const { return process_->Out() + process_->Err(); }
+
+ private:
+  std::string dir_, type_;
+  std::unique_ptr<Process> process_;
+};
+
+TEST(Fuse, SaveAndLoadThroughAnS3fsMountOfSwift) {
+  struct stat st;
+  if (stat("/dev/fuse", &st) != 0) {
+    GTEST_SKIP() << "skipped: /dev/fuse is missing on this machine, so no "
+                    "FUSE mount can be made (s3fs needs it)";
+  }
+  SwiftServer& swift = SwiftServer::Get();
+  ASSERT_FALSE(swift.endpoint().empty()) << swift.error();
+  const std::string bucket = "fuse" + std::to_string(getpid());
+  ASSERT_EQ(swift.MakeBucket(bucket), "");
+  TempDir t;
+  S3fsMount mount(swift, bucket, t.Sub("mnt"));
+  ASSERT_EQ(mount.type(), "fuse.s3fs") << mount.log();
+
+  auto r = RunProcess({CkptbenchBinary(), "run", "--results-dir", t.Sub("res")},
+                      {{"CKPT_DIR_PATH", t.Sub("mnt") + "/bench"},
+                       {"NUM_DEVICES", "2"},
+                       {"NUM_LAYERS", "1"},
+                       {"NUM_SAVE_CALLS", "1"},
+                       {"NUM_LOAD_CALLS", "1"},
+                       {"HOME", t.path()}});
+  ASSERT_EQ(r.exit_code, 0) << r.err << mount.log();
+  json j = json::parse(ReadFile(t.Sub("res/result.json")));
+  EXPECT_EQ(j["environment"]["filesystem"], "fuse.s3fs");
+  const std::string opts = j["environment"]["mount_options"];
+  EXPECT_EQ(opts.rfind("flavour=fuse,", 0), 0u) << opts;
+  ASSERT_EQ(j["rounds"].size(), 2u);
+  EXPECT_GT(j["rounds"][0]["bytes"].get<uint64_t>(), 0u);
+  EXPECT_TRUE(j["rounds"][1]["verified"].get<bool>());
+  const std::string rounds = j["rounds"].dump();
+  EXPECT_NE(rounds.find("\"close\""), std::string::npos);  // timed close
+  EXPECT_NE(rounds.find("FUSE daemon's own caches"), std::string::npos);
+
+  // The shards are objects in the bucket, as S3 sees them.
+  auto ls = swift.Aws({"s3", "ls", "--recursive", "s3://" + bucket + "/"});
+  ASSERT_EQ(ls.exit_code, 0) << ls.err;
+  EXPECT_NE(ls.out.find("bench/checkpoints/"), std::string::npos) << ls.out;
+  EXPECT_NE(ls.out.find(".distcp"), std::string::npos) << ls.out;
+  EXPECT_NE(ls.out.find(".metadata"), std::string::npos) << ls.out;
+  EXPECT_EQ(ls.out.find(".tmp"), std::string::npos) << ls.out;  // no renames
+}
+
+}  // namespace
+}  // namespace ckpt
