@@ -131,14 +131,19 @@ TEST(Multinode, MissingNodesAreListedAfterTheRegisterTimeout) {
 
 TEST(Multinode, NodeLocalDisksHoldOwnShardsAndStagePerNode) {
   Cluster c;
+  // The boot-disk pattern of the GCS checkpoint benchmark: a save-only run,
+  // then a load-only one, each node on its own disk.
   Env env = {{"NUM_NODES", "2"},
              {"CKPT_NODE_LOCAL", "true"},
+             {"CKPT_MODE", "save-only"},
              {"CKPT_DIR_PATH", c.tmp().Sub("disk-{node}")}};
   {
     auto coord = c.StartCoordinator(env);
     auto n0 = c.StartNode(0);
     auto n1 = c.StartNode(1);
     ASSERT_EQ(coord->Wait(60), 0) << coord->Err();
+    for (const auto& round : ReadJson(c.ResultPath())["rounds"])
+      EXPECT_EQ(round["phase"], "save");
   }
   for (int node = 0; node < 2; ++node) {
     std::string step =
