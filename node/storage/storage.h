@@ -1,5 +1,5 @@
 // The Storage interface every backend implements (posix for boot disks and
-// FUSE mounts, memory for tests; s3 and gs come later), chosen by URI
+// FUSE mounts, s3, gs, memory and null for tests), chosen by URI
 // scheme in storage_factory.h only. Paths are full locations in the
 // backend's namespace (a filesystem path for posix).
 // Thread-safety: a Storage may be used from many threads at once; a

@@ -219,12 +219,25 @@ TEST(Cli, SigintAbortsTheRoundAndStillWritesResults) {
       t.Sub("ckpt/checkpoints/step-1/.metadata")));  // never committed
 }
 
+bool BlocksSigterm(int pid) {
+  std::ifstream in("/proc/" + std::to_string(pid) + "/status");
+  std::string line;
+  while (std::getline(in, line)) {
+    if (line.rfind("SigBlk:", 0) == 0)
+      return (std::stoull(line.substr(7), nullptr, 16) >> (SIGTERM - 1)) & 1;
+  }
+  return false;
+}
+
 TEST(Cli, SigtermBeforeAnyRoundStillEndsTheRun) {
   TempDir t;
   // A big plan keeps the process in planning for a moment.
   Process p({CkptbenchBinary(), "run", "--results-dir", t.Sub("res")},
             Env(t, {{"NUM_LAYERS", "1000"}}));
-  usleep(100000);
+  // Signal once the process has taken SIGTERM over (its main thread blocks
+  // it for the watcher): before that, a loaded machine may still be
+  // loading the binary, and the default action would end it.
+  for (int i = 0; i < 500 && !BlocksSigterm(p.pid()); ++i) usleep(2000);
   p.Signal(SIGTERM);
   EXPECT_EQ(p.Wait(60), 1) << p.Err();
   json j = json::parse(ReadFile(t.Sub("res/result.json")));
