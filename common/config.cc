@@ -294,6 +294,21 @@ std::map<std::string, std::string> StorageOptionsOf(const Config& config) {
   return out;
 }
 
+absl::StatusOr<Config> ConfigFromOptions(
+    const std::map<std::string, std::string>& options,
+    const std::string& prefix) {
+  Config c;
+  for (const auto& [k, v] : options) {
+    const KeyDef* def = FindKey(k);
+    if (def == nullptr || k.rfind(prefix, 0) != 0) continue;
+    if (auto s = def->set(c, v); !s.ok()) {
+      return absl::InvalidArgumentError(
+          absl::StrCat(k, " = '", v, "': ", s.message()));
+    }
+  }
+  return c;
+}
+
 std::string ForNode(const std::string& uri, int node) {
   std::string out = uri;
   const std::string token = "{node}";

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "absl/status/status.h"
+#include "absl/status/statusor.h"
 
 namespace ckpt {
 
@@ -153,6 +154,12 @@ std::vector<std::string> AllKeyNames();
 // The backend settings shipped to nodes with every storage command: the
 // s3.*, gcs.* and storage.flavour as "key" -> value.
 std::map<std::string, std::string> StorageOptionsOf(const Config& config);
+
+// A default Config with the `options` whose keys start with `prefix` set
+// (the backend settings a node receives); errors name key and value.
+absl::StatusOr<Config> ConfigFromOptions(
+    const std::map<std::string, std::string>& options,
+    const std::string& prefix);
 
 // With storage.node_local, "{node}" in a storage path stands for the node's
 // index, so nodes sharing one host keep separate directories.

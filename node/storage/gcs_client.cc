@@ -6,25 +6,14 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "nlohmann/json.hpp"
+#include "node/storage/object_io.h"
 
 namespace ckpt {
 
 absl::StatusOr<GcsObject> ParseGsUri(const std::string& uri) {
-  if (!absl::StartsWith(uri, "gs://")) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("'", uri, "': expected gs://bucket/prefix"));
-  }
-  std::string rest = uri.substr(5);
-  size_t slash = rest.find('/');
-  GcsObject o;
-  o.bucket = rest.substr(0, slash);
-  if (slash != std::string::npos) o.name = rest.substr(slash + 1);
-  while (!o.name.empty() && o.name.back() == '/') o.name.pop_back();
-  if (o.bucket.empty()) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("'", uri, "': no bucket name"));
-  }
-  return o;
+  auto parts = SplitBucketUri(uri, "gs://");
+  if (!parts.ok()) return parts.status();
+  return GcsObject{parts->bucket, parts->key};
 }
 
 std::string GsUri(const GcsObject& o) {
@@ -33,15 +22,9 @@ std::string GsUri(const GcsObject& o) {
 
 absl::StatusOr<GcsConfig> GcsConfigFromOptions(
     const std::map<std::string, std::string>& options) {
-  Config c;
-  for (const auto& [k, v] : options) {
-    const KeyDef* def = FindKey(k);
-    if (def == nullptr || k.rfind("gcs.", 0) != 0) continue;
-    if (auto s = def->set(c, v); !s.ok()) {
-      return absl::InvalidArgumentError(
-          absl::StrCat(k, " = '", v, "': ", s.message()));
-    }
-  }
+  auto parsed = ConfigFromOptions(options, "gcs.");
+  if (!parsed.ok()) return parsed.status();
+  Config& c = *parsed;
   if (c.gcs.endpoint.empty()) {
     if (const char* e = std::getenv("STORAGE_EMULATOR_HOST"); e && *e) {
       c.gcs.endpoint = e;

@@ -69,16 +69,9 @@ absl::StatusOr<GcsToken> ParseTokenReply(const HttpResponse& rep,
 }
 
 HttpResponse PostForm(const std::string& url, const std::string& form) {
-  HttpOptions o;
-  o.connect_seconds = 10;
-  HttpClient client(o);
-  HttpRequest req;
-  req.method = "POST";
-  req.url = url;
-  req.headers = {{"Content-Type", "application/x-www-form-urlencoded"}};
-  req.body = form.data();
-  req.body_len = form.size();
-  return client.Do(req);
+  return FetchOnce("POST", url,
+                   {{"Content-Type", "application/x-www-form-urlencoded"}},
+                   form);
 }
 
 std::string Field(const nlohmann::json& j, const char* name) {
@@ -211,16 +204,9 @@ absl::StatusOr<GcsToken> GcsCredentials::FromMetadataServer() {
   const std::string url = absl::StrCat(
       "http://", host,
       "/computeMetadata/v1/instance/service-accounts/default/token");
-  HttpOptions o;
-  o.connect_seconds = 2;
-  o.stall_seconds = 5;
-  HttpClient client(o);
-  HttpRequest req;
-  req.url = url;
-  req.headers = {{"Metadata-Flavor", "Google"}};
   HttpResponse rep;
   for (int attempt = 1; attempt <= 3; ++attempt) {
-    rep = client.Do(req);
+    rep = FetchOnce("GET", url, {{"Metadata-Flavor", "Google"}});
     if (rep.status != 0 && rep.status < 500) break;
     if (rep.status == 0 && PermanentTransportError(rep.curl_code)) break;
     if (attempt < 3) SleepBeforeRetry(attempt - 1);

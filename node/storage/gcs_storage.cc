@@ -270,10 +270,7 @@ absl::StatusOr<std::string> GcsStorage::ReadSmall(const std::string& path) {
 
 absl::StatusOr<CacheReport> GcsStorage::PrepareColdRead(
     const std::vector<std::string>&, const std::string&) {
-  CacheReport r;
-  r.method = "none";
-  r.note = "object storage: every read goes to the server";
-  return r;
+  return ObjectStoreCacheReport();
 }
 
 FilesystemInfo GcsStorage::Filesystem(const std::string& path) {

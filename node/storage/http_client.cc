@@ -131,6 +131,23 @@ HttpResponse HttpClient::Do(const HttpRequest& req) {
   return rep;
 }
 
+HttpResponse FetchOnce(
+    const std::string& method, const std::string& url,
+    const std::vector<std::pair<std::string, std::string>>& headers,
+    const std::string& body) {
+  HttpOptions o;
+  o.connect_seconds = 2;
+  o.stall_seconds = 5;
+  HttpClient c(o);
+  HttpRequest r;
+  r.method = method;
+  r.url = url;
+  r.headers = headers;
+  r.body = body.data();
+  r.body_len = body.size();
+  return c.Do(r);
+}
+
 std::unique_ptr<HttpClient> HttpClientPool::Acquire() {
   {
     std::lock_guard<std::mutex> lock(mu_);

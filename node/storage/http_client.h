@@ -59,6 +59,13 @@ class HttpClient {
   void* curl_;  // CURL*
 };
 
+// One request on a fresh client with short timeouts (2 s to connect, 5 s
+// of stall): credential endpoints, metadata servers.
+HttpResponse FetchOnce(
+    const std::string& method, const std::string& url,
+    const std::vector<std::pair<std::string, std::string>>& headers,
+    const std::string& body = "");
+
 // Idle clients kept for reuse, so connections stay open between calls.
 // Thread-safe.
 class HttpClientPool {

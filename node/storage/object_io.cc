@@ -3,7 +3,36 @@
 #include <algorithm>
 #include <cstring>
 
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
+
 namespace ckpt {
+
+absl::StatusOr<BucketKey> SplitBucketUri(const std::string& uri,
+                                         const std::string& scheme) {
+  if (!absl::StartsWith(uri, scheme)) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("'", uri, "': expected ", scheme, "bucket/prefix"));
+  }
+  std::string rest = uri.substr(scheme.size());
+  size_t slash = rest.find('/');
+  BucketKey out;
+  out.bucket = rest.substr(0, slash);
+  if (slash != std::string::npos) out.key = rest.substr(slash + 1);
+  while (!out.key.empty() && out.key.back() == '/') out.key.pop_back();
+  if (out.bucket.empty()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("'", uri, "': no bucket name"));
+  }
+  return out;
+}
+
+CacheReport ObjectStoreCacheReport() {
+  CacheReport r;
+  r.method = "none";
+  r.note = "object storage: every read goes to the server";
+  return r;
+}
 
 RangedReadableFile::RangedReadableFile(uint64_t size, uint64_t range_size,
                                        int depth, RangeFetch fetch)

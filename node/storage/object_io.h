@@ -10,9 +10,22 @@
 #include <string>
 
 #include "absl/status/status.h"
+#include "absl/status/statusor.h"
 #include "node/storage/storage.h"
 
 namespace ckpt {
+
+// "<scheme>bucket/key..." split into bucket and key (no leading or
+// trailing '/'); errors name the URI and what was expected.
+struct BucketKey {
+  std::string bucket;
+  std::string key;
+};
+absl::StatusOr<BucketKey> SplitBucketUri(const std::string& uri,
+                                         const std::string& scheme);
+
+// What a load's cache eviction is on an object store: nothing to evict.
+CacheReport ObjectStoreCacheReport();
 
 // Fetches `len` bytes at `offset` of the object into `dst`; the result must
 // be exactly len bytes.

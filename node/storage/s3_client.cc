@@ -6,6 +6,7 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "node/storage/object_io.h"
 
 namespace ckpt {
 namespace {
@@ -60,34 +61,16 @@ std::vector<std::string> XmlValues(const std::string& xml,
 }
 
 absl::StatusOr<S3Location> ParseS3Uri(const std::string& uri) {
-  if (!absl::StartsWith(uri, "s3://")) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("'", uri, "': expected s3://bucket/prefix"));
-  }
-  std::string rest = uri.substr(5);
-  size_t slash = rest.find('/');
-  S3Location loc;
-  loc.bucket = rest.substr(0, slash);
-  if (slash != std::string::npos) loc.key = rest.substr(slash + 1);
-  while (!loc.key.empty() && loc.key.back() == '/') loc.key.pop_back();
-  if (loc.bucket.empty()) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("'", uri, "': no bucket name"));
-  }
-  return loc;
+  auto parts = SplitBucketUri(uri, "s3://");
+  if (!parts.ok()) return parts.status();
+  return S3Location{parts->bucket, parts->key};
 }
 
 absl::StatusOr<S3Config> S3ConfigFromOptions(
     const std::map<std::string, std::string>& options) {
-  Config c;
-  for (const auto& [k, v] : options) {
-    const KeyDef* def = FindKey(k);
-    if (def == nullptr || k.rfind("s3.", 0) != 0) continue;
-    if (auto s = def->set(c, v); !s.ok()) {
-      return absl::InvalidArgumentError(
-          absl::StrCat(k, " = '", v, "': ", s.message()));
-    }
-  }
+  auto parsed = ConfigFromOptions(options, "s3.");
+  if (!parsed.ok()) return parsed.status();
+  Config& c = *parsed;
   if (c.s3.endpoint.empty()) {
     if (const char* e = std::getenv("AWS_ENDPOINT_URL_S3"))
       c.s3.endpoint = e;

@@ -126,21 +126,6 @@ std::string ReadWholeFile(const std::string& path) {
 
 std::string FormEncode(const std::string& s) { return UriEncode(s, true); }
 
-HttpResponse Fetch(const std::string& method, const std::string& url,
-                   const HeaderList& headers, const std::string& body = "") {
-  HttpOptions o;
-  o.connect_seconds = 2;
-  o.stall_seconds = 5;
-  HttpClient c(o);
-  HttpRequest r;
-  r.method = method;
-  r.url = url;
-  r.headers = headers;
-  r.body = body.data();
-  r.body_len = body.size();
-  return c.Do(r);
-}
-
 // The JSON both the container endpoint and IMDS answer with.
 absl::StatusOr<std::optional<AwsCredentials>> CredentialsFromJson(
     const std::string& body, const std::string& source) {
@@ -184,8 +169,8 @@ AwsCredentialChain::FromWebIdentity() {
       FormEncode(role), "&RoleSessionName=", FormEncode(session),
       "&WebIdentityToken=", FormEncode(token));
   HttpResponse rep =
-      Fetch("POST", endpoint + "/",
-            {{"Content-Type", "application/x-www-form-urlencoded"}}, body);
+      FetchOnce("POST", endpoint + "/",
+                {{"Content-Type", "application/x-www-form-urlencoded"}}, body);
   if (rep.status != 200) {
     std::string code = XmlValue(rep.body, "Code");
     return absl::UnauthenticatedError(absl::StrCat(
@@ -221,7 +206,7 @@ AwsCredentialChain::FromContainer() {
   } else if (const char* t = env_("AWS_CONTAINER_AUTHORIZATION_TOKEN")) {
     headers.push_back({"Authorization", t});
   }
-  HttpResponse rep = Fetch("GET", url, headers);
+  HttpResponse rep = FetchOnce("GET", url, headers);
   if (rep.status != 200) {
     return absl::UnauthenticatedError(absl::StrCat(
         "container credentials endpoint ", url, " failed: ", Describe(rep)));
@@ -238,19 +223,20 @@ AwsCredentialChain::FromInstanceMetadata() {
   std::string base = "http://169.254.169.254";
   if (const char* e = env_("AWS_EC2_METADATA_SERVICE_ENDPOINT")) base = e;
   while (!base.empty() && base.back() == '/') base.pop_back();
-  HttpResponse tok = Fetch("PUT", base + "/latest/api/token",
-                           {{"X-aws-ec2-metadata-token-ttl-seconds", "21600"}});
+  HttpResponse tok =
+      FetchOnce("PUT", base + "/latest/api/token",
+                {{"X-aws-ec2-metadata-token-ttl-seconds", "21600"}});
   if (tok.status != 200) return std::nullopt;  // not on EC2
   HeaderList h = {{"X-aws-ec2-metadata-token", tok.body}};
   const std::string path = "/latest/meta-data/iam/security-credentials/";
-  HttpResponse role = Fetch("GET", base + path, h);
+  HttpResponse role = FetchOnce("GET", base + path, h);
   std::string name(absl::StripAsciiWhitespace(role.body));
   if (role.status != 200 || name.empty()) {
     return absl::UnauthenticatedError(absl::StrCat(
         "instance metadata at ", base, ": no IAM role (", Describe(role), ")"));
   }
   name = name.substr(0, name.find('\n'));
-  HttpResponse rep = Fetch("GET", base + path + name, h);
+  HttpResponse rep = FetchOnce("GET", base + path + name, h);
   if (rep.status != 200) {
     return absl::UnauthenticatedError(
         absl::StrCat("instance metadata role ", name, ": ", Describe(rep)));

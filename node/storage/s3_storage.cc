@@ -410,10 +410,7 @@ absl::StatusOr<std::string> S3Storage::ReadSmall(const std::string& path) {
 
 absl::StatusOr<CacheReport> S3Storage::PrepareColdRead(
     const std::vector<std::string>&, const std::string&) {
-  CacheReport r;
-  r.method = "none";
-  r.note = "object storage: every read goes to the server";
-  return r;
+  return ObjectStoreCacheReport();
 }
 
 FilesystemInfo S3Storage::Filesystem(const std::string& path) {

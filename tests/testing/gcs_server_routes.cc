@@ -6,6 +6,7 @@
 
 #include "common/checksum.h"
 #include "nlohmann/json.hpp"
+#include "node/storage/s3_sigv4.h"  // UriEncode
 #include "tests/testing/gcs_server.h"
 #include "tests/testing/http_wire.h"
 
@@ -39,20 +40,7 @@ std::string Decode(const std::string& s) {
   return out;
 }
 
-std::string Encode(const std::string& s) {
-  static const char kHex[] = "0123456789ABCDEF";
-  std::string out;
-  for (unsigned char c : s) {
-    if (std::isalnum(c) || c == '-' || c == '_' || c == '.' || c == '~') {
-      out += static_cast<char>(c);
-    } else {
-      out += '%';
-      out += kHex[c >> 4];
-      out += kHex[c & 15];
-    }
-  }
-  return out;
-}
+std::string Encode(const std::string& s) { return UriEncode(s, true); }
 
 GcsTestServer::Reply Json(int status, const std::string& body) {
   GcsTestServer::Reply r;
