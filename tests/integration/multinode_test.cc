@@ -142,8 +142,8 @@ TEST(Multinode, NodeLocalDisksHoldOwnShardsAndStagePerNode) {
     auto n0 = c.StartNode(0);
     auto n1 = c.StartNode(1);
     ASSERT_EQ(coord->Wait(60), 0) << coord->Err();
-    for (const auto& round : ReadJson(c.ResultPath())["rounds"])
-      EXPECT_EQ(round["phase"], "save");
+    const json saved = ReadJson(c.ResultPath());
+    for (const auto& round : saved["rounds"]) EXPECT_EQ(round["phase"], "save");
   }
   for (int node = 0; node < 2; ++node) {
     std::string step =
