@@ -96,6 +96,11 @@ TEST(Fuse, SaveAndLoadThroughAnS3fsMountOfSwift) {
   const std::string rounds = j["rounds"].dump();
   EXPECT_NE(rounds.find("\"close\""), std::string::npos);  // timed close
   EXPECT_NE(rounds.find("FUSE daemon's own caches"), std::string::npos);
+  // The kernel's page cache is evicted as on local disk (root here: drop).
+  const std::string method = j["rounds"][1]["page_cache"]["method"];
+  EXPECT_TRUE(method == "drop_caches" || method == "fadvise_dontneed")
+      << method;
+  EXPECT_EQ(j["rounds"][1]["page_cache"]["resident_bytes_at_start"], 0);
 
   // The shards are objects in the bucket, as S3 sees them.
   auto ls = swift.Aws({"s3", "ls", "--recursive", "s3://" + bucket + "/"});

@@ -4,6 +4,7 @@
 // and missing credentials refused before any round.
 #include <gtest/gtest.h>
 
+#include <fstream>
 #include <nlohmann/json.hpp>
 
 #include "tests/testing/gcs_server.h"
@@ -80,6 +81,22 @@ TEST_F(GcsRunTest, MissingCredentialsAreOneClearErrorBeforeAnyRound) {
   EXPECT_NE(r.err.find("no GCS credentials"), std::string::npos) << r.err;
   EXPECT_NE(r.err.find("GOOGLE_APPLICATION_CREDENTIALS"), std::string::npos);
   EXPECT_NE(r.err.find("metadata server"), std::string::npos) << r.err;
+  EXPECT_TRUE(server_.requests().empty());
+}
+
+TEST_F(GcsRunTest, BadCredentialsAreOneClearErrorBeforeAnyRound) {
+  auto env = Env();
+  env.erase("STORAGE_EMULATOR_HOST");
+  env["CKPT_GCS_ENDPOINT"] = server_.url();
+  std::ofstream(tmp_.Sub("key.json")) << R"({"type":"service_account",)"
+                                      << R"("client_email":"a@b.c",)"
+                                      << R"("private_key":"not a key"})";
+  env["GOOGLE_APPLICATION_CREDENTIALS"] = tmp_.Sub("key.json");
+  auto r = Run(env);
+  EXPECT_NE(r.exit_code, 0);
+  EXPECT_NE(r.err.find(tmp_.Sub("key.json")), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("not a PEM private key"), std::string::npos) << r.err;
+  EXPECT_EQ(r.err.find("not a key\""), std::string::npos) << r.err;
   EXPECT_TRUE(server_.requests().empty());
 }
 

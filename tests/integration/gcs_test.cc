@@ -173,6 +173,27 @@ TEST_F(GcsTest, AChunkCutByAResetResumesFromTheCommittedOffset) {
   EXPECT_EQ(server_.faults_injected(), 1);
 }
 
+TEST_F(GcsTest, LoadsAreRetriedThrough408And503AndResets) {
+  GcsConfig c;
+  c.range_size = 64 * 1024;
+  auto s = Storage(c);
+  std::string data = Bytes(400 * 1024, 7);
+  ASSERT_TRUE(Write(*s, "gs://bucket/retried", data).ok());
+  server_.AddFault({"alt=media", 408, SIZE_MAX, false, 1});
+  server_.AddFault({"alt=media", 503, SIZE_MAX, false, 1});
+  GcsServerFault cut;
+  cut.match = "alt=media";
+  cut.cut_reply = true;  // a reset in the middle of a ranged GET's bytes
+  server_.AddFault(cut);
+  ObjectStoreCounters& counters = GlobalObjectStoreCounters();
+  const uint64_t retries0 = counters.retries;
+  auto back = ReadAll(*s, "gs://bucket/retried");
+  ASSERT_TRUE(back.ok()) << back.status();
+  EXPECT_EQ(*back, data);
+  EXPECT_EQ(server_.faults_injected(), 3);
+  EXPECT_EQ(counters.retries - retries0, 3u);
+}
+
 TEST_F(GcsTest, ADroppedSessionFailsTheUploadClearly) {
   GcsConfig c;
   c.single_threshold = 256 * 1024;

@@ -263,9 +263,10 @@ void GcsTestServer::Serve(int fd) {
     } else if (std::string cl = HeaderValue(head, "content-length");
                !cl.empty()) {
       size_t n = std::stoul(cl);
-      whole = n <= limit;
       if (!ReadExact(fd, buf, std::min(n, limit), &r.body)) break;
     }
+    // A reset fault never answers, whatever part of the body came.
+    if (limit != SIZE_MAX) whole = false;
     GcsServerRequest rec{r.method, target, HeaderValue(head, "content-range"),
                          HeaderValue(head, "range"), r.body.size()};
     if (!whole) {
@@ -302,6 +303,14 @@ void GcsTestServer::Serve(int fd) {
     for (const auto& [k, v] : rep.headers) out += k + ": " + v + "\r\n";
     out += "Content-Length: " + std::to_string(rep.body.size()) + "\r\n\r\n";
     if (r.method != "HEAD") out += rep.body;
+    if (fault && fault->cut_reply) {
+      SendAll(fd, out.data(), out.size() - rep.body.size() / 2);
+      std::lock_guard<std::mutex> conns(conns_mu_);
+      for (auto& c : conn_fds_)
+        if (c == fd) c = -1;
+      ResetConnection(fd);
+      return;
+    }
     if (!SendAll(fd, out.data(), out.size())) break;
     if (HeaderValue(head, "connection") == "close") break;
   }

@@ -7,8 +7,8 @@
 // MD5 sent with an upload are checked as GCS checks them. Faults: answer
 // a status (429, 503, 408), reset the connection after part of a body
 // (a resumable chunk keeps its whole 256 KiB units, as GCS does), forget
-// a resumable session. HTTP/1.1 with keep-alive, a thread per connection.
-// Thread-safe.
+// a resumable session, cut a reply halfway. HTTP/1.1 with keep-alive, a thread
+// per connection. Thread-safe.
 #ifndef CKPTBENCH_TESTS_TESTING_GCS_SERVER_H_
 #define CKPTBENCH_TESTS_TESTING_GCS_SERVER_H_
 
@@ -32,6 +32,8 @@ struct GcsServerFault {
   size_t reset_after = SIZE_MAX;
   bool drop_session = false;  // forget the session named; answer 410
   int count = 1;              // requests it hits
+  // Answer, but reset the connection halfway through the reply's body.
+  bool cut_reply = false;
 };
 
 struct GcsServerRequest {
