@@ -77,11 +77,10 @@ std::string GcsClient::UploadPath(const std::string& bucket) {
 absl::StatusOr<HttpResponse> GcsClient::Do(const GcsCall& call) {
   auto token = credentials_->Get();
   if (!token.ok()) return token.status();
+  const bool session = absl::StartsWith(call.path, "http");
   HttpRequest req;
   req.method = call.method;
-  req.url = absl::StartsWith(call.path, "http")
-                ? call.path
-                : absl::StrCat(endpoint_, call.path);
+  req.url = session ? call.path : absl::StrCat(endpoint_, call.path);
   HeaderList query = call.query;
   if (config_.user_project && !config_.project.empty())
     query.push_back({"userProject", config_.project});
@@ -100,42 +99,31 @@ absl::StatusOr<HttpResponse> GcsClient::Do(const GcsCall& call) {
   req.sink_capacity = call.sink_capacity;
   // What errors name: the method and the object, never the session's
   // upload_id (it acts as a credential).
-  std::string what = absl::StrCat(call.method, " ", endpoint_,
-                                  call.path.substr(0, call.path.find('?')));
-  if (absl::StartsWith(call.path, "http")) what = call.method + " session";
-  auto client = pool_.Acquire();
-  ObjectStoreCounters& counters = GlobalObjectStoreCounters();
-  const int attempts = call.retry ? std::max(1, config_.max_attempts) : 1;
-  for (int attempt = 1;; ++attempt) {
-    counters.requests++;
-    HttpResponse rep = client->Do(req);
-    bool ok = (rep.status >= 200 && rep.status < 300) ||
-              std::find(call.also_ok.begin(), call.also_ok.end(), rep.status) !=
-                  call.also_ok.end();
-    if (ok) {
-      pool_.Release(std::move(client));
-      return rep;
-    }
-    if (rep.status == 429) counters.throttles++;
-    std::string detail =
-        FailureDetail(rep, endpoint_, GcsErrorDetail(rep.body));
-    if (!GcsRetryable(rep) || attempt >= attempts) {
-      pool_.Release(std::move(client));
-      std::string msg = absl::StrCat(
-          what, ": ", detail,
-          attempt > 1 ? absl::StrCat(" (after ", attempt, " attempts)") : "");
-      if (rep.status == 404 || rep.status == 410)
-        return absl::NotFoundError(msg);
-      if (rep.status == 401) return absl::UnauthenticatedError(msg);
-      if (rep.status == 403) return absl::PermissionDeniedError(msg);
-      if (rep.status == 412) return absl::AlreadyExistsError(msg);
-      if (rep.status == 0 || GcsRetryable(rep))
-        return absl::UnavailableError(msg);
-      return absl::FailedPreconditionError(msg);
-    }
-    counters.retries++;
-    SleepBeforeRetry(attempt);
-  }
+  const std::string what =
+      session ? call.method + " session"
+              : absl::StrCat(call.method, " ", endpoint_,
+                             call.path.substr(0, call.path.find('?')));
+  auto sent = SendWithRetries(
+      pool_, call.retry ? config_.max_attempts : 1, [&] { return req; },
+      [&](const HttpResponse& rep) {
+        if ((rep.status >= 200 && rep.status < 300) ||
+            std::find(call.also_ok.begin(), call.also_ok.end(), rep.status) !=
+                call.also_ok.end())
+          return Verdict::kDone;
+        if (rep.status == 429) return Verdict::kThrottled;
+        return GcsRetryable(rep) ? Verdict::kRetry : Verdict::kFail;
+      });
+  if (sent.ok) return std::move(sent.rep);
+  const HttpResponse& rep = sent.rep;
+  std::string msg = absl::StrCat(
+      what, ": ", FailureDetail(rep, endpoint_, GcsErrorDetail(rep.body)),
+      AfterAttempts(sent.attempts));
+  if (rep.status == 404 || rep.status == 410) return absl::NotFoundError(msg);
+  if (rep.status == 401) return absl::UnauthenticatedError(msg);
+  if (rep.status == 403) return absl::PermissionDeniedError(msg);
+  if (rep.status == 412) return absl::AlreadyExistsError(msg);
+  if (rep.status == 0 || GcsRetryable(rep)) return absl::UnavailableError(msg);
+  return absl::FailedPreconditionError(msg);
 }
 
 }  // namespace ckpt

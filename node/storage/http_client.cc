@@ -189,6 +189,31 @@ std::string FailureDetail(const HttpResponse& rep, const std::string& where,
                       server_detail);
 }
 
+RetriedResponse SendWithRetries(
+    HttpClientPool& pool, int max_attempts,
+    const std::function<HttpRequest()>& make,
+    const std::function<Verdict(const HttpResponse&)>& judge) {
+  ObjectStoreCounters& counters = GlobalObjectStoreCounters();
+  auto client = pool.Acquire();
+  RetriedResponse out;
+  for (out.attempts = 1;; ++out.attempts) {
+    counters.requests++;
+    out.rep = client->Do(make());
+    const Verdict v = judge(out.rep);
+    if (v == Verdict::kThrottled) counters.throttles++;
+    out.ok = v == Verdict::kDone;
+    if (out.ok || v == Verdict::kFail || out.attempts >= max_attempts) break;
+    counters.retries++;
+    SleepBeforeRetry(out.attempts);
+  }
+  pool.Release(std::move(client));
+  return out;
+}
+
+std::string AfterAttempts(int attempts) {
+  return attempts > 1 ? absl::StrCat(" (after ", attempts, " attempts)") : "";
+}
+
 void SleepBeforeRetry(int attempt) {
   thread_local std::mt19937_64 rng(std::random_device{}());
   double cap =

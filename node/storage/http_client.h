@@ -7,6 +7,7 @@
 
 #include <atomic>
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -96,6 +97,29 @@ bool PermanentTransportError(int curl_code);
 // "transfer stalled: ..." or "HTTP <status>" followed by `server_detail`.
 std::string FailureDetail(const HttpResponse& rep, const std::string& where,
                           const std::string& server_detail);
+// How an object-store client judges one answer.
+enum class Verdict {
+  kDone,       // the answer it wanted
+  kRetry,      // worth another attempt
+  kThrottled,  // worth another attempt, and counted as a throttle
+  kFail,       // final
+};
+struct RetriedResponse {
+  HttpResponse rep;  // the last answer
+  bool ok = false;   // judged kDone
+  int attempts = 0;
+};
+// Sends make()'s request (built again for every attempt, e.g. re-signed)
+// on a pooled client until `judge` says done or fail or `max_attempts`
+// are made, counting requests, retries and throttles, sleeping
+// SleepBeforeRetry between attempts.
+RetriedResponse SendWithRetries(
+    HttpClientPool& pool, int max_attempts,
+    const std::function<HttpRequest()>& make,
+    const std::function<Verdict(const HttpResponse&)>& judge);
+// " (after N attempts)" when N > 1, for error messages.
+std::string AfterAttempts(int attempts);
+
 // Sleeps before attempt `attempt` + 1: full jitter over an exponential cap
 // (0.2 s x 2^attempt, at most 20 s), so N nodes hitting one bucket do not
 // retry in lockstep.

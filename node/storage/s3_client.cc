@@ -121,11 +121,7 @@ absl::StatusOr<HttpResponse> S3Client::Do(const S3Call& call) {
   if (config_.payload_signing == "signed" || call.body == nullptr) {
     payload = call.body ? Sha256Hex(call.body, call.body_len) : kEmptySha256;
   }
-  auto client = pool_.Acquire();
-  ObjectStoreCounters& counters = GlobalObjectStoreCounters();
-  std::string what =
-      absl::StrCat(call.method, " s3://", call.bucket, "/", call.key);
-  for (int attempt = 1;; ++attempt) {
+  auto make = [&] {
     SigV4Request sr{call.method, host, path, call.query, call.headers, payload};
     SigV4Signed s = SignV4(sr, *creds, config_.region, AmzDateNow());
     HttpRequest req;
@@ -137,37 +133,33 @@ absl::StatusOr<HttpResponse> S3Client::Do(const S3Call& call) {
     req.body_len = call.body_len;
     req.sink = call.sink;
     req.sink_capacity = call.sink_capacity;
-    counters.requests++;
-    HttpResponse rep = client->Do(req);
-    std::string code, message;
-    bool ok = rep.status >= 200 && rep.status < 300;
-    if (!ok ||
-        (call.error_in_200 && rep.body.find("<Error>") != std::string::npos)) {
-      ok = false;
-      code = XmlValue(rep.body, "Code");
-      message = XmlValue(rep.body, "Message");
-    }
-    if (ok) {
-      pool_.Release(std::move(client));
-      return rep;
-    }
-    if (code == "SlowDown" || rep.status == 429) counters.throttles++;
-    std::string detail =
-        FailureDetail(rep, absl::StrCat(scheme_, "://", host),
-                      absl::StrCat(code, message.empty() ? "" : ": ", message));
-    if (!Retryable(rep, code) || attempt >= config_.max_attempts) {
-      pool_.Release(std::move(client));
-      std::string msg = absl::StrCat(
-          what, ": ", detail,
-          attempt > 1 ? absl::StrCat(" (after ", attempt, " attempts)") : "");
-      if (rep.status == 404) return absl::NotFoundError(msg);
-      if (rep.status == 403) return absl::PermissionDeniedError(msg);
-      if (rep.status == 0) return absl::UnavailableError(msg);
-      return absl::FailedPreconditionError(msg);
-    }
-    counters.retries++;
-    SleepBeforeRetry(attempt);
-  }
+    return req;
+  };
+  // CompleteMultipartUpload may answer 200 with an <Error> in the body.
+  auto failed = [&](const HttpResponse& rep) {
+    return rep.status < 200 || rep.status >= 300 ||
+           (call.error_in_200 && rep.body.find("<Error>") != std::string::npos);
+  };
+  auto sent = SendWithRetries(
+      pool_, config_.max_attempts, make, [&](const HttpResponse& rep) {
+        if (!failed(rep)) return Verdict::kDone;
+        const std::string code = XmlValue(rep.body, "Code");
+        if (code == "SlowDown" || rep.status == 429) return Verdict::kThrottled;
+        return Retryable(rep, code) ? Verdict::kRetry : Verdict::kFail;
+      });
+  if (sent.ok) return std::move(sent.rep);
+  const HttpResponse& rep = sent.rep;
+  const std::string message = XmlValue(rep.body, "Message");
+  std::string msg = absl::StrCat(
+      call.method, " s3://", call.bucket, "/", call.key, ": ",
+      FailureDetail(rep, absl::StrCat(scheme_, "://", host),
+                    absl::StrCat(XmlValue(rep.body, "Code"),
+                                 message.empty() ? "" : ": ", message)),
+      AfterAttempts(sent.attempts));
+  if (rep.status == 404) return absl::NotFoundError(msg);
+  if (rep.status == 403) return absl::PermissionDeniedError(msg);
+  if (rep.status == 0) return absl::UnavailableError(msg);
+  return absl::FailedPreconditionError(msg);
 }
 
 }  // namespace ckpt
