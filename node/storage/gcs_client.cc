@@ -49,6 +49,15 @@ std::string GcsErrorDetail(const std::string& body) {
                       message);
 }
 
+absl::Status DeleteObject(GcsClient& client, const GcsObject& obj) {
+  GcsCall c;
+  c.method = "DELETE";
+  c.path = GcsClient::ObjectPath(obj);
+  auto rep = client.Do(c);
+  return rep.ok() || absl::IsNotFound(rep.status()) ? absl::OkStatus()
+                                                    : rep.status();
+}
+
 bool GcsRetryable(const HttpResponse& rep) {
   if (rep.status == 0) return !PermanentTransportError(rep.curl_code);
   return rep.status == 408 || rep.status == 429 || rep.status >= 500;
@@ -95,6 +104,8 @@ absl::StatusOr<HttpResponse> GcsClient::Do(const GcsCall& call) {
         {"Authorization", absl::StrCat("Bearer ", token->access_token)});
   req.body = call.body;
   req.body_len = call.body_len;
+  req.body_head = call.body_head;
+  req.body_tail = call.body_tail;
   req.sink = call.sink;
   req.sink_capacity = call.sink_capacity;
   // What errors name: the method and the object, never the session's

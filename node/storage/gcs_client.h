@@ -40,7 +40,8 @@ struct GcsCall {
   HeaderList headers;
   const void* body = nullptr;
   size_t body_len = 0;
-  void* sink = nullptr;  // response body into this buffer
+  std::string_view body_head, body_tail;  // around body (HttpRequest)
+  void* sink = nullptr;                   // response body into this buffer
   size_t sink_capacity = 0;
   bool retry = true;          // false: one attempt, the caller recovers
   std::vector<long> also_ok;  // statuses besides 2xx that are answers (308)
@@ -67,6 +68,9 @@ class GcsClient {
   std::string endpoint_;
   HttpClientPool pool_;
 };
+
+// DELETE of one object; one already gone is fine.
+absl::Status DeleteObject(GcsClient& client, const GcsObject& obj);
 
 // "<status> <reason>: <message>" from a JSON API error body ("" if none).
 std::string GcsErrorDetail(const std::string& body);

@@ -146,7 +146,6 @@ GcsStorage::GcsStorage(GcsConfig config,
 absl::StatusOr<std::unique_ptr<WritableFile>> GcsStorage::OpenWrite(
     const std::string& path, const WriteOptions&) {
   ASSIGN_OR_RETURN(auto obj, ParseGsUri(path));
-  RETURN_IF_ERROR(client_->Token().status());
   return NewGcsWritableFile(client_, obj);
 }
 
@@ -225,25 +224,22 @@ absl::StatusOr<bool> GcsStorage::Exists(const std::string& path) {
   return !names.empty();
 }
 
+// Everything under path/, and path itself as an object (a file removed
+// as a tree).
 absl::Status GcsStorage::RemoveTree(const std::string& path) {
   ASSIGN_OR_RETURN(auto dir, ParseGsUri(path));
   ASSIGN_OR_RETURN(auto names, ListNames(dir));
-  std::vector<std::string> rel;
-  for (const auto& n : names) rel.push_back(n.substr(dir.name.size() + 1));
-  RETURN_IF_ERROR(RemoveFiles(path, rel));
-  // The path itself as an object (a file removed as a tree).
-  return RemoveFiles(path, {""});
+  names.push_back(dir.name);
+  for (const auto& n : names)
+    RETURN_IF_ERROR(DeleteObject(*client_, {dir.bucket, n}));
+  return absl::OkStatus();
 }
 
 absl::Status GcsStorage::RemoveFiles(const std::string& dir,
                                      const std::vector<std::string>& names) {
   for (const auto& n : names) {
-    ASSIGN_OR_RETURN(auto obj, ParseGsUri(n.empty() ? dir : JoinPath(dir, n)));
-    GcsCall c;
-    c.method = "DELETE";
-    c.path = GcsClient::ObjectPath(obj);
-    auto rep = client_->Do(c);
-    if (!rep.ok() && !absl::IsNotFound(rep.status())) return rep.status();
+    ASSIGN_OR_RETURN(auto obj, ParseGsUri(JoinPath(dir, n)));
+    RETURN_IF_ERROR(DeleteObject(*client_, obj));
   }
   return absl::OkStatus();  // no directories in a bucket
 }

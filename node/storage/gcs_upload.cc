@@ -58,13 +58,6 @@ uint64_t CommittedOf(const HttpResponse& rep) {
   return last + 1;
 }
 
-void DeleteQuietly(GcsClient& client, const GcsObject& o) {
-  GcsCall c;
-  c.method = "DELETE";
-  c.path = GcsClient::ObjectPath(o);
-  (void)client.Do(c);
-}
-
 // Buffers up to max(gcs.single_threshold, gcs.chunk_size) before choosing:
 // smaller objects go in one request at Sync(); larger ones stream as a
 // resumable session or composite parts, one chunk_size chunk at a time.
@@ -113,7 +106,7 @@ class GcsWritableFile : public WritableFile {
     switch (mode_) {
       case Mode::kUndecided:
         RETURN_IF_ERROR(
-            UploadInOneRequest(*client_, obj_, buf_.data(), buf_.size()));
+            UploadInOneRequest(*client_, obj_, buf_.data(), buf_.size(), crc));
         break;
       case Mode::kResumable:
         RETURN_IF_ERROR(Fail(SendChunk(buf_.data(), buf_.size(), true)));
@@ -297,7 +290,7 @@ class GcsWritableFile : public WritableFile {
   }
 
   void DeleteParts() {
-    for (const auto& p : parts_) DeleteQuietly(*client_, {obj_.bucket, p});
+    for (const auto& p : parts_) (void)DeleteObject(*client_, {obj_.bucket, p});
     parts_.clear();
   }
 
@@ -326,26 +319,28 @@ std::string CompositePartName(const std::string& name, int k) {
 }
 
 absl::Status UploadInOneRequest(GcsClient& client, const GcsObject& obj,
-                                const char* data, size_t len) {
-  const uint32_t crc = Crc32c(data, len);
-  nlohmann::json meta = {{"name", obj.name}, {"crc32c", Crc32cToBase64(crc)}};
+                                const char* data, size_t len,
+                                std::optional<uint32_t> crc) {
+  if (!crc) crc = Crc32c(data, len);
+  nlohmann::json meta = {{"name", obj.name}, {"crc32c", Crc32cToBase64(*crc)}};
   const std::string b = Boundary();
-  std::string body = absl::StrCat(
+  const std::string head = absl::StrCat(
       "--", b, "\r\nContent-Type: application/json; charset=UTF-8\r\n\r\n",
       meta.dump(), "\r\n--", b,
       "\r\nContent-Type: application/octet-stream\r\n\r\n");
-  body.append(data, len);
-  absl::StrAppend(&body, "\r\n--", b, "--\r\n");
+  const std::string tail = absl::StrCat("\r\n--", b, "--\r\n");
   GcsCall c;
   c.method = "POST";
   c.path = GcsClient::UploadPath(obj.bucket);
   c.query = {{"uploadType", "multipart"}};
   c.headers = {
       {"Content-Type", absl::StrCat("multipart/related; boundary=", b)}};
-  c.body = body.data();
-  c.body_len = body.size();
+  c.body_head = head;
+  c.body = data;
+  c.body_len = len;
+  c.body_tail = tail;
   ASSIGN_OR_RETURN(auto rep, client.Do(c));
-  return CheckStored(rep, obj, len, crc);
+  return CheckStored(rep, obj, len, *crc);
 }
 
 std::unique_ptr<WritableFile> NewGcsWritableFile(

@@ -3,7 +3,9 @@
 #ifndef CKPTBENCH_NODE_STORAGE_GCS_UPLOAD_H_
 #define CKPTBENCH_NODE_STORAGE_GCS_UPLOAD_H_
 
+#include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 
 #include "absl/status/statusor.h"
@@ -13,10 +15,12 @@
 namespace ckpt {
 
 // Uploads `len` bytes as one object in one multipart request whose
-// metadata carries their CRC32C; the stored object's CRC32C and size must
-// match. Objects appear whole or not at all.
+// metadata carries their CRC32C (`crc` when the caller has it, else
+// computed); the stored object's CRC32C and size must match. Objects
+// appear whole or not at all.
 absl::Status UploadInOneRequest(GcsClient& client, const GcsObject& obj,
-                                const char* data, size_t len);
+                                const char* data, size_t len,
+                                std::optional<uint32_t> crc = std::nullopt);
 
 std::unique_ptr<WritableFile> NewGcsWritableFile(
     std::shared_ptr<GcsClient> client, GcsObject obj);

@@ -36,12 +36,28 @@ size_t WriteBody(char* ptr, size_t size, size_t n, void* user) {
   return len;
 }
 
+// Copies the next bytes of head, body, tail (in that order) into buf.
 size_t ReadBody(char* buf, size_t size, size_t n, void* user) {
   auto* t = static_cast<Transfer*>(user);
-  size_t len = std::min(size * n, t->req->body_len - t->sent);
-  std::memcpy(buf, static_cast<const char*>(t->req->body) + t->sent, len);
-  t->sent += len;
-  return len;
+  const HttpRequest& r = *t->req;
+  const std::string_view pieces[] = {
+      r.body_head,
+      std::string_view(static_cast<const char*>(r.body), r.body_len),
+      r.body_tail};
+  size_t room = size * n, out = 0, skip = t->sent;
+  for (std::string_view p : pieces) {
+    if (skip >= p.size()) {
+      skip -= p.size();
+      continue;
+    }
+    size_t len = std::min(room - out, p.size() - skip);
+    std::memcpy(buf + out, p.data() + skip, len);
+    out += len;
+    skip = 0;
+    if (out == room) break;
+  }
+  t->sent += out;
+  return out;
 }
 
 size_t Header(char* ptr, size_t size, size_t n, void* user) {
@@ -100,8 +116,10 @@ HttpResponse HttpClient::Do(const HttpRequest& req) {
     curl_easy_setopt(c, CURLOPT_UPLOAD, 1L);
     curl_easy_setopt(c, CURLOPT_READFUNCTION, ReadBody);
     curl_easy_setopt(c, CURLOPT_READDATA, &t);
-    curl_easy_setopt(c, CURLOPT_INFILESIZE_LARGE,
-                     static_cast<curl_off_t>(req.body_len));
+    curl_easy_setopt(
+        c, CURLOPT_INFILESIZE_LARGE,
+        static_cast<curl_off_t>(req.body_head.size() + req.body_len +
+                                req.body_tail.size()));
     if (req.method == "POST")
       curl_easy_setopt(c, CURLOPT_CUSTOMREQUEST, "POST");
   } else if (req.method != "GET") {

@@ -12,6 +12,7 @@
 #include <memory>
 #include <mutex>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -30,6 +31,9 @@ struct HttpRequest {
   std::vector<std::pair<std::string, std::string>> headers;
   const void* body = nullptr;
   size_t body_len = 0;
+  // Sent before and after `body` (a multipart envelope), so the body
+  // itself is never copied.
+  std::string_view body_head, body_tail;
   // Where the response body goes: a caller buffer (ranged reads straight
   // into the block) or, when null, HttpResponse::body.
   void* sink = nullptr;

@@ -129,14 +129,61 @@ class PosixReadableFile : public ReadableFile, private OwnedFd {
   uint64_t size_;
 };
 
+// The mount holding `path` (longest mount-point prefix in mountinfo).
+FilesystemInfo MountOf(const std::string& path) {
+  FilesystemInfo info;
+  std::error_code ec;
+  std::string abs = std::filesystem::weakly_canonical(path, ec).string();
+  if (ec) abs = path;
+  std::ifstream in("/proc/self/mountinfo");
+  std::string line;
+  size_t best = 0;
+  while (std::getline(in, line)) {
+    // id parent major:minor root mountpoint options ... - fstype source
+    // superopts
+    std::vector<std::string> f = absl::StrSplit(line, ' ');
+    if (f.size() < 10) continue;
+    const std::string& mp = f[4];
+    bool prefix = abs == mp || mp == "/" ||
+                  (abs.rfind(mp, 0) == 0 && abs.size() > mp.size() &&
+                   abs[mp.size()] == '/');
+    if (!prefix || mp.size() < best) continue;
+    size_t dash = 6;
+    while (dash < f.size() && f[dash] != "-") ++dash;
+    if (dash + 1 >= f.size()) continue;  // no fstype after "-"
+    best = mp.size();
+    info.mount_point = mp;
+    info.type = f[dash + 1];
+    info.options = f[5];
+    if (dash + 3 < f.size()) absl::StrAppend(&info.options, ",", f[dash + 3]);
+  }
+  return info;
+}
+
+// What a cold read on a FUSE mount can and cannot promise.
+std::string FuseCacheNote(const std::string& path, uint64_t resident,
+                          bool asked_direct) {
+  std::string note =
+      "FUSE mount: the kernel page cache was evicted; the FUSE daemon's own "
+      "caches (s3fs use_cache, gcsfuse file cache, mountpoint-s3 --cache) "
+      "are not, so mount without them for cold reads";
+  const std::string opts = MountOf(path).options;
+  if (opts.find("use_cache") != std::string::npos)
+    note += "; this mount has use_cache: loads may be served from disk";
+  if (resident > 0)
+    absl::StrAppend(&note, "; ", resident,
+                    " bytes stayed resident (no O_DIRECT fallback on FUSE)");
+  if (asked_direct) note += "; io.cache_mode=direct is not used on FUSE";
+  return note;
+}
+
 }  // namespace
 
 std::unique_ptr<Storage> PosixStorage::Make(const std::string& flavour,
                                             const std::string& root) {
   Flavour f = flavour == "fuse" ? Flavour::kFuse : Flavour::kLocal;
   if (flavour == "auto") {
-    const std::string type = PosixStorage().Filesystem(root).type;
-    if (type.rfind("fuse", 0) == 0) f = Flavour::kFuse;
+    if (MountOf(root).type.rfind("fuse", 0) == 0) f = Flavour::kFuse;
   }
   return std::make_unique<PosixStorage>(f);
 }
@@ -336,50 +383,8 @@ absl::StatusOr<CacheReport> PosixStorage::PrepareColdRead(
   return report;
 }
 
-// What a cold read on a FUSE mount can and cannot promise.
-std::string PosixStorage::FuseCacheNote(const std::string& path,
-                                        uint64_t resident, bool asked_direct) {
-  std::string note =
-      "FUSE mount: the kernel page cache was evicted; the FUSE daemon's own "
-      "caches (s3fs use_cache, gcsfuse file cache, mountpoint-s3 --cache) "
-      "are not, so mount without them for cold reads";
-  const std::string opts = Filesystem(path).options;
-  if (opts.find("use_cache") != std::string::npos)
-    note += "; this mount has use_cache: loads may be served from disk";
-  if (resident > 0)
-    absl::StrAppend(&note, "; ", resident,
-                    " bytes stayed resident (no O_DIRECT fallback on FUSE)");
-  if (asked_direct) note += "; io.cache_mode=direct is not used on FUSE";
-  return note;
-}
-
 FilesystemInfo PosixStorage::Filesystem(const std::string& path) {
-  FilesystemInfo info;
-  std::error_code ec;
-  std::string abs = std::filesystem::weakly_canonical(path, ec).string();
-  if (ec) abs = path;
-  std::ifstream in("/proc/self/mountinfo");
-  std::string line;
-  size_t best = 0;
-  while (std::getline(in, line)) {
-    // id parent major:minor root mountpoint options ... - fstype source
-    // superopts
-    std::vector<std::string> f = absl::StrSplit(line, ' ');
-    if (f.size() < 10) continue;
-    const std::string& mp = f[4];
-    bool prefix = abs == mp || mp == "/" ||
-                  (abs.rfind(mp, 0) == 0 && abs.size() > mp.size() &&
-                   abs[mp.size()] == '/');
-    if (!prefix || mp.size() < best) continue;
-    size_t dash = 6;
-    while (dash < f.size() && f[dash] != "-") ++dash;
-    if (dash + 1 >= f.size()) continue;  // no fstype after "-"
-    best = mp.size();
-    info.mount_point = mp;
-    info.type = f[dash + 1];
-    info.options = f[5];
-    if (dash + 3 < f.size()) absl::StrAppend(&info.options, ",", f[dash + 3]);
-  }
+  FilesystemInfo info = MountOf(path);
   if (flavour_ == Flavour::kFuse)
     info.options = absl::StrCat("flavour=fuse,", info.options);
   return info;

@@ -50,8 +50,6 @@ class PosixStorage : public Storage {
   FilesystemInfo Filesystem(const std::string& path) override;
 
  private:
-  std::string FuseCacheNote(const std::string& path, uint64_t resident,
-                            bool asked_direct);
   Flavour flavour_;
 };
 

@@ -14,6 +14,7 @@
 
 #include "absl/strings/str_split.h"
 #include "tests/testing/base64url.h"
+#include "tests/testing/certs.h"
 #include "tests/testing/stub_http_server.h"
 #include "tests/testing/subprocess.h"
 #include "tests/testing/temp_dir.h"
@@ -72,13 +73,7 @@ TEST(GcsCredentials, AccessTokenFromTheEnvironment) {
 
 TEST(GcsCredentials, ServiceAccountJwtIsSignedExchangedAndRefreshed) {
   TempDir t;
-  auto sh = [&](const std::string& cmd) {
-    return RunProcess({"/bin/sh", "-c", "cd '" + t.path() + "' && " + cmd}, {});
-  };
-  ASSERT_EQ(sh("openssl genpkey -algorithm RSA -pkeyopt rsa_keygen_bits:2048 "
-               "-out key.pem && openssl pkey -in key.pem -pubout -out pub.pem")
-                .exit_code,
-            0);
+  ASSERT_TRUE(MakeRsaKeyPair(t.path()));
   int issued = 0;
   StubHttpServer token_server([&](const StubRequest&) {
     // A one-second token: refreshed once half its life is gone.
@@ -122,11 +117,8 @@ TEST(GcsCredentials, ServiceAccountJwtIsSignedExchangedAndRefreshed) {
   EXPECT_EQ(claims["aud"], token_uri);
   EXPECT_EQ(claims["scope"], GcsCredentials::kScope);
   EXPECT_EQ(claims["exp"].get<int64_t>() - claims["iat"].get<int64_t>(), 3600);
-  std::ofstream(t.Sub("signed"), std::ios::binary) << jwt[0] << "." << jwt[1];
-  std::ofstream(t.Sub("sig"), std::ios::binary) << Base64UrlDecode(jwt[2]);
-  auto verified =
-      sh("openssl dgst -sha256 -verify pub.pem -signature sig signed");
-  EXPECT_EQ(verified.exit_code, 0) << verified.out << verified.err;
+  EXPECT_TRUE(OpensslVerifiesSha256(t.path(), jwt[0] + "." + jwt[1],
+                                    Base64UrlDecode(jwt[2])));
 
   std::this_thread::sleep_for(std::chrono::milliseconds(700));
   auto again = c.Get();

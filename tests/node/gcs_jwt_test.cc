@@ -11,6 +11,7 @@
 #include "absl/strings/str_split.h"
 #include "common/text.h"
 #include "tests/testing/base64url.h"
+#include "tests/testing/certs.h"
 #include "tests/testing/subprocess.h"
 #include "tests/testing/temp_dir.h"
 
@@ -30,14 +31,8 @@ TEST(Jwt, Base64UrlMatchesRfc7515) {
 
 TEST(Jwt, Rs256SignatureVerifiesWithThePublicKeyUnderOpenssl) {
   TempDir t;
-  auto sh = [&](const std::string& cmd) {
-    return RunProcess({"/bin/sh", "-c", "cd '" + t.path() + "' && " + cmd}, {});
-  };
   // A service-account key file holds a PKCS#8 PEM RSA key.
-  ASSERT_EQ(sh("openssl genpkey -algorithm RSA -pkeyopt rsa_keygen_bits:2048 "
-               "-out key.pem && openssl pkey -in key.pem -pubout -out pub.pem")
-                .exit_code,
-            0);
+  ASSERT_TRUE(MakeRsaKeyPair(t.path()));
   const std::string header = R"({"alg":"RS256","typ":"JWT","kid":"k1"})";
   const std::string claims =
       R"({"iss":"a@b.iam.gserviceaccount.com","aud":"https://oauth2.googleapis.com/token","iat":1,"exp":3601})";
@@ -48,18 +43,11 @@ TEST(Jwt, Rs256SignatureVerifiesWithThePublicKeyUnderOpenssl) {
   EXPECT_EQ(Base64UrlDecode(parts[0]), header);
   EXPECT_EQ(Base64UrlDecode(parts[1]), claims);
   EXPECT_EQ(parts[2].find_first_of("+/="), std::string::npos);
-  std::ofstream(t.Sub("signed"), std::ios::binary)
-      << parts[0] << "." << parts[1];
-  std::ofstream(t.Sub("sig"), std::ios::binary) << Base64UrlDecode(parts[2]);
-  auto ok = sh("openssl dgst -sha256 -verify pub.pem -signature sig signed");
-  EXPECT_EQ(ok.exit_code, 0) << ok.out << ok.err;
-  EXPECT_NE(ok.out.find("Verified OK"), std::string::npos) << ok.out;
+  const std::string signed_text = parts[0] + "." + parts[1];
+  const std::string signature = Base64UrlDecode(parts[2]);
+  EXPECT_TRUE(OpensslVerifiesSha256(t.path(), signed_text, signature));
   // One changed byte of the signed text and it no longer verifies.
-  std::ofstream(t.Sub("signed"), std::ios::binary)
-      << parts[0] << "." << parts[1] << " ";
-  EXPECT_NE(sh("openssl dgst -sha256 -verify pub.pem -signature sig signed")
-                .exit_code,
-            0);
+  EXPECT_FALSE(OpensslVerifiesSha256(t.path(), signed_text + " ", signature));
 }
 
 TEST(Jwt, UnreadableOrNonRsaKeyIsAClearErrorWithoutTheKey) {

@@ -36,4 +36,22 @@ bool MakeCert(const std::string& dir, const std::string& ca,
                        name + ".pem", "-days", "2", "-extfile", name + ".ext"});
 }
 
+bool MakeRsaKeyPair(const std::string& dir) {
+  return Openssl(dir, {"genpkey", "-algorithm", "RSA", "-pkeyopt",
+                       "rsa_keygen_bits:2048", "-out", "key.pem"}) &&
+         Openssl(dir, {"pkey", "-in", "key.pem", "-pubout", "-out", "pub.pem"});
+}
+
+bool OpensslVerifiesSha256(const std::string& dir, const std::string& data,
+                           const std::string& signature) {
+  std::ofstream(dir + "/signed", std::ios::binary) << data;
+  std::ofstream(dir + "/sig", std::ios::binary) << signature;
+  auto r = RunProcess({"/bin/sh", "-c",
+                       "cd \"$0\" && exec /usr/bin/openssl dgst -sha256 "
+                       "-verify pub.pem -signature sig signed",
+                       dir},
+                      {});
+  return r.exit_code == 0 && r.out.find("Verified OK") != std::string::npos;
+}
+
 }  // namespace ckpt

@@ -22,22 +22,6 @@ int FromHex(char c) {
   return -1;
 }
 
-std::string PercentDecode(const std::string& s, bool plus_is_space) {
-  std::string out;
-  for (size_t i = 0; i < s.size(); ++i) {
-    if (s[i] == '%' && i + 2 < s.size() && FromHex(s[i + 1]) >= 0 &&
-        FromHex(s[i + 2]) >= 0) {
-      out += static_cast<char>(FromHex(s[i + 1]) * 16 + FromHex(s[i + 2]));
-      i += 2;
-    } else if (plus_is_space && s[i] == '+') {
-      out += ' ';
-    } else {
-      out += s[i];
-    }
-  }
-  return out;
-}
-
 bool ReadLine(int fd, std::string& buf, std::string* line) {
   char tmp[4096];
   while (true) {
@@ -116,6 +100,22 @@ void ResetConnection(int fd) {
 }
 
 }  // namespace
+
+std::string PercentDecode(const std::string& s, bool plus_is_space) {
+  std::string out;
+  for (size_t i = 0; i < s.size(); ++i) {
+    if (s[i] == '%' && i + 2 < s.size() && FromHex(s[i + 1]) >= 0 &&
+        FromHex(s[i + 2]) >= 0) {
+      out += static_cast<char>(FromHex(s[i + 1]) * 16 + FromHex(s[i + 2]));
+      i += 2;
+    } else if (plus_is_space && s[i] == '+') {
+      out += ' ';
+    } else {
+      out += s[i];
+    }
+  }
+  return out;
+}
 
 GcsTestServer::Reply GcsError(int status, const std::string& reason,
                               const std::string& message) {

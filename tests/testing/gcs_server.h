@@ -136,6 +136,8 @@ class GcsTestServer {
 GcsTestServer::Reply GcsError(int status, const std::string& reason,
                               const std::string& message);
 std::string Md5Base64(const std::string& data);
+// %XX decoded; with plus_is_space, '+' too (query strings).
+std::string PercentDecode(const std::string& s, bool plus_is_space);
 
 }  // namespace ckpt
 

@@ -27,19 +27,6 @@ std::vector<std::string> Split(const std::string& path) {
   return out;
 }
 
-std::string Decode(const std::string& s) {
-  std::string out;
-  for (size_t i = 0; i < s.size(); ++i) {
-    if (s[i] == '%' && i + 2 < s.size()) {
-      out += static_cast<char>(std::stoi(s.substr(i + 1, 2), nullptr, 16));
-      i += 2;
-    } else {
-      out += s[i];
-    }
-  }
-  return out;
-}
-
 std::string Encode(const std::string& s) { return UriEncode(s, true); }
 
 GcsTestServer::Reply Json(int status, const std::string& body) {
@@ -455,7 +442,7 @@ GcsTestServer::Reply GcsTestServer::Route(const Request& r) {
                          .dump());
   }
   if (seg.size() < 4) return GcsError(404, "notFound", "Not Found");
-  const std::string bucket = Decode(seg[3]);
+  const std::string bucket = PercentDecode(seg[3], false);
   if (!buckets_.count(bucket))
     return GcsError(404, "notFound", "The specified bucket does not exist.");
   if (seg.size() == 4 && r.method == "GET") {
@@ -479,7 +466,7 @@ GcsTestServer::Reply GcsTestServer::Route(const Request& r) {
     if (r.method == "GET") return List(r, bucket);
     return GcsError(405, "methodNotAllowed", "Method not allowed");
   }
-  const std::string name = Decode(seg[5]);
+  const std::string name = PercentDecode(seg[5], false);
   if (seg.size() == 7 && seg[6] == "compose" && r.method == "POST")
     return Compose(r, bucket, name);
   if (seg.size() != 6) return GcsError(404, "notFound", "Not Found");
