@@ -27,14 +27,22 @@ std::string BoolStr(bool b);
 // "5MiB", "256KiB", "1GiB" for whole units, else bytes ("1000").
 std::string SizeText(uint64_t bytes);
 
-template <typename Member>
-KeyDef SecondsKey(std::string key, std::string env, Member member,
-                  std::string desc) {
+// A KeyDef with its names and texts; set and get are the caller's.
+inline KeyDef NewKey(std::string key, std::string env, std::string expected,
+                     std::string desc) {
   KeyDef k;
   k.key = std::move(key);
   k.env = std::move(env);
-  k.expected = "seconds, a number > 0";
+  k.expected = std::move(expected);
   k.description = std::move(desc);
+  return k;
+}
+
+template <typename Member>
+KeyDef SecondsKey(std::string key, std::string env, Member member,
+                  std::string desc) {
+  KeyDef k = NewKey(std::move(key), std::move(env), "seconds, a number > 0",
+                    std::move(desc));
   k.set = [member](Config& c, const std::string& v) -> absl::Status {
     char* end = nullptr;
     double d = std::strtod(v.c_str(), &end);
@@ -53,12 +61,10 @@ KeyDef SecondsKey(std::string key, std::string env, Member member,
 template <typename Member>
 KeyDef IntKey(std::string key, std::string env, int min, Member member,
               std::string desc) {
-  KeyDef k;
-  k.key = std::move(key);
-  k.env = std::move(env);
-  k.expected =
-      min == 0 ? "a non-negative integer" : absl::StrCat("an integer >= ", min);
-  k.description = std::move(desc);
+  KeyDef k = NewKey(
+      std::move(key), std::move(env),
+      min == 0 ? "a non-negative integer" : absl::StrCat("an integer >= ", min),
+      std::move(desc));
   k.set = [min, member](Config& c, const std::string& v) {
     return ParseInt(v, min, &member(c));
   };
@@ -71,11 +77,8 @@ KeyDef IntKey(std::string key, std::string env, int min, Member member,
 template <typename Member>
 KeyDef BoolKey(std::string key, std::string env, Member member,
                std::string desc) {
-  KeyDef k;
-  k.key = std::move(key);
-  k.env = std::move(env);
-  k.expected = "true or false";
-  k.description = std::move(desc);
+  KeyDef k =
+      NewKey(std::move(key), std::move(env), "true or false", std::move(desc));
   k.set = [member](Config& c, const std::string& v) {
     return ParseBool(v, &member(c));
   };
@@ -89,11 +92,9 @@ template <typename Member>
 KeyDef EnumKey(std::string key, std::string env,
                std::vector<std::string> allowed, Member member,
                std::string desc) {
-  KeyDef k;
-  k.key = std::move(key);
-  k.env = std::move(env);
-  k.expected = absl::StrCat("one of ", absl::StrJoin(allowed, ", "));
-  k.description = std::move(desc);
+  KeyDef k = NewKey(std::move(key), std::move(env),
+                    absl::StrCat("one of ", absl::StrJoin(allowed, ", ")),
+                    std::move(desc));
   k.set = [allowed, member](Config& c, const std::string& v) {
     return ParseEnum(v, allowed, &member(c));
   };
@@ -104,11 +105,8 @@ KeyDef EnumKey(std::string key, std::string env,
 template <typename Member>
 KeyDef StringKey(std::string key, std::string env, std::string expected,
                  Member member, std::string desc) {
-  KeyDef k;
-  k.key = std::move(key);
-  k.env = std::move(env);
-  k.expected = std::move(expected);
-  k.description = std::move(desc);
+  KeyDef k = NewKey(std::move(key), std::move(env), std::move(expected),
+                    std::move(desc));
   k.set = [member](Config& c, const std::string& v) {
     member(c) = v;
     return absl::OkStatus();
@@ -121,15 +119,12 @@ KeyDef StringKey(std::string key, std::string env, std::string expected,
 template <typename Member>
 KeyDef SizeKey(std::string key, std::string env, uint64_t min, uint64_t max,
                uint64_t multiple, Member member, std::string desc) {
-  KeyDef k;
-  k.key = std::move(key);
-  k.env = std::move(env);
-  k.expected =
+  std::string expected =
       absl::StrCat("a byte size from ", SizeText(min), " to ", SizeText(max));
   if (multiple > 1) {
-    absl::StrAppend(&k.expected, ", a multiple of ", SizeText(multiple));
+    absl::StrAppend(&expected, ", a multiple of ", SizeText(multiple));
   }
-  k.description = std::move(desc);
+  KeyDef k = NewKey(std::move(key), std::move(env), expected, std::move(desc));
   k.set = [expected = k.expected, min, max, multiple, member](
               Config& c, const std::string& v) -> absl::Status {
     auto s = ParseByteSize(v);

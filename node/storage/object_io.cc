@@ -65,10 +65,10 @@ absl::StatusOr<size_t> RangedReadableFile::Read(uint64_t offset, void* buf,
     }
     uint64_t at = offset + done;
     size_t skip = static_cast<size_t>(at - r.offset);
-    size_t take = std::min(n - done, r.data.size() - skip);
-    std::memcpy(out + done, r.data.data() + skip, take);
+    size_t take = std::min(n - done, r.size - skip);
+    std::memcpy(out + done, r.data.get() + skip, take);
     done += take;
-    if (skip + take == r.data.size()) ranges_.pop_front();
+    if (skip + take == r.size) ranges_.pop_front();
   }
   next_ = offset + n;
   return n;
@@ -78,8 +78,9 @@ void RangedReadableFile::Fill() {
   while (ranges_.size() < depth_ && queued_to_ < size_) {
     uint64_t off = queued_to_;
     size_t len = static_cast<size_t>(std::min<uint64_t>(range_, size_ - off));
-    ranges_.push_back(Range{off, std::string(len, '\0'), {}, false});
-    char* dst = ranges_.back().data.data();
+    ranges_.push_back(
+        Range{off, len, std::unique_ptr<char[]>(new char[len]), {}, false});
+    char* dst = ranges_.back().data.get();
     ranges_.back().result =
         std::async(std::launch::async,
                    [this, off, len, dst] { return fetch_(off, len, dst); });

@@ -7,6 +7,7 @@
 #include <deque>
 #include <functional>
 #include <future>
+#include <memory>
 #include <string>
 
 #include "absl/status/status.h"
@@ -51,7 +52,8 @@ class RangedReadableFile : public ReadableFile {
  private:
   struct Range {
     uint64_t offset;
-    std::string data;
+    size_t size;
+    std::unique_ptr<char[]> data;  // filled by the fetch, not zeroed first
     std::future<absl::Status> result;
     bool ready = false;
   };
