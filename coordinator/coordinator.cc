@@ -289,12 +289,12 @@ absl::Status Coordinator::RemoveOldSteps(RunResult* result) {
         ++foreign;
       }
     }
+    if (req.remove_steps_size() == 0) continue;
     // Shared storage: one node removes every rank's files.
     for (const auto& r : plan_.ranks) {
       if (config_.storage.node_local && r.node != i) continue;
       for (const auto& f : r.files) req.add_file_names(f.name);
     }
-    if (req.remove_steps_size() == 0) continue;
     ASSIGN_OR_RETURN(auto rep, nodes_[i]->Cleanup(req));
     if (!rep.error().empty()) {
       return absl::InternalError(absl::StrCat("removing old steps on node ",

@@ -36,7 +36,7 @@ struct NodeResult {
   double host_cpu_busy = 0;
   double start_lag_seconds = 0;
   double dir_sync_seconds = 0;
-  std::string filesystem, mount_point, mount_options;
+  std::string storage_kind, filesystem, mount_point, mount_options;
   uint64_t requests = 0, retries = 0, throttles = 0;
 };
 

@@ -257,6 +257,7 @@ RoundResult RoundRunner::Run(const RoundSpec& spec) {
   result.transfer_seconds = SecondsSince(t0);
   Aggregate(reports, &result);
   for (size_t i = 0; i < n && i < result.nodes.size(); ++i) {
+    result.nodes[i].storage_kind = prepared[i].storage_kind();
     result.nodes[i].filesystem = prepared[i].filesystem();
     result.nodes[i].mount_point = prepared[i].mount_point();
     result.nodes[i].mount_options = prepared[i].mount_options();

@@ -176,9 +176,7 @@ int ExecuteRun(const CliArgs& args, Coordinator& coordinator,
   for (const auto& round : result->rounds) {
     if (!round.nodes.empty() && result->environment.filesystem.empty()) {
       const NodeResult& n = round.nodes[0];
-      const bool object = n.filesystem == "memory" || n.filesystem == "null" ||
-                          n.filesystem == "s3";
-      result->environment.storage_kind = object ? n.filesystem : "posix";
+      result->environment.storage_kind = n.storage_kind;
       result->environment.filesystem = n.filesystem;
       result->environment.mount_point = n.mount_point;
       result->environment.mount_options = n.mount_options;

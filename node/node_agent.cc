@@ -102,6 +102,7 @@ absl::StatusOr<PrepareOutcome> NodeAgent::Prepare(PhaseJob job) {
     read_direct_ = out.cache.method == "o_direct";
   }
   out.filesystem = st.Filesystem(location_.path);
+  out.storage_kind = st.Kind();
   buffers_.clear();
   for (const auto& r : job.ranks) {
     for (size_t i = 0; i < r.files.size(); ++i) {

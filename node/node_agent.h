@@ -50,6 +50,7 @@ struct PhaseJob {
 struct PrepareOutcome {
   CacheReport cache;  // loads only
   FilesystemInfo filesystem;
+  std::string storage_kind;  // Storage::Kind()
 };
 
 struct RankOutcome {

@@ -139,6 +139,7 @@ v1::PrepareReply NodeService::Prepare(const v1::PrepareRequest& req) {
   rep.set_resident_bytes(out->cache.resident_bytes);
   rep.set_checked_bytes(out->cache.checked_bytes);
   rep.set_filesystem(out->filesystem.type);
+  rep.set_storage_kind(out->storage_kind);
   rep.set_mount_options(out->filesystem.options);
   rep.set_mount_point(out->filesystem.mount_point);
   return rep;

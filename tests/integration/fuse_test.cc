@@ -88,6 +88,7 @@ TEST(Fuse, SaveAndLoadThroughAnS3fsMountOfSwift) {
   ASSERT_EQ(r.exit_code, 0) << r.err << mount.log();
   json j = json::parse(ReadFile(t.Sub("res/result.json")));
   EXPECT_EQ(j["environment"]["filesystem"], "fuse.s3fs");
+  EXPECT_EQ(j["environment"]["storage"], "fuse");
   const std::string opts = j["environment"]["mount_options"];
   EXPECT_EQ(opts.rfind("flavour=fuse,", 0), 0u) << opts;
   ASSERT_EQ(j["rounds"].size(), 2u);

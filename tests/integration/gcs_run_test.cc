@@ -47,6 +47,7 @@ TEST_F(GcsRunTest, SaveAndLoadThroughGcsAreVerifiedAndRecorded) {
   EXPECT_TRUE(j["rounds"][1]["verified"].get<bool>());
   EXPECT_GT(j["rounds"][0]["bytes"].get<uint64_t>(), 8u << 20);
   EXPECT_EQ(j["environment"]["filesystem"], "gcs");
+  EXPECT_EQ(j["environment"]["storage"], "gs");
   const std::string fs = j["environment"]["mount_options"].dump();
   EXPECT_NE(fs.find("project=test-project"), std::string::npos) << fs;
   EXPECT_NE(fs.find("auth=emulator"), std::string::npos) << fs;
