@@ -21,6 +21,16 @@ Histogram HistogramFromProto(const v1::Histogram& h) {
                               h.max_ns());
 }
 
+namespace {
+
+// The backend settings a storage request carries, as OpenStorage takes them.
+std::map<std::string, std::string> OptionsOf(
+    const google::protobuf::Map<std::string, std::string>& m) {
+  return {m.begin(), m.end()};
+}
+
+}  // namespace
+
 PhaseJob JobFromProto(const v1::PrepareRequest& req) {
   PhaseJob job;
   job.run_id = req.run_id();
@@ -34,8 +44,7 @@ PhaseJob JobFromProto(const v1::PrepareRequest& req) {
   job.direct_write = req.io().direct_write();
   job.direct_read = req.io().direct_read();
   job.cache_mode = req.io().cache_mode();
-  job.storage_options.insert(req.storage_options().begin(),
-                             req.storage_options().end());
+  job.storage_options = OptionsOf(req.storage_options());
   auto kind = ParseChecksumKind(req.io().checksum());
   job.checksum = kind.ok() ? *kind : ChecksumKind::kXxh3;
   auto names = std::make_shared<std::vector<std::string>>(
@@ -106,10 +115,9 @@ v1::PhaseReport ReportToProto(const PhaseOutcome& o, uint64_t round_id) {
 
 v1::InspectReply NodeService::Inspect(const v1::InspectRequest& req) {
   v1::InspectReply rep;
-  auto listing = agent_.Inspect(
-      req.checkpoints_uri(), req.probe_write(), req.want_metadata(),
-      std::map<std::string, std::string>(req.storage_options().begin(),
-                                         req.storage_options().end()));
+  auto listing =
+      agent_.Inspect(req.checkpoints_uri(), req.probe_write(),
+                     req.want_metadata(), OptionsOf(req.storage_options()));
   if (!listing.ok()) {
     rep.set_error(std::string(listing.status().message()));
     return rep;
@@ -171,10 +179,8 @@ v1::PhaseReport NodeService::StartPhase(
 
 v1::CommitReply NodeService::Commit(const v1::CommitRequest& req) {
   v1::CommitReply rep;
-  auto s = agent_.Commit(
-      req.step_uri(), req.metadata(),
-      std::map<std::string, std::string>(req.storage_options().begin(),
-                                         req.storage_options().end()));
+  auto s = agent_.Commit(req.step_uri(), req.metadata(),
+                         OptionsOf(req.storage_options()));
   if (!s.ok()) rep.set_error(std::string(s.message()));
   return rep;
 }
@@ -185,10 +191,8 @@ v1::CleanupReply NodeService::Cleanup(const v1::CleanupRequest& req) {
                               req.remove_steps().end());
   std::vector<std::string> names(req.file_names().begin(),
                                  req.file_names().end());
-  auto s = agent_.Cleanup(
-      req.checkpoints_uri(), steps, names,
-      std::map<std::string, std::string>(req.storage_options().begin(),
-                                         req.storage_options().end()));
+  auto s = agent_.Cleanup(req.checkpoints_uri(), steps, names,
+                          OptionsOf(req.storage_options()));
   if (!s.ok()) rep.set_error(std::string(s.message()));
   return rep;
 }
