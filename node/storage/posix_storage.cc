@@ -54,8 +54,8 @@ class OwnedFd {
 
 class PosixWritableFile : public WritableFile, private OwnedFd {
  public:
-  PosixWritableFile(std::string path, int fd, bool direct)
-      : OwnedFd(std::move(path), fd), direct_(direct) {}
+  PosixWritableFile(std::string path, int fd, bool direct, bool fuse)
+      : OwnedFd(std::move(path), fd), direct_(direct), fuse_(fuse) {}
 
   absl::Status Append(const void* data, size_t len) override {
     if (direct_ && len % 4096 != 0) {
@@ -91,11 +91,9 @@ class PosixWritableFile : public WritableFile, private OwnedFd {
 
   absl::Status Close() override { return CloseFd(); }
 
-  void set_fuse(bool fuse) { fuse_ = fuse; }
-
  private:
   bool direct_;
-  bool fuse_ = false;
+  const bool fuse_;
 };
 
 class PosixReadableFile : public ReadableFile, private OwnedFd {
@@ -211,10 +209,8 @@ absl::StatusOr<std::unique_ptr<WritableFile>> PosixStorage::OpenWrite(
     }
     return Errno("open for writing", path);
   }
-  auto file =
-      std::make_unique<PosixWritableFile>(path, fd, options.direct && !fuse);
-  file->set_fuse(fuse);
-  return std::unique_ptr<WritableFile>(std::move(file));
+  return std::unique_ptr<WritableFile>(
+      new PosixWritableFile(path, fd, options.direct && !fuse, fuse));
 }
 
 absl::StatusOr<std::unique_ptr<ReadableFile>> PosixStorage::OpenRead(
