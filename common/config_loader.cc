@@ -26,16 +26,28 @@ absl::Status Flatten(const YAML::Node& node, const std::string& prefix,
   }
   int line = node.Mark().line + 1;
   if (node.IsScalar()) {
-    out->push_back({prefix, node.Scalar(), line});
+    out->push_back({prefix, node.Scalar(), line, false, {}});
     return absl::OkStatus();
   }
   if (node.IsNull()) {
-    out->push_back({prefix, "", line});
+    out->push_back({prefix, "", line, false, {}});
     return absl::OkStatus();
   }
-  return absl::InvalidArgumentError(
-      absl::StrCat(name, ":", line, ": key '", prefix,
-                   "': expected a single value, found a list"));
+  // A sequence: of scalars (one list entry) or of maps (flattened in order).
+  YamlEntry list{prefix, "", line, true, {}};
+  for (const auto& item : node) {
+    if (item.IsMap()) {
+      RETURN_IF_ERROR(Flatten(item, prefix, name, out));
+    } else if (item.IsScalar()) {
+      list.items.push_back(item.Scalar());
+    } else {
+      return absl::InvalidArgumentError(
+          absl::StrCat(name, ":", item.Mark().line + 1, ": key '", prefix,
+                       "': expected a list of values or of maps"));
+    }
+  }
+  if (!list.items.empty() || node.size() == 0) out->push_back(list);
+  return absl::OkStatus();
 }
 
 std::string UnknownKeyMessage(const std::string& key) {
@@ -108,10 +120,19 @@ absl::StatusOr<LoadedConfig> LoadConfig(const LoadOptions& options) {
     ss << in.rdbuf();
     ASSIGN_OR_RETURN(auto entries, FlattenYaml(ss.str(), options.yaml_path));
     for (const auto& e : entries) {
+      if (e.list) {
+        return absl::InvalidArgumentError(
+            absl::StrCat(options.yaml_path, ":", e.line, ": key '", e.key,
+                         "': expected a single value, found a list"));
+      }
       RETURN_IF_ERROR(Apply(loaded.config, e.key, e.value,
                             absl::StrCat(options.yaml_path, ":", e.line),
                             loaded.sources));
     }
+  }
+  for (const auto& v : options.file_values) {
+    RETURN_IF_ERROR(
+        Apply(loaded.config, v.key, v.value, v.where, loaded.sources));
   }
   for (const auto& k : ConfigKeys()) {
     if (k.env.empty()) continue;
@@ -128,6 +149,10 @@ absl::StatusOr<LoadedConfig> LoadConfig(const LoadOptions& options) {
     }
     RETURN_IF_ERROR(Apply(loaded.config, o.substr(0, eq), o.substr(eq + 1),
                           "command line", loaded.sources));
+  }
+  for (const auto& v : options.final_values) {
+    RETURN_IF_ERROR(
+        Apply(loaded.config, v.key, v.value, v.where, loaded.sources));
   }
   return loaded;
 }

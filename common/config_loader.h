@@ -17,11 +17,23 @@
 
 namespace ckpt {
 
+// A key's value with where it came from ("FILE:LINE", "sweep ...").
+struct SourcedValue {
+  std::string key;
+  std::string value;
+  std::string where;
+};
+
 struct LoadOptions {
   std::string yaml_path;               // "" = no file
   std::vector<std::string> overrides;  // "key=value" from the command line
   // Environment lookup; defaults to ::getenv. Tests inject their own.
   std::function<const char*(const char*)> getenv;
+  // Applied after yaml_path and before the environment, in order (an
+  // experiment's group files and its own keys).
+  std::vector<SourcedValue> file_values;
+  // Applied after the overrides, in order (a sweep point's values).
+  std::vector<SourcedValue> final_values;
 };
 
 struct LoadedConfig {
@@ -33,12 +45,16 @@ struct LoadedConfig {
 
 absl::StatusOr<LoadedConfig> LoadConfig(const LoadOptions& options);
 
-// Parses YAML text (nested maps; scalars) into (dotted key, value, line)
-// triples. Exposed for tests and sweeps.
+// Parses YAML text (nested maps of scalars) into (dotted key, value, line)
+// triples. A list of scalars is one entry with `list` set and its `items`;
+// a list of maps is flattened under its key, in order (an experiment's
+// `defaults:`). Exposed for tests and experiments.
 struct YamlEntry {
   std::string key;
   std::string value;
   int line = 0;
+  bool list = false;
+  std::vector<std::string> items;
 };
 absl::StatusOr<std::vector<YamlEntry>> FlattenYaml(const std::string& text,
                                                    const std::string& name);

@@ -131,6 +131,17 @@ std::string ResultToJson(const RunResult& r) {
   j["run_id"] = r.run_id;
   j["started_at"] = r.started_at;
   j["finished_at"] = r.finished_at;
+  if (r.sweep.index >= 0) {
+    ordered_json values = ordered_json::object();
+    for (const auto& [k, v] : r.sweep.values) values[k] = v;
+    j["sweep"] = {{"name", r.sweep.name},
+                  {"index", r.sweep.index},
+                  {"runs", r.sweep.runs},
+                  {"run", r.sweep.run_name},
+                  {"point", r.sweep.point_name},
+                  {"repeat", r.sweep.repeat},
+                  {"values", values}};
+  }
   ordered_json cfg = ordered_json::object();
   for (const auto& k : r.config) {
     cfg[k.key] = {{"value", k.value}, {"source", k.source}, {"env", k.env}};

@@ -21,6 +21,11 @@ ProgressPrinter::~ProgressPrinter() {
   thread_.join();
 }
 
+void ProgressPrinter::SetContext(const std::string& context) {
+  std::lock_guard<std::mutex> lock(mu_);
+  context_ = context.empty() ? "" : context + " ";
+}
+
 void ProgressPrinter::BeginRound(const std::string& label, uint64_t total_bytes,
                                  int nodes) {
   std::lock_guard<std::mutex> lock(mu_);
@@ -69,9 +74,9 @@ std::string ProgressPrinter::Line() {
       total_ ? 100.0 * static_cast<double>(done) / static_cast<double>(total_)
              : 0;
   return absl::StrFormat(
-      "%s  %s / %s  %5.1f%%  %.1f MiB/s  ETA %s  nodes done %d/%d", label_,
-      FormatBytes(done), FormatBytes(total_), pct, rate, eta, nodes_done_,
-      nodes_);
+      "%s%s  %s / %s  %5.1f%%  %.1f MiB/s  ETA %s  nodes done %d/%d", context_,
+      label_, FormatBytes(done), FormatBytes(total_), pct, rate, eta,
+      nodes_done_, nodes_);
 }
 
 void ProgressPrinter::Loop() {

@@ -24,6 +24,8 @@ class ProgressPrinter {
   ProgressPrinter(const ProgressPrinter&) = delete;
   ProgressPrinter& operator=(const ProgressPrinter&) = delete;
 
+  // Printed before every line, e.g. "[run 3/8 NUM_LAYERS=2]" in a sweep.
+  void SetContext(const std::string& context);
   void BeginRound(const std::string& label, uint64_t total_bytes, int nodes);
   void Update(int node, const ::ckptbench::v1::Progress& progress);
   void NodeDone(int node);
@@ -42,6 +44,7 @@ class ProgressPrinter {
   bool active_ = false;
   bool stop_ = false;
   bool printed_ = false;
+  std::string context_;
   std::string label_;
   uint64_t total_ = 0;
   int nodes_ = 0;

@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <map>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "common/histogram.h"
@@ -109,6 +110,16 @@ struct ResolvedKey {
   std::string key, env, value, source;
 };
 
+// Where a run sits in a sweep (ckptbench sweep); index < 0 outside one.
+struct SweepInfo {
+  std::string name;  // the experiment's name
+  int index = -1;    // 0-based run of the sweep
+  int runs = 0;      // runs in the sweep
+  std::string run_name, point_name;
+  int repeat = 1;
+  std::vector<std::pair<std::string, std::string>> values;
+};
+
 struct RunResult {
   std::string status = "ok";
   std::vector<std::string> errors;
@@ -124,6 +135,7 @@ struct RunResult {
   size_t files = 0;
   std::vector<RoundResult> rounds;
   std::vector<NodeClock> clocks;  // multinode: estimated per node
+  SweepInfo sweep;
 
   // Count, mean, stdev, min, max of the timed rounds of a phase.
   PhaseSummary Summarize(const std::string& phase) const;

@@ -15,6 +15,16 @@ std::string UsageText() {
 commands:
   run          single-node save/load benchmark (coordinator and node agent in
                one process); configured by --config, env vars and key=value
+  sweep FILE [key=a,b,c ...]
+               run an experiment file's sweep (single-node points): every
+               point of the product of its sweep: values, `repeat` times;
+               writes DIR/NNN-<values>/result.json, collated_results.json,
+               results.csv and report.html (DIR: --results-dir, default
+               multirun/<date>/<time>); --resume finishes an interrupted
+               sweep, --dry-run validates and lists the runs
+  report DIR   write DIR/report.html from a sweep or run directory
+  compare A B  the same points of two sweep or run directories side by
+               side, with changes larger than the run-to-run spread flagged
   coordinator  multinode: serve node agents, drive the rounds, write results
                (same configuration sources as run; --listen HOST:PORT)
   node         multinode: a node agent; --coordinator HOST:PORT and
@@ -26,6 +36,8 @@ commands:
 options:
   --config FILE       YAML experiment file (lowest precedence after defaults)
   --results-dir DIR   write DIR/result.json (schema ckptbench.result/v1)
+  --resume            (sweep) finish the runs --results-dir DIR lacks
+  --dry-run           (sweep) validate every point and list the runs
   --save-only         same as CKPT_MODE=save-only
   --load-only         same as CKPT_MODE=load-only
   --listen HOST:PORT  (coordinator) same as CKPT_LISTEN
@@ -62,7 +74,8 @@ absl::StatusOr<CliArgs> ParseCli(int argc, const char* const* argv) {
   a.command = argv[1];
   if (a.command == "-h" || a.command == "--help") a.command = "help";
   const std::vector<std::string> commands = {
-      "run", "coordinator", "node", "plan", "keys", "version", "help"};
+      "run",  "sweep", "report", "compare", "coordinator",
+      "node", "plan",  "keys",   "version", "help"};
   bool known = false;
   for (const auto& c : commands) known |= (c == a.command);
   if (!known) {
@@ -70,7 +83,8 @@ absl::StatusOr<CliArgs> ParseCli(int argc, const char* const* argv) {
     std::string near = ClosestMatch(a.command, commands);
     if (!near.empty()) absl::StrAppend(&msg, "; did you mean '", near, "'?");
     absl::StrAppend(&msg,
-                    " expected run, coordinator, node, plan, keys or version");
+                    " expected run, sweep, report, compare, coordinator, "
+                    "node, plan, keys or version");
     return absl::InvalidArgumentError(msg);
   }
   for (int i = 2; i < argc; ++i) {
@@ -115,6 +129,10 @@ absl::StatusOr<CliArgs> ParseCli(int argc, const char* const* argv) {
       a.overrides.push_back("run.mode=save-only");
     } else if (arg == "--load-only") {
       a.overrides.push_back("run.mode=load-only");
+    } else if (arg == "--resume") {
+      a.resume = true;
+    } else if (arg == "--dry-run") {
+      a.dry_run = true;
     } else if (arg == "--per-rank") {
       a.per_rank = true;
     } else if (arg == "--list") {
@@ -130,6 +148,9 @@ absl::StatusOr<CliArgs> ParseCli(int argc, const char* const* argv) {
           "unknown option '", arg, "' (ckptbench help lists them)"));
     } else if (arg.find('=') != std::string::npos) {
       a.overrides.push_back(arg);
+    } else if (a.command == "sweep" || a.command == "report" ||
+               a.command == "compare") {
+      a.positional.push_back(arg);
     } else {
       return absl::InvalidArgumentError(absl::StrCat(
           "unexpected argument '", arg, "': expected key=value or an option"));

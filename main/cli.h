@@ -12,12 +12,16 @@ namespace ckpt {
 
 struct CliArgs {
   std::string
-      command;  // run | coordinator | node | plan | keys | version | help
+      command;  // run | sweep | coordinator | node | report | compare | ...
   std::string config_path;
   std::string results_dir;
   std::vector<std::string> overrides;  // key=value, in order
-  bool per_rank = false;               // plan: list every rank
-  bool list = false;                   // plan: list presets
+  // sweep FILE, report DIR, compare A B.
+  std::vector<std::string> positional;
+  bool resume = false;    // sweep: finish the runs DIR lacks
+  bool dry_run = false;   // sweep: validate and list the runs, run nothing
+  bool per_rank = false;  // plan: list every rank
+  bool list = false;      // plan: list presets
   bool verbose = false;
   bool quiet = false;
   int protocol_version = 1;  // node: for testing refusal of other versions

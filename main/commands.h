@@ -8,6 +8,9 @@
 namespace ckpt {
 
 int RunCommand(const CliArgs& args);
+int SweepCommand(const CliArgs& args);
+int ReportCommand(const CliArgs& args);
+int CompareCommand(const CliArgs& args);
 int PlanCommand(const CliArgs& args);
 int KeysCommand(const CliArgs& args);
 int CoordinatorCommand(const CliArgs& args);

@@ -105,7 +105,7 @@ int CoordinatorCommand(const CliArgs& args) {
   }
   std::vector<NodeClient*> clients(nodes->begin(), nodes->end());
   Coordinator coordinator(config, setup.plan, clients, progress.get(), run_id);
-  int code = ExecuteRun(args, coordinator, signals, &result);
+  int code = ExecuteRun(args.results_dir, coordinator, signals, &result);
   (*server)->Shutdown(code == 0,
                       result.errors.empty() ? "" : result.errors.back());
   return code;

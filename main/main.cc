@@ -21,6 +21,9 @@ int main(int argc, char** argv) {
     std::printf("ckptbench %s (protocol ckptbench.v1)\n", CKPTBENCH_VERSION);
     return 0;
   }
+  if (args->command == "sweep") return ckpt::SweepCommand(*args);
+  if (args->command == "report") return ckpt::ReportCommand(*args);
+  if (args->command == "compare") return ckpt::CompareCommand(*args);
   if (args->command == "plan") return ckpt::PlanCommand(*args);
   if (args->command == "keys") return ckpt::KeysCommand(*args);
   if (args->command == "coordinator") return ckpt::CoordinatorCommand(*args);

@@ -31,7 +31,7 @@ int RunCommand(const CliArgs& args) {
                                                  isatty(STDERR_FILENO) != 0);
   }
   Coordinator coordinator(config, setup.plan, {&node}, progress.get());
-  return ExecuteRun(args, coordinator, signals, &setup.result);
+  return ExecuteRun(args.results_dir, coordinator, signals, &setup.result);
 }
 
 }  // namespace ckpt

@@ -82,6 +82,7 @@ SignalWatcher::SignalWatcher() {
       if (sig == SIGUSR1) return;
       std::lock_guard<std::mutex> lock(mu_);
       std::string name = sig == SIGINT ? "SIGINT" : "SIGTERM";
+      if (received_.empty()) received_ = name;
       if (on_signal_) {
         on_signal_(name);
       } else {
@@ -121,48 +122,62 @@ int FailRun(const std::string& dir, RunResult* r, const std::string& error,
   return code;
 }
 
-absl::StatusOr<LoadedConfig> LoadConfigFromArgs(const CliArgs& args) {
+std::string SignalWatcher::Received() {
+  std::lock_guard<std::mutex> lock(mu_);
+  return received_;
+}
+
+LoadOptions LoadOptionsFromArgs(const CliArgs& args) {
   LoadOptions opts;
   opts.yaml_path = args.config_path;
   opts.overrides = args.overrides;
-  return LoadConfig(opts);
+  return opts;
+}
+
+absl::StatusOr<LoadedConfig> LoadConfigFromArgs(const CliArgs& args) {
+  return LoadConfig(LoadOptionsFromArgs(args));
 }
 
 int PrepareRun(const CliArgs& args, RunSetup* setup) {
+  return PrepareRun(LoadOptionsFromArgs(args), args.results_dir, setup);
+}
+
+int PrepareRun(const LoadOptions& options, const std::string& results_dir,
+               RunSetup* setup) {
   RunResult& result = setup->result;
   result.started_at = UtcNowIso8601();
   result.environment = ProbeHost();
   result.environment.version = CKPTBENCH_VERSION;
-  auto loaded = LoadConfigFromArgs(args);
+  auto loaded = LoadConfig(options);
   if (!loaded.ok()) {
-    return FailRun(args.results_dir, &result,
-                   std::string(loaded.status().message()), 2);
+    return FailRun(results_dir, &result, std::string(loaded.status().message()),
+                   2);
   }
   setup->loaded = std::move(*loaded);
   FillConfig(setup->loaded, &result);
   const Config& config = setup->loaded.config;
   if (auto s = ValidateConfig(config, /*need_storage=*/true); !s.ok()) {
-    return FailRun(args.results_dir, &result, std::string(s.message()), 2);
+    return FailRun(results_dir, &result, std::string(s.message()), 2);
   }
   auto plan = MakePlan(PlanOptionsFromConfig(config));
   if (!plan.ok()) {
-    return FailRun(args.results_dir, &result,
-                   std::string(plan.status().message()), 2);
+    return FailRun(results_dir, &result, std::string(plan.status().message()),
+                   2);
   }
   setup->plan = std::move(*plan);
   FillPlan(setup->plan, &result);
   return 0;
 }
 
-int ExecuteRun(const CliArgs& args, Coordinator& coordinator,
+int ExecuteRun(const std::string& results_dir, Coordinator& coordinator,
                SignalWatcher& signals, RunResult* result) {
   if (std::string sig = signals.Pending(); !sig.empty()) {
-    return FailRun(args.results_dir, result,
+    return FailRun(results_dir, result,
                    absl::StrCat("interrupted by ", sig, " before any round"),
                    1);
   }
   if (auto s = coordinator.Preflight(result); !s.ok()) {
-    return FailRun(args.results_dir, result, std::string(s.message()), 2);
+    return FailRun(results_dir, result, std::string(s.message()), 2);
   }
   LOG_INFO("run %s: %s, %s per checkpoint, %d node(s) x %d rank(s)",
            result->run_id, result->model, FormatBytes(result->checkpoint_bytes),
@@ -187,7 +202,7 @@ int ExecuteRun(const CliArgs& args, Coordinator& coordinator,
     result->status = "failed";
     result->errors.push_back(std::string(status.message()));
   }
-  bool wrote = WriteResult(args.results_dir, *result, /*announce=*/true);
+  bool wrote = WriteResult(results_dir, *result, /*announce=*/true);
   std::fputs(SummaryTable(*result).c_str(), stdout);
   std::fflush(stdout);
   if (!status.ok()) {

@@ -34,15 +34,20 @@ class SignalWatcher {
   void Watch(std::function<void(const std::string&)> on_signal);
   // The name of a signal received and not yet delivered ("" if none).
   std::string Pending();
+  // The first signal received since construction, delivered or not.
+  std::string Received();
 
  private:
   sigset_t set_;
   std::mutex mu_;
   std::function<void(const std::string&)> on_signal_;
   std::string pending_;
+  std::string received_;
   std::thread thread_;
 };
 
+// Config sources from --config and key=value overrides.
+LoadOptions LoadOptionsFromArgs(const CliArgs& args);
 // Config from --config, the environment and key=value overrides.
 absl::StatusOr<LoadedConfig> LoadConfigFromArgs(const CliArgs& args);
 
@@ -56,14 +61,17 @@ struct RunSetup {
 // fills `setup`, or prints the error, writes a failed result and returns
 // the exit code (2).
 int PrepareRun(const CliArgs& args, RunSetup* setup);
+// The same from explicit sources; the result goes to `results_dir`.
+int PrepareRun(const LoadOptions& options, const std::string& results_dir,
+               RunSetup* setup);
 
 // Records a failure before or outside the rounds, writes the result,
 // returns `code`.
 int FailRun(const std::string& results_dir, RunResult* result,
             const std::string& error, int code);
 
-// Preflight, run, result.json, summary table. Returns the exit code.
-int ExecuteRun(const CliArgs& args, Coordinator& coordinator,
+// Preflight, run, DIR/result.json, summary table. Returns the exit code.
+int ExecuteRun(const std::string& results_dir, Coordinator& coordinator,
                SignalWatcher& signals, RunResult* result);
 
 }  // namespace ckpt

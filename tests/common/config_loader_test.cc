@@ -33,7 +33,7 @@ std::string WriteYaml(const std::string& text) {
 
 TEST(LoadConfig, DefaultsMatchDesign) {
   FakeEnv env;
-  auto c = LoadConfig({"", {}, env.Fn()});
+  auto c = LoadConfig({"", {}, env.Fn(), {}, {}});
   ASSERT_TRUE(c.ok()) << c.status();
   EXPECT_EQ(c->config.model.num_layers, 10);
   EXPECT_EQ(c->config.run.num_save_calls, 3);
@@ -52,7 +52,7 @@ TEST(LoadConfig, PrecedenceCliOverEnvOverYamlOverDefault) {
       "io:\n  block_size: 1MiB\n");
   FakeEnv env;
   env.vars = {{"NUM_SAVE_CALLS", "2"}, {"NUM_LOAD_CALLS", "4"}};
-  auto c = LoadConfig({yaml, {"NUM_LOAD_CALLS=0"}, env.Fn()});
+  auto c = LoadConfig({yaml, {"NUM_LOAD_CALLS=0"}, env.Fn(), {}, {}});
   ASSERT_TRUE(c.ok()) << c.status();
   EXPECT_EQ(c->config.model.num_layers, 7);    // yaml
   EXPECT_EQ(c->config.run.num_save_calls, 2);  // env beats yaml
@@ -69,7 +69,9 @@ TEST(LoadConfig, EnvNamesWorkAsOverrideKeysAndDottedKeysToo) {
   auto c =
       LoadConfig({"",
                   {"NUM_LAYERS=3", "run.mode=load-only", "CKPT_MODEL=llama-7b"},
-                  env.Fn()});
+                  env.Fn(),
+                  {},
+                  {}});
   ASSERT_TRUE(c.ok()) << c.status();
   EXPECT_EQ(c->config.model.num_layers, 3);
   EXPECT_EQ(c->config.run.mode, "load-only");
@@ -79,7 +81,7 @@ TEST(LoadConfig, EnvNamesWorkAsOverrideKeysAndDottedKeysToo) {
 TEST(LoadConfig, BadNumberFromEnvNamesKeyValueAndExpectation) {
   FakeEnv env;
   env.vars = {{"NUM_SAVE_CALLS", "abc"}};
-  auto c = LoadConfig({"", {}, env.Fn()});
+  auto c = LoadConfig({"", {}, env.Fn(), {}, {}});
   ASSERT_FALSE(c.ok());
   std::string msg(c.status().message());
   EXPECT_EQ(msg,
@@ -92,7 +94,7 @@ TEST(LoadConfig, MisspelledYamlKeyNamesFileLineAndSuggests) {
   std::string yaml =
       WriteYaml("run:\n  num_save_calls: 1\n  num_laod_calls: 2\n");
   FakeEnv env;
-  auto c = LoadConfig({yaml, {}, env.Fn()});
+  auto c = LoadConfig({yaml, {}, env.Fn(), {}, {}});
   ASSERT_FALSE(c.ok());
   std::string msg(c.status().message());
   EXPECT_NE(msg.find(yaml + ":3: unknown key 'run.num_laod_calls'"),
@@ -120,7 +122,7 @@ TEST(LoadConfig, RejectsBadValues) {
       {"NUM_LAYRES=2", "did you mean 'NUM_LAYERS'"},
   };
   for (const auto& tc : cases) {
-    auto c = LoadConfig({"", {tc.override_}, env.Fn()});
+    auto c = LoadConfig({"", {tc.override_}, env.Fn(), {}, {}});
     ASSERT_FALSE(c.ok()) << tc.override_;
     EXPECT_NE(std::string(c.status().message()).find(tc.want),
               std::string::npos)
@@ -131,7 +133,7 @@ TEST(LoadConfig, RejectsBadValues) {
 TEST(LoadConfig, YamlListIsAnErrorWithLine) {
   std::string yaml = WriteYaml("model:\n  num_layers:\n    - 1\n    - 2\n");
   FakeEnv env;
-  auto c = LoadConfig({yaml, {}, env.Fn()});
+  auto c = LoadConfig({yaml, {}, env.Fn(), {}, {}});
   ASSERT_FALSE(c.ok());
   EXPECT_NE(std::string(c.status().message()).find("found a list"),
             std::string::npos);
@@ -173,7 +175,7 @@ TEST(LoadConfig, ShippedLocalDiskYamlListsEveryKeyWithDefaults) {
   for (const auto& k : ConfigKeys()) EXPECT_TRUE(listed.count(k.key)) << k.key;
   EXPECT_EQ(listed.size(), ConfigKeys().size());
   FakeEnv env;
-  auto c = LoadConfig({path, {}, env.Fn()});
+  auto c = LoadConfig({path, {}, env.Fn(), {}, {}});
   ASSERT_TRUE(c.ok()) << c.status();
   Config defaults;
   for (const auto& k : ConfigKeys()) {

@@ -1,0 +1,276 @@
+// `ckptbench sweep FILE [key=a,b ...]`: every run of an experiment's sweep,
+// one after another in this process, each exactly as `ckptbench run` would
+// do it, under DIR/NNN-<values>/. Every point is loaded, validated and
+// planned before the first run, so a typo fails before any I/O. The
+// manifest (DIR/sweep.json) is written first; a run counts as finished when
+// its result.json exists, which is what --resume goes by. A signal stops
+// the sweep after the run in flight is aborted; that run's partial result
+// is kept as result.interrupted.json so --resume runs it again.
+#include <unistd.h>
+
+#include <ctime>
+#include <filesystem>
+#include <fstream>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "common/experiment.h"
+#include "common/log.h"
+#include "coordinator/environment.h"
+#include "coordinator/local_node_client.h"
+#include "coordinator/planner.h"
+#include "main/commands.h"
+#include "main/run_support.h"
+#include "report/collate.h"
+#include "report/html_report.h"
+#include "report/sweep_data.h"
+
+namespace ckpt {
+namespace {
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+int BadInput(const std::string& message) {
+  std::fprintf(stderr, "ckptbench: %s\n", message.c_str());
+  return 2;
+}
+
+// multirun/<date>/<time>, local time; a suffix if a sweep started in the
+// same second.
+std::string DefaultSweepDir() {
+  std::time_t now = std::time(nullptr);
+  std::tm tm{};
+  localtime_r(&now, &tm);
+  char date[16], time[16];
+  std::strftime(date, sizeof(date), "%Y-%m-%d", &tm);
+  std::strftime(time, sizeof(time), "%H-%M-%S", &tm);
+  std::string dir = absl::StrCat("multirun/", date, "/", time);
+  std::string candidate = dir;
+  for (int i = 1; fs::exists(candidate); ++i) {
+    candidate = absl::StrCat(dir, "-", i);
+  }
+  return candidate;
+}
+
+// "<path>/point-NNN": each point of the product its own part of the storage
+// target, so points with different plans never read each other's steps.
+std::string PointPath(const std::string& path, int point) {
+  std::string base = path;
+  while (base.size() > 1 && base.back() == '/') base.pop_back();
+  return absl::StrFormat("%s/point-%03d", base, point);
+}
+
+// A run's sources with its point's sub-path, checked the way `run` checks
+// them: configuration, validation and plan.
+absl::StatusOr<LoadOptions> CheckedRunOptions(const Experiment& e,
+                                              const SweepRun& run) {
+  auto options = RunLoadOptions(e, run);
+  if (!options.ok()) return options.status();
+  auto loaded = LoadConfig(*options);
+  if (!loaded.ok()) return loaded.status();
+  const StorageOptions& storage = loaded->config.storage;
+  const std::string where = "sweep: the point's own sub-path";
+  if (!storage.path.empty()) {
+    options->final_values.push_back(
+        {"storage.path", PointPath(storage.path, run.point), where});
+  }
+  if (!storage.restore_path.empty()) {
+    options->final_values.push_back({"storage.restore_path",
+                                     PointPath(storage.restore_path, run.point),
+                                     where});
+  }
+  loaded = LoadConfig(*options);
+  if (!loaded.ok()) return loaded.status();
+  const Config& config = loaded->config;
+  if (auto s = ValidateConfig(config, /*need_storage=*/true); !s.ok()) {
+    return s;
+  }
+  if (config.cluster.num_nodes != 1) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "cluster.num_nodes (NUM_NODES) = ", config.cluster.num_nodes,
+        ": sweep points run single-node, in this process; expected 1"));
+  }
+  if (auto plan = MakePlan(PlanOptionsFromConfig(config)); !plan.ok()) {
+    return plan.status();
+  }
+  return options;
+}
+
+// Refuses to resume into a directory made by a different sweep.
+absl::Status CheckSameSweep(const std::string& manifest_path,
+                            const json& manifest) {
+  std::ifstream in(manifest_path);
+  if (!in) {
+    return absl::NotFoundError(
+        absl::StrCat(manifest_path,
+                     ": cannot open it; --resume needs the --results-dir "
+                     "of an earlier sweep"));
+  }
+  json old = json::parse(in, nullptr, /*allow_exceptions=*/false);
+  if (old.is_discarded() || !old.contains("runs")) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(manifest_path, ": not a sweep manifest"));
+  }
+  const json& a = old["runs"];
+  const json& b = manifest["runs"];
+  for (size_t i = 0; i < std::max(a.size(), b.size()); ++i) {
+    std::string was = i < a.size() ? a[i].value("name", "") : "(none)";
+    std::string now = i < b.size() ? b[i].value("name", "") : "(none)";
+    if (was != now) {
+      return absl::InvalidArgumentError(
+          absl::StrCat(manifest_path, ": a different sweep: run ", i, " was '",
+                       was, "', this sweep's is '", now,
+                       "'; resume with the same file and key=value arguments"));
+    }
+  }
+  return absl::OkStatus();
+}
+
+void PrintPoints(const SweepData& data) {
+  std::printf("\n%-40s %5s %14s %14s %14s %14s\n", "point", "runs",
+              "save MiB/s", "+-stdev", "load MiB/s", "+-stdev");
+  for (const auto& p : ByPoint(data)) {
+    Spread save = p.save.mib_s(), load = p.load.mib_s();
+    std::printf("%-40s %5zu %14.1f %14.1f %14.1f %14.1f\n",
+                p.point_name.c_str(), p.runs.size(), save.mean, save.stdev,
+                load.mean, load.stdev);
+  }
+}
+
+}  // namespace
+
+int SweepCommand(const CliArgs& args) {
+  SignalWatcher signals;  // first, before any other thread exists
+  if (args.positional.size() != 1) {
+    return BadInput(
+        "sweep: expected one experiment file: ckptbench sweep FILE "
+        "[key=value | key=a,b,c ...] [--results-dir DIR] [--resume]");
+  }
+  if (!args.config_path.empty()) {
+    return BadInput(
+        "sweep: --config does not apply; the experiment file is the "
+        "configuration (its defaults: list composes group files)");
+  }
+  auto experiment = LoadExperiment(args.positional[0], args.overrides);
+  if (!experiment.ok())
+    return BadInput(std::string(experiment.status().message()));
+  const std::vector<SweepRun> runs = ExpandRuns(*experiment);
+  std::vector<LoadOptions> options;
+  for (const auto& run : runs) {
+    auto o = CheckedRunOptions(*experiment, run);
+    if (!o.ok()) {
+      return BadInput(
+          absl::StrCat("sweep run ", run.name, ": ", o.status().message()));
+    }
+    options.push_back(std::move(*o));
+  }
+  if (args.dry_run) {
+    std::printf("%s: %d point(s) x %d repeat(s) = %zu run(s), all valid\n",
+                experiment->name.c_str(), PointCount(*experiment),
+                experiment->repeat, runs.size());
+    for (const auto& run : runs) std::printf("  %s\n", run.name.c_str());
+    return 0;
+  }
+  if (args.resume && args.results_dir.empty()) {
+    return BadInput(
+        "sweep --resume: expected --results-dir DIR, the "
+        "directory of the sweep to finish");
+  }
+  const std::string dir =
+      args.results_dir.empty() ? DefaultSweepDir() : args.results_dir;
+  const std::string manifest_path = (fs::path(dir) / "sweep.json").string();
+  json manifest = SweepManifest(*experiment, args.overrides, runs);
+  if (args.resume) {
+    if (auto s = CheckSameSweep(manifest_path, manifest); !s.ok()) {
+      return BadInput(std::string(s.message()));
+    }
+  } else {
+    if (fs::exists(manifest_path)) {
+      return BadInput(absl::StrCat(
+          dir, " already holds a sweep (", manifest_path,
+          "); finish it with --resume or choose another --results-dir"));
+    }
+    std::error_code ec;
+    fs::create_directories(dir, ec);
+    if (auto s = WriteFileAtomically(manifest_path, manifest.dump(2) + "\n");
+        !s.ok()) {
+      return BadInput(std::string(s.message()));
+    }
+  }
+  LOG_INFO("sweep %s: %zu run(s) into %s", experiment->name, runs.size(), dir);
+
+  int failed = 0, done_before = 0;
+  std::string interrupted;
+  for (size_t i = 0; i < runs.size(); ++i) {
+    const SweepRun& run = runs[i];
+    const std::string run_dir = (fs::path(dir) / run.name).string();
+    if (fs::exists(fs::path(run_dir) / "result.json")) {
+      ++done_before;
+      continue;
+    }
+    if (interrupted = signals.Received(); !interrupted.empty()) break;
+    LOG_INFO("sweep run %d/%zu: %s", run.index + 1, runs.size(), run.name);
+    RunSetup setup;
+    SweepInfo& info = setup.result.sweep;
+    info = {experiment->name, run.index,      static_cast<int>(runs.size()),
+            run.name,         run.point_name, run.repeat,
+            run.values};
+    if (PrepareRun(options[i], run_dir, &setup) != 0) {
+      ++failed;
+      continue;
+    }
+    const Config& config = setup.loaded.config;
+    LocalNodeClient node(0, HostName(), config.run.progress_interval);
+    std::unique_ptr<ProgressPrinter> progress;
+    if (!args.quiet) {
+      progress = std::make_unique<ProgressPrinter>(config.run.progress_interval,
+                                                   isatty(STDERR_FILENO) != 0);
+      progress->SetContext(
+          absl::StrFormat("[run %d/%zu %s]", run.index + 1, runs.size(),
+                          run.point_name.empty() ? run.name : run.point_name));
+    }
+    Coordinator coordinator(config, setup.plan, {&node}, progress.get());
+    int code = ExecuteRun(run_dir, coordinator, signals, &setup.result);
+    if (interrupted = signals.Received(); !interrupted.empty()) {
+      std::error_code ec;
+      fs::rename(fs::path(run_dir) / "result.json",
+                 fs::path(run_dir) / "result.interrupted.json", ec);
+      break;
+    }
+    if (code != 0) ++failed;
+  }
+
+  auto data = LoadSweepDir(dir);
+  if (!data.ok()) {
+    std::fprintf(stderr, "ckptbench: %s\n",
+                 std::string(data.status().message()).c_str());
+    return 1;
+  }
+  absl::Status wrote = WriteCollated(*data);
+  if (wrote.ok()) wrote = WriteHtmlReport(*data);
+  if (!wrote.ok()) {
+    std::fprintf(stderr, "ckptbench: %s\n",
+                 std::string(wrote.message()).c_str());
+  }
+  PrintPoints(*data);
+  int finished = 0;
+  for (const auto& r : data->runs) finished += r.has_result ? 1 : 0;
+  std::printf(
+      "\nsweep %s: %d of %zu run(s) finished (%d this time, %d before), %d "
+      "failed\nresults: %s (collated_results.json, results.csv, "
+      "report.html)\n",
+      experiment->name.c_str(), finished, runs.size(), finished - done_before,
+      done_before, failed, dir.c_str());
+  std::fflush(stdout);
+  if (!interrupted.empty()) {
+    std::fprintf(stderr,
+                 "ckptbench: sweep interrupted by %s; finish it with: "
+                 "ckptbench sweep %s ... --results-dir %s --resume\n",
+                 interrupted.c_str(), args.positional[0].c_str(), dir.c_str());
+    return 1;
+  }
+  return failed == 0 && wrote.ok() ? 0 : 1;
+}
+
+}  // namespace ckpt

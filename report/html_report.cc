@@ -1,0 +1,356 @@
+#include "report/html_report.h"
+
+#include <algorithm>
+#include <filesystem>
+#include <map>
+#include <set>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "absl/strings/str_join.h"
+#include "report/collate.h"
+#include "report/svg.h"
+
+namespace ckpt {
+namespace {
+
+using nlohmann::json;
+
+constexpr size_t kMaxTimelines = 24;
+const char* const kPhases[] = {"save", "load"};
+
+std::string Phase(const std::string& p) {
+  return p == "save" ? "Save" : "Load";
+}
+std::string PhaseColor(const std::string& p) {
+  return p == "save" ? SeriesColor(0) : SeriesColor(1);
+}
+std::string F(double v, int digits = 2) {
+  return absl::StrFormat("%.*f", digits, v);
+}
+
+std::string Table(const std::vector<std::string>& header,
+                  const std::vector<std::vector<std::string>>& rows) {
+  std::string s = "<table><thead><tr>";
+  for (const auto& h : header)
+    absl::StrAppend(&s, "<th>", HtmlEscape(h), "</th>");
+  s += "</tr></thead><tbody>";
+  for (const auto& row : rows) {
+    s += "<tr>";
+    for (const auto& c : row)
+      absl::StrAppend(&s, "<td>", HtmlEscape(c), "</td>");
+    s += "</tr>";
+  }
+  return s + "</tbody></table>\n";
+}
+
+// Throughput and time per point, save and load side by side.
+std::string PointsSection(const std::vector<PointStats>& points) {
+  std::vector<std::string> names;
+  for (const auto& p : points) names.push_back(p.point_name);
+  std::string s =
+      "<h2>Per point</h2>\n<p>Bars: mean over every timed round "
+      "of the point's runs; whiskers: min to max; dots: each "
+      "repeat's mean.</p>\n";
+  for (bool rate : {true, false}) {
+    std::vector<BarSeries> series;
+    for (const char* phase : kPhases) {
+      BarSeries b{Phase(phase), PhaseColor(phase), {}, {}, {}, {}};
+      bool any = false;
+      for (const auto& p : points) {
+        const PhaseStats& ps = p.phase(phase);
+        Spread sp = rate ? ps.mib_s() : ps.seconds();
+        any |= sp.count > 0;
+        b.values.push_back(sp.mean);
+        b.low.push_back(sp.min);
+        b.high.push_back(sp.max);
+        std::vector<double> dots;
+        if (rate) dots = ps.run_mean_mib_s;
+        b.dots.push_back(dots);
+      }
+      if (any) series.push_back(std::move(b));
+    }
+    s += BarChart(
+        rate ? "Throughput per point" : "Time per checkpoint per point",
+        rate ? "MiB/s" : "seconds", names, series);
+  }
+  std::vector<std::vector<std::string>> rows;
+  for (const auto& p : points) {
+    for (const char* phase : kPhases) {
+      const PhaseStats& ps = p.phase(phase);
+      if (ps.round_seconds.empty()) continue;
+      Spread r = ps.mib_s(), t = ps.seconds();
+      rows.push_back({p.point_name, phase, std::to_string(p.runs.size()),
+                      std::to_string(r.count), F(r.mean, 1), F(r.stdev, 1),
+                      F(r.min, 1), F(r.max, 1), F(t.mean, 3), F(t.stdev, 3),
+                      F(t.min, 3), F(t.max, 3)});
+    }
+  }
+  s += Table({"point", "phase", "runs", "rounds", "mean MiB/s", "stdev MiB/s",
+              "min MiB/s", "max MiB/s", "mean s", "stdev s", "min s", "max s"},
+             rows);
+  return s;
+}
+
+// The slowest timed round of each phase, node by node.
+std::string SlowestSection(const SweepData& data) {
+  std::string s = "<h2>Slowest rounds, per node</h2>\n";
+  for (const char* phase : kPhases) {
+    const json* slowest = nullptr;
+    const LoadedRun* owner = nullptr;
+    for (const auto& run : data.runs) {
+      if (!run.has_result) continue;
+      for (const auto& round : JsonAt(run.result, "rounds")) {
+        if (round.value("phase", "") != phase || round.value("staged", false) ||
+            round.value("status", "") != "ok") {
+          continue;
+        }
+        if (!slowest ||
+            round.value("seconds", 0.0) > (*slowest).value("seconds", 0.0)) {
+          slowest = &round;
+          owner = &run;
+        }
+      }
+    }
+    if (slowest == nullptr) continue;
+    std::string title = absl::StrFormat(
+        "Slowest %s round: run %s, %s %d (%.3f s)", phase, owner->name, phase,
+        slowest->value("index", 0), slowest->value("seconds", 0.0));
+    std::vector<std::string> names;
+    BarSeries b{"node seconds", PhaseColor(phase), {}, {}, {}, {}};
+    std::vector<std::vector<std::string>> rows;
+    for (const auto& n : JsonAt(*slowest, "nodes")) {
+      names.push_back(absl::StrCat("node ", n.value("node_index", 0)));
+      b.values.push_back(n.value("seconds", 0.0));
+      rows.push_back({std::to_string(n.value("node_index", 0)),
+                      n.value("host", ""), F(n.value("seconds", 0.0), 3),
+                      F(n.value("throughput_mib_s", 0.0), 1),
+                      F(n.value("start_lag_seconds", 0.0) * 1e3, 3),
+                      F(n.value("first_done_seconds", 0.0), 3),
+                      F(n.value("last_done_seconds", 0.0), 3),
+                      std::to_string(n.value("retries", 0))});
+    }
+    s += BarChart(title, "seconds", names, {b});
+    s += Table({"node", "host", "seconds", "MiB/s", "start lag ms",
+                "first rank done s", "last rank done s", "retries"},
+               rows);
+  }
+  return s;
+}
+
+// Per operation: the median, over a point's timed rounds, of each
+// percentile (percentiles cannot be averaged into a merged distribution;
+// each round's come from its merged histogram).
+std::string LatencySection(const std::vector<PointStats>& points) {
+  static const char* const kFields[] = {"min_ms", "p50_ms", "p90_ms", "p99_ms",
+                                        "max_ms"};
+  const std::vector<std::string> labels = {"min", "p50", "p90", "p99", "max"};
+  std::set<std::string> ops;
+  for (const auto& p : points) {
+    for (const LoadedRun* run : p.runs) {
+      for (const auto& round : JsonAt(run->result, "rounds")) {
+        for (const auto& [op, h] : JsonAt(round, "op_latency").items()) {
+          if (h.value("count", 0) > 0) ops.insert(op);
+        }
+      }
+    }
+  }
+  std::string s =
+      "<h2>Latency distributions</h2>\n<p>Per operation and point: each "
+      "percentile is the median of that percentile over the point's timed "
+      "rounds (each round's from its merged histogram).</p>\n";
+  for (const auto& op : ops) {
+    std::vector<LineSeries> series;
+    std::vector<std::vector<std::string>> rows;
+    for (const auto& p : points) {
+      std::vector<std::vector<double>> per_field(5);
+      uint64_t count = 0;
+      for (const LoadedRun* run : p.runs) {
+        for (const auto& round : JsonAt(run->result, "rounds")) {
+          if (round.value("staged", false)) continue;
+          const json ops_json = JsonAt(round, "op_latency");
+          if (!ops_json.contains(op)) continue;
+          const json& h = ops_json[op];
+          if (h.value("count", 0) == 0) continue;
+          count += h.value("count", uint64_t{0});
+          for (size_t f = 0; f < 5; ++f) {
+            per_field[f].push_back(h.value(kFields[f], 0.0));
+          }
+        }
+      }
+      if (count == 0) continue;
+      LineSeries l{p.point_name, {}};
+      std::vector<std::string> row = {p.point_name, std::to_string(count)};
+      for (auto& v : per_field) {
+        std::sort(v.begin(), v.end());
+        double median = v[v.size() / 2];
+        l.values.push_back(median);
+        row.push_back(F(median, 3));
+      }
+      series.push_back(std::move(l));
+      rows.push_back(std::move(row));
+    }
+    if (series.empty()) continue;
+    s += LogLineChart(absl::StrCat("'", op, "' latency"), "ms", labels, series);
+    s += Table(
+        {"point", "ops", "min ms", "p50 ms", "p90 ms", "p99 ms", "max ms"},
+        rows);
+  }
+  return s;
+}
+
+// When each node started and finished, round by round, per run.
+std::string TimelineSection(const SweepData& data) {
+  std::string s =
+      "<h2>Round timelines</h2>\n<p>Per run: each round's nodes from their "
+      "start (after the common start instant) to their last rank durable or "
+      "verified; the tick marks the node's first rank done.</p>\n";
+  size_t shown = 0, with_results = 0;
+  for (const auto& run : data.runs) {
+    if (!run.has_result) continue;
+    ++with_results;
+    if (shown == kMaxTimelines) continue;
+    ++shown;
+    std::vector<TimelineRow> rows;
+    std::vector<std::vector<std::string>> table;
+    for (const auto& round : JsonAt(run.result, "rounds")) {
+      std::string phase = round.value("phase", "");
+      std::string label =
+          absl::StrCat(round.value("staged", false) ? "stage" : phase, " ",
+                       round.value("index", 0));
+      for (const auto& n : JsonAt(round, "nodes")) {
+        double lag = n.value("start_lag_seconds", 0.0);
+        TimelineRow r;
+        r.label = absl::StrCat(label, " n", n.value("node_index", 0));
+        r.start = lag;
+        r.end = lag + n.value("seconds", 0.0);
+        r.mark = lag + n.value("first_done_seconds", 0.0);
+        r.color = PhaseColor(phase);
+        table.push_back({label, std::to_string(n.value("node_index", 0)),
+                         F(r.start * 1e3, 3), F(r.mark, 3), F(r.end, 3)});
+        rows.push_back(std::move(r));
+      }
+    }
+    if (rows.empty()) continue;
+    s += Timeline(absl::StrCat("Run ", run.name == "." ? data.name : run.name),
+                  "seconds since the round's common start", rows);
+    s += Table({"round", "node", "start ms", "first rank done s", "end s"},
+               table);
+  }
+  if (with_results > shown) {
+    absl::StrAppendFormat(&s,
+                          "<p>%d more run(s) not drawn; their result.json "
+                          "files hold the same data.</p>\n",
+                          with_results - shown);
+  }
+  return s;
+}
+
+std::string Header(const SweepData& data) {
+  std::string s =
+      absl::StrCat("<h1>ckptbench: ", HtmlEscape(data.name), "</h1>\n");
+  if (!data.description.empty()) {
+    absl::StrAppend(&s, "<p>", HtmlEscape(data.description), "</p>\n");
+  }
+  int finished = 0, failed = 0;
+  const json* first = nullptr;
+  for (const auto& r : data.runs) {
+    if (!r.has_result) continue;
+    ++finished;
+    if (r.status != "ok") ++failed;
+    if (!first) first = &r.result;
+  }
+  std::vector<std::vector<std::string>> rows = {
+      {"directory", data.dir},
+      {"runs", absl::StrFormat("%d of %zu finished, %d failed", finished,
+                               data.runs.size(), failed)}};
+  if (data.is_sweep) {
+    rows.push_back({"experiment file", data.file});
+    rows.push_back({"swept", data.param_names.empty()
+                                 ? "(nothing)"
+                                 : absl::StrJoin(data.param_names, ", ")});
+    rows.push_back({"repeat", std::to_string(data.repeat)});
+  }
+  if (first) {
+    json env = first->value("environment", json::object());
+    json plan = first->value("plan", json::object());
+    rows.push_back(
+        {"host", absl::StrCat(env.value("host", ""), " (", env.value("cpus", 0),
+                              " CPUs, ", env.value("kernel", ""), ")")});
+    rows.push_back({"storage", absl::StrCat(env.value("storage", ""), " ",
+                                            env.value("filesystem", ""), " ",
+                                            env.value("mount_point", ""))});
+    rows.push_back(
+        {"first run's plan",
+         absl::StrCat(plan.value("model", ""), ", ",
+                      plan.value("checkpoint_bytes", uint64_t{0}), " bytes, ",
+                      plan.value("world_size", 0), " rank(s), ",
+                      plan.value("files", 0), " file(s)")});
+    rows.push_back({"ckptbench", env.value("ckptbench_version", "")});
+  }
+  s += Table({"", ""}, rows);
+  std::string errors;
+  for (const auto& r : data.runs) {
+    if (!r.has_result || r.status == "ok") continue;
+    for (const auto& e : JsonAt(r.result, "errors")) {
+      absl::StrAppend(&errors, "<li>", HtmlEscape(r.name), ": ",
+                      HtmlEscape(e.get<std::string>()), "</li>");
+    }
+  }
+  if (!errors.empty())
+    absl::StrAppend(&s, "<h2>Errors</h2><ul>", errors, "</ul>\n");
+  return s;
+}
+
+constexpr char kStyle[] = R"(<style>
+body{font-family:sans-serif;margin:24px;color:#222;max-width:1100px}
+table{border-collapse:collapse;margin:8px 0 24px;font-size:13px}
+th,td{border:1px solid #ccc;padding:3px 8px;text-align:right}
+th{background:#f2f2f2}td:first-child{text-align:left}
+figure{margin:12px 0}figcaption{display:none}
+svg .title{font-size:14px;font-weight:bold}svg .tick{font-size:11px}
+svg .legend,svg .axis-label{font-size:12px}
+svg .grid{stroke:#e4e4e4}svg .axis{stroke:#444}
+svg .whisker{stroke:#222;stroke-width:1.2}svg .dot{fill:#222;opacity:.7}
+svg .line{stroke-width:2}svg .mark{stroke:#000;stroke-width:2}
+</style>
+)";
+
+// Counts the charts the browser actually laid out: <body data-charts=N
+// data-charts-drawn=M>, shown at the bottom (used by the report's test).
+constexpr char kSelfCheck[] = R"(<p id="self-check"></p>
+<script>
+(function(){var figs=document.querySelectorAll('figure.chart svg');var drawn=0;
+figs.forEach(function(s){var b=s.getBBox();
+if(b.width>0&&b.height>0&&s.querySelector('rect,polyline,circle'))drawn++;});
+document.body.setAttribute('data-charts',String(figs.length));
+document.body.setAttribute('data-charts-drawn',String(drawn));
+document.getElementById('self-check').textContent=drawn+' of '+figs.length+' charts drawn';})();
+</script>
+)";
+
+}  // namespace
+
+std::string HtmlReport(const SweepData& data) {
+  std::vector<PointStats> points = ByPoint(data);
+  std::string s = absl::StrCat(
+      "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
+      "<title>ckptbench report: ",
+      HtmlEscape(data.name), "</title>\n", kStyle, "</head><body>\n");
+  s += Header(data);
+  s += PointsSection(points);
+  s += SlowestSection(data);
+  s += LatencySection(points);
+  s += TimelineSection(data);
+  s += kSelfCheck;
+  s += "</body></html>\n";
+  return s;
+}
+
+absl::Status WriteHtmlReport(const SweepData& data) {
+  return WriteFileAtomically(
+      (std::filesystem::path(data.dir) / "report.html").string(),
+      HtmlReport(data));
+}
+
+}  // namespace ckpt

@@ -1,0 +1,26 @@
+// `ckptbench report DIR`: DIR/report.html, one self-contained file (inline
+// SVG and CSS, no network) with, for a sweep or a single run:
+//   throughput and time per point (bars: mean of every timed round;
+//   whiskers: min..max; dots: each repeat's mean), per-node bars for the
+//   slowest round of each phase, latency percentiles per operation, and a
+//   timeline of each run's rounds (when each node started and finished),
+//   each chart with its numbers in a table beneath.
+// Thread-compatible.
+#ifndef CKPTBENCH_REPORT_HTML_REPORT_H_
+#define CKPTBENCH_REPORT_HTML_REPORT_H_
+
+#include <string>
+
+#include "absl/status/status.h"
+#include "report/sweep_data.h"
+
+namespace ckpt {
+
+std::string HtmlReport(const SweepData& data);
+
+// Writes data.dir/report.html.
+absl::Status WriteHtmlReport(const SweepData& data);
+
+}  // namespace ckpt
+
+#endif  // CKPTBENCH_REPORT_HTML_REPORT_H_

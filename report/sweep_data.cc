@@ -1,0 +1,208 @@
+#include "report/sweep_data.h"
+
+#include <algorithm>
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <sstream>
+
+#include "absl/strings/str_cat.h"
+
+namespace ckpt {
+namespace {
+
+using nlohmann::json;
+using nlohmann::ordered_json;
+namespace fs = std::filesystem;
+
+absl::StatusOr<json> ReadJson(const fs::path& path) {
+  std::ifstream in(path);
+  if (!in) {
+    return absl::NotFoundError(
+        absl::StrCat(path.string(), ": cannot open the file"));
+  }
+  std::stringstream ss;
+  ss << in.rdbuf();
+  json j = json::parse(ss.str(), nullptr, /*allow_exceptions=*/false);
+  if (j.is_discarded() || !j.is_object()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(path.string(), ": not a JSON object"));
+  }
+  return j;
+}
+
+absl::Status Expect(bool ok, const fs::path& path, const std::string& what) {
+  if (ok) return absl::OkStatus();
+  return absl::InvalidArgumentError(
+      absl::StrCat(path.string(), ": expected ", what));
+}
+
+void ReadResult(const fs::path& file, LoadedRun* run) {
+  auto r = ReadJson(file);
+  if (!r.ok()) {
+    run->status = "missing";
+    return;
+  }
+  run->has_result = true;
+  run->result = std::move(*r);
+  run->status = run->result.value("status", "unknown");
+}
+
+}  // namespace
+
+ordered_json SweepManifest(const Experiment& e,
+                           const std::vector<std::string>& overrides,
+                           const std::vector<SweepRun>& runs) {
+  ordered_json j;
+  j["schema"] = kSweepSchema;
+  j["name"] = e.name;
+  j["description"] = e.description;
+  j["file"] = e.path;
+  j["overrides"] = overrides;
+  j["repeat"] = e.repeat;
+  ordered_json params = ordered_json::array();
+  for (const auto& p : e.params) {
+    params.push_back({{"name", p.name},
+                      {"key", p.canonical},
+                      {"group", p.group},
+                      {"values", p.values},
+                      {"where", p.where}});
+  }
+  j["params"] = params;
+  ordered_json list = ordered_json::array();
+  for (const auto& r : runs) {
+    ordered_json values = ordered_json::object();
+    for (const auto& [k, v] : r.values) values[k] = v;
+    list.push_back({{"index", r.index},
+                    {"name", r.name},
+                    {"point", r.point},
+                    {"point_name", r.point_name},
+                    {"repeat", r.repeat},
+                    {"values", values}});
+  }
+  j["runs"] = list;
+  return j;
+}
+
+absl::StatusOr<SweepData> LoadSweepDir(const std::string& dir) {
+  SweepData d;
+  d.dir = dir;
+  fs::path manifest = fs::path(dir) / "sweep.json";
+  if (!fs::exists(manifest)) {
+    fs::path result = fs::path(dir) / "result.json";
+    if (!fs::exists(result)) {
+      return absl::NotFoundError(absl::StrCat(
+          dir,
+          ": expected a sweep directory (sweep.json) or a run directory "
+          "(result.json), found neither"));
+    }
+    d.name = fs::path(dir).filename().string();
+    LoadedRun run;
+    run.name = ".";
+    ReadResult(result, &run);
+    if (!run.has_result) {
+      return absl::InvalidArgumentError(
+          absl::StrCat(result.string(), ": not a JSON object"));
+    }
+    d.runs.push_back(std::move(run));
+    return d;
+  }
+  auto m = ReadJson(manifest);
+  if (!m.ok()) return m.status();
+  const json& j = *m;
+  if (auto s = Expect(j.value("schema", "") == kSweepSchema, manifest,
+                      absl::StrCat("schema ", kSweepSchema));
+      !s.ok()) {
+    return s;
+  }
+  if (auto s = Expect(j.contains("runs") && j["runs"].is_array(), manifest,
+                      "a runs list");
+      !s.ok()) {
+    return s;
+  }
+  d.is_sweep = true;
+  d.name = j.value("name", "");
+  d.description = j.value("description", "");
+  d.file = j.value("file", "");
+  d.repeat = j.value("repeat", 1);
+  for (const auto& p : JsonAt(j, "params")) {
+    if (JsonAt(p, "values").size() > 1) {
+      d.param_names.push_back(p.value("name", ""));
+    }
+  }
+  for (const auto& r : j["runs"]) {
+    LoadedRun run;
+    run.index = r.value("index", 0);
+    run.name = r.value("name", "");
+    run.point_name = r.value("point_name", "");
+    run.repeat = r.value("repeat", 1);
+    for (const auto& [k, v] : JsonAt(r, "values").items()) {
+      run.values.emplace_back(k, v.get<std::string>());
+    }
+    if (run.name.empty() || run.name.find('/') != std::string::npos) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          manifest.string(), ": run ", run.index, ": expected a name"));
+    }
+    ReadResult(fs::path(dir) / run.name / "result.json", &run);
+    d.runs.push_back(std::move(run));
+  }
+  return d;
+}
+
+const json& JsonAt(const json& j, const char* key) {
+  static const json kEmpty = json::object();
+  if (!j.is_object()) return kEmpty;
+  auto it = j.find(key);
+  return it == j.end() || it->is_null() ? kEmpty : *it;
+}
+
+Spread SpreadOf(const std::vector<double>& v) {
+  Spread s;
+  s.count = static_cast<int>(v.size());
+  if (v.empty()) return s;
+  double sum = 0;
+  for (double x : v) sum += x;
+  s.mean = sum / static_cast<double>(v.size());
+  double ss = 0;
+  for (double x : v) ss += (x - s.mean) * (x - s.mean);
+  s.stdev =
+      v.size() > 1 ? std::sqrt(ss / static_cast<double>(v.size() - 1)) : 0;
+  s.min = *std::min_element(v.begin(), v.end());
+  s.max = *std::max_element(v.begin(), v.end());
+  return s;
+}
+
+std::vector<PointStats> ByPoint(const SweepData& data) {
+  std::vector<PointStats> points;
+  std::map<std::string, size_t> at;
+  for (const auto& run : data.runs) {
+    auto [it, fresh] = at.emplace(run.point_name, points.size());
+    if (fresh) {
+      PointStats p;
+      p.point_name = run.point_name.empty() ? "(all)" : run.point_name;
+      p.values = run.values;
+      points.push_back(std::move(p));
+    }
+    PointStats& p = points[it->second];
+    if (!run.has_result) continue;
+    p.runs.push_back(&run);
+    for (const char* phase : {"save", "load"}) {
+      PhaseStats& ps = phase == std::string("save") ? p.save : p.load;
+      std::vector<double> rates;
+      for (const auto& round : JsonAt(run.result, "rounds")) {
+        if (round.value("phase", "") != phase || round.value("staged", false) ||
+            round.value("status", "") != "ok") {
+          continue;
+        }
+        ps.round_seconds.push_back(round.value("seconds", 0.0));
+        ps.round_mib_s.push_back(round.value("throughput_mib_s", 0.0));
+        rates.push_back(round.value("throughput_mib_s", 0.0));
+      }
+      if (!rates.empty()) ps.run_mean_mib_s.push_back(SpreadOf(rates).mean);
+    }
+  }
+  return points;
+}
+
+}  // namespace ckpt

@@ -1,0 +1,84 @@
+// A sweep directory on disk, read back for collation, reports and
+// comparisons: DIR/sweep.json (schema ckptbench.sweep/v1, the manifest the
+// sweep writes before its first run) and each run's DIR/<run>/result.json.
+// A plain run directory (DIR/result.json only) reads as a one-run sweep.
+// Also the per-point statistics every output shares. Thread-compatible.
+#ifndef CKPTBENCH_REPORT_SWEEP_DATA_H_
+#define CKPTBENCH_REPORT_SWEEP_DATA_H_
+
+#include <nlohmann/json.hpp>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "common/experiment.h"
+
+namespace ckpt {
+
+inline constexpr char kSweepSchema[] = "ckptbench.sweep/v1";
+inline constexpr char kCollatedSchema[] = "ckptbench.collated/v1";
+
+// The manifest: what the sweep will run, written before any run so a
+// resumed sweep can check it is the same sweep.
+nlohmann::ordered_json SweepManifest(const Experiment& experiment,
+                                     const std::vector<std::string>& overrides,
+                                     const std::vector<SweepRun>& runs);
+
+struct LoadedRun {
+  int index = 0;
+  std::string name;        // directory name under the sweep
+  std::string point_name;  // "" for a point with nothing swept
+  int repeat = 1;
+  std::vector<std::pair<std::string, std::string>> values;
+  bool has_result = false;
+  nlohmann::json result;  // result.json, when has_result
+  std::string status;     // result status, or "missing"
+};
+
+struct SweepData {
+  std::string dir;
+  bool is_sweep = false;  // false: a single run directory
+  std::string name, description, file;
+  int repeat = 1;
+  std::vector<std::string> param_names;  // swept (more than one value)
+  std::vector<LoadedRun> runs;
+};
+
+absl::StatusOr<SweepData> LoadSweepDir(const std::string& dir);
+
+// j[key] by reference, or an empty object (an empty range whose value()
+// gives defaults) when j has no such key: safe to iterate, unlike
+// j.value(key, default), which is a temporary.
+const nlohmann::json& JsonAt(const nlohmann::json& j, const char* key);
+
+struct Spread {
+  int count = 0;
+  double mean = 0, stdev = 0, min = 0, max = 0;
+};
+Spread SpreadOf(const std::vector<double>& values);
+
+// One phase of one point across its repeats.
+struct PhaseStats {
+  std::vector<double> round_seconds, round_mib_s;  // every timed round
+  std::vector<double> run_mean_mib_s;              // one per repeat
+  Spread seconds() const { return SpreadOf(round_seconds); }
+  Spread mib_s() const { return SpreadOf(round_mib_s); }
+};
+
+struct PointStats {
+  std::string point_name;  // "(all)" where nothing is swept
+  std::vector<std::pair<std::string, std::string>> values;
+  std::vector<const LoadedRun*> runs;
+  PhaseStats save, load;
+  const PhaseStats& phase(const std::string& p) const {
+    return p == "save" ? save : load;
+  }
+};
+
+// Points in sweep order, each with the timed rounds of its finished runs.
+std::vector<PointStats> ByPoint(const SweepData& data);
+
+}  // namespace ckpt
+
+#endif  // CKPTBENCH_REPORT_SWEEP_DATA_H_

@@ -1,0 +1,307 @@
+// `ckptbench sweep`, `report` and `compare` end to end through the binary:
+// the shipped smoke experiment (2 x 2 points, repeat 2) on local disk, the
+// report in a real browser, interrupt + --resume, and strict validation.
+#include <gtest/gtest.h>
+#include <signal.h>
+
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <regex>
+#include <set>
+
+#include "tests/testing/subprocess.h"
+#include "tests/testing/temp_dir.h"
+
+namespace ckpt {
+namespace {
+
+using nlohmann::json;
+namespace fs = std::filesystem;
+
+const std::string kSmoke =
+    std::string(CKPTBENCH_SOURCE_DIR) + "/conf/smoke.yaml";
+
+std::map<std::string, std::string> Env(const TempDir& t) {
+  return {{"CKPT_DIR_PATH", t.Sub("ckpt")}, {"HOME", t.path()}};
+}
+
+ProcessResult Ckpt(std::vector<std::string> args,
+                   const std::map<std::string, std::string>& env) {
+  args.insert(args.begin(), CkptbenchBinary());
+  return RunProcess(args, env);
+}
+
+std::vector<std::string> RunDirs(const std::string& dir) {
+  std::vector<std::string> out;
+  for (const auto& e : fs::directory_iterator(dir)) {
+    if (e.is_directory()) out.push_back(e.path().filename().string());
+  }
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+int CountLines(const std::string& s) {
+  return static_cast<int>(std::count(s.begin(), s.end(), '\n'));
+}
+
+// Opens `html` in Debian's headless Chromium; returns the DOM after the
+// page's scripts ran, and the browser's console lines in `console`.
+bool RenderInChromium(const TempDir& t, const std::string& html,
+                      std::string* dom, std::string* console) {
+  const std::string chromium = "/usr/bin/chromium";
+  if (!fs::exists(chromium)) return false;
+  auto r = RunProcess({chromium, "--headless", "--no-sandbox", "--disable-gpu",
+                       "--enable-logging=stderr", "--v=0",
+                       "--user-data-dir=" + t.Sub("chromium-profile"),
+                       "--dump-dom", "file://" + html},
+                      {{"HOME", t.path()}});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  *dom = r.out;
+  console->clear();
+  std::istringstream lines(r.err);
+  for (std::string line; std::getline(lines, line);) {
+    if (line.find(":CONSOLE") != std::string::npos) *console += line + "\n";
+  }
+  return true;
+}
+
+TEST(Sweep, SmokeSweepWritesEveryRunCollatedCsvAndAReportChromiumDraws) {
+  TempDir t;
+  auto r = Ckpt({"sweep", kSmoke, "--results-dir", t.Sub("res"), "-q"}, Env(t));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const std::vector<std::string> want = {
+      "000-NUM_LAYERS=1,NUM_DEVICES=1,repeat=1",
+      "001-NUM_LAYERS=1,NUM_DEVICES=2,repeat=1",
+      "002-NUM_LAYERS=2,NUM_DEVICES=1,repeat=1",
+      "003-NUM_LAYERS=2,NUM_DEVICES=2,repeat=1",
+      "004-NUM_LAYERS=1,NUM_DEVICES=1,repeat=2",
+      "005-NUM_LAYERS=1,NUM_DEVICES=2,repeat=2",
+      "006-NUM_LAYERS=2,NUM_DEVICES=1,repeat=2",
+      "007-NUM_LAYERS=2,NUM_DEVICES=2,repeat=2"};
+  EXPECT_EQ(RunDirs(t.Sub("res")), want);
+  std::map<std::string, uint64_t> bytes_by_layers;
+  std::set<std::string> run_ids;
+  for (size_t i = 0; i < want.size(); ++i) {
+    json j = json::parse(ReadFile(t.Sub("res/" + want[i] + "/result.json")));
+    EXPECT_EQ(j["status"], "ok") << want[i];
+    EXPECT_EQ(j["sweep"]["index"], i);
+    EXPECT_EQ(j["sweep"]["runs"], 8);
+    EXPECT_EQ(j["sweep"]["repeat"], i < 4 ? 1 : 2);
+    run_ids.insert(j["run_id"].get<std::string>());
+    // The swept values reached the run, from the sweep, over the file.
+    std::string layers = j["sweep"]["values"]["NUM_LAYERS"];
+    EXPECT_EQ(j["config"]["model.num_layers"]["value"], layers);
+    EXPECT_NE(j["config"]["model.num_layers"]["source"].get<std::string>().find(
+                  "smoke.yaml:"),
+              std::string::npos);
+    EXPECT_EQ(j["plan"]["world_size"].dump(),
+              j["sweep"]["values"]["NUM_DEVICES"].get<std::string>());
+    bytes_by_layers[layers] = j["plan"]["checkpoint_bytes"];
+    // Each point under its own sub-path of the storage target.
+    std::string path = j["config"]["storage.path"]["value"];
+    EXPECT_EQ(path, t.Sub("ckpt") + "/point-00" + std::to_string(i % 4));
+    EXPECT_TRUE(fs::exists(path + "/checkpoints")) << path;
+    for (const auto& round : j["rounds"]) {
+      if (round["phase"] == "load") {
+        EXPECT_TRUE(round["verified"].get<bool>());
+      }
+    }
+  }
+  EXPECT_EQ(run_ids.size(), 8u);
+  EXPECT_LT(bytes_by_layers["1"], bytes_by_layers["2"]);
+
+  json c = json::parse(ReadFile(t.Sub("res/collated_results.json")));
+  EXPECT_EQ(c["schema"], "ckptbench.collated/v1");
+  EXPECT_EQ(c["runs"].size(), 8u);
+  ASSERT_EQ(c["points"].size(), 4u);
+  for (const auto& p : c["points"]) {
+    EXPECT_EQ(p["runs"], 2);
+    EXPECT_EQ(p["save"]["rounds"], 2);
+    EXPECT_EQ(p["save"]["run_mean_throughput_mib_s"].size(), 2u);
+    EXPECT_GT(p["load"]["throughput_mib_s"]["mean"].get<double>(), 0);
+  }
+  std::string csv = ReadFile(t.Sub("res/results.csv"));
+  EXPECT_EQ(CountLines(csv), 9);
+  EXPECT_EQ(
+      csv.rfind("index,run,point,repeat,NUM_LAYERS,NUM_DEVICES,status,", 0), 0u)
+      << csv;
+
+  std::string html = t.Sub("res/report.html");
+  ASSERT_TRUE(fs::exists(html));
+  std::string text = ReadFile(html);
+  EXPECT_EQ(text.find("http://"), text.find("http://www.w3.org/2000/svg"))
+      << "the report must not load anything over the network";
+  EXPECT_EQ(text.find("https://"), std::string::npos);
+  std::string dom, console;
+  if (!RenderInChromium(t, html, &dom, &console)) {
+    GTEST_SKIP() << "no /usr/bin/chromium (scripts/install-deps.sh installs "
+                    "it): the report was written but not opened in a browser";
+  }
+  EXPECT_EQ(console, "") << "the browser logged errors";
+  std::smatch m;
+  ASSERT_TRUE(std::regex_search(
+      dom, m,
+      std::regex("data-charts=\"(\\d+)\" data-charts-drawn=\"(\\d+)\"")))
+      << dom.substr(0, 2000);
+  // Throughput + time, 2 slowest-round charts, >= 2 latency charts (write,
+  // read), one timeline per run.
+  EXPECT_GE(std::stoi(m[1]), 2 + 2 + 2 + 8);
+  EXPECT_EQ(m[1], m[2]) << "charts present but not drawn";
+  for (const char* kind : {"bar", "line", "timeline"}) {
+    EXPECT_NE(dom.find(std::string("data-chart=\"") + kind + "\""),
+              std::string::npos)
+        << kind;
+  }
+  EXPECT_NE(dom.find("NUM_LAYERS=2,NUM_DEVICES=2"), std::string::npos);
+
+  // Compare the sweep with itself: every point, nothing changed.
+  auto cmp = Ckpt({"compare", t.Sub("res"), t.Sub("res")}, Env(t));
+  ASSERT_EQ(cmp.exit_code, 0) << cmp.err;
+  EXPECT_GT(CountLines(cmp.out), 8) << cmp.out;
+  EXPECT_NE(cmp.out.find("within spread"), std::string::npos) << cmp.out;
+  EXPECT_EQ(cmp.out.find("* changed"), std::string::npos) << cmp.out;
+}
+
+TEST(Sweep, InterruptedSweepResumesWithoutRunningAFinishedPointTwice) {
+  TempDir t;
+  const std::string res = t.Sub("res");
+  std::map<std::string, std::string> before;
+  {
+    Process p({CkptbenchBinary(), "sweep", kSmoke, "--results-dir", res},
+              Env(t));
+    ASSERT_TRUE(p.WaitForOutput(
+        "001-NUM_LAYERS=1,NUM_DEVICES=2,repeat=1/result.json", 120))
+        << p.Err();
+    p.Signal(SIGINT);
+    ASSERT_EQ(p.Wait(120), 1) << p.Err();
+    EXPECT_NE(p.Err().find("--resume"), std::string::npos) << p.Err();
+  }
+  int finished = 0;
+  for (const auto& d : RunDirs(res)) {
+    std::string f = res + "/" + d + "/result.json";
+    if (!fs::exists(f)) continue;
+    ++finished;
+    before[d] = json::parse(ReadFile(f))["run_id"];
+  }
+  ASSERT_GE(finished, 2);
+  ASSERT_LT(finished, 8);
+  EXPECT_TRUE(before.count("000-NUM_LAYERS=1,NUM_DEVICES=1,repeat=1"));
+  EXPECT_TRUE(before.count("001-NUM_LAYERS=1,NUM_DEVICES=2,repeat=1"));
+  // The collated file already holds what finished.
+  json partial = json::parse(ReadFile(res + "/collated_results.json"));
+  int ok = 0;
+  for (const auto& run : partial["runs"]) ok += run["status"] == "ok";
+  EXPECT_EQ(ok, finished);
+
+  // Without --resume the directory is refused, and nothing is touched.
+  auto again = Ckpt({"sweep", kSmoke, "--results-dir", res}, Env(t));
+  EXPECT_EQ(again.exit_code, 2);
+  EXPECT_NE(again.err.find("--resume"), std::string::npos) << again.err;
+
+  auto resumed =
+      Ckpt({"sweep", kSmoke, "--results-dir", res, "--resume", "-q"}, Env(t));
+  ASSERT_EQ(resumed.exit_code, 0) << resumed.err;
+  EXPECT_NE(resumed.out.find("8 of 8 run(s) finished (" +
+                             std::to_string(8 - finished) + " this time, " +
+                             std::to_string(finished) + " before)"),
+            std::string::npos)
+      << resumed.out;
+  std::set<std::string> run_ids;
+  for (const auto& d : RunDirs(res)) {
+    json j = json::parse(ReadFile(res + "/" + d + "/result.json"));
+    EXPECT_EQ(j["status"], "ok") << d;
+    run_ids.insert(j["run_id"].get<std::string>());
+    if (before.count(d)) {
+      EXPECT_EQ(j["run_id"], before[d]) << d << " ran twice";
+    }
+  }
+  EXPECT_EQ(run_ids.size(), 8u);
+  json c = json::parse(ReadFile(res + "/collated_results.json"));
+  EXPECT_EQ(c["runs"].size(), 8u);
+  for (const auto& run : c["runs"]) EXPECT_EQ(run["status"], "ok");
+
+  // Resuming with other values is refused: it would be another sweep.
+  auto other =
+      Ckpt({"sweep", kSmoke, "NUM_LAYERS=3", "--results-dir", res, "--resume"},
+           Env(t));
+  EXPECT_EQ(other.exit_code, 2);
+  EXPECT_NE(other.err.find("a different sweep"), std::string::npos)
+      << other.err;
+}
+
+// Every error names the file, the line and the key, before any run.
+TEST(Sweep, BadExperimentFailsBeforeAnyRunNamingFileLineAndKey) {
+  TempDir t;
+  const std::string exp = t.Sub("exp.yaml");
+  struct Case {
+    std::string yaml;
+    std::vector<std::string> want;
+  } cases[] = {
+      {"defaults:\n  - storage: scratch\nrepeat: 2\nsweep:\n  NUM_LAYRES: [1, "
+       "2]\n",
+       {exp + ":5:", "unknown key 'NUM_LAYRES'", "did you mean 'NUM_LAYERS'"}},
+      {"model:\n  num_layres: 2\n",
+       {exp + ":2:", "unknown key 'model.num_layres'",
+        "did you mean 'model.num_layers'"}},
+      {"sweep:\n  NUM_LAYERS: [1, two]\n",
+       {exp + ":2 (sweep)", "NUM_LAYERS", "'two'", "integer"}},
+      {"defaults:\n  - storage: nowhere\n",
+       {exp + ":2:", "storage = 'nowhere'", "no file"}},
+      {"sweep:\n  NUM_LAYERS: [1, 1]\n", {exp + ":2:", "given twice"}},
+      {"repeat: 0\n", {exp + ":1:", "repeat = '0'"}},
+  };
+  for (const auto& c : cases) {
+    {
+      std::ofstream out(exp);
+      out << c.yaml;
+    }
+    // Group files resolve beside the experiment: give it conf/'s groups.
+    fs::remove_all(t.Sub("storage"));
+    fs::create_directories(t.Sub("storage"));
+    fs::copy_file(
+        std::string(CKPTBENCH_SOURCE_DIR) + "/conf/storage/scratch.yaml",
+        t.Sub("storage/scratch.yaml"));
+    auto r = Ckpt({"sweep", exp, "--results-dir", t.Sub("res")}, Env(t));
+    EXPECT_EQ(r.exit_code, 2) << c.yaml;
+    for (const auto& w : c.want) {
+      EXPECT_NE(r.err.find(w), std::string::npos)
+          << "want '" << w << "' in: " << r.err;
+    }
+    EXPECT_FALSE(fs::exists(t.Sub("res"))) << "a results dir was made";
+    EXPECT_FALSE(fs::exists(t.Sub("ckpt"))) << "storage was touched";
+  }
+  // The same on the command line.
+  auto r = Ckpt({"sweep", kSmoke, "NUM_DEVICE=1,2"}, Env(t));
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("command line: unknown key 'NUM_DEVICE'"),
+            std::string::npos)
+      << r.err;
+}
+
+TEST(Sweep, CommandLineSweepsReplaceTheFilesAndRepeatOverrides) {
+  TempDir t;
+  auto r = Ckpt({"sweep", kSmoke, "NUM_LAYERS=3", "model.num_layers=3",
+                 "CKPT_THREAD_COUNT=1,2,4", "repeat=1", "--dry-run"},
+                Env(t));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("6 run(s), all valid"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("000-NUM_DEVICES=1,CKPT_THREAD_COUNT=1\n"),
+            std::string::npos)
+      << r.out;
+  EXPECT_NE(r.out.find("005-NUM_DEVICES=2,CKPT_THREAD_COUNT=4\n"),
+            std::string::npos)
+      << r.out;
+  // A group swept from the command line: one group file per value.
+  auto g = Ckpt({"sweep", kSmoke, "rounds=quick,standard", "repeat=1",
+                 "NUM_LAYERS=1", "NUM_DEVICES=1", "--dry-run"},
+                Env(t));
+  ASSERT_EQ(g.exit_code, 0) << g.err;
+  EXPECT_NE(g.out.find("000-rounds=quick\n  001-rounds=standard\n"),
+            std::string::npos)
+      << g.out;
+  EXPECT_FALSE(fs::exists(t.Sub("ckpt")));
+}
+
+}  // namespace
+}  // namespace ckpt

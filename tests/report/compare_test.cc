@@ -1,0 +1,81 @@
+#include "report/compare.h"
+
+#include <gtest/gtest.h>
+
+#include "report/collate.h"
+
+namespace ckpt {
+namespace {
+
+using nlohmann::json;
+
+// A run of point `point` whose timed save rounds ran at `rates` MiB/s
+// (1 GiB each), plus an untimed staging round that must not count.
+LoadedRun FakeRun(const std::string& point, std::vector<double> rates) {
+  LoadedRun r;
+  r.point_name = point;
+  r.values = {{"K", point}};
+  r.has_result = true;
+  r.status = "ok";
+  json rounds = json::array();
+  rounds.push_back({{"phase", "save"},
+                    {"staged", true},
+                    {"status", "ok"},
+                    {"seconds", 99.0},
+                    {"throughput_mib_s", 1.0}});
+  for (double rate : rates) {
+    rounds.push_back({{"phase", "save"},
+                      {"staged", false},
+                      {"status", "ok"},
+                      {"seconds", 1024.0 / rate},
+                      {"throughput_mib_s", rate}});
+  }
+  r.result = {{"status", "ok"}, {"rounds", rounds}};
+  return r;
+}
+
+SweepData Sweep(std::vector<LoadedRun> runs) {
+  SweepData d;
+  d.is_sweep = true;
+  d.param_names = {"K"};
+  d.runs = std::move(runs);
+  return d;
+}
+
+TEST(Compare, FlagsOnlyChangesLargerThanTheRunToRunSpread) {
+  SweepData a = Sweep({FakeRun("K=1", {100, 110}), FakeRun("K=2", {100, 120}),
+                       FakeRun("K=3", {100}), FakeRun("K=4", {50, 50})});
+  SweepData b = Sweep({FakeRun("K=1", {200, 210}), FakeRun("K=2", {105, 115}),
+                       FakeRun("K=3", {300}), FakeRun("K=5", {1, 1})});
+  Comparison c = ComparePoints(a, b);
+  ASSERT_EQ(c.rows.size(), 3u);
+  EXPECT_EQ(c.rows[0].point, "K=1");
+  EXPECT_NEAR(c.rows[0].change_percent, 100.0 * (205 - 105) / 105, 1e-9);
+  EXPECT_DOUBLE_EQ(c.rows[0].spread_mib_s, 10);
+  EXPECT_EQ(c.rows[0].verdict, "changed");
+  EXPECT_EQ(c.rows[1].verdict, "within spread");  // 110 vs 110, range 20
+  EXPECT_EQ(c.rows[2].verdict, "too few rounds");
+  EXPECT_EQ(c.only_a, std::vector<std::string>{"K=4"});
+  EXPECT_EQ(c.only_b, std::vector<std::string>{"K=5"});
+  std::string table = CompareTable(c, "A", "B");
+  EXPECT_NE(table.find("* changed"), std::string::npos) << table;
+  EXPECT_NE(table.find("only in A: K=4"), std::string::npos);
+}
+
+TEST(Collate, PointsPoolTheirRepeatsAndCsvQuotes) {
+  SweepData d = Sweep({FakeRun("K=1", {100, 110}), FakeRun("K=1", {130, 140})});
+  d.runs[0].values = {{"K", "a,b"}};
+  auto points = ByPoint(d);
+  ASSERT_EQ(points.size(), 1u);
+  Spread s = points[0].save.mib_s();
+  EXPECT_EQ(s.count, 4);  // the staging rounds left out
+  EXPECT_DOUBLE_EQ(s.mean, 120);
+  EXPECT_DOUBLE_EQ(s.min, 100);
+  EXPECT_DOUBLE_EQ(s.max, 140);
+  EXPECT_EQ(points[0].save.run_mean_mib_s, (std::vector<double>{105, 135}));
+  std::string csv = ResultsCsv(d);
+  EXPECT_NE(csv.find(",\"a,b\",ok,"), std::string::npos) << csv;
+}
+
+}  // namespace
+}  // namespace ckpt
