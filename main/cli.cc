@@ -16,8 +16,9 @@ commands:
   run          single-node save/load benchmark (coordinator and node agent in
                one process); configured by --config, env vars and key=value
   sweep FILE [key=a,b,c ...]
-               run an experiment file's sweep (single-node points): every
-               point of the product of its sweep: values, `repeat` times;
+               run an experiment file's sweep: every point of the product
+               of its sweep: values, `repeat` times (points with NUM_NODES
+               > 1 make this process the coordinator of the node agents);
                writes DIR/NNN-<values>/result.json, collated_results.json,
                results.csv and report.html (DIR: --results-dir, default
                multirun/<date>/<time>); --resume finishes an interrupted
@@ -34,7 +35,8 @@ commands:
   version   print the version
 
 options:
-  --config FILE       YAML experiment file (lowest precedence after defaults)
+  --config FILE       YAML configuration file (lowest precedence after
+                      defaults; for sweeps the experiment file is the FILE)
   --results-dir DIR   write DIR/result.json (schema ckptbench.result/v1)
   --resume            (sweep) finish the runs --results-dir DIR lacks
   --dry-run           (sweep) validate every point and list the runs

@@ -1,16 +1,21 @@
 // `ckptbench sweep FILE [key=a,b ...]`: every run of an experiment's sweep,
 // one after another in this process, each exactly as `ckptbench run` would
 // do it, under DIR/NNN-<values>/. Every point is loaded, validated and
-// planned before the first run, so a typo fails before any I/O. The
-// manifest (DIR/sweep.json) is written first; a run counts as finished when
-// its result.json exists, which is what --resume goes by. A signal stops
-// the sweep after the run in flight is aborted; that run's partial result
-// is kept as result.interrupted.json so --resume runs it again.
+// planned before the first run, so a typo fails before any I/O. Points on
+// several nodes make this process the coordinator: it serves the node
+// agents once (control.*), and a point on k nodes runs on nodes 0..k-1.
+// The manifest (DIR/sweep.json) is written first; a run counts as finished
+// when its result.json says "ok", which is what --resume goes by (a failed
+// run's result is kept as result.failed.json and the run done again). A
+// signal stops the sweep after the run in flight is aborted; that run's
+// partial result is kept as result.interrupted.json.
 #include <unistd.h>
 
 #include <ctime>
 #include <filesystem>
 #include <fstream>
+#include <optional>
+#include <set>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
@@ -20,6 +25,7 @@
 #include "coordinator/local_node_client.h"
 #include "coordinator/planner.h"
 #include "main/commands.h"
+#include "main/fleet.h"
 #include "main/run_support.h"
 #include "report/collate.h"
 #include "report/html_report.h"
@@ -61,14 +67,44 @@ std::string PointPath(const std::string& path, int point) {
   return absl::StrFormat("%s/point-%03d", base, point);
 }
 
+struct CheckedRun {
+  LoadOptions options;
+  Config config;
+};
+
+// A group swept in the file whose keys the environment overrides makes
+// every point alike: say so (once per key).
+void WarnEnvironmentOverGroups(const Experiment& e, const LoadOptions& options,
+                               const LoadedConfig& loaded,
+                               std::set<std::string>* warned) {
+  for (const auto& p : e.params) {
+    if (!p.group || p.values.size() < 2) continue;
+    std::string prefix =
+        (fs::path(e.path).parent_path() / p.canonical).string() + "/";
+    for (const auto& v : options.file_values) {
+      if (v.where.rfind(prefix, 0) != 0) continue;
+      const KeyDef* def = FindKey(v.key);
+      if (def == nullptr || loaded.sources.at(def->key) != "environment" ||
+          !warned->insert(def->key).second) {
+        continue;
+      }
+      LOG_WARN(
+          "%s (%s) from the environment overrides the swept group '%s' in "
+          "every point (unset it to let %s set it)",
+          def->env, def->key, p.name, v.where);
+    }
+  }
+}
+
 // A run's sources with its point's sub-path, checked the way `run` checks
 // them: configuration, validation and plan.
-absl::StatusOr<LoadOptions> CheckedRunOptions(const Experiment& e,
-                                              const SweepRun& run) {
+absl::StatusOr<CheckedRun> CheckRun(const Experiment& e, const SweepRun& run,
+                                    std::set<std::string>* warned) {
   auto options = RunLoadOptions(e, run);
   if (!options.ok()) return options.status();
   auto loaded = LoadConfig(*options);
   if (!loaded.ok()) return loaded.status();
+  WarnEnvironmentOverGroups(e, *options, *loaded, warned);
   const StorageOptions& storage = loaded->config.storage;
   const std::string where = "sweep: the point's own sub-path";
   if (!storage.path.empty()) {
@@ -86,15 +122,26 @@ absl::StatusOr<LoadOptions> CheckedRunOptions(const Experiment& e,
   if (auto s = ValidateConfig(config, /*need_storage=*/true); !s.ok()) {
     return s;
   }
-  if (config.cluster.num_nodes != 1) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "cluster.num_nodes (NUM_NODES) = ", config.cluster.num_nodes,
-        ": sweep points run single-node, in this process; expected 1"));
-  }
   if (auto plan = MakePlan(PlanOptionsFromConfig(config)); !plan.ok()) {
     return plan.status();
   }
-  return options;
+  return CheckedRun{std::move(*options), config};
+}
+
+// The control channel is set up once for the whole sweep: it must not vary.
+absl::Status SameControl(const Config& a, const Config& b) {
+  const ControlOptions &x = a.control, &y = b.control;
+  bool same = x.listen == y.listen && x.token == y.token &&
+              x.tls_cert == y.tls_cert && x.tls_key == y.tls_key &&
+              x.tls_ca == y.tls_ca &&
+              x.register_timeout == y.register_timeout &&
+              x.node_timeout == y.node_timeout &&
+              x.heartbeat_interval == y.heartbeat_interval;
+  if (same) return absl::OkStatus();
+  return absl::InvalidArgumentError(
+      "control.* / tls.* / auth.* differ between points: the coordinator "
+      "serves one control channel for the whole sweep; expected the same "
+      "values in every point");
 }
 
 // Refuses to resume into a directory made by a different sweep.
@@ -127,6 +174,13 @@ absl::Status CheckSameSweep(const std::string& manifest_path,
   return absl::OkStatus();
 }
 
+// A run whose result.json says it finished without error.
+bool FinishedOk(const std::string& run_dir) {
+  std::ifstream in(fs::path(run_dir) / "result.json");
+  json j = json::parse(in, nullptr, /*allow_exceptions=*/false);
+  return !j.is_discarded() && j.is_object() && j.value("status", "") == "ok";
+}
+
 void PrintPoints(const SweepData& data) {
   std::printf("\n%-40s %5s %14s %14s %14s %14s\n", "point", "runs",
               "save MiB/s", "+-stdev", "load MiB/s", "+-stdev");
@@ -153,17 +207,23 @@ int SweepCommand(const CliArgs& args) {
         "configuration (its defaults: list composes group files)");
   }
   auto experiment = LoadExperiment(args.positional[0], args.overrides);
-  if (!experiment.ok())
+  if (!experiment.ok()) {
     return BadInput(std::string(experiment.status().message()));
+  }
   const std::vector<SweepRun> runs = ExpandRuns(*experiment);
-  std::vector<LoadOptions> options;
+  std::vector<CheckedRun> checked;
+  std::set<std::string> warned;
+  int max_nodes = 1;
   for (const auto& run : runs) {
-    auto o = CheckedRunOptions(*experiment, run);
-    if (!o.ok()) {
-      return BadInput(
-          absl::StrCat("sweep run ", run.name, ": ", o.status().message()));
+    auto c = CheckRun(*experiment, run, &warned);
+    absl::Status s = c.status();
+    if (s.ok() && !checked.empty())
+      s = SameControl(checked[0].config, c->config);
+    if (!s.ok()) {
+      return BadInput(absl::StrCat("sweep run ", run.name, ": ", s.message()));
     }
-    options.push_back(std::move(*o));
+    max_nodes = std::max(max_nodes, c->config.cluster.num_nodes);
+    checked.push_back(std::move(*c));
   }
   if (args.dry_run) {
     std::printf("%s: %d point(s) x %d repeat(s) = %zu run(s), all valid\n",
@@ -199,6 +259,18 @@ int SweepCommand(const CliArgs& args) {
     }
   }
   LOG_INFO("sweep %s: %zu run(s) into %s", experiment->name, runs.size(), dir);
+  // Points on several nodes: serve the node agents once for every run;
+  // a point on k nodes uses nodes 0..k-1.
+  std::optional<Fleet> fleet;
+  if (max_nodes > 1) {
+    auto f = StartFleet(checked[0].config, max_nodes, NewRunId(), signals);
+    if (!f.ok()) {
+      std::fprintf(stderr, "ckptbench: %s\n",
+                   std::string(f.status().message()).c_str());
+      return absl::IsInvalidArgument(f.status()) ? 2 : 1;
+    }
+    fleet = std::move(*f);
+  }
 
   int failed = 0, done_before = 0;
   std::string interrupted;
@@ -206,8 +278,14 @@ int SweepCommand(const CliArgs& args) {
     const SweepRun& run = runs[i];
     const std::string run_dir = (fs::path(dir) / run.name).string();
     if (fs::exists(fs::path(run_dir) / "result.json")) {
-      ++done_before;
-      continue;
+      if (FinishedOk(run_dir)) {
+        ++done_before;
+        continue;
+      }
+      // A failed run is run again; its result is kept beside.
+      std::error_code ec;
+      fs::rename(fs::path(run_dir) / "result.json",
+                 fs::path(run_dir) / "result.failed.json", ec);
     }
     if (interrupted = signals.Received(); !interrupted.empty()) break;
     LOG_INFO("sweep run %d/%zu: %s", run.index + 1, runs.size(), run.name);
@@ -216,12 +294,19 @@ int SweepCommand(const CliArgs& args) {
     info = {experiment->name, run.index,      static_cast<int>(runs.size()),
             run.name,         run.point_name, run.repeat,
             run.values};
-    if (PrepareRun(options[i], run_dir, &setup) != 0) {
+    if (PrepareRun(checked[i].options, run_dir, &setup) != 0) {
       ++failed;
       continue;
     }
     const Config& config = setup.loaded.config;
-    LocalNodeClient node(0, HostName(), config.run.progress_interval);
+    LocalNodeClient local(0, HostName(), config.run.progress_interval);
+    std::vector<NodeClient*> clients = {&local};
+    if (fleet) {
+      const size_t k = static_cast<size_t>(config.cluster.num_nodes);
+      clients.assign(fleet->nodes.begin(), fleet->nodes.begin() + k);
+      setup.result.clocks.assign(fleet->clocks.begin(),
+                                 fleet->clocks.begin() + k);
+    }
     std::unique_ptr<ProgressPrinter> progress;
     if (!args.quiet) {
       progress = std::make_unique<ProgressPrinter>(config.run.progress_interval,
@@ -230,7 +315,7 @@ int SweepCommand(const CliArgs& args) {
           absl::StrFormat("[run %d/%zu %s]", run.index + 1, runs.size(),
                           run.point_name.empty() ? run.name : run.point_name));
     }
-    Coordinator coordinator(config, setup.plan, {&node}, progress.get());
+    Coordinator coordinator(config, setup.plan, clients, progress.get());
     int code = ExecuteRun(run_dir, coordinator, signals, &setup.result);
     if (interrupted = signals.Received(); !interrupted.empty()) {
       std::error_code ec;
@@ -241,6 +326,10 @@ int SweepCommand(const CliArgs& args) {
     if (code != 0) ++failed;
   }
 
+  if (fleet) {
+    fleet->server->Shutdown(failed == 0 && interrupted.empty(),
+                            interrupted.empty() ? "" : "sweep interrupted");
+  }
   auto data = LoadSweepDir(dir);
   if (!data.ok()) {
     std::fprintf(stderr, "ckptbench: %s\n",

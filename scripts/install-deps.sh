@@ -17,6 +17,8 @@ PACKAGES=(
   nginx-light
   # The FUSE test mounts a Swift bucket with s3fs
   s3fs fuse3
+  # The sweep test opens the HTML report in a real browser (headless)
+  chromium fonts-liberation
 )
 # The GCS test server is checked by Google's Node client (tests/gcs_node);
 # a Node.js already on the machine is used as it is.

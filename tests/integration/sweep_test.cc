@@ -250,6 +250,9 @@ TEST(Sweep, BadExperimentFailsBeforeAnyRunNamingFileLineAndKey) {
        {exp + ":2:", "storage = 'nowhere'", "no file"}},
       {"sweep:\n  NUM_LAYERS: [1, 1]\n", {exp + ":2:", "given twice"}},
       {"repeat: 0\n", {exp + ":1:", "repeat = '0'"}},
+      {"sweep:\n  CKPT_LISTEN: [127.0.0.1:1, 127.0.0.1:2]\n",
+       {"sweep run 001-CKPT_LISTEN=127.0.0.1_2",
+        "control.* / tls.* / auth.* differ between points"}},
   };
   for (const auto& c : cases) {
     {
@@ -301,6 +304,24 @@ TEST(Sweep, CommandLineSweepsReplaceTheFilesAndRepeatOverrides) {
             std::string::npos)
       << g.out;
   EXPECT_FALSE(fs::exists(t.Sub("ckpt")));
+}
+
+// Every experiment shipped in conf/ loads, composes and validates at every
+// point (no I/O: --dry-run).
+TEST(Sweep, EveryShippedExperimentIsValid) {
+  TempDir t;
+  int experiments = 0;
+  for (const auto& e :
+       fs::directory_iterator(std::string(CKPTBENCH_SOURCE_DIR) + "/conf")) {
+    if (e.path().extension() != ".yaml") continue;
+    if (ReadFile(e.path()).find("\nsweep:") == std::string::npos) continue;
+    ++experiments;
+    auto r =
+        Ckpt({"sweep", e.path().string(), "--dry-run"}, {{"HOME", t.path()}});
+    EXPECT_EQ(r.exit_code, 0) << e.path() << ": " << r.err;
+    EXPECT_NE(r.out.find("all valid"), std::string::npos) << r.out;
+  }
+  EXPECT_GE(experiments, 7);
 }
 
 }  // namespace

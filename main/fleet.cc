@@ -1,0 +1,91 @@
+#include "main/fleet.h"
+
+#include <thread>
+
+#include "absl/strings/str_cat.h"
+#include "common/grpc_tls.h"
+#include "common/log.h"
+#include "coordinator/clock_sync.h"
+
+namespace ckpt {
+
+absl::StatusOr<Fleet> StartFleet(const Config& config, int num_nodes,
+                                 const std::string& run_id,
+                                 SignalWatcher& signals) {
+  auto tls = MakeServerCredentials(config.control);
+  if (!tls.ok()) return absl::InvalidArgumentError(tls.status().message());
+  if (!tls->tls) {
+    LOG_WARN(
+        "control channel without TLS: node traffic to %s is unencrypted "
+        "(set tls.cert / tls.key, and tls.ca for mutual TLS)",
+        config.control.listen);
+  }
+  if (config.control.token.empty()) {
+    LOG_WARN(
+        "no auth.token (CKPT_TOKEN): any node that reaches %s may register",
+        config.control.listen);
+  }
+  SessionServerOptions so;
+  so.listen = config.control.listen;
+  so.tls = *tls;
+  so.num_nodes = num_nodes;
+  so.token = config.control.token;
+  so.node_timeout = config.control.node_timeout;
+  so.heartbeat_interval = config.control.heartbeat_interval;
+  so.run_id = run_id;
+  auto server = SessionServer::Start(so);
+  if (!server.ok()) {
+    return absl::InvalidArgumentError(server.status().message());
+  }
+  Fleet fleet;
+  fleet.server = std::move(*server);
+  LOG_INFO(
+      "coordinator listening on %s (%s%s); waiting up to %g s for %d node(s)",
+      config.control.listen, tls->tls ? "TLS" : "plaintext",
+      tls->mutual ? ", client certificates required" : "",
+      config.control.register_timeout, num_nodes);
+  SessionServer* s = fleet.server.get();
+  signals.Watch([s](const std::string& name) {
+    s->CancelWait(absl::StrCat("interrupted by ", name));
+  });
+  auto nodes = s->WaitForNodes(config.control.register_timeout);
+  signals.Watch(nullptr);
+  if (!nodes.ok()) {
+    s->Shutdown(false, std::string(nodes.status().message()));
+    return nodes.status();
+  }
+  fleet.nodes = *nodes;
+
+  // Clock offsets and round trips, all nodes at once.
+  std::vector<absl::Status> errors(fleet.nodes.size());
+  std::vector<std::thread> threads;
+  for (size_t i = 0; i < fleet.nodes.size(); ++i) {
+    threads.emplace_back([&, i] {
+      auto est = EstimateClock(*fleet.nodes[i]);
+      if (!est.ok()) {
+        errors[i] = est.status();
+        return;
+      }
+      fleet.nodes[i]->SetClock(est->offset_ns, est->rtt_seconds);
+    });
+  }
+  for (auto& t : threads) t.join();
+  for (size_t i = 0; i < fleet.nodes.size(); ++i) {
+    if (!errors[i].ok()) {
+      std::string error = absl::StrCat("clock estimate: ", errors[i].message());
+      s->Shutdown(false, error);
+      return absl::UnavailableError(error);
+    }
+    RemoteNode* n = fleet.nodes[i];
+    fleet.clocks.push_back({n->index(), n->host(),
+                            static_cast<double>(n->clock_offset_ns()) / 1e6,
+                            n->rtt_seconds() * 1e3});
+    LOG_INFO("node %d (%s): clock offset %+.3f ms, round trip %.3f ms",
+             n->index(), n->host(),
+             static_cast<double>(n->clock_offset_ns()) / 1e6,
+             n->rtt_seconds() * 1e3);
+  }
+  return fleet;
+}
+
+}  // namespace ckpt
