@@ -230,6 +230,36 @@ TEST(Sweep, InterruptedSweepResumesWithoutRunningAFinishedPointTwice) {
       << other.err;
 }
 
+// A run that failed is kept, the sweep goes on, and --resume runs it again.
+TEST(Sweep, FailedRunsAreKeptAndRunAgainOnResume) {
+  TempDir t;
+  // The storage path lies under a regular file: every save fails.
+  std::ofstream(t.Sub("blocker")) << "x";
+  auto env = Env(t);
+  env["CKPT_DIR_PATH"] = t.Sub("blocker/ckpt");
+  const std::vector<std::string> args = {
+      "sweep",    kSmoke,          "NUM_LAYERS=1", "NUM_DEVICES=1,2",
+      "repeat=1", "--results-dir", t.Sub("res"),   "-q"};
+  auto r = Ckpt(args, env);
+  EXPECT_EQ(r.exit_code, 1) << r.err;
+  EXPECT_NE(r.out.find("2 of 2 run(s) finished (2 this time, 0 before), 2 "
+                       "failed"),
+            std::string::npos)
+      << r.out;
+  const std::string first = t.Sub("res/000-NUM_DEVICES=1/result.json");
+  EXPECT_EQ(json::parse(ReadFile(first))["status"], "failed");
+  fs::remove(t.Sub("blocker"));
+  fs::create_directories(t.Sub("blocker"));
+  std::vector<std::string> resume = args;
+  resume.push_back("--resume");
+  auto again = Ckpt(resume, env);
+  ASSERT_EQ(again.exit_code, 0) << again.err;
+  EXPECT_EQ(json::parse(ReadFile(first))["status"], "ok");
+  EXPECT_EQ(json::parse(ReadFile(
+                t.Sub("res/000-NUM_DEVICES=1/result.failed.json")))["status"],
+            "failed");
+}
+
 // Every error names the file, the line and the key, before any run.
 TEST(Sweep, BadExperimentFailsBeforeAnyRunNamingFileLineAndKey) {
   TempDir t;
