@@ -37,7 +37,9 @@ absl::Status Flatten(const YAML::Node& node, const std::string& prefix,
   YamlEntry list{prefix, "", line, true, {}};
   for (const auto& item : node) {
     if (item.IsMap()) {
+      size_t first = out->size();
       RETURN_IF_ERROR(Flatten(item, prefix, name, out));
+      for (size_t i = first; i < out->size(); ++i) (*out)[i].in_list = true;
     } else if (item.IsScalar()) {
       list.items.push_back(item.Scalar());
     } else {
@@ -120,7 +122,7 @@ absl::StatusOr<LoadedConfig> LoadConfig(const LoadOptions& options) {
     ss << in.rdbuf();
     ASSIGN_OR_RETURN(auto entries, FlattenYaml(ss.str(), options.yaml_path));
     for (const auto& e : entries) {
-      if (e.list) {
+      if (e.list || e.in_list) {
         return absl::InvalidArgumentError(
             absl::StrCat(options.yaml_path, ":", e.line, ": key '", e.key,
                          "': expected a single value, found a list"));

@@ -55,6 +55,7 @@ struct YamlEntry {
   int line = 0;
   bool list = false;
   std::vector<std::string> items;
+  bool in_list = false;  // flattened from an item of a list of maps
 };
 absl::StatusOr<std::vector<YamlEntry>> FlattenYaml(const std::string& text,
                                                    const std::string& name);

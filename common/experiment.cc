@@ -101,7 +101,7 @@ absl::StatusOr<std::vector<SourcedValue>> GroupValues(
     if (FindKey(entry.key) == nullptr) {
       return absl::InvalidArgumentError(UnknownKey(at, entry.key, e));
     }
-    if (entry.list) {
+    if (entry.list || entry.in_list) {
       return absl::InvalidArgumentError(
           absl::StrCat(at, ": key '", entry.key,
                        "': expected a single value, found a list (sweeps "
@@ -200,6 +200,12 @@ absl::StatusOr<Experiment> LoadExperiment(
     std::string where = absl::StrCat(path, ":", entry.line);
     const std::string& key = entry.key;
     if (key.rfind(kDefaults, 0) == 0) continue;
+    if (entry.in_list) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          where, ": key '", key,
+          "': expected a single value, found a list (only defaults: is a "
+          "list of maps)"));
+    }
     if (key == "name" || key == "description") {
       (key == "name" ? e.name : e.description) = entry.value;
     } else if (key == "repeat") {

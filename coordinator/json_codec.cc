@@ -106,18 +106,14 @@ ordered_json RoundJson(const RoundResult& r) {
   return j;
 }
 
+ordered_json SpreadJson(const Spread& s) {
+  return {{"mean", s.mean}, {"stdev", s.stdev}, {"min", s.min}, {"max", s.max}};
+}
+
 ordered_json SummaryJson(const PhaseSummary& s) {
   return {{"count", s.count},
-          {"seconds",
-           {{"mean", s.mean_seconds},
-            {"stdev", s.stdev_seconds},
-            {"min", s.min_seconds},
-            {"max", s.max_seconds}}},
-          {"throughput_mib_s",
-           {{"mean", s.mean_mib_s},
-            {"stdev", s.stdev_mib_s},
-            {"min", s.min_mib_s},
-            {"max", s.max_mib_s}}}};
+          {"seconds", SpreadJson(s.seconds)},
+          {"throughput_mib_s", SpreadJson(s.mib_s)}};
 }
 
 }  // namespace

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "common/histogram.h"
+#include "common/stats.h"
 
 namespace ckpt {
 
@@ -90,8 +91,7 @@ struct NodeClock {
 
 struct PhaseSummary {
   int count = 0;
-  double mean_seconds = 0, stdev_seconds = 0, min_seconds = 0, max_seconds = 0;
-  double mean_mib_s = 0, stdev_mib_s = 0, min_mib_s = 0, max_mib_s = 0;
+  Spread seconds, mib_s;
 };
 
 struct EnvironmentInfo {

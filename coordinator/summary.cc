@@ -1,8 +1,5 @@
 #include "coordinator/summary.h"
 
-#include <algorithm>
-#include <cmath>
-
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "common/bytes.h"
@@ -11,20 +8,6 @@ namespace ckpt {
 namespace {
 
 double Ms(uint64_t ns) { return static_cast<double>(ns) / 1e6; }
-
-void Stats(const std::vector<double>& v, double* mean, double* stdev,
-           double* mn, double* mx) {
-  *mean = *stdev = *mn = *mx = 0;
-  if (v.empty()) return;
-  double sum = 0;
-  for (double x : v) sum += x;
-  *mean = sum / static_cast<double>(v.size());
-  double ss = 0;
-  for (double x : v) ss += (x - *mean) * (x - *mean);
-  *stdev = v.size() > 1 ? std::sqrt(ss / static_cast<double>(v.size() - 1)) : 0;
-  *mn = *std::min_element(v.begin(), v.end());
-  *mx = *std::max_element(v.begin(), v.end());
-}
 
 }  // namespace
 
@@ -36,10 +19,9 @@ PhaseSummary RunResult::Summarize(const std::string& phase) const {
     rates.push_back(r.throughput_mib_s);
   }
   PhaseSummary s;
-  s.count = static_cast<int>(secs.size());
-  Stats(secs, &s.mean_seconds, &s.stdev_seconds, &s.min_seconds,
-        &s.max_seconds);
-  Stats(rates, &s.mean_mib_s, &s.stdev_mib_s, &s.min_mib_s, &s.max_mib_s);
+  s.seconds = SpreadOf(secs);
+  s.mib_s = SpreadOf(rates);
+  s.count = s.seconds.count;
   return s;
 }
 
@@ -105,8 +87,8 @@ std::string SummaryTable(const RunResult& r) {
     if (p.count == 0) continue;
     absl::StrAppendFormat(
         &s, "%-6s %3d %10.3f %10.3f %10.3f %10.3f %12.1f %12.1f\n", phase,
-        p.count, p.mean_seconds, p.stdev_seconds, p.min_seconds, p.max_seconds,
-        p.mean_mib_s, p.stdev_mib_s);
+        p.count, p.seconds.mean, p.seconds.stdev, p.seconds.min, p.seconds.max,
+        p.mib_s.mean, p.mib_s.stdev);
   }
   for (const auto& n : r.notes) absl::StrAppendFormat(&s, "note: %s\n", n);
   for (const auto& e : r.errors) absl::StrAppendFormat(&s, "error: %s\n", e);

@@ -105,6 +105,15 @@ std::string XLabels(const std::vector<std::string>& labels) {
   return s;
 }
 
+// A horizontal grid line across the plot at `y`, labelled on the axis.
+std::string YGridLine(double y, const std::string& label) {
+  return absl::StrFormat(
+      "<line x1=\"%.0f\" x2=\"%.0f\" y1=\"%.1f\" y2=\"%.1f\" "
+      "class=\"grid\"/><text x=\"%.0f\" y=\"%.1f\" class=\"tick\" "
+      "text-anchor=\"end\">%s</text>",
+      kLeft, kLeft + kPlotW, y, y, kLeft - 6, y + 4, label);
+}
+
 }  // namespace
 
 std::string HtmlEscape(const std::string& s) {
@@ -156,12 +165,7 @@ std::string BarChart(const std::string& title, const std::string& y_label,
   auto y = [&](double v) { return kTop + kPlotH * (1 - v / top); };
   std::string s = Open("bar", title, kHeight);
   for (double t = 0; t <= top + step / 2; t += step) {
-    absl::StrAppendFormat(
-        &s,
-        "<line x1=\"%.0f\" x2=\"%.0f\" y1=\"%.1f\" y2=\"%.1f\" "
-        "class=\"grid\"/><text x=\"%.0f\" y=\"%.1f\" class=\"tick\" "
-        "text-anchor=\"end\">%s</text>",
-        kLeft, kLeft + kPlotW, y(t), y(t), kLeft - 6, y(t) + 4, Num(t));
+    s += YGridLine(y(t), Num(t));
   }
   const double slot =
       kPlotW / static_cast<double>(std::max<size_t>(categories.size(), 1));
@@ -234,12 +238,7 @@ std::string LogLineChart(const std::string& title, const std::string& y_label,
   std::string s = Open("line", title, kHeight);
   for (double e = e0; e <= e1; ++e) {
     double v = std::pow(10, e);
-    absl::StrAppendFormat(
-        &s,
-        "<line x1=\"%.0f\" x2=\"%.0f\" y1=\"%.1f\" y2=\"%.1f\" "
-        "class=\"grid\"/><text x=\"%.0f\" y=\"%.1f\" class=\"tick\" "
-        "text-anchor=\"end\">%s</text>",
-        kLeft, kLeft + kPlotW, y(v), y(v), kLeft - 6, y(v) + 4, Num(v));
+    s += YGridLine(y(v), Num(v));
   }
   std::vector<std::pair<std::string, std::string>> legend;
   for (size_t si = 0; si < series.size(); ++si) {

@@ -1,7 +1,5 @@
 #include "report/sweep_data.h"
 
-#include <algorithm>
-#include <cmath>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -140,7 +138,8 @@ absl::StatusOr<SweepData> LoadSweepDir(const std::string& dir) {
     for (const auto& [k, v] : JsonAt(r, "values").items()) {
       run.values.emplace_back(k, v.get<std::string>());
     }
-    if (run.name.empty() || run.name.find('/') != std::string::npos) {
+    if (run.name.empty() || run.name == "." || run.name == ".." ||
+        run.name.find('/') != std::string::npos) {
       return absl::InvalidArgumentError(absl::StrCat(
           manifest.string(), ": run ", run.index, ": expected a name"));
     }
@@ -155,22 +154,6 @@ const json& JsonAt(const json& j, const char* key) {
   if (!j.is_object()) return kEmpty;
   auto it = j.find(key);
   return it == j.end() || it->is_null() ? kEmpty : *it;
-}
-
-Spread SpreadOf(const std::vector<double>& v) {
-  Spread s;
-  s.count = static_cast<int>(v.size());
-  if (v.empty()) return s;
-  double sum = 0;
-  for (double x : v) sum += x;
-  s.mean = sum / static_cast<double>(v.size());
-  double ss = 0;
-  for (double x : v) ss += (x - s.mean) * (x - s.mean);
-  s.stdev =
-      v.size() > 1 ? std::sqrt(ss / static_cast<double>(v.size() - 1)) : 0;
-  s.min = *std::min_element(v.begin(), v.end());
-  s.max = *std::max_element(v.begin(), v.end());
-  return s;
 }
 
 std::vector<PointStats> ByPoint(const SweepData& data) {

@@ -13,6 +13,7 @@
 
 #include "absl/status/statusor.h"
 #include "common/experiment.h"
+#include "common/stats.h"
 
 namespace ckpt {
 
@@ -51,12 +52,6 @@ absl::StatusOr<SweepData> LoadSweepDir(const std::string& dir);
 // gives defaults) when j has no such key: safe to iterate, unlike
 // j.value(key, default), which is a temporary.
 const nlohmann::json& JsonAt(const nlohmann::json& j, const char* key);
-
-struct Spread {
-  int count = 0;
-  double mean = 0, stdev = 0, min = 0, max = 0;
-};
-Spread SpreadOf(const std::vector<double>& values);
 
 // One phase of one point across its repeats.
 struct PhaseStats {

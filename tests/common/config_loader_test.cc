@@ -140,6 +140,17 @@ TEST(LoadConfig, YamlListIsAnErrorWithLine) {
   std::remove(yaml.c_str());
 }
 
+TEST(LoadConfig, YamlListOfMapsIsAnErrorToo) {
+  std::string yaml = WriteYaml("model:\n  - name: transformer\n");
+  FakeEnv env;
+  auto c = LoadConfig({yaml, {}, env.Fn(), {}, {}});
+  ASSERT_FALSE(c.ok());
+  EXPECT_NE(std::string(c.status().message()).find("found a list"),
+            std::string::npos)
+      << c.status();
+  std::remove(yaml.c_str());
+}
+
 TEST(ValidateConfig, GpuAndMissingPathAndDirectAlignment) {
   Config c;
   c.storage.path = "/tmp/x";

@@ -230,6 +230,29 @@ TEST(Sweep, InterruptedSweepResumesWithoutRunningAFinishedPointTwice) {
       << other.err;
 }
 
+// `report` on a plain run directory: the same report for one run.
+TEST(Sweep, ReportOfASingleRunDirectory) {
+  TempDir t;
+  auto env = Env(t);
+  env["CKPT_CACHE_MODE"] = "fadvise";
+  env["NUM_LAYERS"] = "1";
+  env["NUM_DEVICES"] = "2";
+  env["NUM_SAVE_CALLS"] = "2";
+  env["NUM_LOAD_CALLS"] = "2";
+  auto r = Ckpt({"run", "--results-dir", t.Sub("res"), "-q"}, env);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  auto rep = Ckpt({"report", t.Sub("res")}, env);
+  ASSERT_EQ(rep.exit_code, 0) << rep.err;
+  std::string html = ReadFile(t.Sub("res/report.html"));
+  for (const char* want : {"data-chart=\"bar\"", "data-chart=\"line\"",
+                           "data-chart=\"timeline\"", "save 2 n0"}) {
+    EXPECT_NE(html.find(want), std::string::npos) << want;
+  }
+  auto none = Ckpt({"report", t.Sub("nothing")}, env);
+  EXPECT_EQ(none.exit_code, 2);
+  EXPECT_NE(none.err.find("found neither"), std::string::npos) << none.err;
+}
+
 // A run that failed is kept, the sweep goes on, and --resume runs it again.
 TEST(Sweep, FailedRunsAreKeptAndRunAgainOnResume) {
   TempDir t;
