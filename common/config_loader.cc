@@ -122,6 +122,15 @@ absl::StatusOr<LoadedConfig> LoadConfig(const LoadOptions& options) {
     ss << in.rdbuf();
     ASSIGN_OR_RETURN(auto entries, FlattenYaml(ss.str(), options.yaml_path));
     for (const auto& e : entries) {
+      if (e.key.rfind("sweep.", 0) == 0 || e.key.rfind("defaults", 0) == 0 ||
+          e.key == "repeat") {
+        return absl::InvalidArgumentError(absl::StrCat(
+            options.yaml_path, ":", e.line, ": key '", e.key,
+            "': this is an experiment file (sweep:, defaults:, repeat:); run "
+            "it with `ckptbench sweep ", options.yaml_path, "`"));
+      }
+    }
+    for (const auto& e : entries) {
       if (e.list || e.in_list) {
         return absl::InvalidArgumentError(
             absl::StrCat(options.yaml_path, ":", e.line, ": key '", e.key,

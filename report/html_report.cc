@@ -44,14 +44,32 @@ std::string Table(const std::vector<std::string>& header,
   return s + "</tbody></table>\n";
 }
 
+// A point's label on a chart: its swept values alone ("1, 2"); the
+// parameters' names are said once above the charts.
+std::string ShortName(const SweepData& data, const PointStats& p) {
+  std::vector<std::string> values;
+  for (const auto& name : data.param_names) {
+    for (const auto& [k, v] : p.values) {
+      if (k == name) values.push_back(v);
+    }
+  }
+  return values.empty() ? p.point_name : absl::StrJoin(values, ", ");
+}
+
 // Throughput and time per point, save and load side by side.
-std::string PointsSection(const std::vector<PointStats>& points) {
+std::string PointsSection(const SweepData& data,
+                          const std::vector<PointStats>& points) {
   std::vector<std::string> names;
-  for (const auto& p : points) names.push_back(p.point_name);
+  for (const auto& p : points) names.push_back(ShortName(data, p));
   std::string s =
       "<h2>Per point</h2>\n<p>Bars: mean over every timed round "
       "of the point's runs; whiskers: min to max; dots: each "
-      "repeat's mean.</p>\n";
+      "repeat's mean.";
+  if (!data.param_names.empty()) {
+    absl::StrAppend(&s, " Points are labelled by their values of ",
+                    HtmlEscape(absl::StrJoin(data.param_names, ", ")), ".");
+  }
+  s += "</p>\n";
   for (bool rate : {true, false}) {
     std::vector<BarSeries> series;
     for (const char* phase : kPhases) {
@@ -141,7 +159,8 @@ std::string SlowestSection(const SweepData& data) {
 // Per operation: the median, over a point's timed rounds, of each
 // percentile (percentiles cannot be averaged into a merged distribution;
 // each round's come from its merged histogram).
-std::string LatencySection(const std::vector<PointStats>& points) {
+std::string LatencySection(const SweepData& data,
+                           const std::vector<PointStats>& points) {
   static const char* const kFields[] = {"min_ms", "p50_ms", "p90_ms", "p99_ms",
                                         "max_ms"};
   const std::vector<std::string> labels = {"min", "p50", "p90", "p99", "max"};
@@ -179,7 +198,7 @@ std::string LatencySection(const std::vector<PointStats>& points) {
         }
       }
       if (count == 0) continue;
-      LineSeries l{p.point_name, {}};
+      LineSeries l{ShortName(data, p), {}};
       std::vector<std::string> row = {p.point_name, std::to_string(count)};
       for (auto& v : per_field) {
         std::sort(v.begin(), v.end());
@@ -338,9 +357,9 @@ std::string HtmlReport(const SweepData& data) {
       "<title>ckptbench report: ",
       HtmlEscape(data.name), "</title>\n", kStyle, "</head><body>\n");
   s += Header(data);
-  s += PointsSection(points);
+  s += PointsSection(data, points);
   s += SlowestSection(data);
-  s += LatencySection(points);
+  s += LatencySection(data, points);
   s += TimelineSection(data);
   s += kSelfCheck;
   s += "</body></html>\n";

@@ -78,8 +78,8 @@ std::string XLabels(const std::vector<std::string>& labels) {
   std::string s;
   double slot =
       kPlotW / static_cast<double>(std::max<size_t>(labels.size(), 1));
-  // Rotated when a label would be wider (about 6.5 px a character) than
-  // its slot.
+  // Rotated (down and to the right, clear of the y axis) when a label
+  // would be wider (about 6.5 px a character) than its slot.
   bool rotate = false;
   for (const auto& l : labels) {
     rotate |= 6.5 * static_cast<double>(std::min<size_t>(l.size(), 28)) > slot;
@@ -92,8 +92,8 @@ std::string XLabels(const std::vector<std::string>& labels) {
     if (rotate) {
       absl::StrAppendFormat(
           &s,
-          "<text transform=\"translate(%.1f %.0f) rotate(-30)\" "
-          "class=\"tick\" text-anchor=\"end\">%s</text>",
+          "<text transform=\"translate(%.1f %.0f) rotate(25)\" "
+          "class=\"tick\" text-anchor=\"start\">%s</text>",
           x, y, HtmlEscape(text));
     } else {
       absl::StrAppendFormat(&s,

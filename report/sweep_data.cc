@@ -124,10 +124,11 @@ absl::StatusOr<SweepData> LoadSweepDir(const std::string& dir) {
   d.description = j.value("description", "");
   d.file = j.value("file", "");
   d.repeat = j.value("repeat", 1);
+  std::vector<std::string> all_params;  // in sweep order
   for (const auto& p : JsonAt(j, "params")) {
-    if (JsonAt(p, "values").size() > 1) {
-      d.param_names.push_back(p.value("name", ""));
-    }
+    all_params.push_back(p.value("name", ""));
+    if (JsonAt(p, "values").size() > 1)
+      d.param_names.push_back(all_params.back());
   }
   for (const auto& r : j["runs"]) {
     LoadedRun run;
@@ -135,8 +136,11 @@ absl::StatusOr<SweepData> LoadSweepDir(const std::string& dir) {
     run.name = r.value("name", "");
     run.point_name = r.value("point_name", "");
     run.repeat = r.value("repeat", 1);
-    for (const auto& [k, v] : JsonAt(r, "values").items()) {
-      run.values.emplace_back(k, v.get<std::string>());
+    const json& values = JsonAt(r, "values");
+    for (const auto& name : all_params) {
+      if (values.contains(name) && values[name].is_string()) {
+        run.values.emplace_back(name, values[name].get<std::string>());
+      }
     }
     if (run.name.empty() || run.name == "." || run.name == ".." ||
         run.name.find('/') != std::string::npos) {

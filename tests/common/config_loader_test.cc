@@ -151,6 +151,17 @@ TEST(LoadConfig, YamlListOfMapsIsAnErrorToo) {
   std::remove(yaml.c_str());
 }
 
+TEST(LoadConfig, AnExperimentFileIsPointedToSweep) {
+  std::string yaml = WriteYaml("sweep:\n  NUM_LAYERS: [1, 2]\n");
+  FakeEnv env;
+  auto c = LoadConfig({yaml, {}, env.Fn(), {}, {}});
+  ASSERT_FALSE(c.ok());
+  EXPECT_NE(std::string(c.status().message()).find("ckptbench sweep"),
+            std::string::npos)
+      << c.status();
+  std::remove(yaml.c_str());
+}
+
 TEST(ValidateConfig, GpuAndMissingPathAndDirectAlignment) {
   Config c;
   c.storage.path = "/tmp/x";

@@ -154,6 +154,12 @@ TEST(Sweep, SmokeSweepWritesEveryRunCollatedCsvAndAReportChromiumDraws) {
         << kind;
   }
   EXPECT_NE(dom.find("NUM_LAYERS=2,NUM_DEVICES=2"), std::string::npos);
+  // Chart labels: each point's values in sweep order (NUM_LAYERS, then
+  // NUM_DEVICES), points in sweep order.
+  size_t p01 = dom.find(">1, 2<"), p10 = dom.find(">2, 1<");
+  ASSERT_NE(p01, std::string::npos);
+  ASSERT_NE(p10, std::string::npos);
+  EXPECT_LT(p01, p10);
 
   // Compare the sweep with itself: every point, nothing changed.
   auto cmp = Ckpt({"compare", t.Sub("res"), t.Sub("res")}, Env(t));
