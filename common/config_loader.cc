@@ -127,7 +127,8 @@ absl::StatusOr<LoadedConfig> LoadConfig(const LoadOptions& options) {
         return absl::InvalidArgumentError(absl::StrCat(
             options.yaml_path, ":", e.line, ": key '", e.key,
             "': this is an experiment file (sweep:, defaults:, repeat:); run "
-            "it with `ckptbench sweep ", options.yaml_path, "`"));
+            "it with `ckptbench sweep ",
+            options.yaml_path, "`"));
       }
     }
     for (const auto& e : entries) {
