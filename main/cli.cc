@@ -31,7 +31,8 @@ commands:
   node         multinode: a node agent; --coordinator HOST:PORT and
                --node-index I (or JOB_COMPLETION_INDEX / NODE_RANK / host ordinal)
   plan      print the checkpoint plan (parameters, bytes, files), no I/O
-  keys      list every configuration key, its env-var alias and meaning
+  keys      list every configuration key, its env-var alias and meaning;
+            --json: keys, every other env var read, commands and flags
   version   print the version
 
 options:
@@ -54,6 +55,31 @@ precedence: key=value > environment > --config file > defaults.
 Keys are dotted YAML names (run.num_save_calls) or env names (NUM_SAVE_CALLS).
 example: CKPT_DIR_PATH=/mnt/ckpt ckptbench run NUM_LAYERS=20 --results-dir out
 )";
+}
+
+const std::vector<FlagDef>& CliFlags() {
+  static const std::vector<FlagDef> kFlags = {
+      {"--config", true, "YAML configuration file"},
+      {"--results-dir", true, "directory for result.json / the sweep"},
+      {"--listen", true, "coordinator: control.listen"},
+      {"--coordinator", true, "node: control.coordinator"},
+      {"--node-index", true, "node: control.node_index"},
+      {"--protocol-version", true, "node: for testing version refusal"},
+      {"--save-only", false, "run.mode=save-only"},
+      {"--load-only", false, "run.mode=load-only"},
+      {"--resume", false, "sweep: finish the runs DIR lacks"},
+      {"--dry-run", false, "sweep: validate and list the runs"},
+      {"--per-rank", false, "plan: every rank's files"},
+      {"--list", false, "plan: the model presets"},
+      {"--json", false, "keys: the machine-readable interface"},
+      {"--verbose", false, "debug logging"},
+      {"-v", false, "debug logging"},
+      {"--quiet", false, "no progress lines"},
+      {"-q", false, "no progress lines"},
+      {"--help", false, "usage"},
+      {"-h", false, "usage"},
+  };
+  return kFlags;
 }
 
 namespace {
@@ -91,6 +117,15 @@ absl::StatusOr<CliArgs> ParseCli(int argc, const char* const* argv) {
   }
   for (int i = 2; i < argc; ++i) {
     std::string arg = argv[i];
+    if (arg.rfind("-", 0) == 0) {
+      std::string name = arg.substr(0, arg.find('='));
+      bool known_flag = false;
+      for (const auto& f : CliFlags()) known_flag |= f.name == name;
+      if (!known_flag) {
+        return absl::InvalidArgumentError(absl::StrCat(
+            "unknown option '", arg, "' (ckptbench help lists them)"));
+      }
+    }
     auto value = [&](const std::string& flag) -> absl::StatusOr<std::string> {
       size_t eq = arg.find('=');
       if (eq != std::string::npos) return arg.substr(eq + 1);
@@ -135,6 +170,8 @@ absl::StatusOr<CliArgs> ParseCli(int argc, const char* const* argv) {
       a.resume = true;
     } else if (arg == "--dry-run") {
       a.dry_run = true;
+    } else if (arg == "--json") {
+      a.json = true;
     } else if (arg == "--per-rank") {
       a.per_rank = true;
     } else if (arg == "--list") {

@@ -20,6 +20,7 @@ struct CliArgs {
   std::vector<std::string> positional;
   bool resume = false;    // sweep: finish the runs DIR lacks
   bool dry_run = false;   // sweep: validate and list the runs, run nothing
+  bool json = false;      // keys: the machine-readable interface
   bool per_rank = false;  // plan: list every rank
   bool list = false;      // plan: list presets
   bool verbose = false;
@@ -28,6 +29,14 @@ struct CliArgs {
 };
 
 absl::StatusOr<CliArgs> ParseCli(int argc, const char* const* argv);
+
+// Every flag ParseCli accepts (ParseCli refuses any other).
+struct FlagDef {
+  std::string name;  // "--listen", "-q"
+  bool takes_value = false;
+  std::string help;
+};
+const std::vector<FlagDef>& CliFlags();
 
 std::string UsageText();
 

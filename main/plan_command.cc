@@ -1,9 +1,12 @@
 // `ckptbench plan` (the checkpoint plan, no I/O) and `ckptbench keys` (every
-// configuration key, machine-readable with --list-format tsv).
+// configuration key as TSV; with --json the whole interface: commands,
+// flags, keys and every other environment variable read).
 #include <cstdio>
+#include <nlohmann/json.hpp>
 
 #include "absl/strings/str_format.h"
 #include "common/config_loader.h"
+#include "common/env_vars.h"
 #include "coordinator/planner.h"
 #include "coordinator/presets.h"
 #include "main/commands.h"
@@ -41,7 +44,34 @@ int PlanCommand(const CliArgs& args) {
   return 0;
 }
 
-int KeysCommand(const CliArgs&) {
+int KeysCommand(const CliArgs& args) {
+  if (args.json) {
+    nlohmann::ordered_json j;
+    j["schema"] = "ckptbench.interface/v1";
+    j["commands"] = {"run",  "sweep", "report", "compare", "coordinator",
+                     "node", "plan",  "keys",   "version", "help"};
+    nlohmann::ordered_json flags = nlohmann::ordered_json::array();
+    for (const auto& f : CliFlags()) {
+      flags.push_back(
+          {{"name", f.name}, {"takes_value", f.takes_value}, {"help", f.help}});
+    }
+    j["flags"] = flags;
+    nlohmann::ordered_json keys = nlohmann::ordered_json::array();
+    for (const auto& k : ConfigKeys()) {
+      keys.push_back({{"key", k.key},
+                      {"env", k.env},
+                      {"expected", k.expected},
+                      {"secret", k.secret}});
+    }
+    j["keys"] = keys;
+    nlohmann::ordered_json env = nlohmann::ordered_json::array();
+    for (const auto& v : OtherEnvVars()) {
+      env.push_back({{"name", v.name}, {"meaning", v.meaning}});
+    }
+    j["environment"] = env;
+    std::printf("%s\n", j.dump(2).c_str());
+    return 0;
+  }
   // Tab-separated, one key per line: key, env alias, expected, description.
   std::printf("key\tenv\texpected\tdescription\n");
   for (const auto& k : ConfigKeys()) {

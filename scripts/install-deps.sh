@@ -3,13 +3,21 @@
 # benchmark. Idempotent: installs only what is missing. Run as root.
 set -euo pipefail
 
+# --build: only what building ckptbench and its unit tests needs (the
+# Dockerfile's build stage).
+BUILD_ONLY=0
+if [ "${1:-}" = "--build" ]; then BUILD_ONLY=1; fi
+
 PACKAGES=(
   build-essential cmake ninja-build ccache pkg-config
   libgrpc++-dev protobuf-compiler-grpc libprotobuf-dev protobuf-compiler
   libcurl4-openssl-dev libssl-dev libyaml-cpp-dev nlohmann-json3-dev
   libabsl-dev libxxhash-dev libisal-dev
   libgtest-dev libgmock-dev libbenchmark-dev
-  fio procps time clang-format openssl curl
+  openssl  # unit tests make their keys and certificates with it
+)
+if [ "$BUILD_ONLY" = 0 ]; then PACKAGES+=(
+  fio procps time clang-format curl
   # S3 tests: OpenStack Swift with s3api, and the AWS CLI as a peer client
   swift swift-proxy swift-object swift-container swift-account python3-swift
   memcached awscli python3-awscrt
@@ -19,10 +27,10 @@ PACKAGES=(
   s3fs fuse3
   # The sweep test opens the HTML report in a real browser (headless)
   chromium fonts-liberation
-)
+); fi
 # The GCS test server is checked by Google's Node client (tests/gcs_node);
 # a Node.js already on the machine is used as it is.
-if ! command -v node >/dev/null || ! command -v npm >/dev/null; then
+if [ "$BUILD_ONLY" = 0 ] && { ! command -v node >/dev/null || ! command -v npm >/dev/null; }; then
   PACKAGES+=(nodejs npm)
 fi
 

@@ -11,7 +11,10 @@ bash scripts/check-format.sh
 
 echo "== optimized build"
 bash scripts/build.sh build
-(cd build && ctest --output-on-failure -j "$(nproc)")
+# Unit tests first (the Dockerfile's build stage runs the same line), then
+# the integration tests with their servers and peers.
+(cd build && ctest -L unit --output-on-failure -j "$(nproc)")
+(cd build && ctest -LE unit --output-on-failure -j "$(nproc)")
 
 echo "== AddressSanitizer + UBSan build"
 bash scripts/build.sh build-asan -DCKPTBENCH_SANITIZE=ON \
