@@ -27,7 +27,14 @@ if [ "$BUILD_ONLY" = 0 ]; then PACKAGES+=(
   s3fs fuse3
   # The sweep test opens the HTML report in a real browser (headless)
   chromium fonts-liberation
+  # The deploy test validates deploy/docker-compose.yaml with compose 1.29
+  docker-compose
 ); fi
+# The deploy test renders the kustomizations with `kubectl kustomize`; a
+# kubectl already on the machine is used as it is (Debian's is 1.20).
+if [ "$BUILD_ONLY" = 0 ] && ! command -v kubectl >/dev/null; then
+  PACKAGES+=(kubernetes-client)
+fi
 # The GCS test server is checked by Google's Node client (tests/gcs_node);
 # a Node.js already on the machine is used as it is.
 if [ "$BUILD_ONLY" = 0 ] && { ! command -v node >/dev/null || ! command -v npm >/dev/null; }; then

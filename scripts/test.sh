@@ -7,6 +7,8 @@ cd "$(dirname "$0")/.."
 bash scripts/install-deps.sh
 # Google's Node client for GCS, pinned by tests/gcs_node/package-lock.json.
 npm ci --prefix tests/gcs_node --no-audit --no-fund --loglevel=error
+# ajv, js-yaml and kubernetes-models for the manifest checks (tests/deploy).
+npm ci --prefix tests/deploy --no-audit --no-fund --loglevel=error
 bash scripts/check-format.sh
 
 echo "== optimized build"

@@ -1,0 +1,241 @@
+// Deployment files, checked without a cluster or a Docker engine:
+//  - every kustomization (base and overlays) renders with `kubectl
+//    kustomize`, its JobSet validates against the JobSet CRD's schema
+//    (../shared/k8s/jobset-crd.yaml) and its built-in kinds against
+//    Kubernetes' own (npm kubernetes-models), by tests/deploy/check.js;
+//  - deploy/docker-compose.yaml passes docker-compose 1.29's `config -q`;
+//  - every env var, command and flag those files hand to ckptbench is one
+//    the binary accepts (`ckptbench keys --json`);
+//  - the Dockerfile's build stage runs the scripts CI runs.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <regex>
+#include <set>
+#include <sstream>
+
+#include "tests/testing/subprocess.h"
+#include "tests/testing/temp_dir.h"
+
+namespace ckpt {
+namespace {
+
+namespace fs = std::filesystem;
+
+const std::string kSource = CKPTBENCH_SOURCE_DIR;
+const std::string kCrd = kSource + "/../shared/k8s/jobset-crd.yaml";
+
+// A program on PATH, as an absolute path ("" if none).
+std::string Which(const std::string& name) {
+  std::string path = std::getenv("PATH") ? std::getenv("PATH") : "";
+  std::stringstream dirs(path);
+  for (std::string dir; std::getline(dirs, dir, ':');) {
+    if (!dir.empty() && fs::exists(dir + "/" + name)) return dir + "/" + name;
+  }
+  return "";
+}
+
+const std::string kKubectl = Which("kubectl");
+
+std::map<std::string, std::string> Env(const TempDir& t) {
+  return {{"HOME", t.path()}};
+}
+
+// The binary's interface, written where check.js can read it.
+std::string InterfaceFile(const TempDir& t) {
+  auto r = RunProcess({CkptbenchBinary(), "keys", "--json"}, Env(t));
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  std::string path = t.Sub("interface.json");
+  std::ofstream(path) << r.out;
+  return path;
+}
+
+std::vector<std::string> Kustomizations() {
+  std::vector<std::string> dirs = {kSource + "/deploy/k8s/base"};
+  for (const auto& e :
+       fs::directory_iterator(kSource + "/deploy/k8s/overlays")) {
+    if (fs::exists(e.path() / "kustomization.yaml")) {
+      dirs.push_back(e.path().string());
+    }
+  }
+  std::sort(dirs.begin(), dirs.end());
+  return dirs;
+}
+
+// Runs check.js; its stdout and stderr in `out`.
+int Check(const TempDir& t, std::vector<std::string> args, std::string* out) {
+  std::vector<std::string> argv = {"/usr/bin/node",
+                                   kSource + "/tests/deploy/check.js",
+                                   "--interface", InterfaceFile(t)};
+  argv.insert(argv.end(), args.begin(), args.end());
+  auto r = RunProcess(argv, Env(t));
+  *out = r.out + r.err;
+  return r.exit_code;
+}
+
+bool HaveTools() {
+  return !kKubectl.empty() && fs::exists("/usr/bin/node") &&
+         fs::exists(kSource + "/tests/deploy/node_modules/ajv");
+}
+
+TEST(Deploy, EveryManifestRendersAndValidatesAgainstItsSchema) {
+  if (!HaveTools()) {
+    GTEST_SKIP() << "needs kubectl on PATH, /usr/bin/node and "
+                    "tests/deploy/node_modules (scripts/test.sh installs them)";
+  }
+  TempDir t;
+  const bool crd = fs::exists(kCrd);
+  if (!crd) {
+    std::printf("JobSet schema check skipped: %s is absent\n", kCrd.c_str());
+  }
+  const auto dirs = Kustomizations();
+  EXPECT_GE(dirs.size(), 10u);  // base + 9 overlays
+  std::set<std::string> names;
+  for (const auto& dir : dirs) {
+    std::string name = fs::path(dir).filename().string();
+    names.insert(name);
+    auto r = RunProcess({kKubectl, "kustomize", dir}, Env(t));
+    ASSERT_EQ(r.exit_code, 0) << dir << ": " << r.err;
+    std::string rendered = t.Sub(name + ".yaml");
+    std::ofstream(rendered) << r.out;
+    std::vector<std::string> args = {"--k8s", rendered};
+    if (crd) args.insert(args.begin(), {"--crd", kCrd});
+    std::string out;
+    EXPECT_EQ(Check(t, args, &out), 0) << dir << ":\n" << out;
+    if (crd) {
+      EXPECT_NE(out.find("JobSet/ckptbench: valid against the JobSet CRD"),
+                std::string::npos)
+          << out;
+    }
+    EXPECT_NE(out.find("ConfigMap/ckptbench-config: valid"), std::string::npos)
+        << out;
+  }
+  for (const char* want :
+       {"s3-irsa", "s3-pod-identity", "gcs-workload-identity", "gcsfuse",
+        "mountpoint-s3", "boot-disk-save", "boot-disk-load", "kueue"}) {
+    EXPECT_TRUE(names.count(want)) << want;
+  }
+}
+
+// The checker is not a rubber stamp: a wrong type, an env var and a flag
+// ckptbench does not know are each reported.
+TEST(Deploy, TheCheckerCatchesSchemaAndInterfaceMistakes) {
+  if (!HaveTools()) GTEST_SKIP() << "needs kubectl, node and tests/deploy";
+  TempDir t;
+  auto r =
+      RunProcess({kKubectl, "kustomize", kSource + "/deploy/k8s/base"}, Env(t));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  struct Case {
+    std::string from, to, want;
+    bool needs_crd;
+  } cases[] = {
+      {"completions: 4", "completions: four", "schema: /spec/replicatedJobs",
+       true},
+      {"CKPT_DIR_PATH: /data", "CKPT_DIR_PTH: /data",
+       "env var 'CKPT_DIR_PTH' is not one ckptbench reads", false},
+      {"--results-dir", "--result-dir",
+       "flag '--result-dir' is not one ckptbench accepts", false},
+      {"- coordinator\n", "- coordinate\n",
+       "'coordinate' is not a ckptbench command", false},
+      {"storage: 1Gi", "storage: [1Gi]", "PersistentVolumeClaim", false},
+  };
+  for (const auto& c : cases) {
+    if (c.needs_crd && !fs::exists(kCrd)) continue;
+    std::string text = r.out;
+    size_t at = text.find(c.from);
+    ASSERT_NE(at, std::string::npos) << c.from;
+    text.replace(at, c.from.size(), c.to);
+    std::string bad = t.Sub("bad.yaml");
+    std::ofstream(bad) << text;
+    std::string out;
+    EXPECT_EQ(Check(t, {"--crd", kCrd, "--k8s", bad}, &out), 1) << c.to;
+    EXPECT_NE(out.find(c.want), std::string::npos) << c.to << ":\n" << out;
+  }
+}
+
+TEST(Deploy, ComposeFilePassesDockerCompose129AndUsesOnlyWhatCkptbenchReads) {
+  const std::string compose = "/usr/bin/docker-compose";
+  if (!fs::exists(compose) || !fs::exists("/usr/bin/node")) {
+    GTEST_SKIP() << "needs /usr/bin/docker-compose and /usr/bin/node "
+                    "(scripts/install-deps.sh installs them)";
+  }
+  TempDir t;
+  const std::string file = kSource + "/deploy/docker-compose.yaml";
+  auto r = RunProcess({compose, "-f", file, "config", "-q"}, Env(t));
+  EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
+  // A field 1.29 does not know is refused: the check can fail.
+  std::string text = ReadFile(file);
+  std::string bad = t.Sub("docker-compose.yaml");
+  std::ofstream(bad) << std::regex_replace(text, std::regex("\n  minio:\n"),
+                                           "\n  minio:\n    develop: {}\n");
+  auto refused = RunProcess({compose, "-f", bad, "config", "-q"}, Env(t));
+  EXPECT_NE(refused.exit_code, 0) << "docker-compose accepted 'develop'";
+  std::string out;
+  EXPECT_EQ(Check(t, {"--compose", file}, &out), 0) << out;
+  EXPECT_NE(out.find("service coordinator: command and"), std::string::npos)
+      << out;
+  EXPECT_NE(out.find("service node-2: command and"), std::string::npos) << out;
+}
+
+// The build stage runs the commands CI runs (scripts/test.sh), so building
+// the image is exercised even where `docker build` cannot run.
+TEST(Deploy, DockerfileBuildStageRunsTheScriptsCiRuns) {
+  std::string dockerfile = ReadFile(kSource + "/Dockerfile");
+  std::string ci = ReadFile(kSource + "/scripts/test.sh");
+  std::smatch m;
+  ASSERT_TRUE(std::regex_search(
+      dockerfile, m, std::regex("FROM debian:12 AS build([^]*?)\nFROM ")))
+      << "no build stage";
+  std::string build = m[1];
+  std::vector<std::string> runs;
+  std::regex run("\nRUN ([^\n]*)");
+  for (auto it = std::sregex_iterator(build.begin(), build.end(), run);
+       it != std::sregex_iterator(); ++it) {
+    runs.push_back((*it)[1]);
+  }
+  ASSERT_EQ(runs.size(), 3u) << build;
+  EXPECT_EQ(runs[0], "bash scripts/install-deps.sh --build");
+  EXPECT_NE(ci.find("bash scripts/install-deps.sh"), std::string::npos);
+  for (size_t i = 1; i < runs.size(); ++i) {
+    // "cd build && X" in the image is "(cd build && X)" in CI.
+    std::string line = runs[i];
+    if (line.rfind("cd build && ", 0) == 0) line = "(" + line + ")";
+    EXPECT_NE(ci.find(line), std::string::npos)
+        << "the Dockerfile runs '" << runs[i] << "', CI does not";
+  }
+  // The runtime stage: non-root, only the binary (and the experiments).
+  std::string runtime = dockerfile.substr(dockerfile.rfind("\nFROM "));
+  EXPECT_NE(runtime.find("USER 10001"), std::string::npos);
+  EXPECT_EQ(runtime.find("-dev"), std::string::npos)
+      << "dev packages at run time";
+  EXPECT_TRUE(fs::exists(kSource + "/.dockerignore"));
+}
+
+// Env vars the code reads by name are all listed by `keys --json`, so the
+// manifests' check above is complete.
+TEST(Deploy, EveryEnvVarTheCodeReadsIsListed) {
+  TempDir t;
+  std::string iface = ReadFile(InterfaceFile(t));
+  std::regex literal(
+      "\"((?:AWS_|GOOGLE_|GCE_|CLOUDSDK_|STORAGE_EMULATOR|NO_GCE|"
+      "METADATA_SERVER|JOB_COMPLETION|NODE_RANK)[A-Z0-9_]*)\"");
+  int seen = 0;
+  for (const char* dir : {"/node", "/main", "/common", "/coordinator"}) {
+    for (const auto& e : fs::recursive_directory_iterator(kSource + dir)) {
+      if (e.path().extension() != ".cc") continue;
+      std::string text = ReadFile(e.path());
+      for (auto it = std::sregex_iterator(text.begin(), text.end(), literal);
+           it != std::sregex_iterator(); ++it) {
+        ++seen;
+        std::string name = (*it)[1];
+        EXPECT_NE(iface.find("\"" + name + "\""), std::string::npos)
+            << e.path() << " reads " << name << ", which keys --json omits";
+      }
+    }
+  }
+  EXPECT_GT(seen, 20);
+}
+
+}  // namespace
+}  // namespace ckpt
