@@ -7,6 +7,7 @@
 #include <thread>
 #include <tuple>
 
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "common/bytes.h"
 #include "common/clock.h"
@@ -232,7 +233,10 @@ RoundResult RoundRunner::Run(const RoundSpec& spec) {
       std::string who = Who(*nodes_[i]);
       std::string error;
       if (!rep.ok()) {
-        error = absl::StrCat(who, ": ", rep.status().message());
+        // Remote nodes name themselves in their errors already.
+        absl::string_view msg = rep.status().message();
+        error = absl::StartsWith(msg, who) ? std::string(msg)
+                                           : absl::StrCat(who, ": ", msg);
       } else {
         reports[i] = *rep;
         if (!rep->error().empty())

@@ -4,6 +4,8 @@
 # region us-east-1, path-style. Everything lives under DIR.
 #   tests/servers/swift_s3.sh start DIR PORT   -> prints "ready" when serving
 #   tests/servers/swift_s3.sh stop DIR         -> stops what start started
+# PROXY_BIND_IP (default 127.0.0.1) is the S3 endpoint's address, e.g.
+# 0.0.0.0 inside a network namespace that other namespaces reach.
 # Needs: swift swift-proxy swift-object swift-container swift-account
 # python3-swift memcached (scripts/install-deps.sh --s3).
 set -euo pipefail
@@ -64,7 +66,7 @@ server_conf account "$acc"
 cat > "$etc/proxy-server.conf" <<EOC
 [DEFAULT]
 swift_dir = $etc
-bind_ip = 127.0.0.1
+bind_ip = ${PROXY_BIND_IP:-127.0.0.1}
 bind_port = $port
 workers = 2
 user = root
