@@ -94,8 +94,9 @@ done
 for s in "${services[@]}"; do
   for t in "${services[@]}"; do
     [ "$s" = "$t" ] && continue
-    ip netns exec "${ns_of[$s]}" ip route get "${addr[$t]}" | grep -q " dev eth0 " ||
-      fail "${addr[$t]} does not route over eth0 in ${ns_of[$s]}"
+    route=$(ip netns exec "${ns_of[$s]}" ip route get "${addr[$t]}")
+    [[ "$route" == *" dev eth0 "* ]] ||
+      fail "${addr[$t]} does not route over eth0 in ${ns_of[$s]}: $route"
   done
 done
 
@@ -168,8 +169,9 @@ res=$tmp/results-run1/result.json
 [ "$(json "$res" 'min(len(r["nodes"]) for r in j["rounds"])')" = 3 ] || fail "run 1: nodes per round"
 [ "$(json "$res" 'len(j["clock"]["nodes"])')" = 3 ] || fail "run 1: clocks"
 [ "$(json "$res" 'j["environment"]["storage"]')" = s3 ] || fail "run 1: storage"
-s3 ls --recursive s3://bench/ckptbench/checkpoints/ | grep -q '/.metadata$' ||
-  fail "run 1: no committed step in the bucket"
+# (Listed into a variable first: `grep -q` would close the pipe on the CLI.)
+listing=$(s3 ls --recursive s3://bench/ckptbench/checkpoints/)
+grep -q '/.metadata$' <<< "$listing" || fail "run 1: no committed step in the bucket"
 echo "run 1: save+load across 3 node namespaces ok ($(json "$res" \
   '", ".join("%s %.1f MiB/s" % (r["phase"], r["throughput_mib_s"]) for r in j["rounds"])'))"
 
@@ -194,7 +196,8 @@ took=$(( $(date +%s) - cut_at ))
 [ "$rc" = 1 ] || { tail -20 "$tmp/run2-coordinator.log"; fail "run 2: coordinator exit $rc, expected 1"; }
 res=$tmp/results-run2/result.json
 [ "$(json "$res" 'j["status"]')" = failed ] || fail "run 2: status not failed"
-json "$res" 'j["errors"][0]' | grep -q "node 1" || fail "run 2: the error does not name node 1: $(json "$res" 'j["errors"]')"
+error=$(json "$res" 'j["errors"][0]')
+[[ "$error" == *"node 1"* ]] || fail "run 2: the error does not name node 1: $(json "$res" 'j["errors"]')"
 [ "$(json "$res" 'j["rounds"][0]["status"]')" = failed ] || fail "run 2: save 1 not failed"
 codes=""
 for p in "$n0" "$n2"; do
@@ -203,7 +206,8 @@ for p in "$n0" "$n2"; do
   codes="$codes $rc"
 done
 # Nothing committed by the failed save: the only .metadata is run 1's step.
-[ "$(s3 ls --recursive s3://bench/ckptbench/checkpoints/ | grep -c '/.metadata$')" = 1 ] ||
+listing=$(s3 ls --recursive s3://bench/ckptbench/checkpoints/)
+[ "$(grep -c '/.metadata$' <<< "$listing")" = 1 ] ||
   fail "run 2: the failed save committed a step"
 echo "run 2: node-1's link cut mid-save; coordinator exit 1 after ${took}s: $(json "$res" 'j["errors"][0]'); nodes 0 and 2 exited with$codes"
 echo PASS
