@@ -52,14 +52,6 @@ absl::Status Flatten(const YAML::Node& node, const std::string& prefix,
   return absl::OkStatus();
 }
 
-std::string UnknownKeyMessage(const std::string& key) {
-  std::string msg = absl::StrCat("unknown key '", key, "'");
-  std::string near = ClosestMatch(key, AllKeyNames());
-  if (!near.empty()) absl::StrAppend(&msg, "; did you mean '", near, "'?");
-  absl::StrAppend(&msg, " (ckptbench keys lists them all)");
-  return msg;
-}
-
 absl::Status Apply(Config& config, const std::string& key,
                    const std::string& value, const std::string& where,
                    std::map<std::string, std::string>& sources) {
@@ -81,6 +73,29 @@ absl::Status Apply(Config& config, const std::string& key,
 }
 
 }  // namespace
+
+std::string UnknownKeyMessage(const std::string& key,
+                              const std::vector<std::string>& extra) {
+  std::vector<std::string> names = AllKeyNames();
+  names.insert(names.end(), extra.begin(), extra.end());
+  std::string msg = absl::StrCat("unknown key '", key, "'");
+  std::string near = ClosestMatch(key, names);
+  if (!near.empty()) absl::StrAppend(&msg, "; did you mean '", near, "'?");
+  absl::StrAppend(&msg, " (ckptbench keys lists them all)");
+  return msg;
+}
+
+absl::StatusOr<std::vector<YamlEntry>> ReadYamlFile(const std::string& path,
+                                                    const std::string& what) {
+  std::ifstream in(path);
+  if (!in) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(what, " ", path, ": cannot open the file"));
+  }
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return FlattenYaml(ss.str(), path);
+}
 
 absl::StatusOr<std::vector<YamlEntry>> FlattenYaml(const std::string& text,
                                                    const std::string& name) {
@@ -113,14 +128,7 @@ absl::StatusOr<LoadedConfig> LoadConfig(const LoadOptions& options) {
   if (!getenv_fn) getenv_fn = [](const char* n) { return std::getenv(n); };
 
   if (!options.yaml_path.empty()) {
-    std::ifstream in(options.yaml_path);
-    if (!in) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          "--config ", options.yaml_path, ": cannot open the file"));
-    }
-    std::stringstream ss;
-    ss << in.rdbuf();
-    ASSIGN_OR_RETURN(auto entries, FlattenYaml(ss.str(), options.yaml_path));
+    ASSIGN_OR_RETURN(auto entries, ReadYamlFile(options.yaml_path, "--config"));
     for (const auto& e : entries) {
       if (e.key.rfind("sweep.", 0) == 0 || e.key.rfind("defaults", 0) == 0 ||
           e.key == "repeat") {

@@ -59,6 +59,15 @@ struct YamlEntry {
 };
 absl::StatusOr<std::vector<YamlEntry>> FlattenYaml(const std::string& text,
                                                    const std::string& name);
+// FlattenYaml of a file; `what` names it in errors ("--config PATH: cannot
+// open the file").
+absl::StatusOr<std::vector<YamlEntry>> ReadYamlFile(const std::string& path,
+                                                    const std::string& what);
+
+// "unknown key 'K'; did you mean 'X'? (ckptbench keys lists them all)",
+// the suggestion drawn from every key name and env alias plus `extra`.
+std::string UnknownKeyMessage(const std::string& key,
+                              const std::vector<std::string>& extra = {});
 
 }  // namespace ckpt
 

@@ -2,9 +2,7 @@
 
 #include <cctype>
 #include <filesystem>
-#include <fstream>
 #include <set>
-#include <sstream>
 
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
@@ -14,7 +12,6 @@
 #include "absl/strings/strip.h"
 #include "common/config.h"
 #include "common/status_macros.h"
-#include "common/text.h"
 
 namespace ckpt {
 namespace {
@@ -22,28 +19,12 @@ namespace {
 constexpr char kDefaults[] = "defaults.";
 constexpr char kSweep[] = "sweep.";
 
-absl::StatusOr<std::vector<YamlEntry>> ReadYaml(const std::string& path,
-                                                const std::string& what) {
-  std::ifstream in(path);
-  if (!in) {
-    return absl::InvalidArgumentError(
-        absl::StrCat(what, " ", path, ": cannot open the file"));
-  }
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return FlattenYaml(ss.str(), path);
-}
-
+// An unknown key at `where`, with groups and "repeat" among the suggestions.
 std::string UnknownKey(const std::string& where, const std::string& key,
                        const Experiment& e) {
-  std::vector<std::string> names = AllKeyNames();
-  for (const auto& g : e.groups) names.push_back(g.group);
-  names.push_back("repeat");
-  std::string msg = absl::StrCat(where, ": unknown key '", key, "'");
-  std::string near = ClosestMatch(key, names);
-  if (!near.empty()) absl::StrAppend(&msg, "; did you mean '", near, "'?");
-  absl::StrAppend(&msg, " (ckptbench keys lists them all)");
-  return msg;
+  std::vector<std::string> extra = {"repeat"};
+  for (const auto& g : e.groups) extra.push_back(g.group);
+  return absl::StrCat(where, ": ", UnknownKeyMessage(key, extra));
 }
 
 const Experiment::Group* FindGroup(const Experiment& e,
@@ -94,7 +75,7 @@ absl::StatusOr<std::vector<SourcedValue>> GroupValues(
     return absl::InvalidArgumentError(
         absl::StrCat(where, ": ", group, " = '", option, "': no file ", file));
   }
-  ASSIGN_OR_RETURN(auto entries, ReadYaml(file, "group file"));
+  ASSIGN_OR_RETURN(auto entries, ReadYamlFile(file, "group file"));
   std::vector<SourcedValue> out;
   for (const auto& entry : entries) {
     std::string at = absl::StrCat(file, ":", entry.line);
@@ -178,7 +159,7 @@ absl::StatusOr<Experiment> LoadExperiment(
   Experiment e;
   e.path = path;
   e.name = std::filesystem::path(path).stem().string();
-  ASSIGN_OR_RETURN(auto entries, ReadYaml(path, "experiment"));
+  ASSIGN_OR_RETURN(auto entries, ReadYamlFile(path, "experiment"));
   // Groups first: sweep keys and overrides may name them.
   for (const auto& entry : entries) {
     if (entry.key.rfind(kDefaults, 0) != 0) continue;

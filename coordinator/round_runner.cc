@@ -36,6 +36,19 @@ std::string Who(const NodeClient& n) {
   return absl::StrCat("node ", n.index(), " (", n.host(), ")");
 }
 
+// A node's error during `step` ("" for the phase itself), naming the node
+// once: remote nodes' transport errors name it already ("node 1 (vm)
+// disconnected"), and then the step follows in parentheses.
+std::string NodeError(const NodeClient& n, const std::string& step,
+                      absl::string_view msg) {
+  std::string who = Who(n);
+  if (absl::StartsWith(msg, who)) {
+    return step.empty() ? std::string(msg) : absl::StrCat(msg, " (", step, ")");
+  }
+  return step.empty() ? absl::StrCat(who, ": ", msg)
+                      : absl::StrCat(who, ": ", step, ": ", msg);
+}
+
 }  // namespace
 
 // The three slowest nodes that moved bytes, with their ratio to the median
@@ -167,8 +180,7 @@ RoundResult RoundRunner::Run(const RoundSpec& spec) {
   });
   for (size_t i = 0; i < n; ++i) {
     if (!prepare_errors[i].empty()) {
-      return fail(
-          absl::StrCat(Who(*nodes_[i]), ": prepare: ", prepare_errors[i]));
+      return fail(NodeError(*nodes_[i], "prepare", prepare_errors[i]));
     }
   }
   for (size_t i = 0; i < n; ++i) {
@@ -230,17 +242,14 @@ RoundResult RoundRunner::Run(const RoundSpec& spec) {
       auto rep = nodes_[i]->StartPhase(req, [&, i](const v1::Progress& p) {
         if (progress_) progress_->Update(static_cast<int>(i), p);
       });
-      std::string who = Who(*nodes_[i]);
       std::string error;
       if (!rep.ok()) {
-        // Remote nodes name themselves in their errors already.
-        absl::string_view msg = rep.status().message();
-        error = absl::StartsWith(msg, who) ? std::string(msg)
-                                           : absl::StrCat(who, ": ", msg);
+        error = NodeError(*nodes_[i], "", rep.status().message());
       } else {
         reports[i] = *rep;
-        if (!rep->error().empty())
-          error = absl::StrCat(who, ": ", rep->error());
+        if (!rep->error().empty()) {
+          error = NodeError(*nodes_[i], "", rep->error());
+        }
       }
       if (!error.empty()) {
         bool first = false;
@@ -296,8 +305,7 @@ RoundResult RoundRunner::Run(const RoundSpec& spec) {
         std::chrono::duration<double>(Clock::now() - c0).count();
     for (size_t i = 0; i < committers; ++i) {
       if (!commit_errors[i].empty()) {
-        return fail(
-            absl::StrCat(Who(*nodes_[i]), ": commit: ", commit_errors[i]));
+        return fail(NodeError(*nodes_[i], "commit", commit_errors[i]));
       }
     }
   }

@@ -57,6 +57,13 @@ example: CKPT_DIR_PATH=/mnt/ckpt ckptbench run NUM_LAYERS=20 --results-dir out
 )";
 }
 
+const std::vector<std::string>& CliCommands() {
+  static const std::vector<std::string> kCommands = {
+      "run",  "sweep", "report", "compare", "coordinator",
+      "node", "plan",  "keys",   "version", "help"};
+  return kCommands;
+}
+
 const std::vector<FlagDef>& CliFlags() {
   static const std::vector<FlagDef> kFlags = {
       {"--config", true, "YAML configuration file"},
@@ -101,9 +108,7 @@ absl::StatusOr<CliArgs> ParseCli(int argc, const char* const* argv) {
   }
   a.command = argv[1];
   if (a.command == "-h" || a.command == "--help") a.command = "help";
-  const std::vector<std::string> commands = {
-      "run",  "sweep", "report", "compare", "coordinator",
-      "node", "plan",  "keys",   "version", "help"};
+  const std::vector<std::string>& commands = CliCommands();
   bool known = false;
   for (const auto& c : commands) known |= (c == a.command);
   if (!known) {

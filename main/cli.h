@@ -30,6 +30,9 @@ struct CliArgs {
 
 absl::StatusOr<CliArgs> ParseCli(int argc, const char* const* argv);
 
+// Every command ParseCli accepts.
+const std::vector<std::string>& CliCommands();
+
 // Every flag ParseCli accepts (ParseCli refuses any other).
 struct FlagDef {
   std::string name;  // "--listen", "-q"

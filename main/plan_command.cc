@@ -48,8 +48,7 @@ int KeysCommand(const CliArgs& args) {
   if (args.json) {
     nlohmann::ordered_json j;
     j["schema"] = "ckptbench.interface/v1";
-    j["commands"] = {"run",  "sweep", "report", "compare", "coordinator",
-                     "node", "plan",  "keys",   "version", "help"};
+    j["commands"] = CliCommands();
     nlohmann::ordered_json flags = nlohmann::ordered_json::array();
     for (const auto& f : CliFlags()) {
       flags.push_back(

@@ -3,7 +3,6 @@
 
 #include "absl/strings/str_cat.h"
 #include "main/commands.h"
-#include "report/collate.h"
 #include "report/compare.h"
 #include "report/html_report.h"
 #include "report/sweep_data.h"
@@ -24,12 +23,7 @@ int ReportCommand(const CliArgs& args) {
   }
   auto data = LoadSweepDir(args.positional[0]);
   if (!data.ok()) return Fail(std::string(data.status().message()), 2);
-  if (data->is_sweep) {
-    if (auto s = WriteCollated(*data); !s.ok()) {
-      return Fail(std::string(s.message()), 1);
-    }
-  }
-  if (auto s = WriteHtmlReport(*data); !s.ok()) {
+  if (auto s = WriteSweepOutputs(*data); !s.ok()) {
     return Fail(std::string(s.message()), 1);
   }
   std::printf("%s/report.html\n", data->dir.c_str());

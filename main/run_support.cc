@@ -4,10 +4,10 @@
 
 #include <cstdio>
 #include <filesystem>
-#include <fstream>
 
 #include "absl/strings/str_cat.h"
 #include "common/bytes.h"
+#include "common/files.h"
 #include "common/log.h"
 #include "coordinator/environment.h"
 #include "coordinator/json_codec.h"
@@ -50,18 +50,8 @@ bool WriteResult(const std::string& dir, const RunResult& r, bool announce) {
   std::error_code ec;
   std::filesystem::create_directories(dir, ec);
   std::string path = dir + "/result.json";
-  std::string tmp = path + ".tmp";
-  {
-    std::ofstream out(tmp);
-    out << ResultToJson(r);
-    if (!out) {
-      LOG_ERROR("cannot write %s", tmp);
-      return false;
-    }
-  }
-  std::filesystem::rename(tmp, path, ec);
-  if (ec) {
-    LOG_ERROR("cannot write %s: %s", path, ec.message());
+  if (auto s = WriteFileAtomically(path, ResultToJson(r)); !s.ok()) {
+    LOG_ERROR("%s", s.message());
     return false;
   }
   if (announce) LOG_INFO("results: %s", path);

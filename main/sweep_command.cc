@@ -20,6 +20,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "common/experiment.h"
+#include "common/files.h"
 #include "common/log.h"
 #include "coordinator/environment.h"
 #include "coordinator/local_node_client.h"
@@ -27,7 +28,6 @@
 #include "main/commands.h"
 #include "main/fleet.h"
 #include "main/run_support.h"
-#include "report/collate.h"
 #include "report/html_report.h"
 #include "report/sweep_data.h"
 
@@ -336,8 +336,7 @@ int SweepCommand(const CliArgs& args) {
                  std::string(data.status().message()).c_str());
     return 1;
   }
-  absl::Status wrote = WriteCollated(*data);
-  if (wrote.ok()) wrote = WriteHtmlReport(*data);
+  absl::Status wrote = WriteSweepOutputs(*data);
   if (!wrote.ok()) {
     std::fprintf(stderr, "ckptbench: %s\n",
                  std::string(wrote.message()).c_str());

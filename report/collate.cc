@@ -1,11 +1,11 @@
 #include "report/collate.h"
 
 #include <filesystem>
-#include <fstream>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
+#include "common/files.h"
 
 namespace ckpt {
 namespace {
@@ -158,25 +158,6 @@ std::string ResultsCsv(const SweepData& data) {
     absl::StrAppend(&out, absl::StrJoin(cells, ","), "\n");
   }
   return out;
-}
-
-absl::Status WriteFileAtomically(const std::string& path,
-                                 const std::string& text) {
-  std::string tmp = path + ".tmp";
-  {
-    std::ofstream out(tmp);
-    out << text;
-    if (!out) {
-      return absl::InternalError(absl::StrCat("cannot write ", tmp));
-    }
-  }
-  std::error_code ec;
-  std::filesystem::rename(tmp, path, ec);
-  if (ec) {
-    return absl::InternalError(
-        absl::StrCat("cannot write ", path, ": ", ec.message()));
-  }
-  return absl::OkStatus();
 }
 
 absl::Status WriteCollated(const SweepData& data) {

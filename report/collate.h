@@ -20,10 +20,6 @@ std::string ResultsCsv(const SweepData& data);
 // Writes both files atomically into data.dir.
 absl::Status WriteCollated(const SweepData& data);
 
-// Writes `text` to `path` through a temporary file and a rename.
-absl::Status WriteFileAtomically(const std::string& path,
-                                 const std::string& text);
-
 }  // namespace ckpt
 
 #endif  // CKPTBENCH_REPORT_COLLATE_H_

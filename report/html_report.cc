@@ -8,6 +8,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
+#include "common/files.h"
 #include "report/collate.h"
 #include "report/svg.h"
 
@@ -187,7 +188,7 @@ std::string LatencySection(const SweepData& data,
       for (const LoadedRun* run : p.runs) {
         for (const auto& round : JsonAt(run->result, "rounds")) {
           if (round.value("staged", false)) continue;
-          const json ops_json = JsonAt(round, "op_latency");
+          const json& ops_json = JsonAt(round, "op_latency");
           if (!ops_json.contains(op)) continue;
           const json& h = ops_json[op];
           if (h.value("count", 0) == 0) continue;
@@ -364,6 +365,13 @@ std::string HtmlReport(const SweepData& data) {
   s += kSelfCheck;
   s += "</body></html>\n";
   return s;
+}
+
+absl::Status WriteSweepOutputs(const SweepData& data) {
+  if (data.is_sweep) {
+    if (auto s = WriteCollated(data); !s.ok()) return s;
+  }
+  return WriteHtmlReport(data);
 }
 
 absl::Status WriteHtmlReport(const SweepData& data) {

@@ -21,6 +21,10 @@ std::string HtmlReport(const SweepData& data);
 // Writes data.dir/report.html.
 absl::Status WriteHtmlReport(const SweepData& data);
 
+// Everything `sweep` and `report` leave in data.dir: for a sweep its
+// collated_results.json and results.csv, then report.html.
+absl::Status WriteSweepOutputs(const SweepData& data);
+
 }  // namespace ckpt
 
 #endif  // CKPTBENCH_REPORT_HTML_REPORT_H_
