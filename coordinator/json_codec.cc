@@ -50,7 +50,8 @@ ordered_json RoundJson(const RoundResult& r) {
     j["page_cache"] = {{"method", r.cache.method},
                        {"resident_bytes_at_start", r.cache.resident_bytes},
                        {"checked_bytes", r.cache.checked_bytes},
-                       {"note", r.cache.note}};
+                       {"note", r.cache.note},
+                       {"probe", r.cache.probe}};
   }
   j["start_spread_seconds"] = r.start_spread_seconds;
   j["requests"] = r.requests;

@@ -47,6 +47,7 @@ struct CacheResult {
   uint64_t resident_bytes = 0;
   uint64_t checked_bytes = 0;
   std::string note;
+  std::string probe;  // each distinct file-system probe finding, "; "-joined
 };
 
 // One of the slowest nodes of a round, against the median node.

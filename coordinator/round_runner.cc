@@ -20,6 +20,12 @@ namespace {
 
 using Clock = SteadyClock;
 
+// Appends `part` to a "; "-joined list unless it is empty or there already.
+void AppendOnce(std::string* list, const std::string& part) {
+  if (part.empty() || list->find(part) != std::string::npos) return;
+  absl::StrAppend(list, list->empty() ? "" : "; ", part);
+}
+
 // Least margin between announcing the start instant and reaching it.
 constexpr double kStartMarginSeconds = 0.05;
 
@@ -195,16 +201,15 @@ RoundResult RoundRunner::Run(const RoundSpec& spec) {
       result.cache.resident_bytes += rep->resident_bytes();
       result.cache.checked_bytes += rep->checked_bytes();
       // Nodes on the same kind of storage say the same: keep one of each.
-      if (!rep->cache_note().empty() &&
-          result.cache.note.find(rep->cache_note()) == std::string::npos) {
-        absl::StrAppend(&result.cache.note,
-                        result.cache.note.empty() ? "" : "; ",
-                        rep->cache_note());
-      }
+      AppendOnce(&result.cache.note, rep->cache_note());
+      AppendOnce(&result.cache.probe, rep->cache_probe());
     }
   }
-  if (!spec.save && result.cache.resident_bytes > 0 &&
-      result.cache.method != "none" && result.cache.method != "o_direct") {
+  if (!spec.save && result.cache.method == "memory") {
+    LOG_WARN("load round %d: %s", spec.index, result.cache.note);
+  } else if (!spec.save && result.cache.resident_bytes > 0 &&
+             result.cache.method != "none" &&
+             result.cache.method != "o_direct") {
     absl::StrAppend(&result.cache.note, result.cache.note.empty() ? "" : "; ",
                     result.cache.resident_bytes,
                     " bytes were still in the page cache at start");

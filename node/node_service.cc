@@ -144,6 +144,7 @@ v1::PrepareReply NodeService::Prepare(const v1::PrepareRequest& req) {
   }
   rep.set_cache_method(out->cache.method);
   rep.set_cache_note(out->cache.note);
+  rep.set_cache_probe(out->cache.probe);
   rep.set_resident_bytes(out->cache.resident_bytes);
   rep.set_checked_bytes(out->cache.checked_bytes);
   rep.set_filesystem(out->filesystem.type);

@@ -1,15 +1,22 @@
 #include "node/storage/page_cache.h"
 
 #include <fcntl.h>
+#include <linux/magic.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <sys/statfs.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <cerrno>
+#include <cstdlib>
 #include <cstring>
+#include <map>
+#include <mutex>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "common/bytes.h"
 
 namespace ckpt {
 namespace {
@@ -93,6 +100,129 @@ absl::StatusOr<uint64_t> ResidentBytes(const std::string& path) {
   }
   close(fd);
   return resident;
+}
+
+namespace {
+
+constexpr size_t kProbeBytes = 1 << 20;
+constexpr size_t kProbeAlign = 4096;
+
+// The file system's name as /proc/self/mountinfo would give it, for the
+// types that matter to eviction; else the magic number in hex.
+std::string FsTypeName(const struct statfs& sf) {
+  switch (static_cast<unsigned long>(sf.f_type)) {
+    case TMPFS_MAGIC:
+      return "tmpfs";
+    case RAMFS_MAGIC:
+      return "ramfs";
+    case OVERLAYFS_SUPER_MAGIC:
+      return "overlay";
+    case EXT4_SUPER_MAGIC:
+      return "ext4";  // also ext2/ext3
+    case XFS_SUPER_MAGIC:
+      return "xfs";
+    case BTRFS_SUPER_MAGIC:
+      return "btrfs";
+    case NFS_SUPER_MAGIC:
+      return "nfs";
+    case FUSE_SUPER_MAGIC:
+      return "fuse";
+    default:
+      return absl::StrCat("0x",
+                          absl::Hex(static_cast<unsigned long>(sf.f_type)));
+  }
+}
+
+// Reads the probe file once with O_DIRECT; true if that works here.
+bool DirectReadWorks(const std::string& path) {
+  int fd = open(path.c_str(), O_RDONLY | O_DIRECT | O_CLOEXEC);
+  if (fd < 0) return false;
+  void* buf = nullptr;
+  bool ok = false;
+  if (posix_memalign(&buf, kProbeAlign, kProbeAlign) == 0) {
+    ok = pread(fd, buf, kProbeAlign, 0) == static_cast<ssize_t>(kProbeAlign);
+    std::free(buf);
+  }
+  close(fd);
+  return ok;
+}
+
+}  // namespace
+
+std::string EvictionProbe::Describe() const {
+  if (!error.empty()) {
+    return absl::StrCat(fs_type.empty() ? "" : fs_type + ": ",
+                        "eviction probe could not run (", error, ")");
+  }
+  std::string s = absl::StrCat(fs_type, ": ");
+  if (memory_backed) {
+    absl::StrAppend(&s,
+                    "memory-backed, every read is served from RAM "
+                    "(cold reads are impossible here, O_DIRECT included)");
+    return s;
+  }
+  absl::StrAppend(&s, "fadvise(DONTNEED) left ",
+                  FormatBytes(resident_after_fadvise), " of ",
+                  FormatBytes(probe_bytes), " resident; O_DIRECT reads ",
+                  direct_reads ? "work" : "fail");
+  return s;
+}
+
+EvictionProbe ProbeEviction(const std::string& dir) {
+  EvictionProbe p;
+  struct statfs sf;
+  if (statfs(dir.c_str(), &sf) != 0) {
+    p.error = absl::StrCat("statfs ", dir, ": ", std::strerror(errno));
+    return p;
+  }
+  p.fs_type = FsTypeName(sf);
+  const auto magic = static_cast<unsigned long>(sf.f_type);
+  p.memory_backed = magic == TMPFS_MAGIC || magic == RAMFS_MAGIC;
+  static std::atomic<int> counter{0};
+  const std::string path =
+      absl::StrCat(dir, "/.ckptbench-cache-probe-", getpid(), "-", counter++);
+  int fd = open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+  if (fd < 0) {
+    p.error = absl::StrCat("create ", path, ": ", std::strerror(errno));
+    return p;
+  }
+  std::vector<char> data(kProbeBytes);
+  for (size_t i = 0; i < data.size(); ++i)
+    data[i] = static_cast<char>(i * 131 + 7);
+  bool wrote = write(fd, data.data(), data.size()) ==
+                   static_cast<ssize_t>(data.size()) &&
+               fsync(fd) == 0;
+  int err = errno;
+  close(fd);
+  if (!wrote) {
+    p.error = absl::StrCat("write ", path, ": ", std::strerror(err));
+  } else if (auto s = FadviseDontNeed(path); !s.ok()) {
+    p.error = std::string(s.message());
+  } else if (auto r = ResidentBytes(path); !r.ok()) {
+    p.error = std::string(r.status().message());
+  } else {
+    p.probe_bytes = kProbeBytes;
+    p.resident_after_fadvise = *r;
+    p.fadvise_evicts = *r == 0 && !p.memory_backed;
+    p.direct_reads = DirectReadWorks(path);
+  }
+  unlink(path.c_str());
+  return p;
+}
+
+EvictionProbe ProbeEvictionOnce(const std::string& dir) {
+  static std::mutex mu;
+  static std::map<dev_t, EvictionProbe>* probes =
+      new std::map<dev_t, EvictionProbe>();
+  struct stat st;
+  if (stat(dir.c_str(), &st) != 0) return ProbeEviction(dir);
+  std::lock_guard<std::mutex> lock(mu);
+  auto it = probes->find(st.st_dev);
+  if (it != probes->end()) return it->second;
+  EvictionProbe p = ProbeEviction(dir);
+  // A probe that could not run is not remembered: the next may.
+  if (p.error.empty()) probes->emplace(st.st_dev, p);
+  return p;
 }
 
 }  // namespace ckpt

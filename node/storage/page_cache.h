@@ -21,6 +21,28 @@ absl::Status FadviseDontNeed(const std::string& path);
 // Bytes of the file currently in the page cache.
 absl::StatusOr<uint64_t> ResidentBytes(const std::string& path);
 
+// What a probe of a directory's file system found: a file written there,
+// fsync'ed, fadvise(DONTNEED)'ed and checked with mincore, then read once
+// with O_DIRECT. Decides how loads from that file system can be cold.
+struct EvictionProbe {
+  std::string fs_type;          // "ext4", "overlay", "tmpfs", ...
+  bool memory_backed = false;   // tmpfs/ramfs: every read is served by RAM
+  bool fadvise_evicts = false;  // nothing stayed resident after fadvise
+  bool direct_reads = false;    // O_DIRECT open + aligned read worked
+  uint64_t probe_bytes = 0;
+  uint64_t resident_after_fadvise = 0;
+  std::string error;  // the probe could not run (e.g. read-only): unknown
+  // One line for results: "overlay: fadvise(DONTNEED) left 1 MiB of 1 MiB
+  // resident; O_DIRECT reads work".
+  std::string Describe() const;
+};
+// Probes `dir` by writing (and always removing) a small file of its own
+// there. Never fails: a probe that could not run says so in `error`.
+EvictionProbe ProbeEviction(const std::string& dir);
+// The same, once per file system (st_dev) per process: later calls for a
+// directory on the same device return the first probe's findings.
+EvictionProbe ProbeEvictionOnce(const std::string& dir);
+
 }  // namespace ckpt
 
 #endif  // CKPTBENCH_NODE_STORAGE_PAGE_CACHE_H_

@@ -12,6 +12,7 @@
 #include <sstream>
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
 #include "absl/strings/str_split.h"
 #include "common/status_macros.h"
 #include "node/storage/page_cache.h"
@@ -346,17 +347,53 @@ absl::StatusOr<CacheReport> PosixStorage::PrepareColdRead(
     return report;
   }
   const bool fuse = flavour_ == Flavour::kFuse;
+  // Once per file system: can fadvise evict here, is it memory-backed, do
+  // O_DIRECT reads work? Decided before any eviction, recorded in results.
+  EvictionProbe probe;
+  if (!fuse && !paths.empty()) {
+    std::string dir = std::filesystem::path(paths.front()).parent_path();
+    probe = ProbeEvictionOnce(dir.empty() ? "." : dir);
+    report.probe = probe.Describe();
+  }
+  if (probe.memory_backed) {
+    report.method = "memory";
+    report.note = absl::StrCat(
+        probe.fs_type,
+        " keeps every file in RAM: loads here are never cold (not with "
+        "O_DIRECT either); put CKPT_DIR_PATH on a disk to measure storage");
+    RETURN_IF_ERROR(measure());
+    return report;
+  }
   if (mode == "direct" && !fuse) {
     report.method = "o_direct";
     RETURN_IF_ERROR(measure());
     return report;
   }
-  bool drop = mode == "drop" ||
-              ((mode == "auto" || mode == "direct") && CanDropCaches());
   if (mode == "drop" && !CanDropCaches()) {
     return absl::PermissionDeniedError(
         "io.cache_mode=drop: /proc/sys/vm/drop_caches is not writable (needs "
         "root, and is read-only in containers); expected fadvise or direct");
+  }
+  bool drop = mode == "drop" ||
+              ((mode == "auto" || mode == "direct") && CanDropCaches());
+  // fadvise cannot evict on this file system (overlayfs right after a
+  // write): choose O_DIRECT up front rather than after a failed eviction.
+  if (!drop && mode == "auto" && probe.error.empty() && !fuse &&
+      !probe.fadvise_evicts) {
+    RETURN_IF_ERROR(measure());
+    if (probe.direct_reads) {
+      report.method = "o_direct";
+      report.note = absl::StrCat("fadvise(DONTNEED) does not evict on ",
+                                 probe.fs_type, " (probe: ", probe.Describe(),
+                                 "); reading with O_DIRECT");
+    } else {
+      report.method = "none";
+      report.note = absl::StrCat(
+          "neither fadvise(DONTNEED) nor O_DIRECT can keep reads cold on ",
+          probe.fs_type, " (probe: ", probe.Describe(),
+          "): loads may be served by the page cache");
+    }
+    return report;
   }
   if (drop) {
     RETURN_IF_ERROR(DropCaches());

@@ -48,11 +48,14 @@ class ReadableFile {
 
 // How a load was kept from being served by the page cache.
 struct CacheReport {
-  // "drop_caches", "fadvise_dontneed", "o_direct", "none".
+  // "drop_caches", "fadvise_dontneed", "o_direct", "none", "memory" (a
+  // memory-backed file system: no read there can be cold).
   std::string method;
   uint64_t resident_bytes = 0;  // still cached after eviction (mincore)
   uint64_t checked_bytes = 0;   // bytes of files checked
   std::string note;
+  // What probing the file system found before choosing the method (posix).
+  std::string probe;
 };
 
 struct FilesystemInfo {

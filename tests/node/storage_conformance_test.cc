@@ -1,10 +1,16 @@
 // One conformance suite every Storage backend passes.
+#include <fcntl.h>
 #include <gtest/gtest.h>
+#include <linux/magic.h>
+#include <sys/statfs.h>
 #include <unistd.h>
 
+#include <cstdio>
+#include <filesystem>
 #include <memory>
 
 #include "node/storage/memory_storage.h"
+#include "node/storage/page_cache.h"
 #include "node/storage/posix_storage.h"
 #include "node/storage/storage_factory.h"
 #include "tests/testing/temp_dir.h"
@@ -131,20 +137,104 @@ INSTANTIATE_TEST_SUITE_P(
     [](const auto& info) { return info.param.name; });
 
 // Posix-only: fadvise really evicts, measured with mincore.
-TEST(PosixPageCache, FadviseLeavesNothingResident) {
-  TempDir tmp;
-  auto storage = PosixStorage::Make();
-  std::string path = tmp.Sub("hot.bin");
-  ASSERT_TRUE(storage->WriteAtomic(path, std::string(8 << 20, 'h')).ok());
-  auto none = storage->PrepareColdRead({path}, "none");
-  ASSERT_TRUE(none.ok());
-  EXPECT_EQ(none->checked_bytes, 8u << 20);
-  if (none->resident_bytes == 0)
-    GTEST_SKIP() << "filesystem keeps no page cache (tmpfs?)";
-  auto rep = storage->PrepareColdRead({path}, "fadvise");
+// Writes `bytes` to `path` and fsyncs it: the pages are then clean and
+// resident, as a checkpoint file is right after its save.
+void WriteSynced(const std::string& path, size_t bytes) {
+  int fd = open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+  ASSERT_GE(fd, 0) << path;
+  std::string data(bytes, 'h');
+  ASSERT_EQ(write(fd, data.data(), data.size()),
+            static_cast<ssize_t>(data.size()));
+  ASSERT_EQ(fsync(fd), 0);
+  close(fd);
+}
+
+// The probe's decision on a directory, checked against what the file system
+// really does with a fresh 8 MiB file, and against the method a load then
+// uses. `expect_memory`: the directory is known to be tmpfs.
+void CheckProbeDecision(const std::string& dir, bool expect_memory) {
+  EvictionProbe probe = ProbeEviction(dir);
+  ASSERT_TRUE(probe.error.empty()) << probe.error;
+  EXPECT_EQ(probe.memory_backed, expect_memory) << probe.Describe();
+  EXPECT_EQ(probe.probe_bytes, 1u << 20);
+  // The probe's own file is gone.
+  for (const auto& e : std::filesystem::directory_iterator(dir)) {
+    EXPECT_EQ(e.path().filename().string().find(".ckptbench-cache-probe"),
+              std::string::npos)
+        << e.path();
+  }
+  // Each check on a new file, as a save makes them: on overlayfs an
+  // existing file rewritten in place behaves otherwise.
+  const std::string fresh = dir + "/fresh.bin";
+  WriteSynced(fresh, 8 << 20);
+  ASSERT_TRUE(FadviseDontNeed(fresh).ok());
+  auto resident = ResidentBytes(fresh);
+  ASSERT_TRUE(resident.ok());
+  // What fadvise really did to a fresh file is what the probe predicted.
+  EXPECT_EQ(*resident == 0, probe.fadvise_evicts)
+      << probe.Describe() << "; an 8 MiB file kept " << *resident;
+
+  std::string path = dir + "/hot1.bin";
+  WriteSynced(path, 8 << 20);
+  auto rep = PosixStorage::Make()->PrepareColdRead({path}, "fadvise");
   ASSERT_TRUE(rep.ok()) << rep.status();
-  EXPECT_EQ(rep->method, "fadvise_dontneed");
-  EXPECT_EQ(rep->resident_bytes, 0u);
+  EXPECT_FALSE(rep->probe.empty());
+  if (expect_memory) {
+    EXPECT_EQ(rep->method, "memory");
+    EXPECT_NE(rep->note.find("never cold"), std::string::npos) << rep->note;
+    return;
+  }
+  if (probe.fadvise_evicts) {
+    // Where fadvise evicts, a load says so and nothing stays resident.
+    EXPECT_EQ(rep->method, "fadvise_dontneed");
+    EXPECT_EQ(rep->resident_bytes, 0u);
+  } else {
+    // Asked for fadvise where it cannot evict: the residue is reported.
+    EXPECT_EQ(rep->method, "fadvise_dontneed");
+    EXPECT_GT(rep->resident_bytes, 0u);
+  }
+  // "auto" drops the host's caches as root: not from a unit test.
+  if (CanDropCaches()) return;
+  path = dir + "/hot2.bin";
+  WriteSynced(path, 8 << 20);
+  auto autorep = PosixStorage::Make()->PrepareColdRead({path}, "auto");
+  ASSERT_TRUE(autorep.ok()) << autorep.status();
+  if (probe.fadvise_evicts) {
+    EXPECT_EQ(autorep->method, "fadvise_dontneed");
+    EXPECT_EQ(autorep->resident_bytes, 0u);
+  } else {
+    // Where it cannot (overlayfs), loads read with O_DIRECT, said up front.
+    EXPECT_EQ(autorep->method, probe.direct_reads ? "o_direct" : "none");
+    EXPECT_NE(autorep->note.find("does not evict"), std::string::npos)
+        << autorep->note;
+  }
+}
+
+TEST(PosixPageCache, ProbeDecisionMatchesTheTempFileSystem) {
+  TempDir tmp;
+  struct statfs sf;
+  ASSERT_EQ(statfs(tmp.path().c_str(), &sf), 0);
+  std::printf("temp dir %s: %s\n", tmp.path().c_str(),
+              ProbeEviction(tmp.path()).Describe().c_str());
+  CheckProbeDecision(tmp.path(), sf.f_type == TMPFS_MAGIC);
+}
+
+TEST(PosixPageCache, ProbeSaysTmpfsIsMemoryBacked) {
+  struct statfs sf;
+  if (statfs("/dev/shm", &sf) != 0 || sf.f_type != TMPFS_MAGIC)
+    GTEST_SKIP() << "/dev/shm is not a tmpfs here";
+  char tmpl[] = "/dev/shm/ckptbench-test-XXXXXX";
+  ASSERT_NE(mkdtemp(tmpl), nullptr);
+  std::string dir = tmpl;
+  CheckProbeDecision(dir, /*expect_memory=*/true);
+  std::filesystem::remove_all(dir);
+}
+
+TEST(PosixPageCache, ProbeOfAnUnwritableDirectorySaysWhy) {
+  EvictionProbe p = ProbeEviction("/nonexistent-ckptbench-dir");
+  EXPECT_NE(p.error.find("/nonexistent-ckptbench-dir"), std::string::npos)
+      << p.error;
+  EXPECT_NE(p.Describe().find("could not run"), std::string::npos);
 }
 
 TEST(PosixStorage, DirectReadAndWriteWork) {
