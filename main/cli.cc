@@ -38,7 +38,9 @@ commands:
 options:
   --config FILE       YAML configuration file (lowest precedence after
                       defaults; for sweeps the experiment file is the FILE)
-  --results-dir DIR   write DIR/result.json (schema ckptbench.result/v1)
+  --results-dir DIR   write DIR/result.json (schema ckptbench.result/v1); a
+                      run refuses to replace one that is there
+  --overwrite         (run, coordinator) replace DIR/result.json if present
   --resume            (sweep) finish the runs --results-dir DIR lacks
   --dry-run           (sweep) validate every point and list the runs
   --save-only         same as CKPT_MODE=save-only
@@ -75,6 +77,7 @@ const std::vector<FlagDef>& CliFlags() {
       {"--save-only", false, "run.mode=save-only"},
       {"--load-only", false, "run.mode=load-only"},
       {"--resume", false, "sweep: finish the runs DIR lacks"},
+      {"--overwrite", false, "run/coordinator: replace DIR/result.json"},
       {"--dry-run", false, "sweep: validate and list the runs"},
       {"--per-rank", false, "plan: every rank's files"},
       {"--list", false, "plan: the model presets"},
@@ -173,6 +176,8 @@ absl::StatusOr<CliArgs> ParseCli(int argc, const char* const* argv) {
       a.overrides.push_back("run.mode=load-only");
     } else if (arg == "--resume") {
       a.resume = true;
+    } else if (arg == "--overwrite") {
+      a.overwrite = true;
     } else if (arg == "--dry-run") {
       a.dry_run = true;
     } else if (arg == "--json") {

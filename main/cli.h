@@ -18,11 +18,12 @@ struct CliArgs {
   std::vector<std::string> overrides;  // key=value, in order
   // sweep FILE, report DIR, compare A B.
   std::vector<std::string> positional;
-  bool resume = false;    // sweep: finish the runs DIR lacks
-  bool dry_run = false;   // sweep: validate and list the runs, run nothing
-  bool json = false;      // keys: the machine-readable interface
-  bool per_rank = false;  // plan: list every rank
-  bool list = false;      // plan: list presets
+  bool resume = false;     // sweep: finish the runs DIR lacks
+  bool overwrite = false;  // run/coordinator: replace DIR/result.json
+  bool dry_run = false;    // sweep: validate and list the runs, run nothing
+  bool json = false;       // keys: the machine-readable interface
+  bool per_rank = false;   // plan: list every rank
+  bool list = false;       // plan: list presets
   bool verbose = false;
   bool quiet = false;
   int protocol_version = 1;  // node: for testing refusal of other versions

@@ -1,6 +1,7 @@
 #include "main/run_support.h"
 
 #include <pthread.h>
+#include <unistd.h>
 
 #include <cstdio>
 #include <filesystem>
@@ -128,7 +129,43 @@ absl::StatusOr<LoadedConfig> LoadConfigFromArgs(const CliArgs& args) {
   return LoadConfig(LoadOptionsFromArgs(args));
 }
 
+absl::Status CheckResultsDir(const std::string& dir, bool overwrite) {
+  if (dir.empty()) return absl::OkStatus();
+  namespace fs = std::filesystem;
+  const std::string path = dir + "/result.json";
+  std::error_code ec;
+  if (fs::exists(path, ec) && !overwrite) {
+    return absl::AlreadyExistsError(absl::StrCat(
+        "--results-dir ", dir, ": ", path,
+        " is there from an earlier run; refusing to replace it (expected a "
+        "results directory of this run's own, or --overwrite)"));
+  }
+  if (fs::exists(dir, ec) && !fs::is_directory(dir, ec)) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "--results-dir ", dir, ": not a directory (expected a directory)"));
+  }
+  fs::create_directories(dir, ec);
+  if (ec) {
+    return absl::PermissionDeniedError(absl::StrCat(
+        "--results-dir ", dir, ": cannot create it: ", ec.message(),
+        " (expected a writable directory)"));
+  }
+  if (access(dir.c_str(), W_OK) != 0) {
+    return absl::PermissionDeniedError(
+        absl::StrCat("--results-dir ", dir, ": not writable by uid ", geteuid(),
+                     " (expected a writable directory)"));
+  }
+  return absl::OkStatus();
+}
+
 int PrepareRun(const CliArgs& args, RunSetup* setup) {
+  // Before anything is measured: a run never replaces another's results,
+  // and a results directory that cannot be written fails now, not after
+  // the rounds. Nothing is written here on failure.
+  if (auto s = CheckResultsDir(args.results_dir, args.overwrite); !s.ok()) {
+    setup->result.started_at = UtcNowIso8601();
+    return FailRun("", &setup->result, std::string(s.message()), 2);
+  }
   return PrepareRun(LoadOptionsFromArgs(args), args.results_dir, setup);
 }
 

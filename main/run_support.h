@@ -61,6 +61,10 @@ struct RunSetup {
 // fills `setup`, or prints the error, writes a failed result and returns
 // the exit code (2).
 int PrepareRun(const CliArgs& args, RunSetup* setup);
+// Refuses (before any round) a results directory that holds a result.json
+// unless `overwrite`, or that cannot be created or written.
+absl::Status CheckResultsDir(const std::string& dir, bool overwrite);
+
 // The same from explicit sources; the result goes to `results_dir`.
 int PrepareRun(const LoadOptions& options, const std::string& results_dir,
                RunSetup* setup);

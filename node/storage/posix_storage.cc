@@ -242,8 +242,21 @@ absl::StatusOr<std::unique_ptr<ReadableFile>> PosixStorage::OpenRead(
 absl::Status PosixStorage::CreateDirs(const std::string& path) {
   std::error_code ec;
   std::filesystem::create_directories(path, ec);
-  if (ec) return Errno("create directory", path, ec.value());
-  return absl::OkStatus();
+  if (!ec) return absl::OkStatus();
+  absl::Status s = Errno("create directory", path, ec.value());
+  if (ec.value() != EACCES && ec.value() != EPERM) return s;
+  // Who may not write where: the usual cause in a container (the image
+  // runs as uid 10001; a mounted host directory belongs to root).
+  std::filesystem::path parent = std::filesystem::path(path).parent_path();
+  while (!parent.empty() && !std::filesystem::exists(parent, ec))
+    parent = parent.parent_path();
+  struct stat st;
+  if (parent.empty() || stat(parent.c_str(), &st) != 0) return s;
+  return absl::PermissionDeniedError(
+      absl::StrCat(s.message(), " (this process runs as uid ", geteuid(), "; ",
+                   parent.string(), " belongs to uid ", st.st_uid,
+                   " with mode ", absl::StrFormat("%04o", st.st_mode & 07777),
+                   ": give that uid write access to it, e.g. chown)"));
 }
 
 absl::Status PosixStorage::SyncDir(const std::string& path) {

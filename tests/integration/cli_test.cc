@@ -84,7 +84,7 @@ TEST(Cli, CleanupRemovesOnlyStepsThisRunWrote) {
   ASSERT_EQ(Ckpt({"run", "--results-dir", t.Sub("res")}, env).exit_code, 0);
   // The first run kept its newest step, step-2. A second run writes 3 and 4
   // and removes 3, its own, but not step-2, which it did not write.
-  auto r = Ckpt({"run", "--results-dir", t.Sub("res")}, env);
+  auto r = Ckpt({"run", "--results-dir", t.Sub("res2")}, env);
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_FALSE(fs::exists(t.Sub("ckpt/checkpoints/step-1")));
   EXPECT_TRUE(fs::exists(t.Sub("ckpt/checkpoints/step-2/.metadata")));
