@@ -1,6 +1,7 @@
 #include "coordinator/planner.h"
 
 #include <algorithm>
+#include <map>
 
 #include "absl/status/status.h"
 #include "absl/strings/match.h"
@@ -265,6 +266,15 @@ std::string DescribePlan(const CheckpointPlan& plan, bool per_rank) {
   }
   absl::StrAppendFormat(&s, "per rank     min %s, max %s\n",
                         FormatBytes(min_rank), FormatBytes(max_rank));
+  // What one node writes per checkpoint: what its disk must hold per step
+  // when each node writes its own ranks' files (node-local storage).
+  std::map<int, uint64_t> per_node;
+  for (const auto& r : plan.ranks) per_node[r.node] += r.bytes;
+  uint64_t max_node = 0;
+  for (const auto& [node, bytes] : per_node)
+    max_node = std::max(max_node, bytes);
+  absl::StrAppendFormat(&s, "per node     max %d (%s) per checkpoint\n",
+                        max_node, FormatBytes(max_node));
   for (const auto& n : plan.notes)
     absl::StrAppendFormat(&s, "note         %s\n", n);
   absl::StrAppendFormat(&s, "fingerprint  %s\n", plan.fingerprint);

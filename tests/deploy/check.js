@@ -8,12 +8,20 @@
 // --k8s: rendered manifests (kubectl kustomize); built-in kinds are
 //   validated with kubernetes-models.
 // --compose: a docker-compose file.
+// --plan BIN: ckptbench itself; for a JobSet whose node pods keep their
+//   checkpoints in an emptyDir (node-local), `BIN plan` with the ConfigMap's
+//   settings gives the bytes one node writes per checkpoint, and the node
+//   container's ephemeral-storage request (and the emptyDir's sizeLimit)
+//   must hold NUM_SAVE_CALLS of them: the steps a run has written before
+//   its cleanup removes the older ones. NUM_NODES must equal the node Job's
+//   parallelism and completions.
 // For every ckptbench container: the command must be a ckptbench command,
 // each flag one it accepts, and each env var one it reads (a config key's
 // alias or a listed other variable), ConfigMaps fed through envFrom
 // included. Prints one line per object checked; exits 1 on any problem.
 "use strict";
 const fs = require("fs");
+const { execFileSync } = require("child_process");
 const yaml = require("js-yaml");
 const Ajv = require("ajv");
 
@@ -25,6 +33,7 @@ function parseArgs(argv) {
     else if (a === "--crd") out.crd = argv[++i];
     else if (a === "--k8s") out.k8s.push(argv[++i]);
     else if (a === "--compose") out.compose = argv[++i];
+    else if (a === "--plan") out.plan = argv[++i];
     else throw new Error("unknown argument " + a);
   }
   return out;
@@ -116,6 +125,51 @@ function checkPodSpec(where, podSpec, configMaps) {
   }
 }
 
+// A Kubernetes quantity ("1Gi", "1536Mi", "2G", "500M") in bytes.
+function quantityBytes(q) {
+  const m = /^([0-9.]+)(Ki|Mi|Gi|Ti|k|K|M|G|T)?$/.exec(String(q));
+  if (!m) return NaN;
+  const unit = { Ki: 2 ** 10, Mi: 2 ** 20, Gi: 2 ** 30, Ti: 2 ** 40, k: 1e3,
+                 K: 1e3, M: 1e6, G: 1e9, T: 1e12 }[m[2]] || 1;
+  return Number(m[1]) * unit;
+}
+
+// The node pods' disk needs against `ckptbench plan` (see --plan).
+function checkNodeStorage(where, js, configMaps) {
+  const rj = (js.spec.replicatedJobs || []).find((r) => r.name === "nodes");
+  const cm = configMaps.get("ckptbench-config");
+  if (!rj || !cm) return;
+  const job = rj.template.spec;
+  const nodes = Number(cm.NUM_NODES || 1);
+  if (job.parallelism !== nodes || job.completions !== nodes) {
+    problem(where, `NUM_NODES=${nodes} but the nodes Job has parallelism ` +
+                   `${job.parallelism} and completions ${job.completions}`);
+  }
+  const pod = job.template.spec;
+  const node = pod.containers.find((c) => c.name === "node");
+  const mount = (node.volumeMounts || []).find(
+      (m) => (cm.CKPT_DIR_PATH || "").startsWith(m.mountPath + "/"));
+  const volume = mount && (pod.volumes || []).find((v) => v.name === mount.name);
+  if (!volume || !volume.emptyDir || cm.CKPT_NODE_LOCAL !== "true") return;
+  const out = execFileSync(args.plan, ["plan"], {
+    env: { ...cm, PATH: process.env.PATH, HOME: process.env.HOME },
+    encoding: "utf8" });
+  const m = /^per node +max (\d+) /m.exec(out);
+  if (!m) { problem(where, `ckptbench plan printed no 'per node' line:\n${out}`); return; }
+  const saves = Number(cm.NUM_SAVE_CALLS || 3);
+  const need = Number(m[1]) * saves;
+  const request = ((node.resources || {}).requests || {})["ephemeral-storage"];
+  const what = `${saves} checkpoint(s) of ${(Number(m[1]) / 2 ** 20).toFixed(1)} MiB per node ` +
+               `(${(need / 2 ** 20).toFixed(1)} MiB)`;
+  if (!(quantityBytes(request) >= need)) {
+    problem(where, `nodes: ephemeral-storage request ${request} does not hold ${what}`);
+  } else if (volume.emptyDir.sizeLimit && !(quantityBytes(volume.emptyDir.sizeLimit) >= need)) {
+    problem(where, `nodes: emptyDir sizeLimit ${volume.emptyDir.sizeLimit} does not hold ${what}`);
+  } else {
+    console.log(`${where}: nodes: ephemeral-storage request ${request} holds ${what}`);
+  }
+}
+
 for (const file of args.k8s) {
   const docs = yaml.loadAll(fs.readFileSync(file, "utf8")).filter(Boolean);
   const configMaps = new Map();
@@ -141,6 +195,7 @@ for (const file of args.k8s) {
         checkPodSpec(`${where} ${rj.name}`, rj.template.spec.template.spec,
                      configMaps);
       }
+      if (args.plan) checkNodeStorage(where, d, configMaps);
       continue;
     }
     const Model = builtinModel(d.apiVersion, d.kind);

@@ -90,7 +90,7 @@ TEST(Deploy, EveryManifestRendersAndValidatesAgainstItsSchema) {
     std::printf("JobSet schema check skipped: %s is absent\n", kCrd.c_str());
   }
   const auto dirs = Kustomizations();
-  EXPECT_GE(dirs.size(), 10u);  // base + 9 overlays
+  EXPECT_GE(dirs.size(), 12u);  // base + 11 overlays
   std::set<std::string> names;
   for (const auto& dir : dirs) {
     std::string name = fs::path(dir).filename().string();
@@ -99,10 +99,18 @@ TEST(Deploy, EveryManifestRendersAndValidatesAgainstItsSchema) {
     ASSERT_EQ(r.exit_code, 0) << dir << ": " << r.err;
     std::string rendered = t.Sub(name + ".yaml");
     std::ofstream(rendered) << r.out;
-    std::vector<std::string> args = {"--k8s", rendered};
+    std::vector<std::string> args = {"--k8s", rendered, "--plan",
+                                     CkptbenchBinary()};
     if (crd) args.insert(args.begin(), {"--crd", kCrd});
     std::string out;
     EXPECT_EQ(Check(t, args, &out), 0) << dir << ":\n" << out;
+    // Node pods that keep checkpoints in an emptyDir ask for the disk the
+    // plan needs (NUM_SAVE_CALLS checkpoints of their shards).
+    if (name == "base" || name == "llama-7b" || name == "kueue") {
+      EXPECT_NE(out.find("nodes: ephemeral-storage request"), std::string::npos)
+          << dir << ":\n"
+          << out;
+    }
     if (crd) {
       EXPECT_NE(out.find("JobSet/ckptbench: valid against the JobSet CRD"),
                 std::string::npos)
@@ -113,7 +121,8 @@ TEST(Deploy, EveryManifestRendersAndValidatesAgainstItsSchema) {
   }
   for (const char* want :
        {"s3-irsa", "s3-pod-identity", "gcs-workload-identity", "gcsfuse",
-        "mountpoint-s3", "boot-disk-save", "boot-disk-load", "kueue"}) {
+        "mountpoint-s3", "boot-disk-save", "boot-disk-load", "kueue",
+        "s3-compatible", "llama-7b"}) {
     EXPECT_TRUE(names.count(want)) << want;
   }
 }
@@ -139,6 +148,12 @@ TEST(Deploy, TheCheckerCatchesSchemaAndInterfaceMistakes) {
       {"- coordinator\n", "- coordinate\n",
        "'coordinate' is not a ckptbench command", false},
       {"storage: 1Gi", "storage: [1Gi]", "PersistentVolumeClaim", false},
+      // A bigger checkpoint than the node pods' disk request holds.
+      {"NUM_LAYERS: \"120\"", "NUM_LAYERS: \"400\"",
+       "nodes: ephemeral-storage request 1Gi does not hold 3 checkpoint(s)",
+       false},
+      {"NUM_NODES: \"4\"", "NUM_NODES: \"3\"",
+       "NUM_NODES=3 but the nodes Job has parallelism 4", false},
   };
   for (const auto& c : cases) {
     if (c.needs_crd && !fs::exists(kCrd)) continue;
@@ -149,7 +164,11 @@ TEST(Deploy, TheCheckerCatchesSchemaAndInterfaceMistakes) {
     std::string bad = t.Sub("bad.yaml");
     std::ofstream(bad) << text;
     std::string out;
-    EXPECT_EQ(Check(t, {"--crd", kCrd, "--k8s", bad}, &out), 1) << c.to;
+    EXPECT_EQ(
+        Check(t, {"--crd", kCrd, "--k8s", bad, "--plan", CkptbenchBinary()},
+              &out),
+        1)
+        << c.to;
     EXPECT_NE(out.find(c.want), std::string::npos) << c.to << ":\n" << out;
   }
 }
