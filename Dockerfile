@@ -2,12 +2,19 @@
 # user. The build stage runs the same scripts as the README and CI
 # (scripts/install-deps.sh, scripts/build.sh) and the unit tests, which need
 # no privileges. Build: docker build -t ckptbench .
+# Multi-stage, so only the runtime stage below becomes the image.
 FROM debian:12 AS build
 WORKDIR /src
-COPY . .
 # --build: the compilers, libraries and unit-test frameworks only (no test
-# servers, browsers or cloud CLIs).
+# servers, browsers or cloud CLIs). Before the sources, so that a source
+# change reuses this layer.
+COPY scripts/install-deps.sh scripts/
 RUN bash scripts/install-deps.sh --build
+COPY . .
+# ccache keeps its files in /ccache: empty in a plain build; a cache mounted
+# there (podman build -v ~/.cache/ccache:/ccache) makes rebuilds fast.
+# build.sh sets CCACHE_BASEDIR, so a host build's cache serves this one.
+ENV CCACHE_DIR=/ccache
 RUN bash scripts/build.sh build
 RUN cd build && ctest -L unit --output-on-failure -j "$(nproc)"
 

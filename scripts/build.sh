@@ -8,6 +8,11 @@ shift || true
 launcher=()
 if command -v ccache >/dev/null 2>&1; then
   launcher=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache)
+  # Paths under the source root hash as relative ones: a checkout elsewhere
+  # (CI's clone, the image's /src) hits the same cache entries.
+  export CCACHE_BASEDIR=${CCACHE_BASEDIR:-$PWD}
+  # Nor does the build directory's path (hashed with -g by default).
+  export CCACHE_NOHASHDIR=${CCACHE_NOHASHDIR:-1}
 fi
 cmake -S . -B "$dir" -G Ninja "${launcher[@]}" "$@" >/dev/null
 cmake --build "$dir" -j "$(nproc)"

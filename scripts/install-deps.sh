@@ -29,6 +29,12 @@ if [ "$BUILD_ONLY" = 0 ]; then PACKAGES+=(
   chromium fonts-liberation
   # The deploy test validates deploy/docker-compose.yaml with compose 1.29
   docker-compose
+  # The container tests (tests/containers): podman with runc (crun fails on
+  # these hosts), its networks (netavark, aardvark-dns, iptables), the pods'
+  # pause binary (catatonit), base images from debootstrap, and the gRPC
+  # health client and YAML reader of the JobSet test
+  podman runc netavark aardvark-dns iptables catatonit debootstrap
+  python3-grpcio python3-yaml
 ); fi
 # The deploy test renders the kustomizations with `kubectl kustomize`; a
 # kubectl already on the machine is used as it is (Debian's is 1.20).

@@ -6,6 +6,9 @@
 #   tests/servers/swift_s3.sh stop DIR         -> stops what start started
 # PROXY_BIND_IP (default 127.0.0.1) is the S3 endpoint's address, e.g.
 # 0.0.0.0 inside a network namespace that other namespaces reach.
+# S3_ACCESS_KEY / S3_SECRET_KEY add a user with that key pair, in the form
+# AWS and MinIO issue (no colon): s3_key_alias.py maps key K to "K:K". The
+# key may use letters, digits, '.' and '-'.
 # Needs: swift swift-proxy swift-object swift-container swift-account
 # python3-swift memcached (scripts/install-deps.sh --s3).
 set -euo pipefail
@@ -23,7 +26,17 @@ stop() {
 if [ "$cmd" = stop ]; then stop; exit 0; fi
 
 port=${3:?PORT}
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 etc=$dir/etc; dev=$dir/srv; log=$dir/log
+alias_filter="" extra_user=""
+if [ -n "${S3_ACCESS_KEY:-}" ]; then
+  [[ $S3_ACCESS_KEY =~ ^[A-Za-z0-9.-]+$ ]] || {
+    echo "swift_s3.sh: S3_ACCESS_KEY: expected letters, digits, '.' or '-'" >&2; exit 2; }
+  [ -n "${S3_SECRET_KEY:-}" ] || { echo "swift_s3.sh: S3_SECRET_KEY is empty" >&2; exit 2; }
+  alias_filter="keyalias "
+  extra_user="user_${S3_ACCESS_KEY}_${S3_ACCESS_KEY} = ${S3_SECRET_KEY} .admin"
+  export PYTHONPATH=$here${PYTHONPATH:+:$PYTHONPATH}
+fi
 mkdir -p "$etc" "$dev/d1" "$log" "$run" "$dir/cache"
 obj=$((port + 1)); con=$((port + 2)); acc=$((port + 3)); mc=$((port + 4))
 py=/usr/bin/python3
@@ -73,7 +86,7 @@ user = root
 log_level = WARNING
 log_address = $run/no-syslog
 [pipeline:main]
-pipeline = catch_errors gatekeeper healthcheck proxy-logging cache listing_formats bulk s3api tempauth copy slo dlo proxy-logging proxy-server
+pipeline = catch_errors gatekeeper healthcheck proxy-logging cache listing_formats bulk ${alias_filter}s3api tempauth copy slo dlo proxy-logging proxy-server
 [app:proxy-server]
 use = egg:swift#proxy
 allow_account_management = true
@@ -87,6 +100,9 @@ storage_domain = localhost
 [filter:tempauth]
 use = egg:swift#tempauth
 user_test_tester = testing .admin
+$extra_user
+[filter:keyalias]
+paste.filter_factory = s3_key_alias:filter_factory
 [filter:healthcheck]
 use = egg:swift#healthcheck
 [filter:cache]

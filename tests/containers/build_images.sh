@@ -1,0 +1,73 @@
+#!/usr/bin/env bash
+# Builds the images every container test uses, once per CI run:
+#  - the Debian 12 base images the Dockerfiles start FROM, made with
+#    debootstrap from the machine's Debian mirror (no registry is reachable);
+#  - ckptbench from the project's Dockerfile, unchanged, tagged with the
+#    compose file's name (ckptbench:local) and the manifests' (ckptbench:latest);
+#    the host's ccache directory is mounted at /ccache, so the build stage
+#    reuses the objects of the build that came before it;
+#  - the MinIO stand-in (minio-standin/) under the compose file's MinIO name.
+# usage: tests/containers/build_images.sh
+source "$(dirname "$0")/lib.sh"
+ctr_require
+
+# An image imported without the official image's PATH (an earlier version of
+# this script) is made again: commands in pods would not be found.
+if podman image exists "$BASE_IMAGE" &&
+   ! podman image inspect --format '{{.Config.Env}}' "$BASE_IMAGE" | grep -q 'PATH='; then
+  podman rmi -f "$BASE_IMAGE" docker.io/library/debian:12 docker.io/library/debian:12-slim >/dev/null 2>&1 || true
+fi
+if ! podman image exists "$BASE_IMAGE"; then
+  mirror=$(cat /etc/apt/sources.list /etc/apt/sources.list.d/*.sources /etc/apt/sources.list.d/*.list 2>/dev/null |
+    grep -E '^(URIs:|deb )' | grep -oE 'https?://[^ ]+' | grep -v security | head -n 1 || true)
+  [ -n "$mirror" ] || fail "no Debian mirror in /etc/apt/sources.list*"
+  root=$(mktemp -d /var/tmp/ckptbench-debootstrap.XXXXXX)
+  ctr_on_exit "rm -rf '$root'"
+  say "debootstrap bookworm from $mirror"
+  debootstrap --variant=minbase bookworm "$root" "$mirror" > "$root.log" 2>&1 ||
+    { tail -n 5 "$root.log" >&2; rm -f "$root.log"; fail "debootstrap failed"; }
+  rm -f "$root.log"
+  # The configuration Docker's official debian images carry.
+  tar -C "$root" -c . | podman import \
+    --change 'ENV PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin' \
+    --change 'CMD ["bash"]' - "$BASE_IMAGE" >/dev/null 2>&1
+fi
+podman tag "$BASE_IMAGE" docker.io/library/debian:12 docker.io/library/debian:12-slim
+
+old_ids=()
+for i in "$IMAGE" "$MINIO_IMAGE"; do
+  id=$(podman image inspect --format '{{.Id}}' "$i" 2>/dev/null) && old_ids+=("$id")
+done
+
+cache=$(ccache -k cache_dir 2>/dev/null || true)
+mounts=()
+if [ -n "$cache" ]; then mkdir -p "$cache"; mounts=(-v "$cache:/ccache"); fi
+log=$(mktemp /var/tmp/ckptbench-image-build.XXXXXX)
+ctr_on_exit "rm -f '$log'"
+say "podman build $SRC (Dockerfile unchanged${cache:+, ccache $cache})"
+start=$SECONDS
+if ! podman build --pull=never --network host "${mounts[@]}" \
+    -t "$IMAGE" -t "$IMAGE_K8S" "$SRC" > "$log" 2>&1; then
+  # A failed unit test's own output, then the end of the build's.
+  grep -E -A25 '\*\*\*(Failed|Exception|Timeout)' "$log" | grep -v 'GetParam()' | head -n 80 >&2 || true
+  tail -n 25 "$log" >&2
+  fail "podman build of the Dockerfile failed (the lines above)"
+fi
+grep -E '^(Label Time|100% tests passed|[0-9]+% tests passed)' "$log" || true
+say "ckptbench image built in $((SECONDS - start)) s"
+
+start=$SECONDS
+if ! podman build --pull=never --network host -t "$MINIO_IMAGE" \
+    -f "$CTR_HERE/minio-standin/Dockerfile" "$SRC/tests" > "$log" 2>&1; then
+  tail -n 30 "$log" >&2
+  fail "building the MinIO stand-in failed"
+fi
+say "MinIO stand-in ($MINIO_IMAGE) built in $((SECONDS - start)) s"
+# This script's own earlier images that no tag names any more.
+for id in "${old_ids[@]}"; do
+  if [ -z "$(podman image inspect --format '{{join .RepoTags ","}}' "$id" 2>/dev/null)" ]; then
+    podman rmi "$id" >/dev/null 2>&1 || true
+  fi
+done
+podman images --format '{{.Repository}}:{{.Tag}} {{.Size}}' |
+  grep -E "ckptbench|minio" || true

@@ -1,0 +1,102 @@
+#!/usr/bin/env bash
+# deploy/docker-compose.yaml for real: Debian's docker-compose 1.29 through
+# podman's Docker API, with the images build_images.sh made (ckptbench:local,
+# and the MinIO stand-in under MinIO's name), as docs/deploy.md runs it:
+#  1. `up --exit-code-from coordinator coordinator`: exit 0; result.json ok,
+#     3 nodes in every round, loads verified, nodes named node-0..2;
+#  2. the same with node-1's container killed mid-save (an override file
+#     makes the checkpoint bigger; sizes and timeouts only): the coordinator
+#     names node 1 and exits non-zero; result.json says failed.
+# Everything (containers, networks, volumes, the API service) is removed at
+# exit, failed or not.
+source "$(dirname "$0")/lib.sh"
+ctr_require
+ctr_require_images
+ctr_workdir
+W=$CTR_WORK
+P=ckptbench-compose-test
+COMPOSE=(docker-compose -p "$P" -f "$SRC/deploy/docker-compose.yaml")
+export DOCKER_HOST=unix://$W/podman.sock
+
+podman system service --time=0 "$DOCKER_HOST" > "$W/podman-service.log" 2>&1 &
+svc=$!
+ctr_on_exit "kill $svc; wait $svc"
+for _ in $(seq 100); do [ -S "$W/podman.sock" ] && break; sleep 0.1; done
+[ -S "$W/podman.sock" ] || fail "podman system service did not start: $(tail -n 3 "$W/podman-service.log")"
+ctr_on_exit "${COMPOSE[*]} down -v -t 0"
+ctr_healthcheck_loop
+# Nothing of an earlier, interrupted run of this test.
+"${COMPOSE[@]}" down -v -t 0 > /dev/null 2>&1 || true
+
+result() {  # -> $W/$1.json: the results volume's result.json
+  "${COMPOSE[@]}" run --rm --no-deps --entrypoint cat coordinator /results/result.json \
+    > "$W/$1.json" 2> "$W/$1.err" || { cat "$W/$1.err"; fail "cannot read result.json from the results volume"; }
+}
+
+say "1. docker-compose up --exit-code-from coordinator coordinator"
+start=$SECONDS
+set +e
+"${COMPOSE[@]}" up --exit-code-from coordinator coordinator > "$W/up1.log" 2>&1
+rc=$?
+set -e
+say "   exit $rc after $((SECONDS - start)) s"
+[ $rc = 0 ] || { tail -n 40 "$W/up1.log"; fail "compose run: exit $rc, expected 0"; }
+grep -E 'save +[0-9]|load +[0-9]|MiB/s' "$W/up1.log" | tail -n 8 || true
+result run1
+r=$W/run1.json
+[ "$(ctr_json "$r" 'j["status"]')" = ok ] || fail "result.json status $(ctr_json "$r" 'j["status"]')"
+[ "$(ctr_json "$r" 'j["environment"]["storage"]')" = s3 ] || fail "storage is not s3"
+[ "$(ctr_json "$r" '[r["phase"] for r in j["rounds"]]')" = "['save', 'save', 'save', 'load', 'load', 'load']" ] ||
+  fail "rounds: $(ctr_json "$r" '[r["phase"] for r in j["rounds"]]')"
+[ "$(ctr_json "$r" 'sorted({len(r["nodes"]) for r in j["rounds"]})')" = "[3]" ] || fail "a round had other than 3 nodes"
+[ "$(ctr_json "$r" 'all(r["verified"] for r in j["rounds"] if r["phase"]=="load")')" = True ] || fail "a load was not verified"
+hosts=$(ctr_json "$r" '" ".join(sorted({n["host"] for r in j["rounds"] for n in r["nodes"]}))')
+[ "$hosts" = "node-0 node-1 node-2" ] || fail "nodes are named '$hosts', expected node-0 node-1 node-2"
+say "   ok: $(ctr_json "$r" '", ".join("%s %.0f MiB/s" % (r["phase"], r["throughput_mib_s"]) for r in j["rounds"])')"
+"${COMPOSE[@]}" down -v -t 0 > /dev/null 2>&1
+
+say "2. the same, node-1 killed mid-save"
+cat > "$W/bigger.yaml" <<'EOY'
+# Sizes and timeouts only: a save long enough to kill a node during it.
+services:
+  coordinator:
+    environment:
+      NUM_LAYERS: "150"
+      NUM_SAVE_CALLS: "2"
+      NUM_LOAD_CALLS: "1"
+      CKPT_PROGRESS_INTERVAL: "0.5"
+      CKPT_NODE_TIMEOUT: "5"
+EOY
+COMPOSE+=(-f "$W/bigger.yaml")
+start=$SECONDS
+"${COMPOSE[@]}" up --exit-code-from coordinator coordinator > "$W/up2.log" 2>&1 &
+up=$!
+ctr_on_exit "kill $up"
+for _ in $(seq 600); do
+  grep -q 'progress: save 1' "$W/up2.log" && break
+  kill -0 $up 2>/dev/null || break
+  sleep 0.2
+done
+grep -q 'progress: save 1' "$W/up2.log" || { tail -n 30 "$W/up2.log"; fail "the save never showed progress"; }
+node1=$(podman ps --filter "label=com.docker.compose.project=$P" \
+  --filter "label=com.docker.compose.service=node-1" --format '{{.Names}}')
+[ -n "$node1" ] || fail "no running node-1 container"
+podman kill "$node1" > /dev/null
+say "   killed $node1 at $((SECONDS - start)) s"
+set +e
+wait $up
+rc=$?
+set -e
+say "   exit $rc after $((SECONDS - start)) s"
+[ $rc -ne 0 ] || { tail -n 30 "$W/up2.log"; fail "the coordinator exited 0 after losing node 1"; }
+grep -E 'ckptbench: .*node 1' "$W/up2.log" > "$W/named" || { tail -n 30 "$W/up2.log"; fail "the coordinator did not name node 1"; }
+say "   $(head -n 1 "$W/named")"
+result run2
+r=$W/run2.json
+[ "$(ctr_json "$r" 'j["status"]')" = failed ] || fail "result.json status $(ctr_json "$r" 'j["status"]'), expected failed"
+ctr_json "$r" '" ".join(j["errors"])' | grep -q 'node 1' || fail "result.json errors do not name node 1"
+[ "$(ctr_json "$r" '[r["status"] for r in j["rounds"]][-1]')" = failed ] || fail "the last round is not failed"
+"${COMPOSE[@]}" down -v -t 0 > /dev/null 2>&1
+left=$(podman ps -a --filter "label=com.docker.compose.project=$P" -q; podman volume ls -q --filter "label=com.docker.compose.project=$P")
+[ -z "$left" ] || fail "left behind: $left"
+say "compose test passed"
