@@ -16,10 +16,15 @@
 namespace ckpt {
 namespace {
 
-std::string StepUri(const std::string& dir, uint64_t step) {
+// dir + "/" + name, with exactly one slash between.
+std::string JoinUri(const std::string& dir, const std::string& name) {
   std::string d = dir;
   while (d.size() > 1 && d.back() == '/') d.pop_back();
-  return absl::StrCat(d, "/", StepDirName(step));
+  return absl::StrCat(d, "/", name);
+}
+
+std::string StepUri(const std::string& dir, uint64_t step) {
+  return JoinUri(dir, StepDirName(step));
 }
 
 uint64_t MaxStep(const std::vector<v1::InspectReply>& listings) {
@@ -165,6 +170,35 @@ absl::Status Coordinator::Preflight(RunResult* result) {
             probe.status().message()));
       }
     }
+  }
+  return absl::OkStatus();
+}
+
+absl::Status Coordinator::PutResult(const std::string& dir_uri,
+                                    const std::string& name,
+                                    const std::string& data, bool check_only,
+                                    bool overwrite) {
+  if (nodes_.empty()) return absl::UnavailableError("no node to write it");
+  v1::PutResultRequest req;
+  req.set_dir_uri(dir_uri);
+  req.set_name(name);
+  req.set_data(data);
+  req.set_check_only(check_only);
+  req.set_overwrite(overwrite);
+  req.mutable_storage_options()->insert(storage_options_.begin(),
+                                        storage_options_.end());
+  ASSIGN_OR_RETURN(auto rep, nodes_[0]->PutResult(req));
+  const std::string where =
+      absl::StrCat(JoinUri(dir_uri, name), " (node ", nodes_[0]->index(), ", ",
+                   nodes_[0]->host(), ")");
+  if (!rep.error().empty()) {
+    return absl::UnavailableError(absl::StrCat(where, ": ", rep.error()));
+  }
+  if (rep.exists()) {
+    return absl::AlreadyExistsError(absl::StrCat(
+        where,
+        " is there from an earlier run; refusing to replace it (expected a "
+        "results prefix of this run's own, or --overwrite)"));
   }
   return absl::OkStatus();
 }

@@ -39,6 +39,13 @@ class Coordinator {
   // measured, failed ones included.
   absl::Status Run(RunResult* result);
 
+  // Results at an object-store URI (`dir_uri`/`name`), written by node 0
+  // with the run's storage settings. `check_only`: before any round, fails
+  // with AlreadyExists if the object is there (unless `overwrite`).
+  absl::Status PutResult(const std::string& dir_uri, const std::string& name,
+                         const std::string& data, bool check_only,
+                         bool overwrite);
+
   // Safe from another thread (the signal thread): tells the nodes to
   // abort, fails the round in flight and starts no further rounds.
   void Interrupt(const std::string& reason);

@@ -28,6 +28,10 @@ absl::StatusOr<v1::CleanupReply> LocalNodeClient::Cleanup(
     const v1::CleanupRequest& r) {
   return service_.Cleanup(r);
 }
+absl::StatusOr<v1::PutResultReply> LocalNodeClient::PutResult(
+    const v1::PutResultRequest& r) {
+  return service_.PutResult(r);
+}
 absl::StatusOr<v1::AbortReply> LocalNodeClient::Abort(
     const v1::AbortRequest& r) {
   return service_.Abort(r);

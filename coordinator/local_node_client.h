@@ -26,6 +26,8 @@ class LocalNodeClient : public NodeClient {
   absl::StatusOr<v1::CommitReply> Commit(const v1::CommitRequest& r) override;
   absl::StatusOr<v1::CleanupReply> Cleanup(
       const v1::CleanupRequest& r) override;
+  absl::StatusOr<v1::PutResultReply> PutResult(
+      const v1::PutResultRequest& r) override;
   absl::StatusOr<v1::AbortReply> Abort(const v1::AbortRequest& r) override;
   absl::StatusOr<v1::PingReply> Ping(const v1::PingRequest& r) override;
 

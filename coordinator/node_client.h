@@ -40,6 +40,8 @@ class NodeClient {
       const v1::CommitRequest& r) = 0;
   virtual absl::StatusOr<v1::CleanupReply> Cleanup(
       const v1::CleanupRequest& r) = 0;
+  virtual absl::StatusOr<v1::PutResultReply> PutResult(
+      const v1::PutResultRequest& r) = 0;
   virtual absl::StatusOr<v1::AbortReply> Abort(const v1::AbortRequest& r) = 0;
   virtual absl::StatusOr<v1::PingReply> Ping(const v1::PingRequest& r) = 0;
 };

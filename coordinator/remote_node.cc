@@ -151,6 +151,13 @@ absl::StatusOr<v1::CleanupReply> RemoteNode::Cleanup(
   return ReplyOf(Call(std::move(m)), &v1::NodeMessage::mutable_cleanup);
 }
 
+absl::StatusOr<v1::PutResultReply> RemoteNode::PutResult(
+    const v1::PutResultRequest& r) {
+  v1::CoordinatorMessage m;
+  *m.mutable_put_result() = r;
+  return ReplyOf(Call(std::move(m)), &v1::NodeMessage::mutable_put_result);
+}
+
 absl::StatusOr<v1::AbortReply> RemoteNode::Abort(const v1::AbortRequest& r) {
   // Fire and forget: an abort must not wait on the node it is aborting.
   v1::CoordinatorMessage m;

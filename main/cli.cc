@@ -39,7 +39,9 @@ options:
   --config FILE       YAML configuration file (lowest precedence after
                       defaults; for sweeps the experiment file is the FILE)
   --results-dir DIR   write DIR/result.json (schema ckptbench.result/v1); a
-                      run refuses to replace one that is there
+                      run refuses to replace one that is there. run and
+                      coordinator also take s3://BUCKET/PREFIX or
+                      gs://BUCKET/PREFIX (written by node 0)
   --overwrite         (run, coordinator) replace DIR/result.json if present
   --resume            (sweep) finish the runs --results-dir DIR lacks
   --dry-run           (sweep) validate every point and list the runs

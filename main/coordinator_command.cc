@@ -29,7 +29,8 @@ int CoordinatorCommand(const CliArgs& args) {
   }
   std::vector<NodeClient*> clients(fleet->nodes.begin(), fleet->nodes.end());
   Coordinator coordinator(config, setup.plan, clients, progress.get(), run_id);
-  int code = ExecuteRun(args.results_dir, coordinator, signals, &result);
+  int code = ExecuteRun(args.results_dir, coordinator, signals, &result,
+                        args.overwrite);
   fleet->server->Shutdown(code == 0,
                           result.errors.empty() ? "" : result.errors.back());
   return code;

@@ -31,7 +31,8 @@ int RunCommand(const CliArgs& args) {
                                                  isatty(STDERR_FILENO) != 0);
   }
   Coordinator coordinator(config, setup.plan, {&node}, progress.get());
-  return ExecuteRun(args.results_dir, coordinator, signals, &setup.result);
+  return ExecuteRun(args.results_dir, coordinator, signals, &setup.result,
+                    args.overwrite);
 }
 
 }  // namespace ckpt

@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <filesystem>
 
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "common/bytes.h"
 #include "common/files.h"
@@ -45,9 +46,39 @@ void FillPlan(const CheckpointPlan& p, RunResult* r) {
   for (const auto& n : p.notes) r->notes.push_back(n);
 }
 
-// Writes DIR/result.json atomically; false (and says why) on failure.
-bool WriteResult(const std::string& dir, const RunResult& r, bool announce) {
+// Results that could not go to their object-store URI: a new file in the
+// working directory, so nothing measured is lost.
+bool WriteFallback(const RunResult& r) {
+  std::string path = absl::StrCat(
+      "ckptbench-result-",
+      r.run_id.empty() ? std::to_string(getpid()) : r.run_id, ".json");
+  if (auto s = WriteFileAtomically(path, ResultToJson(r)); !s.ok()) {
+    LOG_ERROR("results: %s", s.message());
+    return false;
+  }
+  LOG_WARN("results: wrote them to %s in the working directory instead", path);
+  return false;  // not where they were asked for
+}
+
+// Writes DIR/result.json atomically; false (and says why) on failure. An
+// object-store DIR is written by node 0 through `via`.
+bool WriteResult(const std::string& dir, const RunResult& r, bool announce,
+                 Coordinator* via) {
   if (dir.empty()) return true;
+  if (IsObjectStoreUri(dir)) {
+    absl::Status s =
+        via == nullptr
+            ? absl::UnavailableError("no node agent connected to write them")
+            : via->PutResult(dir, "result.json", ResultToJson(r),
+                             /*check_only=*/false, /*overwrite=*/true);
+    if (s.ok()) {
+      if (announce)
+        LOG_INFO("results: %s/result.json (written by node 0)", dir);
+      return true;
+    }
+    LOG_ERROR("results: cannot write them to %s: %s", dir, s.message());
+    return WriteFallback(r);
+  }
   std::error_code ec;
   std::filesystem::create_directories(dir, ec);
   std::string path = dir + "/result.json";
@@ -104,13 +135,17 @@ std::string SignalWatcher::Pending() {
 }
 
 int FailRun(const std::string& dir, RunResult* r, const std::string& error,
-            int code) {
+            int code, Coordinator* via) {
   std::fprintf(stderr, "ckptbench: %s\n", error.c_str());
   r->status = "failed";
   r->errors.push_back(error);
   r->finished_at = UtcNowIso8601();
-  WriteResult(dir, *r, /*announce=*/false);
+  WriteResult(dir, *r, /*announce=*/false, via);
   return code;
+}
+
+bool IsObjectStoreUri(const std::string& dir) {
+  return absl::StartsWith(dir, "s3://") || absl::StartsWith(dir, "gs://");
 }
 
 std::string SignalWatcher::Received() {
@@ -131,6 +166,17 @@ absl::StatusOr<LoadedConfig> LoadConfigFromArgs(const CliArgs& args) {
 
 absl::Status CheckResultsDir(const std::string& dir, bool overwrite) {
   if (dir.empty()) return absl::OkStatus();
+  if (IsObjectStoreUri(dir)) {
+    // Existence is checked by node 0 once nodes are there (ExecuteRun).
+    std::string rest = dir.substr(5);
+    if (rest.empty() || rest[0] == '/' ||
+        rest.find_first_of(" \t\n") != std::string::npos) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("--results-dir ", dir, ": expected ", dir.substr(0, 5),
+                       "BUCKET/PREFIX"));
+    }
+    return absl::OkStatus();
+  }
   namespace fs = std::filesystem;
   const std::string path = dir + "/result.json";
   std::error_code ec;
@@ -193,18 +239,51 @@ int PrepareRun(const LoadOptions& options, const std::string& results_dir,
   }
   setup->plan = std::move(*plan);
   FillPlan(setup->plan, &result);
+  if (IsObjectStoreUri(results_dir)) {
+    // Results get a prefix of their own: cleanup of checkpoint steps and
+    // load-only listings never meet them.
+    auto trimmed = [](std::string s) {
+      while (s.size() > 1 && s.back() == '/') s.pop_back();
+      return s;
+    };
+    const std::string rd = trimmed(results_dir);
+    for (const auto& [name, path] :
+         {std::pair<std::string, std::string>{"storage.path (CKPT_DIR_PATH)",
+                                              config.storage.path},
+          {"storage.restore_path (CKPT_RESTORE_PATH)", config.RestorePath()}}) {
+      const std::string p = trimmed(path);
+      if (!p.empty() && (rd == p || absl::StartsWith(rd, p + "/"))) {
+        return FailRun(
+            "", &result,
+            absl::StrCat("--results-dir ", results_dir, " is inside ", name,
+                         " ", path, ": expected a prefix of its own"),
+            2);
+      }
+    }
+  }
   return 0;
 }
 
 int ExecuteRun(const std::string& results_dir, Coordinator& coordinator,
-               SignalWatcher& signals, RunResult* result) {
+               SignalWatcher& signals, RunResult* result, bool overwrite) {
   if (std::string sig = signals.Pending(); !sig.empty()) {
     return FailRun(results_dir, result,
-                   absl::StrCat("interrupted by ", sig, " before any round"),
-                   1);
+                   absl::StrCat("interrupted by ", sig, " before any round"), 1,
+                   &coordinator);
   }
   if (auto s = coordinator.Preflight(result); !s.ok()) {
-    return FailRun(results_dir, result, std::string(s.message()), 2);
+    return FailRun(results_dir, result, std::string(s.message()), 2,
+                   &coordinator);
+  }
+  if (IsObjectStoreUri(results_dir)) {
+    // Node 0 checks, before any round, that no earlier run's results are
+    // there; on refusal nothing is written anywhere.
+    if (auto s = coordinator.PutResult(results_dir, "result.json", "",
+                                       /*check_only=*/true, overwrite);
+        !s.ok()) {
+      return FailRun("", result, absl::StrCat("--results-dir: ", s.message()),
+                     2);
+    }
   }
   LOG_INFO("run %s: %s, %s per checkpoint, %d node(s) x %d rank(s)",
            result->run_id, result->model, FormatBytes(result->checkpoint_bytes),
@@ -229,7 +308,8 @@ int ExecuteRun(const std::string& results_dir, Coordinator& coordinator,
     result->status = "failed";
     result->errors.push_back(std::string(status.message()));
   }
-  bool wrote = WriteResult(results_dir, *result, /*announce=*/true);
+  bool wrote =
+      WriteResult(results_dir, *result, /*announce=*/true, &coordinator);
   std::fputs(SummaryTable(*result).c_str(), stdout);
   std::fflush(stdout);
   if (!status.ok()) {

@@ -70,13 +70,21 @@ int PrepareRun(const LoadOptions& options, const std::string& results_dir,
                RunSetup* setup);
 
 // Records a failure before or outside the rounds, writes the result,
-// returns `code`.
+// returns `code`. An object-store results_dir is written by node 0 through
+// `via`; without it (no nodes yet) the result goes to a new file in the
+// working directory.
 int FailRun(const std::string& results_dir, RunResult* result,
-            const std::string& error, int code);
+            const std::string& error, int code, Coordinator* via = nullptr);
+
+// True for s3:// and gs:// results directories.
+bool IsObjectStoreUri(const std::string& dir);
 
 // Preflight, run, DIR/result.json, summary table. Returns the exit code.
+// An object-store DIR is checked (before any round, unless `overwrite`) and
+// written by node 0.
 int ExecuteRun(const std::string& results_dir, Coordinator& coordinator,
-               SignalWatcher& signals, RunResult* result);
+               SignalWatcher& signals, RunResult* result,
+               bool overwrite = false);
 
 }  // namespace ckpt
 

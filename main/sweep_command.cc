@@ -232,6 +232,12 @@ int SweepCommand(const CliArgs& args) {
     for (const auto& run : runs) std::printf("  %s\n", run.name.c_str());
     return 0;
   }
+  if (IsObjectStoreUri(args.results_dir)) {
+    return BadInput(absl::StrCat(
+        "sweep --results-dir ", args.results_dir,
+        ": expected a local directory (s3:// and gs:// results are for "
+        "`ckptbench run` and `ckptbench coordinator`)"));
+  }
   if (args.resume && args.results_dir.empty()) {
     return BadInput(
         "sweep --resume: expected --results-dir DIR, the "

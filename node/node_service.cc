@@ -186,6 +186,28 @@ v1::CommitReply NodeService::Commit(const v1::CommitRequest& req) {
   return rep;
 }
 
+v1::PutResultReply NodeService::PutResult(const v1::PutResultRequest& req) {
+  v1::PutResultReply rep;
+  auto loc = OpenStorage(req.dir_uri(), OptionsOf(req.storage_options()));
+  if (!loc.ok()) {
+    rep.set_error(std::string(loc.status().message()));
+    return rep;
+  }
+  const std::string path = JoinPath(loc->path, req.name());
+  if (req.check_only()) {
+    auto exists = loc->storage->Exists(path);
+    if (!exists.ok()) {
+      rep.set_error(std::string(exists.status().message()));
+    } else if (*exists && !req.overwrite()) {
+      rep.set_exists(true);
+    }
+    return rep;
+  }
+  auto s = loc->storage->WriteAtomic(path, req.data());
+  if (!s.ok()) rep.set_error(std::string(s.message()));
+  return rep;
+}
+
 v1::CleanupReply NodeService::Cleanup(const v1::CleanupRequest& req) {
   v1::CleanupReply rep;
   std::vector<uint64_t> steps(req.remove_steps().begin(),

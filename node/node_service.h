@@ -26,6 +26,7 @@ class NodeService {
       const std::function<void(const v1::Progress&)>& on_progress,
       double progress_interval);
   v1::CommitReply Commit(const v1::CommitRequest& req);
+  v1::PutResultReply PutResult(const v1::PutResultRequest& req);
   v1::CleanupReply Cleanup(const v1::CleanupRequest& req);
   v1::AbortReply Abort(const v1::AbortRequest& req);
   v1::PingReply Ping(const v1::PingRequest& req);

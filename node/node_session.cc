@@ -126,6 +126,9 @@ class Session {
       case v1::CoordinatorMessage::kCommit:
         *out.mutable_commit() = service_.Commit(msg.commit());
         break;
+      case v1::CoordinatorMessage::kPutResult:
+        *out.mutable_put_result() = service_.PutResult(msg.put_result());
+        break;
       case v1::CoordinatorMessage::kCleanup:
         *out.mutable_cleanup() = service_.Cleanup(msg.cleanup());
         break;

@@ -103,3 +103,32 @@ TEST_F(GcsRunTest, BadCredentialsAreOneClearErrorBeforeAnyRound) {
 
 }  // namespace
 }  // namespace ckpt
+
+namespace ckpt {
+namespace {
+
+// --results-dir gs://...: node 0 writes result.json through the GCS backend;
+// a second run is refused before any round and leaves it as it was.
+TEST_F(GcsRunTest, ResultsGoToAGcsPrefix) {
+  auto r = RunProcess(
+      {CkptbenchBinary(), "run", "--results-dir", "gs://bucket/results/r1"},
+      Env());
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  auto data = server_.ObjectBytes("bucket", "results/r1/result.json");
+  ASSERT_TRUE(data.has_value());
+  json j = json::parse(*data);
+  EXPECT_EQ(j["status"], "ok");
+  EXPECT_EQ(j["environment"]["storage"], "gs");
+  auto again = RunProcess(
+      {CkptbenchBinary(), "run", "--results-dir", "gs://bucket/results/r1"},
+      Env());
+  EXPECT_EQ(again.exit_code, 2);
+  EXPECT_NE(again.err.find("refusing to replace it"), std::string::npos)
+      << again.err;
+  EXPECT_EQ(json::parse(*server_.ObjectBytes(
+                "bucket", "results/r1/result.json"))["run_id"],
+            j["run_id"]);
+}
+
+}  // namespace
+}  // namespace ckpt

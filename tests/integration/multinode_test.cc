@@ -164,7 +164,8 @@ TEST(Multinode, NodeLocalDisksHoldOwnShardsAndStagePerNode) {
   // Node 1 loses its disk: a load-only run stages on every node, then loads.
   fs::remove_all(c.tmp().Sub("disk-1"));
   env["CKPT_MODE"] = "load-only";
-  auto coord = c.StartCoordinator(env);
+  // The same results directory as the save run: replacing it is asked for.
+  auto coord = c.StartCoordinator(env, {"--overwrite"});
   auto n0 = c.StartNode(0);
   auto n1 = c.StartNode(1);
   ASSERT_EQ(coord->Wait(60), 0) << coord->Err();

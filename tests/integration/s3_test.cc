@@ -234,3 +234,85 @@ TEST_F(S3Test, HttpsVerifiesTheCertificateAndVirtualHostedAddressingWorks) {
 
 }  // namespace
 }  // namespace ckpt
+
+namespace ckpt {
+namespace {
+
+// --results-dir s3://...: result.json is written by node 0 through the S3
+// backend, under a prefix of its own; an earlier run's is never replaced
+// (unless --overwrite), and a prefix inside the checkpoint path is refused.
+TEST_F(S3Test, ResultsGoToAnS3PrefixOfTheirOwn) {
+  Env env = S3Env({{"CKPT_DIR_PATH", Uri("ck")},
+                   {"NUM_SAVE_CALLS", "1"},
+                   {"NUM_LOAD_CALLS", "1"}});
+  auto fetch = [&](const std::string& name) {
+    auto cp = swift().Aws(
+        {"s3", "cp", Uri("results/run1/result.json"), tmp_.Sub(name)});
+    EXPECT_EQ(cp.exit_code, 0) << cp.err;
+    return json::parse(ReadFile(tmp_.Sub(name)));
+  };
+  auto r = Ckpt({"run", "--results-dir", Uri("results/run1")}, env);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.err.find("results: " + Uri("results/run1") +
+                       "/result.json (written by node 0)"),
+            std::string::npos)
+      << r.err;
+  json first = fetch("first.json");
+  EXPECT_EQ(first["status"], "ok");
+  ASSERT_EQ(first["rounds"].size(), 2u);
+  EXPECT_TRUE(first["rounds"][1]["verified"].get<bool>());
+
+  // The same prefix again: refused before any round, nothing replaced.
+  auto again = Ckpt({"run", "--results-dir", Uri("results/run1")}, env);
+  EXPECT_EQ(again.exit_code, 2);
+  EXPECT_NE(again.err.find("refusing to replace it"), std::string::npos)
+      << again.err;
+  EXPECT_EQ(again.out.find("save     1"), std::string::npos) << "a round ran";
+  EXPECT_EQ(fetch("same.json")["run_id"], first["run_id"]);
+
+  // --overwrite replaces it.
+  auto over =
+      Ckpt({"run", "--results-dir", Uri("results/run1"), "--overwrite"}, env);
+  ASSERT_EQ(over.exit_code, 0) << over.err;
+  EXPECT_NE(fetch("over.json")["run_id"], first["run_id"]);
+
+  // Inside the checkpoint path: refused before anything runs.
+  auto inside = Ckpt({"run", "--results-dir", Uri("ck/results")}, env);
+  EXPECT_EQ(inside.exit_code, 2);
+  EXPECT_NE(inside.err.find("is inside storage.path (CKPT_DIR_PATH)"),
+            std::string::npos)
+      << inside.err;
+  auto bad = Ckpt({"run", "--results-dir", "s3://"}, env);
+  EXPECT_EQ(bad.exit_code, 2);
+  EXPECT_NE(bad.err.find("expected s3://BUCKET/PREFIX"), std::string::npos)
+      << bad.err;
+}
+
+// Multinode: the coordinator has no storage credentials at all; node 0
+// writes the results to S3 as it writes .metadata.
+TEST_F(S3Test, CoordinatorWithoutCredentialsHasNodeZeroWriteResults) {
+  Cluster c;
+  Env coord = S3Env({{"CKPT_DIR_PATH", Uri("mn")}, {"NUM_NODES", "2"}});
+  coord.erase("AWS_ACCESS_KEY_ID");
+  coord.erase("AWS_SECRET_ACCESS_KEY");
+  auto co = c.StartCoordinator(coord, {"--results-dir", Uri("mnres")});
+  Env node = swift().Env();
+  auto n0 = c.StartNode(0, node);
+  auto n1 = c.StartNode(1, node);
+  ASSERT_EQ(co->Wait(120), 0) << co->Err();
+  EXPECT_EQ(n0->Wait(30), 0) << n0->Err();
+  EXPECT_EQ(n1->Wait(30), 0) << n1->Err();
+  EXPECT_FALSE(fs::exists(c.ResultsDir())) << "results also written locally";
+  auto cp =
+      swift().Aws({"s3", "cp", Uri("mnres/result.json"), tmp_.Sub("mn.json")});
+  ASSERT_EQ(cp.exit_code, 0) << cp.err;
+  json j = json::parse(ReadFile(tmp_.Sub("mn.json")));
+  EXPECT_EQ(j["status"], "ok");
+  EXPECT_EQ(j["plan"]["num_nodes"], 2);
+  // The secret is nowhere in the result.
+  EXPECT_EQ(ReadFile(tmp_.Sub("mn.json")).find(node["AWS_SECRET_ACCESS_KEY"]),
+            std::string::npos);
+}
+
+}  // namespace
+}  // namespace ckpt
