@@ -16,12 +16,18 @@ ctr_on_exit "podman rm -f -t 0 \$(podman ps -aq --filter name='^$NAME') 2>/dev/n
 # Every container of this test: named, removed at exit, no network needed.
 crun() { podman run --rm --name "$NAME-$1" --network none "${@:2}"; }
 
+say "every shared library the binary links is in the image"
+missing=$(podman run --rm --name "$NAME-ldd" --network none --entrypoint /usr/bin/ldd "$IMAGE" \
+  /usr/local/bin/ckptbench 2>&1 | grep 'not found' || true)
+[ -z "$missing" ] || fail "the image lacks runtime libraries (add their packages to the Dockerfile's runtime stage):
+$missing"
+
 say "help and version"
-out=$(crun help "$IMAGE")
-[[ $out == *"usage: ckptbench <command>"* ]] || fail "image's default command printed no usage: $out"
-out=$(crun help2 "$IMAGE" --help)
+out=$(crun help "$IMAGE" 2>&1) || fail "the image's default command (its CMD) failed: $out"
+[[ $out == *"usage: ckptbench <command>"* ]] || fail "the image's default command (its CMD) printed no usage: $out"
+out=$(crun help2 "$IMAGE" --help 2>&1) || fail "--help failed: $out"
 [[ $out == *"--results-dir DIR"* ]] || fail "--help printed no options: $out"
-crun version "$IMAGE" version | grep -q '^ckptbench ' || fail "version printed nothing"
+out=$(crun version "$IMAGE" version 2>&1) && [[ $out == "ckptbench "* ]] || fail "version: $out"
 
 say "keys --json"
 crun keys "$IMAGE" keys --json > "$W/keys.json"

@@ -120,7 +120,18 @@ play() {  # NAME KUSTOMIZATION [ARGS...]
     done
   done < "$out/pods.tsv"
   say "   $name: every pod done after $((SECONDS - start)) s: $(awk '{print $2}' "$out/exits" | sort | uniq -c | xargs)"
-  if [ $bad = 1 ]; then show_logs "$out"; fail "$name: a container exited non-zero: $(tr '\n' ';' < "$out/exits")"; fi
+  if [ $bad = 1 ]; then
+    show_logs "$out"
+    # Each failed container's own reason (its last "ckptbench: ..." line).
+    local why
+    why=$(for f in "$out"/log-*.log; do
+            c=$(basename "$f" .log); c=${c#log-}
+            grep -q "^$c 0\$" "$out/exits" && continue
+            echo "  $c: $(grep -hE '^ckptbench( node [0-9]+)?: ' "$f" | tail -n 1)"
+          done)
+    fail "$name: containers exited non-zero:
+$why"
+  fi
   # An emptyDir lives as long as its pod: the pods go, and their volumes.
   while IFS=$'\t' read -r host _; do podman pod rm -f -t 0 "$host" > /dev/null; done < "$out/pods.tsv"
   for claim in $(sed -n 's/^ *claimName: *//p' "$out"/pod-*.yaml | sort -u | grep -v "^$RESULTS\$"); do
