@@ -30,9 +30,30 @@ grpc::ChannelArguments ChannelArgs(const NodeSessionOptions& o) {
   args.SetInt(GRPC_ARG_HTTP2_MAX_PINGS_WITHOUT_DATA, 0);
   args.SetInt(GRPC_ARG_MAX_RECEIVE_MESSAGE_LENGTH, -1);
   args.SetInt(GRPC_ARG_MAX_SEND_MESSAGE_LENGTH, -1);
+  // Every attempt starts afresh: its own connections (not a subchannel
+  // shared with an earlier attempt and still in its backoff), a name looked
+  // up again (the coordinator's DNS record may appear only after the node
+  // starts, as on Kubernetes and compose), and short reconnect backoffs:
+  // the session loop below does the waiting, with jitter.
+  args.SetInt(GRPC_ARG_USE_LOCAL_SUBCHANNEL_POOL, 1);
+  args.SetInt(GRPC_ARG_DNS_MIN_TIME_BETWEEN_RESOLUTIONS_MS, 200);
+  args.SetInt(GRPC_ARG_INITIAL_RECONNECT_BACKOFF_MS, 200);
+  args.SetInt(GRPC_ARG_MIN_RECONNECT_BACKOFF_MS, 200);
+  args.SetInt(GRPC_ARG_MAX_RECONNECT_BACKOFF_MS, 2000);
   if (!o.tls_server_name.empty())
     args.SetSslTargetNameOverride(o.tls_server_name);
   return args;
+}
+
+// Longest one connection attempt may take before the loop tries anew.
+constexpr double kAttemptSeconds = 3;
+
+// A steady-clock instant as the wall-clock deadline gRPC takes.
+std::chrono::system_clock::time_point ToSystemDeadline(
+    SteadyClock::time_point t) {
+  return std::chrono::system_clock::now() +
+         std::chrono::duration_cast<std::chrono::system_clock::duration>(
+             t - SteadyClock::now());
 }
 
 // Serves one registered session until shutdown or loss.
@@ -177,41 +198,62 @@ absl::Status RunNodeSession(const NodeSessionOptions& o) {
     auto channel =
         grpc::CreateCustomChannel(o.coordinator, o.credentials, ChannelArgs(o));
     auto stub = v1::Coordinator::NewStub(channel);
-    grpc::ClientContext ctx;
-    std::unique_ptr<Stream> stream = stub->Session(&ctx);
-    v1::NodeMessage reg;
-    auto* r = reg.mutable_register_();
-    r->set_protocol_version(
-        static_cast<v1::ProtocolVersion>(o.protocol_version));
-    r->set_host(o.host);
-    r->set_node_index(o.node_index);
-    r->set_token(o.token);
-    r->set_build_version(CKPTBENCH_VERSION_STRING);
-    v1::CoordinatorMessage reply;
-    if (stream->Write(reg) && stream->Read(&reply) &&
-        reply.has_register_reply()) {
-      const auto& rr = reply.register_reply();
-      if (!rr.accepted()) {
+    // A bounded wait for a connection first: opening the session stream
+    // has no deadline (it lasts the run), and would wait as long as the
+    // channel keeps trying. Not connected in time: ask briefly for why (a
+    // call with a deadline fails with the channel's reason), then retry.
+    const auto attempt_end = std::min(
+        deadline, SteadyClock::now() +
+                      std::chrono::duration_cast<SteadyClock::duration>(
+                          std::chrono::duration<double>(kAttemptSeconds)));
+    if (!channel->WaitForConnected(ToSystemDeadline(attempt_end))) {
+      grpc::ClientContext probe;
+      probe.set_deadline(std::chrono::system_clock::now() +
+                         std::chrono::milliseconds(500));
+      std::unique_ptr<Stream> s = stub->Session(&probe);
+      s->WritesDone();
+      grpc::Status st = s->Finish();
+      last_error =
+          st.ok() || st.error_message().empty()
+              ? absl::StrCat("no connection within ", kAttemptSeconds, " s")
+              : st.error_message();
+    } else {
+      grpc::ClientContext ctx;
+      std::unique_ptr<Stream> stream = stub->Session(&ctx);
+      v1::NodeMessage reg;
+      auto* r = reg.mutable_register_();
+      r->set_protocol_version(
+          static_cast<v1::ProtocolVersion>(o.protocol_version));
+      r->set_host(o.host);
+      r->set_node_index(o.node_index);
+      r->set_token(o.token);
+      r->set_build_version(CKPTBENCH_VERSION_STRING);
+      v1::CoordinatorMessage reply;
+      if (stream->Write(reg) && stream->Read(&reply) &&
+          reply.has_register_reply()) {
+        const auto& rr = reply.register_reply();
+        if (!rr.accepted()) {
+          ctx.TryCancel();
+          return absl::FailedPreconditionError(absl::StrCat(
+              "the coordinator refused registration: ", rr.error()));
+        }
+        LOG_INFO("node %d: registered with %s (run %s)", o.node_index,
+                 o.coordinator, rr.run_id());
+        Session session(stream.get(), rr.heartbeat_interval_seconds() > 0
+                                          ? rr.heartbeat_interval_seconds()
+                                          : 1.0);
+        absl::Status s = session.Serve();
+        stream->WritesDone();
         ctx.TryCancel();
-        return absl::FailedPreconditionError(
-            absl::StrCat("the coordinator refused registration: ", rr.error()));
+        return s;
       }
-      LOG_INFO("node %d: registered with %s (run %s)", o.node_index,
-               o.coordinator, rr.run_id());
-      Session session(stream.get(), rr.heartbeat_interval_seconds() > 0
-                                        ? rr.heartbeat_interval_seconds()
-                                        : 1.0);
-      absl::Status s = session.Serve();
-      stream->WritesDone();
-      ctx.TryCancel();
-      return s;
-    }
-    grpc::Status st = stream->Finish();
-    last_error = st.error_message();
-    if (st.error_code() == grpc::StatusCode::FAILED_PRECONDITION ||
-        st.error_code() == grpc::StatusCode::PERMISSION_DENIED) {
-      return absl::FailedPreconditionError(
-          absl::StrCat("the coordinator refused registration: ", last_error));
+      grpc::Status st = stream->Finish();
+      last_error = st.error_message();
+      if (st.error_code() == grpc::StatusCode::FAILED_PRECONDITION ||
+          st.error_code() == grpc::StatusCode::PERMISSION_DENIED) {
+        return absl::FailedPreconditionError(
+            absl::StrCat("the coordinator refused registration: ", last_error));
+      }
     }
     if (SteadyClock::now() >= deadline) {
       return absl::UnavailableError(absl::StrCat(

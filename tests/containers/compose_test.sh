@@ -28,6 +28,22 @@ ctr_healthcheck_loop
 # Nothing of an earlier, interrupted run of this test.
 "${COMPOSE[@]}" down -v -t 0 > /dev/null 2>&1 || true
 
+# Nodes start before the coordinator (compose starts it last), so its name
+# does not resolve at first: they must still join within seconds of it
+# listening, not after gRPC's own reconnect backoff (up to 2 min).
+joined_promptly() {  # LOG
+  local t
+  t=$(sed 's/\x1b\[[0-9;]*m//g' "$1" | awk '
+    function secs(s) { split(s, a, ":"); return a[1] * 3600 + a[2] * 60 + a[3] }
+    / coordinator listening on / { start = secs($4) }
+    / node [0-9]+ registered from / { last = secs($4) }
+    END { if (start == "" || last == "") print "none"; else printf "%.1f", last - start }')
+  [ "$t" != none ] || { tail -n 20 "$1"; fail "no registration lines in the coordinator's log"; }
+  say "   all nodes registered $t s after the coordinator listened"
+  awk -v t="$t" 'BEGIN { exit !(t <= 15) }' ||
+    fail "the nodes took $t s to register after the coordinator listened (expected seconds)"
+}
+
 result() {  # -> $W/$1.json: the results volume's result.json
   "${COMPOSE[@]}" run --rm --no-deps --entrypoint cat coordinator /results/result.json \
     > "$W/$1.json" 2> "$W/$1.err" || { cat "$W/$1.err"; fail "cannot read result.json from the results volume"; }
@@ -41,6 +57,7 @@ rc=$?
 set -e
 say "   exit $rc after $((SECONDS - start)) s"
 [ $rc = 0 ] || { tail -n 40 "$W/up1.log"; fail "compose run: exit $rc, expected 0"; }
+joined_promptly "$W/up1.log"
 grep -E 'save +[0-9]|load +[0-9]|MiB/s' "$W/up1.log" | tail -n 8 || true
 result run1
 r=$W/run1.json
@@ -78,6 +95,7 @@ for _ in $(seq 600); do
   sleep 0.2
 done
 grep -q 'progress: save 1' "$W/up2.log" || { tail -n 30 "$W/up2.log"; fail "the save never showed progress"; }
+joined_promptly "$W/up2.log"
 node1=$(podman ps --filter "label=com.docker.compose.project=$P" \
   --filter "label=com.docker.compose.service=node-1" --format '{{.Names}}')
 [ -n "$node1" ] || fail "no running node-1 container"

@@ -205,8 +205,7 @@ done
 podman exec ckptbench-jobset-s3 mc mb --ignore-existing "local/$bucket" > "$W/mb.out" 2>&1 || {
   cat "$W/mb.out"; podman exec ckptbench-jobset-s3 sh -c 'tail -n 20 /data/swift/log/*.log'
   fail "cannot create bucket $bucket on the S3 stand-in"; }
-play s3-compatible deploy/k8s/overlays/s3-compatible --alias "$endpoint_host=$S3IP" "${small[@]}" \
-  CKPT_DIR_PATH="s3://$bucket/jobset-test"
+play s3-compatible deploy/k8s/overlays/s3-compatible --alias "$endpoint_host=$S3IP" "${small[@]}"
 r=$results_dir/ckptbench/s3-compatible/result.json
 check_result "$r" save+load
 [ "$(ctr_json "$r" 'j["environment"]["storage"]')" = s3 ] || fail "s3-compatible: storage is not s3"
