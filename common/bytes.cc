@@ -6,6 +6,7 @@
 
 #include "absl/status/status.h"
 #include "absl/strings/ascii.h"
+#include "absl/strings/numbers.h"
 #include "absl/strings/str_format.h"
 
 namespace ckpt {
@@ -50,7 +51,10 @@ absl::StatusOr<uint64_t> ParseByteSize(std::string_view text) {
   } else {
     return bad();
   }
-  double value = std::stod(number) * multiplier;
+  // Never std::stod: it throws on "." and on numbers past double's range.
+  double parsed = 0;
+  if (!absl::SimpleAtod(number, &parsed)) return bad();
+  double value = parsed * multiplier;
   if (!std::isfinite(value) || value >= 1.8e19) return bad();
   double rounded = std::round(value);
   if (std::fabs(rounded - value) > 1e-6 * std::max(1.0, value)) {

@@ -319,7 +319,46 @@ std::string ForNode(const std::string& uri, int node) {
   return out;
 }
 
+namespace {
+
+// A storage location: a path, file:///PATH, s3://BUCKET[/PREFIX] or
+// gs://BUCKET[/PREFIX]. An object-store URI without a bucket, or a file URI
+// with a host, would otherwise be taken for a relative local path.
+absl::Status CheckStorageUri(const std::string& name, const std::string& v) {
+  for (const char* scheme : {"s3://", "gs://"}) {
+    if (v.rfind(scheme, 0) != 0) continue;
+    const std::string rest = v.substr(5);
+    if (rest.empty() || rest[0] == '/') {
+      return absl::InvalidArgumentError(
+          absl::StrCat(name, " = '", v, "': no bucket name; expected ", scheme,
+                       "BUCKET or ", scheme, "BUCKET/PREFIX"));
+    }
+    return absl::OkStatus();
+  }
+  if (v.rfind("file://", 0) == 0) {
+    const std::string rest = v.substr(7);
+    if (rest.empty() || rest[0] != '/') {
+      return absl::InvalidArgumentError(absl::StrCat(
+          name, " = '", v,
+          "': a file URI with a host (or no path) is not supported; expected "
+          "file:///ABSOLUTE/PATH or a plain path"));
+    }
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace
+
 absl::Status ValidateConfig(const Config& c, bool need_storage) {
+  if (auto s = CheckStorageUri("storage.path (CKPT_DIR_PATH)", c.storage.path);
+      !s.ok()) {
+    return s;
+  }
+  if (auto s = CheckStorageUri("storage.restore_path (CKPT_RESTORE_PATH)",
+                               c.storage.restore_path);
+      !s.ok()) {
+    return s;
+  }
   if (!c.storage.node_local &&
       (c.storage.path.find("{node}") != std::string::npos ||
        c.storage.restore_path.find("{node}") != std::string::npos)) {

@@ -1,5 +1,5 @@
-// Small string helpers: edit distance for "did you mean" suggestions, and
-// base64.
+// Small string helpers: edit distance for "did you mean" suggestions,
+// base64, and UTF-8 validity for text that goes into JSON.
 #ifndef CKPTBENCH_COMMON_TEXT_H_
 #define CKPTBENCH_COMMON_TEXT_H_
 
@@ -23,6 +23,14 @@ enum class Base64Alphabet {
 };
 std::string Base64Encode(std::string_view data,
                          Base64Alphabet alphabet = Base64Alphabet::kStandard);
+
+// Whether `s` is well-formed UTF-8 (no overlongs, surrogates or code points
+// past U+10FFFF).
+bool IsValidUtf8(std::string_view s);
+// `s` with every byte that is not part of well-formed UTF-8 written as the
+// four characters \xHH: JSON can carry it, and a reader sees which byte it
+// was (a path or a file's garbage quoted in an error).
+std::string EscapeInvalidUtf8(std::string_view s);
 
 }  // namespace ckpt
 

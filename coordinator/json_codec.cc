@@ -5,6 +5,7 @@
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "common/json_utf8.h"
 
 namespace ckpt {
 namespace {
@@ -179,6 +180,7 @@ std::string ResultToJson(const RunResult& r) {
   j["rounds"] = rounds;
   j["summary"] = {{"save", SummaryJson(r.Summarize("save"))},
                   {"load", SummaryJson(r.Summarize("load"))}};
+  SanitizeUtf8(j);
   return j.dump(2) + "\n";
 }
 
@@ -187,7 +189,9 @@ std::string ResultToJson(const RunResult& r) {
 std::string MetadataToJson(const CheckpointPlan& plan, uint64_t step,
                            uint64_t seed, const std::string& checksum,
                            const SegmentChecksums& sums, int only_node) {
-  auto q = [](const std::string& v) { return json(v).dump(); };
+  auto q = [](const std::string& v) {
+    return json(IsValidUtf8(v) ? v : EscapeInvalidUtf8(v)).dump();
+  };
   std::string out;
   absl::StrAppend(&out, "{\"format\":", q(kMetadataFormat), ",\"step\":", step,
                   ",\"seed\":", seed, ",\"checksum\":", q(checksum),

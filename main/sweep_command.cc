@@ -21,6 +21,7 @@
 #include "absl/strings/str_format.h"
 #include "common/experiment.h"
 #include "common/files.h"
+#include "common/json_utf8.h"
 #include "common/log.h"
 #include "coordinator/environment.h"
 #include "coordinator/local_node_client.h"
@@ -259,6 +260,7 @@ int SweepCommand(const CliArgs& args) {
     }
     std::error_code ec;
     fs::create_directories(dir, ec);
+    SanitizeUtf8(manifest);
     if (auto s = WriteFileAtomically(manifest_path, manifest.dump(2) + "\n");
         !s.ok()) {
       return BadInput(std::string(s.message()));

@@ -7,6 +7,7 @@
 #include <mutex>
 
 #include "absl/strings/match.h"
+#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "common/checksum.h"
 #include "common/status_macros.h"
@@ -307,9 +308,14 @@ absl::StatusOr<std::unique_ptr<ReadableFile>> S3Storage::OpenRead(
   ASSIGN_OR_RETURN(auto loc, ObjectFor(path));
   S3Call head = MakeS3Call("HEAD", loc.bucket, loc.key);
   ASSIGN_OR_RETURN(auto rep, client_->Do(head));
-  uint64_t size = std::stoull(rep.headers.count("content-length")
-                                  ? rep.headers["content-length"]
-                                  : "0");
+  const std::string length =
+      rep.headers.count("content-length") ? rep.headers["content-length"] : "0";
+  uint64_t size = 0;
+  if (!absl::SimpleAtoi(length, &size)) {
+    return absl::DataLossError(
+        absl::StrCat("HEAD ", path, ": the server sent Content-Length '",
+                     length, "', not a byte count"));
+  }
   return std::unique_ptr<ReadableFile>(new RangedReadableFile(
       size, client_->config().range_size, client_->config().ranges_in_flight,
       S3RangeFetch(client_, loc)));

@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include <string>
+
 namespace ckpt {
 namespace {
 
@@ -19,6 +21,16 @@ TEST(ParseByteSize, RejectsGarbage) {
   for (const char* bad : {"", "abc", "-1", "4 parsecs", "1.2.3k", "0.3"}) {
     EXPECT_FALSE(ParseByteSize(bad).ok()) << bad;
   }
+}
+
+// These threw out of std::stod and aborted the process (exit 134).
+TEST(ParseByteSize, RejectsADotAndNumbersPastEveryRange) {
+  EXPECT_FALSE(ParseByteSize(".").ok());
+  EXPECT_FALSE(ParseByteSize(".KiB").ok());
+  EXPECT_FALSE(ParseByteSize(std::string(300, '9')).ok());
+  EXPECT_FALSE(ParseByteSize(std::string(400, '9')).ok());
+  EXPECT_FALSE(ParseByteSize(std::string(400, '9') + "GiB").ok());
+  EXPECT_EQ(*ParseByteSize(".5KiB"), 512u);
 }
 
 TEST(FormatBytes, Readable) {

@@ -182,6 +182,33 @@ TEST(ValidateConfig, GpuAndMissingPathAndDirectAlignment) {
   EXPECT_FALSE(ValidateConfig(c, true).ok());
 }
 
+// Object-store URIs without a bucket and file URIs with a host were taken
+// for relative local paths ("s3:/checkpoints" in the working directory).
+TEST(ValidateConfig, UrisWithoutBucketOrWithAHostAreRefused) {
+  for (std::string bad : {"s3://", "s3:///", "s3:///x", "gs://", "gs:///x",
+                          "file://host/x", "file://"}) {
+    Config c;
+    c.storage.path = bad;
+    absl::Status s = ValidateConfig(c, true);
+    EXPECT_TRUE(absl::IsInvalidArgument(s)) << bad;
+    EXPECT_NE(std::string(s.message()).find("CKPT_DIR_PATH) = '" + bad + "'"),
+              std::string::npos)
+        << s;
+    c.storage.path = "/tmp/x";
+    c.storage.restore_path = bad;
+    EXPECT_NE(std::string(ValidateConfig(c, true).message())
+                  .find("CKPT_RESTORE_PATH) = '" + bad + "'"),
+              std::string::npos)
+        << bad;
+  }
+  for (std::string good :
+       {"s3://b", "s3://b/p/q", "gs://b/p", "file:///x", "/abs", "rel/dir"}) {
+    Config c;
+    c.storage.path = good;
+    EXPECT_TRUE(ValidateConfig(c, true).ok()) << good;
+  }
+}
+
 // conf/local-disk.yaml documents every key with its default: it must load,
 // name each key exactly once, and agree with the built-in defaults.
 TEST(LoadConfig, ShippedLocalDiskYamlListsEveryKeyWithDefaults) {

@@ -63,5 +63,24 @@ TEST(ResultJson, HasSchemaStatusAndRounds) {
   EXPECT_EQ(j["summary"]["save"]["count"], 1);
 }
 
+// Errors quoting a garbage file and paths with a 0xFF byte aborted the run
+// (nlohmann type_error 316) instead of writing its result.
+TEST(ResultJson, InvalidUtf8IsEscapedNotFatal) {
+  RunResult r;
+  r.status = "failed";
+  r.errors.push_back("/ck/.metadata: garbage \xFF\xFE at byte 0");
+  ResolvedKey k;
+  k.key = "storage.path";
+  k.value = "/tmp/\xFF";
+  r.config.push_back(k);
+  r.model = "m\xC0";
+  std::string text;
+  ASSERT_NO_THROW(text = ResultToJson(r));
+  auto j = nlohmann::json::parse(text);
+  EXPECT_EQ(j["errors"][0], "/ck/.metadata: garbage \\xFF\\xFE at byte 0");
+  EXPECT_EQ(j["config"]["storage.path"]["value"], "/tmp/\\xFF");
+  EXPECT_EQ(j["plan"]["model"], "m\\xC0");
+}
+
 }  // namespace
 }  // namespace ckpt

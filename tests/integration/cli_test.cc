@@ -273,3 +273,35 @@ TEST(Cli, PlanAndKeys) {
 
 }  // namespace
 }  // namespace ckpt
+
+namespace ckpt {
+namespace {
+
+// Invalid UTF-8 in a path or in a garbage .metadata quoted by an error
+// aborted the run (exit 134) before it wrote result.json.
+TEST(Cli, InvalidUtf8InAPathOrAGarbageMetadataStillWritesResults) {
+  TempDir t;
+  auto r = Ckpt({"run", "-q", "--results-dir", t.Sub("r1")},
+                Env(t, {{"CKPT_DIR_PATH", t.Sub("ck\xFF")},
+                        {"NUM_LAYERS", "1"},
+                        {"NUM_SAVE_CALLS", "1"},
+                        {"NUM_LOAD_CALLS", "1"}}));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  json j = json::parse(ReadFile(t.Sub("r1/result.json")));
+  EXPECT_EQ(j["config"]["storage.path"]["value"], t.Sub("ck\\xFF"));
+
+  const std::string step = t.Sub("ck2/checkpoints/step-1");
+  fs::create_directories(step);
+  std::ofstream(step + "/.metadata") << "0\xFF\xFE\x80 not json";
+  auto g = Ckpt({"run", "-q", "--load-only", "--results-dir", t.Sub("r2")},
+                Env(t, {{"CKPT_DIR_PATH", t.Sub("ck2")}, {"NUM_LAYERS", "1"}}));
+  EXPECT_EQ(g.exit_code, 2) << g.err;
+  json f = json::parse(ReadFile(t.Sub("r2/result.json")));
+  EXPECT_EQ(f["status"], "failed");
+  EXPECT_NE(f["errors"][0].get<std::string>().find("unreadable .metadata"),
+            std::string::npos)
+      << f["errors"];
+}
+
+}  // namespace
+}  // namespace ckpt
