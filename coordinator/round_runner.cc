@@ -224,6 +224,9 @@ RoundResult RoundRunner::Run(const RoundSpec& spec) {
   const double margin = std::max(kStartMarginSeconds, 4 * max_rtt + 0.01);
   const int64_t margin_ns = static_cast<int64_t>(margin * 1e9);
   const int64_t start_unix = NowUnixNs() + margin_ns;
+  LOG_DEBUG("%s round %d: starting %d node(s) together in %.3f s",
+            spec.save ? "save" : "load", spec.index,
+            static_cast<int>(nodes_.size()), margin);
   const Clock::time_point t0 =
       Clock::now() + std::chrono::nanoseconds(margin_ns);
   std::string label = spec.staged ? std::string("stage (untimed)")

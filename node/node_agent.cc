@@ -6,6 +6,7 @@
 #include <cerrno>
 #include <chrono>
 #include <condition_variable>
+#include <filesystem>
 #include <thread>
 
 #include "absl/strings/numbers.h"
@@ -103,6 +104,10 @@ absl::StatusOr<PrepareOutcome> NodeAgent::Prepare(PhaseJob job) {
   }
   out.filesystem = st.Filesystem(location_.path);
   out.storage_kind = st.Kind();
+  LOG_DEBUG("node: prepared %s of %s on %s (%s)%s%s",
+            job.save ? "save" : "load", location_.path, out.filesystem.type,
+            out.storage_kind, job.save ? "" : ", page cache: ",
+            job.save ? "" : out.cache.method + " " + out.cache.probe);
   buffers_.clear();
   for (const auto& r : job.ranks) {
     for (size_t i = 0; i < r.files.size(); ++i) {
@@ -239,7 +244,15 @@ PhaseOutcome NodeAgent::Execute(int64_t start_at_unix_ns,
   }
   if (out.status.ok() && job.save && job.fsync) {
     auto t0 = std::chrono::steady_clock::now();
+    // The step's entries, then the step's own entry in checkpoints/ (a new
+    // directory): without the second, a host crash can lose the whole
+    // committed step.
     out.status = location_.storage->SyncDir(location_.path);
+    const std::string parent =
+        std::filesystem::path(location_.path).parent_path().string();
+    if (out.status.ok() && !parent.empty()) {
+      out.status = location_.storage->SyncDir(parent);
+    }
     out.dir_sync_seconds =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - t0)
             .count();

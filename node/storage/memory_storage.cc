@@ -14,6 +14,7 @@ struct Store {
   std::mutex mu;
   std::map<std::string, std::shared_ptr<std::string>> files;
   std::set<std::string> dirs;
+  std::vector<std::string> synced_dirs;  // SyncDir calls, in order
 };
 
 Store& TheStore() {
@@ -75,6 +76,13 @@ void MemoryStorage::Clear() {
   std::lock_guard<std::mutex> lock(s.mu);
   s.files.clear();
   s.dirs.clear();
+  s.synced_dirs.clear();
+}
+
+std::vector<std::string> MemoryStorage::SyncedDirs() {
+  Store& s = TheStore();
+  std::lock_guard<std::mutex> lock(s.mu);
+  return s.synced_dirs;
 }
 
 bool MemoryStorage::FlipByte(const std::string& path, uint64_t offset) {
@@ -119,7 +127,10 @@ absl::Status MemoryStorage::CreateDirs(const std::string& path) {
   return absl::OkStatus();
 }
 
-absl::Status MemoryStorage::SyncDir(const std::string&) {
+absl::Status MemoryStorage::SyncDir(const std::string& path) {
+  Store& s = TheStore();
+  std::lock_guard<std::mutex> lock(s.mu);
+  s.synced_dirs.push_back(Trim(path));
   return absl::OkStatus();
 }
 

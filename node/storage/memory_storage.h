@@ -18,6 +18,8 @@ class MemoryStorage : public Storage {
   static void Clear();
   static bool FlipByte(const std::string& path, uint64_t offset);
   static std::vector<std::string> AllPaths();
+  // The directories SyncDir was called on since Clear(), in order.
+  static std::vector<std::string> SyncedDirs();
 
   std::string Kind() const override { return "memory"; }
   absl::StatusOr<std::unique_ptr<WritableFile>> OpenWrite(

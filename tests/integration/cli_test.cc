@@ -305,3 +305,28 @@ TEST(Cli, InvalidUtf8InAPathOrAGarbageMetadataStillWritesResults) {
 
 }  // namespace
 }  // namespace ckpt
+
+namespace ckpt {
+namespace {
+
+// -v printed no debug line at all: nothing in the code logged at that level.
+TEST(Cli, VerboseAddsDebugLinesAndQuietRunsHaveNone) {
+  TempDir t;
+  auto env = Env(
+      t,
+      {{"NUM_LAYERS", "1"}, {"NUM_SAVE_CALLS", "1"}, {"NUM_LOAD_CALLS", "1"}});
+  auto v = Ckpt({"run", "-v", "--results-dir", t.Sub("v")}, env);
+  ASSERT_EQ(v.exit_code, 0) << v.err;
+  EXPECT_NE(v.err.find("\nD "), std::string::npos) << v.err;
+  EXPECT_NE(v.err.find("load round 1: starting 1 node(s) together"),
+            std::string::npos)
+      << v.err;
+  EXPECT_NE(v.err.find("page cache: fadvise_dontneed"), std::string::npos)
+      << v.err;
+  auto plain = Ckpt({"run", "--results-dir", t.Sub("p")}, env);
+  ASSERT_EQ(plain.exit_code, 0) << plain.err;
+  EXPECT_EQ(plain.err.find("\nD "), std::string::npos) << plain.err;
+}
+
+}  // namespace
+}  // namespace ckpt

@@ -61,6 +61,11 @@ TEST(NodeService, SaveCommitInspectLoadAndIdempotentStart) {
   EXPECT_EQ(rep.ranks(0).bytes(), 16000000u);
   EXPECT_EQ(rep.checksums_size(), 4);
   EXPECT_EQ(MemoryStorage::AllPaths().size(), 4u);
+  // Durable means the step's entries and the step's own entry in
+  // checkpoints/ (a new directory a crash could otherwise lose).
+  EXPECT_EQ(MemoryStorage::SyncedDirs(),
+            (std::vector<std::string>{"mem://b/checkpoints/step-1",
+                                      "mem://b/checkpoints"}));
 
   // Not committed yet: inspect sees an uncommitted step.
   v1::InspectRequest ireq;
