@@ -27,15 +27,18 @@ def main():
     target = sys.argv[1]
     deadline = time.time() + (float(sys.argv[2]) if len(sys.argv) > 2 else 10)
     last = "no answer"
-    with grpc.insecure_channel(target) as channel:
-        while time.time() < deadline:
+    # A new channel per attempt, as a kubelet's probe makes a new
+    # connection each period: one stuck connection attempt cannot use up
+    # the whole deadline.
+    while time.time() < deadline:
+        with grpc.insecure_channel(target) as channel:
             try:
                 last = check(channel)
                 if last == "SERVING":
                     break
             except grpc.RpcError as e:
                 last = "%s: %s" % (e.code().name, e.details())
-            time.sleep(0.2)
+        time.sleep(0.2)
     print("%s %s" % (target, last))
     return 0 if last == "SERVING" else 1
 

@@ -25,7 +25,10 @@ the manifests:
     anti-affinity), so each gets its own host directory under HOSTROOT;
   - extra host names (NAME=IP, --alias) are added to every pod's hostAliases
     (an endpoint name the manifests use for a server outside the cluster).
-usage: jobset_pods.py RENDERED OUTDIR SUBNET_PREFIX HOSTROOT [--alias N=IP]... [K=V]...
+Pods get the addresses SUBNET_PREFIX.FIRST, .FIRST+1, ... (a caller playing
+several JobSets one after another gives each its own, so that no address
+is reused while the host still remembers the previous pod's).
+usage: jobset_pods.py RENDERED OUTDIR SUBNET_PREFIX FIRST HOSTROOT [--alias N=IP]... [K=V]...
 """
 import copy
 import hashlib
@@ -35,7 +38,7 @@ import yaml
 
 
 def main(argv):
-    src, out, prefix, hostroot, *rest = argv
+    src, out, prefix, first, hostroot, *rest = argv
     aliases, overrides = [], []
     while rest:
         a = rest.pop(0)
@@ -68,7 +71,7 @@ def main(argv):
     sub = net.get("subdomain", name)
     rjs = js["spec"]["replicatedJobs"]
     global_replicas = sum(rj.get("replicas", 1) for rj in rjs)
-    pods, ip, global_index = [], 10, 0
+    pods, ip, global_index = [], int(first), 0
     for rj in rjs:
         replicas = rj.get("replicas", 1)
         for j in range(replicas):

@@ -22,6 +22,7 @@ NET=ckptbench-jobset-test
 PFX=10.89.211
 HOSTROOT=$W/hosts        # each pod's Kubernetes node: hostPath lives here
 RESULTS=ckptbench-results  # the PVC's claim name = the podman volume
+FIRST=0                    # plays use $PFX.10-, .20-, ...
 ctr_network "$NET" "$PFX.0/24"
 touch "$W/pods" "$W/volumes"
 ctr_on_exit "for p in \$(cat '$W/pods'); do podman pod rm -f -t 0 \"\$p\"; done"
@@ -88,7 +89,8 @@ play() {  # NAME KUSTOMIZATION [ARGS...]
   mkdir -p "$out"
   kubectl kustomize "$SRC/$kdir" > "$out/rendered.yaml" 2> "$out/kustomize.err" ||
     { cat "$out/kustomize.err"; fail "kubectl kustomize $kdir failed"; }
-  /usr/bin/python3 "$CTR_HERE/jobset_pods.py" "$out/rendered.yaml" "$out" "$PFX" "$HOSTROOT" "$@"
+  FIRST=$((FIRST + 10))  # addresses of this play's own (see jobset_pods.py)
+  /usr/bin/python3 "$CTR_HERE/jobset_pods.py" "$out/rendered.yaml" "$out" "$PFX" "$FIRST" "$HOSTROOT" "$@"
   secrets "$out"
   local claim
   for claim in $(sed -n 's/^ *claimName: *//p' "$out"/pod-*.yaml | sort -u); do volume "$claim"; done
