@@ -7,6 +7,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "absl/strings/str_join.h"
 #include "common/log.h"
 #include "common/status_macros.h"
 #include "coordinator/json_codec.h"
@@ -116,12 +117,28 @@ absl::StatusOr<CheckpointMetadata> Coordinator::CheckedMetadata(
     }
     ASSIGN_OR_RETURN(auto meta, ParseMetadata(l.newest_metadata(), where));
     if (meta.fingerprint != plan_.fingerprint) {
+      // Only what differs: two identical descriptions side by side (same
+      // model name and world, other NUM_LAYERS) told the user nothing.
+      std::vector<std::string> diffs;
+      auto differs = [&](const char* what, const auto& theirs,
+                         const auto& ours) {
+        if (theirs != ours) {
+          diffs.push_back(
+              absl::StrCat(what, " ", theirs, " (this run: ", ours, ")"));
+        }
+      };
+      differs("model", meta.model, plan_.model);
+      differs("world", meta.world_size, plan_.world_size);
+      differs("thread_count", meta.thread_count, plan_.thread_count);
+      differs("sharding", meta.sharding, plan_.sharding);
+      differs("bytes", meta.total_bytes, plan_.total_bytes);
+      if (diffs.empty()) {
+        diffs.push_back(absl::StrCat("tensors: fingerprint ", meta.fingerprint,
+                                     " (this run: ", plan_.fingerprint, ")"));
+      }
       return absl::FailedPreconditionError(absl::StrCat(
-          where, " is a checkpoint of a different plan (model ", meta.model,
-          ", world ", meta.world_size, ", thread_count ", meta.thread_count,
-          ", ", meta.sharding, "); this run plans model ", plan_.model,
-          ", world ", plan_.world_size, ", thread_count ", plan_.thread_count,
-          ", ", plan_.sharding,
+          where,
+          " is a checkpoint of a different plan: ", absl::StrJoin(diffs, "; "),
           ". Expected CKPT_RESTORE_PATH to hold a checkpoint of this plan, "
           "or none (then one is staged)"));
     }

@@ -106,8 +106,14 @@ TEST(Coordinator, LoadOnlyOfDifferentPlanIsRefusedBeforeAnyRound) {
   Harness h(other);
   absl::Status s = h.coordinator.Preflight(&h.result);
   ASSERT_FALSE(s.ok());
-  EXPECT_NE(std::string(s.message()).find("different plan"), std::string::npos)
-      << s;
+  const std::string m(s.message());
+  EXPECT_NE(m.find("different plan"), std::string::npos) << s;
+  // Only the difference (its bytes: another NUM_LAYERS), said once; the
+  // model name and world size, the same on both sides, are not repeated.
+  EXPECT_NE(m.find("different plan: bytes "), std::string::npos) << s;
+  EXPECT_NE(m.find(" (this run: "), std::string::npos) << s;
+  EXPECT_EQ(m.find("world"), std::string::npos) << s;
+  EXPECT_EQ(m.find("model"), std::string::npos) << s;
   EXPECT_TRUE(h.result.rounds.empty());
 }
 
