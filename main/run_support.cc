@@ -266,6 +266,17 @@ int PrepareRun(const LoadOptions& options, const std::string& results_dir,
 
 int ExecuteRun(const std::string& results_dir, Coordinator& coordinator,
                SignalWatcher& signals, RunResult* result, bool overwrite) {
+  if (IsObjectStoreUri(results_dir)) {
+    // First of all, before any failure could write there: node 0 checks
+    // that no earlier run's results are at the prefix; on refusal nothing
+    // is written anywhere.
+    if (auto s = coordinator.PutResult(results_dir, "result.json", "",
+                                       /*check_only=*/true, overwrite);
+        !s.ok()) {
+      return FailRun("", result, absl::StrCat("--results-dir: ", s.message()),
+                     2);
+    }
+  }
   if (std::string sig = signals.Pending(); !sig.empty()) {
     return FailRun(results_dir, result,
                    absl::StrCat("interrupted by ", sig, " before any round"), 1,
@@ -274,16 +285,6 @@ int ExecuteRun(const std::string& results_dir, Coordinator& coordinator,
   if (auto s = coordinator.Preflight(result); !s.ok()) {
     return FailRun(results_dir, result, std::string(s.message()), 2,
                    &coordinator);
-  }
-  if (IsObjectStoreUri(results_dir)) {
-    // Node 0 checks, before any round, that no earlier run's results are
-    // there; on refusal nothing is written anywhere.
-    if (auto s = coordinator.PutResult(results_dir, "result.json", "",
-                                       /*check_only=*/true, overwrite);
-        !s.ok()) {
-      return FailRun("", result, absl::StrCat("--results-dir: ", s.message()),
-                     2);
-    }
   }
   LOG_INFO("run %s: %s, %s per checkpoint, %d node(s) x %d rank(s)",
            result->run_id, result->model, FormatBytes(result->checkpoint_bytes),

@@ -193,7 +193,8 @@ absl::Status RunNodeSession(const NodeSessionOptions& o) {
                       static_cast<uint64_t>(o.node_index));
   double backoff = 0.1;
   std::string last_error;
-  bool said_waiting = false;
+  // Said when dialing first fails, then every 10 s with the latest reason.
+  auto next_say = SteadyClock::now();
   while (true) {
     auto channel =
         grpc::CreateCustomChannel(o.coordinator, o.credentials, ChannelArgs(o));
@@ -260,10 +261,10 @@ absl::Status RunNodeSession(const NodeSessionOptions& o) {
           "could not reach the coordinator at ", o.coordinator, " within ",
           o.connect_timeout, " s (control.connect_timeout): ", last_error));
     }
-    if (!said_waiting) {
+    if (SteadyClock::now() >= next_say) {
       LOG_INFO("node %d: coordinator %s not reachable yet (%s); retrying",
                o.node_index, o.coordinator, last_error);
-      said_waiting = true;
+      next_say = SteadyClock::now() + std::chrono::seconds(10);
     }
     // Full jitter: nodes started together do not dial in lockstep.
     std::uniform_real_distribution<double> jitter(0, backoff);

@@ -13,6 +13,7 @@
 #include <cstring>
 #include <map>
 #include <mutex>
+#include <random>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
@@ -178,9 +179,12 @@ EvictionProbe ProbeEviction(const std::string& dir) {
   p.fs_type = FsTypeName(sf);
   const auto magic = static_cast<unsigned long>(sf.f_type);
   p.memory_backed = magic == TMPFS_MAGIC || magic == RAMFS_MAGIC;
+  // pid alone is not unique: every container's first process is pid 1.
   static std::atomic<int> counter{0};
+  std::random_device rd;
   const std::string path =
-      absl::StrCat(dir, "/.ckptbench-cache-probe-", getpid(), "-", counter++);
+      absl::StrCat(dir, "/.ckptbench-cache-probe-", getpid(), "-", counter++,
+                   "-", absl::Hex(rd()), absl::Hex(rd()));
   int fd = open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
   if (fd < 0) {
     p.error = absl::StrCat("create ", path, ": ", std::strerror(errno));

@@ -364,7 +364,12 @@ absl::StatusOr<CacheReport> PosixStorage::PrepareColdRead(
   // O_DIRECT reads work? Decided before any eviction, recorded in results.
   EvictionProbe probe;
   if (!fuse && !paths.empty()) {
-    std::string dir = std::filesystem::path(paths.front()).parent_path();
+    // In checkpoints/, not inside a (committed) step: a crash between the
+    // probe's create and unlink must not leave a stray file in a step.
+    std::filesystem::path step =
+        std::filesystem::path(paths.front()).parent_path();
+    std::string dir =
+        step.has_parent_path() ? step.parent_path().string() : step.string();
     probe = ProbeEvictionOnce(dir.empty() ? "." : dir);
     report.probe = probe.Describe();
   }

@@ -30,7 +30,8 @@ out=$(crun help2 "$IMAGE" --help 2>&1) || fail "--help failed: $out"
 out=$(crun version "$IMAGE" version 2>&1) && [[ $out == "ckptbench "* ]] || fail "version: $out"
 
 say "keys --json"
-crun keys "$IMAGE" keys --json > "$W/keys.json"
+crun keys "$IMAGE" keys --json > "$W/keys.json" 2> "$W/keys.err" ||
+  fail "keys --json failed: $(cat "$W/keys.err")"
 [ "$(ctr_json "$W/keys.json" 'j["schema"]')" = ckptbench.interface/v1 ] || fail "keys --json: wrong schema"
 ctr_json "$W/keys.json" '[k["env"] for k in j["keys"]]' | grep -q CKPT_DIR_PATH ||
   fail "keys --json does not list CKPT_DIR_PATH"
@@ -48,6 +49,7 @@ block=$(awk '/image_test.sh runs the lines of this block/ {m=1} m && /^```sh/ {b
 [ -n "$block" ] || fail "docs/deploy.md: the tested single-node block is missing"
 mkdir -p "$W/mnt/nvme"
 script=${block//\/mnt\/nvme/$W/mnt/nvme}
+script=${script//sudo /}  # this test runs as root
 script=${script//docker run --rm/podman run --rm --name $NAME-docs --network none}
 echo "$script" | sed 's/^/  $ /'
 (cd "$W" && bash -euo pipefail -c "$script") > "$W/docs.out" 2>&1 || { cat "$W/docs.out"; fail "the docs example failed"; }
@@ -125,7 +127,7 @@ s=$W/results/smoke
 for f in sweep.json collated_results.json results.csv report.html; do
   [ -s "$s/$f" ] || fail "sweep: $f missing"
 done
-n=$(ls -d "$s"/0*/result.json | wc -l)
+n=$( (compgen -G "$s/0*/result.json" || true) | wc -l)
 [ "$n" = 8 ] || fail "sweep: $n run results, expected 8"
 [ "$(ctr_json "$s/collated_results.json" 'all(r["status"]=="ok" for r in j["runs"])')" = True ] ||
   fail "sweep: a run was not ok"

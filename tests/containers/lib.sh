@@ -79,10 +79,12 @@ ctr_check_route() {  # ADDR: must leave through this test's bridge
 
 # There is no systemd here, so podman never runs healthchecks by itself: a
 # `service_healthy` dependency would wait forever. This loop runs them for
-# every container still starting, until the test exits.
-ctr_healthcheck_loop() {
+# the test's own containers still starting (FILTER: a podman ps --filter,
+# e.g. label=com.docker.compose.project=NAME), until the test exits.
+ctr_healthcheck_loop() {  # FILTER
+  local filter=$1
   ( while sleep 1; do
-      for c in $(podman ps -q --filter health=starting 2>/dev/null); do
+      for c in $(podman ps -q --filter health=starting --filter "$filter" 2>/dev/null); do
         podman healthcheck run "$c" >/dev/null 2>&1 || true
       done
     done ) &

@@ -269,6 +269,15 @@ TEST_F(S3Test, ResultsGoToAnS3PrefixOfTheirOwn) {
       << again.err;
   EXPECT_EQ(again.out.find("save     1"), std::string::npos) << "a round ran";
   EXPECT_EQ(fetch("same.json")["run_id"], first["run_id"]);
+  // Nor does a run that fails before its rounds (its checkpoint bucket is
+  // missing) write its failure over them.
+  Env missing = env;
+  missing["CKPT_DIR_PATH"] = "s3://no-such-bucket-here/ck";
+  auto failed = Ckpt({"run", "--results-dir", Uri("results/run1")}, missing);
+  EXPECT_EQ(failed.exit_code, 2);
+  EXPECT_NE(failed.err.find("refusing to replace it"), std::string::npos)
+      << failed.err;
+  EXPECT_EQ(fetch("still.json")["run_id"], first["run_id"]);
 
   // --overwrite replaces it.
   auto over =
