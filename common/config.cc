@@ -319,19 +319,17 @@ std::string ForNode(const std::string& uri, int node) {
   return out;
 }
 
-namespace {
+bool IsObjectStoreUri(const std::string& uri) {
+  return uri.rfind("s3://", 0) == 0 || uri.rfind("gs://", 0) == 0;
+}
 
-// A storage location: a path, file:///PATH, s3://BUCKET[/PREFIX] or
-// gs://BUCKET[/PREFIX]. An object-store URI without a bucket, or a file URI
-// with a host, would otherwise be taken for a relative local path.
 absl::Status CheckStorageUri(const std::string& name, const std::string& v) {
-  for (const char* scheme : {"s3://", "gs://"}) {
-    if (v.rfind(scheme, 0) != 0) continue;
-    const std::string rest = v.substr(5);
+  if (IsObjectStoreUri(v)) {
+    const std::string scheme = v.substr(0, 5), rest = v.substr(5);
     if (rest.empty() || rest[0] == '/') {
       return absl::InvalidArgumentError(
           absl::StrCat(name, " = '", v, "': no bucket name; expected ", scheme,
-                       "BUCKET or ", scheme, "BUCKET/PREFIX"));
+                       "BUCKET/PREFIX (or ", scheme, "BUCKET)"));
     }
     return absl::OkStatus();
   }
@@ -346,8 +344,6 @@ absl::Status CheckStorageUri(const std::string& name, const std::string& v) {
   }
   return absl::OkStatus();
 }
-
-}  // namespace
 
 absl::Status ValidateConfig(const Config& c, bool need_storage) {
   if (auto s = CheckStorageUri("storage.path (CKPT_DIR_PATH)", c.storage.path);

@@ -165,6 +165,14 @@ absl::StatusOr<Config> ConfigFromOptions(
 // index, so nodes sharing one host keep separate directories.
 std::string ForNode(const std::string& uri, int node);
 
+// True for s3:// and gs:// locations.
+bool IsObjectStoreUri(const std::string& uri);
+// A storage location is a path, file:///PATH, s3://BUCKET[/PREFIX] or
+// gs://BUCKET[/PREFIX]; an object-store URI without a bucket or a file URI
+// with a host is an error naming `name` (it would otherwise be taken for a
+// relative local path).
+absl::Status CheckStorageUri(const std::string& name, const std::string& v);
+
 // Cross-field checks run after all sources are merged. `need_storage` is
 // false for commands that do no I/O (plan).
 absl::Status ValidateConfig(const Config& config, bool need_storage);

@@ -17,15 +17,8 @@
 namespace ckpt {
 namespace {
 
-// dir + "/" + name, with exactly one slash between.
-std::string JoinUri(const std::string& dir, const std::string& name) {
-  std::string d = dir;
-  while (d.size() > 1 && d.back() == '/') d.pop_back();
-  return absl::StrCat(d, "/", name);
-}
-
 std::string StepUri(const std::string& dir, uint64_t step) {
-  return JoinUri(dir, StepDirName(step));
+  return JoinPath(dir, StepDirName(step));
 }
 
 uint64_t MaxStep(const std::vector<v1::InspectReply>& listings) {
@@ -206,7 +199,7 @@ absl::Status Coordinator::PutResult(const std::string& dir_uri,
                                         storage_options_.end());
   ASSIGN_OR_RETURN(auto rep, nodes_[0]->PutResult(req));
   const std::string where =
-      absl::StrCat(JoinUri(dir_uri, name), " (node ", nodes_[0]->index(), ", ",
+      absl::StrCat(JoinPath(dir_uri, name), " (node ", nodes_[0]->index(), ", ",
                    nodes_[0]->host(), ")");
   if (!rep.error().empty()) {
     return absl::UnavailableError(absl::StrCat(where, ": ", rep.error()));

@@ -190,7 +190,7 @@ std::string MetadataToJson(const CheckpointPlan& plan, uint64_t step,
                            uint64_t seed, const std::string& checksum,
                            const SegmentChecksums& sums, int only_node) {
   auto q = [](const std::string& v) {
-    return json(IsValidUtf8(v) ? v : EscapeInvalidUtf8(v)).dump();
+    return json(EscapeInvalidUtf8(v)).dump();
   };
   std::string out;
   absl::StrAppend(&out, "{\"format\":", q(kMetadataFormat), ",\"step\":", step,

@@ -144,10 +144,6 @@ int FailRun(const std::string& dir, RunResult* r, const std::string& error,
   return code;
 }
 
-bool IsObjectStoreUri(const std::string& dir) {
-  return absl::StartsWith(dir, "s3://") || absl::StartsWith(dir, "gs://");
-}
-
 std::string SignalWatcher::Received() {
   std::lock_guard<std::mutex> lock(mu_);
   return received_;
@@ -168,14 +164,12 @@ absl::Status CheckResultsDir(const std::string& dir, bool overwrite) {
   if (dir.empty()) return absl::OkStatus();
   if (IsObjectStoreUri(dir)) {
     // Existence is checked by node 0 once nodes are there (ExecuteRun).
-    std::string rest = dir.substr(5);
-    if (rest.empty() || rest[0] == '/' ||
-        rest.find_first_of(" \t\n") != std::string::npos) {
+    if (dir.find_first_of(" \t\n") != std::string::npos) {
       return absl::InvalidArgumentError(
-          absl::StrCat("--results-dir ", dir, ": expected ", dir.substr(0, 5),
-                       "BUCKET/PREFIX"));
+          absl::StrCat("--results-dir '", dir, "': expected ", dir.substr(0, 5),
+                       "BUCKET/PREFIX without white space"));
     }
-    return absl::OkStatus();
+    return CheckStorageUri("--results-dir", dir);
   }
   namespace fs = std::filesystem;
   const std::string path = dir + "/result.json";

@@ -76,9 +76,6 @@ int PrepareRun(const LoadOptions& options, const std::string& results_dir,
 int FailRun(const std::string& results_dir, RunResult* result,
             const std::string& error, int code, Coordinator* via = nullptr);
 
-// True for s3:// and gs:// results directories.
-bool IsObjectStoreUri(const std::string& dir);
-
 // Preflight, run, DIR/result.json, summary table. Returns the exit code.
 // An object-store DIR is checked (before any round, unless `overwrite`) and
 // written by node 0.

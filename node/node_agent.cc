@@ -291,8 +291,22 @@ PhaseOutcome NodeAgent::Execute(int64_t start_at_unix_ns,
 absl::Status NodeAgent::Commit(
     const std::string& step_uri, const std::string& metadata,
     const std::map<std::string, std::string>& options) {
-  ASSIGN_OR_RETURN(auto loc, OpenStorage(step_uri, options));
-  return loc.storage->WriteAtomic(JoinPath(loc.path, kMetadata), metadata);
+  return WriteFile(step_uri, kMetadata, metadata, options);
+}
+
+absl::Status NodeAgent::WriteFile(
+    const std::string& dir_uri, const std::string& name,
+    const std::string& data,
+    const std::map<std::string, std::string>& options) {
+  ASSIGN_OR_RETURN(auto loc, OpenStorage(dir_uri, options));
+  return loc.storage->WriteAtomic(JoinPath(loc.path, name), data);
+}
+
+absl::StatusOr<bool> NodeAgent::FileExists(
+    const std::string& dir_uri, const std::string& name,
+    const std::map<std::string, std::string>& options) {
+  ASSIGN_OR_RETURN(auto loc, OpenStorage(dir_uri, options));
+  return loc.storage->Exists(JoinPath(loc.path, name));
 }
 
 absl::Status NodeAgent::Cleanup(

@@ -112,6 +112,14 @@ class NodeAgent {
   // Writes the step's .metadata (the commit point) durably.
   absl::Status Commit(const std::string& step_uri, const std::string& metadata,
                       const std::map<std::string, std::string>& options = {});
+  // A small file `name` in `dir_uri`, whole or not at all, durably (the
+  // commit's .metadata, a run's result.json); and whether one is there.
+  absl::Status WriteFile(const std::string& dir_uri, const std::string& name,
+                         const std::string& data,
+                         const std::map<std::string, std::string>& options);
+  absl::StatusOr<bool> FileExists(
+      const std::string& dir_uri, const std::string& name,
+      const std::map<std::string, std::string>& options);
   // Removes, in each of `steps`, the .metadata and the named entries (what
   // this run wrote there), and the step directory if that emptied it.
   absl::Status Cleanup(const std::string& checkpoints_uri,

@@ -188,14 +188,9 @@ v1::CommitReply NodeService::Commit(const v1::CommitRequest& req) {
 
 v1::PutResultReply NodeService::PutResult(const v1::PutResultRequest& req) {
   v1::PutResultReply rep;
-  auto loc = OpenStorage(req.dir_uri(), OptionsOf(req.storage_options()));
-  if (!loc.ok()) {
-    rep.set_error(std::string(loc.status().message()));
-    return rep;
-  }
-  const std::string path = JoinPath(loc->path, req.name());
+  const auto options = OptionsOf(req.storage_options());
   if (req.check_only()) {
-    auto exists = loc->storage->Exists(path);
+    auto exists = agent_.FileExists(req.dir_uri(), req.name(), options);
     if (!exists.ok()) {
       rep.set_error(std::string(exists.status().message()));
     } else if (*exists && !req.overwrite()) {
@@ -203,7 +198,7 @@ v1::PutResultReply NodeService::PutResult(const v1::PutResultRequest& req) {
     }
     return rep;
   }
-  auto s = loc->storage->WriteAtomic(path, req.data());
+  auto s = agent_.WriteFile(req.dir_uri(), req.name(), req.data(), options);
   if (!s.ok()) rep.set_error(std::string(s.message()));
   return rep;
 }

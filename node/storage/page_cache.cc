@@ -108,32 +108,6 @@ namespace {
 constexpr size_t kProbeBytes = 1 << 20;
 constexpr size_t kProbeAlign = 4096;
 
-// The file system's name as /proc/self/mountinfo would give it, for the
-// types that matter to eviction; else the magic number in hex.
-std::string FsTypeName(const struct statfs& sf) {
-  switch (static_cast<unsigned long>(sf.f_type)) {
-    case TMPFS_MAGIC:
-      return "tmpfs";
-    case RAMFS_MAGIC:
-      return "ramfs";
-    case OVERLAYFS_SUPER_MAGIC:
-      return "overlay";
-    case EXT4_SUPER_MAGIC:
-      return "ext4";  // also ext2/ext3
-    case XFS_SUPER_MAGIC:
-      return "xfs";
-    case BTRFS_SUPER_MAGIC:
-      return "btrfs";
-    case NFS_SUPER_MAGIC:
-      return "nfs";
-    case FUSE_SUPER_MAGIC:
-      return "fuse";
-    default:
-      return absl::StrCat("0x",
-                          absl::Hex(static_cast<unsigned long>(sf.f_type)));
-  }
-}
-
 // Reads the probe file once with O_DIRECT; true if that works here.
 bool DirectReadWorks(const std::string& path) {
   int fd = open(path.c_str(), O_RDONLY | O_DIRECT | O_CLOEXEC);
@@ -155,7 +129,7 @@ std::string EvictionProbe::Describe() const {
     return absl::StrCat(fs_type.empty() ? "" : fs_type + ": ",
                         "eviction probe could not run (", error, ")");
   }
-  std::string s = absl::StrCat(fs_type, ": ");
+  std::string s = fs_type.empty() ? "" : fs_type + ": ";
   if (memory_backed) {
     absl::StrAppend(&s,
                     "memory-backed, every read is served from RAM "
@@ -169,14 +143,15 @@ std::string EvictionProbe::Describe() const {
   return s;
 }
 
-EvictionProbe ProbeEviction(const std::string& dir) {
+EvictionProbe ProbeEviction(const std::string& dir,
+                            const std::string& fs_type) {
   EvictionProbe p;
+  p.fs_type = fs_type;
   struct statfs sf;
   if (statfs(dir.c_str(), &sf) != 0) {
     p.error = absl::StrCat("statfs ", dir, ": ", std::strerror(errno));
     return p;
   }
-  p.fs_type = FsTypeName(sf);
   const auto magic = static_cast<unsigned long>(sf.f_type);
   p.memory_backed = magic == TMPFS_MAGIC || magic == RAMFS_MAGIC;
   // pid alone is not unique: every container's first process is pid 1.
@@ -214,16 +189,17 @@ EvictionProbe ProbeEviction(const std::string& dir) {
   return p;
 }
 
-EvictionProbe ProbeEvictionOnce(const std::string& dir) {
+EvictionProbe ProbeEvictionOnce(const std::string& dir,
+                                const std::string& fs_type) {
   static std::mutex mu;
   static std::map<dev_t, EvictionProbe>* probes =
       new std::map<dev_t, EvictionProbe>();
   struct stat st;
-  if (stat(dir.c_str(), &st) != 0) return ProbeEviction(dir);
+  if (stat(dir.c_str(), &st) != 0) return ProbeEviction(dir, fs_type);
   std::lock_guard<std::mutex> lock(mu);
   auto it = probes->find(st.st_dev);
   if (it != probes->end()) return it->second;
-  EvictionProbe p = ProbeEviction(dir);
+  EvictionProbe p = ProbeEviction(dir, fs_type);
   // A probe that could not run is not remembered: the next may.
   if (p.error.empty()) probes->emplace(st.st_dev, p);
   return p;

@@ -25,7 +25,7 @@ absl::StatusOr<uint64_t> ResidentBytes(const std::string& path);
 // fsync'ed, fadvise(DONTNEED)'ed and checked with mincore, then read once
 // with O_DIRECT. Decides how loads from that file system can be cold.
 struct EvictionProbe {
-  std::string fs_type;          // "ext4", "overlay", "tmpfs", ...
+  std::string fs_type;          // the caller's name for it: "ext4", "overlay"
   bool memory_backed = false;   // tmpfs/ramfs: every read is served by RAM
   bool fadvise_evicts = false;  // nothing stayed resident after fadvise
   bool direct_reads = false;    // O_DIRECT open + aligned read worked
@@ -38,10 +38,15 @@ struct EvictionProbe {
 };
 // Probes `dir` by writing (and always removing) a small file of its own
 // there. Never fails: a probe that could not run says so in `error`.
-EvictionProbe ProbeEviction(const std::string& dir);
+// `fs_type` names the file system in Describe() (PosixStorage passes the
+// mount table's type, as results report it); memory_backed comes from
+// statfs.
+EvictionProbe ProbeEviction(const std::string& dir,
+                            const std::string& fs_type = "");
 // The same, once per file system (st_dev) per process: later calls for a
 // directory on the same device return the first probe's findings.
-EvictionProbe ProbeEvictionOnce(const std::string& dir);
+EvictionProbe ProbeEvictionOnce(const std::string& dir,
+                                const std::string& fs_type);
 
 }  // namespace ckpt
 

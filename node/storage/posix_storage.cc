@@ -370,7 +370,8 @@ absl::StatusOr<CacheReport> PosixStorage::PrepareColdRead(
         std::filesystem::path(paths.front()).parent_path();
     std::string dir =
         step.has_parent_path() ? step.parent_path().string() : step.string();
-    probe = ProbeEvictionOnce(dir.empty() ? "." : dir);
+    if (dir.empty()) dir = ".";
+    probe = ProbeEvictionOnce(dir, MountOf(dir).type);
     report.probe = probe.Describe();
   }
   if (probe.memory_backed) {
@@ -401,14 +402,14 @@ absl::StatusOr<CacheReport> PosixStorage::PrepareColdRead(
     RETURN_IF_ERROR(measure());
     if (probe.direct_reads) {
       report.method = "o_direct";
-      report.note = absl::StrCat("fadvise(DONTNEED) does not evict on ",
-                                 probe.fs_type, " (probe: ", probe.Describe(),
-                                 "); reading with O_DIRECT");
+      report.note =
+          absl::StrCat("fadvise(DONTNEED) does not evict on ", probe.fs_type,
+                       " (probe: ", report.probe, "); reading with O_DIRECT");
     } else {
       report.method = "none";
       report.note = absl::StrCat(
           "neither fadvise(DONTNEED) nor O_DIRECT can keep reads cold on ",
-          probe.fs_type, " (probe: ", probe.Describe(),
+          probe.fs_type, " (probe: ", report.probe,
           "): loads may be served by the page cache");
     }
     return report;

@@ -42,10 +42,15 @@ TEST(Metadata, GarbageIsDataLossNamingFile) {
   EXPECT_FALSE(ParseMetadata("{\"format\":\"other\"}", "f").ok());
 }
 
-TEST(ResultJson, HasSchemaStatusAndRounds) {
+RunResult FailedWith(const std::string& error) {
   RunResult r;
   r.status = "failed";
-  r.errors.push_back("boom");
+  r.errors.push_back(error);
+  return r;
+}
+
+TEST(ResultJson, HasSchemaStatusAndRounds) {
+  RunResult r = FailedWith("boom");
   RoundResult save;
   save.phase = "save";
   save.index = 1;
@@ -66,13 +71,8 @@ TEST(ResultJson, HasSchemaStatusAndRounds) {
 // Errors quoting a garbage file and paths with a 0xFF byte aborted the run
 // (nlohmann type_error 316) instead of writing its result.
 TEST(ResultJson, InvalidUtf8IsEscapedNotFatal) {
-  RunResult r;
-  r.status = "failed";
-  r.errors.push_back("/ck/.metadata: garbage \xFF\xFE at byte 0");
-  ResolvedKey k;
-  k.key = "storage.path";
-  k.value = "/tmp/\xFF";
-  r.config.push_back(k);
+  RunResult r = FailedWith("/ck/.metadata: garbage \xFF\xFE at byte 0");
+  r.config.push_back({"storage.path", "CKPT_DIR_PATH", "/tmp/\xFF", "env"});
   r.model = "m\xC0";
   std::string text;
   ASSERT_NO_THROW(text = ResultToJson(r));
