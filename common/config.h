@@ -78,6 +78,9 @@ struct S3Config {
   int ranges_in_flight = 4;       // concurrent ranged GETs per object
   int spread_prefixes = 0;  // 0 = off; N = shard keys under N hash prefixes
   std::string checksum = "none";  // none | crc32c (x-amz-checksum-crc32c)
+  // Step claims: auto (If-None-Match: *, else claim objects + listing) |
+  // if_none_match | listing.
+  std::string claim = "auto";
 };
 
 // Google Cloud Storage over its JSON API (gs://bucket/prefix).
@@ -105,7 +108,7 @@ struct ControlOptions {
   double register_timeout = 300;  // coordinator: wait for all nodes (s)
   double node_timeout = 15;       // silence after which a node is dead (s)
   double heartbeat_interval = 1;  // node heartbeat period (s)
-  double connect_timeout = 600;   // node: keep dialing this long (s)
+  double connect_timeout = 120;   // node: keep dialing this long (s)
   int node_health_port = 0;       // node: gRPC health port, 0 = off
   std::string tls_cert;           // PEM certificate (server or client)
   std::string tls_key;            // PEM private key for tls_cert

@@ -147,6 +147,13 @@ void AddObjectStoreKeys(std::vector<KeyDef>* out) {
       [](Config& c) -> std::string& { return c.s3.checksum; },
       "crc32c: send x-amz-checksum-crc32c with every PUT and part, so the "
       "server rejects bytes that changed on the way"));
+  keys.push_back(EnumKey(
+      "s3.claim", "CKPT_S3_CLAIM", {"auto", "if_none_match", "listing"},
+      [](Config& c) -> std::string& { return c.s3.claim; },
+      "how a run claims a step before writing it: if_none_match (a "
+      "conditional PUT; AWS, MinIO), listing (a claim object per run, then a "
+      "listing: any other entry loses; for stores that reject conditional "
+      "PUTs, e.g. Swift), auto (the first, else the second)"));
   AddGcsKeys(&keys);
 }
 

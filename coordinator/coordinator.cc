@@ -4,6 +4,7 @@
 
 #include <chrono>
 #include <random>
+#include <thread>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
@@ -62,8 +63,10 @@ Coordinator::Coordinator(const Config& config, const CheckpointPlan& plan,
 absl::StatusOr<v1::InspectReply> Coordinator::Inspect(const std::string& uri,
                                                       bool probe,
                                                       bool want_metadata,
-                                                      size_t node) {
+                                                      size_t node,
+                                                      uint64_t metadata_step) {
   v1::InspectRequest req;
+  req.set_metadata_step(metadata_step);
   req.set_run_id(run_id_);
   req.set_checkpoints_uri(ForNode(uri, nodes_[node]->index()));
   req.set_probe_write(probe);
@@ -87,10 +90,12 @@ size_t Coordinator::StorageOwners() const {
 }
 
 absl::StatusOr<std::vector<v1::InspectReply>> Coordinator::InspectAll(
-    const std::string& uri, bool probe, bool want_metadata) {
+    const std::string& uri, bool probe, bool want_metadata,
+    uint64_t metadata_step) {
   std::vector<v1::InspectReply> out;
   for (size_t i = 0; i < StorageOwners(); ++i) {
-    ASSIGN_OR_RETURN(auto rep, Inspect(uri, probe, want_metadata, i));
+    ASSIGN_OR_RETURN(auto rep,
+                     Inspect(uri, probe, want_metadata, i, metadata_step));
     out.push_back(std::move(rep));
   }
   return out;
@@ -101,9 +106,9 @@ absl::StatusOr<CheckpointMetadata> Coordinator::CheckedMetadata(
   CheckpointMetadata merged;
   for (size_t i = 0; i < listings.size(); ++i) {
     const auto& l = listings[i];
-    if (l.newest_committed() == 0) continue;
+    if (l.metadata_step() == 0) continue;
     std::string where =
-        absl::StrCat(StepUri(dir, l.newest_committed()), "/.metadata");
+        absl::StrCat(StepUri(dir, l.metadata_step()), "/.metadata");
     if (config_.storage.node_local) {
       absl::StrAppend(&where, " on node ", nodes_[i]->index(), " (",
                       nodes_[i]->host(), ")");
@@ -248,12 +253,17 @@ absl::Status Coordinator::RunSaves(RunResult* result) {
   RoundRunner runner(config_, plan_, nodes_, progress_);
   for (int i = 1; i <= config_.run.num_save_calls && !interrupted_;
        ++i, ++step) {
+    ASSIGN_OR_RETURN(step, ClaimStep(dir, step));
+    written_steps_.insert(step);
     RoundSpec spec = NewSpec(/*save=*/true, i, dir, step, config_.run.seed);
     result->rounds.push_back(runner.Run(spec));
     const RoundResult& r = result->rounds.back();
-    if (r.status != "ok") return absl::AbortedError(r.error);
+    if (r.status != "ok") {
+      RemoveFailedStep(dir, step, result);
+      return absl::AbortedError(r.error);
+    }
     saved_ = true;
-    written_steps_.insert(step);
+    committed_step_ = step;
     LOG_INFO("save %d: step-%d, %.3f s, %.1f MiB/s", i, step, r.seconds,
              r.throughput_mib_s);
   }
@@ -263,8 +273,9 @@ absl::Status Coordinator::RunSaves(RunResult* result) {
 absl::Status Coordinator::Stage(RunResult* result,
                                 const std::vector<v1::InspectReply>& listings) {
   const std::string dir = config_.RestorePath();
-  RoundSpec spec =
-      NewSpec(/*save=*/true, 0, dir, MaxStep(listings) + 1, config_.run.seed);
+  ASSIGN_OR_RETURN(uint64_t step, ClaimStep(dir, MaxStep(listings) + 1));
+  written_steps_.insert(step);
+  RoundSpec spec = NewSpec(/*save=*/true, 0, dir, step, config_.run.seed);
   spec.staged = true;
   std::string note = absl::StrCat(
       "no committed checkpoint",
@@ -276,21 +287,42 @@ absl::Status Coordinator::Stage(RunResult* result,
   RoundRunner runner(config_, plan_, nodes_, progress_);
   result->rounds.push_back(runner.Run(spec));
   const RoundResult& r = result->rounds.back();
-  if (r.status != "ok")
+  if (r.status != "ok") {
+    RemoveFailedStep(dir, spec.step, result);
     return absl::AbortedError(absl::StrCat("staging: ", r.error));
-  written_steps_.insert(spec.step);
+  }
+  staged_step_ = spec.step;
   return absl::OkStatus();
 }
 
 absl::Status Coordinator::RunLoads(RunResult* result) {
   if (config_.run.num_load_calls == 0) return absl::OkStatus();
   const std::string dir = config_.RestorePath();
-  ASSIGN_OR_RETURN(auto listings, InspectAll(dir, false, true));
-  if (CommonNewest(listings) == 0) {
-    RETURN_IF_ERROR(Stage(result, listings));
+  // A run that saved there loads the step it committed itself, never a
+  // newer one a concurrent run committed meanwhile; a staged step likewise.
+  uint64_t step = dir == config_.CheckpointsPath() ? committed_step_ : 0;
+  std::vector<v1::InspectReply> listings;
+  if (step == 0) {
     ASSIGN_OR_RETURN(listings, InspectAll(dir, false, true));
+    step = CommonNewest(listings);
+    if (step == 0) {
+      RETURN_IF_ERROR(Stage(result, listings));
+      step = staged_step_;
+    }
   }
-  const uint64_t step = CommonNewest(listings);
+  if (listings.empty() || step != CommonNewest(listings)) {
+    ASSIGN_OR_RETURN(listings, InspectAll(dir, false, true, step));
+  }
+  for (size_t i = 0; i < listings.size(); ++i) {
+    if (listings[i].metadata_step() != step) {
+      return absl::FailedPreconditionError(
+          absl::StrCat(StepUri(dir, step), " is not committed",
+                       config_.storage.node_local
+                           ? absl::StrCat(" on node ", nodes_[i]->index())
+                           : std::string(),
+                       ": expected the step this run wrote there"));
+    }
+  }
   ASSIGN_OR_RETURN(auto meta, CheckedMetadata(listings, dir));
   Config load_config = config_;
   load_config.io.checksum = meta.checksum;  // verify with what was recorded
@@ -313,16 +345,122 @@ absl::Status Coordinator::RunLoads(RunResult* result) {
   return absl::OkStatus();
 }
 
+v1::CleanupRequest Coordinator::CleanupOf(const std::string& dir,
+                                          size_t owner) const {
+  v1::CleanupRequest req;
+  req.set_run_id(run_id_);
+  req.set_checkpoints_uri(ForNode(dir, nodes_[owner]->index()));
+  req.mutable_storage_options()->insert(storage_options_.begin(),
+                                        storage_options_.end());
+  // Shared storage: one node removes every rank's files.
+  for (const auto& r : plan_.ranks) {
+    if (config_.storage.node_local && r.node != owner) continue;
+    for (const auto& f : r.files) req.add_file_names(f.name);
+  }
+  for (const auto& n : claim_names_) req.add_file_names(n);
+  return req;
+}
+
+absl::StatusOr<uint64_t> Coordinator::ClaimStep(const std::string& dir,
+                                                uint64_t step) {
+  constexpr int kAttempts = 8;
+  std::vector<std::string> taken;
+  std::mt19937_64 rng(std::random_device{}());
+  for (int attempt = 0; attempt < kAttempts && !interrupted_; ++attempt) {
+    std::vector<std::pair<size_t, std::string>> won;  // (owner, claim name)
+    std::string lost;
+    for (size_t i = 0; i < StorageOwners() && lost.empty(); ++i) {
+      v1::ClaimRequest req;
+      req.set_run_id(run_id_);
+      req.set_checkpoints_uri(ForNode(dir, nodes_[i]->index()));
+      req.set_step(step);
+      req.mutable_storage_options()->insert(storage_options_.begin(),
+                                            storage_options_.end());
+      auto rep = nodes_[i]->Claim(req);
+      absl::Status failed = rep.ok() ? absl::OkStatus() : rep.status();
+      if (rep.ok() && !rep->error().empty() && !rep->taken()) {
+        failed = absl::FailedPreconditionError(
+            absl::StrCat("claiming ", StepUri(dir, step), " on node ",
+                         nodes_[i]->index(), ": ", rep->error()));
+      }
+      if (failed.ok() && rep->taken()) lost = rep->error();
+      if (failed.ok() && !rep->taken()) won.push_back({i, rep->claim_name()});
+      if (!failed.ok() || !lost.empty()) {
+        for (const auto& [owner, name] : won) {
+          v1::ClaimRequest rel;
+          rel.set_run_id(run_id_);
+          rel.set_checkpoints_uri(ForNode(dir, nodes_[owner]->index()));
+          rel.set_step(step);
+          rel.set_release(true);
+          rel.set_claim_name(name);
+          rel.mutable_storage_options()->insert(storage_options_.begin(),
+                                                storage_options_.end());
+          (void)nodes_[owner]->Claim(rel);
+        }
+        RETURN_IF_ERROR(failed);
+      }
+    }
+    if (lost.empty()) {
+      for (const auto& w : won) claim_names_.insert(w.second);
+      return step;
+    }
+    taken.push_back(lost);
+    LOG_INFO("%s is taken (%s); trying a later step", StepDirName(step), lost);
+    // Two runs that both lost one step must not collide on every next one.
+    std::this_thread::sleep_for(std::chrono::milliseconds(
+        rng() % (20 * (uint64_t{1} << std::min(attempt, 5)) + 1)));
+    ASSIGN_OR_RETURN(auto listings, InspectAll(dir, false, false));
+    step = std::max(step + 1, MaxStep(listings) + 1);
+  }
+  if (interrupted_) return absl::CancelledError("interrupted");
+  return absl::AbortedError(absl::StrCat(
+      "could not claim a step under ", dir, " in ", kAttempts,
+      " attempts: other runs took each one first (", absl::StrJoin(taken, "; "),
+      "). Expected this path to be written by one run at a time, or give "
+      "each run its own CKPT_DIR_PATH"));
+}
+
+void Coordinator::RemoveFailedStep(const std::string& dir, uint64_t step,
+                                   RunResult* result) {
+  for (size_t i = 0; i < StorageOwners(); ++i) {
+    v1::CleanupRequest req = CleanupOf(dir, i);
+    req.add_remove_steps(step);
+    req.set_abort_uploads(true);
+    // Shared storage: any node that still answers can remove the files.
+    std::string why;
+    const size_t tries = config_.storage.node_local ? 1 : nodes_.size();
+    bool removed = false;
+    for (size_t k = 0; k < tries && !removed; ++k) {
+      const size_t n = config_.storage.node_local ? i : k;
+      auto rep = nodes_[n]->Cleanup(req);
+      if (rep.ok() && rep->error().empty()) {
+        removed = true;
+        if (rep->aborted_uploads() > 0) {
+          result->notes.push_back(absl::StrCat(
+              "aborted ", rep->aborted_uploads(), " unfinished upload(s) of ",
+              StepUri(dir, step), " left by the failed save"));
+        }
+      } else {
+        why = rep.ok() ? rep->error() : std::string(rep.status().message());
+      }
+    }
+    if (!removed) {
+      result->leftovers.push_back(
+          absl::StrCat(StepUri(ForNode(dir, nodes_[i]->index()), step),
+                       config_.storage.node_local
+                           ? absl::StrCat(" on node ", nodes_[i]->index())
+                           : std::string(),
+                       ": the failed save's files (", why, ")"));
+    }
+  }
+}
+
 absl::Status Coordinator::RemoveOldSteps(RunResult* result) {
   const std::string dir = config_.CheckpointsPath();
   ASSIGN_OR_RETURN(auto listings, InspectAll(dir, false, false));
   int removed = 0, foreign = 0;
   for (size_t i = 0; i < listings.size(); ++i) {
-    v1::CleanupRequest req;
-    req.set_run_id(run_id_);
-    req.set_checkpoints_uri(ForNode(dir, nodes_[i]->index()));
-    req.mutable_storage_options()->insert(storage_options_.begin(),
-                                          storage_options_.end());
+    v1::CleanupRequest req = CleanupOf(dir, i);
     for (const auto& s : listings[i].steps()) {
       if (!s.committed() || s.step() >= listings[i].newest_committed()) {
         continue;
@@ -334,11 +472,6 @@ absl::Status Coordinator::RemoveOldSteps(RunResult* result) {
       }
     }
     if (req.remove_steps_size() == 0) continue;
-    // Shared storage: one node removes every rank's files.
-    for (const auto& r : plan_.ranks) {
-      if (config_.storage.node_local && r.node != i) continue;
-      for (const auto& f : r.files) req.add_file_names(f.name);
-    }
     ASSIGN_OR_RETURN(auto rep, nodes_[i]->Cleanup(req));
     if (!rep.error().empty()) {
       return absl::InternalError(absl::StrCat("removing old steps on node ",

@@ -53,12 +53,23 @@ class Coordinator {
  private:
   // Lists `uri` on node `node`'s view of storage.
   absl::StatusOr<v1::InspectReply> Inspect(const std::string& uri, bool probe,
-                                           bool want_metadata, size_t node);
+                                           bool want_metadata, size_t node,
+                                           uint64_t metadata_step = 0);
   // Nodes that own storage: node 0 for a shared target, every node for
   // node-local disks. InspectAll lists `uri` on each, in node order.
   size_t StorageOwners() const;
   absl::StatusOr<std::vector<v1::InspectReply>> InspectAll(
-      const std::string& uri, bool probe, bool want_metadata);
+      const std::string& uri, bool probe, bool want_metadata,
+      uint64_t metadata_step = 0);
+  // Claims the first free step from `step` on under `dir` on every storage
+  // owner (NodeAgent::Claim); a step another run holds is skipped, a few
+  // times, then the run stops with the steps it tried.
+  absl::StatusOr<uint64_t> ClaimStep(const std::string& dir, uint64_t step);
+  // After a failed save: removes what this run wrote in `step` (its files,
+  // its claim), through any node still answering; names what stays.
+  void RemoveFailedStep(const std::string& dir, uint64_t step,
+                        RunResult* result);
+  v1::CleanupRequest CleanupOf(const std::string& dir, size_t owner) const;
   // Parses the newest .metadata of each listing, refuses a different plan,
   // and merges the segment checksums.
   absl::StatusOr<CheckpointMetadata> CheckedMetadata(
@@ -83,6 +94,11 @@ class Coordinator {
   bool saved_ = false;
   // Steps this run wrote (saved or staged); cleanup touches nothing else.
   std::set<uint64_t> written_steps_;
+  // The newest step this run's saves committed (its loads read that one).
+  uint64_t committed_step_ = 0;
+  uint64_t staged_step_ = 0;
+  // Claim entries this run wrote in its steps (ClaimReply.claim_name).
+  std::set<std::string> claim_names_;
   std::atomic<bool> interrupted_{false};
   std::mutex interrupt_mu_;
   std::string interrupt_reason_;

@@ -126,6 +126,7 @@ std::string ResultToJson(const RunResult& r) {
   j["status"] = r.status;
   j["errors"] = r.errors;
   j["notes"] = r.notes;
+  j["leftovers"] = r.leftovers;
   j["run_id"] = r.run_id;
   j["started_at"] = r.started_at;
   j["finished_at"] = r.finished_at;

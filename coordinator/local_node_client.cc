@@ -24,6 +24,11 @@ absl::StatusOr<v1::CommitReply> LocalNodeClient::Commit(
     const v1::CommitRequest& r) {
   return service_.Commit(r);
 }
+absl::StatusOr<v1::ClaimReply> LocalNodeClient::Claim(
+    const v1::ClaimRequest& r) {
+  return service_.Claim(r);
+}
+
 absl::StatusOr<v1::CleanupReply> LocalNodeClient::Cleanup(
     const v1::CleanupRequest& r) {
   return service_.Cleanup(r);

@@ -38,6 +38,7 @@ class NodeClient {
       const v1::StartPhaseRequest& r, const ProgressCallback& progress) = 0;
   virtual absl::StatusOr<v1::CommitReply> Commit(
       const v1::CommitRequest& r) = 0;
+  virtual absl::StatusOr<v1::ClaimReply> Claim(const v1::ClaimRequest& r) = 0;
   virtual absl::StatusOr<v1::CleanupReply> Cleanup(
       const v1::CleanupRequest& r) = 0;
   virtual absl::StatusOr<v1::PutResultReply> PutResult(

@@ -113,7 +113,44 @@ PlanOptions PlanOptionsFromConfig(const Config& c) {
   return o;
 }
 
+absl::Status CheckPlanBounds(const PlanOptions& o) {
+  if (o.num_layers < 1 || o.num_nodes < 1 || o.ranks_per_node < 1 ||
+      o.thread_count < 1) {
+    return absl::InvalidArgumentError(
+        "NUM_LAYERS, NUM_NODES, NUM_DEVICES and thread_count must be >= 1");
+  }
+  // The preset's tensors grow linearly with its layers: count them from two
+  // small builds instead of building a huge one.
+  auto one = MakePreset(o.model, 1), two = MakePreset(o.model, 2);
+  if (!one.ok() || !two.ok()) return absl::OkStatus();  // MakePlan says why
+  const double per_layer =
+      static_cast<double>(two->weights.size()) - one->weights.size();
+  const double state = o.optimizer == "adam" ? 3 : o.optimizer == "sgd" ? 2 : 1;
+  const double tensors =
+      one->is_mlperf
+          ? 2
+          : (one->weights.size() + per_layer * (o.num_layers - 1)) * state;
+  const double world =
+      static_cast<double>(o.num_nodes) * static_cast<double>(o.ranks_per_node);
+  const double sharded_over =
+      o.strategy == "hybrid" && !one->is_mlperf ? o.ranks_per_node : world;
+  // At most one piece of each tensor per rank, and thread_count - 1 more
+  // where a rank's files cut its pieces.
+  const double segments = tensors * sharded_over + world * o.thread_count;
+  if (segments <= kMaxPlanSegments) return absl::OkStatus();
+  return absl::InvalidArgumentError(absl::StrFormat(
+      "this plan would hold about %.4g segments (%.4g tensors x %.4g ranks), "
+      "about %s of memory on the coordinator and a %s .metadata; ckptbench "
+      "allows %d segments. Expected fewer layers (NUM_LAYERS=%d), fewer ranks "
+      "(NUM_NODES x NUM_DEVICES = %.0f) or sharding.strategy=hybrid",
+      segments, tensors, sharded_over,
+      FormatBytes(static_cast<uint64_t>(segments * kPlanBytesPerSegment)),
+      FormatBytes(static_cast<uint64_t>(segments * kMetadataBytesPerSegment)),
+      kMaxPlanSegments, o.num_layers, world));
+}
+
 absl::StatusOr<CheckpointPlan> MakePlan(const PlanOptions& o) {
+  RETURN_IF_ERROR(CheckPlanBounds(o));
   auto preset_or = MakePreset(o.model, o.num_layers);
   if (!preset_or.ok()) {
     return absl::InvalidArgumentError(

@@ -26,6 +26,18 @@ struct PlanOptions {
 
 PlanOptions PlanOptionsFromConfig(const Config& config);
 
+// Bounds, checked before anything is built: a plan holds at most
+// kMaxPlanSegments segments (a tensor's piece in a rank's file), which keeps
+// the coordinator's memory (~kPlanBytesPerSegment each, plan and messages)
+// and the .metadata (~kMetadataBytesPerSegment each) within reach.
+inline constexpr int kMaxPlanSegments = 4'000'000;
+// Measured: 3.6 M segments (NUM_LAYERS=200, NUM_DEVICES=200) took 1.5 GiB
+// in one `run` process and a 146 MiB .metadata.
+inline constexpr double kPlanBytesPerSegment = 450;
+inline constexpr double kMetadataBytesPerSegment = 45;
+// InvalidArgument with the estimate when `options` would exceed them.
+absl::Status CheckPlanBounds(const PlanOptions& options);
+
 absl::StatusOr<CheckpointPlan> MakePlan(const PlanOptions& options);
 
 // Multi-line human-readable description (ckptbench plan).

@@ -144,6 +144,12 @@ absl::StatusOr<v1::CommitReply> RemoteNode::Commit(const v1::CommitRequest& r) {
   return ReplyOf(Call(std::move(m)), &v1::NodeMessage::mutable_commit);
 }
 
+absl::StatusOr<v1::ClaimReply> RemoteNode::Claim(const v1::ClaimRequest& r) {
+  v1::CoordinatorMessage m;
+  *m.mutable_claim() = r;
+  return ReplyOf(Call(std::move(m)), &v1::NodeMessage::mutable_claim);
+}
+
 absl::StatusOr<v1::CleanupReply> RemoteNode::Cleanup(
     const v1::CleanupRequest& r) {
   v1::CoordinatorMessage m;

@@ -48,6 +48,7 @@ class RemoteNode : public NodeClient {
       const v1::StartPhaseRequest& r,
       const ProgressCallback& progress) override;
   absl::StatusOr<v1::CommitReply> Commit(const v1::CommitRequest& r) override;
+  absl::StatusOr<v1::ClaimReply> Claim(const v1::ClaimRequest& r) override;
   absl::StatusOr<v1::CleanupReply> Cleanup(
       const v1::CleanupRequest& r) override;
   absl::StatusOr<v1::PutResultReply> PutResult(

@@ -125,6 +125,9 @@ struct RunResult {
   std::string status = "ok";
   std::vector<std::string> errors;
   std::vector<std::string> notes;
+  // What this run wrote and could not remove (a failed save's step, a
+  // multipart upload), each with where it is and why it stayed.
+  std::vector<std::string> leftovers;
   std::string run_id;
   std::string started_at, finished_at;  // ISO 8601 UTC
   std::vector<ResolvedKey> config;

@@ -91,6 +91,8 @@ std::string SummaryTable(const RunResult& r) {
         p.mib_s.mean, p.mib_s.stdev);
   }
   for (const auto& n : r.notes) absl::StrAppendFormat(&s, "note: %s\n", n);
+  for (const auto& n : r.leftovers)
+    absl::StrAppendFormat(&s, "left behind: %s\n", n);
   for (const auto& e : r.errors) absl::StrAppendFormat(&s, "error: %s\n", e);
   return s;
 }

@@ -11,6 +11,7 @@
 
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "common/bytes.h"
 #include "common/clock.h"
 #include "common/log.h"
 #include "common/status_macros.h"
@@ -24,6 +25,31 @@ constexpr char kMetadata[] = ".metadata";
 
 }  // namespace
 
+absl::Status CheckBufferMemory(const PhaseJob& job, const Storage& storage,
+                               const MemoryBudget& budget) {
+  uint64_t files = 0;
+  for (const auto& r : job.ranks) files += r.files.size();
+  const uint64_t backend = storage.BufferBytesPerFile(job.save);
+  const uint64_t need = files * (job.block_size + backend);
+  // A margin for the rest of the process (plan, threads, the page cache
+  // the transfer itself needs).
+  if (budget.available_bytes == 0 || need <= budget.available_bytes / 10 * 8) {
+    return absl::OkStatus();
+  }
+  return absl::ResourceExhaustedError(absl::StrCat(
+      "this ", job.save ? "save" : "load", " needs ", files,
+      " file buffer(s) on this node of ", FormatBytes(job.block_size),
+      " (io.block_size)",
+      backend > 0
+          ? absl::StrCat(" + ", FormatBytes(backend), " (the ", storage.Kind(),
+                         " backend's part and read-ahead buffers)")
+          : std::string(),
+      " each: ", FormatBytes(need), ", more than 80% of the ",
+      FormatBytes(budget.available_bytes), " available (", budget.source,
+      "). Expected fewer ranks per node (NUM_DEVICES), a smaller "
+      "thread_count or io.block_size"));
+}
+
 uint64_t ParseStepDir(const std::string& name) {
   if (name.rfind("step-", 0) != 0) return 0;
   uint64_t n = 0;
@@ -34,19 +60,24 @@ uint64_t ParseStepDir(const std::string& name) {
 std::string StepDirName(uint64_t step) { return absl::StrCat("step-", step); }
 
 absl::StatusOr<StepListing> NodeAgent::Inspect(
-    const std::string& uri, bool probe_write, bool want_metadata,
-    const std::map<std::string, std::string>& options) {
+    const std::string& uri, const std::string& probe_owner, bool want_metadata,
+    uint64_t metadata_step, const std::map<std::string, std::string>& options) {
   ASSIGN_OR_RETURN(auto loc, OpenStorage(uri, options));
   StepListing listing;
-  if (probe_write) {
+  if (!probe_owner.empty()) {
     RETURN_IF_ERROR(loc.storage->CreateDirs(loc.path));
-    std::string probe = JoinPath(loc.path, ".ckptbench-write-probe");
+    // A name of this run's own: a concurrent run's probe is not ours.
+    const std::string name =
+        absl::StrCat(".ckptbench-write-probe-", probe_owner);
     {
-      ASSIGN_OR_RETURN(auto f, loc.storage->OpenWrite(probe, WriteOptions{}));
-      RETURN_IF_ERROR(f->Append("probe", 5));
-      RETURN_IF_ERROR(f->Close());
+      ASSIGN_OR_RETURN(auto f, loc.storage->OpenWrite(JoinPath(loc.path, name),
+                                                      WriteOptions{}));
+      absl::Status written = f->Append("probe", 5);
+      if (written.ok()) written = f->Close();
+      absl::Status removed = loc.storage->RemoveTree(JoinPath(loc.path, name));
+      RETURN_IF_ERROR(written);
+      RETURN_IF_ERROR(removed);
     }
-    RETURN_IF_ERROR(loc.storage->RemoveTree(probe));
   }
   auto names = loc.storage->ListDir(loc.path);
   if (!names.ok()) {
@@ -64,9 +95,21 @@ absl::StatusOr<StepListing> NodeAgent::Inspect(
     }
   }
   std::sort(listing.steps.begin(), listing.steps.end());
-  if (want_metadata && listing.newest_committed > 0) {
+  listing.metadata_step =
+      metadata_step != 0 ? metadata_step : listing.newest_committed;
+  if (want_metadata && listing.metadata_step > 0) {
     std::string meta = JoinPath(
-        JoinPath(loc.path, StepDirName(listing.newest_committed)), kMetadata);
+        JoinPath(loc.path, StepDirName(listing.metadata_step)), kMetadata);
+    {
+      // Capped: the largest plan ckptbench allows writes far less.
+      ASSIGN_OR_RETURN(auto f, loc.storage->OpenRead(meta, ReadOptions{}));
+      if (f->Size() > kMaxMetadataBytes) {
+        return absl::FailedPreconditionError(absl::StrCat(
+            meta, " is ", FormatBytes(f->Size()), ", more than the ",
+            FormatBytes(kMaxMetadataBytes),
+            " a ckptbench .metadata can be: not one of its checkpoints"));
+      }
+    }
     ASSIGN_OR_RETURN(listing.newest_metadata, loc.storage->ReadSmall(meta));
   }
   return listing;
@@ -74,9 +117,21 @@ absl::StatusOr<StepListing> NodeAgent::Inspect(
 
 absl::StatusOr<PrepareOutcome> NodeAgent::Prepare(PhaseJob job) {
   std::lock_guard<std::mutex> lock(mu_);
+  if (running_) {
+    // Execute reads the prepared job unlocked: never replace it under it.
+    return absl::FailedPreconditionError(absl::StrCat(
+        "round ", job.round_id, " cannot be prepared: round ",
+        job_ ? job_->round_id : 0, " is still running on this node"));
+  }
   abort_ = false;
   ASSIGN_OR_RETURN(location_, OpenStorage(job.step_uri, job.storage_options));
   Storage& st = *location_.storage;
+  // The buffers held now are given back before the new ones are made.
+  MemoryBudget budget = AvailableMemory();
+  if (budget.available_bytes > 0) {
+    for (const auto& b : buffers_) budget.available_bytes += b->size();
+  }
+  RETURN_IF_ERROR(CheckBufferMemory(job, st, budget));
   std::vector<std::string> paths;
   for (auto& r : job.ranks) {
     for (auto& f : r.files) {
@@ -139,11 +194,19 @@ PhaseOutcome NodeAgent::RunPhase(const std::string& run_id, uint64_t round_id,
   }
   if (!mine) return fut.get();
   PhaseOutcome out;
-  if (!job_ || job_->run_id != run_id || job_->round_id != round_id) {
+  bool prepared = false;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    prepared = job_ && job_->run_id == run_id && job_->round_id == round_id;
+    running_ = prepared;  // Prepare leaves job_ and buffers_ alone meanwhile
+  }
+  if (!prepared) {
     out.status = absl::FailedPreconditionError(absl::StrCat(
         "round ", round_id, " was started without being prepared"));
   } else {
     out = Execute(start_at_unix_ns, progress, progress_interval);
+    std::lock_guard<std::mutex> lock(mu_);
+    running_ = false;
   }
   promise.set_value(out);
   return out;
@@ -309,12 +372,37 @@ absl::StatusOr<bool> NodeAgent::FileExists(
   return loc.storage->Exists(JoinPath(loc.path, name));
 }
 
+absl::StatusOr<std::string> NodeAgent::Claim(
+    const std::string& uri, uint64_t step, const std::string& owner,
+    const std::map<std::string, std::string>& options) {
+  ASSIGN_OR_RETURN(auto loc, OpenStorage(uri, options));
+  return loc.storage->ClaimDir(JoinPath(loc.path, StepDirName(step)), owner);
+}
+
+absl::Status NodeAgent::ReleaseClaim(
+    const std::string& uri, uint64_t step, const std::string& claim_name,
+    const std::map<std::string, std::string>& options) {
+  if (claim_name.empty() || claim_name.find('/') != std::string::npos) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "release of step ", step, ": bad claim name '", claim_name, "'"));
+  }
+  ASSIGN_OR_RETURN(auto loc, OpenStorage(uri, options));
+  return loc.storage->RemoveFiles(JoinPath(loc.path, StepDirName(step)),
+                                  {claim_name});
+}
+
 absl::Status NodeAgent::Cleanup(
     const std::string& uri, const std::vector<uint64_t>& steps,
     const std::vector<std::string>& names,
-    const std::map<std::string, std::string>& options) {
+    const std::map<std::string, std::string>& options, bool abort_uploads,
+    int* aborted) {
   ASSIGN_OR_RETURN(auto loc, OpenStorage(uri, options));
   for (uint64_t s : steps) {
+    if (abort_uploads) {
+      ASSIGN_OR_RETURN(int n, loc.storage->AbortUploads(
+                                  JoinPath(loc.path, StepDirName(s)), names));
+      if (aborted) *aborted += n;
+    }
     // Commit point first: a half-removed step must not look committed.
     std::vector<std::string> ordered{kMetadata};
     for (const auto& n : names) {

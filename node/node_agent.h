@@ -20,6 +20,7 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "common/cpu_usage.h"
+#include "common/memory.h"
 #include "node/file_io.h"
 #include "node/storage/storage_factory.h"
 
@@ -77,10 +78,15 @@ struct PhaseOutcome {
   uint64_t requests = 0, retries = 0, throttles = 0;  // object stores
 };
 
+// Larger .metadata files are refused unread (the largest plan allowed,
+// coordinator/planner.h, writes about 180 MiB).
+inline constexpr uint64_t kMaxMetadataBytes = 512ull << 20;
+
 struct StepListing {
   std::vector<std::pair<uint64_t, bool>> steps;  // (step, committed)
   uint64_t newest_committed = 0;                 // 0 = none
-  std::string newest_metadata;
+  std::string newest_metadata;                   // of metadata_step when given
+  uint64_t metadata_step = 0;  // the step newest_metadata is from
 };
 
 using ProgressFn = std::function<void(const std::vector<uint64_t>& rank_bytes)>;
@@ -92,11 +98,13 @@ class NodeAgent {
   NodeAgent& operator=(const NodeAgent&) = delete;
 
   // Lists step-<n> directories under checkpoints_uri (empty if missing).
-  // With probe_write, first creates the directory and writes and removes a
-  // probe file there (PermissionDenied etc. naming the path).
+  // With a `probe_owner` (a run id), first creates the directory and writes
+  // and removes a probe file of that run's own there (PermissionDenied etc.
+  // naming the path). The .metadata returned is the newest committed
+  // step's, or `metadata_step`'s when not 0.
   absl::StatusOr<StepListing> Inspect(
-      const std::string& checkpoints_uri, bool probe_write = false,
-      bool want_metadata = true,
+      const std::string& checkpoints_uri, const std::string& probe_owner = "",
+      bool want_metadata = true, uint64_t metadata_step = 0,
       const std::map<std::string, std::string>& options = {});
 
   // Untimed: opens storage, creates the step directory (save) or makes the
@@ -120,19 +128,35 @@ class NodeAgent {
   absl::StatusOr<bool> FileExists(
       const std::string& dir_uri, const std::string& name,
       const std::map<std::string, std::string>& options);
+  // Claims step `step` under checkpoints_uri for run `owner`
+  // (Storage::ClaimDir): the claim entry's name, or AlreadyExists when
+  // something holds the step. ReleaseClaim removes a claim this run won.
+  absl::StatusOr<std::string> Claim(
+      const std::string& checkpoints_uri, uint64_t step,
+      const std::string& owner,
+      const std::map<std::string, std::string>& options);
+  absl::Status ReleaseClaim(const std::string& checkpoints_uri, uint64_t step,
+                            const std::string& claim_name,
+                            const std::map<std::string, std::string>& options);
   // Removes, in each of `steps`, the .metadata and the named entries (what
   // this run wrote there), and the step directory if that emptied it.
+  // With `abort_uploads`, first aborts those names' unfinished uploads
+  // (Storage::AbortUploads), counted into *aborted.
   absl::Status Cleanup(const std::string& checkpoints_uri,
                        const std::vector<uint64_t>& steps,
                        const std::vector<std::string>& names,
-                       const std::map<std::string, std::string>& options = {});
+                       const std::map<std::string, std::string>& options = {},
+                       bool abort_uploads = false, int* aborted = nullptr);
   void Abort(const std::string& reason);
 
  private:
   PhaseOutcome Execute(int64_t start_at_unix_ns, const ProgressFn& progress,
                        double progress_interval);
 
+  // Guards job_, buffers_, location_, read_direct_ and started_; Execute
+  // reads the first four unlocked while running_ keeps Prepare off them.
   std::mutex mu_;
+  bool running_ = false;
   std::unique_ptr<PhaseJob> job_;
   StorageLocation location_;
   std::vector<std::unique_ptr<AlignedBuffer>> buffers_;  // one per file
@@ -141,6 +165,12 @@ class NodeAgent {
       started_;
   std::atomic<bool> abort_{false};
 };
+
+// OK when the buffers a phase holds (a block per file, and the backend's
+// own per file) fit in 80% of `budget`; else ResourceExhausted with the
+// numbers. Prepare checks it before allocating anything.
+absl::Status CheckBufferMemory(const PhaseJob& job, const Storage& storage,
+                               const MemoryBudget& budget);
 
 // "step-12" -> 12; 0 if the name is not a step directory.
 uint64_t ParseStepDir(const std::string& name);

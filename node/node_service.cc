@@ -115,9 +115,10 @@ v1::PhaseReport ReportToProto(const PhaseOutcome& o, uint64_t round_id) {
 
 v1::InspectReply NodeService::Inspect(const v1::InspectRequest& req) {
   v1::InspectReply rep;
-  auto listing =
-      agent_.Inspect(req.checkpoints_uri(), req.probe_write(),
-                     req.want_metadata(), OptionsOf(req.storage_options()));
+  auto listing = agent_.Inspect(
+      req.checkpoints_uri(), req.probe_write() ? req.run_id() : std::string(),
+      req.want_metadata(), req.metadata_step(),
+      OptionsOf(req.storage_options()));
   if (!listing.ok()) {
     rep.set_error(std::string(listing.status().message()));
     return rep;
@@ -128,6 +129,7 @@ v1::InspectReply NodeService::Inspect(const v1::InspectRequest& req) {
     s->set_committed(committed);
   }
   rep.set_newest_committed(listing->newest_committed);
+  rep.set_metadata_step(listing->metadata_step);
   rep.set_newest_metadata(std::move(listing->newest_metadata));
   return rep;
 }
@@ -203,14 +205,37 @@ v1::PutResultReply NodeService::PutResult(const v1::PutResultRequest& req) {
   return rep;
 }
 
+v1::ClaimReply NodeService::Claim(const v1::ClaimRequest& req) {
+  v1::ClaimReply rep;
+  const auto options = OptionsOf(req.storage_options());
+  if (req.release()) {
+    auto s = agent_.ReleaseClaim(req.checkpoints_uri(), req.step(),
+                                 req.claim_name(), options);
+    if (!s.ok()) rep.set_error(std::string(s.message()));
+    return rep;
+  }
+  auto name =
+      agent_.Claim(req.checkpoints_uri(), req.step(), req.run_id(), options);
+  if (name.ok()) {
+    rep.set_claim_name(*name);
+  } else {
+    rep.set_taken(absl::IsAlreadyExists(name.status()));
+    rep.set_error(std::string(name.status().message()));
+  }
+  return rep;
+}
+
 v1::CleanupReply NodeService::Cleanup(const v1::CleanupRequest& req) {
   v1::CleanupReply rep;
   std::vector<uint64_t> steps(req.remove_steps().begin(),
                               req.remove_steps().end());
   std::vector<std::string> names(req.file_names().begin(),
                                  req.file_names().end());
+  int aborted = 0;
   auto s = agent_.Cleanup(req.checkpoints_uri(), steps, names,
-                          OptionsOf(req.storage_options()));
+                          OptionsOf(req.storage_options()), req.abort_uploads(),
+                          &aborted);
+  rep.set_aborted_uploads(aborted);
   if (!s.ok()) rep.set_error(std::string(s.message()));
   return rep;
 }

@@ -27,6 +27,7 @@ class NodeService {
       double progress_interval);
   v1::CommitReply Commit(const v1::CommitRequest& req);
   v1::PutResultReply PutResult(const v1::PutResultRequest& req);
+  v1::ClaimReply Claim(const v1::ClaimRequest& req);
   v1::CleanupReply Cleanup(const v1::CleanupRequest& req);
   v1::AbortReply Abort(const v1::AbortRequest& req);
   v1::PingReply Ping(const v1::PingRequest& req);

@@ -150,6 +150,9 @@ class Session {
       case v1::CoordinatorMessage::kPutResult:
         *out.mutable_put_result() = service_.PutResult(msg.put_result());
         break;
+      case v1::CoordinatorMessage::kClaim:
+        *out.mutable_claim() = service_.Claim(msg.claim());
+        break;
       case v1::CoordinatorMessage::kCleanup:
         *out.mutable_cleanup() = service_.Cleanup(msg.cleanup());
         break;

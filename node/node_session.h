@@ -22,7 +22,7 @@ struct NodeSessionOptions {
   std::string token;  // secret
   std::shared_ptr<grpc::ChannelCredentials> credentials;
   std::string tls_server_name;  // "" = the coordinator's host name
-  double connect_timeout = 600;
+  double connect_timeout = 120;
   int protocol_version = 1;  // tests may claim another
 };
 

@@ -244,6 +244,35 @@ absl::Status GcsStorage::RemoveFiles(const std::string& dir,
   return absl::OkStatus();  // no directories in a bucket
 }
 
+absl::StatusOr<std::string> GcsStorage::ClaimDir(const std::string& dir,
+                                                 const std::string& owner) {
+  ASSIGN_OR_RETURN(auto obj, ParseGsUri(dir));
+  const GcsObject claim{obj.bucket, JoinPath(obj.name, kClaimName)};
+  // ifGenerationMatch=0: created only if no such object exists.
+  auto put = UploadInOneRequest(*client_, claim, owner.data(), owner.size(),
+                                std::nullopt, {{"ifGenerationMatch", "0"}});
+  if (absl::IsAlreadyExists(put)) {
+    // Ours after all when a retried upload found its own first attempt.
+    auto held = ReadSmall(GsUri(claim));
+    if (!held.ok() || *held != owner) {
+      return absl::AlreadyExistsError(
+          absl::StrCat(GsUri(claim), ": another run claimed this step first"));
+    }
+  } else if (!put.ok()) {
+    return put;
+  }
+  // Nothing else may be there (an older step's files).
+  ASSIGN_OR_RETURN(auto names, ListNames(obj));
+  for (const auto& n : names) {
+    if (n == claim.name) continue;
+    RETURN_IF_ERROR(DeleteObject(*client_, claim));
+    return absl::AlreadyExistsError(
+        absl::StrCat(GsUri(obj), " holds gs://", obj.bucket, "/", n,
+                     " (another run's step, or one an earlier run left)"));
+  }
+  return std::string(kClaimName);
+}
+
 absl::Status GcsStorage::WriteAtomic(const std::string& path,
                                      const std::string& data) {
   ASSIGN_OR_RETURN(auto obj, ParseGsUri(path));

@@ -40,12 +40,19 @@ class GcsStorage : public Storage {
   absl::Status RemoveTree(const std::string& path) override;
   absl::Status RemoveFiles(const std::string& dir,
                            const std::vector<std::string>& names) override;
+  absl::StatusOr<std::string> ClaimDir(const std::string& dir,
+                                       const std::string& owner) override;
   absl::Status WriteAtomic(const std::string& path,
                            const std::string& data) override;
   absl::StatusOr<std::string> ReadSmall(const std::string& path) override;
   absl::StatusOr<CacheReport> PrepareColdRead(
       const std::vector<std::string>& paths, const std::string& mode) override;
   FilesystemInfo Filesystem(const std::string& path) override;
+  uint64_t BufferBytesPerFile(bool save) const override {
+    const GcsConfig& c = client_->config();
+    return save ? (c.parts_in_flight + 1) * c.chunk_size
+                : c.ranges_in_flight * c.range_size;
+  }
 
   // Object names under dir/ (recursive), for cleanup and tests.
   absl::StatusOr<std::vector<std::string>> ListNames(const GcsObject& dir);

@@ -320,7 +320,8 @@ std::string CompositePartName(const std::string& name, int k) {
 
 absl::Status UploadInOneRequest(GcsClient& client, const GcsObject& obj,
                                 const char* data, size_t len,
-                                std::optional<uint32_t> crc) {
+                                std::optional<uint32_t> crc,
+                                const HeaderList& preconditions) {
   if (!crc) crc = Crc32c(data, len);
   nlohmann::json meta = {{"name", obj.name}, {"crc32c", Crc32cToBase64(*crc)}};
   const std::string b = Boundary();
@@ -333,6 +334,7 @@ absl::Status UploadInOneRequest(GcsClient& client, const GcsObject& obj,
   c.method = "POST";
   c.path = GcsClient::UploadPath(obj.bucket);
   c.query = {{"uploadType", "multipart"}};
+  c.query.insert(c.query.end(), preconditions.begin(), preconditions.end());
   c.headers = {
       {"Content-Type", absl::StrCat("multipart/related; boundary=", b)}};
   c.body_head = head;

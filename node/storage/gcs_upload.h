@@ -17,10 +17,12 @@ namespace ckpt {
 // Uploads `len` bytes as one object in one multipart request whose
 // metadata carries their CRC32C (`crc` when the caller has it, else
 // computed); the stored object's CRC32C and size must match. Objects
-// appear whole or not at all.
+// appear whole or not at all. `preconditions` go into the query as they
+// are (e.g. ifGenerationMatch=0: only if no such object exists).
 absl::Status UploadInOneRequest(GcsClient& client, const GcsObject& obj,
                                 const char* data, size_t len,
-                                std::optional<uint32_t> crc = std::nullopt);
+                                std::optional<uint32_t> crc = std::nullopt,
+                                const HeaderList& preconditions = {});
 
 std::unique_ptr<WritableFile> NewGcsWritableFile(
     std::shared_ptr<GcsClient> client, GcsObject obj);

@@ -201,6 +201,22 @@ absl::Status MemoryStorage::RemoveTree(const std::string& path) {
   return absl::OkStatus();
 }
 
+absl::StatusOr<std::string> MemoryStorage::ClaimDir(const std::string& dir,
+                                                    const std::string& owner) {
+  Store& s = TheStore();
+  std::lock_guard<std::mutex> lock(s.mu);
+  const std::string base = Trim(dir), prefix = base + "/";
+  bool taken = s.dirs.count(base) > 0;
+  for (const auto& [path, data] : s.files) taken |= path.rfind(prefix, 0) == 0;
+  if (taken) {
+    return absl::AlreadyExistsError(
+        absl::StrCat(base, " exists (another run's step)"));
+  }
+  s.dirs.insert(base);
+  s.files[prefix + kClaimName] = std::make_shared<std::string>(owner);
+  return std::string(kClaimName);
+}
+
 absl::Status MemoryStorage::WriteAtomic(const std::string& path,
                                         const std::string& data) {
   Store& s = TheStore();

@@ -34,6 +34,8 @@ class MemoryStorage : public Storage {
   absl::Status RemoveTree(const std::string& path) override;
   absl::Status RemoveFiles(const std::string& dir,
                            const std::vector<std::string>& names) override;
+  absl::StatusOr<std::string> ClaimDir(const std::string& dir,
+                                       const std::string& owner) override;
   absl::Status WriteAtomic(const std::string& path,
                            const std::string& data) override;
   absl::StatusOr<std::string> ReadSmall(const std::string& path) override;

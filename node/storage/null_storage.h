@@ -33,6 +33,10 @@ class NullStorage : public Storage {
                            const std::vector<std::string>&) override {
     return absl::OkStatus();
   }
+  absl::StatusOr<std::string> ClaimDir(const std::string&,
+                                       const std::string&) override {
+    return std::string(kClaimName);
+  }
   absl::Status WriteAtomic(const std::string&, const std::string&) override {
     return absl::OkStatus();
   }

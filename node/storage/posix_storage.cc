@@ -311,6 +311,23 @@ absl::Status PosixStorage::RemoveFiles(const std::string& dir,
   return absl::OkStatus();
 }
 
+absl::StatusOr<std::string> PosixStorage::ClaimDir(const std::string& dir,
+                                                   const std::string& owner) {
+  const std::string parent = std::filesystem::path(dir).parent_path().string();
+  if (!parent.empty()) RETURN_IF_ERROR(CreateDirs(parent));
+  // mkdir is the atomic claim: of two runs, one gets EEXIST. (On an
+  // object-store FUSE mount the daemon decides; s3fs checks, then creates.)
+  if (mkdir(dir.c_str(), 0777) != 0) {
+    if (errno == EEXIST) {
+      return absl::AlreadyExistsError(absl::StrCat(
+          dir, " exists (another run's step, or one an earlier run left)"));
+    }
+    return Errno("create directory", dir);
+  }
+  RETURN_IF_ERROR(WriteAtomic(JoinPath(dir, kClaimName), owner + "\n"));
+  return std::string(kClaimName);
+}
+
 absl::Status PosixStorage::WriteAtomic(const std::string& path,
                                        const std::string& data) {
   if (flavour_ == Flavour::kFuse) {

@@ -158,6 +158,15 @@ absl::StatusOr<HttpResponse> S3Client::Do(const S3Call& call) {
       AfterAttempts(sent.attempts));
   if (rep.status == 404) return absl::NotFoundError(msg);
   if (rep.status == 403) return absl::PermissionDeniedError(msg);
+  // Conditional writes: 412 the condition failed (the key exists), 409 a
+  // concurrent conditional write of the key is in flight (AWS), 501 the
+  // store has none (Swift: "Conditional object PUTs are not supported").
+  if (rep.status == 412) return absl::AlreadyExistsError(msg);
+  if (rep.status == 409 &&
+      XmlValue(rep.body, "Code") == "ConditionalRequestConflict") {
+    return absl::AbortedError(msg);
+  }
+  if (rep.status == 501) return absl::UnimplementedError(msg);
   if (rep.status == 0) return absl::UnavailableError(msg);
   return absl::FailedPreconditionError(msg);
 }

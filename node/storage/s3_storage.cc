@@ -4,7 +4,9 @@
 
 #include <cstdio>
 #include <cstring>
+#include <map>
 #include <mutex>
+#include <set>
 
 #include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
@@ -379,11 +381,13 @@ absl::StatusOr<bool> S3Storage::Exists(const std::string& path) {
   return !keys.empty();
 }
 
-// The keys under the prefix. Shard keys spread under hash prefixes live
-// elsewhere; cleanup removes those by name (RemoveFiles).
+// The keys under path/, and path itself as a key (a file removed as a
+// tree). Shard keys spread under hash prefixes live elsewhere; cleanup
+// removes those by name (RemoveFiles).
 absl::Status S3Storage::RemoveTree(const std::string& path) {
   ASSIGN_OR_RETURN(auto loc, ParseS3Uri(path));
   ASSIGN_OR_RETURN(auto keys, ListKeys(loc));
+  if (!loc.key.empty()) keys.push_back(loc.key);
   for (const auto& k : keys)
     RETURN_IF_ERROR(DeleteKey(*client_, loc.bucket, k));
   return absl::OkStatus();
@@ -396,6 +400,98 @@ absl::Status S3Storage::RemoveFiles(const std::string& dir,
     RETURN_IF_ERROR(DeleteKey(*client_, loc.bucket, loc.key));
   }
   return absl::OkStatus();  // no directories in a bucket
+}
+
+absl::StatusOr<int> S3Storage::AbortUploads(
+    const std::string& dir, const std::vector<std::string>& names) {
+  // The keys, grouped by their "directory" (spread prefixes put shards of
+  // one step under several): one ListMultipartUploads per group.
+  std::string bucket;
+  std::map<std::string, std::set<std::string>> by_prefix;
+  for (const auto& n : names) {
+    ASSIGN_OR_RETURN(auto loc, ObjectFor(JoinPath(dir, n)));
+    bucket = loc.bucket;
+    by_prefix[loc.key.substr(0, loc.key.rfind('/') + 1)].insert(loc.key);
+  }
+  int aborted = 0;
+  for (const auto& [prefix, keys] : by_prefix) {
+    std::string key_marker, id_marker;
+    do {
+      S3Call c =
+          MakeS3Call("GET", bucket, "", {{"uploads", ""}, {"prefix", prefix}});
+      if (!key_marker.empty()) {
+        c.query.push_back({"key-marker", key_marker});
+        c.query.push_back({"upload-id-marker", id_marker});
+      }
+      ASSIGN_OR_RETURN(auto rep, client_->Do(c));
+      for (const auto& upload : XmlValues(rep.body, "Upload")) {
+        const std::string key = XmlValue(upload, "Key");
+        const std::string id = XmlValue(upload, "UploadId");
+        if (!keys.count(key) || id.empty()) continue;
+        auto del =
+            client_->Do(MakeS3Call("DELETE", bucket, key, {{"uploadId", id}}));
+        if (!del.ok() && !absl::IsNotFound(del.status())) return del.status();
+        ++aborted;
+      }
+      const bool truncated = XmlValue(rep.body, "IsTruncated") == "true";
+      key_marker = truncated ? XmlValue(rep.body, "NextKeyMarker") : "";
+      id_marker = truncated ? XmlValue(rep.body, "NextUploadIdMarker") : "";
+    } while (!key_marker.empty());
+  }
+  return aborted;
+}
+
+absl::StatusOr<bool> S3Storage::PutClaim(const S3Location& claim,
+                                         const std::string& owner) {
+  const std::string mode = client_->config().claim;
+  if (mode == "listing" || !conditional_put_.load()) return false;
+  S3Call put =
+      MakeS3Call("PUT", claim.bucket, claim.key, {}, {{"If-None-Match", "*"}});
+  put.body = owner.data();
+  put.body_len = owner.size();
+  auto rep = SendBytes(*client_, put, Where(claim));
+  if (rep.ok()) return true;
+  if (absl::IsUnimplemented(rep.status()) && mode == "auto") {
+    conditional_put_ = false;  // this store has none: claim by listing
+    return false;
+  }
+  if (absl::IsAlreadyExists(rep.status()) || absl::IsAborted(rep.status())) {
+    // Ours after all when a retried PUT found its own first attempt.
+    auto held = client_->Do(MakeS3Call("GET", claim.bucket, claim.key));
+    if (held.ok() && held->body == owner) return true;
+    return absl::AlreadyExistsError(
+        absl::StrCat(Where(claim), ": another run claimed this step first"));
+  }
+  return rep.status();
+}
+
+absl::StatusOr<std::string> S3Storage::ClaimDir(const std::string& dir,
+                                                const std::string& owner) {
+  ASSIGN_OR_RETURN(auto loc, ParseS3Uri(dir));
+  S3Location claim{loc.bucket, JoinPath(loc.key, kClaimName)};
+  ASSIGN_OR_RETURN(bool conditional, PutClaim(claim, owner));
+  if (!conditional) {
+    // No conditional PUT: a claim object of this run's own, then a
+    // listing. A run wins only if its listing, made after its own write,
+    // holds nothing else; of two racing runs at most one sees only itself
+    // (both may lose: then both move on). Needs read-after-write listings.
+    claim.key = absl::StrCat(claim.key, "-", owner);
+    S3Call put = MakeS3Call("PUT", claim.bucket, claim.key);
+    put.body = owner.data();
+    put.body_len = owner.size();
+    RETURN_IF_ERROR(SendBytes(*client_, put, Where(claim)).status());
+  }
+  // Either way nothing else may be there (an older step's files, or a claim
+  // of the other kind).
+  ASSIGN_OR_RETURN(auto keys, ListKeys(loc));
+  for (const auto& k : keys) {
+    if (k == claim.key) continue;
+    RETURN_IF_ERROR(DeleteKey(*client_, claim.bucket, claim.key));
+    return absl::AlreadyExistsError(
+        absl::StrCat(Where(loc), " holds s3://", loc.bucket, "/", k,
+                     " (another run's step, or one an earlier run left)"));
+  }
+  return claim.key.substr(loc.key.empty() ? 0 : loc.key.size() + 1);
 }
 
 absl::Status S3Storage::WriteAtomic(const std::string& path,

@@ -7,6 +7,7 @@
 #ifndef CKPTBENCH_NODE_STORAGE_S3_STORAGE_H_
 #define CKPTBENCH_NODE_STORAGE_S3_STORAGE_H_
 
+#include <atomic>
 #include <memory>
 
 #include "node/storage/s3_client.h"
@@ -34,12 +35,21 @@ class S3Storage : public Storage {
   absl::Status RemoveTree(const std::string& path) override;
   absl::Status RemoveFiles(const std::string& dir,
                            const std::vector<std::string>& names) override;
+  absl::StatusOr<std::string> ClaimDir(const std::string& dir,
+                                       const std::string& owner) override;
+  absl::StatusOr<int> AbortUploads(
+      const std::string& dir, const std::vector<std::string>& names) override;
   absl::Status WriteAtomic(const std::string& path,
                            const std::string& data) override;
   absl::StatusOr<std::string> ReadSmall(const std::string& path) override;
   absl::StatusOr<CacheReport> PrepareColdRead(
       const std::vector<std::string>& paths, const std::string& mode) override;
   FilesystemInfo Filesystem(const std::string& path) override;
+  uint64_t BufferBytesPerFile(bool save) const override {
+    const S3Config& c = client_->config();
+    return save ? (c.parts_in_flight + 1) * c.part_size
+                : c.ranges_in_flight * c.range_size;
+  }
 
   // Keys under prefix/ (recursive), for cleanup and tests.
   absl::StatusOr<std::vector<std::string>> ListKeys(const S3Location& dir);
@@ -51,7 +61,13 @@ class S3Storage : public Storage {
   static std::string SpreadPrefix(uint32_t rank, int n);
 
  private:
+  // s3.claim: true if this step was claimed with If-None-Match; false if
+  // the store needs the listing method. AlreadyExists if another run won.
+  absl::StatusOr<bool> PutClaim(const S3Location& claim,
+                                const std::string& owner);
+
   std::shared_ptr<S3Client> client_;
+  std::atomic<bool> conditional_put_{true};  // false once the store said 501
 };
 
 }  // namespace ckpt

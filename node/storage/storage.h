@@ -90,6 +90,25 @@ class Storage {
   virtual absl::Status RemoveFiles(const std::string& dir,
                                    const std::vector<std::string>& names) = 0;
 
+  // Claims the directory `dir` (a step) for `owner` (a run id) only if
+  // nothing is there yet, atomically: two runs racing for one step never
+  // both win. Returns the name of the claim entry it wrote in `dir` (it
+  // holds `owner`; cleanup removes it); AlreadyExists when something is
+  // there (another run's claim, or older files). File systems create `dir`
+  // with an exclusive mkdir; object stores write the claim with a
+  // conditional request (or, where the store has none, see s3_storage.h).
+  virtual absl::StatusOr<std::string> ClaimDir(const std::string& dir,
+                                               const std::string& owner) = 0;
+
+  // Aborts the unfinished uploads (S3 multipart) of the named entries of
+  // `dir`, e.g. those a node killed mid-save left; returns how many. Only
+  // uploads of exactly these names are touched. Backends whose writes leave
+  // nothing unfinished behind return 0.
+  virtual absl::StatusOr<int> AbortUploads(
+      const std::string& /*dir*/, const std::vector<std::string>& /*names*/) {
+    return 0;
+  }
+
   // Writes a small file so that it appears whole or not at all, durably.
   virtual absl::Status WriteAtomic(const std::string& path,
                                    const std::string& data) = 0;
@@ -102,7 +121,16 @@ class Storage {
       const std::vector<std::string>& paths, const std::string& mode) = 0;
 
   virtual FilesystemInfo Filesystem(const std::string& path) = 0;
+
+  // Memory the backend holds per open file beyond the caller's block
+  // buffer (part buffers of uploads in flight, read-ahead of ranged reads),
+  // for the estimate a node makes before a round.
+  virtual uint64_t BufferBytesPerFile(bool /*save*/) const { return 0; }
 };
+
+// The claim entry ClaimDir writes (kClaimName, or kClaimName + "-" + owner
+// on object stores without conditional writes).
+inline constexpr char kClaimName[] = ".ckptbench-claim";
 
 // Joins path components with exactly one '/'.
 std::string JoinPath(const std::string& a, const std::string& b);

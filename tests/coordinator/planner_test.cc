@@ -155,5 +155,35 @@ TEST(Planner, UnknownPresetSuggests) {
             std::string::npos);
 }
 
+// Issue 14, case 2: a plan too big to hold is refused before anything is
+// built (NUM_DEVICES=100000 grew to 24 GB; NUM_LAYERS=1e9 aborted), with
+// the estimate, the limit and the keys to change.
+TEST(Planner, HugePlansAreRefusedUpFrontWithTheNumbers) {
+  auto ranks = MakePlan(Opts("transformer", 1, 100000));
+  ASSERT_TRUE(absl::IsInvalidArgument(ranks.status())) << ranks.status();
+  const std::string m(ranks.status().message());
+  EXPECT_NE(m.find("x 1e+05 ranks"), std::string::npos) << m;
+  EXPECT_NE(m.find("GiB of memory"), std::string::npos) << m;
+  EXPECT_NE(m.find("NUM_NODES x NUM_DEVICES = 100000"), std::string::npos) << m;
+  PlanOptions layers = Opts("transformer", 1, 2);
+  layers.num_layers = 1000000000;
+  auto deep = MakePlan(layers);
+  ASSERT_TRUE(absl::IsInvalidArgument(deep.status())) << deep.status();
+  EXPECT_NE(deep.status().message().find("NUM_LAYERS=1000000000"),
+            std::string::npos);
+  // The estimate bounds what is built: just under the limit builds.
+  PlanOptions big = Opts("transformer", 1, 200);
+  big.num_layers = 200;  // 18,021 tensors x 200 ranks = 3.6 M segments
+  EXPECT_TRUE(CheckPlanBounds(big).ok());
+  big.ranks_per_node = 240;
+  EXPECT_FALSE(CheckPlanBounds(big).ok());
+  // Hybrid shards within a node only: the same world fits.
+  big.strategy = "hybrid";
+  big.num_nodes = 100;
+  big.ranks_per_node = 8;
+  EXPECT_TRUE(CheckPlanBounds(big).ok());
+  EXPECT_TRUE(MakePlan(Opts("llama-7b", 16, 8)).ok());
+}
+
 }  // namespace
 }  // namespace ckpt

@@ -3,7 +3,8 @@
 // the gs backend uses: multipart and resumable uploads (with a chunk cut by
 // a reset and resumed), CRC32C-validated downloads (one answered 503 first
 // and retried), ranged reads, metadata, paged and delimited listing,
-// compose, delete. Exits non-zero on the first mismatch.
+// compose, create-only uploads (ifGenerationMatch=0), delete. Exits
+// non-zero on the first mismatch.
 //
 // Usage: GCS_ENDPOINT=http://127.0.0.1:PORT node client_test.js DIR
 // (the endpoint goes in apiEndpoint: this client reads STORAGE_EMULATOR_HOST
@@ -134,6 +135,19 @@ async function main() {
     assert.ok(data.equals(Buffer.concat([small, big])));
     const [meta] = await bucket.file('node/combined.bin').getMetadata();
     assert.equal(meta.componentCount, 2);
+  });
+
+  // The step claim: a create that only succeeds if no object exists.
+  await step('create-only upload (ifGenerationMatch=0)', async () => {
+    const claim = bucket.file('node/step-1/.ckptbench-claim');
+    await claim.save('run-a', {resumable: false,
+                               preconditionOpts: {ifGenerationMatch: 0}});
+    await assert.rejects(
+        claim.save('run-b', {resumable: false,
+                             preconditionOpts: {ifGenerationMatch: 0}}),
+        err => err.code === 412);
+    const [held] = await claim.download();
+    assert.equal(held.toString(), 'run-a');
   });
 
   await step('delete', async () => {

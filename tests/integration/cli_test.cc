@@ -215,8 +215,9 @@ TEST(Cli, SigintAbortsTheRoundAndStillWritesResults) {
   EXPECT_EQ(j["rounds"][0]["status"], "failed");
   EXPECT_NE(j["rounds"][0]["error"].get<std::string>().find("aborted"),
             std::string::npos);
-  EXPECT_FALSE(fs::exists(
-      t.Sub("ckpt/checkpoints/step-1/.metadata")));  // never committed
+  // The interrupted save's step is removed, files and claim: nothing left.
+  EXPECT_FALSE(fs::exists(t.Sub("ckpt/checkpoints/step-1"))) << err;
+  EXPECT_TRUE(j["leftovers"].empty()) << j["leftovers"];
 }
 
 bool BlocksSigterm(int pid) {

@@ -153,10 +153,10 @@ TEST(Multinode, NodeLocalDisksHoldOwnShardsAndStagePerNode) {
     for (const auto& e : fs::directory_iterator(step))
       files.insert(e.path().filename().string());
     std::set<std::string> want =
-        node == 0
-            ? std::set<std::string>{".metadata", "__0_0.distcp", "__1_0.distcp"}
-            : std::set<std::string>{".metadata", "__2_0.distcp",
-                                    "__3_0.distcp"};
+        node == 0 ? std::set<std::string>{".ckptbench-claim", ".metadata",
+                                          "__0_0.distcp", "__1_0.distcp"}
+                  : std::set<std::string>{".ckptbench-claim", ".metadata",
+                                          "__2_0.distcp", "__3_0.distcp"};
     EXPECT_EQ(files, want);
     json meta = json::parse(ReadFile(step + "/.metadata"));
     EXPECT_EQ(meta["files"].size(), 2u);  // only this node's shards

@@ -2,9 +2,13 @@
 
 #include <gtest/gtest.h>
 
+#include <filesystem>
+#include <fstream>
+
 #include "common/plan.h"
 #include "node/node_service.h"
 #include "node/storage/memory_storage.h"
+#include "tests/testing/temp_dir.h"
 
 namespace ckpt {
 namespace {
@@ -129,6 +133,42 @@ TEST(StepDirs, ParseAndName) {
   EXPECT_EQ(ParseStepDir("step-x"), 0u);
   EXPECT_EQ(ParseStepDir("other"), 0u);
   EXPECT_EQ(StepDirName(3), "step-3");
+}
+
+// Issue 14, case 2: what a round's buffers need is checked against the
+// memory left before any is allocated.
+TEST(NodeAgent, BuffersThatCannotFitAreRefusedWithTheNumbers) {
+  PhaseJob job = JobFromProto(Request(v1::PHASE_SAVE, 1));  // 4 files
+  job.block_size = 64 << 20;
+  auto storage = MemoryStorage::Make();
+  EXPECT_TRUE(CheckBufferMemory(job, *storage, {1ull << 30, "test"}).ok());
+  auto refused = CheckBufferMemory(job, *storage, {256ull << 20, "test"});
+  ASSERT_TRUE(absl::IsResourceExhausted(refused)) << refused;
+  EXPECT_NE(
+      refused.message().find("4 file buffer(s) on this node of 64.00 MiB"),
+      std::string::npos)
+      << refused;
+  EXPECT_NE(refused.message().find("256.00 MiB available (test)"),
+            std::string::npos)
+      << refused;
+  EXPECT_TRUE(CheckBufferMemory(job, *storage, {0, ""}).ok());  // unknown
+}
+
+// Issue 14, case 2: a huge .metadata is refused unread (a 3.8 GB one was
+// read whole).
+TEST(NodeAgent, OversizedMetadataIsRefusedUnread) {
+  TempDir t;
+  const std::string step = t.Sub("checkpoints/step-1");
+  std::filesystem::create_directories(step);
+  { std::ofstream f(step + "/.metadata"); }
+  std::filesystem::resize_file(step + "/.metadata",
+                               kMaxMetadataBytes + 1);  // sparse
+  NodeAgent agent;
+  auto listing = agent.Inspect(t.Sub("checkpoints"));
+  ASSERT_FALSE(listing.ok());
+  EXPECT_NE(listing.status().message().find("more than the 512.00 MiB"),
+            std::string::npos)
+      << listing.status();
 }
 
 }  // namespace

@@ -8,7 +8,9 @@
 #include <cstdio>
 #include <filesystem>
 #include <memory>
+#include <thread>
 
+#include "absl/strings/ascii.h"
 #include "node/storage/memory_storage.h"
 #include "node/storage/page_cache.h"
 #include "node/storage/posix_storage.h"
@@ -108,6 +110,42 @@ TEST_P(StorageConformance, RemoveFilesTouchesOnlyTheNamedEntries) {
   ASSERT_TRUE(names.ok());
   EXPECT_EQ(*names, (std::vector<std::string>{"step-1"}));
   EXPECT_TRUE(storage_->RemoveFiles(JoinPath(root_, "missing"), {"a"}).ok());
+}
+
+TEST_P(StorageConformance, ClaimDirLetsExactlyOneOfManyRacingClaimsWin) {
+  const std::string dir = JoinPath(root_, "checkpoints/step-1");
+  std::vector<absl::StatusOr<std::string>> got(8, absl::UnknownError(""));
+  std::vector<std::thread> threads;
+  for (int i = 0; i < 8; ++i) {
+    threads.emplace_back([&, i] {
+      got[i] = storage_->ClaimDir(dir, "run" + std::to_string(i));
+    });
+  }
+  for (auto& t : threads) t.join();
+  int winner = -1;
+  for (int i = 0; i < 8; ++i) {
+    if (got[i].ok()) {
+      EXPECT_EQ(winner, -1) << "two winners";
+      winner = i;
+    } else {
+      EXPECT_TRUE(absl::IsAlreadyExists(got[i].status())) << got[i].status();
+    }
+  }
+  ASSERT_GE(winner, 0);
+  EXPECT_EQ(*got[winner], kClaimName);
+  auto held = storage_->ReadSmall(JoinPath(dir, kClaimName));
+  ASSERT_TRUE(held.ok()) << held.status();
+  EXPECT_EQ(absl::StripTrailingAsciiWhitespace(*held),
+            "run" + std::to_string(winner));
+  // Released (what cleanup does), the step can be claimed again.
+  ASSERT_TRUE(storage_->RemoveFiles(dir, {kClaimName}).ok());
+  EXPECT_TRUE(storage_->ClaimDir(dir, "later").ok());
+  // A directory holding anything is not free.
+  ASSERT_TRUE(storage_->CreateDirs(JoinPath(root_, "checkpoints/step-2")).ok());
+  ASSERT_TRUE(
+      storage_->WriteAtomic(JoinPath(root_, "checkpoints/step-2/x"), "y").ok());
+  EXPECT_TRUE(absl::IsAlreadyExists(
+      storage_->ClaimDir(JoinPath(root_, "checkpoints/step-2"), "z").status()));
 }
 
 TEST_P(StorageConformance, MissingIsNotFound) {

@@ -124,6 +124,7 @@ void FaultProxy::Serve(int client) {
       if (!SendAll(client, rep.data(), rep.size())) break;
       continue;
     }
+    if (fault.forward_head) head = *fault.forward_head;
     if (fault.forward_body) {
       body = *fault.forward_body;
       head = ReplaceContentLength(head, body.size());

@@ -34,6 +34,8 @@ struct Fault {
   // kNone: forward this body instead of the one received (Content-Length
   // is fixed up), when set.
   std::optional<std::string> forward_body;
+  // kNone: forward this request head instead (e.g. re-signed), when set.
+  std::optional<std::string> forward_head;
 };
 
 class FaultProxy {

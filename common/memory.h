@@ -1,0 +1,22 @@
+// How much memory this process may still use: the host's MemAvailable
+// (/proc/meminfo), lowered to what the cgroup limit (v2 memory.max, or v1
+// memory.limit_in_bytes) leaves, since in a container MemAvailable is the
+// host's. Thread-safe (reads only).
+#ifndef CKPTBENCH_COMMON_MEMORY_H_
+#define CKPTBENCH_COMMON_MEMORY_H_
+
+#include <cstdint>
+#include <string>
+
+namespace ckpt {
+
+struct MemoryBudget {
+  uint64_t available_bytes = 0;  // 0 = unknown
+  std::string source;            // "MemAvailable", "cgroup memory.max", ...
+};
+
+MemoryBudget AvailableMemory();
+
+}  // namespace ckpt
+
+#endif  // CKPTBENCH_COMMON_MEMORY_H_
