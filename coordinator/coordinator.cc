@@ -140,6 +140,29 @@ absl::StatusOr<CheckpointMetadata> Coordinator::CheckedMetadata(
           ". Expected CKPT_RESTORE_PATH to hold a checkpoint of this plan, "
           "or none (then one is staged)"));
     }
+    // Every planned segment this storage owner holds needs its checksum:
+    // a load of segments without one would verify nothing.
+    uint64_t missing = 0, planned = 0;
+    std::string first;
+    for (const auto& r : plan_.ranks) {
+      if (config_.storage.node_local && r.node != i) continue;
+      for (const auto& f : r.files) {
+        for (size_t k = 0; k < f.segments.size(); ++k) {
+          ++planned;
+          if (meta.sums.count({r.rank, f.index, static_cast<uint32_t>(k)}))
+            continue;
+          if (missing++ == 0) {
+            first = absl::StrCat(f.name, " segment ", k);
+          }
+        }
+      }
+    }
+    if (missing > 0) {
+      return absl::DataLossError(
+          absl::StrCat(where, " has no checksum for ", missing, " of the ",
+                       planned, " planned segments (first: ", first,
+                       "): expected one per segment, as every save records"));
+    }
     auto sums = std::move(meta.sums);
     if (merged.fingerprint.empty()) merged = std::move(meta);
     merged.sums.insert(sums.begin(), sums.end());

@@ -5,6 +5,7 @@
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "common/checksum.h"
 #include "common/json_utf8.h"
 
 namespace ckpt {
@@ -46,8 +47,13 @@ ordered_json RoundJson(const RoundResult& r) {
   j["commit_seconds"] = r.commit_seconds;
   j["bytes"] = r.bytes;
   j["throughput_mib_s"] = r.throughput_mib_s;
+  j["flags"] = r.flags;
   if (r.phase == "load") {
     j["verified"] = r.verified;
+    j["coverage"] = {{"files_checked", r.checked_files},
+                     {"files_planned", r.planned_files},
+                     {"bytes_checked", r.checked_bytes},
+                     {"bytes_planned", r.planned_bytes}};
     j["page_cache"] = {{"method", r.cache.method},
                        {"resident_bytes_at_start", r.cache.resident_bytes},
                        {"checked_bytes", r.cache.checked_bytes},
@@ -113,9 +119,12 @@ ordered_json SpreadJson(const Spread& s) {
 }
 
 ordered_json SummaryJson(const PhaseSummary& s) {
+  ordered_json flags = ordered_json::object();
+  for (const auto& [flag, n] : s.flags) flags[flag] = n;
   return {{"count", s.count},
           {"seconds", SpreadJson(s.seconds)},
-          {"throughput_mib_s", SpreadJson(s.mib_s)}};
+          {"throughput_mib_s", SpreadJson(s.mib_s)},
+          {"flags", flags}};
 }
 
 }  // namespace
@@ -359,6 +368,12 @@ absl::StatusOr<CheckpointMetadata> ParseMetadata(const std::string& text,
   if (m.fingerprint.empty()) {
     return absl::DataLossError(
         absl::StrCat(where, ": .metadata has no plan fingerprint"));
+  }
+  if (!ParseChecksumKind(m.checksum).ok()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(where, ": checksum '", m.checksum,
+                     "': expected xxh3 or crc32c (the kinds ckptbench "
+                     "records; this is not one of its checkpoints)"));
   }
   return m;
 }

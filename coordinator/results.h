@@ -70,7 +70,16 @@ struct RoundResult {
   double commit_seconds = 0;
   uint64_t bytes = 0;
   double throughput_mib_s = 0;
+  // Loads: every byte of every planned file was read and matched the
+  // checksum recorded at save (checked_* == planned_*).
   bool verified = false;
+  uint64_t checked_bytes = 0, planned_bytes = 0;
+  uint64_t checked_files = 0, planned_files = 0;
+  // What makes the round's number mean less than it seems, one word each:
+  // "page_cache_resident" (bytes were still cached at start),
+  // "page_cache_allowed" (io.cache_mode=none), "memory_backed" (tmpfs),
+  // "unverified" (not every byte checked). Later checks add theirs.
+  std::vector<std::string> flags;
   double start_spread_seconds = 0;
   CacheResult cache;
   std::map<std::string, Histogram> ops;  // merged across ranks and nodes
@@ -93,6 +102,7 @@ struct NodeClock {
 struct PhaseSummary {
   int count = 0;
   Spread seconds, mib_s;
+  std::map<std::string, int> flags;  // flag -> rounds counted that carry it
 };
 
 struct EnvironmentInfo {

@@ -206,10 +206,17 @@ RoundResult RoundRunner::Run(const RoundSpec& spec) {
     }
   }
   if (!spec.save && result.cache.method == "memory") {
+    result.flags.push_back("memory_backed");
     LOG_WARN("load round %d: %s", spec.index, result.cache.note);
+  } else if (!spec.save && result.cache.method == "none" &&
+             std::any_of(prepared.begin(), prepared.end(), [](const auto& p) {
+               return p.storage_kind() == "posix" || p.storage_kind() == "fuse";
+             })) {
+    // Asked for (io.cache_mode=none): the number may be the page cache's.
+    result.flags.push_back("page_cache_allowed");
   } else if (!spec.save && result.cache.resident_bytes > 0 &&
-             result.cache.method != "none" &&
              result.cache.method != "o_direct") {
+    result.flags.push_back("page_cache_resident");
     absl::StrAppend(&result.cache.note, result.cache.note.empty() ? "" : "; ",
                     result.cache.resident_bytes,
                     " bytes were still in the page cache at start");
@@ -319,7 +326,15 @@ RoundResult RoundRunner::Run(const RoundSpec& spec) {
   }
   result.seconds = SecondsSince(t0);
   result.throughput_mib_s = MibPerSecond(result.bytes, result.seconds);
-  result.verified = !spec.save;
+  if (!spec.save) {
+    result.planned_bytes = plan_.total_bytes;
+    result.planned_files = plan_.FileCount();
+    bool all = true;
+    for (const auto& r : result.ranks) all &= r.verified;
+    result.verified = all && result.checked_bytes == result.planned_bytes &&
+                      result.checked_files == result.planned_files;
+    if (!result.verified) result.flags.push_back("unverified");
+  }
   return result;
 }
 
@@ -341,6 +356,8 @@ void RoundRunner::Aggregate(const std::vector<v1::PhaseReport>& reports,
       rr.first_byte_seconds = r.first_byte_seconds();
       rr.seconds = r.done_seconds();
       rr.verified = r.verified();
+      result->checked_bytes += r.checked_bytes();
+      result->checked_files += r.checked_files();
       result->ranks.push_back(rr);
       nr.ranks.push_back(rr.rank);
       nr.bytes += rr.bytes;

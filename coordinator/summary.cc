@@ -2,6 +2,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "absl/strings/str_join.h"
 #include "common/bytes.h"
 
 namespace ckpt {
@@ -13,12 +14,15 @@ double Ms(uint64_t ns) { return static_cast<double>(ns) / 1e6; }
 
 PhaseSummary RunResult::Summarize(const std::string& phase) const {
   std::vector<double> secs, rates;
+  std::map<std::string, int> flags;
   for (const auto& r : rounds) {
     if (r.phase != phase || r.staged || r.status != "ok") continue;
     secs.push_back(r.seconds);
     rates.push_back(r.throughput_mib_s);
+    for (const auto& f : r.flags) ++flags[f];
   }
   PhaseSummary s;
+  s.flags = std::move(flags);
   s.seconds = SpreadOf(secs);
   s.mib_s = SpreadOf(rates);
   s.count = s.seconds.count;
@@ -46,7 +50,10 @@ std::string SummaryTable(const RunResult& r) {
     const Histogram& h = it == round.ops.end() ? empty : it->second;
     std::string label = round.staged ? "stage" : std::to_string(round.index);
     std::string status = round.status;
-    if (round.phase == "load" && round.status == "ok") status = "verified";
+    if (round.phase == "load" && round.status == "ok" && round.verified)
+      status = "verified";
+    if (!round.flags.empty())
+      absl::StrAppend(&status, " [", absl::StrJoin(round.flags, ","), "]");
     absl::StrAppendFormat(
         &s,
         "%-6s %-5s %-5d %11s %9.3f %10.1f %9.2f %9.2f %9.2f %8.2f %5.0f%%  "
@@ -89,6 +96,11 @@ std::string SummaryTable(const RunResult& r) {
         &s, "%-6s %3d %10.3f %10.3f %10.3f %10.3f %12.1f %12.1f\n", phase,
         p.count, p.seconds.mean, p.seconds.stdev, p.seconds.min, p.seconds.max,
         p.mib_s.mean, p.mib_s.stdev);
+    // Flagged rounds are in these numbers: say so next to them.
+    for (const auto& [flag, n] : p.flags) {
+      absl::StrAppendFormat(&s, "%-6s %d of %d rounds flagged %s\n", "", n,
+                            p.count, flag);
+    }
   }
   for (const auto& n : r.notes) absl::StrAppendFormat(&s, "note: %s\n", n);
   for (const auto& n : r.leftovers)

@@ -80,9 +80,13 @@ std::string LocateMismatch(const TransferContext& ctx, const FileJob& job,
     if (bad < *n) return absl::StrCat(" at byte offset ", off + bad);
     off += *n;
   }
+  // The bytes are the ones the save wrote: either the first read returned
+  // something else, or the recorded checksum is not theirs.
   return absl::StrCat(
       " in bytes [", s.file_offset, ", ", s.file_offset + s.length,
-      ") (the data now reads back correctly: a transient error?)");
+      ") (a second read returns the bytes the save wrote: the first read "
+      "returned different ones, or the .metadata's checksum does not belong "
+      "to them)");
 }
 
 }  // namespace
@@ -152,8 +156,11 @@ absl::Status LoadFile(const TransferContext& ctx, const FileJob& job,
   absl::Status mismatch;
   auto check = [&](size_t i) {
     const SegmentJob& s = job.segments[i];
-    if (!mismatch.ok() || !s.has_expected || out->checksums[i] == s.expected)
+    if (!mismatch.ok() || !s.has_expected) return;
+    if (out->checksums[i] == s.expected) {
+      out->checked_bytes += s.length;
       return;
+    }
     mismatch = absl::DataLossError(absl::StrCat(
         "checksum mismatch in ", job.path, LocateMismatch(ctx, job, params, s),
         " (segment of tensor ", TensorName(job, s), " at tensor byte ",

@@ -82,6 +82,9 @@ using SteadyTime = std::chrono::steady_clock::time_point;
 
 struct FileOutcome {
   uint64_t bytes = 0;
+  // Loads: bytes of segments whose checksum was compared with the one
+  // recorded at save (all of them, for a file that counts as verified).
+  uint64_t checked_bytes = 0;
   std::vector<uint64_t> checksums;  // per segment
   double first_byte_seconds = -1;   // since the phase start
   double done_seconds = 0;          // durable / verified, since phase start

@@ -324,11 +324,14 @@ PhaseOutcome NodeAgent::Execute(int64_t start_at_unix_ns,
   out.ranks.resize(n_ranks);
   for (size_t ri = 0; ri < n_ranks; ++ri) {
     out.ranks[ri].rank = job.ranks[ri].rank;
-    out.ranks[ri].verified = !job.save && out.status.ok();
   }
   for (auto& s : slots) {
     RankOutcome& r = out.ranks[s.rank_index];
     r.bytes += s.outcome.bytes;
+    r.checked_bytes += s.outcome.checked_bytes;
+    if (!job.save && s.outcome.checked_bytes == s.file->size) {
+      ++r.checked_files;
+    }
     if (s.outcome.first_byte_seconds >= 0 &&
         (r.first_byte_seconds < 0 ||
          s.outcome.first_byte_seconds < r.first_byte_seconds)) {
@@ -343,6 +346,13 @@ PhaseOutcome NodeAgent::Execute(int64_t start_at_unix_ns,
                                  s.outcome.checksums[k]});
       }
     }
+  }
+  // Verified: the rank's every planned byte was read and matched a sum.
+  for (size_t ri = 0; ri < n_ranks; ++ri) {
+    uint64_t planned = 0;
+    for (const auto& f : job.ranks[ri].files) planned += f.size;
+    out.ranks[ri].verified =
+        !job.save && out.status.ok() && out.ranks[ri].checked_bytes == planned;
   }
   out.cpu = CpuBetween(cpu0, SampleCpu());
   out.requests = counters.requests - req0;

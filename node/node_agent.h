@@ -59,7 +59,9 @@ struct RankOutcome {
   uint64_t bytes = 0;
   double first_byte_seconds = -1;
   double done_seconds = 0;
-  bool verified = false;
+  bool verified = false;       // loads: every byte checked against a sum
+  uint64_t checked_bytes = 0;  // loads: bytes checked against a sum
+  uint32_t checked_files = 0;  // loads: files wholly checked
 };
 
 struct SegmentSum {

@@ -83,6 +83,8 @@ v1::PhaseReport ReportToProto(const PhaseOutcome& o, uint64_t round_id) {
     pr->set_first_byte_seconds(r.first_byte_seconds);
     pr->set_done_seconds(r.done_seconds);
     pr->set_verified(r.verified);
+    pr->set_checked_bytes(r.checked_bytes);
+    pr->set_checked_files(r.checked_files);
   }
   auto add_op = [&](const char* name, const Histogram& h) {
     if (h.count() == 0) return;
@@ -139,6 +141,12 @@ v1::PrepareReply NodeService::Prepare(const v1::PrepareRequest& req) {
   prepared_ranks_.clear();
   for (const auto& r : req.ranks()) prepared_ranks_.push_back(r.rank());
   prepared_round_ = req.round_id();
+  // What JobFromProto would otherwise read as a default.
+  if (auto kind = ParseChecksumKind(req.io().checksum()); !kind.ok()) {
+    rep.set_error(absl::StrCat("io.checksum '", req.io().checksum(),
+                               "': expected xxh3 or crc32c"));
+    return rep;
+  }
   auto out = agent_.Prepare(JobFromProto(req));
   if (!out.ok()) {
     rep.set_error(std::string(out.status().message()));

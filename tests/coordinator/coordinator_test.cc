@@ -4,11 +4,14 @@
 
 #include <gtest/gtest.h>
 
+#include <functional>
 #include <set>
 
 #include "coordinator/local_node_client.h"
 #include "coordinator/planner.h"
+#include "coordinator/summary.h"
 #include "node/storage/memory_storage.h"
+#include "tests/testing/temp_dir.h"
 
 namespace ckpt {
 namespace {
@@ -132,6 +135,79 @@ TEST(Coordinator, CorruptionFailsTheLoadAndKeepsEarlierRounds) {
   ASSERT_EQ(load.result.rounds.size(), 1u);
   EXPECT_EQ(load.result.rounds[0].status, "failed");
   EXPECT_FALSE(load.result.rounds[0].verified);
+}
+
+// Rewrites the committed step-1's .metadata with `edit`.
+void EditMetadata(const std::function<void(std::string&)>& edit) {
+  const std::string path = "mem://bucket/run/checkpoints/step-1/.metadata";
+  auto st = MemoryStorage::Make();
+  auto text = st->ReadSmall(path);
+  ASSERT_TRUE(text.ok()) << text.status();
+  edit(*text);
+  ASSERT_TRUE(st->WriteAtomic(path, *text).ok());
+}
+
+// Issue 14, case 7: a .metadata whose files list is empty loaded as
+// "verified"; now a load needs a checksum for every planned segment.
+TEST(Coordinator, MetadataWithoutTheChecksumsOfThePlanIsRefused) {
+  MemoryStorage::Clear();
+  Harness first(MemConfig("save-only", 1, 0));
+  ASSERT_TRUE(first.Run().ok());
+  EditMetadata([](std::string& t) {
+    t = t.substr(0, t.find("\"files\":[")) + "\"files\":[]}";
+  });
+  Harness h(MemConfig("load-only", 0, 1));
+  absl::Status s = h.Run();
+  ASSERT_TRUE(absl::IsDataLoss(s)) << s;
+  EXPECT_NE(s.message().find("has no checksum for 224 of the 224 planned "
+                             "segments (first: __0_0.distcp segment 0)"),
+            std::string::npos)
+      << s;
+  EXPECT_TRUE(h.result.rounds.empty());
+}
+
+// Issue 14, case 7: "checksum": "md5" was read as xxh3.
+TEST(Coordinator, MetadataWithAnUnknownChecksumKindIsRefused) {
+  MemoryStorage::Clear();
+  Harness first(MemConfig("save-only", 1, 0));
+  ASSERT_TRUE(first.Run().ok());
+  EditMetadata([](std::string& t) {
+    const std::string key = "\"checksum\":\"";
+    size_t at = t.find(key) + key.size();
+    t.replace(at, t.find('"', at) - at, "md5");
+  });
+  Harness h(MemConfig("load-only", 0, 1));
+  absl::Status s = h.Run();
+  ASSERT_FALSE(s.ok());
+  EXPECT_NE(s.message().find("checksum 'md5': expected xxh3 or crc32c"),
+            std::string::npos)
+      << s;
+}
+
+// Issue 14, cases 7 and 8: a load's coverage is in the result, and what
+// makes its number mean less (here: reads the page cache may serve, on a
+// local directory) is a flag on the round and in the phase summary, not
+// only a note.
+TEST(Coordinator, LoadRoundsCarryCoverageAndFlags) {
+  TempDir t;
+  Config c = MemConfig("save+load", 1, 2);
+  c.storage.path = t.Sub("ckpt");
+  c.io.cache_mode = "none";
+  Harness h(c);
+  ASSERT_TRUE(h.Run().ok());
+  const RoundResult& load = h.result.rounds[1];
+  EXPECT_TRUE(load.verified);
+  EXPECT_EQ(load.checked_bytes, h.plan.total_bytes);
+  EXPECT_EQ(load.planned_bytes, h.plan.total_bytes);
+  EXPECT_EQ(load.checked_files, 4u);
+  EXPECT_EQ(load.planned_files, 4u);
+  EXPECT_EQ(load.flags, std::vector<std::string>{"page_cache_allowed"});
+  EXPECT_TRUE(h.result.rounds[0].flags.empty());
+  EXPECT_EQ(h.result.Summarize("load").flags.at("page_cache_allowed"), 2);
+  EXPECT_NE(SummaryTable(h.result).find("2 of 2 rounds flagged "
+                                        "page_cache_allowed"),
+            std::string::npos)
+      << SummaryTable(h.result);
 }
 
 TEST(Coordinator, UnsupportedSchemeFailsPreflight) {
