@@ -77,7 +77,8 @@ struct S3Config {
   uint64_t range_size = 8 << 20;  // bytes per ranged GET
   int ranges_in_flight = 4;       // concurrent ranged GETs per object
   int spread_prefixes = 0;  // 0 = off; N = shard keys under N hash prefixes
-  std::string checksum = "none";  // none | crc32c (x-amz-checksum-crc32c)
+  // none | crc32c (x-amz-checksum-crc32c) | md5 (Content-MD5)
+  std::string checksum = "none";
   // Step claims: auto (If-None-Match: *, else claim objects + listing) |
   // if_none_match | listing.
   std::string claim = "auto";

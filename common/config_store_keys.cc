@@ -143,10 +143,11 @@ void AddObjectStoreKeys(std::vector<KeyDef>* out) {
       "0 = shard keys follow the posix layout; N = under N hash prefixes "
       "(<hh>/<key>), since S3 throttles per prefix"));
   keys.push_back(EnumKey(
-      "s3.checksum", "CKPT_S3_CHECKSUM", {"none", "crc32c"},
+      "s3.checksum", "CKPT_S3_CHECKSUM", {"none", "crc32c", "md5"},
       [](Config& c) -> std::string& { return c.s3.checksum; },
-      "crc32c: send x-amz-checksum-crc32c with every PUT and part, so the "
-      "server rejects bytes that changed on the way"));
+      "in-transit integrity the server checks: crc32c (x-amz-checksum-crc32c "
+      "with every PUT and part; AWS, MinIO) or md5 (Content-MD5; also Swift); "
+      "none relies on TLS and the load's own verification"));
   keys.push_back(EnumKey(
       "s3.claim", "CKPT_S3_CLAIM", {"auto", "if_none_match", "listing"},
       [](Config& c) -> std::string& { return c.s3.claim; },

@@ -13,33 +13,37 @@
 #include "absl/strings/str_cat.h"
 #include "common/checksum.h"
 #include "common/status_macros.h"
+#include "common/text.h"
 #include "node/storage/object_io.h"
 
 namespace ckpt {
 namespace {
 
-std::string Md5Hex(const char* data, size_t len) {
+// Base64 of the MD5 of the bytes: the Content-MD5 header.
+std::string Md5Base64(const void* data, size_t len) {
   unsigned char md[EVP_MAX_MD_SIZE];
   unsigned int n = 0;
   EVP_Digest(data, len, md, &n, EVP_md5(), nullptr);
-  static const char kDigits[] = "0123456789abcdef";
-  std::string s;
-  for (unsigned int i = 0; i < n; ++i) {
-    s += kDigits[md[i] >> 4];
-    s += kDigits[md[i] & 15];
-  }
-  return s;
+  return Base64Encode(std::string_view(reinterpret_cast<const char*>(md), n));
 }
 
 constexpr char kCrcHeader[] = "x-amz-checksum-crc32c";
 
-// Sends a call that uploads bytes (PUT or part). With s3.checksum=crc32c
-// their CRC32C goes along (into *crc when given), and a server that echoes
-// one must echo ours: anything else means it stored different bytes (S3
-// itself answers 400 BadDigest first). `what` names the upload in errors.
+// Sends a call that uploads bytes (PUT or part). With s3.checksum=md5 a
+// Content-MD5 goes along, which the server checks (400 BadDigest). With
+// s3.checksum=crc32c their CRC32C goes along (into *crc when given), and a
+// server that echoes one must echo ours: anything else means it stored
+// different bytes (S3 itself answers 400 BadDigest first). The ETag is
+// opaque (not an MD5 on SSE-KMS buckets, for one) and never compared.
+// `what` names the upload in errors.
 absl::StatusOr<HttpResponse> SendBytes(S3Client& client, S3Call call,
                                        const std::string& what,
                                        std::string* crc = nullptr) {
+  if (client.config().checksum == "md5") {
+    call.headers.push_back(
+        {"Content-MD5", Md5Base64(call.body, call.body_len)});
+    return client.Do(call);
+  }
   if (client.config().checksum != "crc32c") return client.Do(call);
   std::string sent = Crc32cBase64(call.body, call.body_len);
   call.headers.push_back({kCrcHeader, sent});
@@ -64,12 +68,6 @@ absl::Status DeleteKey(S3Client& client, const std::string& bucket,
 
 std::string Where(const S3Location& loc) {
   return absl::StrCat("s3://", loc.bucket, "/", loc.key);
-}
-
-std::string Unquote(std::string s) {
-  if (s.size() >= 2 && s.front() == '"' && s.back() == '"')
-    return s.substr(1, s.size() - 2);
-  return s;
 }
 
 // Buffers one part; uploads parts on threads of their own, at most
@@ -169,7 +167,7 @@ class S3WritableFile : public WritableFile {
     std::string crc32c;  // base64, with s3.checksum=crc32c
   };
 
-  // Uploads one part; its ETag must be the MD5 of what was sent.
+  // Uploads one part; keeps its ETag (opaque) for the completion.
   absl::StatusOr<Part> UploadPart(int number, const char* data, size_t len) {
     S3Call c = MakeS3Call(
         "PUT", loc_.bucket, loc_.key,
@@ -180,11 +178,9 @@ class S3WritableFile : public WritableFile {
     Part part;
     ASSIGN_OR_RETURN(auto rep, SendBytes(*client_, c, what, &part.crc32c));
     part.etag = rep.headers["etag"];
-    std::string md5 = Md5Hex(data, len);
-    if (Unquote(part.etag) != md5) {
+    if (part.etag.empty()) {
       return absl::DataLossError(
-          absl::StrCat(what, ": the server's ETag ", part.etag,
-                       " is not the MD5 of what was sent (", md5, ")"));
+          absl::StrCat(what, ": the server answered without an ETag"));
     }
     return part;
   }

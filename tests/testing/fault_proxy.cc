@@ -153,6 +153,7 @@ void FaultProxy::Serve(int client) {
       setsockopt(client, SOL_SOCKET, SO_LINGER, &l, sizeof(l));
       break;
     }
+    if (fault.rewrite_response_head) uhead = fault.rewrite_response_head(uhead);
     if (!SendAll(client, uhead.data(), uhead.size()) ||
         !SendAll(client, ubody.data(), ubody.size())) {
       break;

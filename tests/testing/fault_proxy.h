@@ -36,6 +36,8 @@ struct Fault {
   std::optional<std::string> forward_body;
   // kNone: forward this request head instead (e.g. re-signed), when set.
   std::optional<std::string> forward_head;
+  // kNone: applied to the upstream's response head before it is relayed.
+  std::function<std::string(const std::string&)> rewrite_response_head;
 };
 
 class FaultProxy {
