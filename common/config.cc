@@ -299,8 +299,16 @@ absl::StatusOr<Config> ConfigFromOptions(
     const std::string& prefix) {
   Config c;
   for (const auto& [k, v] : options) {
+    if (k.rfind(prefix, 0) != 0) continue;
     const KeyDef* def = FindKey(k);
-    if (def == nullptr || k.rfind(prefix, 0) != 0) continue;
+    if (def == nullptr) {
+      // Shipped by the coordinator: one that knows keys this node does not
+      // is another version of ckptbench.
+      return absl::InvalidArgumentError(absl::StrCat(
+          "storage option '", k,
+          "' from the coordinator: not a key this node knows (are the "
+          "coordinator and the node the same ckptbench version?)"));
+    }
     if (auto s = def->set(c, v); !s.ok()) {
       return absl::InvalidArgumentError(
           absl::StrCat(k, " = '", v, "': ", s.message()));

@@ -4,7 +4,9 @@
 #include <yaml-cpp/yaml.h>
 
 #include <cstdlib>
+#include <filesystem>
 #include <fstream>
+#include <map>
 #include <sstream>
 
 #include "absl/strings/str_cat.h"
@@ -87,6 +89,11 @@ std::string UnknownKeyMessage(const std::string& key,
 
 absl::StatusOr<std::vector<YamlEntry>> ReadYamlFile(const std::string& path,
                                                     const std::string& what) {
+  std::error_code ec;
+  if (std::filesystem::is_directory(path, ec)) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        what, " ", path, ": is a directory; expected a YAML file"));
+  }
   std::ifstream in(path);
   if (!in) {
     return absl::InvalidArgumentError(
@@ -118,6 +125,19 @@ absl::StatusOr<std::vector<YamlEntry>> FlattenYaml(const std::string& text,
     return absl::InvalidArgumentError(
         absl::StrCat(name, ":", e.mark.line + 1, ": ", e.msg));
   }
+  // YAML says keys are unique; parsers differ on which duplicate wins.
+  // (Keys repeated across a list's maps are different entries.)
+  std::map<std::string, int> first_line;
+  for (const auto& e : out) {
+    if (e.in_list) continue;
+    auto [it, fresh] = first_line.insert({e.key, e.line});
+    if (!fresh) {
+      return absl::InvalidArgumentError(
+          absl::StrCat(name, ":", e.line, ": key '", e.key,
+                       "' is given twice (first at line ", it->second,
+                       "); expected each key once"));
+    }
+  }
   return out;
 }
 
@@ -139,7 +159,17 @@ absl::StatusOr<LoadedConfig> LoadConfig(const LoadOptions& options) {
             options.yaml_path, "`"));
       }
     }
+    std::map<std::string, int> canonical_line;  // an alias and its key
     for (const auto& e : entries) {
+      if (const KeyDef* def = FindKey(e.key)) {
+        auto [it, fresh] = canonical_line.insert({def->key, e.line});
+        if (!fresh) {
+          return absl::InvalidArgumentError(
+              absl::StrCat(options.yaml_path, ":", e.line, ": key '", e.key,
+                           "' sets ", def->key, ", already set at line ",
+                           it->second, "; expected each key once"));
+        }
+      }
       if (e.list || e.in_list) {
         return absl::InvalidArgumentError(
             absl::StrCat(options.yaml_path, ":", e.line, ": key '", e.key,

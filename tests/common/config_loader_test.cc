@@ -162,6 +162,54 @@ TEST(LoadConfig, AnExperimentFileIsPointedToSweep) {
   std::remove(yaml.c_str());
 }
 
+// Issue 14, case 11: a key given twice was accepted (last wins).
+TEST(LoadConfig, DuplicateYamlKeysAreErrorsNamingBothLines) {
+  FakeEnv env;
+  std::string twice =
+      WriteYaml("io:\n  block_size: 1MiB\n  block_size: 2MiB\n");
+  auto c = LoadConfig({twice, {}, env.Fn(), {}, {}});
+  ASSERT_FALSE(c.ok());
+  EXPECT_EQ(c.status().message(),
+            twice +
+                ":3: key 'io.block_size' is given twice (first at line 2); "
+                "expected each key once");
+  // The same key by its env-var alias counts too.
+  std::string alias =
+      WriteYaml("io:\n  block_size: 1MiB\nCKPT_BLOCK_SIZE: 2MiB\n");
+  c = LoadConfig({alias, {}, env.Fn(), {}, {}});
+  ASSERT_FALSE(c.ok());
+  EXPECT_NE(c.status().message().find(
+                ":3: key 'CKPT_BLOCK_SIZE' sets io.block_size, already set at "
+                "line 2"),
+            std::string::npos)
+      << c.status();
+  std::remove(twice.c_str());
+  std::remove(alias.c_str());
+}
+
+// Issue 14, case 11: --config DIR read as an empty file.
+TEST(LoadConfig, ADirectoryIsNotAConfigFile) {
+  FakeEnv env;
+  auto c = LoadConfig({"/tmp", {}, env.Fn(), {}, {}});
+  ASSERT_FALSE(c.ok());
+  EXPECT_EQ(c.status().message(),
+            "--config /tmp: is a directory; expected a YAML file");
+}
+
+// Issue 14, case 11: a node skipped backend keys it did not know.
+TEST(ConfigFromOptions, AnUnknownShippedKeyIsAnError) {
+  auto c = ConfigFromOptions({{"s3.region", "eu-west-1"},
+                              {"s3.part_sise", "8MiB"},
+                              {"gcs.project", "p"}},
+                             "s3.");
+  ASSERT_FALSE(c.ok());
+  EXPECT_NE(c.status().message().find("storage option 's3.part_sise'"),
+            std::string::npos)
+      << c.status();
+  // Keys of another backend are not this one's business.
+  EXPECT_TRUE(ConfigFromOptions({{"gcs.unheard_of", "x"}}, "s3.").ok());
+}
+
 TEST(ValidateConfig, GpuAndMissingPathAndDirectAlignment) {
   Config c;
   c.storage.path = "/tmp/x";
