@@ -13,6 +13,7 @@
 #include "common/status_macros.h"
 #include "coordinator/json_codec.h"
 #include "coordinator/round_runner.h"
+#include "node/error_kind.h"
 #include "node/node_agent.h"
 
 namespace ckpt {
@@ -79,8 +80,10 @@ absl::StatusOr<v1::InspectReply> Coordinator::Inspect(const std::string& uri,
                             ? absl::StrCat(" on node ", nodes_[node]->index(),
                                            " (", nodes_[node]->host(), ")")
                             : "";
-    return absl::FailedPreconditionError(
-        absl::StrCat(uri, where, ": ", rep.error()));
+    // The node's kind decides: a bucket that does not exist is bad input,
+    // a store that answers 503 is not.
+    return StatusOfKind(rep.error_kind(),
+                        absl::StrCat(uri, where, ": ", rep.error()));
   }
   return rep;
 }
@@ -188,7 +191,8 @@ absl::Status Coordinator::Preflight(RunResult* result) {
   if (config_.DoSave() && config_.run.num_save_calls > 0) {
     auto listing = InspectAll(config_.CheckpointsPath(), /*probe=*/true, false);
     if (!listing.ok()) {
-      return absl::FailedPreconditionError(
+      return absl::Status(
+          listing.status().code(),
           absl::StrCat("storage.path (CKPT_DIR_PATH) is not usable: ",
                        listing.status().message()));
     }
@@ -203,9 +207,11 @@ absl::Status Coordinator::Preflight(RunResult* result) {
       // Staging will write there: make sure it can.
       auto probe = InspectAll(config_.RestorePath(), /*probe=*/true, false);
       if (!probe.ok()) {
-        return absl::FailedPreconditionError(absl::StrCat(
-            "storage.restore_path (CKPT_RESTORE_PATH) is not usable: ",
-            probe.status().message()));
+        return absl::Status(
+            probe.status().code(),
+            absl::StrCat(
+                "storage.restore_path (CKPT_RESTORE_PATH) is not usable: ",
+                probe.status().message()));
       }
     }
   }

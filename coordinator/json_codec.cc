@@ -42,6 +42,7 @@ ordered_json RoundJson(const RoundResult& r) {
   j["step"] = r.step;
   j["status"] = r.status;
   if (!r.error.empty()) j["error"] = r.error;
+  if (!r.error_kind.empty()) j["error_kind"] = r.error_kind;
   j["seconds"] = r.seconds;
   j["transfer_seconds"] = r.transfer_seconds;
   j["commit_seconds"] = r.commit_seconds;

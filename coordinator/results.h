@@ -65,6 +65,10 @@ struct RoundResult {
   uint64_t step = 0;
   std::string status = "ok";  // "ok" | "failed"
   std::string error;
+  // The failing node's kind (node/error_kind.h): "retryable", "auth",
+  // "not_found", "no_space", "bad_input", "data_loss", "internal"; "" when
+  // the coordinator itself failed the round (a lost node, an interrupt).
+  std::string error_kind;
   double seconds = 0;           // common start -> last rank durable + commit
   double transfer_seconds = 0;  // common start -> last node report
   double commit_seconds = 0;

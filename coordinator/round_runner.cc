@@ -13,6 +13,7 @@
 #include "common/clock.h"
 #include "common/log.h"
 #include "coordinator/json_codec.h"
+#include "node/error_kind.h"
 #include "node/node_service.h"
 
 namespace ckpt {
@@ -162,9 +163,10 @@ RoundResult RoundRunner::Run(const RoundSpec& spec) {
   result.index = spec.index;
   result.staged = spec.staged;
   result.step = spec.step;
-  auto fail = [&](std::string error) {
+  auto fail = [&](std::string error, v1::ErrorKind kind = {}) {
     result.status = "failed";
     result.error = std::move(error);
+    result.error_kind = ErrorKindName(kind);
     LOG_ERROR("%s round %d failed: %s", result.phase, result.index,
               result.error);
     return result;
@@ -174,19 +176,22 @@ RoundResult RoundRunner::Run(const RoundSpec& spec) {
   // Prepare (untimed).
   std::vector<v1::PrepareReply> prepared(n);
   std::vector<std::string> prepare_errors(n);
+  std::vector<v1::ErrorKind> prepare_kinds(n);
   ForEachNode(n, [&](size_t i) {
     auto rep = nodes_[i]->Prepare(BuildPrepare(spec, static_cast<int>(i)));
     if (!rep.ok()) {
       prepare_errors[i] = std::string(rep.status().message());
     } else if (!rep->error().empty()) {
       prepare_errors[i] = rep->error();
+      prepare_kinds[i] = rep->error_kind();
     } else {
       prepared[i] = std::move(*rep);
     }
   });
   for (size_t i = 0; i < n; ++i) {
     if (!prepare_errors[i].empty()) {
-      return fail(NodeError(*nodes_[i], "prepare", prepare_errors[i]));
+      return fail(NodeError(*nodes_[i], "prepare", prepare_errors[i]),
+                  prepare_kinds[i]);
     }
   }
   for (size_t i = 0; i < n; ++i) {
@@ -246,6 +251,7 @@ RoundResult RoundRunner::Run(const RoundSpec& spec) {
   // other nodes fail too, and those must not be reported instead of it.
   std::mutex error_mu;
   std::string first_error;
+  v1::ErrorKind first_kind = v1::ERROR_KIND_UNSPECIFIED;
   std::vector<std::thread> threads;
   for (size_t i = 0; i < n; ++i) {
     threads.emplace_back([&, i] {
@@ -258,12 +264,14 @@ RoundResult RoundRunner::Run(const RoundSpec& spec) {
         if (progress_) progress_->Update(static_cast<int>(i), p);
       });
       std::string error;
+      v1::ErrorKind kind = v1::ERROR_KIND_UNSPECIFIED;
       if (!rep.ok()) {
         error = NodeError(*nodes_[i], "", rep.status().message());
       } else {
         reports[i] = *rep;
         if (!rep->error().empty()) {
           error = NodeError(*nodes_[i], "", rep->error());
+          kind = rep->error_kind();
         }
       }
       if (!error.empty()) {
@@ -272,6 +280,7 @@ RoundResult RoundRunner::Run(const RoundSpec& spec) {
           std::lock_guard<std::mutex> lock(error_mu);
           if (first_error.empty()) {
             first_error = error;
+            first_kind = kind;
             first = true;
           }
         }
@@ -292,7 +301,7 @@ RoundResult RoundRunner::Run(const RoundSpec& spec) {
   }
   if (!first_error.empty()) {
     result.seconds = result.transfer_seconds;
-    return fail(first_error);
+    return fail(first_error, first_kind);
   }
 
   if (spec.save) {
@@ -300,6 +309,7 @@ RoundResult RoundRunner::Run(const RoundSpec& spec) {
     const bool local = config_.storage.node_local;
     const size_t committers = local ? n : 1;
     std::vector<std::string> commit_errors(committers);
+    std::vector<v1::ErrorKind> commit_kinds(committers);
     ForEachNode(committers, [&](size_t i) {
       v1::CommitRequest req;
       req.set_run_id(spec.run_id);
@@ -314,13 +324,15 @@ RoundResult RoundRunner::Run(const RoundSpec& spec) {
         commit_errors[i] = std::string(rep.status().message());
       } else if (!rep->error().empty()) {
         commit_errors[i] = rep->error();
+        commit_kinds[i] = rep->error_kind();
       }
     });
     result.commit_seconds =
         std::chrono::duration<double>(Clock::now() - c0).count();
     for (size_t i = 0; i < committers; ++i) {
       if (!commit_errors[i].empty()) {
-        return fail(NodeError(*nodes_[i], "commit", commit_errors[i]));
+        return fail(NodeError(*nodes_[i], "commit", commit_errors[i]),
+                    commit_kinds[i]);
       }
     }
   }

@@ -277,8 +277,13 @@ int ExecuteRun(const std::string& results_dir, Coordinator& coordinator,
                    &coordinator);
   }
   if (auto s = coordinator.Preflight(result); !s.ok()) {
-    return FailRun(results_dir, result, std::string(s.message()), 2,
-                   &coordinator);
+    // Exit 2 is for input to fix (a path, a bucket, credentials, a plan);
+    // a store that is down or failing is not that.
+    const bool environment = absl::IsUnavailable(s) || absl::IsInternal(s) ||
+                             absl::IsDataLoss(s) || absl::IsUnknown(s) ||
+                             absl::IsDeadlineExceeded(s);
+    return FailRun(results_dir, result, std::string(s.message()),
+                   environment ? 1 : 2, &coordinator);
   }
   LOG_INFO("run %s: %s, %s per checkpoint, %d node(s) x %d rank(s)",
            result->run_id, result->model, FormatBytes(result->checkpoint_bytes),

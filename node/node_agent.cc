@@ -81,8 +81,13 @@ absl::StatusOr<StepListing> NodeAgent::Inspect(
   }
   auto names = loc.storage->ListDir(loc.path);
   if (!names.ok()) {
-    if (absl::IsNotFound(names.status())) return listing;
-    return names.status();
+    if (!absl::IsNotFound(names.status())) return names.status();
+    if (want_metadata && metadata_step != 0) {
+      return absl::NotFoundError(
+          absl::StrCat(JoinPath(loc.path, StepDirName(metadata_step)),
+                       ": not found (", names.status().message(), ")"));
+    }
+    return listing;
   }
   for (const auto& n : *names) {
     uint64_t step = ParseStepDir(n);

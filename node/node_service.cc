@@ -3,6 +3,7 @@
 #include <chrono>
 
 #include "absl/strings/str_cat.h"
+#include "node/error_kind.h"
 
 namespace ckpt {
 
@@ -75,7 +76,7 @@ PhaseJob JobFromProto(const v1::PrepareRequest& req) {
 v1::PhaseReport ReportToProto(const PhaseOutcome& o, uint64_t round_id) {
   v1::PhaseReport rep;
   rep.set_round_id(round_id);
-  if (!o.status.ok()) rep.set_error(std::string(o.status.message()));
+  if (!o.status.ok()) SetError(o.status, &rep);
   for (const auto& r : o.ranks) {
     auto* pr = rep.add_ranks();
     pr->set_rank(r.rank);
@@ -122,7 +123,7 @@ v1::InspectReply NodeService::Inspect(const v1::InspectRequest& req) {
       req.want_metadata(), req.metadata_step(),
       OptionsOf(req.storage_options()));
   if (!listing.ok()) {
-    rep.set_error(std::string(listing.status().message()));
+    SetError(listing.status(), &rep);
     return rep;
   }
   for (const auto& [step, committed] : listing->steps) {
@@ -143,13 +144,15 @@ v1::PrepareReply NodeService::Prepare(const v1::PrepareRequest& req) {
   prepared_round_ = req.round_id();
   // What JobFromProto would otherwise read as a default.
   if (auto kind = ParseChecksumKind(req.io().checksum()); !kind.ok()) {
-    rep.set_error(absl::StrCat("io.checksum '", req.io().checksum(),
-                               "': expected xxh3 or crc32c"));
+    SetError(absl::InvalidArgumentError(
+                 absl::StrCat("io.checksum '", req.io().checksum(),
+                              "': expected xxh3 or crc32c")),
+             &rep);
     return rep;
   }
   auto out = agent_.Prepare(JobFromProto(req));
   if (!out.ok()) {
-    rep.set_error(std::string(out.status().message()));
+    SetError(out.status(), &rep);
     return rep;
   }
   rep.set_cache_method(out->cache.method);
@@ -192,7 +195,7 @@ v1::CommitReply NodeService::Commit(const v1::CommitRequest& req) {
   v1::CommitReply rep;
   auto s = agent_.Commit(req.step_uri(), req.metadata(),
                          OptionsOf(req.storage_options()));
-  if (!s.ok()) rep.set_error(std::string(s.message()));
+  if (!s.ok()) SetError(s, &rep);
   return rep;
 }
 
@@ -202,14 +205,14 @@ v1::PutResultReply NodeService::PutResult(const v1::PutResultRequest& req) {
   if (req.check_only()) {
     auto exists = agent_.FileExists(req.dir_uri(), req.name(), options);
     if (!exists.ok()) {
-      rep.set_error(std::string(exists.status().message()));
+      SetError(exists.status(), &rep);
     } else if (*exists && !req.overwrite()) {
       rep.set_exists(true);
     }
     return rep;
   }
   auto s = agent_.WriteFile(req.dir_uri(), req.name(), req.data(), options);
-  if (!s.ok()) rep.set_error(std::string(s.message()));
+  if (!s.ok()) SetError(s, &rep);
   return rep;
 }
 
@@ -219,7 +222,7 @@ v1::ClaimReply NodeService::Claim(const v1::ClaimRequest& req) {
   if (req.release()) {
     auto s = agent_.ReleaseClaim(req.checkpoints_uri(), req.step(),
                                  req.claim_name(), options);
-    if (!s.ok()) rep.set_error(std::string(s.message()));
+    if (!s.ok()) SetError(s, &rep);
     return rep;
   }
   auto name =
@@ -228,7 +231,7 @@ v1::ClaimReply NodeService::Claim(const v1::ClaimRequest& req) {
     rep.set_claim_name(*name);
   } else {
     rep.set_taken(absl::IsAlreadyExists(name.status()));
-    rep.set_error(std::string(name.status().message()));
+    SetError(name.status(), &rep);
   }
   return rep;
 }
@@ -244,7 +247,7 @@ v1::CleanupReply NodeService::Cleanup(const v1::CleanupRequest& req) {
                           OptionsOf(req.storage_options()), req.abort_uploads(),
                           &aborted);
   rep.set_aborted_uploads(aborted);
-  if (!s.ok()) rep.set_error(std::string(s.message()));
+  if (!s.ok()) SetError(s, &rep);
   return rep;
 }
 

@@ -167,6 +167,15 @@ absl::StatusOr<HttpResponse> S3Client::Do(const S3Call& call) {
     return absl::AbortedError(msg);
   }
   if (rep.status == 501) return absl::UnimplementedError(msg);
+  // Still failing after the retries: the store is unavailable or busy.
+  if (rep.status >= 500 || rep.status == 429) {
+    return absl::UnavailableError(msg);
+  }
+  const std::string code = XmlValue(rep.body, "Code");
+  if (code == "BadDigest" || code == "InvalidDigest" ||
+      code == "XAmzContentSHA256Mismatch") {
+    return absl::DataLossError(msg);
+  }
   if (rep.status == 0) return absl::UnavailableError(msg);
   return absl::FailedPreconditionError(msg);
 }

@@ -143,6 +143,28 @@ TEST_F(S3FaultTest, PermanentForbiddenFailsFast) {
   EXPECT_LT(took, 5);
 }
 
+// Issue 14, case 13: a 503, a 403, a missing bucket and ENOSPC all came
+// back as FailedPrecondition. A store that keeps answering 503 is not bad
+// input: exit 1 (2 is for input to fix), and its kind says retryable.
+TEST_F(S3FaultTest, AStoreThatStaysUnavailableIsNotBadInput) {
+  FaultProxy proxy(SwiftPort(), [](const ProxyRequest&) {
+    Fault f;
+    f.kind = FaultKind::kError;
+    f.status = 503;
+    f.code = "ServiceUnavailable";
+    return f;
+  });
+  auto r = Run(proxy, {"run"}, {{"CKPT_S3_MAX_ATTEMPTS", "2"}});
+  EXPECT_EQ(r.exit_code, 1) << r.err;
+  EXPECT_NE(r.err.find("HTTP 503 ServiceUnavailable"), std::string::npos)
+      << r.err;
+  // A bucket that does not exist is input to fix: exit 2.
+  FaultProxy pass(SwiftPort(), [](const ProxyRequest&) { return Fault{}; });
+  auto missing = Run(pass, {"run", "--overwrite"},
+                     {{"CKPT_DIR_PATH", "s3://no-such-bucket-here/x"}});
+  EXPECT_EQ(missing.exit_code, 2) << missing.err;
+}
+
 TEST_F(S3FaultTest, FailureMidMultipartLeavesNoUploadBehind) {
   FaultProxy proxy(SwiftPort(), [&](const ProxyRequest& r) {
     Fault f;
@@ -156,6 +178,8 @@ TEST_F(S3FaultTest, FailureMidMultipartLeavesNoUploadBehind) {
   auto r = Run(proxy, {"run", "--save-only"}, {});
   EXPECT_EQ(r.exit_code, 1) << r.err;
   EXPECT_NE(r.err.find("AccessDenied"), std::string::npos) << r.err;
+  // The kind crossed gRPC with the message (issue 14, case 13).
+  EXPECT_EQ(Result()["rounds"].back()["error_kind"], "auth");
   auto uploads =
       swift().Aws({"s3api", "list-multipart-uploads", "--bucket", bucket_});
   ASSERT_EQ(uploads.exit_code, 0) << uploads.err;

@@ -6,6 +6,7 @@
 #include <fstream>
 
 #include "common/plan.h"
+#include "node/error_kind.h"
 #include "node/node_service.h"
 #include "node/storage/memory_storage.h"
 #include "tests/testing/temp_dir.h"
@@ -169,6 +170,32 @@ TEST(NodeAgent, OversizedMetadataIsRefusedUnread) {
   EXPECT_NE(listing.status().message().find("more than the 512.00 MiB"),
             std::string::npos)
       << listing.status();
+}
+
+// Issue 14, case 13: errors cross gRPC with their kind, not as strings.
+TEST(NodeService, ErrorsCarryTheirKind) {
+  MemoryStorage::Clear();
+  NodeService svc;
+  auto req = Request(v1::PHASE_SAVE, 1);
+  req.mutable_io()->set_checksum("md5");
+  auto bad = svc.Prepare(req);
+  EXPECT_NE(bad.error().find("io.checksum 'md5'"), std::string::npos);
+  EXPECT_EQ(bad.error_kind(), v1::ERROR_KIND_BAD_INPUT);
+  v1::InspectRequest missing;
+  missing.set_checkpoints_uri("mem://b/checkpoints");
+  missing.set_want_metadata(true);
+  missing.set_metadata_step(7);  // not there
+  auto none = svc.Inspect(missing);
+  EXPECT_EQ(none.error_kind(), v1::ERROR_KIND_NOT_FOUND) << none.error();
+  EXPECT_EQ(ErrorKindOf(absl::ResourceExhaustedError("ENOSPC")),
+            v1::ERROR_KIND_NO_SPACE);
+  EXPECT_EQ(ErrorKindOf(absl::UnavailableError("503")),
+            v1::ERROR_KIND_RETRYABLE);
+  EXPECT_EQ(ErrorKindOf(absl::PermissionDeniedError("403")),
+            v1::ERROR_KIND_AUTH);
+  // And back, on the coordinator: the code survives the trip.
+  EXPECT_TRUE(absl::IsUnavailable(StatusOfKind(v1::ERROR_KIND_RETRYABLE, "x")));
+  EXPECT_EQ(ErrorKindName(v1::ERROR_KIND_NO_SPACE), "no_space");
 }
 
 }  // namespace

@@ -1,0 +1,32 @@
+// The kind of a node's failure as it crosses gRPC (ckptbench.v1.ErrorKind)
+// next to its message: from an absl::Status on the node, back to a status
+// code on the coordinator, and the word result.json records.
+#ifndef CKPTBENCH_NODE_ERROR_KIND_H_
+#define CKPTBENCH_NODE_ERROR_KIND_H_
+
+#include <string>
+
+#include "absl/status/status.h"
+#include "proto/ckptbench/v1/node.pb.h"
+
+namespace ckpt {
+
+namespace v1 = ::ckptbench::v1;
+
+v1::ErrorKind ErrorKindOf(const absl::Status& status);
+// A status with the kind's code and `message` (Unknown for unspecified:
+// an older node).
+absl::Status StatusOfKind(v1::ErrorKind kind, const std::string& message);
+// "retryable", "auth", "not_found", "no_space", "bad_input", "data_loss",
+// "internal"; "" for unspecified.
+std::string ErrorKindName(v1::ErrorKind kind);
+// Sets `error` and `error_kind` of a reply from a failed status.
+template <typename Reply>
+void SetError(const absl::Status& status, Reply* reply) {
+  reply->set_error(std::string(status.message()));
+  reply->set_error_kind(ErrorKindOf(status));
+}
+
+}  // namespace ckpt
+
+#endif  // CKPTBENCH_NODE_ERROR_KIND_H_
