@@ -38,11 +38,12 @@ std::string SummaryTable(const RunResult& r) {
       r.thread_count, r.sharding);
   absl::StrAppendFormat(&s, "storage: %s (%s %s)\n", r.environment.storage_kind,
                         r.environment.filesystem, r.environment.mount_point);
-  const char* kHeader =
-      "%-6s %-5s %-5s %11s %9s %10s %9s %9s %9s %8s %6s  %-16s %s\n";
-  absl::StrAppendFormat(&s, kHeader, "phase", "round", "step", "bytes",
-                        "seconds", "MiB/s", "op p50ms", "op p99ms", "op maxms",
-                        "cpu s", "host%", "cache", "status");
+  absl::StrAppendFormat(&s,
+                        "%-6s %-5s %-5s %11s %9s %10s %9s %9s %9s %8s %6s  "
+                        "%-16s %s\n",
+                        "phase", "round", "step", "bytes", "seconds", "MiB/s",
+                        "op p50ms", "op p99ms", "op maxms", "cpu s", "host%",
+                        "cache", "status");
   for (const auto& round : r.rounds) {
     const char* op = round.phase == "save" ? "write" : "read";
     auto it = round.ops.find(op);

@@ -43,8 +43,8 @@ std::string GcsErrorDetail(const std::string& body) {
   std::string reason;
   if (e.contains("errors") && e["errors"].is_array() && !e["errors"].empty() &&
       e["errors"][0].is_object())
-    reason = e["errors"][0].value("reason", std::string());
-  std::string message = e.value("message", std::string());
+    reason = JsonString(e["errors"][0], "reason");
+  std::string message = JsonString(e, "message");
   return absl::StrCat(reason, reason.empty() || message.empty() ? "" : ": ",
                       message);
 }
@@ -135,6 +135,12 @@ absl::StatusOr<HttpResponse> GcsClient::Do(const GcsCall& call) {
   if (rep.status == 412) return absl::AlreadyExistsError(msg);
   if (rep.status == 0 || GcsRetryable(rep)) return absl::UnavailableError(msg);
   return absl::FailedPreconditionError(msg);
+}
+
+std::string JsonString(const nlohmann::json& j, const char* key) {
+  if (!j.is_object()) return "";
+  auto it = j.find(key);
+  return it != j.end() && it->is_string() ? it->get<std::string>() : "";
 }
 
 }  // namespace ckpt

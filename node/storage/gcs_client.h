@@ -12,6 +12,7 @@
 
 #include "absl/status/statusor.h"
 #include "common/config.h"
+#include "nlohmann/json.hpp"
 #include "node/storage/gcs_credentials.h"
 #include "node/storage/http_client.h"
 #include "node/storage/s3_sigv4.h"  // HeaderList, UriEncode
@@ -74,6 +75,11 @@ absl::Status DeleteObject(GcsClient& client, const GcsObject& obj);
 
 // "<status> <reason>: <message>" from a JSON API error body ("" if none).
 std::string GcsErrorDetail(const std::string& body);
+
+// A string field of a JSON object, or "" when `j` is not an object or the
+// field is absent or not a string: a server's JSON is input, and
+// json::value throws on a type mismatch.
+std::string JsonString(const nlohmann::json& j, const char* key);
 // Whether a response is worth another attempt: transport failures (not
 // certificate or URL ones), 408, 429 and 5xx.
 bool GcsRetryable(const HttpResponse& rep);

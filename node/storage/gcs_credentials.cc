@@ -7,6 +7,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "nlohmann/json.hpp"
+#include "node/storage/gcs_client.h"
 #include "node/storage/gcs_jwt.h"
 #include "node/storage/http_client.h"
 #include "node/storage/s3_sigv4.h"
@@ -24,6 +25,19 @@ bool IsTrue(const char* v) {
   return s == "true" || s == "1" || s == "True" || s == "TRUE";
 }
 
+HttpResponse PostForm(const std::string& url, const std::string& form) {
+  return FetchOnce("POST", url,
+                   {{"Content-Type", "application/x-www-form-urlencoded"}},
+                   form);
+}
+
+std::string Field(const nlohmann::json& j, const char* name) {
+  return j.contains(name) && j[name].is_string() ? j[name].get<std::string>()
+                                                 : std::string();
+}
+
+}  // namespace
+
 // A token reply ({access_token, expires_in}) from `where`; errors carry the
 // server's error code and description, never the request's secrets.
 absl::StatusOr<GcsToken> ParseTokenReply(const HttpResponse& rep,
@@ -38,8 +52,7 @@ absl::StatusOr<GcsToken> ParseTokenReply(const HttpResponse& rep,
     std::string detail;
     if (j.is_object() && j.contains("error")) {
       const auto& e = j["error"];
-      detail = e.is_string() ? e.get<std::string>()
-                             : e.value("message", std::string());
+      detail = e.is_string() ? e.get<std::string>() : JsonString(e, "message");
       if (j.contains("error_description") &&
           j["error_description"].is_string()) {
         absl::StrAppend(&detail, ": ",
@@ -61,25 +74,13 @@ absl::StatusOr<GcsToken> ParseTokenReply(const HttpResponse& rep,
   double life = 3600;
   if (j.contains("expires_in") && j["expires_in"].is_number())
     life = j["expires_in"].get<double>();
+  if (!(life >= 0 && life <= 86400)) life = 3600;  // NaN, negative, absurd
   double margin = std::min(300.0, life / 2);
   t.refresh_at =
       Clock::now() +
       std::chrono::milliseconds(static_cast<int64_t>((life - margin) * 1000));
   return t;
 }
-
-HttpResponse PostForm(const std::string& url, const std::string& form) {
-  return FetchOnce("POST", url,
-                   {{"Content-Type", "application/x-www-form-urlencoded"}},
-                   form);
-}
-
-std::string Field(const nlohmann::json& j, const char* name) {
-  return j.contains(name) && j[name].is_string() ? j[name].get<std::string>()
-                                                 : std::string();
-}
-
-}  // namespace
 
 GcsCredentials::GcsCredentials(EnvLookup env) : env_(std::move(env)) {
   if (!env_) env_ = [](const char* n) { return std::getenv(n); };

@@ -21,6 +21,7 @@
 #include <string>
 
 #include "absl/status/statusor.h"
+#include "node/storage/http_client.h"
 #include "node/storage/s3_credentials.h"  // EnvLookup
 
 namespace ckpt {
@@ -54,6 +55,13 @@ class GcsCredentials {
   std::mutex mu_;
   std::optional<GcsToken> cached_;
 };
+
+// A token endpoint's reply ({access_token, expires_in}) from `where`;
+// errors carry the server's error code and description, never the
+// request's secrets. Exposed for tests and fuzzing.
+absl::StatusOr<GcsToken> ParseTokenReply(const HttpResponse& rep,
+                                         const std::string& where,
+                                         const std::string& source);
 
 }  // namespace ckpt
 

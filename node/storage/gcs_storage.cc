@@ -31,26 +31,13 @@ std::string HashCrc32c(const HttpResponse& rep) {
   return "";
 }
 
-struct ObjectInfo {
-  uint64_t size = 0;
-  std::string crc32c;  // base64, as the JSON API gives it
-  std::string generation;
-};
+using ObjectInfo = GcsObjectInfo;
 
 absl::StatusOr<ObjectInfo> GetInfo(GcsClient& client, const GcsObject& obj) {
   GcsCall c;
   c.path = GcsClient::ObjectPath(obj);
   ASSIGN_OR_RETURN(auto rep, client.Do(c));
-  nlohmann::json j = nlohmann::json::parse(rep.body, nullptr, false);
-  ObjectInfo info;
-  if (!j.is_object() ||
-      !absl::SimpleAtoi(j.value("size", std::string("-")), &info.size)) {
-    return absl::DataLossError(
-        absl::StrCat(GsUri(obj), ": object metadata without a size"));
-  }
-  info.crc32c = j.value("crc32c", std::string());
-  info.generation = j.value("generation", std::string());
-  return info;
+  return ParseGcsObjectInfo(rep.body, GsUri(obj));
 }
 
 // Ranged alt=media GETs of one generation of an object. Each answer's
@@ -133,6 +120,43 @@ class GcsReadableFile : public ReadableFile {
 
 }  // namespace
 
+absl::StatusOr<GcsObjectInfo> ParseGcsObjectInfo(const std::string& body,
+                                                 const std::string& what) {
+  nlohmann::json j = nlohmann::json::parse(body, nullptr, false);
+  GcsObjectInfo info;
+  if (!j.is_object() || !absl::SimpleAtoi(JsonString(j, "size"), &info.size)) {
+    return absl::DataLossError(
+        absl::StrCat(what, ": object metadata without a size"));
+  }
+  info.crc32c = JsonString(j, "crc32c");
+  info.generation = JsonString(j, "generation");
+  return info;
+}
+
+absl::Status ParseGcsListPage(const std::string& body, const std::string& what,
+                              std::vector<std::string>* names,
+                              std::string* next_page_token) {
+  nlohmann::json j = nlohmann::json::parse(body, nullptr, false);
+  if (!j.is_object()) {
+    return absl::DataLossError(
+        absl::StrCat("listing ", what, ": not a JSON object"));
+  }
+  auto items = j.find("items");
+  if (items != j.end() && items->is_array()) {
+    for (const auto& item : *items) {
+      if (item.is_object()) names->push_back(JsonString(item, "name"));
+    }
+  }
+  auto prefixes = j.find("prefixes");
+  if (prefixes != j.end() && prefixes->is_array()) {
+    for (const auto& p : *prefixes) {
+      if (p.is_string()) names->push_back(p.get<std::string>());
+    }
+  }
+  *next_page_token = JsonString(j, "nextPageToken");
+  return absl::OkStatus();
+}
+
 std::unique_ptr<Storage> GcsStorage::Make(GcsConfig config) {
   return std::make_unique<GcsStorage>(std::move(config));
 }
@@ -171,20 +195,9 @@ absl::Status GcsStorage::List(const GcsObject& dir, bool shallow,
       c.query.push_back({"maxResults", std::to_string(max_results)});
     if (!token.empty()) c.query.push_back({"pageToken", token});
     ASSIGN_OR_RETURN(auto rep, client_->Do(c));
-    nlohmann::json j = nlohmann::json::parse(rep.body, nullptr, false);
-    if (!j.is_object()) {
-      return absl::DataLossError(absl::StrCat("listing gs://", dir.bucket, "/",
-                                              prefix, ": not a JSON object"));
-    }
-    if (j.contains("items")) {
-      for (const auto& item : j["items"])
-        names->push_back(item.value("name", std::string()));
-    }
-    if (j.contains("prefixes")) {
-      for (const auto& p : j["prefixes"])
-        names->push_back(p.get<std::string>());
-    }
-    token = j.value("nextPageToken", std::string());
+    RETURN_IF_ERROR(ParseGcsListPage(
+        rep.body, absl::StrCat("gs://", dir.bucket, "/", prefix), names,
+        &token));
     if (max_results > 0) break;
   } while (!token.empty());
   return absl::OkStatus();

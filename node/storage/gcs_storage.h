@@ -18,6 +18,21 @@
 
 namespace ckpt {
 
+// Parsers of the JSON API's answers (a server's answer is input: wrong
+// types are errors or ignored, never exceptions). `what` names the object
+// or listing in errors.
+struct GcsObjectInfo {
+  uint64_t size = 0;
+  std::string crc32c;  // base64, as the JSON API gives it
+  std::string generation;
+};
+absl::StatusOr<GcsObjectInfo> ParseGcsObjectInfo(const std::string& body,
+                                                 const std::string& what);
+// One page of objects.list: item names and prefixes into *names.
+absl::Status ParseGcsListPage(const std::string& body, const std::string& what,
+                              std::vector<std::string>* names,
+                              std::string* next_page_token);
+
 class GcsStorage : public Storage {
  public:
   static std::unique_ptr<Storage> Make(GcsConfig config);

@@ -26,12 +26,12 @@ absl::Status CheckStored(const HttpResponse& rep, const GcsObject& obj,
         GsUri(obj), ": the upload's answer is not an object resource"));
   }
   const std::string want = Crc32cToBase64(crc);
-  const std::string got = j.value("crc32c", std::string());
+  const std::string got = JsonString(j, "crc32c");
   uint64_t stored = 0;
-  if (!absl::SimpleAtoi(j.value("size", std::string("-")), &stored) ||
-      stored != size || got != want) {
+  if (!absl::SimpleAtoi(JsonString(j, "size"), &stored) || stored != size ||
+      got != want) {
     return absl::DataLossError(
-        absl::StrCat(GsUri(obj), ": stored ", j.value("size", std::string("?")),
+        absl::StrCat(GsUri(obj), ": stored ", JsonString(j, "size"),
                      " bytes with crc32c ", got.empty() ? "(none)" : got,
                      ", sent ", size, " bytes with crc32c ", want));
   }
