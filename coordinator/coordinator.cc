@@ -183,6 +183,7 @@ RoundSpec Coordinator::NewSpec(bool save, int index, const std::string& dir,
   spec.step = step;
   spec.seed = seed;
   spec.step_uri = StepUri(dir, step);
+  spec.interrupted = &interrupted_;
   return spec;
 }
 

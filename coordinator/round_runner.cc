@@ -194,6 +194,9 @@ RoundResult RoundRunner::Run(const RoundSpec& spec) {
                   prepare_kinds[i]);
     }
   }
+  if (spec.interrupted && spec.interrupted->load()) {
+    return fail("interrupted before the round started");
+  }
   for (size_t i = 0; i < n; ++i) {
     const v1::PrepareReply* rep = &prepared[i];
     if (!spec.save) {

@@ -6,6 +6,7 @@
 #ifndef CKPTBENCH_COORDINATOR_ROUND_RUNNER_H_
 #define CKPTBENCH_COORDINATOR_ROUND_RUNNER_H_
 
+#include <atomic>
 #include <functional>
 #include <map>
 #include <memory>
@@ -34,6 +35,10 @@ struct RoundSpec {
   uint64_t seed = 0;
   std::string step_uri;
   ChecksumLookup expected;  // loads
+  // Set when the run was interrupted: checked once every node is prepared
+  // (a node's prepare clears an abort that came before it), so a round
+  // interrupted before its start never starts.
+  const std::atomic<bool>* interrupted = nullptr;
 };
 
 void FindStragglers(RoundResult* result);

@@ -30,6 +30,9 @@ commands:
                (same configuration sources as run; --listen HOST:PORT)
   node         multinode: a node agent; --coordinator HOST:PORT and
                --node-index I (or JOB_COMPLETION_INDEX / NODE_RANK / host ordinal)
+  uploads s3://BUCKET/PREFIX [--abort]
+               list the unfinished multipart uploads under a prefix (a
+               step a killed run left); --abort aborts them
   plan      print the checkpoint plan (parameters, bytes, files), no I/O
   keys      list every configuration key, its env-var alias and meaning;
             --json: keys, every other env var read, commands and flags
@@ -52,6 +55,7 @@ options:
   --node-index I      (node) same as CKPT_NODE_INDEX
   --per-rank          (plan) list every rank's files
   --list              (plan) list the model presets
+  --abort             (uploads) abort the uploads listed
   -v, --verbose       debug logging
   -q, --quiet         no progress lines
 
@@ -63,8 +67,8 @@ example: CKPT_DIR_PATH=/mnt/ckpt ckptbench run NUM_LAYERS=20 --results-dir out
 
 const std::vector<std::string>& CliCommands() {
   static const std::vector<std::string> kCommands = {
-      "run",  "sweep", "report", "compare", "coordinator",
-      "node", "plan",  "keys",   "version", "help"};
+      "run",  "sweep", "report",  "compare", "coordinator", "node",
+      "plan", "keys",  "version", "help",    "uploads"};
   return kCommands;
 }
 
@@ -83,6 +87,7 @@ const std::vector<FlagDef>& CliFlags() {
       {"--dry-run", false, "sweep: validate and list the runs"},
       {"--per-rank", false, "plan: every rank's files"},
       {"--list", false, "plan: the model presets"},
+      {"--abort", false, "uploads: abort the uploads listed"},
       {"--json", false, "keys: the machine-readable interface"},
       {"--verbose", false, "debug logging"},
       {"-v", false, "debug logging"},
@@ -188,6 +193,8 @@ absl::StatusOr<CliArgs> ParseCli(int argc, const char* const* argv) {
       a.per_rank = true;
     } else if (arg == "--list") {
       a.list = true;
+    } else if (arg == "--abort") {
+      a.abort = true;
     } else if (arg == "-v" || arg == "--verbose") {
       a.verbose = true;
     } else if (arg == "-q" || arg == "--quiet") {
@@ -200,7 +207,7 @@ absl::StatusOr<CliArgs> ParseCli(int argc, const char* const* argv) {
     } else if (arg.find('=') != std::string::npos) {
       a.overrides.push_back(arg);
     } else if (a.command == "sweep" || a.command == "report" ||
-               a.command == "compare") {
+               a.command == "compare" || a.command == "uploads") {
       a.positional.push_back(arg);
     } else {
       return absl::InvalidArgumentError(absl::StrCat(

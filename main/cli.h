@@ -24,6 +24,7 @@ struct CliArgs {
   bool json = false;       // keys: the machine-readable interface
   bool per_rank = false;   // plan: list every rank
   bool list = false;       // plan: list presets
+  bool abort = false;      // uploads: abort what is listed
   bool verbose = false;
   bool quiet = false;
   int protocol_version = 1;  // node: for testing refusal of other versions

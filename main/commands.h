@@ -15,6 +15,7 @@ int PlanCommand(const CliArgs& args);
 int KeysCommand(const CliArgs& args);
 int CoordinatorCommand(const CliArgs& args);
 int NodeCommand(const CliArgs& args);
+int UploadsCommand(const CliArgs& args);
 
 }  // namespace ckpt
 

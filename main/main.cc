@@ -28,5 +28,6 @@ int main(int argc, char** argv) {
   if (args->command == "keys") return ckpt::KeysCommand(*args);
   if (args->command == "coordinator") return ckpt::CoordinatorCommand(*args);
   if (args->command == "node") return ckpt::NodeCommand(*args);
+  if (args->command == "uploads") return ckpt::UploadsCommand(*args);
   return ckpt::RunCommand(*args);
 }

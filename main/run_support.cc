@@ -280,8 +280,7 @@ int ExecuteRun(const std::string& results_dir, Coordinator& coordinator,
     // Exit 2 is for input to fix (a path, a bucket, credentials, a plan);
     // a store that is down or failing is not that.
     const bool environment = absl::IsUnavailable(s) || absl::IsInternal(s) ||
-                             absl::IsDataLoss(s) || absl::IsUnknown(s) ||
-                             absl::IsDeadlineExceeded(s);
+                             absl::IsUnknown(s) || absl::IsDeadlineExceeded(s);
     return FailRun(results_dir, result, std::string(s.message()),
                    environment ? 1 : 2, &coordinator);
   }

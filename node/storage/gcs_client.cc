@@ -133,6 +133,9 @@ absl::StatusOr<HttpResponse> GcsClient::Do(const GcsCall& call) {
   if (rep.status == 401) return absl::UnauthenticatedError(msg);
   if (rep.status == 403) return absl::PermissionDeniedError(msg);
   if (rep.status == 412) return absl::AlreadyExistsError(msg);
+  if (rep.status == 0 && PermanentTransportError(rep.curl_code)) {
+    return absl::FailedPreconditionError(msg);  // e.g. a TLS certificate
+  }
   if (rep.status == 0 || GcsRetryable(rep)) return absl::UnavailableError(msg);
   return absl::FailedPreconditionError(msg);
 }

@@ -27,7 +27,13 @@ absl::Status Errno(const std::string& what, const std::string& path,
   if (err == EACCES || err == EPERM || err == EROFS) {
     return absl::PermissionDeniedError(msg);
   }
-  if (err == ENOSPC) return absl::ResourceExhaustedError(msg);
+  if (err == ENOSPC || err == EDQUOT) return absl::ResourceExhaustedError(msg);
+  // A path that cannot be one (a file where a directory should be, ...).
+  if (err == ENOTDIR || err == EISDIR || err == ENAMETOOLONG || err == ELOOP ||
+      err == EINVAL || err == EEXIST) {
+    return absl::FailedPreconditionError(msg);
+  }
+  if (err == EIO) return absl::DataLossError(msg);
   return absl::InternalError(msg);
 }
 

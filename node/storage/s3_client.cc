@@ -176,7 +176,13 @@ absl::StatusOr<HttpResponse> S3Client::Do(const S3Call& call) {
       code == "XAmzContentSHA256Mismatch") {
     return absl::DataLossError(msg);
   }
-  if (rep.status == 0) return absl::UnavailableError(msg);
+  if (rep.status == 0) {
+    // A certificate that does not verify is a setting to fix, not an
+    // outage (s3.ca_bundle, AWS_CA_BUNDLE).
+    return PermanentTransportError(rep.curl_code)
+               ? absl::FailedPreconditionError(msg)
+               : absl::UnavailableError(msg);
+  }
   return absl::FailedPreconditionError(msg);
 }
 

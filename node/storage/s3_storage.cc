@@ -398,6 +398,38 @@ absl::Status S3Storage::RemoveFiles(const std::string& dir,
   return absl::OkStatus();  // no directories in a bucket
 }
 
+absl::StatusOr<std::vector<S3Upload>> S3Storage::ListUploads(
+    const std::string& bucket, const std::string& prefix) {
+  std::vector<S3Upload> out;
+  std::string key_marker, id_marker;
+  do {
+    S3Call c =
+        MakeS3Call("GET", bucket, "", {{"uploads", ""}, {"prefix", prefix}});
+    if (!key_marker.empty()) {
+      c.query.push_back({"key-marker", key_marker});
+      c.query.push_back({"upload-id-marker", id_marker});
+    }
+    ASSIGN_OR_RETURN(auto rep, client_->Do(c));
+    for (const auto& upload : XmlValues(rep.body, "Upload")) {
+      S3Upload u{XmlValue(upload, "Key"), XmlValue(upload, "UploadId"),
+                 XmlValue(upload, "Initiated")};
+      if (!u.key.empty() && !u.upload_id.empty()) out.push_back(std::move(u));
+    }
+    const bool truncated = XmlValue(rep.body, "IsTruncated") == "true";
+    key_marker = truncated ? XmlValue(rep.body, "NextKeyMarker") : "";
+    id_marker = truncated ? XmlValue(rep.body, "NextUploadIdMarker") : "";
+  } while (!key_marker.empty());
+  return out;
+}
+
+absl::Status S3Storage::AbortUpload(const std::string& bucket,
+                                    const S3Upload& upload) {
+  auto del = client_->Do(MakeS3Call("DELETE", bucket, upload.key,
+                                    {{"uploadId", upload.upload_id}}));
+  return del.ok() || absl::IsNotFound(del.status()) ? absl::OkStatus()
+                                                    : del.status();
+}
+
 absl::StatusOr<int> S3Storage::AbortUploads(
     const std::string& dir, const std::vector<std::string>& names) {
   // The keys, grouped by their "directory" (spread prefixes put shards of
@@ -411,28 +443,12 @@ absl::StatusOr<int> S3Storage::AbortUploads(
   }
   int aborted = 0;
   for (const auto& [prefix, keys] : by_prefix) {
-    std::string key_marker, id_marker;
-    do {
-      S3Call c =
-          MakeS3Call("GET", bucket, "", {{"uploads", ""}, {"prefix", prefix}});
-      if (!key_marker.empty()) {
-        c.query.push_back({"key-marker", key_marker});
-        c.query.push_back({"upload-id-marker", id_marker});
-      }
-      ASSIGN_OR_RETURN(auto rep, client_->Do(c));
-      for (const auto& upload : XmlValues(rep.body, "Upload")) {
-        const std::string key = XmlValue(upload, "Key");
-        const std::string id = XmlValue(upload, "UploadId");
-        if (!keys.count(key) || id.empty()) continue;
-        auto del =
-            client_->Do(MakeS3Call("DELETE", bucket, key, {{"uploadId", id}}));
-        if (!del.ok() && !absl::IsNotFound(del.status())) return del.status();
-        ++aborted;
-      }
-      const bool truncated = XmlValue(rep.body, "IsTruncated") == "true";
-      key_marker = truncated ? XmlValue(rep.body, "NextKeyMarker") : "";
-      id_marker = truncated ? XmlValue(rep.body, "NextUploadIdMarker") : "";
-    } while (!key_marker.empty());
+    ASSIGN_OR_RETURN(auto uploads, ListUploads(bucket, prefix));
+    for (const auto& u : uploads) {
+      if (!keys.count(u.key)) continue;  // not one of this run's files
+      RETURN_IF_ERROR(AbortUpload(bucket, u));
+      ++aborted;
+    }
   }
   return aborted;
 }

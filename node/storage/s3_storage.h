@@ -1,9 +1,12 @@
 // Storage on S3 or an S3-compatible store: paths are s3://bucket/key...
 // Writes buffer one part: below the multipart threshold a single PUT,
-// above it a multipart upload whose parts are checked against the ETags
-// returned (MD5) and which is aborted on any failure, so no upload is left
-// behind. Sync() completes the upload (the durability point). Reads are
-// ranged GETs straight into the caller's buffer. Thread-safe.
+// above it a multipart upload (ETags opaque; s3.checksum asks the server to
+// check the bytes) which is aborted on any failure; uploads a killed
+// process left are aborted by name (AbortUploads) or by prefix
+// (ListUploads, `ckptbench uploads`). Sync() completes the upload (the
+// durability point). Reads are ranged GETs straight into the caller's
+// buffer. Steps are claimed with If-None-Match or, where the store has no
+// conditional PUT, a claim object and a listing (ClaimDir). Thread-safe.
 #ifndef CKPTBENCH_NODE_STORAGE_S3_STORAGE_H_
 #define CKPTBENCH_NODE_STORAGE_S3_STORAGE_H_
 
@@ -14,6 +17,12 @@
 #include "node/storage/storage.h"
 
 namespace ckpt {
+
+struct S3Upload {
+  std::string key;
+  std::string upload_id;
+  std::string initiated;  // as the server gives it (ISO 8601)
+};
 
 class S3Storage : public Storage {
  public:
@@ -50,6 +59,12 @@ class S3Storage : public Storage {
     return save ? (c.parts_in_flight + 1) * c.part_size
                 : c.ranges_in_flight * c.range_size;
   }
+
+  // Unfinished multipart uploads of keys starting with `prefix` (all
+  // pages), and the abort of one (`ckptbench uploads`, AbortUploads).
+  absl::StatusOr<std::vector<S3Upload>> ListUploads(const std::string& bucket,
+                                                    const std::string& prefix);
+  absl::Status AbortUpload(const std::string& bucket, const S3Upload& upload);
 
   // Keys under prefix/ (recursive), for cleanup and tests.
   absl::StatusOr<std::vector<std::string>> ListKeys(const S3Location& dir);

@@ -210,14 +210,19 @@ TEST(Coordinator, LoadRoundsCarryCoverageAndFlags) {
       << SummaryTable(h.result);
 }
 
+// An unknown scheme is refused as bad input before any round, naming the
+// key and what was expected (no storage, credentials or network reached).
 TEST(Coordinator, UnsupportedSchemeFailsPreflight) {
   Config c = MemConfig("save+load", 1, 1);
-  c.storage.path = "s3://bucket/prefix";
+  c.storage.path = "ftp://host/prefix";
   Harness h(c);
   absl::Status s = h.coordinator.Preflight(&h.result);
-  ASSERT_FALSE(s.ok());
-  EXPECT_NE(std::string(s.message()).find("CKPT_DIR_PATH"), std::string::npos)
-      << s;
+  ASSERT_TRUE(absl::IsFailedPrecondition(s)) << s;
+  EXPECT_EQ(s.message(),
+            "storage.path (CKPT_DIR_PATH) is not usable: "
+            "ftp://host/prefix/checkpoints: 'ftp://host/prefix/checkpoints': "
+            "unknown URI scheme; expected a path, file://, s3:// or gs://");
+  EXPECT_TRUE(h.result.rounds.empty());
 }
 
 }  // namespace

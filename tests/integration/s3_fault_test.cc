@@ -293,6 +293,42 @@ TEST_F(S3FaultTest, NodeKilledMidSaveLeavesNoUploadBehind) {
   EXPECT_EQ(keys.out.find("\"Key\""), std::string::npos) << keys.out;
 }
 
+// What a run killed as a whole leaves, a user lists and aborts by prefix:
+// `ckptbench uploads s3://.../step-3 [--abort]`, touching nothing outside it.
+TEST_F(S3FaultTest, UploadsCommandListsAndAbortsOnlyUnderThePrefix) {
+  for (const char* key : {"left/checkpoints/step-3/__0_0.distcp",
+                          "left/checkpoints/step-3/__1_0.distcp",
+                          "other/checkpoints/step-3/__0_0.distcp"}) {
+    auto c = swift().Aws({"s3api", "create-multipart-upload", "--bucket",
+                          bucket_, "--key", key});
+    ASSERT_EQ(c.exit_code, 0) << c.err;
+  }
+  auto ckpt = [&](std::vector<std::string> args) {
+    args.insert(args.begin(), {CkptbenchBinary(), "uploads",
+                               "s3://" + bucket_ + "/left/checkpoints/step-3"});
+    return RunProcess(args, swift().Env());
+  };
+  auto listed = ckpt({});
+  EXPECT_EQ(listed.exit_code, 0) << listed.err;
+  EXPECT_NE(listed.out.find("left/checkpoints/step-3/__1_0.distcp"),
+            std::string::npos)
+      << listed.out;
+  EXPECT_EQ(listed.out.find("other/"), std::string::npos) << listed.out;
+  EXPECT_NE(listed.err.find("2 unfinished upload(s)"), std::string::npos)
+      << listed.err;
+  auto aborted = ckpt({"--abort"});
+  EXPECT_EQ(aborted.exit_code, 0) << aborted.err;
+  EXPECT_NE(aborted.err.find("0 not aborted"), std::string::npos)
+      << aborted.err;
+  auto left =
+      swift().Aws({"s3api", "list-multipart-uploads", "--bucket", bucket_});
+  EXPECT_EQ(left.out.find("left/"), std::string::npos) << left.out;
+  EXPECT_NE(left.out.find("other/checkpoints/step-3"), std::string::npos)
+      << left.out;
+  auto bad = RunProcess({CkptbenchBinary(), "uploads", "/tmp/x"}, {});
+  EXPECT_EQ(bad.exit_code, 2);
+}
+
 // The x-amz-checksum-crc32c value the AWS CLI (botocore with awscrt, code
 // nobody here wrote) sends when it uploads `file`; "" if none was found.
 std::string AwsCliCrc32c(const SwiftServer& swift, const std::string& bucket,

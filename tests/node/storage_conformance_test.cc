@@ -8,6 +8,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <memory>
+#include <set>
 #include <thread>
 
 #include "absl/strings/ascii.h"
@@ -155,13 +156,31 @@ TEST_P(StorageConformance, MissingIsNotFound) {
       absl::IsNotFound(storage_->ListDir(JoinPath(root_, "nodir")).status()));
 }
 
-TEST_P(StorageConformance, ColdReadReportsMethod) {
+// Asked to evict, a backend says how it kept the read cold and over how
+// many bytes; asked not to ("none"), it touches nothing and says so.
+TEST_P(StorageConformance, ColdReadReportsTheMethodAndWhatItChecked) {
   std::string path = JoinPath(root_, "c.bin");
   ASSERT_TRUE(storage_->CreateDirs(root_).ok());
   ASSERT_TRUE(storage_->WriteAtomic(path, std::string(1 << 20, 'z')).ok());
-  auto rep = storage_->PrepareColdRead({path}, "none");
-  ASSERT_TRUE(rep.ok()) << rep.status();
-  EXPECT_EQ(rep->method, "none");
+  auto none = storage_->PrepareColdRead({path}, "none");
+  ASSERT_TRUE(none.ok()) << none.status();
+  EXPECT_EQ(none->method, "none");
+  auto cold = storage_->PrepareColdRead({path}, "fadvise");
+  ASSERT_TRUE(cold.ok()) << cold.status();
+  if (storage_->Kind() == "memory") {
+    EXPECT_EQ(cold->method, "none");  // no page cache to evict
+    EXPECT_NE(cold->note.find("no page cache"), std::string::npos);
+    return;
+  }
+  // tmpfs says "memory" (nothing is ever cold there), overlay "o_direct"
+  // (fadvise cannot evict it), other file systems evict with fadvise.
+  const std::set<std::string> methods = {"fadvise_dontneed", "memory",
+                                         "o_direct"};
+  EXPECT_TRUE(methods.count(cold->method)) << cold->method;
+  if (cold->method == "fadvise_dontneed") {
+    EXPECT_EQ(cold->checked_bytes, 1u << 20);
+    EXPECT_EQ(cold->resident_bytes, 0u) << cold->note;
+  }
 }
 
 INSTANTIATE_TEST_SUITE_P(

@@ -1,0 +1,133 @@
+// The object stores' shared pieces: the read-ahead reader over ranged
+// GETs and the bounded set of concurrent uploads, against fakes.
+#include "node/storage/object_io.h"
+
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <cstring>
+#include <mutex>
+#include <set>
+#include <thread>
+
+namespace ckpt {
+namespace {
+
+std::string Object(size_t n) {
+  std::string s(n, '\0');
+  for (size_t i = 0; i < n; ++i) s[i] = static_cast<char>(i * 31 + 7);
+  return s;
+}
+
+TEST(RangedReadableFile, SequentialReadsAcrossRangesReturnTheObject) {
+  const std::string obj = Object(100'000);
+  std::mutex mu;
+  std::set<std::pair<uint64_t, size_t>> fetched;
+  std::atomic<int> in_flight{0}, most{0};
+  RangedReadableFile f(
+      obj.size(), 16'384, 3, [&](uint64_t off, size_t len, char* dst) {
+        int now = ++in_flight;
+        int seen = most.load();
+        while (now > seen && !most.compare_exchange_weak(seen, now)) {
+        }
+        std::this_thread::sleep_for(std::chrono::milliseconds(2));
+        std::memcpy(dst, obj.data() + off, len);
+        {
+          std::lock_guard<std::mutex> lock(mu);
+          fetched.insert({off, len});
+        }
+        --in_flight;
+        return absl::OkStatus();
+      });
+  std::string back;
+  char buf[10'000];
+  for (uint64_t off = 0; off < obj.size();) {
+    auto n = f.Read(off, buf, sizeof(buf));
+    ASSERT_TRUE(n.ok()) << n.status();
+    ASSERT_GT(*n, 0u);
+    back.append(buf, *n);
+    off += *n;
+  }
+  EXPECT_EQ(back, obj);
+  EXPECT_EQ(*f.Read(obj.size(), buf, 10), 0u);  // end of object
+  // Every byte fetched once, in ranges of 16 KiB (the last one short).
+  EXPECT_EQ(fetched.size(), 7u);
+  EXPECT_TRUE(fetched.count({98'304, 1'696}));
+  EXPECT_LE(most.load(), 3);  // never more than `depth` at once
+}
+
+TEST(RangedReadableFile, AFailedFetchIsTheReadsError) {
+  const std::string obj = Object(50'000);
+  RangedReadableFile f(obj.size(), 8'192, 2,
+                       [&](uint64_t off, size_t len, char* dst) {
+                         if (off >= 16'384) {
+                           return absl::UnavailableError("503 after retries");
+                         }
+                         std::memcpy(dst, obj.data() + off, len);
+                         return absl::OkStatus();
+                       });
+  char buf[8'192];
+  uint64_t off = 0;
+  absl::Status last;
+  while (off < obj.size()) {
+    auto n = f.Read(off, buf, sizeof(buf));
+    if (!n.ok()) {
+      last = n.status();
+      break;
+    }
+    off += *n;
+  }
+  EXPECT_EQ(off, 16'384u);
+  EXPECT_TRUE(absl::IsUnavailable(last)) << last;
+}
+
+TEST(RangedReadableFile, AJumpDropsTheReadAheadAndReadsWhereAsked) {
+  const std::string obj = Object(64'000);
+  RangedReadableFile f(obj.size(), 4'096, 4,
+                       [&](uint64_t off, size_t len, char* dst) {
+                         std::memcpy(dst, obj.data() + off, len);
+                         return absl::OkStatus();
+                       });
+  char buf[100];
+  ASSERT_TRUE(f.Read(0, buf, sizeof(buf)).ok());
+  auto n = f.Read(50'001, buf, sizeof(buf));
+  ASSERT_TRUE(n.ok()) << n.status();
+  ASSERT_EQ(*n, 100u);
+  EXPECT_EQ(std::string(buf, 100), obj.substr(50'001, 100));
+}
+
+TEST(BoundedTasks, RunsAtMostNAtOnceAndTheFirstErrorWins) {
+  BoundedTasks tasks(2);
+  std::atomic<int> running{0}, most{0}, done{0};
+  for (int i = 0; i < 8; ++i) {
+    ASSERT_TRUE(
+        tasks
+            .Start([&, i] {
+              int now = ++running;
+              int seen = most.load();
+              while (now > seen && !most.compare_exchange_weak(seen, now)) {
+              }
+              std::this_thread::sleep_for(std::chrono::milliseconds(5));
+              --running;
+              ++done;
+              return i == 7 ? absl::DataLossError("task 7") : absl::OkStatus();
+            })
+            .ok());
+  }
+  absl::Status s = tasks.Wait(0);
+  EXPECT_TRUE(absl::IsDataLoss(s)) << s;
+  EXPECT_EQ(done.load(), 8);
+  EXPECT_LE(most.load(), 2);
+}
+
+TEST(SplitBucketUri, NamesWhatIsWrong) {
+  auto ok = SplitBucketUri("s3://b/a/b/", "s3://");
+  ASSERT_TRUE(ok.ok()) << ok.status();
+  EXPECT_EQ(ok->bucket, "b");
+  EXPECT_EQ(ok->key, "a/b");
+  auto none = SplitBucketUri("s3:///x", "s3://");
+  EXPECT_FALSE(none.ok());
+}
+
+}  // namespace
+}  // namespace ckpt
