@@ -18,6 +18,17 @@ uint64_t ReadNumber(const std::string& path) {
   }
 }
 
+// `key`'s value in a memory.stat file ("key value" lines), 0 if absent.
+uint64_t StatField(const std::string& path, const std::string& key) {
+  std::ifstream in(path);
+  std::string k;
+  uint64_t v = 0;
+  while (in >> k >> v) {
+    if (k == key) return v;
+  }
+  return 0;
+}
+
 }  // namespace
 
 MemoryBudget AvailableMemory() {
@@ -37,17 +48,24 @@ MemoryBudget AvailableMemory() {
     const char* limit;
     const char* usage;
     const char* name;
+    const char* inactive_key;  // in memory.stat
   };
   for (const Limit& l :
        {Limit{"/sys/fs/cgroup/memory.max", "/sys/fs/cgroup/memory.current",
-              "cgroup memory.max"},
+              "cgroup memory.max", "inactive_file"},
         Limit{"/sys/fs/cgroup/memory/memory.limit_in_bytes",
               "/sys/fs/cgroup/memory/memory.usage_in_bytes",
-              "cgroup memory.limit_in_bytes"}}) {
+              "cgroup memory.limit_in_bytes", "total_inactive_file"}}) {
     const uint64_t limit = ReadNumber(l.limit);
     // v1 reports "no limit" as a huge number.
     if (limit == 0 || limit >= (uint64_t{1} << 60)) continue;
-    const uint64_t used = ReadNumber(l.usage);
+    uint64_t used = ReadNumber(l.usage);
+    // The usage counts page cache the kernel reclaims at need (as the
+    // kubelet does, take the inactive file pages off).
+    const std::string dir =
+        std::string(l.limit).substr(0, std::string(l.limit).rfind('/'));
+    const uint64_t inactive = StatField(dir + "/memory.stat", l.inactive_key);
+    used = used > inactive ? used - inactive : 0;
     const uint64_t left = limit > used ? limit - used : 0;
     if (b.available_bytes == 0 || left < b.available_bytes) {
       b.available_bytes = left;

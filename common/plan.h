@@ -77,6 +77,11 @@ struct CheckpointPlan {
   }
 };
 
+// The largest .metadata ckptbench writes (plans that would write more are
+// refused, coordinator/planner.h) or reads (larger ones are refused
+// unread).
+inline constexpr uint64_t kMaxMetadataBytes = 512ull << 20;
+
 inline std::string ShardFileName(uint32_t rank, uint32_t index) {
   return "__" + std::to_string(rank) + "_" + std::to_string(index) + ".distcp";
 }

@@ -393,7 +393,7 @@ v1::CleanupRequest Coordinator::CleanupOf(const std::string& dir,
 
 absl::StatusOr<uint64_t> Coordinator::ClaimStep(const std::string& dir,
                                                 uint64_t step) {
-  constexpr int kAttempts = 8;
+  constexpr int kAttempts = 12;
   std::vector<std::string> taken;
   std::mt19937_64 rng(std::random_device{}());
   for (int attempt = 0; attempt < kAttempts && !interrupted_; ++attempt) {
@@ -440,14 +440,20 @@ absl::StatusOr<uint64_t> Coordinator::ClaimStep(const std::string& dir,
     std::this_thread::sleep_for(std::chrono::milliseconds(
         rng() % (20 * (uint64_t{1} << std::min(attempt, 5)) + 1)));
     ASSIGN_OR_RETURN(auto listings, InspectAll(dir, false, false));
-    step = std::max(step + 1, MaxStep(listings) + 1);
+    // Spread: runs that lost together must not all try the same next step
+    // (by listing, two racing runs can both lose every time).
+    step = std::max(step + 1, MaxStep(listings) + 1) +
+           rng() % static_cast<uint64_t>(attempt + 1);
   }
   if (interrupted_) return absl::CancelledError("interrupted");
+  // The last few reasons: enough to see who was there.
+  if (taken.size() > 2) taken.erase(taken.begin(), taken.end() - 2);
   return absl::AbortedError(absl::StrCat(
       "could not claim a step under ", dir, " in ", kAttempts,
-      " attempts: other runs took each one first (", absl::StrJoin(taken, "; "),
-      "). Expected this path to be written by one run at a time, or give "
-      "each run its own CKPT_DIR_PATH"));
+      " attempts: other runs' claims were there each time (last: ",
+      absl::StrJoin(taken, "; "),
+      "). Expected fewer runs writing this path at once, or a CKPT_DIR_PATH "
+      "of each run's own"));
 }
 
 void Coordinator::RemoveFailedStep(const std::string& dir, uint64_t step,
@@ -492,9 +498,9 @@ absl::Status Coordinator::RemoveOldSteps(RunResult* result) {
   for (size_t i = 0; i < listings.size(); ++i) {
     v1::CleanupRequest req = CleanupOf(dir, i);
     for (const auto& s : listings[i].steps()) {
-      if (!s.committed() || s.step() >= listings[i].newest_committed()) {
-        continue;
-      }
+      // This run keeps the newest step it committed itself: another run's
+      // newer step must never make it delete all of its own.
+      if (!s.committed() || s.step() >= committed_step_) continue;
       if (written_steps_.count(s.step())) {
         req.add_remove_steps(s.step());
       } else {
@@ -512,8 +518,10 @@ absl::Status Coordinator::RemoveOldSteps(RunResult* result) {
   }
   if (removed > 0) {
     result->notes.push_back(absl::StrCat(
-        "kept the newest committed step under ", dir, "; removed ", removed,
-        " older committed step(s)",
+        "kept ", StepDirName(committed_step_),
+        ", the newest step this run "
+        "committed under ",
+        dir, "; removed ", removed, " older committed step(s) it wrote",
         config_.storage.node_local ? " across the nodes' disks" : "",
         " (run.keep_all_steps=true keeps them)"));
   }

@@ -7,8 +7,10 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "absl/strings/str_join.h"
 #include "common/bytes.h"
 #include "common/checksum.h"
+#include "common/memory.h"
 #include "common/status_macros.h"
 #include "coordinator/presets.h"
 
@@ -113,7 +115,7 @@ PlanOptions PlanOptionsFromConfig(const Config& c) {
   return o;
 }
 
-absl::Status CheckPlanBounds(const PlanOptions& o) {
+absl::Status CheckPlanBounds(const PlanOptions& o, const MemoryBudget& budget) {
   if (o.num_layers < 1 || o.num_nodes < 1 || o.ranks_per_node < 1 ||
       o.thread_count < 1) {
     return absl::InvalidArgumentError(
@@ -132,25 +134,46 @@ absl::Status CheckPlanBounds(const PlanOptions& o) {
           : (one->weights.size() + per_layer * (o.num_layers - 1)) * state;
   const double world =
       static_cast<double>(o.num_nodes) * static_cast<double>(o.ranks_per_node);
-  const double sharded_over =
-      o.strategy == "hybrid" && !one->is_mlperf ? o.ranks_per_node : world;
-  // At most one piece of each tensor per rank, and thread_count - 1 more
-  // where a rank's files cut its pieces.
-  const double segments = tensors * sharded_over + world * o.thread_count;
-  if (segments <= kMaxPlanSegments) return absl::OkStatus();
+  const bool hybrid = o.strategy == "hybrid" && !one->is_mlperf;
+  // The ranks that write: all of them, or node 0's under hybrid sharding.
+  const double writers = hybrid ? o.ranks_per_node : world;
+  // At most one piece of each tensor per writing rank, and thread_count - 1
+  // more where a rank's files cut its pieces.
+  const double segments = tensors * writers + writers * o.thread_count;
+  const double memory = segments * kPlanBytesPerSegment;
+  const double metadata = segments * kMetadataBytesPerSegment;
+  const double usable = static_cast<double>(budget.available_bytes) * 0.8;
+  const bool too_big_for_memory = budget.available_bytes > 0 && memory > usable;
+  const bool too_big_metadata =
+      metadata > static_cast<double>(kMaxMetadataBytes);
+  if (!too_big_for_memory && !too_big_metadata) return absl::OkStatus();
+  // Only the knobs that change this preset's plan.
+  std::vector<std::string> knobs;
+  if (per_layer > 0 && !one->is_mlperf) {
+    knobs.push_back(
+        absl::StrCat("fewer layers (NUM_LAYERS=", o.num_layers, ")"));
+  }
+  knobs.push_back(
+      absl::StrFormat("fewer ranks (NUM_NODES x NUM_DEVICES = %.0f)", world));
+  if (o.thread_count > 1) {
+    knobs.push_back(absl::StrCat(
+        "fewer files per rank (thread_count=", o.thread_count, ")"));
+  }
   return absl::InvalidArgumentError(absl::StrFormat(
-      "this plan would hold about %.4g segments (%.4g tensors x %.4g ranks), "
-      "about %s of memory on the coordinator and a %s .metadata; ckptbench "
-      "allows %d segments. Expected fewer layers (NUM_LAYERS=%d), fewer ranks "
-      "(NUM_NODES x NUM_DEVICES = %.0f) or sharding.strategy=hybrid",
-      segments, tensors, sharded_over,
-      FormatBytes(static_cast<uint64_t>(segments * kPlanBytesPerSegment)),
-      FormatBytes(static_cast<uint64_t>(segments * kMetadataBytesPerSegment)),
-      kMaxPlanSegments, o.num_layers, world));
+      "this plan would hold about %.4g segments (%.4g tensors x %.4g writing "
+      "ranks): about %s of memory for the coordinator (%s) and a %s "
+      ".metadata (at most %s). Expected %s",
+      segments, tensors, writers, FormatBytes(static_cast<uint64_t>(memory)),
+      budget.available_bytes > 0
+          ? absl::StrCat(FormatBytes(budget.available_bytes), " available, ",
+                         budget.source)
+          : std::string("available memory unknown"),
+      FormatBytes(static_cast<uint64_t>(metadata)),
+      FormatBytes(kMaxMetadataBytes), absl::StrJoin(knobs, ", ")));
 }
 
 absl::StatusOr<CheckpointPlan> MakePlan(const PlanOptions& o) {
-  RETURN_IF_ERROR(CheckPlanBounds(o));
+  RETURN_IF_ERROR(CheckPlanBounds(o, AvailableMemory()));
   auto preset_or = MakePreset(o.model, o.num_layers);
   if (!preset_or.ok()) {
     return absl::InvalidArgumentError(

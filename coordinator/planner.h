@@ -10,6 +10,7 @@
 
 #include "absl/status/statusor.h"
 #include "common/config.h"
+#include "common/memory.h"
 #include "common/plan.h"
 
 namespace ckpt {
@@ -26,17 +27,18 @@ struct PlanOptions {
 
 PlanOptions PlanOptionsFromConfig(const Config& config);
 
-// Bounds, checked before anything is built: a plan holds at most
-// kMaxPlanSegments segments (a tensor's piece in a rank's file), which keeps
-// the coordinator's memory (~kPlanBytesPerSegment each, plan and messages)
-// and the .metadata (~kMetadataBytesPerSegment each) within reach.
-inline constexpr int kMaxPlanSegments = 4'000'000;
-// Measured: 3.6 M segments (NUM_LAYERS=200, NUM_DEVICES=200) took 1.5 GiB
-// in one `run` process and a 146 MiB .metadata.
+// Bounds, checked before anything is built: a plan's segments (a tensor's
+// piece in a rank's file) cost the coordinator ~kPlanBytesPerSegment each
+// (plan and messages) and the .metadata ~kMetadataBytesPerSegment. A plan
+// whose estimate exceeds 80% of `budget` (when known) or whose .metadata
+// would pass kMaxMetadataBytes is refused with the numbers and the keys
+// that change it. Measured: 3.6 M segments (NUM_LAYERS=200,
+// NUM_DEVICES=200) took 1.5 GiB in one `run` process and a 146 MiB
+// .metadata.
 inline constexpr double kPlanBytesPerSegment = 450;
 inline constexpr double kMetadataBytesPerSegment = 45;
-// InvalidArgument with the estimate when `options` would exceed them.
-absl::Status CheckPlanBounds(const PlanOptions& options);
+absl::Status CheckPlanBounds(const PlanOptions& options,
+                             const MemoryBudget& budget);
 
 absl::StatusOr<CheckpointPlan> MakePlan(const PlanOptions& options);
 

@@ -14,6 +14,7 @@
 #include "common/bytes.h"
 #include "common/clock.h"
 #include "common/log.h"
+#include "common/plan.h"
 #include "common/status_macros.h"
 #include "node/pattern.h"
 #include "node/storage/http_client.h"
@@ -27,27 +28,32 @@ constexpr char kMetadata[] = ".metadata";
 
 absl::Status CheckBufferMemory(const PhaseJob& job, const Storage& storage,
                                const MemoryBudget& budget) {
-  uint64_t files = 0;
-  for (const auto& r : job.ranks) files += r.files.size();
-  const uint64_t backend = storage.BufferBytesPerFile(job.save);
-  const uint64_t need = files * (job.block_size + backend);
+  const Storage::BufferUse backend = storage.BufferPerFile(job.save);
+  uint64_t files = 0, need = 0;
+  for (const auto& r : job.ranks) {
+    for (const auto& f : r.files) {
+      ++files;
+      need += job.block_size + std::min<uint64_t>(f.size, backend.bytes);
+    }
+  }
   // A margin for the rest of the process (plan, threads, the page cache
   // the transfer itself needs).
   if (budget.available_bytes == 0 || need <= budget.available_bytes / 10 * 8) {
     return absl::OkStatus();
   }
   return absl::ResourceExhaustedError(absl::StrCat(
-      "this ", job.save ? "save" : "load", " needs ", files,
-      " file buffer(s) on this node of ", FormatBytes(job.block_size),
-      " (io.block_size)",
-      backend > 0
-          ? absl::StrCat(" + ", FormatBytes(backend), " (the ", storage.Kind(),
-                         " backend's part and read-ahead buffers)")
-          : std::string(),
-      " each: ", FormatBytes(need), ", more than 80% of the ",
-      FormatBytes(budget.available_bytes), " available (", budget.source,
+      "this ", job.save ? "save" : "load", " needs ", FormatBytes(need),
+      " of buffers on this node: ", files, " file(s), each ",
+      FormatBytes(job.block_size), " (io.block_size)",
+      backend.bytes > 0 ? absl::StrCat(" + up to ", FormatBytes(backend.bytes),
+                                       " (", backend.keys, ")")
+                        : std::string(),
+      "; more than 80% of the ", FormatBytes(budget.available_bytes),
+      " available (", budget.source,
       "). Expected fewer ranks per node (NUM_DEVICES), a smaller "
-      "thread_count or io.block_size"));
+      "thread_count or io.block_size",
+      backend.bytes > 0 ? absl::StrCat(", or smaller ", backend.keys)
+                        : std::string()));
 }
 
 uint64_t ParseStepDir(const std::string& name) {

@@ -80,10 +80,6 @@ struct PhaseOutcome {
   uint64_t requests = 0, retries = 0, throttles = 0;  // object stores
 };
 
-// Larger .metadata files are refused unread (the largest plan allowed,
-// coordinator/planner.h, writes about 180 MiB).
-inline constexpr uint64_t kMaxMetadataBytes = 512ull << 20;
-
 struct StepListing {
   std::vector<std::pair<uint64_t, bool>> steps;  // (step, committed)
   uint64_t newest_committed = 0;                 // 0 = none

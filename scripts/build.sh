@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Configures and builds ckptbench into BUILD_DIR (default: build).
 # Usage: scripts/build.sh [BUILD_DIR] [extra cmake args...]
+# CKPT_TARGETS="a b" builds only those targets (the TSan build).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 dir=${1:-build}
@@ -15,4 +16,6 @@ if command -v ccache >/dev/null 2>&1; then
   export CCACHE_NOHASHDIR=${CCACHE_NOHASHDIR:-1}
 fi
 cmake -S . -B "$dir" -G Ninja "${launcher[@]}" "$@" >/dev/null
-cmake --build "$dir" -j "$(nproc)"
+targets=()
+for t in ${CKPT_TARGETS:-}; do targets+=(--target "$t"); done
+cmake --build "$dir" -j "$(nproc)" "${targets[@]}"

@@ -35,6 +35,8 @@ if [ "$BUILD_ONLY" = 0 ]; then PACKAGES+=(
   # health client and YAML reader of the JobSet test
   podman runc netavark aardvark-dns iptables catatonit debootstrap
   python3-grpcio python3-yaml
+  # The sanitizer build and the fuzz targets: clang with libFuzzer
+  clang libclang-rt-14-dev
 ); fi
 # The deploy test renders the kustomizations with `kubectl kustomize`; a
 # kubectl already on the machine is used as it is (Debian's is 1.20).

@@ -257,6 +257,23 @@ absl::Status GcsStorage::RemoveFiles(const std::string& dir,
   return absl::OkStatus();  // no directories in a bucket
 }
 
+// A composite upload's parts ("<name>.parts/<k>") that a killed process
+// left: deleted for the named files only. (A resumable session holds no
+// object; GCS drops it after a week.)
+absl::StatusOr<int> GcsStorage::AbortUploads(
+    const std::string& dir, const std::vector<std::string>& names) {
+  int removed = 0;
+  for (const auto& n : names) {
+    ASSIGN_OR_RETURN(auto obj, ParseGsUri(JoinPath(dir, n)));
+    ASSIGN_OR_RETURN(auto parts, ListNames({obj.bucket, obj.name + ".parts"}));
+    for (const auto& p : parts) {
+      RETURN_IF_ERROR(DeleteObject(*client_, {obj.bucket, p}));
+      ++removed;
+    }
+  }
+  return removed;
+}
+
 absl::StatusOr<std::string> GcsStorage::ClaimDir(const std::string& dir,
                                                  const std::string& owner) {
   ASSIGN_OR_RETURN(auto obj, ParseGsUri(dir));

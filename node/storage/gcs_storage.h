@@ -57,16 +57,22 @@ class GcsStorage : public Storage {
                            const std::vector<std::string>& names) override;
   absl::StatusOr<std::string> ClaimDir(const std::string& dir,
                                        const std::string& owner) override;
+  absl::StatusOr<int> AbortUploads(
+      const std::string& dir, const std::vector<std::string>& names) override;
   absl::Status WriteAtomic(const std::string& path,
                            const std::string& data) override;
   absl::StatusOr<std::string> ReadSmall(const std::string& path) override;
   absl::StatusOr<CacheReport> PrepareColdRead(
       const std::vector<std::string>& paths, const std::string& mode) override;
   FilesystemInfo Filesystem(const std::string& path) override;
-  uint64_t BufferBytesPerFile(bool save) const override {
+  BufferUse BufferPerFile(bool save) const override {
     const GcsConfig& c = client_->config();
-    return save ? (c.parts_in_flight + 1) * c.chunk_size
-                : c.ranges_in_flight * c.range_size;
+    if (save) {
+      return {(c.parts_in_flight + 1) * c.chunk_size,
+              "gcs.chunk_size x (gcs.parts_in_flight + 1)"};
+    }
+    return {c.ranges_in_flight * c.range_size,
+            "gcs.range_size x gcs.ranges_in_flight"};
   }
 
   // Object names under dir/ (recursive), for cleanup and tests.

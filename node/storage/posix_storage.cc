@@ -330,7 +330,14 @@ absl::StatusOr<std::string> PosixStorage::ClaimDir(const std::string& dir,
     }
     return Errno("create directory", dir);
   }
-  RETURN_IF_ERROR(WriteAtomic(JoinPath(dir, kClaimName), owner + "\n"));
+  absl::Status written = WriteAtomic(JoinPath(dir, kClaimName), owner);
+  if (!written.ok()) {
+    // Not a claim after all (e.g. no inode left): leave nothing behind.
+    unlink(JoinPath(dir, std::string(kClaimName) + ".tmp").c_str());
+    unlink(JoinPath(dir, kClaimName).c_str());
+    rmdir(dir.c_str());
+    return written;
+  }
   return std::string(kClaimName);
 }
 

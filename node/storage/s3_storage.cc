@@ -462,6 +462,21 @@ absl::StatusOr<bool> S3Storage::PutClaim(const S3Location& claim,
   put.body = owner.data();
   put.body_len = owner.size();
   auto rep = SendBytes(*client_, put, Where(claim));
+  if (rep.ok() && mode == "auto") {
+    // Some stores accept the header and ignore it: then two runs would
+    // both "win". The key exists now, so the same request must fail; if it
+    // does not, this store has no conditional PUT: claim by listing.
+    auto again = SendBytes(*client_, put, Where(claim));
+    if (again.ok()) {
+      conditional_put_ = false;
+      RETURN_IF_ERROR(DeleteKey(*client_, claim.bucket, claim.key));
+      return false;
+    }
+    if (!absl::IsAlreadyExists(again.status()) &&
+        !absl::IsAborted(again.status())) {
+      return again.status();
+    }
+  }
   if (rep.ok()) return true;
   if (absl::IsUnimplemented(rep.status()) && mode == "auto") {
     conditional_put_ = false;  // this store has none: claim by listing

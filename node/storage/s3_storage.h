@@ -54,10 +54,14 @@ class S3Storage : public Storage {
   absl::StatusOr<CacheReport> PrepareColdRead(
       const std::vector<std::string>& paths, const std::string& mode) override;
   FilesystemInfo Filesystem(const std::string& path) override;
-  uint64_t BufferBytesPerFile(bool save) const override {
+  BufferUse BufferPerFile(bool save) const override {
     const S3Config& c = client_->config();
-    return save ? (c.parts_in_flight + 1) * c.part_size
-                : c.ranges_in_flight * c.range_size;
+    if (save) {
+      return {(c.parts_in_flight + 1) * c.part_size,
+              "s3.part_size x (s3.parts_in_flight + 1)"};
+    }
+    return {c.ranges_in_flight * c.range_size,
+            "s3.range_size x s3.ranges_in_flight"};
   }
 
   // Unfinished multipart uploads of keys starting with `prefix` (all

@@ -123,9 +123,14 @@ class Storage {
   virtual FilesystemInfo Filesystem(const std::string& path) = 0;
 
   // Memory the backend holds per open file beyond the caller's block
-  // buffer (part buffers of uploads in flight, read-ahead of ranged reads),
-  // for the estimate a node makes before a round.
-  virtual uint64_t BufferBytesPerFile(bool /*save*/) const { return 0; }
+  // buffer, at most (part buffers of uploads in flight, read-ahead of
+  // ranged reads; never more than the file itself), and the keys that set
+  // it: for the estimate a node makes before a round.
+  struct BufferUse {
+    uint64_t bytes = 0;
+    std::string keys;  // "s3.part_size x (s3.parts_in_flight + 1)"
+  };
+  virtual BufferUse BufferPerFile(bool /*save*/) const { return {}; }
 };
 
 // The claim entry ClaimDir writes (kClaimName, or kClaimName + "-" + owner

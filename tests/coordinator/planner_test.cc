@@ -157,31 +157,38 @@ TEST(Planner, UnknownPresetSuggests) {
 
 // Issue 14, case 2: a plan too big to hold is refused before anything is
 // built (NUM_DEVICES=100000 grew to 24 GB; NUM_LAYERS=1e9 aborted), with
-// the estimate, the limit and the keys to change.
+// the estimate, the memory it was held against and only the keys that
+// change this preset's plan; real plans that fit are not refused.
 TEST(Planner, HugePlansAreRefusedUpFrontWithTheNumbers) {
-  auto ranks = MakePlan(Opts("transformer", 1, 100000));
-  ASSERT_TRUE(absl::IsInvalidArgument(ranks.status())) << ranks.status();
-  const std::string m(ranks.status().message());
-  EXPECT_NE(m.find("x 1e+05 ranks"), std::string::npos) << m;
-  EXPECT_NE(m.find("GiB of memory"), std::string::npos) << m;
+  const MemoryBudget budget{16ull << 30, "test"};
+  auto ranks = CheckPlanBounds(Opts("transformer", 1, 100000), budget);
+  ASSERT_TRUE(absl::IsInvalidArgument(ranks)) << ranks;
+  const std::string m(ranks.message());
+  EXPECT_NE(m.find("x 1e+05 writing ranks"), std::string::npos) << m;
+  EXPECT_NE(m.find("16.00 GiB available, test"), std::string::npos) << m;
+  EXPECT_NE(m.find("fewer layers (NUM_LAYERS=10)"), std::string::npos) << m;
   EXPECT_NE(m.find("NUM_NODES x NUM_DEVICES = 100000"), std::string::npos) << m;
   PlanOptions layers = Opts("transformer", 1, 2);
   layers.num_layers = 1000000000;
-  auto deep = MakePlan(layers);
-  ASSERT_TRUE(absl::IsInvalidArgument(deep.status())) << deep.status();
-  EXPECT_NE(deep.status().message().find("NUM_LAYERS=1000000000"),
-            std::string::npos);
-  // The estimate bounds what is built: just under the limit builds.
-  PlanOptions big = Opts("transformer", 1, 200);
-  big.num_layers = 200;  // 18,021 tensors x 200 ranks = 3.6 M segments
-  EXPECT_TRUE(CheckPlanBounds(big).ok());
-  big.ranks_per_node = 240;
-  EXPECT_FALSE(CheckPlanBounds(big).ok());
-  // Hybrid shards within a node only: the same world fits.
-  big.strategy = "hybrid";
-  big.num_nodes = 100;
-  big.ranks_per_node = 8;
-  EXPECT_TRUE(CheckPlanBounds(big).ok());
+  auto deep = CheckPlanBounds(layers, budget);
+  ASSERT_TRUE(absl::IsInvalidArgument(deep)) << deep;
+  // The .metadata cap holds whatever the memory.
+  EXPECT_FALSE(CheckPlanBounds(layers, {0, ""}).ok());
+  // Presets that ignore NUM_LAYERS are not told to lower it.
+  auto llama = CheckPlanBounds(Opts("llama-7b", 100000, 8), budget);
+  ASSERT_FALSE(llama.ok());
+  EXPECT_EQ(llama.message().find("NUM_LAYERS"), std::string::npos) << llama;
+  // Real plans pass: llama-70b on 256x8, llama-7b on 1024x8, and hybrid
+  // with many files (only node 0's ranks write).
+  EXPECT_TRUE(CheckPlanBounds(Opts("llama-70b", 256, 8), budget).ok());
+  EXPECT_TRUE(CheckPlanBounds(Opts("llama-7b", 1024, 8), budget).ok());
+  PlanOptions hybrid = Opts("llama-7b", 4096, 8, 128);
+  hybrid.strategy = "hybrid";
+  EXPECT_TRUE(CheckPlanBounds(hybrid, budget).ok());
+  // The same plan with less memory is refused, naming it.
+  auto small = CheckPlanBounds(Opts("llama-7b", 1024, 8), {1ull << 30, "t"});
+  EXPECT_NE(small.message().find("1.00 GiB available, t"), std::string::npos)
+      << small;
   EXPECT_TRUE(MakePlan(Opts("llama-7b", 16, 8)).ok());
 }
 

@@ -137,6 +137,23 @@ TEST_F(GcsTest, CompositeUploadsComposeMoreThan32PartsAndDeleteThem) {
   EXPECT_EQ(*back, data);
 }
 
+// A composite upload whose process died before the compose leaves part
+// objects: AbortUploads (run after a failed save) deletes those of the
+// named files only.
+TEST_F(GcsTest, PartsAKilledCompositeUploadLeftAreDeletedByName) {
+  auto s = Storage();
+  const std::string dir = "gs://bucket/ck/checkpoints/step-1";
+  for (const char* part : {"__0_0.distcp.parts/0", "__0_0.distcp.parts/1",
+                           "__1_0.distcp.parts/0", "theirs.parts/0"}) {
+    ASSERT_TRUE(s->WriteAtomic(dir + "/" + part, "x").ok()) << part;
+  }
+  auto n = s->AbortUploads(dir, {"__0_0.distcp", "__1_0.distcp"});
+  ASSERT_TRUE(n.ok()) << n.status();
+  EXPECT_EQ(*n, 3);
+  EXPECT_EQ(server_.ObjectNames("bucket"),
+            std::vector<std::string>{"ck/checkpoints/step-1/theirs.parts/0"});
+}
+
 TEST_F(GcsTest, CorruptedBytesFailTheLoadOnCrc32c) {
   GcsConfig c;
   c.range_size = 64 * 1024;

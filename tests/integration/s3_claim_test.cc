@@ -164,6 +164,22 @@ TEST_F(S3ClaimTest, IfNoneMatchLetsExactlyOneOfManyRacingClaimsWin) {
   EXPECT_TRUE(absl::IsAlreadyExists(again.status())) << again.status();
 }
 
+// A store that takes If-None-Match and ignores it would let every racer
+// "win": auto mode checks that a second conditional PUT of its own claim
+// is refused, and otherwise claims by listing.
+TEST_F(S3ClaimTest, AStoreThatIgnoresIfNoneMatchFallsBackToTheListing) {
+  ConditionalPutProxy proxy(SwiftPort(), "test:tester", "testing",
+                            /*ignore=*/true);
+  std::vector<std::string> errors;
+  auto winners = Race(proxy.port(), "auto", 6, &errors);
+  ASSERT_LE(winners.size(), 1u) << ::testing::PrintToString(winners);
+  std::vector<std::string> expected;
+  for (const auto& w : winners)
+    expected.push_back("c/checkpoints/step-1/.ckptbench-claim-" + w);
+  EXPECT_EQ(Keys("c/checkpoints/step-1/"), expected);
+  EXPECT_GE(proxy.granted(), 2);  // the header went through, and was ignored
+}
+
 TEST_F(S3ClaimTest, WithoutConditionalPutsTheListingLetsAtMostOneWin) {
   // Swift answers 501 to If-None-Match: auto falls back to claim objects.
   std::vector<std::string> errors;

@@ -58,10 +58,35 @@ TEST(StepClaim, TwoRunsStartedTogetherOnLocalDiskCommitDistinctSteps) {
           t.Sub("ckpt/checkpoints/step-" + std::to_string(s));
       EXPECT_TRUE(fs::exists(dir + "/.metadata")) << dir;
       // The claim inside names the run that saved the step.
-      EXPECT_EQ(ReadFile(dir + "/.ckptbench-claim"), run_id + "\n") << dir;
+      EXPECT_EQ(ReadFile(dir + "/.ckptbench-claim"), run_id) << dir;
     }
   }
   EXPECT_EQ(steps, (std::set<uint64_t>{1, 2, 3, 4, 5, 6}));
+}
+
+// Retention keeps each run's own newest step: a newer step of another run
+// once made a run delete every step it had written.
+TEST(StepClaim, EachRunKeepsItsOwnNewestStepWhenAnotherCommitsLater) {
+  TempDir t;
+  auto a = Start(t, "a", {"run", "--save-only"},
+                 {{"NUM_SAVE_CALLS", "3"}, {"CKPT_KEEP_ALL_STEPS", "false"}});
+  auto b = Start(t, "b", {"run", "--save-only"},
+                 {{"NUM_SAVE_CALLS", "3"}, {"CKPT_KEEP_ALL_STEPS", "false"}});
+  ASSERT_EQ(a->Wait(120), 0) << a->Err();
+  ASSERT_EQ(b->Wait(120), 0) << b->Err();
+  for (auto [name, p] : {std::pair{"a", a.get()}, std::pair{"b", b.get()}}) {
+    json j = Result(t, name, *p);
+    const uint64_t last = j["rounds"].back()["step"];
+    EXPECT_TRUE(fs::exists(
+        t.Sub("ckpt/checkpoints/step-" + std::to_string(last) + "/.metadata")))
+        << name << " lost its newest step " << last;
+    for (size_t i = 0; i + 1 < j["rounds"].size(); ++i) {
+      const uint64_t older = j["rounds"][i]["step"];
+      EXPECT_FALSE(
+          fs::exists(t.Sub("ckpt/checkpoints/step-" + std::to_string(older))))
+          << name << " kept its older step " << older;
+    }
+  }
 }
 
 TEST(StepClaim, ASaveLoadRunLoadsTheStepItCommittedItself) {

@@ -145,9 +145,9 @@ TEST(NodeAgent, BuffersThatCannotFitAreRefusedWithTheNumbers) {
   EXPECT_TRUE(CheckBufferMemory(job, *storage, {1ull << 30, "test"}).ok());
   auto refused = CheckBufferMemory(job, *storage, {256ull << 20, "test"});
   ASSERT_TRUE(absl::IsResourceExhausted(refused)) << refused;
-  EXPECT_NE(
-      refused.message().find("4 file buffer(s) on this node of 64.00 MiB"),
-      std::string::npos)
+  EXPECT_NE(refused.message().find("needs 256.00 MiB of buffers on this node: "
+                                   "4 file(s), each 64.00 MiB (io.block_size)"),
+            std::string::npos)
       << refused;
   EXPECT_NE(refused.message().find("256.00 MiB available (test)"),
             std::string::npos)

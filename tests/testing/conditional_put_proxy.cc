@@ -56,10 +56,11 @@ std::string Value(const HeaderList& h, const std::string& name) {
 
 ConditionalPutProxy::ConditionalPutProxy(int upstream_port,
                                          std::string access_key,
-                                         std::string secret_key)
+                                         std::string secret_key, bool ignore)
     : upstream_port_(upstream_port),
       access_key_(std::move(access_key)),
-      secret_key_(std::move(secret_key)) {
+      secret_key_(std::move(secret_key)),
+      ignore_(ignore) {
   proxy_ = std::make_unique<FaultProxy>(
       upstream_port, [this](const ProxyRequest& r) { return Rule(r); });
 }
@@ -101,7 +102,7 @@ Fault ConditionalPutProxy::Rule(const ProxyRequest& r) {
   const HeaderList headers = HeadersOf(r.head);
   if (r.method != "PUT" || Value(headers, "if-none-match") != "*") return f;
   std::lock_guard<std::mutex> lock(mu_);  // one conditional PUT at a time
-  if (claimed_.count(path) || ExistsUpstream(path)) {
+  if (!ignore_ && (claimed_.count(path) || ExistsUpstream(path))) {
     ++refused_;
     f.kind = FaultKind::kError;
     f.status = 412;

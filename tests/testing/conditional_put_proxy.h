@@ -22,8 +22,10 @@ namespace ckpt {
 class ConditionalPutProxy {
  public:
   // Swift on upstream_port, with its access key and secret.
+  // `ignore`: behave like stores that accept the header and ignore it
+  // (every conditional PUT is forwarded, none refused).
   ConditionalPutProxy(int upstream_port, std::string access_key,
-                      std::string secret_key);
+                      std::string secret_key, bool ignore = false);
   int port() const { return proxy_->port(); }
   // Conditional PUTs answered 412 / forwarded so far.
   int refused() const;
@@ -36,6 +38,7 @@ class ConditionalPutProxy {
 
   int upstream_port_;
   std::string access_key_, secret_key_;
+  bool ignore_ = false;
   mutable std::mutex mu_;
   std::set<std::string> claimed_;  // "/bucket/key" of granted conditional PUTs
   int refused_ = 0, granted_ = 0;
