@@ -4,7 +4,9 @@
 
 #include <filesystem>
 #include <fstream>
+#include <thread>
 
+#include "common/clock.h"
 #include "common/plan.h"
 #include "node/error_kind.h"
 #include "node/node_service.h"
@@ -127,6 +129,31 @@ TEST(NodeService, UnpreparedRoundFails) {
   NodeService svc;
   auto rep = svc.StartPhase(Start(7), nullptr, 1);
   EXPECT_NE(rep.error().find("without being prepared"), std::string::npos);
+}
+
+// Issue 14, case 14: Execute reads the prepared job unlocked, so a
+// prepare (or a cancel) racing a round was a data race. A prepare while a
+// phase runs is refused; an abort from another thread ends the phase.
+// (The TSan suite runs this test.)
+TEST(NodeAgent, PrepareWhileAPhaseRunsIsRefusedAndAbortEndsIt) {
+  MemoryStorage::Clear();
+  NodeAgent agent;
+  ASSERT_TRUE(agent.Prepare(JobFromProto(Request(v1::PHASE_SAVE, 1))).ok());
+  const int64_t start = NowUnixNs() + 300'000'000;  // the phase waits 0.3 s
+  PhaseOutcome out;
+  std::thread phase(
+      [&] { out = agent.RunPhase("run-1", 1, start, nullptr, 1.0); });
+  std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  auto again = agent.Prepare(JobFromProto(Request(v1::PHASE_SAVE, 2)));
+  EXPECT_TRUE(absl::IsFailedPrecondition(again.status())) << again.status();
+  EXPECT_NE(again.status().message().find("round 1 is still running"),
+            std::string::npos)
+      << again.status();
+  agent.Abort("test");
+  phase.join();
+  EXPECT_TRUE(absl::IsAborted(out.status)) << out.status;
+  // Once it ended, the next round prepares.
+  EXPECT_TRUE(agent.Prepare(JobFromProto(Request(v1::PHASE_SAVE, 2))).ok());
 }
 
 TEST(StepDirs, ParseAndName) {
