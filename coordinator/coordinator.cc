@@ -340,18 +340,9 @@ absl::Status Coordinator::RunLoads(RunResult* result) {
       step = staged_step_;
     }
   }
+  // Each owner's .metadata of that step (NotFound where it is missing).
   if (listings.empty() || step != CommonNewest(listings)) {
     ASSIGN_OR_RETURN(listings, InspectAll(dir, false, true, step));
-  }
-  for (size_t i = 0; i < listings.size(); ++i) {
-    if (listings[i].metadata_step() != step) {
-      return absl::FailedPreconditionError(
-          absl::StrCat(StepUri(dir, step), " is not committed",
-                       config_.storage.node_local
-                           ? absl::StrCat(" on node ", nodes_[i]->index())
-                           : std::string(),
-                       ": expected the step this run wrote there"));
-    }
   }
   ASSIGN_OR_RETURN(auto meta, CheckedMetadata(listings, dir));
   Config load_config = config_;
@@ -391,6 +382,17 @@ v1::CleanupRequest Coordinator::CleanupOf(const std::string& dir,
   return req;
 }
 
+v1::ClaimRequest Coordinator::ClaimOf(const std::string& dir, size_t owner,
+                                      uint64_t step) const {
+  v1::ClaimRequest req;
+  req.set_run_id(run_id_);
+  req.set_checkpoints_uri(ForNode(dir, nodes_[owner]->index()));
+  req.set_step(step);
+  req.mutable_storage_options()->insert(storage_options_.begin(),
+                                        storage_options_.end());
+  return req;
+}
+
 absl::StatusOr<uint64_t> Coordinator::ClaimStep(const std::string& dir,
                                                 uint64_t step) {
   constexpr int kAttempts = 12;
@@ -400,13 +402,7 @@ absl::StatusOr<uint64_t> Coordinator::ClaimStep(const std::string& dir,
     std::vector<std::pair<size_t, std::string>> won;  // (owner, claim name)
     std::string lost;
     for (size_t i = 0; i < StorageOwners() && lost.empty(); ++i) {
-      v1::ClaimRequest req;
-      req.set_run_id(run_id_);
-      req.set_checkpoints_uri(ForNode(dir, nodes_[i]->index()));
-      req.set_step(step);
-      req.mutable_storage_options()->insert(storage_options_.begin(),
-                                            storage_options_.end());
-      auto rep = nodes_[i]->Claim(req);
+      auto rep = nodes_[i]->Claim(ClaimOf(dir, i, step));
       absl::Status failed = rep.ok() ? absl::OkStatus() : rep.status();
       if (rep.ok() && !rep->error().empty() && !rep->taken()) {
         failed = absl::FailedPreconditionError(
@@ -417,14 +413,9 @@ absl::StatusOr<uint64_t> Coordinator::ClaimStep(const std::string& dir,
       if (failed.ok() && !rep->taken()) won.push_back({i, rep->claim_name()});
       if (!failed.ok() || !lost.empty()) {
         for (const auto& [owner, name] : won) {
-          v1::ClaimRequest rel;
-          rel.set_run_id(run_id_);
-          rel.set_checkpoints_uri(ForNode(dir, nodes_[owner]->index()));
-          rel.set_step(step);
+          v1::ClaimRequest rel = ClaimOf(dir, owner, step);
           rel.set_release(true);
           rel.set_claim_name(name);
-          rel.mutable_storage_options()->insert(storage_options_.begin(),
-                                                storage_options_.end());
           (void)nodes_[owner]->Claim(rel);
         }
         RETURN_IF_ERROR(failed);

@@ -70,6 +70,9 @@ class Coordinator {
   void RemoveFailedStep(const std::string& dir, uint64_t step,
                         RunResult* result);
   v1::CleanupRequest CleanupOf(const std::string& dir, size_t owner) const;
+  // The claim of `step` under `dir` on storage owner `owner`.
+  v1::ClaimRequest ClaimOf(const std::string& dir, size_t owner,
+                           uint64_t step) const;
   // Parses the newest .metadata of each listing, refuses a different plan,
   // and merges the segment checksums.
   absl::StatusOr<CheckpointMetadata> CheckedMetadata(

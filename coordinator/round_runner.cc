@@ -43,6 +43,13 @@ std::string Who(const NodeClient& n) {
   return absl::StrCat("node ", n.index(), " (", n.host(), ")");
 }
 
+// What a node answered with, when it failed: its message and its kind
+// (unspecified when the node could not be reached).
+struct NodeFailure {
+  std::string error;
+  v1::ErrorKind kind = v1::ERROR_KIND_UNSPECIFIED;
+};
+
 // A node's error during `step` ("" for the phase itself), naming the node
 // once: remote nodes' transport errors name it already ("node 1 (vm)
 // disconnected"), and then the step follows in parentheses.
@@ -175,23 +182,21 @@ RoundResult RoundRunner::Run(const RoundSpec& spec) {
 
   // Prepare (untimed).
   std::vector<v1::PrepareReply> prepared(n);
-  std::vector<std::string> prepare_errors(n);
-  std::vector<v1::ErrorKind> prepare_kinds(n);
+  std::vector<NodeFailure> prepare_errors(n);
   ForEachNode(n, [&](size_t i) {
     auto rep = nodes_[i]->Prepare(BuildPrepare(spec, static_cast<int>(i)));
     if (!rep.ok()) {
-      prepare_errors[i] = std::string(rep.status().message());
+      prepare_errors[i].error = std::string(rep.status().message());
     } else if (!rep->error().empty()) {
-      prepare_errors[i] = rep->error();
-      prepare_kinds[i] = rep->error_kind();
+      prepare_errors[i] = {rep->error(), rep->error_kind()};
     } else {
       prepared[i] = std::move(*rep);
     }
   });
   for (size_t i = 0; i < n; ++i) {
-    if (!prepare_errors[i].empty()) {
-      return fail(NodeError(*nodes_[i], "prepare", prepare_errors[i]),
-                  prepare_kinds[i]);
+    if (!prepare_errors[i].error.empty()) {
+      return fail(NodeError(*nodes_[i], "prepare", prepare_errors[i].error),
+                  prepare_errors[i].kind);
     }
   }
   if (spec.interrupted && spec.interrupted->load()) {
@@ -311,8 +316,7 @@ RoundResult RoundRunner::Run(const RoundSpec& spec) {
     auto c0 = Clock::now();
     const bool local = config_.storage.node_local;
     const size_t committers = local ? n : 1;
-    std::vector<std::string> commit_errors(committers);
-    std::vector<v1::ErrorKind> commit_kinds(committers);
+    std::vector<NodeFailure> commit_errors(committers);
     ForEachNode(committers, [&](size_t i) {
       v1::CommitRequest req;
       req.set_run_id(spec.run_id);
@@ -324,18 +328,17 @@ RoundResult RoundRunner::Run(const RoundSpec& spec) {
           BuildMetadata(spec, reports, local ? static_cast<int>(i) : -1));
       auto rep = nodes_[i]->Commit(req);
       if (!rep.ok()) {
-        commit_errors[i] = std::string(rep.status().message());
+        commit_errors[i].error = std::string(rep.status().message());
       } else if (!rep->error().empty()) {
-        commit_errors[i] = rep->error();
-        commit_kinds[i] = rep->error_kind();
+        commit_errors[i] = {rep->error(), rep->error_kind()};
       }
     });
     result.commit_seconds =
         std::chrono::duration<double>(Clock::now() - c0).count();
     for (size_t i = 0; i < committers; ++i) {
-      if (!commit_errors[i].empty()) {
-        return fail(NodeError(*nodes_[i], "commit", commit_errors[i]),
-                    commit_kinds[i]);
+      if (!commit_errors[i].error.empty()) {
+        return fail(NodeError(*nodes_[i], "commit", commit_errors[i].error),
+                    commit_errors[i].kind);
       }
     }
   }

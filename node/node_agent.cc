@@ -111,17 +111,27 @@ absl::StatusOr<StepListing> NodeAgent::Inspect(
   if (want_metadata && listing.metadata_step > 0) {
     std::string meta = JoinPath(
         JoinPath(loc.path, StepDirName(listing.metadata_step)), kMetadata);
-    {
-      // Capped: the largest plan ckptbench allows writes far less.
-      ASSIGN_OR_RETURN(auto f, loc.storage->OpenRead(meta, ReadOptions{}));
-      if (f->Size() > kMaxMetadataBytes) {
-        return absl::FailedPreconditionError(absl::StrCat(
-            meta, " is ", FormatBytes(f->Size()), ", more than the ",
-            FormatBytes(kMaxMetadataBytes),
-            " a ckptbench .metadata can be: not one of its checkpoints"));
-      }
+    // Capped: the largest plan ckptbench allows writes far less. Read
+    // through the file opened for the size, not opened a second time.
+    ASSIGN_OR_RETURN(auto f, loc.storage->OpenRead(meta, ReadOptions{}));
+    if (f->Size() > kMaxMetadataBytes) {
+      return absl::FailedPreconditionError(absl::StrCat(
+          meta, " is ", FormatBytes(f->Size()), ", more than the ",
+          FormatBytes(kMaxMetadataBytes),
+          " a ckptbench .metadata can be: not one of its checkpoints"));
     }
-    ASSIGN_OR_RETURN(listing.newest_metadata, loc.storage->ReadSmall(meta));
+    std::string& text = listing.newest_metadata;
+    text.resize(f->Size());
+    for (size_t at = 0; at < text.size();) {
+      ASSIGN_OR_RETURN(size_t n,
+                       f->Read(at, text.data() + at, text.size() - at));
+      if (n == 0) {
+        return absl::DataLossError(
+            absl::StrCat(meta, ": ended at byte ", at, " of ", text.size()));
+      }
+      at += n;
+    }
+    RETURN_IF_ERROR(f->Close());
   }
   return listing;
 }

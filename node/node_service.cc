@@ -32,7 +32,7 @@ std::map<std::string, std::string> OptionsOf(
 
 }  // namespace
 
-PhaseJob JobFromProto(const v1::PrepareRequest& req) {
+absl::StatusOr<PhaseJob> JobFromProto(const v1::PrepareRequest& req) {
   PhaseJob job;
   job.run_id = req.run_id();
   job.round_id = req.round_id();
@@ -47,7 +47,11 @@ PhaseJob JobFromProto(const v1::PrepareRequest& req) {
   job.cache_mode = req.io().cache_mode();
   job.storage_options = OptionsOf(req.storage_options());
   auto kind = ParseChecksumKind(req.io().checksum());
-  job.checksum = kind.ok() ? *kind : ChecksumKind::kXxh3;
+  if (!kind.ok()) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "io.checksum '", req.io().checksum(), "': expected xxh3 or crc32c"));
+  }
+  job.checksum = *kind;
   auto names = std::make_shared<std::vector<std::string>>(
       req.tensor_names().begin(), req.tensor_names().end());
   for (const auto& r : req.ranks()) {
@@ -142,15 +146,12 @@ v1::PrepareReply NodeService::Prepare(const v1::PrepareRequest& req) {
   prepared_ranks_.clear();
   for (const auto& r : req.ranks()) prepared_ranks_.push_back(r.rank());
   prepared_round_ = req.round_id();
-  // What JobFromProto would otherwise read as a default.
-  if (auto kind = ParseChecksumKind(req.io().checksum()); !kind.ok()) {
-    SetError(absl::InvalidArgumentError(
-                 absl::StrCat("io.checksum '", req.io().checksum(),
-                              "': expected xxh3 or crc32c")),
-             &rep);
+  auto job = JobFromProto(req);
+  if (!job.ok()) {
+    SetError(job.status(), &rep);
     return rep;
   }
-  auto out = agent_.Prepare(JobFromProto(req));
+  auto out = agent_.Prepare(*std::move(job));
   if (!out.ok()) {
     SetError(out.status(), &rep);
     return rep;

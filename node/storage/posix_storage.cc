@@ -333,7 +333,6 @@ absl::StatusOr<std::string> PosixStorage::ClaimDir(const std::string& dir,
   absl::Status written = WriteAtomic(JoinPath(dir, kClaimName), owner);
   if (!written.ok()) {
     // Not a claim after all (e.g. no inode left): leave nothing behind.
-    unlink(JoinPath(dir, std::string(kClaimName) + ".tmp").c_str());
     unlink(JoinPath(dir, kClaimName).c_str());
     rmdir(dir.c_str());
     return written;
@@ -351,13 +350,18 @@ absl::Status PosixStorage::WriteAtomic(const std::string& path,
     return f->Close();
   }
   std::string tmp = path + ".tmp";
-  {
+  absl::Status written = [&]() -> absl::Status {
     ASSIGN_OR_RETURN(auto f, OpenWrite(tmp, WriteOptions{}));
     RETURN_IF_ERROR(f->Append(data.data(), data.size()));
     RETURN_IF_ERROR(f->Sync());
     RETURN_IF_ERROR(f->Close());
+    if (rename(tmp.c_str(), path.c_str()) != 0) return Errno("rename", tmp);
+    return absl::OkStatus();
+  }();
+  if (!written.ok()) {
+    unlink(tmp.c_str());  // whole or not at all: no half-written leftover
+    return written;
   }
-  if (rename(tmp.c_str(), path.c_str()) != 0) return Errno("rename", tmp);
   std::string dir = std::filesystem::path(path).parent_path().string();
   return SyncDir(dir.empty() ? "." : dir);
 }

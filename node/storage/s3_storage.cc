@@ -456,7 +456,7 @@ absl::StatusOr<int> S3Storage::AbortUploads(
 absl::StatusOr<bool> S3Storage::PutClaim(const S3Location& claim,
                                          const std::string& owner) {
   const std::string mode = client_->config().claim;
-  if (mode == "listing" || !conditional_put_.load()) return false;
+  if (mode == "listing") return false;
   S3Call put =
       MakeS3Call("PUT", claim.bucket, claim.key, {}, {{"If-None-Match", "*"}});
   put.body = owner.data();
@@ -468,7 +468,6 @@ absl::StatusOr<bool> S3Storage::PutClaim(const S3Location& claim,
     // does not, this store has no conditional PUT: claim by listing.
     auto again = SendBytes(*client_, put, Where(claim));
     if (again.ok()) {
-      conditional_put_ = false;
       RETURN_IF_ERROR(DeleteKey(*client_, claim.bucket, claim.key));
       return false;
     }
@@ -479,8 +478,7 @@ absl::StatusOr<bool> S3Storage::PutClaim(const S3Location& claim,
   }
   if (rep.ok()) return true;
   if (absl::IsUnimplemented(rep.status()) && mode == "auto") {
-    conditional_put_ = false;  // this store has none: claim by listing
-    return false;
+    return false;  // this store has none: claim by listing
   }
   if (absl::IsAlreadyExists(rep.status()) || absl::IsAborted(rep.status())) {
     // Ours after all when a retried PUT found its own first attempt.
@@ -503,10 +501,7 @@ absl::StatusOr<std::string> S3Storage::ClaimDir(const std::string& dir,
     // holds nothing else; of two racing runs at most one sees only itself
     // (both may lose: then both move on). Needs read-after-write listings.
     claim.key = absl::StrCat(claim.key, "-", owner);
-    S3Call put = MakeS3Call("PUT", claim.bucket, claim.key);
-    put.body = owner.data();
-    put.body_len = owner.size();
-    RETURN_IF_ERROR(SendBytes(*client_, put, Where(claim)).status());
+    RETURN_IF_ERROR(WriteAtomic(Where(claim), owner));
   }
   // Either way nothing else may be there (an older step's files, or a claim
   // of the other kind).

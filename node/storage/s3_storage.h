@@ -10,7 +10,6 @@
 #ifndef CKPTBENCH_NODE_STORAGE_S3_STORAGE_H_
 #define CKPTBENCH_NODE_STORAGE_S3_STORAGE_H_
 
-#include <atomic>
 #include <memory>
 
 #include "node/storage/s3_client.h"
@@ -86,7 +85,6 @@ class S3Storage : public Storage {
                                 const std::string& owner);
 
   std::shared_ptr<S3Client> client_;
-  std::atomic<bool> conditional_put_{true};  // false once the store said 501
 };
 
 }  // namespace ckpt
