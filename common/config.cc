@@ -317,6 +317,19 @@ absl::StatusOr<Config> ConfigFromOptions(
   return c;
 }
 
+absl::Status RecheckKeys(const Config& config, const std::string& prefix) {
+  Config scratch;
+  for (const auto& k : ConfigKeys()) {
+    if (k.key.rfind(prefix, 0) != 0) continue;
+    const std::string v = k.get(config);
+    if (auto s = k.set(scratch, v); !s.ok()) {
+      return absl::InvalidArgumentError(
+          absl::StrCat(k.key, " = '", v, "': ", s.message()));
+    }
+  }
+  return absl::OkStatus();
+}
+
 std::string ForNode(const std::string& uri, int node) {
   std::string out = uri;
   const std::string token = "{node}";

@@ -52,7 +52,11 @@ struct RunOptions {
   double progress_interval = 2.0;  // seconds between progress lines
 };
 
-struct IoOptionsConfig {
+// One struct per area (io, s3, gcs, run): the defaults below are the only
+// ones. The coordinator fills them from the key table; a node receives io.*
+// in its PrepareRequest and s3.*/gcs.* as key=value strings, and re-checks
+// both through the same table (RecheckKeys, ConfigFromOptions).
+struct IoOptions {
   uint64_t block_size = 4 << 20;    // bytes per write()/read() call
   bool fsync = true;                // fsync each file before it counts
   bool direct_write = false;        // O_DIRECT writes
@@ -124,7 +128,7 @@ struct Config {
   ClusterOptions cluster;
   ShardingOptions sharding;
   RunOptions run;
-  IoOptionsConfig io;
+  IoOptions io;
   ControlOptions control;
   S3Config s3;
   GcsConfig gcs;
@@ -164,6 +168,11 @@ std::map<std::string, std::string> StorageOptionsOf(const Config& config);
 absl::StatusOr<Config> ConfigFromOptions(
     const std::map<std::string, std::string>& options,
     const std::string& prefix);
+
+// Checks every key under `prefix` (e.g. "io.") of `config` through the key
+// table, as a node does with the options it receives; errors name the key,
+// the value and what was expected.
+absl::Status RecheckKeys(const Config& config, const std::string& prefix);
 
 // With storage.node_local, "{node}" in a storage path stands for the node's
 // index, so nodes sharing one host keep separate directories.

@@ -16,7 +16,7 @@
 namespace ckpt {
 
 struct ServerTls {
-  std::shared_ptr<grpc::ServerCredentials> credentials;
+  std::shared_ptr<grpc::ServerCredentials> credentials;  // null: plaintext
   bool tls = false;
   bool mutual = false;
 };

@@ -61,7 +61,12 @@ struct CheckpointPlan {
   std::vector<std::string> notes;
   std::vector<RankPlan> ranks;  // one per world rank
   uint64_t total_bytes = 0;     // bytes written per checkpoint
-  std::string fingerprint;      // identifies the on-storage layout
+  // Identity: model, parameters, tensors (names, dtypes, sizes). A load
+  // refuses a checkpoint of another identity.
+  std::string fingerprint;
+  // World size, files per rank, sharding and segment placement: may differ
+  // between a save and a (resharded) restore of the same identity.
+  std::string layout;
 
   uint64_t NodeBytes(int node) const {
     uint64_t b = 0;

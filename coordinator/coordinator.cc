@@ -117,31 +117,52 @@ absl::StatusOr<CheckpointMetadata> Coordinator::CheckedMetadata(
                       nodes_[i]->host(), ")");
     }
     ASSIGN_OR_RETURN(auto meta, ParseMetadata(l.newest_metadata(), where));
+    // Only what differs: two identical descriptions side by side (same
+    // model name and world, other NUM_LAYERS) told the user nothing.
+    std::vector<std::string> diffs;
+    auto differs = [&](const char* what, const auto& theirs, const auto& ours) {
+      if (theirs != ours) {
+        diffs.push_back(
+            absl::StrCat(what, " ", theirs, " (this run: ", ours, ")"));
+      }
+    };
     if (meta.fingerprint != plan_.fingerprint) {
-      // Only what differs: two identical descriptions side by side (same
-      // model name and world, other NUM_LAYERS) told the user nothing.
-      std::vector<std::string> diffs;
-      auto differs = [&](const char* what, const auto& theirs,
-                         const auto& ours) {
-        if (theirs != ours) {
-          diffs.push_back(
-              absl::StrCat(what, " ", theirs, " (this run: ", ours, ")"));
-        }
-      };
       differs("model", meta.model, plan_.model);
-      differs("world", meta.world_size, plan_.world_size);
-      differs("thread_count", meta.thread_count, plan_.thread_count);
-      differs("sharding", meta.sharding, plan_.sharding);
-      differs("bytes", meta.total_bytes, plan_.total_bytes);
+      differs("parameters", meta.parameters, plan_.parameters);
       if (diffs.empty()) {
         diffs.push_back(absl::StrCat("tensors: fingerprint ", meta.fingerprint,
                                      " (this run: ", plan_.fingerprint, ")"));
       }
       return absl::FailedPreconditionError(absl::StrCat(
           where,
-          " is a checkpoint of a different plan: ", absl::StrJoin(diffs, "; "),
-          ". Expected CKPT_RESTORE_PATH to hold a checkpoint of this plan, "
+          " is a checkpoint of a different model: ", absl::StrJoin(diffs, "; "),
+          ". Expected CKPT_RESTORE_PATH to hold a checkpoint of this model, "
           "or none (then one is staged)"));
+    }
+    // The bytes were generated from the seed and are checked with the
+    // checksum kind: a load configured otherwise would time another check.
+    differs("seed", meta.seed, config_.run.seed);
+    differs("io.checksum", meta.checksum, config_.io.checksum);
+    if (!diffs.empty()) {
+      return absl::FailedPreconditionError(absl::StrCat(
+          where, " was saved with ", absl::StrJoin(diffs, "; "),
+          ". Expected the same seed and checksum kind as the save (set them "
+          "to the checkpoint's) or another CKPT_RESTORE_PATH"));
+    }
+    if (meta.layout != plan_.layout) {
+      differs("world", meta.world_size, plan_.world_size);
+      differs("thread_count", meta.thread_count, plan_.thread_count);
+      differs("sharding", meta.sharding, plan_.sharding);
+      if (diffs.empty()) {
+        diffs.push_back(absl::StrCat("layout ", meta.layout,
+                                     " (this run: ", plan_.layout, ")"));
+      }
+      return absl::FailedPreconditionError(absl::StrCat(
+          where, " holds this model's tensors in another layout: ",
+          absl::StrJoin(diffs, "; "),
+          ". Loading it would be a resharded restore, which this version "
+          "does not do; expected a checkpoint saved with this world size, "
+          "thread_count and sharding, or another CKPT_RESTORE_PATH"));
     }
     // Every planned segment this storage owner holds needs its checksum:
     // a load of segments without one would verify nothing.
@@ -345,9 +366,8 @@ absl::Status Coordinator::RunLoads(RunResult* result) {
     ASSIGN_OR_RETURN(listings, InspectAll(dir, false, true, step));
   }
   ASSIGN_OR_RETURN(auto meta, CheckedMetadata(listings, dir));
-  Config load_config = config_;
-  load_config.io.checksum = meta.checksum;  // verify with what was recorded
-  RoundRunner runner(load_config, plan_, nodes_, progress_);
+  // CheckedMetadata made sure the seed and checksum kind are this run's.
+  RoundRunner runner(config_, plan_, nodes_, progress_);
   for (int i = 1; i <= config_.run.num_load_calls && !interrupted_; ++i) {
     RoundSpec spec = NewSpec(/*save=*/false, i, dir, step, meta.seed);
     spec.expected = [&meta](uint32_t rank, uint32_t file, uint32_t seg,

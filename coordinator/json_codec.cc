@@ -1,8 +1,13 @@
 #include "coordinator/json_codec.h"
 
+#include <algorithm>
+#include <cctype>
+#include <limits>
 #include <nlohmann/json.hpp>
+#include <stdexcept>
 
 #include "absl/status/status.h"
+#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "common/checksum.h"
@@ -176,7 +181,8 @@ std::string ResultToJson(const RunResult& r) {
                {"thread_count", r.thread_count},
                {"files", r.files},
                {"sharding", r.sharding},
-               {"fingerprint", r.fingerprint}};
+               {"fingerprint", r.fingerprint},
+               {"layout", r.layout}};
   ordered_json clocks = ordered_json::array();
   for (const auto& c : r.clocks) {
     clocks.push_back({{"node_index", c.node},
@@ -206,7 +212,8 @@ std::string MetadataToJson(const CheckpointPlan& plan, uint64_t step,
   std::string out;
   absl::StrAppend(&out, "{\"format\":", q(kMetadataFormat), ",\"step\":", step,
                   ",\"seed\":", seed, ",\"checksum\":", q(checksum),
-                  ",\"fingerprint\":", q(plan.fingerprint));
+                  ",\"fingerprint\":", q(plan.fingerprint),
+                  ",\"layout\":", q(plan.layout));
   absl::StrAppend(&out, ",\"plan\":{\"model\":", q(plan.model),
                   ",\"parameters\":", plan.parameters,
                   ",\"world_size\":", plan.world_size,
@@ -306,30 +313,61 @@ class MetadataSax : public json::json_sax_t {
     return true;
   }
 
+  // A whole number in [0, max of T]. nlohmann's get<unsigned>() would
+  // static_cast a float (undefined past the type's range) or wrap a negative.
+  template <typename T>
+  static T Whole(const json& v) {
+    if (v.is_number_unsigned()) {
+      const uint64_t u = v.get<uint64_t>();
+      if (u <= static_cast<uint64_t>(std::numeric_limits<T>::max())) {
+        return static_cast<T>(u);
+      }
+    }
+    throw std::out_of_range(absl::StrCat("expected a whole number from 0 to ",
+                                         std::numeric_limits<T>::max(),
+                                         ", got ", v.dump()));
+  }
+
+  // A checksum as written by SerializeMetadata: 1 to 16 hex digits.
+  static uint64_t Sum(const std::string& hex) {
+    uint64_t sum = 0;
+    if (hex.size() > 16 ||
+        !std::all_of(hex.begin(), hex.end(),
+                     [](unsigned char c) { return std::isxdigit(c); }) ||
+        !absl::SimpleHexAtoi(hex, &sum)) {
+      throw std::invalid_argument(
+          absl::StrCat("expected 1 to 16 hex digits, got '", hex.substr(0, 40),
+                       hex.size() > 40 ? "...'" : "'"));
+    }
+    return sum;
+  }
+
   bool Value(const json& v) {
     const size_t depth = stack_.size();
     try {
       if (depth == 1) {  // top level
         if (key_ == "format") format_ = v.get<std::string>();
-        if (key_ == "step") m_->step = v.get<uint64_t>();
-        if (key_ == "seed") m_->seed = v.get<uint64_t>();
+        if (key_ == "step") m_->step = Whole<uint64_t>(v);
+        if (key_ == "seed") m_->seed = Whole<uint64_t>(v);
         if (key_ == "checksum") m_->checksum = v.get<std::string>();
         if (key_ == "fingerprint") m_->fingerprint = v.get<std::string>();
+        if (key_ == "layout") m_->layout = v.get<std::string>();
       } else if (depth == 2 && stack_[1].key == "plan") {
         if (key_ == "model") m_->model = v.get<std::string>();
-        if (key_ == "world_size") m_->world_size = v.get<int>();
-        if (key_ == "thread_count") m_->thread_count = v.get<int>();
+        if (key_ == "parameters") m_->parameters = Whole<uint64_t>(v);
+        if (key_ == "world_size") m_->world_size = Whole<int>(v);
+        if (key_ == "thread_count") m_->thread_count = Whole<int>(v);
         if (key_ == "sharding") m_->sharding = v.get<std::string>();
-        if (key_ == "total_bytes") m_->total_bytes = v.get<uint64_t>();
+        if (key_ == "total_bytes") m_->total_bytes = Whole<uint64_t>(v);
       } else if (depth == 3 && stack_[1].key == "files") {
-        if (key_ == "rank") rank_ = v.get<uint32_t>();
-        if (key_ == "index") file_ = v.get<uint32_t>();
+        if (key_ == "rank") rank_ = Whole<uint32_t>(v);
+        if (key_ == "index") file_ = Whole<uint32_t>(v);
       } else if (depth == 5 && stack_[3].key == "segments" &&
                  stack_[4].index == 4) {
         std::string hex = v.get<std::string>();
         if (!hex.empty()) {
           m_->sums[{rank_, file_, static_cast<uint32_t>(stack_[3].index)}] =
-              std::stoull(hex, nullptr, 16);
+              Sum(hex);
         }
       }
     } catch (const std::exception& e) {
@@ -361,14 +399,22 @@ absl::StatusOr<CheckpointMetadata> ParseMetadata(const std::string& text,
     return absl::DataLossError(
         absl::StrCat(where, ": unreadable .metadata: ", sax.error()));
   }
+  if (sax.format_ == "ckptbench.checkpoint/v1") {
+    return absl::FailedPreconditionError(absl::StrCat(
+        where, ": written by an older ckptbench (format ", sax.format_,
+        ", expected ", kMetadataFormat,
+        "): its plan identity is computed differently. Expected a checkpoint "
+        "written by this version: delete that step or use another path"));
+  }
   if (sax.format_ != kMetadataFormat) {
     return absl::InvalidArgumentError(
         absl::StrCat(where, ": not a ckptbench checkpoint (format '",
                      sax.format_, "', expected ", kMetadataFormat, ")"));
   }
-  if (m.fingerprint.empty()) {
+  if (m.fingerprint.empty() || m.layout.empty()) {
     return absl::DataLossError(
-        absl::StrCat(where, ": .metadata has no plan fingerprint"));
+        absl::StrCat(where, ": .metadata has no plan ",
+                     m.fingerprint.empty() ? "fingerprint" : "layout"));
   }
   if (!ParseChecksumKind(m.checksum).ok()) {
     return absl::InvalidArgumentError(

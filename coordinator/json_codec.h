@@ -1,5 +1,5 @@
 // JSON encodings: result.json (schema ckptbench.result/v1) and a step's
-// .metadata (format ckptbench.checkpoint/v1). The only file that includes
+// .metadata (format ckptbench.checkpoint/v2). The only file that includes
 // nlohmann/json. Pure functions; thread-safe.
 #ifndef CKPTBENCH_COORDINATOR_JSON_CODEC_H_
 #define CKPTBENCH_COORDINATOR_JSON_CODEC_H_
@@ -16,7 +16,7 @@
 namespace ckpt {
 
 inline constexpr char kResultSchema[] = "ckptbench.result/v1";
-inline constexpr char kMetadataFormat[] = "ckptbench.checkpoint/v1";
+inline constexpr char kMetadataFormat[] = "ckptbench.checkpoint/v2";
 
 // (rank, file index, segment index) -> checksum.
 using SegmentChecksums =
@@ -34,8 +34,10 @@ struct CheckpointMetadata {
   uint64_t step = 0;
   uint64_t seed = 0;
   std::string checksum;
-  std::string fingerprint;
+  std::string fingerprint;  // identity: model, tensors, dtypes
+  std::string layout;       // world, files per rank, sharding, placement
   std::string model;
+  uint64_t parameters = 0;
   int world_size = 0;
   int thread_count = 0;
   std::string sharding;

@@ -76,14 +76,23 @@ std::vector<FilePlan> PlaceInFiles(uint32_t rank,
   return files;
 }
 
+// What the checkpoint holds: the model's tensors, their dtypes and sizes.
+// World size and files per rank are not part of it: a resharded restore
+// loads the same tensors saved by another number of ranks.
 std::string Fingerprint(const CheckpointPlan& plan) {
-  std::string canon =
-      absl::StrCat(plan.model, "|", plan.parameters, "|", plan.world_size, "|",
-                   plan.thread_count, "|", plan.sharding, "|");
+  std::string canon = absl::StrCat(plan.model, "|", plan.parameters, "|");
   for (const auto& t : plan.tensors) {
-    absl::StrAppend(&canon, t.name, ":", t.dtype, ":", t.Bytes(), ";");
+    absl::StrAppend(&canon, t.name, ":", t.dtype, ":", t.Bytes(), ":",
+                    absl::StrJoin(t.shape, "x"), ";");
   }
-  std::vector<uint64_t> layout;
+  return absl::StrFormat("%016x", Xxh3(canon.data(), canon.size()));
+}
+
+// How it lies on storage: world, files per rank, sharding, and every
+// file's segments.
+std::string Layout(const CheckpointPlan& plan) {
+  std::vector<uint64_t> layout = {static_cast<uint64_t>(plan.world_size),
+                                  static_cast<uint64_t>(plan.thread_count)};
   for (const auto& r : plan.ranks) {
     for (const auto& f : r.files) {
       layout.push_back(r.rank);
@@ -96,9 +105,9 @@ std::string Fingerprint(const CheckpointPlan& plan) {
       }
     }
   }
-  uint64_t h1 = Xxh3(canon.data(), canon.size());
-  uint64_t h2 = Xxh3(layout.data(), layout.size() * sizeof(uint64_t));
-  return absl::StrFormat("%016x%016x", h1, h2);
+  const uint64_t h = Xxh3(layout.data(), layout.size() * sizeof(uint64_t));
+  const uint64_t hs = Xxh3(plan.sharding.data(), plan.sharding.size());
+  return absl::StrFormat("%016x", h ^ (hs * 0x9e3779b97f4a7c15ull));
 }
 
 }  // namespace
@@ -300,6 +309,7 @@ absl::StatusOr<CheckpointPlan> MakePlan(const PlanOptions& o) {
     plan.total_bytes += rp.bytes;
   }
   plan.fingerprint = Fingerprint(plan);
+  plan.layout = Layout(plan);
   return plan;
 }
 
@@ -337,7 +347,8 @@ std::string DescribePlan(const CheckpointPlan& plan, bool per_rank) {
                         max_node, FormatBytes(max_node));
   for (const auto& n : plan.notes)
     absl::StrAppendFormat(&s, "note         %s\n", n);
-  absl::StrAppendFormat(&s, "fingerprint  %s\n", plan.fingerprint);
+  absl::StrAppendFormat(&s, "fingerprint  %s (layout %s)\n", plan.fingerprint,
+                        plan.layout);
   if (per_rank) {
     s += "rank  node  bytes            files\n";
     for (const auto& r : plan.ranks) {

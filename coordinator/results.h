@@ -147,7 +147,7 @@ struct RunResult {
   std::vector<ResolvedKey> config;
   EnvironmentInfo environment;
   // Plan summary.
-  std::string model, model_description, sharding, fingerprint;
+  std::string model, model_description, sharding, fingerprint, layout;
   uint64_t parameters = 0, checkpoint_bytes = 0;
   int world_size = 0, num_nodes = 0, ranks_per_node = 0, thread_count = 0;
   size_t files = 0;

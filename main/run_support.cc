@@ -36,6 +36,7 @@ void FillPlan(const CheckpointPlan& p, RunResult* r) {
   r->model_description = p.description;
   r->sharding = p.sharding;
   r->fingerprint = p.fingerprint;
+  r->layout = p.layout;
   r->parameters = p.parameters;
   r->checkpoint_bytes = p.total_bytes;
   r->world_size = p.world_size;

@@ -33,7 +33,7 @@ absl::Status CheckBufferMemory(const PhaseJob& job, const Storage& storage,
   for (const auto& r : job.ranks) {
     for (const auto& f : r.files) {
       ++files;
-      need += job.block_size + std::min<uint64_t>(f.size, backend.bytes);
+      need += job.io.block_size + std::min<uint64_t>(f.size, backend.bytes);
     }
   }
   // A margin for the rest of the process (plan, threads, the page cache
@@ -44,7 +44,7 @@ absl::Status CheckBufferMemory(const PhaseJob& job, const Storage& storage,
   return absl::ResourceExhaustedError(absl::StrCat(
       "this ", job.save ? "save" : "load", " needs ", FormatBytes(need),
       " of buffers on this node: ", files, " file(s), each ",
-      FormatBytes(job.block_size), " (io.block_size)",
+      FormatBytes(job.io.block_size), " (io.block_size)",
       backend.bytes > 0 ? absl::StrCat(" + up to ", FormatBytes(backend.bytes),
                                        " (", backend.keys, ")")
                         : std::string(),
@@ -145,6 +145,12 @@ absl::StatusOr<PrepareOutcome> NodeAgent::Prepare(PhaseJob job) {
         job_ ? job_->round_id : 0, " is still running on this node"));
   }
   abort_ = false;
+  {
+    Config received;  // the coordinator's io.*, through this node's key table
+    received.io = job.io;
+    RETURN_IF_ERROR(RecheckKeys(received, "io."));
+  }
+  ASSIGN_OR_RETURN(checksum_, ParseChecksumKind(job.io.checksum));
   ASSIGN_OR_RETURN(location_, OpenStorage(job.step_uri, job.storage_options));
   Storage& st = *location_.storage;
   // The buffers held now are given back before the new ones are made.
@@ -173,8 +179,8 @@ absl::StatusOr<PrepareOutcome> NodeAgent::Prepare(PhaseJob job) {
     RETURN_IF_ERROR(st.CreateDirs(location_.path));
     read_direct_ = false;
   } else {
-    std::string mode = job.cache_mode;
-    if (job.direct_read) mode = "direct";
+    std::string mode = job.io.cache_mode;
+    if (job.io.direct_read) mode = "direct";
     ASSIGN_OR_RETURN(out.cache, st.PrepareColdRead(paths, mode));
     read_direct_ = out.cache.method == "o_direct";
   }
@@ -187,7 +193,7 @@ absl::StatusOr<PrepareOutcome> NodeAgent::Prepare(PhaseJob job) {
   buffers_.clear();
   for (const auto& r : job.ranks) {
     for (size_t i = 0; i < r.files.size(); ++i) {
-      buffers_.push_back(std::make_unique<AlignedBuffer>(job.block_size));
+      buffers_.push_back(std::make_unique<AlignedBuffer>(job.io.block_size));
     }
   }
   job_ = std::make_unique<PhaseJob>(std::move(job));
@@ -283,10 +289,10 @@ PhaseOutcome NodeAgent::Execute(int64_t start_at_unix_ns,
       TransferContext ctx{location_.storage.get(), start,
                           &rank_bytes[s->rank_index], &abort_};
       IoParams p;
-      p.block_size = job.block_size;
-      p.fsync = job.fsync;
-      p.direct = job.save ? job.direct_write : read_direct_;
-      p.checksum = job.checksum;
+      p.block_size = job.io.block_size;
+      p.fsync = job.io.fsync;
+      p.direct = job.save ? job.io.direct_write : read_direct_;
+      p.checksum = checksum_;
       p.stream_key =
           PatternStreamKey({job.seed, job.step, s->file->rank, s->file->index});
       s->status =
@@ -326,7 +332,7 @@ PhaseOutcome NodeAgent::Execute(int64_t start_at_unix_ns,
       out.status = s.status;
     }
   }
-  if (out.status.ok() && job.save && job.fsync) {
+  if (out.status.ok() && job.save && job.io.fsync) {
     auto t0 = std::chrono::steady_clock::now();
     // The step's entries, then the step's own entry in checkpoints/ (a new
     // directory): without the second, a host crash can lose the whole

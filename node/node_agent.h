@@ -19,6 +19,7 @@
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "common/config.h"
 #include "common/cpu_usage.h"
 #include "common/memory.h"
 #include "node/file_io.h"
@@ -38,13 +39,8 @@ struct PhaseJob {
   uint64_t seed = 0;
   uint64_t step = 0;
   std::string step_uri;
-  size_t block_size = 4 << 20;
-  bool fsync = true;
-  bool direct_write = false;
-  bool direct_read = false;
-  std::string cache_mode = "auto";
+  IoOptions io;  // checked through the key table by JobFromProto
   std::map<std::string, std::string> storage_options;
-  ChecksumKind checksum = ChecksumKind::kXxh3;
   std::vector<RankJob> ranks;
 };
 
@@ -151,14 +147,16 @@ class NodeAgent {
   PhaseOutcome Execute(int64_t start_at_unix_ns, const ProgressFn& progress,
                        double progress_interval);
 
-  // Guards job_, buffers_, location_, read_direct_ and started_; Execute
-  // reads the first four unlocked while running_ keeps Prepare off them.
+  // Guards job_, buffers_, location_, read_direct_, checksum_ and started_;
+  // Execute reads all but started_ unlocked while running_ keeps Prepare off
+  // them.
   std::mutex mu_;
   bool running_ = false;
   std::unique_ptr<PhaseJob> job_;
   StorageLocation location_;
   std::vector<std::unique_ptr<AlignedBuffer>> buffers_;  // one per file
   bool read_direct_ = false;
+  ChecksumKind checksum_ = ChecksumKind::kCrc32c;  // of job_->io.checksum
   std::map<std::pair<std::string, uint64_t>, std::shared_future<PhaseOutcome>>
       started_;
   std::atomic<bool> abort_{false};

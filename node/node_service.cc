@@ -40,18 +40,14 @@ absl::StatusOr<PhaseJob> JobFromProto(const v1::PrepareRequest& req) {
   job.seed = req.seed();
   job.step = req.step();
   job.step_uri = req.step_uri();
-  job.block_size = static_cast<size_t>(req.io().block_size());
-  job.fsync = req.io().fsync();
-  job.direct_write = req.io().direct_write();
-  job.direct_read = req.io().direct_read();
-  job.cache_mode = req.io().cache_mode();
-  job.storage_options = OptionsOf(req.storage_options());
-  auto kind = ParseChecksumKind(req.io().checksum());
-  if (!kind.ok()) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "io.checksum '", req.io().checksum(), "': expected xxh3 or crc32c"));
-  }
-  job.checksum = *kind;
+  job.io.block_size = req.io().block_size();
+  job.io.fsync = req.io().fsync();
+  job.io.direct_write = req.io().direct_write();
+  job.io.direct_read = req.io().direct_read();
+  job.io.cache_mode = req.io().cache_mode();
+  job.io.checksum = req.io().checksum();
+  job.storage_options = OptionsOf(req.storage_options());  // checked by
+  // NodeAgent::Prepare, with job.io, through this node's key table
   auto names = std::make_shared<std::vector<std::string>>(
       req.tensor_names().begin(), req.tensor_names().end());
   for (const auto& r : req.ranks()) {

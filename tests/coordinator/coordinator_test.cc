@@ -110,14 +110,68 @@ TEST(Coordinator, LoadOnlyOfDifferentPlanIsRefusedBeforeAnyRound) {
   absl::Status s = h.coordinator.Preflight(&h.result);
   ASSERT_FALSE(s.ok());
   const std::string m(s.message());
-  EXPECT_NE(m.find("different plan"), std::string::npos) << s;
-  // Only the difference (its bytes: another NUM_LAYERS), said once; the
-  // model name and world size, the same on both sides, are not repeated.
-  EXPECT_NE(m.find("different plan: bytes "), std::string::npos) << s;
+  // Only the difference (its parameters: another NUM_LAYERS), said once;
+  // the model name and world size, the same on both sides, are not repeated.
+  EXPECT_NE(m.find("is a checkpoint of a different model: parameters "),
+            std::string::npos)
+      << s;
   EXPECT_NE(m.find(" (this run: "), std::string::npos) << s;
   EXPECT_EQ(m.find("world"), std::string::npos) << s;
-  EXPECT_EQ(m.find("model"), std::string::npos) << s;
+  EXPECT_EQ(m.find("model \""), std::string::npos) << s;
   EXPECT_TRUE(h.result.rounds.empty());
+}
+
+// The same model saved by another world size or files per rank is told
+// apart from another model: loading it would be a resharded restore.
+TEST(Coordinator, LoadOfTheSameModelInAnotherLayoutNamesTheLayout) {
+  MemoryStorage::Clear();
+  Harness first(MemConfig("save-only", 1, 0));
+  ASSERT_TRUE(first.Run().ok());
+  Config other = MemConfig("load-only", 0, 1);
+  other.cluster.num_devices = "4";
+  other.sharding.thread_count = 1;
+  Harness h(other);
+  ASSERT_EQ(h.plan.fingerprint, first.plan.fingerprint);
+  absl::Status s = h.coordinator.Preflight(&h.result);
+  ASSERT_FALSE(s.ok());
+  const std::string m(s.message());
+  EXPECT_NE(m.find("holds this model's tensors in another layout: world 2 "
+                   "(this run: 4); thread_count 2 (this run: 1)"),
+            std::string::npos)
+      << s;
+  EXPECT_NE(m.find("resharded restore"), std::string::npos) << s;
+  EXPECT_TRUE(h.result.rounds.empty());
+}
+
+// The bytes were made from the seed and are checked with the checksum
+// kind: a load configured with others is refused, naming both values.
+TEST(Coordinator, LoadWithAnotherSeedOrChecksumKindIsRefused) {
+  MemoryStorage::Clear();
+  Harness first(MemConfig("save-only", 1, 0));
+  ASSERT_TRUE(first.Run().ok());
+  Config seed = MemConfig("load-only", 0, 1);
+  seed.run.seed = 99;
+  Harness h(seed);
+  absl::Status s = h.coordinator.Preflight(&h.result);
+  ASSERT_FALSE(s.ok());
+  EXPECT_NE(std::string(s.message())
+                .find("was saved with seed 1234 (this "
+                      "run: 99)"),
+            std::string::npos)
+      << s;
+  Config sum = MemConfig("load-only", 0, 1);
+  sum.io.checksum = "xxh3";
+  Harness k(sum);
+  s = k.coordinator.Preflight(&k.result);
+  ASSERT_FALSE(s.ok());
+  EXPECT_NE(std::string(s.message())
+                .find("io.checksum crc32c (this run: "
+                      "xxh3)"),
+            std::string::npos)
+      << s;
+  Harness same(MemConfig("load-only", 0, 1));
+  EXPECT_TRUE(same.Run().ok());
+  EXPECT_TRUE(same.result.rounds.back().verified);
 }
 
 TEST(Coordinator, CorruptionFailsTheLoadAndKeepsEarlierRounds) {

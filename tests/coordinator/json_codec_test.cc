@@ -30,6 +30,8 @@ TEST(Metadata, RoundTripsChecksumsAndPlan) {
   EXPECT_EQ(m->step, 5u);
   EXPECT_EQ(m->seed, 77u);
   EXPECT_EQ(m->fingerprint, plan->fingerprint);
+  EXPECT_EQ(m->layout, plan->layout);
+  EXPECT_EQ(m->parameters, plan->parameters);
   EXPECT_EQ(m->total_bytes, plan->total_bytes);
   EXPECT_EQ(m->sums, sums);
 }
@@ -40,6 +42,55 @@ TEST(Metadata, GarbageIsDataLossNamingFile) {
   EXPECT_NE(std::string(m.status().message()).find("/ck/step-3/.metadata"),
             std::string::npos);
   EXPECT_FALSE(ParseMetadata("{\"format\":\"other\"}", "f").ok());
+  // v1 hashed world size and files per rank into the identity.
+  auto v1 = ParseMetadata(
+      "{\"format\":\"ckptbench.checkpoint/v1\",\"fingerprint\":\"ab\"}", "v");
+  ASSERT_FALSE(v1.ok());
+  EXPECT_NE(std::string(v1.status().message()).find("older ckptbench"),
+            std::string::npos)
+      << v1.status();
+}
+
+// The fuzzer found that a float where a count belongs was converted with
+// undefined behaviour; every number must be a whole number in range.
+TEST(Metadata, NumbersOutOfRangeOrNotWholeAreRefusedNamingTheField) {
+  PlanOptions o;
+  o.num_layers = 1;
+  auto plan = MakePlan(o);
+  ASSERT_TRUE(plan.ok());
+  SegmentChecksums sums;
+  for (const auto& r : plan->ranks) {
+    for (const auto& f : r.files) {
+      for (uint32_t k = 0; k < f.segments.size(); ++k)
+        sums[{r.rank, f.index, k}] = 0xab;
+    }
+  }
+  const std::string good = MetadataToJson(*plan, 5, 77, "xxh3", sums);
+  ASSERT_TRUE(ParseMetadata(good, "m").ok());
+  auto with = [&](const std::string& from, const std::string& to) {
+    std::string text = good;
+    const size_t at = text.find(from);
+    EXPECT_NE(at, std::string::npos) << from;
+    if (at != std::string::npos) text.replace(at, from.size(), to);
+    return ParseMetadata(text, "ck/step-5/.metadata");
+  };
+  for (const char* step : {"1e300", "-1", "5.5", "18446744073709551616"}) {
+    auto m = with("\"step\":5", std::string("\"step\":") + step);
+    ASSERT_FALSE(m.ok()) << step;
+    EXPECT_NE(std::string(m.status().message()).find("field 'step'"),
+              std::string::npos)
+        << m.status();
+  }
+  auto big = with("\"world_size\":", "\"world_size\":4294967296,\"x\":");
+  ASSERT_FALSE(big.ok());
+  EXPECT_NE(std::string(big.status().message()).find("world_size"),
+            std::string::npos)
+      << big.status();
+  auto hex = with("\"00000000000000ab\"", "\"-1\"");
+  ASSERT_FALSE(hex.ok());
+  EXPECT_NE(std::string(hex.status().message()).find("hex digits"),
+            std::string::npos)
+      << hex.status();
 }
 
 RunResult FailedWith(const std::string& error) {

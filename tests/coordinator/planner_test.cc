@@ -138,12 +138,30 @@ TEST(Planner, HybridWritesFromNodeZeroOnly) {
   EXPECT_EQ(p->ranks[3].node, 1u);
 }
 
-TEST(Planner, FingerprintFollowsLayout) {
+// Identity (fingerprint) is the model's tensors; world size, files per rank
+// and sharding only change the layout, so a resharded restore can tell "same
+// model, other layout" from "another model".
+TEST(Planner, FingerprintIsTheModelLayoutIsThePlacement) {
   auto a = MakePlan(Opts("transformer", 1, 2, 1));
-  auto b = MakePlan(Opts("transformer", 1, 2, 2));
-  auto c = MakePlan(Opts("transformer", 1, 2, 1));
-  EXPECT_NE(a->fingerprint, b->fingerprint);
-  EXPECT_EQ(a->fingerprint, c->fingerprint);
+  auto more_files = MakePlan(Opts("transformer", 1, 2, 2));
+  auto more_ranks = MakePlan(Opts("transformer", 2, 2, 1));
+  auto same = MakePlan(Opts("transformer", 1, 2, 1));
+  PlanOptions deeper = Opts("transformer", 1, 2, 1);
+  deeper.num_layers = 3;
+  auto other_model = MakePlan(deeper);
+  PlanOptions hybrid = Opts("transformer", 2, 2, 1);
+  hybrid.strategy = "hybrid";
+  auto hybrid_plan = MakePlan(hybrid);
+  ASSERT_TRUE(a.ok() && more_files.ok() && more_ranks.ok() && same.ok() &&
+              other_model.ok() && hybrid_plan.ok());
+  EXPECT_EQ(a->fingerprint, same->fingerprint);
+  EXPECT_EQ(a->layout, same->layout);
+  for (const auto* p : {&*more_files, &*more_ranks, &*hybrid_plan}) {
+    EXPECT_EQ(a->fingerprint, p->fingerprint);
+    EXPECT_NE(a->layout, p->layout);
+  }
+  EXPECT_NE(more_ranks->layout, hybrid_plan->layout);
+  EXPECT_NE(a->fingerprint, other_model->fingerprint);
 }
 
 TEST(Planner, UnknownPresetSuggests) {

@@ -186,7 +186,7 @@ TEST(Cli, LoadOnlyStagesThenNeverOverwritesAndRefusesOtherPlans) {
   EXPECT_FALSE(fs::exists(t.Sub("ckpt/checkpoints/step-2")));
   auto other = Ckpt({"run", "--load-only", "NUM_LAYERS=3"}, env);
   EXPECT_EQ(other.exit_code, 2);
-  EXPECT_NE(other.err.find("different plan"), std::string::npos) << other.err;
+  EXPECT_NE(other.err.find("different model"), std::string::npos) << other.err;
 }
 
 TEST(Cli, SigintAbortsTheRoundAndStillWritesResults) {

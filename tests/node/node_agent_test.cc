@@ -167,7 +167,7 @@ TEST(StepDirs, ParseAndName) {
 // memory left before any is allocated.
 TEST(NodeAgent, BuffersThatCannotFitAreRefusedWithTheNumbers) {
   PhaseJob job = *JobFromProto(Request(v1::PHASE_SAVE, 1));  // 4 files
-  job.block_size = 64 << 20;
+  job.io.block_size = 64 << 20;
   auto storage = MemoryStorage::Make();
   EXPECT_TRUE(CheckBufferMemory(job, *storage, {1ull << 30, "test"}).ok());
   auto refused = CheckBufferMemory(job, *storage, {256ull << 20, "test"});
@@ -199,6 +199,28 @@ TEST(NodeAgent, OversizedMetadataIsRefusedUnread) {
       << listing.status();
 }
 
+// Issue 14, case 11: the io.* a node receives go through the same key table
+// (the same allowed values and bounds) as the coordinator's configuration.
+TEST(NodeService, ReceivedIoOptionsAreCheckedThroughTheKeyTable) {
+  MemoryStorage::Clear();
+  NodeService svc;
+  auto mode = Request(v1::PHASE_SAVE, 1);
+  mode.mutable_io()->set_cache_mode("bogus");
+  auto a = svc.Prepare(mode);
+  EXPECT_NE(a.error().find("io.cache_mode = 'bogus': expected one of"),
+            std::string::npos)
+      << a.error();
+  EXPECT_EQ(a.error_kind(), v1::ERROR_KIND_BAD_INPUT);
+  auto block = Request(v1::PHASE_SAVE, 1);
+  block.mutable_io()->set_block_size(100);
+  auto b = svc.Prepare(block);
+  EXPECT_NE(b.error().find("io.block_size = '100': expected a byte size from "
+                           "4KiB to 1GiB"),
+            std::string::npos)
+      << b.error();
+  EXPECT_TRUE(svc.Prepare(Request(v1::PHASE_SAVE, 1)).error().empty());
+}
+
 // Issue 14, case 13: errors cross gRPC with their kind, not as strings.
 TEST(NodeService, ErrorsCarryTheirKind) {
   MemoryStorage::Clear();
@@ -206,7 +228,10 @@ TEST(NodeService, ErrorsCarryTheirKind) {
   auto req = Request(v1::PHASE_SAVE, 1);
   req.mutable_io()->set_checksum("md5");
   auto bad = svc.Prepare(req);
-  EXPECT_NE(bad.error().find("io.checksum 'md5'"), std::string::npos);
+  EXPECT_NE(bad.error().find("io.checksum = 'md5': expected one of xxh3, "
+                             "crc32c"),
+            std::string::npos)
+      << bad.error();
   EXPECT_EQ(bad.error_kind(), v1::ERROR_KIND_BAD_INPUT);
   v1::InspectRequest missing;
   missing.set_checkpoints_uri("mem://b/checkpoints");

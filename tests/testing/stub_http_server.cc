@@ -55,7 +55,7 @@ void StubHttpServer::Loop() {
         std::string out =
             "HTTP/1.1 " + std::to_string(rep.status) +
             " Stub\r\nContent-Length: " + std::to_string(rep.body.size()) +
-            "\r\nConnection: close\r\n\r\n" + rep.body;
+            "\r\nConnection: close\r\n" + rep.headers + "\r\n" + rep.body;
         SendAll(c, out.data(), out.size());
       }
     }

@@ -9,6 +9,7 @@
 #include <mutex>
 #include <string>
 #include <thread>
+#include <utility>
 #include <vector>
 
 namespace ckpt {
@@ -17,8 +18,12 @@ struct StubRequest {
   std::string method, target, head, body;
 };
 struct StubResponse {
-  int status = 200;
+  StubResponse(int status = 200, std::string body = "",
+               std::string headers = "")
+      : status(status), body(std::move(body)), headers(std::move(headers)) {}
+  int status;
   std::string body;
+  std::string headers;  // extra header lines, each ending in \r\n
 };
 
 class StubHttpServer {

@@ -1,0 +1,303 @@
+// RoundRunner against scripted nodes: what it sends each node, how it
+// aggregates their reports, and which error it keeps when nodes fail.
+#include "coordinator/round_runner.h"
+
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <chrono>
+#include <condition_variable>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "coordinator/json_codec.h"
+#include "coordinator/planner.h"
+
+namespace ckpt {
+namespace {
+
+// A node that answers from a script and records what it was sent.
+class ScriptedNode : public NodeClient {
+ public:
+  ScriptedNode(int index, std::string host)
+      : index_(index), host_(std::move(host)) {}
+
+  int index() const override { return index_; }
+  std::string host() const override { return host_; }
+  int64_t clock_offset_ns() const override { return clock_offset_ns_; }
+
+  absl::StatusOr<v1::InspectReply> Inspect(const v1::InspectRequest&) override {
+    return absl::UnimplementedError("not scripted");
+  }
+  absl::StatusOr<v1::PrepareReply> Prepare(
+      const v1::PrepareRequest& r) override {
+    std::lock_guard<std::mutex> lock(mu_);
+    prepared_ = r;
+    aborted_ = false;
+    if (!prepare_status_.ok()) return prepare_status_;
+    return prepare_reply_;
+  }
+  // Reports every rank of the request whole (checksums for every segment),
+  // unless scripted to fail or to wait for an abort.
+  absl::StatusOr<v1::PhaseReport> StartPhase(const v1::StartPhaseRequest& r,
+                                             const ProgressCallback&) override {
+    // As a node does: nothing before the start instant (on its clock).
+    const auto start = std::chrono::system_clock::time_point(
+        std::chrono::nanoseconds(r.start_at_unix_ns() - clock_offset_ns_));
+    std::this_thread::sleep_until(start);
+    std::unique_lock<std::mutex> lock(mu_);
+    started_ = r;
+    ++starts_;
+    if (wait_for_abort_) {
+      cv_.wait(lock, [&] { return aborted_; });
+      v1::PhaseReport rep;
+      rep.set_error("aborted: " + abort_reason_);
+      rep.set_error_kind(v1::ERROR_KIND_INTERNAL);
+      return rep;
+    }
+    if (!phase_status_.ok()) return phase_status_;
+    v1::PhaseReport rep;
+    rep.set_round_id(r.round_id());
+    rep.set_error(phase_error_);
+    rep.set_error_kind(phase_error_kind_);
+    for (const auto& ra : prepared_.ranks()) {
+      auto* rr = rep.add_ranks();
+      rr->set_rank(ra.rank());
+      rr->set_done_seconds(1.0 + ra.rank());
+      for (const auto& f : ra.files()) {
+        rr->set_bytes(rr->bytes() + f.size());
+        rr->set_checked_bytes(rr->checked_bytes() + f.size() - short_read_);
+        rr->set_checked_files(rr->checked_files() + 1);
+        for (int k = 0; k < f.segments_size(); ++k) {
+          auto* c = rep.add_checksums();
+          c->set_rank(ra.rank());
+          c->set_file_index(f.index());
+          c->set_segment_index(k);
+          c->set_checksum(1000 * ra.rank() + k);
+        }
+      }
+      rr->set_verified(prepared_.phase() == v1::PHASE_LOAD);
+    }
+    rep.set_requests(7);
+    return rep;
+  }
+  absl::StatusOr<v1::CommitReply> Commit(const v1::CommitRequest& r) override {
+    std::lock_guard<std::mutex> lock(mu_);
+    commits_.push_back(r);
+    return v1::CommitReply();
+  }
+  absl::StatusOr<v1::ClaimReply> Claim(const v1::ClaimRequest&) override {
+    return absl::UnimplementedError("not scripted");
+  }
+  absl::StatusOr<v1::CleanupReply> Cleanup(const v1::CleanupRequest&) override {
+    return absl::UnimplementedError("not scripted");
+  }
+  absl::StatusOr<v1::PutResultReply> PutResult(
+      const v1::PutResultRequest&) override {
+    return absl::UnimplementedError("not scripted");
+  }
+  absl::StatusOr<v1::AbortReply> Abort(const v1::AbortRequest& r) override {
+    std::lock_guard<std::mutex> lock(mu_);
+    aborted_ = true;
+    abort_reason_ = r.reason();
+    ++aborts_;
+    cv_.notify_all();
+    return v1::AbortReply();
+  }
+  absl::StatusOr<v1::PingReply> Ping(const v1::PingRequest&) override {
+    return v1::PingReply();
+  }
+
+  // Script.
+  absl::Status prepare_status_;
+  v1::PrepareReply prepare_reply_;
+  absl::Status phase_status_;
+  std::string phase_error_;
+  v1::ErrorKind phase_error_kind_ = v1::ERROR_KIND_UNSPECIFIED;
+  bool wait_for_abort_ = false;
+  uint64_t short_read_ = 0;  // bytes per file left unchecked (loads)
+  int64_t clock_offset_ns_ = 0;
+  // Record.
+  v1::PrepareRequest prepared_;
+  v1::StartPhaseRequest started_;
+  std::vector<v1::CommitRequest> commits_;
+  int starts_ = 0, aborts_ = 0;
+
+ private:
+  const int index_;
+  const std::string host_;
+  std::mutex mu_;
+  std::condition_variable cv_;
+  bool aborted_ = false;
+  std::string abort_reason_;
+};
+
+struct Rig {
+  Rig() {
+    config.storage.path = "mem://b/run";
+    config.model.num_layers = 1;
+    config.cluster.num_nodes = 2;
+    config.cluster.num_devices = "2";
+    config.io.block_size = 1 << 20;
+    plan = *MakePlan(PlanOptionsFromConfig(config));
+    a = std::make_unique<ScriptedNode>(0, "h0");
+    b = std::make_unique<ScriptedNode>(1, "h1");
+  }
+  RoundResult Run(bool save, const std::atomic<bool>* interrupted = nullptr) {
+    RoundRunner runner(config, plan, {a.get(), b.get()}, nullptr);
+    RoundSpec spec;
+    spec.run_id = "run-x";
+    spec.round_id = 3;
+    spec.save = save;
+    spec.index = 1;
+    spec.step = 4;
+    spec.seed = config.run.seed;
+    spec.step_uri = "mem://b/run/checkpoints/step-4";
+    spec.interrupted = interrupted;
+    return runner.Run(spec);
+  }
+  Config config;
+  CheckpointPlan plan;
+  std::unique_ptr<ScriptedNode> a, b;
+};
+
+TEST(RoundRunner, EachNodeIsSentItsOwnRanksTheRunsIoAndOneStartInstant) {
+  Rig rig;
+  rig.b->clock_offset_ns_ = 5'000'000'000;  // node 1's clock is 5 s ahead
+  RoundResult r = rig.Run(/*save=*/true);
+  ASSERT_EQ(r.status, "ok") << r.error;
+  for (auto* n : {rig.a.get(), rig.b.get()}) {
+    const v1::PrepareRequest& p = n->prepared_;
+    EXPECT_EQ(p.run_id(), "run-x");
+    EXPECT_EQ(p.step(), 4u);
+    EXPECT_EQ(p.io().block_size(), 1u << 20);
+    EXPECT_EQ(p.io().checksum(), rig.config.io.checksum);
+    ASSERT_EQ(p.ranks_size(), 2);
+    for (const auto& ra : p.ranks()) {
+      EXPECT_EQ(rig.plan.ranks[ra.rank()].node,
+                static_cast<uint32_t>(n->index()));
+    }
+  }
+  // One instant, told to each node on its own clock.
+  const int64_t gap =
+      rig.b->started_.start_at_unix_ns() - rig.a->started_.start_at_unix_ns();
+  EXPECT_EQ(gap, 5'000'000'000);
+}
+
+TEST(RoundRunner, ASaveAddsUpTheNodesAndCommitsTheirChecksumsOnNodeZero) {
+  Rig rig;
+  RoundResult r = rig.Run(/*save=*/true);
+  ASSERT_EQ(r.status, "ok") << r.error;
+  EXPECT_EQ(r.bytes, rig.plan.total_bytes);
+  ASSERT_EQ(r.nodes.size(), 2u);
+  EXPECT_EQ(r.nodes[1].host, "h1");
+  EXPECT_EQ(r.nodes[1].bytes, rig.plan.NodeBytes(1));
+  EXPECT_EQ(r.nodes[1].seconds, 4.0);  // ranks 2 and 3 done at 3 s and 4 s
+  EXPECT_EQ(r.requests, 14u);
+  ASSERT_EQ(r.ranks.size(), 4u);
+  for (size_t i = 0; i < r.ranks.size(); ++i) EXPECT_EQ(r.ranks[i].rank, i);
+  EXPECT_GT(r.seconds, 0);
+  // Shared storage: node 0 alone writes .metadata, with every node's sums.
+  ASSERT_EQ(rig.a->commits_.size(), 1u);
+  EXPECT_TRUE(rig.b->commits_.empty());
+  auto meta = ParseMetadata(rig.a->commits_[0].metadata(), "commit");
+  ASSERT_TRUE(meta.ok()) << meta.status();
+  EXPECT_EQ(meta->step, 4u);
+  EXPECT_EQ(meta->fingerprint, rig.plan.fingerprint);
+  EXPECT_EQ(meta->sums.at({3, 0, 0}), 3000u);  // from node 1
+  EXPECT_EQ(meta->sums.at({0, 0, 0}), 0u);     // from node 0
+}
+
+TEST(RoundRunner, TheFirstNodeErrorIsTheCauseAndTheOtherNodesAreAborted) {
+  Rig rig;
+  rig.a->wait_for_abort_ = true;  // still writing when node 1 fails
+  rig.b->phase_error_ = "No space left on device writing __2_0.distcp";
+  rig.b->phase_error_kind_ = v1::ERROR_KIND_NO_SPACE;
+  RoundResult r = rig.Run(/*save=*/true);
+  EXPECT_EQ(r.status, "failed");
+  EXPECT_EQ(r.error,
+            "node 1 (h1): No space left on device writing "
+            "__2_0.distcp");
+  EXPECT_EQ(r.error_kind, "no_space");
+  EXPECT_GE(rig.a->aborts_, 1);
+  EXPECT_TRUE(rig.a->commits_.empty());
+  EXPECT_TRUE(rig.b->commits_.empty());
+}
+
+TEST(RoundRunner, APrepareFailureStartsNoNodeAndNamesTheStep) {
+  Rig rig;
+  v1::PrepareReply refused;
+  refused.set_error(
+      "mem://b/run/checkpoints/step-4 already holds a "
+      "committed checkpoint");
+  refused.set_error_kind(v1::ERROR_KIND_BAD_INPUT);
+  rig.a->prepare_reply_ = refused;
+  RoundResult r = rig.Run(/*save=*/true);
+  EXPECT_EQ(r.status, "failed");
+  EXPECT_EQ(r.error.rfind("node 0 (h0): prepare: mem://b/run", 0), 0u)
+      << r.error;
+  EXPECT_EQ(r.error_kind, "bad_input");
+  EXPECT_EQ(rig.a->starts_ + rig.b->starts_, 0);
+}
+
+// A remote node's transport error names the node already: said once.
+TEST(RoundRunner, AnUnreachableNodeIsNamedOnceAndHasNoKind) {
+  Rig rig;
+  rig.b->phase_status_ = absl::UnavailableError("node 1 (h1) disconnected");
+  RoundResult r = rig.Run(/*save=*/true);
+  EXPECT_EQ(r.status, "failed");
+  EXPECT_EQ(r.error, "node 1 (h1) disconnected");
+  EXPECT_EQ(r.error_kind, "");
+}
+
+TEST(RoundRunner, AnInterruptAfterPrepareStartsNothing) {
+  Rig rig;
+  std::atomic<bool> interrupted{true};
+  RoundResult r = rig.Run(/*save=*/true, &interrupted);
+  EXPECT_EQ(r.status, "failed");
+  EXPECT_EQ(r.error, "interrupted before the round started");
+  EXPECT_EQ(rig.a->starts_ + rig.b->starts_, 0);
+}
+
+// "verified" needs every planned byte and file checked, not only every
+// rank saying so.
+TEST(RoundRunner, ALoadIsVerifiedOnlyWhenEveryPlannedByteWasChecked) {
+  Rig rig;
+  RoundResult whole = rig.Run(/*save=*/false);
+  ASSERT_EQ(whole.status, "ok") << whole.error;
+  EXPECT_TRUE(whole.verified);
+  EXPECT_EQ(whole.checked_bytes, rig.plan.total_bytes);
+  EXPECT_EQ(whole.planned_files, rig.plan.FileCount());
+  EXPECT_TRUE(whole.flags.empty());
+  EXPECT_TRUE(rig.a->commits_.empty());  // loads commit nothing
+
+  rig.b->short_read_ = 1;
+  RoundResult partial = rig.Run(/*save=*/false);
+  ASSERT_EQ(partial.status, "ok") << partial.error;
+  EXPECT_FALSE(partial.verified);
+  EXPECT_EQ(partial.checked_bytes, rig.plan.total_bytes - 2);  // 2 files
+  ASSERT_EQ(partial.flags.size(), 1u);
+  EXPECT_EQ(partial.flags[0], "unverified");
+}
+
+TEST(RoundRunner, PageCacheFlagsComeFromWhatTheNodesPrepared) {
+  Rig rig;
+  for (auto* n : {rig.a.get(), rig.b.get()}) {
+    n->prepare_reply_.set_cache_method("fadvise");
+    n->prepare_reply_.set_storage_kind("posix");
+  }
+  rig.b->prepare_reply_.set_resident_bytes(4096);
+  RoundResult r = rig.Run(/*save=*/false);
+  ASSERT_EQ(r.status, "ok") << r.error;
+  EXPECT_EQ(r.cache.resident_bytes, 4096u);
+  ASSERT_EQ(r.flags.size(), 1u);
+  EXPECT_EQ(r.flags[0], "page_cache_resident");
+  EXPECT_NE(r.cache.note.find("4096 bytes were still in the page cache"),
+            std::string::npos)
+      << r.cache.note;
+}
+
+}  // namespace
+}  // namespace ckpt
