@@ -286,6 +286,20 @@ absl::Status Coordinator::Run(RunResult* result) {
   absl::Status s;
   if (config_.DoSave()) s = RunSaves(result);
   if (s.ok() && config_.DoLoad()) s = RunLoads(result);
+  if ((!s.ok() || interrupted_) && saved_ && !config_.run.keep_all_steps) {
+    // Retention runs only after a run that finished: say what stays.
+    std::vector<std::string> older;
+    for (uint64_t step : written_steps_) {
+      if (step < committed_step_) older.push_back(StepDirName(step));
+    }
+    if (!older.empty()) {
+      result->notes.push_back(absl::StrCat(
+          "the run did not finish, so older steps it committed were not "
+          "removed: ",
+          absl::StrJoin(older, ", "), " under ", config_.CheckpointsPath(),
+          " (kept with ", StepDirName(committed_step_), ", its newest)"));
+    }
+  }
   if (interrupted_) {
     std::lock_guard<std::mutex> lock(interrupt_mu_);
     return absl::CancelledError(interrupt_reason_);

@@ -281,3 +281,87 @@ TEST(Coordinator, UnsupportedSchemeFailsPreflight) {
 
 }  // namespace
 }  // namespace ckpt
+
+namespace ckpt {
+namespace {
+
+// Forwards to an in-process node, failing its `fail_at`-th phase as a lost
+// node would.
+class LosesPhase : public NodeClient {
+ public:
+  LosesPhase(NodeClient* inner, int fail_at) : in_(inner), fail_at_(fail_at) {}
+  int index() const override { return in_->index(); }
+  std::string host() const override { return in_->host(); }
+  absl::StatusOr<v1::InspectReply> Inspect(
+      const v1::InspectRequest& r) override {
+    return in_->Inspect(r);
+  }
+  absl::StatusOr<v1::PrepareReply> Prepare(
+      const v1::PrepareRequest& r) override {
+    return in_->Prepare(r);
+  }
+  absl::StatusOr<v1::PhaseReport> StartPhase(
+      const v1::StartPhaseRequest& r, const ProgressCallback& p) override {
+    if (++phases_ == fail_at_) {
+      return absl::UnavailableError("node 0 (test-host) disconnected");
+    }
+    return in_->StartPhase(r, p);
+  }
+  absl::StatusOr<v1::CommitReply> Commit(const v1::CommitRequest& r) override {
+    return in_->Commit(r);
+  }
+  absl::StatusOr<v1::ClaimReply> Claim(const v1::ClaimRequest& r) override {
+    return in_->Claim(r);
+  }
+  absl::StatusOr<v1::CleanupReply> Cleanup(
+      const v1::CleanupRequest& r) override {
+    return in_->Cleanup(r);
+  }
+  absl::StatusOr<v1::PutResultReply> PutResult(
+      const v1::PutResultRequest& r) override {
+    return in_->PutResult(r);
+  }
+  absl::StatusOr<v1::AbortReply> Abort(const v1::AbortRequest& r) override {
+    return in_->Abort(r);
+  }
+  absl::StatusOr<v1::PingReply> Ping(const v1::PingRequest& r) override {
+    return in_->Ping(r);
+  }
+
+ private:
+  NodeClient* in_;
+  const int fail_at_;
+  int phases_ = 0;
+};
+
+// A run that fails after committing steps keeps them (retention runs after
+// a finished run only) and says which, next to the failed step's removal.
+TEST(Coordinator, AFailedRunNamesTheOlderStepsItDidNotRemove) {
+  MemoryStorage::Clear();
+  Config c = MemConfig("save-only", 3, 0);
+  CheckpointPlan plan = *MakePlan(PlanOptionsFromConfig(c));
+  LocalNodeClient node(0, "test-host", 10);
+  LosesPhase lossy(&node, 3);
+  Coordinator coordinator(c, plan, {&lossy}, nullptr);
+  RunResult result;
+  ASSERT_TRUE(coordinator.Preflight(&result).ok());
+  absl::Status s = coordinator.Run(&result);
+  ASSERT_FALSE(s.ok());
+  ASSERT_EQ(result.rounds.size(), 3u);
+  EXPECT_EQ(result.rounds[2].status, "failed");
+  EXPECT_EQ(Steps(),
+            (std::vector<std::string>{"mem://bucket/run/checkpoints/step-1",
+                                      "mem://bucket/run/checkpoints/step-2"}));
+  bool named = false;
+  for (const auto& n : result.notes) {
+    named |=
+        n.find(
+            "the run did not finish, so older steps it committed "
+            "were not removed: step-1 under mem://bucket/run/"
+            "checkpoints (kept with step-2, its newest)") != std::string::npos;
+  }
+  EXPECT_TRUE(named) << SummaryTable(result);
+}
+
+}  // namespace
+}  // namespace ckpt

@@ -65,8 +65,14 @@ Process::Process(const std::vector<std::string>& argv,
   posix_spawn_file_actions_adddup2(&fa, out_fd, 1);
   posix_spawn_file_actions_adddup2(&fa, err_fd, 2);
   std::vector<std::string> env_strings;
-  if (const char* path = std::getenv("PATH"))
-    env_strings.push_back(std::string("PATH=") + path);
+  // PATH, and the sanitizers' settings (suppressions, halt_on_error) so a
+  // sanitized child runs under the same rules as the test.
+  for (const char* name : {"PATH", "TSAN_OPTIONS", "ASAN_OPTIONS",
+                           "UBSAN_OPTIONS", "LSAN_OPTIONS"}) {
+    if (const char* v = std::getenv(name)) {
+      env_strings.push_back(std::string(name) + "=" + v);
+    }
+  }
   for (const auto& [k, v] : env) env_strings.push_back(k + "=" + v);
   std::vector<char*> envp;
   for (auto& e : env_strings) envp.push_back(e.data());

@@ -31,6 +31,24 @@ struct Time {
   Duration rep;
 };
 
+// CKPTBENCH_TSAN_ABSL_ANNOTATIONS=0 forwards without annotating: to
+// measure what TSan reports without them (docs/reliability.md).
+bool Enabled() {
+  static const bool on = [] {
+    const char* v = std::getenv("CKPTBENCH_TSAN_ABSL_ANNOTATIONS");
+    return v == nullptr || v[0] != '0';
+  }();
+  return on;
+}
+
+void Acquire(void* addr) {
+  if (Enabled()) __tsan_acquire(addr);
+}
+
+void Release(void* addr) {
+  if (Enabled()) __tsan_release(addr);
+}
+
 template <typename Fn>
 Fn Next(const char* symbol) {
   void* f = dlsym(RTLD_NEXT, symbol);
@@ -69,19 +87,19 @@ bool AbslCondVarWaitWithDeadline(void* cv, void* mu,
 void AbslMutexLock(void* mu) {
   static auto next = Next<void (*)(void*)>(MUTEX_LOCK);
   next(mu);
-  __tsan_acquire(mu);
+  Acquire(mu);
 }
 
 void AbslMutexUnlock(void* mu) {
   static auto next = Next<void (*)(void*)>(MUTEX_UNLOCK);
-  __tsan_release(mu);
+  Release(mu);
   next(mu);
 }
 
 bool AbslMutexTryLock(void* mu) {
   static auto next = Next<bool (*)(void*)>(MUTEX_TRYLOCK);
   const bool locked = next(mu);
-  if (locked) __tsan_acquire(mu);
+  if (locked) Acquire(mu);
   return locked;
 }
 
@@ -90,32 +108,32 @@ bool AbslMutexTryLock(void* mu) {
 void AbslReleasableRelease(void* lock) {
   static auto next = Next<void (*)(void*)>(RELEASABLE_RELEASE);
   void* mu = *static_cast<void**>(lock);
-  if (mu != nullptr) __tsan_release(mu);
+  if (mu != nullptr) Release(mu);
   next(lock);
 }
 
 // A wait unlocks the mutex and locks it again before it returns.
 void AbslCondVarWait(void* cv, void* mu) {
   static auto next = Next<void (*)(void*, void*)>(CONDVAR_WAIT);
-  __tsan_release(mu);
+  Release(mu);
   next(cv, mu);
-  __tsan_acquire(mu);
+  Acquire(mu);
 }
 
 bool AbslCondVarWaitWithTimeout(void* cv, void* mu, Duration d) {
   static auto next =
       Next<bool (*)(void*, void*, Duration)>(CONDVAR_WAIT_TIMEOUT);
-  __tsan_release(mu);
+  Release(mu);
   const bool timed_out = next(cv, mu, d);
-  __tsan_acquire(mu);
+  Acquire(mu);
   return timed_out;
 }
 
 bool AbslCondVarWaitWithDeadline(void* cv, void* mu, Time t) {
   static auto next = Next<bool (*)(void*, void*, Time)>(CONDVAR_WAIT_DEADLINE);
-  __tsan_release(mu);
+  Release(mu);
   const bool timed_out = next(cv, mu, t);
-  __tsan_acquire(mu);
+  Acquire(mu);
   return timed_out;
 }
 

@@ -1,0 +1,114 @@
+// The terminal summary and the per-phase statistics it prints.
+#include "coordinator/summary.h"
+
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "coordinator/results.h"
+
+namespace ckpt {
+namespace {
+
+RoundResult Round(const std::string& phase, int index, double seconds,
+                  double mib_s) {
+  RoundResult r;
+  r.phase = phase;
+  r.index = index;
+  r.step = 1;
+  r.seconds = seconds;
+  r.throughput_mib_s = mib_s;
+  r.bytes = 1 << 20;
+  return r;
+}
+
+RunResult TwoSavesOneLoad() {
+  RunResult r;
+  r.status = "ok";
+  r.model = "transformer";
+  r.world_size = 2;
+  r.thread_count = 1;
+  r.num_nodes = 1;
+  RoundResult staged = Round("save", 0, 9, 1);
+  staged.staged = true;  // untimed: never in the statistics
+  r.rounds.push_back(staged);
+  r.rounds.push_back(Round("save", 1, 1.0, 100));
+  r.rounds.push_back(Round("save", 2, 3.0, 300));
+  RoundResult load = Round("load", 1, 2.0, 50);
+  load.verified = true;
+  load.cache.method = "fadvise";
+  r.rounds.push_back(load);
+  return r;
+}
+
+TEST(Summary, PhaseStatisticsLeaveOutStagedAndFailedRounds) {
+  RunResult r = TwoSavesOneLoad();
+  RoundResult failed = Round("save", 3, 100, 1);
+  failed.status = "failed";
+  r.rounds.push_back(failed);
+  PhaseSummary save = r.Summarize("save");
+  EXPECT_EQ(save.count, 2);
+  EXPECT_DOUBLE_EQ(save.seconds.mean, 2.0);
+  EXPECT_DOUBLE_EQ(save.seconds.min, 1.0);
+  EXPECT_DOUBLE_EQ(save.seconds.max, 3.0);
+  EXPECT_DOUBLE_EQ(save.mib_s.mean, 200.0);
+  EXPECT_EQ(r.Summarize("load").count, 1);
+}
+
+TEST(Summary, TheTableNamesEachRoundsStatusAndTheRunsNotesAndErrors) {
+  RunResult r = TwoSavesOneLoad();
+  r.notes.push_back("staged step-1");
+  r.leftovers.push_back("s3://b/p/checkpoints/step-4 (AccessDenied)");
+  r.errors.push_back("load round 2: node 0 (h): checksum mismatch");
+  const std::string s = SummaryTable(r);
+  EXPECT_NE(s.find("ckptbench ok: transformer"), std::string::npos) << s;
+  EXPECT_NE(s.find("stage"), std::string::npos) << s;
+  EXPECT_NE(s.find("fadvise          verified\n"), std::string::npos) << s;
+  EXPECT_NE(s.find("save     2      2.000"), std::string::npos) << s;
+  EXPECT_NE(s.find("load     1      2.000"), std::string::npos) << s;
+  EXPECT_NE(s.find("note: staged step-1\n"), std::string::npos) << s;
+  EXPECT_NE(s.find("left behind: s3://b/p/checkpoints/step-4 (AccessDenied)"),
+            std::string::npos)
+      << s;
+  EXPECT_NE(s.find("error: load round 2: node 0 (h): checksum mismatch"),
+            std::string::npos)
+      << s;
+  // Single node: no per-node spread section.
+  EXPECT_EQ(s.find("start spread"), std::string::npos) << s;
+}
+
+// A load that was not fully checked never says "verified"; flagged rounds
+// are counted next to the statistics they are part of.
+TEST(Summary, FlagsShowOnTheRoundAndAreCountedUnderThePhase) {
+  RunResult r = TwoSavesOneLoad();
+  r.rounds.back().verified = false;
+  r.rounds.back().flags = {"page_cache_resident", "unverified"};
+  RoundResult second = Round("load", 2, 2.0, 50);
+  second.verified = true;
+  second.flags = {"page_cache_resident"};
+  r.rounds.push_back(second);
+  const std::string s = SummaryTable(r);
+  EXPECT_NE(s.find("ok [page_cache_resident,unverified]\n"), std::string::npos)
+      << s;
+  EXPECT_NE(s.find("verified [page_cache_resident]\n"), std::string::npos) << s;
+  EXPECT_NE(s.find("2 of 2 rounds flagged page_cache_resident"),
+            std::string::npos)
+      << s;
+  EXPECT_NE(s.find("1 of 2 rounds flagged unverified"), std::string::npos) << s;
+}
+
+TEST(Summary, MultinodeRunsShowSpreadStragglersAndClocks) {
+  RunResult r = TwoSavesOneLoad();
+  r.num_nodes = 2;
+  r.rounds[1].start_spread_seconds = 0.0042;
+  r.rounds[1].stragglers.push_back({1, "vm-b", 1.5, 1.25});
+  r.clocks.push_back({1, "vm-b", 0.75, 0.2});
+  const std::string s = SummaryTable(r);
+  EXPECT_NE(s.find("spread   4.200 ms   node 1 (vm-b) 1.500 s 1.25x"),
+            std::string::npos)
+      << s;
+  EXPECT_NE(s.find("node 1 +0.750 ms (rtt 0.200 ms)"), std::string::npos) << s;
+}
+
+}  // namespace
+}  // namespace ckpt
