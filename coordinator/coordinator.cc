@@ -286,6 +286,8 @@ absl::Status Coordinator::Run(RunResult* result) {
   absl::Status s;
   if (config_.DoSave()) s = RunSaves(result);
   if (s.ok() && config_.DoLoad()) s = RunLoads(result);
+  result->leftovers.insert(result->leftovers.end(), unreleased_claims_.begin(),
+                           unreleased_claims_.end());
   if ((!s.ok() || interrupted_) && saved_ && !config_.run.keep_all_steps) {
     // Retention runs only after a run that finished: say what stays.
     std::vector<std::string> older;
@@ -450,7 +452,18 @@ absl::StatusOr<uint64_t> Coordinator::ClaimStep(const std::string& dir,
           v1::ClaimRequest rel = ClaimOf(dir, owner, step);
           rel.set_release(true);
           rel.set_claim_name(name);
-          (void)nodes_[owner]->Claim(rel);
+          auto released = nodes_[owner]->Claim(rel);
+          const std::string why = !released.ok()
+                                      ? std::string(released.status().message())
+                                      : released->error();
+          if (!why.empty()) {
+            unreleased_claims_.push_back(absl::StrCat(
+                StepUri(ForNode(dir, nodes_[owner]->index()), step), "/", name,
+                config_.storage.node_local
+                    ? absl::StrCat(" on node ", nodes_[owner]->index())
+                    : std::string(),
+                ": the claim of a step this run lost (", why, ")"));
+          }
         }
         RETURN_IF_ERROR(failed);
       }

@@ -102,6 +102,8 @@ class Coordinator {
   uint64_t staged_step_ = 0;
   // Claim entries this run wrote in its steps (ClaimReply.claim_name).
   std::set<std::string> claim_names_;
+  // Claims of steps this run lost and could not give back: leftovers.
+  std::vector<std::string> unreleased_claims_;
   std::atomic<bool> interrupted_{false};
   std::mutex interrupt_mu_;
   std::string interrupt_reason_;

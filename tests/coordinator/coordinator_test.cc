@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <functional>
+#include <optional>
 #include <set>
 
 #include "coordinator/local_node_client.h"
@@ -289,7 +290,8 @@ namespace {
 // node would.
 class LosesPhase : public NodeClient {
  public:
-  LosesPhase(NodeClient* inner, int fail_at) : in_(inner), fail_at_(fail_at) {}
+  LosesPhase(NodeClient* inner, int fail_at = 0)
+      : in_(inner), fail_at_(fail_at) {}
   int index() const override { return in_->index(); }
   std::string host() const override { return in_->host(); }
   absl::StatusOr<v1::InspectReply> Inspect(
@@ -311,8 +313,15 @@ class LosesPhase : public NodeClient {
     return in_->Commit(r);
   }
   absl::StatusOr<v1::ClaimReply> Claim(const v1::ClaimRequest& r) override {
+    if (on_claim) {
+      if (auto scripted = on_claim(r)) return *scripted;
+    }
     return in_->Claim(r);
   }
+  // Answers a claim instead of the node when it returns a value.
+  std::function<std::optional<absl::StatusOr<v1::ClaimReply>>(
+      const v1::ClaimRequest&)>
+      on_claim;
   absl::StatusOr<v1::CleanupReply> Cleanup(
       const v1::CleanupRequest& r) override {
     return in_->Cleanup(r);
@@ -361,6 +370,50 @@ TEST(Coordinator, AFailedRunNamesTheOlderStepsItDidNotRemove) {
             "checkpoints (kept with step-2, its newest)") != std::string::npos;
   }
   EXPECT_TRUE(named) << SummaryTable(result);
+}
+
+// A step lost on one node's disk after winning it on another: the won
+// claim is given back, and one that cannot be is listed as left behind.
+TEST(Coordinator, AClaimThatCannotBeGivenBackIsALeftover) {
+  MemoryStorage::Clear();
+  Config c = MemConfig("save-only", 1, 0);
+  c.storage.path = "mem://bucket/n{node}";
+  c.storage.node_local = true;
+  c.cluster.num_nodes = 2;
+  c.cluster.num_devices = "1";
+  CheckpointPlan plan = *MakePlan(PlanOptionsFromConfig(c));
+  LocalNodeClient n0(0, "h0", 10), n1(1, "h1", 10);
+  LosesPhase releases_fail(&n0), loses_once(&n1);
+  releases_fail.on_claim = [](const v1::ClaimRequest& r)
+      -> std::optional<absl::StatusOr<v1::ClaimReply>> {
+    if (!r.release()) return std::nullopt;
+    return absl::StatusOr<v1::ClaimReply>(
+        absl::PermissionDeniedError("delete refused"));
+  };
+  bool lost = false;
+  loses_once.on_claim = [&lost](const v1::ClaimRequest& r)
+      -> std::optional<absl::StatusOr<v1::ClaimReply>> {
+    if (lost || r.release()) return std::nullopt;
+    lost = true;
+    v1::ClaimReply taken;
+    taken.set_taken(true);
+    taken.set_error("claimed by run r-other");
+    return absl::StatusOr<v1::ClaimReply>(taken);
+  };
+  Coordinator coordinator(c, plan, {&releases_fail, &loses_once}, nullptr);
+  RunResult result;
+  ASSERT_TRUE(coordinator.Preflight(&result).ok());
+  ASSERT_TRUE(coordinator.Run(&result).ok());
+  ASSERT_EQ(result.rounds.size(), 1u);
+  EXPECT_GT(result.rounds[0].step, 1u);  // took a later step
+  ASSERT_EQ(result.leftovers.size(), 1u);
+  EXPECT_EQ(result.leftovers[0].rfind("mem://bucket/n0/checkpoints/step-1/", 0),
+            0u)
+      << result.leftovers[0];
+  EXPECT_NE(result.leftovers[0].find(" on node 0: the claim of a step this "
+                                     "run lost (delete refused)"),
+            std::string::npos)
+      << result.leftovers[0];
 }
 
 }  // namespace
