@@ -1,8 +1,10 @@
 // Linked into every executable of the ThreadSanitizer build only
 // (CKPTBENCH_TSAN). Debian's gRPC hands work between its threads and ours
 // under absl::Mutex and absl::CondVar from Debian's Abseil, which is not
-// built with TSan: TSan saw none of that synchronization and reported every
-// hand-off (3,086 reports in the multinode tests). These definitions
+// built with TSan: TSan saw none of that synchronization (with
+// tests/tsan.supp but without these, the multinode test binary still had 7
+// reports, on Abseil's time-zone cache; docs/reliability.md has the
+// counts). These definitions
 // interpose the Abseil entry points gRPC calls through the dynamic linker
 // (an executable's definitions come first), forward each call to Abseil's
 // own (dlsym RTLD_NEXT) and tell TSan the acquire or release it is. They add
