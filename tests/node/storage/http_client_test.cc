@@ -19,6 +19,23 @@
 namespace ckpt {
 namespace {
 
+// A loopback socket bound to a free port (listening when asked): its fd,
+// and the port in *port.
+int BoundLoopback(bool listening, int* port) {
+  int fd = socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in a{};
+  a.sin_family = AF_INET;
+  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  EXPECT_EQ(bind(fd, reinterpret_cast<sockaddr*>(&a), sizeof(a)), 0);
+  if (listening) {
+    EXPECT_EQ(listen(fd, 4), 0);
+  }
+  socklen_t len = sizeof(a);
+  getsockname(fd, reinterpret_cast<sockaddr*>(&a), &len);
+  *port = ntohs(a.sin_port);
+  return fd;
+}
+
 TEST(HttpClient, GetKeepsStatusLowercaseHeadersRepeatedValuesAndBody) {
   StubHttpServer server([](const StubRequest&) {
     StubResponse r;
@@ -97,17 +114,11 @@ TEST(HttpClient, ASinkTakesTheBodyAndABodyLargerThanItFails) {
 
 TEST(HttpClient, RefusedConnectionIsStatusZeroWithTheTransportError) {
   // A port nothing listens on: bind, read the port, close.
-  int fd = socket(AF_INET, SOCK_STREAM, 0);
-  sockaddr_in a{};
-  a.sin_family = AF_INET;
-  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  ASSERT_EQ(bind(fd, reinterpret_cast<sockaddr*>(&a), sizeof(a)), 0);
-  socklen_t len = sizeof(a);
-  getsockname(fd, reinterpret_cast<sockaddr*>(&a), &len);
-  close(fd);
+  int port = 0;
+  close(BoundLoopback(/*listening=*/false, &port));
   HttpClient client(HttpOptions{});
   HttpRequest req;
-  req.url = "http://127.0.0.1:" + std::to_string(ntohs(a.sin_port)) + "/";
+  req.url = "http://127.0.0.1:" + std::to_string(port) + "/";
   HttpResponse rep = client.Do(req);
   EXPECT_EQ(rep.status, 0);
   EXPECT_EQ(rep.curl_code, CURLE_COULDNT_CONNECT);
@@ -121,19 +132,13 @@ TEST(HttpClient, RefusedConnectionIsStatusZeroWithTheTransportError) {
 // A server that accepts (the kernel does, from the listen backlog) and never
 // answers: the stall timeout, not a total timeout, ends the request.
 TEST(HttpClient, AServerThatNeverAnswersIsAStallAfterStallSeconds) {
-  int fd = socket(AF_INET, SOCK_STREAM, 0);
-  sockaddr_in a{};
-  a.sin_family = AF_INET;
-  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  ASSERT_EQ(bind(fd, reinterpret_cast<sockaddr*>(&a), sizeof(a)), 0);
-  ASSERT_EQ(listen(fd, 4), 0);
-  socklen_t len = sizeof(a);
-  getsockname(fd, reinterpret_cast<sockaddr*>(&a), &len);
+  int port = 0;
+  const int fd = BoundLoopback(/*listening=*/true, &port);
   HttpOptions o;
   o.stall_seconds = 1;
   HttpClient client(o);
   HttpRequest req;
-  req.url = "http://127.0.0.1:" + std::to_string(ntohs(a.sin_port)) + "/";
+  req.url = "http://127.0.0.1:" + std::to_string(port) + "/";
   const auto t0 = std::chrono::steady_clock::now();
   HttpResponse rep = client.Do(req);
   const double took =
