@@ -91,8 +91,10 @@ std::string Fingerprint(const CheckpointPlan& plan) {
 // How it lies on storage: world, files per rank, sharding, and every
 // file's segments.
 std::string Layout(const CheckpointPlan& plan) {
-  std::vector<uint64_t> layout = {static_cast<uint64_t>(plan.world_size),
-                                  static_cast<uint64_t>(plan.thread_count)};
+  std::vector<uint64_t> layout = {
+      static_cast<uint64_t>(plan.world_size),
+      static_cast<uint64_t>(plan.thread_count),
+      Xxh3(plan.sharding.data(), plan.sharding.size())};
   for (const auto& r : plan.ranks) {
     for (const auto& f : r.files) {
       layout.push_back(r.rank);
@@ -105,9 +107,8 @@ std::string Layout(const CheckpointPlan& plan) {
       }
     }
   }
-  const uint64_t h = Xxh3(layout.data(), layout.size() * sizeof(uint64_t));
-  const uint64_t hs = Xxh3(plan.sharding.data(), plan.sharding.size());
-  return absl::StrFormat("%016x", h ^ (hs * 0x9e3779b97f4a7c15ull));
+  return absl::StrFormat("%016x",
+                         Xxh3(layout.data(), layout.size() * sizeof(uint64_t)));
 }
 
 }  // namespace

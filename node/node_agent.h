@@ -39,7 +39,7 @@ struct PhaseJob {
   uint64_t seed = 0;
   uint64_t step = 0;
   std::string step_uri;
-  IoOptions io;  // checked through the key table by JobFromProto
+  IoOptions io;  // checked through the key table by NodeAgent::Prepare
   std::map<std::string, std::string> storage_options;
   std::vector<RankJob> ranks;
 };

@@ -32,7 +32,7 @@ std::map<std::string, std::string> OptionsOf(
 
 }  // namespace
 
-absl::StatusOr<PhaseJob> JobFromProto(const v1::PrepareRequest& req) {
+PhaseJob JobFromProto(const v1::PrepareRequest& req) {
   PhaseJob job;
   job.run_id = req.run_id();
   job.round_id = req.round_id();
@@ -46,8 +46,7 @@ absl::StatusOr<PhaseJob> JobFromProto(const v1::PrepareRequest& req) {
   job.io.direct_read = req.io().direct_read();
   job.io.cache_mode = req.io().cache_mode();
   job.io.checksum = req.io().checksum();
-  job.storage_options = OptionsOf(req.storage_options());  // checked by
-  // NodeAgent::Prepare, with job.io, through this node's key table
+  job.storage_options = OptionsOf(req.storage_options());
   auto names = std::make_shared<std::vector<std::string>>(
       req.tensor_names().begin(), req.tensor_names().end());
   for (const auto& r : req.ranks()) {
@@ -142,12 +141,7 @@ v1::PrepareReply NodeService::Prepare(const v1::PrepareRequest& req) {
   prepared_ranks_.clear();
   for (const auto& r : req.ranks()) prepared_ranks_.push_back(r.rank());
   prepared_round_ = req.round_id();
-  auto job = JobFromProto(req);
-  if (!job.ok()) {
-    SetError(job.status(), &rep);
-    return rep;
-  }
-  auto out = agent_.Prepare(*std::move(job));
+  auto out = agent_.Prepare(JobFromProto(req));
   if (!out.ok()) {
     SetError(out.status(), &rep);
     return rep;

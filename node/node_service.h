@@ -38,9 +38,9 @@ class NodeService {
   uint64_t prepared_round_ = 0;
 };
 
-// Exposed for tests. InvalidArgument for an io setting the node does not
-// know (never a silent default).
-absl::StatusOr<PhaseJob> JobFromProto(const v1::PrepareRequest& req);
+// Exposed for tests. The values are taken as sent; NodeAgent::Prepare checks
+// them.
+PhaseJob JobFromProto(const v1::PrepareRequest& req);
 v1::PhaseReport ReportToProto(const PhaseOutcome& outcome, uint64_t round_id);
 void HistogramToProto(const Histogram& h, v1::Histogram* out);
 Histogram HistogramFromProto(const v1::Histogram& h);

@@ -138,13 +138,13 @@ TEST(NodeService, UnpreparedRoundFails) {
 TEST(NodeAgent, PrepareWhileAPhaseRunsIsRefusedAndAbortEndsIt) {
   MemoryStorage::Clear();
   NodeAgent agent;
-  ASSERT_TRUE(agent.Prepare(*JobFromProto(Request(v1::PHASE_SAVE, 1))).ok());
+  ASSERT_TRUE(agent.Prepare(JobFromProto(Request(v1::PHASE_SAVE, 1))).ok());
   const int64_t start = NowUnixNs() + 300'000'000;  // the phase waits 0.3 s
   PhaseOutcome out;
   std::thread phase(
       [&] { out = agent.RunPhase("run-1", 1, start, nullptr, 1.0); });
   std::this_thread::sleep_for(std::chrono::milliseconds(100));
-  auto again = agent.Prepare(*JobFromProto(Request(v1::PHASE_SAVE, 2)));
+  auto again = agent.Prepare(JobFromProto(Request(v1::PHASE_SAVE, 2)));
   EXPECT_TRUE(absl::IsFailedPrecondition(again.status())) << again.status();
   EXPECT_NE(again.status().message().find("round 1 is still running"),
             std::string::npos)
@@ -153,7 +153,7 @@ TEST(NodeAgent, PrepareWhileAPhaseRunsIsRefusedAndAbortEndsIt) {
   phase.join();
   EXPECT_TRUE(absl::IsAborted(out.status)) << out.status;
   // Once it ended, the next round prepares.
-  EXPECT_TRUE(agent.Prepare(*JobFromProto(Request(v1::PHASE_SAVE, 2))).ok());
+  EXPECT_TRUE(agent.Prepare(JobFromProto(Request(v1::PHASE_SAVE, 2))).ok());
 }
 
 TEST(StepDirs, ParseAndName) {
@@ -166,7 +166,7 @@ TEST(StepDirs, ParseAndName) {
 // Issue 14, case 2: what a round's buffers need is checked against the
 // memory left before any is allocated.
 TEST(NodeAgent, BuffersThatCannotFitAreRefusedWithTheNumbers) {
-  PhaseJob job = *JobFromProto(Request(v1::PHASE_SAVE, 1));  // 4 files
+  PhaseJob job = JobFromProto(Request(v1::PHASE_SAVE, 1));  // 4 files
   job.io.block_size = 64 << 20;
   auto storage = MemoryStorage::Make();
   EXPECT_TRUE(CheckBufferMemory(job, *storage, {1ull << 30, "test"}).ok());
