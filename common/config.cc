@@ -122,6 +122,29 @@ std::vector<KeyDef> BuildKeys() {
     k.get = [](const Config& c) { return std::to_string(c.io.block_size); };
     keys.push_back(k);
   }
+  {
+    KeyDef k;
+    k.key = "io.queue_depth";
+    k.env = "CKPT_QUEUE_DEPTH";
+    k.expected = "an integer from 0 to 64";
+    k.description =
+        "blocks in flight per file: a load keeps this many reads going on "
+        "their own threads while the file's thread verifies (reads of one "
+        "file at once: only on paths; object stores have "
+        "s3.ranges_in_flight); a save generates this many blocks ahead of "
+        "its sequential writes; 0: generate/verify and write/read take "
+        "turns on one thread";
+    k.set = [](Config& c, const std::string& v) -> absl::Status {
+      int n = 0;
+      if (!ParseInt(v, 0, &n).ok() || n > 64) {
+        return Expect("an integer from 0 to 64");
+      }
+      c.io.queue_depth = n;
+      return absl::OkStatus();
+    };
+    k.get = [](const Config& c) { return std::to_string(c.io.queue_depth); };
+    keys.push_back(k);
+  }
   keys.push_back(BoolKey(
       "io.fsync", "CKPT_FSYNC", [](Config& c) -> bool& { return c.io.fsync; },
       "fsync each file (and the step directory) before a rank is durable"));

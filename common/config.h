@@ -58,6 +58,7 @@ struct RunOptions {
 // both through the same table (RecheckKeys, ConfigFromOptions).
 struct IoOptions {
   uint64_t block_size = 4 << 20;    // bytes per write()/read() call
+  int queue_depth = 2;              // blocks in flight per file (0: none)
   bool fsync = true;                // fsync each file before it counts
   bool direct_write = false;        // O_DIRECT writes
   bool direct_read = false;         // O_DIRECT reads

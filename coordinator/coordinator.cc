@@ -15,6 +15,7 @@
 #include "coordinator/round_runner.h"
 #include "node/error_kind.h"
 #include "node/node_agent.h"
+#include "node/pattern.h"
 
 namespace ckpt {
 namespace {
@@ -138,6 +139,18 @@ absl::StatusOr<CheckpointMetadata> Coordinator::CheckedMetadata(
           " is a checkpoint of a different model: ", absl::StrJoin(diffs, "; "),
           ". Expected CKPT_RESTORE_PATH to hold a checkpoint of this model, "
           "or none (then one is staged)"));
+    }
+    // Bytes from another generator verify against their own sums, but a
+    // mismatch's location, and any read that regenerates bytes, would be
+    // wrong.
+    if (meta.pattern != kPatternName) {
+      return absl::FailedPreconditionError(absl::StrCat(
+          where, " holds bytes made by ",
+          meta.pattern.empty() ? std::string("an older ckptbench's generator")
+                               : absl::StrCat("generator '", meta.pattern, "'"),
+          "; this version generates '", kPatternName,
+          "'. Expected a checkpoint saved by this version: delete that step "
+          "or use another CKPT_RESTORE_PATH"));
     }
     // The bytes were generated from the seed and are checked with the
     // checksum kind: a load configured otherwise would time another check.

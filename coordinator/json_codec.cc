@@ -12,6 +12,7 @@
 #include "absl/strings/str_format.h"
 #include "common/checksum.h"
 #include "common/json_utf8.h"
+#include "node/pattern.h"
 
 namespace ckpt {
 namespace {
@@ -212,6 +213,7 @@ std::string MetadataToJson(const CheckpointPlan& plan, uint64_t step,
   std::string out;
   absl::StrAppend(&out, "{\"format\":", q(kMetadataFormat), ",\"step\":", step,
                   ",\"seed\":", seed, ",\"checksum\":", q(checksum),
+                  ",\"pattern\":", q(std::string(kPatternName)),
                   ",\"fingerprint\":", q(plan.fingerprint),
                   ",\"layout\":", q(plan.layout));
   absl::StrAppend(&out, ",\"plan\":{\"model\":", q(plan.model),
@@ -350,6 +352,7 @@ class MetadataSax : public json::json_sax_t {
         if (key_ == "step") m_->step = Whole<uint64_t>(v);
         if (key_ == "seed") m_->seed = Whole<uint64_t>(v);
         if (key_ == "checksum") m_->checksum = v.get<std::string>();
+        if (key_ == "pattern") m_->pattern = v.get<std::string>();
         if (key_ == "fingerprint") m_->fingerprint = v.get<std::string>();
         if (key_ == "layout") m_->layout = v.get<std::string>();
       } else if (depth == 2 && stack_[1].key == "plan") {

@@ -34,6 +34,7 @@ struct CheckpointMetadata {
   uint64_t step = 0;
   uint64_t seed = 0;
   std::string checksum;
+  std::string pattern;      // the byte generator (kPatternName); "" if none
   std::string fingerprint;  // identity: model, tensors, dtypes
   std::string layout;       // world, files per rank, sharding, placement
   std::string model;

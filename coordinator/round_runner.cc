@@ -112,6 +112,7 @@ v1::PrepareRequest RoundRunner::BuildPrepare(const RoundSpec& spec,
   io->set_direct_read(config_.io.direct_read);
   io->set_cache_mode(config_.io.cache_mode);
   io->set_checksum(config_.io.checksum);
+  io->set_queue_depth(static_cast<uint32_t>(config_.io.queue_depth));
   for (const auto& t : plan_.tensors) req.add_tensor_names(t.name);
   req.mutable_storage_options()->insert(storage_options_.begin(),
                                         storage_options_.end());

@@ -1,13 +1,16 @@
 #include "node/file_io.h"
 
+#include <algorithm>
 #include <cstdlib>
 #include <cstring>
 #include <functional>
+#include <thread>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "common/clock.h"
 #include "common/status_macros.h"
+#include "node/block_ring.h"
 #include "node/pattern.h"
 
 namespace ckpt {
@@ -100,6 +103,29 @@ AlignedBuffer::AlignedBuffer(size_t size) : size_(size) {
 
 AlignedBuffer::~AlignedBuffer() { std::free(data_); }
 
+namespace {
+
+// Generates [off, off + n) of the file into p and feeds the segment
+// checksums 64 KiB at a time, while those bytes are still in cache.
+void GenerateBlock(const FileJob& job, const IoParams& params, uint64_t off,
+                   unsigned char* p, size_t n, Checksummer& sum, size_t& seg,
+                   std::vector<uint64_t>& sums) {
+  constexpr size_t kSpan = 64 << 10;
+  for (size_t done = 0; done < n;) {
+    const size_t m = std::min(kSpan, n - done);
+    FillPattern(params.stream_key, off + done, p + done, m);
+    FeedSegments(job, off + done, p + done, m, sum, seg, sums, nullptr);
+    done += m;
+  }
+}
+
+size_t BlockSize(const IoParams& params, const AlignedBuffer& buffer) {
+  return std::min(params.block_size,
+                  buffer.size() / BufferBlocks(params.queue_depth));
+}
+
+}  // namespace
+
 absl::Status SaveFile(const TransferContext& ctx, const FileJob& job,
                       const IoParams& params, AlignedBuffer& buffer,
                       OpStats* stats, FileOutcome* out) {
@@ -111,21 +137,57 @@ absl::Status SaveFile(const TransferContext& ctx, const FileJob& job,
   auto sum = NewChecksummer(params.checksum);
   size_t seg = 0;
   out->checksums.clear();
-  const size_t block = std::min(params.block_size, buffer.size());
-  for (uint64_t off = 0; off < job.size;) {
-    RETURN_IF_ERROR(CheckAbort(ctx, job));
-    size_t n = static_cast<size_t>(std::min<uint64_t>(block, job.size - off));
-    FillPattern(params.stream_key, off, buffer.data(), n);
-    FeedSegments(job, off, buffer.data(), n, *sum, seg, out->checksums,
-                 nullptr);
-    absl::Status s =
-        Timed(stats->write, [&] { return file->Append(buffer.data(), n); });
-    if (!s.ok()) return s;
-    if (out->first_byte_seconds < 0)
+  const size_t block = BlockSize(params, buffer);
+  const uint64_t blocks = (job.size + block - 1) / block;
+  auto length = [&](uint64_t k) {
+    return static_cast<size_t>(std::min<uint64_t>(block, job.size - k * block));
+  };
+  // Runs on the writer side only: stats->write, first byte, bytes.
+  auto write = [&](const unsigned char* p, size_t n) -> absl::Status {
+    RETURN_IF_ERROR(Timed(stats->write, [&] { return file->Append(p, n); }));
+    if (out->first_byte_seconds < 0) {
       out->first_byte_seconds = SecondsSince(ctx.start);
-    off += n;
+    }
     out->bytes += n;
     if (ctx.progress) ctx.progress->fetch_add(n, std::memory_order_relaxed);
+    return absl::OkStatus();
+  };
+  if (BufferBlocks(params.queue_depth) == 1) {
+    for (uint64_t k = 0; k < blocks; ++k) {
+      RETURN_IF_ERROR(CheckAbort(ctx, job));
+      GenerateBlock(job, params, k * block, buffer.data(), length(k), *sum, seg,
+                    out->checksums);
+      RETURN_IF_ERROR(write(buffer.data(), length(k)));
+    }
+  } else {
+    BlockRing ring(buffer.data(), block, BufferBlocks(params.queue_depth));
+    absl::Status write_status;
+    std::thread writer([&] {
+      for (uint64_t k = 0; k < blocks; ++k) {
+        BlockRing::Ready r = ring.WaitReady(k);
+        if (r.data == nullptr) return;  // the generator stopped
+        write_status = write(r.data, r.len);
+        if (!write_status.ok()) {
+          ring.Stop();
+          return;
+        }
+        ring.Release(k);
+      }
+    });
+    absl::Status gen_status;
+    for (uint64_t k = 0; k < blocks; ++k) {
+      gen_status = CheckAbort(ctx, job);
+      if (!gen_status.ok()) break;
+      unsigned char* p = ring.AcquireFree(k);
+      if (p == nullptr) break;  // the writer failed
+      GenerateBlock(job, params, k * block, p, length(k), *sum, seg,
+                    out->checksums);
+      ring.Publish(k, length(k));
+    }
+    if (!gen_status.ok()) ring.Stop();
+    writer.join();
+    RETURN_IF_ERROR(write_status);
+    RETURN_IF_ERROR(gen_status);
   }
   if (params.fsync) {
     RETURN_IF_ERROR(Timed(stats->fsync, [&] { return file->Sync(); }));
@@ -169,29 +231,87 @@ absl::Status LoadFile(const TransferContext& ctx, const FileJob& job,
                         ChecksumName(params.checksum), s.expected,
                         out->checksums[i])));
   };
-  const size_t block = std::min(params.block_size, buffer.size());
-  for (uint64_t off = 0; off < job.size;) {
-    RETURN_IF_ERROR(CheckAbort(ctx, job));
-    size_t want =
+  const size_t block = BlockSize(params, buffer);
+  const uint64_t blocks = (job.size + block - 1) / block;
+  // Reads block k whole into p; any thread (its own histogram).
+  auto read = [&](uint64_t k, unsigned char* p,
+                  Histogram& h) -> absl::StatusOr<size_t> {
+    const uint64_t off = k * block;
+    const size_t want =
         static_cast<size_t>(std::min<uint64_t>(block, job.size - off));
     // O_DIRECT needs whole 4 KiB blocks even at the end of the file.
-    size_t ask =
+    const size_t ask =
         params.direct ? std::min(block, (want + 4095) / 4096 * 4096) : want;
-    ASSIGN_OR_RETURN(size_t n, Timed(stats->read, [&] {
-                       return file->Read(off, buffer.data(), ask);
-                     }));
-    if (n == 0) {
-      return absl::DataLossError(
-          absl::StrCat(job.path, ": unexpected end of file at byte ", off));
+    size_t got = 0;
+    while (got < want) {
+      ASSIGN_OR_RETURN(size_t n, Timed(h, [&] {
+                         return file->Read(off + got, p + got, ask - got);
+                       }));
+      if (n == 0) {
+        return absl::DataLossError(absl::StrCat(
+            job.path, ": unexpected end of file at byte ", off + got));
+      }
+      got += n;
     }
-    n = std::min(n, want);
-    if (out->first_byte_seconds < 0)
+    return want;
+  };
+  // The calling thread: verification in file order.
+  auto verify = [&](uint64_t k, const unsigned char* p,
+                    size_t n) -> absl::Status {
+    if (out->first_byte_seconds < 0) {
       out->first_byte_seconds = SecondsSince(ctx.start);
-    FeedSegments(job, off, buffer.data(), n, *sum, seg, out->checksums, check);
-    RETURN_IF_ERROR(mismatch);
-    off += n;
+    }
+    for (size_t done = 0; done < n;) {  // 64 KiB at a time, as a save does
+      const size_t m = std::min<size_t>(64 << 10, n - done);
+      FeedSegments(job, k * block + done, p + done, m, *sum, seg,
+                   out->checksums, check);
+      RETURN_IF_ERROR(mismatch);
+      done += m;
+    }
     out->bytes += n;
     if (ctx.progress) ctx.progress->fetch_add(n, std::memory_order_relaxed);
+    return absl::OkStatus();
+  };
+  if (BufferBlocks(params.queue_depth) == 1) {
+    for (uint64_t k = 0; k < blocks; ++k) {
+      RETURN_IF_ERROR(CheckAbort(ctx, job));
+      ASSIGN_OR_RETURN(size_t n, read(k, buffer.data(), stats->read));
+      RETURN_IF_ERROR(verify(k, buffer.data(), n));
+    }
+  } else {
+    BlockRing ring(buffer.data(), block, BufferBlocks(params.queue_depth));
+    const size_t readers = static_cast<size_t>(std::min<uint64_t>(
+        file->ConcurrentReads() ? params.queue_depth : 1, blocks));
+    std::vector<Histogram> reads(readers);
+    std::atomic<uint64_t> next{0};
+    std::vector<std::thread> threads;
+    for (size_t i = 0; i < readers; ++i) {
+      threads.emplace_back([&, i] {
+        for (;;) {
+          const uint64_t k = next.fetch_add(1);
+          if (k >= blocks) return;
+          unsigned char* p = ring.AcquireFree(k);
+          if (p == nullptr) return;  // the verifier stopped
+          absl::StatusOr<size_t> n = read(k, p, reads[i]);
+          ring.Publish(k, n.ok() ? *n : 0, n.status());
+          if (!n.ok()) return;
+        }
+      });
+    }
+    absl::Status status;
+    for (uint64_t k = 0; k < blocks && status.ok(); ++k) {
+      status = CheckAbort(ctx, job);
+      if (!status.ok()) break;
+      BlockRing::Ready r = ring.WaitReady(k);
+      status = r.data == nullptr ? absl::InternalError("block ring stopped")
+                                 : r.status;
+      if (status.ok()) status = verify(k, r.data, r.len);
+      ring.Release(k);
+    }
+    ring.Stop();
+    for (auto& t : threads) t.join();
+    for (const auto& h : reads) stats->read.Merge(h);
+    RETURN_IF_ERROR(status);
   }
   RETURN_IF_ERROR(file->Close());
   out->done_seconds = SecondsSince(ctx.start);

@@ -2,8 +2,16 @@
 // block_size pieces, checksums each segment and writes it; a load reads,
 // checksums and compares against the expected segment checksums, and on a
 // mismatch re-reads the segment to name the first bad byte's offset.
-// Memory is one aligned block per file whatever the file size.
-// Functions are thread-safe given distinct buffers and stats.
+// Bytes are checksummed 64 KiB at a time right after they are generated
+// (or as they are verified), while they are still in the core's cache.
+// With queue_depth > 0 the CPU work overlaps the I/O: a save generates up
+// to queue_depth blocks ahead of a writer thread (writes stay sequential,
+// as object stores and FUSE mounts need); a load keeps queue_depth reads
+// in flight on reader threads (one when the file cannot take concurrent
+// reads) while the calling thread verifies in order.
+// Memory is BufferBlocks(queue_depth) aligned blocks per file, whatever
+// the file size. Functions are thread-safe given distinct buffers and
+// stats.
 #ifndef CKPTBENCH_NODE_FILE_IO_H_
 #define CKPTBENCH_NODE_FILE_IO_H_
 
@@ -46,7 +54,14 @@ struct IoParams {
   bool direct = false;
   ChecksumKind checksum = ChecksumKind::kXxh3;
   uint64_t stream_key = 0;  // PatternStreamKey of (seed, step, rank, file)
+  int queue_depth = 0;      // io.queue_depth
 };
+
+// Blocks of buffer a file needs at this queue depth: the ones in flight
+// plus the one being generated or verified.
+inline size_t BufferBlocks(int queue_depth) {
+  return queue_depth <= 0 ? 1 : static_cast<size_t>(queue_depth) + 1;
+}
 
 // Per-operation latency histograms, one set per thread, merged later.
 struct OpStats {
@@ -98,6 +113,8 @@ struct TransferContext {
   const std::atomic<bool>* abort = nullptr;
 };
 
+// `buffer` holds BufferBlocks(params.queue_depth) blocks (a smaller one
+// shrinks the block size to fit).
 absl::Status SaveFile(const TransferContext& ctx, const FileJob& job,
                       const IoParams& params, AlignedBuffer& buffer,
                       OpStats* stats, FileOutcome* out);

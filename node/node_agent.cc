@@ -33,7 +33,8 @@ absl::Status CheckBufferMemory(const PhaseJob& job, const Storage& storage,
   for (const auto& r : job.ranks) {
     for (const auto& f : r.files) {
       ++files;
-      need += job.io.block_size + std::min<uint64_t>(f.size, backend.bytes);
+      need += job.io.block_size * BufferBlocks(job.io.queue_depth) +
+              std::min<uint64_t>(f.size, backend.bytes);
     }
   }
   // A margin for the rest of the process (plan, threads, the page cache
@@ -44,14 +45,16 @@ absl::Status CheckBufferMemory(const PhaseJob& job, const Storage& storage,
   return absl::ResourceExhaustedError(absl::StrCat(
       "this ", job.save ? "save" : "load", " needs ", FormatBytes(need),
       " of buffers on this node: ", files, " file(s), each ",
-      FormatBytes(job.io.block_size), " (io.block_size)",
+      BufferBlocks(job.io.queue_depth), " block(s) of ",
+      FormatBytes(job.io.block_size), " (io.queue_depth ", job.io.queue_depth,
+      ", io.block_size)",
       backend.bytes > 0 ? absl::StrCat(" + up to ", FormatBytes(backend.bytes),
                                        " (", backend.keys, ")")
                         : std::string(),
       "; more than 80% of the ", FormatBytes(budget.available_bytes),
       " available (", budget.source,
       "). Expected fewer ranks per node (NUM_DEVICES), a smaller "
-      "thread_count or io.block_size",
+      "thread_count, io.queue_depth or io.block_size",
       backend.bytes > 0 ? absl::StrCat(", or smaller ", backend.keys)
                         : std::string()));
 }
@@ -193,7 +196,8 @@ absl::StatusOr<PrepareOutcome> NodeAgent::Prepare(PhaseJob job) {
   buffers_.clear();
   for (const auto& r : job.ranks) {
     for (size_t i = 0; i < r.files.size(); ++i) {
-      buffers_.push_back(std::make_unique<AlignedBuffer>(job.io.block_size));
+      buffers_.push_back(std::make_unique<AlignedBuffer>(
+          job.io.block_size * BufferBlocks(job.io.queue_depth)));
     }
   }
   job_ = std::make_unique<PhaseJob>(std::move(job));
@@ -293,6 +297,7 @@ PhaseOutcome NodeAgent::Execute(int64_t start_at_unix_ns,
       p.fsync = job.io.fsync;
       p.direct = job.save ? job.io.direct_write : read_direct_;
       p.checksum = checksum_;
+      p.queue_depth = job.io.queue_depth;
       p.stream_key =
           PatternStreamKey({job.seed, job.step, s->file->rank, s->file->index});
       s->status =

@@ -13,6 +13,7 @@ PACKAGES=(
   libgrpc++-dev protobuf-compiler-grpc libprotobuf-dev protobuf-compiler
   libcurl4-openssl-dev libssl-dev libyaml-cpp-dev nlohmann-json3-dev
   libabsl-dev libxxhash-dev libisal-dev
+  zlib1g-dev  # the pattern test gzips a shard
   libgtest-dev libgmock-dev libbenchmark-dev
   openssl  # unit tests make their keys and certificates with it
 )

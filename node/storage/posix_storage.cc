@@ -129,6 +129,7 @@ class PosixReadableFile : public ReadableFile, private OwnedFd {
   }
 
   absl::Status Close() override { return CloseFd(); }
+  bool ConcurrentReads() const override { return true; }  // pread
 
  private:
   uint64_t size_;

@@ -44,6 +44,9 @@ class ReadableFile {
   virtual absl::StatusOr<size_t> Read(uint64_t offset, void* buf,
                                       size_t len) = 0;
   virtual absl::Status Close() = 0;
+  // Whether Read may be called from several threads at once (pread).
+  // Object-store readers keep their own ranges in flight instead.
+  virtual bool ConcurrentReads() const { return false; }
 };
 
 // How a load was kept from being served by the page cache.

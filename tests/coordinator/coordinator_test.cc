@@ -8,9 +8,12 @@
 #include <optional>
 #include <set>
 
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
 #include "coordinator/local_node_client.h"
 #include "coordinator/planner.h"
 #include "coordinator/summary.h"
+#include "node/pattern.h"
 #include "node/storage/memory_storage.h"
 #include "tests/testing/temp_dir.h"
 
@@ -141,6 +144,37 @@ TEST(Coordinator, LoadOfTheSameModelInAnotherLayoutNamesTheLayout) {
             std::string::npos)
       << s;
   EXPECT_NE(m.find("resharded restore"), std::string::npos) << s;
+  EXPECT_TRUE(h.result.rounds.empty());
+}
+
+// A checkpoint whose bytes another generator made (an older ckptbench's,
+// or a future one's) is refused before any round, naming both generators.
+TEST(Coordinator, LoadOfAnotherGeneratorsBytesIsRefused) {
+  MemoryStorage::Clear();
+  Harness first(MemConfig("save-only", 1, 0));
+  ASSERT_TRUE(first.Run().ok());
+  auto mem = MemoryStorage::Make();
+  std::string meta_path;
+  for (const auto& p : MemoryStorage::AllPaths()) {
+    if (absl::EndsWith(p, "/.metadata")) meta_path = p;
+  }
+  ASSERT_FALSE(meta_path.empty());
+  auto text = mem->ReadSmall(meta_path);
+  ASSERT_TRUE(text.ok()) << text.status();
+  const std::string ours = absl::StrCat("\"pattern\":\"", kPatternName, "\"");
+  ASSERT_NE(text->find(ours), std::string::npos);
+  std::string other = *text;
+  other.replace(other.find(ours), ours.size(), "\"pattern\":\"splitmix-v0\"");
+  ASSERT_TRUE(mem->WriteAtomic(meta_path, other).ok());
+  Harness h(MemConfig("load-only", 0, 1));
+  absl::Status s = h.coordinator.Preflight(&h.result);
+  ASSERT_FALSE(s.ok());
+  EXPECT_NE(std::string(s.message())
+                .find(absl::StrCat("holds bytes made by generator "
+                                   "'splitmix-v0'; this version generates '",
+                                   kPatternName, "'")),
+            std::string::npos)
+      << s;
   EXPECT_TRUE(h.result.rounds.empty());
 }
 

@@ -3,6 +3,8 @@
 #include <gtest/gtest.h>
 
 #include <fstream>
+#include <thread>
+#include <tuple>
 
 #include "node/pattern.h"
 #include "node/storage/posix_storage.h"
@@ -27,10 +29,12 @@ FileJob MakeJob(const std::string& path, uint64_t size) {
   return job;
 }
 
-class FileIoTest : public ::testing::TestWithParam<bool> {};
+// (direct I/O, io.queue_depth)
+class FileIoTest : public ::testing::TestWithParam<std::tuple<bool, int>> {};
 
 TEST_P(FileIoTest, SaveThenLoadVerifiesAndCorruptionIsLocated) {
-  const bool direct = GetParam();
+  const bool direct = std::get<0>(GetParam());
+  const int depth = std::get<1>(GetParam());
   TempDir tmp;
   auto storage = PosixStorage::Make();
   std::atomic<uint64_t> progress{0};
@@ -41,8 +45,9 @@ TEST_P(FileIoTest, SaveThenLoadVerifiesAndCorruptionIsLocated) {
   IoParams p;
   p.block_size = 256 * 1024;
   p.direct = direct;
+  p.queue_depth = depth;
   p.stream_key = PatternStreamKey({42, 7, 1, 0});
-  AlignedBuffer buf(p.block_size);
+  AlignedBuffer buf(p.block_size * BufferBlocks(depth));
   OpStats stats;
   FileOutcome saved;
   absl::Status s = SaveFile(ctx, job, p, buf, &stats, &saved);
@@ -52,6 +57,14 @@ TEST_P(FileIoTest, SaveThenLoadVerifiesAndCorruptionIsLocated) {
   EXPECT_EQ(progress.load(), size);
   ASSERT_EQ(saved.checksums.size(), 3u);
   EXPECT_EQ(stats.write.count(), (size + p.block_size - 1) / p.block_size);
+  // The bytes (so their sums) do not depend on the queue depth: they are
+  // the pattern's, whatever the pipeline.
+  std::vector<unsigned char> whole(size);
+  FillPattern(p.stream_key, 0, whole.data(), size);
+  const uint64_t a = job.segments[0].length, b = job.segments[1].length;
+  EXPECT_EQ(saved.checksums[0], Xxh3(whole.data(), a));
+  EXPECT_EQ(saved.checksums[1], Xxh3(whole.data() + a, b));
+  EXPECT_EQ(saved.checksums[2], Xxh3(whole.data() + a + b, size - a - b));
   EXPECT_EQ(stats.fsync.count(), 1u);
 
   for (size_t i = 0; i < 3; ++i) {
@@ -87,7 +100,162 @@ TEST_P(FileIoTest, SaveThenLoadVerifiesAndCorruptionIsLocated) {
   EXPECT_NE(msg.find("tensor t1"), std::string::npos) << msg;
 }
 
-INSTANTIATE_TEST_SUITE_P(BufferedAndDirect, FileIoTest, ::testing::Bool());
+INSTANTIATE_TEST_SUITE_P(BufferedAndDirectByQueueDepth, FileIoTest,
+                         ::testing::Combine(::testing::Bool(),
+                                            ::testing::Values(0, 1, 4)));
+
+// Posix storage whose reads and writes take `delay` each and count how
+// many are in flight at once; a chosen block fails when asked.
+class ProbeStorage : public PosixStorage {
+ public:
+  std::chrono::milliseconds delay{3};
+  bool concurrent = true;
+  int64_t fail_read_at = -1, fail_write_call = -1;
+  std::atomic<int> in_flight{0}, max_in_flight{0}, writes{0};
+
+  absl::StatusOr<std::unique_ptr<WritableFile>> OpenWrite(
+      const std::string& path, const WriteOptions& o) override {
+    auto f = PosixStorage::OpenWrite(path, o);
+    if (!f.ok()) return f.status();
+    return std::unique_ptr<WritableFile>(new Writer(this, std::move(*f)));
+  }
+  absl::StatusOr<std::unique_ptr<ReadableFile>> OpenRead(
+      const std::string& path, const ReadOptions& o) override {
+    auto f = PosixStorage::OpenRead(path, o);
+    if (!f.ok()) return f.status();
+    return std::unique_ptr<ReadableFile>(new Reader(this, std::move(*f)));
+  }
+
+ private:
+  void Enter() {
+    int now = ++in_flight;
+    int seen = max_in_flight.load();
+    while (now > seen && !max_in_flight.compare_exchange_weak(seen, now)) {
+    }
+    std::this_thread::sleep_for(delay);
+  }
+  struct Writer : WritableFile {
+    Writer(ProbeStorage* s, std::unique_ptr<WritableFile> f)
+        : s(s), f(std::move(f)) {}
+    absl::Status Append(const void* d, size_t n) override {
+      s->Enter();
+      absl::Status r = s->writes++ == s->fail_write_call
+                           ? absl::UnavailableError("planted write failure")
+                           : f->Append(d, n);
+      --s->in_flight;
+      return r;
+    }
+    absl::Status Sync() override { return f->Sync(); }
+    absl::Status Close() override { return f->Close(); }
+    ProbeStorage* s;
+    std::unique_ptr<WritableFile> f;
+  };
+  struct Reader : ReadableFile {
+    Reader(ProbeStorage* s, std::unique_ptr<ReadableFile> f)
+        : s(s), f(std::move(f)) {}
+    uint64_t Size() const override { return f->Size(); }
+    absl::StatusOr<size_t> Read(uint64_t off, void* b, size_t n) override {
+      s->Enter();
+      absl::StatusOr<size_t> r =
+          static_cast<int64_t>(off) == s->fail_read_at
+              ? absl::StatusOr<size_t>(
+                    absl::UnavailableError("planted read failure"))
+              : f->Read(off, b, n);
+      --s->in_flight;
+      return r;
+    }
+    absl::Status Close() override { return f->Close(); }
+    bool ConcurrentReads() const override { return s->concurrent; }
+    ProbeStorage* s;
+    std::unique_ptr<ReadableFile> f;
+  };
+};
+
+struct Pipeline {
+  TempDir tmp;
+  ProbeStorage storage;
+  TransferContext ctx{&storage, std::chrono::steady_clock::now(), nullptr,
+                      nullptr};
+  FileJob job = MakeJob(tmp.Sub("f"), 40 * 65536 + 100);
+  IoParams p;
+  std::unique_ptr<AlignedBuffer> buf;
+  explicit Pipeline(int depth) {
+    p.block_size = 65536;
+    p.queue_depth = depth;
+    p.fsync = false;
+    buf = std::make_unique<AlignedBuffer>(p.block_size * BufferBlocks(depth));
+  }
+  absl::Status Save(FileOutcome* out) {
+    OpStats st;
+    return SaveFile(ctx, job, p, *buf, &st, out);
+  }
+  absl::Status Load(FileOutcome* out, OpStats* st) {
+    return LoadFile(ctx, job, p, *buf, st, out);
+  }
+  void Expect(const FileOutcome& saved) {
+    for (size_t i = 0; i < job.segments.size(); ++i) {
+      job.segments[i].expected = saved.checksums[i];
+      job.segments[i].has_expected = true;
+    }
+  }
+};
+
+// io.queue_depth reads of one file are in flight at once where the file
+// takes concurrent reads (pread), one where it does not; every byte is
+// still verified in order.
+TEST(FileIo, LoadKeepsQueueDepthReadsInFlight) {
+  Pipeline t(4);
+  FileOutcome saved;
+  ASSERT_TRUE(t.Save(&saved).ok());
+  t.Expect(saved);
+  FileOutcome loaded;
+  OpStats st;
+  ASSERT_TRUE(t.Load(&loaded, &st).ok());
+  EXPECT_EQ(t.storage.max_in_flight.load(), 4);
+  EXPECT_EQ(loaded.checked_bytes, t.job.size);
+  EXPECT_EQ(st.read.count(), 41u);  // every read timed, from every reader
+
+  t.storage.concurrent = false;
+  t.storage.max_in_flight = 0;
+  ASSERT_TRUE(t.Load(&loaded, &st).ok());
+  EXPECT_EQ(t.storage.max_in_flight.load(), 1);
+}
+
+// Writes stay sequential (one in flight) whatever the depth: object stores
+// and FUSE mounts need them in order.
+TEST(FileIo, SaveWritesOneBlockAtATimeInOrder) {
+  Pipeline t(4);
+  FileOutcome saved;
+  ASSERT_TRUE(t.Save(&saved).ok());
+  EXPECT_EQ(t.storage.max_in_flight.load(), 1);
+  EXPECT_EQ(t.storage.writes.load(), 41);
+  EXPECT_EQ(saved.bytes, t.job.size);
+}
+
+// A failure on either side of the pipeline ends the transfer with that
+// error; nothing hangs.
+TEST(FileIo, PipelineFailuresSurfaceWithoutHanging) {
+  for (int depth : {1, 3}) {
+    Pipeline t(depth);
+    t.storage.fail_write_call = 7;
+    FileOutcome out;
+    absl::Status s = t.Save(&out);
+    EXPECT_TRUE(absl::IsUnavailable(s)) << s;
+    EXPECT_NE(s.message().find("planted write failure"), std::string::npos);
+    EXPECT_LT(out.bytes, t.job.size);
+
+    t.storage.fail_write_call = -1;
+    FileOutcome saved;
+    ASSERT_TRUE(t.Save(&saved).ok());
+    t.Expect(saved);
+    t.storage.fail_read_at = 9 * 65536;
+    FileOutcome loaded;
+    OpStats st;
+    s = t.Load(&loaded, &st);
+    EXPECT_TRUE(absl::IsUnavailable(s)) << s;
+    EXPECT_EQ(loaded.bytes, 9u * 65536) << "verified up to the failed block";
+  }
+}
 
 TEST(FileIo, WrongSizeIsDataLoss) {
   TempDir tmp;

@@ -168,13 +168,16 @@ TEST(StepDirs, ParseAndName) {
 TEST(NodeAgent, BuffersThatCannotFitAreRefusedWithTheNumbers) {
   PhaseJob job = JobFromProto(Request(v1::PHASE_SAVE, 1));  // 4 files
   job.io.block_size = 64 << 20;
+  job.io.queue_depth = 1;  // two blocks per file
   auto storage = MemoryStorage::Make();
   EXPECT_TRUE(CheckBufferMemory(job, *storage, {1ull << 30, "test"}).ok());
   auto refused = CheckBufferMemory(job, *storage, {256ull << 20, "test"});
   ASSERT_TRUE(absl::IsResourceExhausted(refused)) << refused;
-  EXPECT_NE(refused.message().find("needs 256.00 MiB of buffers on this node: "
-                                   "4 file(s), each 64.00 MiB (io.block_size)"),
-            std::string::npos)
+  EXPECT_NE(
+      refused.message().find("needs 512.00 MiB of buffers on this node: 4 "
+                             "file(s), each 2 block(s) of 64.00 MiB "
+                             "(io.queue_depth 1, io.block_size)"),
+      std::string::npos)
       << refused;
   EXPECT_NE(refused.message().find("256.00 MiB available (test)"),
             std::string::npos)
