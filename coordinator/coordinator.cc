@@ -346,8 +346,22 @@ absl::Status Coordinator::RunSaves(RunResult* result) {
     committed_step_ = step;
     LOG_INFO("save %d: step-%d, %.3f s, %.1f MiB/s", i, step, r.seconds,
              r.throughput_mib_s);
+    FlagShortPhase(&result->rounds.back());
   }
   return absl::OkStatus();
+}
+
+void FlagShortPhase(RoundResult* r) {
+  if (r->status != "ok" || r->staged || r->seconds >= kShortPhaseSeconds) {
+    return;
+  }
+  r->flags.push_back("short_phase");
+  LOG_WARN(
+      "%s %d took %.3f s, under %.0f s: start-up, scheduling and timer noise "
+      "are a large share of so short a phase, so its rate says little about "
+      "the storage; expected a larger checkpoint (NUM_LAYERS, model.name) or "
+      "more ranks",
+      r->phase, r->index, r->seconds, kShortPhaseSeconds);
 }
 
 absl::Status Coordinator::Stage(RunResult* result,
@@ -411,6 +425,7 @@ absl::Status Coordinator::RunLoads(RunResult* result) {
     if (r.status != "ok") return absl::AbortedError(r.error);
     LOG_INFO("load %d: step-%d, %.3f s, %.1f MiB/s, verified (%s)", i, step,
              r.seconds, r.throughput_mib_s, r.cache.method);
+    FlagShortPhase(&result->rounds.back());
   }
   return absl::OkStatus();
 }

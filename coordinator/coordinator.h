@@ -111,6 +111,11 @@ class Coordinator {
 
 std::string NewRunId();
 
+// A timed round shorter than this is flagged "short_phase" and warned
+// about: its rate is mostly noise.
+inline constexpr double kShortPhaseSeconds = 1.0;
+void FlagShortPhase(RoundResult* round);
+
 }  // namespace ckpt
 
 #endif  // CKPTBENCH_COORDINATOR_COORDINATOR_H_

@@ -82,7 +82,9 @@ struct RoundResult {
   // What makes the round's number mean less than it seems, one word each:
   // "page_cache_resident" (bytes were still cached at start),
   // "page_cache_allowed" (io.cache_mode=none), "memory_backed" (tmpfs),
-  // "unverified" (not every byte checked). Later checks add theirs.
+  // "unverified" (not every byte checked), "short_phase" (a timed round
+  // under kShortPhaseSeconds: the rate is mostly noise). Later checks add
+  // theirs.
   std::vector<std::string> flags;
   double start_spread_seconds = 0;
   CacheResult cache;

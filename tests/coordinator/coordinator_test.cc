@@ -290,13 +290,42 @@ TEST(Coordinator, LoadRoundsCarryCoverageAndFlags) {
   EXPECT_EQ(load.planned_bytes, h.plan.total_bytes);
   EXPECT_EQ(load.checked_files, 4u);
   EXPECT_EQ(load.planned_files, 4u);
-  EXPECT_EQ(load.flags, std::vector<std::string>{"page_cache_allowed"});
-  EXPECT_TRUE(h.result.rounds[0].flags.empty());
+  // Rounds of a few KiB in memory are far under a second: flagged.
+  EXPECT_EQ(load.flags,
+            (std::vector<std::string>{"page_cache_allowed", "short_phase"}));
+  EXPECT_EQ(h.result.rounds[0].flags, std::vector<std::string>{"short_phase"});
   EXPECT_EQ(h.result.Summarize("load").flags.at("page_cache_allowed"), 2);
   EXPECT_NE(SummaryTable(h.result).find("2 of 2 rounds flagged "
                                         "page_cache_allowed"),
             std::string::npos)
       << SummaryTable(h.result);
+  EXPECT_NE(SummaryTable(h.result).find("1 of 1 rounds flagged short_phase"),
+            std::string::npos)
+      << SummaryTable(h.result);
+}
+
+// Only timed rounds that ran and took under kShortPhaseSeconds are
+// flagged; the boundary itself is not short.
+TEST(Coordinator, ShortPhaseFlagMarksOnlyTimedRoundsUnderASecond) {
+  RoundResult r;
+  r.phase = "save";
+  r.seconds = 0.999;
+  FlagShortPhase(&r);
+  EXPECT_EQ(r.flags, std::vector<std::string>{"short_phase"});
+  RoundResult at;
+  at.seconds = kShortPhaseSeconds;
+  FlagShortPhase(&at);
+  EXPECT_TRUE(at.flags.empty());
+  RoundResult staged;
+  staged.staged = true;
+  staged.seconds = 0.1;
+  FlagShortPhase(&staged);
+  EXPECT_TRUE(staged.flags.empty());
+  RoundResult failed;
+  failed.status = "failed";
+  failed.seconds = 0.1;
+  FlagShortPhase(&failed);
+  EXPECT_TRUE(failed.flags.empty());
 }
 
 // An unknown scheme is refused as bad input before any round, naming the
