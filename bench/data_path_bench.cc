@@ -105,8 +105,7 @@ void BM_SaveFileToNull(benchmark::State& state) {
     }
   }
   state.SetLabel("crc32c");
-  state.SetBytesProcessed(
-      static_cast<int64_t>(state.iterations() * job.size));
+  state.SetBytesProcessed(static_cast<int64_t>(state.iterations() * job.size));
 }
 
 BENCHMARK(BM_Memcpy);

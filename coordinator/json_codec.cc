@@ -71,6 +71,7 @@ ordered_json RoundJson(const RoundResult& r) {
   j["requests"] = r.requests;
   j["retries"] = r.retries;
   j["throttles"] = r.throttles;
+  j["new_connections"] = r.new_connections;
   j["cpu"] = {{"user_seconds", r.cpu_user_seconds},
               {"system_seconds", r.cpu_system_seconds},
               {"host_busy", r.host_cpu_busy}};
@@ -97,7 +98,8 @@ ordered_json RoundJson(const RoundResult& r) {
                      {"mount_options", n.mount_options},
                      {"requests", n.requests},
                      {"retries", n.retries},
-                     {"throttles", n.throttles}});
+                     {"throttles", n.throttles},
+                     {"new_connections", n.new_connections}});
   }
   j["nodes"] = nodes;
   ordered_json stragglers = ordered_json::array();

@@ -40,6 +40,7 @@ struct NodeResult {
   double dir_sync_seconds = 0;
   std::string storage_kind, filesystem, mount_point, mount_options;
   uint64_t requests = 0, retries = 0, throttles = 0;
+  uint64_t new_connections = 0;  // HTTP connections opened in the round
 };
 
 struct CacheResult {
@@ -93,6 +94,10 @@ struct RoundResult {
   double cpu_system_seconds = 0;
   double host_cpu_busy = 0;                           // mean over nodes
   uint64_t requests = 0, retries = 0, throttles = 0;  // object stores
+  // HTTP connections the nodes opened in the round: with storage clients
+  // kept for the whole run, 0 after the first round unless the server
+  // closed kept-alive connections.
+  uint64_t new_connections = 0;
   std::vector<NodeResult> nodes;
   std::vector<RankResult> ranks;
   std::vector<Straggler> stragglers;  // slowest first; multinode only

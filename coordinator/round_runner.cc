@@ -398,6 +398,8 @@ void RoundRunner::Aggregate(const std::vector<v1::PhaseReport>& reports,
     nr.requests = rep.requests();
     nr.retries = rep.retries();
     nr.throttles = rep.throttles();
+    nr.new_connections = rep.new_connections();
+    result->new_connections += nr.new_connections;
     result->requests += nr.requests;
     result->retries += nr.retries;
     result->throttles += nr.throttles;

@@ -265,7 +265,8 @@ PhaseOutcome NodeAgent::Execute(int64_t start_at_unix_ns,
   const CpuSample cpu0 = SampleCpu();
   ObjectStoreCounters& counters = GlobalObjectStoreCounters();
   const uint64_t req0 = counters.requests, retry0 = counters.retries,
-                 throttle0 = counters.throttles;
+                 throttle0 = counters.throttles,
+                 conn0 = counters.new_connections;
 
   struct Slot {
     size_t rank_index;
@@ -390,6 +391,7 @@ PhaseOutcome NodeAgent::Execute(int64_t start_at_unix_ns,
   out.requests = counters.requests - req0;
   out.retries = counters.retries - retry0;
   out.throttles = counters.throttles - throttle0;
+  out.new_connections = counters.new_connections - conn0;
   return out;  // the report carries the final byte counts
 }
 

@@ -74,6 +74,7 @@ struct PhaseOutcome {
   double dir_sync_seconds = 0;
   std::vector<SegmentSum> checksums;                  // saves: what was written
   uint64_t requests = 0, retries = 0, throttles = 0;  // object stores
+  uint64_t new_connections = 0;  // HTTP connections opened (object stores)
 };
 
 struct StepListing {

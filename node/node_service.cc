@@ -115,6 +115,7 @@ v1::PhaseReport ReportToProto(const PhaseOutcome& o, uint64_t round_id) {
   rep.set_requests(o.requests);
   rep.set_retries(o.retries);
   rep.set_throttles(o.throttles);
+  rep.set_new_connections(o.new_connections);
   return rep;
 }
 

@@ -146,6 +146,12 @@ HttpResponse HttpClient::Do(const HttpRequest& req) {
   }
   curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &rep.status);
   if (rc != CURLE_OK) rep.status = 0;
+  long connects = 0;
+  if (curl_easy_getinfo(c, CURLINFO_NUM_CONNECTS, &connects) == CURLE_OK &&
+      connects > 0) {
+    GlobalObjectStoreCounters().new_connections +=
+        static_cast<uint64_t>(connects);
+  }
   return rep;
 }
 

@@ -91,6 +91,9 @@ struct ObjectStoreCounters {
   std::atomic<uint64_t> requests{0};
   std::atomic<uint64_t> retries{0};
   std::atomic<uint64_t> throttles{0};
+  // TCP (and TLS) connections libcurl had to open (CURLINFO_NUM_CONNECTS):
+  // 0 for a request on a kept-alive one.
+  std::atomic<uint64_t> new_connections{0};
 };
 ObjectStoreCounters& GlobalObjectStoreCounters();
 

@@ -37,9 +37,38 @@ CacheReport ObjectStoreCacheReport() {
 RangedReadableFile::RangedReadableFile(uint64_t size, uint64_t range_size,
                                        int depth, RangeFetch fetch)
     : size_(size),
-      range_(std::max<uint64_t>(1, range_size)),
+      range_(std::max<uint64_t>(1, std::min(range_size, size))),
       depth_(static_cast<size_t>(std::max(1, depth))),
       fetch_(std::move(fetch)) {}
+
+RangedReadableFile::~RangedReadableFile() {
+  Drop();
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    stop_ = true;
+  }
+  cv_.notify_all();
+  for (auto& t : workers_) t.join();
+}
+
+void RangedReadableFile::Work() {
+  std::unique_lock<std::mutex> lock(mu_);
+  for (;;) {
+    cv_.wait(lock, [&] { return stop_ || !jobs_.empty(); });
+    if (stop_) return;
+    const size_t i = jobs_.front();
+    jobs_.pop_front();
+    ++fetching_;
+    Slot& s = slots_[i];
+    lock.unlock();
+    absl::Status st = fetch_(s.offset, s.size, s.data.get());
+    lock.lock();
+    --fetching_;
+    s.status = std::move(st);
+    s.done = true;
+    cv_.notify_all();
+  }
+}
 
 absl::StatusOr<size_t> RangedReadableFile::Read(uint64_t offset, void* buf,
                                                 size_t len) {
@@ -51,68 +80,125 @@ absl::StatusOr<size_t> RangedReadableFile::Read(uint64_t offset, void* buf,
   }
   char* out = static_cast<char*>(buf);
   size_t done = 0;
+  std::unique_lock<std::mutex> lock(mu_);
   while (done < n) {
     Fill();
-    Range& r = ranges_.front();
-    if (!r.ready) {
-      absl::Status s = r.result.get();
-      r.ready = true;
-      if (!s.ok()) {
-        Drop();
-        next_ = UINT64_MAX;
-        return s;
-      }
+    const size_t i = order_.front();
+    Slot& r = slots_[i];
+    cv_.wait(lock, [&] { return r.done; });
+    if (!r.status.ok()) {
+      absl::Status s = r.status;
+      lock.unlock();
+      Drop();
+      next_ = UINT64_MAX;
+      return s;
     }
     uint64_t at = offset + done;
     size_t skip = static_cast<size_t>(at - r.offset);
     size_t take = std::min(n - done, r.size - skip);
     std::memcpy(out + done, r.data.get() + skip, take);
     done += take;
-    if (skip + take == r.size) ranges_.pop_front();
+    if (skip + take == r.size) {
+      order_.pop_front();
+      free_.push_back(i);
+    }
   }
   next_ = offset + n;
   return n;
 }
 
 void RangedReadableFile::Fill() {
-  while (ranges_.size() < depth_ && queued_to_ < size_) {
-    uint64_t off = queued_to_;
-    size_t len = static_cast<size_t>(std::min<uint64_t>(range_, size_ - off));
-    ranges_.push_back(
-        Range{off, len, std::unique_ptr<char[]>(new char[len]), {}, false});
-    char* dst = ranges_.back().data.get();
-    ranges_.back().result =
-        std::async(std::launch::async,
-                   [this, off, len, dst] { return fetch_(off, len, dst); });
-    queued_to_ += len;
+  if (slots_.empty()) {  // first read: the buffers and threads, once
+    slots_.resize(depth_);
+    for (size_t i = 0; i < depth_; ++i) {
+      slots_[i].data.reset(new char[range_]);
+      free_.push_back(i);
+    }
+    for (size_t i = 0; i < depth_; ++i) {
+      workers_.emplace_back([this] { Work(); });
+    }
   }
+  bool queued = false;
+  while (!free_.empty() && queued_to_ < size_) {
+    const size_t i = free_.back();
+    free_.pop_back();
+    Slot& s = slots_[i];
+    s.offset = queued_to_;
+    s.size = static_cast<size_t>(std::min<uint64_t>(range_, size_ - s.offset));
+    s.done = false;
+    s.status = absl::OkStatus();
+    order_.push_back(i);
+    jobs_.push_back(i);
+    queued_to_ += s.size;
+    queued = true;
+  }
+  if (queued) cv_.notify_all();
 }
 
 void RangedReadableFile::Drop() {
-  for (auto& r : ranges_) {
-    if (!r.ready) r.result.wait();
-  }
-  ranges_.clear();
+  std::unique_lock<std::mutex> lock(mu_);
+  // Fetches not started are simply forgotten; started ones are waited
+  // for, since they write into the slots.
+  jobs_.clear();
+  cv_.wait(lock, [&] { return fetching_ == 0; });
+  for (size_t i : order_) free_.push_back(i);
+  order_.clear();
 }
 
 BoundedTasks::BoundedTasks(int max_in_flight)
     : max_(static_cast<size_t>(std::max(1, max_in_flight))) {}
 
+BoundedTasks::~BoundedTasks() {
+  (void)Wait(0);
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    stop_ = true;
+  }
+  cv_.notify_all();
+  for (auto& t : workers_) t.join();
+}
+
+absl::Status BoundedTasks::TakeError() {
+  absl::Status e = std::move(error_);
+  error_ = absl::OkStatus();
+  return e;
+}
+
 absl::Status BoundedTasks::Start(std::function<absl::Status()> task) {
-  absl::Status s = Wait(max_ - 1);
-  if (!s.ok()) return s;
-  running_.push_back(std::async(std::launch::async, std::move(task)));
+  std::unique_lock<std::mutex> lock(mu_);
+  cv_.wait(lock, [&] { return pending_ < max_ || !error_.ok(); });
+  if (!error_.ok()) return TakeError();
+  queue_.push_back(std::move(task));
+  ++pending_;
+  if (idle_ == 0 && workers_.size() < max_) {
+    workers_.emplace_back([this] { Work(); });
+  }
+  cv_.notify_all();
   return absl::OkStatus();
 }
 
 absl::Status BoundedTasks::Wait(size_t keep) {
-  absl::Status first;
-  while (running_.size() > keep) {
-    absl::Status s = running_.front().get();
-    running_.pop_front();
-    if (first.ok()) first = s;
+  std::unique_lock<std::mutex> lock(mu_);
+  cv_.wait(lock, [&] { return pending_ <= keep; });
+  return TakeError();
+}
+
+void BoundedTasks::Work() {
+  std::unique_lock<std::mutex> lock(mu_);
+  for (;;) {
+    ++idle_;
+    cv_.wait(lock, [&] { return stop_ || !queue_.empty(); });
+    --idle_;
+    if (queue_.empty()) return;  // stopping with nothing left
+    auto task = std::move(queue_.front());
+    queue_.pop_front();
+    lock.unlock();
+    absl::Status s = task();
+    lock.lock();
+    if (!s.ok() && error_.ok()) error_ = std::move(s);
+    --pending_;
+    cv_.notify_all();
   }
-  return first;
 }
 
 }  // namespace ckpt

@@ -3,12 +3,15 @@
 #ifndef CKPTBENCH_NODE_STORAGE_OBJECT_IO_H_
 #define CKPTBENCH_NODE_STORAGE_OBJECT_IO_H_
 
+#include <condition_variable>
 #include <cstdint>
 #include <deque>
 #include <functional>
-#include <future>
 #include <memory>
+#include <mutex>
 #include <string>
+#include <thread>
+#include <vector>
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
@@ -34,14 +37,17 @@ using RangeFetch =
     std::function<absl::Status(uint64_t offset, size_t len, char* dst)>;
 
 // Reads a sequential stream ahead with up to `depth` fetches of
-// `range_size` bytes each on threads of their own, and copies into the
-// caller's buffer; a read that does not start where the last one ended
-// drops the read-ahead. One reader thread at a time.
+// `range_size` bytes each in flight, and copies into the caller's buffer;
+// a read that does not start where the last one ended drops the
+// read-ahead. The fetches run on `depth` threads started with the first
+// read and kept for the file's life, into `depth` buffers allocated once
+// and reused: no thread or allocation per range. One reader thread at a
+// time.
 class RangedReadableFile : public ReadableFile {
  public:
   RangedReadableFile(uint64_t size, uint64_t range_size, int depth,
                      RangeFetch fetch);
-  ~RangedReadableFile() override { Drop(); }
+  ~RangedReadableFile() override;
   uint64_t Size() const override { return size_; }
   absl::StatusOr<size_t> Read(uint64_t offset, void* buf, size_t len) override;
   absl::Status Close() override {
@@ -50,41 +56,66 @@ class RangedReadableFile : public ReadableFile {
   }
 
  private:
-  struct Range {
-    uint64_t offset;
-    size_t size;
-    std::unique_ptr<char[]> data;  // filled by the fetch, not zeroed first
-    std::future<absl::Status> result;
-    bool ready = false;
+  struct Slot {
+    uint64_t offset = 0;
+    size_t size = 0;
+    std::unique_ptr<char[]> data;  // range_size bytes, not zeroed
+    bool done = false;
+    absl::Status status;
   };
-  void Fill();
+  void Fill();  // with mu_ held
   void Drop();
+  void Work();
 
-  uint64_t size_;
-  uint64_t range_;
-  size_t depth_;
+  const uint64_t size_;
+  const uint64_t range_;
+  const size_t depth_;
   RangeFetch fetch_;
   uint64_t next_ = 0;       // where the last read ended
   uint64_t queued_to_ = 0;  // end of the last range requested
-  std::deque<Range> ranges_;
+  std::mutex mu_;
+  std::condition_variable cv_;
+  std::vector<Slot> slots_;
+  std::deque<size_t> order_;  // slots in flight or ready, by offset
+  std::deque<size_t> jobs_;   // slots waiting for a worker
+  std::vector<size_t> free_;
+  size_t fetching_ = 0;  // slots a worker is filling now
+  bool stop_ = false;
+  std::vector<std::thread> workers_;
 };
 
-// Runs tasks on threads of their own, at most `max_in_flight` at a time.
-// The owner calls Wait(0) before the state the tasks touch goes away (the
-// destructor does too). One owner thread.
+// Runs tasks on at most `max_in_flight` worker threads, started as needed
+// and kept until destruction (no thread per task). The owner calls Wait(0)
+// before the state the tasks touch goes away (the destructor does too).
+// One owner thread.
 class BoundedTasks {
  public:
   explicit BoundedTasks(int max_in_flight);
-  ~BoundedTasks() { (void)Wait(0); }
-  // Waits for a free slot (returning the error of a task that ended, if
-  // any), then starts `task`.
+  ~BoundedTasks();
+  BoundedTasks(const BoundedTasks&) = delete;
+  BoundedTasks& operator=(const BoundedTasks&) = delete;
+  // Waits for a free slot, then queues `task`; returns instead the first
+  // error of a task that ended since the last report, if any.
   absl::Status Start(std::function<absl::Status()> task);
-  // Waits until at most `keep` tasks are running; the first error wins.
+  // Waits until at most `keep` tasks are queued or running; returns the
+  // first error not yet reported.
   absl::Status Wait(size_t keep);
+  // Threads started so far (at most max_in_flight).
+  size_t threads() const { return workers_.size(); }
 
  private:
-  size_t max_;
-  std::deque<std::future<absl::Status>> running_;
+  void Work();
+  absl::Status TakeError();  // with mu_ held
+
+  const size_t max_;
+  std::mutex mu_;
+  std::condition_variable cv_;
+  std::deque<std::function<absl::Status()>> queue_;
+  size_t pending_ = 0;  // queued + running
+  size_t idle_ = 0;     // workers waiting for a task
+  absl::Status error_;
+  bool stop_ = false;
+  std::vector<std::thread> workers_;
 };
 
 }  // namespace ckpt

@@ -70,8 +70,13 @@ std::string Where(const S3Location& loc) {
   return absl::StrCat("s3://", loc.bucket, "/", loc.key);
 }
 
-// Buffers one part; uploads parts on threads of their own, at most
-// parts_in_flight at a time (memory: that many parts plus the one filling).
+// Fills one part buffer at a time, from Append's bytes or, with
+// BorrowBuffer, by the caller generating straight into it; a full part is
+// uploaded on one of at most parts_in_flight worker threads and its buffer
+// comes back for reuse. Memory: parts_in_flight + 1 part buffers,
+// allocated once per file, whatever its size (plus, when
+// s3.multipart_threshold is above s3.part_size, the parts held until the
+// threshold decides on multipart).
 class S3WritableFile : public WritableFile {
  public:
   S3WritableFile(std::shared_ptr<S3Client> client, S3Location loc)
@@ -88,14 +93,26 @@ class S3WritableFile : public WritableFile {
     if (!upload_id_.empty() && !done_) (void)Abort();
   }
 
+  unsigned char* BorrowBuffer(size_t len) override {
+    if (done_ || cur_len_ + len > part_size_) return nullptr;
+    Current();
+    return reinterpret_cast<unsigned char*>(cur_.get()) + cur_len_;
+  }
+
   absl::Status Append(const void* data, size_t len) override {
-    buf_.append(static_cast<const char*>(data), len);
-    if (upload_id_.empty() && buf_.size() >= start_multipart_at_) {
-      RETURN_IF_ERROR(Fail(Create()));
+    const char* p = static_cast<const char*>(data);
+    if (cur_ && p == cur_.get() + cur_len_ && cur_len_ + len <= part_size_) {
+      cur_len_ += len;  // generated in place: nothing to copy
+      return Fail(PartDone());
     }
-    while (!upload_id_.empty() && buf_.size() >= part_size_) {
-      RETURN_IF_ERROR(Fail(StartPart(buf_.substr(0, part_size_))));
-      buf_.erase(0, part_size_);
+    while (len > 0) {
+      Current();
+      size_t take = std::min(len, part_size_ - cur_len_);
+      std::memcpy(cur_.get() + cur_len_, p, take);
+      cur_len_ += take;
+      p += take;
+      len -= take;
+      RETURN_IF_ERROR(Fail(PartDone()));
     }
     return absl::OkStatus();
   }
@@ -104,20 +121,36 @@ class S3WritableFile : public WritableFile {
   absl::Status Sync() override {
     if (done_) return absl::OkStatus();
     if (upload_id_.empty()) {
+      // One PUT of everything: the current buffer as it is or, when parts
+      // were held for the threshold, all of them joined.
+      std::string joined;
       S3Call put = MakeS3Call("PUT", loc_.bucket, loc_.key);
-      put.body = buf_.data();
-      put.body_len = buf_.size();
+      if (held_.empty()) {
+        put.body = cur_ ? cur_.get() : "";
+        put.body_len = cur_len_;
+      } else {
+        for (const auto& h : held_) joined.append(h.data.get(), h.len);
+        joined.append(cur_ ? cur_.get() : "", cur_len_);
+        put.body = joined.data();
+        put.body_len = joined.size();
+      }
       RETURN_IF_ERROR(SendBytes(*client_, put, Where(loc_)).status());
     } else {
-      if (!buf_.empty() || parts_.empty()) {
-        RETURN_IF_ERROR(Fail(StartPart(std::move(buf_))));
-        buf_.clear();
+      if (cur_len_ > 0 || parts_.empty()) {
+        Current();
+        RETURN_IF_ERROR(Fail(StartPart({std::move(cur_), cur_len_})));
+        cur_len_ = 0;
       }
       RETURN_IF_ERROR(Fail(uploads_.Wait(0)));
       RETURN_IF_ERROR(Fail(Complete()));
     }
-    buf_.clear();
-    buf_.shrink_to_fit();
+    held_.clear();
+    cur_.reset();
+    cur_len_ = 0;
+    {
+      std::lock_guard<std::mutex> lock(parts_mu_);
+      free_.clear();
+    }
     done_ = true;
     return absl::OkStatus();
   }
@@ -125,6 +158,41 @@ class S3WritableFile : public WritableFile {
   absl::Status Close() override { return Sync(); }
 
  private:
+  struct Buffer {
+    std::unique_ptr<char[]> data;
+    size_t len = 0;
+  };
+
+  // Makes sure there is a part buffer to fill: a returned one, or a new
+  // one (never more than parts in flight + 1 besides the held ones).
+  void Current() {
+    if (cur_) return;
+    std::lock_guard<std::mutex> lock(parts_mu_);
+    if (!free_.empty()) {
+      cur_ = std::move(free_.back());
+      free_.pop_back();
+    } else {
+      cur_.reset(new char[part_size_]);  // not zeroed: every byte is written
+    }
+    cur_len_ = 0;
+  }
+
+  // A full current buffer becomes a part: held until the bytes so far
+  // reach the multipart threshold, then uploaded with the held ones.
+  absl::Status PartDone() {
+    if (cur_len_ < part_size_) return absl::OkStatus();
+    held_.push_back({std::move(cur_), cur_len_});
+    held_bytes_ += cur_len_;
+    cur_len_ = 0;
+    if (upload_id_.empty() && held_bytes_ >= start_multipart_at_) {
+      RETURN_IF_ERROR(Create());
+    }
+    if (upload_id_.empty()) return absl::OkStatus();
+    for (auto& h : held_) RETURN_IF_ERROR(StartPart(std::move(h)));
+    held_.clear();
+    return absl::OkStatus();
+  }
+
   // On failure: let parts in flight end, then abort the multipart upload so
   // nothing is left behind.
   absl::Status Fail(absl::Status s) {
@@ -147,16 +215,20 @@ class S3WritableFile : public WritableFile {
     return absl::OkStatus();
   }
 
-  absl::Status StartPart(std::string data) {
+  // Uploads the buffer as the next part on a worker; the buffer goes back
+  // to free_ when the upload ends, for the next part to fill.
+  absl::Status StartPart(Buffer b) {
     int number = static_cast<int>(parts_.size()) + 1;
     {
       std::lock_guard<std::mutex> lock(parts_mu_);
       parts_.emplace_back();
     }
-    return uploads_.Start([this, number, d = std::move(data)] {
-      auto part = UploadPart(number, d.data(), d.size());
-      if (!part.ok()) return part.status();
+    auto shared = std::make_shared<Buffer>(std::move(b));
+    return uploads_.Start([this, number, shared] {
+      auto part = UploadPart(number, shared->data.get(), shared->len);
       std::lock_guard<std::mutex> lock(parts_mu_);
+      free_.push_back(std::move(shared->data));
+      if (!part.ok()) return part.status();
       parts_[static_cast<size_t>(number - 1)] = std::move(*part);
       return absl::OkStatus();
     });
@@ -229,10 +301,14 @@ class S3WritableFile : public WritableFile {
   S3Location loc_;
   size_t part_size_;
   size_t start_multipart_at_;
-  std::string buf_;
+  std::unique_ptr<char[]> cur_;  // the part being filled (part_size_ bytes)
+  size_t cur_len_ = 0;
+  std::vector<Buffer> held_;  // full parts before the multipart decision
+  uint64_t held_bytes_ = 0;
   std::string upload_id_;
+  std::mutex parts_mu_;      // guards parts_ and free_ (workers touch them)
   std::vector<Part> parts_;  // by part number - 1
-  std::mutex parts_mu_;
+  std::vector<std::unique_ptr<char[]>> free_;  // part buffers to reuse
   bool crc32c_ = false;
   bool done_ = false;
   BoundedTasks uploads_;  // last: destroyed (waited for) before the rest

@@ -31,6 +31,11 @@ class WritableFile {
   // Appends len bytes. With direct I/O, data and len must be 4 KiB aligned
   // except for the last call.
   virtual absl::Status Append(const void* data, size_t len) = 0;
+  // Optional zero-copy path: where the next `len` bytes may be generated
+  // so that Append(that pointer, len) takes them without a copy (the
+  // backend's own part buffer); nullptr when the backend has none or they
+  // would not fit. Valid until the next call on the file.
+  virtual unsigned char* BorrowBuffer(size_t /*len*/) { return nullptr; }
   // Makes everything appended durable (fsync or the backend's equivalent).
   virtual absl::Status Sync() = 0;
   virtual absl::Status Close() = 0;

@@ -1,5 +1,8 @@
 #include "node/storage/storage_factory.h"
 
+#include <functional>
+#include <mutex>
+
 #include "absl/status/status.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
@@ -25,6 +28,27 @@ std::string NativePath(const std::string& uri) {
   return uri;
 }
 
+namespace {
+
+// Object-store backends (their HTTP connection pools, credentials and
+// tokens) are kept for the process's life, one per scheme and option set:
+// every round after the first starts on kept-alive connections, as a
+// training job's long-lived client does, and rounds stay comparable.
+std::shared_ptr<Storage> Shared(
+    const std::string& scheme, const std::map<std::string, std::string>& o,
+    const std::function<std::unique_ptr<Storage>()>& make) {
+  static std::mutex mu;
+  static auto* cache = new std::map<std::string, std::shared_ptr<Storage>>;
+  std::string key = scheme;
+  for (const auto& [k, v] : o) absl::StrAppend(&key, "\n", k, "=", v);
+  std::lock_guard<std::mutex> lock(mu);
+  auto& slot = (*cache)[key];
+  if (!slot) slot = make();
+  return slot;
+}
+
+}  // namespace
+
 absl::StatusOr<StorageLocation> OpenStorage(
     const std::string& uri, const std::map<std::string, std::string>& options) {
   StorageLocation loc;
@@ -43,7 +67,7 @@ absl::StatusOr<StorageLocation> OpenStorage(
     if (!cfg.ok()) return cfg.status();
     auto parsed = ParseS3Uri(uri);
     if (!parsed.ok()) return parsed.status();
-    loc.storage = S3Storage::Make(*cfg);
+    loc.storage = Shared("s3", options, [&] { return S3Storage::Make(*cfg); });
     loc.path = uri;
     return loc;
   }
@@ -52,7 +76,7 @@ absl::StatusOr<StorageLocation> OpenStorage(
     if (!cfg.ok()) return cfg.status();
     auto parsed = ParseGsUri(uri);
     if (!parsed.ok()) return parsed.status();
-    loc.storage = GcsStorage::Make(*cfg);
+    loc.storage = Shared("gs", options, [&] { return GcsStorage::Make(*cfg); });
     loc.path = uri;
     return loc;
   }

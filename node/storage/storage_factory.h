@@ -15,7 +15,9 @@
 namespace ckpt {
 
 struct StorageLocation {
-  std::unique_ptr<Storage> storage;
+  // Object-store backends are shared: one per scheme and option set for
+  // the process's life (their connection pools stay warm between rounds).
+  std::shared_ptr<Storage> storage;
   std::string path;  // the location in the backend's namespace
 };
 

@@ -62,7 +62,7 @@ class S3ClaimTest : public ::testing::Test {
   std::string Endpoint(int port) {
     return "http://127.0.0.1:" + std::to_string(port);
   }
-  std::unique_ptr<Storage> Open(int port, const std::string& claim) {
+  std::shared_ptr<Storage> Open(int port, const std::string& claim) {
     auto loc =
         OpenStorage("s3://" + bucket_ + "/c", {{"s3.endpoint", Endpoint(port)},
                                                {"s3.region", "us-east-1"},

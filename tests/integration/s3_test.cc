@@ -68,6 +68,12 @@ TEST_F(S3Test, SaveLoadWithMultipartAndWithSinglePut) {
       want += 1 + (r["bytes"].get<uint64_t>() + (2 << 20) - 1) / (2 << 20);
     }
     EXPECT_EQ(j["rounds"][1]["requests"].get<uint64_t>(), want);
+    // Issue 15: the storage client and its connections live for the whole
+    // run. The save opened connections; the second load, at the same
+    // concurrency as the first, reused kept-alive ones and opened none.
+    EXPECT_GT(j["rounds"][0]["new_connections"].get<uint64_t>(), 0u);
+    EXPECT_EQ(j["rounds"][2]["new_connections"].get<uint64_t>(), 0u)
+        << j["rounds"][2].dump();
     auto head =
         swift().Aws({"s3api", "head-object", "--bucket", bucket_, "--key",
                      prefix + "/checkpoints/step-1/__0_0.distcp"});

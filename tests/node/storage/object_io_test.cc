@@ -120,6 +120,58 @@ TEST(BoundedTasks, RunsAtMostNAtOnceAndTheFirstErrorWins) {
   EXPECT_LE(most.load(), 2);
 }
 
+// Issue 15: no thread or allocation per range. A 1 MiB object read in 4 KiB
+// ranges (256 fetches) with 3 in flight runs on 3 threads into 3 buffers.
+TEST(RangedReadableFile, FetchesReuseAFixedSetOfThreadsAndBuffers) {
+  const std::string obj = Object(1 << 20);
+  std::mutex mu;
+  std::set<std::thread::id> threads;
+  std::set<const char*> buffers;
+  int fetches = 0;
+  RangedReadableFile f(obj.size(), 4'096, 3,
+                       [&](uint64_t off, size_t len, char* dst) {
+                         std::memcpy(dst, obj.data() + off, len);
+                         std::lock_guard<std::mutex> lock(mu);
+                         threads.insert(std::this_thread::get_id());
+                         buffers.insert(dst);
+                         ++fetches;
+                         return absl::OkStatus();
+                       });
+  std::string back(obj.size(), '\0');
+  for (uint64_t off = 0; off < obj.size();) {
+    auto n = f.Read(off, back.data() + off, 10'000);
+    ASSERT_TRUE(n.ok()) << n.status();
+    off += *n;
+  }
+  EXPECT_EQ(back, obj);
+  EXPECT_EQ(fetches, 256);
+  EXPECT_EQ(threads.size(), 3u);
+  EXPECT_EQ(buffers.size(), 3u);
+}
+
+// Tasks run on at most max_in_flight threads, reused from task to task.
+TEST(BoundedTasks, TasksReuseAtMostMaxThreads) {
+  BoundedTasks tasks(3);
+  std::mutex mu;
+  std::set<std::thread::id> ids;
+  for (int i = 0; i < 50; ++i) {
+    ASSERT_TRUE(tasks
+                    .Start([&] {
+                      std::lock_guard<std::mutex> lock(mu);
+                      ids.insert(std::this_thread::get_id());
+                      return absl::OkStatus();
+                    })
+                    .ok());
+  }
+  EXPECT_TRUE(tasks.Wait(0).ok());
+  EXPECT_LE(ids.size(), 3u);
+  EXPECT_LE(tasks.threads(), 3u);
+  // An error is reported once, by the next Start or Wait.
+  ASSERT_TRUE(tasks.Start([] { return absl::InternalError("x"); }).ok());
+  EXPECT_TRUE(absl::IsInternal(tasks.Wait(0)));
+  EXPECT_TRUE(tasks.Wait(0).ok());
+}
+
 TEST(SplitBucketUri, NamesWhatIsWrong) {
   auto ok = SplitBucketUri("s3://b/a/b/", "s3://");
   ASSERT_TRUE(ok.ok()) << ok.status();

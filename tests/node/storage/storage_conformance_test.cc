@@ -37,7 +37,7 @@ class StorageConformance : public ::testing::TestWithParam<Backend> {
   }
   TempDir tmp_;
   std::string root_;
-  std::unique_ptr<Storage> storage_;
+  std::shared_ptr<Storage> storage_;
 };
 
 TEST_P(StorageConformance, WriteReadRoundTrip) {
