@@ -9,6 +9,7 @@
 #include <string>
 #include <tuple>
 
+#include "absl/container/flat_hash_map.h"
 #include "absl/status/statusor.h"
 #include "common/plan.h"
 #include "coordinator/results.h"
@@ -18,9 +19,11 @@ namespace ckpt {
 inline constexpr char kResultSchema[] = "ckptbench.result/v1";
 inline constexpr char kMetadataFormat[] = "ckptbench.checkpoint/v2";
 
-// (rank, file index, segment index) -> checksum.
+// (rank, file index, segment index) -> checksum. A flat hash map: a
+// checkpoint has one entry per tensor per rank (200,000 for 100,000
+// tensors on 2 ranks), and a std::map node costs ~3x its 20 bytes.
 using SegmentChecksums =
-    std::map<std::tuple<uint32_t, uint32_t, uint32_t>, uint64_t>;
+    absl::flat_hash_map<std::tuple<uint32_t, uint32_t, uint32_t>, uint64_t>;
 
 std::string ResultToJson(const RunResult& result);
 

@@ -194,6 +194,7 @@ void BoundedTasks::Work() {
     queue_.pop_front();
     lock.unlock();
     absl::Status s = task();
+    task = nullptr;  // what it holds is released before it counts as done
     lock.lock();
     if (!s.ok() && error_.ok()) error_ = std::move(s);
     --pending_;

@@ -70,13 +70,15 @@ std::string Where(const S3Location& loc) {
   return absl::StrCat("s3://", loc.bucket, "/", loc.key);
 }
 
-// Fills one part buffer at a time, from Append's bytes or, with
-// BorrowBuffer, by the caller generating straight into it; a full part is
-// uploaded on one of at most parts_in_flight worker threads and its buffer
-// comes back for reuse. Memory: parts_in_flight + 1 part buffers,
-// allocated once per file, whatever its size (plus, when
-// s3.multipart_threshold is above s3.part_size, the parts held until the
-// threshold decides on multipart).
+// Fills one buffer at a time, from Append's bytes or, with BorrowBuffer,
+// by the caller generating straight into it. Until the bytes reach
+// s3.multipart_threshold the buffer is one of that size, so a small object
+// goes out as one PUT of it; past the threshold the multipart upload
+// starts, that buffer goes out as parts (slices of it, not copies), and
+// later buffers hold one part each. Parts upload on at most
+// parts_in_flight worker threads; a buffer comes back for reuse when its
+// last part is sent. Memory: parts_in_flight + 1 buffers per file,
+// allocated once, whatever the object's size.
 class S3WritableFile : public WritableFile {
  public:
   S3WritableFile(std::shared_ptr<S3Client> client, S3Location loc)
@@ -94,25 +96,25 @@ class S3WritableFile : public WritableFile {
   }
 
   unsigned char* BorrowBuffer(size_t len) override {
-    if (done_ || cur_len_ + len > part_size_) return nullptr;
+    if (done_ || cur_len_ + len > Limit()) return nullptr;
     Current();
-    return reinterpret_cast<unsigned char*>(cur_.get()) + cur_len_;
+    return reinterpret_cast<unsigned char*>(cur_->data.get()) + cur_len_;
   }
 
   absl::Status Append(const void* data, size_t len) override {
     const char* p = static_cast<const char*>(data);
-    if (cur_ && p == cur_.get() + cur_len_ && cur_len_ + len <= part_size_) {
+    if (cur_ && p == cur_->data.get() + cur_len_ && cur_len_ + len <= Limit()) {
       cur_len_ += len;  // generated in place: nothing to copy
-      return Fail(PartDone());
+      return Fail(SendIfFull());
     }
     while (len > 0) {
       Current();
-      size_t take = std::min(len, part_size_ - cur_len_);
-      std::memcpy(cur_.get() + cur_len_, p, take);
+      size_t take = std::min(len, Limit() - cur_len_);
+      std::memcpy(cur_->data.get() + cur_len_, p, take);
       cur_len_ += take;
       p += take;
       len -= take;
-      RETURN_IF_ERROR(Fail(PartDone()));
+      RETURN_IF_ERROR(Fail(SendIfFull()));
     }
     return absl::OkStatus();
   }
@@ -120,31 +122,19 @@ class S3WritableFile : public WritableFile {
   // The object exists, complete, only after this returns OK.
   absl::Status Sync() override {
     if (done_) return absl::OkStatus();
-    if (upload_id_.empty()) {
-      // One PUT of everything: the current buffer as it is or, when parts
-      // were held for the threshold, all of them joined.
-      std::string joined;
+    if (upload_id_.empty()) {  // under the threshold: one PUT
       S3Call put = MakeS3Call("PUT", loc_.bucket, loc_.key);
-      if (held_.empty()) {
-        put.body = cur_ ? cur_.get() : "";
-        put.body_len = cur_len_;
-      } else {
-        for (const auto& h : held_) joined.append(h.data.get(), h.len);
-        joined.append(cur_ ? cur_.get() : "", cur_len_);
-        put.body = joined.data();
-        put.body_len = joined.size();
-      }
+      put.body = cur_ ? cur_->data.get() : "";
+      put.body_len = cur_len_;
       RETURN_IF_ERROR(SendBytes(*client_, put, Where(loc_)).status());
     } else {
       if (cur_len_ > 0 || parts_.empty()) {
         Current();
-        RETURN_IF_ERROR(Fail(StartPart({std::move(cur_), cur_len_})));
-        cur_len_ = 0;
+        RETURN_IF_ERROR(Fail(SendBuffer()));
       }
       RETURN_IF_ERROR(Fail(uploads_.Wait(0)));
       RETURN_IF_ERROR(Fail(Complete()));
     }
-    held_.clear();
     cur_.reset();
     cur_len_ = 0;
     {
@@ -159,37 +149,71 @@ class S3WritableFile : public WritableFile {
 
  private:
   struct Buffer {
-    std::unique_ptr<char[]> data;
-    size_t len = 0;
+    std::unique_ptr<char[]> data;  // not zeroed: every byte sent is written
+    size_t capacity = 0;
   };
 
-  // Makes sure there is a part buffer to fill: a returned one, or a new
-  // one (never more than parts in flight + 1 besides the held ones).
-  void Current() {
-    if (cur_) return;
-    std::lock_guard<std::mutex> lock(parts_mu_);
-    if (!free_.empty()) {
-      cur_ = std::move(free_.back());
-      free_.pop_back();
-    } else {
-      cur_.reset(new char[part_size_]);  // not zeroed: every byte is written
-    }
-    cur_len_ = 0;
+  // How full the current buffer may get: the threshold before multipart
+  // starts, a part after.
+  size_t Limit() const {
+    return upload_id_.empty() ? start_multipart_at_ : part_size_;
   }
 
-  // A full current buffer becomes a part: held until the bytes so far
-  // reach the multipart threshold, then uploaded with the held ones.
-  absl::Status PartDone() {
-    if (cur_len_ < part_size_) return absl::OkStatus();
-    held_.push_back({std::move(cur_), cur_len_});
-    held_bytes_ += cur_len_;
+  // Makes sure there is a buffer to fill: a returned one big enough, or a
+  // new one of Limit() bytes.
+  void Current() {
+    if (cur_) return;
     cur_len_ = 0;
-    if (upload_id_.empty() && held_bytes_ >= start_multipart_at_) {
-      RETURN_IF_ERROR(Create());
+    {
+      std::lock_guard<std::mutex> lock(parts_mu_);
+      for (auto it = free_.begin(); it != free_.end(); ++it) {
+        if ((*it)->capacity >= Limit()) {
+          cur_ = std::move(*it);
+          free_.erase(it);
+          return;
+        }
+      }
     }
-    if (upload_id_.empty()) return absl::OkStatus();
-    for (auto& h : held_) RETURN_IF_ERROR(StartPart(std::move(h)));
-    held_.clear();
+    cur_ = std::make_unique<Buffer>();
+    cur_->data.reset(new char[Limit()]);
+    cur_->capacity = Limit();
+  }
+
+  // A full buffer is sent: the first one, at the threshold, starts the
+  // multipart upload.
+  absl::Status SendIfFull() {
+    if (cur_len_ < Limit()) return absl::OkStatus();
+    if (upload_id_.empty()) RETURN_IF_ERROR(Create());
+    return SendBuffer();
+  }
+
+  // Uploads the current buffer as parts of part_size_ (its slices), on the
+  // workers; the buffer returns to free_ when the last of them is sent.
+  absl::Status SendBuffer() {
+    // Shared by the buffer's parts; its deleter gives the buffer back.
+    std::shared_ptr<Buffer> shared(cur_.release(), [this](Buffer* b) {
+      std::lock_guard<std::mutex> lock(parts_mu_);
+      free_.emplace_back(b);
+    });
+    const size_t len = cur_len_;
+    cur_len_ = 0;
+    for (size_t off = 0; off < len || off == 0; off += part_size_) {
+      const size_t n = std::min(part_size_, len - off);
+      int number = 0;
+      {
+        std::lock_guard<std::mutex> lock(parts_mu_);
+        parts_.emplace_back();
+        number = static_cast<int>(parts_.size());
+      }
+      RETURN_IF_ERROR(uploads_.Start([this, number, shared, off, n] {
+        auto part = UploadPart(number, shared->data.get() + off, n);
+        if (!part.ok()) return part.status();
+        std::lock_guard<std::mutex> lock(parts_mu_);
+        parts_[static_cast<size_t>(number - 1)] = std::move(*part);
+        return absl::OkStatus();
+      }));
+      if (len == 0) break;
+    }
     return absl::OkStatus();
   }
 
@@ -213,25 +237,6 @@ class S3WritableFile : public WritableFile {
           Where(loc_), ": CreateMultipartUpload returned no UploadId"));
     }
     return absl::OkStatus();
-  }
-
-  // Uploads the buffer as the next part on a worker; the buffer goes back
-  // to free_ when the upload ends, for the next part to fill.
-  absl::Status StartPart(Buffer b) {
-    int number = static_cast<int>(parts_.size()) + 1;
-    {
-      std::lock_guard<std::mutex> lock(parts_mu_);
-      parts_.emplace_back();
-    }
-    auto shared = std::make_shared<Buffer>(std::move(b));
-    return uploads_.Start([this, number, shared] {
-      auto part = UploadPart(number, shared->data.get(), shared->len);
-      std::lock_guard<std::mutex> lock(parts_mu_);
-      free_.push_back(std::move(shared->data));
-      if (!part.ok()) return part.status();
-      parts_[static_cast<size_t>(number - 1)] = std::move(*part);
-      return absl::OkStatus();
-    });
   }
 
   struct Part {
@@ -301,14 +306,12 @@ class S3WritableFile : public WritableFile {
   S3Location loc_;
   size_t part_size_;
   size_t start_multipart_at_;
-  std::unique_ptr<char[]> cur_;  // the part being filled (part_size_ bytes)
+  std::unique_ptr<Buffer> cur_;  // being filled, up to Limit()
   size_t cur_len_ = 0;
-  std::vector<Buffer> held_;  // full parts before the multipart decision
-  uint64_t held_bytes_ = 0;
   std::string upload_id_;
   std::mutex parts_mu_;      // guards parts_ and free_ (workers touch them)
   std::vector<Part> parts_;  // by part number - 1
-  std::vector<std::unique_ptr<char[]>> free_;  // part buffers to reuse
+  std::vector<std::unique_ptr<Buffer>> free_;  // buffers to reuse
   bool crc32c_ = false;
   bool done_ = false;
   BoundedTasks uploads_;  // last: destroyed (waited for) before the rest
