@@ -1,30 +1,63 @@
 #!/usr/bin/env bash
-# Peak RSS of `ckptbench run` (save + load, coordinator and node in one
-# process) with a ~1 GiB and a ~8 GiB checkpoint. Data is streamed through
-# one block per file, so bytes cost no memory; what does grow is per-tensor
-# bookkeeping (plan, .metadata, checksums), and the transformer preset gets
-# its size from more layers, i.e. more tensors. The last line isolates bytes:
-# llama3-8b, one rank (MLPerf subset mode): 13.1 GiB in only 2 tensors.
-#   bench/memory.sh [DIR]
+# Peak RSS of a node agent and of the coordinator, as the separate processes
+# of a multinode run (one node, loopback gRPC), for a synchronous save + load
+# on local disk. Bytes stream through a few blocks per file (io.queue_depth
+# + 1 of io.block_size: 12 MiB per file by default), so what can grow is the
+# bookkeeping per tensor (plan, .metadata, checksums). Two series:
+#   tensors  the transformer preset at 1k, 10k and 100k tensors (its size
+#            comes from more layers, so bytes grow with the tensors);
+#   bytes    few tensors, 1 GiB to 16+ GiB: vit-base (456 tensors, 1 GiB),
+#            llama3-8b on one rank (MLPerf subset: 2 tensors, 26 GiB).
+#   bench/memory.sh [DIR]   (env: SKIP_BIG=1 leaves out the 26 GiB point)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 DIR=${1:-/var/tmp/ckptbench-mem}
 BIN=${CKPTBENCH_BIN:-build/ckptbench}
 rm -rf "$DIR"; mkdir -p "$DIR"
-trap 'rm -rf "$DIR"' EXIT
-# transformer bytes = 12 x (13,345,278 + 645,200 x NUM_LAYERS)
-measure() {  # key=value... -> one line
-  local plan bytes tensors rss_kib
+pids=()
+cleanup() {
+  for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done
+  rm -rf "$DIR"
+}
+trap cleanup EXIT
+
+free_port() {
+  python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'
+}
+
+measure() {  # label key=value... -> one line
+  local label=$1; shift
+  local plan bytes tensors port
   plan=$("$BIN" plan "$@")
   bytes=$(awk '/^bytes/{print $2}' <<<"$plan")
   tensors=$(awk '/^tensors/{print $2}' <<<"$plan")
-  /usr/bin/time -f "%M" -o "$DIR/rss" env CKPT_DIR_PATH="$DIR/ckpt" CKPT_CACHE_MODE=fadvise \
-    "$BIN" run -q NUM_SAVE_CALLS=1 NUM_LOAD_CALLS=1 "$@" >/dev/null 2>&1
-  rss_kib=$(tail -1 "$DIR/rss")
-  printf "%-32s checkpoint %6.2f GiB  %6d tensors  peak RSS %7.1f MiB\n" "$*" \
-    "$(python3 -c "print($bytes/2**30)")" "$tensors" "$(python3 -c "print($rss_kib/1024)")"
-  rm -rf "$DIR/ckpt"
+  port=$(free_port)
+  env CKPT_DIR_PATH="$DIR/ckpt" NUM_NODES=1 CKPT_LISTEN="127.0.0.1:$port" \
+    NUM_SAVE_CALLS=1 NUM_LOAD_CALLS=1 CKPT_REGISTER_TIMEOUT=60 \
+    /usr/bin/time -f "%M" -o "$DIR/coord.rss" \
+    "$BIN" coordinator -q --results-dir "$DIR/res" "$@" >"$DIR/coord.log" 2>&1 &
+  local coord=$!
+  pids=("$coord")
+  env CKPT_COORDINATOR="127.0.0.1:$port" JOB_COMPLETION_INDEX=0 \
+    /usr/bin/time -f "%M" -o "$DIR/node.rss" \
+    "$BIN" node >"$DIR/node.log" 2>&1 &
+  local node=$!
+  pids+=("$node")
+  if ! wait "$coord"; then
+    echo "coordinator failed:" >&2; tail -5 "$DIR/coord.log" >&2; exit 1
+  fi
+  wait "$node" || true
+  pids=()
+  printf "%-8s %-40s %7.2f GiB %7d tensors  node %7.1f MiB  coordinator %7.1f MiB\n" \
+    "$label" "$*" "$(python3 -c "print($bytes/2**30)")" "$tensors" \
+    "$(python3 -c "print($(tail -1 "$DIR/node.rss")/1024)")" \
+    "$(python3 -c "print($(tail -1 "$DIR/coord.rss")/1024)")"
+  rm -rf "$DIR/ckpt" "$DIR/res"
 }
-measure NUM_LAYERS=118 NUM_DEVICES=2
-measure NUM_LAYERS=1089 NUM_DEVICES=2
-[ "${SKIP_BIG:-0}" = 1 ] || measure CKPT_MODEL=llama3-8b NUM_DEVICES=1
+
+echo "peak RSS, one node agent and its coordinator (separate processes), save + load"
+measure tensors NUM_LAYERS=10 NUM_DEVICES=2
+measure tensors NUM_LAYERS=111 NUM_DEVICES=2
+measure tensors NUM_LAYERS=1111 NUM_DEVICES=2
+measure bytes CKPT_MODEL=vit-base NUM_DEVICES=2
+[ "${SKIP_BIG:-0}" = 1 ] || measure bytes CKPT_MODEL=llama3-8b NUM_DEVICES=1 CKPT_DIRECT_WRITE=true CKPT_DIRECT_READ=true

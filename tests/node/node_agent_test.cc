@@ -221,7 +221,21 @@ TEST(NodeService, ReceivedIoOptionsAreCheckedThroughTheKeyTable) {
                            "4KiB to 1GiB"),
             std::string::npos)
       << b.error();
+  auto depth = Request(v1::PHASE_SAVE, 1);
+  depth.mutable_io()->set_queue_depth(65);
+  auto d = svc.Prepare(depth);
+  EXPECT_NE(d.error().find("io.queue_depth = '65': expected an integer from 0 "
+                           "to 64"),
+            std::string::npos)
+      << d.error();
   EXPECT_TRUE(svc.Prepare(Request(v1::PHASE_SAVE, 1)).error().empty());
+}
+
+// Issue 15: the queue depth a node uses is the one the coordinator sent.
+TEST(NodeService, QueueDepthComesFromTheRequest) {
+  auto req = Request(v1::PHASE_LOAD, 1);
+  req.mutable_io()->set_queue_depth(7);
+  EXPECT_EQ(JobFromProto(req).io.queue_depth, 7);
 }
 
 // Issue 14, case 13: errors cross gRPC with their kind, not as strings.
