@@ -192,6 +192,13 @@ def log(msg):
     print(msg, file=sys.stderr, flush=True)
 
 
+def record(table, label, r, note=""):
+    """Keeps run r under its tool and logs it as one line."""
+    table[r.tool].append(r)
+    log(f"  {label} {r.tool:22s} {r.rate:8.1f} MiB/s  wall {r.wall:6.2f} s"
+        f"  cpu {r.cpu:6.2f} s{note}")
+
+
 def local_suite(args, ck, rows):
     ranks = args.ranks
     plan = ["NUM_LAYERS=%d" % args.layers, "NUM_DEVICES=%d" % ranks,
@@ -199,9 +206,9 @@ def local_suite(args, ck, rows):
     total = ck.plan_bytes(plan)
     per_rank = (total // ranks + BLOCK - 1) // BLOCK * BLOCK
     log(f"local: {total} bytes in {ranks} rank(s); fio --size={per_rank}")
-    base = plan + ["CKPT_BLOCK_SIZE=4MiB"]
+    base = plan + ["CKPT_BLOCK_SIZE=4MiB"] + args.ckpt
     work = os.path.join(args.dir, "local")
-    for kind in ("direct", "buffered"):
+    for kind in args.kinds:
         if kind == "direct":
             ck_save = base + ["CKPT_DIRECT_WRITE=true", "CKPT_FSYNC=true"]
             ck_load = base + ["CKPT_DIRECT_READ=true"]
@@ -216,6 +223,15 @@ def local_suite(args, ck, rows):
         # settle) right before its next save; loads read the pair's save.
         dirs = {t: os.path.join(work, t.replace(" ", "").replace("-", ""))
                 for t in saves}
+        # One untimed write and read first: the first buffered run after a
+        # stretch of direct ones paid 2-3x for the page cache growing again
+        # in this VM, whichever tool it was.
+        warm = os.path.join(work, "warmup")
+        settle()
+        fio("warm-up", warm, "write", per_rank, ranks, fio_w)
+        settle()
+        fio("warm-up", warm, "read", per_rank, ranks, fio_r)
+        shutil.rmtree(warm, ignore_errors=True)
         for i, order in enumerate(alternate(args.pairs, list(saves))):
             for tool in order:
                 shutil.rmtree(dirs[tool], ignore_errors=True)
@@ -226,10 +242,8 @@ def local_suite(args, ck, rows):
                     extra = fio_w + (["--refill_buffers"]
                                      if "refill" in tool else [])
                     r = fio(tool, dirs[tool], "write", per_rank, ranks, extra)
-                saves[tool].append(r)
-                log(f"  {kind} save pair {i + 1} {tool:22s} {r.rate:8.1f} "
-                    f"MiB/s  wall {r.wall:6.2f} s  cpu {r.cpu:6.2f} s  "
-                    f"(MemAvailable {mem} MiB before)")
+                record(saves, f"{kind} save pair {i + 1}", r,
+                       f"  (MemAvailable {mem} MiB before)")
             for tool in order:
                 if tool not in loads:
                     continue
@@ -238,10 +252,8 @@ def local_suite(args, ck, rows):
                     r = ck.run(tool, "load", dirs[tool], ck_load)
                 else:
                     r = fio(tool, dirs[tool], "read", per_rank, ranks, fio_r)
-                loads[tool].append(r)
-                log(f"  {kind} load pair {i + 1} {tool:22s} {r.rate:8.1f} "
-                    f"MiB/s  wall {r.wall:6.2f} s  cpu {r.cpu:6.2f} s  "
-                    f"(MemAvailable {mem} MiB before)")
+                record(loads, f"{kind} load pair {i + 1}", r,
+                       f"  (MemAvailable {mem} MiB before)")
         rows += summarize(f"local {kind} save", saves)
         rows += summarize(f"local {kind} load", loads)
     shutil.rmtree(work, ignore_errors=True)
@@ -386,10 +398,8 @@ def s3_suite(args, ck, rows):
                             r = parallel(tool, [
                                 curl(endpoint, user, whole, byte_range=rg)
                                 for rg in ranges])
-                        table[tool].append(r)
-                        log(f"  s3 {phase} {n} in flight, {shape}, pair {i + 1} "
-                            f"{tool:10s} {r.rate:8.1f} MiB/s  wall "
-                            f"{r.wall:6.2f} s  cpu {r.cpu:6.2f} s")
+                        record(table, f"s3 {phase} {n} in flight, {shape}, "
+                               f"pair {i + 1}", r)
             rows += summarize(f"s3 save, {n} in flight, {shape}", saves)
             rows += summarize(f"s3 load, {n} in flight, {shape}", loads)
         # ckptbench's defaults against the AWS CLI's (its rate: wall time).
@@ -412,10 +422,7 @@ def s3_suite(args, ck, rows):
                         r = Run(tool, size / MIB / wall, wall, cpu, size)
                         if phase == "load":
                             os.remove(dst)
-                    table[tool].append(r)
-                    log(f"  s3 {phase} defaults pair {i + 1} {tool:10s} "
-                        f"{r.rate:8.1f} MiB/s  wall {r.wall:6.2f} s  "
-                        f"cpu {r.cpu:6.2f} s")
+                    record(table, f"s3 {phase} defaults pair {i + 1}", r)
         rows += summarize("s3 save, defaults", saves)
         rows += summarize("s3 load, defaults", loads)
     finally:
@@ -450,6 +457,11 @@ def main():
     ap.add_argument("--s3-layers", type=int, default=60,
                     help="NUM_LAYERS for the S3 object (60: ~600 MiB)")
     ap.add_argument("--ranks", type=int, default=2)
+    ap.add_argument("--kinds", nargs="+", choices=["direct", "buffered"],
+                    default=["direct", "buffered"], help="local I/O kinds")
+    ap.add_argument("--ckpt", nargs="*", default=[], metavar="KEY=VALUE",
+                    help="more settings for ckptbench's local runs, e.g. "
+                    "io.queue_depth=0")
     ap.add_argument("--streams", type=int, nargs="+", default=[1, 4])
     ap.add_argument("--dir", default="/var/tmp/ckptbench-fair")
     ap.add_argument("--bin", default=os.environ.get(

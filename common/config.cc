@@ -126,23 +126,33 @@ std::vector<KeyDef> BuildKeys() {
     KeyDef k;
     k.key = "io.queue_depth";
     k.env = "CKPT_QUEUE_DEPTH";
-    k.expected = "an integer from 0 to 64";
+    k.expected = "auto or an integer from 0 to 64";
     k.description =
         "blocks in flight per file: a load keeps this many reads going on "
         "their own threads while the file's thread verifies (reads of one "
         "file at once: only on paths; object stores have "
         "s3.ranges_in_flight); a save generates this many blocks ahead of "
         "its sequential writes; 0: generate/verify and write/read take "
-        "turns on one thread";
+        "turns on one thread; auto: 2 where the I/O call waits without "
+        "using the CPU (direct I/O, FUSE mounts, object stores), 0 for "
+        "buffered local files (the call is the kernel's copy)";
     k.set = [](Config& c, const std::string& v) -> absl::Status {
+      if (v == "auto") {
+        c.io.queue_depth = kQueueDepthAuto;
+        return absl::OkStatus();
+      }
       int n = 0;
       if (!ParseInt(v, 0, &n).ok() || n > 64) {
-        return Expect("an integer from 0 to 64");
+        return Expect("auto or an integer from 0 to 64");
       }
       c.io.queue_depth = n;
       return absl::OkStatus();
     };
-    k.get = [](const Config& c) { return std::to_string(c.io.queue_depth); };
+    k.get = [](const Config& c) {
+      return c.io.queue_depth == kQueueDepthAuto
+                 ? std::string("auto")
+                 : std::to_string(c.io.queue_depth);
+    };
     keys.push_back(k);
   }
   keys.push_back(BoolKey(

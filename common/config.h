@@ -56,12 +56,15 @@ struct RunOptions {
 // ones. The coordinator fills them from the key table; a node receives io.*
 // in its PrepareRequest and s3.*/gcs.* as key=value strings, and re-checks
 // both through the same table (RecheckKeys, ConfigFromOptions).
+// io.queue_depth=auto: the node picks per phase (NodeAgent::Prepare).
+inline constexpr int kQueueDepthAuto = -1;
+
 struct IoOptions {
-  uint64_t block_size = 4 << 20;    // bytes per write()/read() call
-  int queue_depth = 2;              // blocks in flight per file (0: none)
-  bool fsync = true;                // fsync each file before it counts
-  bool direct_write = false;        // O_DIRECT writes
-  bool direct_read = false;         // O_DIRECT reads
+  uint64_t block_size = 4 << 20;  // bytes per write()/read() call
+  int queue_depth = -1;       // blocks in flight per file (0: none; -1: auto)
+  bool fsync = true;          // fsync each file before it counts
+  bool direct_write = false;  // O_DIRECT writes
+  bool direct_read = false;   // O_DIRECT reads
   std::string cache_mode = "auto";  // auto | drop | fadvise | direct | none
   std::string checksum = "crc32c";  // crc32c (ISA-L, fastest here) | xxh3
 };

@@ -116,7 +116,7 @@ v1::PrepareRequest RoundRunner::BuildPrepare(const RoundSpec& spec,
   io->set_direct_read(config_.io.direct_read);
   io->set_cache_mode(config_.io.cache_mode);
   io->set_checksum(config_.io.checksum);
-  io->set_queue_depth(static_cast<uint32_t>(config_.io.queue_depth));
+  io->set_queue_depth(config_.io.queue_depth);
   for (const auto& t : plan_.tensors) req.add_tensor_names(t.name);
   req.mutable_storage_options()->insert(storage_options_.begin(),
                                         storage_options_.end());
@@ -246,10 +246,9 @@ RoundResult RoundRunner::Run(const RoundSpec& spec) {
   // the start message; each node gets it on its own clock.
   double max_rtt = 0;
   for (auto* node : nodes_) max_rtt = std::max(max_rtt, node->rtt_seconds());
-  const double margin =
-      std::max(kStartMarginSeconds +
-                   kStartMarginPerNodeSeconds * static_cast<double>(n),
-               4 * max_rtt + 0.01);
+  const double margin = std::max(
+      kStartMarginSeconds + kStartMarginPerNodeSeconds * static_cast<double>(n),
+      4 * max_rtt + 0.01);
   const int64_t margin_ns = static_cast<int64_t>(margin * 1e9);
   const int64_t start_unix = NowUnixNs() + margin_ns;
   LOG_DEBUG("%s round %d: starting %d node(s) together in %.3f s",

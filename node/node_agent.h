@@ -169,6 +169,12 @@ class NodeAgent {
 absl::Status CheckBufferMemory(const PhaseJob& job, const Storage& storage,
                                const MemoryBudget& budget);
 
+// io.queue_depth as a phase uses it: the configured depth, or for auto 0
+// for buffered I/O on local files (posix, memory, null) and 2 for direct
+// I/O, FUSE mounts and object stores.
+int ResolveQueueDepth(const IoOptions& io, const std::string& storage_kind,
+                      bool save);
+
 // "step-12" -> 12; 0 if the name is not a step directory.
 uint64_t ParseStepDir(const std::string& name);
 std::string StepDirName(uint64_t step);

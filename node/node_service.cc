@@ -47,8 +47,7 @@ PhaseJob JobFromProto(const v1::PrepareRequest& req) {
   job.io.cache_mode = req.io().cache_mode();
   job.io.checksum = req.io().checksum();
   // Out of range values are refused by NodeAgent::Prepare's key check.
-  job.io.queue_depth =
-      static_cast<int>(std::min<uint32_t>(req.io().queue_depth(), 1u << 30));
+  job.io.queue_depth = req.io().queue_depth();
   job.storage_options = OptionsOf(req.storage_options());
   auto names = std::make_shared<std::vector<std::string>>(
       req.tensor_names().begin(), req.tensor_names().end());

@@ -174,7 +174,7 @@ TEST(RoundRunner, EachNodeIsSentItsOwnRanksTheRunsIoAndOneStartInstant) {
     EXPECT_EQ(p.step(), 4u);
     EXPECT_EQ(p.io().block_size(), 1u << 20);
     EXPECT_EQ(p.io().checksum(), rig.config.io.checksum);
-    EXPECT_EQ(p.io().queue_depth(), 2u);  // io.queue_depth's default
+    EXPECT_EQ(p.io().queue_depth(), -1);  // io.queue_depth's default: auto
     ASSERT_EQ(p.ranks_size(), 2);
     for (const auto& ra : p.ranks()) {
       EXPECT_EQ(rig.plan.ranks[ra.rank()].node,

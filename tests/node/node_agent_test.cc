@@ -224,11 +224,29 @@ TEST(NodeService, ReceivedIoOptionsAreCheckedThroughTheKeyTable) {
   auto depth = Request(v1::PHASE_SAVE, 1);
   depth.mutable_io()->set_queue_depth(65);
   auto d = svc.Prepare(depth);
-  EXPECT_NE(d.error().find("io.queue_depth = '65': expected an integer from 0 "
-                           "to 64"),
+  EXPECT_NE(d.error().find(
+                "io.queue_depth = '65': expected auto or an integer from 0 "
+                "to 64"),
             std::string::npos)
       << d.error();
   EXPECT_TRUE(svc.Prepare(Request(v1::PHASE_SAVE, 1)).error().empty());
+}
+
+// Issue 15: auto pipelines where the I/O call waits without the CPU.
+TEST(NodeAgent, AutoQueueDepthPipelinesOnlyWhereIoWaitsWithoutTheCpu) {
+  IoOptions io;
+  ASSERT_EQ(io.queue_depth, kQueueDepthAuto);
+  EXPECT_EQ(ResolveQueueDepth(io, "posix", true), 0);
+  EXPECT_EQ(ResolveQueueDepth(io, "posix", false), 0);
+  EXPECT_EQ(ResolveQueueDepth(io, "fuse", true), 2);
+  EXPECT_EQ(ResolveQueueDepth(io, "s3", false), 2);
+  io.direct_write = true;
+  EXPECT_EQ(ResolveQueueDepth(io, "posix", true), 2);
+  EXPECT_EQ(ResolveQueueDepth(io, "posix", false), 0);
+  io.cache_mode = "direct";
+  EXPECT_EQ(ResolveQueueDepth(io, "posix", false), 2);
+  io.queue_depth = 5;  // a number is taken as it is
+  EXPECT_EQ(ResolveQueueDepth(io, "posix", false), 5);
 }
 
 // Issue 15: the queue depth a node uses is the one the coordinator sent.
