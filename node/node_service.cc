@@ -32,7 +32,15 @@ std::map<std::string, std::string> OptionsOf(
 
 }  // namespace
 
-PhaseJob JobFromProto(const v1::PrepareRequest& req) {
+namespace {
+
+// Builds the job from a request; with a mutable one (Req non-const) it
+// consumes it: tensor names are moved and each file's segments freed as
+// soon as they are converted, so the request and the job never both hold
+// a 100,000-tensor plan.
+template <typename Req>
+PhaseJob BuildJob(Req& req) {
+  constexpr bool kConsume = !std::is_const_v<Req>;
   PhaseJob job;
   job.run_id = req.run_id();
   job.round_id = req.round_id();
@@ -49,23 +57,42 @@ PhaseJob JobFromProto(const v1::PrepareRequest& req) {
   // Out of range values are refused by NodeAgent::Prepare's key check.
   job.io.queue_depth = req.io().queue_depth();
   job.storage_options = OptionsOf(req.storage_options());
-  auto names = std::make_shared<std::vector<std::string>>(
-      req.tensor_names().begin(), req.tensor_names().end());
-  for (const auto& r : req.ranks()) {
+  auto names = std::make_shared<std::vector<std::string>>();
+  names->reserve(static_cast<size_t>(req.tensor_names_size()));
+  if constexpr (kConsume) {
+    for (auto& n : *req.mutable_tensor_names()) names->push_back(std::move(n));
+    google::protobuf::RepeatedPtrField<std::string>().Swap(
+        req.mutable_tensor_names());
+  } else {
+    names->assign(req.tensor_names().begin(), req.tensor_names().end());
+  }
+  auto& ranks = [&]() -> auto& {
+    if constexpr (kConsume) {
+      return *req.mutable_ranks();
+    } else {
+      return req.ranks();
+    }
+  }
+  ();
+  for (auto& r : ranks) {
     RankJob rj;
     rj.rank = r.rank();
-    for (const auto& f : r.files()) {
+    for (auto& f : r.files()) {
       FileJob fj;
       fj.rank = r.rank();
       fj.index = f.index();
       fj.path = f.name();
       fj.size = f.size();
       fj.tensor_names = names;
-      fj.segments.reserve(f.segments_size());
+      fj.segments.reserve(static_cast<size_t>(f.segments_size()));
       for (const auto& s : f.segments()) {
         fj.segments.push_back({s.tensor_index(), s.tensor_offset(), s.length(),
                                s.file_offset(), s.checksum(),
                                s.has_checksum()});
+      }
+      if constexpr (kConsume) {
+        google::protobuf::RepeatedPtrField<v1::Segment>().Swap(
+            const_cast<v1::FileAssignment&>(f).mutable_segments());
       }
       rj.files.push_back(std::move(fj));
     }
@@ -73,6 +100,12 @@ PhaseJob JobFromProto(const v1::PrepareRequest& req) {
   }
   return job;
 }
+
+}  // namespace
+
+PhaseJob JobFromProto(const v1::PrepareRequest& req) { return BuildJob(req); }
+
+PhaseJob JobFromProto(v1::PrepareRequest&& req) { return BuildJob(req); }
 
 v1::PhaseReport ReportToProto(const PhaseOutcome& o, uint64_t round_id) {
   v1::PhaseReport rep;
@@ -140,11 +173,24 @@ v1::InspectReply NodeService::Inspect(const v1::InspectRequest& req) {
 }
 
 v1::PrepareReply NodeService::Prepare(const v1::PrepareRequest& req) {
-  v1::PrepareReply rep;
+  Prepared(req);
+  return PrepareReplyOf(agent_.Prepare(JobFromProto(req)));
+}
+
+v1::PrepareReply NodeService::Prepare(v1::PrepareRequest&& req) {
+  Prepared(req);
+  return PrepareReplyOf(agent_.Prepare(JobFromProto(std::move(req))));
+}
+
+void NodeService::Prepared(const v1::PrepareRequest& req) {
   prepared_ranks_.clear();
   for (const auto& r : req.ranks()) prepared_ranks_.push_back(r.rank());
   prepared_round_ = req.round_id();
-  auto out = agent_.Prepare(JobFromProto(req));
+}
+
+v1::PrepareReply NodeService::PrepareReplyOf(
+    const absl::StatusOr<PrepareOutcome>& out) {
+  v1::PrepareReply rep;
   if (!out.ok()) {
     SetError(out.status(), &rep);
     return rep;

@@ -20,6 +20,8 @@ class NodeService {
 
   v1::InspectReply Inspect(const v1::InspectRequest& req);
   v1::PrepareReply Prepare(const v1::PrepareRequest& req);
+  // Consumes the request while building the job (less memory at peak).
+  v1::PrepareReply Prepare(v1::PrepareRequest&& req);
   // Blocks until the phase ends; `on_progress` gets Progress messages.
   v1::PhaseReport StartPhase(
       const v1::StartPhaseRequest& req,
@@ -33,6 +35,9 @@ class NodeService {
   v1::PingReply Ping(const v1::PingRequest& req);
 
  private:
+  void Prepared(const v1::PrepareRequest& req);  // notes ranks and round
+  static v1::PrepareReply PrepareReplyOf(
+      const absl::StatusOr<PrepareOutcome>& out);
   NodeAgent agent_;
   std::vector<uint32_t> prepared_ranks_;
   uint64_t prepared_round_ = 0;
@@ -41,6 +46,8 @@ class NodeService {
 // Exposed for tests. The values are taken as sent; NodeAgent::Prepare checks
 // them.
 PhaseJob JobFromProto(const v1::PrepareRequest& req);
+// Consumes req (names moved, segments freed as they are converted).
+PhaseJob JobFromProto(v1::PrepareRequest&& req);
 v1::PhaseReport ReportToProto(const PhaseOutcome& outcome, uint64_t round_id);
 void HistogramToProto(const Histogram& h, v1::Histogram* out);
 Histogram HistogramFromProto(const v1::Histogram& h);

@@ -1,6 +1,7 @@
 #include "node/node_session.h"
 
 #include <grpcpp/grpcpp.h>
+#include <malloc.h>
 
 #include <atomic>
 #include <chrono>
@@ -64,11 +65,18 @@ class Session {
 
   absl::Status Serve() {
     std::thread heartbeat([this] { HeartbeatLoop(); });
-    v1::CoordinatorMessage msg;
     absl::Status result = absl::UnavailableError("the coordinator went away");
     bool ended = false;
-    while (!ended && stream_->Read(&msg)) {
+    while (!ended) {
+      // A message per read, not one reused: a reused protobuf keeps what
+      // its largest message allocated (a prepare of 100,000 tensors is
+      // tens of MiB) for the rest of the run.
+      v1::CoordinatorMessage msg;
+      if (!stream_->Read(&msg)) break;
+      const bool large = msg.has_prepare() || msg.has_commit();
       ended = Dispatch(msg, &result);
+      msg = v1::CoordinatorMessage();
+      if (large) malloc_trim(0);  // glibc: give the freed heap back
     }
     if (!ended) {
       LOG_ERROR("node: lost the coordinator; aborting transfers");
@@ -109,7 +117,7 @@ class Session {
   }
 
   // Returns true when the session ends (shutdown).
-  bool Dispatch(const v1::CoordinatorMessage& msg, absl::Status* result) {
+  bool Dispatch(v1::CoordinatorMessage& msg, absl::Status* result) {
     v1::NodeMessage out;
     out.set_call_id(msg.call_id());
     switch (msg.body_case()) {
@@ -118,7 +126,8 @@ class Session {
         break;
       case v1::CoordinatorMessage::kPrepare:
         if (phase_.joinable()) phase_.join();
-        *out.mutable_prepare() = service_.Prepare(msg.prepare());
+        *out.mutable_prepare() =
+            service_.Prepare(std::move(*msg.mutable_prepare()));
         break;
       case v1::CoordinatorMessage::kStartPhase: {
         if (phase_.joinable()) phase_.join();
