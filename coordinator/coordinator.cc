@@ -4,7 +4,6 @@
 
 #include <chrono>
 #include <random>
-#include <thread>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
@@ -13,37 +12,12 @@
 #include "common/status_macros.h"
 #include "coordinator/json_codec.h"
 #include "coordinator/round_runner.h"
+#include "coordinator/steps.h"
 #include "node/error_kind.h"
 #include "node/node_agent.h"
 #include "node/pattern.h"
 
 namespace ckpt {
-namespace {
-
-std::string StepUri(const std::string& dir, uint64_t step) {
-  return JoinPath(dir, StepDirName(step));
-}
-
-uint64_t MaxStep(const std::vector<v1::InspectReply>& listings) {
-  uint64_t m = 0;
-  for (const auto& l : listings) {
-    for (const auto& s : l.steps()) m = std::max<uint64_t>(m, s.step());
-  }
-  return m;
-}
-
-// The newest committed step when every storage owner has the same one
-// (node-local disks must agree), else 0.
-uint64_t CommonNewest(const std::vector<v1::InspectReply>& listings) {
-  if (listings.empty()) return 0;
-  uint64_t step = listings[0].newest_committed();
-  for (const auto& l : listings) {
-    if (l.newest_committed() != step) return 0;
-  }
-  return step;
-}
-
-}  // namespace
 
 std::string NewRunId() {
   std::random_device rd;
@@ -426,175 +400,6 @@ absl::Status Coordinator::RunLoads(RunResult* result) {
     LOG_INFO("load %d: step-%d, %.3f s, %.1f MiB/s, verified (%s)", i, step,
              r.seconds, r.throughput_mib_s, r.cache.method);
     FlagShortPhase(&result->rounds.back());
-  }
-  return absl::OkStatus();
-}
-
-v1::CleanupRequest Coordinator::CleanupOf(const std::string& dir,
-                                          size_t owner) const {
-  v1::CleanupRequest req;
-  req.set_run_id(run_id_);
-  req.set_checkpoints_uri(ForNode(dir, nodes_[owner]->index()));
-  req.mutable_storage_options()->insert(storage_options_.begin(),
-                                        storage_options_.end());
-  // Shared storage: one node removes every rank's files.
-  for (const auto& r : plan_.ranks) {
-    if (config_.storage.node_local && r.node != owner) continue;
-    for (const auto& f : r.files) req.add_file_names(f.name);
-  }
-  for (const auto& n : claim_names_) req.add_file_names(n);
-  return req;
-}
-
-v1::ClaimRequest Coordinator::ClaimOf(const std::string& dir, size_t owner,
-                                      uint64_t step) const {
-  v1::ClaimRequest req;
-  req.set_run_id(run_id_);
-  req.set_checkpoints_uri(ForNode(dir, nodes_[owner]->index()));
-  req.set_step(step);
-  req.mutable_storage_options()->insert(storage_options_.begin(),
-                                        storage_options_.end());
-  return req;
-}
-
-absl::StatusOr<uint64_t> Coordinator::ClaimStep(const std::string& dir,
-                                                uint64_t step) {
-  constexpr int kAttempts = 12;
-  std::vector<std::string> taken;
-  std::mt19937_64 rng(std::random_device{}());
-  for (int attempt = 0; attempt < kAttempts && !interrupted_; ++attempt) {
-    std::vector<std::pair<size_t, std::string>> won;  // (owner, claim name)
-    std::string lost;
-    for (size_t i = 0; i < StorageOwners() && lost.empty(); ++i) {
-      auto rep = nodes_[i]->Claim(ClaimOf(dir, i, step));
-      absl::Status failed = rep.ok() ? absl::OkStatus() : rep.status();
-      if (rep.ok() && !rep->error().empty() && !rep->taken()) {
-        failed = absl::FailedPreconditionError(
-            absl::StrCat("claiming ", StepUri(dir, step), " on node ",
-                         nodes_[i]->index(), ": ", rep->error()));
-      }
-      if (failed.ok() && rep->taken()) lost = rep->error();
-      if (failed.ok() && !rep->taken()) won.push_back({i, rep->claim_name()});
-      if (!failed.ok() || !lost.empty()) {
-        for (const auto& [owner, name] : won) {
-          v1::ClaimRequest rel = ClaimOf(dir, owner, step);
-          rel.set_release(true);
-          rel.set_claim_name(name);
-          auto released = nodes_[owner]->Claim(rel);
-          const std::string why = !released.ok()
-                                      ? std::string(released.status().message())
-                                      : released->error();
-          if (!why.empty()) {
-            unreleased_claims_.push_back(absl::StrCat(
-                StepUri(ForNode(dir, nodes_[owner]->index()), step), "/", name,
-                config_.storage.node_local
-                    ? absl::StrCat(" on node ", nodes_[owner]->index())
-                    : std::string(),
-                ": the claim of a step this run lost (", why, ")"));
-          }
-        }
-        RETURN_IF_ERROR(failed);
-      }
-    }
-    if (lost.empty()) {
-      for (const auto& w : won) claim_names_.insert(w.second);
-      return step;
-    }
-    taken.push_back(lost);
-    LOG_INFO("%s is taken (%s); trying a later step", StepDirName(step), lost);
-    // Two runs that both lost one step must not collide on every next one.
-    std::this_thread::sleep_for(std::chrono::milliseconds(
-        rng() % (20 * (uint64_t{1} << std::min(attempt, 5)) + 1)));
-    ASSIGN_OR_RETURN(auto listings, InspectAll(dir, false, false));
-    // Spread: runs that lost together must not all try the same next step
-    // (by listing, two racing runs can both lose every time).
-    step = std::max(step + 1, MaxStep(listings) + 1) +
-           rng() % static_cast<uint64_t>(attempt + 1);
-  }
-  if (interrupted_) return absl::CancelledError("interrupted");
-  // The last few reasons: enough to see who was there.
-  if (taken.size() > 2) taken.erase(taken.begin(), taken.end() - 2);
-  return absl::AbortedError(absl::StrCat(
-      "could not claim a step under ", dir, " in ", kAttempts,
-      " attempts: other runs' claims were there each time (last: ",
-      absl::StrJoin(taken, "; "),
-      "). Expected fewer runs writing this path at once, or a CKPT_DIR_PATH "
-      "of each run's own"));
-}
-
-void Coordinator::RemoveFailedStep(const std::string& dir, uint64_t step,
-                                   RunResult* result) {
-  for (size_t i = 0; i < StorageOwners(); ++i) {
-    v1::CleanupRequest req = CleanupOf(dir, i);
-    req.add_remove_steps(step);
-    req.set_abort_uploads(true);
-    // Shared storage: any node that still answers can remove the files.
-    std::string why;
-    const size_t tries = config_.storage.node_local ? 1 : nodes_.size();
-    bool removed = false;
-    for (size_t k = 0; k < tries && !removed; ++k) {
-      const size_t n = config_.storage.node_local ? i : k;
-      auto rep = nodes_[n]->Cleanup(req);
-      if (rep.ok() && rep->error().empty()) {
-        removed = true;
-        if (rep->aborted_uploads() > 0) {
-          result->notes.push_back(absl::StrCat(
-              "aborted ", rep->aborted_uploads(), " unfinished upload(s) of ",
-              StepUri(dir, step), " left by the failed save"));
-        }
-      } else {
-        why = rep.ok() ? rep->error() : std::string(rep.status().message());
-      }
-    }
-    if (!removed) {
-      result->leftovers.push_back(
-          absl::StrCat(StepUri(ForNode(dir, nodes_[i]->index()), step),
-                       config_.storage.node_local
-                           ? absl::StrCat(" on node ", nodes_[i]->index())
-                           : std::string(),
-                       ": the failed save's files (", why, ")"));
-    }
-  }
-}
-
-absl::Status Coordinator::RemoveOldSteps(RunResult* result) {
-  const std::string dir = config_.CheckpointsPath();
-  ASSIGN_OR_RETURN(auto listings, InspectAll(dir, false, false));
-  int removed = 0, foreign = 0;
-  for (size_t i = 0; i < listings.size(); ++i) {
-    v1::CleanupRequest req = CleanupOf(dir, i);
-    for (const auto& s : listings[i].steps()) {
-      // This run keeps the newest step it committed itself: another run's
-      // newer step must never make it delete all of its own.
-      if (!s.committed() || s.step() >= committed_step_) continue;
-      if (written_steps_.count(s.step())) {
-        req.add_remove_steps(s.step());
-      } else {
-        ++foreign;
-      }
-    }
-    if (req.remove_steps_size() == 0) continue;
-    ASSIGN_OR_RETURN(auto rep, nodes_[i]->Cleanup(req));
-    if (!rep.error().empty()) {
-      return absl::InternalError(absl::StrCat("removing old steps on node ",
-                                              nodes_[i]->index(), ": ",
-                                              rep.error()));
-    }
-    removed += req.remove_steps_size();
-  }
-  if (removed > 0) {
-    result->notes.push_back(absl::StrCat(
-        "kept ", StepDirName(committed_step_),
-        ", the newest step this run "
-        "committed under ",
-        dir, "; removed ", removed, " older committed step(s) it wrote",
-        config_.storage.node_local ? " across the nodes' disks" : "",
-        " (run.keep_all_steps=true keeps them)"));
-  }
-  if (foreign > 0) {
-    result->notes.push_back(
-        absl::StrCat("left ", foreign, " older committed step(s) under ", dir,
-                     " alone: this run did not write them"));
   }
   return absl::OkStatus();
 }
