@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <charconv>
+#include <limits>
 #include <thread>
 
 #include "absl/strings/ascii.h"
@@ -122,39 +123,17 @@ std::vector<KeyDef> BuildKeys() {
     k.get = [](const Config& c) { return std::to_string(c.io.block_size); };
     keys.push_back(k);
   }
-  {
-    KeyDef k;
-    k.key = "io.queue_depth";
-    k.env = "CKPT_QUEUE_DEPTH";
-    k.expected = "auto or an integer from 0 to 64";
-    k.description =
-        "blocks in flight per file: a load keeps this many reads going on "
-        "their own threads while the file's thread verifies (reads of one "
-        "file at once: only on paths; object stores have "
-        "s3.ranges_in_flight); a save generates this many blocks ahead of "
-        "its sequential writes; 0: generate/verify and write/read take "
-        "turns on one thread; auto: 2 where the I/O call waits without "
-        "using the CPU (direct I/O, FUSE mounts, object stores), 0 for "
-        "buffered local files (the call is the kernel's copy)";
-    k.set = [](Config& c, const std::string& v) -> absl::Status {
-      if (v == "auto") {
-        c.io.queue_depth = kQueueDepthAuto;
-        return absl::OkStatus();
-      }
-      int n = 0;
-      if (!ParseInt(v, 0, &n).ok() || n > 64) {
-        return Expect("auto or an integer from 0 to 64");
-      }
-      c.io.queue_depth = n;
-      return absl::OkStatus();
-    };
-    k.get = [](const Config& c) {
-      return c.io.queue_depth == kQueueDepthAuto
-                 ? std::string("auto")
-                 : std::to_string(c.io.queue_depth);
-    };
-    keys.push_back(k);
-  }
+  keys.push_back(AutoIntKey(
+      "io.queue_depth", "CKPT_QUEUE_DEPTH", 0, 64,
+      [](Config& c) -> int& { return c.io.queue_depth; },
+      "blocks in flight per file: a load keeps this many reads going on "
+      "their own threads while the file's thread verifies (reads of one "
+      "file at once: only on paths; object stores have "
+      "s3.ranges_in_flight); a save generates this many blocks ahead of "
+      "its sequential writes; 0: generate/verify and write/read take "
+      "turns on one thread; auto: 2 where the I/O call waits without "
+      "using the CPU (direct I/O, FUSE mounts, object stores), 0 for "
+      "buffered local files (the call is the kernel's copy)"));
   keys.push_back(BoolKey(
       "io.fsync", "CKPT_FSYNC", [](Config& c) -> bool& { return c.io.fsync; },
       "fsync each file (and the step directory) before a rank is durable"));
@@ -194,30 +173,12 @@ std::vector<KeyDef> BuildKeys() {
       "control.coordinator", "CKPT_COORDINATOR", "HOST:PORT",
       [](Config& c) -> std::string& { return c.control.coordinator; },
       "node: the coordinator's address (a DNS name in Kubernetes)"));
-  {
-    KeyDef k;
-    k.key = "control.node_index";
-    k.env = "CKPT_NODE_INDEX";
-    k.expected = "auto or an integer >= 0";
-    k.description =
-        "node: its index (auto: JOB_COMPLETION_INDEX, NODE_RANK or the host "
-        "name's trailing number)";
-    k.set = [](Config& c, const std::string& v) -> absl::Status {
-      if (v == "auto") {
-        c.control.node_index = -1;
-        return absl::OkStatus();
-      }
-      if (!ParseInt(v, 0, &c.control.node_index).ok()) {
-        return Expect("auto or an integer >= 0");
-      }
-      return absl::OkStatus();
-    };
-    k.get = [](const Config& c) {
-      return c.control.node_index < 0 ? std::string("auto")
-                                      : std::to_string(c.control.node_index);
-    };
-    keys.push_back(k);
-  }
+  keys.push_back(AutoIntKey(
+      "control.node_index", "CKPT_NODE_INDEX", 0,
+      std::numeric_limits<int>::max(),
+      [](Config& c) -> int& { return c.control.node_index; },
+      "node: its index (auto: JOB_COMPLETION_INDEX, NODE_RANK or the host "
+      "name's trailing number)"));
   keys.push_back(SecondsKey(
       "control.register_timeout", "CKPT_REGISTER_TIMEOUT",
       [](Config& c) -> double& { return c.control.register_timeout; },

@@ -56,7 +56,8 @@ struct RunOptions {
 // ones. The coordinator fills them from the key table; a node receives io.*
 // in its PrepareRequest and s3.*/gcs.* as key=value strings, and re-checks
 // both through the same table (RecheckKeys, ConfigFromOptions).
-// io.queue_depth=auto: the node picks per phase (NodeAgent::Prepare).
+// io.queue_depth=auto (as AutoIntKey stores it): the node picks per phase
+// (NodeAgent::Prepare).
 inline constexpr int kQueueDepthAuto = -1;
 
 struct IoOptions {

@@ -4,6 +4,7 @@
 #ifndef CKPTBENCH_COMMON_CONFIG_KEYS_H_
 #define CKPTBENCH_COMMON_CONFIG_KEYS_H_
 
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -70,6 +71,33 @@ KeyDef IntKey(std::string key, std::string env, int min, Member member,
   };
   k.get = [member](const Config& c) {
     return std::to_string(member(const_cast<Config&>(c)));
+  };
+  return k;
+}
+
+// "auto" (stored as -1) or an integer from min to max (no upper bound when
+// max is INT_MAX).
+template <typename Member>
+KeyDef AutoIntKey(std::string key, std::string env, int min, int max,
+                  Member member, std::string desc) {
+  const std::string expected =
+      max == std::numeric_limits<int>::max()
+          ? absl::StrCat("auto or an integer >= ", min)
+          : absl::StrCat("auto or an integer from ", min, " to ", max);
+  KeyDef k = NewKey(std::move(key), std::move(env), expected, std::move(desc));
+  k.set = [min, max, expected, member](Config& c, const std::string& v) {
+    if (v == "auto") {
+      member(c) = -1;
+      return absl::OkStatus();
+    }
+    int n = 0;
+    if (!ParseInt(v, min, &n).ok() || n > max) return Expect(expected);
+    member(c) = n;
+    return absl::OkStatus();
+  };
+  k.get = [member](const Config& c) {
+    const int n = member(const_cast<Config&>(c));
+    return n < 0 ? std::string("auto") : std::to_string(n);
   };
   return k;
 }

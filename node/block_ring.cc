@@ -60,9 +60,4 @@ void BlockRing::Stop() {
   cv_.notify_all();
 }
 
-bool BlockRing::stopped() const {
-  std::lock_guard<std::mutex> lock(mu_);
-  return stopped_;
-}
-
 }  // namespace ckpt

@@ -44,7 +44,6 @@ class BlockRing {
   void Release(uint64_t k);
 
   void Stop();
-  bool stopped() const;
 
  private:
   enum class State { kFree, kBusy, kReady };
@@ -56,7 +55,7 @@ class BlockRing {
   };
   unsigned char* base_;
   size_t slot_size_;
-  mutable std::mutex mu_;
+  std::mutex mu_;
   std::condition_variable cv_;
   std::vector<Slot> slots_;
   bool stopped_ = false;

@@ -152,24 +152,19 @@ absl::Status SaveFile(const TransferContext& ctx, const FileJob& job,
     if (ctx.progress) ctx.progress->fetch_add(n, std::memory_order_relaxed);
     return absl::OkStatus();
   };
-  if (blocks > 0 && file->BorrowBuffer(length(0)) != nullptr) {
-    // The backend lends its part buffer (S3): the bytes are generated
-    // where they are sent from, and its own uploads in flight overlap the
-    // generation. A block that would straddle two parts is copied.
+  // A backend that lends its part buffer (S3) has the bytes generated where
+  // they are sent from, its own uploads in flight overlapping the
+  // generation; a block that would straddle two of its parts is made in
+  // ours and copied. Without a lender, queue depth 0 takes turns here.
+  const bool lends = blocks > 0 && file->BorrowBuffer(length(0)) != nullptr;
+  if (lends || BufferBlocks(params.queue_depth) == 1) {
     for (uint64_t k = 0; k < blocks; ++k) {
       RETURN_IF_ERROR(CheckAbort(ctx, job));
-      unsigned char* p = file->BorrowBuffer(length(k));
+      unsigned char* p = lends ? file->BorrowBuffer(length(k)) : nullptr;
       if (p == nullptr) p = buffer.data();
       GenerateBlock(job, params, k * block, p, length(k), *sum, seg,
                     out->checksums);
       RETURN_IF_ERROR(write(p, length(k)));
-    }
-  } else if (BufferBlocks(params.queue_depth) == 1) {
-    for (uint64_t k = 0; k < blocks; ++k) {
-      RETURN_IF_ERROR(CheckAbort(ctx, job));
-      GenerateBlock(job, params, k * block, buffer.data(), length(k), *sum, seg,
-                    out->checksums);
-      RETURN_IF_ERROR(write(buffer.data(), length(k)));
     }
   } else {
     BlockRing ring(buffer.data(), block, BufferBlocks(params.queue_depth));

@@ -77,7 +77,15 @@ PhaseJob BuildJob(Req& req) {
   for (auto& r : ranks) {
     RankJob rj;
     rj.rank = r.rank();
-    for (auto& f : r.files()) {
+    auto& files = [&]() -> auto& {
+      if constexpr (kConsume) {
+        return *r.mutable_files();
+      } else {
+        return r.files();
+      }
+    }
+    ();
+    for (auto& f : files) {
       FileJob fj;
       fj.rank = r.rank();
       fj.index = f.index();
@@ -92,7 +100,7 @@ PhaseJob BuildJob(Req& req) {
       }
       if constexpr (kConsume) {
         google::protobuf::RepeatedPtrField<v1::Segment>().Swap(
-            const_cast<v1::FileAssignment&>(f).mutable_segments());
+            f.mutable_segments());
       }
       rj.files.push_back(std::move(fj));
     }

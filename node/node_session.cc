@@ -68,14 +68,16 @@ class Session {
     absl::Status result = absl::UnavailableError("the coordinator went away");
     bool ended = false;
     while (!ended) {
-      // A message per read, not one reused: a reused protobuf keeps what
-      // its largest message allocated (a prepare of 100,000 tensors is
-      // tens of MiB) for the rest of the run.
-      v1::CoordinatorMessage msg;
-      if (!stream_->Read(&msg)) break;
-      const bool large = msg.has_prepare() || msg.has_commit();
-      ended = Dispatch(msg, &result);
-      msg = v1::CoordinatorMessage();
+      bool large = false;
+      {
+        // A message per read, not one reused: a reused protobuf keeps what
+        // its largest message allocated (a prepare of 100,000 tensors is
+        // tens of MiB) for the rest of the run.
+        v1::CoordinatorMessage msg;
+        if (!stream_->Read(&msg)) break;
+        large = msg.has_prepare() || msg.has_commit();
+        ended = Dispatch(msg, &result);
+      }
       if (large) malloc_trim(0);  // glibc: give the freed heap back
     }
     if (!ended) {
