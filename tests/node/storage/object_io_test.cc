@@ -121,7 +121,8 @@ TEST(BoundedTasks, RunsAtMostNAtOnceAndTheFirstErrorWins) {
 }
 
 // Issue 15: no thread or allocation per range. A 1 MiB object read in 4 KiB
-// ranges (256 fetches) with 3 in flight runs on 3 threads into 3 buffers.
+// ranges (256 fetches) with 3 in flight runs on at most 3 threads (which of
+// them picks up fetches is up to the scheduler) into 3 buffers.
 TEST(RangedReadableFile, FetchesReuseAFixedSetOfThreadsAndBuffers) {
   const std::string obj = Object(1 << 20);
   std::mutex mu;
@@ -145,7 +146,7 @@ TEST(RangedReadableFile, FetchesReuseAFixedSetOfThreadsAndBuffers) {
   }
   EXPECT_EQ(back, obj);
   EXPECT_EQ(fetches, 256);
-  EXPECT_EQ(threads.size(), 3u);
+  EXPECT_LE(threads.size(), 3u);
   EXPECT_EQ(buffers.size(), 3u);
 }
 
