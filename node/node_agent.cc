@@ -258,18 +258,32 @@ PhaseOutcome NodeAgent::RunPhase(const std::string& run_id, uint64_t round_id,
     running_ = false;
     // The phase's block buffers and file list are not needed again (a
     // retried start gets the outcome above; the next round prepares anew):
-    // give them back now, so they are not held while the commit's
-    // .metadata or the next listing passes through this process. At
-    // 100,000 tensors this, with the two changes in node_session.cc and
+    // free them now, so they are not held while the commit's .metadata or
+    // the next listing passes through this process. At 100,000 tensors
+    // this, with TrimHeap and the changes in node_session.cc and
     // node_service.cc, took the node's peak from 126 to 93 MiB.
+    size_t segments = 0, buffer_bytes = 0;
+    for (const auto& r : job_->ranks) {
+      for (const auto& f : r.files) segments += f.segments.size();
+    }
+    for (const auto& buf : buffers_) buffer_bytes += buf->size();
     buffers_.clear();
     buffers_.shrink_to_fit();
     job_->ranks.clear();
     job_->ranks.shrink_to_fit();
-    malloc_trim(0);  // glibc: return the freed heap pages to the system
+    trim_pending_ = segments >= kTrimSegments || buffer_bytes >= kTrimBytes;
   }
   promise.set_value(out);
   return out;
+}
+
+void NodeAgent::TrimHeap() {
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (!trim_pending_ || running_) return;
+    trim_pending_ = false;
+  }
+  malloc_trim(0);  // glibc: return the freed heap pages to the system
 }
 
 PhaseOutcome NodeAgent::Execute(int64_t start_at_unix_ns,

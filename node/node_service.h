@@ -27,6 +27,8 @@ class NodeService {
       const v1::StartPhaseRequest& req,
       const std::function<void(const v1::Progress&)>& on_progress,
       double progress_interval);
+  // After a phase's report has been sent: NodeAgent::TrimHeap.
+  void TrimHeap() { agent_.TrimHeap(); }
   v1::CommitReply Commit(const v1::CommitRequest& req);
   v1::PutResultReply PutResult(const v1::PutResultRequest& req);
   v1::ClaimReply Claim(const v1::ClaimRequest& req);

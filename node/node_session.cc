@@ -49,6 +49,11 @@ grpc::ChannelArguments ChannelArgs(const NodeSessionOptions& o) {
 // Longest one connection attempt may take before the loop tries anew.
 constexpr double kAttemptSeconds = 3;
 
+// A prepare or commit message at least this large leaves enough freed heap
+// to be worth a malloc_trim (its madvise calls cost TLB shootdowns; a
+// small message's trim gives back nothing and still pays them).
+constexpr size_t kTrimMessageBytes = size_t{1} << 20;
+
 // A steady-clock instant as the wall-clock deadline gRPC takes.
 std::chrono::system_clock::time_point ToSystemDeadline(
     SteadyClock::time_point t) {
@@ -75,7 +80,8 @@ class Session {
         // tens of MiB) for the rest of the run.
         v1::CoordinatorMessage msg;
         if (!stream_->Read(&msg)) break;
-        large = msg.has_prepare() || msg.has_commit();
+        large = (msg.has_prepare() || msg.has_commit()) &&
+                msg.ByteSizeLong() >= kTrimMessageBytes;
         ended = Dispatch(msg, &result);
       }
       if (large) malloc_trim(0);  // glibc: give the freed heap back
@@ -152,6 +158,7 @@ class Session {
           m.set_call_id(id);
           *m.mutable_phase_report() = std::move(rep);
           Send(m);
+          service_.TrimHeap();
         });
         return false;
       }
