@@ -4,7 +4,6 @@
 #include <chrono>
 #include <map>
 #include <mutex>
-#include <thread>
 #include <tuple>
 
 #include "absl/strings/match.h"
@@ -33,15 +32,6 @@ void AppendOnce(std::string* list, const std::string& part) {
 // 0.9 s late, so the round measured the dispatch. The margin is untimed.
 constexpr double kStartMarginSeconds = 0.05;
 constexpr double kStartMarginPerNodeSeconds = 0.001;
-
-// Runs fn(i) for every node concurrently and waits for all.
-template <typename F>
-void ForEachNode(size_t n, F&& fn) {
-  std::vector<std::thread> threads;
-  threads.reserve(n);
-  for (size_t i = 0; i < n; ++i) threads.emplace_back([&fn, i] { fn(i); });
-  for (auto& t : threads) t.join();
-}
 
 std::string Who(const NodeClient& n) {
   return absl::StrCat("node ", n.index(), " (", n.host(), ")");
@@ -98,7 +88,8 @@ RoundRunner::RoundRunner(const Config& config, const CheckpointPlan& plan,
       plan_(plan),
       nodes_(std::move(nodes)),
       progress_(progress),
-      storage_options_(StorageOptionsOf(config)) {}
+      storage_options_(StorageOptionsOf(config)),
+      workers_(nodes_.size()) {}
 
 v1::PrepareRequest RoundRunner::BuildPrepare(const RoundSpec& spec,
                                              int node) const {
@@ -188,7 +179,7 @@ RoundResult RoundRunner::Run(const RoundSpec& spec) {
   // Prepare (untimed).
   std::vector<v1::PrepareReply> prepared(n);
   std::vector<NodeFailure> prepare_errors(n);
-  ForEachNode(n, [&](size_t i) {
+  workers_.ForEach(n, [&](size_t i) {
     auto rep = nodes_[i]->Prepare(BuildPrepare(spec, static_cast<int>(i)));
     if (!rep.ok()) {
       prepare_errors[i].error = std::string(rep.status().message());
@@ -267,55 +258,56 @@ RoundResult RoundRunner::Run(const RoundSpec& spec) {
   std::mutex error_mu;
   std::string first_error;
   v1::ErrorKind first_kind = v1::ERROR_KIND_UNSPECIFIED;
-  std::vector<std::thread> threads;
-  for (size_t i = 0; i < n; ++i) {
-    threads.emplace_back([&, i] {
-      v1::StartPhaseRequest req;
-      req.set_run_id(spec.run_id);
-      req.set_round_id(spec.round_id);
-      req.set_start_at_unix_ns(start_unix + nodes_[i]->clock_offset_ns());
-      req.set_progress_interval_seconds(config_.run.progress_interval);
-      auto rep = nodes_[i]->StartPhase(req, [&, i](const v1::Progress& p) {
-        if (progress_) progress_->Update(static_cast<int>(i), p);
-      });
-      std::string error;
-      v1::ErrorKind kind = v1::ERROR_KIND_UNSPECIFIED;
-      if (!rep.ok()) {
-        error = NodeError(*nodes_[i], "", rep.status().message());
-      } else {
-        reports[i] = *rep;
-        if (!rep->error().empty()) {
-          error = NodeError(*nodes_[i], "", rep->error());
-          kind = rep->error_kind();
-        }
-      }
-      if (!error.empty()) {
-        bool first = false;
-        {
-          std::lock_guard<std::mutex> lock(error_mu);
-          if (first_error.empty()) {
-            first_error = error;
-            first_kind = kind;
-            first = true;
-          }
-        }
-        if (first) AbortAll(spec.run_id, error);
-      }
-      if (progress_) progress_->NodeDone(static_cast<int>(i));
+  workers_.ForEach(n, [&](size_t i) {
+    v1::StartPhaseRequest req;
+    req.set_run_id(spec.run_id);
+    req.set_round_id(spec.round_id);
+    req.set_start_at_unix_ns(start_unix + nodes_[i]->clock_offset_ns());
+    req.set_progress_interval_seconds(config_.run.progress_interval);
+    auto rep = nodes_[i]->StartPhase(req, [&, i](const v1::Progress& p) {
+      if (progress_) progress_->Update(static_cast<int>(i), p);
     });
-  }
-  for (auto& t : threads) t.join();
-  if (progress_) progress_->EndRound();
+    std::string error;
+    v1::ErrorKind kind = v1::ERROR_KIND_UNSPECIFIED;
+    if (!rep.ok()) {
+      error = NodeError(*nodes_[i], "", rep.status().message());
+    } else {
+      reports[i] = *rep;
+      if (!rep->error().empty()) {
+        error = NodeError(*nodes_[i], "", rep->error());
+        kind = rep->error_kind();
+      }
+    }
+    if (!error.empty()) {
+      bool first = false;
+      {
+        std::lock_guard<std::mutex> lock(error_mu);
+        if (first_error.empty()) {
+          first_error = error;
+          first_kind = kind;
+          first = true;
+        }
+      }
+      if (first) AbortAll(spec.run_id, error);
+    }
+    if (progress_) progress_->NodeDone(static_cast<int>(i));
+  });
   result.transfer_seconds = SecondsSince(t0);
-  Aggregate(reports, &result);
-  for (size_t i = 0; i < n && i < result.nodes.size(); ++i) {
-    result.nodes[i].storage_kind = prepared[i].storage_kind();
-    result.nodes[i].filesystem = prepared[i].filesystem();
-    result.nodes[i].mount_point = prepared[i].mount_point();
-    result.nodes[i].mount_options = prepared[i].mount_options();
-  }
+  if (progress_) progress_->EndRound();
+  // What the nodes reported is summed up after the round's clock stops
+  // (below): it is this tool's bookkeeping, not the checkpoint's work.
+  auto aggregate = [&] {
+    Aggregate(reports, &result);
+    for (size_t i = 0; i < n && i < result.nodes.size(); ++i) {
+      result.nodes[i].storage_kind = prepared[i].storage_kind();
+      result.nodes[i].filesystem = prepared[i].filesystem();
+      result.nodes[i].mount_point = prepared[i].mount_point();
+      result.nodes[i].mount_options = prepared[i].mount_options();
+    }
+  };
   if (!first_error.empty()) {
     result.seconds = result.transfer_seconds;
+    aggregate();
     return fail(first_error, first_kind);
   }
 
@@ -324,7 +316,7 @@ RoundResult RoundRunner::Run(const RoundSpec& spec) {
     const bool local = config_.storage.node_local;
     const size_t committers = local ? n : 1;
     std::vector<NodeFailure> commit_errors(committers);
-    ForEachNode(committers, [&](size_t i) {
+    workers_.ForEach(committers, [&](size_t i) {
       v1::CommitRequest req;
       req.set_run_id(spec.run_id);
       req.set_round_id(spec.round_id);
@@ -344,12 +336,15 @@ RoundResult RoundRunner::Run(const RoundSpec& spec) {
         std::chrono::duration<double>(Clock::now() - c0).count();
     for (size_t i = 0; i < committers; ++i) {
       if (!commit_errors[i].error.empty()) {
+        result.seconds = SecondsSince(t0);
+        aggregate();
         return fail(NodeError(*nodes_[i], "commit", commit_errors[i].error),
                     commit_errors[i].kind);
       }
     }
   }
   result.seconds = SecondsSince(t0);
+  aggregate();
   result.throughput_mib_s = MibPerSecond(result.bytes, result.seconds);
   if (!spec.save) {
     result.planned_bytes = plan_.total_bytes;

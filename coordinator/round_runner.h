@@ -2,7 +2,8 @@
 // instant, transfer, then commit (node 0 writes .metadata) for saves, and
 // aggregates what the nodes report. Round time is measured on the
 // coordinator's monotonic clock from the common start to the last report
-// plus the commit. Not thread-safe; one round at a time.
+// plus the commit; summing up the reports comes after. Not thread-safe;
+// one round at a time.
 #ifndef CKPTBENCH_COORDINATOR_ROUND_RUNNER_H_
 #define CKPTBENCH_COORDINATOR_ROUND_RUNNER_H_
 
@@ -16,6 +17,7 @@
 #include "common/config.h"
 #include "common/plan.h"
 #include "coordinator/node_client.h"
+#include "coordinator/node_workers.h"
 #include "coordinator/progress.h"
 #include "coordinator/results.h"
 
@@ -66,6 +68,7 @@ class RoundRunner {
   std::vector<NodeClient*> nodes_;
   ProgressPrinter* progress_;
   const std::map<std::string, std::string> storage_options_;  // s3.* keys
+  NodeWorkers workers_;  // one per node, for all the runner's rounds
 };
 
 }  // namespace ckpt
