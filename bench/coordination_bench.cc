@@ -1,25 +1,50 @@
 // Coordination overhead of a multinode round, without storage: node agents
-// (threads of this process, each with its own gRPC session to a real
-// coordinator server on loopback) save to null:// storage. Overhead per
-// round = round time (coordinator: common start -> last report + commit)
-// minus the slowest node's own time (its monotonic start -> its last rank
-// done). Aim: under 5 ms at 64 nodes.
+// save 64 KiB each to null:// storage over their own gRPC sessions to a
+// real coordinator on loopback. The agents run as threads of a child
+// process of this one (or of several: --agents-per-process=K), so this
+// process is the coordinator alone: its peak RSS and its CPU time per round
+// are the coordinator's. On 2 cores one child is the fairest packing: each
+// extra process brings its own gRPC threads to wake and switch between.
+// Per round:
+//   overhead = round time (coordinator: common start -> last report +
+//              commit) minus the slowest node's own time (its start -> its
+//              last rank done); includes the nodes' start lag;
+//   after    = round time minus the last instant a node finished (its lag +
+//              its time): what the coordinator adds after the last byte
+//              (collecting reports, the commit);
+//   lag      = the latest node's start after the common instant. Here all
+//              agents wake at once on this machine's cores, so it grows
+//              with the agents' own CPU work; real nodes each have theirs.
 //   build/bench/coordination_bench [rounds=20] [nodes=4,16,64]
+//       [--agents-per-process=K (default: all in one)]
+#include <spawn.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
 #include <algorithm>
 #include <cstdio>
+#include <cstring>
+#include <fstream>
 #include <string>
 #include <thread>
 #include <vector>
 
+#include "absl/strings/ascii.h"
+#include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
+#include "absl/strings/strip.h"
 #include "common/config.h"
+#include "common/cpu_usage.h"
 #include "common/grpc_tls.h"
 #include "common/log.h"
 #include "coordinator/clock_sync.h"
 #include "coordinator/coordinator.h"
 #include "coordinator/session_server.h"
 #include "node/node_session.h"
+
+extern char** environ;
 
 namespace ckpt {
 namespace {
@@ -31,7 +56,42 @@ double Quantile(std::vector<double> v, double q) {
   return v[std::min(i, v.size() - 1)];
 }
 
-int RunOnce(int nodes, int rounds) {
+// The peak resident memory of this process so far (VmHWM), in MiB.
+double PeakRssMib() {
+  std::ifstream f("/proc/self/status");
+  std::string line;
+  while (std::getline(f, line)) {
+    if (absl::StartsWith(line, "VmHWM:")) {
+      double kib = 0;
+      (void)absl::SimpleAtod(absl::StripAsciiWhitespace(absl::StripSuffix(
+                                 absl::StripPrefix(line, "VmHWM:"), "kB")),
+                             &kib);
+      return kib / 1024;
+    }
+  }
+  return 0;
+}
+
+// Agent mode: `count` node agents, indexes first.., as threads of this
+// process, until the coordinator ends the run.
+int RunAgents(const std::string& address, int first, int count) {
+  std::vector<std::thread> agents;
+  for (int i = first; i < first + count; ++i) {
+    agents.emplace_back([&address, i] {
+      NodeSessionOptions o;
+      o.coordinator = address;
+      o.node_index = i;
+      o.host = "agent-" + std::to_string(i);
+      o.credentials = grpc::InsecureChannelCredentials();
+      o.connect_timeout = 30;
+      (void)RunNodeSession(o);
+    });
+  }
+  for (auto& t : agents) t.join();
+  return 0;
+}
+
+int RunOnce(const std::string& self, int nodes, int rounds, int per_process) {
   Config config;
   config.storage.path = "null://bench";
   config.cluster.num_nodes = nodes;
@@ -80,20 +140,36 @@ int RunOnce(int nodes, int rounds) {
                  std::string(server.status().message()).c_str());
     return 1;
   }
-  std::vector<std::thread> agents;
-  for (int i = 0; i < nodes; ++i) {
-    agents.emplace_back([&, i] {
-      NodeSessionOptions o;
-      o.coordinator = "127.0.0.1:" + std::to_string((*server)->port());
-      o.node_index = i;
-      o.host = "agent-" + std::to_string(i);
-      o.credentials = grpc::InsecureChannelCredentials();
-      o.connect_timeout = 30;
-      (void)RunNodeSession(o);
-    });
+  const std::string address = "127.0.0.1:" + std::to_string((*server)->port());
+  if (per_process == 0) per_process = nodes;
+  std::vector<pid_t> children;
+  for (int first = 0; first < nodes; first += per_process) {
+    const int count = std::min(per_process, nodes - first);
+    std::vector<std::string> args = {self, "--agents", address,
+                                     std::to_string(first),
+                                     std::to_string(count)};
+    std::vector<char*> argv;
+    for (auto& a : args) argv.push_back(a.data());
+    argv.push_back(nullptr);
+    pid_t pid = 0;
+    if (posix_spawn(&pid, self.c_str(), nullptr, nullptr, argv.data(),
+                    environ) != 0) {
+      std::perror("posix_spawn");
+      return 1;
+    }
+    children.push_back(pid);
   }
+  auto reap = [&children] {
+    for (pid_t pid : children) waitpid(pid, nullptr, 0);
+  };
   auto registered = (*server)->WaitForNodes(60);
-  if (!registered.ok()) return 1;
+  if (!registered.ok()) {
+    std::fprintf(stderr, "%s\n",
+                 std::string(registered.status().message()).c_str());
+    (*server)->Shutdown(false, "bench failed");
+    reap();
+    return 1;
+  }
   for (auto* n : *registered) {
     auto est = EstimateClock(*n);
     if (est.ok()) n->SetClock(est->offset_ns, est->rtt_seconds);
@@ -102,30 +178,39 @@ int RunOnce(int nodes, int rounds) {
   Coordinator coordinator(config, plan, clients, nullptr, "bench");
   RunResult result;
   absl::Status s = coordinator.Preflight(&result);
+  const CpuSample cpu0 = SampleCpu();
   if (s.ok()) s = coordinator.Run(&result);
+  const CpuDelta cpu = CpuBetween(cpu0, SampleCpu());
   (*server)->Shutdown(s.ok(), "");
-  for (auto& t : agents) t.join();
+  reap();
   if (!s.ok()) {
     std::fprintf(stderr, "run failed: %s\n", std::string(s.message()).c_str());
     return 1;
   }
-  std::vector<double> overhead, round, spread, commit, lag;
+  std::vector<double> overhead, after, round, spread, commit, lag;
   for (const auto& r : result.rounds) {
-    double slowest = 0;
-    for (const auto& n : r.nodes) slowest = std::max(slowest, n.seconds);
+    double slowest = 0, last_done = 0, max_lag = 0;
+    for (const auto& n : r.nodes) {
+      slowest = std::max(slowest, n.seconds);
+      last_done = std::max(last_done, n.start_lag_seconds + n.seconds);
+      max_lag = std::max(max_lag, n.start_lag_seconds);
+    }
     overhead.push_back((r.seconds - slowest) * 1e3);
+    after.push_back((r.seconds - last_done) * 1e3);
     round.push_back(r.seconds * 1e3);
     spread.push_back(r.start_spread_seconds * 1e3);
     commit.push_back(r.commit_seconds * 1e3);
-    double max_lag = 0;
-    for (const auto& n : r.nodes)
-      max_lag = std::max(max_lag, n.start_lag_seconds);
     lag.push_back(max_lag * 1e3);
   }
-  std::printf("%5d %6d %10.2f %8.2f %8.2f %12.2f %12.2f %10.2f %10.2f\n", nodes,
-              rounds, Quantile(overhead, 0.5), Quantile(overhead, 0.9),
-              Quantile(overhead, 1.0), Quantile(round, 0.5),
-              Quantile(spread, 0.5), Quantile(lag, 0.5), Quantile(commit, 0.5));
+  std::printf(
+      "%5d %6d %10.2f %8.2f %8.2f %10.2f %10.2f %12.2f %12.2f %10.2f %10.2f "
+      "%12.1f %10.2f\n",
+      nodes, rounds, Quantile(overhead, 0.5), Quantile(overhead, 0.9),
+      Quantile(overhead, 1.0), Quantile(after, 0.5), Quantile(after, 0.9),
+      Quantile(round, 0.5), Quantile(spread, 0.5), Quantile(lag, 0.5),
+      Quantile(commit, 0.5), PeakRssMib(),
+      (cpu.user_seconds + cpu.system_seconds) * 1e3 /
+          static_cast<double>(std::max<size_t>(1, result.rounds.size())));
   std::fflush(stdout);
   return 0;
 }
@@ -135,23 +220,63 @@ int RunOnce(int nodes, int rounds) {
 
 int main(int argc, char** argv) {
   ckpt::SetLogLevel(ckpt::LogLevel::kError);
+  if (argc == 5 && std::strcmp(argv[1], "--agents") == 0) {
+    int first = 0, count = 0;
+    if (!absl::SimpleAtoi(argv[3], &first) ||
+        !absl::SimpleAtoi(argv[4], &count)) {
+      return 2;
+    }
+    return ckpt::RunAgents(argv[2], first, count);
+  }
   int rounds = 20;
+  int per_process = 0;  // all in one child
   std::vector<int> sizes = {4, 16, 64};
-  if (argc > 1) (void)absl::SimpleAtoi(argv[1], &rounds);
-  if (argc > 2) {
-    sizes.clear();
-    for (auto part : absl::StrSplit(argv[2], ',')) {
-      int n = 0;
-      if (absl::SimpleAtoi(part, &n) && n > 0) sizes.push_back(n);
+  std::vector<std::string> positional;
+  for (int i = 1; i < argc; ++i) {
+    absl::string_view a = argv[i];
+    if (absl::ConsumePrefix(&a, "--agents-per-process=")) {
+      if (!absl::SimpleAtoi(a, &per_process) || per_process < 0) {
+        std::fprintf(stderr,
+                     "--agents-per-process=%s: expected a whole number (0: all "
+                     "in one)\n",
+                     std::string(a).c_str());
+        return 2;
+      }
+    } else {
+      positional.emplace_back(a);
     }
   }
+  if (!positional.empty() && !absl::SimpleAtoi(positional[0], &rounds)) {
+    std::fprintf(stderr, "rounds %s: expected a whole number\n",
+                 positional[0].c_str());
+    return 2;
+  }
+  if (positional.size() > 1) {
+    sizes.clear();
+    for (auto part : absl::StrSplit(positional[1], ',')) {
+      int n = 0;
+      if (!absl::SimpleAtoi(part, &n) || n < 1) {
+        std::fprintf(stderr, "nodes %s: expected whole numbers >= 1\n",
+                     positional[1].c_str());
+        return 2;
+      }
+      sizes.push_back(n);
+    }
+  }
+  char self[4096];
+  ssize_t len = readlink("/proc/self/exe", self, sizeof(self) - 1);
+  if (len <= 0) return 1;
+  self[len] = 0;
   std::printf(
-      "coordination overhead per save round, null:// storage, loopback gRPC\n");
-  std::printf("%5s %6s %10s %8s %8s %12s %12s %10s %10s\n", "nodes", "rounds",
-              "p50 ms", "p90 ms", "max ms", "round p50 ms", "spread p50 ms",
-              "lag p50 ms", "commit p50");
+      "coordination overhead per save round, null:// storage, loopback gRPC, "
+      "%s agents per process\n",
+      per_process == 0 ? "all" : std::to_string(per_process).c_str());
+  std::printf("%5s %6s %10s %8s %8s %10s %10s %12s %12s %10s %10s %12s %10s\n",
+              "nodes", "rounds", "p50 ms", "p90 ms", "max ms", "after p50",
+              "after p90", "round p50 ms", "spread p50 ms", "lag p50 ms",
+              "commit p50", "coord MiB", "coord CPU ms/round");
   for (int n : sizes) {
-    if (ckpt::RunOnce(n, rounds) != 0) return 1;
+    if (ckpt::RunOnce(self, n, rounds, per_process) != 0) return 1;
   }
   return 0;
 }
