@@ -22,7 +22,9 @@ Suites:
          --ioengine=psync --group_reporting --size=<plan bytes per rank in
          whole 4 MiB blocks>, --direct=1 or --direct=0 --end_fsync=1; writes
          also against fio --refill_buffers (fresh bytes per write, as
-         ckptbench makes).
+         ckptbench makes). With --elbencho PATH also against elbencho (dir
+         mode, one file per thread; direct saves and loads, buffered loads:
+         it has no per-file fsync).
   s3     Swift + s3api on loopback (tests/servers/swift_s3.sh), one rank and
          one file: ckptbench with s3.parts_in_flight / s3.ranges_in_flight =
          1 against one curl --aws-sigv4 PUT / ranged GET of the same size;
@@ -155,6 +157,25 @@ def fio(name, directory, rw, size, jobs, extra):
     return Run(name, side["bw_bytes"] / MIB, wall, cpu, nbytes)
 
 
+def elbencho(binary, name, directory, rw, size, jobs, direct):
+    """elbencho's dir mode: one file of `size` per thread (r<i>-f0), 4 MiB
+    blocks, fresh random bytes per written block (its default
+    --blockvarpct=100); its own rate is the phase's bytes/s at the last
+    thread's end."""
+    os.makedirs(directory, exist_ok=True)
+    out = os.path.join(os.path.dirname(directory.rstrip("/")),
+                       "elbencho.json")
+    if os.path.exists(out):
+        os.remove(out)
+    cmd = [binary, "-w" if rw == "write" else "-r", "-t", str(jobs),
+           "-n", "0", "-N", "1", "-s", str(size), "-b", "4M",
+           "--jsonfile", out] + (["--direct"] if direct else []) + [directory]
+    wall, cpu, _ = measured(cmd)
+    with open(out) as f:
+        last = json.loads(f.read().splitlines()[-1])["last_done"]
+    return Run(name, int(last["bytes/s"]) / MIB, wall, cpu, int(last["bytes"]))
+
+
 def alternate(pairs, tools):
     """Orders for each pair: forward, then reversed (A B, B A, ...)."""
     for i in range(pairs):
@@ -219,10 +240,16 @@ def local_suite(args, ck, rows):
             fio_w, fio_r = ["--direct=0", "--end_fsync=1"], ["--direct=0"]
         saves = {"ckptbench": [], "fio": [], "fio --refill_buffers": []}
         loads = {"ckptbench": [], "fio": []}
+        if args.elbencho:
+            # elbencho has no per-file fsync (its --sync is a phase of its
+            # own, outside the write's time): it joins buffered loads only.
+            if kind == "direct":
+                saves["elbencho"] = []
+            loads["elbencho"] = []
         # Each tool writes into a directory of its own, emptied (before the
         # settle) right before its next save; loads read the pair's save.
         dirs = {t: os.path.join(work, t.replace(" ", "").replace("-", ""))
-                for t in saves}
+                for t in {**saves, **loads}}
         # One untimed write and read first: the first buffered run after a
         # stretch of direct ones paid 2-3x for the page cache growing again
         # in this VM, whichever tool it was.
@@ -232,12 +259,18 @@ def local_suite(args, ck, rows):
         settle()
         fio("warm-up", warm, "read", per_rank, ranks, fio_r)
         shutil.rmtree(warm, ignore_errors=True)
-        for i, order in enumerate(alternate(args.pairs, list(saves))):
+        tools = list(saves) + [t for t in loads if t not in saves]
+        for i, order in enumerate(alternate(args.pairs, tools)):
             for tool in order:
+                if tool not in saves:
+                    continue
                 shutil.rmtree(dirs[tool], ignore_errors=True)
                 mem = settle()
                 if tool == "ckptbench":
                     r = ck.run(tool, "save", dirs[tool], ck_save)
+                elif tool == "elbencho":
+                    r = elbencho(args.elbencho, tool, dirs[tool], "write",
+                                 per_rank, ranks, kind == "direct")
                 else:
                     extra = fio_w + (["--refill_buffers"]
                                      if "refill" in tool else [])
@@ -250,6 +283,13 @@ def local_suite(args, ck, rows):
                 mem = settle()
                 if tool == "ckptbench":
                     r = ck.run(tool, "load", dirs[tool], ck_load)
+                elif tool == "elbencho":
+                    if not os.path.isdir(dirs[tool]):  # buffered: no save
+                        elbencho(args.elbencho, "prep", dirs[tool], "write",
+                                 per_rank, ranks, False)
+                        mem = settle()
+                    r = elbencho(args.elbencho, tool, dirs[tool], "read",
+                                 per_rank, ranks, kind == "direct")
                 else:
                     r = fio(tool, dirs[tool], "read", per_rank, ranks, fio_r)
                 record(loads, f"{kind} load pair {i + 1}", r,
@@ -468,6 +508,10 @@ def main():
         "CKPTBENCH_BIN", os.path.join(ROOT, "build/ckptbench")))
     ap.add_argument("--settle", type=float, default=SETTLE["seconds"],
                     help="seconds to wait after each cache drop")
+    ap.add_argument("--elbencho", metavar="PATH",
+                    default=os.environ.get("ELBENCHO"),
+                    help="an elbencho binary: local suite peer too "
+                    "(docs/performance.md says how it was built)")
     ap.add_argument("--out", help="also write the table here")
     ap.add_argument("--smoke", action="store_true",
                     help="tiny sizes, 1 pair: checks the script runs")
