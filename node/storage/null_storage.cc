@@ -1,15 +1,36 @@
 #include "node/storage/null_storage.h"
 
+#include <chrono>
+#include <thread>
+
+#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/strip.h"
 
 namespace ckpt {
 namespace {
 
 class NullWritableFile : public WritableFile {
  public:
-  absl::Status Append(const void*, size_t) override { return absl::OkStatus(); }
+  explicit NullWritableFile(double bytes_per_second)
+      : rate_(bytes_per_second), start_(std::chrono::steady_clock::now()) {}
+  absl::Status Append(const void*, size_t n) override {
+    bytes_ += n;
+    if (rate_ > 0) {  // paced: this file's bytes so far at the rate
+      std::this_thread::sleep_until(
+          start_ + std::chrono::duration_cast<std::chrono::nanoseconds>(
+                       std::chrono::duration<double>(
+                           static_cast<double>(bytes_) / rate_)));
+    }
+    return absl::OkStatus();
+  }
   absl::Status Sync() override { return absl::OkStatus(); }
   absl::Status Close() override { return absl::OkStatus(); }
+
+ private:
+  double rate_;
+  std::chrono::steady_clock::time_point start_;
+  uint64_t bytes_ = 0;
 };
 
 absl::Status NoLoads(const std::string& path) {
@@ -21,13 +42,26 @@ absl::Status NoLoads(const std::string& path) {
 
 }  // namespace
 
-std::unique_ptr<Storage> NullStorage::Make() {
-  return std::make_unique<NullStorage>();
+std::unique_ptr<Storage> NullStorage::Make(double bytes_per_second) {
+  return std::make_unique<NullStorage>(bytes_per_second);
+}
+
+absl::StatusOr<double> NullStorage::RateOf(const std::string& uri) {
+  absl::string_view rest = uri;
+  if (!absl::ConsumePrefix(&rest, "null://")) return 0.0;
+  absl::string_view first = rest.substr(0, rest.find('/'));
+  if (!absl::ConsumePrefix(&first, "mibps-")) return 0.0;
+  double mib = 0;
+  if (!absl::SimpleAtod(first, &mib) || !(mib > 0)) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        uri, ": expected null://mibps-N with N MiB/s > 0 (or null://NAME)"));
+  }
+  return mib * (1 << 20);
 }
 
 absl::StatusOr<std::unique_ptr<WritableFile>> NullStorage::OpenWrite(
     const std::string&, const WriteOptions&) {
-  return std::unique_ptr<WritableFile>(new NullWritableFile);
+  return std::unique_ptr<WritableFile>(new NullWritableFile(rate_));
 }
 
 absl::StatusOr<std::unique_ptr<ReadableFile>> NullStorage::OpenRead(

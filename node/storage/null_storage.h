@@ -1,6 +1,8 @@
 // Storage that discards every write and holds nothing ("null://..."): for
 // measuring ckptbench's own overhead (coordination, generation) without
-// storage. Loads are refused. Thread-safe (stateless).
+// storage. "null://mibps-N/..." paces each file's writes to N MiB/s: a
+// storage slowed on purpose, for tests of what a slow save costs (async
+// checkpointing). Loads are refused. Thread-safe (no mutable state).
 #ifndef CKPTBENCH_NODE_STORAGE_NULL_STORAGE_H_
 #define CKPTBENCH_NODE_STORAGE_NULL_STORAGE_H_
 
@@ -12,7 +14,11 @@ namespace ckpt {
 
 class NullStorage : public Storage {
  public:
-  static std::unique_ptr<Storage> Make();
+  explicit NullStorage(double bytes_per_second = 0) : rate_(bytes_per_second) {}
+  static std::unique_ptr<Storage> Make(double bytes_per_second = 0);
+  // The pace a null:// URI asks for (bytes/s; 0: none); an error names a
+  // malformed null://mibps-N.
+  static absl::StatusOr<double> RateOf(const std::string& uri);
 
   std::string Kind() const override { return "null"; }
   absl::StatusOr<std::unique_ptr<WritableFile>> OpenWrite(
@@ -46,6 +52,9 @@ class NullStorage : public Storage {
   FilesystemInfo Filesystem(const std::string&) override {
     return {"null", "", ""};
   }
+
+ private:
+  double rate_;  // bytes/s per file; 0 = unpaced
 };
 
 }  // namespace ckpt

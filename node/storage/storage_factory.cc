@@ -58,7 +58,9 @@ absl::StatusOr<StorageLocation> OpenStorage(
     return loc;
   }
   if (absl::StartsWith(uri, "null://")) {
-    loc.storage = NullStorage::Make();
+    auto rate = NullStorage::RateOf(uri);
+    if (!rate.ok()) return rate.status();
+    loc.storage = NullStorage::Make(*rate);
     loc.path = uri;
     return loc;
   }
