@@ -10,6 +10,7 @@
 #include "absl/strings/str_join.h"
 #include "common/bytes.h"
 #include "common/config_keys.h"
+#include "common/cuda.h"
 
 namespace ckpt {
 namespace {
@@ -67,6 +68,11 @@ std::vector<KeyDef> BuildKeys() {
       [](Config& c) -> std::string& { return c.cluster.accelerator; },
       "where shard bytes live before a save"));
   keys.push_back(EnumKey(
+      "cluster.staging", "CKPT_STAGING", {"pinned", "pageable"},
+      [](Config& c) -> std::string& { return c.cluster.staging; },
+      "ACCELERATOR=gpu: host memory that device bytes are copied through "
+      "(pageable is what a plain .cpu() copy gets)"));
+  keys.push_back(EnumKey(
       "sharding.strategy", "CKPT_SHARDING", {"full", "hybrid"},
       [](Config& c) -> std::string& { return c.sharding.strategy; },
       "full: shard across all ranks; hybrid: within a node, node 0 writes"));
@@ -102,6 +108,20 @@ std::vector<KeyDef> BuildKeys() {
       "run.keep_all_steps", "CKPT_KEEP_ALL_STEPS",
       [](Config& c) -> bool& { return c.run.keep_all_steps; },
       "keep every saved step (default: keep only the newest committed)"));
+  keys.push_back(BoolKey(
+      "run.async", "CKPT_ASYNC", [](Config& c) -> bool& { return c.run.async; },
+      "asynchronous saves: training blocks only while a save stages its "
+      "bytes; persisting them overlaps the next run.interval of simulated "
+      "training"));
+  keys.push_back(DurationKey(
+      "run.interval", "CKPT_INTERVAL",
+      [](Config& c) -> double& { return c.run.interval; },
+      "training time between saves (simulated compute with run.async); the "
+      "checkpoint interval goodput is computed at"));
+  keys.push_back(DurationKey(
+      "run.mttf", "CKPT_MTTF", [](Config& c) -> double& { return c.run.mttf; },
+      "mean time to failure of the job, for goodput and the optimal "
+      "checkpoint interval (0: not computed)"));
   keys.push_back(SecondsKey(
       "run.progress_interval", "CKPT_PROGRESS_INTERVAL",
       [](Config& c) -> double& { return c.run.progress_interval; },
@@ -249,6 +269,11 @@ std::string Config::RestorePath() const {
 }
 
 int Config::RanksPerNode() const {
+  if (cluster.num_devices == "auto" && cluster.accelerator == "gpu") {
+    // A rank per GPU this process sees (without one the preflight fails).
+    auto gpus = cuda::DeviceCount();
+    return gpus.ok() ? *gpus : 1;
+  }
   if (cluster.num_devices == "auto") {
     unsigned n = std::thread::hardware_concurrency();
     return static_cast<int>(std::clamp(n, 1u, 8u));
@@ -378,10 +403,20 @@ absl::Status ValidateConfig(const Config& c, bool need_storage) {
         "is for node-local storage; expected storage.node_local=true "
         "(CKPT_NODE_LOCAL) or a path without it");
   }
+#ifndef CKPT_HAVE_CUDA
   if (c.cluster.accelerator == "gpu") {
     return absl::InvalidArgumentError(
         "cluster.accelerator (ACCELERATOR) = 'gpu': this build of ckptbench "
-        "has no GPU support; expected cpu");
+        "has no GPU support (it was built without the CUDA toolkit; "
+        "scripts/build.sh finds it in /usr/local/cuda or CUDAToolkit_ROOT); "
+        "expected cpu");
+  }
+#endif
+  if (c.run.async && c.run.interval <= 0 && c.DoSave()) {
+    return absl::InvalidArgumentError(
+        "run.async (CKPT_ASYNC) = true needs run.interval (CKPT_INTERVAL) > "
+        "0: the training time between saves that persisting a save "
+        "overlaps; expected e.g. CKPT_INTERVAL=30s");
   }
   if (need_storage && c.storage.path.empty() &&
       !(c.run.mode == "load-only" && !c.storage.restore_path.empty())) {

@@ -36,6 +36,9 @@ struct ClusterOptions {
   int num_nodes = 1;
   std::string num_devices = "auto";  // ranks per node: "auto" or N
   std::string accelerator = "cpu";   // cpu | gpu
+  // ACCELERATOR=gpu: host memory device bytes pass through (pinned |
+  // pageable, what a naive .cpu() gets).
+  std::string staging = "pinned";
 };
 
 struct ShardingOptions {
@@ -50,6 +53,12 @@ struct RunOptions {
   uint64_t seed = 1234;
   bool keep_all_steps = false;
   double progress_interval = 2.0;  // seconds between progress lines
+  // Asynchronous checkpointing: a save blocks training only while it
+  // stages the shard bytes; persisting them overlaps the next `interval`
+  // of simulated training compute.
+  bool async = false;
+  double interval = 0;  // seconds of training between saves; 0 = none
+  double mttf = 0;      // mean time to failure (s) for goodput; 0 = off
 };
 
 // One struct per area (io, s3, gcs, run): the defaults below are the only

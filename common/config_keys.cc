@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <charconv>
+#include <cstdlib>
 
 #include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
@@ -31,6 +32,43 @@ absl::Status ParseU64(const std::string& v, uint64_t* out) {
   auto [p, ec] = std::from_chars(v.data(), end, x);
   if (ec != std::errc() || p != end) return Expect("a non-negative integer");
   *out = x;
+  return absl::OkStatus();
+}
+
+absl::Status ParseDuration(const std::string& v, double* out) {
+  constexpr char kExpected[] =
+      "a duration >= 0: seconds, or a number with s, m, h or d such as 90, "
+      "30m or 24h";
+  if (v.empty()) return Expect(kExpected);
+  double unit = 1;
+  std::string number = v;
+  switch (v.back()) {
+    case 's':
+      unit = 1;
+      number.pop_back();
+      break;
+    case 'm':
+      unit = 60;
+      number.pop_back();
+      break;
+    case 'h':
+      unit = 3600;
+      number.pop_back();
+      break;
+    case 'd':
+      unit = 86400;
+      number.pop_back();
+      break;
+    default:
+      break;
+  }
+  char* end = nullptr;
+  const double d = number.empty() ? -1 : std::strtod(number.c_str(), &end);
+  if (number.empty() || *end != '\0' || !(d >= 0) ||
+      d * unit > 10 * 365.0 * 86400) {
+    return Expect(kExpected);
+  }
+  *out = d * unit;
   return absl::OkStatus();
 }
 

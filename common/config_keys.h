@@ -27,6 +27,9 @@ absl::Status ParseEnum(const std::string& v,
 std::string BoolStr(bool b);
 // "5MiB", "256KiB", "1GiB" for whole units, else bytes ("1000").
 std::string SizeText(uint64_t bytes);
+// A duration: seconds ("90", "1.5") or a number with a unit s, m, h or d
+// ("30m", "24h", "7d"), >= 0 and at most 10 years; *out in seconds.
+absl::Status ParseDuration(const std::string& v, double* out);
 
 // A KeyDef with its names and texts; set and get are the caller's.
 inline KeyDef NewKey(std::string key, std::string env, std::string expected,
@@ -52,6 +55,23 @@ KeyDef SecondsKey(std::string key, std::string env, Member member,
     }
     member(c) = d;
     return absl::OkStatus();
+  };
+  k.get = [member](const Config& c) {
+    return absl::StrCat(member(const_cast<Config&>(c)));
+  };
+  return k;
+}
+
+// A duration (ParseDuration); 0 means off.
+template <typename Member>
+KeyDef DurationKey(std::string key, std::string env, Member member,
+                   std::string desc) {
+  KeyDef k = NewKey(std::move(key), std::move(env),
+                    "a duration >= 0: seconds, or a number with s, m, h or d "
+                    "such as 90, 30m or 24h",
+                    std::move(desc));
+  k.set = [member](Config& c, const std::string& v) {
+    return ParseDuration(v, &member(c));
   };
   k.get = [member](const Config& c) {
     return absl::StrCat(member(const_cast<Config&>(c)));

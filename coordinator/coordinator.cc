@@ -197,6 +197,22 @@ RoundSpec Coordinator::NewSpec(bool save, int index, const std::string& dir,
 
 absl::Status Coordinator::Preflight(RunResult* result) {
   result->run_id = run_id_;
+  if (config_.cluster.accelerator == "gpu") {
+    // Every node, before any round: a node without a usable GPU fails here.
+    for (auto* n : nodes_) {
+      v1::InspectRequest req;
+      req.set_run_id(run_id_);
+      req.set_accelerator("gpu");
+      ASSIGN_OR_RETURN(auto rep, n->Inspect(req));
+      if (!rep.error().empty()) {
+        return StatusOfKind(rep.error_kind(),
+                            absl::StrCat("node ", n->index(), " (", n->host(),
+                                         "): ", rep.error()));
+      }
+      result->notes.push_back(absl::StrCat("node ", n->index(), " (", n->host(),
+                                           ") GPUs: ", rep.gpus()));
+    }
+  }
   if (config_.DoSave() && config_.run.num_save_calls > 0) {
     auto listing = InspectAll(config_.CheckpointsPath(), /*probe=*/true, false);
     if (!listing.ok()) {

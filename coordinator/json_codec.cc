@@ -80,26 +80,35 @@ ordered_json RoundJson(const RoundResult& r) {
   j["op_latency"] = ops;
   ordered_json nodes = ordered_json::array();
   for (const auto& n : r.nodes) {
-    nodes.push_back({{"node_index", n.node},
-                     {"ranks", n.ranks},
-                     {"host", n.host},
-                     {"bytes", n.bytes},
-                     {"seconds", n.seconds},
-                     {"throughput_mib_s", n.throughput_mib_s},
-                     {"first_done_seconds", n.first_done_seconds},
-                     {"last_done_seconds", n.last_done_seconds},
-                     {"dir_sync_seconds", n.dir_sync_seconds},
-                     {"start_lag_seconds", n.start_lag_seconds},
-                     {"cpu_user_seconds", n.cpu_user_seconds},
-                     {"cpu_system_seconds", n.cpu_system_seconds},
-                     {"host_cpu_busy", n.host_cpu_busy},
-                     {"filesystem", n.filesystem},
-                     {"mount_point", n.mount_point},
-                     {"mount_options", n.mount_options},
-                     {"requests", n.requests},
-                     {"retries", n.retries},
-                     {"throttles", n.throttles},
-                     {"new_connections", n.new_connections}});
+    nodes.push_back(
+        {{"node_index", n.node},
+         {"ranks", n.ranks},
+         {"host", n.host},
+         {"bytes", n.bytes},
+         {"seconds", n.seconds},
+         {"throughput_mib_s", n.throughput_mib_s},
+         {"first_done_seconds", n.first_done_seconds},
+         {"last_done_seconds", n.last_done_seconds},
+         {"dir_sync_seconds", n.dir_sync_seconds},
+         {"start_lag_seconds", n.start_lag_seconds},
+         {"cpu_user_seconds", n.cpu_user_seconds},
+         {"cpu_system_seconds", n.cpu_system_seconds},
+         {"host_cpu_busy", n.host_cpu_busy},
+         {"filesystem", n.filesystem},
+         {"mount_point", n.mount_point},
+         {"mount_options", n.mount_options},
+         {"requests", n.requests},
+         {"retries", n.retries},
+         {"throttles", n.throttles},
+         {"new_connections", n.new_connections},
+         {"staging",
+          {{"copy_seconds", n.staging.copy_seconds},
+           {"copy_bytes", n.staging.copy_bytes},
+           {"blocking_seconds", n.staging.blocking_seconds},
+           {"durable_seconds", n.staging.durable_seconds},
+           {"compute_seconds", n.staging.compute_seconds},
+           {"compute_baseline_seconds", n.staging.compute_baseline_seconds},
+           {"staged_bytes", n.staging.staged_bytes}}}});
   }
   j["nodes"] = nodes;
   ordered_json stragglers = ordered_json::array();
@@ -120,6 +129,44 @@ ordered_json RoundJson(const RoundResult& r) {
                      {"verified", k.verified}});
   }
   j["ranks"] = ranks;
+  const RoundStaging& st = r.staging;
+  j["staging"] = {{"accelerator", st.accelerator},
+                  {"async", st.async},
+                  {"copy_bytes", st.copy_bytes},
+                  {"copy_seconds", st.copy_seconds},
+                  {"copy_gib_s", st.copy_gib_s},
+                  {"pinned", st.pinned},
+                  {"blocking_seconds", st.blocking_seconds},
+                  {"persist_seconds", st.persist_seconds},
+                  {"compute_seconds", st.compute_seconds},
+                  {"compute_baseline_seconds", st.compute_baseline_seconds},
+                  {"compute_slowdown", st.compute_slowdown},
+                  {"fell_behind", st.fell_behind},
+                  {"checkpoint_cost_seconds", st.checkpoint_cost_seconds},
+                  {"staged_bytes", st.staged_bytes}};
+  return j;
+}
+
+ordered_json PointJson(const GoodputPoint& p) {
+  return {{"interval_seconds", p.interval_seconds},
+          {"waste", p.waste},
+          {"goodput", p.goodput}};
+}
+
+ordered_json GoodputJson(const GoodputResult& g) {
+  ordered_json curve = ordered_json::array();
+  for (const auto& p : g.curve) curve.push_back(PointJson(p));
+  ordered_json j = {{"mttf_seconds", g.in.mttf_seconds},
+                    {"checkpoint_cost_seconds", g.in.delta_seconds},
+                    {"checkpoint_cost_source", g.delta_source},
+                    {"restart_seconds", g.in.restart_seconds},
+                    {"restart_source", g.restart_source},
+                    {"interval_seconds", g.in.interval_seconds},
+                    {"young_interval_seconds", g.young_seconds},
+                    {"daly_interval_seconds", g.daly_seconds},
+                    {"at_optimum", PointJson(g.at_optimum)},
+                    {"curve", curve}};
+  if (g.in.interval_seconds > 0) j["at_interval"] = PointJson(g.at_interval);
   return j;
 }
 
@@ -200,6 +247,7 @@ std::string ResultToJson(const RunResult& r) {
   j["rounds"] = rounds;
   j["summary"] = {{"save", SummaryJson(r.Summarize("save"))},
                   {"load", SummaryJson(r.Summarize("load"))}};
+  if (auto g = r.Goodput()) j["goodput"] = GoodputJson(*g);
   SanitizeUtf8(j);
   return j.dump(2) + "\n";
 }

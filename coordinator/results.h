@@ -6,12 +6,14 @@
 
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
 
 #include "common/histogram.h"
 #include "common/stats.h"
+#include "coordinator/goodput.h"
 
 namespace ckpt {
 
@@ -22,6 +24,18 @@ struct RankResult {
   double first_byte_seconds = -1;
   double seconds = 0;  // from the node's start to durable / verified
   bool verified = false;
+};
+
+// Where bytes meet host memory on a node (StagingReport in node.proto):
+// device copies with ACCELERATOR=gpu, and an async save's staging,
+// persistence and the training compute that overlapped it.
+struct NodeStaging {
+  double copy_seconds = 0;  // summed over the node's files
+  uint64_t copy_bytes = 0;
+  double blocking_seconds = 0, durable_seconds = 0;  // since the node's start
+  double compute_seconds = 0, compute_baseline_seconds = 0;
+  uint64_t staged_bytes = 0;
+  bool pinned = false;
 };
 
 struct NodeResult {
@@ -41,6 +55,7 @@ struct NodeResult {
   std::string storage_kind, filesystem, mount_point, mount_options;
   uint64_t requests = 0, retries = 0, throttles = 0;
   uint64_t new_connections = 0;  // HTTP connections opened in the round
+  NodeStaging staging;
 };
 
 struct CacheResult {
@@ -57,6 +72,31 @@ struct Straggler {
   std::string host;
   double seconds = 0;
   double ratio_to_median = 0;
+};
+
+// A round's training-loop view (all times on the coordinator's common
+// start, each node's start lag added): docs/results.md defines each.
+struct RoundStaging {
+  std::string accelerator = "cpu";
+  bool async = false;  // an async save
+  // Device <-> host copies (gpu) or staging memcpys (async): bytes and the
+  // seconds summed over files; rate = bytes / seconds, per stream.
+  uint64_t copy_bytes = 0;
+  double copy_seconds = 0;
+  double copy_gib_s = 0;
+  bool pinned = false;
+  // Async saves:
+  double blocking_seconds = 0;  // training blocked: the last file staged
+  double persist_seconds = 0;   // then, until the last file durable
+  double compute_seconds = 0;   // the interval's simulated training, as run
+  double compute_baseline_seconds = 0;  // the same work, nothing else running
+  double compute_slowdown = 0;          // compute / baseline
+  // Persisting outlasted the training interval: the next save would wait.
+  bool fell_behind = false;
+  // What this save cost training: blocking + the wait for persistence
+  // (fell_behind) + the compute's slowdown; the whole round when sync.
+  double checkpoint_cost_seconds = 0;
+  uint64_t staged_bytes = 0;  // the most any node held staged
 };
 
 struct RoundResult {
@@ -101,6 +141,7 @@ struct RoundResult {
   std::vector<NodeResult> nodes;
   std::vector<RankResult> ranks;
   std::vector<Straggler> stragglers;  // slowest first; multinode only
+  RoundStaging staging;
 };
 
 struct NodeClock {
@@ -161,9 +202,15 @@ struct RunResult {
   std::vector<RoundResult> rounds;
   std::vector<NodeClock> clocks;  // multinode: estimated per node
   SweepInfo sweep;
+  double mttf_seconds = 0;      // run.mttf: goodput when > 0
+  double interval_seconds = 0;  // run.interval
 
   // Count, mean, stdev, min, max of the timed rounds of a phase.
   PhaseSummary Summarize(const std::string& phase) const;
+  // Goodput at run.interval and at the optimal interval (goodput.h), from
+  // the median timed save's checkpoint cost and the median timed load; none
+  // without run.mttf or a timed save.
+  std::optional<GoodputResult> Goodput() const;
 };
 
 }  // namespace ckpt

@@ -108,6 +108,12 @@ v1::PrepareRequest RoundRunner::BuildPrepare(const RoundSpec& spec,
   io->set_cache_mode(config_.io.cache_mode);
   io->set_checksum(config_.io.checksum);
   io->set_queue_depth(config_.io.queue_depth);
+  auto* loop = req.mutable_loop();
+  loop->set_accelerator(config_.cluster.accelerator);
+  loop->set_staging(config_.cluster.staging);
+  // A load-only run's staging save writes a checkpoint, nothing more.
+  loop->set_async(config_.run.async && spec.save && !spec.staged);
+  loop->set_interval_seconds(config_.run.interval);
   for (const auto& t : plan_.tensors) req.add_tensor_names(t.name);
   req.mutable_storage_options()->insert(storage_options_.begin(),
                                         storage_options_.end());
@@ -345,6 +351,7 @@ RoundResult RoundRunner::Run(const RoundSpec& spec) {
   }
   result.seconds = SecondsSince(t0);
   aggregate();
+  SumUpStaging(spec, &result);
   result.throughput_mib_s = MibPerSecond(result.bytes, result.seconds);
   if (!spec.save) {
     result.planned_bytes = plan_.total_bytes;
@@ -356,6 +363,53 @@ RoundResult RoundRunner::Run(const RoundSpec& spec) {
     if (!result.verified) result.flags.push_back("unverified");
   }
   return result;
+}
+
+void RoundRunner::SumUpStaging(const RoundSpec& spec,
+                               RoundResult* result) const {
+  RoundStaging& st = result->staging;
+  st.accelerator = config_.cluster.accelerator;
+  st.async = config_.run.async && spec.save && !spec.staged;
+  double blocked = 0, durable = 0;
+  for (const auto& n : result->nodes) {
+    st.copy_bytes += n.staging.copy_bytes;
+    st.copy_seconds += n.staging.copy_seconds;
+    st.pinned = st.pinned || n.staging.pinned;
+    st.staged_bytes = std::max(st.staged_bytes, n.staging.staged_bytes);
+    if (!st.async) continue;
+    const double lag = std::max(0.0, n.start_lag_seconds);
+    blocked = std::max(blocked, lag + n.staging.blocking_seconds);
+    durable = std::max(durable, lag + n.staging.durable_seconds);
+    st.compute_seconds =
+        std::max(st.compute_seconds, n.staging.compute_seconds);
+    st.compute_baseline_seconds = std::max(st.compute_baseline_seconds,
+                                           n.staging.compute_baseline_seconds);
+    // The node's next save is due when its training interval ends.
+    if (n.staging.durable_seconds >
+        n.staging.blocking_seconds + n.staging.compute_seconds) {
+      st.fell_behind = true;
+    }
+  }
+  if (st.copy_seconds > 0) {
+    st.copy_gib_s =
+        static_cast<double>(st.copy_bytes) / (1 << 30) / st.copy_seconds;
+  }
+  if (!st.async) {
+    if (spec.save) st.checkpoint_cost_seconds = result->seconds;
+    return;
+  }
+  // The save's own time ends when its last byte is durable and committed,
+  // not when the training interval it overlapped ends.
+  st.blocking_seconds = blocked;
+  st.persist_seconds = std::max(0.0, durable - blocked);
+  result->seconds = durable + result->commit_seconds;
+  if (st.compute_baseline_seconds > 0) {
+    st.compute_slowdown = st.compute_seconds / st.compute_baseline_seconds;
+  }
+  const double wait = std::max(0.0, durable - (blocked + st.compute_seconds));
+  const double slower =
+      std::max(0.0, st.compute_seconds - st.compute_baseline_seconds);
+  st.checkpoint_cost_seconds = blocked + wait + slower;
 }
 
 void RoundRunner::Aggregate(const std::vector<v1::PhaseReport>& reports,
@@ -401,6 +455,15 @@ void RoundRunner::Aggregate(const std::vector<v1::PhaseReport>& reports,
     nr.throttles = rep.throttles();
     nr.new_connections = rep.new_connections();
     result->new_connections += nr.new_connections;
+    const auto& st = rep.staging();
+    nr.staging.copy_seconds = st.copy_seconds();
+    nr.staging.copy_bytes = st.copy_bytes();
+    nr.staging.blocking_seconds = st.blocking_seconds();
+    nr.staging.durable_seconds = st.durable_seconds();
+    nr.staging.compute_seconds = st.compute_seconds();
+    nr.staging.compute_baseline_seconds = st.compute_baseline_seconds();
+    nr.staging.staged_bytes = st.staged_bytes();
+    nr.staging.pinned = st.pinned();
     result->requests += nr.requests;
     result->retries += nr.retries;
     result->throttles += nr.throttles;

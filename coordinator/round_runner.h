@@ -59,6 +59,10 @@ class RoundRunner {
   std::string BuildMetadata(const RoundSpec& spec,
                             const std::vector<v1::PhaseReport>& reports,
                             int only_node) const;
+  // The round's RoundStaging from its nodes'; for an async save also the
+  // round's time (to the last byte durable + commit, not the end of the
+  // training interval it overlapped).
+  void SumUpStaging(const RoundSpec& spec, RoundResult* result) const;
   void Aggregate(const std::vector<v1::PhaseReport>& reports,
                  RoundResult* result) const;
   void AbortAll(const std::string& run_id, const std::string& reason);

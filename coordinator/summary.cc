@@ -1,5 +1,7 @@
 #include "coordinator/summary.h"
 
+#include <algorithm>
+
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
@@ -27,6 +29,49 @@ PhaseSummary RunResult::Summarize(const std::string& phase) const {
   s.mib_s = SpreadOf(rates);
   s.count = s.seconds.count;
   return s;
+}
+
+namespace {
+
+double Median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  const size_t n = v.size();
+  return n % 2 == 1 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+}  // namespace
+
+std::optional<GoodputResult> RunResult::Goodput() const {
+  if (mttf_seconds <= 0) return std::nullopt;
+  std::vector<double> costs, loads;
+  bool async = false;
+  for (const auto& r : rounds) {
+    if (r.staged || r.status != "ok") continue;
+    if (r.phase == "save") {
+      costs.push_back(r.staging.checkpoint_cost_seconds);
+      async = async || r.staging.async;
+    } else if (r.phase == "load") {
+      loads.push_back(r.seconds);
+    }
+  }
+  if (costs.empty()) return std::nullopt;
+  GoodputInputs in;
+  in.delta_seconds = Median(costs);
+  in.restart_seconds = loads.empty() ? 0 : Median(loads);
+  in.mttf_seconds = mttf_seconds;
+  in.interval_seconds = interval_seconds;
+  GoodputResult g = ComputeGoodput(in);
+  g.delta_source = absl::StrCat(
+      "median of ", costs.size(),
+      async ? " async saves' blocking time + wait for persistence + training "
+              "slowdown"
+            : " synchronous save round times");
+  g.restart_source =
+      loads.empty()
+          ? "no load measured: 0"
+          : absl::StrCat("median of ", loads.size(),
+                         " load round times; time to visible not measured (0)");
+  return g;
 }
 
 std::string SummaryTable(const RunResult& r) {
@@ -102,6 +147,53 @@ std::string SummaryTable(const RunResult& r) {
       absl::StrAppendFormat(&s, "%-6s %d of %d rounds flagged %s\n", "", n,
                             p.count, flag);
     }
+  }
+  for (const auto& round : r.rounds) {
+    const RoundStaging& st = round.staging;
+    if (round.status != "ok" || (!st.async && st.copy_bytes == 0)) continue;
+    std::string label = round.staged ? "stage" : std::to_string(round.index);
+    absl::StrAppendFormat(&s, "%-6s %-5s", round.phase, label);
+    if (st.async) {
+      absl::StrAppendFormat(
+          &s,
+          " training blocked %.3f s, then persisted in %.3f s while %.3f s "
+          "of training ran (%.2fx its %.3f s alone)%s; cost %.3f s",
+          st.blocking_seconds, st.persist_seconds, st.compute_seconds,
+          st.compute_slowdown, st.compute_baseline_seconds,
+          st.fell_behind ? " FELL BEHIND: the next save would wait" : "",
+          st.checkpoint_cost_seconds);
+    }
+    if (st.copy_bytes > 0) {
+      absl::StrAppendFormat(
+          &s, "%s %s %s in %.3f s of copies, %.2f GiB/s per stream (%s)",
+          st.async ? ";" : "",
+          st.accelerator == "gpu"
+              ? (round.phase == "save" ? "device->host" : "host->device")
+              : "staged",
+          FormatBytes(st.copy_bytes), st.copy_seconds, st.copy_gib_s,
+          st.accelerator != "gpu" ? "host memory"
+          : st.pinned             ? "pinned"
+                                  : "pageable");
+    }
+    s += "\n";
+  }
+  if (auto g = r.Goodput()) {
+    absl::StrAppendFormat(
+        &s,
+        "goodput (MTTF %.0f s): checkpoint cost %.3f s (%s), restart %.3f s "
+        "(%s)\n",
+        g->in.mttf_seconds, g->in.delta_seconds, g->delta_source,
+        g->in.restart_seconds, g->restart_source);
+    if (g->in.interval_seconds > 0) {
+      absl::StrAppendFormat(&s, "  at run.interval %.0f s: goodput %.2f%%\n",
+                            g->in.interval_seconds,
+                            100 * g->at_interval.goodput);
+    }
+    absl::StrAppendFormat(
+        &s,
+        "  at the optimal interval %.0f s (Daly; Young: %.0f s): goodput "
+        "%.2f%%\n",
+        g->daly_seconds, g->young_seconds, 100 * g->at_optimum.goodput);
   }
   for (const auto& n : r.notes) absl::StrAppendFormat(&s, "note: %s\n", n);
   for (const auto& n : r.leftovers)

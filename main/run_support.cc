@@ -29,6 +29,8 @@ void FillConfig(const LoadedConfig& loaded, RunResult* r) {
     rk.source = it == loaded.sources.end() ? "default" : it->second;
     r->config.push_back(rk);
   }
+  r->mttf_seconds = loaded.config.run.mttf;
+  r->interval_seconds = loaded.config.run.interval;
 }
 
 void FillPlan(const CheckpointPlan& p, RunResult* r) {

@@ -9,9 +9,11 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "common/clock.h"
+#include "common/cuda.h"
 #include "common/status_macros.h"
 #include "node/block_ring.h"
 #include "node/pattern.h"
+#include "node/shard_memory.h"
 
 namespace ckpt {
 namespace {
@@ -101,7 +103,23 @@ AlignedBuffer::AlignedBuffer(size_t size) : size_(size) {
   std::memset(data_, 0, size_);
 }
 
-AlignedBuffer::~AlignedBuffer() { std::free(data_); }
+absl::StatusOr<std::unique_ptr<AlignedBuffer>> AlignedBuffer::Create(
+    size_t size, bool pinned) {
+  if (!pinned) return std::make_unique<AlignedBuffer>(size);
+  // cudaHostAlloc returns page-aligned memory.
+  ASSIGN_OR_RETURN(void* p, cuda::PinnedAlloc(size == 0 ? 1 : size));
+  std::memset(p, 0, size);
+  return std::unique_ptr<AlignedBuffer>(
+      new AlignedBuffer(static_cast<unsigned char*>(p), size, true));
+}
+
+AlignedBuffer::~AlignedBuffer() {
+  if (pinned_) {
+    cuda::PinnedFree(data_);
+  } else {
+    std::free(data_);
+  }
+}
 
 namespace {
 
@@ -119,12 +137,60 @@ void GenerateBlock(const FileJob& job, const IoParams& params, uint64_t off,
   }
 }
 
+// Produces block [off, off + n) into p: copied out of the device memory
+// the bytes live in (timed), or generated; then checksummed.
+absl::Status ProduceBlock(const FileJob& job, const IoParams& params,
+                          uint64_t off, unsigned char* p, size_t n,
+                          Checksummer& sum, size_t& seg,
+                          std::vector<uint64_t>& sums, FileOutcome* out) {
+  if (params.device == nullptr) {
+    GenerateBlock(job, params, off, p, n, sum, seg, sums);
+    return absl::OkStatus();
+  }
+  const auto t0 = std::chrono::steady_clock::now();
+  RETURN_IF_ERROR(params.device->CopyOut(off, p, n));
+  out->copy_seconds += SecondsSince(t0);
+  out->copy_bytes += n;
+  FeedSegments(job, off, p, n, sum, seg, sums, nullptr);
+  return absl::OkStatus();
+}
+
 size_t BlockSize(const IoParams& params, const AlignedBuffer& buffer) {
   return std::min(params.block_size,
                   buffer.size() / BufferBlocks(params.queue_depth));
 }
 
+// The end of a save: fsync (when asked), close (the durability point on
+// FUSE mounts and object stores), and the file's done time.
+template <typename File>
+absl::Status FinishSave(const TransferContext& ctx, const IoParams& params,
+                        File& file, OpStats* stats, FileOutcome* out) {
+  if (params.fsync) {
+    RETURN_IF_ERROR(Timed(stats->fsync, [&] { return file.Sync(); }));
+  }
+  RETURN_IF_ERROR(Timed(stats->close, [&] { return file.Close(); }));
+  out->done_seconds = SecondsSince(ctx.start);
+  return absl::OkStatus();
+}
+
 }  // namespace
+
+absl::Status StageFile(const ShardMemory& from, AlignedBuffer& to, size_t block,
+                       const std::atomic<bool>& abort, FileOutcome* out) {
+  const auto t0 = std::chrono::steady_clock::now();
+  for (uint64_t off = 0; off < from.size();) {
+    if (abort.load(std::memory_order_relaxed)) {
+      return absl::AbortedError("aborted while staging");
+    }
+    const size_t n =
+        static_cast<size_t>(std::min<uint64_t>(block, from.size() - off));
+    RETURN_IF_ERROR(from.CopyOut(off, to.data() + off, n));
+    off += n;
+  }
+  out->copy_seconds += SecondsSince(t0);
+  out->copy_bytes += from.size();
+  return absl::OkStatus();
+}
 
 absl::Status SaveFile(const TransferContext& ctx, const FileJob& job,
                       const IoParams& params, AlignedBuffer& buffer,
@@ -156,14 +222,30 @@ absl::Status SaveFile(const TransferContext& ctx, const FileJob& job,
   // they are sent from, its own uploads in flight overlapping the
   // generation; a block that would straddle two of its parts is made in
   // ours and copied. Without a lender, queue depth 0 takes turns here.
+  if (params.source != nullptr) {
+    // Staged already: checksummed 64 KiB at a time, then written from
+    // where it is (a lending backend copies it into its part buffer).
+    for (uint64_t k = 0; k < blocks; ++k) {
+      RETURN_IF_ERROR(CheckAbort(ctx, job));
+      const unsigned char* p = params.source + k * block;
+      for (size_t done = 0; done < length(k);) {
+        const size_t m = std::min<size_t>(64 << 10, length(k) - done);
+        FeedSegments(job, k * block + done, p + done, m, *sum, seg,
+                     out->checksums, nullptr);
+        done += m;
+      }
+      RETURN_IF_ERROR(write(p, length(k)));
+    }
+    return FinishSave(ctx, params, *file, stats, out);
+  }
   const bool lends = blocks > 0 && file->BorrowBuffer(length(0)) != nullptr;
   if (lends || BufferBlocks(params.queue_depth) == 1) {
     for (uint64_t k = 0; k < blocks; ++k) {
       RETURN_IF_ERROR(CheckAbort(ctx, job));
       unsigned char* p = lends ? file->BorrowBuffer(length(k)) : nullptr;
       if (p == nullptr) p = buffer.data();
-      GenerateBlock(job, params, k * block, p, length(k), *sum, seg,
-                    out->checksums);
+      RETURN_IF_ERROR(ProduceBlock(job, params, k * block, p, length(k), *sum,
+                                   seg, out->checksums, out));
       RETURN_IF_ERROR(write(p, length(k)));
     }
   } else {
@@ -187,8 +269,9 @@ absl::Status SaveFile(const TransferContext& ctx, const FileJob& job,
       if (!gen_status.ok()) break;
       unsigned char* p = ring.AcquireFree(k);
       if (p == nullptr) break;  // the writer failed
-      GenerateBlock(job, params, k * block, p, length(k), *sum, seg,
-                    out->checksums);
+      gen_status = ProduceBlock(job, params, k * block, p, length(k), *sum, seg,
+                                out->checksums, out);
+      if (!gen_status.ok()) break;
       ring.Publish(k, length(k));
     }
     if (!gen_status.ok()) ring.Stop();
@@ -196,12 +279,7 @@ absl::Status SaveFile(const TransferContext& ctx, const FileJob& job,
     RETURN_IF_ERROR(write_status);
     RETURN_IF_ERROR(gen_status);
   }
-  if (params.fsync) {
-    RETURN_IF_ERROR(Timed(stats->fsync, [&] { return file->Sync(); }));
-  }
-  RETURN_IF_ERROR(Timed(stats->close, [&] { return file->Close(); }));
-  out->done_seconds = SecondsSince(ctx.start);
-  return absl::OkStatus();
+  return FinishSave(ctx, params, *file, stats, out);
 }
 
 absl::Status LoadFile(const TransferContext& ctx, const FileJob& job,
@@ -274,6 +352,12 @@ absl::Status LoadFile(const TransferContext& ctx, const FileJob& job,
                    out->checksums, check);
       RETURN_IF_ERROR(mismatch);
       done += m;
+    }
+    if (params.device != nullptr) {  // verified on the host, then copied
+      const auto t0 = std::chrono::steady_clock::now();
+      RETURN_IF_ERROR(params.device->CopyIn(k * block, p, n));
+      out->copy_seconds += SecondsSince(t0);
+      out->copy_bytes += n;
     }
     out->bytes += n;
     if (ctx.progress) ctx.progress->fetch_add(n, std::memory_order_relaxed);

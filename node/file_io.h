@@ -23,6 +23,7 @@
 #include <vector>
 
 #include "absl/status/status.h"
+#include "absl/status/statusor.h"
 #include "common/checksum.h"
 #include "common/histogram.h"
 #include "node/storage/storage.h"
@@ -48,6 +49,8 @@ struct FileJob {
   std::shared_ptr<const std::vector<std::string>> tensor_names;
 };
 
+class ShardMemory;  // node/shard_memory.h
+
 struct IoParams {
   size_t block_size = 4 << 20;
   bool fsync = true;
@@ -55,6 +58,15 @@ struct IoParams {
   ChecksumKind checksum = ChecksumKind::kXxh3;
   uint64_t stream_key = 0;  // PatternStreamKey of (seed, step, rank, file)
   int queue_depth = 0;      // io.queue_depth
+  // Where the bytes come from or go besides storage (else a save generates
+  // them and a load only verifies them):
+  // - source: the file's bytes, already staged in host memory (an async
+  //   save persisting them); written from there, checksummed on the way;
+  // - device: the memory they live in (a GPU's): a save copies each block
+  //   out of it before writing, a load copies each verified block into it;
+  //   the copies are timed into FileOutcome::copy_seconds.
+  const unsigned char* source = nullptr;
+  ShardMemory* device = nullptr;
 };
 
 // Blocks of buffer a file needs at this queue depth: the ones in flight
@@ -78,19 +90,27 @@ struct OpStats {
 };
 
 // A 4 KiB-aligned buffer (for O_DIRECT), touched at allocation so page
-// faults are not timed.
+// faults are not timed; pageable, or pinned (page-locked by the CUDA
+// runtime, for full-speed copies to and from a GPU).
 class AlignedBuffer {
  public:
-  explicit AlignedBuffer(size_t size);
+  explicit AlignedBuffer(size_t size);  // pageable
+  // Pinned when `pinned` (an error in a build without GPU support).
+  static absl::StatusOr<std::unique_ptr<AlignedBuffer>> Create(size_t size,
+                                                               bool pinned);
   ~AlignedBuffer();
   AlignedBuffer(const AlignedBuffer&) = delete;
   AlignedBuffer& operator=(const AlignedBuffer&) = delete;
   unsigned char* data() { return data_; }
   size_t size() const { return size_; }
+  bool pinned() const { return pinned_; }
 
  private:
+  AlignedBuffer(unsigned char* data, size_t size, bool pinned)
+      : data_(data), size_(size), pinned_(pinned) {}
   unsigned char* data_ = nullptr;
   size_t size_ = 0;
+  bool pinned_ = false;
 };
 
 using SteadyTime = std::chrono::steady_clock::time_point;
@@ -103,6 +123,8 @@ struct FileOutcome {
   std::vector<uint64_t> checksums;  // per segment
   double first_byte_seconds = -1;   // since the phase start
   double done_seconds = 0;          // durable / verified, since phase start
+  double copy_seconds = 0;          // IoParams::device copies
+  uint64_t copy_bytes = 0;
 };
 
 // The context a file transfer shares with its rank and node.
@@ -112,6 +134,12 @@ struct TransferContext {
   std::atomic<uint64_t>* progress = nullptr;  // rank bytes done
   const std::atomic<bool>* abort = nullptr;
 };
+
+// An async save's staging: copies the whole of `from` into `to` (at least
+// as large) in `block`-sized pieces, stopping at *abort; the copy is timed
+// into out->copy_seconds / copy_bytes.
+absl::Status StageFile(const ShardMemory& from, AlignedBuffer& to, size_t block,
+                       const std::atomic<bool>& abort, FileOutcome* out);
 
 // `buffer` holds BufferBlocks(params.queue_depth) blocks (a smaller one
 // shrinks the block size to fit).

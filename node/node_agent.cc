@@ -8,6 +8,7 @@
 #include <chrono>
 #include <condition_variable>
 #include <filesystem>
+#include <latch>
 #include <thread>
 
 #include "absl/strings/numbers.h"
@@ -30,14 +31,21 @@ constexpr char kMetadata[] = ".metadata";
 absl::Status CheckBufferMemory(const PhaseJob& job, const Storage& storage,
                                const MemoryBudget& budget) {
   const Storage::BufferUse backend = storage.BufferPerFile(job.save);
-  uint64_t files = 0, need = 0;
+  uint64_t files = 0, need = 0, held = 0;
+  // An async save holds each file's bytes staged in host memory, and on the
+  // CPU the training state they are staged from too.
+  const uint64_t copies = !(job.save && job.loop.async)   ? 0
+                          : job.loop.accelerator == "gpu" ? 1
+                                                          : 2;
   for (const auto& r : job.ranks) {
     for (const auto& f : r.files) {
       ++files;
       need += job.io.block_size * BufferBlocks(job.io.queue_depth) +
               std::min<uint64_t>(f.size, backend.bytes);
+      held += copies * f.size;
     }
   }
+  need += held;
   // A margin for the rest of the process (plan, threads, the page cache
   // the transfer itself needs).
   if (budget.available_bytes == 0 || need <= budget.available_bytes / 10 * 8) {
@@ -52,6 +60,9 @@ absl::Status CheckBufferMemory(const PhaseJob& job, const Storage& storage,
       backend.bytes > 0 ? absl::StrCat(" + up to ", FormatBytes(backend.bytes),
                                        " (", backend.keys, ")")
                         : std::string(),
+      held > 0 ? absl::StrCat(" + ", FormatBytes(held),
+                              " held by run.async (CKPT_ASYNC) staging")
+               : std::string(),
       "; more than 80% of the ", FormatBytes(budget.available_bytes),
       " available (", budget.source,
       "). Expected fewer ranks per node (NUM_DEVICES), a smaller "
@@ -218,6 +229,7 @@ absl::StatusOr<PrepareOutcome> NodeAgent::Prepare(PhaseJob job) {
           job.io.block_size * BufferBlocks(job.io.queue_depth)));
     }
   }
+  RETURN_IF_ERROR(PrepareLoop(job));
   job_ = std::make_unique<PhaseJob>(std::move(job));
   return out;
 }
@@ -267,8 +279,15 @@ PhaseOutcome NodeAgent::RunPhase(const std::string& run_id, uint64_t round_id,
       for (const auto& f : r.files) segments += f.segments.size();
     }
     for (const auto& buf : buffers_) buffer_bytes += buf->size();
+    for (const auto& buf : staged_) buffer_bytes += buf->size();
+    for (const auto& m : memory_) {
+      if (!m->on_device()) buffer_bytes += m->size();
+    }
     buffers_.clear();
     buffers_.shrink_to_fit();
+    staged_.clear();
+    memory_.clear();
+    compute_.reset();
     job_->ranks.clear();
     job_->ranks.shrink_to_fit();
     trim_pending_ = segments >= kTrimSegments || buffer_bytes >= kTrimBytes;
@@ -315,6 +334,8 @@ PhaseOutcome NodeAgent::Execute(int64_t start_at_unix_ns,
     size_t rank_index;
     const FileJob* file;
     AlignedBuffer* buffer;
+    ShardMemory* memory;    // gpu or async: where the bytes live
+    AlignedBuffer* staged;  // async save: the staged copy
     OpStats stats;
     FileOutcome outcome;
     absl::Status status;
@@ -323,9 +344,21 @@ PhaseOutcome NodeAgent::Execute(int64_t start_at_unix_ns,
   size_t b = 0;
   for (size_t ri = 0; ri < n_ranks; ++ri) {
     for (const auto& f : job.ranks[ri].files) {
-      slots.push_back({ri, &f, buffers_[b++].get(), {}, {}, {}});
+      slots.push_back({ri,
+                       &f,
+                       buffers_[b].get(),
+                       b < memory_.size() ? memory_[b].get() : nullptr,
+                       b < staged_.size() ? staged_[b].get() : nullptr,
+                       {},
+                       {},
+                       {}});
+      ++b;
     }
   }
+  // An async save: every file is staged (training blocked) before any is
+  // persisted, as a checkpointer stages all, then writes in the background.
+  const bool async = job.save && !staged_.empty();
+  std::latch gate(static_cast<std::ptrdiff_t>(slots.size()));
 
   std::mutex done_mu;
   std::condition_variable done_cv;
@@ -344,10 +377,21 @@ PhaseOutcome NodeAgent::Execute(int64_t start_at_unix_ns,
       p.queue_depth = job.io.queue_depth;
       p.stream_key =
           PatternStreamKey({job.seed, job.step, s->file->rank, s->file->index});
-      s->status =
-          job.save
-              ? SaveFile(ctx, *s->file, p, *s->buffer, &s->stats, &s->outcome)
-              : LoadFile(ctx, *s->file, p, *s->buffer, &s->stats, &s->outcome);
+      if (async) {
+        s->status = StageFile(*s->memory, *s->staged, job.io.block_size, abort_,
+                              &s->outcome);
+        if (!s->status.ok()) abort_ = true;
+        gate.arrive_and_wait();
+        p.source = s->staged->data();
+      } else {
+        p.device = s->memory;
+      }
+      if (s->status.ok()) {
+        s->status = job.save ? SaveFile(ctx, *s->file, p, *s->buffer, &s->stats,
+                                        &s->outcome)
+                             : LoadFile(ctx, *s->file, p, *s->buffer, &s->stats,
+                                        &s->outcome);
+      }
       if (!s->status.ok()) abort_ = true;  // fail fast: stop sibling files
       std::lock_guard<std::mutex> lock(done_mu);
       ++finished;
@@ -359,6 +403,18 @@ PhaseOutcome NodeAgent::Execute(int64_t start_at_unix_ns,
     for (size_t i = 0; i < n_ranks; ++i) v[i] = rank_bytes[i].load();
     return v;
   };
+  // Async: training resumes once every file is staged; its next interval
+  // of compute runs while the files persist.
+  std::thread compute;
+  if (async) {
+    gate.wait();
+    out.staging.blocking_seconds = SecondsSince(start);
+    if (compute_) {
+      compute = std::thread(
+          [&] { out.staging.compute_seconds = compute_->Run(&abort_); });
+      out.staging.compute_baseline_seconds = compute_->baseline_seconds();
+    }
+  }
   {
     std::unique_lock<std::mutex> lock(done_mu);
     auto interval = std::chrono::duration<double>(progress_interval);
@@ -395,6 +451,19 @@ PhaseOutcome NodeAgent::Execute(int64_t start_at_unix_ns,
     out.dir_sync_seconds =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - t0)
             .count();
+  }
+  if (async) out.staging.durable_seconds = SecondsSince(start);
+  if (compute.joinable()) compute.join();
+  for (const auto& s : slots) {
+    out.staging.copy_seconds += s.outcome.copy_seconds;
+    out.staging.copy_bytes += s.outcome.copy_bytes;
+    if (s.staged != nullptr) {
+      out.staging.staged_bytes += s.staged->size();
+      out.staging.pinned = s.staged->pinned();
+    } else if (s.memory != nullptr && s.memory->on_device()) {
+      out.staging.staged_bytes += s.buffer->size();
+      out.staging.pinned = s.buffer->pinned();
+    }
   }
 
   out.ranks.resize(n_ranks);

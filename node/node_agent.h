@@ -14,6 +14,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -23,13 +24,24 @@
 #include "common/cpu_usage.h"
 #include "common/memory.h"
 #include "node/file_io.h"
+#include "node/shard_memory.h"
 #include "node/storage/storage_factory.h"
+#include "node/training_compute.h"
 
 namespace ckpt {
 
 struct RankJob {
   uint32_t rank = 0;
   std::vector<FileJob> files;  // FileJob::path is relative until Prepare
+};
+
+// Where shard bytes live and how a save meets the training loop
+// (TrainingLoop in node.proto).
+struct TrainingLoopOptions {
+  std::string accelerator = "cpu";  // cpu | gpu
+  std::string staging = "pinned";   // gpu: pinned | pageable host memory
+  bool async = false;               // saves: stage, then persist
+  double interval_seconds = 0;      // async: simulated training between saves
 };
 
 struct PhaseJob {
@@ -41,6 +53,7 @@ struct PhaseJob {
   std::string step_uri;
   IoOptions io;  // checked through the key table by NodeAgent::Prepare
   std::map<std::string, std::string> storage_options;
+  TrainingLoopOptions loop;
   std::vector<RankJob> ranks;
 };
 
@@ -65,6 +78,18 @@ struct SegmentSum {
   uint64_t value;
 };
 
+// StagingReport in node.proto: copies between where the bytes live and
+// host memory, and an async save's blocking / durable / compute times.
+struct StagingOutcome {
+  double copy_seconds = 0;  // summed over files
+  uint64_t copy_bytes = 0;
+  double blocking_seconds = 0;  // async: the last file staged
+  double durable_seconds = 0;   // async: the last file durable
+  double compute_seconds = 0, compute_baseline_seconds = 0;
+  uint64_t staged_bytes = 0;  // host bytes held for staged copies
+  bool pinned = false;
+};
+
 struct PhaseOutcome {
   absl::Status status;
   std::vector<RankOutcome> ranks;
@@ -75,6 +100,7 @@ struct PhaseOutcome {
   std::vector<SegmentSum> checksums;                  // saves: what was written
   uint64_t requests = 0, retries = 0, throttles = 0;  // object stores
   uint64_t new_connections = 0;  // HTTP connections opened (object stores)
+  StagingOutcome staging;
 };
 
 struct StepListing {
@@ -157,6 +183,10 @@ class NodeAgent {
  private:
   PhaseOutcome Execute(int64_t start_at_unix_ns, const ProgressFn& progress,
                        double progress_interval);
+  // Prepare's part for ACCELERATOR=gpu and async saves (node_agent_loop.cc):
+  // the files' memory_ (filled with this step's bytes for a save), staged_
+  // buffers, pinned block buffers, and the calibrated training compute.
+  absl::Status PrepareLoop(const PhaseJob& job);
 
   // Guards job_, buffers_, location_, read_direct_, checksum_, started_ and
   // trim_pending_;
@@ -168,6 +198,11 @@ class NodeAgent {
   std::unique_ptr<PhaseJob> job_;
   StorageLocation location_;
   std::vector<std::unique_ptr<AlignedBuffer>> buffers_;  // one per file
+  // ACCELERATOR=gpu or an async save: where each file's bytes live (the
+  // training state), and for an async save the host copy it stages.
+  std::vector<std::unique_ptr<ShardMemory>> memory_;
+  std::vector<std::unique_ptr<AlignedBuffer>> staged_;
+  std::optional<TrainingCompute> compute_;  // async saves
   bool read_direct_ = false;
   ChecksumKind checksum_ = ChecksumKind::kCrc32c;  // of job_->io.checksum
   std::map<std::pair<std::string, uint64_t>, std::shared_future<PhaseOutcome>>

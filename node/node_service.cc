@@ -57,6 +57,12 @@ PhaseJob BuildJob(Req& req) {
   // Out of range values are refused by NodeAgent::Prepare's key check.
   job.io.queue_depth = req.io().queue_depth();
   job.storage_options = OptionsOf(req.storage_options());
+  job.loop.accelerator =
+      req.loop().accelerator().empty() ? "cpu" : req.loop().accelerator();
+  job.loop.staging =
+      req.loop().staging().empty() ? "pinned" : req.loop().staging();
+  job.loop.async = req.loop().async();
+  job.loop.interval_seconds = req.loop().interval_seconds();
   auto names = std::make_shared<std::vector<std::string>>();
   names->reserve(static_cast<size_t>(req.tensor_names_size()));
   if constexpr (kConsume) {
@@ -156,11 +162,33 @@ v1::PhaseReport ReportToProto(const PhaseOutcome& o, uint64_t round_id) {
   rep.set_retries(o.retries);
   rep.set_throttles(o.throttles);
   rep.set_new_connections(o.new_connections);
+  auto* st = rep.mutable_staging();
+  st->set_copy_seconds(o.staging.copy_seconds);
+  st->set_copy_bytes(o.staging.copy_bytes);
+  st->set_blocking_seconds(o.staging.blocking_seconds);
+  st->set_durable_seconds(o.staging.durable_seconds);
+  st->set_compute_seconds(o.staging.compute_seconds);
+  st->set_compute_baseline_seconds(o.staging.compute_baseline_seconds);
+  st->set_staged_bytes(o.staging.staged_bytes);
+  st->set_pinned(o.staging.pinned);
   return rep;
 }
 
 v1::InspectReply NodeService::Inspect(const v1::InspectRequest& req) {
   v1::InspectReply rep;
+  if (req.accelerator() == "gpu") {
+    auto gpus = DescribeGpus();
+    if (!gpus.ok()) {
+      SetError(absl::Status(gpus.status().code(),
+                            absl::StrCat("cluster.accelerator (ACCELERATOR) = "
+                                         "'gpu': ",
+                                         gpus.status().message())),
+               &rep);
+      return rep;
+    }
+    rep.set_gpus(*gpus);
+    if (req.checkpoints_uri().empty()) return rep;  // only the GPU check
+  }
   auto listing = agent_.Inspect(
       req.checkpoints_uri(), req.probe_write() ? req.run_id() : std::string(),
       req.want_metadata(), req.metadata_step(),

@@ -10,6 +10,7 @@
 #include "absl/strings/str_join.h"
 #include "common/files.h"
 #include "report/collate.h"
+#include "report/loop_sections.h"
 #include "report/svg.h"
 
 namespace ckpt {
@@ -28,21 +29,6 @@ std::string PhaseColor(const std::string& p) {
 }
 std::string F(double v, int digits = 2) {
   return absl::StrFormat("%.*f", digits, v);
-}
-
-std::string Table(const std::vector<std::string>& header,
-                  const std::vector<std::vector<std::string>>& rows) {
-  std::string s = "<table><thead><tr>";
-  for (const auto& h : header)
-    absl::StrAppend(&s, "<th>", HtmlEscape(h), "</th>");
-  s += "</tr></thead><tbody>";
-  for (const auto& row : rows) {
-    s += "<tr>";
-    for (const auto& c : row)
-      absl::StrAppend(&s, "<td>", HtmlEscape(c), "</td>");
-    s += "</tr>";
-  }
-  return s + "</tbody></table>\n";
 }
 
 // A point's label on a chart: its swept values alone ("1, 2"); the
@@ -105,9 +91,10 @@ std::string PointsSection(const SweepData& data,
                       F(t.min, 3), F(t.max, 3)});
     }
   }
-  s += Table({"point", "phase", "runs", "rounds", "mean MiB/s", "stdev MiB/s",
-              "min MiB/s", "max MiB/s", "mean s", "stdev s", "min s", "max s"},
-             rows);
+  s += HtmlTable(
+      {"point", "phase", "runs", "rounds", "mean MiB/s", "stdev MiB/s",
+       "min MiB/s", "max MiB/s", "mean s", "stdev s", "min s", "max s"},
+      rows);
   return s;
 }
 
@@ -150,9 +137,9 @@ std::string SlowestSection(const SweepData& data) {
                       std::to_string(n.value("retries", 0))});
     }
     s += BarChart(title, "seconds", names, {b});
-    s += Table({"node", "host", "seconds", "MiB/s", "start lag ms",
-                "first rank done s", "last rank done s", "retries"},
-               rows);
+    s += HtmlTable({"node", "host", "seconds", "MiB/s", "start lag ms",
+                    "first rank done s", "last rank done s", "retries"},
+                   rows);
   }
   return s;
 }
@@ -212,7 +199,7 @@ std::string LatencySection(const SweepData& data,
     }
     if (series.empty()) continue;
     s += LogLineChart(absl::StrCat("'", op, "' latency"), "ms", labels, series);
-    s += Table(
+    s += HtmlTable(
         {"point", "ops", "min ms", "p50 ms", "p90 ms", "p99 ms", "max ms"},
         rows);
   }
@@ -254,8 +241,8 @@ std::string TimelineSection(const SweepData& data) {
     if (rows.empty()) continue;
     s += Timeline(absl::StrCat("Run ", run.name == "." ? data.name : run.name),
                   "seconds since the round's common start", rows);
-    s += Table({"round", "node", "start ms", "first rank done s", "end s"},
-               table);
+    s += HtmlTable({"round", "node", "start ms", "first rank done s", "end s"},
+                   table);
   }
   if (with_results > shown) {
     absl::StrAppendFormat(&s,
@@ -308,7 +295,7 @@ std::string Header(const SweepData& data) {
                       plan.value("files", 0), " file(s)")});
     rows.push_back({"ckptbench", env.value("ckptbench_version", "")});
   }
-  s += Table({"", ""}, rows);
+  s += HtmlTable({"", ""}, rows);
   std::string errors;
   for (const auto& r : data.runs) {
     if (!r.has_result || r.status == "ok") continue;
@@ -362,6 +349,8 @@ std::string HtmlReport(const SweepData& data) {
   s += SlowestSection(data);
   s += LatencySection(data, points);
   s += TimelineSection(data);
+  s += TrainingLoopSection(data);
+  s += GoodputSection(data);
   s += kSelfCheck;
   s += "</body></html>\n";
   return s;

@@ -142,6 +142,21 @@ std::string HtmlEscape(const std::string& s) {
   return out;
 }
 
+std::string HtmlTable(const std::vector<std::string>& header,
+                      const std::vector<std::vector<std::string>>& rows) {
+  std::string s = "<table><thead><tr>";
+  for (const auto& h : header)
+    absl::StrAppend(&s, "<th>", HtmlEscape(h), "</th>");
+  s += "</tr></thead><tbody>";
+  for (const auto& row : rows) {
+    s += "<tr>";
+    for (const auto& c : row)
+      absl::StrAppend(&s, "<td>", HtmlEscape(c), "</td>");
+    s += "</tr>";
+  }
+  return s + "</tbody></table>\n";
+}
+
 std::string SeriesColor(size_t i) {
   static const char* kColors[] = {"#1f77b4", "#ff7f0e", "#2ca02c", "#d62728",
                                   "#9467bd", "#8c564b", "#e377c2", "#7f7f7f",

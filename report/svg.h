@@ -12,6 +12,10 @@ namespace ckpt {
 
 std::string HtmlEscape(const std::string& s);
 
+// A <table> with a header row; every cell escaped.
+std::string HtmlTable(const std::vector<std::string>& header,
+                      const std::vector<std::vector<std::string>>& rows);
+
 struct BarSeries {
   std::string name;
   std::string color;

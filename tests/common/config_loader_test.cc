@@ -215,10 +215,27 @@ TEST(ValidateConfig, GpuAndMissingPathAndDirectAlignment) {
   c.storage.path = "/tmp/x";
   EXPECT_TRUE(ValidateConfig(c, true).ok());
   c.cluster.accelerator = "gpu";
+#ifdef CKPT_HAVE_CUDA
+  // Built with GPU support: whether a node has a GPU is the node's to say
+  // (the coordinator's preflight asks every node).
+  EXPECT_TRUE(ValidateConfig(c, true).ok());
+#else
   EXPECT_NE(
       std::string(ValidateConfig(c, true).message()).find("no GPU support"),
       std::string::npos);
+#endif
   c.cluster.accelerator = "cpu";
+  c.run.async = true;  // async saves overlap a training interval: needs one
+  EXPECT_NE(std::string(ValidateConfig(c, true).message())
+                .find("run.async (CKPT_ASYNC) = true needs run.interval"),
+            std::string::npos);
+  c.run.interval = 5;
+  EXPECT_TRUE(ValidateConfig(c, true).ok());
+  c.run.interval = 0;
+  c.run.mode = "load-only";  // no save to overlap: nothing to check
+  EXPECT_TRUE(ValidateConfig(c, true).ok());
+  c.run.mode = "save+load";
+  c.run.async = false;
   c.storage.path = "";
   EXPECT_NE(
       std::string(ValidateConfig(c, true).message()).find("CKPT_DIR_PATH"),
@@ -285,6 +302,29 @@ TEST(Text, ClosestMatch) {
   EXPECT_EQ(ClosestMatch("NUM_SAVE_CALS", {"NUM_SAVE_CALLS", "NUM_LOAD_CALLS"}),
             "NUM_SAVE_CALLS");
   EXPECT_EQ(ClosestMatch("completely_else", {"NUM_SAVE_CALLS"}), "");
+}
+
+TEST(ConfigKeys, DurationsTakeSecondsOrAUnitAndNameWhatTheyExpect) {
+  Config c;
+  ASSERT_TRUE(FindKey("CKPT_MTTF")->set(c, "24h").ok());
+  EXPECT_EQ(c.run.mttf, 86400);
+  ASSERT_TRUE(FindKey("run.interval")->set(c, "90").ok());
+  EXPECT_EQ(c.run.interval, 90);
+  ASSERT_TRUE(FindKey("run.interval")->set(c, "1.5m").ok());
+  EXPECT_EQ(c.run.interval, 90);
+  ASSERT_TRUE(FindKey("run.mttf")->set(c, "2d").ok());
+  EXPECT_EQ(c.run.mttf, 172800);
+  ASSERT_TRUE(FindKey("run.mttf")->set(c, "0").ok());  // off
+  EXPECT_EQ(c.run.mttf, 0);
+  for (const char* bad : {"", "h", "-5", "5x", "1e12", "ten"}) {
+    absl::Status s = FindKey("run.mttf")->set(c, bad);
+    EXPECT_FALSE(s.ok()) << bad;
+    EXPECT_NE(std::string(s.message()).find("30m or 24h"), std::string::npos)
+        << s;
+  }
+  ASSERT_TRUE(FindKey("CKPT_STAGING")->set(c, "pageable").ok());
+  EXPECT_EQ(c.cluster.staging, "pageable");
+  EXPECT_FALSE(FindKey("CKPT_STAGING")->set(c, "unified").ok());
 }
 
 }  // namespace

@@ -10,6 +10,7 @@
 #include <regex>
 #include <set>
 
+#include "tests/testing/chromium.h"
 #include "tests/testing/subprocess.h"
 #include "tests/testing/temp_dir.h"
 
@@ -43,31 +44,6 @@ std::vector<std::string> RunDirs(const std::string& dir) {
 
 int CountLines(const std::string& s) {
   return static_cast<int>(std::count(s.begin(), s.end(), '\n'));
-}
-
-// Opens `html` in Debian's headless Chromium; returns the DOM after the
-// page's scripts ran, and the browser's console lines in `console`.
-bool RenderInChromium(const TempDir& t, const std::string& html,
-                      std::string* dom, std::string* console) {
-  const std::string chromium = "/usr/bin/chromium";
-  if (!fs::exists(chromium)) return false;
-  // No network here: the flags keep Chromium from dialing Google's hosts.
-  auto r = RunProcess(
-      {chromium, "--headless", "--no-sandbox", "--disable-gpu",
-       "--disable-quic", "--no-first-run", "--disable-background-networking",
-       "--disable-component-update", "--disable-sync",
-       "--enable-logging=stderr", "--v=0",
-       "--user-data-dir=" + t.Sub("chromium-profile"), "--dump-dom",
-       "file://" + html},
-      {{"HOME", t.path()}});
-  EXPECT_EQ(r.exit_code, 0) << r.err;
-  *dom = r.out;
-  console->clear();
-  std::istringstream lines(r.err);
-  for (std::string line; std::getline(lines, line);) {
-    if (line.find(":CONSOLE") != std::string::npos) *console += line + "\n";
-  }
-  return true;
 }
 
 TEST(Sweep, SmokeSweepWritesEveryRunCollatedCsvAndAReportChromiumDraws) {
