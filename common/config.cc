@@ -270,7 +270,7 @@ std::string Config::RestorePath() const {
 
 int Config::RanksPerNode() const {
   if (cluster.num_devices == "auto" && cluster.accelerator == "gpu") {
-    // A rank per GPU this process sees (without one the preflight fails).
+    // A rank per GPU this process sees (ValidateConfig refuses none).
     auto gpus = cuda::DeviceCount();
     return gpus.ok() ? *gpus : 1;
   }
@@ -410,6 +410,16 @@ absl::Status ValidateConfig(const Config& c, bool need_storage) {
         "has no GPU support (it was built without the CUDA toolkit; "
         "scripts/build.sh finds it in /usr/local/cuda or CUDAToolkit_ROOT); "
         "expected cpu");
+  }
+#else
+  if (c.cluster.accelerator == "gpu" && c.cluster.num_devices == "auto") {
+    if (auto gpus = cuda::DeviceCount(); !gpus.ok()) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "cluster.num_devices (NUM_DEVICES) = auto with ACCELERATOR=gpu "
+          "counts this process's GPUs, and there are none (",
+          gpus.status().message(),
+          "); expected NUM_DEVICES=N, the GPUs on each node"));
+    }
   }
 #endif
   if (c.run.async && c.run.interval <= 0 && c.DoSave()) {

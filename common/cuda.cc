@@ -28,7 +28,11 @@ absl::StatusOr<int> DeviceCount() {
   if (e != cudaSuccess) {
     return absl::FailedPreconditionError(
         absl::StrCat("no usable GPU on this node: cudaGetDeviceCount says ",
-                     cudaGetErrorName(e), " (", cudaGetErrorString(e), ")"));
+                     cudaGetErrorName(e), " (", cudaGetErrorString(e), ")",
+                     e == cudaErrorInsufficientDriver
+                         ? "; it says that too when no NVIDIA driver is "
+                           "installed"
+                         : ""));
   }
   if (n == 0) {
     return absl::FailedPreconditionError(

@@ -135,12 +135,14 @@ ordered_json RoundJson(const RoundResult& r) {
                   {"copy_bytes", st.copy_bytes},
                   {"copy_seconds", st.copy_seconds},
                   {"copy_gib_s", st.copy_gib_s},
+                  {"staging_gib_s", st.staging_gib_s},
                   {"pinned", st.pinned},
                   {"blocking_seconds", st.blocking_seconds},
                   {"persist_seconds", st.persist_seconds},
                   {"compute_seconds", st.compute_seconds},
                   {"compute_baseline_seconds", st.compute_baseline_seconds},
                   {"compute_slowdown", st.compute_slowdown},
+                  {"slowdown_seconds", st.slowdown_seconds},
                   {"fell_behind", st.fell_behind},
                   {"checkpoint_cost_seconds", st.checkpoint_cost_seconds},
                   {"staged_bytes", st.staged_bytes}};
@@ -149,6 +151,7 @@ ordered_json RoundJson(const RoundResult& r) {
 
 ordered_json PointJson(const GoodputPoint& p) {
   return {{"interval_seconds", p.interval_seconds},
+          {"cost_seconds", p.cost_seconds},
           {"waste", p.waste},
           {"goodput", p.goodput}};
 }
@@ -159,12 +162,14 @@ ordered_json GoodputJson(const GoodputResult& g) {
   ordered_json j = {{"mttf_seconds", g.in.mttf_seconds},
                     {"checkpoint_cost_seconds", g.in.delta_seconds},
                     {"checkpoint_cost_source", g.delta_source},
+                    {"persist_seconds", g.in.persist_seconds},
                     {"restart_seconds", g.in.restart_seconds},
                     {"restart_source", g.restart_source},
                     {"interval_seconds", g.in.interval_seconds},
                     {"young_interval_seconds", g.young_seconds},
                     {"daly_interval_seconds", g.daly_seconds},
                     {"at_optimum", PointJson(g.at_optimum)},
+                    {"at_daly", PointJson(g.at_daly)},
                     {"curve", curve}};
   if (g.in.interval_seconds > 0) j["at_interval"] = PointJson(g.at_interval);
   return j;

@@ -84,17 +84,22 @@ struct RoundStaging {
   uint64_t copy_bytes = 0;
   double copy_seconds = 0;
   double copy_gib_s = 0;
+  // Async saves: all of them over the blocking time (every stream at once).
+  double staging_gib_s = 0;
   bool pinned = false;
   // Async saves:
   double blocking_seconds = 0;  // training blocked: the last file staged
   double persist_seconds = 0;   // then, until the last file durable
   double compute_seconds = 0;   // the interval's simulated training, as run
   double compute_baseline_seconds = 0;  // the same work, nothing else running
-  double compute_slowdown = 0;          // compute / baseline
-  // Persisting outlasted the training interval: the next save would wait.
+  double compute_slowdown = 0;  // compute / baseline, the most of any node
+  double slowdown_seconds = 0;  // compute - baseline (>= 0), the most of any
+  // A node's persisting took longer than run.interval: the next save would
+  // wait for it.
   bool fell_behind = false;
-  // What this save cost training: blocking + the wait for persistence
-  // (fell_behind) + the compute's slowdown; the whole round when sync.
+  // What this save cost training at run.interval: blocking + the worst
+  // node's slowdown + wait for persistence (fell_behind); the whole round
+  // when synchronous.
   double checkpoint_cost_seconds = 0;
   uint64_t staged_bytes = 0;  // the most any node held staged
 };

@@ -370,24 +370,35 @@ void RoundRunner::SumUpStaging(const RoundSpec& spec,
   RoundStaging& st = result->staging;
   st.accelerator = config_.cluster.accelerator;
   st.async = config_.run.async && spec.save && !spec.staged;
-  double blocked = 0, durable = 0;
+  double blocked = 0, durable = 0, worst_after = 0;
   for (const auto& n : result->nodes) {
-    st.copy_bytes += n.staging.copy_bytes;
-    st.copy_seconds += n.staging.copy_seconds;
-    st.pinned = st.pinned || n.staging.pinned;
-    st.staged_bytes = std::max(st.staged_bytes, n.staging.staged_bytes);
+    const NodeStaging& ns = n.staging;
+    st.copy_bytes += ns.copy_bytes;
+    st.copy_seconds += ns.copy_seconds;
+    st.pinned = st.pinned || ns.pinned;
+    st.staged_bytes = std::max(st.staged_bytes, ns.staged_bytes);
     if (!st.async) continue;
     const double lag = std::max(0.0, n.start_lag_seconds);
-    blocked = std::max(blocked, lag + n.staging.blocking_seconds);
-    durable = std::max(durable, lag + n.staging.durable_seconds);
-    st.compute_seconds =
-        std::max(st.compute_seconds, n.staging.compute_seconds);
-    st.compute_baseline_seconds = std::max(st.compute_baseline_seconds,
-                                           n.staging.compute_baseline_seconds);
-    // The node's next save is due when its training interval ends.
-    if (n.staging.durable_seconds >
-        n.staging.blocking_seconds + n.staging.compute_seconds) {
-      st.fell_behind = true;
+    blocked = std::max(blocked, lag + ns.blocking_seconds);
+    durable = std::max(durable, lag + ns.durable_seconds);
+    st.compute_seconds = std::max(st.compute_seconds, ns.compute_seconds);
+    st.compute_baseline_seconds =
+        std::max(st.compute_baseline_seconds, ns.compute_baseline_seconds);
+    // Per node: its training ran slower by this much, and its next save is
+    // due run.interval after training resumed: persisting for longer makes
+    // that save wait (the configured interval, not the compute as it ran,
+    // so the verdict does not depend on how busy the node's CPU was).
+    const double slower =
+        std::max(0.0, ns.compute_seconds - ns.compute_baseline_seconds);
+    const double wait = std::max(
+        0.0, ns.durable_seconds - ns.blocking_seconds - config_.run.interval);
+    if (wait > 0) st.fell_behind = true;
+    st.slowdown_seconds = std::max(st.slowdown_seconds, slower);
+    worst_after = std::max(worst_after, slower + wait);
+    if (ns.compute_baseline_seconds > 0) {
+      st.compute_slowdown =
+          std::max(st.compute_slowdown,
+                   ns.compute_seconds / ns.compute_baseline_seconds);
     }
   }
   if (st.copy_seconds > 0) {
@@ -402,14 +413,11 @@ void RoundRunner::SumUpStaging(const RoundSpec& spec,
   // not when the training interval it overlapped ends.
   st.blocking_seconds = blocked;
   st.persist_seconds = std::max(0.0, durable - blocked);
-  result->seconds = durable + result->commit_seconds;
-  if (st.compute_baseline_seconds > 0) {
-    st.compute_slowdown = st.compute_seconds / st.compute_baseline_seconds;
+  if (blocked > 0) {
+    st.staging_gib_s = static_cast<double>(st.copy_bytes) / (1 << 30) / blocked;
   }
-  const double wait = std::max(0.0, durable - (blocked + st.compute_seconds));
-  const double slower =
-      std::max(0.0, st.compute_seconds - st.compute_baseline_seconds);
-  st.checkpoint_cost_seconds = blocked + wait + slower;
+  result->seconds = durable + result->commit_seconds;
+  st.checkpoint_cost_seconds = blocked + worst_after;
 }
 
 void RoundRunner::Aggregate(const std::vector<v1::PhaseReport>& reports,

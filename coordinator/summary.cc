@@ -43,13 +43,18 @@ double Median(std::vector<double> v) {
 
 std::optional<GoodputResult> RunResult::Goodput() const {
   if (mttf_seconds <= 0) return std::nullopt;
-  std::vector<double> costs, loads;
+  std::vector<double> costs, persists, loads;
   bool async = false;
   for (const auto& r : rounds) {
     if (r.staged || r.status != "ok") continue;
     if (r.phase == "save") {
-      costs.push_back(r.staging.checkpoint_cost_seconds);
-      async = async || r.staging.async;
+      const RoundStaging& st = r.staging;
+      async = async || st.async;
+      // The part of the cost that does not depend on the interval; an
+      // async save's wait for its persistence does (GoodputInputs).
+      costs.push_back(st.async ? st.blocking_seconds + st.slowdown_seconds
+                               : st.checkpoint_cost_seconds);
+      persists.push_back(st.async ? st.persist_seconds : 0);
     } else if (r.phase == "load") {
       loads.push_back(r.seconds);
     }
@@ -57,15 +62,19 @@ std::optional<GoodputResult> RunResult::Goodput() const {
   if (costs.empty()) return std::nullopt;
   GoodputInputs in;
   in.delta_seconds = Median(costs);
+  in.persist_seconds = Median(persists);
   in.restart_seconds = loads.empty() ? 0 : Median(loads);
   in.mttf_seconds = mttf_seconds;
   in.interval_seconds = interval_seconds;
   GoodputResult g = ComputeGoodput(in);
-  g.delta_source = absl::StrCat(
-      "median of ", costs.size(),
-      async ? " async saves' blocking time + wait for persistence + training "
-              "slowdown"
-            : " synchronous save round times");
+  g.delta_source =
+      async ? absl::StrCat("median of ", costs.size(),
+                           " async saves' blocking time + training slowdown, "
+                           "+ the wait for persistence (median ",
+                           absl::StrFormat("%.3f", in.persist_seconds),
+                           " s) at intervals shorter than it")
+            : absl::StrCat("median of ", costs.size(),
+                           " synchronous save round times");
   g.restart_source =
       loads.empty()
           ? "no load measured: 0"
@@ -162,6 +171,10 @@ std::string SummaryTable(const RunResult& r) {
           st.compute_slowdown, st.compute_baseline_seconds,
           st.fell_behind ? " FELL BEHIND: the next save would wait" : "",
           st.checkpoint_cost_seconds);
+      if (st.staging_gib_s > 0) {
+        absl::StrAppendFormat(&s, "; staging %.2f GiB/s in all",
+                              st.staging_gib_s);
+      }
     }
     if (st.copy_bytes > 0) {
       absl::StrAppendFormat(
@@ -180,20 +193,23 @@ std::string SummaryTable(const RunResult& r) {
   if (auto g = r.Goodput()) {
     absl::StrAppendFormat(
         &s,
-        "goodput (MTTF %.0f s): checkpoint cost %.3f s (%s), restart %.3f s "
+        "goodput (MTTF %.6g s): checkpoint cost %.3f s (%s), restart %.3f s "
         "(%s)\n",
         g->in.mttf_seconds, g->in.delta_seconds, g->delta_source,
         g->in.restart_seconds, g->restart_source);
     if (g->in.interval_seconds > 0) {
-      absl::StrAppendFormat(&s, "  at run.interval %.0f s: goodput %.2f%%\n",
-                            g->in.interval_seconds,
-                            100 * g->at_interval.goodput);
+      absl::StrAppendFormat(
+          &s, "  at run.interval %.6g s (cost %.3f s): goodput %.2f%%\n",
+          g->in.interval_seconds, g->at_interval.cost_seconds,
+          100 * g->at_interval.goodput);
     }
     absl::StrAppendFormat(
         &s,
-        "  at the optimal interval %.0f s (Daly; Young: %.0f s): goodput "
-        "%.2f%%\n",
-        g->daly_seconds, g->young_seconds, 100 * g->at_optimum.goodput);
+        "  at the optimal interval %.6g s (cost %.3f s): goodput %.2f%%; "
+        "Young %.6g s, Daly %.6g s (goodput %.2f%%)\n",
+        g->at_optimum.interval_seconds, g->at_optimum.cost_seconds,
+        100 * g->at_optimum.goodput, g->young_seconds, g->daly_seconds,
+        100 * g->at_daly.goodput);
   }
   for (const auto& n : r.notes) absl::StrAppendFormat(&s, "note: %s\n", n);
   for (const auto& n : r.leftovers)

@@ -223,10 +223,11 @@ absl::Status SaveFile(const TransferContext& ctx, const FileJob& job,
   // generation; a block that would straddle two of its parts is made in
   // ours and copied. Without a lender, queue depth 0 takes turns here.
   if (params.source != nullptr) {
-    // Staged already: checksummed 64 KiB at a time, then written from
-    // where it is (a lending backend copies it into its part buffer).
-    for (uint64_t k = 0; k < blocks; ++k) {
-      RETURN_IF_ERROR(CheckAbort(ctx, job));
+    // Staged already, so the bytes stay put: written from where they are
+    // (a lending backend copies them into its part buffer) and checksummed
+    // 64 KiB at a time. With queue_depth > 0 a writer thread writes while
+    // this one checksums, as a generated save overlaps the two.
+    auto checksum = [&](uint64_t k) {
       const unsigned char* p = params.source + k * block;
       for (size_t done = 0; done < length(k);) {
         const size_t m = std::min<size_t>(64 << 10, length(k) - done);
@@ -234,11 +235,32 @@ absl::Status SaveFile(const TransferContext& ctx, const FileJob& job,
                      out->checksums, nullptr);
         done += m;
       }
-      RETURN_IF_ERROR(write(p, length(k)));
+    };
+    if (BufferBlocks(params.queue_depth) == 1) {
+      for (uint64_t k = 0; k < blocks; ++k) {
+        RETURN_IF_ERROR(CheckAbort(ctx, job));
+        checksum(k);
+        RETURN_IF_ERROR(write(params.source + k * block, length(k)));
+      }
+    } else {
+      absl::Status written;
+      std::thread writer([&] {
+        for (uint64_t k = 0; k < blocks && written.ok(); ++k) {
+          written = CheckAbort(ctx, job);
+          if (written.ok())
+            written = write(params.source + k * block, length(k));
+        }
+      });
+      for (uint64_t k = 0; k < blocks; ++k) checksum(k);
+      writer.join();
+      RETURN_IF_ERROR(written);
     }
     return FinishSave(ctx, params, *file, stats, out);
   }
-  const bool lends = blocks > 0 && file->BorrowBuffer(length(0)) != nullptr;
+  // Bytes copied out of a device go through this file's (pinned) blocks,
+  // not into a lending backend's pageable part buffers.
+  const bool lends = params.device == nullptr && blocks > 0 &&
+                     file->BorrowBuffer(length(0)) != nullptr;
   if (lends || BufferBlocks(params.queue_depth) == 1) {
     for (uint64_t k = 0; k < blocks; ++k) {
       RETURN_IF_ERROR(CheckAbort(ctx, job));

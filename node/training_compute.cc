@@ -60,9 +60,16 @@ double RunThreads(int threads, uint64_t passes, double deadline,
 TrainingCompute TrainingCompute::Calibrate(double seconds, int threads,
                                            double sample_seconds) {
   threads = std::max(1, threads);
-  uint64_t made = 0;
-  const double took = RunThreads(threads, 0, sample_seconds, nullptr, &made);
-  const double rate = static_cast<double>(std::max<uint64_t>(made, 1)) / took;
+  if (sample_seconds <= 0) sample_seconds = std::clamp(seconds / 4, 0.05, 0.5);
+  // Two samples, the faster kept: a sample slowed by something else on the
+  // node would make the baseline long and hide the slowdown it measures.
+  double rate = 0;
+  for (int i = 0; i < 2; ++i) {
+    uint64_t made = 0;
+    const double took = RunThreads(threads, 0, sample_seconds, nullptr, &made);
+    rate =
+        std::max(rate, static_cast<double>(std::max<uint64_t>(made, 1)) / took);
+  }
   const uint64_t passes =
       std::max<uint64_t>(1, static_cast<uint64_t>(rate * seconds + 0.5));
   return TrainingCompute(threads, passes, static_cast<double>(passes) / rate);

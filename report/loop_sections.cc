@@ -69,8 +69,8 @@ std::string TrainingLoopSection(const SweepData& data) {
          "(run.async): training is blocked while a save stages its bytes, "
          "then the save persists them while the next interval of simulated "
          "training runs (its time against the same work alone in "
-         "parentheses). A save that is still persisting when the interval "
-         "ends fell behind: the next save would wait. Cost: what the save "
+         "parentheses). A save still persisting run.interval after training "
+         "resumed fell behind: the next save would wait. Cost: what the save "
          "took from training (blocking + that wait + the slowdown; a "
          "synchronous save's whole round). Copies: device to host (saves) "
          "or host to device (loads) with ACCELERATOR=gpu, the staging "
@@ -98,10 +98,14 @@ std::string GoodputSection(const SweepData& data) {
          interval > 0 ? absl::StrFormat("%s: %.3f%%", Duration(interval),
                                         100 * at.value("goodput", 0.0))
                       : "-",
-         absl::StrFormat("%s: %.3f%%",
+         absl::StrFormat(
+             "%s: %.3f%%",
+             Duration(JsonAt(g, "at_optimum").value("interval_seconds", 0.0)),
+             100 * JsonAt(g, "at_optimum").value("goodput", 0.0)),
+         absl::StrFormat("Young %s; Daly %s: %.3f%%",
+                         Duration(g.value("young_interval_seconds", 0.0)),
                          Duration(g.value("daly_interval_seconds", 0.0)),
-                         100 * JsonAt(g, "at_optimum").value("goodput", 0.0)),
-         Duration(g.value("young_interval_seconds", 0.0))});
+                         100 * JsonAt(g, "at_daly").value("goodput", 0.0))});
     if (drawn == kMaxGoodputCharts) continue;
     std::vector<std::string> x;
     LineSeries lost{"time lost (%)", {}};
@@ -117,15 +121,18 @@ std::string GoodputSection(const SweepData& data) {
         "% of training time lost (log)", x, {lost});
   }
   if (rows.empty()) return "";
-  return "<h2>Goodput</h2>\n<p>From the measured checkpoint cost (delta), "
+  return "<h2>Goodput</h2>\n<p>From the measured checkpoint cost delta, "
          "the restart time R (load time; time to visible not yet measured) "
-         "and the MTTF M the run was given (run.mttf): waste(tau) = delta / "
-         "tau + (tau / 2 + R) / M, goodput = 1 - waste; the optimal interval "
-         "is Daly's sqrt(2 delta M) - delta (Young's sqrt(2 delta M) "
-         "beside it). The charts' lowest point is the optimum.</p>\n" +
+         "and the MTTF M the run was given (run.mttf): waste(tau) = "
+         "delta(tau) / tau + (tau / 2 + R) / M, goodput = 1 - waste. An async "
+         "save's delta grows by the wait for its persistence at intervals "
+         "shorter than the persist time. The optimum is this model's least "
+         "waste (Young's sqrt(2 delta M) when delta is constant); Daly's "
+         "refinement sqrt(2 delta M) - delta is beside it. The charts' lowest "
+         "point is the optimum.</p>\n" +
          HtmlTable({"run", "MTTF", "checkpoint cost s", "restart s",
-                    "goodput at run.interval", "goodput at the optimum (Daly)",
-                    "Young"},
+                    "goodput at run.interval", "goodput at the optimum",
+                    "Young, Daly"},
                    rows) +
          charts;
 }

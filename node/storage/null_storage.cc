@@ -49,12 +49,15 @@ std::unique_ptr<Storage> NullStorage::Make(double bytes_per_second) {
 absl::StatusOr<double> NullStorage::RateOf(const std::string& uri) {
   absl::string_view rest = uri;
   if (!absl::ConsumePrefix(&rest, "null://")) return 0.0;
-  absl::string_view first = rest.substr(0, rest.find('/'));
-  if (!absl::ConsumePrefix(&first, "mibps-")) return 0.0;
+  const absl::string_view component = rest.substr(0, rest.find('/'));
+  absl::string_view number = component;
+  if (!absl::ConsumePrefix(&number, "mibps-")) return 0.0;
   double mib = 0;
-  if (!absl::SimpleAtod(first, &mib) || !(mib > 0)) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        uri, ": expected null://mibps-N with N MiB/s > 0 (or null://NAME)"));
+  if (!absl::SimpleAtod(number, &mib) || !(mib > 0)) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("'", component,
+                     "': expected null://mibps-N with N MiB/s > 0 (or "
+                     "null://NAME)"));
   }
   return mib * (1 << 20);
 }

@@ -8,6 +8,7 @@
 #include <set>
 #include <sstream>
 
+#include "common/cuda.h"
 #include "common/text.h"
 
 namespace ckpt {
@@ -217,8 +218,16 @@ TEST(ValidateConfig, GpuAndMissingPathAndDirectAlignment) {
   c.cluster.accelerator = "gpu";
 #ifdef CKPT_HAVE_CUDA
   // Built with GPU support: whether a node has a GPU is the node's to say
-  // (the coordinator's preflight asks every node).
+  // (the coordinator's preflight asks every node)...
+  c.cluster.num_devices = "2";
   EXPECT_TRUE(ValidateConfig(c, true).ok());
+  // ...but NUM_DEVICES=auto counts this process's GPUs: none is an error.
+  c.cluster.num_devices = "auto";
+  if (!cuda::DeviceCount().ok()) {
+    EXPECT_NE(std::string(ValidateConfig(c, true).message())
+                  .find("NUM_DEVICES) = auto with ACCELERATOR=gpu"),
+              std::string::npos);
+  }
 #else
   EXPECT_NE(
       std::string(ValidateConfig(c, true).message()).find("no GPU support"),

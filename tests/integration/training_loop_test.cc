@@ -3,6 +3,7 @@
 // goodput, and ACCELERATOR=gpu where there is no GPU.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <nlohmann/json.hpp>
 
 #include "tests/testing/chromium.h"
@@ -104,7 +105,9 @@ TEST(TrainingLoop, AsyncSaveBlocksForTheStagingAndPersistsInTheBackground) {
   EXPECT_NEAR(g["checkpoint_cost_seconds"].get<double>(), cost, 1e-9);
   EXPECT_EQ(g["restart_seconds"].get<double>(), 0);
   EXPECT_EQ(g["interval_seconds"].get<double>(), 4);
-  EXPECT_GT(g["at_interval"]["goodput"].get<double>(), 0.5);
+  // waste(4 s) = cost / 4 + (4 / 2 + 0) / 86400, from the figures above.
+  EXPECT_NEAR(g["at_interval"]["goodput"].get<double>(),
+              std::max(0.0, 1 - cost / 4 - 2.0 / 86400), 1e-9);
   EXPECT_GE(g["at_optimum"]["goodput"].get<double>(),
             g["at_interval"]["goodput"].get<double>());
   EXPECT_NE(r.out.find("training blocked"), std::string::npos) << r.out;
@@ -126,12 +129,11 @@ TEST(TrainingLoop, AnIntervalShorterThanPersistingFallsBehindAndCostsTheWait) {
   json j = json::parse(ReadFile(t.Sub("res/result.json")));
   json st = OnlySave(j)["staging"];
   EXPECT_TRUE(st["fell_behind"].get<bool>()) << st.dump();
-  // The next save would wait for this one's persistence: that wait is part
-  // of what the save costs, so the cost is near the whole save.
+  // Persisting (~1.75 s) outlasts the 0.5 s interval: the next save would
+  // wait ~1.25 s for it, and that wait is part of what this save costs.
   const double persist = st["persist_seconds"].get<double>();
-  EXPECT_GT(st["checkpoint_cost_seconds"].get<double>(),
-            st["blocking_seconds"].get<double>() + persist -
-                st["compute_seconds"].get<double>() - 1e-6);
+  EXPECT_GE(st["checkpoint_cost_seconds"].get<double>(),
+            st["blocking_seconds"].get<double>() + persist - 0.5 - 1e-6);
   EXPECT_GT(st["checkpoint_cost_seconds"].get<double>(), 1.0);
   EXPECT_NE(r.out.find("FELL BEHIND"), std::string::npos) << r.out;
   EXPECT_NE(ReportDom(t, t.Sub("res")).find("FELL BEHIND"), std::string::npos);

@@ -103,6 +103,17 @@ TEST(ShardMemory, AStagedCopyIsWhatTheSaveWritesAndItVerifies) {
   std::vector<unsigned char> back(size);
   ASSERT_TRUE((*dest)->CopyOut(0, back.data(), size).ok());
   EXPECT_EQ(back, bytes);
+  // With queue_depth 2 a writer thread writes while the checksums run:
+  // the same bytes, the same sums.
+  FileJob piped = TwoSegmentJob(tmp.Sub("h"), size);
+  IoParams qp = p;
+  qp.queue_depth = 2;
+  AlignedBuffer blocks(qp.block_size * BufferBlocks(2));
+  FileOutcome qout;
+  OpStats qstats;
+  ASSERT_TRUE(SaveFile(ctx, piped, qp, blocks, &qstats, &qout).ok());
+  EXPECT_EQ(qout.checksums, out.checksums);
+  EXPECT_EQ(qstats.write.count(), 3u);
   // A save copied out of "device" memory block by block writes the same.
   FileJob again = TwoSegmentJob(tmp.Sub("g"), size);
   IoParams dp = p;
