@@ -206,11 +206,9 @@ absl::Status Coordinator::Preflight(RunResult* result) {
       ASSIGN_OR_RETURN(auto rep, n->Inspect(req));
       if (!rep.error().empty()) {
         return StatusOfKind(rep.error_kind(),
-                            absl::StrCat("node ", n->index(), " (", n->host(),
-                                         "): ", rep.error()));
+                            absl::StrCat(n->Who(), ": ", rep.error()));
       }
-      result->notes.push_back(absl::StrCat("node ", n->index(), " (", n->host(),
-                                           ") GPUs: ", rep.gpus()));
+      result->notes.push_back(absl::StrCat(n->Who(), " GPUs: ", rep.gpus()));
     }
   }
   if (config_.DoSave() && config_.run.num_save_calls > 0) {

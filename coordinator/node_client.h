@@ -11,6 +11,7 @@
 #include <string>
 
 #include "absl/status/statusor.h"
+#include "absl/strings/str_cat.h"
 #include "proto/ckptbench/v1/node.pb.h"
 
 namespace ckpt {
@@ -24,6 +25,10 @@ class NodeClient {
   virtual ~NodeClient() = default;
   virtual int index() const = 0;
   virtual std::string host() const = 0;
+  // "node 3 (host-a)": how messages name the node.
+  std::string Who() const {
+    return absl::StrCat("node ", index(), " (", host(), ")");
+  }
   // The node's clock minus the coordinator's (unix ns), and the round trip
   // of the best estimate; zero for an in-process node.
   virtual int64_t clock_offset_ns() const { return 0; }

@@ -13,10 +13,6 @@ RemoteNode::RemoteNode(int index, std::string host, SessionStream* stream,
       node_timeout_(node_timeout_seconds),
       last_heard_(SteadyClock::now()) {}
 
-std::string RemoteNode::Who() const {
-  return absl::StrCat("node ", index_, " (", host_, ")");
-}
-
 bool RemoteNode::connected() const {
   std::lock_guard<std::mutex> lock(mu_);
   return !disconnected_;

@@ -75,7 +75,6 @@ class RemoteNode : public NodeClient {
   // Sends `msg` (call_id assigned) and waits for the reply message.
   absl::StatusOr<v1::NodeMessage> Call(
       v1::CoordinatorMessage msg, const ProgressCallback& progress = nullptr);
-  std::string Who() const;
 
   const int index_;
   const std::string host_;

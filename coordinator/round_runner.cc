@@ -33,10 +33,6 @@ void AppendOnce(std::string* list, const std::string& part) {
 constexpr double kStartMarginSeconds = 0.05;
 constexpr double kStartMarginPerNodeSeconds = 0.001;
 
-std::string Who(const NodeClient& n) {
-  return absl::StrCat("node ", n.index(), " (", n.host(), ")");
-}
-
 // What a node answered with, when it failed: its message and its kind
 // (unspecified when the node could not be reached).
 struct NodeFailure {
@@ -49,7 +45,7 @@ struct NodeFailure {
 // disconnected"), and then the step follows in parentheses.
 std::string NodeError(const NodeClient& n, const std::string& step,
                       absl::string_view msg) {
-  std::string who = Who(n);
+  std::string who = n.Who();
   if (absl::StartsWith(msg, who)) {
     return step.empty() ? std::string(msg) : absl::StrCat(msg, " (", step, ")");
   }

@@ -96,21 +96,41 @@ std::string LocateMismatch(const TransferContext& ctx, const FileJob& job,
 
 }  // namespace
 
-AlignedBuffer::AlignedBuffer(size_t size) : size_(size) {
+namespace {
+
+// Whole 4 KiB pages (at least one), 4 KiB-aligned; nullptr when the
+// allocation fails.
+unsigned char* AllocateAligned(size_t size) {
   void* p = nullptr;
-  if (posix_memalign(&p, 4096, (size + 4095) / 4096 * 4096) != 0) std::abort();
-  data_ = static_cast<unsigned char*>(p);
+  const size_t rounded = std::max<size_t>(4096, (size + 4095) / 4096 * 4096);
+  if (posix_memalign(&p, 4096, rounded) != 0) return nullptr;
+  return static_cast<unsigned char*>(p);
+}
+
+}  // namespace
+
+AlignedBuffer::AlignedBuffer(size_t size) : size_(size) {
+  data_ = AllocateAligned(size);
+  if (data_ == nullptr) std::abort();
   std::memset(data_, 0, size_);
 }
 
 absl::StatusOr<std::unique_ptr<AlignedBuffer>> AlignedBuffer::Create(
     size_t size, bool pinned) {
-  if (!pinned) return std::make_unique<AlignedBuffer>(size);
-  // cudaHostAlloc returns page-aligned memory.
-  ASSIGN_OR_RETURN(void* p, cuda::PinnedAlloc(size == 0 ? 1 : size));
+  void* p = nullptr;
+  if (!pinned) {
+    p = AllocateAligned(size);
+    if (p == nullptr) {
+      return absl::ResourceExhaustedError(
+          absl::StrCat("cannot allocate ", size, " bytes of host memory"));
+    }
+  } else {
+    // cudaHostAlloc returns page-aligned memory.
+    ASSIGN_OR_RETURN(p, cuda::PinnedAlloc(size == 0 ? 1 : size));
+  }
   std::memset(p, 0, size);
   return std::unique_ptr<AlignedBuffer>(
-      new AlignedBuffer(static_cast<unsigned char*>(p), size, true));
+      new AlignedBuffer(static_cast<unsigned char*>(p), size, pinned));
 }
 
 AlignedBuffer::~AlignedBuffer() {
@@ -122,6 +142,18 @@ AlignedBuffer::~AlignedBuffer() {
 }
 
 namespace {
+
+// Feeds [off, off + n) of the file, at p, to the segment checksums 64 KiB
+// at a time.
+void ChecksumBlock(const FileJob& job, uint64_t off, const unsigned char* p,
+                   size_t n, Checksummer& sum, size_t& seg,
+                   std::vector<uint64_t>& sums) {
+  for (size_t done = 0; done < n;) {
+    const size_t m = std::min<size_t>(64 << 10, n - done);
+    FeedSegments(job, off + done, p + done, m, sum, seg, sums, nullptr);
+    done += m;
+  }
+}
 
 // Generates [off, off + n) of the file into p and feeds the segment
 // checksums 64 KiB at a time, while those bytes are still in cache.
@@ -162,9 +194,8 @@ size_t BlockSize(const IoParams& params, const AlignedBuffer& buffer) {
 
 // The end of a save: fsync (when asked), close (the durability point on
 // FUSE mounts and object stores), and the file's done time.
-template <typename File>
 absl::Status FinishSave(const TransferContext& ctx, const IoParams& params,
-                        File& file, OpStats* stats, FileOutcome* out) {
+                        WritableFile& file, OpStats* stats, FileOutcome* out) {
   if (params.fsync) {
     RETURN_IF_ERROR(Timed(stats->fsync, [&] { return file.Sync(); }));
   }
@@ -228,13 +259,8 @@ absl::Status SaveFile(const TransferContext& ctx, const FileJob& job,
     // 64 KiB at a time. With queue_depth > 0 a writer thread writes while
     // this one checksums, as a generated save overlaps the two.
     auto checksum = [&](uint64_t k) {
-      const unsigned char* p = params.source + k * block;
-      for (size_t done = 0; done < length(k);) {
-        const size_t m = std::min<size_t>(64 << 10, length(k) - done);
-        FeedSegments(job, k * block + done, p + done, m, *sum, seg,
-                     out->checksums, nullptr);
-        done += m;
-      }
+      ChecksumBlock(job, k * block, params.source + k * block, length(k), *sum,
+                    seg, out->checksums);
     };
     if (BufferBlocks(params.queue_depth) == 1) {
       for (uint64_t k = 0; k < blocks; ++k) {

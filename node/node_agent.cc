@@ -223,13 +223,19 @@ absl::StatusOr<PrepareOutcome> NodeAgent::Prepare(PhaseJob job) {
             out.storage_kind, job.save ? "" : ", page cache: ",
             job.save ? "" : out.cache.method + " " + out.cache.probe);
   buffers_.clear();
+  RETURN_IF_ERROR(PrepareLoop(job));
+  // Pinned when device bytes pass through them (CKPT_STAGING=pinned).
+  const bool pinned =
+      job.loop.accelerator == "gpu" && job.loop.staging == "pinned";
   for (const auto& r : job.ranks) {
     for (size_t i = 0; i < r.files.size(); ++i) {
-      buffers_.push_back(std::make_unique<AlignedBuffer>(
-          job.io.block_size * BufferBlocks(job.io.queue_depth)));
+      ASSIGN_OR_RETURN(
+          auto buffer,
+          AlignedBuffer::Create(
+              job.io.block_size * BufferBlocks(job.io.queue_depth), pinned));
+      buffers_.push_back(std::move(buffer));
     }
   }
-  RETURN_IF_ERROR(PrepareLoop(job));
   job_ = std::make_unique<PhaseJob>(std::move(job));
   return out;
 }

@@ -185,7 +185,7 @@ class NodeAgent {
                        double progress_interval);
   // Prepare's part for ACCELERATOR=gpu and async saves (node_agent_loop.cc):
   // the files' memory_ (filled with this step's bytes for a save), staged_
-  // buffers, pinned block buffers, and the calibrated training compute.
+  // buffers and the calibrated training compute.
   absl::Status PrepareLoop(const PhaseJob& job);
 
   // Guards job_, buffers_, location_, read_direct_, checksum_, started_ and

@@ -30,11 +30,6 @@ absl::Status NodeAgent::PrepareLoop(const PhaseJob& job) {
     gpus = *n;
   }
   const bool pinned = gpu && loop.staging == "pinned";
-  if (pinned) {  // the blocks a synchronous transfer copies through
-    for (auto& b : buffers_) {
-      ASSIGN_OR_RETURN(b, AlignedBuffer::Create(b->size(), true));
-    }
-  }
   // A save's bytes are in place before the round (untimed): generated on
   // the host a block at a time, copied where they live.
   std::unique_ptr<AlignedBuffer> bounce;

@@ -1,33 +1,32 @@
 #include "node/shard_memory.h"
 
-#include <cstdlib>
 #include <cstring>
 
 #include "absl/strings/str_cat.h"
 #include "common/cuda.h"
+#include "node/file_io.h"
 
 namespace ckpt {
 namespace {
 
 class HostShardMemory : public ShardMemory {
  public:
-  HostShardMemory(unsigned char* data, uint64_t size)
-      : ShardMemory(size), data_(data) {}
-  ~HostShardMemory() override { std::free(data_); }
+  explicit HostShardMemory(std::unique_ptr<AlignedBuffer> buffer)
+      : ShardMemory(buffer->size()), buffer_(std::move(buffer)) {}
   bool on_device() const override { return false; }
   absl::Status CopyIn(uint64_t off, const unsigned char* src,
                       size_t n) override {
-    std::memcpy(data_ + off, src, n);
+    std::memcpy(buffer_->data() + off, src, n);
     return absl::OkStatus();
   }
   absl::Status CopyOut(uint64_t off, unsigned char* dst,
                        size_t n) const override {
-    std::memcpy(dst, data_ + off, n);
+    std::memcpy(dst, buffer_->data() + off, n);
     return absl::OkStatus();
   }
 
  private:
-  unsigned char* data_;
+  std::unique_ptr<AlignedBuffer> buffer_;
 };
 
 class GpuShardMemory : public ShardMemory {
@@ -52,15 +51,6 @@ class GpuShardMemory : public ShardMemory {
   void* data_;
 };
 
-unsigned char* AlignedAlloc(uint64_t size) {
-  void* p = nullptr;
-  const uint64_t rounded = (size + 4095) / 4096 * 4096;
-  if (posix_memalign(&p, 4096, rounded == 0 ? 4096 : rounded) != 0) {
-    return nullptr;
-  }
-  return static_cast<unsigned char*>(p);
-}
-
 }  // namespace
 
 absl::StatusOr<std::string> DescribeGpus() {
@@ -78,13 +68,9 @@ absl::StatusOr<std::unique_ptr<ShardMemory>> ShardMemory::Create(
     if (!p.ok()) return p.status();
     return std::unique_ptr<ShardMemory>(new GpuShardMemory(device, *p, size));
   }
-  unsigned char* p = AlignedAlloc(size);
-  if (p == nullptr) {
-    return absl::ResourceExhaustedError(
-        absl::StrCat("cannot allocate ", size, " bytes of training state"));
-  }
-  std::memset(p, 0, size);
-  return std::unique_ptr<ShardMemory>(new HostShardMemory(p, size));
+  auto buffer = AlignedBuffer::Create(size, /*pinned=*/false);
+  if (!buffer.ok()) return buffer.status();
+  return std::unique_ptr<ShardMemory>(new HostShardMemory(*std::move(buffer)));
 }
 
 }  // namespace ckpt

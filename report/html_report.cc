@@ -239,7 +239,7 @@ std::string TimelineSection(const SweepData& data) {
       }
     }
     if (rows.empty()) continue;
-    s += Timeline(absl::StrCat("Run ", run.name == "." ? data.name : run.name),
+    s += Timeline(absl::StrCat("Run ", RunLabel(data, run)),
                   "seconds since the round's common start", rows);
     s += HtmlTable({"round", "node", "start ms", "first rank done s", "end s"},
                    table);

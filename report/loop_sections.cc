@@ -16,10 +16,6 @@ std::string F(double v, int digits) {
   return absl::StrFormat("%.*f", digits, v);
 }
 
-std::string RunName(const SweepData& data, const LoadedRun& run) {
-  return run.name == "." ? data.name : run.name;
-}
-
 std::string Duration(double s) {
   if (s >= 3600) return absl::StrFormat("%.1f h", s / 3600);
   if (s >= 60) return absl::StrFormat("%.1f min", s / 60);
@@ -48,7 +44,7 @@ std::string TrainingLoopSection(const SweepData& data) {
                                                     : "pageable");
       }
       rows.push_back(
-          {RunName(data, run),
+          {RunLabel(data, run),
            absl::StrCat(round.value("staged", false) ? "stage" : phase, " ",
                         round.value("index", 0)),
            async ? F(st.value("blocking_seconds", 0.0), 3) : "-",
@@ -90,7 +86,7 @@ std::string GoodputSection(const SweepData& data) {
     const auto& at = JsonAt(g, "at_interval");
     const double interval = g.value("interval_seconds", 0.0);
     rows.push_back(
-        {RunName(data, run), Duration(g.value("mttf_seconds", 0.0)),
+        {RunLabel(data, run), Duration(g.value("mttf_seconds", 0.0)),
          absl::StrCat(F(g.value("checkpoint_cost_seconds", 0.0), 3), " (",
                       g.value("checkpoint_cost_source", ""), ")"),
          absl::StrCat(F(g.value("restart_seconds", 0.0), 3), " (",
@@ -116,7 +112,7 @@ std::string GoodputSection(const SweepData& data) {
     if (x.empty()) continue;
     ++drawn;
     charts += LogLineChart(
-        absl::StrCat("Run ", RunName(data, run),
+        absl::StrCat("Run ", RunLabel(data, run),
                      ": time lost to checkpoints and failures vs interval"),
         "% of training time lost (log)", x, {lost});
   }

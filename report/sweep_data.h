@@ -48,6 +48,12 @@ struct SweepData {
 
 absl::StatusOr<SweepData> LoadSweepDir(const std::string& dir);
 
+// How the report names a run: its directory, or the sweep's name for a
+// plain run directory (".").
+inline std::string RunLabel(const SweepData& data, const LoadedRun& run) {
+  return run.name == "." ? data.name : run.name;
+}
+
 // j[key] by reference, or an empty object (an empty range whose value()
 // gives defaults) when j has no such key: safe to iterate, unlike
 // j.value(key, default), which is a temporary.
