@@ -15,16 +15,27 @@
 //   lag      = the latest node's start after the common instant. Here all
 //              agents wake at once on this machine's cores, so it grows
 //              with the agents' own CPU work; real nodes each have theirs.
+//   offset   = the largest clock offset estimated for a node, in us: all
+//              agents share this host's clock, so it is the estimate's error
+//              (a node started that much early or late).
+//   threads  = this process's most threads during the rounds (the sampler
+//              itself left out): the coordinator serves nodes with gRPC's
+//              callback API, so it must not grow with the node count.
 //   build/bench/coordination_bench [rounds=20] [nodes=4,16,64]
 //       [--agents-per-process=K (default: all in one)]
+//       [--max-coordinator-threads=T: fail (exit 3) if threads > T]
 #include <spawn.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <condition_variable>
 #include <cstdio>
 #include <cstring>
 #include <fstream>
+#include <mutex>
 #include <string>
 #include <thread>
 #include <vector>
@@ -72,6 +83,52 @@ double PeakRssMib() {
   return 0;
 }
 
+// The number of threads of this process now.
+int ThreadCount() {
+  std::ifstream f("/proc/self/status");
+  std::string line;
+  while (std::getline(f, line)) {
+    if (absl::StartsWith(line, "Threads:")) {
+      int n = 0;
+      (void)absl::SimpleAtoi(
+          absl::StripAsciiWhitespace(absl::StripPrefix(line, "Threads:")), &n);
+      return n;
+    }
+  }
+  return 0;
+}
+
+// Samples ThreadCount every 10 ms from construction to Stop; Peak leaves the
+// sampler's own thread out.
+class ThreadPeak {
+ public:
+  ThreadPeak()
+      : thread_([this] {
+          std::unique_lock<std::mutex> lock(mu_);
+          while (!stop_) {
+            peak_ = std::max(peak_, ThreadCount() - 1);
+            cv_.wait_for(lock, std::chrono::milliseconds(10));
+          }
+        }) {}
+  ~ThreadPeak() { Stop(); }
+  int Stop() {
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      stop_ = true;
+    }
+    cv_.notify_all();
+    if (thread_.joinable()) thread_.join();
+    return peak_;
+  }
+
+ private:
+  std::mutex mu_;
+  std::condition_variable cv_;
+  bool stop_ = false;
+  int peak_ = 0;
+  std::thread thread_;
+};
+
 // Agent mode: `count` node agents, indexes first.., as threads of this
 // process, until the coordinator ends the run.
 int RunAgents(const std::string& address, int first, int count) {
@@ -91,7 +148,8 @@ int RunAgents(const std::string& address, int first, int count) {
   return 0;
 }
 
-int RunOnce(const std::string& self, int nodes, int rounds, int per_process) {
+int RunOnce(const std::string& self, int nodes, int rounds, int per_process,
+            int max_threads) {
   Config config;
   config.storage.path = "null://bench";
   config.cluster.num_nodes = nodes;
@@ -170,16 +228,23 @@ int RunOnce(const std::string& self, int nodes, int rounds, int per_process) {
     reap();
     return 1;
   }
+  // One host: every true offset is 0, so what is estimated is its error.
+  double worst_offset_us = 0;
   for (auto* n : *registered) {
     auto est = EstimateClock(*n);
-    if (est.ok()) n->SetClock(est->offset_ns, est->rtt_seconds);
+    if (!est.ok()) continue;
+    n->SetClock(est->offset_ns, est->rtt_seconds);
+    worst_offset_us = std::max(
+        worst_offset_us, std::abs(static_cast<double>(est->offset_ns)) / 1e3);
   }
   std::vector<NodeClient*> clients(registered->begin(), registered->end());
   Coordinator coordinator(config, plan, clients, nullptr, "bench");
   RunResult result;
   absl::Status s = coordinator.Preflight(&result);
   const CpuSample cpu0 = SampleCpu();
+  ThreadPeak threads;
   if (s.ok()) s = coordinator.Run(&result);
+  const int peak_threads = threads.Stop();
   const CpuDelta cpu = CpuBetween(cpu0, SampleCpu());
   (*server)->Shutdown(s.ok(), "");
   reap();
@@ -204,14 +269,22 @@ int RunOnce(const std::string& self, int nodes, int rounds, int per_process) {
   }
   std::printf(
       "%5d %6d %10.2f %8.2f %8.2f %10.2f %10.2f %12.2f %12.2f %10.2f %10.2f "
-      "%12.1f %10.2f\n",
+      "%12.1f %10.2f %8d %10.1f\n",
       nodes, rounds, Quantile(overhead, 0.5), Quantile(overhead, 0.9),
       Quantile(overhead, 1.0), Quantile(after, 0.5), Quantile(after, 0.9),
       Quantile(round, 0.5), Quantile(spread, 0.5), Quantile(lag, 0.5),
       Quantile(commit, 0.5), PeakRssMib(),
       (cpu.user_seconds + cpu.system_seconds) * 1e3 /
-          static_cast<double>(std::max<size_t>(1, result.rounds.size())));
+          static_cast<double>(std::max<size_t>(1, result.rounds.size())),
+      peak_threads, worst_offset_us);
   std::fflush(stdout);
+  if (max_threads > 0 && peak_threads > max_threads) {
+    std::fprintf(stderr,
+                 "the coordinator ran %d threads with %d nodes; at most %d "
+                 "expected (--max-coordinator-threads): a thread per node?\n",
+                 peak_threads, nodes, max_threads);
+    return 3;
+  }
   return 0;
 }
 
@@ -230,6 +303,7 @@ int main(int argc, char** argv) {
   }
   int rounds = 20;
   int per_process = 0;  // all in one child
+  int max_threads = 0;  // no limit
   std::vector<int> sizes = {4, 16, 64};
   std::vector<std::string> positional;
   for (int i = 1; i < argc; ++i) {
@@ -239,6 +313,14 @@ int main(int argc, char** argv) {
         std::fprintf(stderr,
                      "--agents-per-process=%s: expected a whole number (0: all "
                      "in one)\n",
+                     std::string(a).c_str());
+        return 2;
+      }
+    } else if (absl::ConsumePrefix(&a, "--max-coordinator-threads=")) {
+      if (!absl::SimpleAtoi(a, &max_threads) || max_threads < 1) {
+        std::fprintf(stderr,
+                     "--max-coordinator-threads=%s: expected a whole number "
+                     ">= 1\n",
                      std::string(a).c_str());
         return 2;
       }
@@ -271,12 +353,15 @@ int main(int argc, char** argv) {
       "coordination overhead per save round, null:// storage, loopback gRPC, "
       "%s agents per process\n",
       per_process == 0 ? "all" : std::to_string(per_process).c_str());
-  std::printf("%5s %6s %10s %8s %8s %10s %10s %12s %12s %10s %10s %12s %10s\n",
-              "nodes", "rounds", "p50 ms", "p90 ms", "max ms", "after p50",
-              "after p90", "round p50 ms", "spread p50 ms", "lag p50 ms",
-              "commit p50", "coord MiB", "coord CPU ms/round");
+  std::printf(
+      "%5s %6s %10s %8s %8s %10s %10s %12s %12s %10s %10s %12s %10s %8s "
+      "%10s\n",
+      "nodes", "rounds", "p50 ms", "p90 ms", "max ms", "after p50", "after p90",
+      "round p50 ms", "spread p50 ms", "lag p50 ms", "commit p50", "coord MiB",
+      "coord CPU ms/round", "threads", "offset us");
   for (int n : sizes) {
-    if (ckpt::RunOnce(self, n, rounds, per_process) != 0) return 1;
+    int rc = ckpt::RunOnce(self, n, rounds, per_process, max_threads);
+    if (rc != 0) return rc;
   }
   return 0;
 }

@@ -4,6 +4,7 @@
 // A returned error Status means the node could not be reached or answered
 // out of contract; a node-side failure comes back in the reply's `error`.
 // Implementations are safe to call from one coordinator thread per node.
+// RemoteNode is asynchronous: one thread can start a call on every node.
 #ifndef CKPTBENCH_COORDINATOR_NODE_CLIENT_H_
 #define CKPTBENCH_COORDINATOR_NODE_CLIENT_H_
 
@@ -50,6 +51,28 @@ class NodeClient {
       const v1::PutResultRequest& r) = 0;
   virtual absl::StatusOr<v1::AbortReply> Abort(const v1::AbortRequest& r) = 0;
   virtual absl::StatusOr<v1::PingReply> Ping(const v1::PingRequest& r) = 0;
+
+  // The calls of a timed round, asynchronously: each sends the call and
+  // returns; `done` runs once, when the reply arrives or the call fails, on
+  // whichever thread saw that. A client whose async() is false runs the
+  // blocking call inline (these defaults), so callers fan such clients out
+  // on threads of their own.
+  template <typename Reply>
+  using Done = std::function<void(absl::StatusOr<Reply>)>;
+  virtual bool async() const { return false; }
+  virtual void PrepareAsync(const v1::PrepareRequest& r,
+                            Done<v1::PrepareReply> done) {
+    done(Prepare(r));
+  }
+  virtual void StartPhaseAsync(const v1::StartPhaseRequest& r,
+                               ProgressCallback progress,
+                               Done<v1::PhaseReport> done) {
+    done(StartPhase(r, progress));
+  }
+  virtual void CommitAsync(const v1::CommitRequest& r,
+                           Done<v1::CommitReply> done) {
+    done(Commit(r));
+  }
 };
 
 }  // namespace ckpt

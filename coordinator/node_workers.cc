@@ -61,4 +61,26 @@ void NodeWorkers::ForEach(size_t count, const std::function<void(size_t)>& fn) {
   done_cv_.wait(lock, [this] { return remaining_ == 0; });
 }
 
+void NodeFanout::Run(size_t count, const Call& call) {
+  if (count > n_) count = n_;
+  if (count == 0) return;
+  std::mutex mu;
+  std::condition_variable cv;
+  size_t left = count;
+  // Notifies under the lock: once `left` is 0 this frame may return, and
+  // cv with it.
+  const std::function<void()> done = [&] {
+    std::lock_guard<std::mutex> lock(mu);
+    if (--left == 0) cv.notify_one();
+  };
+  if (async_) {
+    for (size_t i = 0; i < count; ++i) call(i, done);
+  } else {
+    if (!workers_) workers_ = std::make_unique<NodeWorkers>(n_);
+    workers_->ForEach(count, [&](size_t i) { call(i, done); });
+  }
+  std::unique_lock<std::mutex> lock(mu);
+  cv.wait(lock, [&] { return left == 0; });
+}
+
 }  // namespace ckpt

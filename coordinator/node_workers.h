@@ -4,6 +4,9 @@
 // nodes, ending 256 threads after the last report (their stacks unmapped,
 // each unmap a TLB shootdown) took about 3 ms of the timed round.
 // ForEach is called from one thread at a time.
+// NodeFanout, below, uses them only for nodes whose calls block; calls to
+// asynchronous (gRPC) nodes all start from the caller's thread and complete
+// on gRPC's, with no thread per node.
 #ifndef CKPTBENCH_COORDINATOR_NODE_WORKERS_H_
 #define CKPTBENCH_COORDINATOR_NODE_WORKERS_H_
 
@@ -45,6 +48,24 @@ class NodeWorkers {
   std::mutex done_mu_;
   std::condition_variable done_cv_;
   size_t remaining_ = 0;
+};
+
+// Runs one call per node on the first `count` nodes and returns when each
+// call has reported done (exactly once, from any thread). With `async`
+// nodes every call starts from the calling thread; otherwise each runs on
+// its node's worker (created on first need, kept for the fanout's life).
+// Run is called from one thread at a time.
+class NodeFanout {
+ public:
+  using Call = std::function<void(size_t i, const std::function<void()>& done)>;
+  NodeFanout(size_t n, bool async) : n_(n), async_(async) {}
+
+  void Run(size_t count, const Call& call);
+
+ private:
+  const size_t n_;
+  const bool async_;
+  std::unique_ptr<NodeWorkers> workers_;
 };
 
 }  // namespace ckpt

@@ -1,16 +1,21 @@
 #include "coordinator/remote_node.h"
 
+#include <condition_variable>
+#include <optional>
+#include <utility>
+#include <vector>
+
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 
 namespace ckpt {
 
-RemoteNode::RemoteNode(int index, std::string host, SessionStream* stream,
+RemoteNode::RemoteNode(int index, std::string host, SessionWriter* writer,
                        double node_timeout_seconds)
     : index_(index),
       host_(std::move(host)),
-      stream_(stream),
       node_timeout_(node_timeout_seconds),
+      writer_(writer),
       last_heard_(SteadyClock::now()) {}
 
 bool RemoteNode::connected() const {
@@ -20,37 +25,110 @@ bool RemoteNode::connected() const {
 
 void RemoteNode::OnMessage(v1::NodeMessage&& msg) {
   ProgressCallback progress;
-  v1::Progress p;
+  ReplyDone done;
   {
     std::lock_guard<std::mutex> lock(mu_);
     last_heard_ = SteadyClock::now();
+    if (msg.has_heartbeat()) return;
     auto it = pending_.find(msg.call_id());
-    if (it == pending_.end() || msg.has_heartbeat()) return;
+    if (it == pending_.end()) return;
     if (msg.has_progress()) {
       progress = it->second.progress;
-      p = std::move(*msg.mutable_progress());
     } else {
-      it->second.reply = std::move(msg);
-      cv_.notify_all();
+      done = std::move(it->second.done);
+      pending_.erase(it);
     }
   }
-  if (progress) progress(p);
+  if (progress) progress(msg.progress());
+  if (done) done(std::move(msg));
 }
 
 bool RemoteNode::Write(const v1::CoordinatorMessage& msg) {
   std::lock_guard<std::mutex> lock(write_mu_);
-  return stream_ != nullptr && stream_->Write(msg);
+  return writer_ != nullptr && writer_->Send(msg);
+}
+
+void RemoteNode::FailAll(const absl::Status& error) {
+  std::map<uint64_t, Pending> failed;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    failed.swap(pending_);
+  }
+  for (auto& [id, p] : failed) p.done(error);
 }
 
 void RemoteNode::OnDisconnect(const std::string& why) {
   {
     std::lock_guard<std::mutex> lock(write_mu_);
-    stream_ = nullptr;
+    writer_ = nullptr;
   }
-  std::lock_guard<std::mutex> lock(mu_);
-  disconnected_ = true;
-  disconnect_reason_ = why;
-  cv_.notify_all();
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    disconnected_ = true;
+    disconnect_reason_ = why;
+  }
+  FailAll(absl::UnavailableError(absl::StrCat(Who(), " disconnected: ", why)));
+}
+
+void RemoteNode::CheckSilence() {
+  double silent;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (pending_.empty()) return;
+    silent =
+        std::chrono::duration<double>(SteadyClock::now() - last_heard_).count();
+    if (silent <= node_timeout_) return;
+  }
+  FailAll(absl::DeadlineExceededError(absl::StrFormat(
+      "%s sent nothing for %.1f s (control.node_timeout = %g s)", Who(), silent,
+      node_timeout_)));
+}
+
+void RemoteNode::CallAsync(v1::CoordinatorMessage msg,
+                           ProgressCallback progress, ReplyDone done) {
+  uint64_t id;
+  {
+    std::unique_lock<std::mutex> lock(mu_);
+    if (disconnected_) {
+      std::string why = disconnect_reason_;
+      lock.unlock();
+      done(absl::UnavailableError(absl::StrCat(Who(), " disconnected: ", why)));
+      return;
+    }
+    id = next_call_++;
+    pending_[id] = Pending{std::move(progress), std::move(done)};
+  }
+  msg.set_call_id(id);
+  if (Write(msg)) return;
+  ReplyDone failed;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    auto it = pending_.find(id);
+    if (it == pending_.end()) return;  // already failed by a disconnect
+    failed = std::move(it->second.done);
+    pending_.erase(it);
+  }
+  failed(absl::UnavailableError(
+      absl::StrCat(Who(), " disconnected (write failed)")));
+}
+
+absl::StatusOr<v1::NodeMessage> RemoteNode::Call(
+    v1::CoordinatorMessage msg, const ProgressCallback& progress) {
+  struct Waiter {
+    std::mutex mu;
+    std::condition_variable cv;
+    std::optional<absl::StatusOr<v1::NodeMessage>> reply;
+  };
+  auto w = std::make_shared<Waiter>();
+  CallAsync(std::move(msg), progress,
+            [w](absl::StatusOr<v1::NodeMessage> reply) {
+              std::lock_guard<std::mutex> lock(w->mu);
+              w->reply = std::move(reply);
+              w->cv.notify_one();
+            });
+  std::unique_lock<std::mutex> lock(w->mu);
+  w->cv.wait(lock, [&w] { return w->reply.has_value(); });
+  return std::move(*w->reply);
 }
 
 namespace {
@@ -66,52 +144,6 @@ absl::StatusOr<Reply> ReplyOf(absl::StatusOr<v1::NodeMessage> rep,
 
 }  // namespace
 
-absl::StatusOr<v1::NodeMessage> RemoteNode::Call(
-    v1::CoordinatorMessage msg, const ProgressCallback& progress) {
-  uint64_t id;
-  {
-    std::lock_guard<std::mutex> lock(mu_);
-    if (disconnected_) {
-      return absl::UnavailableError(
-          absl::StrCat(Who(), " disconnected: ", disconnect_reason_));
-    }
-    id = next_call_++;
-    pending_[id].progress = progress;
-  }
-  msg.set_call_id(id);
-  bool wrote = Write(msg);
-  std::unique_lock<std::mutex> lock(mu_);
-  if (!wrote) {
-    pending_.erase(id);
-    return absl::UnavailableError(
-        absl::StrCat(Who(), " disconnected (write failed)"));
-  }
-  const auto timeout = std::chrono::duration<double>(node_timeout_);
-  while (true) {
-    Pending& p = pending_[id];
-    if (p.reply) {
-      v1::NodeMessage reply = std::move(*p.reply);
-      pending_.erase(id);
-      return reply;
-    }
-    if (disconnected_) {
-      pending_.erase(id);
-      return absl::UnavailableError(
-          absl::StrCat(Who(), " disconnected: ", disconnect_reason_));
-    }
-    double silent =
-        std::chrono::duration<double>(SteadyClock::now() - last_heard_).count();
-    if (silent > node_timeout_) {
-      pending_.erase(id);
-      return absl::DeadlineExceededError(absl::StrFormat(
-          "%s sent nothing for %.1f s (control.node_timeout = %g s)", Who(),
-          silent, node_timeout_));
-    }
-    cv_.wait_for(lock, std::min<std::chrono::duration<double>>(
-                           timeout, std::chrono::duration<double>(0.2)));
-  }
-}
-
 absl::StatusOr<v1::InspectReply> RemoteNode::Inspect(
     const v1::InspectRequest& r) {
   v1::CoordinatorMessage m;
@@ -126,6 +158,16 @@ absl::StatusOr<v1::PrepareReply> RemoteNode::Prepare(
   return ReplyOf(Call(std::move(m)), &v1::NodeMessage::mutable_prepare);
 }
 
+void RemoteNode::PrepareAsync(const v1::PrepareRequest& r,
+                              Done<v1::PrepareReply> done) {
+  v1::CoordinatorMessage m;
+  *m.mutable_prepare() = r;
+  CallAsync(std::move(m), nullptr,
+            [done = std::move(done)](absl::StatusOr<v1::NodeMessage> rep) {
+              done(ReplyOf(std::move(rep), &v1::NodeMessage::mutable_prepare));
+            });
+}
+
 absl::StatusOr<v1::PhaseReport> RemoteNode::StartPhase(
     const v1::StartPhaseRequest& r, const ProgressCallback& progress) {
   v1::CoordinatorMessage m;
@@ -134,10 +176,32 @@ absl::StatusOr<v1::PhaseReport> RemoteNode::StartPhase(
                  &v1::NodeMessage::mutable_phase_report);
 }
 
+void RemoteNode::StartPhaseAsync(const v1::StartPhaseRequest& r,
+                                 ProgressCallback progress,
+                                 Done<v1::PhaseReport> done) {
+  v1::CoordinatorMessage m;
+  *m.mutable_start_phase() = r;
+  CallAsync(
+      std::move(m), std::move(progress),
+      [done = std::move(done)](absl::StatusOr<v1::NodeMessage> rep) {
+        done(ReplyOf(std::move(rep), &v1::NodeMessage::mutable_phase_report));
+      });
+}
+
 absl::StatusOr<v1::CommitReply> RemoteNode::Commit(const v1::CommitRequest& r) {
   v1::CoordinatorMessage m;
   *m.mutable_commit() = r;
   return ReplyOf(Call(std::move(m)), &v1::NodeMessage::mutable_commit);
+}
+
+void RemoteNode::CommitAsync(const v1::CommitRequest& r,
+                             Done<v1::CommitReply> done) {
+  v1::CoordinatorMessage m;
+  *m.mutable_commit() = r;
+  CallAsync(std::move(m), nullptr,
+            [done = std::move(done)](absl::StatusOr<v1::NodeMessage> rep) {
+              done(ReplyOf(std::move(rep), &v1::NodeMessage::mutable_commit));
+            });
 }
 
 absl::StatusOr<v1::ClaimReply> RemoteNode::Claim(const v1::ClaimRequest& r) {

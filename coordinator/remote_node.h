@@ -1,21 +1,19 @@
 // A NodeClient for a node connected over gRPC: each call is a message down
 // the node's Session stream, answered by a message with the same call_id.
+// Calls are asynchronous underneath: a call registers what to do with its
+// reply and returns; the reply (or the stream's end, or the node's silence)
+// completes it on the thread that saw it. The blocking calls wait on that.
 // The node's liveness is the time since it last sent anything (heartbeats
-// arrive every heartbeat interval): a call fails with the node's index and
-// host named when the node disconnects or is silent for node_timeout.
-// Thread-safe: calls may come from any coordinator thread; OnMessage and
-// OnDisconnect come from the stream's reader thread.
+// arrive every heartbeat interval): CheckSilence, called periodically by the
+// session server, fails a silent node's calls with its index and host named.
+// Thread-safe.
 #ifndef CKPTBENCH_COORDINATOR_REMOTE_NODE_H_
 #define CKPTBENCH_COORDINATOR_REMOTE_NODE_H_
 
-#include <grpcpp/grpcpp.h>
-#include <grpcpp/support/sync_stream.h>
-
 #include <atomic>
-#include <condition_variable>
+#include <functional>
 #include <map>
 #include <mutex>
-#include <optional>
 #include <string>
 
 #include "common/clock.h"
@@ -23,12 +21,17 @@
 
 namespace ckpt {
 
-using SessionStream =
-    grpc::ServerReaderWriter<v1::CoordinatorMessage, v1::NodeMessage>;
+// Where a RemoteNode's messages go: its Session stream. Send queues the
+// message and returns at once; false once the stream has ended.
+class SessionWriter {
+ public:
+  virtual ~SessionWriter() = default;
+  virtual bool Send(const v1::CoordinatorMessage& msg) = 0;
+};
 
 class RemoteNode : public NodeClient {
  public:
-  RemoteNode(int index, std::string host, SessionStream* stream,
+  RemoteNode(int index, std::string host, SessionWriter* writer,
              double node_timeout_seconds);
 
   int index() const override { return index_; }
@@ -56,38 +59,55 @@ class RemoteNode : public NodeClient {
   absl::StatusOr<v1::AbortReply> Abort(const v1::AbortRequest& r) override;
   absl::StatusOr<v1::PingReply> Ping(const v1::PingRequest& r) override;
 
+  bool async() const override { return true; }
+  void PrepareAsync(const v1::PrepareRequest& r,
+                    Done<v1::PrepareReply> done) override;
+  void StartPhaseAsync(const v1::StartPhaseRequest& r,
+                       ProgressCallback progress,
+                       Done<v1::PhaseReport> done) override;
+  void CommitAsync(const v1::CommitRequest& r,
+                   Done<v1::CommitReply> done) override;
+
   // Tells the node the run is over (no reply expected).
   void Shutdown(bool ok, const std::string& reason);
 
-  // From the reader thread.
+  // From the stream.
   void OnMessage(v1::NodeMessage&& msg);
   void OnDisconnect(const std::string& why);
   bool connected() const;
+  // Fails every call in flight if the node has sent nothing for longer
+  // than node_timeout.
+  void CheckSilence();
 
  private:
+  using ReplyDone = std::function<void(absl::StatusOr<v1::NodeMessage>)>;
   struct Pending {
-    std::optional<v1::NodeMessage> reply;
     ProgressCallback progress;
+    ReplyDone done;
   };
 
-  // Writes one message; false if the stream is gone.
+  // Queues one message; false if the stream is gone.
   bool Write(const v1::CoordinatorMessage& msg);
-  // Sends `msg` (call_id assigned) and waits for the reply message.
+  // Sends `msg` (call_id assigned); `done` gets the reply message.
+  void CallAsync(v1::CoordinatorMessage msg, ProgressCallback progress,
+                 ReplyDone done);
+  // The same, waiting for the reply.
   absl::StatusOr<v1::NodeMessage> Call(
       v1::CoordinatorMessage msg, const ProgressCallback& progress = nullptr);
+  // Fails every call in flight with `error` (mu_ not held).
+  void FailAll(const absl::Status& error);
 
   const int index_;
   const std::string host_;
-  SessionStream* stream_;
   const double node_timeout_;
   std::atomic<int64_t> offset_ns_{0};
   std::atomic<double> rtt_seconds_{0};
 
-  // Serializes writes; stream_ becomes null (under write_mu_) when the
-  // stream's handler ends, so no write can touch a finished stream.
+  // Guards writer_, which becomes null when the stream ends, so no write
+  // can touch a finished stream.
   std::mutex write_mu_;
+  SessionWriter* writer_;
   mutable std::mutex mu_;
-  std::condition_variable cv_;
   uint64_t next_call_ = 1;
   std::map<uint64_t, Pending> pending_;
   SteadyClock::time_point last_heard_;

@@ -27,9 +27,10 @@ void AppendOnce(std::string* list, const std::string& part) {
 }
 
 // Least margin between announcing the start instant and reaching it, plus
-// a share per node: the start messages go out one thread per node, and at
-// 1024 nodes (coordination_bench) a flat 50 ms let the last nodes start
-// 0.9 s late, so the round measured the dispatch. The margin is untimed.
+// a share per node: the start messages go out one after another, and at
+// 1024 nodes (coordination_bench, when they went out one thread per node)
+// a flat 50 ms let the last nodes start 0.9 s late, so the round measured
+// the dispatch. The margin is untimed.
 constexpr double kStartMarginSeconds = 0.05;
 constexpr double kStartMarginPerNodeSeconds = 0.001;
 
@@ -85,7 +86,9 @@ RoundRunner::RoundRunner(const Config& config, const CheckpointPlan& plan,
       nodes_(std::move(nodes)),
       progress_(progress),
       storage_options_(StorageOptionsOf(config)),
-      workers_(nodes_.size()) {}
+      fanout_(nodes_.size(),
+              std::all_of(nodes_.begin(), nodes_.end(),
+                          [](const NodeClient* n) { return n->async(); })) {}
 
 v1::PrepareRequest RoundRunner::BuildPrepare(const RoundSpec& spec,
                                              int node) const {
@@ -181,15 +184,19 @@ RoundResult RoundRunner::Run(const RoundSpec& spec) {
   // Prepare (untimed).
   std::vector<v1::PrepareReply> prepared(n);
   std::vector<NodeFailure> prepare_errors(n);
-  workers_.ForEach(n, [&](size_t i) {
-    auto rep = nodes_[i]->Prepare(BuildPrepare(spec, static_cast<int>(i)));
-    if (!rep.ok()) {
-      prepare_errors[i].error = std::string(rep.status().message());
-    } else if (!rep->error().empty()) {
-      prepare_errors[i] = {rep->error(), rep->error_kind()};
-    } else {
-      prepared[i] = std::move(*rep);
-    }
+  fanout_.Run(n, [&](size_t i, const std::function<void()>& done) {
+    nodes_[i]->PrepareAsync(
+        BuildPrepare(spec, static_cast<int>(i)),
+        [&, i, done](absl::StatusOr<v1::PrepareReply> rep) {
+          if (!rep.ok()) {
+            prepare_errors[i].error = std::string(rep.status().message());
+          } else if (!rep->error().empty()) {
+            prepare_errors[i] = {rep->error(), rep->error_kind()};
+          } else {
+            prepared[i] = std::move(*rep);
+          }
+          done();
+        });
   });
   for (size_t i = 0; i < n; ++i) {
     if (!prepare_errors[i].error.empty()) {
@@ -260,24 +267,16 @@ RoundResult RoundRunner::Run(const RoundSpec& spec) {
   std::mutex error_mu;
   std::string first_error;
   v1::ErrorKind first_kind = v1::ERROR_KIND_UNSPECIFIED;
-  workers_.ForEach(n, [&](size_t i) {
-    v1::StartPhaseRequest req;
-    req.set_run_id(spec.run_id);
-    req.set_round_id(spec.round_id);
-    req.set_start_at_unix_ns(start_unix + nodes_[i]->clock_offset_ns());
-    req.set_progress_interval_seconds(config_.run.progress_interval);
-    auto rep = nodes_[i]->StartPhase(req, [&, i](const v1::Progress& p) {
-      if (progress_) progress_->Update(static_cast<int>(i), p);
-    });
+  auto on_report = [&](size_t i, absl::StatusOr<v1::PhaseReport> rep) {
     std::string error;
     v1::ErrorKind kind = v1::ERROR_KIND_UNSPECIFIED;
     if (!rep.ok()) {
       error = NodeError(*nodes_[i], "", rep.status().message());
     } else {
-      reports[i] = *rep;
-      if (!rep->error().empty()) {
-        error = NodeError(*nodes_[i], "", rep->error());
-        kind = rep->error_kind();
+      reports[i] = std::move(*rep);
+      if (!reports[i].error().empty()) {
+        error = NodeError(*nodes_[i], "", reports[i].error());
+        kind = reports[i].error_kind();
       }
     }
     if (!error.empty()) {
@@ -293,6 +292,22 @@ RoundResult RoundRunner::Run(const RoundSpec& spec) {
       if (first) AbortAll(spec.run_id, error);
     }
     if (progress_) progress_->NodeDone(static_cast<int>(i));
+  };
+  fanout_.Run(n, [&](size_t i, const std::function<void()>& done) {
+    v1::StartPhaseRequest req;
+    req.set_run_id(spec.run_id);
+    req.set_round_id(spec.round_id);
+    req.set_start_at_unix_ns(start_unix + nodes_[i]->clock_offset_ns());
+    req.set_progress_interval_seconds(config_.run.progress_interval);
+    nodes_[i]->StartPhaseAsync(
+        req,
+        [this, i](const v1::Progress& p) {
+          if (progress_) progress_->Update(static_cast<int>(i), p);
+        },
+        [&, i, done](absl::StatusOr<v1::PhaseReport> rep) {
+          on_report(i, std::move(rep));
+          done();
+        });
   });
   result.transfer_seconds = SecondsSince(t0);
   if (progress_) progress_->EndRound();
@@ -318,7 +333,7 @@ RoundResult RoundRunner::Run(const RoundSpec& spec) {
     const bool local = config_.storage.node_local;
     const size_t committers = local ? n : 1;
     std::vector<NodeFailure> commit_errors(committers);
-    workers_.ForEach(committers, [&](size_t i) {
+    fanout_.Run(committers, [&](size_t i, const std::function<void()>& done) {
       v1::CommitRequest req;
       req.set_run_id(spec.run_id);
       req.set_round_id(spec.round_id);
@@ -327,12 +342,15 @@ RoundResult RoundRunner::Run(const RoundSpec& spec) {
                                             storage_options_.end());
       req.set_metadata(
           BuildMetadata(spec, reports, local ? static_cast<int>(i) : -1));
-      auto rep = nodes_[i]->Commit(req);
-      if (!rep.ok()) {
-        commit_errors[i].error = std::string(rep.status().message());
-      } else if (!rep->error().empty()) {
-        commit_errors[i] = {rep->error(), rep->error_kind()};
-      }
+      nodes_[i]->CommitAsync(
+          req, [&, i, done](absl::StatusOr<v1::CommitReply> rep) {
+            if (!rep.ok()) {
+              commit_errors[i].error = std::string(rep.status().message());
+            } else if (!rep->error().empty()) {
+              commit_errors[i] = {rep->error(), rep->error_kind()};
+            }
+            done();
+          });
     });
     result.commit_seconds =
         std::chrono::duration<double>(Clock::now() - c0).count();

@@ -72,7 +72,7 @@ class RoundRunner {
   std::vector<NodeClient*> nodes_;
   ProgressPrinter* progress_;
   const std::map<std::string, std::string> storage_options_;  // s3.* keys
-  NodeWorkers workers_;  // one per node, for all the runner's rounds
+  NodeFanout fanout_;  // for all the runner's rounds
 };
 
 }  // namespace ckpt

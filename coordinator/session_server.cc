@@ -3,6 +3,10 @@
 #include <grpcpp/health_check_service_interface.h>
 #include <grpcpp/security/server_credentials.h>
 
+#include <deque>
+#include <optional>
+#include <utility>
+
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "common/log.h"
@@ -11,12 +15,140 @@
 namespace ckpt {
 namespace {
 
-class SessionService final : public v1::Coordinator::Service {
+// One node's Session stream. Reads one message at a time (the first must
+// register the node; the rest go to its RemoteNode); writes are queued and
+// sent one at a time, as the callback API requires. The stream is finished
+// once reading ends (the node hung up, or the server is shutting down) and
+// the queued writes are done; the reactor deletes itself in OnDone.
+// Every hand-off to gRPC (StartRead, StartWrite) is made, and every
+// reaction begins, under mu_: gRPC orders them with atomics of its own,
+// and this way ThreadSanitizer sees that order too (docs/reliability.md).
+// gRPC never runs a reaction inside a Start call, so holding mu_ there is
+// safe.
+class SessionReactor final
+    : public grpc::ServerBidiReactor<v1::NodeMessage, v1::CoordinatorMessage>,
+      public SessionWriter {
+ public:
+  SessionReactor(SessionServer* server, grpc::CallbackServerContext* ctx)
+      : server_(server), ctx_(ctx) {
+    server_->StreamStarted();
+    std::lock_guard<std::mutex> lock(mu_);
+    StartRead(&in_);
+  }
+
+  bool Send(const v1::CoordinatorMessage& msg) override {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (finishing_ || write_failed_) return false;
+    out_.push_back(msg);  // a deque: the message in flight does not move
+    if (!writing_) {
+      writing_ = true;
+      StartWrite(&out_.front());
+    }
+    return true;
+  }
+
+  void OnWriteDone(bool ok) override {
+    std::optional<grpc::Status> finish;
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      out_.pop_front();
+      if (!ok) {
+        write_failed_ = true;
+        out_.clear();
+      }
+      if (!out_.empty()) {
+        StartWrite(&out_.front());
+      } else {
+        writing_ = false;
+        if (finishing_ && !finished_) {
+          finished_ = true;
+          finish = status_;
+        }
+      }
+    }
+    if (finish) Finish(std::move(*finish));
+  }
+
+  void OnReadDone(bool ok) override {
+    { std::lock_guard<std::mutex> lock(mu_); }  // see the class comment
+    if (!ok) {
+      if (node_) {
+        node_->OnDisconnect(ctx_->IsCancelled() ? "its stream was cancelled"
+                                                : "the connection closed");
+      }
+      FinishStream(grpc::Status::OK);
+      return;
+    }
+    if (node_ != nullptr) {
+      node_->OnMessage(std::move(in_));
+      ReadNext();
+      return;
+    }
+    if (!in_.has_register_()) {
+      FinishStream(
+          grpc::Status(grpc::StatusCode::INVALID_ARGUMENT,
+                       "the first message of a session must be `register`"));
+      return;
+    }
+    v1::CoordinatorMessage reply;
+    node_ = server_->Register(in_.register_(), ctx_->peer(), this, &reply);
+    if (node_ == nullptr) {
+      Send(reply);
+      FinishStream(grpc::Status(grpc::StatusCode::FAILED_PRECONDITION,
+                                reply.register_reply().error()));
+      return;
+    }
+    ReadNext();
+  }
+
+  void OnDone() override {
+    { std::lock_guard<std::mutex> lock(mu_); }  // see the class comment
+    server_->StreamEnded(node_ != nullptr);
+    delete this;
+  }
+
+ private:
+  void ReadNext() {
+    std::lock_guard<std::mutex> lock(mu_);
+    StartRead(&in_);
+  }
+
+  // Finishes with `status` once the queued writes are sent.
+  void FinishStream(grpc::Status status) {
+    std::optional<grpc::Status> finish;
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      if (finishing_) return;
+      finishing_ = true;
+      status_ = std::move(status);
+      if (!writing_) {
+        finished_ = true;
+        finish = status_;
+      }
+    }
+    if (finish) Finish(std::move(*finish));
+  }
+
+  SessionServer* const server_;
+  grpc::CallbackServerContext* const ctx_;
+  RemoteNode* node_ = nullptr;  // set by registration, on the read side
+  v1::NodeMessage in_;
+
+  std::mutex mu_;
+  std::deque<v1::CoordinatorMessage> out_;  // front: being written
+  bool writing_ = false;
+  bool write_failed_ = false;
+  bool finishing_ = false;  // no more sends; Finish once the queue drains
+  bool finished_ = false;
+  grpc::Status status_;
+};
+
+class SessionService final : public v1::Coordinator::CallbackService {
  public:
   explicit SessionService(SessionServer* server) : server_(server) {}
-  grpc::Status Session(grpc::ServerContext* ctx,
-                       SessionStream* stream) override {
-    return server_->Serve(ctx, stream);
+  grpc::ServerBidiReactor<v1::NodeMessage, v1::CoordinatorMessage>* Session(
+      grpc::CallbackServerContext* ctx) override {
+    return new SessionReactor(server_, ctx);
   }
 
  private:
@@ -62,11 +194,21 @@ absl::StatusOr<std::unique_ptr<SessionServer>> SessionServer::Start(
         "control.listen (CKPT_LISTEN) = '", options.listen,
         "': cannot listen there (address in use or not HOST:PORT?)"));
   }
+  s->watchdog_ = std::thread([p = s.get()] { p->Watchdog(); });
   return s;
 }
 
 SessionServer::~SessionServer() {
   if (server_) server_->Shutdown(std::chrono::system_clock::now());
+  {
+    // Shutdown cancels every stream, but a reactor's OnDone may still be
+    // running on a gRPC thread: wait until the last is done with us.
+    std::unique_lock<std::mutex> lock(mu_);
+    stopping_ = true;
+    cv_.wait(lock, [this] { return live_reactors_ == 0; });
+  }
+  cv_.notify_all();
+  if (watchdog_.joinable()) watchdog_.join();
 }
 
 std::string SessionServer::Validate(const v1::RegisterRequest& reg) {
@@ -106,21 +248,14 @@ std::string SessionServer::Validate(const v1::RegisterRequest& reg) {
   return "";
 }
 
-grpc::Status SessionServer::Serve(grpc::ServerContext* ctx,
-                                  SessionStream* stream) {
-  v1::NodeMessage first;
-  if (!stream->Read(&first))
-    return grpc::Status(grpc::StatusCode::CANCELLED, "no register");
-  if (!first.has_register_()) {
-    return grpc::Status(grpc::StatusCode::INVALID_ARGUMENT,
-                        "the first message of a session must be `register`");
-  }
-  const v1::RegisterRequest& reg = first.register_();
-  RemoteNode* node = nullptr;
-  v1::CoordinatorMessage reply;
-  auto* rr = reply.mutable_register_reply();
+RemoteNode* SessionServer::Register(const v1::RegisterRequest& reg,
+                                    const std::string& peer,
+                                    SessionWriter* writer,
+                                    v1::CoordinatorMessage* reply) {
+  auto* rr = reply->mutable_register_reply();
   rr->set_run_id(options_.run_id);
   rr->set_heartbeat_interval_seconds(options_.heartbeat_interval);
+  RemoteNode* node = nullptr;
   {
     std::lock_guard<std::mutex> lock(mu_);
     std::string error = Validate(reg);
@@ -128,31 +263,48 @@ grpc::Status SessionServer::Serve(grpc::ServerContext* ctx,
       LOG_ERROR("refused registration: %s", error);
       rr->set_accepted(false);
       rr->set_error(error);
-      stream->Write(reply);
-      return grpc::Status(grpc::StatusCode::FAILED_PRECONDITION, error);
+      return nullptr;
     }
     auto& slot = nodes_[reg.node_index()];
     if (slot) retired_.push_back(std::move(slot));
-    slot = std::make_unique<RemoteNode>(reg.node_index(), reg.host(), stream,
+    slot = std::make_unique<RemoteNode>(reg.node_index(), reg.host(), writer,
                                         options_.node_timeout);
     node = slot.get();
     ++active_streams_;
     rr->set_accepted(true);
-    stream->Write(reply);
+    // Queued before anyone can see the node, so it is the first message.
+    writer->Send(*reply);
     LOG_INFO("node %d registered from %s (%s)", reg.node_index(), reg.host(),
-             ctx->peer());
+             peer);
   }
   cv_.notify_all();
-  v1::NodeMessage msg;
-  while (stream->Read(&msg)) node->OnMessage(std::move(msg));
-  node->OnDisconnect(ctx->IsCancelled() ? "its stream was cancelled"
-                                        : "the connection closed");
-  {
-    std::lock_guard<std::mutex> lock(mu_);
-    --active_streams_;
-  }
+  return node;
+}
+
+void SessionServer::StreamStarted() {
+  std::lock_guard<std::mutex> lock(mu_);
+  ++live_reactors_;
+}
+
+void SessionServer::StreamEnded(bool registered) {
+  // Notified under the lock: once live_reactors_ is 0 the destructor may
+  // go on and destroy cv_.
+  std::lock_guard<std::mutex> lock(mu_);
+  if (registered) --active_streams_;
+  --live_reactors_;
   cv_.notify_all();
-  return grpc::Status::OK;
+}
+
+void SessionServer::Watchdog() {
+  std::unique_lock<std::mutex> lock(mu_);
+  while (!stopping_) {
+    cv_.wait_for(lock, std::chrono::milliseconds(200));
+    std::vector<RemoteNode*> nodes;
+    for (auto& [i, n] : nodes_) nodes.push_back(n.get());
+    lock.unlock();
+    for (RemoteNode* n : nodes) n->CheckSilence();
+    lock.lock();
+  }
 }
 
 absl::StatusOr<std::vector<RemoteNode*>> SessionServer::WaitForNodes(

@@ -1,7 +1,9 @@
 // The coordinator's gRPC server: accepts node Session streams, enforces the
 // registration rules (protocol version, token, index in range, no
 // duplicates), keeps a RemoteNode per registered node, and serves the gRPC
-// health service on the same port. Thread-safe.
+// health service on the same port. Streams are served by gRPC's callback
+// API: no thread per node; a reply completes its call on the gRPC thread
+// that read it. One watchdog thread checks every node's silence. Thread-safe.
 #ifndef CKPTBENCH_COORDINATOR_SESSION_SERVER_H_
 #define CKPTBENCH_COORDINATOR_SESSION_SERVER_H_
 
@@ -12,6 +14,7 @@
 #include <memory>
 #include <mutex>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "absl/status/statusor.h"
@@ -51,12 +54,19 @@ class SessionServer {
   // Tells every connected node the run is over, then stops serving.
   void Shutdown(bool ok, const std::string& reason);
 
-  // Called by the service for each stream.
-  grpc::Status Serve(grpc::ServerContext* ctx, SessionStream* stream);
+  // From a stream's first message: registers the node (its replies go to
+  // `writer`) and fills `reply`; null, with `reply` saying why, if refused.
+  RemoteNode* Register(const v1::RegisterRequest& reg, const std::string& peer,
+                       SessionWriter* writer, v1::CoordinatorMessage* reply);
+  // A stream's reactor was made, and is done (its last touch of this
+  // server: the destructor waits for every one).
+  void StreamStarted();
+  void StreamEnded(bool registered);
 
  private:
   explicit SessionServer(SessionServerOptions options);
   std::string Validate(const v1::RegisterRequest& reg);
+  void Watchdog();
 
   const SessionServerOptions options_;
   std::unique_ptr<grpc::Service> service_;
@@ -69,7 +79,10 @@ class SessionServer {
   std::vector<std::unique_ptr<RemoteNode>> retired_;  // replaced before start
   bool started_ = false;  // WaitForNodes succeeded: membership is fixed
   std::string cancelled_;
-  int active_streams_ = 0;
+  int active_streams_ = 0;  // registered nodes' streams not yet ended
+  int live_reactors_ = 0;
+  bool stopping_ = false;
+  std::thread watchdog_;
 };
 
 }  // namespace ckpt

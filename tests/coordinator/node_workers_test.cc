@@ -3,6 +3,8 @@
 #include <gtest/gtest.h>
 
 #include <atomic>
+#include <chrono>
+#include <functional>
 #include <mutex>
 #include <set>
 #include <thread>
@@ -60,6 +62,48 @@ TEST(NodeWorkers, ThreadsPersistAcrossCallsAndCountLimitsTheWorkersWoken) {
     ++over;
   });
   EXPECT_EQ(over, 4);
+}
+
+// Async nodes: every call starts on the caller's thread, in order, and
+// each completes later on a thread of its own (as gRPC's would); Run waits
+// for the last done(), not for the calls to return.
+TEST(NodeFanout, AsyncCallsStartOnTheCallersThreadAndRunWaitsForEveryDone) {
+  NodeFanout fanout(16, /*async=*/true);
+  std::vector<std::thread::id> started(16);
+  std::vector<std::thread> completers;
+  std::atomic<int> completed{0};
+  fanout.Run(16, [&](size_t i, const std::function<void()>& done) {
+    started[i] = std::this_thread::get_id();
+    completers.emplace_back([&completed, done, i] {
+      std::this_thread::sleep_for(std::chrono::milliseconds(16 - i));
+      ++completed;
+      done();
+    });
+  });
+  EXPECT_EQ(completed.load(), 16);  // every done() ran before Run returned
+  for (const auto& id : started) EXPECT_EQ(id, std::this_thread::get_id());
+  for (auto& t : completers) t.join();
+}
+
+// Blocking nodes: each call runs on its node's worker, completes inline,
+// and the workers are made once.
+TEST(NodeFanout, BlockingCallsRunOnNodeWorkersKeptAcrossRuns) {
+  NodeFanout fanout(4, /*async=*/false);
+  std::mutex mu;
+  std::vector<std::thread::id> first(4), second(4);
+  for (auto* ids : {&first, &second}) {
+    fanout.Run(4, [&](size_t i, const std::function<void()>& done) {
+      {
+        std::lock_guard<std::mutex> lock(mu);
+        (*ids)[i] = std::this_thread::get_id();
+      }
+      done();
+    });
+  }
+  EXPECT_EQ(first, second);
+  std::set<std::thread::id> distinct(first.begin(), first.end());
+  EXPECT_EQ(distinct.size(), 4u);
+  EXPECT_EQ(distinct.count(std::this_thread::get_id()), 0u);
 }
 
 }  // namespace
