@@ -1,5 +1,6 @@
 #include "common/cpu_usage.h"
 
+#include <sched.h>
 #include <sys/resource.h>
 
 #include <cstdio>
@@ -44,6 +45,16 @@ CpuDelta CpuBetween(const CpuSample& a, const CpuSample& b) {
                   static_cast<double>(total);
   }
   return d;
+}
+
+int UsableCpus() {
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  if (sched_getaffinity(0, sizeof(set), &set) == 0) {
+    const int n = CPU_COUNT(&set);
+    if (n > 0) return n;
+  }
+  return 1;
 }
 
 }  // namespace ckpt

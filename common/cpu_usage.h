@@ -23,6 +23,10 @@ struct CpuDelta {
 CpuSample SampleCpu();
 CpuDelta CpuBetween(const CpuSample& a, const CpuSample& b);
 
+// The CPUs this process may run on (its affinity mask; a container's
+// cpuset), at least 1.
+int UsableCpus();
+
 }  // namespace ckpt
 
 #endif  // CKPTBENCH_COMMON_CPU_USAGE_H_

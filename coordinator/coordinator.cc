@@ -10,6 +10,7 @@
 #include "absl/strings/str_join.h"
 #include "common/log.h"
 #include "common/status_macros.h"
+#include "coordinator/client_check.h"
 #include "coordinator/json_codec.h"
 #include "coordinator/round_runner.h"
 #include "coordinator/steps.h"
@@ -335,6 +336,7 @@ absl::Status Coordinator::RunSaves(RunResult* result) {
     LOG_INFO("save %d: step-%d, %.3f s, %.1f MiB/s", i, step, r.seconds,
              r.throughput_mib_s);
     FlagShortPhase(&result->rounds.back());
+    FlagClientBound(&result->rounds.back());
   }
   return absl::OkStatus();
 }
@@ -414,6 +416,7 @@ absl::Status Coordinator::RunLoads(RunResult* result) {
     LOG_INFO("load %d: step-%d, %.3f s, %.1f MiB/s, verified (%s)", i, step,
              r.seconds, r.throughput_mib_s, r.cache.method);
     FlagShortPhase(&result->rounds.back());
+    FlagClientBound(&result->rounds.back());
   }
   return absl::OkStatus();
 }

@@ -37,6 +37,20 @@ ordered_json OpJson(const Histogram& h) {
   j["p99_ms"] = ms(h.Percentile(0.99));
   j["max_ms"] = ms(h.max());
   j["min_ms"] = ms(h.min());
+  // The histogram itself, so that readers merge rounds, nodes and runs by
+  // adding counts, never by averaging percentiles: [low_ns, count] for each
+  // bucket used (log-linear, 16 per power of two; a bucket holds
+  // [its low, the next bucket's low)), with the exact sum, min and max.
+  j["sum_ns"] = h.sum();
+  j["min_ns"] = h.min();
+  j["max_ns"] = h.max();
+  ordered_json buckets = ordered_json::array();
+  const std::vector<uint64_t> counts = h.TrimmedCounts();
+  for (size_t i = 0; i < counts.size(); ++i) {
+    if (counts[i] == 0) continue;
+    buckets.push_back({Histogram::BucketLow(static_cast<int>(i)), counts[i]});
+  }
+  j["buckets"] = buckets;
   return j;
 }
 
@@ -55,6 +69,7 @@ ordered_json RoundJson(const RoundResult& r) {
   j["bytes"] = r.bytes;
   j["throughput_mib_s"] = r.throughput_mib_s;
   j["flags"] = r.flags;
+  if (!r.client_bound.empty()) j["client_bound"] = r.client_bound;
   if (r.phase == "load") {
     j["verified"] = r.verified;
     j["coverage"] = {{"files_checked", r.checked_files},
@@ -94,6 +109,9 @@ ordered_json RoundJson(const RoundResult& r) {
          {"cpu_user_seconds", n.cpu_user_seconds},
          {"cpu_system_seconds", n.cpu_system_seconds},
          {"host_cpu_busy", n.host_cpu_busy},
+         {"data_busy", n.data_busy},
+         {"cpu_busy", n.cpu_busy},
+         {"cpus", n.cpus},
          {"filesystem", n.filesystem},
          {"mount_point", n.mount_point},
          {"mount_options", n.mount_options},
@@ -185,6 +203,9 @@ ordered_json SummaryJson(const PhaseSummary& s) {
   return {{"count", s.count},
           {"seconds", SpreadJson(s.seconds)},
           {"throughput_mib_s", SpreadJson(s.mib_s)},
+          {"bytes", s.bytes},
+          {"total_seconds", s.total_seconds},
+          {"total_throughput_mib_s", s.total_mib_s},
           {"flags", flags}};
 }
 

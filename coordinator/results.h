@@ -56,6 +56,12 @@ struct NodeResult {
   uint64_t requests = 0, retries = 0, throttles = 0;
   uint64_t new_connections = 0;  // HTTP connections opened in the round
   NodeStaging staging;
+  // The node's own limits: the share of its file threads' time spent
+  // making or checking bytes (generation, checksums, verification), and
+  // of its usable CPUs' time this process used (coordinator/client_check.h).
+  double data_busy = 0;
+  double cpu_busy = 0;
+  int cpus = 0;
 };
 
 struct CacheResult {
@@ -129,9 +135,11 @@ struct RoundResult {
   // "page_cache_resident" (bytes were still cached at start),
   // "page_cache_allowed" (io.cache_mode=none), "memory_backed" (tmpfs),
   // "unverified" (not every byte checked), "short_phase" (a timed round
-  // under kShortPhaseSeconds: the rate is mostly noise). Later checks add
-  // theirs.
+  // under kShortPhaseSeconds: the rate is mostly noise), "client_bound"
+  // (ckptbench itself was near a limit: client_bound says which). Later
+  // checks add theirs.
   std::vector<std::string> flags;
+  std::string client_bound;  // why the round was client-bound; "" if not
   double start_spread_seconds = 0;
   CacheResult cache;
   std::map<std::string, Histogram> ops;  // merged across ranks and nodes
@@ -158,7 +166,13 @@ struct NodeClock {
 
 struct PhaseSummary {
   int count = 0;
+  // Per round: time, and rate (a distribution; its mean is not the
+  // phase's rate when rounds differ).
   Spread seconds, mib_s;
+  // The phase's rate: all its timed rounds' bytes over their summed time.
+  uint64_t bytes = 0;
+  double total_seconds = 0;
+  double total_mib_s = 0;
   std::map<std::string, int> flags;  // flag -> rounds counted that carry it
 };
 

@@ -468,6 +468,13 @@ void RoundRunner::Aggregate(const std::vector<v1::PhaseReport>& reports,
     nr.host_cpu_busy = rep.cpu().host_busy();
     nr.start_lag_seconds = rep.start_lag_seconds();
     nr.dir_sync_seconds = rep.dir_sync_seconds();
+    nr.cpus = static_cast<int>(rep.cpus());
+    nr.data_busy =
+        rep.file_seconds() > 0 ? rep.data_seconds() / rep.file_seconds() : 0;
+    nr.cpu_busy = nr.seconds > 0 && nr.cpus > 0
+                      ? (nr.cpu_user_seconds + nr.cpu_system_seconds) /
+                            (nr.seconds * nr.cpus)
+                      : 0;
     min_lag = std::min(min_lag, nr.start_lag_seconds);
     max_lag = std::max(max_lag, nr.start_lag_seconds);
     busy_sum += nr.host_cpu_busy;

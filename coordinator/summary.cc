@@ -17,13 +17,20 @@ double Ms(uint64_t ns) { return static_cast<double>(ns) / 1e6; }
 PhaseSummary RunResult::Summarize(const std::string& phase) const {
   std::vector<double> secs, rates;
   std::map<std::string, int> flags;
+  uint64_t bytes = 0;
+  double total = 0;
   for (const auto& r : rounds) {
     if (r.phase != phase || r.staged || r.status != "ok") continue;
     secs.push_back(r.seconds);
     rates.push_back(r.throughput_mib_s);
     for (const auto& f : r.flags) ++flags[f];
+    bytes += r.bytes;
+    total += r.seconds;
   }
   PhaseSummary s;
+  s.bytes = bytes;
+  s.total_seconds = total;
+  s.total_mib_s = MibPerSecond(bytes, total);
   s.flags = std::move(flags);
   s.seconds = SpreadOf(secs);
   s.mib_s = SpreadOf(rates);
@@ -141,16 +148,16 @@ std::string SummaryTable(const RunResult& r) {
     s += "\n";
   }
   s += "\n";
-  absl::StrAppendFormat(&s, "%-6s %3s %10s %10s %10s %10s %12s %12s\n", "phase",
-                        "n", "mean s", "stdev s", "min s", "max s",
-                        "mean MiB/s", "stdev MiB/s");
+  absl::StrAppendFormat(&s, "%-6s %3s %10s %10s %10s %10s %12s %25s\n", "phase",
+                        "n", "mean s", "stdev s", "min s", "max s", "MiB/s",
+                        "one round's MiB/s min..max");
   for (const char* phase : {"save", "load"}) {
     PhaseSummary p = r.Summarize(phase);
     if (p.count == 0) continue;
     absl::StrAppendFormat(
-        &s, "%-6s %3d %10.3f %10.3f %10.3f %10.3f %12.1f %12.1f\n", phase,
+        &s, "%-6s %3d %10.3f %10.3f %10.3f %10.3f %12.1f %25s\n", phase,
         p.count, p.seconds.mean, p.seconds.stdev, p.seconds.min, p.seconds.max,
-        p.mib_s.mean, p.mib_s.stdev);
+        p.total_mib_s, absl::StrFormat("%.1f..%.1f", p.mib_s.min, p.mib_s.max));
     // Flagged rounds are in these numbers: say so next to them.
     for (const auto& [flag, n] : p.flags) {
       absl::StrAppendFormat(&s, "%-6s %d of %d rounds flagged %s\n", "", n,

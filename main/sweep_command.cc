@@ -184,13 +184,16 @@ bool FinishedOk(const std::string& run_dir) {
 
 void PrintPoints(const SweepData& data) {
   std::printf("\n%-40s %5s %14s %14s %14s %14s\n", "point", "runs",
-              "save MiB/s", "+-stdev", "load MiB/s", "+-stdev");
+              "save MiB/s", "round stdev", "load MiB/s", "round stdev");
   for (const auto& p : ByPoint(data)) {
     Spread save = p.save.mib_s(), load = p.load.mib_s();
     std::printf("%-40s %5zu %14.1f %14.1f %14.1f %14.1f\n",
-                p.point_name.c_str(), p.runs.size(), save.mean, save.stdev,
-                load.mean, load.stdev);
+                p.point_name.c_str(), p.runs.size(), p.save.total_mib_s(),
+                save.stdev, p.load.total_mib_s(), load.stdev);
   }
+  std::printf(
+      "MiB/s: the point's timed rounds' bytes over their summed time; round "
+      "stdev: of single rounds' MiB/s\n");
 }
 
 }  // namespace

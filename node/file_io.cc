@@ -1,11 +1,13 @@
 #include "node/file_io.h"
 
 #include <algorithm>
+#include <chrono>
 #include <cstdlib>
 #include <cstring>
 #include <functional>
 #include <thread>
 
+#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "common/clock.h"
@@ -155,11 +157,27 @@ void ChecksumBlock(const FileJob& job, uint64_t off, const unsigned char* p,
   }
 }
 
+// Tests only: CKPTBENCH_TEST_GENERATE_DELAY_MS=N makes every generated
+// block take N ms longer, a generator slower than the storage on purpose
+// (the client-bound check must see it). Read once; 0 when unset.
+int TestGenerateDelayMs() {
+  static const int ms = [] {
+    const char* v = std::getenv("CKPTBENCH_TEST_GENERATE_DELAY_MS");
+    int n = 0;
+    return v != nullptr && absl::SimpleAtoi(v, &n) && n > 0 ? n : 0;
+  }();
+  return ms;
+}
+
 // Generates [off, off + n) of the file into p and feeds the segment
 // checksums 64 KiB at a time, while those bytes are still in cache.
 void GenerateBlock(const FileJob& job, const IoParams& params, uint64_t off,
                    unsigned char* p, size_t n, Checksummer& sum, size_t& seg,
                    std::vector<uint64_t>& sums) {
+  if (TestGenerateDelayMs() > 0) {
+    std::this_thread::sleep_for(
+        std::chrono::milliseconds(TestGenerateDelayMs()));
+  }
   constexpr size_t kSpan = 64 << 10;
   for (size_t done = 0; done < n;) {
     const size_t m = std::min(kSpan, n - done);
@@ -176,14 +194,18 @@ absl::Status ProduceBlock(const FileJob& job, const IoParams& params,
                           Checksummer& sum, size_t& seg,
                           std::vector<uint64_t>& sums, FileOutcome* out) {
   if (params.device == nullptr) {
+    const auto t0 = std::chrono::steady_clock::now();
     GenerateBlock(job, params, off, p, n, sum, seg, sums);
+    out->data_seconds += SecondsSince(t0);
     return absl::OkStatus();
   }
   const auto t0 = std::chrono::steady_clock::now();
   RETURN_IF_ERROR(params.device->CopyOut(off, p, n));
   out->copy_seconds += SecondsSince(t0);
   out->copy_bytes += n;
+  const auto t1 = std::chrono::steady_clock::now();
   FeedSegments(job, off, p, n, sum, seg, sums, nullptr);
+  out->data_seconds += SecondsSince(t1);
   return absl::OkStatus();
 }
 
@@ -259,8 +281,10 @@ absl::Status SaveFile(const TransferContext& ctx, const FileJob& job,
     // 64 KiB at a time. With queue_depth > 0 a writer thread writes while
     // this one checksums, as a generated save overlaps the two.
     auto checksum = [&](uint64_t k) {
+      const auto t0 = std::chrono::steady_clock::now();
       ChecksumBlock(job, k * block, params.source + k * block, length(k), *sum,
                     seg, out->checksums);
+      out->data_seconds += SecondsSince(t0);
     };
     if (BufferBlocks(params.queue_depth) == 1) {
       for (uint64_t k = 0; k < blocks; ++k) {
@@ -394,6 +418,7 @@ absl::Status LoadFile(const TransferContext& ctx, const FileJob& job,
     if (out->first_byte_seconds < 0) {
       out->first_byte_seconds = SecondsSince(ctx.start);
     }
+    const auto t0 = std::chrono::steady_clock::now();
     for (size_t done = 0; done < n;) {  // 64 KiB at a time, as a save does
       const size_t m = std::min<size_t>(64 << 10, n - done);
       FeedSegments(job, k * block + done, p + done, m, *sum, seg,
@@ -401,6 +426,7 @@ absl::Status LoadFile(const TransferContext& ctx, const FileJob& job,
       RETURN_IF_ERROR(mismatch);
       done += m;
     }
+    out->data_seconds += SecondsSince(t0);
     if (params.device != nullptr) {  // verified on the host, then copied
       const auto t0 = std::chrono::steady_clock::now();
       RETURN_IF_ERROR(params.device->CopyIn(k * block, p, n));

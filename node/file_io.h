@@ -125,6 +125,10 @@ struct FileOutcome {
   double done_seconds = 0;          // durable / verified, since phase start
   double copy_seconds = 0;          // IoParams::device copies
   uint64_t copy_bytes = 0;
+  // Making or checking bytes: generating and checksumming a save's blocks
+  // (or checksumming copied ones), verifying a load's; on the file's own
+  // thread. Near done_seconds, this tool, not storage, set the pace.
+  double data_seconds = 0;
 };
 
 // The context a file transfer shares with its rank and node.

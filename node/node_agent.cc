@@ -461,6 +461,8 @@ PhaseOutcome NodeAgent::Execute(int64_t start_at_unix_ns,
   if (async) out.staging.durable_seconds = SecondsSince(start);
   if (compute.joinable()) compute.join();
   for (const auto& s : slots) {
+    out.data_seconds += s.outcome.data_seconds;
+    out.file_seconds += s.outcome.done_seconds;
     out.staging.copy_seconds += s.outcome.copy_seconds;
     out.staging.copy_bytes += s.outcome.copy_bytes;
     if (s.staged != nullptr) {
@@ -506,6 +508,7 @@ PhaseOutcome NodeAgent::Execute(int64_t start_at_unix_ns,
         !job.save && out.status.ok() && out.ranks[ri].checked_bytes == planned;
   }
   out.cpu = CpuBetween(cpu0, SampleCpu());
+  out.cpus = UsableCpus();
   out.requests = counters.requests - req0;
   out.retries = counters.retries - retry0;
   out.throttles = counters.throttles - throttle0;

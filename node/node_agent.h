@@ -101,6 +101,9 @@ struct PhaseOutcome {
   uint64_t requests = 0, retries = 0, throttles = 0;  // object stores
   uint64_t new_connections = 0;  // HTTP connections opened (object stores)
   StagingOutcome staging;
+  double data_seconds = 0;  // FileOutcome::data_seconds, summed
+  double file_seconds = 0;  // FileOutcome::done_seconds, summed
+  int cpus = 0;             // this process may run on
 };
 
 struct StepListing {

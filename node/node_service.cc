@@ -158,6 +158,9 @@ v1::PhaseReport ReportToProto(const PhaseOutcome& o, uint64_t round_id) {
   rep.mutable_cpu()->set_host_busy(o.cpu.host_busy);
   rep.set_start_lag_seconds(o.start_lag_seconds);
   rep.set_dir_sync_seconds(o.dir_sync_seconds);
+  rep.set_data_seconds(o.data_seconds);
+  rep.set_file_seconds(o.file_seconds);
+  rep.set_cpus(static_cast<uint32_t>(o.cpus));
   rep.set_requests(o.requests);
   rep.set_retries(o.retries);
   rep.set_throttles(o.throttles);

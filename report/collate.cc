@@ -21,7 +21,11 @@ ordered_json PhaseJson(const PhaseStats& p) {
   return {{"rounds", p.round_seconds.size()},
           {"seconds", SpreadJson(p.seconds())},
           {"throughput_mib_s", SpreadJson(p.mib_s())},
-          {"run_mean_throughput_mib_s", p.run_mean_mib_s}};
+          {"run_mean_throughput_mib_s", p.run_mean_mib_s},
+          {"bytes", p.bytes},
+          {"total_seconds", p.total_seconds},
+          {"total_throughput_mib_s", p.total_mib_s()},
+          {"run_throughput_mib_s", p.run_mib_s}};
 }
 
 ordered_json ValuesJson(
@@ -110,7 +114,7 @@ std::string ResultsCsv(const SweepData& data) {
   for (const char* phase : {"save", "load"}) {
     for (const char* h :
          {"rounds", "mean_s", "stdev_s", "min_s", "max_s", "mean_mib_s",
-          "stdev_mib_s", "min_mib_s", "max_mib_s"}) {
+          "stdev_mib_s", "min_mib_s", "max_mib_s", "total_mib_s"}) {
       header.push_back(absl::StrCat(phase, "_", h));
     }
   }
@@ -147,6 +151,9 @@ std::string ResultsCsv(const SweepData& data) {
           cells.push_back(Num(Get(s, a, b)));
         }
       }
+      cells.push_back(s.contains("total_throughput_mib_s")
+                          ? Num(s["total_throughput_mib_s"].get<double>())
+                          : "");
     }
     std::vector<std::string> errors;
     if (run.has_result) {

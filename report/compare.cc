@@ -32,9 +32,11 @@ Comparison ComparePoints(const SweepData& a, const SweepData& b) {
       row.b_mib_s = y.mib_s();
       row.a_seconds = x.seconds();
       row.b_seconds = y.seconds();
-      double delta = row.b_mib_s.mean - row.a_mib_s.mean;
+      row.a_total_mib_s = x.total_mib_s();
+      row.b_total_mib_s = y.total_mib_s();
+      double delta = row.b_total_mib_s - row.a_total_mib_s;
       row.change_percent =
-          row.a_mib_s.mean > 0 ? 100 * delta / row.a_mib_s.mean : 0;
+          row.a_total_mib_s > 0 ? 100 * delta / row.a_total_mib_s : 0;
       row.spread_mib_s = std::max(row.a_mib_s.max - row.a_mib_s.min,
                                   row.b_mib_s.max - row.b_mib_s.min);
       if (row.a_mib_s.count < 2 || row.b_mib_s.count < 2) {
@@ -67,15 +69,16 @@ std::string CompareTable(const Comparison& c, const std::string& a_name,
     absl::StrAppendFormat(&s,
                           "%-36s %-5s %11.1f %11.1f %+8.1f%% %10.1f %10.3f "
                           "%9.3f %+10.1f%%  %s%s\n",
-                          r.point, r.phase, r.a_mib_s.mean, r.b_mib_s.mean,
+                          r.point, r.phase, r.a_total_mib_s, r.b_total_mib_s,
                           r.change_percent, r.spread_mib_s, r.a_seconds.mean,
                           r.b_seconds.mean, ds,
                           r.verdict == "changed" ? "* " : "", r.verdict);
   }
   for (const auto& p : c.only_a) absl::StrAppend(&s, "only in A: ", p, "\n");
   for (const auto& p : c.only_b) absl::StrAppend(&s, "only in B: ", p, "\n");
-  s += "\nchange: B vs A in mean MiB/s over every timed round; spread: the "
-       "wider min..max range of round MiB/s; * marks a change larger than "
+  s += "\nMiB/s: all timed rounds' bytes over their summed time (not a mean "
+       "of round rates); change: B vs A in that rate; spread: the wider "
+       "min..max range of single rounds' MiB/s; * marks a change larger than "
        "the spread.\n";
   return s;
 }

@@ -15,9 +15,12 @@ namespace ckpt {
 
 struct CompareRow {
   std::string point, phase;
+  // Per round (distributions).
   Spread a_mib_s, b_mib_s, a_seconds, b_seconds;
-  double change_percent = 0;  // B vs A, mean MiB/s
-  double spread_mib_s = 0;    // max(A range, B range)
+  // Each side's rate: its rounds' bytes over their summed time.
+  double a_total_mib_s = 0, b_total_mib_s = 0;
+  double change_percent = 0;  // B vs A, of those rates
+  double spread_mib_s = 0;    // max(A range, B range) of round rates
   // "changed": |B - A| > spread with at least 2 rounds on each side;
   // "within spread"; or "too few rounds" to judge.
   std::string verdict;

@@ -49,9 +49,10 @@ std::string PointsSection(const SweepData& data,
   std::vector<std::string> names;
   for (const auto& p : points) names.push_back(ShortName(data, p));
   std::string s =
-      "<h2>Per point</h2>\n<p>Bars: mean over every timed round "
-      "of the point's runs; whiskers: min to max; dots: each "
-      "repeat's mean.";
+      "<h2>Per point</h2>\n<p>Throughput bars: all the point's timed "
+      "rounds' bytes over their summed time (not a mean of round rates); "
+      "time bars: the mean round; whiskers: single rounds' min to max; "
+      "dots: each repeat's bytes over its time.";
   if (!data.param_names.empty()) {
     absl::StrAppend(&s, " Points are labelled by their values of ",
                     HtmlEscape(absl::StrJoin(data.param_names, ", ")), ".");
@@ -66,11 +67,12 @@ std::string PointsSection(const SweepData& data,
         const PhaseStats& ps = p.phase(phase);
         Spread sp = rate ? ps.mib_s() : ps.seconds();
         any |= sp.count > 0;
-        b.values.push_back(sp.mean);
+        // A rate bar is bytes over time; its whisker, single rounds' range.
+        b.values.push_back(rate ? ps.total_mib_s() : sp.mean);
         b.low.push_back(sp.min);
         b.high.push_back(sp.max);
         std::vector<double> dots;
-        if (rate) dots = ps.run_mean_mib_s;
+        if (rate) dots = ps.run_mib_s;
         b.dots.push_back(dots);
       }
       if (any) series.push_back(std::move(b));
@@ -86,15 +88,15 @@ std::string PointsSection(const SweepData& data,
       if (ps.round_seconds.empty()) continue;
       Spread r = ps.mib_s(), t = ps.seconds();
       rows.push_back({p.point_name, phase, std::to_string(p.runs.size()),
-                      std::to_string(r.count), F(r.mean, 1), F(r.stdev, 1),
-                      F(r.min, 1), F(r.max, 1), F(t.mean, 3), F(t.stdev, 3),
-                      F(t.min, 3), F(t.max, 3)});
+                      std::to_string(r.count), F(ps.total_mib_s(), 1),
+                      F(r.stdev, 1), F(r.min, 1), F(r.max, 1), F(t.mean, 3),
+                      F(t.stdev, 3), F(t.min, 3), F(t.max, 3)});
     }
   }
-  s += HtmlTable(
-      {"point", "phase", "runs", "rounds", "mean MiB/s", "stdev MiB/s",
-       "min MiB/s", "max MiB/s", "mean s", "stdev s", "min s", "max s"},
-      rows);
+  s += HtmlTable({"point", "phase", "runs", "rounds", "MiB/s (bytes / time)",
+                  "round stdev MiB/s", "round min MiB/s", "round max MiB/s",
+                  "mean s", "stdev s", "min s", "max s"},
+                 rows);
   return s;
 }
 
@@ -144,14 +146,12 @@ std::string SlowestSection(const SweepData& data) {
   return s;
 }
 
-// Per operation: the median, over a point's timed rounds, of each
-// percentile (percentiles cannot be averaged into a merged distribution;
-// each round's come from its merged histogram).
+// Per operation and point: percentiles of the point's timed rounds' merged
+// histogram (from the buckets result.json carries).
 std::string LatencySection(const SweepData& data,
                            const std::vector<PointStats>& points) {
-  static const char* const kFields[] = {"min_ms", "p50_ms", "p90_ms", "p99_ms",
-                                        "max_ms"};
   const std::vector<std::string> labels = {"min", "p50", "p90", "p99", "max"};
+  const double kQuantiles[] = {0.50, 0.90, 0.99};
   std::set<std::string> ops;
   for (const auto& p : points) {
     for (const LoadedRun* run : p.runs) {
@@ -163,15 +163,19 @@ std::string LatencySection(const SweepData& data,
     }
   }
   std::string s =
-      "<h2>Latency distributions</h2>\n<p>Per operation and point: each "
-      "percentile is the median of that percentile over the point's timed "
-      "rounds (each round's from its merged histogram).</p>\n";
+      "<h2>Latency distributions</h2>\n<p>Per operation and point: the "
+      "percentiles of one histogram, every timed round's operations merged "
+      "by adding bucket counts (percentiles are never averaged). A point "
+      "with rounds from before histograms were exported falls back to the "
+      "median of its rounds' percentiles, marked so.</p>\n";
   for (const auto& op : ops) {
     std::vector<LineSeries> series;
     std::vector<std::vector<std::string>> rows;
     for (const auto& p : points) {
-      std::vector<std::vector<double>> per_field(5);
-      uint64_t count = 0;
+      Histogram merged;
+      bool all_buckets = true;
+      // Fallback only: per-round percentiles (min, p50, p90, p99, max).
+      std::vector<std::vector<double>> per_round(5);
       for (const LoadedRun* run : p.runs) {
         for (const auto& round : JsonAt(run->result, "rounds")) {
           if (round.value("staged", false)) continue;
@@ -179,21 +183,38 @@ std::string LatencySection(const SweepData& data,
           if (!ops_json.contains(op)) continue;
           const json& h = ops_json[op];
           if (h.value("count", 0) == 0) continue;
-          count += h.value("count", uint64_t{0});
+          if (auto hist = HistogramFromJson(h)) {
+            merged.Merge(*hist);
+          } else {
+            all_buckets = false;
+          }
+          const char* fields[] = {"min_ms", "p50_ms", "p90_ms", "p99_ms",
+                                  "max_ms"};
           for (size_t f = 0; f < 5; ++f) {
-            per_field[f].push_back(h.value(kFields[f], 0.0));
+            per_round[f].push_back(h.value(fields[f], 0.0));
           }
         }
       }
-      if (count == 0) continue;
-      LineSeries l{ShortName(data, p), {}};
-      std::vector<std::string> row = {p.point_name, std::to_string(count)};
-      for (auto& v : per_field) {
-        std::sort(v.begin(), v.end());
-        double median = v[v.size() / 2];
-        l.values.push_back(median);
-        row.push_back(F(median, 3));
+      if (per_round[0].empty()) continue;
+      std::vector<double> values;
+      uint64_t count = 0;
+      if (all_buckets) {
+        auto ms = [](uint64_t ns) { return static_cast<double>(ns) / 1e6; };
+        count = merged.count();
+        values.push_back(ms(merged.min()));
+        for (double q : kQuantiles) values.push_back(ms(merged.Percentile(q)));
+        values.push_back(ms(merged.max()));
+      } else {
+        for (auto& v : per_round) {
+          std::sort(v.begin(), v.end());
+          values.push_back(v[v.size() / 2]);
+        }
       }
+      LineSeries l{ShortName(data, p), values};
+      std::vector<std::string> row = {p.point_name, all_buckets
+                                                        ? std::to_string(count)
+                                                        : "(median of rounds)"};
+      for (double v : values) row.push_back(F(v, 3));
       series.push_back(std::move(l));
       rows.push_back(std::move(row));
     }
@@ -309,6 +330,36 @@ std::string Header(const SweepData& data) {
   return s;
 }
 
+// Every round carrying a flag, with what each flag says about its number
+// (client_bound: why, naming the node).
+std::string FlaggedSection(const SweepData& data) {
+  std::vector<std::vector<std::string>> rows;
+  for (const auto& run : data.runs) {
+    if (!run.has_result) continue;
+    for (const auto& round : JsonAt(run.result, "rounds")) {
+      std::vector<std::string> flags;
+      for (const auto& f : JsonAt(round, "flags")) {
+        flags.push_back(f.get<std::string>());
+      }
+      if (flags.empty()) continue;
+      std::string why = round.value("client_bound", "");
+      rows.push_back({run.name, round.value("phase", ""),
+                      round.value("staged", false)
+                          ? "stage"
+                          : std::to_string(round.value("index", 0)),
+                      absl::StrJoin(flags, ", "),
+                      why.empty() ? "" : "client-bound: " + why});
+    }
+  }
+  if (rows.empty()) return "";
+  return absl::StrCat(
+      "<h2>Flagged rounds</h2>\n<p>Rounds whose number means less than it "
+      "seems (docs/results.md, <code>flags</code>): <code>client_bound</code> "
+      "means ckptbench itself was the limit, so the rate is the tool's on "
+      "that machine, not the storage's.</p>\n",
+      HtmlTable({"run", "phase", "round", "flags", "why"}, rows));
+}
+
 constexpr char kStyle[] = R"(<style>
 body{font-family:sans-serif;margin:24px;color:#222;max-width:1100px}
 table{border-collapse:collapse;margin:8px 0 24px;font-size:13px}
@@ -345,6 +396,7 @@ std::string HtmlReport(const SweepData& data) {
       "<title>ckptbench report: ",
       HtmlEscape(data.name), "</title>\n", kStyle, "</head><body>\n");
   s += Header(data);
+  s += FlaggedSection(data);
   s += PointsSection(data, points);
   s += SlowestSection(data);
   s += LatencySection(data, points);

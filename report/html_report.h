@@ -1,7 +1,8 @@
 // `ckptbench report DIR`: DIR/report.html, one self-contained file (inline
 // SVG and CSS, no network) with, for a sweep or a single run:
-//   throughput and time per point (bars: mean of every timed round;
-//   whiskers: min..max; dots: each repeat's mean), per-node bars for the
+//   throughput and time per point (throughput bars: bytes over summed
+//   time; time bars: the mean round; whiskers: single rounds' min..max;
+//   dots: each repeat's rate), per-node bars for the
 //   slowest round of each phase, latency percentiles per operation, and a
 //   timeline of each run's rounds (when each node started and finished),
 //   each chart with its numbers in a table beneath.

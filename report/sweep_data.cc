@@ -6,6 +6,7 @@
 #include <sstream>
 
 #include "absl/strings/str_cat.h"
+#include "common/bytes.h"
 
 namespace ckpt {
 namespace {
@@ -177,6 +178,8 @@ std::vector<PointStats> ByPoint(const SweepData& data) {
     for (const char* phase : {"save", "load"}) {
       PhaseStats& ps = phase == std::string("save") ? p.save : p.load;
       std::vector<double> rates;
+      uint64_t bytes = 0;
+      double seconds = 0;
       for (const auto& round : JsonAt(run.result, "rounds")) {
         if (round.value("phase", "") != phase || round.value("staged", false) ||
             round.value("status", "") != "ok") {
@@ -185,11 +188,40 @@ std::vector<PointStats> ByPoint(const SweepData& data) {
         ps.round_seconds.push_back(round.value("seconds", 0.0));
         ps.round_mib_s.push_back(round.value("throughput_mib_s", 0.0));
         rates.push_back(round.value("throughput_mib_s", 0.0));
+        bytes += round.value("bytes", uint64_t{0});
+        seconds += round.value("seconds", 0.0);
       }
-      if (!rates.empty()) ps.run_mean_mib_s.push_back(SpreadOf(rates).mean);
+      if (!rates.empty()) {
+        ps.run_mean_mib_s.push_back(SpreadOf(rates).mean);
+        ps.run_mib_s.push_back(MibPerSecond(bytes, seconds));
+        ps.bytes += bytes;
+        ps.total_seconds += seconds;
+      }
     }
   }
   return points;
+}
+
+double PhaseStats::total_mib_s() const {
+  return MibPerSecond(bytes, total_seconds);
+}
+
+std::optional<Histogram> HistogramFromJson(const nlohmann::json& op) {
+  if (!op.is_object() || !op.contains("buckets") || !op["buckets"].is_array()) {
+    return std::nullopt;
+  }
+  std::vector<uint64_t> counts(Histogram::kNumBuckets, 0);
+  for (const auto& b : op["buckets"]) {
+    if (!b.is_array() || b.size() != 2 || !b[0].is_number_unsigned() ||
+        !b[1].is_number_unsigned()) {
+      return std::nullopt;
+    }
+    counts[Histogram::BucketIndex(b[0].get<uint64_t>())] +=
+        b[1].get<uint64_t>();
+  }
+  return Histogram::FromParts(
+      counts, op.value("count", uint64_t{0}), op.value("sum_ns", uint64_t{0}),
+      op.value("min_ns", uint64_t{0}), op.value("max_ns", uint64_t{0}));
 }
 
 }  // namespace ckpt

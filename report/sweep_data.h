@@ -7,12 +7,14 @@
 #define CKPTBENCH_REPORT_SWEEP_DATA_H_
 
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
 
 #include "absl/status/statusor.h"
 #include "common/experiment.h"
+#include "common/histogram.h"
 #include "common/stats.h"
 
 namespace ckpt {
@@ -59,12 +61,23 @@ inline std::string RunLabel(const SweepData& data, const LoadedRun& run) {
 // j.value(key, default), which is a temporary.
 const nlohmann::json& JsonAt(const nlohmann::json& j, const char* key);
 
+// An op_latency entry of a result (coordinator/json_codec.cc) back into a
+// Histogram, from its buckets; nullopt when it has none (a result written
+// before they were exported).
+std::optional<Histogram> HistogramFromJson(const nlohmann::json& op);
+
 // One phase of one point across its repeats.
+// A rate is bytes over time summed over rounds (total_mib_s, run_mib_s);
+// the per-round rates are a distribution (mib_s: its spread).
 struct PhaseStats {
   std::vector<double> round_seconds, round_mib_s;  // every timed round
-  std::vector<double> run_mean_mib_s;              // one per repeat
+  std::vector<double> run_mean_mib_s;  // one per repeat: its rounds' mean
+  std::vector<double> run_mib_s;       // one per repeat: bytes / time
+  uint64_t bytes = 0;                  // every timed round's
+  double total_seconds = 0;
   Spread seconds() const { return SpreadOf(round_seconds); }
   Spread mib_s() const { return SpreadOf(round_mib_s); }
+  double total_mib_s() const;
 };
 
 struct PointStats {

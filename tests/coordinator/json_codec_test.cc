@@ -117,6 +117,10 @@ TEST(ResultJson, HasSchemaStatusAndRounds) {
   EXPECT_EQ(j["rounds"][0]["op_latency"]["write"]["count"], 1);
   EXPECT_FALSE(j["rounds"][0].contains("verified"));
   EXPECT_EQ(j["summary"]["save"]["count"], 1);
+  EXPECT_EQ(j["summary"]["save"]["bytes"], 10);
+  EXPECT_DOUBLE_EQ(j["summary"]["save"]["total_seconds"].get<double>(), 0.5);
+  EXPECT_DOUBLE_EQ(j["summary"]["save"]["total_throughput_mib_s"].get<double>(),
+                   20.0 / (1 << 20));
 }
 
 // Errors quoting a garbage file and paths with a 0xFF byte aborted the run

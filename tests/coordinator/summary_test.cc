@@ -55,6 +55,35 @@ TEST(Summary, PhaseStatisticsLeaveOutStagedAndFailedRounds) {
   EXPECT_EQ(r.Summarize("load").count, 1);
 }
 
+// Rounds that differ: the phase's rate is all bytes over all time, worked
+// out by hand: 1000 MiB in 1 s and 1000 MiB in 9 s are 2000 MiB in 10 s,
+// 200 MiB/s; the mean of the two rounds' rates (1000 and 111.1) would say
+// 555.6.
+TEST(Summary, ThePhaseRateIsTotalBytesOverTotalTimeNotAMeanOfRates) {
+  RunResult r;
+  r.status = "ok";
+  r.model = "transformer";
+  r.world_size = 1;
+  r.thread_count = 1;
+  r.num_nodes = 1;
+  RoundResult fast = Round("save", 1, 1.0, 1000);
+  fast.bytes = 1000ull << 20;
+  RoundResult slow = Round("save", 2, 9.0, 1000.0 / 9);
+  slow.bytes = 1000ull << 20;
+  r.rounds = {fast, slow};
+  PhaseSummary save = r.Summarize("save");
+  EXPECT_EQ(save.bytes, 2000ull << 20);
+  EXPECT_DOUBLE_EQ(save.total_seconds, 10.0);
+  EXPECT_DOUBLE_EQ(save.total_mib_s, 200.0);
+  EXPECT_NEAR(save.mib_s.mean, 555.6, 0.1);  // kept as a distribution
+  EXPECT_NEAR(save.mib_s.min, 111.1, 0.1);
+  const std::string s = SummaryTable(r);
+  EXPECT_NE(s.find("save     2      5.000"), std::string::npos) << s;
+  EXPECT_NE(s.find("       200.0"), std::string::npos) << s;
+  EXPECT_NE(s.find("111.1..1000.0"), std::string::npos) << s;
+  EXPECT_EQ(s.find("555.6"), std::string::npos) << s;
+}
+
 TEST(Summary, TheTableNamesEachRoundsStatusAndTheRunsNotesAndErrors) {
   RunResult r = TwoSavesOneLoad();
   r.notes.push_back("staged step-1");

@@ -28,6 +28,7 @@ LoadedRun FakeRun(const std::string& point, std::vector<double> rates) {
                       {"staged", false},
                       {"status", "ok"},
                       {"seconds", 1024.0 / rate},
+                      {"bytes", uint64_t{1} << 30},
                       {"throughput_mib_s", rate}});
   }
   r.result = {{"status", "ok"}, {"rounds", rounds}};
@@ -50,7 +51,14 @@ TEST(Compare, FlagsOnlyChangesLargerThanTheRunToRunSpread) {
   Comparison c = ComparePoints(a, b);
   ASSERT_EQ(c.rows.size(), 3u);
   EXPECT_EQ(c.rows[0].point, "K=1");
-  EXPECT_NEAR(c.rows[0].change_percent, 100.0 * (205 - 105) / 105, 1e-9);
+  // Each side's rate is 2 GiB over the two rounds' summed time: for rounds
+  // of equal bytes, the harmonic mean of their rates, not the mean.
+  const double a1 = 2048 / (1024 / 100.0 + 1024 / 110.0);  // 104.762
+  const double b1 = 2048 / (1024 / 200.0 + 1024 / 210.0);  // 204.878
+  EXPECT_NEAR(c.rows[0].a_total_mib_s, 104.762, 1e-3);
+  EXPECT_NEAR(c.rows[0].a_total_mib_s, a1, 1e-9);
+  EXPECT_NEAR(c.rows[0].b_total_mib_s, b1, 1e-9);
+  EXPECT_NEAR(c.rows[0].change_percent, 100.0 * (b1 - a1) / a1, 1e-9);
   EXPECT_DOUBLE_EQ(c.rows[0].spread_mib_s, 10);
   EXPECT_EQ(c.rows[0].verdict, "changed");
   EXPECT_EQ(c.rows[1].verdict, "within spread");  // 110 vs 110, range 20
@@ -73,6 +81,13 @@ TEST(Collate, PointsPoolTheirRepeatsAndCsvQuotes) {
   EXPECT_DOUBLE_EQ(s.min, 100);
   EXPECT_DOUBLE_EQ(s.max, 140);
   EXPECT_EQ(points[0].save.run_mean_mib_s, (std::vector<double>{105, 135}));
+  // Each repeat's rate and the point's: bytes over summed time.
+  ASSERT_EQ(points[0].save.run_mib_s.size(), 2u);
+  EXPECT_NEAR(points[0].save.run_mib_s[0], 2 / (1 / 100.0 + 1 / 110.0), 1e-9);
+  EXPECT_NEAR(points[0].save.run_mib_s[1], 2 / (1 / 130.0 + 1 / 140.0), 1e-9);
+  EXPECT_NEAR(points[0].save.total_mib_s(),
+              4 / (1 / 100.0 + 1 / 110.0 + 1 / 130.0 + 1 / 140.0), 1e-9);
+  EXPECT_EQ(points[0].save.bytes, uint64_t{4} << 30);
   std::string csv = ResultsCsv(d);
   EXPECT_NE(csv.find(",\"a,b\",ok,"), std::string::npos) << csv;
 }

@@ -1,0 +1,24 @@
+// Was ckptbench itself what stopped a round? A storage number is only worth
+// publishing if the tool was not the limit. A round is client-bound when a
+// node's file threads spent at least kClientDataBusy of their time making
+// or checking bytes (generating and checksumming a save's, verifying a
+// load's: the tool set the pace, not the storage), or its process used at
+// least kClientCpuBusy of the CPUs it may run on.
+#ifndef CKPTBENCH_COORDINATOR_CLIENT_CHECK_H_
+#define CKPTBENCH_COORDINATOR_CLIENT_CHECK_H_
+
+#include "coordinator/results.h"
+
+namespace ckpt {
+
+inline constexpr double kClientDataBusy = 0.8;
+inline constexpr double kClientCpuBusy = 0.9;
+
+// For a timed round that succeeded: flags it "client_bound", says why in
+// round->client_bound (the node nearest its limit, and how many others
+// were), and warns. Untimed and failed rounds are left alone.
+void FlagClientBound(RoundResult* round);
+
+}  // namespace ckpt
+
+#endif  // CKPTBENCH_COORDINATOR_CLIENT_CHECK_H_

@@ -1,0 +1,86 @@
+// FlagClientBound: a round whose node spent most of its file threads' time
+// making or checking bytes, or most of its CPUs, is flagged and says why.
+#include "coordinator/client_check.h"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+
+namespace ckpt {
+namespace {
+
+NodeResult Node(int index, double data_busy, double cpu_busy) {
+  NodeResult n;
+  n.node = index;
+  n.host = "h" + std::to_string(index);
+  n.data_busy = data_busy;
+  n.cpu_busy = cpu_busy;
+  n.cpus = 2;
+  return n;
+}
+
+RoundResult Round(const std::string& phase, std::vector<NodeResult> nodes) {
+  RoundResult r;
+  r.phase = phase;
+  r.index = 1;
+  r.status = "ok";
+  r.nodes = std::move(nodes);
+  return r;
+}
+
+bool Flagged(const RoundResult& r) {
+  return std::count(r.flags.begin(), r.flags.end(), "client_bound") == 1;
+}
+
+TEST(ClientCheck, BusyFileThreadsMakeTheRoundClientBoundNamingTheNode) {
+  RoundResult r = Round("save", {Node(0, 0.10, 0.2), Node(1, 0.93, 0.5)});
+  FlagClientBound(&r);
+  EXPECT_TRUE(Flagged(r));
+  EXPECT_NE(r.client_bound.find("node 1 (h1)"), std::string::npos)
+      << r.client_bound;
+  EXPECT_NE(r.client_bound.find("93% of their time generating and "
+                                "checksumming"),
+            std::string::npos)
+      << r.client_bound;
+  RoundResult load = Round("load", {Node(0, 0.85, 0.1)});
+  FlagClientBound(&load);
+  EXPECT_NE(load.client_bound.find("85% of their time verifying"),
+            std::string::npos)
+      << load.client_bound;
+}
+
+TEST(ClientCheck, AProcessUsingItsCpusIsClientBoundToo) {
+  RoundResult r = Round("save", {Node(0, 0.30, 0.95)});
+  FlagClientBound(&r);
+  EXPECT_TRUE(Flagged(r));
+  EXPECT_NE(r.client_bound.find("used 95% of the 2 CPUs"), std::string::npos)
+      << r.client_bound;
+}
+
+TEST(ClientCheck, TheNodeNearestItsLimitIsNamedAndTheOthersCounted) {
+  RoundResult r = Round(
+      "save", {Node(0, 0.81, 0.1), Node(1, 0.2, 0.99), Node(2, 0.95, 0.1)});
+  FlagClientBound(&r);
+  // 0.95/0.8 = 1.19 beats 0.99/0.9 = 1.10 and 0.81/0.8 = 1.01.
+  EXPECT_EQ(r.client_bound.rfind("node 2 (h2)", 0), 0u) << r.client_bound;
+  EXPECT_NE(r.client_bound.find("; 2 other nodes were too"), std::string::npos)
+      << r.client_bound;
+}
+
+TEST(ClientCheck, BelowBothLimitsOrUntimedOrFailedIsNotFlagged) {
+  RoundResult calm = Round("save", {Node(0, 0.79, 0.89)});
+  FlagClientBound(&calm);
+  EXPECT_FALSE(Flagged(calm));
+  EXPECT_EQ(calm.client_bound, "");
+  RoundResult staged = Round("save", {Node(0, 0.99, 0.99)});
+  staged.staged = true;
+  FlagClientBound(&staged);
+  EXPECT_FALSE(Flagged(staged));
+  RoundResult failed = Round("save", {Node(0, 0.99, 0.99)});
+  failed.status = "failed";
+  FlagClientBound(&failed);
+  EXPECT_FALSE(Flagged(failed));
+}
+
+}  // namespace
+}  // namespace ckpt
