@@ -3,7 +3,11 @@
 #include <sched.h>
 #include <sys/resource.h>
 
+#include <cerrno>
+#include <cmath>
 #include <cstdio>
+#include <cstdlib>
+#include <cstring>
 
 namespace ckpt {
 namespace {
@@ -47,14 +51,61 @@ CpuDelta CpuBetween(const CpuSample& a, const CpuSample& b) {
   return d;
 }
 
-int UsableCpus() {
-  cpu_set_t set;
-  CPU_ZERO(&set);
-  if (sched_getaffinity(0, sizeof(set), &set) == 0) {
-    const int n = CPU_COUNT(&set);
-    if (n > 0) return n;
+namespace {
+
+// CPUs in this process's affinity mask, with a set sized for any number of
+// CPUs (a fixed cpu_set_t fails past 1024); 0 if unknown.
+int AffinityCpus() {
+  for (int n = 1024; n <= (1 << 16); n *= 2) {
+    cpu_set_t* set = CPU_ALLOC(n);
+    if (set == nullptr) return 0;
+    const size_t size = CPU_ALLOC_SIZE(n);
+    CPU_ZERO_S(size, set);
+    const bool ok = sched_getaffinity(0, size, set) == 0;
+    const int err = errno;
+    const int count = ok ? CPU_COUNT_S(size, set) : 0;
+    CPU_FREE(set);
+    if (ok) return count;
+    if (err != EINVAL) return 0;
   }
-  return 1;
+  return 0;
+}
+
+// The CPU quota of the cgroup this process sees at /sys/fs/cgroup (a
+// container's own: a Kubernetes CPU limit), in CPUs rounded up; 0 if none.
+// cgroup v2 cpu.max ("max PERIOD" or "QUOTA PERIOD"), else v1's
+// cpu.cfs_quota_us / cpu.cfs_period_us.
+int QuotaCpus() {
+  double quota = 0, period = 0;
+  if (std::FILE* f = std::fopen("/sys/fs/cgroup/cpu.max", "r")) {
+    char q[32] = {0};
+    double p = 0;
+    if (std::fscanf(f, "%31s %lf", q, &p) == 2 && std::strcmp(q, "max") != 0) {
+      quota = std::atof(q);
+      period = p;
+    }
+    std::fclose(f);
+  } else if (std::FILE* fq =
+                 std::fopen("/sys/fs/cgroup/cpu/cpu.cfs_quota_us", "r")) {
+    if (std::fscanf(fq, "%lf", &quota) != 1) quota = 0;
+    std::fclose(fq);
+    if (std::FILE* fp =
+            std::fopen("/sys/fs/cgroup/cpu/cpu.cfs_period_us", "r")) {
+      if (std::fscanf(fp, "%lf", &period) != 1) period = 0;
+      std::fclose(fp);
+    }
+  }
+  if (quota <= 0 || period <= 0) return 0;
+  return static_cast<int>(std::ceil(quota / period));
+}
+
+}  // namespace
+
+int UsableCpus() {
+  int n = AffinityCpus();
+  const int quota = QuotaCpus();
+  if (quota > 0 && (n <= 0 || quota < n)) n = quota;
+  return n > 0 ? n : 1;
 }
 
 }  // namespace ckpt

@@ -23,8 +23,9 @@ struct CpuDelta {
 CpuSample SampleCpu();
 CpuDelta CpuBetween(const CpuSample& a, const CpuSample& b);
 
-// The CPUs this process may run on (its affinity mask; a container's
-// cpuset), at least 1.
+// The CPUs this process may run on: its affinity mask (a container's
+// cpuset), or its container's CPU quota (cgroup cpu.max) when smaller,
+// rounded up; at least 1.
 int UsableCpus();
 
 }  // namespace ckpt

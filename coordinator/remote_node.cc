@@ -43,9 +43,9 @@ void RemoteNode::OnMessage(v1::NodeMessage&& msg) {
   if (done) done(std::move(msg));
 }
 
-bool RemoteNode::Write(const v1::CoordinatorMessage& msg) {
+bool RemoteNode::Write(v1::CoordinatorMessage msg) {
   std::lock_guard<std::mutex> lock(write_mu_);
-  return writer_ != nullptr && writer_->Send(msg);
+  return writer_ != nullptr && writer_->Send(std::move(msg));
 }
 
 void RemoteNode::FailAll(const absl::Status& error) {
@@ -72,16 +72,21 @@ void RemoteNode::OnDisconnect(const std::string& why) {
 
 void RemoteNode::CheckSilence() {
   double silent;
+  std::map<uint64_t, Pending> failed;
   {
     std::lock_guard<std::mutex> lock(mu_);
     if (pending_.empty()) return;
     silent =
         std::chrono::duration<double>(SteadyClock::now() - last_heard_).count();
     if (silent <= node_timeout_) return;
+    // Judged and emptied under one lock: a reply or a new call in between
+    // must not be failed for a silence that just ended.
+    failed.swap(pending_);
   }
-  FailAll(absl::DeadlineExceededError(absl::StrFormat(
+  const absl::Status error = absl::DeadlineExceededError(absl::StrFormat(
       "%s sent nothing for %.1f s (control.node_timeout = %g s)", Who(), silent,
-      node_timeout_)));
+      node_timeout_));
+  for (auto& [id, p] : failed) p.done(error);
 }
 
 void RemoteNode::CallAsync(v1::CoordinatorMessage msg,
@@ -99,7 +104,7 @@ void RemoteNode::CallAsync(v1::CoordinatorMessage msg,
     pending_[id] = Pending{std::move(progress), std::move(done)};
   }
   msg.set_call_id(id);
-  if (Write(msg)) return;
+  if (Write(std::move(msg))) return;
   ReplyDone failed;
   {
     std::lock_guard<std::mutex> lock(mu_);
@@ -228,7 +233,7 @@ absl::StatusOr<v1::AbortReply> RemoteNode::Abort(const v1::AbortRequest& r) {
   // Fire and forget: an abort must not wait on the node it is aborting.
   v1::CoordinatorMessage m;
   *m.mutable_abort() = r;
-  if (!Write(m)) {
+  if (!Write(std::move(m))) {
     return absl::UnavailableError(absl::StrCat(Who(), " disconnected"));
   }
   return v1::AbortReply();
@@ -244,7 +249,7 @@ void RemoteNode::Shutdown(bool ok, const std::string& reason) {
   v1::CoordinatorMessage m;
   m.mutable_shutdown()->set_ok(ok);
   m.mutable_shutdown()->set_reason(reason);
-  Write(m);
+  Write(std::move(m));
 }
 
 }  // namespace ckpt

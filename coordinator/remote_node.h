@@ -22,11 +22,12 @@
 namespace ckpt {
 
 // Where a RemoteNode's messages go: its Session stream. Send queues the
-// message and returns at once; false once the stream has ended.
+// message (moved: a commit's .metadata can be megabytes) and returns at
+// once; false once the stream has ended.
 class SessionWriter {
  public:
   virtual ~SessionWriter() = default;
-  virtual bool Send(const v1::CoordinatorMessage& msg) = 0;
+  virtual bool Send(v1::CoordinatorMessage msg) = 0;
 };
 
 class RemoteNode : public NodeClient {
@@ -87,7 +88,7 @@ class RemoteNode : public NodeClient {
   };
 
   // Queues one message; false if the stream is gone.
-  bool Write(const v1::CoordinatorMessage& msg);
+  bool Write(v1::CoordinatorMessage msg);
   // Sends `msg` (call_id assigned); `done` gets the reply message.
   void CallAsync(v1::CoordinatorMessage msg, ProgressCallback progress,
                  ReplyDone done);

@@ -1,15 +1,18 @@
 #include "coordinator/round_runner.h"
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <map>
 #include <mutex>
+#include <thread>
 #include <tuple>
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "common/bytes.h"
 #include "common/clock.h"
+#include "common/cpu_usage.h"
 #include "common/log.h"
 #include "coordinator/json_codec.h"
 #include "node/error_kind.h"
@@ -144,17 +147,36 @@ v1::PrepareRequest RoundRunner::BuildPrepare(const RoundSpec& spec,
   return req;
 }
 
-std::string RoundRunner::BuildMetadata(
+std::vector<std::string> RoundRunner::BuildMetadata(
     const RoundSpec& spec, const std::vector<v1::PhaseReport>& reports,
-    int only_node) const {
-  SegmentChecksums sums;
+    bool per_node) const {
+  SegmentChecksums sums;  // gathered once, read by every document
   for (const auto& rep : reports) {
     for (const auto& c : rep.checksums()) {
       sums[{c.rank(), c.file_index(), c.segment_index()}] = c.checksum();
     }
   }
-  return MetadataToJson(plan_, spec.step, spec.seed, config_.io.checksum, sums,
-                        only_node);
+  const size_t count = per_node ? nodes_.size() : 1;
+  std::vector<std::string> out(count);
+  auto build = [&](size_t i) {
+    out[i] = MetadataToJson(plan_, spec.step, spec.seed, config_.io.checksum,
+                            sums, per_node ? static_cast<int>(i) : -1);
+  };
+  const size_t threads =
+      std::min<size_t>(count, static_cast<size_t>(UsableCpus()));
+  if (threads <= 1) {
+    for (size_t i = 0; i < count; ++i) build(i);
+    return out;
+  }
+  std::atomic<size_t> next{0};
+  std::vector<std::thread> pool;
+  for (size_t t = 0; t < threads; ++t) {
+    pool.emplace_back([&] {
+      for (size_t i; (i = next++) < count;) build(i);
+    });
+  }
+  for (auto& t : pool) t.join();
+  return out;
 }
 
 void RoundRunner::AbortAll(const std::string& run_id,
@@ -333,6 +355,7 @@ RoundResult RoundRunner::Run(const RoundSpec& spec) {
     const bool local = config_.storage.node_local;
     const size_t committers = local ? n : 1;
     std::vector<NodeFailure> commit_errors(committers);
+    std::vector<std::string> metadata = BuildMetadata(spec, reports, local);
     fanout_.Run(committers, [&](size_t i, const std::function<void()>& done) {
       v1::CommitRequest req;
       req.set_run_id(spec.run_id);
@@ -340,8 +363,7 @@ RoundResult RoundRunner::Run(const RoundSpec& spec) {
       req.set_step_uri(ForNode(spec.step_uri, nodes_[i]->index()));
       req.mutable_storage_options()->insert(storage_options_.begin(),
                                             storage_options_.end());
-      req.set_metadata(
-          BuildMetadata(spec, reports, local ? static_cast<int>(i) : -1));
+      req.set_metadata(std::move(metadata[i]));
       nodes_[i]->CommitAsync(
           req, [&, i, done](absl::StatusOr<v1::CommitReply> rep) {
             if (!rep.ok()) {

@@ -56,9 +56,12 @@ class RoundRunner {
 
  private:
   v1::PrepareRequest BuildPrepare(const RoundSpec& spec, int node) const;
-  std::string BuildMetadata(const RoundSpec& spec,
-                            const std::vector<v1::PhaseReport>& reports,
-                            int only_node) const;
+  // The .metadata each committer writes: one for all nodes, or with
+  // per_node (node-local storage) node i's own, built on up to a thread per
+  // CPU; the segment checksums are gathered once.
+  std::vector<std::string> BuildMetadata(
+      const RoundSpec& spec, const std::vector<v1::PhaseReport>& reports,
+      bool per_node) const;
   // The round's RoundStaging from its nodes'; for an async save also the
   // round's time (to the last byte durable + commit, not the end of the
   // training interval it overlapped).

@@ -36,10 +36,10 @@ class SessionReactor final
     StartRead(&in_);
   }
 
-  bool Send(const v1::CoordinatorMessage& msg) override {
+  bool Send(v1::CoordinatorMessage msg) override {
     std::lock_guard<std::mutex> lock(mu_);
     if (finishing_ || write_failed_) return false;
-    out_.push_back(msg);  // a deque: the message in flight does not move
+    out_.push_back(std::move(msg));  // a deque: the one in flight stays put
     if (!writing_) {
       writing_ = true;
       StartWrite(&out_.front());

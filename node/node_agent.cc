@@ -462,7 +462,11 @@ PhaseOutcome NodeAgent::Execute(int64_t start_at_unix_ns,
   if (compute.joinable()) compute.join();
   for (const auto& s : slots) {
     out.data_seconds += s.outcome.data_seconds;
-    out.file_seconds += s.outcome.done_seconds;
+    // An async save's files persist from the gate on: their staging and
+    // the wait for their siblings' are not the data path's time.
+    out.file_seconds +=
+        std::max(0.0, s.outcome.done_seconds -
+                          (async ? out.staging.blocking_seconds : 0.0));
     out.staging.copy_seconds += s.outcome.copy_seconds;
     out.staging.copy_bytes += s.outcome.copy_bytes;
     if (s.staged != nullptr) {

@@ -337,12 +337,15 @@ std::string FlaggedSection(const SweepData& data) {
   for (const auto& run : data.runs) {
     if (!run.has_result) continue;
     for (const auto& round : JsonAt(run.result, "rounds")) {
+      // A hand-edited result may hold anything: shown, never thrown on.
+      auto text = [](const json& j) {
+        return j.is_string() ? j.get<std::string>() : j.dump();
+      };
       std::vector<std::string> flags;
-      for (const auto& f : JsonAt(round, "flags")) {
-        flags.push_back(f.get<std::string>());
-      }
+      for (const auto& f : JsonAt(round, "flags")) flags.push_back(text(f));
       if (flags.empty()) continue;
-      std::string why = round.value("client_bound", "");
+      const json& cb = JsonAt(round, "client_bound");
+      std::string why = cb.is_string() ? cb.get<std::string>() : "";
       rows.push_back({run.name, round.value("phase", ""),
                       round.value("staged", false)
                           ? "stage"

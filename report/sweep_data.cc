@@ -211,6 +211,7 @@ std::optional<Histogram> HistogramFromJson(const nlohmann::json& op) {
     return std::nullopt;
   }
   std::vector<uint64_t> counts(Histogram::kNumBuckets, 0);
+  uint64_t total = 0;
   for (const auto& b : op["buckets"]) {
     if (!b.is_array() || b.size() != 2 || !b[0].is_number_unsigned() ||
         !b[1].is_number_unsigned()) {
@@ -218,10 +219,20 @@ std::optional<Histogram> HistogramFromJson(const nlohmann::json& op) {
     }
     counts[Histogram::BucketIndex(b[0].get<uint64_t>())] +=
         b[1].get<uint64_t>();
+    total += b[1].get<uint64_t>();
   }
-  return Histogram::FromParts(
-      counts, op.value("count", uint64_t{0}), op.value("sum_ns", uint64_t{0}),
-      op.value("min_ns", uint64_t{0}), op.value("max_ns", uint64_t{0}));
+  auto number = [&op](const char* key) -> std::optional<uint64_t> {
+    if (!op.contains(key) || !op[key].is_number_unsigned()) return std::nullopt;
+    return op[key].get<uint64_t>();
+  };
+  auto count = number("count"), sum = number("sum_ns"), min = number("min_ns"),
+       max = number("max_ns");
+  // Not what json_codec writes (a hand-edited file): not a histogram.
+  if (!count || !sum || !min || !max || *count != total ||
+      (total > 0 && *min > *max)) {
+    return std::nullopt;
+  }
+  return Histogram::FromParts(counts, *count, *sum, *min, *max);
 }
 
 }  // namespace ckpt

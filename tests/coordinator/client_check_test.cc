@@ -24,6 +24,7 @@ RoundResult Round(const std::string& phase, std::vector<NodeResult> nodes) {
   r.phase = phase;
   r.index = 1;
   r.status = "ok";
+  r.seconds = 10;
   r.nodes = std::move(nodes);
   return r;
 }
@@ -67,7 +68,23 @@ TEST(ClientCheck, TheNodeNearestItsLimitIsNamedAndTheOthersCounted) {
       << r.client_bound;
 }
 
-TEST(ClientCheck, BelowBothLimitsOrUntimedOrFailedIsNotFlagged) {
+// An async save's process runs the simulated training on purpose: its CPU
+// share is no sign of the tool's limit; its data path's share still is.
+TEST(ClientCheck, AnAsyncSaveIsJudgedByItsDataPathAlone) {
+  RoundResult busy_cpu = Round("save", {Node(0, 0.30, 2.5)});
+  busy_cpu.staging.async = true;
+  FlagClientBound(&busy_cpu);
+  EXPECT_FALSE(Flagged(busy_cpu)) << busy_cpu.client_bound;
+  RoundResult busy_data = Round("save", {Node(0, 0.90, 2.5)});
+  busy_data.staging.async = true;
+  FlagClientBound(&busy_data);
+  EXPECT_TRUE(Flagged(busy_data));
+  EXPECT_NE(busy_data.client_bound.find("90% of their time generating"),
+            std::string::npos)
+      << busy_data.client_bound;
+}
+
+TEST(ClientCheck, BelowBothLimitsOrUntimedFailedOrShortIsNotFlagged) {
   RoundResult calm = Round("save", {Node(0, 0.79, 0.89)});
   FlagClientBound(&calm);
   EXPECT_FALSE(Flagged(calm));
@@ -80,6 +97,11 @@ TEST(ClientCheck, BelowBothLimitsOrUntimedOrFailedIsNotFlagged) {
   failed.status = "failed";
   FlagClientBound(&failed);
   EXPECT_FALSE(Flagged(failed));
+  // Under a second (short_phase) the shares are noise: not judged.
+  RoundResult brief = Round("load", {Node(0, 0.99, 0.99)});
+  brief.seconds = 0.013;
+  FlagClientBound(&brief);
+  EXPECT_FALSE(Flagged(brief));
 }
 
 }  // namespace

@@ -90,6 +90,9 @@ TEST(Collate, PointsPoolTheirRepeatsAndCsvQuotes) {
   EXPECT_EQ(points[0].save.bytes, uint64_t{4} << 30);
   std::string csv = ResultsCsv(d);
   EXPECT_NE(csv.find(",\"a,b\",ok,"), std::string::npos) << csv;
+  EXPECT_NE(csv.find(",errors,save_total_mib_s,load_total_mib_s\n"),
+            std::string::npos)
+      << csv;
 }
 
 }  // namespace

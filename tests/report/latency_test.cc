@@ -53,6 +53,14 @@ TEST(Latency, ResultJsonCarriesBucketsThatRebuildTheHistogram) {
     EXPECT_EQ(back->Percentile(q), h.Percentile(q)) << q;
   }
   EXPECT_FALSE(HistogramFromJson(json{{"count", 3}}).has_value());
+  // Hand-edited: not what result.json writes, so not a histogram.
+  json swapped = j;
+  swapped["min_ns"] = 10;
+  swapped["max_ns"] = 5;
+  EXPECT_FALSE(HistogramFromJson(swapped).has_value());
+  json miscounted = j;
+  miscounted["count"] = 100;
+  EXPECT_FALSE(HistogramFromJson(miscounted).has_value());
 }
 
 // Three rounds of one point: 100 writes at 1 ms, 100 at 1 ms, 1000 at
