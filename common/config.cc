@@ -122,6 +122,14 @@ std::vector<KeyDef> BuildKeys() {
       "run.mttf", "CKPT_MTTF", [](Config& c) -> double& { return c.run.mttf; },
       "mean time to failure of the job, for goodput and the optimal "
       "checkpoint interval (0: not computed)"));
+  keys.push_back(AutoIntKey(
+      "load.rank_shift", "CKPT_RANK_SHIFT", 0, std::numeric_limits<int>::max(),
+      [](Config& c) -> int& { return c.load.rank_shift; },
+      "rank r loads the shards rank (r + K) mod the world size wrote, so on "
+      "shared storage nodes read what other nodes wrote and no node's client "
+      "cache serves them (DLIO's recovery_rank_shift); auto: one node over "
+      "(the ranks per node) for a multinode run on shared storage, 0 "
+      "otherwise; K > 0 needs shared storage (not storage.node_local)"));
   keys.push_back(SecondsKey(
       "run.progress_interval", "CKPT_PROGRESS_INTERVAL",
       [](Config& c) -> double& { return c.run.progress_interval; },
@@ -394,6 +402,12 @@ absl::Status ValidateConfig(const Config& c, bool need_storage) {
                                c.storage.restore_path);
       !s.ok()) {
     return s;
+  }
+  if (c.storage.node_local && c.load.rank_shift > 0) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "load.rank_shift (CKPT_RANK_SHIFT) = ", c.load.rank_shift,
+        " reads other ranks' shards, and with storage.node_local=true each "
+        "node holds only its own: expected 0 or auto, or shared storage"));
   }
   if (!c.storage.node_local &&
       (c.storage.path.find("{node}") != std::string::npos ||

@@ -69,6 +69,16 @@ struct RunOptions {
 // (NodeAgent::Prepare).
 inline constexpr int kQueueDepthAuto = -1;
 
+// How a load picks what each rank reads.
+struct RestoreLoadOptions {
+  // Rank r loads the shards rank (r + K) mod world size wrote (DLIO's
+  // recovery_rank_shift): on shared storage, nodes then read what other
+  // nodes wrote, so no node's client cache can serve them. -1 = auto: one
+  // node over (ranks per node) for a multinode run on shared storage, else
+  // 0. The effective K is resolved against the plan (EffectiveRankShift).
+  int rank_shift = -1;
+};
+
 struct IoOptions {
   uint64_t block_size = 4 << 20;  // bytes per write()/read() call
   int queue_depth = -1;       // blocks in flight per file (0: none; -1: auto)
@@ -142,6 +152,7 @@ struct Config {
   ClusterOptions cluster;
   ShardingOptions sharding;
   RunOptions run;
+  RestoreLoadOptions load;
   IoOptions io;
   ControlOptions control;
   S3Config s3;

@@ -198,6 +198,20 @@ RoundSpec Coordinator::NewSpec(bool save, int index, const std::string& dir,
 
 absl::Status Coordinator::Preflight(RunResult* result) {
   result->run_id = run_id_;
+  if (config_.DoLoad() && config_.load.rank_shift > 0 &&
+      config_.load.rank_shift >= plan_.world_size) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "load.rank_shift (CKPT_RANK_SHIFT) = ", config_.load.rank_shift,
+        ": expected less than the world size, ", plan_.world_size,
+        " (nodes x ranks per node)"));
+  }
+  if (const int shift = EffectiveRankShift(config_, plan_);
+      config_.DoLoad() && shift > 0) {
+    result->notes.push_back(absl::StrCat(
+        "loads read other ranks' shards: load.rank_shift = ", shift,
+        " (rank r loads what rank (r + ", shift, ") mod ", plan_.world_size,
+        " wrote; rounds[].nodes[].read_from_nodes says whose each node read)"));
+  }
   if (config_.cluster.accelerator == "gpu") {
     // Every node, before any round: a node without a usable GPU fails here.
     for (auto* n : nodes_) {

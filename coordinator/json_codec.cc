@@ -71,6 +71,7 @@ ordered_json RoundJson(const RoundResult& r) {
   j["flags"] = r.flags;
   if (!r.client_bound.empty()) j["client_bound"] = r.client_bound;
   if (r.phase == "load") {
+    j["rank_shift"] = r.rank_shift;
     j["verified"] = r.verified;
     j["coverage"] = {{"files_checked", r.checked_files},
                      {"files_planned", r.planned_files},
@@ -128,6 +129,11 @@ ordered_json RoundJson(const RoundResult& r) {
            {"compute_baseline_seconds", n.staging.compute_baseline_seconds},
            {"staged_bytes", n.staging.staged_bytes}}}});
   }
+  if (r.phase == "load") {
+    for (size_t i = 0; i < r.nodes.size(); ++i) {
+      nodes[i]["read_from_nodes"] = r.nodes[i].read_from_nodes;
+    }
+  }
   j["nodes"] = nodes;
   ordered_json stragglers = ordered_json::array();
   for (const auto& st : r.stragglers) {
@@ -145,6 +151,10 @@ ordered_json RoundJson(const RoundResult& r) {
                      {"first_byte_seconds", k.first_byte_seconds},
                      {"seconds", k.seconds},
                      {"verified", k.verified}});
+    if (r.phase == "load") {
+      ranks.back()["read_rank"] = k.read_rank;
+      ranks.back()["read_from_node"] = k.read_from_node;
+    }
   }
   j["ranks"] = ranks;
   const RoundStaging& st = r.staging;

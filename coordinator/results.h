@@ -24,6 +24,10 @@ struct RankResult {
   double first_byte_seconds = -1;
   double seconds = 0;  // from the node's start to durable / verified
   bool verified = false;
+  // Loads: the rank whose shards it read (rank + load.rank_shift, mod the
+  // world size) and the node that wrote them.
+  uint32_t read_rank = 0;
+  int read_from_node = 0;
 };
 
 // Where bytes meet host memory on a node (StagingReport in node.proto):
@@ -62,6 +66,9 @@ struct NodeResult {
   double data_busy = 0;
   double cpu_busy = 0;
   int cpus = 0;
+  // Loads: the nodes that wrote the shards this node read (its own index
+  // among them only without a rank shift), ascending.
+  std::vector<int> read_from_nodes;
 };
 
 struct CacheResult {
@@ -140,6 +147,7 @@ struct RoundResult {
   // checks add theirs.
   std::vector<std::string> flags;
   std::string client_bound;  // why the round was client-bound; "" if not
+  int rank_shift = 0;        // loads: load.rank_shift in effect
   double start_spread_seconds = 0;
   CacheResult cache;
   std::map<std::string, Histogram> ops;  // merged across ranks and nodes

@@ -81,6 +81,15 @@ void FindStragglers(RoundResult* result) {
   }
 }
 
+int EffectiveRankShift(const Config& config, const CheckpointPlan& plan) {
+  const int world = static_cast<int>(plan.world_size);
+  if (world <= 0) return 0;
+  if (config.load.rank_shift >= 0) return config.load.rank_shift % world;
+  return plan.num_nodes > 1 && !config.storage.node_local
+             ? static_cast<int>(plan.ranks_per_node) % world
+             : 0;
+}
+
 RoundRunner::RoundRunner(const Config& config, const CheckpointPlan& plan,
                          std::vector<NodeClient*> nodes,
                          ProgressPrinter* progress)
@@ -91,7 +100,19 @@ RoundRunner::RoundRunner(const Config& config, const CheckpointPlan& plan,
       storage_options_(StorageOptionsOf(config)),
       fanout_(nodes_.size(),
               std::all_of(nodes_.begin(), nodes_.end(),
-                          [](const NodeClient* n) { return n->async(); })) {}
+                          [](const NodeClient* n) { return n->async(); })),
+      rank_shift_(EffectiveRankShift(config, plan)) {}
+
+const RankPlan& RoundRunner::ReadRank(uint32_t rank) const {
+  const size_t world = plan_.ranks.size();
+  const uint32_t want = static_cast<uint32_t>(
+      (rank + static_cast<uint64_t>(rank_shift_)) % std::max<size_t>(world, 1));
+  if (want < world && plan_.ranks[want].rank == want) return plan_.ranks[want];
+  for (const auto& r : plan_.ranks) {
+    if (r.rank == want) return r;
+  }
+  return plan_.ranks[rank % world];  // a plan has ranks 0..world-1
+}
 
 v1::PrepareRequest RoundRunner::BuildPrepare(const RoundSpec& spec,
                                              int node) const {
@@ -123,11 +144,17 @@ v1::PrepareRequest RoundRunner::BuildPrepare(const RoundSpec& spec,
     if (static_cast<int>(r.node) != node) continue;
     auto* ra = req.add_ranks();
     ra->set_rank(r.rank);
-    for (const auto& f : r.files) {
+    // A load with a rank shift reads the files another rank wrote.
+    const RankPlan& src = spec.save ? r : ReadRank(r.rank);
+    for (const auto& f : src.files) {
       auto* fa = ra->add_files();
       fa->set_name(f.name);
       fa->set_index(f.index);
       fa->set_size(f.size);
+      if (src.rank != r.rank) {
+        fa->set_other_rank(true);
+        fa->set_written_by_rank(src.rank);
+      }
       for (size_t k = 0; k < f.segments.size(); ++k) {
         const auto& s = f.segments[k];
         auto* sa = fa->add_segments();
@@ -137,7 +164,7 @@ v1::PrepareRequest RoundRunner::BuildPrepare(const RoundSpec& spec,
         sa->set_file_offset(s.file_offset);
         uint64_t sum = 0;
         if (!spec.save && spec.expected &&
-            spec.expected(r.rank, f.index, static_cast<uint32_t>(k), &sum)) {
+            spec.expected(src.rank, f.index, static_cast<uint32_t>(k), &sum)) {
           sa->set_checksum(sum);
           sa->set_has_checksum(true);
         }
@@ -193,6 +220,7 @@ RoundResult RoundRunner::Run(const RoundSpec& spec) {
   result.index = spec.index;
   result.staged = spec.staged;
   result.step = spec.step;
+  if (!spec.save) result.rank_shift = rank_shift_;
   auto fail = [&](std::string error, v1::ErrorKind kind = {}) {
     result.status = "failed";
     result.error = std::move(error);
@@ -474,6 +502,15 @@ void RoundRunner::Aggregate(const std::vector<v1::PhaseReport>& reports,
       rr.first_byte_seconds = r.first_byte_seconds();
       rr.seconds = r.done_seconds();
       rr.verified = r.verified();
+      if (result->phase == "load") {
+        const RankPlan& src = ReadRank(rr.rank);
+        rr.read_rank = src.rank;
+        rr.read_from_node = static_cast<int>(src.node);
+        if (std::find(nr.read_from_nodes.begin(), nr.read_from_nodes.end(),
+                      rr.read_from_node) == nr.read_from_nodes.end()) {
+          nr.read_from_nodes.push_back(rr.read_from_node);
+        }
+      }
       result->checked_bytes += r.checked_bytes();
       result->checked_files += r.checked_files();
       result->ranks.push_back(rr);
@@ -483,6 +520,7 @@ void RoundRunner::Aggregate(const std::vector<v1::PhaseReport>& reports,
       nr.first_done_seconds = std::min(nr.first_done_seconds, rr.seconds);
     }
     if (rep.ranks_size() == 0) nr.first_done_seconds = 0;
+    std::sort(nr.read_from_nodes.begin(), nr.read_from_nodes.end());
     nr.seconds = nr.last_done_seconds + rep.dir_sync_seconds();
     nr.throughput_mib_s = MibPerSecond(nr.bytes, nr.seconds);
     nr.cpu_user_seconds = rep.cpu().user_seconds();

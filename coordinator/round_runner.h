@@ -45,6 +45,11 @@ struct RoundSpec {
 
 void FindStragglers(RoundResult* result);
 
+// load.rank_shift resolved for this plan: K mod the world size, or for auto
+// one node over (the ranks per node) in a multinode run on shared storage,
+// else 0.
+int EffectiveRankShift(const Config& config, const CheckpointPlan& plan);
+
 class RoundRunner {
  public:
   RoundRunner(const Config& config, const CheckpointPlan& plan,
@@ -56,6 +61,8 @@ class RoundRunner {
 
  private:
   v1::PrepareRequest BuildPrepare(const RoundSpec& spec, int node) const;
+  // The plan of the rank whose shards `rank` loads (rank_shift_ over).
+  const RankPlan& ReadRank(uint32_t rank) const;
   // The .metadata each committer writes: one for all nodes, or with
   // per_node (node-local storage) node i's own, built on up to a thread per
   // CPU; the segment checksums are gathered once.
@@ -75,7 +82,8 @@ class RoundRunner {
   std::vector<NodeClient*> nodes_;
   ProgressPrinter* progress_;
   const std::map<std::string, std::string> storage_options_;  // s3.* keys
-  NodeFanout fanout_;  // for all the runner's rounds
+  NodeFanout fanout_;     // for all the runner's rounds
+  const int rank_shift_;  // loads: EffectiveRankShift
 };
 
 }  // namespace ckpt

@@ -93,7 +93,8 @@ PhaseJob BuildJob(Req& req) {
     ();
     for (auto& f : files) {
       FileJob fj;
-      fj.rank = r.rank();
+      // The bytes are the writer's: a shifted load's file is another rank's.
+      fj.rank = f.other_rank() ? f.written_by_rank() : r.rank();
       fj.index = f.index();
       fj.path = f.name();
       fj.size = f.size();

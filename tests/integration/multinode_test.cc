@@ -76,8 +76,26 @@ TEST(Multinode, FourNodesStartedBeforeTheCoordinatorRunTheRounds) {
     EXPECT_GE(round["stragglers"][0]["ratio_to_median"].get<double>(), 1.0);
     EXPECT_GE(round["seconds"].get<double>(),
               round["transfer_seconds"].get<double>());
+    if (round["phase"] == "load") {
+      // Shared storage, several nodes: load.rank_shift=auto is one node
+      // over (2 ranks), so every node reads only shards another node
+      // wrote, and every byte still verifies against the writer's sums.
+      EXPECT_EQ(round["rank_shift"], 2);
+      EXPECT_TRUE(round["verified"].get<bool>());
+      for (const auto& n : round["nodes"]) {
+        const int i = n["node_index"].get<int>();
+        EXPECT_EQ(n["read_from_nodes"], json::array({(i + 1) % 4})) << n;
+      }
+      for (const auto& r : round["ranks"]) {
+        EXPECT_EQ(r["read_rank"], (r["rank"].get<int>() + 2) % 8) << r;
+        EXPECT_NE(r["read_from_node"], r["node"]) << r;
+        EXPECT_TRUE(r["verified"].get<bool>()) << r;
+      }
+    }
   }
   EXPECT_NE(coord->Out().find("clocks:"), std::string::npos) << coord->Out();
+  EXPECT_NE(j["notes"].dump().find("load.rank_shift = 2"), std::string::npos)
+      << j["notes"];
 }
 
 // Async saves across node processes: every node stages, persists and
