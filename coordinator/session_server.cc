@@ -25,6 +25,17 @@ namespace {
 // and this way ThreadSanitizer sees that order too (docs/reliability.md).
 // gRPC never runs a reaction inside a Start call, so holding mu_ there is
 // safe.
+// A stream's final status messages are kept within std::string's inline
+// capacity (15 characters): gRPC's inlined code copies the message into
+// the call on the finishing thread and frees it on another when the call
+// ends, ordered by atomics inside libgrpc; a heap copy there is a
+// ThreadSanitizer report (seen in CI on a refused registration). The
+// reasons themselves travel in messages: a refusal's in its register
+// reply, which the node reads before the status.
+constexpr char kRefused[] = "refused";
+constexpr char kRegisterFirst[] = "register first";
+static_assert(sizeof(kRegisterFirst) <= 16 && sizeof(kRefused) <= 16);
+
 class SessionReactor final
     : public grpc::ServerBidiReactor<v1::NodeMessage, v1::CoordinatorMessage>,
       public SessionWriter {
@@ -86,16 +97,16 @@ class SessionReactor final
     }
     if (!in_.has_register_()) {
       FinishStream(
-          grpc::Status(grpc::StatusCode::INVALID_ARGUMENT,
-                       "the first message of a session must be `register`"));
+          grpc::Status(grpc::StatusCode::INVALID_ARGUMENT, kRegisterFirst));
       return;
     }
     v1::CoordinatorMessage reply;
     node_ = server_->Register(in_.register_(), ctx_->peer(), this, &reply);
     if (node_ == nullptr) {
       Send(reply);
-      FinishStream(grpc::Status(grpc::StatusCode::FAILED_PRECONDITION,
-                                reply.register_reply().error()));
+      // The reason travels in the reply (queued first); see kRefused.
+      FinishStream(
+          grpc::Status(grpc::StatusCode::FAILED_PRECONDITION, kRefused));
       return;
     }
     ReadNext();
