@@ -68,36 +68,28 @@ double Quantile(std::vector<double> v, double q) {
   return v[std::min(i, v.size() - 1)];
 }
 
-// The peak resident memory of this process so far (VmHWM), in MiB.
-double PeakRssMib() {
+// A number field of /proc/self/status ("VmHWM:", "Threads:"), without
+// its unit; 0 when absent.
+double StatusField(const char* field) {
   std::ifstream f("/proc/self/status");
   std::string line;
   while (std::getline(f, line)) {
-    if (absl::StartsWith(line, "VmHWM:")) {
-      double kib = 0;
+    if (absl::StartsWith(line, field)) {
+      double v = 0;
       (void)absl::SimpleAtod(absl::StripAsciiWhitespace(absl::StripSuffix(
-                                 absl::StripPrefix(line, "VmHWM:"), "kB")),
-                             &kib);
-      return kib / 1024;
+                                 absl::StripPrefix(line, field), "kB")),
+                             &v);
+      return v;
     }
   }
   return 0;
 }
 
+// The peak resident memory of this process so far (VmHWM), in MiB.
+double PeakRssMib() { return StatusField("VmHWM:") / 1024; }
+
 // The number of threads of this process now.
-int ThreadCount() {
-  std::ifstream f("/proc/self/status");
-  std::string line;
-  while (std::getline(f, line)) {
-    if (absl::StartsWith(line, "Threads:")) {
-      int n = 0;
-      (void)absl::SimpleAtoi(
-          absl::StripAsciiWhitespace(absl::StripPrefix(line, "Threads:")), &n);
-      return n;
-    }
-  }
-  return 0;
-}
+int ThreadCount() { return static_cast<int>(StatusField("Threads:")); }
 
 // Samples ThreadCount every 10 ms from construction to Stop; Peak leaves the
 // sampler's own thread out.

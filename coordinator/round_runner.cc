@@ -1,11 +1,9 @@
 #include "coordinator/round_runner.h"
 
 #include <algorithm>
-#include <atomic>
 #include <chrono>
 #include <map>
 #include <mutex>
-#include <thread>
 #include <tuple>
 
 #include "absl/strings/match.h"
@@ -17,6 +15,7 @@
 #include "coordinator/json_codec.h"
 #include "node/error_kind.h"
 #include "node/node_service.h"
+#include "node/storage/object_io.h"
 
 namespace ckpt {
 namespace {
@@ -189,20 +188,18 @@ std::vector<std::string> RoundRunner::BuildMetadata(
     out[i] = MetadataToJson(plan_, spec.step, spec.seed, config_.io.checksum,
                             sums, per_node ? static_cast<int>(i) : -1);
   };
-  const size_t threads =
-      std::min<size_t>(count, static_cast<size_t>(UsableCpus()));
-  if (threads <= 1) {
-    for (size_t i = 0; i < count; ++i) build(i);
+  if (count == 1) {
+    build(0);
     return out;
   }
-  std::atomic<size_t> next{0};
-  std::vector<std::thread> pool;
-  for (size_t t = 0; t < threads; ++t) {
-    pool.emplace_back([&] {
-      for (size_t i; (i = next++) < count;) build(i);
+  BoundedTasks tasks(UsableCpus());
+  for (size_t i = 0; i < count; ++i) {
+    (void)tasks.Start([&build, i] {
+      build(i);
+      return absl::OkStatus();
     });
   }
-  for (auto& t : pool) t.join();
+  (void)tasks.Wait(0);
   return out;
 }
 

@@ -1,13 +1,12 @@
 #include "main/fleet.h"
 
-#include <algorithm>
-#include <atomic>
 #include <thread>
 
 #include "absl/strings/str_cat.h"
 #include "common/grpc_tls.h"
 #include "common/log.h"
 #include "coordinator/clock_sync.h"
+#include "node/storage/object_io.h"
 
 namespace ckpt {
 
@@ -60,23 +59,23 @@ absl::StatusOr<Fleet> StartFleet(const Config& config, int num_nodes,
 
   // Clock offsets and round trips, on up to kClockThreads nodes at a time
   // (not a thread per node: at 1024 nodes that was 1024 threads).
-  constexpr size_t kClockThreads = 16;
+  constexpr int kClockThreads = 16;
   std::vector<absl::Status> errors(fleet.nodes.size());
-  std::atomic<size_t> next{0};
-  std::vector<std::thread> threads;
-  for (size_t t = 0; t < std::min(kClockThreads, fleet.nodes.size()); ++t) {
-    threads.emplace_back([&] {
-      for (size_t i; (i = next++) < fleet.nodes.size();) {
+  {
+    BoundedTasks tasks(kClockThreads);
+    for (size_t i = 0; i < fleet.nodes.size(); ++i) {
+      (void)tasks.Start([&, i] {
         auto est = EstimateClock(*fleet.nodes[i]);
         if (!est.ok()) {
           errors[i] = est.status();
-          continue;
+        } else {
+          fleet.nodes[i]->SetClock(est->offset_ns, est->rtt_seconds);
         }
-        fleet.nodes[i]->SetClock(est->offset_ns, est->rtt_seconds);
-      }
-    });
+        return absl::OkStatus();  // each node's error is kept in errors[i]
+      });
+    }
+    (void)tasks.Wait(0);
   }
-  for (auto& t : threads) t.join();
   for (size_t i = 0; i < fleet.nodes.size(); ++i) {
     if (!errors[i].ok()) {
       std::string error = absl::StrCat("clock estimate: ", errors[i].message());
