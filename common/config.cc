@@ -130,6 +130,14 @@ std::vector<KeyDef> BuildKeys() {
       "cache serves them (DLIO's recovery_rank_shift); auto: one node over "
       "(the ranks per node) for a multinode run on shared storage, 0 "
       "otherwise; K > 0 needs shared storage (not storage.node_local)"));
+  keys.push_back(EnumKey(
+      "load.reshard_reads", "CKPT_RESHARD_READS", {"ranges", "segments"},
+      [](Config& c) -> std::string& { return c.load.reshard_reads; },
+      "a resharded restore (checkpoint saved with another world size or "
+      "files per rank): ranges = each rank reads exactly the bytes it owns "
+      "under the new sharding; segments = every saved segment holding any "
+      "of them, whole (as PyTorch DCP's FileSystemReader reads stored items), "
+      "so read amplification shows the cost"));
   keys.push_back(SecondsKey(
       "run.progress_interval", "CKPT_PROGRESS_INTERVAL",
       [](Config& c) -> double& { return c.run.progress_interval; },

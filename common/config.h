@@ -77,6 +77,12 @@ struct RestoreLoadOptions {
   // node over (ranks per node) for a multinode run on shared storage, else
   // 0. The effective K is resolved against the plan (EffectiveRankShift).
   int rank_shift = -1;
+  // A resharded restore (the checkpoint was saved in another layout): what
+  // each rank reads. "ranges": exactly the bytes it owns under the new
+  // sharding; "segments": every saved segment that holds any of them,
+  // whole (as PyTorch DCP's FileSystemReader reads each stored item whole
+  // and narrows it in memory), so read amplification shows the cost.
+  std::string reshard_reads = "ranges";
 };
 
 struct IoOptions {

@@ -77,6 +77,11 @@ class Coordinator {
   // and merges the segment checksums.
   absl::StatusOr<CheckpointMetadata> CheckedMetadata(
       const std::vector<v1::InspectReply>& listings, const std::string& dir);
+  // A resharded restore's plan: the .metadata's file map (listings of
+  // shared storage: one owner) under this run's plan, timed.
+  absl::StatusOr<ReshardPlan> PlanResharded(
+      const std::vector<v1::InspectReply>& listings, const std::string& dir,
+      const CheckpointMetadata& meta);
   absl::Status RunSaves(RunResult* result);
   absl::Status RunLoads(RunResult* result);
   absl::Status Stage(RunResult* result,

@@ -72,6 +72,8 @@ ordered_json RoundJson(const RoundResult& r) {
   if (!r.client_bound.empty()) j["client_bound"] = r.client_bound;
   if (r.phase == "load") {
     j["rank_shift"] = r.rank_shift;
+    j["resharded"] = r.resharded;
+    if (r.resharded) j["read_amplification"] = r.read_amplification;
     j["verified"] = r.verified;
     j["coverage"] = {{"files_checked", r.checked_files},
                      {"files_planned", r.planned_files},
@@ -278,6 +280,32 @@ std::string ResultToJson(const RunResult& r) {
   }
   j["clock"] = {{"method", "8 ping exchanges per node, min round trip"},
                 {"nodes", clocks}};
+  if (r.reshard) {
+    const ReshardResult& rs = *r.reshard;
+    ordered_json ranks = ordered_json::array();
+    for (const auto& k : rs.ranks) {
+      ranks.push_back({{"rank", k.rank},
+                       {"node", k.node},
+                       {"bytes_needed", k.bytes_needed},
+                       {"bytes_read", k.bytes_read},
+                       {"files", k.files},
+                       {"reads", k.reads},
+                       {"from_ranks", k.from_ranks}});
+    }
+    j["reshard"] = {{"reads", rs.mode},
+                    {"from_world", rs.from_world},
+                    {"to_world", rs.to_world},
+                    {"from_layout", rs.from_layout},
+                    {"to_layout", rs.to_layout},
+                    {"bytes_needed", rs.bytes_needed},
+                    {"bytes_read", rs.bytes_read},
+                    {"read_amplification", rs.read_amplification},
+                    {"planning_seconds", rs.planning_seconds},
+                    {"verification",
+                     "every byte read regenerated from the writer's (seed, "
+                     "step, rank, file, offset) and compared"},
+                    {"ranks", ranks}};
+  }
   ordered_json rounds = ordered_json::array();
   for (const auto& round : r.rounds) rounds.push_back(RoundJson(round));
   j["rounds"] = rounds;
@@ -351,7 +379,8 @@ namespace {
 // checksums, never the whole document.
 class MetadataSax : public json::json_sax_t {
  public:
-  explicit MetadataSax(CheckpointMetadata* m) : m_(m) {}
+  MetadataSax(CheckpointMetadata* m, std::vector<SavedFile>* files)
+      : m_(m), files_(files) {}
 
   bool null() override { return Value(json()); }
   bool boolean(bool v) override { return Value(json(v)); }
@@ -363,6 +392,9 @@ class MetadataSax : public json::json_sax_t {
   bool string(string_t& v) override { return Value(json(v)); }
   bool binary(binary_t&) override { return true; }
   bool start_object(std::size_t) override {
+    if (files_ && stack_.size() == 2 && stack_[1].key == "files") {
+      files_->emplace_back();
+    }
     stack_.push_back({'o', key_, 0});
     return true;
   }
@@ -371,6 +403,10 @@ class MetadataSax : public json::json_sax_t {
     return Advance();
   }
   bool start_array(std::size_t) override {
+    if (files_ && !files_->empty() && stack_.size() == 4 &&
+        stack_[1].key == "files" && stack_[3].key == "segments") {
+      files_->back().file.segments.emplace_back();
+    }
     stack_.push_back({'a', key_, 0});
     return true;
   }
@@ -445,12 +481,29 @@ class MetadataSax : public json::json_sax_t {
         if (key_ == "model") m_->model = v.get<std::string>();
         if (key_ == "parameters") m_->parameters = Whole<uint64_t>(v);
         if (key_ == "world_size") m_->world_size = Whole<int>(v);
+        if (key_ == "ranks_per_node") m_->ranks_per_node = Whole<int>(v);
         if (key_ == "thread_count") m_->thread_count = Whole<int>(v);
         if (key_ == "sharding") m_->sharding = v.get<std::string>();
         if (key_ == "total_bytes") m_->total_bytes = Whole<uint64_t>(v);
       } else if (depth == 3 && stack_[1].key == "files") {
         if (key_ == "rank") rank_ = Whole<uint32_t>(v);
         if (key_ == "index") file_ = Whole<uint32_t>(v);
+        if (files_ && !files_->empty()) {
+          SavedFile& f = files_->back();
+          if (key_ == "rank") f.rank = rank_;
+          if (key_ == "index") f.file.index = file_;
+          if (key_ == "name") f.file.name = v.get<std::string>();
+          if (key_ == "size") f.file.size = Whole<uint64_t>(v);
+        }
+      } else if (files_ && depth == 5 && stack_[3].key == "segments" &&
+                 stack_[4].index < 4 && !files_->empty() &&
+                 !files_->back().file.segments.empty()) {
+        SegmentPlan& s = files_->back().file.segments.back();
+        const size_t field = stack_[4].index;
+        if (field == 0) s.tensor = Whole<uint32_t>(v);
+        if (field == 1) s.tensor_offset = Whole<uint64_t>(v);
+        if (field == 2) s.length = Whole<uint64_t>(v);
+        if (field == 3) s.file_offset = Whole<uint64_t>(v);
       } else if (depth == 5 && stack_[3].key == "segments" &&
                  stack_[4].index == 4) {
         std::string hex = v.get<std::string>();
@@ -471,6 +524,7 @@ class MetadataSax : public json::json_sax_t {
 
  private:
   CheckpointMetadata* m_;
+  std::vector<SavedFile>* files_;  // kept only when asked for
   std::vector<Frame> stack_;
   std::string key_;
   std::string error_;
@@ -479,10 +533,11 @@ class MetadataSax : public json::json_sax_t {
 
 }  // namespace
 
-absl::StatusOr<CheckpointMetadata> ParseMetadata(const std::string& text,
-                                                 const std::string& where) {
+absl::StatusOr<CheckpointMetadata> ParseMetadata(
+    const std::string& text, const std::string& where,
+    std::vector<SavedFile>* files) {
   CheckpointMetadata m;
-  MetadataSax sax(&m);
+  MetadataSax sax(&m, files);
   bool ok = json::sax_parse(text, &sax);
   if (!ok) {
     return absl::DataLossError(

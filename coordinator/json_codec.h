@@ -12,6 +12,7 @@
 #include "absl/container/flat_hash_map.h"
 #include "absl/status/statusor.h"
 #include "common/plan.h"
+#include "coordinator/reshard.h"
 #include "coordinator/results.h"
 
 namespace ckpt {
@@ -43,15 +44,18 @@ struct CheckpointMetadata {
   std::string model;
   uint64_t parameters = 0;
   int world_size = 0;
+  int ranks_per_node = 1;
   int thread_count = 0;
   std::string sharding;
   uint64_t total_bytes = 0;
   SegmentChecksums sums;
 };
 
-// `where` names the file in errors.
-absl::StatusOr<CheckpointMetadata> ParseMetadata(const std::string& text,
-                                                 const std::string& where);
+// `where` names the file in errors. With `files`, also the checkpoint's
+// files and their segments (a resharded restore's map of the bytes).
+absl::StatusOr<CheckpointMetadata> ParseMetadata(
+    const std::string& text, const std::string& where,
+    std::vector<SavedFile>* files = nullptr);
 
 }  // namespace ckpt
 

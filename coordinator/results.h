@@ -148,6 +148,10 @@ struct RoundResult {
   std::vector<std::string> flags;
   std::string client_bound;  // why the round was client-bound; "" if not
   int rank_shift = 0;        // loads: load.rank_shift in effect
+  // A resharded restore's load: bytes the nodes read over the bytes the
+  // ranks needed (planned_bytes), as measured.
+  bool resharded = false;
+  double read_amplification = 0;
   double start_spread_seconds = 0;
   CacheResult cache;
   std::map<std::string, Histogram> ops;  // merged across ranks and nodes
@@ -210,6 +214,26 @@ struct SweepInfo {
   std::vector<std::pair<std::string, std::string>> values;
 };
 
+// A resharded restore's plan (coordinator/reshard.h), per loading rank.
+struct ReshardRankResult {
+  uint32_t rank = 0;
+  int node = 0;
+  uint64_t bytes_needed = 0, bytes_read = 0;
+  size_t files = 0;                  // saved files it reads from
+  uint64_t reads = 0;                // contiguous byte ranges it reads
+  std::vector<uint32_t> from_ranks;  // the saving ranks of those files
+};
+
+struct ReshardResult {
+  std::string mode;  // load.reshard_reads
+  int from_world = 0, to_world = 0;
+  std::string from_layout, to_layout;
+  uint64_t bytes_needed = 0, bytes_read = 0;
+  double read_amplification = 0;
+  double planning_seconds = 0;
+  std::vector<ReshardRankResult> ranks;
+};
+
 struct RunResult {
   std::string status = "ok";
   std::vector<std::string> errors;
@@ -229,8 +253,9 @@ struct RunResult {
   std::vector<RoundResult> rounds;
   std::vector<NodeClock> clocks;  // multinode: estimated per node
   SweepInfo sweep;
-  double mttf_seconds = 0;      // run.mttf: goodput when > 0
-  double interval_seconds = 0;  // run.interval
+  std::optional<ReshardResult> reshard;  // loads of another layout
+  double mttf_seconds = 0;               // run.mttf: goodput when > 0
+  double interval_seconds = 0;           // run.interval
 
   // Count, mean, stdev, min, max of the timed rounds of a phase.
   PhaseSummary Summarize(const std::string& phase) const;

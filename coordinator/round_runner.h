@@ -19,6 +19,7 @@
 #include "coordinator/node_client.h"
 #include "coordinator/node_workers.h"
 #include "coordinator/progress.h"
+#include "coordinator/reshard.h"
 #include "coordinator/results.h"
 
 namespace ckpt {
@@ -37,6 +38,9 @@ struct RoundSpec {
   uint64_t seed = 0;
   std::string step_uri;
   ChecksumLookup expected;  // loads
+  // A load of a checkpoint saved in another layout: what each rank reads
+  // (instead of its own files and `expected`).
+  const ReshardPlan* reshard = nullptr;
   // Set when the run was interrupted: checked once every node is prepared
   // (a node's prepare clears an abort that came before it), so a round
   // interrupted before its start never starts.
@@ -61,6 +65,9 @@ class RoundRunner {
 
  private:
   v1::PrepareRequest BuildPrepare(const RoundSpec& spec, int node) const;
+  // A resharded load's ranks of `node` into `req`.
+  void AddReshardedRanks(const ReshardPlan& reshard, int node,
+                         v1::PrepareRequest* req) const;
   // The plan of the rank whose shards `rank` loads (rank_shift_ over).
   const RankPlan& ReadRank(uint32_t rank) const;
   // The .metadata each committer writes: one for all nodes, or with
@@ -74,7 +81,7 @@ class RoundRunner {
   // training interval it overlapped).
   void SumUpStaging(const RoundSpec& spec, RoundResult* result) const;
   void Aggregate(const std::vector<v1::PhaseReport>& reports,
-                 RoundResult* result) const;
+                 const RoundSpec& spec, RoundResult* result) const;
   void AbortAll(const std::string& run_id, const std::string& reason);
 
   const Config& config_;

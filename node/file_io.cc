@@ -96,6 +96,35 @@ std::string LocateMismatch(const TransferContext& ctx, const FileJob& job,
       "to them)");
 }
 
+// A resharded restore's piece: every byte must be the writer's (the
+// pattern at its file offset); a mismatch names the byte and the tensor.
+absl::Status CheckRange(const FileJob& job, const IoParams& params,
+                        uint64_t off, const unsigned char* p, size_t n) {
+  for (size_t done = 0; done < n;) {  // 64 KiB at a time, still in cache
+    const size_t m = std::min<size_t>(64 << 10, n - done);
+    const size_t bad =
+        FirstPatternMismatch(params.stream_key, off + done, p + done, m);
+    if (bad < m) {
+      const uint64_t at = off + done + bad;
+      std::string tensor;
+      for (const auto& s : job.segments) {
+        if (at >= s.file_offset && at < s.file_offset + s.length) {
+          tensor =
+              absl::StrCat(" (tensor ", TensorName(job, s), " at tensor byte ",
+                           s.tensor_offset + (at - s.file_offset), ")");
+        }
+      }
+      return absl::DataLossError(absl::StrCat(
+          "byte ", at, " of ", job.path, tensor, " is not the one rank ",
+          job.rank,
+          " wrote there (a resharded restore checks every byte it reads "
+          "against the writer's)"));
+    }
+    done += m;
+  }
+  return absl::OkStatus();
+}
+
 }  // namespace
 
 namespace {
@@ -354,11 +383,39 @@ absl::Status SaveFile(const TransferContext& ctx, const FileJob& job,
   return FinishSave(ctx, params, *file, stats, out);
 }
 
+uint64_t NeededBytes(const FileJob& job) {
+  if (!job.ranges) return job.size;
+  uint64_t n = 0;
+  for (const auto& s : job.segments) n += s.length;
+  return n;
+}
+
+std::vector<std::pair<uint64_t, uint64_t>> ReadExtents(const FileJob& job,
+                                                       bool direct) {
+  if (!job.ranges) return {{0, job.size}};
+  std::vector<std::pair<uint64_t, uint64_t>> out;
+  for (const auto& s : job.segments) {
+    uint64_t begin = s.file_offset, end = s.file_offset + s.length;
+    if (direct) {
+      begin = begin / 4096 * 4096;
+      end = std::min(job.size, (end + 4095) / 4096 * 4096);
+    }
+    if (begin >= end) continue;
+    if (!out.empty() && begin <= out.back().second) {
+      out.back().second = std::max(out.back().second, end);
+    } else {
+      out.push_back({begin, end});
+    }
+  }
+  return out;
+}
+
 absl::Status LoadFile(const TransferContext& ctx, const FileJob& job,
                       const IoParams& params, AlignedBuffer& buffer,
                       OpStats* stats, FileOutcome* out) {
   ReadOptions ro;
   ro.direct = params.direct;
+  if (job.ranges) ro.extents = ReadExtents(job, params.direct);
   ASSIGN_OR_RETURN(auto file, Timed(stats->open, [&] {
                      return ctx.storage->OpenRead(job.path, ro);
                    }));
@@ -389,13 +446,23 @@ absl::Status LoadFile(const TransferContext& ctx, const FileJob& job,
                         out->checksums[i])));
   };
   const size_t block = BlockSize(params, buffer);
-  const uint64_t blocks = (job.size + block - 1) / block;
-  // Reads block k whole into p; any thread (its own histogram).
+  // The pieces read, each at most a block: the file's blocks, or its
+  // extents' (a resharded restore's ranges).
+  std::vector<std::pair<uint64_t, size_t>> pieces;
+  for (const auto& [begin, end] :
+       job.ranges ? ro.extents
+                  : std::vector<std::pair<uint64_t, uint64_t>>{{0, job.size}}) {
+    for (uint64_t off = begin; off < end; off += block) {
+      pieces.push_back(
+          {off, static_cast<size_t>(std::min<uint64_t>(block, end - off))});
+    }
+  }
+  const uint64_t blocks = pieces.size();
+  // Reads piece k whole into p; any thread (its own histogram).
   auto read = [&](uint64_t k, unsigned char* p,
                   Histogram& h) -> absl::StatusOr<size_t> {
-    const uint64_t off = k * block;
-    const size_t want =
-        static_cast<size_t>(std::min<uint64_t>(block, job.size - off));
+    const uint64_t off = pieces[k].first;
+    const size_t want = pieces[k].second;
     // O_DIRECT needs whole 4 KiB blocks even at the end of the file.
     const size_t ask =
         params.direct ? std::min(block, (want + 4095) / 4096 * 4096) : want;
@@ -419,17 +486,25 @@ absl::Status LoadFile(const TransferContext& ctx, const FileJob& job,
       out->first_byte_seconds = SecondsSince(ctx.start);
     }
     const auto t0 = std::chrono::steady_clock::now();
-    for (size_t done = 0; done < n;) {  // 64 KiB at a time, as a save does
-      const size_t m = std::min<size_t>(64 << 10, n - done);
-      FeedSegments(job, k * block + done, p + done, m, *sum, seg,
-                   out->checksums, check);
-      RETURN_IF_ERROR(mismatch);
-      done += m;
+    const uint64_t off = pieces[k].first;
+    if (job.ranges) {
+      RETURN_IF_ERROR(CheckRange(job, params, off, p, n));
+      out->checked_bytes += n;
+    } else {
+      for (size_t done = 0; done < n;) {  // 64 KiB at a time, as a save does
+        const size_t m = std::min<size_t>(64 << 10, n - done);
+        FeedSegments(job, off + done, p + done, m, *sum, seg, out->checksums,
+                     check);
+        RETURN_IF_ERROR(mismatch);
+        done += m;
+      }
     }
     out->data_seconds += SecondsSince(t0);
     if (params.device != nullptr) {  // verified on the host, then copied
       const auto t0 = std::chrono::steady_clock::now();
-      RETURN_IF_ERROR(params.device->CopyIn(k * block, p, n));
+      // A resharded restore's ranges land one after another.
+      RETURN_IF_ERROR(
+          params.device->CopyIn(job.ranges ? out->bytes : off, p, n));
       out->copy_seconds += SecondsSince(t0);
       out->copy_bytes += n;
     }

@@ -486,7 +486,7 @@ PhaseOutcome NodeAgent::Execute(int64_t start_at_unix_ns,
     RankOutcome& r = out.ranks[s.rank_index];
     r.bytes += s.outcome.bytes;
     r.checked_bytes += s.outcome.checked_bytes;
-    if (!job.save && s.outcome.checked_bytes == s.file->size) {
+    if (!job.save && s.outcome.checked_bytes >= NeededBytes(*s.file)) {
       ++r.checked_files;
     }
     if (s.outcome.first_byte_seconds >= 0 &&
@@ -504,12 +504,13 @@ PhaseOutcome NodeAgent::Execute(int64_t start_at_unix_ns,
       }
     }
   }
-  // Verified: the rank's every planned byte was read and matched a sum.
+  // Verified: the rank's every planned byte was read and matched a sum (or,
+  // resharded, the writer's bytes; O_DIRECT may have checked more).
   for (size_t ri = 0; ri < n_ranks; ++ri) {
     uint64_t planned = 0;
-    for (const auto& f : job.ranks[ri].files) planned += f.size;
+    for (const auto& f : job.ranks[ri].files) planned += NeededBytes(f);
     out.ranks[ri].verified =
-        !job.save && out.status.ok() && out.ranks[ri].checked_bytes == planned;
+        !job.save && out.status.ok() && out.ranks[ri].checked_bytes >= planned;
   }
   out.cpu = CpuBetween(cpu0, SampleCpu());
   out.cpus = UsableCpus();

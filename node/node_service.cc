@@ -98,6 +98,7 @@ PhaseJob BuildJob(Req& req) {
       fj.index = f.index();
       fj.path = f.name();
       fj.size = f.size();
+      fj.ranges = f.ranges();
       fj.tensor_names = names;
       fj.segments.reserve(static_cast<size_t>(f.segments_size()));
       for (const auto& s : f.segments()) {

@@ -11,6 +11,7 @@
 #include "common/files.h"
 #include "report/collate.h"
 #include "report/loop_sections.h"
+#include "report/restore_sections.h"
 #include "report/svg.h"
 
 namespace ckpt {
@@ -403,6 +404,7 @@ std::string HtmlReport(const SweepData& data) {
   s += PointsSection(data, points);
   s += SlowestSection(data);
   s += LatencySection(data, points);
+  s += ReshardSection(data);
   s += TimelineSection(data);
   s += TrainingLoopSection(data);
   s += GoodputSection(data);

@@ -78,12 +78,13 @@ RangeFetch GcsRangeFetch(std::shared_ptr<GcsClient> client, GcsObject obj,
 class GcsReadableFile : public ReadableFile {
  public:
   GcsReadableFile(std::shared_ptr<GcsClient> client, GcsObject obj,
-                  ObjectInfo info)
+                  ObjectInfo info,
+                  std::vector<std::pair<uint64_t, uint64_t>> extents)
       : obj_(obj),
         want_crc_(info.crc32c),
         reader_(info.size, client->config().range_size,
                 client->config().ranges_in_flight,
-                GcsRangeFetch(client, obj, info)),
+                GcsRangeFetch(client, obj, info), std::move(extents)),
         crc_(NewChecksummer(ChecksumKind::kCrc32c)) {}
 
   uint64_t Size() const override { return reader_.Size(); }
@@ -174,11 +175,11 @@ absl::StatusOr<std::unique_ptr<WritableFile>> GcsStorage::OpenWrite(
 }
 
 absl::StatusOr<std::unique_ptr<ReadableFile>> GcsStorage::OpenRead(
-    const std::string& path, const ReadOptions&) {
+    const std::string& path, const ReadOptions& options) {
   ASSIGN_OR_RETURN(auto obj, ParseGsUri(path));
   ASSIGN_OR_RETURN(auto info, GetInfo(*client_, obj));
   return std::unique_ptr<ReadableFile>(
-      new GcsReadableFile(client_, obj, std::move(info)));
+      new GcsReadableFile(client_, obj, std::move(info), options.extents));
 }
 
 absl::Status GcsStorage::List(const GcsObject& dir, bool shallow,

@@ -34,12 +34,27 @@ CacheReport ObjectStoreCacheReport() {
   return r;
 }
 
-RangedReadableFile::RangedReadableFile(uint64_t size, uint64_t range_size,
-                                       int depth, RangeFetch fetch)
+RangedReadableFile::RangedReadableFile(
+    uint64_t size, uint64_t range_size, int depth, RangeFetch fetch,
+    std::vector<std::pair<uint64_t, uint64_t>> extents)
     : size_(size),
       range_(std::max<uint64_t>(1, std::min(range_size, size))),
       depth_(static_cast<size_t>(std::max(1, depth))),
-      fetch_(std::move(fetch)) {}
+      fetch_(std::move(fetch)),
+      extents_(std::move(extents)) {
+  if (!extents_.empty()) next_ = queued_to_ = NextSpan(0).first;
+}
+
+std::pair<uint64_t, uint64_t> RangedReadableFile::NextSpan(uint64_t at) const {
+  if (extents_.empty()) return {at, size_};
+  auto it =
+      std::upper_bound(extents_.begin(), extents_.end(), at,
+                       [](uint64_t v, const std::pair<uint64_t, uint64_t>& e) {
+                         return v < e.second;
+                       });
+  if (it == extents_.end()) return {size_, size_};
+  return {std::max(at, it->first), std::min(it->second, size_)};
+}
 
 RangedReadableFile::~RangedReadableFile() {
   Drop();
@@ -74,7 +89,9 @@ absl::StatusOr<size_t> RangedReadableFile::Read(uint64_t offset, void* buf,
                                                 size_t len) {
   if (offset >= size_ || len == 0) return 0;
   size_t n = static_cast<size_t>(std::min<uint64_t>(len, size_ - offset));
-  if (offset != next_) {
+  // A read where the last ended, or (extents) at the start of the next
+  // extent the read-ahead went on to, keeps what is queued.
+  if (offset != next_ && offset != NextSpan(next_).first) {
     Drop();
     queued_to_ = offset;
   }
@@ -119,12 +136,15 @@ void RangedReadableFile::Fill() {
     }
   }
   bool queued = false;
-  while (!free_.empty() && queued_to_ < size_) {
+  while (!free_.empty()) {
+    const auto [from, to] = NextSpan(queued_to_);
+    if (from >= to) break;
     const size_t i = free_.back();
     free_.pop_back();
     Slot& s = slots_[i];
-    s.offset = queued_to_;
-    s.size = static_cast<size_t>(std::min<uint64_t>(range_, size_ - s.offset));
+    s.offset = from;
+    s.size = static_cast<size_t>(std::min<uint64_t>(range_, to - from));
+    queued_to_ = from;
     s.done = false;
     s.status = absl::OkStatus();
     order_.push_back(i);

@@ -11,6 +11,7 @@
 #include <mutex>
 #include <string>
 #include <thread>
+#include <utility>
 #include <vector>
 
 #include "absl/status/status.h"
@@ -41,12 +42,16 @@ using RangeFetch =
 // a read that does not start where the last one ended drops the
 // read-ahead. The fetches run on `depth` threads started with the first
 // read and kept for the file's life, into `depth` buffers allocated once
-// and reused: no thread or allocation per range. One reader thread at a
-// time.
+// and reused: no thread or allocation per range. With `extents` (sorted,
+// disjoint [begin, end) byte ranges: what the caller will read), the
+// read-ahead fetches only inside them, going on from the end of one to the
+// start of the next, so a sparse reader fetches no byte it does not read.
+// One reader thread at a time.
 class RangedReadableFile : public ReadableFile {
  public:
   RangedReadableFile(uint64_t size, uint64_t range_size, int depth,
-                     RangeFetch fetch);
+                     RangeFetch fetch,
+                     std::vector<std::pair<uint64_t, uint64_t>> extents = {});
   ~RangedReadableFile() override;
   uint64_t Size() const override { return size_; }
   absl::StatusOr<size_t> Read(uint64_t offset, void* buf, size_t len) override;
@@ -66,11 +71,16 @@ class RangedReadableFile : public ReadableFile {
   void Fill();  // with mu_ held
   void Drop();
   void Work();
+  // Where the read-ahead goes on from `at`, and how far it may fetch:
+  // [at, size) without extents, else inside the extent holding at or the
+  // next one ({size, size} past the last).
+  std::pair<uint64_t, uint64_t> NextSpan(uint64_t at) const;
 
   const uint64_t size_;
   const uint64_t range_;
   const size_t depth_;
   RangeFetch fetch_;
+  const std::vector<std::pair<uint64_t, uint64_t>> extents_;
   uint64_t next_ = 0;       // where the last read ended
   uint64_t queued_to_ = 0;  // end of the last range requested
   std::mutex mu_;

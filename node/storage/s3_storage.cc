@@ -90,7 +90,7 @@ absl::StatusOr<std::unique_ptr<WritableFile>> S3Storage::OpenWrite(
 }
 
 absl::StatusOr<std::unique_ptr<ReadableFile>> S3Storage::OpenRead(
-    const std::string& path, const ReadOptions&) {
+    const std::string& path, const ReadOptions& options) {
   ASSIGN_OR_RETURN(auto loc, ObjectFor(path));
   S3Call head = MakeS3Call("HEAD", loc.bucket, loc.key);
   ASSIGN_OR_RETURN(auto rep, client_->Do(head));
@@ -104,7 +104,7 @@ absl::StatusOr<std::unique_ptr<ReadableFile>> S3Storage::OpenRead(
   }
   return std::unique_ptr<ReadableFile>(new RangedReadableFile(
       size, client_->config().range_size, client_->config().ranges_in_flight,
-      S3RangeFetch(client_, loc)));
+      S3RangeFetch(client_, loc), options.extents));
 }
 
 absl::StatusOr<std::vector<std::string>> S3Storage::ListDir(

@@ -10,6 +10,7 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "absl/status/status.h"
@@ -23,6 +24,9 @@ struct WriteOptions {
 
 struct ReadOptions {
   bool direct = false;
+  // [begin, end) byte extents the reader will read (sorted, disjoint);
+  // empty: the whole file. A reader that reads ahead stays inside them.
+  std::vector<std::pair<uint64_t, uint64_t>> extents;
 };
 
 class WritableFile {

@@ -127,7 +127,7 @@ TEST(Coordinator, LoadOnlyOfDifferentPlanIsRefusedBeforeAnyRound) {
 
 // The same model saved by another world size or files per rank is told
 // apart from another model: loading it would be a resharded restore.
-TEST(Coordinator, LoadOfTheSameModelInAnotherLayoutNamesTheLayout) {
+TEST(Coordinator, LoadOfTheSameModelInAnotherLayoutIsAReshardedRestore) {
   MemoryStorage::Clear();
   Harness first(MemConfig("save-only", 1, 0));
   ASSERT_TRUE(first.Run().ok());
@@ -136,6 +136,32 @@ TEST(Coordinator, LoadOfTheSameModelInAnotherLayoutNamesTheLayout) {
   other.sharding.thread_count = 1;
   Harness h(other);
   ASSERT_EQ(h.plan.fingerprint, first.plan.fingerprint);
+  ASSERT_NE(h.plan.layout, first.plan.layout);
+  ASSERT_TRUE(h.Run().ok()) << h.result.errors.size();
+  ASSERT_TRUE(h.result.reshard.has_value());
+  EXPECT_EQ(h.result.reshard->from_world, 2);
+  EXPECT_EQ(h.result.reshard->to_world, 4);
+  EXPECT_EQ(h.result.reshard->bytes_needed, h.plan.total_bytes);
+  EXPECT_DOUBLE_EQ(h.result.reshard->read_amplification, 1.0);
+  ASSERT_EQ(h.result.rounds.size(), 1u);
+  const RoundResult& load = h.result.rounds[0];
+  EXPECT_TRUE(load.resharded);
+  EXPECT_TRUE(load.verified);
+  EXPECT_EQ(load.bytes, h.plan.total_bytes);
+  EXPECT_EQ(load.rank_shift, 0);
+}
+
+TEST(Coordinator, AReshardedRestoreFromNodeLocalDisksNamesTheLayout) {
+  MemoryStorage::Clear();
+  Config saving = MemConfig("save-only", 1, 0);
+  saving.storage.node_local = true;
+  Harness first(saving);
+  ASSERT_TRUE(first.Run().ok());
+  Config other = MemConfig("load-only", 0, 1);
+  other.storage.node_local = true;
+  other.cluster.num_devices = "4";
+  other.sharding.thread_count = 1;
+  Harness h(other);
   absl::Status s = h.coordinator.Preflight(&h.result);
   ASSERT_FALSE(s.ok());
   const std::string m(s.message());
@@ -143,7 +169,7 @@ TEST(Coordinator, LoadOfTheSameModelInAnotherLayoutNamesTheLayout) {
                    "(this run: 4); thread_count 2 (this run: 1)"),
             std::string::npos)
       << s;
-  EXPECT_NE(m.find("resharded restore"), std::string::npos) << s;
+  EXPECT_NE(m.find("storage.node_local=true"), std::string::npos) << s;
   EXPECT_TRUE(h.result.rounds.empty());
 }
 

@@ -5,6 +5,7 @@
 #include <filesystem>
 #include <nlohmann/json.hpp>
 
+#include "absl/strings/str_cat.h"
 #include "tests/testing/cluster.h"
 #include "tests/testing/swift_server.h"
 #include "tests/testing/tls_front.h"
@@ -112,6 +113,52 @@ TEST_F(S3Test, SpreadPrefixesPlaceShardsUnderHashPrefixesAndCleanUpThere) {
   ASSERT_EQ(ls.exit_code, 0) << ls.err;
   EXPECT_EQ(ls.out.find("step-1"), std::string::npos) << ls.out;
   EXPECT_NE(ls.out.find("step-2"), std::string::npos);
+}
+
+TEST_F(S3Test, ReshardedRestoresReadOnlyTheRangesTheyNeed) {
+  // 4 -> 2, 2 -> 4, 8 -> 6 ranks on the same bucket. Ranges of at most 16
+  // MiB (each rank's file is smaller): a load makes one HEAD per file and
+  // one ranged GET per contiguous byte range it reads, so the requests
+  // counted show the read-ahead fetched nothing outside the ranges.
+  for (auto [from, to] : {std::pair{4, 2}, {2, 4}, {8, 6}}) {
+    const std::string prefix = absl::StrCat("rs", from, "to", to);
+    SCOPED_TRACE(prefix);
+    Env common = {{"CKPT_DIR_PATH", Uri(prefix)},
+                  {"NUM_LAYERS", "1"},
+                  {"CKPT_OPTIMIZER", "none"},
+                  {"CKPT_S3_RANGE_SIZE", "16MiB"},
+                  {"CKPT_S3_RANGES_IN_FLIGHT", "2"}};
+    Env save = common;
+    save["NUM_DEVICES"] = std::to_string(from);
+    save["CKPT_MODE"] = "save-only";
+    save["NUM_LOAD_CALLS"] = "0";
+    save["NUM_SAVE_CALLS"] = "1";
+    auto s = Ckpt({"run"}, S3Env(save));
+    ASSERT_EQ(s.exit_code, 0) << s.err;
+    Env load = common;
+    load["NUM_DEVICES"] = std::to_string(to);
+    load["CKPT_MODE"] = "load-only";
+    load["NUM_SAVE_CALLS"] = "0";
+    load["NUM_LOAD_CALLS"] = "1";
+    auto l = Ckpt({"run", "--results-dir", tmp_.Sub(prefix)}, S3Env(load));
+    ASSERT_EQ(l.exit_code, 0) << l.err;
+    json j = json::parse(ReadFile(tmp_.Sub(prefix + "/result.json")));
+    const json& rs = j["reshard"];
+    ASSERT_TRUE(rs.is_object()) << j.dump();
+    EXPECT_EQ(rs["from_world"], from);
+    EXPECT_EQ(rs["to_world"], to);
+    const uint64_t ckpt = j["plan"]["checkpoint_bytes"].get<uint64_t>();
+    EXPECT_EQ(rs["bytes_read"].get<uint64_t>(), ckpt);
+    EXPECT_EQ(rs["read_amplification"].get<double>(), 1.0);
+    const json& round = j["rounds"].back();
+    EXPECT_TRUE(round["verified"].get<bool>()) << round.dump();
+    EXPECT_EQ(round["bytes"].get<uint64_t>(), ckpt);
+    uint64_t want = 0;
+    for (const auto& r : rs["ranks"]) {
+      want += r["files"].get<uint64_t>() + r["reads"].get<uint64_t>();
+    }
+    EXPECT_EQ(round["requests"].get<uint64_t>(), want) << round.dump();
+  }
 }
 
 TEST_F(S3Test, WrongSecretShowsSignatureDoesNotMatchBeforeAnyRound) {

@@ -4,11 +4,13 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cstring>
 #include <mutex>
 #include <set>
 #include <thread>
+#include <vector>
 
 namespace ckpt {
 namespace {
@@ -54,6 +56,42 @@ TEST(RangedReadableFile, SequentialReadsAcrossRangesReturnTheObject) {
   EXPECT_EQ(fetched.size(), 7u);
   EXPECT_TRUE(fetched.count({98'304, 1'696}));
   EXPECT_LE(most.load(), 3);  // never more than `depth` at once
+}
+
+TEST(RangedReadableFile, WithExtentsFetchesOnlyInsideThem) {
+  // A resharded restore's sparse reads: three extents, read in order in
+  // pieces; the read-ahead goes from one extent to the next and fetches
+  // nothing else (by hand: [1000,21000) is 16 KiB + 3616 B, then
+  // [30000,30100) and [60000,70000) one range each).
+  const std::string obj = Object(100'000);
+  std::mutex mu;
+  std::vector<std::pair<uint64_t, size_t>> fetched;
+  const std::vector<std::pair<uint64_t, uint64_t>> extents = {
+      {1000, 21000}, {30000, 30100}, {60000, 70000}};
+  RangedReadableFile f(
+      obj.size(), 16'384, 3,
+      [&](uint64_t off, size_t len, char* dst) {
+        std::memcpy(dst, obj.data() + off, len);
+        std::lock_guard<std::mutex> lock(mu);
+        fetched.push_back({off, len});
+        return absl::OkStatus();
+      },
+      extents);
+  char buf[7'000];
+  for (const auto& [begin, end] : extents) {
+    for (uint64_t off = begin; off < end;) {
+      const size_t want = std::min<uint64_t>(sizeof(buf), end - off);
+      auto n = f.Read(off, buf, want);
+      ASSERT_TRUE(n.ok()) << n.status();
+      ASSERT_EQ(*n, want);
+      ASSERT_EQ(std::string(buf, want), obj.substr(off, want)) << off;
+      off += want;
+    }
+  }
+  std::sort(fetched.begin(), fetched.end());
+  EXPECT_EQ(fetched,
+            (std::vector<std::pair<uint64_t, size_t>>{
+                {1000, 16384}, {17384, 3616}, {30000, 100}, {60000, 10000}}));
 }
 
 TEST(RangedReadableFile, AFailedFetchIsTheReadsError) {

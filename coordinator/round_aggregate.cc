@@ -1,0 +1,199 @@
+// RoundRunner's summing-up of a round: the nodes' reports into the
+// RoundResult (per node, per rank, histograms, CPU, throttling), the
+// training-loop view of a save, and the stragglers.
+#include <algorithm>
+#include <string>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "common/bytes.h"
+#include "coordinator/round_runner.h"
+#include "node/node_service.h"
+
+namespace ckpt {
+
+void FindStragglers(RoundResult* result) {
+  std::vector<const NodeResult*> busy;
+  for (const auto& n : result->nodes) {
+    if (n.bytes > 0) busy.push_back(&n);
+  }
+  if (busy.size() < 2) return;
+  std::sort(busy.begin(), busy.end(),
+            [](const NodeResult* a, const NodeResult* b) {
+              return a->seconds > b->seconds;
+            });
+  const size_t m = busy.size();
+  double median = m % 2 ? busy[m / 2]->seconds
+                        : (busy[m / 2 - 1]->seconds + busy[m / 2]->seconds) / 2;
+  for (size_t i = 0; i < busy.size() && i < 3; ++i) {
+    result->stragglers.push_back({busy[i]->node, busy[i]->host,
+                                  busy[i]->seconds,
+                                  median > 0 ? busy[i]->seconds / median : 0});
+  }
+}
+
+void RoundRunner::SumUpStaging(const RoundSpec& spec,
+                               RoundResult* result) const {
+  RoundStaging& st = result->staging;
+  st.accelerator = config_.cluster.accelerator;
+  st.async = config_.run.async && spec.save && !spec.staged;
+  double blocked = 0, durable = 0, worst_after = 0;
+  for (const auto& n : result->nodes) {
+    const NodeStaging& ns = n.staging;
+    st.copy_bytes += ns.copy_bytes;
+    st.copy_seconds += ns.copy_seconds;
+    st.pinned = st.pinned || ns.pinned;
+    st.staged_bytes = std::max(st.staged_bytes, ns.staged_bytes);
+    if (!st.async) continue;
+    const double lag = std::max(0.0, n.start_lag_seconds);
+    blocked = std::max(blocked, lag + ns.blocking_seconds);
+    durable = std::max(durable, lag + ns.durable_seconds);
+    st.compute_seconds = std::max(st.compute_seconds, ns.compute_seconds);
+    st.compute_baseline_seconds =
+        std::max(st.compute_baseline_seconds, ns.compute_baseline_seconds);
+    // Per node: its training ran slower by this much, and its next save is
+    // due run.interval after training resumed: persisting for longer makes
+    // that save wait (the configured interval, not the compute as it ran,
+    // so the verdict does not depend on how busy the node's CPU was).
+    const double slower =
+        std::max(0.0, ns.compute_seconds - ns.compute_baseline_seconds);
+    const double wait = std::max(
+        0.0, ns.durable_seconds - ns.blocking_seconds - config_.run.interval);
+    if (wait > 0) st.fell_behind = true;
+    st.slowdown_seconds = std::max(st.slowdown_seconds, slower);
+    worst_after = std::max(worst_after, slower + wait);
+    if (ns.compute_baseline_seconds > 0) {
+      st.compute_slowdown =
+          std::max(st.compute_slowdown,
+                   ns.compute_seconds / ns.compute_baseline_seconds);
+    }
+  }
+  if (st.copy_seconds > 0) {
+    st.copy_gib_s =
+        static_cast<double>(st.copy_bytes) / (1 << 30) / st.copy_seconds;
+  }
+  if (!st.async) {
+    if (spec.save) st.checkpoint_cost_seconds = result->seconds;
+    return;
+  }
+  // The save's own time ends when its last byte is durable and committed,
+  // not when the training interval it overlapped ends.
+  st.blocking_seconds = blocked;
+  st.persist_seconds = std::max(0.0, durable - blocked);
+  if (blocked > 0) {
+    st.staging_gib_s = static_cast<double>(st.copy_bytes) / (1 << 30) / blocked;
+  }
+  result->seconds = durable + result->commit_seconds;
+  st.checkpoint_cost_seconds = blocked + worst_after;
+}
+
+void RoundRunner::Aggregate(const std::vector<v1::PhaseReport>& reports,
+                            const RoundSpec& spec, RoundResult* result) const {
+  double min_lag = 1e300, max_lag = -1e300;
+  double busy_sum = 0;
+  for (size_t i = 0; i < reports.size(); ++i) {
+    const auto& rep = reports[i];
+    NodeResult nr;
+    nr.node = nodes_[i]->index();
+    nr.host = nodes_[i]->host();
+    nr.first_done_seconds = 1e300;
+    for (const auto& r : rep.ranks()) {
+      RankResult rr;
+      rr.rank = r.rank();
+      rr.node = nr.node;
+      rr.bytes = r.bytes();
+      rr.first_byte_seconds = r.first_byte_seconds();
+      rr.seconds = r.done_seconds();
+      rr.verified = r.verified();
+      if (result->phase == "load" && spec.reshard != nullptr) {
+        // The lowest saving rank it read from, and every node it read.
+        const int per_node = spec.reshard->from_ranks_per_node;
+        bool first = true;
+        for (const auto& k : spec.reshard->ranks) {
+          if (k.rank != rr.rank) continue;
+          for (const auto& f : k.files) {
+            const uint32_t from = spec.reshard->saved[f.saved].rank;
+            const int from_node = static_cast<int>(from) / per_node;
+            if (first || from < rr.read_rank) {
+              rr.read_rank = from;
+              rr.read_from_node = from_node;
+              first = false;
+            }
+            if (std::find(nr.read_from_nodes.begin(), nr.read_from_nodes.end(),
+                          from_node) == nr.read_from_nodes.end()) {
+              nr.read_from_nodes.push_back(from_node);
+            }
+          }
+        }
+      } else if (result->phase == "load") {
+        const RankPlan& src = ReadRank(rr.rank);
+        rr.read_rank = src.rank;
+        rr.read_from_node = static_cast<int>(src.node);
+        if (std::find(nr.read_from_nodes.begin(), nr.read_from_nodes.end(),
+                      rr.read_from_node) == nr.read_from_nodes.end()) {
+          nr.read_from_nodes.push_back(rr.read_from_node);
+        }
+      }
+      result->checked_bytes += r.checked_bytes();
+      result->checked_files += r.checked_files();
+      result->ranks.push_back(rr);
+      nr.ranks.push_back(rr.rank);
+      nr.bytes += rr.bytes;
+      nr.last_done_seconds = std::max(nr.last_done_seconds, rr.seconds);
+      nr.first_done_seconds = std::min(nr.first_done_seconds, rr.seconds);
+    }
+    if (rep.ranks_size() == 0) nr.first_done_seconds = 0;
+    std::sort(nr.read_from_nodes.begin(), nr.read_from_nodes.end());
+    nr.seconds = nr.last_done_seconds + rep.dir_sync_seconds();
+    nr.throughput_mib_s = MibPerSecond(nr.bytes, nr.seconds);
+    nr.cpu_user_seconds = rep.cpu().user_seconds();
+    nr.cpu_system_seconds = rep.cpu().system_seconds();
+    nr.host_cpu_busy = rep.cpu().host_busy();
+    nr.start_lag_seconds = rep.start_lag_seconds();
+    nr.dir_sync_seconds = rep.dir_sync_seconds();
+    nr.cpus = static_cast<int>(rep.cpus());
+    nr.data_busy =
+        rep.file_seconds() > 0 ? rep.data_seconds() / rep.file_seconds() : 0;
+    nr.cpu_busy = nr.seconds > 0 && nr.cpus > 0
+                      ? (nr.cpu_user_seconds + nr.cpu_system_seconds) /
+                            (nr.seconds * nr.cpus)
+                      : 0;
+    min_lag = std::min(min_lag, nr.start_lag_seconds);
+    max_lag = std::max(max_lag, nr.start_lag_seconds);
+    busy_sum += nr.host_cpu_busy;
+    result->bytes += nr.bytes;
+    nr.requests = rep.requests();
+    nr.retries = rep.retries();
+    nr.throttles = rep.throttles();
+    nr.new_connections = rep.new_connections();
+    result->new_connections += nr.new_connections;
+    const auto& st = rep.staging();
+    nr.staging.copy_seconds = st.copy_seconds();
+    nr.staging.copy_bytes = st.copy_bytes();
+    nr.staging.blocking_seconds = st.blocking_seconds();
+    nr.staging.durable_seconds = st.durable_seconds();
+    nr.staging.compute_seconds = st.compute_seconds();
+    nr.staging.compute_baseline_seconds = st.compute_baseline_seconds();
+    nr.staging.staged_bytes = st.staged_bytes();
+    nr.staging.pinned = st.pinned();
+    result->requests += nr.requests;
+    result->retries += nr.retries;
+    result->throttles += nr.throttles;
+    result->cpu_user_seconds += nr.cpu_user_seconds;
+    result->cpu_system_seconds += nr.cpu_system_seconds;
+    for (const auto& op : rep.ops()) {
+      result->ops[op.op()].Merge(HistogramFromProto(op.histogram()));
+    }
+    result->nodes.push_back(nr);
+  }
+  if (!reports.empty()) {
+    result->start_spread_seconds = max_lag - min_lag;
+    result->host_cpu_busy = busy_sum / static_cast<double>(reports.size());
+  }
+  FindStragglers(result);
+  std::sort(
+      result->ranks.begin(), result->ranks.end(),
+      [](const RankResult& a, const RankResult& b) { return a.rank < b.rank; });
+}
+
+}  // namespace ckpt

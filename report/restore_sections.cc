@@ -1,0 +1,90 @@
+#include "report/restore_sections.h"
+
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "absl/strings/str_join.h"
+#include "common/bytes.h"
+#include "report/svg.h"
+
+namespace ckpt {
+namespace {
+
+// A hand-edited result may hold anything: shown, never thrown on.
+uint64_t U64(const nlohmann::json& j, const char* key) {
+  const auto& v = JsonAt(j, key);
+  return v.is_number_unsigned() ? v.get<uint64_t>() : 0;
+}
+
+double Num(const nlohmann::json& j, const char* key) {
+  const auto& v = JsonAt(j, key);
+  return v.is_number() ? v.get<double>() : 0;
+}
+
+std::string Text(const nlohmann::json& j, const char* key) {
+  const auto& v = JsonAt(j, key);
+  return v.is_string() ? v.get<std::string>() : "";
+}
+
+}  // namespace
+
+std::string ReshardSection(const SweepData& data) {
+  std::string out;
+  for (const auto& run : data.runs) {
+    if (!run.has_result) continue;
+    const auto& rs = JsonAt(run.result, "reshard");
+    if (!rs.is_object()) continue;
+    std::vector<std::vector<std::string>> rows;
+    for (const auto& k : JsonAt(rs, "ranks")) {
+      std::vector<std::string> from;
+      for (const auto& f : JsonAt(k, "from_ranks")) {
+        from.push_back(f.is_number() ? std::to_string(f.get<int64_t>()) : "?");
+      }
+      rows.push_back(
+          {std::to_string(U64(k, "rank")), std::to_string(U64(k, "node")),
+           FormatBytes(U64(k, "bytes_needed")),
+           FormatBytes(U64(k, "bytes_read")), std::to_string(U64(k, "files")),
+           std::to_string(U64(k, "reads")), absl::StrJoin(from, ", ")});
+    }
+    // The measured rounds: bytes the nodes read over the bytes needed.
+    std::vector<std::string> measured;
+    for (const auto& round : JsonAt(run.result, "rounds")) {
+      if (!JsonAt(round, "resharded").is_boolean() ||
+          !round.value("resharded", false)) {
+        continue;
+      }
+      measured.push_back(
+          absl::StrFormat("load %d: %.3fx%s", round.value("index", 0),
+                          Num(round, "read_amplification"),
+                          round.value("verified", false) ? ", verified" : ""));
+    }
+    absl::StrAppend(
+        &out, "<h3>", HtmlEscape(RunLabel(data, run)), "</h3>\n<p>",
+        HtmlEscape(absl::StrFormat(
+            "Saved by %d ranks, loaded by %d (load.reshard_reads=%s). Read "
+            "amplification %.3fx: %s read for %s needed. Planned in %.1f ms.",
+            static_cast<int>(Num(rs, "from_world")),
+            static_cast<int>(Num(rs, "to_world")), Text(rs, "reads"),
+            Num(rs, "read_amplification"), FormatBytes(U64(rs, "bytes_read")),
+            FormatBytes(U64(rs, "bytes_needed")),
+            Num(rs, "planning_seconds") * 1e3)),
+        measured.empty()
+            ? ""
+            : HtmlEscape(" Measured: " + absl::StrJoin(measured, "; ") + "."),
+        "</p>\n",
+        HtmlTable(
+            {"rank", "node", "needed", "read", "files", "reads", "from ranks"},
+            rows));
+  }
+  if (out.empty()) return "";
+  return absl::StrCat(
+      "<h2>Resharded restores</h2>\n<p>Loads of a checkpoint saved in "
+      "another layout (world size, files per rank): each rank read from the "
+      "saved files the bytes it owns under the new sharding (ranges), or the "
+      "whole saved segments holding them (segments, as PyTorch DCP reads "
+      "stored items). Every byte read was checked against the writer's.</p>\n",
+      out);
+}
+
+}  // namespace ckpt
