@@ -122,6 +122,13 @@ std::vector<KeyDef> BuildKeys() {
       "run.mttf", "CKPT_MTTF", [](Config& c) -> double& { return c.run.mttf; },
       "mean time to failure of the job, for goodput and the optimal "
       "checkpoint interval (0: not computed)"));
+  keys.push_back(DurationKey(
+      "run.visible_timeout", "CKPT_VISIBLE_TIMEOUT",
+      [](Config& c) -> double& { return c.run.visible_timeout; },
+      "time to visible: after each save commits, another node (node 1; the "
+      "same one in a one-node run) polls until it lists the step and reads "
+      "its .metadata back (FUSE mounts: and opens a shard), for at most this "
+      "long; 0: not measured"));
   keys.push_back(AutoIntKey(
       "load.rank_shift", "CKPT_RANK_SHIFT", 0, std::numeric_limits<int>::max(),
       [](Config& c) -> int& { return c.load.rank_shift; },

@@ -59,6 +59,10 @@ struct RunOptions {
   bool async = false;
   double interval = 0;  // seconds of training between saves; 0 = none
   double mttf = 0;      // mean time to failure (s) for goodput; 0 = off
+  // After each save commits, another node polls until the step is visible
+  // to it (listed, .metadata readable; FUSE: a shard opens), at most this
+  // long; 0 = not measured.
+  double visible_timeout = 60;
 };
 
 // One struct per area (io, s3, gcs, run): the defaults below are the only

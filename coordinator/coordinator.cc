@@ -199,6 +199,7 @@ RoundSpec Coordinator::NewSpec(bool save, int index, const std::string& dir,
   spec.step = step;
   spec.seed = seed;
   spec.step_uri = StepUri(dir, step);
+  spec.dir = dir;
   spec.interrupted = &interrupted_;
   return spec;
 }

@@ -85,6 +85,14 @@ ordered_json RoundJson(const RoundResult& r) {
                        {"note", r.cache.note},
                        {"probe", r.cache.probe}};
   }
+  if (r.phase == "save" && r.visible.measured) {
+    const Visibility& v = r.visible;
+    j["time_to_visible"] = {
+        {"visible", v.visible},     {"seconds", v.seconds},
+        {"node", v.node},           {"host", v.host},
+        {"same_node", v.same_node}, {"poll_seconds", v.poll_seconds},
+        {"polls", v.polls},         {"lacked", v.lacked}};
+  }
   j["start_spread_seconds"] = r.start_spread_seconds;
   j["requests"] = r.requests;
   j["retries"] = r.retries;

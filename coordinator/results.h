@@ -117,6 +117,23 @@ struct RoundStaging {
   uint64_t staged_bytes = 0;  // the most any node held staged
 };
 
+// A committed save's time to visible (run.visible_timeout): another node
+// polled until it listed the step and read its .metadata back (FUSE: and
+// opened a shard).
+struct Visibility {
+  bool measured = false;
+  bool visible = false;
+  int node = 0;  // the node that polled
+  std::string host;
+  bool same_node = false;  // a one-node run: the writer's own view
+  // From the commit's acknowledgement to visible, on the coordinator's
+  // clock (the node's instant converted by its clock offset; >= 0).
+  double seconds = 0;
+  double poll_seconds = 0;  // on the node: from the request to visible
+  uint32_t polls = 0;
+  std::string lacked;  // what the last failed poll lacked
+};
+
 struct RoundResult {
   std::string phase;    // "save" | "load"
   int index = 0;        // 1-based within its phase
@@ -167,6 +184,7 @@ struct RoundResult {
   std::vector<RankResult> ranks;
   std::vector<Straggler> stragglers;  // slowest first; multinode only
   RoundStaging staging;
+  Visibility visible;  // saves
 };
 
 struct NodeClock {

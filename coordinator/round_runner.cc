@@ -387,12 +387,15 @@ RoundResult RoundRunner::Run(const RoundSpec& spec) {
     return fail(first_error, first_kind);
   }
 
+  uint64_t metadata_size = 0, metadata_xxh3 = 0;  // for time to visible
   if (spec.save) {
     auto c0 = Clock::now();
     const bool local = config_.storage.node_local;
     const size_t committers = local ? n : 1;
     std::vector<NodeFailure> commit_errors(committers);
     std::vector<std::string> metadata = BuildMetadata(spec, reports, local);
+    metadata_size = metadata[0].size();
+    metadata_xxh3 = Xxh3(metadata[0].data(), metadata[0].size());
     fanout_.Run(committers, [&](size_t i, const std::function<void()>& done) {
       v1::CommitRequest req;
       req.set_run_id(spec.run_id);
@@ -423,8 +426,14 @@ RoundResult RoundRunner::Run(const RoundSpec& spec) {
     }
   }
   result.seconds = SecondsSince(t0);
+  const int64_t committed_unix_ns = NowUnixNs();
   aggregate();
   SumUpStaging(spec, &result);
+  if (spec.save && !spec.staged && !config_.storage.node_local &&
+      config_.run.visible_timeout > 0) {
+    MeasureVisible(spec, metadata_size, metadata_xxh3, prepared,
+                   committed_unix_ns, &result);
+  }
   result.throughput_mib_s = MibPerSecond(result.bytes, result.seconds);
   if (!spec.save) {
     result.planned_bytes = plan_.total_bytes;

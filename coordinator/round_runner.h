@@ -37,6 +37,7 @@ struct RoundSpec {
   uint64_t step = 0;
   uint64_t seed = 0;
   std::string step_uri;
+  std::string dir;          // the checkpoints directory holding step_uri
   ChecksumLookup expected;  // loads
   // A load of a checkpoint saved in another layout: what each rank reads
   // (instead of its own files and `expected`).
@@ -83,6 +84,13 @@ class RoundRunner {
   void Aggregate(const std::vector<v1::PhaseReport>& reports,
                  const RoundSpec& spec, RoundResult* result) const;
   void AbortAll(const std::string& run_id, const std::string& reason);
+  // After a save committed (acknowledged at committed_unix_ns, coordinator
+  // clock): node 1 (node 0 in a one-node run) polls until the step is
+  // visible to it (coordinator/visibility.cc).
+  void MeasureVisible(const RoundSpec& spec, uint64_t metadata_size,
+                      uint64_t metadata_xxh3,
+                      const std::vector<v1::PrepareReply>& prepared,
+                      int64_t committed_unix_ns, RoundResult* result) const;
 
   const Config& config_;
   const CheckpointPlan& plan_;

@@ -50,7 +50,7 @@ double Median(std::vector<double> v) {
 
 std::optional<GoodputResult> RunResult::Goodput() const {
   if (mttf_seconds <= 0) return std::nullopt;
-  std::vector<double> costs, persists, loads;
+  std::vector<double> costs, persists, loads, visible;
   bool async = false;
   for (const auto& r : rounds) {
     if (r.staged || r.status != "ok") continue;
@@ -62,6 +62,9 @@ std::optional<GoodputResult> RunResult::Goodput() const {
       costs.push_back(st.async ? st.blocking_seconds + st.slowdown_seconds
                                : st.checkpoint_cost_seconds);
       persists.push_back(st.async ? st.persist_seconds : 0);
+      if (r.visible.measured && r.visible.visible) {
+        visible.push_back(r.visible.seconds);
+      }
     } else if (r.phase == "load") {
       loads.push_back(r.seconds);
     }
@@ -70,7 +73,9 @@ std::optional<GoodputResult> RunResult::Goodput() const {
   GoodputInputs in;
   in.delta_seconds = Median(costs);
   in.persist_seconds = Median(persists);
-  in.restart_seconds = loads.empty() ? 0 : Median(loads);
+  // A restart waits for the newest step to be visible, then loads it.
+  const double to_visible = visible.empty() ? 0 : Median(visible);
+  in.restart_seconds = (loads.empty() ? 0 : Median(loads)) + to_visible;
   in.mttf_seconds = mttf_seconds;
   in.interval_seconds = interval_seconds;
   GoodputResult g = ComputeGoodput(in);
@@ -82,11 +87,15 @@ std::optional<GoodputResult> RunResult::Goodput() const {
                            " s) at intervals shorter than it")
             : absl::StrCat("median of ", costs.size(),
                            " synchronous save round times");
-  g.restart_source =
-      loads.empty()
-          ? "no load measured: 0"
-          : absl::StrCat("median of ", loads.size(),
-                         " load round times; time to visible not measured (0)");
+  const std::string visible_source =
+      visible.empty()
+          ? "time to visible not measured (0)"
+          : absl::StrFormat("+ median time to visible of %d saves (%.3f s)",
+                            static_cast<int>(visible.size()), to_visible);
+  g.restart_source = loads.empty()
+                         ? absl::StrCat("no load measured: 0 ", visible_source)
+                         : absl::StrCat("median of ", loads.size(),
+                                        " load round times ", visible_source);
   return g;
 }
 
@@ -162,6 +171,38 @@ std::string SummaryTable(const RunResult& r) {
     for (const auto& [flag, n] : p.flags) {
       absl::StrAppendFormat(&s, "%-6s %d of %d rounds flagged %s\n", "", n,
                             p.count, flag);
+    }
+  }
+  // Time to visible: what a restart on another node waits before loading.
+  {
+    std::vector<double> v;
+    int not_visible = 0, node = 0;
+    bool same = false;
+    for (const auto& round : r.rounds) {
+      if (round.phase != "save" || round.staged || !round.visible.measured) {
+        continue;
+      }
+      node = round.visible.node;
+      same = round.visible.same_node;
+      if (round.visible.visible) {
+        v.push_back(round.visible.seconds);
+      } else {
+        ++not_visible;
+      }
+    }
+    if (!v.empty() || not_visible > 0) {
+      absl::StrAppendFormat(&s, "%-6s time to visible (node %d%s): ", "save",
+                            node, same ? ", the writer itself" : "");
+      if (!v.empty()) {
+        absl::StrAppendFormat(&s, "median %.3f s, max %.3f s over %d saves",
+                              Median(v), *std::max_element(v.begin(), v.end()),
+                              static_cast<int>(v.size()));
+      }
+      if (not_visible > 0) {
+        absl::StrAppendFormat(&s, "%s%d saves NOT visible within the timeout",
+                              v.empty() ? "" : "; ", not_visible);
+      }
+      s += "\n";
     }
   }
   for (const auto& round : r.rounds) {

@@ -4,6 +4,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "node/error_kind.h"
+#include "node/visibility.h"
 
 namespace ckpt {
 
@@ -181,6 +182,28 @@ v1::PhaseReport ReportToProto(const PhaseOutcome& o, uint64_t round_id) {
 
 v1::InspectReply NodeService::Inspect(const v1::InspectRequest& req) {
   v1::InspectReply rep;
+  if (req.visible_step() > 0) {  // time to visible: only that
+    auto loc =
+        OpenStorage(req.checkpoints_uri(), OptionsOf(req.storage_options()));
+    if (!loc.ok()) {
+      SetError(loc.status(), &rep);
+      return rep;
+    }
+    VisibleWant want;
+    want.step = req.visible_step();
+    want.metadata_size = req.visible_metadata_size();
+    want.metadata_xxh3 = req.visible_metadata_xxh3();
+    want.shard = req.visible_shard();
+    want.shard_size = req.visible_shard_size();
+    want.timeout_seconds = req.visible_timeout_seconds();
+    VisibleOutcome o = PollVisible(*loc, want);
+    rep.set_visible(o.visible);
+    rep.set_visible_at_unix_ns(o.at_unix_ns);
+    rep.set_visible_poll_seconds(o.poll_seconds);
+    rep.set_visible_polls(o.polls);
+    rep.set_visible_lacked(o.lacked);
+    return rep;
+  }
   if (req.accelerator() == "gpu") {
     auto gpus = DescribeGpus();
     if (!gpus.ok()) {

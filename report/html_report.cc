@@ -404,6 +404,7 @@ std::string HtmlReport(const SweepData& data) {
   s += PointsSection(data, points);
   s += SlowestSection(data);
   s += LatencySection(data, points);
+  s += VisibleSection(data);
   s += ReshardSection(data);
   s += TimelineSection(data);
   s += TrainingLoopSection(data);

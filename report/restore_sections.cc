@@ -87,4 +87,40 @@ std::string ReshardSection(const SweepData& data) {
       out);
 }
 
+std::string VisibleSection(const SweepData& data) {
+  std::vector<std::vector<std::string>> rows;
+  for (const auto& run : data.runs) {
+    if (!run.has_result) continue;
+    for (const auto& round : JsonAt(run.result, "rounds")) {
+      const auto& v = JsonAt(round, "time_to_visible");
+      if (!v.is_object()) continue;
+      const bool visible =
+          JsonAt(v, "visible").is_boolean() && v.value("visible", false);
+      const std::string who = absl::StrCat(
+          "node ", static_cast<int>(Num(v, "node")), " (", Text(v, "host"),
+          JsonAt(v, "same_node").is_boolean() && v.value("same_node", false)
+              ? ", the writer itself"
+              : "",
+          ")");
+      rows.push_back(
+          {RunLabel(data, run), absl::StrCat("save ", round.value("index", 0)),
+           who,
+           visible ? absl::StrFormat("%.3f s", Num(v, "seconds"))
+                   : absl::StrFormat("NOT visible after %.1f s (no %s)",
+                                     Num(v, "poll_seconds"), Text(v, "lacked")),
+           std::to_string(U64(v, "polls"))});
+    }
+  }
+  if (rows.empty()) return "";
+  return absl::StrCat(
+      "<h2>Time to visible</h2>\n<p>After each save committed, another node "
+      "polled its own view of the storage until it listed the step and read "
+      "its .metadata back (on FUSE mounts also opened a shard): the wait a "
+      "restart there adds before it can load (MLPerf Storage counts it in "
+      "recovery). Seconds from the commit's acknowledgement, on the "
+      "coordinator's clock.</p>\n",
+      HtmlTable({"run", "round", "polled by", "time to visible", "polls"},
+                rows));
+}
+
 }  // namespace ckpt

@@ -1,5 +1,6 @@
 // The HTML report's restore sections: resharded restores (read
-// amplification, per-rank reads). Pure; thread-safe.
+// amplification, per-rank reads) and time to visible after each save.
+// Pure; thread-safe.
 #ifndef CKPTBENCH_REPORT_RESTORE_SECTIONS_H_
 #define CKPTBENCH_REPORT_RESTORE_SECTIONS_H_
 
@@ -11,6 +12,8 @@ namespace ckpt {
 
 // "" when no run loaded a checkpoint saved in another layout.
 std::string ReshardSection(const SweepData& data);
+// "" when no save measured its time to visible.
+std::string VisibleSection(const SweepData& data);
 
 }  // namespace ckpt
 

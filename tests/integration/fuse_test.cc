@@ -10,6 +10,7 @@
 #include <nlohmann/json.hpp>
 #include <thread>
 
+#include "tests/testing/cluster.h"
 #include "tests/testing/swift_server.h"
 
 namespace ckpt {
@@ -110,6 +111,65 @@ TEST(Fuse, SaveAndLoadThroughAnS3fsMountOfSwift) {
   EXPECT_NE(ls.out.find(".distcp"), std::string::npos) << ls.out;
   EXPECT_NE(ls.out.find(".metadata"), std::string::npos) << ls.out;
   EXPECT_EQ(ls.out.find(".tmp"), std::string::npos) << ls.out;  // no renames
+}
+
+// Time to visible across two node processes, each with its own s3fs mount
+// of the bucket (as two hosts would have): node 1 runs in a mount namespace
+// of its own where its mount is bound over node 0's path, so both use one
+// CKPT_DIR_PATH through different FUSE daemons and their caches. After
+// each save node 0 commits and node 1 polls until it lists the step, reads
+// the .metadata back and opens a shard at its size.
+TEST(Fuse, TimeToVisibleAcrossTwoNodesWithTheirOwnS3fsMounts) {
+  struct stat st;
+  if (stat("/dev/fuse", &st) != 0) {
+    GTEST_SKIP() << "skipped: /dev/fuse is missing on this machine";
+  }
+  SwiftServer& swift = SwiftServer::Get();
+  ASSERT_FALSE(swift.endpoint().empty()) << swift.error();
+  const std::string bucket = "fusevis" + std::to_string(getpid());
+  ASSERT_EQ(swift.MakeBucket(bucket), "");
+  Cluster c;
+  TempDir& t = c.tmp();
+  S3fsMount mount0(swift, bucket, t.Sub("mnt"));
+  S3fsMount mount1(swift, bucket, t.Sub("mnt1"));
+  ASSERT_EQ(mount0.type(), "fuse.s3fs") << mount0.log();
+  ASSERT_EQ(mount1.type(), "fuse.s3fs") << mount1.log();
+  auto coord = c.StartCoordinator({{"CKPT_DIR_PATH", t.Sub("mnt") + "/bench"},
+                                   {"NUM_NODES", "2"},
+                                   {"NUM_DEVICES", "1"},
+                                   {"NUM_LAYERS", "1"},
+                                   {"CKPT_OPTIMIZER", "none"},
+                                   {"NUM_SAVE_CALLS", "2"},
+                                   {"NUM_LOAD_CALLS", "1"},
+                                   {"CKPT_KEEP_ALL_STEPS", "true"}});
+  auto n0 = c.StartNode(0, {{"HOME", t.path()}});
+  Process n1(
+      {"/usr/bin/unshare", "-m", "--propagation", "private", "/bin/sh", "-c",
+       "mount --bind \"$1\" \"$2\" && exec \"$3\" node --node-index 1", "sh",
+       t.Sub("mnt1"), t.Sub("mnt"), CkptbenchBinary()},
+      {{"CKPT_COORDINATOR", c.address()},
+       {"CKPT_CONNECT_TIMEOUT", "30"},
+       {"HOME", t.path()}});
+  ASSERT_EQ(coord->Wait(120), 0) << coord->Err() << n1.Err();
+  EXPECT_EQ(n0->Wait(10), 0) << n0->Err();
+  EXPECT_EQ(n1.Wait(10), 0) << n1.Err();
+  json j = json::parse(ReadFile(c.ResultPath()));
+  EXPECT_EQ(j["environment"]["storage"], "fuse");
+  int saves = 0;
+  for (const auto& round : j["rounds"]) {
+    if (round["phase"] != "save") continue;
+    ++saves;
+    const json& v = round["time_to_visible"];
+    ASSERT_TRUE(v.is_object()) << round.dump();
+    EXPECT_TRUE(v["visible"].get<bool>()) << v;
+    EXPECT_EQ(v["node"], 1);
+    EXPECT_FALSE(v["same_node"].get<bool>());
+    EXPECT_GE(v["polls"].get<int>(), 1);
+    EXPECT_LT(v["seconds"].get<double>(), 60.0) << v;
+    std::cout << "s3fs time to visible: " << v.dump() << "\n";
+  }
+  EXPECT_EQ(saves, 2);
+  EXPECT_TRUE(j["rounds"].back()["verified"].get<bool>());
 }
 
 }  // namespace

@@ -76,6 +76,18 @@ TEST(Multinode, FourNodesStartedBeforeTheCoordinatorRunTheRounds) {
     EXPECT_GE(round["stragglers"][0]["ratio_to_median"].get<double>(), 1.0);
     EXPECT_GE(round["seconds"].get<double>(),
               round["transfer_seconds"].get<double>());
+    if (round["phase"] == "save") {
+      // Node 0 committed; node 1, another process, polled until the step
+      // was listed and its .metadata read back. Local disk: at once.
+      const json& v = round["time_to_visible"];
+      ASSERT_TRUE(v.is_object()) << round.dump();
+      EXPECT_TRUE(v["visible"].get<bool>()) << v;
+      EXPECT_EQ(v["node"], 1);
+      EXPECT_FALSE(v["same_node"].get<bool>());
+      EXPECT_GE(v["polls"].get<int>(), 1);
+      EXPECT_GE(v["seconds"].get<double>(), 0);
+      EXPECT_LT(v["seconds"].get<double>(), 1.0) << v;
+    }
     if (round["phase"] == "load") {
       // Shared storage, several nodes: load.rank_shift=auto is one node
       // over (2 ranks), so every node reads only shards another node
@@ -94,6 +106,9 @@ TEST(Multinode, FourNodesStartedBeforeTheCoordinatorRunTheRounds) {
     }
   }
   EXPECT_NE(coord->Out().find("clocks:"), std::string::npos) << coord->Out();
+  EXPECT_NE(coord->Out().find("time to visible (node 1): median"),
+            std::string::npos)
+      << coord->Out();
   EXPECT_NE(j["notes"].dump().find("load.rank_shift = 2"), std::string::npos)
       << j["notes"];
 }

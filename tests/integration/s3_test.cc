@@ -231,6 +231,15 @@ TEST_F(S3Test, MultinodeRunAgainstS3) {
   EXPECT_EQ(j["status"], "ok");
   EXPECT_EQ(j["rounds"][0]["nodes"].size(), 2u);
   EXPECT_TRUE(j["rounds"][1]["verified"].get<bool>());
+  // Time to visible: node 1's own client listed the step and read back the
+  // .metadata node 0 wrote (Swift lists a new object at once).
+  const json& v = j["rounds"][0]["time_to_visible"];
+  ASSERT_TRUE(v.is_object()) << j["rounds"][0].dump();
+  EXPECT_TRUE(v["visible"].get<bool>()) << v;
+  EXPECT_EQ(v["node"], 1);
+  EXPECT_GE(v["polls"].get<int>(), 1);
+  EXPECT_GE(v["seconds"].get<double>(), 0);
+  EXPECT_LT(v["seconds"].get<double>(), 5.0) << v;
 }
 
 // HTTPS through nginx with a throwaway CA: verified against the CA bundle,

@@ -6,11 +6,13 @@
 #include <fstream>
 #include <thread>
 
+#include "common/checksum.h"
 #include "common/clock.h"
 #include "common/plan.h"
 #include "node/error_kind.h"
 #include "node/node_service.h"
 #include "node/storage/memory_storage.h"
+#include "node/visibility.h"
 #include "tests/testing/temp_dir.h"
 
 namespace ckpt {
@@ -283,6 +285,48 @@ TEST(NodeService, ErrorsCarryTheirKind) {
   // And back, on the coordinator: the code survives the trip.
   EXPECT_TRUE(absl::IsUnavailable(StatusOfKind(v1::ERROR_KIND_RETRYABLE, "x")));
   EXPECT_EQ(ErrorKindName(v1::ERROR_KIND_NO_SPACE), "no_space");
+}
+
+// Time to visible on a path: what each poll lacks until the step is there
+// with the .metadata written, byte for byte, and the shard at its size.
+TEST(PollVisible, WaitsForTheListingTheMetadataAndTheShard) {
+  TempDir t;
+  auto loc = OpenStorage(t.Sub("ck"), {});
+  ASSERT_TRUE(loc.ok()) << loc.status();
+  const std::string meta = "{\"format\":\"x\"}";
+  VisibleWant want;
+  want.step = 3;
+  want.metadata_size = meta.size();
+  want.metadata_xxh3 = Xxh3(meta.data(), meta.size());
+  want.shard = "__0_0.distcp";
+  want.shard_size = 5000;
+  want.timeout_seconds = 0.05;
+  VisibleOutcome none = PollVisible(*loc, want);
+  EXPECT_FALSE(none.visible);
+  EXPECT_EQ(none.lacked, "listing");
+  EXPECT_GE(none.poll_seconds, 0.05);
+  EXPECT_GT(none.polls, 1u);
+  std::filesystem::create_directories(t.Sub("ck/step-3"));
+  { std::ofstream(t.Sub("ck/step-3/.metadata")) << "{\"format\":\"y\"}"; }
+  EXPECT_EQ(PollVisible(*loc, want).lacked, ".metadata");  // other bytes
+  { std::ofstream(t.Sub("ck/step-3/.metadata")) << meta; }
+  { std::ofstream(t.Sub("ck/step-3/__0_0.distcp")) << std::string(4000, 'x'); }
+  EXPECT_EQ(PollVisible(*loc, want).lacked, "shard");  // short
+  { std::ofstream(t.Sub("ck/step-3/__0_0.distcp")) << std::string(5000, 'x'); }
+  // Made visible while it polls: found on a later poll.
+  std::filesystem::remove(t.Sub("ck/step-3/.metadata"));
+  want.timeout_seconds = 5;
+  std::thread later([&] {
+    std::this_thread::sleep_for(std::chrono::milliseconds(30));
+    std::ofstream(t.Sub("ck/step-3/.metadata")) << meta;
+  });
+  VisibleOutcome seen = PollVisible(*loc, want);
+  later.join();
+  EXPECT_TRUE(seen.visible);
+  EXPECT_GT(seen.polls, 1u);
+  EXPECT_GE(seen.poll_seconds, 0.02);
+  EXPECT_LT(seen.poll_seconds, 2.0);
+  EXPECT_GT(seen.at_unix_ns, 0);
 }
 
 }  // namespace

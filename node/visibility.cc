@@ -1,0 +1,66 @@
+#include "node/visibility.h"
+
+#include <algorithm>
+#include <chrono>
+#include <thread>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "common/checksum.h"
+#include "common/clock.h"
+#include "node/storage/storage.h"
+
+namespace ckpt {
+namespace {
+
+// What one poll finds missing, or "" when the step is visible.
+std::string Lacks(const StorageLocation& loc, const VisibleWant& want) {
+  const std::string step = absl::StrCat("step-", want.step);
+  auto names = loc.storage->ListDir(loc.path);
+  if (!names.ok() ||
+      std::find(names->begin(), names->end(), step) == names->end()) {
+    return "listing";
+  }
+  const std::string dir = JoinPath(loc.path, step);
+  auto meta = loc.storage->ReadSmall(JoinPath(dir, ".metadata"));
+  if (!meta.ok() || meta->size() != want.metadata_size ||
+      Xxh3(meta->data(), meta->size()) != want.metadata_xxh3) {
+    return ".metadata";
+  }
+  if (!want.shard.empty()) {
+    auto f = loc.storage->OpenRead(JoinPath(dir, want.shard), ReadOptions{});
+    if (!f.ok() || (*f)->Size() != want.shard_size) return "shard";
+    char first[4096];
+    const size_t n =
+        static_cast<size_t>(std::min<uint64_t>(sizeof(first), want.shard_size));
+    auto got = (*f)->Read(0, first, n);
+    (void)(*f)->Close();
+    if (!got.ok() || *got != n) return "shard";
+  }
+  return "";
+}
+
+}  // namespace
+
+VisibleOutcome PollVisible(const StorageLocation& checkpoints,
+                           const VisibleWant& want) {
+  VisibleOutcome out;
+  const auto t0 = std::chrono::steady_clock::now();
+  auto wait = std::chrono::milliseconds(1);
+  for (;;) {
+    ++out.polls;
+    const std::string lacks = Lacks(checkpoints, want);
+    out.poll_seconds = SecondsSince(t0);
+    if (lacks.empty()) {
+      out.visible = true;
+      out.at_unix_ns = NowUnixNs();
+      return out;
+    }
+    out.lacked = lacks;
+    if (out.poll_seconds >= want.timeout_seconds) return out;
+    std::this_thread::sleep_for(wait);
+    wait = std::min(wait * 2, std::chrono::milliseconds(50));
+  }
+}
+
+}  // namespace ckpt
