@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cmath>
 #include <limits>
 #include <nlohmann/json.hpp>
 #include <stdexcept>
@@ -93,10 +94,20 @@ ordered_json RoundJson(const RoundResult& r) {
         {"same_node", v.same_node}, {"poll_seconds", v.poll_seconds},
         {"polls", v.polls},         {"lacked", v.lacked}};
   }
+  if (!r.clocks.empty()) {
+    ordered_json clocks = ordered_json::array();
+    for (const auto& c : r.clocks) {
+      clocks.push_back({{"node_index", c.node},
+                        {"offset_ms", c.offset_ms},
+                        {"rtt_ms", c.rtt_ms}});
+    }
+    j["clock"] = clocks;
+  }
   j["start_spread_seconds"] = r.start_spread_seconds;
   j["requests"] = r.requests;
   j["retries"] = r.retries;
   j["throttles"] = r.throttles;
+  j["backoff_seconds"] = r.backoff_seconds;
   j["new_connections"] = r.new_connections;
   j["cpu"] = {{"user_seconds", r.cpu_user_seconds},
               {"system_seconds", r.cpu_system_seconds},
@@ -129,6 +140,7 @@ ordered_json RoundJson(const RoundResult& r) {
          {"requests", n.requests},
          {"retries", n.retries},
          {"throttles", n.throttles},
+         {"backoff_seconds", n.backoff_seconds},
          {"new_connections", n.new_connections},
          {"staging",
           {{"copy_seconds", n.staging.copy_seconds},
@@ -150,7 +162,9 @@ ordered_json RoundJson(const RoundResult& r) {
     stragglers.push_back({{"node_index", st.node},
                           {"host", st.host},
                           {"seconds", st.seconds},
-                          {"ratio_to_median", st.ratio_to_median}});
+                          {"ratio_to_median", st.ratio_to_median},
+                          {"reason", st.reason},
+                          {"slowest_files", st.files}});
   }
   j["stragglers"] = stragglers;
   ordered_json ranks = ordered_json::array();
@@ -160,13 +174,30 @@ ordered_json RoundJson(const RoundResult& r) {
                      {"bytes", k.bytes},
                      {"first_byte_seconds", k.first_byte_seconds},
                      {"seconds", k.seconds},
-                     {"verified", k.verified}});
+                     {"verified", k.verified},
+                     {"data_seconds", k.data_seconds},
+                     {"io_seconds", k.io_seconds},
+                     {"sync_seconds", k.sync_seconds},
+                     {"wait_seconds", k.wait_seconds}});
     if (r.phase == "load") {
       ranks.back()["read_rank"] = k.read_rank;
       ranks.back()["read_from_node"] = k.read_from_node;
     }
   }
   j["ranks"] = ranks;
+  // Per file, compactly: one row each, columns named once; microseconds.
+  ordered_json rows = ordered_json::array();
+  auto us = [](double s) { return std::round(s * 1e6) / 1e6; };
+  for (const auto& f : r.files) {
+    rows.push_back({f.node, f.rank, f.file_index, f.name, f.bytes, us(f.start),
+                    us(f.first_byte), us(f.last_byte), us(f.done), us(f.data),
+                    us(f.io), us(f.sync)});
+  }
+  j["files"] = {
+      {"columns",
+       {"node", "rank", "file", "name", "bytes", "start", "first_byte",
+        "last_byte", "done", "data_seconds", "io_seconds", "sync_seconds"}},
+      {"rows", rows}};
   const RoundStaging& st = r.staging;
   j["staging"] = {{"accelerator", st.accelerator},
                   {"async", st.async},

@@ -34,6 +34,9 @@ class NodeClient {
   // of the best estimate; zero for an in-process node.
   virtual int64_t clock_offset_ns() const { return 0; }
   virtual double rtt_seconds() const { return 0; }
+  // A new estimate (EstimateClock); an in-process node has no other clock.
+  virtual bool remote() const { return false; }
+  virtual void SetClock(int64_t /*offset_ns*/, double /*rtt_seconds*/) {}
 
   virtual absl::StatusOr<v1::InspectReply> Inspect(
       const v1::InspectRequest& r) = 0;

@@ -39,7 +39,8 @@ class RemoteNode : public NodeClient {
   std::string host() const override { return host_; }
   int64_t clock_offset_ns() const override { return offset_ns_; }
   double rtt_seconds() const override { return rtt_seconds_; }
-  void SetClock(int64_t offset_ns, double rtt_seconds) {
+  bool remote() const override { return true; }
+  void SetClock(int64_t offset_ns, double rtt_seconds) override {
     offset_ns_ = offset_ns;
     rtt_seconds_ = rtt_seconds;
   }

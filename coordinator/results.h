@@ -28,6 +28,24 @@ struct RankResult {
   // world size) and the node that wrote them.
   uint32_t read_rank = 0;
   int read_from_node = 0;
+  // Where its time went, summed over its files (they overlap): making or
+  // checking bytes, storage calls, fsync/close; and the wait at the
+  // round's barrier, from its last file done to the round's last rank
+  // done (on the common clock).
+  double data_seconds = 0, io_seconds = 0, sync_seconds = 0;
+  double wait_seconds = 0;
+};
+
+// One file of a round (node.proto FileRecord), its times on the round's
+// common clock: seconds from the coordinator's start instant, the node's
+// start lag added, so files of different nodes line up.
+struct FileResult {
+  int node = 0;
+  uint32_t rank = 0, file_index = 0;
+  std::string name;
+  uint64_t bytes = 0;
+  double start = 0, first_byte = -1, last_byte = 0, done = 0;
+  double data = 0, io = 0, sync = 0;  // seconds, as FileRecord
 };
 
 // Where bytes meet host memory on a node (StagingReport in node.proto):
@@ -58,6 +76,7 @@ struct NodeResult {
   double dir_sync_seconds = 0;
   std::string storage_kind, filesystem, mount_point, mount_options;
   uint64_t requests = 0, retries = 0, throttles = 0;
+  double backoff_seconds = 0;    // slept before retries, over its threads
   uint64_t new_connections = 0;  // HTTP connections opened in the round
   NodeStaging staging;
   // The node's own limits: the share of its file threads' time spent
@@ -79,12 +98,20 @@ struct CacheResult {
   std::string probe;  // each distinct file-system probe finding, "; "-joined
 };
 
+// A node this much slower than the median node is called out as the
+// round's straggler (terminal, report).
+inline constexpr double kStragglerRatio = 1.2;
+
 // One of the slowest nodes of a round, against the median node.
 struct Straggler {
   int node = 0;
   std::string host;
   double seconds = 0;
   double ratio_to_median = 0;
+  // What set it apart from the median node (start lag, making or checking
+  // bytes, storage calls, fsync/close), and its slowest files.
+  std::string reason;
+  std::vector<std::string> files;
 };
 
 // A round's training-loop view (all times on the coordinator's common
@@ -115,6 +142,13 @@ struct RoundStaging {
   // when synchronous.
   double checkpoint_cost_seconds = 0;
   uint64_t staged_bytes = 0;  // the most any node held staged
+};
+
+struct NodeClock {
+  int node = 0;
+  std::string host;
+  double offset_ms = 0;  // node clock - coordinator clock
+  double rtt_ms = 0;
 };
 
 // A committed save's time to visible (run.visible_timeout): another node
@@ -176,22 +210,20 @@ struct RoundResult {
   double cpu_system_seconds = 0;
   double host_cpu_busy = 0;                           // mean over nodes
   uint64_t requests = 0, retries = 0, throttles = 0;  // object stores
+  double backoff_seconds = 0;  // slept before retries, over nodes' threads
   // HTTP connections the nodes opened in the round: with storage clients
   // kept for the whole run, 0 after the first round unless the server
   // closed kept-alive connections.
   uint64_t new_connections = 0;
   std::vector<NodeResult> nodes;
   std::vector<RankResult> ranks;
+  std::vector<FileResult> files;
   std::vector<Straggler> stragglers;  // slowest first; multinode only
   RoundStaging staging;
   Visibility visible;  // saves
-};
-
-struct NodeClock {
-  int node = 0;
-  std::string host;
-  double offset_ms = 0;  // node clock - coordinator clock
-  double rtt_ms = 0;
+  // Clock offsets re-estimated in this round's prepare (remote nodes),
+  // used for its start instant and its clock-corrected times.
+  std::vector<NodeClock> clocks;
 };
 
 struct PhaseSummary {

@@ -2,10 +2,12 @@
 // RoundResult (per node, per rank, histograms, CPU, throttling), the
 // training-loop view of a save, and the stragglers.
 #include <algorithm>
+#include <map>
 #include <string>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
 #include "common/bytes.h"
 #include "coordinator/round_runner.h"
 #include "node/node_service.h"
@@ -25,10 +27,77 @@ void FindStragglers(RoundResult* result) {
   const size_t m = busy.size();
   double median = m % 2 ? busy[m / 2]->seconds
                         : (busy[m / 2 - 1]->seconds + busy[m / 2]->seconds) / 2;
+  // Per node: its files' mean seconds in each part, against the median
+  // node's, to say what set a straggler apart.
+  struct Parts {
+    double lag = 0, data = 0, io = 0, sync = 0;
+    int files = 0;
+  };
+  std::map<int, Parts> parts;
+  for (const auto& n : result->nodes) parts[n.node].lag = n.start_lag_seconds;
+  for (const auto& f : result->files) {
+    Parts& p = parts[f.node];
+    p.data += f.data;
+    p.io += f.io;
+    p.sync += f.sync;
+    ++p.files;
+  }
+  auto mean = [](const Parts& p, double Parts::*m) {
+    return m == &Parts::lag ? p.lag : p.files ? p.*m / p.files : 0;
+  };
+  auto median_of = [&](double Parts::*m) {
+    std::vector<double> v;
+    for (const auto* n : busy) v.push_back(mean(parts[n->node], m));
+    std::sort(v.begin(), v.end());
+    const size_t k = v.size();
+    return k % 2 ? v[k / 2] : (v[k / 2 - 1] + v[k / 2]) / 2;
+  };
+  struct Part {
+    double Parts::*m;
+    const char* what;
+  };
+  const Part kParts[] = {{&Parts::lag, "started late"},
+                         {&Parts::data, "making or checking bytes"},
+                         {&Parts::io, "in storage calls"},
+                         {&Parts::sync, "in fsync/close"}};
   for (size_t i = 0; i < busy.size() && i < 3; ++i) {
-    result->stragglers.push_back({busy[i]->node, busy[i]->host,
-                                  busy[i]->seconds,
-                                  median > 0 ? busy[i]->seconds / median : 0});
+    Straggler st{busy[i]->node,
+                 busy[i]->host,
+                 busy[i]->seconds,
+                 median > 0 ? busy[i]->seconds / median : 0,
+                 "",
+                 {}};
+    const Parts& p = parts[st.node];
+    double most = 0;
+    for (const Part& part : kParts) {
+      const double mine = mean(p, part.m), med = median_of(part.m);
+      if (mine - med > most) {
+        most = mine - med;
+        st.reason =
+            part.m == &Parts::lag
+                ? absl::StrFormat("started %.3f s late (median node %.3f s)",
+                                  mine, med)
+                : absl::StrFormat(
+                      "its files averaged %.3f s %s (median node %.3f s)", mine,
+                      part.what, med);
+      }
+    }
+    std::vector<const FileResult*> mine;
+    for (const auto& f : result->files) {
+      if (f.node == st.node) mine.push_back(&f);
+    }
+    std::sort(mine.begin(), mine.end(),
+              [](const FileResult* a, const FileResult* b) {
+                return a->done > b->done;
+              });
+    for (size_t k = 0; k < mine.size() && k < 3; ++k) {
+      const FileResult& f = *mine[k];
+      st.files.push_back(absl::StrFormat(
+          "%s (rank %d): start %.3f, first byte %.3f, last byte %.3f, done "
+          "%.3f s",
+          f.name, f.rank, f.start, f.first_byte, f.last_byte, f.done));
+    }
+    result->stragglers.push_back(std::move(st));
   }
 }
 
@@ -143,6 +212,34 @@ void RoundRunner::Aggregate(const std::vector<v1::PhaseReport>& reports,
       nr.first_done_seconds = std::min(nr.first_done_seconds, rr.seconds);
     }
     if (rep.ranks_size() == 0) nr.first_done_seconds = 0;
+    // Its files on the common clock; its ranks' parts summed from them.
+    const double lag = std::max(0.0, rep.start_lag_seconds());
+    for (const auto& f : rep.files()) {
+      FileResult fr;
+      fr.node = nr.node;
+      fr.rank = f.rank();
+      fr.file_index = f.file_index();
+      fr.name = f.name();
+      fr.bytes = f.bytes();
+      fr.start = lag + f.start_seconds();
+      fr.first_byte =
+          f.first_byte_seconds() < 0 ? -1 : lag + f.first_byte_seconds();
+      fr.last_byte = lag + f.last_byte_seconds();
+      fr.done = lag + f.done_seconds();
+      fr.data = f.data_seconds();
+      fr.io = f.io_seconds();
+      fr.sync = f.sync_seconds();
+      for (size_t k = result->ranks.size(); k-- > 0;) {
+        RankResult& rk = result->ranks[k];
+        if (rk.node != nr.node) break;  // this report's ranks are last
+        if (rk.rank != fr.rank) continue;
+        rk.data_seconds += fr.data;
+        rk.io_seconds += fr.io;
+        rk.sync_seconds += fr.sync;
+        break;
+      }
+      result->files.push_back(std::move(fr));
+    }
     std::sort(nr.read_from_nodes.begin(), nr.read_from_nodes.end());
     nr.seconds = nr.last_done_seconds + rep.dir_sync_seconds();
     nr.throughput_mib_s = MibPerSecond(nr.bytes, nr.seconds);
@@ -165,6 +262,7 @@ void RoundRunner::Aggregate(const std::vector<v1::PhaseReport>& reports,
     nr.requests = rep.requests();
     nr.retries = rep.retries();
     nr.throttles = rep.throttles();
+    nr.backoff_seconds = rep.backoff_seconds();
     nr.new_connections = rep.new_connections();
     result->new_connections += nr.new_connections;
     const auto& st = rep.staging();
@@ -179,6 +277,7 @@ void RoundRunner::Aggregate(const std::vector<v1::PhaseReport>& reports,
     result->requests += nr.requests;
     result->retries += nr.retries;
     result->throttles += nr.throttles;
+    result->backoff_seconds += nr.backoff_seconds;
     result->cpu_user_seconds += nr.cpu_user_seconds;
     result->cpu_system_seconds += nr.cpu_system_seconds;
     for (const auto& op : rep.ops()) {
@@ -189,6 +288,18 @@ void RoundRunner::Aggregate(const std::vector<v1::PhaseReport>& reports,
   if (!reports.empty()) {
     result->start_spread_seconds = max_lag - min_lag;
     result->host_cpu_busy = busy_sum / static_cast<double>(reports.size());
+  }
+  // The barrier: every rank waits for the round's last one.
+  double last = 0;
+  std::map<int, double> lag_of;
+  for (const auto& n : result->nodes) {
+    lag_of[n.node] = std::max(0.0, n.start_lag_seconds);
+  }
+  for (const auto& k : result->ranks) {
+    last = std::max(last, lag_of[k.node] + k.seconds);
+  }
+  for (auto& k : result->ranks) {
+    k.wait_seconds = std::max(0.0, last - (lag_of[k.node] + k.seconds));
   }
   FindStragglers(result);
   std::sort(

@@ -12,6 +12,7 @@
 #include "common/clock.h"
 #include "common/cpu_usage.h"
 #include "common/log.h"
+#include "coordinator/clock_sync.h"
 #include "coordinator/json_codec.h"
 #include "node/error_kind.h"
 #include "node/node_service.h"
@@ -214,6 +215,33 @@ std::vector<std::string> RoundRunner::BuildMetadata(
   return out;
 }
 
+void RoundRunner::ReestimateClocks(RoundResult* result) {
+  std::vector<ClockEstimate> est(nodes_.size());
+  std::vector<bool> ok(nodes_.size(), false);
+  {
+    BoundedTasks tasks(kClockThreads);
+    for (size_t i = 0; i < nodes_.size(); ++i) {
+      if (!nodes_[i]->remote()) continue;
+      (void)tasks.Start([&, i] {
+        auto e = EstimateClock(*nodes_[i], kClockExchangesPerRound);
+        if (e.ok()) {
+          est[i] = *e;
+          ok[i] = true;
+        }
+        return absl::OkStatus();  // a failed estimate keeps the last one
+      });
+    }
+    (void)tasks.Wait(0);
+  }
+  for (size_t i = 0; i < nodes_.size(); ++i) {
+    if (!ok[i]) continue;
+    nodes_[i]->SetClock(est[i].offset_ns, est[i].rtt_seconds);
+    result->clocks.push_back({nodes_[i]->index(), nodes_[i]->host(),
+                              static_cast<double>(est[i].offset_ns) / 1e6,
+                              est[i].rtt_seconds * 1e3});
+  }
+}
+
 void RoundRunner::AbortAll(const std::string& run_id,
                            const std::string& reason) {
   v1::AbortRequest req;
@@ -266,6 +294,10 @@ RoundResult RoundRunner::Run(const RoundSpec& spec) {
   if (spec.interrupted && spec.interrupted->load()) {
     return fail("interrupted before the round started");
   }
+  // Still untimed: the nodes' clocks again, so this round's start instant
+  // and its clock-corrected times use offsets of now, not the run's start
+  // (clocks drift, NTP steps them).
+  ReestimateClocks(&result);
   for (size_t i = 0; i < n; ++i) {
     const v1::PrepareReply* rep = &prepared[i];
     if (!spec.save) {

@@ -84,6 +84,11 @@ class RoundRunner {
   void Aggregate(const std::vector<v1::PhaseReport>& reports,
                  const RoundSpec& spec, RoundResult* result) const;
   void AbortAll(const std::string& run_id, const std::string& reason);
+  // Re-estimates every remote node's clock offset (kClockExchangesPerRound
+  // pings, kClockThreads nodes at a time) into the node and the round.
+  void ReestimateClocks(RoundResult* result);
+  static constexpr int kClockThreads = 16;
+  static constexpr int kClockExchangesPerRound = 4;
   // After a save committed (acknowledged at committed_unix_ns, coordinator
   // clock): node 1 (node 0 in a one-node run) polls until the step is
   // visible to it (coordinator/visibility.cc).

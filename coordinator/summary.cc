@@ -148,6 +148,17 @@ std::string SummaryTable(const RunResult& r) {
           &s, "%-6s %-5s spread %7.3f ms %s\n", round.phase,
           round.staged ? "stage" : std::to_string(round.index),
           round.start_spread_seconds * 1e3, slow);
+      // A clear straggler (>= kStragglerRatio x the median node): what set
+      // it apart, and its slowest file.
+      if (!round.stragglers.empty()) {
+        const Straggler& st = round.stragglers.front();
+        if (st.ratio_to_median >= kStragglerRatio && !st.reason.empty()) {
+          absl::StrAppendFormat(
+              &s, "%-6s %-5s straggler node %d (%s): %s%s\n", "", "", st.node,
+              st.host, st.reason,
+              st.files.empty() ? "" : "; slowest file " + st.files.front());
+        }
+      }
     }
     s += "clocks:";
     for (const auto& c : r.clocks) {

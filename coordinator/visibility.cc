@@ -14,6 +14,8 @@ void RoundRunner::MeasureVisible(const RoundSpec& spec, uint64_t metadata_size,
                                  RoundResult* result) const {
   // Node 0 committed; another node is the reader a restart would be.
   const size_t k = nodes_.size() > 1 ? 1 : 0;
+  // A sink (null://) keeps nothing: there is nothing to become visible.
+  if (k < prepared.size() && prepared[k].storage_kind() == "null") return;
   Visibility& v = result->visible;
   v.node = nodes_[k]->index();
   v.host = nodes_[k]->host();

@@ -247,6 +247,7 @@ size_t BlockSize(const IoParams& params, const AlignedBuffer& buffer) {
 // FUSE mounts and object stores), and the file's done time.
 absl::Status FinishSave(const TransferContext& ctx, const IoParams& params,
                         WritableFile& file, OpStats* stats, FileOutcome* out) {
+  out->last_byte_seconds = SecondsSince(ctx.start);
   if (params.fsync) {
     RETURN_IF_ERROR(Timed(stats->fsync, [&] { return file.Sync(); }));
   }
@@ -277,6 +278,7 @@ absl::Status StageFile(const ShardMemory& from, AlignedBuffer& to, size_t block,
 absl::Status SaveFile(const TransferContext& ctx, const FileJob& job,
                       const IoParams& params, AlignedBuffer& buffer,
                       OpStats* stats, FileOutcome* out) {
+  out->start_seconds = SecondsSince(ctx.start);
   WriteOptions wo;
   wo.direct = params.direct;
   ASSIGN_OR_RETURN(auto file, Timed(stats->open, [&] {
@@ -413,6 +415,7 @@ std::vector<std::pair<uint64_t, uint64_t>> ReadExtents(const FileJob& job,
 absl::Status LoadFile(const TransferContext& ctx, const FileJob& job,
                       const IoParams& params, AlignedBuffer& buffer,
                       OpStats* stats, FileOutcome* out) {
+  out->start_seconds = SecondsSince(ctx.start);
   ReadOptions ro;
   ro.direct = params.direct;
   if (job.ranges) ro.extents = ReadExtents(job, params.direct);
@@ -553,6 +556,7 @@ absl::Status LoadFile(const TransferContext& ctx, const FileJob& job,
     for (const auto& h : reads) stats->read.Merge(h);
     RETURN_IF_ERROR(status);
   }
+  out->last_byte_seconds = SecondsSince(ctx.start);
   RETURN_IF_ERROR(file->Close());
   out->done_seconds = SecondsSince(ctx.start);
   return absl::OkStatus();

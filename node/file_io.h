@@ -124,7 +124,9 @@ struct FileOutcome {
   // recorded at save (all of them, for a file that counts as verified).
   uint64_t checked_bytes = 0;
   std::vector<uint64_t> checksums;  // per segment
+  double start_seconds = 0;         // began, since the phase start
   double first_byte_seconds = -1;   // since the phase start
+  double last_byte_seconds = 0;     // last byte written / read
   double done_seconds = 0;          // durable / verified, since phase start
   double copy_seconds = 0;          // IoParams::device copies
   uint64_t copy_bytes = 0;

@@ -320,21 +320,34 @@ PhaseOutcome NodeAgent::Execute(int64_t start_at_unix_ns,
   std::vector<std::atomic<uint64_t>> rank_bytes(n_ranks);
   for (auto& b : rank_bytes) b = 0;
 
-  // Synchronized start on the node's wall clock: an absolute sleep wakes at
-  // the instant itself rather than after a relative delay's drift.
-  timespec at{static_cast<time_t>(start_at_unix_ns / 1'000'000'000),
-              static_cast<long>(start_at_unix_ns % 1'000'000'000)};
-  while (clock_nanosleep(CLOCK_REALTIME, TIMER_ABSTIME, &at, nullptr) ==
+  // Synchronized start: the coordinator's instant (on this node's wall
+  // clock, by its estimated offset) converted once, now, to this node's
+  // monotonic clock, and slept to with an absolute sleep there, so a wall
+  // clock stepped meanwhile (NTP) moves nothing and no relative delay
+  // drifts.
+  timespec mono_now;
+  clock_gettime(CLOCK_MONOTONIC, &mono_now);
+  const int64_t mono_now_ns =
+      static_cast<int64_t>(mono_now.tv_sec) * 1'000'000'000 + mono_now.tv_nsec;
+  const int64_t target_ns = mono_now_ns + (start_at_unix_ns - NowUnixNs());
+  timespec at{static_cast<time_t>(target_ns / 1'000'000'000),
+              static_cast<long>(target_ns % 1'000'000'000)};
+  while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &at, nullptr) ==
          EINTR) {
   }
   const SteadyTime start = std::chrono::steady_clock::now();
+  timespec started;
+  clock_gettime(CLOCK_MONOTONIC, &started);
   out.start_lag_seconds =
-      static_cast<double>(NowUnixNs() - start_at_unix_ns) / 1e9;
+      static_cast<double>(static_cast<int64_t>(started.tv_sec) * 1'000'000'000 +
+                          started.tv_nsec - target_ns) /
+      1e9;
   const CpuSample cpu0 = SampleCpu();
   ObjectStoreCounters& counters = GlobalObjectStoreCounters();
   const uint64_t req0 = counters.requests, retry0 = counters.retries,
                  throttle0 = counters.throttles,
-                 conn0 = counters.new_connections;
+                 conn0 = counters.new_connections,
+                 backoff0 = counters.backoff_ns;
 
   struct Slot {
     size_t rank_index;
@@ -495,6 +508,18 @@ PhaseOutcome NodeAgent::Execute(int64_t start_at_unix_ns,
       r.first_byte_seconds = s.outcome.first_byte_seconds;
     }
     r.done_seconds = std::max(r.done_seconds, s.outcome.done_seconds);
+    const auto sec = [](const Histogram& h) {
+      return static_cast<double>(h.sum()) / 1e9;
+    };
+    const std::string& path = s.file->path;
+    out.files.push_back(
+        {job.ranks[s.rank_index].rank, s.file->index,
+         path.substr(path.rfind('/') + 1), s.outcome.bytes,
+         s.outcome.start_seconds, s.outcome.first_byte_seconds,
+         s.outcome.last_byte_seconds, s.outcome.done_seconds,
+         s.outcome.data_seconds,
+         sec(s.stats.open) + sec(s.stats.write) + sec(s.stats.read),
+         sec(s.stats.fsync) + sec(s.stats.close)});
     out.ops.Merge(s.stats);
     if (job.save) {
       for (size_t k = 0; k < s.outcome.checksums.size(); ++k) {
@@ -518,6 +543,8 @@ PhaseOutcome NodeAgent::Execute(int64_t start_at_unix_ns,
   out.retries = counters.retries - retry0;
   out.throttles = counters.throttles - throttle0;
   out.new_connections = counters.new_connections - conn0;
+  out.backoff_seconds =
+      static_cast<double>(counters.backoff_ns - backoff0) / 1e9;
   return out;  // the report carries the final byte counts
 }
 

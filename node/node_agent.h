@@ -90,6 +90,15 @@ struct StagingOutcome {
   bool pinned = false;
 };
 
+// A file's FileRecord (node.proto), as the node measured it.
+struct FileTiming {
+  uint32_t rank = 0, file_index = 0;
+  std::string name;
+  uint64_t bytes = 0;
+  double start = 0, first_byte = -1, last_byte = 0, done = 0;
+  double data = 0, io = 0, sync = 0;
+};
+
 struct PhaseOutcome {
   absl::Status status;
   std::vector<RankOutcome> ranks;
@@ -100,10 +109,12 @@ struct PhaseOutcome {
   std::vector<SegmentSum> checksums;                  // saves: what was written
   uint64_t requests = 0, retries = 0, throttles = 0;  // object stores
   uint64_t new_connections = 0;  // HTTP connections opened (object stores)
+  double backoff_seconds = 0;    // slept before retries (object stores)
   StagingOutcome staging;
   double data_seconds = 0;  // FileOutcome::data_seconds, summed
   double file_seconds = 0;  // FileOutcome::done_seconds, summed
   int cpus = 0;             // this process may run on
+  std::vector<FileTiming> files;
 };
 
 struct StepListing {

@@ -164,6 +164,21 @@ v1::PhaseReport ReportToProto(const PhaseOutcome& o, uint64_t round_id) {
   rep.set_data_seconds(o.data_seconds);
   rep.set_file_seconds(o.file_seconds);
   rep.set_cpus(static_cast<uint32_t>(o.cpus));
+  rep.set_backoff_seconds(o.backoff_seconds);
+  for (const auto& f : o.files) {
+    auto* r = rep.add_files();
+    r->set_rank(f.rank);
+    r->set_file_index(f.file_index);
+    r->set_name(f.name);
+    r->set_bytes(f.bytes);
+    r->set_start_seconds(f.start);
+    r->set_first_byte_seconds(f.first_byte);
+    r->set_last_byte_seconds(f.last_byte);
+    r->set_done_seconds(f.done);
+    r->set_data_seconds(f.data);
+    r->set_io_seconds(f.io);
+    r->set_sync_seconds(f.sync);
+  }
   rep.set_requests(o.requests);
   rep.set_retries(o.retries);
   rep.set_throttles(o.throttles);

@@ -9,6 +9,7 @@
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
 #include "common/files.h"
+#include "coordinator/results.h"
 #include "report/collate.h"
 #include "report/loop_sections.h"
 #include "report/restore_sections.h"
@@ -233,7 +234,9 @@ std::string TimelineSection(const SweepData& data) {
   std::string s =
       "<h2>Round timelines</h2>\n<p>Per run: each round's nodes from their "
       "start (after the common start instant) to their last rank durable or "
-      "verified; the tick marks the node's first rank done.</p>\n";
+      "verified, on the coordinator's clock (each node's start lag added); "
+      "the tick marks the node's first rank done; a node at least 1.2x the "
+      "median node is marked straggler (see Stragglers).</p>\n";
   size_t shown = 0, with_results = 0;
   for (const auto& run : data.runs) {
     if (!run.has_result) continue;
@@ -247,10 +250,21 @@ std::string TimelineSection(const SweepData& data) {
       std::string label =
           absl::StrCat(round.value("staged", false) ? "stage" : phase, " ",
                        round.value("index", 0));
+      // The round's straggler (docs/results.md), named on its bar.
+      int straggler = -1;
+      const auto& st = JsonAt(round, "stragglers");
+      if (st.is_array() && !st.empty() && st[0].is_object() &&
+          JsonAt(st[0], "ratio_to_median").is_number() &&
+          st[0]["ratio_to_median"].get<double>() >= kStragglerRatio &&
+          JsonAt(st[0], "node_index").is_number_integer()) {
+        straggler = st[0]["node_index"].get<int>();
+      }
       for (const auto& n : JsonAt(round, "nodes")) {
         double lag = n.value("start_lag_seconds", 0.0);
         TimelineRow r;
-        r.label = absl::StrCat(label, " n", n.value("node_index", 0));
+        r.label = absl::StrCat(
+            label, " n", n.value("node_index", 0),
+            n.value("node_index", 0) == straggler ? " straggler" : "");
         r.start = lag;
         r.end = lag + n.value("seconds", 0.0);
         r.mark = lag + n.value("first_done_seconds", 0.0);
@@ -404,6 +418,7 @@ std::string HtmlReport(const SweepData& data) {
   s += PointsSection(data, points);
   s += SlowestSection(data);
   s += LatencySection(data, points);
+  s += StragglerSection(data);
   s += VisibleSection(data);
   s += ReshardSection(data);
   s += TimelineSection(data);

@@ -6,6 +6,7 @@
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
 #include "common/bytes.h"
+#include "coordinator/results.h"
 #include "report/svg.h"
 
 namespace ckpt {
@@ -120,6 +121,44 @@ std::string VisibleSection(const SweepData& data) {
       "recovery). Seconds from the commit's acknowledgement, on the "
       "coordinator's clock.</p>\n",
       HtmlTable({"run", "round", "polled by", "time to visible", "polls"},
+                rows));
+}
+
+std::string StragglerSection(const SweepData& data) {
+  std::vector<std::vector<std::string>> rows;
+  for (const auto& run : data.runs) {
+    if (!run.has_result) continue;
+    for (const auto& round : JsonAt(run.result, "rounds")) {
+      const auto& st = JsonAt(round, "stragglers");
+      if (!st.is_array() || st.empty() || !st[0].is_object()) continue;
+      const auto& s0 = st[0];
+      if (Num(s0, "ratio_to_median") < kStragglerRatio) continue;
+      std::vector<std::string> files;
+      for (const auto& f : JsonAt(s0, "slowest_files")) {
+        if (f.is_string()) files.push_back(f.get<std::string>());
+      }
+      rows.push_back(
+          {RunLabel(data, run),
+           absl::StrCat(round.value("staged", false)
+                            ? std::string("stage")
+                            : round.value("phase", std::string()),
+                        " ", round.value("index", 0)),
+           absl::StrCat("node ", static_cast<int>(Num(s0, "node_index")), " (",
+                        Text(s0, "host"), ")"),
+           absl::StrFormat("%.3f s, %.2fx the median node", Num(s0, "seconds"),
+                           Num(s0, "ratio_to_median")),
+           Text(s0, "reason"), absl::StrJoin(files, "; ")});
+    }
+  }
+  if (rows.empty()) return "";
+  return absl::StrCat(
+      "<h2>Stragglers</h2>\n<p>Rounds whose slowest node took at least ",
+      absl::StrFormat("%.1f", kStragglerRatio),
+      "x the median node's time: what set it apart from the median node "
+      "(start lag, or its files' mean time making or checking bytes, in "
+      "storage calls, in fsync/close) and its slowest files, on the "
+      "coordinator's clock (seconds since the round's common start).</p>\n",
+      HtmlTable({"run", "round", "straggler", "time", "why", "slowest files"},
                 rows));
 }
 

@@ -12,6 +12,9 @@ namespace ckpt {
 
 // "" when no run loaded a checkpoint saved in another layout.
 std::string ReshardSection(const SweepData& data);
+// Rounds with a node >= kStragglerRatio x the median node: which node,
+// what set it apart, its slowest files. "" when none.
+std::string StragglerSection(const SweepData& data);
 // "" when no save measured its time to visible.
 std::string VisibleSection(const SweepData& data);
 

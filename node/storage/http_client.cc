@@ -3,6 +3,7 @@
 #include <curl/curl.h>
 
 #include <chrono>
+#include <cstdlib>
 #include <cstring>
 #include <mutex>
 #include <random>
@@ -20,11 +21,16 @@ struct Transfer {
   const HttpRequest* req;
   HttpResponse* rep;
   size_t sent = 0;
+  long status = 0;  // of the response being received
 };
 
 size_t WriteBody(char* ptr, size_t size, size_t n, void* user) {
   auto* t = static_cast<Transfer*>(user);
   size_t len = size * n;
+  if (t->req->sink != nullptr && (t->status < 200 || t->status >= 300)) {
+    t->rep->body.append(ptr, len);  // an error body: not the caller's bytes
+    return len;
+  }
   if (t->req->sink != nullptr) {
     if (t->rep->received + len > t->req->sink_capacity)
       return 0;  // overflow: fail
@@ -74,6 +80,8 @@ size_t Header(char* ptr, size_t size, size_t n, void* user) {
     if (!inserted) it->second += ", " + value;
   } else if (line.rfind("HTTP/", 0) == 0) {
     t->rep->headers.clear();  // a new response (after 100-continue)
+    const size_t sp = line.find(' ');
+    t->status = sp == std::string::npos ? 0 : std::atol(line.c_str() + sp + 1);
   }
   return len;
 }
@@ -248,7 +256,10 @@ void SleepBeforeRetry(int attempt) {
   double cap =
       std::min(20.0, 0.2 * static_cast<double>(1u << std::min(attempt, 10)));
   std::uniform_real_distribution<double> jitter(0, cap);
-  std::this_thread::sleep_for(std::chrono::duration<double>(jitter(rng)));
+  const double seconds = jitter(rng);
+  GlobalObjectStoreCounters().backoff_ns +=
+      static_cast<uint64_t>(seconds * 1e9);
+  std::this_thread::sleep_for(std::chrono::duration<double>(seconds));
 }
 
 }  // namespace ckpt

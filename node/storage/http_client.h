@@ -94,6 +94,8 @@ struct ObjectStoreCounters {
   // TCP (and TLS) connections libcurl had to open (CURLINFO_NUM_CONNECTS):
   // 0 for a request on a kept-alive one.
   std::atomic<uint64_t> new_connections{0};
+  // Nanoseconds slept before retries (SleepBeforeRetry), all threads.
+  std::atomic<uint64_t> backoff_ns{0};
 };
 ObjectStoreCounters& GlobalObjectStoreCounters();
 

@@ -144,7 +144,11 @@ absl::StatusOr<HttpResponse> S3Client::Do(const S3Call& call) {
       pool_, config_.max_attempts, make, [&](const HttpResponse& rep) {
         if (!failed(rep)) return Verdict::kDone;
         const std::string code = XmlValue(rep.body, "Code");
-        if (code == "SlowDown" || rep.status == 429) return Verdict::kThrottled;
+        // A 503 without a body (a HEAD's, which has none) is S3's SlowDown.
+        if (code == "SlowDown" || rep.status == 429 ||
+            (code.empty() && rep.status == 503)) {
+          return Verdict::kThrottled;
+        }
         return Retryable(rep, code) ? Verdict::kRetry : Verdict::kFail;
       });
   if (sent.ok) return std::move(sent.rep);

@@ -130,7 +130,7 @@ TEST(Summary, MultinodeRunsShowSpreadStragglersAndClocks) {
   RunResult r = TwoSavesOneLoad();
   r.num_nodes = 2;
   r.rounds[1].start_spread_seconds = 0.0042;
-  r.rounds[1].stragglers.push_back({1, "vm-b", 1.5, 1.25});
+  r.rounds[1].stragglers.push_back({1, "vm-b", 1.5, 1.25, "", {}});
   r.clocks.push_back({1, "vm-b", 0.75, 0.2});
   const std::string s = SummaryTable(r);
   EXPECT_NE(s.find("spread   4.200 ms   node 1 (vm-b) 1.500 s 1.25x"),

@@ -8,7 +8,9 @@
 #include <filesystem>
 #include <nlohmann/json.hpp>
 
+#include "absl/strings/str_format.h"
 #include "testing/proto/grpc/health/v1/health.grpc.pb.h"
+#include "tests/testing/chromium.h"
 #include "tests/testing/cluster.h"
 
 namespace ckpt {
@@ -111,6 +113,88 @@ TEST(Multinode, FourNodesStartedBeforeTheCoordinatorRunTheRounds) {
       << coord->Out();
   EXPECT_NE(j["notes"].dump().find("load.rank_shift = 2"), std::string::npos)
       << j["notes"];
+}
+
+// Where the time went: one node of three generates its bytes slowly
+// (CKPTBENCH_TEST_GENERATE_DELAY_MS on its process only). The save names it
+// as the straggler, says why (its files' time making bytes, against the
+// median node's) and which files; the per-file records line up on the
+// common clock; the report says the same, read in Chromium, with the time
+// to visible node 1 measured.
+TEST(Multinode, APlantedStragglerIsNamedWithItsFilesInTheResultAndReport) {
+  Cluster c;
+  auto coord = c.StartCoordinator({{"NUM_NODES", "3"},
+                                   {"NUM_DEVICES", "1"},
+                                   {"NUM_LAYERS", "1"},
+                                   {"CKPT_OPTIMIZER", "none"},
+                                   {"CKPT_BLOCK_SIZE", "1MiB"},
+                                   {"CKPT_QUEUE_DEPTH", "0"},
+                                   {"NUM_SAVE_CALLS", "1"},
+                                   {"NUM_LOAD_CALLS", "1"}});
+  auto n0 = c.StartNode(0);
+  auto n1 = c.StartNode(1);
+  // ~17 MiB per node in 1 MiB blocks: +40 ms each is ~0.7 s more.
+  auto n2 = c.StartNode(2, {{"CKPTBENCH_TEST_GENERATE_DELAY_MS", "40"}});
+  ASSERT_EQ(coord->Wait(90), 0) << coord->Err();
+  json j = ReadJson(c.ResultPath());
+  const json& save = j["rounds"][0];
+  ASSERT_EQ(save["phase"], "save");
+  ASSERT_FALSE(save["stragglers"].empty()) << save.dump();
+  const json& st = save["stragglers"][0];
+  EXPECT_EQ(st["node_index"], 2) << st;
+  EXPECT_GE(st["ratio_to_median"].get<double>(), 1.2) << st;
+  const std::string reason = st["reason"];
+  EXPECT_NE(reason.find("making or checking bytes"), std::string::npos)
+      << reason;
+  ASSERT_FALSE(st["slowest_files"].empty());
+  EXPECT_EQ(st["slowest_files"][0].get<std::string>().rfind("__2_0.distcp", 0),
+            0u)
+      << st;
+  // Per file: one row per rank's file, columns named; on the common clock
+  // a file starts before its first byte, which comes before its last and
+  // its durability.
+  const json& files = save["files"];
+  ASSERT_EQ(files["rows"].size(), 3u);
+  const auto cols = files["columns"].get<std::vector<std::string>>();
+  auto col = [&](const std::string& name) {
+    return static_cast<size_t>(std::find(cols.begin(), cols.end(), name) -
+                               cols.begin());
+  };
+  for (const auto& row : files["rows"]) {
+    const double start = row[col("start")], first = row[col("first_byte")],
+                 last = row[col("last_byte")], done = row[col("done")];
+    EXPECT_LE(start, first) << row;
+    EXPECT_LE(first, last) << row;
+    EXPECT_LE(last, done) << row;
+    if (row[col("node")] == 2) {
+      EXPECT_GT(row[col("data_seconds")].get<double>(), 0.5) << row;
+    }
+  }
+  // The ranks that finished first waited at the barrier for node 2's.
+  for (const auto& rk : save["ranks"]) {
+    if (rk["node"] == 2) {
+      EXPECT_LT(rk["wait_seconds"].get<double>(), 0.01) << rk;
+    } else {
+      EXPECT_GT(rk["wait_seconds"].get<double>(), 0.3) << rk;
+    }
+  }
+  EXPECT_NE(coord->Out().find("straggler node 2"), std::string::npos)
+      << coord->Out();
+
+  auto rep = RunProcess({CkptbenchBinary(), "report", c.ResultsDir()}, {});
+  ASSERT_EQ(rep.exit_code, 0) << rep.err;
+  std::string dom, console;
+  ASSERT_TRUE(RenderInChromium(c.tmp(), c.ResultsDir() + "/report.html", &dom,
+                               &console));
+  EXPECT_EQ(console, "");
+  EXPECT_NE(dom.find("Stragglers"), std::string::npos);
+  EXPECT_NE(dom.find("save 1 n2 straggler"), std::string::npos);  // timeline
+  EXPECT_NE(dom.find("its files averaged"), std::string::npos) << dom;
+  EXPECT_NE(dom.find("__2_0.distcp (rank 2)"), std::string::npos);
+  EXPECT_NE(dom.find("Time to visible"), std::string::npos);
+  const double visible = save["time_to_visible"]["seconds"].get<double>();
+  EXPECT_NE(dom.find(absl::StrFormat("%.3f s", visible)), std::string::npos)
+      << visible;
 }
 
 // Async saves across node processes: every node stages, persists and
