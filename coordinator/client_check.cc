@@ -5,6 +5,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "common/bytes.h"
 #include "common/log.h"
 #include "coordinator/coordinator.h"
 
@@ -15,13 +16,33 @@ namespace {
 // each over its threshold (>= 1: at the limit). An async save's process
 // also runs the simulated training on purpose: its CPU share says nothing
 // about the save, so only the data path's counts there.
+// The share of its memory a node's staged copies held (0 without any, or
+// when the node could not tell what it had left).
+double StagingShare(const NodeResult& n) {
+  const double staged = static_cast<double>(n.staging.staged_bytes);
+  const double left = static_cast<double>(n.memory_available_bytes);
+  return staged > 0 && left > 0 ? staged / (staged + left) : 0;
+}
+
 double Pressure(const NodeResult& n, bool async) {
   const double data = n.data_busy / kClientDataBusy;
-  return async ? data : std::max(data, n.cpu_busy / kClientCpuBusy);
+  const double memory = StagingShare(n) / kClientStagingShare;
+  return std::max(memory,
+                  async ? data : std::max(data, n.cpu_busy / kClientCpuBusy));
 }
 
 std::string Why(const NodeResult& n, bool save, bool async) {
   std::string who = absl::StrCat("node ", n.node, " (", n.host, ")");
+  const double memory = StagingShare(n) / kClientStagingShare;
+  if (memory >= n.data_busy / kClientDataBusy &&
+      (async || memory >= n.cpu_busy / kClientCpuBusy)) {
+    return absl::StrFormat(
+        "%s: its staged copies held %s, %.0f%% of the memory it had (at "
+        "least %.0f%% means a larger checkpoint per node would swap or fail "
+        "in ckptbench, not in the storage)",
+        who, FormatBytes(n.staging.staged_bytes), 100 * StagingShare(n),
+        100 * kClientStagingShare);
+  }
   if (async || n.data_busy / kClientDataBusy >= n.cpu_busy / kClientCpuBusy) {
     return absl::StrFormat(
         "%s: its file threads spent %.0f%% of their time %s bytes (at least "

@@ -141,6 +141,7 @@ ordered_json RoundJson(const RoundResult& r) {
          {"retries", n.retries},
          {"throttles", n.throttles},
          {"backoff_seconds", n.backoff_seconds},
+         {"memory_available_bytes", n.memory_available_bytes},
          {"new_connections", n.new_connections},
          {"staging",
           {{"copy_seconds", n.staging.copy_seconds},

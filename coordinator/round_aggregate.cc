@@ -263,6 +263,7 @@ void RoundRunner::Aggregate(const std::vector<v1::PhaseReport>& reports,
     nr.retries = rep.retries();
     nr.throttles = rep.throttles();
     nr.backoff_seconds = rep.backoff_seconds();
+    nr.memory_available_bytes = rep.memory_available_bytes();
     nr.new_connections = rep.new_connections();
     result->new_connections += nr.new_connections;
     const auto& st = rep.staging();

@@ -16,6 +16,7 @@
 #include "common/bytes.h"
 #include "common/clock.h"
 #include "common/log.h"
+#include "common/memory.h"
 #include "common/plan.h"
 #include "common/status_macros.h"
 #include "node/pattern.h"
@@ -539,6 +540,7 @@ PhaseOutcome NodeAgent::Execute(int64_t start_at_unix_ns,
   }
   out.cpu = CpuBetween(cpu0, SampleCpu());
   out.cpus = UsableCpus();
+  out.memory_available_bytes = AvailableMemory().available_bytes;
   out.requests = counters.requests - req0;
   out.retries = counters.retries - retry0;
   out.throttles = counters.throttles - throttle0;

@@ -110,6 +110,7 @@ struct PhaseOutcome {
   uint64_t requests = 0, retries = 0, throttles = 0;  // object stores
   uint64_t new_connections = 0;  // HTTP connections opened (object stores)
   double backoff_seconds = 0;    // slept before retries (object stores)
+  uint64_t memory_available_bytes = 0;  // at the end, buffers still held
   StagingOutcome staging;
   double data_seconds = 0;  // FileOutcome::data_seconds, summed
   double file_seconds = 0;  // FileOutcome::done_seconds, summed

@@ -165,6 +165,7 @@ v1::PhaseReport ReportToProto(const PhaseOutcome& o, uint64_t round_id) {
   rep.set_file_seconds(o.file_seconds);
   rep.set_cpus(static_cast<uint32_t>(o.cpus));
   rep.set_backoff_seconds(o.backoff_seconds);
+  rep.set_memory_available_bytes(o.memory_available_bytes);
   for (const auto& f : o.files) {
     auto* r = rep.add_files();
     r->set_rank(f.rank);

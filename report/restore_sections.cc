@@ -37,7 +37,15 @@ std::string ReshardSection(const SweepData& data) {
     const auto& rs = JsonAt(run.result, "reshard");
     if (!rs.is_object()) continue;
     std::vector<std::vector<std::string>> rows;
+    std::vector<std::string> rank_names;
+    BarSeries needed{"needed", SeriesColor(0), {}, {}, {}, {}};
+    BarSeries read{"read", SeriesColor(1), {}, {}, {}, {}};
     for (const auto& k : JsonAt(rs, "ranks")) {
+      rank_names.push_back("rank " + std::to_string(U64(k, "rank")));
+      needed.values.push_back(static_cast<double>(U64(k, "bytes_needed")) /
+                              (1 << 20));
+      read.values.push_back(static_cast<double>(U64(k, "bytes_read")) /
+                            (1 << 20));
       std::vector<std::string> from;
       for (const auto& f : JsonAt(k, "from_ranks")) {
         from.push_back(f.is_number() ? std::to_string(f.get<int64_t>()) : "?");
@@ -74,6 +82,9 @@ std::string ReshardSection(const SweepData& data) {
             ? ""
             : HtmlEscape(" Measured: " + absl::StrJoin(measured, "; ") + "."),
         "</p>\n",
+        BarChart(absl::StrCat("Resharded restore ", RunLabel(data, run),
+                              ": bytes per loading rank"),
+                 "MiB", rank_names, {needed, read}),
         HtmlTable(
             {"rank", "node", "needed", "read", "files", "reads", "from ranks"},
             rows));
@@ -90,6 +101,8 @@ std::string ReshardSection(const SweepData& data) {
 
 std::string VisibleSection(const SweepData& data) {
   std::vector<std::vector<std::string>> rows;
+  std::vector<std::string> names;
+  BarSeries bars{"time to visible", SeriesColor(0), {}, {}, {}, {}};
   for (const auto& run : data.runs) {
     if (!run.has_result) continue;
     for (const auto& round : JsonAt(run.result, "rounds")) {
@@ -103,6 +116,11 @@ std::string VisibleSection(const SweepData& data) {
               ? ", the writer itself"
               : "",
           ")");
+      names.push_back(
+          absl::StrCat(data.runs.size() > 1 ? RunLabel(data, run) + " " : "",
+                       "save ", round.value("index", 0)));
+      bars.values.push_back(visible ? Num(v, "seconds")
+                                    : Num(v, "poll_seconds"));
       rows.push_back(
           {RunLabel(data, run), absl::StrCat("save ", round.value("index", 0)),
            who,
@@ -120,6 +138,7 @@ std::string VisibleSection(const SweepData& data) {
       "restart there adds before it can load (MLPerf Storage counts it in "
       "recovery). Seconds from the commit's acknowledgement, on the "
       "coordinator's clock.</p>\n",
+      BarChart("Time to visible after each save", "seconds", names, {bars}),
       HtmlTable({"run", "round", "polled by", "time to visible", "polls"},
                 rows));
 }

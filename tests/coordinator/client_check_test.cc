@@ -50,6 +50,32 @@ TEST(ClientCheck, BusyFileThreadsMakeTheRoundClientBoundNamingTheNode) {
       << load.client_bound;
 }
 
+TEST(ClientCheck, StagedCopiesFillingTheNodesMemoryAreClientBound) {
+  // 6 GiB staged with 1 GiB left: 6/7 = 86% of what the node had.
+  NodeResult full = Node(0, 0.2, 0.3);
+  full.staging.staged_bytes = 6ull << 30;
+  full.memory_available_bytes = 1ull << 30;
+  RoundResult r = Round("save", {full});
+  r.staging.async = true;
+  FlagClientBound(&r);
+  EXPECT_TRUE(Flagged(r));
+  EXPECT_NE(r.client_bound.find("node 0 (h0): its staged copies held 6.00 "
+                                "GiB, 86% of the memory it had"),
+            std::string::npos)
+      << r.client_bound;
+  // 3 GiB staged with 1 GiB left is 75%: not yet; unknown memory: never.
+  NodeResult roomy = full;
+  roomy.staging.staged_bytes = 3ull << 30;
+  RoundResult ok = Round("save", {roomy});
+  FlagClientBound(&ok);
+  EXPECT_FALSE(Flagged(ok)) << ok.client_bound;
+  NodeResult unknown = full;
+  unknown.memory_available_bytes = 0;
+  RoundResult u = Round("save", {unknown});
+  FlagClientBound(&u);
+  EXPECT_FALSE(Flagged(u));
+}
+
 TEST(ClientCheck, AProcessUsingItsCpusIsClientBoundToo) {
   RoundResult r = Round("save", {Node(0, 0.30, 0.95)});
   FlagClientBound(&r);

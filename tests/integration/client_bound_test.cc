@@ -55,6 +55,8 @@ TEST(ClientBound, SlowStorageIsTheStoragesNumber) {
   EXPECT_FALSE(save.contains("client_bound")) << save.dump();
   // The generator idled while the storage took the blocks.
   EXPECT_LT(save["nodes"][0]["data_busy"].get<double>(), 0.5) << save.dump();
+  // What the node had left, for the staging-memory judgement.
+  EXPECT_GT(save["nodes"][0]["memory_available_bytes"].get<uint64_t>(), 0u);
   EXPECT_EQ(r.err.find("client-bound"), std::string::npos) << r.err;
 }
 

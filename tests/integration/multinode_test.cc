@@ -7,6 +7,7 @@
 #include <cmath>
 #include <filesystem>
 #include <nlohmann/json.hpp>
+#include <regex>
 
 #include "absl/strings/str_format.h"
 #include "testing/proto/grpc/health/v1/health.grpc.pb.h"
@@ -100,6 +101,21 @@ TEST(Multinode, FourNodesStartedBeforeTheCoordinatorRunTheRounds) {
         const int i = n["node_index"].get<int>();
         EXPECT_EQ(n["read_from_nodes"], json::array({(i + 1) % 4})) << n;
       }
+      // From the per-file records: every file a node read was written by
+      // a rank of another node (__<writer>_<k>.distcp, 2 ranks per node).
+      const json& files = round["files"];
+      const auto cols = files["columns"].get<std::vector<std::string>>();
+      const size_t node_col =
+          std::find(cols.begin(), cols.end(), "node") - cols.begin();
+      const size_t name_col =
+          std::find(cols.begin(), cols.end(), "name") - cols.begin();
+      ASSERT_EQ(files["rows"].size(), 8u);
+      for (const auto& row : files["rows"]) {
+        const std::string name = row[name_col];
+        ASSERT_EQ(name.rfind("__", 0), 0u) << name;
+        const int writer = std::stoi(name.substr(2));
+        EXPECT_NE(writer / 2, row[node_col].get<int>()) << row;
+      }
       for (const auto& r : round["ranks"]) {
         EXPECT_EQ(r["read_rank"], (r["rank"].get<int>() + 2) % 8) << r;
         EXPECT_NE(r["read_from_node"], r["node"]) << r;
@@ -188,6 +204,14 @@ TEST(Multinode, APlantedStragglerIsNamedWithItsFilesInTheResultAndReport) {
                                &console));
   EXPECT_EQ(console, "");
   EXPECT_NE(dom.find("Stragglers"), std::string::npos);
+  {  // Every chart present was laid out by the browser.
+    std::smatch m;
+    ASSERT_TRUE(std::regex_search(
+        dom, m,
+        std::regex("data-charts=\"(\\d+)\" data-charts-drawn=\"(\\d+)\"")));
+    EXPECT_GT(std::stoi(m[1]), 0);
+    EXPECT_EQ(m[1], m[2]) << "charts present but not drawn";
+  }
   EXPECT_NE(dom.find("save 1 n2 straggler"), std::string::npos);  // timeline
   EXPECT_NE(dom.find("its files averaged"), std::string::npos) << dom;
   EXPECT_NE(dom.find("__2_0.distcp (rank 2)"), std::string::npos);
