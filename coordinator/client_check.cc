@@ -81,11 +81,16 @@ void FlagClientBound(RoundResult* r) {
                     bound == 2 ? " was" : "s were", " too");
   }
   r->flags.push_back("client_bound");
+  const bool memory =
+      r->client_bound.find("staged copies") != std::string::npos;
   LOG_WARN(
       "%s %d was client-bound: %s. Its rate is ckptbench's limit on this "
-      "machine, not the storage's: more CPUs per node, more nodes, or a "
-      "faster checksum (io.checksum) would raise it",
-      r->phase, r->index, r->client_bound);
+      "machine, not the storage's: %s",
+      r->phase, r->index, r->client_bound,
+      memory ? "more memory per node, or more nodes (less checkpoint each), "
+               "would lift it"
+             : "more CPUs per node, more nodes, or a faster checksum "
+               "(io.checksum) would raise it");
 }
 
 }  // namespace ckpt

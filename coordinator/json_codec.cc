@@ -74,7 +74,10 @@ ordered_json RoundJson(const RoundResult& r) {
   if (r.phase == "load") {
     j["rank_shift"] = r.rank_shift;
     j["resharded"] = r.resharded;
-    if (r.resharded) j["read_amplification"] = r.read_amplification;
+    if (r.resharded) {
+      j["read_amplification"] = r.read_amplification;
+      j["bytes_read"] = r.bytes_read;
+    }
     j["verified"] = r.verified;
     j["coverage"] = {{"files_checked", r.checked_files},
                      {"files_planned", r.planned_files},
@@ -92,7 +95,8 @@ ordered_json RoundJson(const RoundResult& r) {
         {"visible", v.visible},     {"seconds", v.seconds},
         {"node", v.node},           {"host", v.host},
         {"same_node", v.same_node}, {"poll_seconds", v.poll_seconds},
-        {"polls", v.polls},         {"lacked", v.lacked}};
+        {"polls", v.polls},         {"last_poll_seconds", v.last_poll_seconds},
+        {"lacked", v.lacked}};
   }
   if (!r.clocks.empty()) {
     ordered_json clocks = ordered_json::array();

@@ -40,7 +40,8 @@ absl::StatusOr<ReshardPlan> PlanReshard(const CheckpointPlan& target,
     for (uint32_t k = 0; k < segs.size(); ++k) {
       const SegmentPlan& s = segs[k];
       if (s.tensor >= held.size() || s.length == 0 ||
-          s.file_offset + s.length > saved[f].file.size) {
+          s.length > saved[f].file.size ||
+          s.file_offset > saved[f].file.size - s.length) {
         return absl::DataLossError(
             absl::StrCat(where, ": ", saved[f].file.name, " segment ", k,
                          " does not fit the checkpoint (tensor index ",
@@ -51,10 +52,21 @@ absl::StatusOr<ReshardPlan> PlanReshard(const CheckpointPlan& target,
       held[s.tensor].push_back({s.tensor_offset, s.length, f, k});
     }
   }
+  // By start; then without pieces wholly inside earlier ones (copies: the
+  // union is unchanged), so the ends rise too and can be searched.
   for (auto& h : held) {
     std::sort(h.begin(), h.end(), [](const Held& a, const Held& b) {
-      return a.tensor_offset < b.tensor_offset;
+      return a.tensor_offset < b.tensor_offset ||
+             (a.tensor_offset == b.tensor_offset && a.length > b.length);
     });
+    std::vector<Held> kept;
+    uint64_t reach = 0;
+    for (const Held& x : h) {
+      if (!kept.empty() && x.tensor_offset + x.length <= reach) continue;
+      reach = x.tensor_offset + x.length;
+      kept.push_back(x);
+    }
+    h = std::move(kept);
   }
   plan.ranks.reserve(target.ranks.size());
   for (const RankPlan& r : target.ranks) {

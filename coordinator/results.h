@@ -168,6 +168,9 @@ struct Visibility {
   double seconds = 0;
   double poll_seconds = 0;  // on the node: from the request to visible
   uint32_t polls = 0;
+  // The successful poll's own time: with polls == 1 the step was there
+  // when first asked, and `seconds` is mostly this (an upper bound).
+  double last_poll_seconds = 0;
   std::string lacked;  // what the last failed poll lacked
 };
 
@@ -206,6 +209,7 @@ struct RoundResult {
   // ranks needed (planned_bytes), as measured.
   bool resharded = false;
   double read_amplification = 0;
+  uint64_t bytes_read = 0;  // resharded: what the nodes read (`bytes`: needed)
   double start_spread_seconds = 0;
   CacheResult cache;
   std::map<std::string, Histogram> ops;  // merged across ranks and nodes

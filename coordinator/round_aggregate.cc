@@ -20,13 +20,17 @@ void FindStragglers(RoundResult* result) {
     if (n.bytes > 0) busy.push_back(&n);
   }
   if (busy.size() < 2) return;
+  // By when each finished on the common clock: a late starter counts.
+  auto finish = [](const NodeResult* n) {
+    return std::max(0.0, n->start_lag_seconds) + n->seconds;
+  };
   std::sort(busy.begin(), busy.end(),
-            [](const NodeResult* a, const NodeResult* b) {
-              return a->seconds > b->seconds;
+            [&](const NodeResult* a, const NodeResult* b) {
+              return finish(a) > finish(b);
             });
   const size_t m = busy.size();
-  double median = m % 2 ? busy[m / 2]->seconds
-                        : (busy[m / 2 - 1]->seconds + busy[m / 2]->seconds) / 2;
+  double median = m % 2 ? finish(busy[m / 2])
+                        : (finish(busy[m / 2 - 1]) + finish(busy[m / 2])) / 2;
   // Per node: its files' mean seconds in each part, against the median
   // node's, to say what set a straggler apart.
   struct Parts {
@@ -63,8 +67,8 @@ void FindStragglers(RoundResult* result) {
   for (size_t i = 0; i < busy.size() && i < 3; ++i) {
     Straggler st{busy[i]->node,
                  busy[i]->host,
-                 busy[i]->seconds,
-                 median > 0 ? busy[i]->seconds / median : 0,
+                 finish(busy[i]),
+                 median > 0 ? finish(busy[i]) / median : 0,
                  "",
                  {}};
     const Parts& p = parts[st.node];
@@ -177,9 +181,12 @@ void RoundRunner::Aggregate(const std::vector<v1::PhaseReport>& reports,
       if (result->phase == "load" && spec.reshard != nullptr) {
         // The lowest saving rank it read from, and every node it read.
         const int per_node = spec.reshard->from_ranks_per_node;
+        const size_t world = std::max<size_t>(spec.reshard->ranks.size(), 1);
+        const uint32_t owner = static_cast<uint32_t>(
+            (rr.rank + static_cast<size_t>(rank_shift_)) % world);
         bool first = true;
         for (const auto& k : spec.reshard->ranks) {
-          if (k.rank != rr.rank) continue;
+          if (k.rank != owner) continue;
           for (const auto& f : k.files) {
             const uint32_t from = spec.reshard->saved[f.saved].rank;
             const int from_node = static_cast<int>(from) / per_node;

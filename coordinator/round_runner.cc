@@ -160,11 +160,15 @@ v1::PrepareRequest RoundRunner::BuildPrepare(const RoundSpec& spec,
 
 void RoundRunner::AddReshardedRanks(const ReshardPlan& reshard, int node,
                                     v1::PrepareRequest* req) const {
-  for (size_t i = 0; i < plan_.ranks.size() && i < reshard.ranks.size(); ++i) {
+  const size_t world = std::min(plan_.ranks.size(), reshard.ranks.size());
+  for (size_t i = 0; i < world; ++i) {
     if (static_cast<int>(plan_.ranks[i].node) != node) continue;
-    const ReshardRank& rr = reshard.ranks[i];
+    // With load.rank_shift K, rank i loads what rank i + K owns: on shared
+    // storage its bytes then lie in files another node wrote.
+    const ReshardRank& rr =
+        reshard.ranks[(i + static_cast<size_t>(rank_shift_)) % world];
     auto* ra = req->add_ranks();
-    ra->set_rank(rr.rank);
+    ra->set_rank(plan_.ranks[i].rank);
     for (const auto& read : rr.files) {
       const SavedFile& sf = reshard.saved[read.saved];
       auto* fa = ra->add_files();
@@ -217,7 +221,7 @@ std::vector<std::string> RoundRunner::BuildMetadata(
 
 void RoundRunner::ReestimateClocks(RoundResult* result) {
   std::vector<ClockEstimate> est(nodes_.size());
-  std::vector<bool> ok(nodes_.size(), false);
+  std::vector<absl::Status> errors(nodes_.size());  // one slot per thread
   {
     BoundedTasks tasks(kClockThreads);
     for (size_t i = 0; i < nodes_.size(); ++i) {
@@ -226,7 +230,8 @@ void RoundRunner::ReestimateClocks(RoundResult* result) {
         auto e = EstimateClock(*nodes_[i], kClockExchangesPerRound);
         if (e.ok()) {
           est[i] = *e;
-          ok[i] = true;
+        } else {
+          errors[i] = e.status();
         }
         return absl::OkStatus();  // a failed estimate keeps the last one
       });
@@ -234,7 +239,20 @@ void RoundRunner::ReestimateClocks(RoundResult* result) {
     (void)tasks.Wait(0);
   }
   for (size_t i = 0; i < nodes_.size(); ++i) {
-    if (!ok[i]) continue;
+    if (!nodes_[i]->remote()) continue;
+    if (!errors[i].ok() || est[i].samples == 0) {
+      LOG_WARN("%s: clock offset not re-estimated (%s); keeping %.3f ms",
+               nodes_[i]->Who(), errors[i].message(),
+               static_cast<double>(nodes_[i]->clock_offset_ns()) / 1e6);
+      continue;
+    }
+    // A noisier estimate (round trip over twice the kept one's: the
+    // offset's error is up to half the round trip) keeps the last one.
+    const double kept_rtt = nodes_[i]->rtt_seconds();
+    if (kept_rtt > 0 && est[i].rtt_seconds > 2 * kept_rtt) {
+      est[i].offset_ns = nodes_[i]->clock_offset_ns();
+      est[i].rtt_seconds = kept_rtt;
+    }
     nodes_[i]->SetClock(est[i].offset_ns, est[i].rtt_seconds);
     result->clocks.push_back({nodes_[i]->index(), nodes_[i]->host(),
                               static_cast<double>(est[i].offset_ns) / 1e6,
@@ -256,7 +274,7 @@ RoundResult RoundRunner::Run(const RoundSpec& spec) {
   result.index = spec.index;
   result.staged = spec.staged;
   result.step = spec.step;
-  if (!spec.save) result.rank_shift = spec.reshard ? 0 : rank_shift_;
+  if (!spec.save) result.rank_shift = rank_shift_;
   result.resharded = !spec.save && spec.reshard != nullptr;
   auto fail = [&](std::string error, v1::ErrorKind kind = {}) {
     result.status = "failed";
@@ -476,10 +494,15 @@ RoundResult RoundRunner::Run(const RoundSpec& spec) {
       for (const auto& r : spec.reshard->ranks) {
         result.planned_files += r.files.size();
       }
+      // The restore's bytes are the checkpoint's; what was read beyond
+      // them is the amplification, not throughput.
+      result.bytes_read = result.bytes;
+      result.bytes = result.planned_bytes;
+      result.throughput_mib_s = MibPerSecond(result.bytes, result.seconds);
       result.read_amplification =
           result.planned_bytes == 0
               ? 0
-              : static_cast<double>(result.bytes) / result.planned_bytes;
+              : static_cast<double>(result.bytes_read) / result.planned_bytes;
     }
     bool all = true;
     for (const auto& r : result.ranks) all &= r.verified;

@@ -62,9 +62,8 @@ std::optional<GoodputResult> RunResult::Goodput() const {
       costs.push_back(st.async ? st.blocking_seconds + st.slowdown_seconds
                                : st.checkpoint_cost_seconds);
       persists.push_back(st.async ? st.persist_seconds : 0);
-      if (r.visible.measured && r.visible.visible) {
-        visible.push_back(r.visible.seconds);
-      }
+      // A step never visible counts at the time given up after.
+      if (r.visible.measured) visible.push_back(r.visible.seconds);
     } else if (r.phase == "load") {
       loads.push_back(r.seconds);
     }

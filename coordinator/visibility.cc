@@ -52,6 +52,7 @@ void RoundRunner::MeasureVisible(const RoundSpec& spec, uint64_t metadata_size,
   v.poll_seconds = rep->visible_poll_seconds();
   v.polls = rep->visible_polls();
   v.lacked = rep->visible_lacked();
+  v.last_poll_seconds = rep->visible_last_poll_seconds();
   if (!v.visible) {
     result->flags.push_back("not_visible");
     LOG_WARN(

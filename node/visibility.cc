@@ -49,7 +49,9 @@ VisibleOutcome PollVisible(const StorageLocation& checkpoints,
   auto wait = std::chrono::milliseconds(1);
   for (;;) {
     ++out.polls;
+    const auto p0 = std::chrono::steady_clock::now();
     const std::string lacks = Lacks(checkpoints, want);
+    out.last_poll_seconds = SecondsSince(p0);
     out.poll_seconds = SecondsSince(t0);
     if (lacks.empty()) {
       out.visible = true;

@@ -27,7 +27,8 @@ struct VisibleOutcome {
   int64_t at_unix_ns = 0;   // node wall clock, when visible
   double poll_seconds = 0;  // from the call to visible (or giving up)
   uint32_t polls = 0;
-  std::string lacked;  // what the last failed poll lacked; "" if none
+  double last_poll_seconds = 0;  // the last poll's own time
+  std::string lacked;            // what the last failed poll lacked; "" if none
 };
 
 // Polls `checkpoints` (the directory holding step-<n>) every few ms (a

@@ -89,6 +89,18 @@ absl::StatusOr<size_t> RangedReadableFile::Read(uint64_t offset, void* buf,
                                                 size_t len) {
   if (offset >= size_ || len == 0) return 0;
   size_t n = static_cast<size_t>(std::min<uint64_t>(len, size_ - offset));
+  if (!extents_.empty()) {
+    // Only inside the extents given (the read-ahead fetched nothing else):
+    // a read there ends at its extent's end at most.
+    const auto [from, to] = NextSpan(offset);
+    if (from != offset) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("read at byte ", offset,
+                       " is outside the extents this file was "
+                       "opened to read"));
+    }
+    n = static_cast<size_t>(std::min<uint64_t>(n, to - offset));
+  }
   // A read where the last ended, or (extents) at the start of the next
   // extent the read-ahead went on to, keeps what is queued.
   if (offset != next_ && offset != NextSpan(next_).first) {

@@ -146,7 +146,7 @@ absl::StatusOr<HttpResponse> S3Client::Do(const S3Call& call) {
         const std::string code = XmlValue(rep.body, "Code");
         // A 503 without a body (a HEAD's, which has none) is S3's SlowDown.
         if (code == "SlowDown" || rep.status == 429 ||
-            (code.empty() && rep.status == 503)) {
+            (rep.status == 503 && rep.body.empty())) {
           return Verdict::kThrottled;
         }
         return Retryable(rep, code) ? Verdict::kRetry : Verdict::kFail;

@@ -90,6 +90,21 @@ TEST(ReshardedRestore, FourRanksToTwo) {
   EXPECT_EQ(FromRanks(ranks[1]), (std::vector<int>{1, 2, 3}));
   EXPECT_EQ(ranks[0]["files"], 2);
   EXPECT_EQ(ranks[1]["files"], 3);
+
+  // With load.rank_shift=1 rank 0 loads what rank 1 owns (saved ranks
+  // 1..3) and rank 1 what rank 0 owns (saved 0..1), still all verified.
+  auto env = Env(t, 2, false);
+  env["CKPT_RANK_SHIFT"] = "1";
+  auto shifted = RunProcess(
+      {CkptbenchBinary(), "run", "--results-dir", t.Sub("shifted")}, env);
+  ASSERT_EQ(shifted.exit_code, 0) << shifted.err;
+  json s = json::parse(ReadFile(t.Sub("shifted/result.json")));
+  for (const auto& round : s["rounds"]) {
+    EXPECT_EQ(round["rank_shift"], 1);
+    EXPECT_TRUE(round["verified"].get<bool>()) << round.dump();
+    EXPECT_EQ(round["ranks"][0]["read_rank"], 1) << round["ranks"];
+    EXPECT_EQ(round["ranks"][1]["read_rank"], 0) << round["ranks"];
+  }
 }
 
 TEST(ReshardedRestore, TwoRanksToFour) {
@@ -136,7 +151,8 @@ TEST(ReshardedRestore, EightRanksToSixExactAndWholeSegments) {
           amp * static_cast<double>(rs["bytes_needed"].get<uint64_t>()) + 0.5));
   for (const auto& round : whole["rounds"]) {
     EXPECT_TRUE(round["verified"].get<bool>()) << round.dump();
-    EXPECT_EQ(round["bytes"], rs["bytes_read"]);
+    EXPECT_EQ(round["bytes_read"], rs["bytes_read"]);
+    EXPECT_EQ(round["bytes"], rs["bytes_needed"]);  // the restore's bytes
     EXPECT_DOUBLE_EQ(round["read_amplification"].get<double>(), amp);
   }
   // The report states the amplification a reader needs.

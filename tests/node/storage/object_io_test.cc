@@ -92,6 +92,14 @@ TEST(RangedReadableFile, WithExtentsFetchesOnlyInsideThem) {
   EXPECT_EQ(fetched,
             (std::vector<std::pair<uint64_t, size_t>>{
                 {1000, 16384}, {17384, 3616}, {30000, 100}, {60000, 10000}}));
+  // Outside the extents: refused, never served from a wrong range; a read
+  // running past an extent's end stops there.
+  EXPECT_TRUE(absl::IsInvalidArgument(f.Read(25'000, buf, 10).status()));
+  EXPECT_TRUE(absl::IsInvalidArgument(f.Read(80'000, buf, 10).status()));
+  auto tail = f.Read(29'990 + 20, buf, 1000);
+  ASSERT_TRUE(tail.ok()) << tail.status();
+  EXPECT_EQ(*tail, 90u);
+  EXPECT_EQ(std::string(buf, 90), obj.substr(30'010, 90));
 }
 
 TEST(RangedReadableFile, AFailedFetchIsTheReadsError) {
