@@ -7,7 +7,6 @@
 #include <cmath>
 #include <filesystem>
 #include <nlohmann/json.hpp>
-#include <regex>
 
 #include "absl/strings/str_format.h"
 #include "testing/proto/grpc/health/v1/health.grpc.pb.h"
@@ -204,14 +203,10 @@ TEST(Multinode, APlantedStragglerIsNamedWithItsFilesInTheResultAndReport) {
                                &console));
   EXPECT_EQ(console, "");
   EXPECT_NE(dom.find("Stragglers"), std::string::npos);
-  {  // Every chart present was laid out by the browser.
-    std::smatch m;
-    ASSERT_TRUE(std::regex_search(
-        dom, m,
-        std::regex("data-charts=\"(\\d+)\" data-charts-drawn=\"(\\d+)\"")));
-    EXPECT_GT(std::stoi(m[1]), 0);
-    EXPECT_EQ(m[1], m[2]) << "charts present but not drawn";
-  }
+  // Every chart present was laid out by the browser.
+  const auto [charts, drawn] = ChartsDrawn(dom);
+  EXPECT_GT(charts, 0);
+  EXPECT_EQ(charts, drawn) << "charts present but not drawn";
   EXPECT_NE(dom.find("save 1 n2 straggler"), std::string::npos);  // timeline
   EXPECT_NE(dom.find("its files averaged"), std::string::npos) << dom;
   EXPECT_NE(dom.find("__2_0.distcp (rank 2)"), std::string::npos);

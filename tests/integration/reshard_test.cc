@@ -6,7 +6,6 @@
 
 #include <fstream>
 #include <nlohmann/json.hpp>
-#include <regex>
 
 #include "absl/strings/str_format.h"
 #include "tests/testing/chromium.h"
@@ -163,14 +162,10 @@ TEST(ReshardedRestore, EightRanksToSixExactAndWholeSegments) {
       << "Chromium did not render the report";
   EXPECT_EQ(console, "");
   EXPECT_NE(dom.find("Resharded restores"), std::string::npos);
-  {  // Every chart present was laid out by the browser.
-    std::smatch m;
-    ASSERT_TRUE(std::regex_search(
-        dom, m,
-        std::regex("data-charts=\"(\\d+)\" data-charts-drawn=\"(\\d+)\"")));
-    EXPECT_GT(std::stoi(m[1]), 0);
-    EXPECT_EQ(m[1], m[2]) << "charts present but not drawn";
-  }
+  // Every chart present was laid out by the browser.
+  const auto [charts, drawn] = ChartsDrawn(dom);
+  EXPECT_GT(charts, 0);
+  EXPECT_EQ(charts, drawn) << "charts present but not drawn";
   const std::string said = absl::StrFormat(
       "Saved by 8 ranks, loaded by 6 "
       "(load.reshard_reads=segments). Read amplification "

@@ -29,6 +29,17 @@ FileJob MakeJob(const std::string& path, uint64_t size) {
   return job;
 }
 
+// Flips one bit of the byte at `at` in the file at `path`.
+void FlipByte(const std::string& path, uint64_t at) {
+  std::fstream f(path, std::ios::in | std::ios::out | std::ios::binary);
+  f.seekg(static_cast<std::streamoff>(at));
+  char c;
+  f.read(&c, 1);
+  c ^= 0x10;
+  f.seekp(static_cast<std::streamoff>(at));
+  f.write(&c, 1);
+}
+
 // (direct I/O, io.queue_depth)
 class FileIoTest : public ::testing::TestWithParam<std::tuple<bool, int>> {};
 
@@ -80,15 +91,7 @@ TEST_P(FileIoTest, SaveThenLoadVerifiesAndCorruptionIsLocated) {
 
   // Flip one byte inside the second segment.
   const uint64_t bad = job.segments[1].file_offset + 1000;
-  {
-    std::fstream f(job.path, std::ios::in | std::ios::out | std::ios::binary);
-    f.seekg(static_cast<std::streamoff>(bad));
-    char c;
-    f.read(&c, 1);
-    c ^= 0x10;
-    f.seekp(static_cast<std::streamoff>(bad));
-    f.write(&c, 1);
-  }
+  FlipByte(job.path, bad);
   FileOutcome broken;
   s = LoadFile(ctx, job, p, buf, &lstats, &broken);
   ASSERT_TRUE(absl::IsDataLoss(s)) << s;
@@ -147,20 +150,11 @@ TEST_P(FileIoTest, RangesReadOnlyThemAndCheckEveryByteAgainstTheWriter) {
     EXPECT_EQ(extent_bytes, needed);
   }
   // A flipped byte outside every range is never read; one inside is named.
-  auto flip = [&](uint64_t at) {
-    std::fstream f(job.path, std::ios::in | std::ios::out | std::ios::binary);
-    f.seekg(static_cast<std::streamoff>(at));
-    char c;
-    f.read(&c, 1);
-    c ^= 0x10;
-    f.seekp(static_cast<std::streamoff>(at));
-    f.write(&c, 1);
-  };
-  flip(t1 + 20'000);
+  FlipByte(job.path, t1 + 20'000);
   FileOutcome again;
   EXPECT_TRUE(LoadFile(ctx, ranges, p, buf, &stats, &again).ok());
   const uint64_t bad = t1 + 50'000 + 123'456;
-  flip(bad);
+  FlipByte(job.path, bad);
   FileOutcome broken;
   s = LoadFile(ctx, ranges, p, buf, &stats, &broken);
   ASSERT_TRUE(absl::IsDataLoss(s)) << s;

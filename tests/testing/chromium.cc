@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
+#include <regex>
 #include <sstream>
 
 #include "tests/testing/subprocess.h"
@@ -30,6 +31,16 @@ bool RenderInChromium(const TempDir& t, const std::string& html,
     if (line.find(":CONSOLE") != std::string::npos) *console += line + "\n";
   }
   return true;
+}
+
+std::pair<int, int> ChartsDrawn(const std::string& dom) {
+  std::smatch m;
+  if (!std::regex_search(
+          dom, m,
+          std::regex("data-charts=\"(\\d+)\" data-charts-drawn=\"(\\d+)\""))) {
+    return {-1, -1};
+  }
+  return {std::stoi(m[1]), std::stoi(m[2])};
 }
 
 }  // namespace ckpt
