@@ -148,8 +148,9 @@ TEST(Multinode, APlantedStragglerIsNamedWithItsFilesInTheResultAndReport) {
                                    {"NUM_LOAD_CALLS", "1"}});
   auto n0 = c.StartNode(0);
   auto n1 = c.StartNode(1);
-  // ~17 MiB per node in 1 MiB blocks: +40 ms each is ~0.7 s more.
-  auto n2 = c.StartNode(2, {{"CKPTBENCH_TEST_GENERATE_DELAY_MS", "40"}});
+  // ~17 MiB per node in 1 MiB blocks: +80 ms each is ~1.4 s more, well
+  // above the others even in the sanitizer builds.
+  auto n2 = c.StartNode(2, {{"CKPTBENCH_TEST_GENERATE_DELAY_MS", "80"}});
   ASSERT_EQ(coord->Wait(90), 0) << coord->Err();
   json j = ReadJson(c.ResultPath());
   const json& save = j["rounds"][0];
