@@ -23,12 +23,6 @@
 #include "node/storage/http_client.h"
 
 namespace ckpt {
-namespace {
-
-constexpr char kMetadata[] = ".metadata";
-
-}  // namespace
-
 absl::Status CheckBufferMemory(const PhaseJob& job, const Storage& storage,
                                const MemoryBudget& budget) {
   const Storage::BufferUse backend = storage.BufferPerFile(job.save);
@@ -88,86 +82,6 @@ int ResolveQueueDepth(const IoOptions& io, const std::string& storage_kind,
   return cpu_bound ? 0 : 2;
 }
 
-uint64_t ParseStepDir(const std::string& name) {
-  if (name.rfind("step-", 0) != 0) return 0;
-  uint64_t n = 0;
-  if (!absl::SimpleAtoi(name.substr(5), &n)) return 0;
-  return n;
-}
-
-std::string StepDirName(uint64_t step) { return absl::StrCat("step-", step); }
-
-absl::StatusOr<StepListing> NodeAgent::Inspect(
-    const std::string& uri, const std::string& probe_owner, bool want_metadata,
-    uint64_t metadata_step, const std::map<std::string, std::string>& options) {
-  ASSIGN_OR_RETURN(auto loc, OpenStorage(uri, options));
-  StepListing listing;
-  if (!probe_owner.empty()) {
-    RETURN_IF_ERROR(loc.storage->CreateDirs(loc.path));
-    // A name of this run's own: a concurrent run's probe is not ours.
-    const std::string name =
-        absl::StrCat(".ckptbench-write-probe-", probe_owner);
-    {
-      ASSIGN_OR_RETURN(auto f, loc.storage->OpenWrite(JoinPath(loc.path, name),
-                                                      WriteOptions{}));
-      absl::Status written = f->Append("probe", 5);
-      if (written.ok()) written = f->Close();
-      absl::Status removed = loc.storage->RemoveTree(JoinPath(loc.path, name));
-      RETURN_IF_ERROR(written);
-      RETURN_IF_ERROR(removed);
-    }
-  }
-  auto names = loc.storage->ListDir(loc.path);
-  if (!names.ok()) {
-    if (!absl::IsNotFound(names.status())) return names.status();
-    if (want_metadata && metadata_step != 0) {
-      return absl::NotFoundError(
-          absl::StrCat(JoinPath(loc.path, StepDirName(metadata_step)),
-                       ": not found (", names.status().message(), ")"));
-    }
-    return listing;
-  }
-  for (const auto& n : *names) {
-    uint64_t step = ParseStepDir(n);
-    if (step == 0) continue;
-    std::string meta = JoinPath(JoinPath(loc.path, n), kMetadata);
-    ASSIGN_OR_RETURN(bool committed, loc.storage->Exists(meta));
-    listing.steps.push_back({step, committed});
-    if (committed && step > listing.newest_committed) {
-      listing.newest_committed = step;
-    }
-  }
-  std::sort(listing.steps.begin(), listing.steps.end());
-  listing.metadata_step =
-      metadata_step != 0 ? metadata_step : listing.newest_committed;
-  if (want_metadata && listing.metadata_step > 0) {
-    std::string meta = JoinPath(
-        JoinPath(loc.path, StepDirName(listing.metadata_step)), kMetadata);
-    // Capped: the largest plan ckptbench allows writes far less. Read
-    // through the file opened for the size, not opened a second time.
-    ASSIGN_OR_RETURN(auto f, loc.storage->OpenRead(meta, ReadOptions{}));
-    if (f->Size() > kMaxMetadataBytes) {
-      return absl::FailedPreconditionError(absl::StrCat(
-          meta, " is ", FormatBytes(f->Size()), ", more than the ",
-          FormatBytes(kMaxMetadataBytes),
-          " a ckptbench .metadata can be: not one of its checkpoints"));
-    }
-    std::string& text = listing.newest_metadata;
-    text.resize(f->Size());
-    for (size_t at = 0; at < text.size();) {
-      ASSIGN_OR_RETURN(size_t n,
-                       f->Read(at, text.data() + at, text.size() - at));
-      if (n == 0) {
-        return absl::DataLossError(
-            absl::StrCat(meta, ": ended at byte ", at, " of ", text.size()));
-      }
-      at += n;
-    }
-    RETURN_IF_ERROR(f->Close());
-  }
-  return listing;
-}
-
 absl::StatusOr<PrepareOutcome> NodeAgent::Prepare(PhaseJob job) {
   std::lock_guard<std::mutex> lock(mu_);
   if (running_) {
@@ -202,7 +116,7 @@ absl::StatusOr<PrepareOutcome> NodeAgent::Prepare(PhaseJob job) {
   PrepareOutcome out;
   if (job.save) {
     ASSIGN_OR_RETURN(bool exists,
-                     st.Exists(JoinPath(location_.path, kMetadata)));
+                     st.Exists(JoinPath(location_.path, kMetadataFile)));
     if (exists) {
       return absl::FailedPreconditionError(
           absl::StrCat(location_.path,
@@ -548,69 +462,6 @@ PhaseOutcome NodeAgent::Execute(int64_t start_at_unix_ns,
   out.backoff_seconds =
       static_cast<double>(counters.backoff_ns - backoff0) / 1e9;
   return out;  // the report carries the final byte counts
-}
-
-absl::Status NodeAgent::Commit(
-    const std::string& step_uri, const std::string& metadata,
-    const std::map<std::string, std::string>& options) {
-  return WriteFile(step_uri, kMetadata, metadata, options);
-}
-
-absl::Status NodeAgent::WriteFile(
-    const std::string& dir_uri, const std::string& name,
-    const std::string& data,
-    const std::map<std::string, std::string>& options) {
-  ASSIGN_OR_RETURN(auto loc, OpenStorage(dir_uri, options));
-  return loc.storage->WriteAtomic(JoinPath(loc.path, name), data);
-}
-
-absl::StatusOr<bool> NodeAgent::FileExists(
-    const std::string& dir_uri, const std::string& name,
-    const std::map<std::string, std::string>& options) {
-  ASSIGN_OR_RETURN(auto loc, OpenStorage(dir_uri, options));
-  return loc.storage->Exists(JoinPath(loc.path, name));
-}
-
-absl::StatusOr<std::string> NodeAgent::Claim(
-    const std::string& uri, uint64_t step, const std::string& owner,
-    const std::map<std::string, std::string>& options) {
-  ASSIGN_OR_RETURN(auto loc, OpenStorage(uri, options));
-  return loc.storage->ClaimDir(JoinPath(loc.path, StepDirName(step)), owner);
-}
-
-absl::Status NodeAgent::ReleaseClaim(
-    const std::string& uri, uint64_t step, const std::string& claim_name,
-    const std::map<std::string, std::string>& options) {
-  if (claim_name.empty() || claim_name.find('/') != std::string::npos) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "release of step ", step, ": bad claim name '", claim_name, "'"));
-  }
-  ASSIGN_OR_RETURN(auto loc, OpenStorage(uri, options));
-  return loc.storage->RemoveFiles(JoinPath(loc.path, StepDirName(step)),
-                                  {claim_name});
-}
-
-absl::Status NodeAgent::Cleanup(
-    const std::string& uri, const std::vector<uint64_t>& steps,
-    const std::vector<std::string>& names,
-    const std::map<std::string, std::string>& options, bool abort_uploads,
-    int* aborted) {
-  ASSIGN_OR_RETURN(auto loc, OpenStorage(uri, options));
-  for (uint64_t s : steps) {
-    if (abort_uploads) {
-      ASSIGN_OR_RETURN(int n, loc.storage->AbortUploads(
-                                  JoinPath(loc.path, StepDirName(s)), names));
-      if (aborted) *aborted += n;
-    }
-    // Commit point first: a half-removed step must not look committed.
-    std::vector<std::string> ordered{kMetadata};
-    for (const auto& n : names) {
-      if (n != kMetadata) ordered.push_back(n);
-    }
-    RETURN_IF_ERROR(
-        loc.storage->RemoveFiles(JoinPath(loc.path, StepDirName(s)), ordered));
-  }
-  return absl::OkStatus();
 }
 
 void NodeAgent::Abort(const std::string& reason) {

@@ -237,6 +237,9 @@ absl::Status CheckBufferMemory(const PhaseJob& job, const Storage& storage,
 int ResolveQueueDepth(const IoOptions& io, const std::string& storage_kind,
                       bool save);
 
+// The commit point's name in a step directory.
+inline constexpr char kMetadataFile[] = ".metadata";
+
 // "step-12" -> 12; 0 if the name is not a step directory.
 uint64_t ParseStepDir(const std::string& name);
 std::string StepDirName(uint64_t step);

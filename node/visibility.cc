@@ -8,6 +8,7 @@
 #include "absl/strings/str_cat.h"
 #include "common/checksum.h"
 #include "common/clock.h"
+#include "node/node_agent.h"
 #include "node/storage/storage.h"
 
 namespace ckpt {
@@ -15,14 +16,14 @@ namespace {
 
 // What one poll finds missing, or "" when the step is visible.
 std::string Lacks(const StorageLocation& loc, const VisibleWant& want) {
-  const std::string step = absl::StrCat("step-", want.step);
+  const std::string step = StepDirName(want.step);
   auto names = loc.storage->ListDir(loc.path);
   if (!names.ok() ||
       std::find(names->begin(), names->end(), step) == names->end()) {
     return "listing";
   }
   const std::string dir = JoinPath(loc.path, step);
-  auto meta = loc.storage->ReadSmall(JoinPath(dir, ".metadata"));
+  auto meta = loc.storage->ReadSmall(JoinPath(dir, kMetadataFile));
   if (!meta.ok() || meta->size() != want.metadata_size ||
       Xxh3(meta->data(), meta->size()) != want.metadata_xxh3) {
     return ".metadata";
