@@ -14,6 +14,17 @@
 
 namespace ckpt {
 
+namespace {
+
+// Adds `node` to `nodes` once.
+void NoteNode(std::vector<int>* nodes, int node) {
+  if (std::find(nodes->begin(), nodes->end(), node) == nodes->end()) {
+    nodes->push_back(node);
+  }
+}
+
+}  // namespace
+
 void FindStragglers(RoundResult* result) {
   std::vector<const NodeResult*> busy;
   for (const auto& n : result->nodes) {
@@ -181,34 +192,22 @@ void RoundRunner::Aggregate(const std::vector<v1::PhaseReport>& reports,
       if (result->phase == "load" && spec.reshard != nullptr) {
         // The lowest saving rank it read from, and every node it read.
         const int per_node = spec.reshard->from_ranks_per_node;
-        const size_t world = std::max<size_t>(spec.reshard->ranks.size(), 1);
-        const uint32_t owner = static_cast<uint32_t>(
-            (rr.rank + static_cast<size_t>(rank_shift_)) % world);
         bool first = true;
-        for (const auto& k : spec.reshard->ranks) {
-          if (k.rank != owner) continue;
-          for (const auto& f : k.files) {
-            const uint32_t from = spec.reshard->saved[f.saved].rank;
-            const int from_node = static_cast<int>(from) / per_node;
-            if (first || from < rr.read_rank) {
-              rr.read_rank = from;
-              rr.read_from_node = from_node;
-              first = false;
-            }
-            if (std::find(nr.read_from_nodes.begin(), nr.read_from_nodes.end(),
-                          from_node) == nr.read_from_nodes.end()) {
-              nr.read_from_nodes.push_back(from_node);
-            }
+        for (const auto& f : ReshardShare(*spec.reshard, rr.rank).files) {
+          const uint32_t from = spec.reshard->saved[f.saved].rank;
+          const int from_node = static_cast<int>(from) / per_node;
+          if (first || from < rr.read_rank) {
+            rr.read_rank = from;
+            rr.read_from_node = from_node;
+            first = false;
           }
+          NoteNode(&nr.read_from_nodes, from_node);
         }
       } else if (result->phase == "load") {
         const RankPlan& src = ReadRank(rr.rank);
         rr.read_rank = src.rank;
         rr.read_from_node = static_cast<int>(src.node);
-        if (std::find(nr.read_from_nodes.begin(), nr.read_from_nodes.end(),
-                      rr.read_from_node) == nr.read_from_nodes.end()) {
-          nr.read_from_nodes.push_back(rr.read_from_node);
-        }
+        NoteNode(&nr.read_from_nodes, rr.read_from_node);
       }
       result->checked_bytes += r.checked_bytes();
       result->checked_files += r.checked_files();

@@ -158,17 +158,20 @@ v1::PrepareRequest RoundRunner::BuildPrepare(const RoundSpec& spec,
   return req;
 }
 
+const ReshardRank& RoundRunner::ReshardShare(const ReshardPlan& reshard,
+                                             uint32_t rank) const {
+  // reshard.ranks follows the plan's ranks, 0..world-1 in order.
+  const size_t world = std::max<size_t>(reshard.ranks.size(), 1);
+  return reshard.ranks[(rank + static_cast<size_t>(rank_shift_)) % world];
+}
+
 void RoundRunner::AddReshardedRanks(const ReshardPlan& reshard, int node,
                                     v1::PrepareRequest* req) const {
-  const size_t world = std::min(plan_.ranks.size(), reshard.ranks.size());
-  for (size_t i = 0; i < world; ++i) {
-    if (static_cast<int>(plan_.ranks[i].node) != node) continue;
-    // With load.rank_shift K, rank i loads what rank i + K owns: on shared
-    // storage its bytes then lie in files another node wrote.
-    const ReshardRank& rr =
-        reshard.ranks[(i + static_cast<size_t>(rank_shift_)) % world];
+  for (const auto& r : plan_.ranks) {
+    if (static_cast<int>(r.node) != node) continue;
+    const ReshardRank& rr = ReshardShare(reshard, r.rank);
     auto* ra = req->add_ranks();
-    ra->set_rank(plan_.ranks[i].rank);
+    ra->set_rank(r.rank);
     for (const auto& read : rr.files) {
       const SavedFile& sf = reshard.saved[read.saved];
       auto* fa = ra->add_files();

@@ -66,6 +66,11 @@ class RoundRunner {
 
  private:
   v1::PrepareRequest BuildPrepare(const RoundSpec& spec, int node) const;
+  // The share of a resharded load that `rank` reads: with load.rank_shift
+  // K, what rank + K owns, so on shared storage its bytes lie in files
+  // another node wrote.
+  const ReshardRank& ReshardShare(const ReshardPlan& reshard,
+                                  uint32_t rank) const;
   // A resharded load's ranks of `node` into `req`.
   void AddReshardedRanks(const ReshardPlan& reshard, int node,
                          v1::PrepareRequest* req) const;
