@@ -176,7 +176,9 @@ ordered_json RoundJson(const RoundResult& r) {
                      {"data_seconds", k.data_seconds},
                      {"io_seconds", k.io_seconds},
                      {"sync_seconds", k.sync_seconds},
-                     {"wait_seconds", k.wait_seconds}});
+                     {"wait_seconds", k.wait_seconds},
+                     {"requests", k.requests},
+                     {"retries", k.retries}});
     if (r.phase == "load") {
       ranks.back()["read_rank"] = k.read_rank;
       ranks.back()["read_from_node"] = k.read_from_node;
@@ -189,13 +191,13 @@ ordered_json RoundJson(const RoundResult& r) {
   for (const auto& f : r.files) {
     rows.push_back({f.node, f.rank, f.file_index, f.name, f.bytes, us(f.start),
                     us(f.first_byte), us(f.last_byte), us(f.done), us(f.data),
-                    us(f.io), us(f.sync)});
+                    us(f.io), us(f.sync), f.requests, f.retries});
   }
-  j["files"] = {
-      {"columns",
-       {"node", "rank", "file", "name", "bytes", "start", "first_byte",
-        "last_byte", "done", "data_seconds", "io_seconds", "sync_seconds"}},
-      {"rows", rows}};
+  j["files"] = {{"columns",
+                 {"node", "rank", "file", "name", "bytes", "start",
+                  "first_byte", "last_byte", "done", "data_seconds",
+                  "io_seconds", "sync_seconds", "requests", "retries"}},
+                {"rows", rows}};
   const RoundStaging& st = r.staging;
   j["staging"] = {{"accelerator", st.accelerator},
                   {"async", st.async},

@@ -34,6 +34,9 @@ struct RankResult {
   // done (on the common clock).
   double data_seconds = 0, io_seconds = 0, sync_seconds = 0;
   double wait_seconds = 0;
+  // Its files' storage requests and object-store retries, summed
+  // (FileResult): what it measured, beside a resharded plan's reads.
+  uint64_t requests = 0, retries = 0;
 };
 
 // One file of a round (node.proto FileRecord), its times on the round's
@@ -45,7 +48,8 @@ struct FileResult {
   std::string name;
   uint64_t bytes = 0;
   double start = 0, first_byte = -1, last_byte = 0, done = 0;
-  double data = 0, io = 0, sync = 0;  // seconds, as FileRecord
+  double data = 0, io = 0, sync = 0;   // seconds, as FileRecord
+  uint64_t requests = 0, retries = 0;  // as FileRecord
 };
 
 // Where bytes meet host memory on a node (StagingReport in node.proto):

@@ -109,8 +109,9 @@ void FindStragglers(RoundResult* result) {
       const FileResult& f = *mine[k];
       st.files.push_back(absl::StrFormat(
           "%s (rank %d): start %.3f, first byte %.3f, last byte %.3f, done "
-          "%.3f s",
-          f.name, f.rank, f.start, f.first_byte, f.last_byte, f.done));
+          "%.3f s%s",
+          f.name, f.rank, f.start, f.first_byte, f.last_byte, f.done,
+          f.retries > 0 ? absl::StrFormat(", %d retries", f.retries) : ""));
     }
     result->stragglers.push_back(std::move(st));
   }
@@ -235,6 +236,8 @@ void RoundRunner::Aggregate(const std::vector<v1::PhaseReport>& reports,
       fr.data = f.data_seconds();
       fr.io = f.io_seconds();
       fr.sync = f.sync_seconds();
+      fr.requests = f.requests();
+      fr.retries = f.retries();
       for (size_t k = result->ranks.size(); k-- > 0;) {
         RankResult& rk = result->ranks[k];
         if (rk.node != nr.node) break;  // this report's ranks are last
@@ -242,6 +245,8 @@ void RoundRunner::Aggregate(const std::vector<v1::PhaseReport>& reports,
         rk.data_seconds += fr.data;
         rk.io_seconds += fr.io;
         rk.sync_seconds += fr.sync;
+        rk.requests += fr.requests;
+        rk.retries += fr.retries;
         break;
       }
       result->files.push_back(std::move(fr));

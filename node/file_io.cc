@@ -16,6 +16,7 @@
 #include "node/block_ring.h"
 #include "node/pattern.h"
 #include "node/shard_memory.h"
+#include "node/storage/io_tally.h"
 
 namespace ckpt {
 namespace {
@@ -325,7 +326,8 @@ absl::Status SaveFile(const TransferContext& ctx, const FileJob& job,
       }
     } else {
       absl::Status written;
-      std::thread writer([&] {
+      std::thread writer([&, tally = CurrentIoTally()] {
+        ScopedIoTally scope(tally);  // its requests count for this file
         for (uint64_t k = 0; k < blocks && written.ok(); ++k) {
           written = CheckAbort(ctx, job);
           if (written.ok())
@@ -354,7 +356,8 @@ absl::Status SaveFile(const TransferContext& ctx, const FileJob& job,
   } else {
     BlockRing ring(buffer.data(), block, BufferBlocks(params.queue_depth));
     absl::Status write_status;
-    std::thread writer([&] {
+    std::thread writer([&, tally = CurrentIoTally()] {
+      ScopedIoTally scope(tally);  // its requests count for this file
       for (uint64_t k = 0; k < blocks; ++k) {
         BlockRing::Ready r = ring.WaitReady(k);
         if (r.data == nullptr) return;  // the generator stopped
@@ -529,7 +532,8 @@ absl::Status LoadFile(const TransferContext& ctx, const FileJob& job,
     std::atomic<uint64_t> next{0};
     std::vector<std::thread> threads;
     for (size_t i = 0; i < readers; ++i) {
-      threads.emplace_back([&, i] {
+      threads.emplace_back([&, i, tally = CurrentIoTally()] {
+        ScopedIoTally scope(tally);  // its requests count for this file
         for (;;) {
           const uint64_t k = next.fetch_add(1);
           if (k >= blocks) return;

@@ -21,6 +21,7 @@
 #include "common/status_macros.h"
 #include "node/pattern.h"
 #include "node/storage/http_client.h"
+#include "node/storage/io_tally.h"
 
 namespace ckpt {
 absl::Status CheckBufferMemory(const PhaseJob& job, const Storage& storage,
@@ -293,6 +294,9 @@ PhaseOutcome NodeAgent::Execute(int64_t start_at_unix_ns,
   // persisted, as a checkpointer stages all, then writes in the background.
   const bool async = job.save && !staged_.empty();
   std::latch gate(static_cast<std::ptrdiff_t>(slots.size()));
+  // Each file's object-store requests and retries, counted on its thread
+  // and on the reader's and uploader's workers (io_tally.h).
+  std::vector<IoTally> tallies(slots.size());
 
   std::mutex done_mu;
   std::condition_variable done_cv;
@@ -301,6 +305,7 @@ PhaseOutcome NodeAgent::Execute(int64_t start_at_unix_ns,
   threads.reserve(slots.size());
   for (auto& slot : slots) {
     threads.emplace_back([&, s = &slot] {
+      ScopedIoTally tally(&tallies[static_cast<size_t>(s - slots.data())]);
       TransferContext ctx{location_.storage.get(), start,
                           &rank_bytes[s->rank_index], &abort_};
       IoParams p;
@@ -410,8 +415,11 @@ PhaseOutcome NodeAgent::Execute(int64_t start_at_unix_ns,
   for (size_t ri = 0; ri < n_ranks; ++ri) {
     out.ranks[ri].rank = job.ranks[ri].rank;
   }
+  const std::string kind = location_.storage->Kind();
+  const bool object_store = kind == "s3" || kind == "gs";
   for (auto& s : slots) {
     RankOutcome& r = out.ranks[s.rank_index];
+    const IoTally& tally = tallies[static_cast<size_t>(&s - slots.data())];
     r.bytes += s.outcome.bytes;
     r.checked_bytes += s.outcome.checked_bytes;
     if (!job.save && s.outcome.checked_bytes >= NeededBytes(*s.file)) {
@@ -434,7 +442,10 @@ PhaseOutcome NodeAgent::Execute(int64_t start_at_unix_ns,
          s.outcome.last_byte_seconds, s.outcome.done_seconds,
          s.outcome.data_seconds,
          sec(s.stats.open) + sec(s.stats.write) + sec(s.stats.read),
-         sec(s.stats.fsync) + sec(s.stats.close)});
+         sec(s.stats.fsync) + sec(s.stats.close),
+         object_store ? tally.requests.load()
+                      : s.stats.read.count() + s.stats.write.count(),
+         tally.retries.load()});
     out.ops.Merge(s.stats);
     if (job.save) {
       for (size_t k = 0; k < s.outcome.checksums.size(); ++k) {

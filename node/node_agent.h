@@ -97,6 +97,9 @@ struct FileTiming {
   uint64_t bytes = 0;
   double start = 0, first_byte = -1, last_byte = 0, done = 0;
   double data = 0, io = 0, sync = 0;
+  // Storage requests for its bytes (HTTP requests on object stores, retries
+  // included; read/write calls on file systems) and object-store retries.
+  uint64_t requests = 0, retries = 0;
 };
 
 struct PhaseOutcome {

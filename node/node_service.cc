@@ -179,6 +179,8 @@ v1::PhaseReport ReportToProto(const PhaseOutcome& o, uint64_t round_id) {
     r->set_data_seconds(f.data);
     r->set_io_seconds(f.io);
     r->set_sync_seconds(f.sync);
+    r->set_requests(f.requests);
+    r->set_retries(f.retries);
   }
   rep.set_requests(o.requests);
   rep.set_retries(o.retries);

@@ -1,5 +1,6 @@
 #include "report/restore_sections.h"
 
+#include <map>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
@@ -36,6 +37,20 @@ std::string ReshardSection(const SweepData& data) {
     if (!run.has_result) continue;
     const auto& rs = JsonAt(run.result, "reshard");
     if (!rs.is_object()) continue;
+    // What the last resharded load measured per rank: its requests.
+    std::map<uint64_t, uint64_t> measured_requests;
+    for (const auto& round : JsonAt(run.result, "rounds")) {
+      if (!JsonAt(round, "resharded").is_boolean() ||
+          !round.value("resharded", false)) {
+        continue;
+      }
+      measured_requests.clear();
+      for (const auto& k : JsonAt(round, "ranks")) {
+        if (JsonAt(k, "requests").is_number()) {
+          measured_requests[U64(k, "rank")] = U64(k, "requests");
+        }
+      }
+    }
     std::vector<std::vector<std::string>> rows;
     std::vector<std::string> rank_names;
     BarSeries needed{"needed", SeriesColor(0), {}, {}, {}, {}};
@@ -54,7 +69,11 @@ std::string ReshardSection(const SweepData& data) {
           {std::to_string(U64(k, "rank")), std::to_string(U64(k, "node")),
            FormatBytes(U64(k, "bytes_needed")),
            FormatBytes(U64(k, "bytes_read")), std::to_string(U64(k, "files")),
-           std::to_string(U64(k, "reads")), absl::StrJoin(from, ", ")});
+           std::to_string(U64(k, "reads")),
+           measured_requests.count(U64(k, "rank"))
+               ? std::to_string(measured_requests[U64(k, "rank")])
+               : "",
+           absl::StrJoin(from, ", ")});
     }
     // The measured rounds: bytes the nodes read over the bytes needed.
     std::vector<std::string> measured;
@@ -85,9 +104,9 @@ std::string ReshardSection(const SweepData& data) {
         BarChart(absl::StrCat("Resharded restore ", RunLabel(data, run),
                               ": bytes per loading rank"),
                  "MiB", rank_names, {needed, read}),
-        HtmlTable(
-            {"rank", "node", "needed", "read", "files", "reads", "from ranks"},
-            rows));
+        HtmlTable({"rank", "node", "needed", "read", "files", "reads",
+                   "requests (measured)", "from ranks"},
+                  rows));
   }
   if (out.empty()) return "";
   return absl::StrCat(
@@ -95,7 +114,11 @@ std::string ReshardSection(const SweepData& data) {
       "another layout (world size, files per rank): each rank read from the "
       "saved files the bytes it owns under the new sharding (ranges), or the "
       "whole saved segments holding them (segments, as PyTorch DCP reads "
-      "stored items). Every byte read was checked against the writer's.</p>\n",
+      "stored items). Every byte read was checked against the writer's. "
+      "Files and reads are the plan's (a read: one contiguous byte range of "
+      "a file); requests are what the last resharded load measured per "
+      "rank (on S3 and GCS: a HEAD per file, a GET per read range of at "
+      "most the range size, and retries; on file systems: read calls).</p>\n",
       out);
 }
 

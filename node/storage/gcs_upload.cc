@@ -206,7 +206,7 @@ class GcsWritableFile : public WritableFile {
       auto rep = client_->Do(c);
       if (!rep.ok() && absl::IsUnavailable(rep.status())) {
         if (++failures >= client_->config().max_attempts) return rep.status();
-        GlobalObjectStoreCounters().retries++;
+        CountRetry();
         SleepBeforeRetry(failures);
         rep = QueryStatus(last);
       }

@@ -231,16 +231,21 @@ RetriedResponse SendWithRetries(
     const std::function<HttpRequest()>& make,
     const std::function<Verdict(const HttpResponse&)>& judge) {
   ObjectStoreCounters& counters = GlobalObjectStoreCounters();
+  IoTally* tally = CurrentIoTally();
   auto client = pool.Acquire();
   RetriedResponse out;
   for (out.attempts = 1;; ++out.attempts) {
     counters.requests++;
+    if (tally != nullptr) tally->requests++;
     out.rep = client->Do(make());
     const Verdict v = judge(out.rep);
-    if (v == Verdict::kThrottled) counters.throttles++;
+    if (v == Verdict::kThrottled) {
+      counters.throttles++;
+      if (tally != nullptr) tally->throttles++;
+    }
     out.ok = v == Verdict::kDone;
     if (out.ok || v == Verdict::kFail || out.attempts >= max_attempts) break;
-    counters.retries++;
+    CountRetry();
     SleepBeforeRetry(out.attempts);
   }
   pool.Release(std::move(client));
@@ -249,6 +254,11 @@ RetriedResponse SendWithRetries(
 
 std::string AfterAttempts(int attempts) {
   return attempts > 1 ? absl::StrCat(" (after ", attempts, " attempts)") : "";
+}
+
+void CountRetry() {
+  GlobalObjectStoreCounters().retries++;
+  if (IoTally* tally = CurrentIoTally()) tally->retries++;
 }
 
 void SleepBeforeRetry(int attempt) {

@@ -16,6 +16,8 @@
 #include <utility>
 #include <vector>
 
+#include "node/storage/io_tally.h"
+
 namespace ckpt {
 
 struct HttpOptions {
@@ -87,6 +89,7 @@ class HttpClientPool {
 
 // Object-store requests made, retried and throttled (429, S3 SlowDown),
 // process-wide, for every object-store backend; results carry the deltas.
+// The thread's current IoTally (io_tally.h) counts the same per file.
 struct ObjectStoreCounters {
   std::atomic<uint64_t> requests{0};
   std::atomic<uint64_t> retries{0};
@@ -128,6 +131,9 @@ RetriedResponse SendWithRetries(
     const std::function<Verdict(const HttpResponse&)>& judge);
 // " (after N attempts)" when N > 1, for error messages.
 std::string AfterAttempts(int attempts);
+
+// Counts one retry, process-wide and in the thread's current tally.
+void CountRetry();
 
 // Sleeps before attempt `attempt` + 1: full jitter over an exponential cap
 // (0.2 s x 2^attempt, at most 20 s), so N nodes hitting one bucket do not

@@ -41,7 +41,8 @@ RangedReadableFile::RangedReadableFile(
       range_(std::max<uint64_t>(1, std::min(range_size, size))),
       depth_(static_cast<size_t>(std::max(1, depth))),
       fetch_(std::move(fetch)),
-      extents_(std::move(extents)) {
+      extents_(std::move(extents)),
+      tally_(CurrentIoTally()) {
   if (!extents_.empty()) next_ = queued_to_ = NextSpan(0).first;
 }
 
@@ -67,6 +68,7 @@ RangedReadableFile::~RangedReadableFile() {
 }
 
 void RangedReadableFile::Work() {
+  ScopedIoTally tally(tally_);
   std::unique_lock<std::mutex> lock(mu_);
   for (;;) {
     cv_.wait(lock, [&] { return stop_ || !jobs_.empty(); });
@@ -200,7 +202,10 @@ absl::Status BoundedTasks::Start(std::function<absl::Status()> task) {
   std::unique_lock<std::mutex> lock(mu_);
   cv_.wait(lock, [&] { return pending_ < max_ || !error_.ok(); });
   if (!error_.ok()) return TakeError();
-  queue_.push_back(std::move(task));
+  queue_.push_back([tally = CurrentIoTally(), task = std::move(task)] {
+    ScopedIoTally scope(tally);
+    return task();
+  });
   ++pending_;
   if (idle_ == 0 && workers_.size() < max_) {
     workers_.emplace_back([this] { Work(); });

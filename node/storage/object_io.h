@@ -16,6 +16,7 @@
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "node/storage/io_tally.h"
 #include "node/storage/storage.h"
 
 namespace ckpt {
@@ -46,6 +47,7 @@ using RangeFetch =
 // disjoint [begin, end) byte ranges: what the caller will read), the
 // read-ahead fetches only inside them, going on from the end of one to the
 // start of the next, so a sparse reader fetches no byte it does not read.
+// The fetches count in the IoTally current where the file was made.
 // One reader thread at a time.
 class RangedReadableFile : public ReadableFile {
  public:
@@ -81,6 +83,7 @@ class RangedReadableFile : public ReadableFile {
   const size_t depth_;
   RangeFetch fetch_;
   const std::vector<std::pair<uint64_t, uint64_t>> extents_;
+  IoTally* const tally_;    // its creator's: the fetches count there
   uint64_t next_ = 0;       // where the last read ended
   uint64_t queued_to_ = 0;  // end of the last range requested
   std::mutex mu_;
@@ -95,7 +98,8 @@ class RangedReadableFile : public ReadableFile {
 };
 
 // Runs tasks on at most `max_in_flight` worker threads, started as needed
-// and kept until destruction (no thread per task). The owner calls Wait(0)
+// and kept until destruction (no thread per task); each task runs with the
+// IoTally that was current where Start queued it. The owner calls Wait(0)
 // before the state the tasks touch goes away (the destructor does too).
 // One owner thread.
 class BoundedTasks {

@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 
 #include "tests/testing/gcs_server.h"
+#include "tests/testing/result_files.h"
 #include "tests/testing/subprocess.h"
 #include "tests/testing/temp_dir.h"
 
@@ -70,6 +71,10 @@ TEST_F(GcsRunTest, A429StormIsRetriedAndCounted) {
   EXPECT_EQ(server_.faults_injected(), 6);
   EXPECT_EQ(j["rounds"][0]["throttles"], 6);
   EXPECT_EQ(j["rounds"][0]["retries"], 6);
+  // Per file: the 429s met by its upload (its chunks' workers included).
+  EXPECT_EQ(FileColumnSum(j["rounds"][0], "retries"), 6u);
+  EXPECT_EQ(FileColumnSum(j["rounds"][0], "requests"),
+            j["rounds"][0]["requests"].get<uint64_t>());
   EXPECT_TRUE(j["rounds"][1]["verified"].get<bool>());
 }
 

@@ -12,6 +12,7 @@
 #include "testing/proto/grpc/health/v1/health.grpc.pb.h"
 #include "tests/testing/chromium.h"
 #include "tests/testing/cluster.h"
+#include "tests/testing/result_files.h"
 
 namespace ckpt {
 namespace {
@@ -102,14 +103,10 @@ TEST(Multinode, FourNodesStartedBeforeTheCoordinatorRunTheRounds) {
       }
       // From the per-file records: every file a node read was written by
       // a rank of another node (__<writer>_<k>.distcp, 2 ranks per node).
-      const json& files = round["files"];
-      const auto cols = files["columns"].get<std::vector<std::string>>();
-      const size_t node_col =
-          std::find(cols.begin(), cols.end(), "node") - cols.begin();
-      const size_t name_col =
-          std::find(cols.begin(), cols.end(), "name") - cols.begin();
-      ASSERT_EQ(files["rows"].size(), 8u);
-      for (const auto& row : files["rows"]) {
+      const size_t node_col = FileColumn(round, "node");
+      const size_t name_col = FileColumn(round, "name");
+      ASSERT_EQ(round["files"]["rows"].size(), 8u);
+      for (const auto& row : round["files"]["rows"]) {
         const std::string name = row[name_col];
         ASSERT_EQ(name.rfind("__", 0), 0u) << name;
         const int writer = std::stoi(name.substr(2));
@@ -171,11 +168,7 @@ TEST(Multinode, APlantedStragglerIsNamedWithItsFilesInTheResultAndReport) {
   // its durability.
   const json& files = save["files"];
   ASSERT_EQ(files["rows"].size(), 3u);
-  const auto cols = files["columns"].get<std::vector<std::string>>();
-  auto col = [&](const std::string& name) {
-    return static_cast<size_t>(std::find(cols.begin(), cols.end(), name) -
-                               cols.begin());
-  };
+  auto col = [&](const std::string& name) { return FileColumn(save, name); };
   for (const auto& row : files["rows"]) {
     const double start = row[col("start")], first = row[col("first_byte")],
                  last = row[col("last_byte")], done = row[col("done")];

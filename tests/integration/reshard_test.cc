@@ -174,6 +174,21 @@ TEST(ReshardedRestore, EightRanksToSixExactAndWholeSegments) {
   EXPECT_NE(dom.find(said), std::string::npos) << said << "\n" << dom;
   EXPECT_NE(dom.find("Resharded restore res: bytes per loading rank"),
             std::string::npos);
+  // Beside each rank's planned reads, the requests the last load measured
+  // for it (on local disk its read calls: at least one per read range).
+  const json& last = whole["rounds"].back();
+  ASSERT_EQ(last["ranks"].size(), rs["ranks"].size());
+  for (size_t i = 0; i < rs["ranks"].size(); ++i) {
+    const json& planned = rs["ranks"][i];
+    const json& measured = last["ranks"][i];
+    ASSERT_EQ(measured["rank"], planned["rank"]);
+    EXPECT_GE(measured["requests"].get<uint64_t>(),
+              planned["reads"].get<uint64_t>());
+    const std::string cells = absl::StrFormat(
+        "<td>%d</td><td>%d</td><td>%d</td>", planned["files"].get<int>(),
+        planned["reads"].get<int>(), measured["requests"].get<int>());
+    EXPECT_NE(dom.find(cells), std::string::npos) << cells;
+  }
 }
 
 TEST(ReshardedRestore, ACorruptByteInARangeReadFailsTheLoadNamingIt) {

@@ -17,6 +17,7 @@
 #include "tests/testing/cluster.h"
 #include "tests/testing/fault_proxy.h"
 #include "tests/testing/http_wire.h"
+#include "tests/testing/result_files.h"
 #include "tests/testing/swift_server.h"
 
 namespace ckpt {
@@ -81,6 +82,10 @@ TEST_F(S3FaultTest, SlowDownStormIsRetriedAndCounted) {
   json j = Result();
   EXPECT_EQ(j["rounds"][0]["throttles"], 6);
   EXPECT_EQ(j["rounds"][0]["retries"], 6);
+  // Sent by the upload's part workers, counted for the file they upload.
+  EXPECT_EQ(FileColumnSum(j["rounds"][0], "retries"), 6u);
+  EXPECT_EQ(FileColumnSum(j["rounds"][0], "requests"),
+            j["rounds"][0]["requests"].get<uint64_t>());
   EXPECT_EQ(proxy.faults_injected(), 6);
   EXPECT_TRUE(j["rounds"][1]["verified"].get<bool>());
 }
@@ -97,6 +102,8 @@ TEST_F(S3FaultTest, ResetMidBodyIsRetried) {
   ASSERT_EQ(r.exit_code, 0) << r.err;
   json j = Result();
   EXPECT_EQ(j["rounds"][1]["retries"], 2);
+  // Sent by the reader's range workers, counted for the file they read.
+  EXPECT_EQ(FileColumnSum(j["rounds"][1], "retries"), 2u);
   EXPECT_TRUE(j["rounds"][1]["verified"].get<bool>());
 }
 

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
+#include <map>
 #include <nlohmann/json.hpp>
 
 #include "absl/strings/str_cat.h"
@@ -153,9 +154,17 @@ TEST_F(S3Test, ReshardedRestoresReadOnlyTheRangesTheyNeed) {
     const json& round = j["rounds"].back();
     EXPECT_TRUE(round["verified"].get<bool>()) << round.dump();
     EXPECT_EQ(round["bytes"].get<uint64_t>(), ckpt);
+    // Per rank too: the requests its files measured are its plan's.
+    std::map<uint64_t, uint64_t> measured;
+    for (const auto& k : round["ranks"]) {
+      measured[k["rank"].get<uint64_t>()] = k["requests"].get<uint64_t>();
+    }
     uint64_t want = 0;
     for (const auto& r : rs["ranks"]) {
-      want += r["files"].get<uint64_t>() + r["reads"].get<uint64_t>();
+      const uint64_t planned =
+          r["files"].get<uint64_t>() + r["reads"].get<uint64_t>();
+      EXPECT_EQ(measured[r["rank"].get<uint64_t>()], planned) << r;
+      want += planned;
     }
     EXPECT_EQ(round["requests"].get<uint64_t>(), want) << round.dump();
   }

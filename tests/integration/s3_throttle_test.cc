@@ -16,6 +16,7 @@
 
 #include "tests/testing/fault_proxy.h"
 #include "tests/testing/prefix_throttle.h"
+#include "tests/testing/result_files.h"
 #include "tests/testing/swift_server.h"
 
 namespace ckpt {
@@ -226,6 +227,18 @@ void ExpectCountedAndVerified(const ThrottledRun& run) {
     EXPECT_EQ(r["nodes"][0]["throttles"], r["throttles"]);
     EXPECT_EQ(r["nodes"][0]["retries"], r["retries"]);
     EXPECT_EQ(r["nodes"][0]["requests"], r["requests"]);
+    // Per file, the same counts: every request and retry of the round was
+    // one file's, sent on its thread or on the workers uploading its parts
+    // or fetching its ranges. Per rank (one file each): its planned
+    // requests plus its retries.
+    ASSERT_EQ(r["files"]["rows"].size(), static_cast<size_t>(kRanks));
+    EXPECT_EQ(FileColumnSum(r, "requests"), r["requests"].get<uint64_t>());
+    EXPECT_EQ(FileColumnSum(r, "retries"), r["retries"].get<uint64_t>());
+    for (const auto& k : r["ranks"]) {
+      EXPECT_EQ(k["requests"].get<uint64_t>(),
+                shard_requests / kRanks + k["retries"].get<uint64_t>())
+          << k;
+    }
   }
   // Every 503 the proxy sent happened in a timed round and was counted as
   // a throttle, and retried.

@@ -70,6 +70,13 @@ TEST(NodeService, SaveCommitInspectLoadAndIdempotentStart) {
   EXPECT_EQ(rep.ranks(0).bytes(), 16000000u);
   EXPECT_EQ(rep.checksums_size(), 4);
   EXPECT_EQ(MemoryStorage::AllPaths().size(), 4u);
+  // Per file, its storage requests: on a file system its write calls,
+  // 8 000 000 bytes in 64 KiB blocks (122 whole, one part); no retries.
+  ASSERT_EQ(rep.files_size(), 4);
+  for (const auto& f : rep.files()) {
+    EXPECT_EQ(f.requests(), 123u) << f.name();
+    EXPECT_EQ(f.retries(), 0u) << f.name();
+  }
   // Durable means the step's entries and the step's own entry in
   // checkpoints/ (a new directory a crash could otherwise lose).
   EXPECT_EQ(MemoryStorage::SyncedDirs(),
@@ -111,6 +118,9 @@ TEST(NodeService, SaveCommitInspectLoadAndIdempotentStart) {
   auto lrep = svc.StartPhase(Start(3), nullptr, 1);
   ASSERT_EQ(lrep.error(), "");
   EXPECT_TRUE(lrep.ranks(0).verified());
+  for (const auto& f : lrep.files()) {
+    EXPECT_EQ(f.requests(), 123u) << f.name();  // its read calls
+  }
 
   // A retried start of round 3 returns the first outcome without reading
   // again: corrupt a file, retry, still ok; a fresh round fails.

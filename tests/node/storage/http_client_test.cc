@@ -11,6 +11,7 @@
 
 #include <atomic>
 #include <chrono>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -201,7 +202,10 @@ TEST(SendWithRetries, RetriesUntilDoneOrFailOrMaxAttemptsAndCounts) {
   };
   ObjectStoreCounters& c = GlobalObjectStoreCounters();
   const uint64_t req0 = c.requests, retry0 = c.retries, thr0 = c.throttles;
+  IoTally file;  // a file's own count, beside the process-wide one
+  std::optional<ScopedIoTally> scope(&file);
   RetriedResponse out = SendWithRetries(pool, 5, make, judge);
+  scope.reset();
   EXPECT_TRUE(out.ok);
   EXPECT_EQ(out.attempts, 3);
   EXPECT_EQ(out.rep.status, 200);
@@ -210,6 +214,9 @@ TEST(SendWithRetries, RetriesUntilDoneOrFailOrMaxAttemptsAndCounts) {
   EXPECT_EQ(c.requests - req0, 3u);
   EXPECT_EQ(c.retries - retry0, 2u);
   EXPECT_EQ(c.throttles - thr0, 1u);
+  EXPECT_EQ(file.requests, 3u);
+  EXPECT_EQ(file.retries, 2u);
+  EXPECT_EQ(file.throttles, 1u);
 
   served = 0;  // 503 again, but only 1 attempt allowed
   RetriedResponse once = SendWithRetries(pool, 1, make, judge);
@@ -222,6 +229,7 @@ TEST(SendWithRetries, RetriesUntilDoneOrFailOrMaxAttemptsAndCounts) {
       pool, 5, make, [](const HttpResponse&) { return Verdict::kFail; });
   EXPECT_FALSE(fail.ok);
   EXPECT_EQ(fail.attempts, 1);
+  EXPECT_EQ(file.requests, 3u) << "counted with no tally current";
 }
 
 }  // namespace

@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <atomic>
 #include <cstring>
+#include <memory>
 #include <mutex>
 #include <set>
 #include <thread>
@@ -217,6 +218,51 @@ TEST(BoundedTasks, TasksReuseAtMostMaxThreads) {
   ASSERT_TRUE(tasks.Start([] { return absl::InternalError("x"); }).ok());
   EXPECT_TRUE(absl::IsInternal(tasks.Wait(0)));
   EXPECT_TRUE(tasks.Wait(0).ok());
+}
+
+// The reader's fetch workers and the tasks' workers count their requests
+// in the IoTally current where the reader was made or the task queued (as
+// SendWithRetries does), so each file's requests are its own.
+TEST(IoTally, ReaderAndTaskWorkersCountForTheirFile) {
+  const std::string obj = Object(50'000);
+  auto fetch = [&](uint64_t off, size_t len, char* dst) {
+    if (IoTally* t = CurrentIoTally()) t->requests++;
+    std::memcpy(dst, obj.data() + off, len);
+    return absl::OkStatus();
+  };
+  IoTally a, b;
+  std::unique_ptr<RangedReadableFile> fa, fb;
+  {
+    ScopedIoTally scope(&a);
+    fa = std::make_unique<RangedReadableFile>(obj.size(), 10'000, 2, fetch);
+  }
+  {
+    ScopedIoTally scope(&b);
+    fb = std::make_unique<RangedReadableFile>(obj.size(), 25'000, 2, fetch);
+  }
+  EXPECT_EQ(CurrentIoTally(), nullptr);  // each scope restored the last
+  char buf[50'000];
+  ASSERT_EQ(*fa->Read(0, buf, sizeof(buf)), obj.size());
+  ASSERT_EQ(*fb->Read(0, buf, sizeof(buf)), obj.size());
+  fa.reset();
+  fb.reset();
+  EXPECT_EQ(a.requests, 5u);  // 50 000 bytes in 10 000-byte ranges
+  EXPECT_EQ(b.requests, 2u);
+
+  BoundedTasks tasks(3);
+  auto count = [] {
+    if (IoTally* t = CurrentIoTally()) t->requests++;
+    return absl::OkStatus();
+  };
+  IoTally c, d;
+  for (int i = 0; i < 10; ++i) {
+    ScopedIoTally scope(i % 2 == 0 ? &c : &d);
+    ASSERT_TRUE(tasks.Start(count).ok());
+  }
+  ASSERT_TRUE(tasks.Start(count).ok());  // no tally current: not counted
+  ASSERT_TRUE(tasks.Wait(0).ok());
+  EXPECT_EQ(c.requests, 5u);
+  EXPECT_EQ(d.requests, 5u);
 }
 
 TEST(SplitBucketUri, NamesWhatIsWrong) {
