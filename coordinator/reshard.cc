@@ -75,6 +75,10 @@ absl::StatusOr<ReshardPlan> PlanReshard(const CheckpointPlan& target,
     // saved file -> ranges read there; whole segments already taken.
     std::map<uint32_t, std::vector<SegmentPlan>> reads;
     std::set<std::pair<uint32_t, uint32_t>> taken;
+    // (saved file, file offset of a whole segment read) -> the span of it
+    // the rank owns (segments mode).
+    std::map<std::pair<uint32_t, uint64_t>, std::pair<uint64_t, uint64_t>>
+        owned;
     for (const FilePlan& f : r.files) {
       for (const SegmentPlan& want : f.segments) {
         const uint64_t end = want.tensor_offset + want.length;
@@ -99,6 +103,15 @@ absl::StatusOr<ReshardPlan> PlanReshard(const CheckpointPlan& target,
             if (taken.insert({it->saved, it->segment}).second) {
               reads[it->saved].push_back(s);
             }
+            const uint64_t from = s.file_offset + (at - it->tensor_offset);
+            const uint64_t to =
+                s.file_offset + (std::min(end, held_end) - it->tensor_offset);
+            auto [span, fresh] =
+                owned.try_emplace({it->saved, s.file_offset}, from, to);
+            if (!fresh) {
+              span->second.first = std::min(span->second.first, from);
+              span->second.second = std::max(span->second.second, to);
+            }
           } else {
             const uint64_t from = at, to = std::min(end, held_end);
             reads[it->saved].push_back(
@@ -122,12 +135,18 @@ absl::StatusOr<ReshardPlan> PlanReshard(const CheckpointPlan& target,
                   return a.file_offset < b.file_offset;
                 });
       uint64_t last_end = UINT64_MAX;
+      std::vector<std::pair<uint64_t, uint64_t>> keep;
+      keep.reserve(ranges.size());
       for (const auto& s : ranges) {
         rr.read += s.length;
         if (s.file_offset != last_end) ++rr.reads;
         last_end = s.file_offset + s.length;
+        keep.push_back(
+            mode == "segments"
+                ? owned.at({f, s.file_offset})
+                : std::pair{s.file_offset, s.file_offset + s.length});
       }
-      rr.files.push_back({f, std::move(ranges)});
+      rr.files.push_back({f, std::move(ranges), std::move(keep)});
     }
     plan.needed += rr.needed;
     plan.read += rr.read;

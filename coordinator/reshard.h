@@ -26,10 +26,14 @@ struct SavedFile {
 };
 
 // The byte ranges one loading rank reads from one saved file: sorted by
-// file offset, disjoint; each names the tensor bytes it holds.
+// file offset, disjoint; each names the tensor bytes it holds. `keep[i]`
+// is the span [begin, end) of file bytes in ranges[i] the rank owns: all
+// of it in "ranges" mode, the part of a whole saved segment it needs in
+// "segments" mode (what lands in its memory; the rest was only read).
 struct ReshardFileRead {
   uint32_t saved = 0;  // index into ReshardPlan::saved
   std::vector<SegmentPlan> ranges;
+  std::vector<std::pair<uint64_t, uint64_t>> keep;
 };
 
 struct ReshardRank {

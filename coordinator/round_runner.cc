@@ -181,12 +181,17 @@ void RoundRunner::AddReshardedRanks(const ReshardPlan& reshard, int node,
       fa->set_other_rank(true);
       fa->set_written_by_rank(sf.rank);
       fa->set_ranges(true);
-      for (const auto& s : read.ranges) {
+      for (size_t i = 0; i < read.ranges.size(); ++i) {
+        const SegmentPlan& s = read.ranges[i];
         auto* sa = fa->add_segments();
         sa->set_tensor_index(s.tensor);
         sa->set_tensor_offset(s.tensor_offset);
         sa->set_length(s.length);
         sa->set_file_offset(s.file_offset);
+        if (i < read.keep.size()) {
+          sa->set_keep_offset(read.keep[i].first);
+          sa->set_keep_length(read.keep[i].second - read.keep[i].first);
+        }
       }
     }
   }

@@ -14,6 +14,7 @@
 #include "common/cuda.h"
 #include "common/status_macros.h"
 #include "node/block_ring.h"
+#include "node/file_ranges.h"
 #include "node/pattern.h"
 #include "node/shard_memory.h"
 #include "node/storage/io_tally.h"
@@ -65,13 +66,6 @@ void FeedSegments(const FileJob& job, uint64_t offset, const unsigned char* p,
   }
 }
 
-std::string TensorName(const FileJob& job, const SegmentJob& s) {
-  if (job.tensor_names && s.tensor < job.tensor_names->size()) {
-    return (*job.tensor_names)[s.tensor];
-  }
-  return absl::StrCat("#", s.tensor);
-}
-
 // Re-reads segment `s` and names the first byte that differs from the
 // pattern; used only after a checksum mismatch.
 std::string LocateMismatch(const TransferContext& ctx, const FileJob& job,
@@ -95,35 +89,6 @@ std::string LocateMismatch(const TransferContext& ctx, const FileJob& job,
       ") (a second read returns the bytes the save wrote: the first read "
       "returned different ones, or the .metadata's checksum does not belong "
       "to them)");
-}
-
-// A resharded restore's piece: every byte must be the writer's (the
-// pattern at its file offset); a mismatch names the byte and the tensor.
-absl::Status CheckRange(const FileJob& job, const IoParams& params,
-                        uint64_t off, const unsigned char* p, size_t n) {
-  for (size_t done = 0; done < n;) {  // 64 KiB at a time, still in cache
-    const size_t m = std::min<size_t>(64 << 10, n - done);
-    const size_t bad =
-        FirstPatternMismatch(params.stream_key, off + done, p + done, m);
-    if (bad < m) {
-      const uint64_t at = off + done + bad;
-      std::string tensor;
-      for (const auto& s : job.segments) {
-        if (at >= s.file_offset && at < s.file_offset + s.length) {
-          tensor =
-              absl::StrCat(" (tensor ", TensorName(job, s), " at tensor byte ",
-                           s.tensor_offset + (at - s.file_offset), ")");
-        }
-      }
-      return absl::DataLossError(absl::StrCat(
-          "byte ", at, " of ", job.path, tensor, " is not the one rank ",
-          job.rank,
-          " wrote there (a resharded restore checks every byte it reads "
-          "against the writer's)"));
-    }
-    done += m;
-  }
-  return absl::OkStatus();
 }
 
 }  // namespace
@@ -388,33 +353,6 @@ absl::Status SaveFile(const TransferContext& ctx, const FileJob& job,
   return FinishSave(ctx, params, *file, stats, out);
 }
 
-uint64_t NeededBytes(const FileJob& job) {
-  if (!job.ranges) return job.size;
-  uint64_t n = 0;
-  for (const auto& s : job.segments) n += s.length;
-  return n;
-}
-
-std::vector<std::pair<uint64_t, uint64_t>> ReadExtents(const FileJob& job,
-                                                       bool direct) {
-  if (!job.ranges) return {{0, job.size}};
-  std::vector<std::pair<uint64_t, uint64_t>> out;
-  for (const auto& s : job.segments) {
-    uint64_t begin = s.file_offset, end = s.file_offset + s.length;
-    if (direct) {
-      begin = begin / 4096 * 4096;
-      end = std::min(job.size, (end + 4095) / 4096 * 4096);
-    }
-    if (begin >= end) continue;
-    if (!out.empty() && begin <= out.back().second) {
-      out.back().second = std::max(out.back().second, end);
-    } else {
-      out.push_back({begin, end});
-    }
-  }
-  return out;
-}
-
 absl::Status LoadFile(const TransferContext& ctx, const FileJob& job,
                       const IoParams& params, AlignedBuffer& buffer,
                       OpStats* stats, FileOutcome* out) {
@@ -464,6 +402,8 @@ absl::Status LoadFile(const TransferContext& ctx, const FileJob& job,
     }
   }
   const uint64_t blocks = pieces.size();
+  // Where a resharded file's kept bytes go in the rank's memory.
+  const KeptLayout kept(job);
   // Reads piece k whole into p; any thread (its own histogram).
   auto read = [&](uint64_t k, unsigned char* p,
                   Histogram& h) -> absl::StatusOr<size_t> {
@@ -494,7 +434,7 @@ absl::Status LoadFile(const TransferContext& ctx, const FileJob& job,
     const auto t0 = std::chrono::steady_clock::now();
     const uint64_t off = pieces[k].first;
     if (job.ranges) {
-      RETURN_IF_ERROR(CheckRange(job, params, off, p, n));
+      RETURN_IF_ERROR(CheckRange(job, params.stream_key, off, p, n));
       out->checked_bytes += n;
     } else {
       for (size_t done = 0; done < n;) {  // 64 KiB at a time, as a save does
@@ -508,11 +448,14 @@ absl::Status LoadFile(const TransferContext& ctx, const FileJob& job,
     out->data_seconds += SecondsSince(t0);
     if (params.device != nullptr) {  // verified on the host, then copied
       const auto t0 = std::chrono::steady_clock::now();
-      // A resharded restore's ranges land one after another.
-      RETURN_IF_ERROR(
-          params.device->CopyIn(job.ranges ? out->bytes : off, p, n));
+      if (job.ranges) {  // only the bytes the rank keeps, one after another
+        RETURN_IF_ERROR(
+            kept.CopyIn(off, p, n, *params.device, &out->copy_bytes));
+      } else {
+        RETURN_IF_ERROR(params.device->CopyIn(off, p, n));
+        out->copy_bytes += n;
+      }
       out->copy_seconds += SecondsSince(t0);
-      out->copy_bytes += n;
     }
     out->bytes += n;
     if (ctx.progress) ctx.progress->fetch_add(n, std::memory_order_relaxed);

@@ -37,6 +37,10 @@ struct SegmentJob {
   uint64_t file_offset = 0;
   uint64_t expected = 0;  // checksum, for loads
   bool has_expected = false;
+  // A resharded load's: the file bytes of it the rank owns (0 length: all
+  // of it), what a device load copies to the device (Segment in node.proto).
+  uint64_t keep_offset = 0;
+  uint64_t keep_length = 0;
 };
 
 struct FileJob {
@@ -155,15 +159,6 @@ absl::Status StageFile(const ShardMemory& from, AlignedBuffer& to, size_t block,
 absl::Status SaveFile(const TransferContext& ctx, const FileJob& job,
                       const IoParams& params, AlignedBuffer& buffer,
                       OpStats* stats, FileOutcome* out);
-
-// The bytes of `job` a load needs: its size, or with `ranges` the ranges'.
-uint64_t NeededBytes(const FileJob& job);
-
-// The extents a load of `job` reads: the whole file, or its ranges with
-// adjacent ones merged (with `direct`, widened to 4 KiB boundaries, since
-// O_DIRECT reads whole aligned blocks, and merged where they then meet).
-std::vector<std::pair<uint64_t, uint64_t>> ReadExtents(const FileJob& job,
-                                                       bool direct);
 
 // DataLoss naming the file and byte offset on a mismatch. A file with
 // `ranges` is read only there, each byte checked against the writer's

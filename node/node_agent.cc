@@ -19,6 +19,7 @@
 #include "common/memory.h"
 #include "common/plan.h"
 #include "common/status_macros.h"
+#include "node/file_ranges.h"
 #include "node/pattern.h"
 #include "node/storage/http_client.h"
 #include "node/storage/io_tally.h"

@@ -5,6 +5,7 @@
 #include "common/bytes.h"
 #include "common/cuda.h"
 #include "common/status_macros.h"
+#include "node/file_ranges.h"
 #include "node/node_agent.h"
 #include "node/pattern.h"
 
@@ -39,12 +40,14 @@ absl::Status NodeAgent::PrepareLoop(const PhaseJob& job) {
   for (size_t ri = 0; ri < job.ranks.size(); ++ri) {
     const int device = static_cast<int>(ri) % gpus;  // ranks bound in turn
     for (const auto& f : job.ranks[ri].files) {
-      auto mem = ShardMemory::Create(loop.accelerator, device, f.size);
+      // A resharded load holds only the bytes its rank keeps of the file.
+      const uint64_t bytes = KeptBytes(f);
+      auto mem = ShardMemory::Create(loop.accelerator, device, bytes);
       if (!mem.ok()) {
         return absl::Status(
             mem.status().code(),
             absl::StrCat("rank ", f.rank, " file ", f.index, " (",
-                         FormatBytes(f.size), gpu ? ") on GPU " : ")",
+                         FormatBytes(bytes), gpu ? ") on GPU " : ")",
                          gpu ? absl::StrCat(device) : std::string(), ": ",
                          mem.status().message()));
       }

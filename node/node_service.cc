@@ -104,8 +104,8 @@ PhaseJob BuildJob(Req& req) {
       fj.segments.reserve(static_cast<size_t>(f.segments_size()));
       for (const auto& s : f.segments()) {
         fj.segments.push_back({s.tensor_index(), s.tensor_offset(), s.length(),
-                               s.file_offset(), s.checksum(),
-                               s.has_checksum()});
+                               s.file_offset(), s.checksum(), s.has_checksum(),
+                               s.keep_offset(), s.keep_length()});
       }
       if constexpr (kConsume) {
         google::protobuf::RepeatedPtrField<v1::Segment>().Swap(

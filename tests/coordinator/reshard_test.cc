@@ -96,6 +96,24 @@ TEST(Reshard, EightToSixRanksWorkedByHand) {
     EXPECT_EQ(r.files.size(), 2u) << r.rank;
     EXPECT_EQ(r.reads, 2u) << r.rank;  // each old file read whole, at once
   }
+  // What each rank keeps of the whole segments it reads (its memory holds
+  // only that): new rank 0 keeps all of old file 0 (A[0,12) at [0,48),
+  // B[0,6) at [48,72)) and of old file 1 A[12,16) at [0,16) and B[6,8) at
+  // [48,56): 96 bytes, its share. Over all ranks, the 576 needed.
+  using Spans = std::vector<std::pair<uint64_t, uint64_t>>;
+  const ReshardRank& w0 = whole.ranks[0];
+  EXPECT_EQ(w0.files[0].keep, (Spans{{0, 48}, {48, 72}}));
+  EXPECT_EQ(w0.files[1].keep, (Spans{{0, 16}, {48, 56}}));
+  uint64_t kept = 0;
+  for (const auto& r : whole.ranks) {
+    for (const auto& f : r.files) {
+      ASSERT_EQ(f.keep.size(), f.ranges.size());
+      for (const auto& [b, e] : f.keep) kept += e - b;
+    }
+  }
+  EXPECT_EQ(kept, 576u);
+  // Exact ranges keep all they read.
+  EXPECT_EQ(r0.files[1].keep, (Spans{{0, 16}, {48, 56}}));
 }
 
 TEST(Reshard, FewerAndMoreRanksWorkedByHand) {

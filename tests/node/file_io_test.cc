@@ -6,7 +6,9 @@
 #include <thread>
 #include <tuple>
 
+#include "node/file_ranges.h"
 #include "node/pattern.h"
+#include "node/shard_memory.h"
 #include "node/storage/posix_storage.h"
 #include "tests/testing/temp_dir.h"
 
@@ -149,6 +151,33 @@ TEST_P(FileIoTest, RangesReadOnlyThemAndCheckEveryByteAgainstTheWriter) {
   } else {
     EXPECT_EQ(extent_bytes, needed);
   }
+  // Into the rank's memory (host memory standing in for a GPU's) go only
+  // the bytes it keeps, one after another in file order: not O_DIRECT's
+  // padding, and of a range read whole (as "segments" mode reads a saved
+  // segment) only the part it owns, here 7000 bytes inside the third.
+  FileJob kept = ranges;
+  kept.segments[2].keep_offset = t2 + 100 + 5000;
+  kept.segments[2].keep_length = 7000;
+  const uint64_t keep = 1000 + 300'000 + 7000;
+  ASSERT_EQ(KeptBytes(kept), keep);
+  auto memory = ShardMemory::Create("cpu", 0, keep);
+  ASSERT_TRUE(memory.ok()) << memory.status();
+  IoParams dp = p;
+  dp.device = memory->get();
+  FileOutcome onto;
+  s = LoadFile(ctx, kept, dp, buf, &stats, &onto);
+  ASSERT_TRUE(s.ok()) << s;
+  EXPECT_EQ(onto.checked_bytes, extent_bytes);  // all read was checked
+  EXPECT_EQ(onto.copy_bytes, keep);
+  std::vector<unsigned char> want, got(keep);
+  for (const auto& [from, n] : std::vector<std::pair<uint64_t, uint64_t>>{
+           {t1, 1000}, {t1 + 50'000, 300'000}, {t2 + 100 + 5000, 7000}}) {
+    std::vector<unsigned char> part(n);
+    FillPattern(p.stream_key, from, part.data(), n);
+    want.insert(want.end(), part.begin(), part.end());
+  }
+  ASSERT_TRUE((*memory)->CopyOut(0, got.data(), keep).ok());
+  EXPECT_TRUE(got == want) << "the rank's memory holds other bytes";
   // A flipped byte outside every range is never read; one inside is named.
   FlipByte(job.path, t1 + 20'000);
   FileOutcome again;
