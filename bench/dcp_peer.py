@@ -78,8 +78,11 @@ def build_state(torch, mesh, DTensor, Replicate, Shard, tensors, world,
     """Each tensor sharded on dim 0 (torch.chunk's split, as FSDP2 does);
     0-d tensors replicated. Local shards only: no rank holds a whole
     tensor."""
+    # ckptbench's .metadata names dtypes fp32, bf16, ...; torch's names too.
     dtypes = {"float32": torch.float32, "float16": torch.float16,
               "bfloat16": torch.bfloat16, "float64": torch.float64,
+              "fp32": torch.float32, "fp16": torch.float16,
+              "bf16": torch.bfloat16, "fp64": torch.float64,
               "int64": torch.int64, "int32": torch.int32,
               "int8": torch.int8, "uint8": torch.uint8, "bool": torch.bool}
     state, nbytes = {}, 0
