@@ -109,8 +109,20 @@ absl::StatusOr<ReshardPlan> PlanReshard(const CheckpointPlan& target,
             auto [span, fresh] =
                 owned.try_emplace({it->saved, s.file_offset}, from, to);
             if (!fresh) {
-              span->second.first = std::min(span->second.first, from);
-              span->second.second = std::max(span->second.second, to);
+              // Another want of this rank in the same saved segment: its
+              // wants of a tensor are adjacent pieces of one chunk, so the
+              // spans meet; a gap would put bytes it does not own in its
+              // memory.
+              auto& [b, e] = span->second;
+              if (from > e || to < b) {
+                return absl::InternalError(absl::StrCat(
+                    where, ": rank ", r.rank, " owns two separate parts of ",
+                    "one saved segment of tensor ",
+                    target.tensors[want.tensor].name,
+                    "; a whole-segment read cannot keep only them"));
+              }
+              b = std::min(b, from);
+              e = std::max(e, to);
             }
           } else {
             const uint64_t from = at, to = std::min(end, held_end);

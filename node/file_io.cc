@@ -357,9 +357,13 @@ absl::Status LoadFile(const TransferContext& ctx, const FileJob& job,
                       const IoParams& params, AlignedBuffer& buffer,
                       OpStats* stats, FileOutcome* out) {
   out->start_seconds = SecondsSince(ctx.start);
+  const uint64_t copied_before = out->copy_bytes;
   ReadOptions ro;
   ro.direct = params.direct;
-  if (job.ranges) ro.extents = ReadExtents(job, params.direct);
+  if (job.ranges) {
+    RETURN_IF_ERROR(CheckRangesJob(job));
+    ro.extents = ReadExtents(job, params.direct);
+  }
   ASSIGN_OR_RETURN(auto file, Timed(stats->open, [&] {
                      return ctx.storage->OpenRead(job.path, ro);
                    }));
@@ -502,6 +506,13 @@ absl::Status LoadFile(const TransferContext& ctx, const FileJob& job,
     for (auto& t : threads) t.join();
     for (const auto& h : reads) stats->read.Merge(h);
     RETURN_IF_ERROR(status);
+  }
+  if (job.ranges && params.device != nullptr &&
+      out->copy_bytes - copied_before != KeptBytes(job)) {
+    return absl::InternalError(
+        absl::StrCat(job.path, ": ", out->copy_bytes - copied_before,
+                     " bytes reached the rank's memory, not the ",
+                     KeptBytes(job), " it keeps of the ranges read"));
   }
   out->last_byte_seconds = SecondsSince(ctx.start);
   RETURN_IF_ERROR(file->Close());

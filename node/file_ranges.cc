@@ -87,6 +87,28 @@ absl::Status CheckRange(const FileJob& job, uint64_t stream_key, uint64_t off,
   return absl::OkStatus();
 }
 
+absl::Status CheckRangesJob(const FileJob& job) {
+  uint64_t last_end = 0;
+  for (size_t i = 0; i < job.segments.size(); ++i) {
+    const SegmentJob& s = job.segments[i];
+    const auto [keep_begin, keep_end] = Kept(s);
+    const char* wrong =
+        s.file_offset < last_end ? "overlaps or precedes the one before it"
+        : s.file_offset + s.length > job.size ? "ends past the file's end"
+        : keep_begin < s.file_offset || keep_end > s.file_offset + s.length
+            ? "keeps bytes outside itself"
+            : nullptr;
+    if (wrong != nullptr) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          job.path, ": range ", i, " [", s.file_offset, ", ",
+          s.file_offset + s.length, ") (keeps [", keep_begin, ", ", keep_end,
+          ")) ", wrong, "; the coordinator's plan is inconsistent"));
+    }
+    last_end = s.file_offset + s.length;
+  }
+  return absl::OkStatus();
+}
+
 KeptLayout::KeptLayout(const FileJob& job) : job_(job) {
   uint64_t at = 0;
   at_.reserve(job.segments.size());

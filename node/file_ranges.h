@@ -38,6 +38,11 @@ std::string TensorName(const FileJob& job, const SegmentJob& s);
 absl::Status CheckRange(const FileJob& job, uint64_t stream_key, uint64_t off,
                         const unsigned char* p, size_t n);
 
+// A resharded job's segments as a load needs them: sorted by file offset,
+// disjoint, inside the file, each kept span inside its segment;
+// InvalidArgument naming the file and the segment otherwise.
+absl::Status CheckRangesJob(const FileJob& job);
+
 // Where a resharded file's kept bytes go in its rank's memory: each
 // segment's kept span, one after another in file order.
 class KeptLayout {

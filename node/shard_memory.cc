@@ -4,6 +4,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "common/cuda.h"
+#include "common/status_macros.h"
 #include "node/file_io.h"
 
 namespace ckpt {
@@ -16,11 +17,13 @@ class HostShardMemory : public ShardMemory {
   bool on_device() const override { return false; }
   absl::Status CopyIn(uint64_t off, const unsigned char* src,
                       size_t n) override {
+    RETURN_IF_ERROR(InBounds(off, n));
     std::memcpy(buffer_->data() + off, src, n);
     return absl::OkStatus();
   }
   absl::Status CopyOut(uint64_t off, unsigned char* dst,
                        size_t n) const override {
+    RETURN_IF_ERROR(InBounds(off, n));
     std::memcpy(dst, buffer_->data() + off, n);
     return absl::OkStatus();
   }
@@ -37,11 +40,13 @@ class GpuShardMemory : public ShardMemory {
   bool on_device() const override { return true; }
   absl::Status CopyIn(uint64_t off, const unsigned char* src,
                       size_t n) override {
+    RETURN_IF_ERROR(InBounds(off, n));
     return cuda::CopyToDevice(device_, static_cast<unsigned char*>(data_) + off,
                               src, n);
   }
   absl::Status CopyOut(uint64_t off, unsigned char* dst,
                        size_t n) const override {
+    RETURN_IF_ERROR(InBounds(off, n));
     return cuda::CopyToHost(device_, dst,
                             static_cast<const unsigned char*>(data_) + off, n);
   }
@@ -52,6 +57,15 @@ class GpuShardMemory : public ShardMemory {
 };
 
 }  // namespace
+
+absl::Status ShardMemory::InBounds(uint64_t off, size_t n) const {
+  if (off > size_ || n > size_ - off) {
+    return absl::OutOfRangeError(
+        absl::StrCat("bytes [", off, ", ", off + n,
+                     ") are outside the shard memory of ", size_, " bytes"));
+  }
+  return absl::OkStatus();
+}
 
 absl::StatusOr<std::string> DescribeGpus() {
   auto n = cuda::DeviceCount();

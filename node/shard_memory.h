@@ -29,7 +29,8 @@ class ShardMemory {
   virtual ~ShardMemory() = default;
   uint64_t size() const { return size_; }
   virtual bool on_device() const = 0;
-  // [off, off + n) of this memory from / into host memory.
+  // [off, off + n) of this memory from / into host memory; OutOfRange when
+  // that is not inside it.
   virtual absl::Status CopyIn(uint64_t off, const unsigned char* src,
                               size_t n) = 0;
   virtual absl::Status CopyOut(uint64_t off, unsigned char* dst,
@@ -37,6 +38,7 @@ class ShardMemory {
 
  protected:
   explicit ShardMemory(uint64_t size) : size_(size) {}
+  absl::Status InBounds(uint64_t off, size_t n) const;
 
  private:
   uint64_t size_;

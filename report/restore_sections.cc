@@ -1,5 +1,6 @@
 #include "report/restore_sections.h"
 
+#include <algorithm>
 #include <map>
 #include <vector>
 
@@ -37,17 +38,22 @@ std::string ReshardSection(const SweepData& data) {
     if (!run.has_result) continue;
     const auto& rs = JsonAt(run.result, "reshard");
     if (!rs.is_object()) continue;
-    // What the last resharded load measured per rank: its requests.
+    // What the last resharded load measured per share: the requests of
+    // the loading rank that read it (rank r loads share (r + rank_shift)
+    // mod the world size).
     std::map<uint64_t, uint64_t> measured_requests;
+    const uint64_t world = std::max<uint64_t>(1, U64(rs, "to_world"));
     for (const auto& round : JsonAt(run.result, "rounds")) {
       if (!JsonAt(round, "resharded").is_boolean() ||
           !round.value("resharded", false)) {
         continue;
       }
       measured_requests.clear();
+      const uint64_t shift = U64(round, "rank_shift");
       for (const auto& k : JsonAt(round, "ranks")) {
         if (JsonAt(k, "requests").is_number()) {
-          measured_requests[U64(k, "rank")] = U64(k, "requests");
+          measured_requests[(U64(k, "rank") + shift) % world] =
+              U64(k, "requests");
         }
       }
     }
@@ -116,9 +122,11 @@ std::string ReshardSection(const SweepData& data) {
       "whole saved segments holding them (segments, as PyTorch DCP reads "
       "stored items). Every byte read was checked against the writer's. "
       "Files and reads are the plan's (a read: one contiguous byte range of "
-      "a file); requests are what the last resharded load measured per "
-      "rank (on S3 and GCS: a HEAD per file, a GET per read range of at "
-      "most the range size, and retries; on file systems: read calls).</p>\n",
+      "a file); requests are what the last resharded load measured for "
+      "each rank's share, by the rank that loaded it (with a rank shift, "
+      "another): on S3 a HEAD per file (GCS: a metadata GET), a GET per "
+      "read range of at most the range size, and retries; on file systems "
+      "read calls.</p>\n",
       out);
 }
 

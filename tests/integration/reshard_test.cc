@@ -9,6 +9,7 @@
 
 #include "absl/strings/str_format.h"
 #include "tests/testing/chromium.h"
+#include "tests/testing/result_files.h"
 #include "tests/testing/subprocess.h"
 #include "tests/testing/temp_dir.h"
 
@@ -103,6 +104,31 @@ TEST(ReshardedRestore, FourRanksToTwo) {
     EXPECT_TRUE(round["verified"].get<bool>()) << round.dump();
     EXPECT_EQ(round["ranks"][0]["read_rank"], 1) << round["ranks"];
     EXPECT_EQ(round["ranks"][1]["read_rank"], 0) << round["ranks"];
+    // From the per-file records: rank 0 read share 1's 3 files, rank 1
+    // share 0's 2.
+    int files[2] = {0, 0};
+    for (const auto& row : round["files"]["rows"]) {
+      ++files[row.at(FileColumn(round, "rank")).get<int>()];
+    }
+    EXPECT_EQ(files[0], 3);
+    EXPECT_EQ(files[1], 2);
+  }
+  // The report puts beside each share's plan the requests of the rank
+  // that loaded it.
+  auto rep = RunProcess({CkptbenchBinary(), "report", t.Sub("shifted")}, {});
+  ASSERT_EQ(rep.exit_code, 0) << rep.err;
+  std::string dom, console;
+  ASSERT_TRUE(RenderInChromium(t, t.Sub("shifted/report.html"), &dom, &console))
+      << "Chromium did not render the report";
+  const json& last = s["rounds"].back();
+  for (int share = 0; share < 2; ++share) {
+    const json& planned = s["reshard"]["ranks"][share];
+    const json& loader = last["ranks"][1 - share];  // (r + 1) mod 2 = share
+    ASSERT_EQ(loader["read_rank"], share);
+    const std::string cells = absl::StrFormat(
+        "<td>%d</td><td>%d</td><td>%d</td>", planned["files"].get<int>(),
+        planned["reads"].get<int>(), loader["requests"].get<int>());
+    EXPECT_NE(dom.find(cells), std::string::npos) << cells;
   }
 }
 
@@ -175,7 +201,8 @@ TEST(ReshardedRestore, EightRanksToSixExactAndWholeSegments) {
   EXPECT_NE(dom.find("Resharded restore res: bytes per loading rank"),
             std::string::npos);
   // Beside each rank's planned reads, the requests the last load measured
-  // for it (on local disk its read calls: at least one per read range).
+  // for it (on local disk, buffered, its read calls: at least one per read
+  // range; no rank shift here, so rank i loaded share i).
   const json& last = whole["rounds"].back();
   ASSERT_EQ(last["ranks"].size(), rs["ranks"].size());
   for (size_t i = 0; i < rs["ranks"].size(); ++i) {

@@ -154,10 +154,14 @@ TEST_F(S3Test, ReshardedRestoresReadOnlyTheRangesTheyNeed) {
     const json& round = j["rounds"].back();
     EXPECT_TRUE(round["verified"].get<bool>()) << round.dump();
     EXPECT_EQ(round["bytes"].get<uint64_t>(), ckpt);
-    // Per rank too: the requests its files measured are its plan's.
+    // Per rank too: the requests its files measured are its share's plan
+    // (rank r loads share (r + rank_shift) mod the world size).
     std::map<uint64_t, uint64_t> measured;
     for (const auto& k : round["ranks"]) {
-      measured[k["rank"].get<uint64_t>()] = k["requests"].get<uint64_t>();
+      const uint64_t share =
+          (k["rank"].get<uint64_t>() + round["rank_shift"].get<uint64_t>()) %
+          static_cast<uint64_t>(to);
+      measured[share] = k["requests"].get<uint64_t>();
     }
     uint64_t want = 0;
     for (const auto& r : rs["ranks"]) {

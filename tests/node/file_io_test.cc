@@ -129,14 +129,16 @@ TEST_P(FileIoTest, RangesReadOnlyThemAndCheckEveryByteAgainstTheWriter) {
   ASSERT_TRUE(s.ok()) << s;
   FileJob ranges = job;
   ranges.ranges = true;
-  // Two ranges of tensor t1 (1000 and 300000 bytes), one of t2 reaching
-  // the end of the file.
+  // Three ranges of tensor t1 (1000, 500 and 300000 bytes; the first two
+  // 100 bytes apart, so O_DIRECT reads them as one piece), one of t2
+  // reaching the end of the file.
   const uint64_t t1 = job.segments[1].file_offset;
   const uint64_t t2 = job.segments[2].file_offset;
   ranges.segments = {{1, 40, 1000, t1, 0, false},
+                     {1, 1140, 500, t1 + 1100, 0, false},
                      {1, 50'040, 300'000, t1 + 50'000, 0, false},
                      {2, 100, size - t2 - 100, t2 + 100, 0, false}};
-  const uint64_t needed = 1000 + 300'000 + (size - t2 - 100);
+  const uint64_t needed = 1000 + 500 + 300'000 + (size - t2 - 100);
   EXPECT_EQ(NeededBytes(ranges), needed);
   FileOutcome loaded;
   s = LoadFile(ctx, ranges, p, buf, &stats, &loaded);
@@ -154,11 +156,14 @@ TEST_P(FileIoTest, RangesReadOnlyThemAndCheckEveryByteAgainstTheWriter) {
   // Into the rank's memory (host memory standing in for a GPU's) go only
   // the bytes it keeps, one after another in file order: not O_DIRECT's
   // padding, and of a range read whole (as "segments" mode reads a saved
-  // segment) only the part it owns, here 7000 bytes inside the third.
+  // segment) only the part it owns: here 60000 bytes of the third across a
+  // 128 KiB block boundary, 7000 inside the last.
   FileJob kept = ranges;
-  kept.segments[2].keep_offset = t2 + 100 + 5000;
-  kept.segments[2].keep_length = 7000;
-  const uint64_t keep = 1000 + 300'000 + 7000;
+  kept.segments[2].keep_offset = t1 + 150'000;
+  kept.segments[2].keep_length = 60'000;
+  kept.segments[3].keep_offset = t2 + 100 + 5000;
+  kept.segments[3].keep_length = 7000;
+  const uint64_t keep = 1000 + 500 + 60'000 + 7000;
   ASSERT_EQ(KeptBytes(kept), keep);
   auto memory = ShardMemory::Create("cpu", 0, keep);
   ASSERT_TRUE(memory.ok()) << memory.status();
@@ -170,14 +175,28 @@ TEST_P(FileIoTest, RangesReadOnlyThemAndCheckEveryByteAgainstTheWriter) {
   EXPECT_EQ(onto.checked_bytes, extent_bytes);  // all read was checked
   EXPECT_EQ(onto.copy_bytes, keep);
   std::vector<unsigned char> want, got(keep);
-  for (const auto& [from, n] : std::vector<std::pair<uint64_t, uint64_t>>{
-           {t1, 1000}, {t1 + 50'000, 300'000}, {t2 + 100 + 5000, 7000}}) {
+  for (const auto& [from, n] :
+       std::vector<std::pair<uint64_t, uint64_t>>{{t1, 1000},
+                                                  {t1 + 1100, 500},
+                                                  {t1 + 150'000, 60'000},
+                                                  {t2 + 100 + 5000, 7000}}) {
     std::vector<unsigned char> part(n);
     FillPattern(p.stream_key, from, part.data(), n);
     want.insert(want.end(), part.begin(), part.end());
   }
   ASSERT_TRUE((*memory)->CopyOut(0, got.data(), keep).ok());
   EXPECT_TRUE(got == want) << "the rank's memory holds other bytes";
+  // A plan keeping bytes outside a range is refused before any read.
+  FileJob wrong = kept;
+  wrong.segments[1].keep_offset = t1 + 1000;
+  wrong.segments[1].keep_length = 500;
+  FileOutcome refused;
+  s = LoadFile(ctx, wrong, dp, buf, &stats, &refused);
+  EXPECT_TRUE(absl::IsInvalidArgument(s)) << s;
+  EXPECT_NE(s.message().find("range 1 [" + std::to_string(t1 + 1100)),
+            std::string::npos)
+      << s;
+  EXPECT_EQ(refused.bytes, 0u);
   // A flipped byte outside every range is never read; one inside is named.
   FlipByte(job.path, t1 + 20'000);
   FileOutcome again;
