@@ -375,8 +375,14 @@ RoundResult RoundRunner::Run(const RoundSpec& spec) {
       Clock::now() + std::chrono::nanoseconds(margin_ns);
   std::string label = spec.staged ? std::string("stage (untimed)")
                                   : absl::StrCat(result.phase, " ", spec.index);
-  if (progress_)
-    progress_->BeginRound(label, plan_.total_bytes, static_cast<int>(n));
+  // A resharded load reads what its plan reads (whole segments read more
+  // than the checkpoint's bytes), the bytes the nodes report as done.
+  const uint64_t round_bytes = !spec.save && spec.reshard != nullptr
+                                   ? spec.reshard->read
+                                   : plan_.total_bytes;
+  if (progress_) {
+    progress_->BeginRound(label, round_bytes, static_cast<int>(n));
+  }
 
   std::vector<v1::PhaseReport> reports(n);
   // The first error in time is the cause; the aborts it triggers make the

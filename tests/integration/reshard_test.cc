@@ -29,9 +29,11 @@ std::map<std::string, std::string> Env(const TempDir& t, int ranks, bool save) {
           {"NUM_LOAD_CALLS", save ? "0" : "2"}};
 }
 
-// Saves with `from` ranks, loads twice with `to`; the load's result.json.
+// Saves with `from` ranks, loads twice with `to`; the load's result.json
+// (and its stderr in *err).
 json Reshard(const TempDir& t, int from, int to,
-             std::map<std::string, std::string> extra = {}) {
+             std::map<std::string, std::string> extra = {},
+             std::string* err = nullptr) {
   auto save = RunProcess({CkptbenchBinary(), "run"}, Env(t, from, true));
   EXPECT_EQ(save.exit_code, 0) << save.err;
   auto env = Env(t, to, false);
@@ -40,6 +42,7 @@ json Reshard(const TempDir& t, int from, int to,
       {CkptbenchBinary(), "run", "--results-dir", t.Sub("res")}, env);
   EXPECT_EQ(load.exit_code, 0) << load.err;
   EXPECT_NE(load.out.find("resharded restore"), std::string::npos) << load.out;
+  if (err != nullptr) *err = load.err;
   return json::parse(ReadFile(t.Sub("res/result.json")));
 }
 
@@ -165,8 +168,18 @@ TEST(ReshardedRestore, EightRanksToSixExactAndWholeSegments) {
   // reshard_test); the one-element overlaps pull whole extra segments in,
   // so it is more. The nodes read what the plan said, and verified it.
   TempDir w;
-  json whole = Reshard(w, 8, 6, {{"CKPT_RESHARD_READS", "segments"}});
+  std::string err;
+  json whole = Reshard(
+      w, 8, 6,
+      {{"CKPT_RESHARD_READS", "segments"}, {"CKPT_PROGRESS_INTERVAL", "0.01"}},
+      &err);
   const json& rs = whole["reshard"];
+  // Progress counts toward the bytes the plan reads, not the checkpoint's.
+  const std::string total = absl::StrFormat(
+      " / %.2f MiB ",
+      static_cast<double>(rs["bytes_read"].get<uint64_t>()) / (1 << 20));
+  EXPECT_NE(err.find("progress: load 1 "), std::string::npos) << err;
+  EXPECT_NE(err.find(total), std::string::npos) << total << "\n" << err;
   EXPECT_EQ(rs["reads"], "segments");
   const double amp = rs["read_amplification"].get<double>();
   EXPECT_GT(amp, 1.5);
