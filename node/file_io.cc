@@ -5,6 +5,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <functional>
+#include <optional>
 #include <thread>
 
 #include "absl/strings/numbers.h"
@@ -406,8 +407,10 @@ absl::Status LoadFile(const TransferContext& ctx, const FileJob& job,
     }
   }
   const uint64_t blocks = pieces.size();
-  // Where a resharded file's kept bytes go in the rank's memory.
-  const KeptLayout kept(job);
+  // Where a resharded file's kept bytes go in the rank's memory (a load
+  // onto a device only).
+  std::optional<KeptLayout> kept;
+  if (job.ranges && params.device != nullptr) kept.emplace(job);
   // Reads piece k whole into p; any thread (its own histogram).
   auto read = [&](uint64_t k, unsigned char* p,
                   Histogram& h) -> absl::StatusOr<size_t> {
@@ -452,9 +455,9 @@ absl::Status LoadFile(const TransferContext& ctx, const FileJob& job,
     out->data_seconds += SecondsSince(t0);
     if (params.device != nullptr) {  // verified on the host, then copied
       const auto t0 = std::chrono::steady_clock::now();
-      if (job.ranges) {  // only the bytes the rank keeps, one after another
+      if (kept) {  // only the bytes the rank keeps, one after another
         RETURN_IF_ERROR(
-            kept.CopyIn(off, p, n, *params.device, &out->copy_bytes));
+            kept->CopyIn(off, p, n, *params.device, &out->copy_bytes));
       } else {
         RETURN_IF_ERROR(params.device->CopyIn(off, p, n));
         out->copy_bytes += n;
@@ -507,12 +510,11 @@ absl::Status LoadFile(const TransferContext& ctx, const FileJob& job,
     for (const auto& h : reads) stats->read.Merge(h);
     RETURN_IF_ERROR(status);
   }
-  if (job.ranges && params.device != nullptr &&
-      out->copy_bytes - copied_before != KeptBytes(job)) {
+  if (kept && out->copy_bytes - copied_before != kept->bytes()) {
     return absl::InternalError(
         absl::StrCat(job.path, ": ", out->copy_bytes - copied_before,
                      " bytes reached the rank's memory, not the ",
-                     KeptBytes(job), " it keeps of the ranges read"));
+                     kept->bytes(), " it keeps of the ranges read"));
   }
   out->last_byte_seconds = SecondsSince(ctx.start);
   RETURN_IF_ERROR(file->Close());

@@ -110,11 +110,10 @@ absl::Status CheckRangesJob(const FileJob& job) {
 }
 
 KeptLayout::KeptLayout(const FileJob& job) : job_(job) {
-  uint64_t at = 0;
   at_.reserve(job.segments.size());
   for (const auto& s : job.segments) {
-    at_.push_back(at);
-    at += Kept(s).second - Kept(s).first;
+    at_.push_back(bytes_);
+    bytes_ += Kept(s).second - Kept(s).first;
   }
 }
 

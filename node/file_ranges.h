@@ -52,10 +52,12 @@ class KeptLayout {
   // at `p`, each at its place; adds the bytes copied to *copied.
   absl::Status CopyIn(uint64_t off, const unsigned char* p, size_t n,
                       ShardMemory& memory, uint64_t* copied) const;
+  uint64_t bytes() const { return bytes_; }  // KeptBytes(job)
 
  private:
   const FileJob& job_;
   std::vector<uint64_t> at_;  // segment i's kept bytes start here
+  uint64_t bytes_ = 0;
 };
 
 }  // namespace ckpt

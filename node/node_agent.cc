@@ -416,8 +416,7 @@ PhaseOutcome NodeAgent::Execute(int64_t start_at_unix_ns,
   for (size_t ri = 0; ri < n_ranks; ++ri) {
     out.ranks[ri].rank = job.ranks[ri].rank;
   }
-  const std::string kind = location_.storage->Kind();
-  const bool object_store = kind == "s3" || kind == "gs";
+  const bool object_store = IsObjectStoreUri(location_.path);
   for (auto& s : slots) {
     RankOutcome& r = out.ranks[s.rank_index];
     const IoTally& tally = tallies[static_cast<size_t>(&s - slots.data())];

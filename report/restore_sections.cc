@@ -38,9 +38,11 @@ std::string ReshardSection(const SweepData& data) {
     if (!run.has_result) continue;
     const auto& rs = JsonAt(run.result, "reshard");
     if (!rs.is_object()) continue;
-    // What the last resharded load measured per share: the requests of
-    // the loading rank that read it (rank r loads share (r + rank_shift)
-    // mod the world size).
+    // The measured rounds: bytes the nodes read over the bytes needed; and
+    // what the last one measured per share: the requests of the loading
+    // rank that read it (rank r loads share (r + rank_shift) mod the world
+    // size).
+    std::vector<std::string> measured;
     std::map<uint64_t, uint64_t> measured_requests;
     const uint64_t world = std::max<uint64_t>(1, U64(rs, "to_world"));
     for (const auto& round : JsonAt(run.result, "rounds")) {
@@ -48,6 +50,10 @@ std::string ReshardSection(const SweepData& data) {
           !round.value("resharded", false)) {
         continue;
       }
+      measured.push_back(
+          absl::StrFormat("load %d: %.3fx%s", round.value("index", 0),
+                          Num(round, "read_amplification"),
+                          round.value("verified", false) ? ", verified" : ""));
       measured_requests.clear();
       const uint64_t shift = U64(round, "rank_shift");
       for (const auto& k : JsonAt(round, "ranks")) {
@@ -67,6 +73,7 @@ std::string ReshardSection(const SweepData& data) {
                               (1 << 20));
       read.values.push_back(static_cast<double>(U64(k, "bytes_read")) /
                             (1 << 20));
+      const auto requests = measured_requests.find(U64(k, "rank"));
       std::vector<std::string> from;
       for (const auto& f : JsonAt(k, "from_ranks")) {
         from.push_back(f.is_number() ? std::to_string(f.get<int64_t>()) : "?");
@@ -76,22 +83,10 @@ std::string ReshardSection(const SweepData& data) {
            FormatBytes(U64(k, "bytes_needed")),
            FormatBytes(U64(k, "bytes_read")), std::to_string(U64(k, "files")),
            std::to_string(U64(k, "reads")),
-           measured_requests.count(U64(k, "rank"))
-               ? std::to_string(measured_requests[U64(k, "rank")])
-               : "",
+           requests == measured_requests.end()
+               ? ""
+               : std::to_string(requests->second),
            absl::StrJoin(from, ", ")});
-    }
-    // The measured rounds: bytes the nodes read over the bytes needed.
-    std::vector<std::string> measured;
-    for (const auto& round : JsonAt(run.result, "rounds")) {
-      if (!JsonAt(round, "resharded").is_boolean() ||
-          !round.value("resharded", false)) {
-        continue;
-      }
-      measured.push_back(
-          absl::StrFormat("load %d: %.3fx%s", round.value("index", 0),
-                          Num(round, "read_amplification"),
-                          round.value("verified", false) ? ", verified" : ""));
     }
     absl::StrAppend(
         &out, "<h3>", HtmlEscape(RunLabel(data, run)), "</h3>\n<p>",

@@ -46,6 +46,15 @@ json Reshard(const TempDir& t, int from, int to,
   return json::parse(ReadFile(t.Sub("res/result.json")));
 }
 
+// The cells of a share's row in the report's resharding table: its planned
+// files and reads, then the requests measured by `loader`, the rank that
+// loaded it.
+std::string ShareCells(const json& planned, const json& loader) {
+  return absl::StrFormat(
+      "<td>%d</td><td>%d</td><td>%d</td>", planned["files"].get<int>(),
+      planned["reads"].get<int>(), loader["requests"].get<int>());
+}
+
 std::vector<int> FromRanks(const json& rank) {
   return rank["from_ranks"].get<std::vector<int>>();
 }
@@ -128,9 +137,7 @@ TEST(ReshardedRestore, FourRanksToTwo) {
     const json& planned = s["reshard"]["ranks"][share];
     const json& loader = last["ranks"][1 - share];  // (r + 1) mod 2 = share
     ASSERT_EQ(loader["read_rank"], share);
-    const std::string cells = absl::StrFormat(
-        "<td>%d</td><td>%d</td><td>%d</td>", planned["files"].get<int>(),
-        planned["reads"].get<int>(), loader["requests"].get<int>());
+    const std::string cells = ShareCells(planned, loader);
     EXPECT_NE(dom.find(cells), std::string::npos) << cells;
   }
 }
@@ -224,9 +231,7 @@ TEST(ReshardedRestore, EightRanksToSixExactAndWholeSegments) {
     ASSERT_EQ(measured["rank"], planned["rank"]);
     EXPECT_GE(measured["requests"].get<uint64_t>(),
               planned["reads"].get<uint64_t>());
-    const std::string cells = absl::StrFormat(
-        "<td>%d</td><td>%d</td><td>%d</td>", planned["files"].get<int>(),
-        planned["reads"].get<int>(), measured["requests"].get<int>());
+    const std::string cells = ShareCells(planned, measured);
     EXPECT_NE(dom.find(cells), std::string::npos) << cells;
   }
 }
