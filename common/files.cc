@@ -1,27 +1,180 @@
 #include "common/files.h"
 
-#include <filesystem>
-#include <fstream>
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <algorithm>
 
 #include "absl/strings/str_cat.h"
+#include "common/bytes.h"
 
 namespace ckpt {
+namespace {
+
+std::string Errno(int err) { return std::strerror(err); }
+
+absl::Status ErrnoStatus(int err, const std::string& message) {
+  switch (err) {
+    case ENOENT:
+    case ENOTDIR:
+      return absl::NotFoundError(message);
+    case EACCES:
+    case EPERM:
+      return absl::PermissionDeniedError(message);
+    case ENOSPC:
+    case EDQUOT:
+    case EMFILE:
+    case ENFILE:
+    case ENOMEM:
+      return absl::ResourceExhaustedError(message);
+    default:
+      return absl::InternalError(message);
+  }
+}
+
+// Writes all of `data` to `fd`; false with errno set on failure.
+bool WriteAll(int fd, const char* data, size_t len) {
+  while (len > 0) {
+    ssize_t n = write(fd, data, len);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) {
+      if (n == 0) errno = EIO;
+      return false;
+    }
+    data += n;
+    len -= static_cast<size_t>(n);
+  }
+  return true;
+}
+
+}  // namespace
+
+std::string FileKindName(unsigned mode) {
+  switch (mode & S_IFMT) {
+    case S_IFREG:
+      return "a regular file";
+    case S_IFDIR:
+      return "a directory";
+    case S_IFIFO:
+      return "a FIFO";
+    case S_IFSOCK:
+      return "a socket";
+    case S_IFCHR:
+      return "a character device";
+    case S_IFBLK:
+      return "a block device";
+    case S_IFLNK:
+      return "a symbolic link";
+    default:
+      return "a special file";
+  }
+}
 
 absl::Status WriteFileAtomically(const std::string& path,
                                  const std::string& text) {
-  std::string tmp = path + ".tmp";
-  {
-    std::ofstream out(tmp);
-    out << text;
-    if (!out) return absl::InternalError(absl::StrCat("cannot write ", tmp));
+  const std::string tmp = path + ".tmp";
+  int fd = open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  if (fd < 0) {
+    const int err = errno;
+    return ErrnoStatus(err, absl::StrCat("cannot write ", tmp, ": ",
+                                         Errno(err)));
   }
-  std::error_code ec;
-  std::filesystem::rename(tmp, path, ec);
-  if (ec) {
-    return absl::InternalError(
-        absl::StrCat("cannot write ", path, ": ", ec.message()));
+  bool ok = WriteAll(fd, text.data(), text.size());
+  int err = ok ? 0 : errno;
+  if (ok && fsync(fd) != 0) {
+    ok = false;
+    err = errno;
+  }
+  if (close(fd) != 0 && ok) {
+    ok = false;
+    err = errno;
+  }
+  if (!ok) {
+    unlink(tmp.c_str());
+    return ErrnoStatus(err, absl::StrCat("cannot write ", tmp, ": ",
+                                         Errno(err)));
+  }
+  if (rename(tmp.c_str(), path.c_str()) != 0) {
+    err = errno;
+    unlink(tmp.c_str());
+    return ErrnoStatus(err, absl::StrCat("cannot write ", path, ": ",
+                                         Errno(err)));
   }
   return absl::OkStatus();
+}
+
+absl::StatusOr<int> OpenRegularFile(const std::string& path,
+                                    const std::string& what, int extra_flags) {
+  int fd = open(path.c_str(),
+                O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC | extra_flags);
+  if (fd < 0) {
+    const int err = errno;
+    return ErrnoStatus(
+        err, absl::StrCat(what, " ", path, ": cannot open it: ", Errno(err)));
+  }
+  struct stat st;
+  if (fstat(fd, &st) != 0) {
+    const int err = errno;
+    close(fd);
+    return ErrnoStatus(
+        err, absl::StrCat(what, " ", path, ": cannot stat it: ", Errno(err)));
+  }
+  if (!S_ISREG(st.st_mode)) {
+    close(fd);
+    return absl::FailedPreconditionError(
+        absl::StrCat(what, " ", path, " is ", FileKindName(st.st_mode),
+                     ": expected a regular file"));
+  }
+  const int flags = fcntl(fd, F_GETFL);
+  if (flags < 0 || fcntl(fd, F_SETFL, flags & ~O_NONBLOCK) != 0) {
+    const int err = errno;
+    close(fd);
+    return ErrnoStatus(err, absl::StrCat(what, " ", path, ": ", Errno(err)));
+  }
+  return fd;
+}
+
+absl::StatusOr<std::string> ReadRegularFile(const std::string& path,
+                                            uint64_t max_bytes,
+                                            const std::string& what) {
+  auto fd = OpenRegularFile(path, what);
+  if (!fd.ok()) return fd.status();
+  auto too_big = [&](const std::string& size) {
+    return absl::FailedPreconditionError(
+        absl::StrCat(what, " ", path, " is ", size, ", more than the ",
+                     FormatBytes(max_bytes), " allowed for it: expected a ",
+                     "smaller file"));
+  };
+  struct stat st;
+  if (fstat(*fd, &st) == 0 && static_cast<uint64_t>(st.st_size) > max_bytes) {
+    close(*fd);
+    return too_big(FormatBytes(static_cast<uint64_t>(st.st_size)));
+  }
+  std::string out;
+  char buf[64 * 1024];
+  while (true) {
+    const size_t want = static_cast<size_t>(
+        std::min<uint64_t>(sizeof(buf), max_bytes + 1 - out.size()));
+    ssize_t n = read(*fd, buf, want);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) {
+      const int err = errno;
+      close(*fd);
+      return ErrnoStatus(err, absl::StrCat(what, " ", path,
+                                           ": cannot read it: ", Errno(err)));
+    }
+    if (n == 0) break;
+    out.append(buf, static_cast<size_t>(n));
+    if (out.size() > max_bytes) {
+      close(*fd);
+      return too_big(absl::StrCat("over ", FormatBytes(max_bytes)));
+    }
+  }
+  close(*fd);
+  return out;
 }
 
 }  // namespace ckpt

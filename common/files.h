@@ -1,18 +1,45 @@
-// Small file helpers shared by every writer of result files. Thread-safe
-// (no shared state).
+// Small file helpers: writing result files atomically, and opening and
+// reading files ckptbench did not make (credentials, configs, results read
+// back) as hostile input: never blocking on a FIFO or device, refusing
+// anything but a regular file, and reading at most a bound. Thread-safe (no
+// shared state).
 #ifndef CKPTBENCH_COMMON_FILES_H_
 #define CKPTBENCH_COMMON_FILES_H_
 
+#include <cstdint>
 #include <string>
 
 #include "absl/status/status.h"
+#include "absl/status/statusor.h"
 
 namespace ckpt {
 
 // Writes `text` to `path` through PATH.tmp and a rename, so a reader sees
-// the old file or the whole new one. Errors name the file.
+// the old file or the whole new one. Errors name the file and the cause
+// (errno's text).
 absl::Status WriteFileAtomically(const std::string& path,
                                  const std::string& text);
+
+// Opens `path` read-only (plus `extra_flags`, e.g. O_DIRECT) without
+// blocking: O_NONBLOCK for the open (a FIFO with no writer would block in
+// open(2) forever), cleared after. Anything but a regular file (a FIFO, a
+// socket, a device, a directory) is closed again and refused, naming
+// `what` and the path and what it is. Returns the descriptor (O_CLOEXEC).
+// NotFound when it does not exist.
+absl::StatusOr<int> OpenRegularFile(const std::string& path,
+                                    const std::string& what,
+                                    int extra_flags = 0);
+
+// The whole of the regular file `path`, at most `max_bytes` of it: a
+// larger file (or one that grows past the bound while read, such as a
+// file under /proc) is refused naming `what`, the path and the bound,
+// without reading more than max_bytes + 1 bytes.
+absl::StatusOr<std::string> ReadRegularFile(const std::string& path,
+                                            uint64_t max_bytes,
+                                            const std::string& what);
+
+// What kind of file a stat mode is, for errors: "a FIFO", "a directory".
+std::string FileKindName(unsigned mode);
 
 }  // namespace ckpt
 
