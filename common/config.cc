@@ -48,15 +48,17 @@ std::vector<KeyDef> BuildKeys() {
     KeyDef k;
     k.key = "cluster.num_devices";
     k.env = "NUM_DEVICES";
-    k.expected = "auto or an integer >= 1";
+    k.expected =
+        absl::StrCat("auto or ", IntRange(1, std::numeric_limits<int>::max()));
     k.description = "ranks per node (auto: online CPUs, at most 8)";
-    k.set = [](Config& c, const std::string& v) -> absl::Status {
+    k.set = [expected = k.expected](Config& c,
+                                    const std::string& v) -> absl::Status {
       if (v == "auto") {
         c.cluster.num_devices = v;
         return absl::OkStatus();
       }
       int n = 0;
-      if (!ParseInt(v, 1, &n).ok()) return Expect("auto or an integer >= 1");
+      if (!ParseInt(v, 1, &n).ok()) return Expect(expected);
       c.cluster.num_devices = v;
       return absl::OkStatus();
     };

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <charconv>
 #include <cstdlib>
+#include <limits>
 
 #include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
@@ -14,13 +15,17 @@ absl::Status Expect(const std::string& what) {
   return absl::InvalidArgumentError(absl::StrCat("expected ", what));
 }
 
+std::string IntRange(int min, int max) {
+  return absl::StrCat("an integer from ", min, " to ", max);
+}
+
 absl::Status ParseInt(const std::string& v, int min, int* out) {
   int x = 0;
   const char* end = v.data() + v.size();
   auto [p, ec] = std::from_chars(v.data(), end, x);
   if (ec != std::errc() || p != end || x < min) {
-    return Expect(min == 0 ? "a non-negative integer"
-                           : absl::StrCat("an integer >= ", min));
+    // The bound above too: "2147483648" is >= 0, but no int holds it.
+    return Expect(IntRange(min, std::numeric_limits<int>::max()));
   }
   *out = x;
   return absl::OkStatus();
@@ -30,7 +35,10 @@ absl::Status ParseU64(const std::string& v, uint64_t* out) {
   uint64_t x = 0;
   const char* end = v.data() + v.size();
   auto [p, ec] = std::from_chars(v.data(), end, x);
-  if (ec != std::errc() || p != end) return Expect("a non-negative integer");
+  if (ec != std::errc() || p != end) {
+    return Expect(absl::StrCat("an integer from 0 to ",
+                               std::numeric_limits<uint64_t>::max()));
+  }
   *out = x;
   return absl::OkStatus();
 }

@@ -18,6 +18,8 @@ namespace ckpt {
 namespace keydefs {
 
 absl::Status Expect(const std::string& what);
+// "an integer from MIN to MAX": every integer key states both bounds.
+std::string IntRange(int min, int max);
 absl::Status ParseInt(const std::string& v, int min, int* out);
 absl::Status ParseU64(const std::string& v, uint64_t* out);
 absl::Status ParseBool(const std::string& v, bool* out);
@@ -82,10 +84,9 @@ KeyDef DurationKey(std::string key, std::string env, Member member,
 template <typename Member>
 KeyDef IntKey(std::string key, std::string env, int min, Member member,
               std::string desc) {
-  KeyDef k = NewKey(
-      std::move(key), std::move(env),
-      min == 0 ? "a non-negative integer" : absl::StrCat("an integer >= ", min),
-      std::move(desc));
+  KeyDef k =
+      NewKey(std::move(key), std::move(env),
+             IntRange(min, std::numeric_limits<int>::max()), std::move(desc));
   k.set = [min, member](Config& c, const std::string& v) {
     return ParseInt(v, min, &member(c));
   };
@@ -100,10 +101,7 @@ KeyDef IntKey(std::string key, std::string env, int min, Member member,
 template <typename Member>
 KeyDef AutoIntKey(std::string key, std::string env, int min, int max,
                   Member member, std::string desc) {
-  const std::string expected =
-      max == std::numeric_limits<int>::max()
-          ? absl::StrCat("auto or an integer >= ", min)
-          : absl::StrCat("auto or an integer from ", min, " to ", max);
+  const std::string expected = absl::StrCat("auto or ", IntRange(min, max));
   KeyDef k = NewKey(std::move(key), std::move(env), expected, std::move(desc));
   k.set = [min, max, expected, member](Config& c, const std::string& v) {
     if (v == "auto") {

@@ -4,9 +4,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
-#include <algorithm>
 
 #include "absl/strings/str_cat.h"
 #include "common/bytes.h"
@@ -79,8 +79,8 @@ absl::Status WriteFileAtomically(const std::string& path,
   int fd = open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
   if (fd < 0) {
     const int err = errno;
-    return ErrnoStatus(err, absl::StrCat("cannot write ", tmp, ": ",
-                                         Errno(err)));
+    return ErrnoStatus(err,
+                       absl::StrCat("cannot write ", tmp, ": ", Errno(err)));
   }
   bool ok = WriteAll(fd, text.data(), text.size());
   int err = ok ? 0 : errno;
@@ -94,14 +94,14 @@ absl::Status WriteFileAtomically(const std::string& path,
   }
   if (!ok) {
     unlink(tmp.c_str());
-    return ErrnoStatus(err, absl::StrCat("cannot write ", tmp, ": ",
-                                         Errno(err)));
+    return ErrnoStatus(err,
+                       absl::StrCat("cannot write ", tmp, ": ", Errno(err)));
   }
   if (rename(tmp.c_str(), path.c_str()) != 0) {
     err = errno;
     unlink(tmp.c_str());
-    return ErrnoStatus(err, absl::StrCat("cannot write ", path, ": ",
-                                         Errno(err)));
+    return ErrnoStatus(err,
+                       absl::StrCat("cannot write ", path, ": ", Errno(err)));
   }
   return absl::OkStatus();
 }
@@ -163,8 +163,8 @@ absl::StatusOr<std::string> ReadRegularFile(const std::string& path,
     if (n < 0) {
       const int err = errno;
       close(*fd);
-      return ErrnoStatus(err, absl::StrCat(what, " ", path,
-                                           ": cannot read it: ", Errno(err)));
+      return ErrnoStatus(
+          err, absl::StrCat(what, " ", path, ": cannot read it: ", Errno(err)));
     }
     if (n == 0) break;
     out.append(buf, static_cast<size_t>(n));

@@ -6,6 +6,8 @@
 #include <ctime>
 #include <mutex>
 
+#include "common/text.h"
+
 namespace ckpt {
 namespace {
 std::atomic<int> g_level{static_cast<int>(LogLevel::kInfo)};
@@ -28,9 +30,20 @@ void LogLine(LogLevel level, const std::string& message) {
   gmtime_r(&t, &tm);
   char ts[32];
   std::strftime(ts, sizeof(ts), "%H:%M:%S", &tm);
+  // One line whatever the message holds: names and errors from nodes,
+  // servers and files could otherwise end it and forge the next, or drive
+  // the terminal with escape sequences.
+  const std::string line = EscapeForTerminal(message);
   std::lock_guard<std::mutex> lock(g_mu);
   std::fprintf(stderr, "%c %s.%03d %s\n", kTag[static_cast<int>(level)], ts, ms,
-               message.c_str());
+               line.c_str());
+  std::fflush(stderr);
+}
+
+void PrintError(const std::string& message, const std::string& prefix) {
+  const std::string line = prefix + EscapeForTerminal(message);
+  std::lock_guard<std::mutex> lock(g_mu);
+  std::fprintf(stderr, "%s\n", line.c_str());
   std::fflush(stderr);
 }
 

@@ -1,5 +1,6 @@
 // Minimal leveled logging to stderr with timestamps. Thread-safe (one
-// line per call). Never pass secrets: values are printed as given.
+// line per call: control characters in the message are escaped, see
+// EscapeForTerminal). Never pass secrets.
 #ifndef CKPTBENCH_COMMON_LOG_H_
 #define CKPTBENCH_COMMON_LOG_H_
 
@@ -14,6 +15,10 @@ enum class LogLevel { kDebug = 0, kInfo = 1, kWarning = 2, kError = 3 };
 void SetLogLevel(LogLevel level);
 LogLevel GetLogLevel();
 void LogLine(LogLevel level, const std::string& message);
+// Prints `prefix` + `message` to stderr as one line, the message escaped
+// like a log line's (it may hold what a node, a server or a file said).
+void PrintError(const std::string& message,
+                const std::string& prefix = "ckptbench: ");
 
 template <typename... Args>
 void Logf(LogLevel level, const absl::FormatSpec<Args...>& format,

@@ -4,6 +4,8 @@
 #include <cctype>
 #include <cstdint>
 
+#include "absl/strings/str_format.h"
+
 namespace ckpt {
 
 int EditDistance(std::string_view a, std::string_view b) {
@@ -119,6 +121,65 @@ std::string EscapeInvalidUtf8(std::string_view s) {
       out.append(s.substr(i, n));
       i += n;
     }
+  }
+  return out;
+}
+
+namespace {
+
+// A code point a terminal or reader would act on rather than show: line
+// and paragraph separators, bidirectional embeddings, overrides and
+// isolates.
+bool IsInvisibleControl(uint32_t cp) {
+  return cp == 0x2028 || cp == 0x2029 || (cp >= 0x202A && cp <= 0x202E) ||
+         (cp >= 0x2066 && cp <= 0x2069) || cp == 0x200E || cp == 0x200F ||
+         cp == 0x061C;
+}
+
+}  // namespace
+
+std::string EscapeForTerminal(std::string_view s) {
+  static const char kHex[] = "0123456789ABCDEF";
+  std::string out;
+  out.reserve(s.size());
+  auto hex_byte = [&](unsigned char c) {
+    out += "\\x";
+    out += kHex[c >> 4];
+    out += kHex[c & 15];
+  };
+  for (size_t i = 0; i < s.size();) {
+    const size_t n = Utf8SequenceAt(s, i);
+    const auto c = static_cast<unsigned char>(s[i]);
+    if (n == 0) {
+      hex_byte(c);
+      ++i;
+      continue;
+    }
+    if (n == 1) {
+      if (c == '\n') {
+        out += "\\n";
+      } else if (c == '\r') {
+        out += "\\r";
+      } else if (c == '\t') {
+        out += "\\t";
+      } else if (c < 0x20 || c == 0x7F) {
+        hex_byte(c);
+      } else {
+        out += static_cast<char>(c);
+      }
+      ++i;
+      continue;
+    }
+    uint32_t cp = c & (n == 2 ? 0x1F : n == 3 ? 0x0F : 0x07);
+    for (size_t k = 1; k < n; ++k) {
+      cp = (cp << 6) | (static_cast<unsigned char>(s[i + k]) & 0x3F);
+    }
+    if ((cp >= 0x80 && cp <= 0x9F) || IsInvisibleControl(cp)) {
+      out += absl::StrFormat("\\u{%04X}", cp);
+    } else {
+      out.append(s.substr(i, n));
+    }
+    i += n;
   }
   return out;
 }

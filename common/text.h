@@ -32,6 +32,15 @@ bool IsValidUtf8(std::string_view s);
 // was (a path or a file's garbage quoted in an error).
 std::string EscapeInvalidUtf8(std::string_view s);
 
+// `s` made safe for one line of a log or terminal, whatever it holds (a
+// host name a node sent, a server's error body, a name read from storage):
+// newline, carriage return and tab as \n \r \t, every other C0 or C1
+// control character (escape sequences start with ESC or CSI) and DEL as
+// \xHH or \u{HHHH}, the Unicode line separators and bidirectional
+// overrides (which reorder what a reader sees) as \u{HHHH}, and invalid
+// UTF-8 as \xHH. Printable text is unchanged.
+std::string EscapeForTerminal(std::string_view s);
+
 }  // namespace ckpt
 
 #endif  // CKPTBENCH_COMMON_TEXT_H_

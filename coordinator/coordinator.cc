@@ -61,6 +61,22 @@ absl::StatusOr<v1::InspectReply> Coordinator::Inspect(const std::string& uri,
     return StatusOfKind(rep.error_kind(),
                         absl::StrCat(uri, where, ": ", rep.error()));
   }
+  const std::string dir = ForNode(uri, nodes_[node]->index());
+  for (const auto& name : rep.ignored_steps()) {
+    listing_notes_.insert(absl::StrCat(
+        "ignored ", JoinPath(dir, name), ": a step number past ", kMaxStep,
+        ", the largest ckptbench writes (exact in JSON); not one of its "
+        "steps, left alone"));
+  }
+  for (const auto& st : rep.steps()) {
+    if (st.committed() || written_steps_.count(st.step())) continue;
+    listing_notes_.insert(absl::StrCat(
+        StepUri(dir, st.step()),
+        " holds no .metadata: a save in progress, or one a run killed "
+        "mid-save left behind; left alone. If no run is writing it, remove "
+        "it (on S3 abort its uploads first: ckptbench uploads ",
+        StepUri(dir, st.step()), " --abort)"));
+  }
   return rep;
 }
 
@@ -305,13 +321,27 @@ void Coordinator::Interrupt(const std::string& reason) {
   for (auto* n : nodes_) (void)n->Abort(req);
 }
 
+void Coordinator::Publish(const RunResult& result) {
+  RunResult copy = result;
+  std::lock_guard<std::mutex> lock(snapshot_mu_);
+  snapshot_ = std::move(copy);
+}
+
+RunResult Coordinator::Snapshot() const {
+  std::lock_guard<std::mutex> lock(snapshot_mu_);
+  return snapshot_;
+}
+
 absl::Status Coordinator::Run(RunResult* result) {
   result->run_id = run_id_;
+  Publish(*result);
   absl::Status s;
   if (config_.DoSave()) s = RunSaves(result);
   if (s.ok() && config_.DoLoad()) s = RunLoads(result);
   result->leftovers.insert(result->leftovers.end(), unreleased_claims_.begin(),
                            unreleased_claims_.end());
+  result->notes.insert(result->notes.end(), listing_notes_.begin(),
+                       listing_notes_.end());
   if ((!s.ok() || interrupted_) && saved_ && !config_.run.keep_all_steps) {
     // Retention runs only after a run that finished: say what stays.
     std::vector<std::string> older;
@@ -348,6 +378,7 @@ absl::Status Coordinator::RunSaves(RunResult* result) {
     written_steps_.insert(step);
     RoundSpec spec = NewSpec(/*save=*/true, i, dir, step, config_.run.seed);
     result->rounds.push_back(runner.Run(spec));
+    Publish(*result);
     const RoundResult& r = result->rounds.back();
     if (r.status != "ok") {
       RemoveFailedStep(dir, step, result);
@@ -392,6 +423,7 @@ absl::Status Coordinator::Stage(RunResult* result,
   result->notes.push_back(note);
   RoundRunner runner(config_, plan_, nodes_, progress_);
   result->rounds.push_back(runner.Run(spec));
+  Publish(*result);
   const RoundResult& r = result->rounds.back();
   if (r.status != "ok") {
     RemoveFailedStep(dir, spec.step, result);
@@ -471,6 +503,7 @@ absl::Status Coordinator::RunLoads(RunResult* result) {
       return true;
     };
     result->rounds.push_back(runner.Run(spec));
+    Publish(*result);
     const RoundResult& r = result->rounds.back();
     if (r.status != "ok") return absl::AbortedError(r.error);
     LOG_INFO("load %d: step-%d, %.3f s, %.1f MiB/s, verified (%s)", i, step,

@@ -50,6 +50,11 @@ class Coordinator {
   // abort, fails the round in flight and starts no further rounds.
   void Interrupt(const std::string& reason);
 
+  // Safe from another thread: the run's result as of the last round that
+  // ended (Run publishes a copy as it starts and after every round), for
+  // a watchdog that must write what was measured while Run is stuck.
+  RunResult Snapshot() const;
+
  private:
   // Lists `uri` on node `node`'s view of storage.
   absl::StatusOr<v1::InspectReply> Inspect(const std::string& uri, bool probe,
@@ -82,6 +87,8 @@ class Coordinator {
   absl::StatusOr<ReshardPlan> PlanResharded(
       const std::vector<v1::InspectReply>& listings, const std::string& dir,
       const CheckpointMetadata& meta);
+  // Copies `result` for Snapshot().
+  void Publish(const RunResult& result);
   absl::Status RunSaves(RunResult* result);
   absl::Status RunLoads(RunResult* result);
   absl::Status Stage(RunResult* result,
@@ -109,6 +116,12 @@ class Coordinator {
   std::set<std::string> claim_names_;
   // Claims of steps this run lost and could not give back: leftovers.
   std::vector<std::string> unreleased_claims_;
+  // What listings found that is not this run's and stays (Run adds them to
+  // the notes once): step directories numbered past kMaxStep, and steps
+  // without a .metadata (a save in progress, or one a killed run left).
+  std::set<std::string> listing_notes_;
+  mutable std::mutex snapshot_mu_;
+  RunResult snapshot_;
   std::atomic<bool> interrupted_{false};
   std::mutex interrupt_mu_;
   std::string interrupt_reason_;

@@ -69,6 +69,14 @@ absl::StatusOr<uint64_t> Coordinator::ClaimStep(const std::string& dir,
   std::vector<std::string> taken;
   std::mt19937_64 rng(std::random_device{}());
   for (int attempt = 0; attempt < kAttempts && !interrupted_; ++attempt) {
+    if (step > kMaxStep) {
+      return absl::FailedPreconditionError(absl::StrCat(
+          "no step number is left under ", dir, ": a step at or near ",
+          StepUri(dir, kMaxStep),
+          " is there, and that is the largest step ckptbench writes (2^53 - "
+          "1, exact in JSON). Expected a CKPT_DIR_PATH with room: remove "
+          "those steps or use another path"));
+    }
     std::vector<std::pair<size_t, std::string>> won;  // (owner, claim name)
     std::string lost;
     for (size_t i = 0; i < StorageOwners() && lost.empty(); ++i) {

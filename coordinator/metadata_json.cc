@@ -4,6 +4,7 @@
 #include <cctype>
 #include <limits>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <stdexcept>
 
 #include "absl/status/status.h"
@@ -11,6 +12,8 @@
 #include "absl/strings/str_cat.h"
 #include "common/checksum.h"
 #include "common/json_utf8.h"
+#include "common/names.h"
+#include "common/status_macros.h"
 #include "coordinator/json_codec.h"
 #include "node/pattern.h"
 
@@ -136,6 +139,8 @@ class MetadataSax : public json::json_sax_t {
     return false;
   }
   const std::string& error() const { return error_; }
+  // A file name that would lead outside the step (the parse stopped).
+  const std::optional<std::string>& bad_name() const { return bad_name_; }
 
  private:
   struct Frame {
@@ -200,6 +205,15 @@ class MetadataSax : public json::json_sax_t {
       } else if (depth == 3 && stack_[1].key == "files") {
         if (key_ == "rank") rank_ = Whole<uint32_t>(v);
         if (key_ == "index") file_ = Whole<uint32_t>(v);
+        if (key_ == "name") {
+          // Names go into paths under the step: none may lead outside it,
+          // whether or not this load reads files by name.
+          std::string name = v.get<std::string>();
+          if (!CheckEntryName(name, "").ok()) {
+            bad_name_ = std::move(name);
+            return false;
+          }
+        }
         if (files_ && !files_->empty()) {
           SavedFile& f = files_->back();
           if (key_ == "rank") f.rank = rank_;
@@ -240,6 +254,7 @@ class MetadataSax : public json::json_sax_t {
   std::vector<Frame> stack_;
   std::string key_;
   std::string error_;
+  std::optional<std::string> bad_name_;
   uint32_t rank_ = 0, file_ = 0;
 };
 
@@ -251,6 +266,10 @@ absl::StatusOr<CheckpointMetadata> ParseMetadata(
   CheckpointMetadata m;
   MetadataSax sax(&m, files);
   bool ok = json::sax_parse(text, &sax);
+  if (sax.bad_name()) {
+    return CheckEntryName(*sax.bad_name(),
+                          absl::StrCat("file name in ", where));
+  }
   if (!ok) {
     return absl::DataLossError(
         absl::StrCat(where, ": unreadable .metadata: ", sax.error()));

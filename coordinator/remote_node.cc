@@ -7,6 +7,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "coordinator/reply_check.h"
 
 namespace ckpt {
 
@@ -138,12 +139,17 @@ absl::StatusOr<v1::NodeMessage> RemoteNode::Call(
 
 namespace {
 
-// The reply inside a call's reply message (`get` names its field), or the
-// call's error.
+// The reply inside a call's reply message (`get` names its field, `want`
+// its body), or the call's error; a reply of another type fails the call,
+// naming the node `who` (the field's accessor would hand back an empty
+// reply: a save with no ranks once passed as "ok").
 template <typename Reply>
 absl::StatusOr<Reply> ReplyOf(absl::StatusOr<v1::NodeMessage> rep,
-                              Reply* (v1::NodeMessage::*get)()) {
+                              v1::NodeMessage::BodyCase want,
+                              Reply* (v1::NodeMessage::*get)(),
+                              const std::string& who) {
   if (!rep.ok()) return rep.status();
+  if (auto s = CheckReplyBody(*rep, want, who); !s.ok()) return s;
   return std::move(*((*rep).*get)());
 }
 
@@ -153,14 +159,16 @@ absl::StatusOr<v1::InspectReply> RemoteNode::Inspect(
     const v1::InspectRequest& r) {
   v1::CoordinatorMessage m;
   *m.mutable_inspect() = r;
-  return ReplyOf(Call(std::move(m)), &v1::NodeMessage::mutable_inspect);
+  return ReplyOf(Call(std::move(m)), v1::NodeMessage::kInspect,
+                 &v1::NodeMessage::mutable_inspect, Who());
 }
 
 absl::StatusOr<v1::PrepareReply> RemoteNode::Prepare(
     const v1::PrepareRequest& r) {
   v1::CoordinatorMessage m;
   *m.mutable_prepare() = r;
-  return ReplyOf(Call(std::move(m)), &v1::NodeMessage::mutable_prepare);
+  return ReplyOf(Call(std::move(m)), v1::NodeMessage::kPrepare,
+                 &v1::NodeMessage::mutable_prepare, Who());
 }
 
 void RemoteNode::PrepareAsync(const v1::PrepareRequest& r,
@@ -168,8 +176,10 @@ void RemoteNode::PrepareAsync(const v1::PrepareRequest& r,
   v1::CoordinatorMessage m;
   *m.mutable_prepare() = r;
   CallAsync(std::move(m), nullptr,
-            [done = std::move(done)](absl::StatusOr<v1::NodeMessage> rep) {
-              done(ReplyOf(std::move(rep), &v1::NodeMessage::mutable_prepare));
+            [done = std::move(done),
+             who = Who()](absl::StatusOr<v1::NodeMessage> rep) {
+              done(ReplyOf(std::move(rep), v1::NodeMessage::kPrepare,
+                           &v1::NodeMessage::mutable_prepare, who));
             });
 }
 
@@ -177,8 +187,8 @@ absl::StatusOr<v1::PhaseReport> RemoteNode::StartPhase(
     const v1::StartPhaseRequest& r, const ProgressCallback& progress) {
   v1::CoordinatorMessage m;
   *m.mutable_start_phase() = r;
-  return ReplyOf(Call(std::move(m), progress),
-                 &v1::NodeMessage::mutable_phase_report);
+  return ReplyOf(Call(std::move(m), progress), v1::NodeMessage::kPhaseReport,
+                 &v1::NodeMessage::mutable_phase_report, Who());
 }
 
 void RemoteNode::StartPhaseAsync(const v1::StartPhaseRequest& r,
@@ -186,17 +196,19 @@ void RemoteNode::StartPhaseAsync(const v1::StartPhaseRequest& r,
                                  Done<v1::PhaseReport> done) {
   v1::CoordinatorMessage m;
   *m.mutable_start_phase() = r;
-  CallAsync(
-      std::move(m), std::move(progress),
-      [done = std::move(done)](absl::StatusOr<v1::NodeMessage> rep) {
-        done(ReplyOf(std::move(rep), &v1::NodeMessage::mutable_phase_report));
-      });
+  CallAsync(std::move(m), std::move(progress),
+            [done = std::move(done),
+             who = Who()](absl::StatusOr<v1::NodeMessage> rep) {
+              done(ReplyOf(std::move(rep), v1::NodeMessage::kPhaseReport,
+                           &v1::NodeMessage::mutable_phase_report, who));
+            });
 }
 
 absl::StatusOr<v1::CommitReply> RemoteNode::Commit(const v1::CommitRequest& r) {
   v1::CoordinatorMessage m;
   *m.mutable_commit() = r;
-  return ReplyOf(Call(std::move(m)), &v1::NodeMessage::mutable_commit);
+  return ReplyOf(Call(std::move(m)), v1::NodeMessage::kCommit,
+                 &v1::NodeMessage::mutable_commit, Who());
 }
 
 void RemoteNode::CommitAsync(const v1::CommitRequest& r,
@@ -204,29 +216,34 @@ void RemoteNode::CommitAsync(const v1::CommitRequest& r,
   v1::CoordinatorMessage m;
   *m.mutable_commit() = r;
   CallAsync(std::move(m), nullptr,
-            [done = std::move(done)](absl::StatusOr<v1::NodeMessage> rep) {
-              done(ReplyOf(std::move(rep), &v1::NodeMessage::mutable_commit));
+            [done = std::move(done),
+             who = Who()](absl::StatusOr<v1::NodeMessage> rep) {
+              done(ReplyOf(std::move(rep), v1::NodeMessage::kCommit,
+                           &v1::NodeMessage::mutable_commit, who));
             });
 }
 
 absl::StatusOr<v1::ClaimReply> RemoteNode::Claim(const v1::ClaimRequest& r) {
   v1::CoordinatorMessage m;
   *m.mutable_claim() = r;
-  return ReplyOf(Call(std::move(m)), &v1::NodeMessage::mutable_claim);
+  return ReplyOf(Call(std::move(m)), v1::NodeMessage::kClaim,
+                 &v1::NodeMessage::mutable_claim, Who());
 }
 
 absl::StatusOr<v1::CleanupReply> RemoteNode::Cleanup(
     const v1::CleanupRequest& r) {
   v1::CoordinatorMessage m;
   *m.mutable_cleanup() = r;
-  return ReplyOf(Call(std::move(m)), &v1::NodeMessage::mutable_cleanup);
+  return ReplyOf(Call(std::move(m)), v1::NodeMessage::kCleanup,
+                 &v1::NodeMessage::mutable_cleanup, Who());
 }
 
 absl::StatusOr<v1::PutResultReply> RemoteNode::PutResult(
     const v1::PutResultRequest& r) {
   v1::CoordinatorMessage m;
   *m.mutable_put_result() = r;
-  return ReplyOf(Call(std::move(m)), &v1::NodeMessage::mutable_put_result);
+  return ReplyOf(Call(std::move(m)), v1::NodeMessage::kPutResult,
+                 &v1::NodeMessage::mutable_put_result, Who());
 }
 
 absl::StatusOr<v1::AbortReply> RemoteNode::Abort(const v1::AbortRequest& r) {
@@ -242,7 +259,8 @@ absl::StatusOr<v1::AbortReply> RemoteNode::Abort(const v1::AbortRequest& r) {
 absl::StatusOr<v1::PingReply> RemoteNode::Ping(const v1::PingRequest& r) {
   v1::CoordinatorMessage m;
   *m.mutable_ping() = r;
-  return ReplyOf(Call(std::move(m)), &v1::NodeMessage::mutable_ping);
+  return ReplyOf(Call(std::move(m)), v1::NodeMessage::kPing,
+                 &v1::NodeMessage::mutable_ping, Who());
 }
 
 void RemoteNode::Shutdown(bool ok, const std::string& reason) {

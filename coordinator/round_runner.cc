@@ -14,6 +14,7 @@
 #include "common/log.h"
 #include "coordinator/clock_sync.h"
 #include "coordinator/json_codec.h"
+#include "coordinator/reply_check.h"
 #include "node/error_kind.h"
 #include "node/node_service.h"
 #include "node/storage/object_io.h"
@@ -297,10 +298,13 @@ RoundResult RoundRunner::Run(const RoundSpec& spec) {
   // Prepare (untimed).
   std::vector<v1::PrepareReply> prepared(n);
   std::vector<NodeFailure> prepare_errors(n);
+  // What each node's report may say, from what it is asked (reply_check.h).
+  std::vector<PhaseExpectation> expected(n);
   fanout_.Run(n, [&](size_t i, const std::function<void()>& done) {
+    v1::PrepareRequest req = BuildPrepare(spec, static_cast<int>(i));
+    expected[i] = ExpectPhase(req, 0);
     nodes_[i]->PrepareAsync(
-        BuildPrepare(spec, static_cast<int>(i)),
-        [&, i, done](absl::StatusOr<v1::PrepareReply> rep) {
+        req, [&, i, done](absl::StatusOr<v1::PrepareReply> rep) {
           if (!rep.ok()) {
             prepare_errors[i].error = std::string(rep.status().message());
           } else if (!rep->error().empty()) {
@@ -324,6 +328,9 @@ RoundResult RoundRunner::Run(const RoundSpec& spec) {
   // and its clock-corrected times use offsets of now, not the run's start
   // (clocks drift, NTP steps them).
   ReestimateClocks(&result);
+  for (size_t i = 0; i < n; ++i) {
+    expected[i].clock_error_seconds = nodes_[i]->rtt_seconds() / 2;
+  }
   for (size_t i = 0; i < n; ++i) {
     const v1::PrepareReply* rep = &prepared[i];
     if (!spec.save) {
@@ -393,8 +400,16 @@ RoundResult RoundRunner::Run(const RoundSpec& spec) {
   auto on_report = [&](size_t i, absl::StatusOr<v1::PhaseReport> rep) {
     std::string error;
     v1::ErrorKind kind = v1::ERROR_KIND_UNSPECIFIED;
+    absl::Status unusable;
+    if (rep.ok()) {
+      unusable = CheckPhaseReport(*rep, expected[i], nodes_[i]->Who());
+    }
     if (!rep.ok()) {
       error = NodeError(*nodes_[i], "", rep.status().message());
+    } else if (!unusable.ok()) {
+      // Nothing of it is used: the node fails, named.
+      error = NodeError(*nodes_[i], "", unusable.message());
+      kind = v1::ERROR_KIND_INTERNAL;
     } else {
       reports[i] = std::move(*rep);
       if (!reports[i].error().empty()) {

@@ -61,10 +61,14 @@ class RoundRunner {
               std::vector<NodeClient*> nodes, ProgressPrinter* progress);
 
   // Runs the round. The RoundResult is filled even on failure (status
-  // "failed", error set). `metadata_out` gets the .metadata written.
+  // "failed", error set). Every node's report is checked first
+  // (reply_check.h): one that fails fails its node.
   RoundResult Run(const RoundSpec& spec);
 
  private:
+  // The node-reply fuzz target (tests/fuzz/node_reply_fuzz.cc) builds a
+  // node's request and aggregates a checked report as Run does.
+  friend struct NodeReplyFuzz;
   v1::PrepareRequest BuildPrepare(const RoundSpec& spec, int node) const;
   // The share of a resharded load that `rank` reads: with load.rank_shift
   // K, what rank + K owns, so on shared storage its bytes lie in files

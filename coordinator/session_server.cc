@@ -2,7 +2,12 @@
 
 #include <grpcpp/health_check_service_interface.h>
 #include <grpcpp/security/server_credentials.h>
+#include <netdb.h>
+#include <sys/socket.h>
+#include <unistd.h>
 
+#include <cerrno>
+#include <cstring>
 #include <deque>
 #include <optional>
 #include <utility>
@@ -10,6 +15,8 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "common/log.h"
+#include "common/plan.h"
+#include "common/text.h"
 #include "proto/ckptbench/v1/node.grpc.pb.h"
 
 namespace ckpt {
@@ -35,6 +42,49 @@ namespace {
 constexpr char kRefused[] = "refused";
 constexpr char kRegisterFirst[] = "register first";
 static_assert(sizeof(kRegisterFirst) <= 16 && sizeof(kRefused) <= 16);
+
+// Why gRPC could not listen on HOST:PORT, found by binding it once more
+// with a plain socket: "address already in use (another coordinator or
+// program holds port 7000)", or what else bind(2) or the name lookup said.
+std::string ListenFailure(const std::string& listen) {
+  const size_t colon = listen.rfind(':');
+  if (colon == std::string::npos) return "not HOST:PORT";
+  std::string host = listen.substr(0, colon);
+  const std::string port = listen.substr(colon + 1);
+  if (host.size() >= 2 && host.front() == '[' && host.back() == ']') {
+    host = host.substr(1, host.size() - 2);
+  }
+  addrinfo hints{};
+  hints.ai_family = AF_UNSPEC;
+  hints.ai_socktype = SOCK_STREAM;
+  hints.ai_flags = AI_PASSIVE;
+  addrinfo* found = nullptr;
+  const int gai =
+      getaddrinfo(host.empty() || host == "*" ? nullptr : host.c_str(),
+                  port.c_str(), &hints, &found);
+  if (gai != 0) {
+    return absl::StrCat("cannot resolve it (", gai_strerror(gai), ")");
+  }
+  std::string why = "gRPC could not bind it";
+  for (addrinfo* a = found; a != nullptr; a = a->ai_next) {
+    const int fd = socket(a->ai_family, a->ai_socktype | SOCK_CLOEXEC, 0);
+    if (fd < 0) continue;
+    const int one = 1;  // as gRPC binds: TIME_WAIT does not count as in use
+    setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+    const int rc = bind(fd, a->ai_addr, a->ai_addrlen);
+    const int err = errno;
+    close(fd);
+    if (rc != 0 && err == EADDRINUSE) {
+      why = absl::StrCat("port ", port,
+                         " is already in use (another coordinator, or "
+                         "another program, listens there)");
+      break;
+    }
+    if (rc != 0) why = absl::StrCat("bind: ", std::strerror(err));
+  }
+  freeaddrinfo(found);
+  return why;
+}
 
 class SessionReactor final
     : public grpc::ServerBidiReactor<v1::NodeMessage, v1::CoordinatorMessage>,
@@ -192,18 +242,26 @@ absl::StatusOr<std::unique_ptr<SessionServer>> SessionServer::Start(
                                : grpc::InsecureServerCredentials(),
                            &s->port_);
   builder.RegisterService(s->service_.get());
-  builder.SetMaxReceiveMessageSize(-1);
+  // The largest reply a node sends is an Inspect carrying a .metadata
+  // (at most kMaxMetadataBytes): anything far past it is refused by gRPC
+  // before it is buffered, whoever sends it.
+  builder.SetMaxReceiveMessageSize(
+      static_cast<int>(kMaxMetadataBytes + (64u << 20)));
   builder.SetMaxSendMessageSize(-1);
   builder.AddChannelArgument(GRPC_ARG_KEEPALIVE_PERMIT_WITHOUT_CALLS, 1);
   builder.AddChannelArgument(
       GRPC_ARG_HTTP2_MIN_RECV_PING_INTERVAL_WITHOUT_DATA_MS, 1000);
   builder.AddChannelArgument(GRPC_ARG_KEEPALIVE_TIME_MS, 5000);
   builder.AddChannelArgument(GRPC_ARG_KEEPALIVE_TIMEOUT_MS, 5000);
+  // gRPC binds with SO_REUSEPORT by default on Linux: a second coordinator
+  // on the same port would start too, and the nodes split between them.
+  builder.AddChannelArgument(GRPC_ARG_ALLOW_REUSEPORT, 0);
   s->server_ = builder.BuildAndStart();
   if (!s->server_ || s->port_ == 0) {
-    return absl::UnavailableError(absl::StrCat(
-        "control.listen (CKPT_LISTEN) = '", options.listen,
-        "': cannot listen there (address in use or not HOST:PORT?)"));
+    return absl::FailedPreconditionError(
+        absl::StrCat("control.listen (CKPT_LISTEN) = '", options.listen,
+                     "': cannot listen there: ", ListenFailure(options.listen),
+                     "; expected a free HOST:PORT (or port 0 for any)"));
   }
   s->watchdog_ = std::thread([p = s.get()] { p->Watchdog(); });
   return s;
@@ -223,8 +281,14 @@ SessionServer::~SessionServer() {
 }
 
 std::string SessionServer::Validate(const v1::RegisterRequest& reg) {
-  std::string who =
-      absl::StrCat("node ", reg.node_index(), " (", reg.host(), ")");
+  // Whoever reaches the port sends this before any check: the name goes
+  // into the log and the reply escaped and cut short.
+  constexpr size_t kMaxHost = 255;  // a DNS name's length
+  const std::string& host = reg.host();
+  std::string who = absl::StrCat(
+      "node ", reg.node_index(), " (",
+      EscapeForTerminal(std::string_view(host).substr(0, kMaxHost)),
+      host.size() > kMaxHost ? "..." : "", ")");
   if (reg.protocol_version() != v1::PROTOCOL_VERSION_1) {
     return absl::StrCat(who, " speaks protocol version ",
                         static_cast<int>(reg.protocol_version()),
@@ -237,6 +301,13 @@ std::string SessionServer::Validate(const v1::RegisterRequest& reg) {
     return absl::StrCat(who, " presented ",
                         reg.token().empty() ? "no token" : "a wrong token",
                         "; this coordinator requires auth.token (CKPT_TOKEN)");
+  }
+  if (host.empty() || host.size() > kMaxHost ||
+      EscapeForTerminal(host) != host) {
+    return absl::StrCat(who, ": host name of ", host.size(),
+                        " bytes with control or invalid characters, or "
+                        "empty; expected a host name of at most ",
+                        kMaxHost, " printable bytes");
   }
   if (reg.node_index() < 0 || reg.node_index() >= options_.num_nodes) {
     return absl::StrCat(who, ": node index ", reg.node_index(),

@@ -6,6 +6,7 @@
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
 #include "common/bytes.h"
+#include "common/text.h"
 
 namespace ckpt {
 namespace {
@@ -98,6 +99,12 @@ std::optional<GoodputResult> RunResult::Goodput() const {
   return g;
 }
 
+namespace {
+
+std::string E(const std::string& text) { return EscapeForTerminal(text); }
+
+}  // namespace
+
 std::string SummaryTable(const RunResult& r) {
   std::string s;
   absl::StrAppendFormat(
@@ -105,8 +112,11 @@ std::string SummaryTable(const RunResult& r) {
       "\nckptbench %s: %s, %s per checkpoint, %d rank(s) x %d file(s), %s\n",
       r.status, r.model, FormatBytes(r.checkpoint_bytes), r.world_size,
       r.thread_count, r.sharding);
-  absl::StrAppendFormat(&s, "storage: %s (%s %s)\n", r.environment.storage_kind,
-                        r.environment.filesystem, r.environment.mount_point);
+  // Strings that came from nodes, servers or listings are escaped (E): a
+  // newline or escape sequence in one cannot forge a line of this table.
+  absl::StrAppendFormat(
+      &s, "storage: %s (%s %s)\n", E(r.environment.storage_kind),
+      E(r.environment.filesystem), E(r.environment.mount_point));
   absl::StrAppendFormat(&s,
                         "%-6s %-5s %-5s %11s %9s %10s %9s %9s %9s %8s %6s  "
                         "%-16s %s\n",
@@ -141,7 +151,7 @@ std::string SummaryTable(const RunResult& r) {
       std::string slow;
       for (const auto& st : round.stragglers) {
         absl::StrAppendFormat(&slow, "  node %d (%s) %.3f s %.2fx", st.node,
-                              st.host, st.seconds, st.ratio_to_median);
+                              E(st.host), st.seconds, st.ratio_to_median);
       }
       absl::StrAppendFormat(
           &s, "%-6s %-5s spread %7.3f ms %s\n", round.phase,
@@ -154,8 +164,8 @@ std::string SummaryTable(const RunResult& r) {
         if (st.ratio_to_median >= kStragglerRatio && !st.reason.empty()) {
           absl::StrAppendFormat(
               &s, "%-6s %-5s straggler node %d (%s): %s%s\n", "", "", st.node,
-              st.host, st.reason,
-              st.files.empty() ? "" : "; slowest file " + st.files.front());
+              E(st.host), E(st.reason),
+              st.files.empty() ? "" : "; slowest file " + E(st.files.front()));
         }
       }
     }
@@ -269,10 +279,10 @@ std::string SummaryTable(const RunResult& r) {
         100 * g->at_optimum.goodput, g->young_seconds, g->daly_seconds,
         100 * g->at_daly.goodput);
   }
-  for (const auto& n : r.notes) absl::StrAppendFormat(&s, "note: %s\n", n);
+  for (const auto& n : r.notes) absl::StrAppendFormat(&s, "note: %s\n", E(n));
   for (const auto& n : r.leftovers)
-    absl::StrAppendFormat(&s, "left behind: %s\n", n);
-  for (const auto& e : r.errors) absl::StrAppendFormat(&s, "error: %s\n", e);
+    absl::StrAppendFormat(&s, "left behind: %s\n", E(n));
+  for (const auto& e : r.errors) absl::StrAppendFormat(&s, "error: %s\n", E(e));
   return s;
 }
 

@@ -56,10 +56,12 @@ void RoundRunner::MeasureVisible(const RoundSpec& spec, uint64_t metadata_size,
   if (!v.visible) {
     result->flags.push_back("not_visible");
     LOG_WARN(
-        "%s %d: step-%d was not visible to %s %.1f s after its commit (the "
-        "last poll found no %s): a restart there could not load it yet",
+        "%s %d: step-%d was not visible to %s %.1f s after its commit (%s): "
+        "a restart there could not load it yet",
         result->phase, result->index, spec.step, nodes_[k]->Who(),
-        v.poll_seconds, v.lacked);
+        v.poll_seconds,
+        v.lacked.empty() ? std::string("the last poll found nothing missing")
+                         : absl::StrCat("the last poll found no ", v.lacked));
     v.seconds = v.poll_seconds;
     return;
   }

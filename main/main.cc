@@ -8,8 +8,7 @@
 int main(int argc, char** argv) {
   auto args = ckpt::ParseCli(argc, argv);
   if (!args.ok()) {
-    std::fprintf(stderr, "ckptbench: %s\n",
-                 std::string(args.status().message()).c_str());
+    ckpt::PrintError(std::string(args.status().message()));
     return 2;
   }
   if (args->verbose) ckpt::SetLogLevel(ckpt::LogLevel::kDebug);

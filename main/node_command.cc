@@ -45,8 +45,7 @@ int NodeCommand(const CliArgs& args) {
   SignalWatcher signals;
   auto loaded = LoadConfigFromArgs(args);
   if (!loaded.ok()) {
-    std::fprintf(stderr, "ckptbench: %s\n",
-                 std::string(loaded.status().message()).c_str());
+    PrintError(std::string(loaded.status().message()));
     return 2;
   }
   const ControlOptions& c = loaded->config.control;
@@ -71,8 +70,7 @@ int NodeCommand(const CliArgs& args) {
   }
   auto creds = MakeChannelCredentials(c);
   if (!creds.ok()) {
-    std::fprintf(stderr, "ckptbench: %s\n",
-                 std::string(creds.status().message()).c_str());
+    PrintError(std::string(creds.status().message()));
     return 2;
   }
   std::unique_ptr<grpc::Server> health;
@@ -130,8 +128,8 @@ int NodeCommand(const CliArgs& args) {
     LOG_INFO("node %d: run finished", index);
     return 0;
   }
-  std::fprintf(stderr, "ckptbench node %d: %s\n", index,
-               std::string(s.message()).c_str());
+  PrintError(std::string(s.message()),
+             absl::StrCat("ckptbench node ", index, ": "));
   return absl::IsFailedPrecondition(s) ? 2 : 1;
 }
 

@@ -7,6 +7,7 @@
 #include "absl/strings/str_format.h"
 #include "common/config_loader.h"
 #include "common/env_vars.h"
+#include "common/log.h"
 #include "coordinator/planner.h"
 #include "coordinator/presets.h"
 #include "main/commands.h"
@@ -25,19 +26,17 @@ int PlanCommand(const CliArgs& args) {
   }
   auto loaded = LoadConfigFromArgs(args);
   if (!loaded.ok()) {
-    std::fprintf(stderr, "ckptbench: %s\n",
-                 std::string(loaded.status().message()).c_str());
+    PrintError(std::string(loaded.status().message()));
     return 2;
   }
   if (auto s = ValidateConfig(loaded->config, /*need_storage=*/false);
       !s.ok()) {
-    std::fprintf(stderr, "ckptbench: %s\n", std::string(s.message()).c_str());
+    PrintError(std::string(s.message()));
     return 2;
   }
   auto plan = MakePlan(PlanOptionsFromConfig(loaded->config));
   if (!plan.ok()) {
-    std::fprintf(stderr, "ckptbench: %s\n",
-                 std::string(plan.status().message()).c_str());
+    PrintError(std::string(plan.status().message()));
     return 2;
   }
   std::fputs(DescribePlan(*plan, args.per_rank).c_str(), stdout);

@@ -2,6 +2,7 @@
 #include <cstdio>
 
 #include "absl/strings/str_cat.h"
+#include "common/log.h"
 #include "main/commands.h"
 #include "report/compare.h"
 #include "report/html_report.h"
@@ -11,7 +12,7 @@ namespace ckpt {
 namespace {
 
 int Fail(const std::string& message, int code) {
-  std::fprintf(stderr, "ckptbench: %s\n", message.c_str());
+  PrintError(message);
   return code;
 }
 

@@ -3,11 +3,13 @@
 #include <pthread.h>
 #include <unistd.h>
 
+#include <chrono>
 #include <cstdio>
 #include <filesystem>
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
 #include "common/bytes.h"
 #include "common/files.h"
 #include "common/log.h"
@@ -95,6 +97,65 @@ bool WriteResult(const std::string& dir, const RunResult& r, bool announce,
 
 }  // namespace
 
+InterruptWatchdog::InterruptWatchdog(Expire expire, double grace_seconds)
+    : expire_(std::move(expire)), grace_seconds_(grace_seconds) {}
+
+InterruptWatchdog::~InterruptWatchdog() {
+  RunEnded();
+  if (thread_.joinable()) thread_.join();
+}
+
+void InterruptWatchdog::Signal(const std::string& name) {
+  std::unique_lock<std::mutex> lock(mu_);
+  if (ended_ || expired_) return;
+  if (!thread_.joinable()) {
+    signal_ = name;
+    start_ = std::chrono::steady_clock::now();
+    thread_ = std::thread([this] { Wait(); });
+    return;
+  }
+  // A second signal: the user will not wait.
+  lock.unlock();
+  ExpireOnce(name);
+}
+
+void InterruptWatchdog::Wait() {
+  std::unique_lock<std::mutex> lock(mu_);
+  const auto deadline =
+      start_ + std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+                   std::chrono::duration<double>(grace_seconds_));
+  cv_.wait_until(lock, deadline, [this] { return ended_ || expired_; });
+  if (ended_ || expired_) return;
+  const std::string name = signal_;
+  lock.unlock();
+  ExpireOnce(name);
+}
+
+void InterruptWatchdog::ExpireOnce(const std::string& name) {
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (ended_ || expired_) return;
+    expired_ = true;
+  }
+  cv_.notify_all();
+  expire_(name, std::chrono::duration<double>(std::chrono::steady_clock::now() -
+                                              start_)
+                    .count());
+  std::fflush(nullptr);
+  _exit(1);
+}
+
+void InterruptWatchdog::RunEnded() {
+  std::unique_lock<std::mutex> lock(mu_);
+  if (expired_) {
+    // The watchdog is writing the results and ends the process.
+    cv_.wait(lock, [] { return false; });
+  }
+  ended_ = true;
+  lock.unlock();
+  cv_.notify_all();
+}
+
 SignalWatcher::SignalWatcher() {
   sigemptyset(&set_);
   sigaddset(&set_, SIGINT);
@@ -139,7 +200,7 @@ std::string SignalWatcher::Pending() {
 
 int FailRun(const std::string& dir, RunResult* r, const std::string& error,
             int code, Coordinator* via) {
-  std::fprintf(stderr, "ckptbench: %s\n", error.c_str());
+  PrintError(error);
   r->status = "failed";
   r->errors.push_back(error);
   r->finished_at = UtcNowIso8601();
@@ -290,12 +351,39 @@ int ExecuteRun(const std::string& results_dir, Coordinator& coordinator,
   LOG_INFO("run %s: %s, %s per checkpoint, %d node(s) x %d rank(s)",
            result->run_id, result->model, FormatBytes(result->checkpoint_bytes),
            result->num_nodes, result->ranks_per_node);
-  signals.Watch([&coordinator](const std::string& name) {
-    std::fprintf(stderr, "\nckptbench: %s: aborting the run\n", name.c_str());
+  // A signal aborts the run; if the run has not stopped kInterruptGrace
+  // seconds later (a thread stuck in storage or a system call no signal
+  // ends), or at a second signal, the watchdog writes what was measured
+  // and ends the process.
+  InterruptWatchdog watchdog([&](const std::string& name, double waited) {
+    RunResult snap = coordinator.Snapshot();
+    snap.status = "failed";
+    snap.errors.push_back(absl::StrCat(
+        "interrupted by ", name, "; the run had not stopped ",
+        absl::StrFormat("%.1f", waited),
+        " s later (a thread blocked in storage or in a system call), so "
+        "ckptbench ended it: the rounds measured before are kept, and the "
+        "interrupted round's files may remain on storage"));
+    snap.finished_at = UtcNowIso8601();
+    PrintError(snap.errors.back());
+    // Node 0 may be the one blocked: results meant for an object store go
+    // to a file in the working directory.
+    if (IsObjectStoreUri(results_dir)) {
+      WriteFallback(snap);
+    } else {
+      WriteResult(results_dir, snap, /*announce=*/true, nullptr);
+    }
+    std::fputs(SummaryTable(snap).c_str(), stdout);
+    std::fflush(stdout);
+  });
+  signals.Watch([&coordinator, &watchdog](const std::string& name) {
+    PrintError(absl::StrCat(name, ": aborting the run"), "\nckptbench: ");
     coordinator.Interrupt(absl::StrCat("interrupted by ", name));
+    watchdog.Signal(name);
   });
   absl::Status status = coordinator.Run(result);
   signals.Watch(nullptr);
+  watchdog.RunEnded();
   for (const auto& round : result->rounds) {
     if (!round.nodes.empty() && result->environment.filesystem.empty()) {
       const NodeResult& n = round.nodes[0];
@@ -315,8 +403,7 @@ int ExecuteRun(const std::string& results_dir, Coordinator& coordinator,
   std::fputs(SummaryTable(*result).c_str(), stdout);
   std::fflush(stdout);
   if (!status.ok()) {
-    std::fprintf(stderr, "ckptbench: %s\n",
-                 std::string(status.message()).c_str());
+    PrintError(std::string(status.message()));
     return 1;
   }
   return wrote ? 0 : 1;

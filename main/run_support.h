@@ -7,6 +7,8 @@
 
 #include <signal.h>
 
+#include <chrono>
+#include <condition_variable>
 #include <functional>
 #include <mutex>
 #include <string>
@@ -43,6 +45,41 @@ class SignalWatcher {
   std::function<void(const std::string&)> on_signal_;
   std::string pending_;
   std::string received_;
+  std::thread thread_;
+};
+
+// Ends a run that a signal did not end: armed by the first SIGINT or
+// SIGTERM, it gives the run `grace_seconds` to stop (abort the round in
+// flight, clean up, write its results); if the run is still going then,
+// or at a second signal, it calls `expire` (which writes what was
+// measured) and ends the process with exit code 1, whatever the run's
+// threads are blocked in (a FUSE mount that stopped answering, a system
+// call that cannot be interrupted). Thread-safe.
+class InterruptWatchdog {
+ public:
+  using Expire = std::function<void(const std::string& signal, double waited)>;
+  static constexpr double kGraceSeconds = 5;
+  explicit InterruptWatchdog(Expire expire,
+                             double grace_seconds = kGraceSeconds);
+  ~InterruptWatchdog();
+  InterruptWatchdog(const InterruptWatchdog&) = delete;
+  InterruptWatchdog& operator=(const InterruptWatchdog&) = delete;
+  // A signal arrived (from the signal thread).
+  void Signal(const std::string& name);
+  // The run returned: nothing to end. If the watchdog already began to,
+  // never returns (the process ends).
+  void RunEnded();
+
+ private:
+  void Wait();
+  void ExpireOnce(const std::string& name);
+  Expire expire_;
+  const double grace_seconds_;
+  std::mutex mu_;
+  std::condition_variable cv_;
+  bool ended_ = false, expired_ = false;
+  std::string signal_;
+  std::chrono::steady_clock::time_point start_;
   std::thread thread_;
 };
 

@@ -39,7 +39,7 @@ namespace fs = std::filesystem;
 using nlohmann::json;
 
 int BadInput(const std::string& message) {
-  std::fprintf(stderr, "ckptbench: %s\n", message.c_str());
+  PrintError(message);
   return 2;
 }
 
@@ -276,8 +276,7 @@ int SweepCommand(const CliArgs& args) {
   if (max_nodes > 1) {
     auto f = StartFleet(checked[0].config, max_nodes, NewRunId(), signals);
     if (!f.ok()) {
-      std::fprintf(stderr, "ckptbench: %s\n",
-                   std::string(f.status().message()).c_str());
+      PrintError(std::string(f.status().message()));
       return absl::IsInvalidArgument(f.status()) ? 2 : 1;
     }
     fleet = std::move(*f);
@@ -343,14 +342,12 @@ int SweepCommand(const CliArgs& args) {
   }
   auto data = LoadSweepDir(dir);
   if (!data.ok()) {
-    std::fprintf(stderr, "ckptbench: %s\n",
-                 std::string(data.status().message()).c_str());
+    PrintError(std::string(data.status().message()));
     return 1;
   }
   absl::Status wrote = WriteSweepOutputs(*data);
   if (!wrote.ok()) {
-    std::fprintf(stderr, "ckptbench: %s\n",
-                 std::string(wrote.message()).c_str());
+    PrintError(std::string(wrote.message()));
   }
   PrintPoints(*data);
   int finished = 0;

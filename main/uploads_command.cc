@@ -3,9 +3,14 @@
 // say), listed, and with --abort aborted. Credentials and s3.* settings
 // come from the same sources as `run`.
 #include <cstdio>
+#include <string>
+#include <vector>
 
 #include "absl/strings/str_format.h"
 #include "common/config.h"
+#include "common/log.h"
+#include "common/names.h"
+#include "common/text.h"
 #include "main/commands.h"
 #include "main/run_support.h"
 #include "node/storage/s3_storage.h"
@@ -23,8 +28,7 @@ int UploadsCommand(const CliArgs& args) {
   }
   auto loaded = LoadConfigFromArgs(args);
   if (!loaded.ok()) {
-    std::fprintf(stderr, "ckptbench: %s\n",
-                 std::string(loaded.status().message()).c_str());
+    PrintError(std::string(loaded.status().message()));
     return 2;
   }
   const std::string& uri = args.positional[0];
@@ -42,14 +46,24 @@ int UploadsCommand(const CliArgs& args) {
     std::fprintf(stderr, "ckptbench uploads: %s is not on S3\n", uri.c_str());
     return 2;
   }
-  auto uploads = s3->ListUploads(loc->bucket, loc->key);
+  // The URI names a directory (or one object): an upload belongs to it
+  // when its key is that key or lies beneath it, component by component.
+  // ListMultipartUploads' prefix is a bare string, so .../step-1 would
+  // also list .../step-10/...: those are another step's, maybe a running
+  // save's, and never touched.
+  std::string dir = loc->key;
+  while (!dir.empty() && dir.back() == '/') dir.pop_back();
+  auto uploads = s3->ListUploads(loc->bucket, dir);
   if (!uploads.ok()) {
-    std::fprintf(stderr, "ckptbench uploads: %s\n",
-                 std::string(uploads.status().message()).c_str());
+    PrintError(std::string(uploads.status().message()), "ckptbench uploads: ");
     return 1;
   }
+  std::vector<S3Upload> under;
+  for (auto& u : *uploads) {
+    if (PathIsUnder(u.key, dir)) under.push_back(std::move(u));
+  }
   int failed = 0;
-  for (const auto& u : *uploads) {
+  for (const auto& u : under) {
     std::string outcome;
     if (args.abort) {
       absl::Status s = s3->AbortUpload(loc->bucket, u);
@@ -57,13 +71,18 @@ int UploadsCommand(const CliArgs& args) {
           s.ok() ? "  aborted" : absl::StrCat("  NOT aborted: ", s.message());
       failed += s.ok() ? 0 : 1;
     }
-    std::printf("s3://%s/%s  %s  %s%s\n", loc->bucket.c_str(), u.key.c_str(),
-                u.upload_id.c_str(), u.initiated.c_str(), outcome.c_str());
+    // Keys, ids and dates are the server's: escaped before the terminal.
+    std::printf(
+        "%s\n",
+        EscapeForTerminal(absl::StrCat("s3://", loc->bucket, "/", u.key, "  ",
+                                       u.upload_id, "  ", u.initiated, outcome))
+            .c_str());
   }
-  std::fprintf(stderr, "%zu unfinished upload(s) under %s%s\n", uploads->size(),
-               uri.c_str(),
-               args.abort ? absl::StrFormat(", %d not aborted", failed).c_str()
-                          : " (--abort aborts them)");
+  PrintError(
+      absl::StrCat(under.size(), " unfinished upload(s) under ", uri,
+                   args.abort ? absl::StrFormat(", %d not aborted", failed)
+                              : std::string(" (--abort aborts them)")),
+      "");
   return failed > 0 ? 1 : 0;
 }
 

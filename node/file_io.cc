@@ -1,6 +1,9 @@
 #include "node/file_io.h"
 
+#include <unistd.h>
+
 #include <algorithm>
+#include <cerrno>
 #include <chrono>
 #include <cstdlib>
 #include <cstring>
@@ -165,6 +168,23 @@ int TestGenerateDelayMs() {
   return ms;
 }
 
+// Tests only: with CKPTBENCH_TEST_HANG_IN_SAVE set, a save's file thread
+// blocks in read(2) on a pipe no one writes, as a thread stuck in a system
+// call no signal ends (a FUSE mount whose daemon stopped answering): what
+// the interrupt watchdog (main/run_support.h) must end.
+void TestHangInSave() {
+  static const bool hang =
+      std::getenv("CKPTBENCH_TEST_HANG_IN_SAVE") != nullptr;
+  if (!hang) return;
+  int fds[2];
+  if (pipe(fds) != 0) return;
+  char c;
+  while (true) {
+    const ssize_t n = read(fds[0], &c, 1);
+    if (n == 0 || (n < 0 && errno != EINTR)) return;
+  }
+}
+
 // Generates [off, off + n) of the file into p and feeds the segment
 // checksums 64 KiB at a time, while those bytes are still in cache.
 void GenerateBlock(const FileJob& job, const IoParams& params, uint64_t off,
@@ -246,6 +266,7 @@ absl::Status SaveFile(const TransferContext& ctx, const FileJob& job,
                       const IoParams& params, AlignedBuffer& buffer,
                       OpStats* stats, FileOutcome* out) {
   out->start_seconds = SecondsSince(ctx.start);
+  TestHangInSave();
   WriteOptions wo;
   wo.direct = params.direct;
   ASSIGN_OR_RETURN(auto file, Timed(stats->open, [&] {

@@ -17,6 +17,7 @@
 #include "common/clock.h"
 #include "common/log.h"
 #include "common/memory.h"
+#include "common/names.h"
 #include "common/plan.h"
 #include "common/status_macros.h"
 #include "node/file_ranges.h"
@@ -111,6 +112,11 @@ absl::StatusOr<PrepareOutcome> NodeAgent::Prepare(PhaseJob job) {
   std::vector<std::string> paths;
   for (auto& r : job.ranks) {
     for (auto& f : r.files) {
+      // Names come from the coordinator, which may have read them from a
+      // .metadata: each must stay inside the step directory.
+      RETURN_IF_ERROR(CheckEntryName(
+          f.path,
+          absl::StrCat("file name for rank ", r.rank, " in ", location_.path)));
       f.path = JoinPath(location_.path, f.path);
       paths.push_back(f.path);
     }

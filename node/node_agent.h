@@ -126,6 +126,8 @@ struct StepListing {
   uint64_t newest_committed = 0;                 // 0 = none
   std::string newest_metadata;                   // of metadata_step when given
   uint64_t metadata_step = 0;  // the step newest_metadata is from
+  // Step-like entries past kMaxStep, ignored.
+  std::vector<std::string> ignored;
 };
 
 using ProgressFn = std::function<void(const std::vector<uint64_t>& rank_bytes)>;
@@ -243,8 +245,24 @@ int ResolveQueueDepth(const IoOptions& io, const std::string& storage_kind,
 // The commit point's name in a step directory.
 inline constexpr char kMetadataFile[] = ".metadata";
 
-// "step-12" -> 12; 0 if the name is not a step directory.
+// The largest step number ckptbench writes or reads: 2^53 - 1, exact as a
+// JSON number (result.json, .metadata). A directory named past it was not
+// made by ckptbench and is ignored, with a note, so it cannot make step
+// numbers wrap or block other runs.
+inline constexpr uint64_t kMaxStep = (uint64_t{1} << 53) - 1;
+
+// Checks that `dir` can be written: creates it, writes and removes a probe
+// file named for `owner` (a run id). On failure the directories it made
+// are removed again (only empty ones).
+absl::Status ProbeWrite(Storage& storage, const std::string& dir,
+                        const std::string& owner);
+
+// "step-12" -> 12; 0 if the name is not a step directory ("step-" and
+// decimal digits without a leading zero, from 1 to kMaxStep).
 uint64_t ParseStepDir(const std::string& name);
+// Whether `name` looks like a step directory whose number is past kMaxStep
+// (all digits, no leading zero): one a listing ignores with a note.
+bool IsStepPastTheBound(const std::string& name);
 std::string StepDirName(uint64_t step);
 
 }  // namespace ckpt

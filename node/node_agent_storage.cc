@@ -2,6 +2,7 @@
 // .metadata (Inspect), the commit point, claims, and cleanup.
 #include <algorithm>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "absl/strings/numbers.h"
@@ -13,14 +14,81 @@
 
 namespace ckpt {
 
+namespace {
+
+// The digits of "step-<digits>" without a leading zero, or "".
+std::string_view StepDigits(const std::string& name) {
+  if (name.rfind("step-", 0) != 0 || name.size() == 5) return {};
+  std::string_view digits = std::string_view(name).substr(5);
+  if (digits[0] == '0') return {};
+  for (char c : digits) {
+    if (c < '0' || c > '9') return {};
+  }
+  return digits;
+}
+
+}  // namespace
+
 uint64_t ParseStepDir(const std::string& name) {
-  if (name.rfind("step-", 0) != 0) return 0;
+  const std::string_view digits = StepDigits(name);
+  // 16 digits hold kMaxStep (9007199254740991); more never parse.
+  if (digits.empty() || digits.size() > 16) return 0;
   uint64_t n = 0;
-  if (!absl::SimpleAtoi(name.substr(5), &n)) return 0;
-  return n;
+  for (char c : digits) n = n * 10 + static_cast<uint64_t>(c - '0');
+  return n <= kMaxStep ? n : 0;
+}
+
+bool IsStepPastTheBound(const std::string& name) {
+  return !StepDigits(name).empty() && ParseStepDir(name) == 0;
 }
 
 std::string StepDirName(uint64_t step) { return absl::StrCat("step-", step); }
+
+namespace {
+
+// The directories of a file-system `path` that do not exist yet, deepest
+// first: what CreateDirs will make. Empty for object stores (no dirs).
+std::vector<std::string> MissingDirs(Storage& storage,
+                                     const std::string& path) {
+  std::vector<std::string> missing;
+  if (path.find("://") != std::string::npos) return missing;
+  std::string p = path;
+  while (p.size() > 1) {
+    auto exists = storage.Exists(p);
+    if (exists.ok() && *exists) break;
+    missing.push_back(p);
+    const size_t slash = p.rfind('/');
+    if (slash == std::string::npos || slash == 0) break;
+    p = p.substr(0, slash);
+  }
+  return missing;
+}
+
+}  // namespace
+
+absl::Status ProbeWrite(Storage& storage, const std::string& dir,
+                        const std::string& owner) {
+  // What this probe makes, it removes when the target turns out unusable
+  // (a path too long, a directory not writable): nothing stays behind.
+  const std::vector<std::string> made = MissingDirs(storage, dir);
+  auto probe = [&]() -> absl::Status {
+    RETURN_IF_ERROR(storage.CreateDirs(dir));
+    // A name of this run's own: a concurrent run's probe is not ours.
+    const std::string name = absl::StrCat(".ckptbench-write-probe-", owner);
+    ASSIGN_OR_RETURN(auto f,
+                     storage.OpenWrite(JoinPath(dir, name), WriteOptions{}));
+    absl::Status written = f->Append("probe", 5);
+    if (written.ok()) written = f->Close();
+    absl::Status removed = storage.RemoveTree(JoinPath(dir, name));
+    RETURN_IF_ERROR(written);
+    return removed;
+  };
+  absl::Status s = probe();
+  if (!s.ok()) {
+    for (const auto& d : made) (void)storage.RemoveFiles(d, {});
+  }
+  return s;
+}
 
 absl::StatusOr<StepListing> NodeAgent::Inspect(
     const std::string& uri, const std::string& probe_owner, bool want_metadata,
@@ -28,19 +96,7 @@ absl::StatusOr<StepListing> NodeAgent::Inspect(
   ASSIGN_OR_RETURN(auto loc, OpenStorage(uri, options));
   StepListing listing;
   if (!probe_owner.empty()) {
-    RETURN_IF_ERROR(loc.storage->CreateDirs(loc.path));
-    // A name of this run's own: a concurrent run's probe is not ours.
-    const std::string name =
-        absl::StrCat(".ckptbench-write-probe-", probe_owner);
-    {
-      ASSIGN_OR_RETURN(auto f, loc.storage->OpenWrite(JoinPath(loc.path, name),
-                                                      WriteOptions{}));
-      absl::Status written = f->Append("probe", 5);
-      if (written.ok()) written = f->Close();
-      absl::Status removed = loc.storage->RemoveTree(JoinPath(loc.path, name));
-      RETURN_IF_ERROR(written);
-      RETURN_IF_ERROR(removed);
-    }
+    RETURN_IF_ERROR(ProbeWrite(*loc.storage, loc.path, probe_owner));
   }
   auto names = loc.storage->ListDir(loc.path);
   if (!names.ok()) {
@@ -54,7 +110,10 @@ absl::StatusOr<StepListing> NodeAgent::Inspect(
   }
   for (const auto& n : *names) {
     uint64_t step = ParseStepDir(n);
-    if (step == 0) continue;
+    if (step == 0) {
+      if (IsStepPastTheBound(n)) listing.ignored.push_back(n);
+      continue;
+    }
     std::string meta = JoinPath(JoinPath(loc.path, n), kMetadataFile);
     ASSIGN_OR_RETURN(bool committed, loc.storage->Exists(meta));
     listing.steps.push_back({step, committed});

@@ -252,6 +252,7 @@ v1::InspectReply NodeService::Inspect(const v1::InspectRequest& req) {
   rep.set_newest_committed(listing->newest_committed);
   rep.set_metadata_step(listing->metadata_step);
   rep.set_newest_metadata(std::move(listing->newest_metadata));
+  for (auto& name : listing->ignored) rep.add_ignored_steps(std::move(name));
   return rep;
 }
 

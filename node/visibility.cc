@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <string>
 #include <thread>
 #include <vector>
 
@@ -23,11 +24,19 @@ std::string Lacks(const StorageLocation& loc, const VisibleWant& want) {
     return "listing";
   }
   const std::string dir = JoinPath(loc.path, step);
-  auto meta = loc.storage->ReadSmall(JoinPath(dir, kMetadataFile));
-  if (!meta.ok() || meta->size() != want.metadata_size ||
-      Xxh3(meta->data(), meta->size()) != want.metadata_xxh3) {
-    return ".metadata";
+  // Read only at the size the commit wrote: whatever is there instead (a
+  // huge object, a FIFO) is never read whole.
+  auto meta =
+      loc.storage->OpenRead(JoinPath(dir, kMetadataFile), ReadOptions{});
+  if (!meta.ok() || (*meta)->Size() != want.metadata_size) return ".metadata";
+  std::string text(want.metadata_size, '\0');
+  for (size_t at = 0; at < text.size();) {
+    auto n = (*meta)->Read(at, text.data() + at, text.size() - at);
+    if (!n.ok() || *n == 0) return ".metadata";
+    at += *n;
   }
+  (void)(*meta)->Close();
+  if (Xxh3(text.data(), text.size()) != want.metadata_xxh3) return ".metadata";
   if (!want.shard.empty()) {
     auto f = loc.storage->OpenRead(JoinPath(dir, want.shard), ReadOptions{});
     if (!f.ok() || (*f)->Size() != want.shard_size) return "shard";

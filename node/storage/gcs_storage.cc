@@ -214,7 +214,7 @@ absl::StatusOr<std::vector<std::string>> GcsStorage::ListDir(
     if (n.size() <= prefix.size() || n.rfind(prefix, 0) != 0) continue;
     n = n.substr(prefix.size());
     if (!n.empty() && n.back() == '/') n.pop_back();
-    names.push_back(n);
+    if (ListedNameIsUsable(n, path)) names.push_back(n);
   }
   if (names.empty())
     return absl::NotFoundError(absl::StrCat(path, ": nothing stored under it"));

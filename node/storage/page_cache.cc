@@ -18,6 +18,8 @@
 
 #include "absl/strings/str_cat.h"
 #include "common/bytes.h"
+#include "common/status_macros.h"
+#include "node/storage/posix_open.h"
 
 namespace ckpt {
 namespace {
@@ -48,8 +50,7 @@ absl::Status DropCaches() {
 }
 
 absl::Status FadviseDontNeed(const std::string& path) {
-  int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return Errno("open", path);
+  ASSIGN_OR_RETURN(int fd, OpenBeneath(path, O_RDONLY));
   // Dirty pages cannot be dropped: write them back first.
   fdatasync(fd);
   int rc = posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED);
@@ -61,14 +62,15 @@ absl::Status FadviseDontNeed(const std::string& path) {
   return absl::OkStatus();
 }
 
-absl::StatusOr<uint64_t> ResidentBytes(const std::string& path) {
-  int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return Errno("open", path);
+absl::StatusOr<uint64_t> ResidentBytes(const std::string& path,
+                                       uint64_t* size_out) {
+  ASSIGN_OR_RETURN(int fd, OpenBeneath(path, O_RDONLY));
   struct stat st;
   if (fstat(fd, &st) != 0) {
     close(fd);
     return Errno("stat", path);
   }
+  if (size_out != nullptr) *size_out = static_cast<uint64_t>(st.st_size);
   if (st.st_size == 0) {
     close(fd);
     return 0;

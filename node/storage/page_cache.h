@@ -17,9 +17,12 @@ bool CanDropCaches();
 // sync() then drop clean page cache, dentries and inodes host-wide.
 absl::Status DropCaches();
 // Flushes the file's dirty pages, then asks the kernel to drop its cache.
+// Files are opened as reads are (posix_open.h: no FIFO, no special file,
+// no link out of their directory).
 absl::Status FadviseDontNeed(const std::string& path);
-// Bytes of the file currently in the page cache.
-absl::StatusOr<uint64_t> ResidentBytes(const std::string& path);
+// Bytes of the file currently in the page cache; its size into *size.
+absl::StatusOr<uint64_t> ResidentBytes(const std::string& path,
+                                       uint64_t* size = nullptr);
 
 // What a probe of a directory's file system found: a file written there,
 // fsync'ed, fadvise(DONTNEED)'ed and checked with mincore, then read once

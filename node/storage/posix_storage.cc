@@ -16,25 +16,14 @@
 #include "absl/strings/str_split.h"
 #include "common/status_macros.h"
 #include "node/storage/page_cache.h"
+#include "node/storage/posix_open.h"
 
 namespace ckpt {
 namespace {
 
 absl::Status Errno(const std::string& what, const std::string& path,
                    int err = errno) {
-  std::string msg = absl::StrCat(what, " ", path, ": ", std::strerror(err));
-  if (err == ENOENT) return absl::NotFoundError(msg);
-  if (err == EACCES || err == EPERM || err == EROFS) {
-    return absl::PermissionDeniedError(msg);
-  }
-  if (err == ENOSPC || err == EDQUOT) return absl::ResourceExhaustedError(msg);
-  // A path that cannot be one (a file where a directory should be, ...).
-  if (err == ENOTDIR || err == EISDIR || err == ENAMETOOLONG || err == ELOOP ||
-      err == EINVAL || err == EEXIST) {
-    return absl::FailedPreconditionError(msg);
-  }
-  if (err == EIO) return absl::DataLossError(msg);
-  return absl::InternalError(msg);
+  return PosixError(what, path, err);
 }
 
 // Owns an open descriptor: closes it once, reporting close() errors.
@@ -204,7 +193,9 @@ absl::StatusOr<std::unique_ptr<WritableFile>> PosixStorage::OpenWrite(
     if (unlink(path.c_str()) != 0 && errno != ENOENT)
       return Errno("remove before writing", path);
   } else {
-    flags |= O_TRUNC;
+    // A symbolic link planted where a shard goes is not followed (O_EXCL
+    // above does the same for FUSE).
+    flags |= O_TRUNC | O_NOFOLLOW;
     if (options.direct) flags |= O_DIRECT;
   }
   int fd = open(path.c_str(), flags, 0644);
@@ -223,19 +214,10 @@ absl::StatusOr<std::unique_ptr<WritableFile>> PosixStorage::OpenWrite(
 
 absl::StatusOr<std::unique_ptr<ReadableFile>> PosixStorage::OpenRead(
     const std::string& path, const ReadOptions& options) {
-  int flags = O_RDONLY | O_CLOEXEC;
   const bool direct = options.direct && flavour_ != Flavour::kFuse;
-  if (direct) flags |= O_DIRECT;
-  int fd = open(path.c_str(), flags);
-  if (fd < 0) {
-    if (direct && errno == EINVAL) {
-      return absl::InvalidArgumentError(
-          absl::StrCat("open ", path,
-                       " with O_DIRECT: the filesystem does not support "
-                       "direct I/O; choose io.cache_mode=fadvise or drop"));
-    }
-    return Errno("open for reading", path);
-  }
+  // Not blocking on a FIFO, refusing special files, links only beneath.
+  ASSIGN_OR_RETURN(int fd, OpenBeneath(path, O_RDONLY | (direct ? O_DIRECT : 0),
+                                       options.beneath));
   struct stat st;
   if (fstat(fd, &st) != 0) {
     int err = errno;
@@ -382,10 +364,10 @@ absl::StatusOr<CacheReport> PosixStorage::PrepareColdRead(
     report.resident_bytes = 0;
     report.checked_bytes = 0;
     for (const auto& p : paths) {
-      ASSIGN_OR_RETURN(uint64_t r, ResidentBytes(p));
+      uint64_t size = 0;
+      ASSIGN_OR_RETURN(uint64_t r, ResidentBytes(p, &size));
       report.resident_bytes += r;
-      struct stat st;
-      if (stat(p.c_str(), &st) == 0) report.checked_bytes += st.st_size;
+      report.checked_bytes += size;
     }
     return absl::OkStatus();
   };

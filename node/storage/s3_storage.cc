@@ -10,6 +10,7 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "common/checksum.h"
+#include "common/names.h"
 #include "common/status_macros.h"
 #include "common/text.h"
 #include "node/storage/object_io.h"
@@ -123,11 +124,13 @@ absl::StatusOr<std::vector<std::string>> S3Storage::ListDir(
       if (p.size() <= prefix.size() || p.rfind(prefix, 0) != 0) continue;
       p = p.substr(prefix.size());
       if (!p.empty() && p.back() == '/') p.pop_back();
-      names.push_back(p);
+      if (ListedNameIsUsable(p, path)) names.push_back(p);
     }
     for (const auto& k : XmlValues(rep.body, "Key")) {
-      if (k.size() > prefix.size() && k.rfind(prefix, 0) == 0)
+      if (k.size() > prefix.size() && k.rfind(prefix, 0) == 0 &&
+          ListedNameIsUsable(k.substr(prefix.size()), path)) {
         names.push_back(k.substr(prefix.size()));
+      }
     }
     token = XmlValue(rep.body, "IsTruncated") == "true"
                 ? XmlValue(rep.body, "NextContinuationToken")
@@ -172,8 +175,19 @@ absl::Status S3Storage::RemoveTree(const std::string& path) {
   ASSIGN_OR_RETURN(auto loc, ParseS3Uri(path));
   ASSIGN_OR_RETURN(auto keys, ListKeys(loc));
   if (!loc.key.empty()) keys.push_back(loc.key);
-  for (const auto& k : keys)
+  for (const auto& k : keys) {
+    // A listed key under the prefix whose dot segments an HTTP client
+    // would collapse ("p/x/../../y") names another object: never deleted.
+    if (!PathIsUnder(k, loc.key) ||
+        !CheckRelativeName(k, "a key listed under " + path).ok()) {
+      return absl::FailedPreconditionError(absl::StrCat(
+          "refusing to delete s3://", loc.bucket, "/", EscapeForTerminal(k),
+          " under ", path,
+          ": a key with empty, '.' or '..' components, which would be sent "
+          "as another key"));
+    }
     RETURN_IF_ERROR(DeleteKey(*client_, loc.bucket, k));
+  }
   return absl::OkStatus();
 }
 

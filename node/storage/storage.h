@@ -27,6 +27,9 @@ struct ReadOptions {
   // [begin, end) byte extents the reader will read (sorted, disjoint);
   // empty: the whole file. A reader that reads ahead stays inside them.
   std::vector<std::pair<uint64_t, uint64_t>> extents;
+  // File systems: the directory the file must resolve beneath (symbolic
+  // links are followed only inside it); "" = the file's own directory.
+  std::string beneath;
 };
 
 class WritableFile {
@@ -151,6 +154,12 @@ inline constexpr char kClaimName[] = ".ckptbench-claim";
 
 // Joins path components with exactly one '/'.
 std::string JoinPath(const std::string& a, const std::string& b);
+
+// Whether a name a listing of `dir` returned may be used as an entry of
+// it (CheckEntryName: no '/', not "." or "..", no control characters; on
+// an object store a key such as "dir/../x" lists as ".."). Logs what it
+// refuses. Object-store ListDir implementations drop what fails.
+bool ListedNameIsUsable(const std::string& name, const std::string& dir);
 
 }  // namespace ckpt
 

@@ -6,6 +6,8 @@
 #include "absl/status/status.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "common/log.h"
+#include "common/names.h"
 #include "node/storage/gcs_storage.h"
 #include "node/storage/memory_storage.h"
 #include "node/storage/null_storage.h"
@@ -21,6 +23,12 @@ std::string JoinPath(const std::string& a, const std::string& b) {
   size_t i = 0;
   while (i < b.size() && b[i] == '/') ++i;
   return out + "/" + b.substr(i);
+}
+
+bool ListedNameIsUsable(const std::string& name, const std::string& dir) {
+  absl::Status s = CheckEntryName(name, absl::StrCat("an entry of ", dir));
+  if (!s.ok()) LOG_WARN("listing: ignored %s", s.message());
+  return s.ok();
 }
 
 std::string NativePath(const std::string& uri) {

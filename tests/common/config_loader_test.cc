@@ -87,7 +87,7 @@ TEST(LoadConfig, BadNumberFromEnvNamesKeyValueAndExpectation) {
   std::string msg(c.status().message());
   EXPECT_EQ(msg,
             "environment: NUM_SAVE_CALLS (run.num_save_calls) = 'abc': "
-            "expected a non-negative integer");
+            "expected an integer from 0 to 2147483647");
   EXPECT_EQ(msg.find('\n'), std::string::npos);
 }
 
@@ -115,10 +115,14 @@ TEST(LoadConfig, RejectsBadValues) {
        "io.block_size (CKPT_BLOCK_SIZE) = '12parsecs': expected a byte size"},
       {"NUM_DEVICES=0",
        "NUM_DEVICES (cluster.num_devices) = '0': expected auto or an integer "
-       ">= 1"},
+       "from 1 to 2147483647"},
       {"CKPT_MODE=both", "expected one of save+load, save-only, load-only"},
       {"io.fsync=maybe", "expected true or false"},
-      {"NUM_LAYERS=-2", "expected an integer >= 1"},
+      {"NUM_LAYERS=-2", "expected an integer from 1 to 2147483647"},
+      // Issue 27: a number past the int range is not "an integer >= 0".
+      {"CKPT_NODE_INDEX=2147483648",
+       "CKPT_NODE_INDEX (control.node_index) = '2147483648': expected auto or "
+       "an integer from 0 to 2147483647"},
       {"nonsense", "expected key=value"},
       {"NUM_LAYRES=2", "did you mean 'NUM_LAYERS'"},
   };

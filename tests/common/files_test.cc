@@ -1,6 +1,7 @@
 #include "common/files.h"
 
 #include <fcntl.h>
+#include <gtest/gtest.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -9,8 +10,6 @@
 #include <filesystem>
 #include <fstream>
 #include <string>
-
-#include <gtest/gtest.h>
 
 namespace ckpt {
 namespace {
@@ -41,9 +40,8 @@ TEST_F(FilesTest, AFifoIsRefusedWithoutBlocking) {
   auto text = ReadRegularFile(path, 1024, "AWS shared credentials file");
   EXPECT_LT(std::chrono::steady_clock::now() - t0, std::chrono::seconds(2));
   ASSERT_FALSE(text.ok());
-  EXPECT_EQ(text.status().message(),
-            "AWS shared credentials file " + path +
-                " is a FIFO: expected a regular file");
+  EXPECT_EQ(text.status().message(), "AWS shared credentials file " + path +
+                                         " is a FIFO: expected a regular file");
   auto fd = OpenRegularFile(path, "shard");
   ASSERT_FALSE(fd.ok());
   EXPECT_NE(fd.status().message().find("is a FIFO"), std::string::npos);

@@ -12,7 +12,8 @@ IMAGE=ckptbench:local
 IMAGE_K8S=ckptbench:latest
 MINIO_IMAGE=$(sed -n 's/^ *image: *\(quay\.io\/minio\/minio:[^ ]*\) *$/\1/p' \
   "$SRC/deploy/docker-compose.yaml" | head -n 1)
-BASE_IMAGE=localhost/debian:12
+# CKPT_BASE_IMAGE: another name, for the test of build_images.sh itself.
+BASE_IMAGE=${CKPT_BASE_IMAGE:-localhost/debian:12}
 
 say() { echo "[$(date +%T)] $*"; }
 fail() { echo "FAIL: $*" >&2; exit 1; }

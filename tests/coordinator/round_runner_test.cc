@@ -6,7 +6,9 @@
 
 #include <atomic>
 #include <chrono>
+#include <cmath>
 #include <condition_variable>
+#include <functional>
 #include <mutex>
 #include <string>
 #include <thread>
@@ -70,7 +72,10 @@ class ScriptedNode : public NodeClient {
         rr->set_bytes(rr->bytes() + f.size());
         rr->set_checked_bytes(rr->checked_bytes() + f.size() - short_read_);
         rr->set_checked_files(rr->checked_files() + 1);
-        for (int k = 0; k < f.segments_size(); ++k) {
+        // Checksums come with saves only, as a node sends them.
+        for (int k = 0;
+             k < f.segments_size() && prepared_.phase() == v1::PHASE_SAVE;
+             ++k) {
           auto* c = rep.add_checksums();
           c->set_rank(ra.rank());
           c->set_file_index(f.index());
@@ -81,6 +86,7 @@ class ScriptedNode : public NodeClient {
       rr->set_verified(prepared_.phase() == v1::PHASE_LOAD);
     }
     rep.set_requests(7);
+    if (tamper_) tamper_(&rep);
     return rep;
   }
   absl::StatusOr<v1::CommitReply> Commit(const v1::CommitRequest& r) override {
@@ -119,6 +125,8 @@ class ScriptedNode : public NodeClient {
   bool wait_for_abort_ = false;
   uint64_t short_read_ = 0;  // bytes per file left unchecked (loads)
   int64_t clock_offset_ns_ = 0;
+  // Changes the report before it is sent (a node that lies or misreads).
+  std::function<void(v1::PhaseReport*)> tamper_;
   // Record.
   v1::PrepareRequest prepared_;
   v1::StartPhaseRequest started_;
@@ -281,6 +289,66 @@ TEST(RoundRunner, ALoadIsVerifiedOnlyWhenEveryPlannedByteWasChecked) {
   EXPECT_EQ(partial.checked_bytes, rig.plan.total_bytes - 2);  // 2 files
   ASSERT_EQ(partial.flags.size(), 1u);
   EXPECT_EQ(partial.flags[0], "unverified");
+}
+
+// Issue 27, item 5: a report's values are checked before any is used; a
+// node that sends what it could not have measured fails, named, and the
+// round records no time made of it.
+TEST(RoundRunner, AReportWithImpossibleValuesFailsTheNodeThatSentIt) {
+  struct Case {
+    const char* what;
+    std::function<void(v1::PhaseReport*)> tamper;
+    const char* want;
+  } cases[] = {
+      {"a negative duration",
+       [](v1::PhaseReport* r) { r->mutable_ranks(0)->set_done_seconds(-0.05); },
+       "first byte at 0 s, done at -0.05 s"},
+      {"no ranks at all", [](v1::PhaseReport* r) { r->clear_ranks(); },
+       "is missing"},
+      {"another node's rank",
+       [](v1::PhaseReport* r) { r->mutable_ranks(0)->set_rank(0); },
+       "rank 0 is not one of its"},
+      {"more bytes than the plan",
+       [](v1::PhaseReport* r) {
+         r->mutable_ranks(0)->set_bytes(r->ranks(0).bytes() + 1);
+       },
+       "bytes; its plan has"},
+      {"a start long before the instant",
+       [](v1::PhaseReport* r) { r->set_start_lag_seconds(-1); },
+       "start lag -1 s"},
+      {"a checksum of a segment that does not exist",
+       [](v1::PhaseReport* r) {
+         r->mutable_checksums(0)->set_segment_index(100000);
+       },
+       "segment 100000, not in its plan"},
+      {"another round's report",
+       [](v1::PhaseReport* r) { r->set_round_id(99); },
+       "it answers round 99, not round 3"},
+      {"a histogram whose counts do not add up",
+       [](v1::PhaseReport* r) {
+         auto* op = r->add_ops();
+         op->set_op("write");
+         op->mutable_histogram()->add_counts(5);
+         op->mutable_histogram()->set_count(6);
+       },
+       "write latency counts add up to 5, not its count 6"},
+      {"a NaN", [](v1::PhaseReport* r) { r->set_data_seconds(std::nan("")); },
+       "data_seconds = nan"},
+  };
+  for (const auto& c : cases) {
+    SCOPED_TRACE(c.what);
+    Rig rig;
+    rig.b->tamper_ = c.tamper;
+    RoundResult r = rig.Run(/*save=*/true);
+    EXPECT_EQ(r.status, "failed");
+    EXPECT_NE(r.error.find("node 1 (h1) sent a phase report the coordinator "
+                           "cannot use: "),
+              std::string::npos)
+        << r.error;
+    EXPECT_NE(r.error.find(c.want), std::string::npos) << r.error;
+    EXPECT_TRUE(rig.b->commits_.empty() && rig.a->commits_.empty());
+    for (const auto& rank : r.ranks) EXPECT_GE(rank.seconds, 0) << r.error;
+  }
 }
 
 TEST(RoundRunner, PageCacheFlagsComeFromWhatTheNodesPrepared) {

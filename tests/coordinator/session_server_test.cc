@@ -3,16 +3,20 @@
 // Session stream, shutdown, and the node's connect timeout.
 #include "coordinator/session_server.h"
 
+#include <grpcpp/create_channel.h>
 #include <grpcpp/security/credentials.h>
 #include <gtest/gtest.h>
 
+#include <atomic>
 #include <chrono>
 #include <future>
 #include <string>
+#include <thread>
 
 #include "common/config.h"
 #include "node/node_session.h"
 #include "node/storage/memory_storage.h"
+#include "proto/ckptbench/v1/node.grpc.pb.h"
 
 namespace ckpt {
 namespace {
@@ -136,6 +140,113 @@ TEST(SessionServer, RegistrationsThatBreakTheRulesAreRefusedByName) {
   server->Shutdown(false, "test over");
   ASSERT_EQ(first.wait_for(std::chrono::seconds(20)),
             std::future_status::ready);
+}
+
+// Issue 27, item 5: a client that registers and then answers every
+// command with a message of another type (here a CommitReply) once got a
+// save recorded "ok" with 0 B in -0.050 s: the empty reply of the right
+// type was taken for an answer. Each call now fails, naming the node.
+TEST(SessionServer, AReplyOfAnotherTypeFailsTheCallNamingTheNode) {
+  auto server = StartServer(1);
+  ASSERT_NE(server, nullptr);
+  std::atomic<bool> stop{false};
+  std::thread liar([&] {
+    auto channel =
+        grpc::CreateChannel("127.0.0.1:" + std::to_string(server->port()),
+                            grpc::InsecureChannelCredentials());
+    auto stub = v1::Coordinator::NewStub(channel);
+    grpc::ClientContext ctx;
+    auto stream = stub->Session(&ctx);
+    v1::NodeMessage reg;
+    reg.mutable_register_()->set_protocol_version(v1::PROTOCOL_VERSION_1);
+    reg.mutable_register_()->set_host("liar");
+    reg.mutable_register_()->set_token(kToken);
+    stream->Write(reg);
+    v1::CoordinatorMessage cmd;
+    while (!stop && stream->Read(&cmd)) {
+      if (cmd.has_register_reply() || cmd.has_shutdown()) continue;
+      v1::NodeMessage answer;
+      answer.set_call_id(cmd.call_id());
+      answer.mutable_commit();
+      stream->Write(answer);
+    }
+    stream->WritesDone();
+    ctx.TryCancel();
+  });
+  auto nodes = server->WaitForNodes(20);
+  ASSERT_TRUE(nodes.ok()) << nodes.status();
+  NodeClient* node = (*nodes)[0];
+  v1::PrepareRequest prepare;
+  auto prepared = node->Prepare(prepare);
+  ASSERT_FALSE(prepared.ok());
+  EXPECT_EQ(prepared.status().message(),
+            "node 0 (liar) answered a prepare call with commit (a ckptbench "
+            "node of another version, or another program on the control "
+            "port?)");
+  auto report = node->StartPhase(v1::StartPhaseRequest(), nullptr);
+  ASSERT_FALSE(report.ok());
+  EXPECT_NE(report.status().message().find("answered a phase_report call "
+                                           "with commit"),
+            std::string::npos)
+      << report.status();
+  // A reply of the right type still passes.
+  auto committed = node->Commit(v1::CommitRequest());
+  EXPECT_TRUE(committed.ok()) << committed.status();
+  stop = true;
+  server->Shutdown(false, "test over");
+  liar.join();
+}
+
+// Issue 27, item 6: gRPC binds with SO_REUSEPORT by default, so a second
+// coordinator on a port in use started too and took half the nodes.
+TEST(SessionServer, ASecondServerOnAPortInUseRefusesToStart) {
+  auto first = StartServer(1);
+  ASSERT_NE(first, nullptr);
+  SessionServerOptions o;
+  o.listen = "127.0.0.1:" + std::to_string(first->port());
+  o.num_nodes = 1;
+  o.run_id = "run-2";
+  auto second = SessionServer::Start(o);
+  ASSERT_FALSE(second.ok());
+  EXPECT_EQ(second.status().message(),
+            "control.listen (CKPT_LISTEN) = '" + o.listen +
+                "': cannot listen there: port " +
+                std::to_string(first->port()) +
+                " is already in use (another coordinator, or another program, "
+                "listens there); expected a free HOST:PORT (or port 0 for "
+                "any)");
+  first->Shutdown(false, "test over");
+}
+
+// Issue 27, item 10: a registration's host name, sent before any check,
+// cannot forge log lines or drive the terminal, refused or not.
+TEST(SessionServer, AHostNameWithControlCharactersCannotForgeLogLines) {
+  auto server = StartServer(1);
+  ASSERT_NE(server, nullptr);
+  const std::string evil = "evil\nI 00:00:00.000 node 0 forged\x1B[2J\x07";
+  for (const std::string token : {"guess-123", kToken}) {
+    NodeSessionOptions o = NodeOptions(*server, 0);
+    o.host = evil;
+    o.token = token;
+    ::testing::internal::CaptureStderr();
+    absl::Status s = RunNodeSession(o);
+    const std::string log = ::testing::internal::GetCapturedStderr();
+    EXPECT_TRUE(absl::IsFailedPrecondition(s)) << s;
+    EXPECT_EQ(log.find('\x1B'), std::string::npos) << log;
+    EXPECT_EQ(log.find('\x07'), std::string::npos) << log;
+    EXPECT_EQ(log.find("\nI 00:00:00.000 node 0 forged"), std::string::npos)
+        << log;
+    EXPECT_NE(log.find("evil\\nI 00:00:00.000 node 0 forged\\x1B[2J\\x07"),
+              std::string::npos)
+        << log;
+    if (token == kToken) {
+      EXPECT_NE(s.message().find("host name of 38 bytes with control or "
+                                 "invalid characters"),
+                std::string::npos)
+          << s;
+    }
+  }
+  server->Shutdown(false, "test over");
 }
 
 // Issue 14, case 12: a node whose coordinator is not there gives up after

@@ -173,6 +173,22 @@ TEST(StepDirs, ParseAndName) {
   EXPECT_EQ(ParseStepDir("step-x"), 0u);
   EXPECT_EQ(ParseStepDir("other"), 0u);
   EXPECT_EQ(StepDirName(3), "step-3");
+  // Issue 27, item 8: numbers stay exact in JSON, and no listing can make
+  // the next step wrap to 0.
+  EXPECT_EQ(ParseStepDir("step-9007199254740991"), kMaxStep);
+  EXPECT_EQ(ParseStepDir("step-9007199254740992"), 0u);
+  EXPECT_EQ(ParseStepDir("step-18446744073709551615"), 0u);
+  EXPECT_EQ(ParseStepDir("step-99999999999999999999999"), 0u);
+  EXPECT_TRUE(IsStepPastTheBound("step-18446744073709551615"));
+  EXPECT_TRUE(IsStepPastTheBound("step-9007199254740992"));
+  EXPECT_FALSE(IsStepPastTheBound("step-9007199254740991"));
+  EXPECT_FALSE(IsStepPastTheBound("step-x1"));
+  // Not ckptbench's spelling of a step: leading zeros, signs, spaces.
+  for (const char* odd :
+       {"step-012", "step-+1", "step- 1", "step-0", "step-", "step-1 "}) {
+    EXPECT_EQ(ParseStepDir(odd), 0u) << odd;
+    EXPECT_FALSE(IsStepPastTheBound(odd)) << odd;
+  }
 }
 
 // Issue 14, case 2: what a round's buffers need is checked against the

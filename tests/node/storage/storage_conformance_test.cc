@@ -306,7 +306,8 @@ TEST(PosixStorage, DirectReadAndWriteWork) {
   ASSERT_TRUE((*w)->Append(buf, 2 * 4096).ok());
   ASSERT_TRUE((*w)->Append(buf, 100).ok());  // unaligned tail
   ASSERT_TRUE((*w)->Close().ok());
-  auto r = storage->OpenRead(path, {.direct = true, .extents = {}});
+  auto r =
+      storage->OpenRead(path, {.direct = true, .extents = {}, .beneath = ""});
   ASSERT_TRUE(r.ok());
   EXPECT_EQ((*r)->Size(), 2u * 4096 + 100);
   auto n = (*r)->Read(0, buf, 3 * 4096);

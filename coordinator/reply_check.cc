@@ -1,0 +1,242 @@
+#include "coordinator/reply_check.h"
+
+#include <algorithm>
+#include <cmath>
+#include <initializer_list>
+#include <set>
+#include <string>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "common/histogram.h"
+#include "common/text.h"
+
+namespace ckpt {
+namespace {
+
+// No round lasts 115 days: a larger duration is garbage, and past it sums
+// of durations stop being exact.
+constexpr double kMaxSeconds = 1e7;
+// Slack for a start lag on one machine (no clock estimate): rounding
+// between the clocks the node reads.
+constexpr double kLagSlackSeconds = 0.001;
+
+std::string BodyName(v1::NodeMessage::BodyCase body) {
+  if (body == v1::NodeMessage::BODY_NOT_SET) return "no body";
+  const auto* field =
+      v1::NodeMessage::descriptor()->FindFieldByNumber(static_cast<int>(body));
+  return field == nullptr ? absl::StrCat("body ", static_cast<int>(body))
+                          : std::string(field->name());
+}
+
+absl::Status Bad(const std::string& who, const std::string& what) {
+  return absl::DataLossError(absl::StrCat(
+      who, " sent a phase report the coordinator cannot use: ", what,
+      " (a ckptbench node of another version, or another "
+      "program on the control port?)"));
+}
+
+// Seconds on the node's own clock: finite, not negative, not absurd; -1
+// means "none" where `none_ok`.
+bool Duration(double v, bool none_ok = false) {
+  if (none_ok && v == -1) return true;
+  return std::isfinite(v) && v >= 0 && v <= kMaxSeconds;
+}
+
+absl::Status CheckHistogram(const v1::OpHistogram& op, const std::string& who) {
+  static const std::set<std::string> kOps = {"open", "write", "read", "fsync",
+                                             "close"};
+  if (!kOps.count(op.op())) {
+    return Bad(who,
+               absl::StrCat("latency of an unknown operation '",
+                            EscapeForTerminal(op.op().substr(0, 40)), "'"));
+  }
+  const v1::Histogram& h = op.histogram();
+  if (h.counts_size() > Histogram::kNumBuckets) {
+    return Bad(who, absl::StrCat(op.op(), " latency has ", h.counts_size(),
+                                 " buckets; at most ", Histogram::kNumBuckets));
+  }
+  uint64_t total = 0;
+  for (uint64_t c : h.counts()) {
+    if (c > UINT64_MAX - total) return Bad(who, op.op() + " latency overflows");
+    total += c;
+  }
+  if (total != h.count()) {
+    return Bad(who, absl::StrCat(op.op(), " latency counts add up to ", total,
+                                 ", not its count ", h.count()));
+  }
+  if (h.count() > 0 && h.min_ns() > h.max_ns()) {
+    return Bad(who, absl::StrCat(op.op(), " latency has min ", h.min_ns(),
+                                 " ns above max ", h.max_ns(), " ns"));
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+absl::Status CheckReplyBody(const v1::NodeMessage& msg,
+                            v1::NodeMessage::BodyCase want,
+                            const std::string& who) {
+  if (msg.body_case() == want) return absl::OkStatus();
+  return absl::DataLossError(absl::StrCat(
+      who, " answered a ", BodyName(want), " call with ",
+      BodyName(msg.body_case()),
+      " (a ckptbench node of another version, or another program on the "
+      "control port?)"));
+}
+
+PhaseExpectation ExpectPhase(const v1::PrepareRequest& req,
+                             double rtt_seconds) {
+  PhaseExpectation e;
+  e.round_id = req.round_id();
+  e.save = req.phase() == v1::PHASE_SAVE;
+  e.clock_error_seconds = std::max(0.0, rtt_seconds / 2);
+  for (const auto& r : req.ranks()) {
+    PhaseExpectation::Rank& rank = e.ranks[r.rank()];
+    for (const auto& f : r.files()) {
+      uint64_t planned = f.size();
+      if (f.ranges()) {
+        planned = 0;
+        for (const auto& s : f.segments()) planned += s.length();
+      }
+      rank.min_bytes += planned;
+      rank.max_bytes += f.size();
+      rank.files[f.name()] = f.size();
+      if (e.save) {
+        rank.segments[f.index()] = static_cast<uint32_t>(f.segments_size());
+      }
+    }
+  }
+  return e;
+}
+
+absl::Status CheckPhaseReport(const v1::PhaseReport& report,
+                              const PhaseExpectation& expect,
+                              const std::string& who) {
+  const bool failed = !report.error().empty();
+  if (report.round_id() != expect.round_id) {
+    return Bad(who, absl::StrCat("it answers round ", report.round_id(),
+                                 ", not round ", expect.round_id));
+  }
+  for (const auto& [name, v] :
+       std::initializer_list<std::pair<const char*, double>>{
+           {"dir_sync_seconds", report.dir_sync_seconds()},
+           {"data_seconds", report.data_seconds()},
+           {"file_seconds", report.file_seconds()},
+           {"backoff_seconds", report.backoff_seconds()},
+           {"cpu.user_seconds", report.cpu().user_seconds()},
+           {"cpu.system_seconds", report.cpu().system_seconds()},
+           {"cpu.host_busy", report.cpu().host_busy()},
+           {"staging.copy_seconds", report.staging().copy_seconds()},
+           {"staging.blocking_seconds", report.staging().blocking_seconds()},
+           {"staging.durable_seconds", report.staging().durable_seconds()},
+           {"staging.compute_seconds", report.staging().compute_seconds()},
+           {"staging.compute_baseline_seconds",
+            report.staging().compute_baseline_seconds()}}) {
+    if (!Duration(v)) {
+      return Bad(who, absl::StrFormat("%s = %g; expected from 0 to %g", name, v,
+                                      kMaxSeconds));
+    }
+  }
+  // The start lag compares the node's start with the instant the
+  // coordinator chose, through the clock estimate: early only by its error.
+  const double lag = report.start_lag_seconds();
+  const double early = expect.clock_error_seconds + kLagSlackSeconds;
+  if (!std::isfinite(lag) || lag < -early || lag > kMaxSeconds) {
+    return Bad(who, absl::StrFormat(
+                        "start lag %g s; expected at least -%g s (half the "
+                        "round trip of its clock estimate)",
+                        lag, early));
+  }
+  std::set<uint32_t> seen;
+  for (const auto& r : report.ranks()) {
+    auto it = expect.ranks.find(r.rank());
+    if (it == expect.ranks.end()) {
+      return Bad(who, absl::StrCat("rank ", r.rank(), " is not one of its"));
+    }
+    if (!seen.insert(r.rank()).second) {
+      return Bad(who, absl::StrCat("rank ", r.rank(), " is reported twice"));
+    }
+    const PhaseExpectation::Rank& want = it->second;
+    if (r.bytes() > want.max_bytes || (!failed && r.bytes() < want.min_bytes)) {
+      return Bad(who, absl::StrCat("rank ", r.rank(), " moved ", r.bytes(),
+                                   " bytes; its plan has ",
+                                   want.min_bytes == want.max_bytes
+                                       ? absl::StrCat(want.max_bytes)
+                                       : absl::StrCat(want.min_bytes, " to ",
+                                                      want.max_bytes)));
+    }
+    if (r.checked_bytes() > r.bytes() ||
+        r.checked_files() > want.files.size()) {
+      return Bad(who,
+                 absl::StrCat("rank ", r.rank(), " checked ", r.checked_bytes(),
+                              " bytes in ", r.checked_files(), " files of ",
+                              r.bytes(), " bytes read"));
+    }
+    if (!Duration(r.first_byte_seconds(), true) ||
+        !Duration(r.done_seconds())) {
+      return Bad(who, absl::StrFormat(
+                          "rank %d first byte at %g s, done at %g s; expected "
+                          "seconds from 0 (-1: no byte)",
+                          r.rank(), r.first_byte_seconds(), r.done_seconds()));
+    }
+  }
+  if (!failed && seen.size() != expect.ranks.size()) {
+    for (const auto& [rank, want] : expect.ranks) {
+      if (!seen.count(rank)) {
+        return Bad(who, absl::StrCat("rank ", rank, " is missing"));
+      }
+    }
+  }
+  for (const auto& f : report.files()) {
+    auto it = expect.ranks.find(f.rank());
+    const uint64_t* size = nullptr;
+    if (it != expect.ranks.end()) {
+      auto file = it->second.files.find(f.name());
+      if (file != it->second.files.end()) size = &file->second;
+    }
+    if (size == nullptr) {
+      return Bad(who, absl::StrCat("a record of file '",
+                                   EscapeForTerminal(f.name().substr(0, 200)),
+                                   "' of rank ", f.rank(),
+                                   ", which it was not given"));
+    }
+    if (f.bytes() > *size) {
+      return Bad(who, absl::StrCat("file ", f.name(), " moved ", f.bytes(),
+                                   " bytes of ", *size));
+    }
+    for (double v : {f.start_seconds(), f.done_seconds(), f.data_seconds(),
+                     f.io_seconds(), f.sync_seconds()}) {
+      if (!Duration(v)) {
+        return Bad(who,
+                   absl::StrFormat("file %s has a time of %g s", f.name(), v));
+      }
+    }
+    for (double v : {f.first_byte_seconds(), f.last_byte_seconds()}) {
+      if (!Duration(v, true)) {
+        return Bad(who,
+                   absl::StrFormat("file %s has a byte at %g s", f.name(), v));
+      }
+    }
+  }
+  for (const auto& c : report.checksums()) {
+    auto it = expect.ranks.find(c.rank());
+    bool known = expect.save && it != expect.ranks.end();
+    if (known) {
+      auto seg = it->second.segments.find(c.file_index());
+      known =
+          seg != it->second.segments.end() && c.segment_index() < seg->second;
+    }
+    if (!known) {
+      return Bad(who, absl::StrCat("a checksum of rank ", c.rank(), " file ",
+                                   c.file_index(), " segment ",
+                                   c.segment_index(), ", not in its plan"));
+    }
+  }
+  for (const auto& op : report.ops()) {
+    if (auto s = CheckHistogram(op, who); !s.ok()) return s;
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace ckpt

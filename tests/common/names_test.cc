@@ -1,0 +1,56 @@
+#include "common/names.h"
+
+#include <gtest/gtest.h>
+
+#include <string>
+
+namespace ckpt {
+namespace {
+
+TEST(PathIsUnder, WholeComponentsOnly) {
+  EXPECT_TRUE(
+      PathIsUnder("p/checkpoints/step-1/__0_0.distcp", "p/checkpoints/step-1"));
+  EXPECT_TRUE(PathIsUnder("p/checkpoints/step-1", "p/checkpoints/step-1"));
+  EXPECT_TRUE(PathIsUnder("p/checkpoints/step-1/x", "p/checkpoints/step-1/"));
+  // The sibling that shares the string is another step.
+  EXPECT_FALSE(PathIsUnder("p/checkpoints/step-10/__0_0.distcp",
+                           "p/checkpoints/step-1"));
+  EXPECT_FALSE(PathIsUnder("ul64/x", "ul6"));
+  EXPECT_FALSE(PathIsUnder("p", "p/q"));
+  EXPECT_TRUE(PathIsUnder("anything", ""));
+}
+
+TEST(CheckRelativeName, PlainNamesPass) {
+  for (const char* ok :
+       {"__0_0.distcp", ".metadata", "a/b.tar", "..x", "x..", "caf\xC3\xA9"}) {
+    EXPECT_TRUE(CheckRelativeName(ok, "name").ok()) << ok;
+  }
+}
+
+TEST(CheckRelativeName, EscapesAreRefusedNamingTheEntry) {
+  auto s = CheckRelativeName("../../../victim/secret.distcp",
+                             "file name in s3://b/step-1/.metadata");
+  ASSERT_FALSE(s.ok());
+  EXPECT_EQ(s.message(),
+            "file name in s3://b/step-1/.metadata "
+            "'../../../victim/secret.distcp': a '..' component; expected a "
+            "relative name inside its directory");
+  for (const char* bad : {"", "/etc/passwd", "a/../../b", "a//b", "./a", "a/.",
+                          "a/", "a\nb", "a\x1B[31m"}) {
+    EXPECT_FALSE(CheckRelativeName(bad, "name").ok()) << bad;
+  }
+  EXPECT_FALSE(CheckRelativeName(std::string(2000, 'a'), "name").ok());
+  EXPECT_FALSE(CheckRelativeName(std::string("a\0b", 3), "name").ok());
+  // The refused name reaches the message escaped.
+  auto esc = CheckRelativeName("a\nforged line", "name");
+  EXPECT_NE(esc.message().find("a\\nforged line"), std::string::npos);
+}
+
+TEST(CheckEntryName, OneComponent) {
+  EXPECT_TRUE(CheckEntryName("step-3", "entry").ok());
+  EXPECT_FALSE(CheckEntryName("a/b", "entry").ok());
+  EXPECT_FALSE(CheckEntryName("..", "entry").ok());
+}
+
+}  // namespace
+}  // namespace ckpt

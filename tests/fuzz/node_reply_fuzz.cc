@@ -1,0 +1,158 @@
+// libFuzzer target: the coordinator's handling of a node's reply to a
+// round's start. The input is a serialized v1::NodeMessage, as it arrives
+// on the Session stream from whoever reached the control port: its type is
+// checked (CheckReplyBody), its values against what the node was asked
+// (CheckPhaseReport, for a save and for a load of the same plan), and what
+// passes is aggregated into a round as RoundRunner does, then written as
+// result.json and the summary table. Nothing may crash or be undefined.
+//
+// Seeds (tests/fuzz/corpus/node_reply) are real replies: with
+// CKPTBENCH_FUZZ_WRITE_SEEDS=DIR, the target first runs a save and a load
+// round of its plan through an in-process node agent on memory storage and
+// writes what that node answered into DIR.
+#include <cstddef>
+#include <cstdint>
+#include <cstdlib>
+#include <fstream>
+#include <string>
+#include <vector>
+
+#include "common/config.h"
+#include "coordinator/json_codec.h"
+#include "coordinator/local_node_client.h"
+#include "coordinator/planner.h"
+#include "coordinator/reply_check.h"
+#include "coordinator/round_runner.h"
+#include "coordinator/summary.h"
+
+namespace ckpt {
+
+// RoundRunner's request building and aggregation, reached by this target.
+struct NodeReplyFuzz {
+  static v1::PrepareRequest Prepare(const RoundRunner& r, const RoundSpec& s) {
+    return r.BuildPrepare(s, 0);
+  }
+  static void Aggregate(const RoundRunner& r,
+                        const std::vector<v1::PhaseReport>& reports,
+                        const RoundSpec& s, RoundResult* out) {
+    r.Aggregate(reports, s, out);
+  }
+};
+
+namespace {
+
+// Records the phase reports of the in-process node it wraps.
+class RecordingNode : public LocalNodeClient {
+ public:
+  RecordingNode() : LocalNodeClient(0, "fuzz-host", 10) {}
+  absl::StatusOr<v1::PhaseReport> StartPhase(
+      const v1::StartPhaseRequest& r,
+      const ProgressCallback& progress) override {
+    auto rep = LocalNodeClient::StartPhase(r, progress);
+    if (rep.ok()) reports.push_back(*rep);
+    return rep;
+  }
+  std::vector<v1::PhaseReport> reports;
+};
+
+struct Rig {
+  Rig() {
+    config.storage.path = "mem://fuzz/run";
+    config.model.num_layers = 1;
+    config.model.optimizer = "none";
+    config.cluster.num_nodes = 1;
+    config.cluster.num_devices = "2";
+    config.io.block_size = 64 << 10;
+    plan = *MakePlan(PlanOptionsFromConfig(config));
+  }
+  RoundSpec Spec(bool save) const {
+    RoundSpec spec;
+    spec.run_id = "run-fuzz";
+    spec.round_id = save ? 1 : 2;
+    spec.save = save;
+    spec.index = 1;
+    spec.step = 1;
+    spec.seed = config.run.seed;
+    spec.dir = "mem://fuzz/run/checkpoints";
+    spec.step_uri = spec.dir + "/step-1";
+    spec.expected = [](uint32_t, uint32_t, uint32_t, uint64_t* sum) {
+      *sum = 0;
+      return true;
+    };
+    return spec;
+  }
+  Config config;
+  CheckpointPlan plan;
+  RecordingNode node;
+};
+
+Rig& TheRig() {
+  static Rig* rig = new Rig();
+  return *rig;
+}
+
+void WriteSeeds(const std::string& dir) {
+  Rig& rig = TheRig();
+  RoundRunner runner(rig.config, rig.plan, {&rig.node}, nullptr);
+  RoundResult saved = runner.Run(rig.Spec(true));
+  // The load verifies against the checksums the save reported.
+  std::map<std::tuple<uint32_t, uint32_t, uint32_t>, uint64_t> sums;
+  for (const auto& c : rig.node.reports.at(0).checksums()) {
+    sums[{c.rank(), c.file_index(), c.segment_index()}] = c.checksum();
+  }
+  RoundSpec load = rig.Spec(false);
+  load.expected = [&sums](uint32_t r, uint32_t f, uint32_t s, uint64_t* sum) {
+    auto it = sums.find({r, f, s});
+    if (it == sums.end()) return false;
+    *sum = it->second;
+    return true;
+  };
+  RoundResult loaded = runner.Run(load);
+  int k = 0;
+  for (const auto& rep : rig.node.reports) {
+    v1::NodeMessage msg;
+    msg.set_call_id(7);
+    *msg.mutable_phase_report() = rep;
+    std::ofstream(dir + "/report-" + std::to_string(k++), std::ios::binary)
+        << msg.SerializeAsString();
+  }
+  std::fprintf(stderr, "wrote %d seeds to %s (save %s, load %s)\n", k,
+               dir.c_str(), saved.status.c_str(), loaded.status.c_str());
+}
+
+}  // namespace
+}  // namespace ckpt
+
+extern "C" int LLVMFuzzerInitialize(int*, char***) {
+  if (const char* dir = std::getenv("CKPTBENCH_FUZZ_WRITE_SEEDS")) {
+    ckpt::WriteSeeds(dir);
+  }
+  return 0;
+}
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+  using namespace ckpt;
+  v1::NodeMessage msg;
+  if (!msg.ParseFromArray(data, static_cast<int>(size))) return 0;
+  Rig& rig = TheRig();
+  const std::string who = rig.node.Who();
+  if (!CheckReplyBody(msg, v1::NodeMessage::kPhaseReport, who).ok()) return 0;
+  RoundRunner runner(rig.config, rig.plan, {&rig.node}, nullptr);
+  for (bool save : {true, false}) {
+    RoundSpec spec = rig.Spec(save);
+    v1::PrepareRequest req = NodeReplyFuzz::Prepare(runner, spec);
+    PhaseExpectation expect = ExpectPhase(req, 0.002);
+    v1::PhaseReport report = msg.phase_report();
+    report.set_round_id(spec.round_id);  // either round's report may fit
+    if (!CheckPhaseReport(report, expect, who).ok()) continue;
+    RunResult run;
+    run.rounds.emplace_back();
+    RoundResult& round = run.rounds.back();
+    round.phase = save ? "save" : "load";
+    round.index = 1;
+    NodeReplyFuzz::Aggregate(runner, {report}, spec, &round);
+    (void)ResultToJson(run);
+    (void)SummaryTable(run);
+  }
+  return 0;
+}
