@@ -10,6 +10,7 @@
 #include <sstream>
 
 #include "absl/strings/str_cat.h"
+#include "common/files.h"
 #include "common/status_macros.h"
 #include "common/text.h"
 
@@ -94,14 +95,12 @@ absl::StatusOr<std::vector<YamlEntry>> ReadYamlFile(const std::string& path,
     return absl::InvalidArgumentError(absl::StrCat(
         what, " ", path, ": is a directory; expected a YAML file"));
   }
-  std::ifstream in(path);
-  if (!in) {
-    return absl::InvalidArgumentError(
-        absl::StrCat(what, " ", path, ": cannot open the file"));
-  }
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return FlattenYaml(ss.str(), path);
+  // Never blocks on a FIFO; an experiment file is small (the sweeps in
+  // conf/ are a few KiB).
+  constexpr uint64_t kMaxYamlBytes = 16ull << 20;
+  auto text = ReadRegularFile(path, kMaxYamlBytes, what);
+  if (!text.ok()) return absl::InvalidArgumentError(text.status().message());
+  return FlattenYaml(*text, path);
 }
 
 absl::StatusOr<std::vector<YamlEntry>> FlattenYaml(const std::string& text,

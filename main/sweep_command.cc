@@ -145,17 +145,22 @@ absl::Status SameControl(const Config& a, const Config& b) {
       "values in every point");
 }
 
+// Bounds on what --resume reads back from a results directory.
+constexpr uint64_t kMaxManifestBytes = 64ull << 20;
+constexpr uint64_t kMaxResultBytes = 1ull << 30;
+
 // Refuses to resume into a directory made by a different sweep.
 absl::Status CheckSameSweep(const std::string& manifest_path,
                             const json& manifest) {
-  std::ifstream in(manifest_path);
-  if (!in) {
-    return absl::NotFoundError(
-        absl::StrCat(manifest_path,
-                     ": cannot open it; --resume needs the --results-dir "
-                     "of an earlier sweep"));
+  auto text = ReadRegularFile(manifest_path, kMaxManifestBytes,
+                              "sweep manifest");
+  if (!text.ok()) {
+    return absl::Status(
+        text.status().code(),
+        absl::StrCat(text.status().message(),
+                     "; --resume needs the --results-dir of an earlier sweep"));
   }
-  json old = json::parse(in, nullptr, /*allow_exceptions=*/false);
+  json old = json::parse(*text, nullptr, /*allow_exceptions=*/false);
   if (old.is_discarded() || !old.contains("runs")) {
     return absl::InvalidArgumentError(
         absl::StrCat(manifest_path, ": not a sweep manifest"));
@@ -177,8 +182,10 @@ absl::Status CheckSameSweep(const std::string& manifest_path,
 
 // A run whose result.json says it finished without error.
 bool FinishedOk(const std::string& run_dir) {
-  std::ifstream in(fs::path(run_dir) / "result.json");
-  json j = json::parse(in, nullptr, /*allow_exceptions=*/false);
+  auto text = ReadRegularFile((fs::path(run_dir) / "result.json").string(),
+                              kMaxResultBytes, "result");
+  if (!text.ok()) return false;
+  json j = json::parse(*text, nullptr, /*allow_exceptions=*/false);
   return !j.is_discarded() && j.is_object() && j.value("status", "") == "ok";
 }
 

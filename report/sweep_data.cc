@@ -6,6 +6,7 @@
 #include <sstream>
 
 #include "absl/strings/str_cat.h"
+#include "common/files.h"
 #include "common/bytes.h"
 
 namespace ckpt {
@@ -16,14 +17,12 @@ using nlohmann::ordered_json;
 namespace fs = std::filesystem;
 
 absl::StatusOr<json> ReadJson(const fs::path& path) {
-  std::ifstream in(path);
-  if (!in) {
-    return absl::NotFoundError(
-        absl::StrCat(path.string(), ": cannot open the file"));
-  }
-  std::stringstream ss;
-  ss << in.rdbuf();
-  json j = json::parse(ss.str(), nullptr, /*allow_exceptions=*/false);
+  // A result of thousands of files and rounds is tens of MiB: 1 GiB is
+  // far past any, and a FIFO or device is refused without blocking.
+  constexpr uint64_t kMaxJsonBytes = 1ull << 30;
+  auto text = ReadRegularFile(path.string(), kMaxJsonBytes, "results file");
+  if (!text.ok()) return text.status();
+  json j = json::parse(*text, nullptr, /*allow_exceptions=*/false);
   if (j.is_discarded() || !j.is_object()) {
     return absl::InvalidArgumentError(
         absl::StrCat(path.string(), ": not a JSON object"));

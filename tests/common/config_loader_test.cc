@@ -1,5 +1,8 @@
 #include "common/config_loader.h"
 
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include <gtest/gtest.h>
 
 #include <cstdio>
@@ -199,6 +202,21 @@ TEST(LoadConfig, ADirectoryIsNotAConfigFile) {
   ASSERT_FALSE(c.ok());
   EXPECT_EQ(c.status().message(),
             "--config /tmp: is a directory; expected a YAML file");
+}
+
+// Issue 27: a FIFO as --config hung in open(2); it is refused by kind.
+TEST(LoadConfig, AFifoIsNotAConfigFileAndDoesNotBlock) {
+  char tmpl[] = "/tmp/ckpt_fifo_XXXXXX";
+  ASSERT_NE(mkdtemp(tmpl), nullptr);
+  const std::string fifo = std::string(tmpl) + "/exp.yaml";
+  ASSERT_EQ(mkfifo(fifo.c_str(), 0600), 0);
+  FakeEnv env;
+  auto c = LoadConfig({fifo, {}, env.Fn(), {}, {}});
+  ASSERT_FALSE(c.ok());
+  EXPECT_EQ(c.status().message(),
+            "--config " + fifo + " is a FIFO: expected a regular file");
+  std::remove(fifo.c_str());
+  rmdir(tmpl);
 }
 
 // Issue 14, case 11: a node skipped backend keys it did not know.

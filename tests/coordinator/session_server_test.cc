@@ -9,6 +9,7 @@
 
 #include <atomic>
 #include <chrono>
+#include <functional>
 #include <future>
 #include <string>
 #include <thread>
@@ -173,6 +174,15 @@ TEST(SessionServer, AReplyOfAnotherTypeFailsTheCallNamingTheNode) {
     stream->WritesDone();
     ctx.TryCancel();
   });
+  // Ends the liar whatever the assertions below do.
+  struct Joiner {
+    std::function<void()> f;
+    ~Joiner() { f(); }
+  } joiner{[&] {
+    stop = true;
+    server->Shutdown(false, "test over");
+    liar.join();
+  }};
   auto nodes = server->WaitForNodes(20);
   ASSERT_TRUE(nodes.ok()) << nodes.status();
   NodeClient* node = (*nodes)[0];
@@ -192,9 +202,6 @@ TEST(SessionServer, AReplyOfAnotherTypeFailsTheCallNamingTheNode) {
   // A reply of the right type still passes.
   auto committed = node->Commit(v1::CommitRequest());
   EXPECT_TRUE(committed.ok()) << committed.status();
-  stop = true;
-  server->Shutdown(false, "test over");
-  liar.join();
 }
 
 // Issue 27, item 6: gRPC binds with SO_REUSEPORT by default, so a second
@@ -229,8 +236,14 @@ TEST(SessionServer, AHostNameWithControlCharactersCannotForgeLogLines) {
     o.host = evil;
     o.token = token;
     ::testing::internal::CaptureStderr();
-    absl::Status s = RunNodeSession(o);
+    // Bounded: a node wrongly admitted would stay registered.
+    auto session = Join(o);
+    const bool ended =
+        session.wait_for(std::chrono::seconds(10)) == std::future_status::ready;
+    if (!ended) server->Shutdown(false, "admitted a host it should refuse");
+    absl::Status s = session.get();
     const std::string log = ::testing::internal::GetCapturedStderr();
+    EXPECT_TRUE(ended) << "the registration was accepted";
     EXPECT_TRUE(absl::IsFailedPrecondition(s)) << s;
     EXPECT_EQ(log.find('\x1B'), std::string::npos) << log;
     EXPECT_EQ(log.find('\x07'), std::string::npos) << log;
