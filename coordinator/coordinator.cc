@@ -12,6 +12,7 @@
 #include "common/status_macros.h"
 #include "coordinator/client_check.h"
 #include "coordinator/json_codec.h"
+#include "coordinator/reply_check.h"
 #include "coordinator/round_runner.h"
 #include "coordinator/steps.h"
 #include "node/error_kind.h"
@@ -61,21 +62,14 @@ absl::StatusOr<v1::InspectReply> Coordinator::Inspect(const std::string& uri,
     return StatusOfKind(rep.error_kind(),
                         absl::StrCat(uri, where, ": ", rep.error()));
   }
+  RETURN_IF_ERROR(CheckInspectReply(rep, nodes_[node]->Who()));
   const std::string dir = ForNode(uri, nodes_[node]->index());
   for (const auto& name : rep.ignored_steps()) {
-    listing_notes_.insert(absl::StrCat(
-        "ignored ", JoinPath(dir, name), ": a step number past ", kMaxStep,
-        ", the largest ckptbench writes (exact in JSON); not one of its "
-        "steps, left alone"));
+    ignored_steps_.insert(JoinPath(dir, name));
   }
   for (const auto& st : rep.steps()) {
     if (st.committed() || written_steps_.count(st.step())) continue;
-    listing_notes_.insert(absl::StrCat(
-        StepUri(dir, st.step()),
-        " holds no .metadata: a save in progress, or one a run killed "
-        "mid-save left behind; left alone. If no run is writing it, remove "
-        "it (on S3 abort its uploads first: ckptbench uploads ",
-        StepUri(dir, st.step()), " --abort)"));
+    partial_steps_.insert(StepUri(dir, st.step()));
   }
   return rep;
 }
@@ -321,6 +315,35 @@ void Coordinator::Interrupt(const std::string& reason) {
   for (auto* n : nodes_) (void)n->Abort(req);
 }
 
+void Coordinator::NoteListings(RunResult* result) const {
+  // The first few by name; thousands of them would bury the summary.
+  constexpr size_t kNamed = 10;
+  auto note = [&](const std::set<std::string>& paths, const auto& say) {
+    size_t n = 0;
+    for (const auto& p : paths) {
+      if (n++ == kNamed) {
+        result->notes.push_back(absl::StrCat("... and ", paths.size() - kNamed,
+                                             " more like the above"));
+        break;
+      }
+      result->notes.push_back(say(p));
+    }
+  };
+  note(ignored_steps_, [](const std::string& p) {
+    return absl::StrCat("ignored ", p, ": a step number past ", kMaxStep,
+                        ", the largest ckptbench writes (exact in JSON); not "
+                        "one of its steps, left alone");
+  });
+  note(partial_steps_, [](const std::string& p) {
+    return absl::StrCat(
+        p,
+        " holds no .metadata: a save in progress, or one a run killed "
+        "mid-save left behind; left alone. If no run is writing it, remove it "
+        "(on S3 abort its uploads first: ckptbench uploads ",
+        p, " --abort)");
+  });
+}
+
 void Coordinator::Publish(const RunResult& result) {
   RunResult copy = result;
   std::lock_guard<std::mutex> lock(snapshot_mu_);
@@ -340,8 +363,7 @@ absl::Status Coordinator::Run(RunResult* result) {
   if (s.ok() && config_.DoLoad()) s = RunLoads(result);
   result->leftovers.insert(result->leftovers.end(), unreleased_claims_.begin(),
                            unreleased_claims_.end());
-  result->notes.insert(result->notes.end(), listing_notes_.begin(),
-                       listing_notes_.end());
+  NoteListings(result);
   if ((!s.ok() || interrupted_) && saved_ && !config_.run.keep_all_steps) {
     // Retention runs only after a run that finished: say what stays.
     std::vector<std::string> older;

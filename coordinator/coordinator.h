@@ -87,6 +87,8 @@ class Coordinator {
   absl::StatusOr<ReshardPlan> PlanResharded(
       const std::vector<v1::InspectReply>& listings, const std::string& dir,
       const CheckpointMetadata& meta);
+  // Notes what the listings found (ignored_steps_, partial_steps_).
+  void NoteListings(RunResult* result) const;
   // Copies `result` for Snapshot().
   void Publish(const RunResult& result);
   absl::Status RunSaves(RunResult* result);
@@ -116,10 +118,11 @@ class Coordinator {
   std::set<std::string> claim_names_;
   // Claims of steps this run lost and could not give back: leftovers.
   std::vector<std::string> unreleased_claims_;
-  // What listings found that is not this run's and stays (Run adds them to
-  // the notes once): step directories numbered past kMaxStep, and steps
-  // without a .metadata (a save in progress, or one a killed run left).
-  std::set<std::string> listing_notes_;
+  // What listings found that is not this run's and stays (Run notes them
+  // once, the first few by name): step directories numbered past kMaxStep,
+  // and steps without a .metadata (a save in progress, or one a killed run
+  // left).
+  std::set<std::string> ignored_steps_, partial_steps_;
   mutable std::mutex snapshot_mu_;
   RunResult snapshot_;
   std::atomic<bool> interrupted_{false};

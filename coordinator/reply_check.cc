@@ -9,6 +9,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "common/histogram.h"
+#include "common/plan.h"
 #include "common/text.h"
 
 namespace ckpt {
@@ -235,6 +236,34 @@ absl::Status CheckPhaseReport(const v1::PhaseReport& report,
   }
   for (const auto& op : report.ops()) {
     if (auto s = CheckHistogram(op, who); !s.ok()) return s;
+  }
+  return absl::OkStatus();
+}
+
+absl::Status CheckInspectReply(const v1::InspectReply& reply,
+                               const std::string& who) {
+  auto bad = [&](const std::string& what) {
+    return absl::DataLossError(absl::StrCat(
+        who, " sent a listing the coordinator cannot use: ", what,
+        "; steps run from 1 to ", kMaxStep,
+        " (a ckptbench node of another version, or another program on the "
+        "control port?)"));
+  };
+  for (const auto& st : reply.steps()) {
+    if (st.step() == 0 || st.step() > kMaxStep) {
+      return bad(absl::StrCat("step ", st.step()));
+    }
+  }
+  if (reply.newest_committed() > kMaxStep) {
+    return bad(
+        absl::StrCat("newest committed step ", reply.newest_committed()));
+  }
+  if (reply.metadata_step() > kMaxStep) {
+    return bad(absl::StrCat(".metadata of step ", reply.metadata_step()));
+  }
+  if (reply.newest_metadata().size() > kMaxMetadataBytes) {
+    return bad(absl::StrCat("a .metadata of ", reply.newest_metadata().size(),
+                            " bytes"));
   }
   return absl::OkStatus();
 }

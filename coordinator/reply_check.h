@@ -61,6 +61,12 @@ absl::Status CheckPhaseReport(const v1::PhaseReport& report,
                               const PhaseExpectation& expect,
                               const std::string& who);
 
+// Checks an InspectReply's step numbers: each from 1 to kMaxStep (a node
+// reporting step 2^64 - 1 once made the next claim wrap to step-0), the
+// newest committed and the .metadata's step among them or 0.
+absl::Status CheckInspectReply(const v1::InspectReply& reply,
+                               const std::string& who);
+
 }  // namespace ckpt
 
 #endif  // CKPTBENCH_COORDINATOR_REPLY_CHECK_H_

@@ -335,8 +335,6 @@ RemoteNode* SessionServer::Register(const v1::RegisterRequest& reg,
                                     SessionWriter* writer,
                                     v1::CoordinatorMessage* reply) {
   auto* rr = reply->mutable_register_reply();
-  rr->set_run_id(options_.run_id);
-  rr->set_heartbeat_interval_seconds(options_.heartbeat_interval);
   RemoteNode* node = nullptr;
   {
     std::lock_guard<std::mutex> lock(mu_);
@@ -353,7 +351,10 @@ RemoteNode* SessionServer::Register(const v1::RegisterRequest& reg,
                                         options_.node_timeout);
     node = slot.get();
     ++active_streams_;
+    // Only an admitted node learns the run's id and pace.
     rr->set_accepted(true);
+    rr->set_run_id(options_.run_id);
+    rr->set_heartbeat_interval_seconds(options_.heartbeat_interval);
     // Queued before anyone can see the node, so it is the first message.
     writer->Send(*reply);
     LOG_INFO("node %d registered from %s (%s)", reg.node_index(), reg.host(),

@@ -156,23 +156,76 @@ void InterruptWatchdog::RunEnded() {
   cv_.notify_all();
 }
 
+namespace {
+
+std::string SignalName(int sig) {
+  switch (sig) {
+    case SIGINT:
+      return "SIGINT";
+    case SIGHUP:
+      return "SIGHUP";
+    default:
+      return "SIGTERM";
+  }
+}
+
+}  // namespace
+
 SignalWatcher::SignalWatcher() {
+  // A closed pipe (ckptbench ... | head) must not end a run without its
+  // results: writes to it fail instead.
+  signal(SIGPIPE, SIG_IGN);
   sigemptyset(&set_);
   sigaddset(&set_, SIGINT);
   sigaddset(&set_, SIGTERM);
+  sigaddset(&set_, SIGHUP);   // a closed terminal or ssh session: as TERM
   sigaddset(&set_, SIGUSR1);  // our own wake-up at the end
   pthread_sigmask(SIG_BLOCK, &set_, nullptr);
   thread_ = std::thread([this] {
-    int sig = 0;
-    while (sigwait(&set_, &sig) == 0) {
+    auto since = std::chrono::steady_clock::now();
+    for (;;) {
+      bool waiting;
+      {
+        std::lock_guard<std::mutex> lock(mu_);
+        waiting = !pending_.empty();
+      }
+      int sig = 0;
+      if (waiting) {
+        // A signal nothing has taken yet: whatever this process is blocked
+        // in before (or between) its rounds, it ends kGraceSeconds later.
+        timespec tick{0, 100 * 1000 * 1000};
+        sig = sigtimedwait(&set_, nullptr, &tick);
+        if (sig < 0) {
+          if (errno != EAGAIN && errno != EINTR) return;
+          std::lock_guard<std::mutex> lock(mu_);
+          if (!pending_.empty() && std::chrono::steady_clock::now() - since >
+                                       std::chrono::duration<double>(
+                                           InterruptWatchdog::kGraceSeconds)) {
+            PrintError(absl::StrCat(
+                pending_, ": nothing took it up within ",
+                InterruptWatchdog::kGraceSeconds,
+                " s (blocked before any round could start); exiting"));
+            std::fflush(nullptr);
+            _exit(1);
+          }
+          continue;
+        }
+      } else if (sigwait(&set_, &sig) != 0) {
+        return;
+      }
       if (sig == SIGUSR1) return;
       std::lock_guard<std::mutex> lock(mu_);
-      std::string name = sig == SIGINT ? "SIGINT" : "SIGTERM";
+      const std::string name = SignalName(sig);
       if (received_.empty()) received_ = name;
       if (on_signal_) {
         on_signal_(name);
+      } else if (!pending_.empty()) {
+        PrintError(absl::StrCat(name, " again: exiting"));
+        std::fflush(nullptr);
+        _exit(1);
       } else {
         pending_ = name;
+        since = std::chrono::steady_clock::now();
       }
     }
   });
@@ -196,6 +249,13 @@ void SignalWatcher::Watch(std::function<void(const std::string&)> on_signal) {
 std::string SignalWatcher::Pending() {
   std::lock_guard<std::mutex> lock(mu_);
   return pending_;
+}
+
+std::string SignalWatcher::Take() {
+  std::lock_guard<std::mutex> lock(mu_);
+  std::string taken;
+  taken.swap(pending_);
+  return taken;
 }
 
 int FailRun(const std::string& dir, RunResult* r, const std::string& error,

@@ -22,8 +22,12 @@
 
 namespace ckpt {
 
-// Takes SIGINT and SIGTERM on a thread of its own (sigwait). Construct it
-// before any other thread exists so every thread inherits the blocked mask.
+// Takes SIGINT, SIGTERM and SIGHUP on a thread of its own (sigwait), and
+// ignores SIGPIPE. Construct it before any other thread exists so every
+// thread inherits the blocked mask. A signal no `on_signal` takes within
+// InterruptWatchdog::kGraceSeconds (the process is blocked before its
+// rounds: a FIFO, a mount that stopped answering), or a second one, ends
+// the process with exit code 1.
 class SignalWatcher {
  public:
   SignalWatcher();
@@ -36,6 +40,9 @@ class SignalWatcher {
   void Watch(std::function<void(const std::string&)> on_signal);
   // The name of a signal received and not yet delivered ("" if none).
   std::string Pending();
+  // The same, taken: it is no longer pending (what took it stops the
+  // process's work itself).
+  std::string Take();
   // The first signal received since construction, delivered or not.
   std::string Received();
 

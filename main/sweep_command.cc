@@ -152,8 +152,8 @@ constexpr uint64_t kMaxResultBytes = 1ull << 30;
 // Refuses to resume into a directory made by a different sweep.
 absl::Status CheckSameSweep(const std::string& manifest_path,
                             const json& manifest) {
-  auto text = ReadRegularFile(manifest_path, kMaxManifestBytes,
-                              "sweep manifest");
+  auto text =
+      ReadRegularFile(manifest_path, kMaxManifestBytes, "sweep manifest");
   if (!text.ok()) {
     return absl::Status(
         text.status().code(),
@@ -343,6 +343,14 @@ int SweepCommand(const CliArgs& args) {
     if (code != 0) ++failed;
   }
 
+  // The signal that stopped the sweep is taken (the collated outputs are
+  // still written); another one ends the process at once.
+  signals.Take();
+  signals.Watch([](const std::string& name) {
+    PrintError(absl::StrCat(name, ": exiting before the sweep's outputs"));
+    std::fflush(nullptr);
+    _exit(1);
+  });
   if (fleet) {
     fleet->server->Shutdown(failed == 0 && interrupted.empty(),
                             interrupted.empty() ? "" : "sweep interrupted");

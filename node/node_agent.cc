@@ -136,6 +136,23 @@ absl::StatusOr<PrepareOutcome> NodeAgent::Prepare(PhaseJob job) {
   } else {
     std::string mode = job.io.cache_mode;
     if (job.io.direct_read) mode = "direct";
+    if (st.Kind() == "posix" || st.Kind() == "fuse") {
+      // Sizes first (opening a file costs nothing here): the page-cache
+      // check walks a file's whole size, and an 8 TiB sparse file planted
+      // as a shard kept it busy for over a minute.
+      for (const auto& r : job.ranks) {
+        for (const auto& f : r.files) {
+          ASSIGN_OR_RETURN(auto file, st.OpenRead(f.path, ReadOptions{}));
+          const uint64_t size = file->Size();
+          (void)file->Close();
+          if (size != f.size) {
+            return absl::DataLossError(absl::StrCat(
+                f.path, " is ", size,
+                " bytes; the checkpoint's .metadata says ", f.size));
+          }
+        }
+      }
+    }
     ASSIGN_OR_RETURN(out.cache, st.PrepareColdRead(paths, mode));
     read_direct_ = out.cache.method == "o_direct";
   }

@@ -192,12 +192,15 @@ class NodeAgent {
   // Removes, in each of `steps`, the .metadata and the named entries (what
   // this run wrote there), and the step directory if that emptied it.
   // With `abort_uploads`, first aborts those names' unfinished uploads
-  // (Storage::AbortUploads), counted into *aborted.
+  // (Storage::AbortUploads), counted into *aborted. With `run_id`, a step
+  // whose claim entry holds another run's id is not touched (an error
+  // names it): the step was swapped or taken since this run wrote it.
   absl::Status Cleanup(const std::string& checkpoints_uri,
                        const std::vector<uint64_t>& steps,
                        const std::vector<std::string>& names,
                        const std::map<std::string, std::string>& options = {},
-                       bool abort_uploads = false, int* aborted = nullptr);
+                       bool abort_uploads = false, int* aborted = nullptr,
+                       const std::string& run_id = "");
   void Abort(const std::string& reason);
 
  private:
@@ -245,11 +248,10 @@ int ResolveQueueDepth(const IoOptions& io, const std::string& storage_kind,
 // The commit point's name in a step directory.
 inline constexpr char kMetadataFile[] = ".metadata";
 
-// The largest step number ckptbench writes or reads: 2^53 - 1, exact as a
-// JSON number (result.json, .metadata). A directory named past it was not
-// made by ckptbench and is ignored, with a note, so it cannot make step
-// numbers wrap or block other runs.
-inline constexpr uint64_t kMaxStep = (uint64_t{1} << 53) - 1;
+// OK when `step_dir` holds no claim entry or one holding `run_id`; else
+// FailedPrecondition naming the step and the claim's holder (escaped).
+absl::Status CheckClaimIsOurs(Storage& storage, const std::string& step_dir,
+                              const std::string& run_id);
 
 // Checks that `dir` can be written: creates it, writes and removes a probe
 // file named for `owner` (a run id). On failure the directories it made

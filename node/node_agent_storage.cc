@@ -10,6 +10,7 @@
 #include "common/bytes.h"
 #include "common/plan.h"
 #include "common/status_macros.h"
+#include "common/text.h"
 #include "node/node_agent.h"
 
 namespace ckpt {
@@ -88,6 +89,30 @@ absl::Status ProbeWrite(Storage& storage, const std::string& dir,
     for (const auto& d : made) (void)storage.RemoveFiles(d, {});
   }
   return s;
+}
+
+absl::Status CheckClaimIsOurs(Storage& storage, const std::string& step_dir,
+                              const std::string& run_id) {
+  const std::string path = JoinPath(step_dir, kClaimName);
+  auto f = storage.OpenRead(path, ReadOptions{});
+  if (absl::IsNotFound(f.status())) return absl::OkStatus();
+  if (!f.ok()) return f.status();
+  // A claim holds a run id: a few dozen bytes.
+  constexpr uint64_t kMaxClaim = 4096;
+  std::string held(std::min<uint64_t>((*f)->Size(), kMaxClaim), '\0');
+  for (size_t at = 0; at < held.size();) {
+    ASSIGN_OR_RETURN(size_t n,
+                     (*f)->Read(at, held.data() + at, held.size() - at));
+    if (n == 0) break;
+    at += n;
+  }
+  (void)(*f)->Close();
+  if ((*f)->Size() <= kMaxClaim && held == run_id) return absl::OkStatus();
+  return absl::FailedPreconditionError(absl::StrCat(
+      step_dir, " is claimed by '", EscapeForTerminal(held.substr(0, 64)),
+      "', not this run (", run_id,
+      "): the step was replaced since this run wrote it; nothing there was "
+      "removed"));
 }
 
 absl::StatusOr<StepListing> NodeAgent::Inspect(
@@ -196,9 +221,13 @@ absl::Status NodeAgent::Cleanup(
     const std::string& uri, const std::vector<uint64_t>& steps,
     const std::vector<std::string>& names,
     const std::map<std::string, std::string>& options, bool abort_uploads,
-    int* aborted) {
+    int* aborted, const std::string& run_id) {
   ASSIGN_OR_RETURN(auto loc, OpenStorage(uri, options));
   for (uint64_t s : steps) {
+    if (!run_id.empty()) {
+      RETURN_IF_ERROR(CheckClaimIsOurs(
+          *loc.storage, JoinPath(loc.path, StepDirName(s)), run_id));
+    }
     if (abort_uploads) {
       ASSIGN_OR_RETURN(int n, loc.storage->AbortUploads(
                                   JoinPath(loc.path, StepDirName(s)), names));

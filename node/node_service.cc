@@ -369,7 +369,7 @@ v1::CleanupReply NodeService::Cleanup(const v1::CleanupRequest& req) {
   int aborted = 0;
   auto s = agent_.Cleanup(req.checkpoints_uri(), steps, names,
                           OptionsOf(req.storage_options()), req.abort_uploads(),
-                          &aborted);
+                          &aborted, req.run_id());
   rep.set_aborted_uploads(aborted);
   if (!s.ok()) SetError(s, &rep);
   return rep;

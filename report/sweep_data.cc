@@ -6,8 +6,8 @@
 #include <sstream>
 
 #include "absl/strings/str_cat.h"
-#include "common/files.h"
 #include "common/bytes.h"
+#include "common/files.h"
 
 namespace ckpt {
 namespace {

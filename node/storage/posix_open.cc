@@ -23,6 +23,10 @@ std::string DirOf(const std::string& path) {
   return path.substr(0, slash);
 }
 
+std::string JoinName(const std::string& dir, const std::string& name) {
+  return dir.empty() || dir.back() == '/' ? dir + name : dir + "/" + name;
+}
+
 }  // namespace
 
 absl::Status PosixError(const std::string& what, const std::string& path,
@@ -58,67 +62,125 @@ absl::Status PosixError(const std::string& what, const std::string& path,
   }
 }
 
+std::string RootOf(const std::string& path) { return DirOf(DirOf(path)); }
+
+namespace {
+
+constexpr char kOutside[] =
+    " (a symbolic link or '..' that leaves it): refused; ckptbench reads "
+    "and writes only beneath the directory it was given";
+
+// `path` relative to `root`, or "" when it is not beneath it.
+std::string RelativeTo(const std::string& path, const std::string& root) {
+  if (root == "." && path.find('/') == std::string::npos) return path;
+  if (root == "." && path.rfind("./", 0) == 0) return path.substr(2);
+  if (root == "/")
+    return path.size() > 1 && path[0] == '/' ? path.substr(1) : "";
+  if (path.size() > root.size() + 1 &&
+      path.compare(0, root.size(), root) == 0 && path[root.size()] == '/') {
+    return path.substr(root.size() + 1);
+  }
+  if (root == "." && path[0] != '/') return path;
+  return "";
+}
+
+std::vector<std::string> Components(const std::string& rel) {
+  std::vector<std::string> parts;
+  size_t begin = 0;
+  while (begin <= rel.size()) {
+    size_t end = rel.find('/', begin);
+    if (end == std::string::npos) end = rel.size();
+    if (end > begin) parts.push_back(rel.substr(begin, end - begin));
+    begin = end + 1;
+  }
+  return parts;
+}
+
+// openat2 beneath `dfd`, or (no openat2) a walk of the components with
+// O_NOFOLLOW everywhere. Returns the descriptor or -1 with errno set.
+int OpenAt2(int dfd, const std::string& rel, int flags, mode_t mode,
+            bool no_symlinks) {
+  open_how how{};
+  how.flags = static_cast<uint64_t>(flags);
+  how.mode = (flags & O_CREAT) ? mode : 0;
+  how.resolve = RESOLVE_BENEATH | RESOLVE_NO_MAGICLINKS |
+                (no_symlinks ? RESOLVE_NO_SYMLINKS : 0);
+  const int fd = static_cast<int>(
+      syscall(SYS_openat2, dfd, rel.c_str(), &how, sizeof(how)));
+  if (fd >= 0 || (errno != ENOSYS && errno != EPERM)) return fd;
+  const std::vector<std::string> parts = Components(rel);
+  int at = dfd;
+  for (size_t i = 0; i < parts.size(); ++i) {
+    if (parts[i] == "..") {
+      if (at != dfd) close(at);
+      errno = EXDEV;
+      return -1;
+    }
+    const bool last = i + 1 == parts.size();
+    const int next =
+        last ? openat(at, parts[i].c_str(), flags | O_NOFOLLOW, mode)
+             : openat(at, parts[i].c_str(),
+                      O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    const int err = errno;
+    if (at != dfd) close(at);
+    if (next < 0) {
+      errno = err;
+      return -1;
+    }
+    at = next;
+  }
+  return at == dfd ? -1 : at;
+}
+
+absl::Status Refusal(const std::string& path, const std::string& root, int err,
+                     int flags) {
+  if (err == EXDEV) {
+    return absl::FailedPreconditionError(
+        absl::StrCat(path, " leads outside ", root, kOutside));
+  }
+  if (err == ELOOP) {
+    return absl::FailedPreconditionError(absl::StrCat(
+        path, " is reached through a symbolic link that is not followed here ",
+        "(a loop, a write, or no openat2 to keep it beneath ", root,
+        "): refused"));
+  }
+  if (err == ENXIO) {  // O_NONBLOCK on a socket, or a device without driver
+    return absl::FailedPreconditionError(absl::StrCat(
+        path, " is a socket or a device: refused (expected a regular file)"));
+  }
+  if (err == EINVAL && (flags & O_DIRECT)) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "open ", path,
+        " with O_DIRECT: the filesystem does not support direct I/O; "
+        "choose io.cache_mode=fadvise or drop"));
+  }
+  return PosixError("open", path, err);
+}
+
+}  // namespace
+
 absl::StatusOr<int> OpenBeneath(const std::string& path, int flags,
-                                const std::string& root_in) {
-  std::string root = root_in.empty() ? DirOf(path) : root_in;
+                                const std::string& root_in, mode_t mode) {
+  std::string root = root_in.empty() ? RootOf(path) : root_in;
   while (root.size() > 1 && root.back() == '/') root.pop_back();
-  std::string rel;
-  if (root_in.empty()) {
-    rel = path.substr(
-        path.rfind('/') == std::string::npos ? 0 : path.rfind('/') + 1);
-  } else if (path.size() > root.size() + 1 &&
-             path.compare(0, root.size(), root) == 0 &&
-             (root == "/" || path[root.size()] == '/')) {
-    rel = path.substr(root == "/" ? 1 : root.size() + 1);
-  } else {
-    return absl::InvalidArgumentError(absl::StrCat(path, " is not inside ",
-                                                   root,
-                                                   ", the directory it must "
-                                                   "be read from"));
+  const std::string rel = RelativeTo(path, root);
+  if (rel.empty()) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        path, " is not inside ", root, ", the directory it must be under"));
   }
   const int dfd = open(root.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
   if (dfd < 0) return PosixError("open directory", root, errno);
+  const bool writes = (flags & (O_WRONLY | O_RDWR | O_CREAT)) != 0;
   const int open_flags = flags | O_NONBLOCK | O_NOCTTY | O_CLOEXEC;
-  open_how how{};
-  how.flags = static_cast<uint64_t>(open_flags);
-  how.resolve = RESOLVE_BENEATH | RESOLVE_NO_MAGICLINKS;
-  int fd = static_cast<int>(
-      syscall(SYS_openat2, dfd, rel.c_str(), &how, sizeof(how)));
-  int err = fd < 0 ? errno : 0;
-  if (fd < 0 && (err == ENOSYS || err == EPERM)) {
-    // No openat2 (an older kernel, or a seccomp filter that refuses it):
-    // no symbolic link is followed for the last component.
-    fd = openat(dfd, rel.c_str(), open_flags | O_NOFOLLOW);
-    err = fd < 0 ? errno : 0;
-  }
+  const int fd = OpenAt2(dfd, rel, open_flags, mode, /*no_symlinks=*/writes);
+  const int err = fd < 0 ? errno : 0;
   close(dfd);
-  if (fd < 0) {
-    if (err == EXDEV) {
-      return absl::FailedPreconditionError(absl::StrCat(
-          path, " leads outside ", root,
-          " (a symbolic link or '..' that leaves it): refused; ckptbench "
-          "reads only beneath the directory it was given"));
-    }
-    if (err == ELOOP) {
-      return absl::FailedPreconditionError(absl::StrCat(
-          path,
-          " is a symbolic link that cannot be followed safely here (a "
-          "loop, or no openat2 to keep it beneath ",
-          root, "): refused"));
-    }
-    if (err == EINVAL && (flags & O_DIRECT)) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          "open ", path,
-          " with O_DIRECT: the filesystem does not support direct I/O; "
-          "choose io.cache_mode=fadvise or drop"));
-    }
-    return PosixError("open", path, err);
-  }
+  if (fd < 0) return Refusal(path, root, err, flags);
   struct stat st;
   if (fstat(fd, &st) != 0) {
-    err = errno;
+    const int e = errno;
     close(fd);
-    return PosixError("stat", path, err);
+    return PosixError("stat", path, e);
   }
   if (!S_ISREG(st.st_mode)) {
     close(fd);
@@ -128,11 +190,78 @@ absl::StatusOr<int> OpenBeneath(const std::string& path, int flags,
   }
   const int fl = fcntl(fd, F_GETFL);
   if (fl < 0 || fcntl(fd, F_SETFL, fl & ~O_NONBLOCK) != 0) {
-    err = errno;
+    const int e = errno;
     close(fd);
-    return PosixError("fcntl", path, err);
+    return PosixError("fcntl", path, e);
   }
   return fd;
+}
+
+absl::StatusOr<int> OpenDirBeneath(const std::string& dir_in) {
+  std::string dir = dir_in;
+  while (dir.size() > 1 && dir.back() == '/') dir.pop_back();
+  const std::string parent = DirOf(dir);
+  const std::string rel = RelativeTo(dir, parent);
+  if (rel.empty() || rel == "." || rel == "..") {
+    return absl::InvalidArgumentError(
+        absl::StrCat(dir, ": not a directory ckptbench may work in"));
+  }
+  const int pfd = open(parent.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (pfd < 0) return PosixError("open directory", parent, errno);
+  const int fd = OpenAt2(pfd, rel, O_RDONLY | O_DIRECTORY | O_CLOEXEC, 0,
+                         /*no_symlinks=*/true);
+  const int err = fd < 0 ? errno : 0;
+  close(pfd);
+  if (fd < 0) {
+    if (err == ELOOP || err == ENOTDIR || err == EXDEV) {
+      return absl::FailedPreconditionError(absl::StrCat(
+          dir,
+          " is not a directory (a symbolic link or a file where a step "
+          "directory was): refused"));
+    }
+    return PosixError("open directory", dir, err);
+  }
+  return fd;
+}
+
+absl::Status RemoveBeneath(const std::string& dir,
+                           const std::vector<std::string>& names) {
+  auto dfd = OpenDirBeneath(dir);
+  if (!dfd.ok()) {
+    if (absl::IsNotFound(dfd.status())) return absl::OkStatus();
+    return dfd.status();
+  }
+  for (const auto& n : names) {
+    if (n.empty() || n.find('/') != std::string::npos || n == "." ||
+        n == "..") {
+      close(*dfd);
+      return absl::InvalidArgumentError(
+          absl::StrCat("refusing to remove '", n, "' from ", dir,
+                       ": not a name of an entry"));
+    }
+    if (unlinkat(*dfd, n.c_str(), 0) != 0 && errno != ENOENT) {
+      const int err = errno;
+      close(*dfd);
+      return PosixError("remove", JoinName(dir, n), err);
+    }
+  }
+  close(*dfd);
+  // The directory itself, if that left it empty, relative to its parent:
+  // unlinkat never follows a link it finds there instead.
+  std::string d = dir;
+  while (d.size() > 1 && d.back() == '/') d.pop_back();
+  const std::string parent = DirOf(d);
+  const int pfd = open(parent.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (pfd < 0) return PosixError("open directory", parent, errno);
+  const std::string base =
+      d.substr(d.rfind('/') == std::string::npos ? 0 : d.rfind('/') + 1);
+  const int rc = unlinkat(pfd, base.c_str(), AT_REMOVEDIR);
+  const int err = errno;
+  close(pfd);
+  if (rc != 0 && err != ENOENT && err != ENOTEMPTY && err != EEXIST) {
+    return PosixError("remove directory", dir, err);
+  }
+  return absl::OkStatus();
 }
 
 }  // namespace ckpt

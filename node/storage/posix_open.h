@@ -1,25 +1,52 @@
-// Opening files ckptbench reads on a file system (shards, .metadata, the
-// files a load's page-cache check touches) as hostile input: never blocking
-// in open(2) on a FIFO, refusing anything but a regular file by kind, and
-// following a symbolic link only while it stays beneath a root directory
-// (openat2 with RESOLVE_BENEATH; where the kernel lacks openat2, no link is
-// followed at all). A refusal tells nothing about what lies outside (no
-// size, no existence).
+// Opening, creating and removing files of a checkpoint on a file system
+// (shards, .metadata, claims, the files a load's page-cache check touches)
+// as hostile ground: others may plant FIFOs, devices and symbolic links
+// there, or swap a step directory for a link while a run uses it.
+//  - Nothing blocks in open(2) on a FIFO (O_NONBLOCK); anything but a
+//    regular file is refused by kind.
+//  - Paths resolve beneath a root: by default the parent of the file's
+//    directory, i.e. for a step's file the checkpoints directory the user
+//    named (openat2 RESOLVE_BENEATH). Reads follow symbolic links only
+//    inside it; writes, creations and removals follow none there, and
+//    remove entries relative to the directory they opened, never through a
+//    link. Without openat2 (an older kernel, a seccomp filter), no link
+//    beneath the root is followed at all.
+//  - A refusal tells nothing about what lies outside (no size, no
+//    existence).
 #ifndef CKPTBENCH_NODE_STORAGE_POSIX_OPEN_H_
 #define CKPTBENCH_NODE_STORAGE_POSIX_OPEN_H_
 
-#include <string>
+#include <sys/types.h>
 
+#include <string>
+#include <vector>
+
+#include "absl/status/status.h"
 #include "absl/status/statusor.h"
 
 namespace ckpt {
 
-// Opens `path` with `flags` (O_RDONLY, plus O_DIRECT), O_CLOEXEC added.
-// `root`: the directory whose subtree the path must resolve inside;
-// "" = the file's own directory. Errors name the path and keep errno's
-// text; EINVAL from O_DIRECT stays InvalidArgument.
+// The default root of `path`: the parent of its directory ("/a/b" for
+// "/a/b/step-1/x"); "/" or "." at the top.
+std::string RootOf(const std::string& path);
+
+// Opens `path` with `flags` (O_RDONLY plus O_DIRECT, or O_WRONLY|O_CREAT
+// with `mode`), O_CLOEXEC added, beneath `root` ("" = RootOf(path)). A
+// write never follows a symbolic link beneath the root. Errors name the
+// path and keep errno's text; EINVAL from O_DIRECT stays InvalidArgument.
 absl::StatusOr<int> OpenBeneath(const std::string& path, int flags,
-                                const std::string& root = "");
+                                const std::string& root = "", mode_t mode = 0);
+
+// Opens the directory `dir` (O_DIRECTORY), refusing a symbolic link as its
+// last component and resolving beneath RootOf(dir + "/x") (its parent).
+absl::StatusOr<int> OpenDirBeneath(const std::string& dir);
+
+// Removes `names` from `dir` (missing ones are fine) with unlinkat(2)
+// relative to the directory opened by OpenDirBeneath, then `dir` itself if
+// that left it empty, relative to its parent: a step directory swapped for
+// a symbolic link is never followed.
+absl::Status RemoveBeneath(const std::string& dir,
+                           const std::vector<std::string>& names);
 
 // "WHAT PATH: <errno's text>" as the status its errno calls for: NotFound,
 // PermissionDenied, ResourceExhausted (a full disk, or this process out of

@@ -5,6 +5,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <cerrno>
 #include <cstring>
 #include <filesystem>
@@ -186,30 +187,37 @@ std::unique_ptr<Storage> PosixStorage::Make(const std::string& flavour,
 absl::StatusOr<std::unique_ptr<WritableFile>> PosixStorage::OpenWrite(
     const std::string& path, const WriteOptions& options) {
   const bool fuse = flavour_ == Flavour::kFuse;
-  int flags = O_WRONLY | O_CREAT | O_CLOEXEC;
+  int flags = O_WRONLY | O_CREAT;
   if (fuse) {
     // A new object: never truncate or overwrite one in place.
     flags |= O_EXCL;
-    if (unlink(path.c_str()) != 0 && errno != ENOENT)
-      return Errno("remove before writing", path);
+    const std::string dir = std::filesystem::path(path).parent_path().string();
+    const std::string name = std::filesystem::path(path).filename().string();
+    ASSIGN_OR_RETURN(int dfd, OpenDirBeneath(dir));
+    const int rc = unlinkat(dfd, name.c_str(), 0);
+    const int err = errno;
+    close(dfd);
+    if (rc != 0 && err != ENOENT)
+      return Errno("remove before writing", path, err);
   } else {
-    // A symbolic link planted where a shard goes is not followed (O_EXCL
-    // above does the same for FUSE).
-    flags |= O_TRUNC | O_NOFOLLOW;
+    flags |= O_TRUNC;
     if (options.direct) flags |= O_DIRECT;
   }
-  int fd = open(path.c_str(), flags, 0644);
-  if (fd < 0) {
-    if (options.direct && errno == EINVAL) {
+  // Beneath the checkpoints directory and through no symbolic link there:
+  // a link planted where a shard goes, or a step directory swapped for one,
+  // is refused instead of written through.
+  auto fd = OpenBeneath(path, flags, "", 0644);
+  if (!fd.ok()) {
+    if (options.direct && absl::IsInvalidArgument(fd.status())) {
       return absl::InvalidArgumentError(
           absl::StrCat("open ", path,
                        " with O_DIRECT: the filesystem does not support "
                        "direct I/O; set io.direct_write=false"));
     }
-    return Errno("open for writing", path);
+    return fd.status();
   }
   return std::unique_ptr<WritableFile>(
-      new PosixWritableFile(path, fd, options.direct && !fuse, fuse));
+      new PosixWritableFile(path, *fd, options.direct && !fuse, fuse));
 }
 
 absl::StatusOr<std::unique_ptr<ReadableFile>> PosixStorage::OpenRead(
@@ -288,16 +296,10 @@ absl::Status PosixStorage::RemoveTree(const std::string& path) {
 
 absl::Status PosixStorage::RemoveFiles(const std::string& dir,
                                        const std::vector<std::string>& names) {
-  for (const auto& n : names) {
-    std::string p = JoinPath(dir, n);
-    if (unlink(p.c_str()) != 0 && errno != ENOENT) return Errno("remove", p);
-  }
-  // Left in place when something this run did not write is still there.
-  if (rmdir(dir.c_str()) != 0 && errno != ENOENT && errno != ENOTEMPTY &&
-      errno != EEXIST) {
-    return Errno("remove directory", dir);
-  }
-  return absl::OkStatus();
+  // Relative to the directory opened without following a link: a step
+  // swapped for a link to elsewhere is refused, never emptied. The
+  // directory stays when something this run did not write is still there.
+  return RemoveBeneath(dir, names);
 }
 
 absl::StatusOr<std::string> PosixStorage::ClaimDir(const std::string& dir,
@@ -316,8 +318,7 @@ absl::StatusOr<std::string> PosixStorage::ClaimDir(const std::string& dir,
   absl::Status written = WriteAtomic(JoinPath(dir, kClaimName), owner);
   if (!written.ok()) {
     // Not a claim after all (e.g. no inode left): leave nothing behind.
-    unlink(JoinPath(dir, kClaimName).c_str());
-    rmdir(dir.c_str());
+    (void)RemoveBeneath(dir, {kClaimName});
     return written;
   }
   return std::string(kClaimName);
@@ -332,21 +333,49 @@ absl::Status PosixStorage::WriteAtomic(const std::string& path,
     RETURN_IF_ERROR(f->Sync());
     return f->Close();
   }
-  std::string tmp = path + ".tmp";
+  // Written in the directory opened once, without following a link: a
+  // new temporary of a name of its own (O_EXCL: nothing planted there is
+  // written through), renamed over the name in that same directory.
+  const std::filesystem::path p(path);
+  const std::string dir =
+      p.parent_path().empty() ? "." : p.parent_path().string();
+  const std::string name = p.filename().string();
+  ASSIGN_OR_RETURN(int dfd, OpenDirBeneath(dir));
+  static std::atomic<uint64_t> serial{0};
+  const std::string tmp =
+      absl::StrCat(".", name, ".tmp-", getpid(), "-", serial.fetch_add(1));
   absl::Status written = [&]() -> absl::Status {
-    ASSIGN_OR_RETURN(auto f, OpenWrite(tmp, WriteOptions{}));
-    RETURN_IF_ERROR(f->Append(data.data(), data.size()));
-    RETURN_IF_ERROR(f->Sync());
-    RETURN_IF_ERROR(f->Close());
-    if (rename(tmp.c_str(), path.c_str()) != 0) return Errno("rename", tmp);
+    const int fd =
+        openat(dfd, tmp.c_str(),
+               O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+    if (fd < 0) return Errno("create", JoinPath(dir, tmp));
+    OwnedFd owned(JoinPath(dir, tmp), fd);
+    for (size_t at = 0; at < data.size();) {
+      const ssize_t n = write(fd, data.data() + at, data.size() - at);
+      if (n < 0 && errno == EINTR) continue;
+      if (n <= 0) return Errno("write", JoinPath(dir, tmp));
+      at += static_cast<size_t>(n);
+    }
+    if (fsync(fd) != 0) return Errno("fsync", JoinPath(dir, tmp));
+    RETURN_IF_ERROR(owned.CloseFd());
+    if (renameat(dfd, tmp.c_str(), dfd, name.c_str()) != 0) {
+      return Errno("rename", JoinPath(dir, tmp));
+    }
     return absl::OkStatus();
   }();
   if (!written.ok()) {
-    unlink(tmp.c_str());  // whole or not at all: no half-written leftover
+    unlinkat(dfd, tmp.c_str(), 0);  // whole or not at all
+    close(dfd);
     return written;
   }
-  std::string dir = std::filesystem::path(path).parent_path().string();
-  return SyncDir(dir.empty() ? "." : dir);
+  // The directory's entries durable (the rename).
+  const int rc = fsync(dfd);
+  const int err = errno;
+  close(dfd);
+  if (rc != 0 && err != EINVAL && err != ENOSYS && err != ENOTSUP) {
+    return Errno("fsync directory", dir, err);
+  }
+  return absl::OkStatus();
 }
 
 absl::StatusOr<std::string> PosixStorage::ReadSmall(const std::string& path) {

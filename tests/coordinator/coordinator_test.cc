@@ -385,8 +385,12 @@ class LosesPhase : public NodeClient {
   std::string host() const override { return in_->host(); }
   absl::StatusOr<v1::InspectReply> Inspect(
       const v1::InspectRequest& r) override {
-    return in_->Inspect(r);
+    auto rep = in_->Inspect(r);
+    if (rep.ok() && on_inspect) on_inspect(&*rep);
+    return rep;
   }
+  // Changes a listing before the coordinator sees it.
+  std::function<void(v1::InspectReply*)> on_inspect;
   absl::StatusOr<v1::PrepareReply> Prepare(
       const v1::PrepareRequest& r) override {
     return in_->Prepare(r);
@@ -459,6 +463,41 @@ TEST(Coordinator, AFailedRunNamesTheOlderStepsItDidNotRemove) {
             "checkpoints (kept with step-2, its newest)") != std::string::npos;
   }
   EXPECT_TRUE(named) << SummaryTable(result);
+}
+
+// Issue 27: step numbers from a node are checked like any reply value; a
+// listing with step 2^64 - 1 once made the next claim wrap to step-0.
+TEST(Coordinator, AListingWithAStepPastTheBoundFailsNamingTheNode) {
+  MemoryStorage::Clear();
+  Config c = MemConfig("save-only", 1, 0);
+  CheckpointPlan plan = *MakePlan(PlanOptionsFromConfig(c));
+  LocalNodeClient node(0, "test-host", 10);
+  LosesPhase liar(&node);
+  liar.on_inspect = [](v1::InspectReply* r) {
+    auto* st = r->add_steps();
+    st->set_step(UINT64_MAX);
+    st->set_committed(true);
+    r->set_newest_committed(UINT64_MAX);
+  };
+  bool claimed_zero = false;
+  liar.on_claim = [&](const v1::ClaimRequest& r)
+      -> std::optional<absl::StatusOr<v1::ClaimReply>> {
+    claimed_zero |= r.step() == 0;
+    return std::nullopt;
+  };
+  Coordinator coordinator(c, plan, {&liar}, nullptr);
+  RunResult result;
+  absl::Status s = coordinator.Preflight(&result);
+  if (s.ok()) s = coordinator.Run(&result);
+  ASSERT_FALSE(s.ok());
+  EXPECT_NE(s.message().find("node 0 (test-host) sent a listing the "
+                             "coordinator cannot use: step "
+                             "18446744073709551615; steps run from 1 to "
+                             "9007199254740991"),
+            std::string::npos)
+      << s;
+  EXPECT_FALSE(claimed_zero);
+  EXPECT_TRUE(Steps().empty());
 }
 
 // A step lost on one node's disk after winning it on another: the won

@@ -115,8 +115,9 @@ void WriteSeeds(const std::string& dir) {
     const auto expect = ExpectPhase(
         NodeReplyFuzz::Prepare(runner, save ? rig.Spec(true) : load), 0);
     const absl::Status s = CheckPhaseReport(rep, expect, rig.node.Who());
-    std::fprintf(stderr, "seed %d (%s): %s\n", k, save ? "save" : "load",
-                 s.ok() ? "passes the check" : std::string(s.message()).c_str());
+    std::fprintf(
+        stderr, "seed %d (%s): %s\n", k, save ? "save" : "load",
+        s.ok() ? "passes the check" : std::string(s.message()).c_str());
     v1::NodeMessage msg;
     msg.set_call_id(7);
     *msg.mutable_phase_report() = rep;

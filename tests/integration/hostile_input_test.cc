@@ -144,7 +144,8 @@ TEST(HostileFiles, AShardLinkedOutsideTheStepIsNotRead) {
     ProcessResult load = LoadBounded(t, 60);
     EXPECT_NE(load.exit_code, 0);
     EXPECT_NE(load.exit_code, -1);
-    const std::string want = step + "/__0_0.distcp leads outside " + step +
+    const std::string want = step + "/__0_0.distcp leads outside " +
+                             t.Sub("ckpt/checkpoints") +
                              " (a symbolic link or '..' that leaves it): "
                              "refused";
     EXPECT_NE(load.err.find(want), std::string::npos) << load.err;
@@ -161,6 +162,32 @@ TEST(HostileFiles, AShardLinkedOutsideTheStepIsNotRead) {
     }
   }
   EXPECT_EQ(messages[0], messages[1]);
+}
+
+// A shard replaced by an 8 TiB sparse file: refused by its size before
+// the page-cache check walked it (that took over a minute).
+TEST(HostileFiles, AHugeSparseShardIsRefusedByItsSizeAtOnce) {
+  TempDir t;
+  const std::string step = SaveOne(t);
+  const std::string shard = step + "/__0_0.distcp";
+  const uint64_t saved = fs::file_size(shard);
+  std::error_code ec;
+  fs::resize_file(shard, uint64_t{8} << 40, ec);
+  if (ec) GTEST_SKIP() << "no 8 TiB sparse file here: " << ec.message();
+  const auto t0 = std::chrono::steady_clock::now();
+  ProcessResult load = LoadBounded(t, 60);
+  const double took =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - t0)
+          .count();
+  ASSERT_NE(load.exit_code, -1) << "still running after 60 s";
+  EXPECT_LT(took, 15);
+  EXPECT_EQ(load.exit_code, 1);
+  EXPECT_NE(load.err.find(shard +
+                          " is 8796093022208 bytes; the "
+                          "checkpoint's .metadata says " +
+                          std::to_string(saved)),
+            std::string::npos)
+      << load.err;
 }
 
 // Issue 27, item 3: signals end a run within a few seconds whatever it is
@@ -191,6 +218,23 @@ TEST(Signals, ARunStuckInASystemCallEndsSecondsAfterSigterm) {
   json j = json::parse(ReadFile(t.Sub("res/result.json")));
   EXPECT_EQ(j["status"], "failed");
   EXPECT_NE(j["errors"].dump().find("had not stopped"), std::string::npos)
+      << j["errors"];
+}
+
+// A closed terminal (SIGHUP) is an interrupt like SIGTERM: the round is
+// aborted and result.json written (the default action ended the process
+// with no result and a partial step).
+TEST(Signals, SighupAbortsTheRunAndKeepsItsResult) {
+  TempDir t;
+  auto env = Env("null://mibps-8", 1, "save-only");
+  Process p({CkptbenchBinary(), "run", "--results-dir", t.Sub("res")}, env);
+  ASSERT_TRUE(p.WaitForOutput("per checkpoint", 30)) << p.Err();
+  std::this_thread::sleep_for(std::chrono::milliseconds(500));
+  p.Signal(SIGHUP);
+  ASSERT_EQ(p.Wait(20), 1) << p.Err();
+  json j = json::parse(ReadFile(t.Sub("res/result.json")));
+  EXPECT_EQ(j["status"], "failed");
+  EXPECT_NE(j["errors"].dump().find("interrupted by SIGHUP"), std::string::npos)
       << j["errors"];
 }
 

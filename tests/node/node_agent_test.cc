@@ -6,6 +6,7 @@
 #include <fstream>
 #include <thread>
 
+#include "absl/strings/str_cat.h"
 #include "common/checksum.h"
 #include "common/clock.h"
 #include "common/plan.h"
@@ -166,6 +167,42 @@ TEST(NodeAgent, PrepareWhileAPhaseRunsIsRefusedAndAbortEndsIt) {
   EXPECT_TRUE(absl::IsAborted(out.status)) << out.status;
   // Once it ended, the next round prepares.
   EXPECT_TRUE(agent.Prepare(JobFromProto(Request(v1::PHASE_SAVE, 2))).ok());
+}
+
+// Issue 27: cleanup removes a step's files only while the step's claim is
+// this run's: a step replaced since (another run's claim there) is left.
+TEST(NodeAgent, CleanupLeavesAStepWhoseClaimIsAnotherRuns) {
+  MemoryStorage::Clear();
+  NodeAgent agent;
+  for (const char* run : {"run-a", "run-b"}) {
+    const int step = run[4] == 'a' ? 1 : 2;
+    ASSERT_TRUE(agent.Claim("mem://b/checkpoints", step, run, {}).ok());
+    ASSERT_TRUE(agent
+                    .WriteFile(absl::StrCat("mem://b/checkpoints/step-", step),
+                               "__0_0.distcp", "bytes", {})
+                    .ok());
+  }
+  // run-a's cleanup asked for step-2, which run-b claimed.
+  absl::Status s =
+      agent.Cleanup("mem://b/checkpoints", {2}, {"__0_0.distcp", kClaimName},
+                    {}, false, nullptr, "run-a");
+  ASSERT_FALSE(s.ok());
+  EXPECT_EQ(s.message(),
+            "mem://b/checkpoints/step-2 is claimed by 'run-b', not this run "
+            "(run-a): the step was replaced since this run wrote it; nothing "
+            "there was removed");
+  auto kept =
+      agent.FileExists("mem://b/checkpoints/step-2", "__0_0.distcp", {});
+  EXPECT_TRUE(kept.ok() && *kept);
+  // Its own step goes.
+  ASSERT_TRUE(agent
+                  .Cleanup("mem://b/checkpoints", {1},
+                           {"__0_0.distcp", kClaimName}, {}, false, nullptr,
+                           "run-a")
+                  .ok());
+  auto gone =
+      agent.FileExists("mem://b/checkpoints/step-1", "__0_0.distcp", {});
+  EXPECT_TRUE(gone.ok() && !*gone);
 }
 
 TEST(StepDirs, ParseAndName) {
