@@ -1,11 +1,10 @@
 #include "node/storage/gcs_credentials.h"
 
 #include <cstdlib>
-#include <fstream>
-#include <sstream>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "common/files.h"
 #include "nlohmann/json.hpp"
 #include "node/storage/gcs_client.h"
 #include "node/storage/gcs_jwt.h"
@@ -18,6 +17,9 @@ namespace {
 using Clock = std::chrono::system_clock;
 
 constexpr char kDefaultTokenUri[] = "https://oauth2.googleapis.com/token";
+// A service-account key or an authorized_user file is 2-3 KiB of JSON;
+// 1 MiB bounds what a wrong path (a FIFO, /dev/zero, a log) can cost.
+constexpr uint64_t kMaxKeyFileBytes = 1 << 20;
 
 bool IsTrue(const char* v) {
   if (v == nullptr) return false;
@@ -120,8 +122,14 @@ absl::StatusOr<GcsToken> GcsCredentials::Fetch() {
     adc = absl::StrCat(home,
                        "/.config/gcloud/application_default_credentials.json");
   }
-  if (!adc.empty() && std::ifstream(adc).good()) return FromKeyFile(adc);
-  if (!adc.empty()) tried.push_back(adc);
+  if (!adc.empty()) {
+    // Opened once, without blocking: a FIFO there must not hang the node.
+    auto text = ReadRegularFile(adc, kMaxKeyFileBytes,
+                                "GCS application-default credentials file");
+    if (text.ok()) return FromKeyText(adc, *text);
+    if (!absl::IsNotFound(text.status())) return text.status();
+    tried.push_back(adc);
+  }
   std::string md_state = "off (NO_GCE_CHECK / METADATA_SERVER_DETECTION)";
   const char* detection = env_("METADATA_SERVER_DETECTION");
   if (!IsTrue(env_("NO_GCE_CHECK")) &&
@@ -137,15 +145,22 @@ absl::StatusOr<GcsToken> GcsCredentials::Fetch() {
 }
 
 absl::StatusOr<GcsToken> GcsCredentials::FromKeyFile(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) {
+  auto text =
+      ReadRegularFile(path, kMaxKeyFileBytes,
+                      "GCS credentials file (GOOGLE_APPLICATION_CREDENTIALS)");
+  if (!text.ok()) {
+    if (!absl::IsNotFound(text.status())) return text.status();
     return absl::NotFoundError(
         absl::StrCat("GCS credentials file ", path,
-                     " (GOOGLE_APPLICATION_CREDENTIALS) cannot be read"));
+                     " (GOOGLE_APPLICATION_CREDENTIALS) cannot be read: ",
+                     text.status().message()));
   }
-  std::stringstream ss;
-  ss << in.rdbuf();
-  nlohmann::json key = nlohmann::json::parse(ss.str(), nullptr, false);
+  return FromKeyText(path, *text);
+}
+
+absl::StatusOr<GcsToken> GcsCredentials::FromKeyText(const std::string& path,
+                                                     const std::string& text) {
+  nlohmann::json key = nlohmann::json::parse(text, nullptr, false);
   const std::string type = key.is_object() ? Field(key, "type") : "";
   std::string token_uri = key.is_object() ? Field(key, "token_uri") : "";
   if (token_uri.empty()) token_uri = kDefaultTokenUri;
