@@ -22,8 +22,10 @@ namespace ckpt {
 
 struct HttpOptions {
   bool verify_tls = true;
-  std::string ca_bundle;      // "" = system default
-  double stall_seconds = 30;  // abort when < 1 byte/s for this long
+  std::string ca_bundle;  // "" = system default
+  // Abort when no byte has gone either way for this long once connected
+  // (a transfer that stops mid-body ends this long after its last byte).
+  double stall_seconds = 30;
   double connect_seconds = 10;
 };
 
