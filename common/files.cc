@@ -1,12 +1,13 @@
 #include "common/files.h"
 
 #include <fcntl.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
-#include <algorithm>
 
 #include "absl/strings/str_cat.h"
 #include "common/bytes.h"
@@ -15,25 +16,6 @@ namespace ckpt {
 namespace {
 
 std::string Errno(int err) { return std::strerror(err); }
-
-absl::Status ErrnoStatus(int err, const std::string& message) {
-  switch (err) {
-    case ENOENT:
-    case ENOTDIR:
-      return absl::NotFoundError(message);
-    case EACCES:
-    case EPERM:
-      return absl::PermissionDeniedError(message);
-    case ENOSPC:
-    case EDQUOT:
-    case EMFILE:
-    case ENFILE:
-    case ENOMEM:
-      return absl::ResourceExhaustedError(message);
-    default:
-      return absl::InternalError(message);
-  }
-}
 
 // Writes all of `data` to `fd`; false with errno set on failure.
 bool WriteAll(int fd, const char* data, size_t len) {
@@ -51,6 +33,63 @@ bool WriteAll(int fd, const char* data, size_t len) {
 }
 
 }  // namespace
+
+absl::Status ErrnoStatus(int err, const std::string& message) {
+  switch (err) {
+    case ENOENT:
+    case ENOTDIR:
+      return absl::NotFoundError(message);
+    case EACCES:
+    case EPERM:
+      return absl::PermissionDeniedError(message);
+    case ENOSPC:
+    case EDQUOT:
+    case EMFILE:
+    case ENFILE:
+    case ENOMEM:
+    case ENOBUFS:
+      return absl::ResourceExhaustedError(message);
+    default:
+      return absl::InternalError(message);
+  }
+}
+
+std::string LocalResourceCause(const std::string& call, int err) {
+  const char* name = strerrorname_np(err);
+  const std::string what =
+      absl::StrCat(call, ": ", Errno(err), " (", name ? name : "?");
+  switch (err) {
+    case EMFILE: {
+      struct rlimit lim;
+      std::string limit;
+      if (getrlimit(RLIMIT_NOFILE, &lim) == 0 && lim.rlim_cur != RLIM_INFINITY)
+        limit = absl::StrCat("; RLIMIT_NOFILE ", lim.rlim_cur);
+      return absl::StrCat(
+          "this process is out of file descriptors: ", what, limit,
+          "): raise ulimit -n, or lower the ranks per node (NUM_DEVICES), "
+          "files per rank (CKPT_THREAD_COUNT) or requests in flight "
+          "(s3.parts_in_flight, s3.ranges_in_flight)");
+    }
+    case ENFILE:
+      return absl::StrCat("this machine is out of file descriptors: ", what,
+                          "): other processes hold them all; raise "
+                          "fs.file-max or stop some");
+    case ENOMEM:
+    case ENOBUFS:
+      return absl::StrCat("this machine is out of memory: ", what, ")");
+    case ENOSPC:
+    case EDQUOT:
+      return absl::StrCat("no space left on a local device: ", what, ")");
+    case EACCES:
+    case EPERM:
+      return absl::StrCat(
+          "this process is not allowed to: ", what,
+          "): a local security policy (seccomp, SELinux, AppArmor, a "
+          "firewall rule) refuses it");
+    default:
+      return "";
+  }
+}
 
 std::string FileKindName(unsigned mode) {
   switch (mode & S_IFMT) {
@@ -79,8 +118,8 @@ absl::Status WriteFileAtomically(const std::string& path,
   int fd = open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
   if (fd < 0) {
     const int err = errno;
-    return ErrnoStatus(err, absl::StrCat("cannot write ", tmp, ": ",
-                                         Errno(err)));
+    return ErrnoStatus(err,
+                       absl::StrCat("cannot write ", tmp, ": ", Errno(err)));
   }
   bool ok = WriteAll(fd, text.data(), text.size());
   int err = ok ? 0 : errno;
@@ -94,14 +133,14 @@ absl::Status WriteFileAtomically(const std::string& path,
   }
   if (!ok) {
     unlink(tmp.c_str());
-    return ErrnoStatus(err, absl::StrCat("cannot write ", tmp, ": ",
-                                         Errno(err)));
+    return ErrnoStatus(err,
+                       absl::StrCat("cannot write ", tmp, ": ", Errno(err)));
   }
   if (rename(tmp.c_str(), path.c_str()) != 0) {
     err = errno;
     unlink(tmp.c_str());
-    return ErrnoStatus(err, absl::StrCat("cannot write ", path, ": ",
-                                         Errno(err)));
+    return ErrnoStatus(err,
+                       absl::StrCat("cannot write ", path, ": ", Errno(err)));
   }
   return absl::OkStatus();
 }
@@ -163,8 +202,8 @@ absl::StatusOr<std::string> ReadRegularFile(const std::string& path,
     if (n < 0) {
       const int err = errno;
       close(*fd);
-      return ErrnoStatus(err, absl::StrCat(what, " ", path,
-                                           ": cannot read it: ", Errno(err)));
+      return ErrnoStatus(
+          err, absl::StrCat(what, " ", path, ": cannot read it: ", Errno(err)));
     }
     if (n == 0) break;
     out.append(buf, static_cast<size_t>(n));

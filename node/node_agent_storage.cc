@@ -7,6 +7,7 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "common/bytes.h"
+#include "common/fd_reserve.h"
 #include "common/plan.h"
 #include "common/status_macros.h"
 #include "node/node_agent.h"
@@ -21,6 +22,8 @@ uint64_t ParseStepDir(const std::string& name) {
 }
 
 std::string StepDirName(uint64_t step) { return absl::StrCat("step-", step); }
+
+NodeAgent::NodeAgent() { ReserveDescriptors(kCleanupDescriptors); }
 
 absl::StatusOr<StepListing> NodeAgent::Inspect(
     const std::string& uri, const std::string& probe_owner, bool want_metadata,
@@ -138,6 +141,9 @@ absl::Status NodeAgent::Cleanup(
     const std::vector<std::string>& names,
     const std::map<std::string, std::string>& options, bool abort_uploads,
     int* aborted) {
+  // A save that failed for want of descriptors must not leave its uploads
+  // and objects behind for the same reason: the reserve is this chance.
+  DescriptorReserveRelease reserve;
   ASSIGN_OR_RETURN(auto loc, OpenStorage(uri, options));
   for (uint64_t s : steps) {
     if (abort_uploads) {

@@ -5,6 +5,7 @@
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "common/files.h"
 #include "nlohmann/json.hpp"
 #include "node/storage/object_io.h"
 
@@ -129,6 +130,10 @@ absl::StatusOr<HttpResponse> GcsClient::Do(const GcsCall& call) {
   std::string msg = absl::StrCat(
       what, ": ", FailureDetail(rep, endpoint_, GcsErrorDetail(rep.body)),
       AfterAttempts(sent.attempts));
+  // Descriptors, memory: this machine's shortage, not the store's fault.
+  if (rep.status == 0 && rep.local_errno != 0) {
+    return ErrnoStatus(rep.local_errno, msg);
+  }
   if (rep.status == 404 || rep.status == 410) return absl::NotFoundError(msg);
   if (rep.status == 401) return absl::UnauthenticatedError(msg);
   if (rep.status == 403) return absl::PermissionDeniedError(msg);

@@ -6,6 +6,7 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "common/files.h"
 #include "node/storage/object_io.h"
 
 namespace ckpt {
@@ -160,6 +161,10 @@ absl::StatusOr<HttpResponse> S3Client::Do(const S3Call& call) {
                     absl::StrCat(XmlValue(rep.body, "Code"),
                                  message.empty() ? "" : ": ", message)),
       AfterAttempts(sent.attempts));
+  // Descriptors, memory: this machine's shortage, not the store's fault.
+  if (rep.status == 0 && rep.local_errno != 0) {
+    return ErrnoStatus(rep.local_errno, msg);
+  }
   if (rep.status == 404) return absl::NotFoundError(msg);
   if (rep.status == 403) return absl::PermissionDeniedError(msg);
   // Conditional writes: 412 the condition failed (the key exists), 409 a

@@ -11,12 +11,14 @@
 #include <unistd.h>
 
 #include <atomic>
+#include <cerrno>
 #include <chrono>
 #include <optional>
 #include <string>
 #include <thread>
 #include <vector>
 
+#include "tests/testing/descriptors.h"
 #include "tests/testing/http_wire.h"
 #include "tests/testing/stub_http_server.h"
 
@@ -317,6 +319,56 @@ TEST(HttpClient, AStallMidBodyEndsWithinTheStallTimeout) {
     EXPECT_LT(took, o.stall_seconds + 1.5) << req->method;
     EXPECT_EQ(FailureDetail(rep, "w", "").rfind("transfer stalled: ", 0), 0u);
   }
+}
+
+// Issue 27, item 7: socket() failing with EMFILE came back as "Couldn't
+// connect to server" and was retried as the server's fault. Now the
+// answer keeps socket()'s errno, the detail names the process's shortage
+// and its limit, and the retry loop makes no server attempts of it.
+TEST(HttpClient, OutOfDescriptorsIsALocalErrorNeverTheServers) {
+  int port = 0;
+  close(BoundLoopback(/*listening=*/false, &port));
+  const std::string url = "http://127.0.0.1:" + std::to_string(port) + "/k";
+  HttpClient client(HttpOptions{});
+  HttpClientPool pool(HttpOptions{});
+  ObjectStoreCounters& c = GlobalObjectStoreCounters();
+  const uint64_t req0 = c.requests, retry0 = c.retries, local0 = c.local_errors;
+  HttpResponse rep;
+  RetriedResponse sent;
+  int judged = 0;
+  {
+    DescriptorsExhausted exhausted;
+    ASSERT_GT(exhausted.held(), 0);
+    HttpRequest req;
+    req.url = url;
+    rep = client.Do(req);
+    sent = SendWithRetries(
+        pool, 5, [&] { return req; },
+        [&](const HttpResponse&) {
+          ++judged;
+          return Verdict::kRetry;
+        });
+  }
+  EXPECT_EQ(rep.status, 0);
+  EXPECT_EQ(rep.local_errno, EMFILE);
+  EXPECT_EQ(rep.local_call, "socket()");
+  const std::string detail = FailureDetail(rep, "http://s3.example", "");
+  EXPECT_EQ(detail.rfind("this process is out of file descriptors: socket(): "
+                         "Too many open files (EMFILE; RLIMIT_NOFILE ",
+                         0),
+            0u)
+      << detail;
+  EXPECT_NE(detail.find("; no request reached http://s3.example"),
+            std::string::npos)
+      << detail;
+  EXPECT_EQ(detail.find("connect to server"), std::string::npos) << detail;
+  EXPECT_FALSE(sent.ok);
+  EXPECT_EQ(sent.attempts, 1);
+  EXPECT_EQ(sent.rep.local_errno, EMFILE);
+  EXPECT_EQ(judged, 0) << "no answer of the server's to judge";
+  EXPECT_EQ(c.requests - req0, 0u);
+  EXPECT_EQ(c.retries - retry0, 0u);
+  EXPECT_EQ(c.local_errors - local0, 3u);
 }
 
 }  // namespace
