@@ -2,6 +2,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "common/files.h"
+#include "common/secrets.h"
 
 namespace ckpt {
 namespace {
@@ -46,6 +47,7 @@ absl::StatusOr<KeyPair> ReadKeyPair(const ControlOptions& c) {
   if (!cert.ok()) return cert.status();
   auto key = ReadPem("tls.key", "CKPT_TLS_KEY", c.tls_key);
   if (!key.ok()) return key.status();
+  RegisterSecret(*key);
   return KeyPair{*cert, *key};
 }
 

@@ -5,6 +5,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "common/files.h"
+#include "common/secrets.h"
 #include "nlohmann/json.hpp"
 #include "node/storage/gcs_client.h"
 #include "node/storage/gcs_jwt.h"
@@ -61,9 +62,10 @@ absl::StatusOr<GcsToken> ParseTokenReply(const HttpResponse& rep,
                         j["error_description"].get<std::string>());
       }
     }
-    return absl::UnauthenticatedError(
+    // The description may echo what was sent (a refresh token, the JWT).
+    return absl::UnauthenticatedError(ScrubSecrets(
         absl::StrCat(where, " refused the ", source, " credentials: HTTP ",
-                     rep.status, detail.empty() ? "" : " ", detail));
+                     rep.status, detail.empty() ? "" : " ", detail)));
   }
   if (!j.is_object() || !j.contains("access_token") ||
       !j["access_token"].is_string()) {
@@ -72,6 +74,7 @@ absl::StatusOr<GcsToken> ParseTokenReply(const HttpResponse& rep,
   }
   GcsToken t;
   t.access_token = j["access_token"].get<std::string>();
+  RegisterSecret(t.access_token);
   t.source = source;
   double life = 3600;
   if (j.contains("expires_in") && j["expires_in"].is_number())
@@ -92,7 +95,11 @@ absl::StatusOr<GcsToken> GcsCredentials::Get() {
   std::lock_guard<std::mutex> lock(mu_);
   if (cached_ && Clock::now() < cached_->refresh_at) return *cached_;
   auto t = Fetch();
-  if (!t.ok()) return t.status();
+  // Errors may quote what a token endpoint answered, which may echo a
+  // secret that was sent.
+  if (!t.ok()) {
+    return absl::Status(t.status().code(), ScrubSecrets(t.status().message()));
+  }
   cached_ = *t;
   return *t;
 }
@@ -106,6 +113,7 @@ absl::StatusOr<GcsToken> GcsCredentials::Fetch() {
   if (const char* tok = env_("GOOGLE_OAUTH_ACCESS_TOKEN"); tok && *tok) {
     GcsToken t;
     t.access_token = tok;
+    RegisterSecret(t.access_token);
     t.source = "environment";
     return t;
   }
@@ -183,11 +191,13 @@ absl::StatusOr<GcsToken> GcsCredentials::FromKeyText(const std::string& path,
                              {"aud", token_uri},
                              {"iat", now},
                              {"exp", now + 3600}};
+    RegisterSecret(pem);
     auto jwt = SignJwtRs256(header.dump(), claims.dump(), pem);
     if (!jwt.ok()) {
       return absl::InvalidArgumentError(absl::StrCat(
           "GCS credentials file ", path, ": ", jwt.status().message()));
     }
+    RegisterSecret(*jwt);  // a bearer credential until it expires
     std::string form = absl::StrCat(
         "grant_type=",
         UriEncode("urn:ietf:params:oauth:grant-type:jwt-bearer", true),
@@ -196,6 +206,8 @@ absl::StatusOr<GcsToken> GcsCredentials::FromKeyText(const std::string& path,
                            absl::StrCat("service account ", email));
   }
   if (type == "authorized_user") {
+    RegisterSecret(Field(key, "client_secret"));
+    RegisterSecret(Field(key, "refresh_token"));
     std::string form = absl::StrCat(
         "grant_type=refresh_token&client_id=",
         UriEncode(Field(key, "client_id"), true),

@@ -7,6 +7,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "common/files.h"
+#include "common/secrets.h"
 #include "node/storage/object_io.h"
 
 namespace ckpt {
@@ -155,12 +156,13 @@ absl::StatusOr<HttpResponse> S3Client::Do(const S3Call& call) {
   if (sent.ok) return std::move(sent.rep);
   const HttpResponse& rep = sent.rep;
   const std::string message = XmlValue(rep.body, "Message");
-  std::string msg = absl::StrCat(
+  // The server's words may echo the request's headers (a session token).
+  std::string msg = ScrubSecrets(absl::StrCat(
       call.method, " s3://", call.bucket, "/", call.key, ": ",
       FailureDetail(rep, absl::StrCat(scheme_, "://", host),
                     absl::StrCat(XmlValue(rep.body, "Code"),
                                  message.empty() ? "" : ": ", message)),
-      AfterAttempts(sent.attempts));
+      AfterAttempts(sent.attempts)));
   // Descriptors, memory: this machine's shortage, not the store's fault.
   if (rep.status == 0 && rep.local_errno != 0) {
     return ErrnoStatus(rep.local_errno, msg);

@@ -7,6 +7,7 @@
 #include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
 #include "common/files.h"
+#include "common/secrets.h"
 #include "node/storage/http_client.h"
 #include "node/storage/s3_client.h"
 
@@ -33,6 +34,7 @@ absl::StatusOr<std::string> ReadTokenFile(const std::string& what,
     return absl::UnauthenticatedError(absl::StrCat(
         what, " (", env_name, ") ", path, " is empty; expected a token"));
   }
+  RegisterSecret(token);
   return token;
 }
 
@@ -229,6 +231,7 @@ AwsCredentialChain::FromContainer() {
     if (!token.ok()) return token.status();
     headers.push_back({"Authorization", *token});
   } else if (const char* t = env_("AWS_CONTAINER_AUTHORIZATION_TOKEN")) {
+    RegisterSecret(t);
     headers.push_back({"Authorization", t});
   }
   HttpResponse rep = FetchOnce("GET", url, headers);
@@ -252,6 +255,7 @@ AwsCredentialChain::FromInstanceMetadata() {
       FetchOnce("PUT", base + "/latest/api/token",
                 {{"X-aws-ec2-metadata-token-ttl-seconds", "21600"}});
   if (tok.status != 200) return std::nullopt;  // not on EC2
+  RegisterSecret(tok.body);
   HeaderList h = {{"X-aws-ec2-metadata-token", tok.body}};
   const std::string path = "/latest/meta-data/iam/security-credentials/";
   HttpResponse role = FetchOnce("GET", base + path, h);
@@ -283,8 +287,15 @@ absl::StatusOr<AwsCredentials> AwsCredentialChain::Get() {
                       &AwsCredentialChain::FromContainer,
                       &AwsCredentialChain::FromInstanceMetadata}) {
     auto c = (this->*source)();
-    if (!c.ok()) return c.status();
+    // Errors may quote what an endpoint answered, which may echo a token.
+    if (!c.ok()) {
+      return absl::Status(c.status().code(),
+                          ScrubSecrets(c.status().message()));
+    }
     if (c->has_value()) {
+      // The access key id is an identifier, not a secret.
+      RegisterSecret((*c)->secret_key);
+      RegisterSecret((*c)->session_token);
       cached_ = **c;
       return *cached_;
     }
