@@ -168,7 +168,10 @@ absl::StatusOr<std::optional<AwsCredentials>> CredentialsFromJson(
   return c;
 }
 
+// Why an endpoint's answer is not the one wanted; a request that never
+// went out for a shortage of this process's own (EMFILE) says so.
 std::string Describe(const HttpResponse& r) {
+  if (r.status == 0 && r.local_errno != 0) return FailureDetail(r, "it", "");
   return r.status == 0 ? r.curl_error : absl::StrCat("HTTP ", r.status);
 }
 
@@ -254,6 +257,11 @@ AwsCredentialChain::FromInstanceMetadata() {
   HttpResponse tok =
       FetchOnce("PUT", base + "/latest/api/token",
                 {{"X-aws-ec2-metadata-token-ttl-seconds", "21600"}});
+  if (tok.status == 0 && tok.local_errno != 0) {  // not "not on EC2"
+    return ErrnoStatus(
+        tok.local_errno,
+        absl::StrCat("instance metadata at ", base, ": ", Describe(tok)));
+  }
   if (tok.status != 200) return std::nullopt;  // not on EC2
   RegisterSecret(tok.body);
   HeaderList h = {{"X-aws-ec2-metadata-token", tok.body}};

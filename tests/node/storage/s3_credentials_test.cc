@@ -10,6 +10,7 @@
 #include <fstream>
 #include <map>
 
+#include "tests/testing/descriptors.h"
 #include "tests/testing/fifo.h"
 #include "tests/testing/stub_http_server.h"
 #include "tests/testing/temp_dir.h"
@@ -271,6 +272,29 @@ TEST(AwsCredentials, AFifoAsTheSharedCredentialsFileReturnsAtOnce) {
                                 fifo + " is a FIFO: expected a regular file"),
       std::string::npos)
       << c.status();
+}
+
+// Issue 27, item 7, for the credential endpoints: with no descriptor
+// left, the container endpoint's failure names the shortage, not a server
+// that did not answer.
+TEST(AwsCredentials, AnEndpointNotReachedForWantOfDescriptorsSaysSo) {
+  StubHttpServer agent([](const StubRequest&) { return StubResponse{}; });
+  Env env;
+  env.vars.erase("HOME");  // no shared credentials file to open first
+  env.vars["AWS_CONTAINER_CREDENTIALS_FULL_URI"] = agent.url() + "/creds";
+  absl::StatusOr<AwsCredentials> c;
+  {
+    DescriptorsExhausted exhausted;
+    c = AwsCredentialChain(env.Fn()).Get();
+  }
+  ASSERT_FALSE(c.ok());
+  const std::string msg(c.status().message());
+  EXPECT_NE(msg.find("failed: this process is out of file descriptors: "
+                     "socket(): Too many open files (EMFILE"),
+            std::string::npos)
+      << msg;
+  EXPECT_EQ(msg.find("connect to server"), std::string::npos) << msg;
+  EXPECT_TRUE(agent.requests().empty());
 }
 
 }  // namespace
