@@ -11,6 +11,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "common/files.h"
+#include "common/secrets.h"
 #include "common/status_macros.h"
 #include "common/text.h"
 
@@ -71,6 +72,9 @@ absl::Status Apply(Config& config, const std::string& key,
         where, ": ", key, alias.empty() ? "" : absl::StrCat(" (", alias, ")"),
         " = '", shown, "': ", s.message()));
   }
+  // A secret's value (auth.token) is scrubbed from every error and log
+  // line that might quote it.
+  if (def->secret) RegisterSecret(value);
   sources[def->key] = where;
   return absl::OkStatus();
 }

@@ -56,7 +56,7 @@ void AddGcsKeys(std::vector<KeyDef>* out) {
   keys.push_back(SecondsKey(
       "gcs.stall_timeout", "CKPT_GCS_STALL_TIMEOUT",
       [](Config& c) -> double& { return c.gcs.stall_timeout; },
-      "a transfer below 1 byte/s this long is retried"));
+      "a transfer that moves no byte this long is retried"));
   keys.push_back(StringKey(
       "gcs.ca_bundle", "CKPT_GCS_CA_BUNDLE", "a PEM file path",
       [](Config& c) -> std::string& { return c.gcs.ca_bundle; },
@@ -120,7 +120,7 @@ void AddObjectStoreKeys(std::vector<KeyDef>* out) {
   keys.push_back(SecondsKey(
       "s3.stall_timeout", "CKPT_S3_STALL_TIMEOUT",
       [](Config& c) -> double& { return c.s3.stall_timeout; },
-      "a transfer below 1 byte/s this long is retried"));
+      "a transfer that moves no byte this long is retried"));
   keys.push_back(IntKey(
       "s3.max_attempts", "CKPT_S3_MAX_ATTEMPTS", 1,
       [](Config& c) -> int& { return c.s3.max_attempts; },

@@ -1,10 +1,12 @@
 #include "common/files.h"
 
 #include <fcntl.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cerrno>
 #include <cstring>
 
@@ -15,25 +17,6 @@ namespace ckpt {
 namespace {
 
 std::string Errno(int err) { return std::strerror(err); }
-
-absl::Status ErrnoStatus(int err, const std::string& message) {
-  switch (err) {
-    case ENOENT:
-    case ENOTDIR:
-      return absl::NotFoundError(message);
-    case EACCES:
-    case EPERM:
-      return absl::PermissionDeniedError(message);
-    case ENOSPC:
-    case EDQUOT:
-    case EMFILE:
-    case ENFILE:
-    case ENOMEM:
-      return absl::ResourceExhaustedError(message);
-    default:
-      return absl::InternalError(message);
-  }
-}
 
 // Writes all of `data` to `fd`; false with errno set on failure.
 bool WriteAll(int fd, const char* data, size_t len) {
@@ -51,6 +34,63 @@ bool WriteAll(int fd, const char* data, size_t len) {
 }
 
 }  // namespace
+
+absl::Status ErrnoStatus(int err, const std::string& message) {
+  switch (err) {
+    case ENOENT:
+    case ENOTDIR:
+      return absl::NotFoundError(message);
+    case EACCES:
+    case EPERM:
+      return absl::PermissionDeniedError(message);
+    case ENOSPC:
+    case EDQUOT:
+    case EMFILE:
+    case ENFILE:
+    case ENOMEM:
+    case ENOBUFS:
+      return absl::ResourceExhaustedError(message);
+    default:
+      return absl::InternalError(message);
+  }
+}
+
+std::string LocalResourceCause(const std::string& call, int err) {
+  const char* name = strerrorname_np(err);
+  const std::string what =
+      absl::StrCat(call, ": ", Errno(err), " (", name ? name : "?");
+  switch (err) {
+    case EMFILE: {
+      struct rlimit lim;
+      std::string limit;
+      if (getrlimit(RLIMIT_NOFILE, &lim) == 0 && lim.rlim_cur != RLIM_INFINITY)
+        limit = absl::StrCat("; RLIMIT_NOFILE ", lim.rlim_cur);
+      return absl::StrCat(
+          "this process is out of file descriptors: ", what, limit,
+          "): raise ulimit -n, or lower the ranks per node (NUM_DEVICES), "
+          "files per rank (CKPT_THREAD_COUNT) or requests in flight "
+          "(s3.parts_in_flight, s3.ranges_in_flight)");
+    }
+    case ENFILE:
+      return absl::StrCat("this machine is out of file descriptors: ", what,
+                          "): other processes hold them all; raise "
+                          "fs.file-max or stop some");
+    case ENOMEM:
+    case ENOBUFS:
+      return absl::StrCat("this machine is out of memory: ", what, ")");
+    case ENOSPC:
+    case EDQUOT:
+      return absl::StrCat("no space left on a local device: ", what, ")");
+    case EACCES:
+    case EPERM:
+      return absl::StrCat(
+          "this process is not allowed to: ", what,
+          "): a local security policy (seccomp, SELinux, AppArmor, a "
+          "firewall rule) refuses it");
+    default:
+      return "";
+  }
+}
 
 std::string FileKindName(unsigned mode) {
   switch (mode & S_IFMT) {
@@ -75,8 +115,15 @@ std::string FileKindName(unsigned mode) {
 
 absl::Status WriteFileAtomically(const std::string& path,
                                  const std::string& text) {
-  const std::string tmp = path + ".tmp";
-  int fd = open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  // A temporary of this write's own, made anew (O_EXCL) and never through
+  // a link (O_NOFOLLOW): a results directory others can write may hold a
+  // planted PATH.tmp -> /some/file, which a fixed name opened with O_TRUNC
+  // wrote through. rename() replaces PATH itself, never what it links to.
+  static std::atomic<uint64_t> serial{0};
+  const std::string tmp =
+      absl::StrCat(path, ".tmp-", getpid(), "-", serial.fetch_add(1));
+  int fd = open(tmp.c_str(),
+                O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
   if (fd < 0) {
     const int err = errno;
     return ErrnoStatus(err,

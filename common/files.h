@@ -41,6 +41,18 @@ absl::StatusOr<std::string> ReadRegularFile(const std::string& path,
 // What kind of file a stat mode is, for errors: "a FIFO", "a directory".
 std::string FileKindName(unsigned mode);
 
+// A status for a failed system call's errno with `message`: NotFound
+// (ENOENT), PermissionDenied (EACCES, EPERM), ResourceExhausted (ENOSPC,
+// EDQUOT, EMFILE, ENFILE, ENOMEM, ENOBUFS), else Internal.
+absl::Status ErrnoStatus(int err, const std::string& message);
+
+// When `err` is a shortage or refusal of this process's or this machine's
+// own (EMFILE, ENFILE, ENOMEM, ENOBUFS, ENOSPC, EDQUOT, EACCES, EPERM),
+// what it means and what to do, naming `call` and the errno: "this process
+// is out of file descriptors: socket(): Too many open files (EMFILE;
+// RLIMIT_NOFILE 64): raise ulimit -n, ...". "" for any other errno.
+std::string LocalResourceCause(const std::string& call, int err);
+
 }  // namespace ckpt
 
 #endif  // CKPTBENCH_COMMON_FILES_H_

@@ -1,29 +1,35 @@
 #include "common/grpc_tls.h"
 
-#include <fstream>
-#include <sstream>
-
 #include "absl/strings/str_cat.h"
+#include "common/files.h"
+#include "common/secrets.h"
 
 namespace ckpt {
 namespace {
 
+// A PEM certificate or key is a few KiB; a CA bundle (Debian's whole
+// ca-certificates.crt) about 220 KiB. 4 MiB bounds what a wrong path (a
+// FIFO, /dev/zero, a log) can cost.
+constexpr uint64_t kMaxPemBytes = 4 << 20;
+
 absl::StatusOr<std::string> ReadPem(const std::string& key,
                                     const std::string& env,
                                     const std::string& path) {
-  std::ifstream in(path);
-  if (!in) {
-    return absl::InvalidArgumentError(
-        absl::StrCat(key, " (", env, ") = '", path, "': cannot open the file"));
+  auto pem =
+      ReadRegularFile(path, kMaxPemBytes, absl::StrCat(key, " (", env, ")"));
+  if (!pem.ok()) {
+    if (absl::IsNotFound(pem.status())) {
+      return absl::InvalidArgumentError(
+          absl::StrCat(key, " (", env, ") = '", path,
+                       "': cannot open the file (no such file or directory)"));
+    }
+    return absl::InvalidArgumentError(pem.status().message());
   }
-  std::stringstream ss;
-  ss << in.rdbuf();
-  std::string pem = ss.str();
-  if (pem.find("-----BEGIN ") == std::string::npos) {
+  if (pem->find("-----BEGIN ") == std::string::npos) {
     return absl::InvalidArgumentError(
         absl::StrCat(key, " (", env, ") = '", path, "': expected a PEM file"));
   }
-  return pem;
+  return *std::move(pem);
 }
 
 struct KeyPair {
@@ -41,6 +47,7 @@ absl::StatusOr<KeyPair> ReadKeyPair(const ControlOptions& c) {
   if (!cert.ok()) return cert.status();
   auto key = ReadPem("tls.key", "CKPT_TLS_KEY", c.tls_key);
   if (!key.ok()) return key.status();
+  RegisterSecret(*key);
   return KeyPair{*cert, *key};
 }
 

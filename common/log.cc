@@ -6,6 +6,7 @@
 #include <ctime>
 #include <mutex>
 
+#include "common/secrets.h"
 #include "common/text.h"
 
 namespace ckpt {
@@ -33,7 +34,7 @@ void LogLine(LogLevel level, const std::string& message) {
   // One line whatever the message holds: names and errors from nodes,
   // servers and files could otherwise end it and forge the next, or drive
   // the terminal with escape sequences.
-  const std::string line = EscapeForTerminal(message);
+  const std::string line = EscapeForTerminal(ScrubSecrets(message));
   std::lock_guard<std::mutex> lock(g_mu);
   std::fprintf(stderr, "%c %s.%03d %s\n", kTag[static_cast<int>(level)], ts, ms,
                line.c_str());
@@ -41,7 +42,7 @@ void LogLine(LogLevel level, const std::string& message) {
 }
 
 void PrintError(const std::string& message, const std::string& prefix) {
-  const std::string line = prefix + EscapeForTerminal(message);
+  const std::string line = prefix + EscapeForTerminal(ScrubSecrets(message));
   std::lock_guard<std::mutex> lock(g_mu);
   std::fprintf(stderr, "%s\n", line.c_str());
   std::fflush(stderr);

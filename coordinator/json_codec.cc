@@ -13,6 +13,7 @@
 #include "absl/strings/str_format.h"
 #include "common/checksum.h"
 #include "common/json_utf8.h"
+#include "common/secrets.h"
 #include "node/pattern.h"
 
 namespace ckpt {
@@ -352,7 +353,10 @@ std::string ResultToJson(const RunResult& r) {
                   {"load", SummaryJson(r.Summarize("load"))}};
   if (auto g = r.Goodput()) j["goodput"] = GoodputJson(*g);
   SanitizeUtf8(j);
-  return j.dump(2) + "\n";
+  // Whatever a message quotes, no credential this process holds (in one
+  // process with its node, `ckptbench run`) reaches the file, in any of
+  // its encodings.
+  return ScrubSecrets(j.dump(2) + "\n");
 }
 
 }  // namespace ckpt

@@ -11,6 +11,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "common/bytes.h"
+#include "common/fd_reserve.h"
 #include "common/files.h"
 #include "common/log.h"
 #include "coordinator/environment.h"
@@ -70,6 +71,8 @@ bool WriteFallback(const RunResult& r) {
 bool WriteResult(const std::string& dir, const RunResult& r, bool announce,
                  Coordinator* via) {
   if (dir.empty()) return true;
+  // A run that failed for want of descriptors still writes its results.
+  DescriptorReserveRelease reserve;
   if (IsObjectStoreUri(dir)) {
     absl::Status s =
         via == nullptr

@@ -7,6 +7,7 @@
 #include <string>
 
 #include "absl/status/status.h"
+#include "common/secrets.h"
 #include "proto/ckptbench/v1/node.pb.h"
 
 namespace ckpt {
@@ -20,10 +21,11 @@ absl::Status StatusOfKind(v1::ErrorKind kind, const std::string& message);
 // "retryable", "auth", "not_found", "no_space", "bad_input", "data_loss",
 // "internal"; "" for unspecified.
 std::string ErrorKindName(v1::ErrorKind kind);
-// Sets `error` and `error_kind` of a reply from a failed status.
+// Sets `error` and `error_kind` of a reply from a failed status. The text
+// leaves the node: every credential value it holds is scrubbed from it.
 template <typename Reply>
 void SetError(const absl::Status& status, Reply* reply) {
-  reply->set_error(std::string(status.message()));
+  reply->set_error(ScrubSecrets(status.message()));
   reply->set_error_kind(ErrorKindOf(status));
 }
 

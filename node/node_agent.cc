@@ -15,6 +15,7 @@
 #include "absl/strings/str_cat.h"
 #include "common/bytes.h"
 #include "common/clock.h"
+#include "common/fd_reserve.h"
 #include "common/log.h"
 #include "common/memory.h"
 #include "common/names.h"
@@ -86,6 +87,9 @@ int ResolveQueueDepth(const IoOptions& io, const std::string& storage_kind,
 }
 
 absl::StatusOr<PrepareOutcome> NodeAgent::Prepare(PhaseJob job) {
+  // Whole again for this round's clean-up, should the last one have left
+  // it short (taken again while descriptors were still scarce).
+  ReserveDescriptors(kCleanupDescriptors);
   std::lock_guard<std::mutex> lock(mu_);
   if (running_) {
     // Execute reads the prepared job unlocked: never replace it under it.

@@ -134,7 +134,8 @@ using ProgressFn = std::function<void(const std::vector<uint64_t>& rank_bytes)>;
 
 class NodeAgent {
  public:
-  NodeAgent() = default;
+  // Takes the process's descriptor reserve for clean-up (fd_reserve.h).
+  NodeAgent();
   NodeAgent(const NodeAgent&) = delete;
   NodeAgent& operator=(const NodeAgent&) = delete;
 

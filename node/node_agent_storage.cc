@@ -8,6 +8,7 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "common/bytes.h"
+#include "common/fd_reserve.h"
 #include "common/plan.h"
 #include "common/status_macros.h"
 #include "common/text.h"
@@ -114,6 +115,8 @@ absl::Status CheckClaimIsOurs(Storage& storage, const std::string& step_dir,
       "): the step was replaced since this run wrote it; nothing there was "
       "removed"));
 }
+
+NodeAgent::NodeAgent() { ReserveDescriptors(kCleanupDescriptors); }
 
 absl::StatusOr<StepListing> NodeAgent::Inspect(
     const std::string& uri, const std::string& probe_owner, bool want_metadata,
@@ -222,6 +225,9 @@ absl::Status NodeAgent::Cleanup(
     const std::vector<std::string>& names,
     const std::map<std::string, std::string>& options, bool abort_uploads,
     int* aborted, const std::string& run_id) {
+  // A save that failed for want of descriptors must not leave its uploads
+  // and objects behind for the same reason: the reserve is this chance.
+  DescriptorReserveRelease reserve;
   ASSIGN_OR_RETURN(auto loc, OpenStorage(uri, options));
   for (uint64_t s : steps) {
     if (!run_id.empty()) {

@@ -219,7 +219,7 @@ v1::InspectReply NodeService::Inspect(const v1::InspectRequest& req) {
     rep.set_visible_at_unix_ns(o.at_unix_ns);
     rep.set_visible_poll_seconds(o.poll_seconds);
     rep.set_visible_polls(o.polls);
-    rep.set_visible_lacked(o.lacked);
+    rep.set_visible_lacked(ScrubSecrets(o.lacked));
     rep.set_visible_last_poll_seconds(o.last_poll_seconds);
     return rep;
   }

@@ -5,6 +5,8 @@
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "common/files.h"
+#include "common/secrets.h"
 #include "nlohmann/json.hpp"
 #include "node/storage/object_io.h"
 
@@ -126,9 +128,14 @@ absl::StatusOr<HttpResponse> GcsClient::Do(const GcsCall& call) {
       });
   if (sent.ok) return std::move(sent.rep);
   const HttpResponse& rep = sent.rep;
-  std::string msg = absl::StrCat(
+  // The server's words may echo the request's headers (the bearer token).
+  std::string msg = ScrubSecrets(absl::StrCat(
       what, ": ", FailureDetail(rep, endpoint_, GcsErrorDetail(rep.body)),
-      AfterAttempts(sent.attempts));
+      AfterAttempts(sent.attempts)));
+  // Descriptors, memory: this machine's shortage, not the store's fault.
+  if (rep.status == 0 && rep.local_errno != 0) {
+    return ErrnoStatus(rep.local_errno, msg);
+  }
   if (rep.status == 404 || rep.status == 410) return absl::NotFoundError(msg);
   if (rep.status == 401) return absl::UnauthenticatedError(msg);
   if (rep.status == 403) return absl::PermissionDeniedError(msg);

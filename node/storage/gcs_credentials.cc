@@ -1,11 +1,11 @@
 #include "node/storage/gcs_credentials.h"
 
 #include <cstdlib>
-#include <fstream>
-#include <sstream>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "common/files.h"
+#include "common/secrets.h"
 #include "nlohmann/json.hpp"
 #include "node/storage/gcs_client.h"
 #include "node/storage/gcs_jwt.h"
@@ -18,6 +18,9 @@ namespace {
 using Clock = std::chrono::system_clock;
 
 constexpr char kDefaultTokenUri[] = "https://oauth2.googleapis.com/token";
+// A service-account key or an authorized_user file is 2-3 KiB of JSON;
+// 1 MiB bounds what a wrong path (a FIFO, /dev/zero, a log) can cost.
+constexpr uint64_t kMaxKeyFileBytes = 1 << 20;
 
 bool IsTrue(const char* v) {
   if (v == nullptr) return false;
@@ -59,9 +62,10 @@ absl::StatusOr<GcsToken> ParseTokenReply(const HttpResponse& rep,
                         j["error_description"].get<std::string>());
       }
     }
-    return absl::UnauthenticatedError(
+    // The description may echo what was sent (a refresh token, the JWT).
+    return absl::UnauthenticatedError(ScrubSecrets(
         absl::StrCat(where, " refused the ", source, " credentials: HTTP ",
-                     rep.status, detail.empty() ? "" : " ", detail));
+                     rep.status, detail.empty() ? "" : " ", detail)));
   }
   if (!j.is_object() || !j.contains("access_token") ||
       !j["access_token"].is_string()) {
@@ -70,6 +74,7 @@ absl::StatusOr<GcsToken> ParseTokenReply(const HttpResponse& rep,
   }
   GcsToken t;
   t.access_token = j["access_token"].get<std::string>();
+  RegisterSecret(t.access_token);
   t.source = source;
   double life = 3600;
   if (j.contains("expires_in") && j["expires_in"].is_number())
@@ -90,7 +95,11 @@ absl::StatusOr<GcsToken> GcsCredentials::Get() {
   std::lock_guard<std::mutex> lock(mu_);
   if (cached_ && Clock::now() < cached_->refresh_at) return *cached_;
   auto t = Fetch();
-  if (!t.ok()) return t.status();
+  // Errors may quote what a token endpoint answered, which may echo a
+  // secret that was sent.
+  if (!t.ok()) {
+    return absl::Status(t.status().code(), ScrubSecrets(t.status().message()));
+  }
   cached_ = *t;
   return *t;
 }
@@ -104,6 +113,7 @@ absl::StatusOr<GcsToken> GcsCredentials::Fetch() {
   if (const char* tok = env_("GOOGLE_OAUTH_ACCESS_TOKEN"); tok && *tok) {
     GcsToken t;
     t.access_token = tok;
+    RegisterSecret(t.access_token);
     t.source = "environment";
     return t;
   }
@@ -120,8 +130,14 @@ absl::StatusOr<GcsToken> GcsCredentials::Fetch() {
     adc = absl::StrCat(home,
                        "/.config/gcloud/application_default_credentials.json");
   }
-  if (!adc.empty() && std::ifstream(adc).good()) return FromKeyFile(adc);
-  if (!adc.empty()) tried.push_back(adc);
+  if (!adc.empty()) {
+    // Opened once, without blocking: a FIFO there must not hang the node.
+    auto text = ReadRegularFile(adc, kMaxKeyFileBytes,
+                                "GCS application-default credentials file");
+    if (text.ok()) return FromKeyText(adc, *text);
+    if (!absl::IsNotFound(text.status())) return text.status();
+    tried.push_back(adc);
+  }
   std::string md_state = "off (NO_GCE_CHECK / METADATA_SERVER_DETECTION)";
   const char* detection = env_("METADATA_SERVER_DETECTION");
   if (!IsTrue(env_("NO_GCE_CHECK")) &&
@@ -137,15 +153,22 @@ absl::StatusOr<GcsToken> GcsCredentials::Fetch() {
 }
 
 absl::StatusOr<GcsToken> GcsCredentials::FromKeyFile(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) {
+  auto text =
+      ReadRegularFile(path, kMaxKeyFileBytes,
+                      "GCS credentials file (GOOGLE_APPLICATION_CREDENTIALS)");
+  if (!text.ok()) {
+    if (!absl::IsNotFound(text.status())) return text.status();
     return absl::NotFoundError(
         absl::StrCat("GCS credentials file ", path,
-                     " (GOOGLE_APPLICATION_CREDENTIALS) cannot be read"));
+                     " (GOOGLE_APPLICATION_CREDENTIALS) cannot be read: ",
+                     text.status().message()));
   }
-  std::stringstream ss;
-  ss << in.rdbuf();
-  nlohmann::json key = nlohmann::json::parse(ss.str(), nullptr, false);
+  return FromKeyText(path, *text);
+}
+
+absl::StatusOr<GcsToken> GcsCredentials::FromKeyText(const std::string& path,
+                                                     const std::string& text) {
+  nlohmann::json key = nlohmann::json::parse(text, nullptr, false);
   const std::string type = key.is_object() ? Field(key, "type") : "";
   std::string token_uri = key.is_object() ? Field(key, "token_uri") : "";
   if (token_uri.empty()) token_uri = kDefaultTokenUri;
@@ -168,11 +191,13 @@ absl::StatusOr<GcsToken> GcsCredentials::FromKeyFile(const std::string& path) {
                              {"aud", token_uri},
                              {"iat", now},
                              {"exp", now + 3600}};
+    RegisterSecret(pem);
     auto jwt = SignJwtRs256(header.dump(), claims.dump(), pem);
     if (!jwt.ok()) {
       return absl::InvalidArgumentError(absl::StrCat(
           "GCS credentials file ", path, ": ", jwt.status().message()));
     }
+    RegisterSecret(*jwt);  // a bearer credential until it expires
     std::string form = absl::StrCat(
         "grant_type=",
         UriEncode("urn:ietf:params:oauth:grant-type:jwt-bearer", true),
@@ -181,6 +206,8 @@ absl::StatusOr<GcsToken> GcsCredentials::FromKeyFile(const std::string& path) {
                            absl::StrCat("service account ", email));
   }
   if (type == "authorized_user") {
+    RegisterSecret(Field(key, "client_secret"));
+    RegisterSecret(Field(key, "refresh_token"));
     std::string form = absl::StrCat(
         "grant_type=refresh_token&client_id=",
         UriEncode(Field(key, "client_id"), true),

@@ -49,6 +49,9 @@ class GcsCredentials {
  private:
   absl::StatusOr<GcsToken> Fetch();
   absl::StatusOr<GcsToken> FromKeyFile(const std::string& path);
+  // The key file's JSON as read from `path` (named in errors).
+  absl::StatusOr<GcsToken> FromKeyText(const std::string& path,
+                                       const std::string& text);
   absl::StatusOr<GcsToken> FromMetadataServer();
 
   EnvLookup env_;

@@ -1,7 +1,9 @@
 #include "node/storage/http_client.h"
 
 #include <curl/curl.h>
+#include <sys/socket.h>
 
+#include <cerrno>
 #include <chrono>
 #include <cstdlib>
 #include <cstring>
@@ -11,18 +13,67 @@
 
 #include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "common/files.h"
 
 namespace ckpt {
 namespace {
+
+using SteadyClock = std::chrono::steady_clock;
 
 std::once_flag g_curl_init;
 
 struct Transfer {
   const HttpRequest* req;
   HttpResponse* rep;
+  CURL* curl;
   size_t sent = 0;
-  long status = 0;  // of the response being received
+  long status = 0;       // of the response being received
+  int socket_errno = 0;  // socket() failed with this
+  // Stall detection: bytes moved either way, and when they last changed.
+  double stall_seconds = 0;
+  curl_off_t moved = -1;
+  SteadyClock::time_point last_move = SteadyClock::now();
+  bool stalled = false;
 };
+
+// libcurl's socket(), so that its errno is kept: libcurl itself reports a
+// socket() that fails with EMFILE as "Couldn't connect to server".
+curl_socket_t OpenSocket(void* user, curlsocktype, curl_sockaddr* a) {
+  auto* t = static_cast<Transfer*>(user);
+  const int fd = socket(a->family, a->socktype | SOCK_CLOEXEC, a->protocol);
+  if (fd < 0) {
+    t->socket_errno = errno;
+    return CURL_SOCKET_BAD;
+  }
+  return fd;
+}
+
+// Ends a transfer when no byte has moved either way for stall_seconds
+// since its connection was ready (or since its last byte). libcurl's own
+// low-speed check averages over its last 5 seconds, so a transfer that stopped
+// after moving bytes ran on for stall_seconds plus up to ~6 s.
+int Progress(void* user, curl_off_t, curl_off_t dlnow, curl_off_t,
+             curl_off_t ulnow) {
+  auto* t = static_cast<Transfer*>(user);
+  const auto now = SteadyClock::now();
+  // Set once the connection (new, or kept alive: then CONNECT_TIME is 0)
+  // is ready for the request.
+  curl_off_t ready_us = 0;
+  curl_easy_getinfo(t->curl, CURLINFO_PRETRANSFER_TIME_T, &ready_us);
+  if (ready_us == 0 || dlnow + ulnow != t->moved) {
+    // While connecting, connect_seconds is the limit, not this one.
+    t->moved = dlnow + ulnow;
+    t->last_move = now;
+    return 0;
+  }
+  if (std::chrono::duration<double>(now - t->last_move).count() >=
+      t->stall_seconds) {
+    t->stalled = true;
+    return 1;  // abort: CURLE_ABORTED_BY_CALLBACK
+  }
+  return 0;
+}
 
 size_t WriteBody(char* ptr, size_t size, size_t n, void* user) {
   auto* t = static_cast<Transfer*>(user);
@@ -98,7 +149,8 @@ HttpClient::~HttpClient() { curl_easy_cleanup(static_cast<CURL*>(curl_)); }
 HttpResponse HttpClient::Do(const HttpRequest& req) {
   CURL* c = static_cast<CURL*>(curl_);
   HttpResponse rep;
-  Transfer t{&req, &rep};
+  Transfer t{&req, &rep, c};
+  t.stall_seconds = options_.stall_seconds;
   curl_easy_reset(c);  // keeps the connection cache
   curl_easy_setopt(c, CURLOPT_URL, req.url.c_str());
   curl_easy_setopt(c, CURLOPT_HTTP_VERSION, CURL_HTTP_VERSION_1_1);
@@ -106,9 +158,16 @@ HttpResponse HttpClient::Do(const HttpRequest& req) {
   curl_easy_setopt(c, CURLOPT_TCP_KEEPALIVE, 1L);
   curl_easy_setopt(c, CURLOPT_CONNECTTIMEOUT_MS,
                    static_cast<long>(options_.connect_seconds * 1000));
+  // The stall timeout is Progress's; libcurl's low-speed check stays as a
+  // backstop (it fires later) and wakes the transfer once a second.
   curl_easy_setopt(c, CURLOPT_LOW_SPEED_LIMIT, 1L);
   curl_easy_setopt(c, CURLOPT_LOW_SPEED_TIME,
                    std::max(1L, static_cast<long>(options_.stall_seconds)));
+  curl_easy_setopt(c, CURLOPT_NOPROGRESS, 0L);
+  curl_easy_setopt(c, CURLOPT_XFERINFOFUNCTION, Progress);
+  curl_easy_setopt(c, CURLOPT_XFERINFODATA, &t);
+  curl_easy_setopt(c, CURLOPT_OPENSOCKETFUNCTION, OpenSocket);
+  curl_easy_setopt(c, CURLOPT_OPENSOCKETDATA, &t);
   curl_easy_setopt(c, CURLOPT_SSL_VERIFYPEER, options_.verify_tls ? 1L : 0L);
   curl_easy_setopt(c, CURLOPT_SSL_VERIFYHOST, options_.verify_tls ? 2L : 0L);
   if (!options_.ca_bundle.empty()) {
@@ -156,6 +215,22 @@ HttpResponse HttpClient::Do(const HttpRequest& req) {
   if (rc != CURLE_OK) {
     rep.curl_error = errbuf[0] ? errbuf : curl_easy_strerror(rc);
     rep.stalled = rc == CURLE_OPERATION_TIMEDOUT;
+    if (t.stalled && rc == CURLE_ABORTED_BY_CALLBACK) {
+      rep.stalled = true;
+      rep.curl_code = CURLE_OPERATION_TIMEDOUT;
+      rep.curl_error = absl::StrFormat("no byte sent or received for %g s",
+                                       options_.stall_seconds);
+    }
+    long os_errno = 0;
+    if (t.socket_errno != 0) {
+      rep.local_errno = t.socket_errno;
+      rep.local_call = "socket()";
+    } else if (curl_easy_getinfo(c, CURLINFO_OS_ERRNO, &os_errno) == CURLE_OK &&
+               (os_errno == EMFILE || os_errno == ENFILE ||
+                os_errno == ENOMEM || os_errno == ENOBUFS)) {
+      rep.local_errno = static_cast<int>(os_errno);
+      rep.local_call = "connect()";
+    }
   }
   curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &rep.status);
   if (rc != CURLE_OK) rep.status = 0;
@@ -202,6 +277,14 @@ void HttpClientPool::Release(std::unique_ptr<HttpClient> c) {
   idle_.push_back(std::move(c));
 }
 
+void HttpClientPool::DropIdle() {
+  std::vector<std::unique_ptr<HttpClient>> drop;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    drop.swap(idle_);
+  }
+}
+
 ObjectStoreCounters& GlobalObjectStoreCounters() {
   static ObjectStoreCounters* c = new ObjectStoreCounters;
   return *c;
@@ -217,6 +300,15 @@ bool PermanentTransportError(int curl_code) {
 
 std::string FailureDetail(const HttpResponse& rep, const std::string& where,
                           const std::string& server_detail) {
+  if (rep.status == 0 && rep.local_errno != 0) {
+    std::string cause = LocalResourceCause(rep.local_call, rep.local_errno);
+    if (cause.empty()) {
+      cause = absl::StrCat(
+          "this process could not open a connection: ", rep.local_call, ": ",
+          std::strerror(rep.local_errno));
+    }
+    return absl::StrCat(cause, "; no request reached ", where);
+  }
   if (rep.status == 0) {
     return absl::StrCat(
         rep.stalled ? "transfer stalled: " : "connection error: ",
@@ -235,9 +327,22 @@ RetriedResponse SendWithRetries(
   auto client = pool.Acquire();
   RetriedResponse out;
   for (out.attempts = 1;; ++out.attempts) {
+    // A shortage of this process's own (descriptors, memory) is no answer
+    // of the server's: a short wait and two more tries, then it fails as
+    // what it is, without the server's retries.
+    for (int local = 1;; ++local) {
+      out.rep = client->Do(make());
+      if (out.rep.local_errno == 0) break;
+      counters.local_errors++;
+      if (local == 3) break;
+      std::this_thread::sleep_for(std::chrono::milliseconds(100 * local));
+    }
+    if (out.rep.local_errno != 0) {
+      pool.DropIdle();  // give back what idle connections hold
+      return out;       // `client` closes with its descriptors
+    }
     counters.requests++;
     if (tally != nullptr) tally->requests++;
-    out.rep = client->Do(make());
     const Verdict v = judge(out.rep);
     if (v == Verdict::kThrottled) {
       counters.throttles++;

@@ -22,8 +22,10 @@ namespace ckpt {
 
 struct HttpOptions {
   bool verify_tls = true;
-  std::string ca_bundle;      // "" = system default
-  double stall_seconds = 30;  // abort when < 1 byte/s for this long
+  std::string ca_bundle;  // "" = system default
+  // Abort when no byte has gone either way for this long once connected
+  // (a transfer that stops mid-body ends this long after its last byte).
+  double stall_seconds = 30;
   double connect_seconds = 10;
 };
 
@@ -50,6 +52,11 @@ struct HttpResponse {
   int curl_code = 0;                           // CURLE_OK = 0
   std::string curl_error;                      // transport failure, if any
   bool stalled = false;                        // the stall timeout fired
+  // A local failure that kept the request from going out (socket():
+  // EMFILE, ENFILE, ENOMEM, ENOBUFS, EACCES...): its errno, and the call
+  // ("socket()"). Not the server's doing; 0 when none.
+  int local_errno = 0;
+  std::string local_call;
 };
 
 class HttpClient {
@@ -80,6 +87,9 @@ class HttpClientPool {
   explicit HttpClientPool(HttpOptions options) : options_(std::move(options)) {}
   std::unique_ptr<HttpClient> Acquire();
   void Release(std::unique_ptr<HttpClient> c);
+  // Closes the idle clients (their connections and descriptors): after a
+  // local shortage, so the process holds no more than it uses.
+  void DropIdle();
 
  private:
   HttpOptions options_;
@@ -99,6 +109,9 @@ struct ObjectStoreCounters {
   std::atomic<uint64_t> new_connections{0};
   // Nanoseconds slept before retries (SleepBeforeRetry), all threads.
   std::atomic<uint64_t> backoff_ns{0};
+  // Requests that never went out for a local shortage (local_errno): not
+  // requests, retries or throttles of the server.
+  std::atomic<uint64_t> local_errors{0};
 };
 ObjectStoreCounters& GlobalObjectStoreCounters();
 
@@ -106,7 +119,9 @@ ObjectStoreCounters& GlobalObjectStoreCounters();
 // verify, the CA bundle cannot be read, the URL is wrong.
 bool PermanentTransportError(int curl_code);
 // Why a response failed, for errors: "connection error: <curl> (<where>)",
-// "transfer stalled: ..." or "HTTP <status>" followed by `server_detail`.
+// "transfer stalled: ...", a local shortage ("this process is out of file
+// descriptors: socket(): ... (EMFILE; ...); no request reached <where>")
+// or "HTTP <status>" followed by `server_detail`.
 std::string FailureDetail(const HttpResponse& rep, const std::string& where,
                           const std::string& server_detail);
 // How an object-store client judges one answer.
@@ -124,7 +139,11 @@ struct RetriedResponse {
 // Sends make()'s request (built again for every attempt, e.g. re-signed)
 // on a pooled client until `judge` says done or fail or `max_attempts`
 // are made, counting requests, retries and throttles, sleeping
-// SleepBeforeRetry between attempts.
+// SleepBeforeRetry between attempts. A request kept from going out by a
+// local shortage (local_errno) is tried again twice within ~0.3 s (other
+// threads may give descriptors back), counted in local_errors and not
+// judged: the last answer has local_errno set, and the pool's idle
+// clients are closed.
 RetriedResponse SendWithRetries(
     HttpClientPool& pool, int max_attempts,
     const std::function<HttpRequest()>& make,

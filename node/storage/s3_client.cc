@@ -1,11 +1,15 @@
 #include "node/storage/s3_client.h"
 
+#include <cctype>
+#include <cstdint>
 #include <cstdlib>
 
 #include "absl/strings/ascii.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "common/files.h"
+#include "common/secrets.h"
 #include "node/storage/object_io.h"
 
 namespace ckpt {
@@ -42,7 +46,76 @@ std::string XmlValue(const std::string& xml, const std::string& tag,
   a += open.size();
   size_t b = xml.find(close, a);
   if (b == std::string::npos) return "";
-  return xml.substr(a, b - a);
+  return XmlText(xml.substr(a, b - a));
+}
+
+std::vector<std::string> XmlTexts(const std::string& xml,
+                                  const std::string& tag) {
+  std::vector<std::string> out = XmlValues(xml, tag);
+  for (auto& v : out) v = XmlText(v);
+  return out;
+}
+
+std::string XmlText(const std::string& raw) {
+  std::string out;
+  out.reserve(raw.size());
+  for (size_t i = 0; i < raw.size();) {
+    const size_t semi = raw[i] == '&' ? raw.find(';', i) : std::string::npos;
+    if (semi == std::string::npos || semi - i > 12) {
+      out += raw[i++];
+      continue;
+    }
+    const std::string ref = raw.substr(i + 1, semi - i - 1);
+    static const std::pair<const char*, char> kNamed[] = {
+        {"amp", '&'}, {"lt", '<'}, {"gt", '>'}, {"quot", '"'}, {"apos", '\''}};
+    bool done = false;
+    for (const auto& [name, c] : kNamed) {
+      if (ref == name) {
+        out += c;
+        done = true;
+      }
+    }
+    if (!done && ref.size() > 1 && ref[0] == '#') {
+      const bool hex = ref[1] == 'x' || ref[1] == 'X';
+      const std::string digits = ref.substr(hex ? 2 : 1);
+      uint32_t cp = 0;
+      bool ok = !digits.empty() && digits.size() <= 8;
+      for (char d : digits) {
+        const int v =
+            std::isdigit(static_cast<unsigned char>(d)) ? d - '0'
+            : hex && std::isxdigit(static_cast<unsigned char>(d))
+                ? 10 + (std::tolower(static_cast<unsigned char>(d)) - 'a')
+                : -1;
+        if (v < 0) ok = false;
+        if (ok) cp = cp * (hex ? 16 : 10) + static_cast<uint32_t>(v);
+      }
+      ok = ok && cp > 0 && cp <= 0x10FFFF && (cp < 0xD800 || cp > 0xDFFF);
+      if (ok) {
+        if (cp < 0x80) {
+          out += static_cast<char>(cp);
+        } else if (cp < 0x800) {
+          out += static_cast<char>(0xC0 | (cp >> 6));
+          out += static_cast<char>(0x80 | (cp & 0x3F));
+        } else if (cp < 0x10000) {
+          out += static_cast<char>(0xE0 | (cp >> 12));
+          out += static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
+          out += static_cast<char>(0x80 | (cp & 0x3F));
+        } else {
+          out += static_cast<char>(0xF0 | (cp >> 18));
+          out += static_cast<char>(0x80 | ((cp >> 12) & 0x3F));
+          out += static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
+          out += static_cast<char>(0x80 | (cp & 0x3F));
+        }
+        done = true;
+      }
+    }
+    if (done) {
+      i = semi + 1;
+    } else {
+      out += raw[i++];
+    }
+  }
+  return out;
 }
 
 std::vector<std::string> XmlValues(const std::string& xml,
@@ -154,12 +227,17 @@ absl::StatusOr<HttpResponse> S3Client::Do(const S3Call& call) {
   if (sent.ok) return std::move(sent.rep);
   const HttpResponse& rep = sent.rep;
   const std::string message = XmlValue(rep.body, "Message");
-  std::string msg = absl::StrCat(
+  // The server's words may echo the request's headers (a session token).
+  std::string msg = ScrubSecrets(absl::StrCat(
       call.method, " s3://", call.bucket, "/", call.key, ": ",
       FailureDetail(rep, absl::StrCat(scheme_, "://", host),
                     absl::StrCat(XmlValue(rep.body, "Code"),
                                  message.empty() ? "" : ": ", message)),
-      AfterAttempts(sent.attempts));
+      AfterAttempts(sent.attempts)));
+  // Descriptors, memory: this machine's shortage, not the store's fault.
+  if (rep.status == 0 && rep.local_errno != 0) {
+    return ErrnoStatus(rep.local_errno, msg);
+  }
   if (rep.status == 404) return absl::NotFoundError(msg);
   if (rep.status == 403) return absl::PermissionDeniedError(msg);
   // Conditional writes: 412 the condition failed (the key exists), 409 a

@@ -78,11 +78,21 @@ class S3Client {
   HttpClientPool pool_;
 };
 
-// Text of the first <tag>...</tag> in an XML body ("" if none).
+// Text of the first <tag>...</tag> in an XML body ("" if none), its
+// character references decoded (XmlText): a leaf's value.
 std::string XmlValue(const std::string& xml, const std::string& tag,
                      size_t from = 0);
+// The raw contents of every <tag>...</tag> (elements to look into).
 std::vector<std::string> XmlValues(const std::string& xml,
                                    const std::string& tag);
+// The same, decoded: every leaf value (keys, prefixes).
+std::vector<std::string> XmlTexts(const std::string& xml,
+                                  const std::string& tag);
+// XML text with its entity and character references decoded (&amp;, &lt;,
+// &gt;, &quot;, &apos;, &#N;, &#xH;): S3 sends a key holding '&' as
+// "&amp;" and a carriage return as "&#13;", and the key is what is
+// decoded. A reference that is not one of these stays as it is.
+std::string XmlText(const std::string& raw);
 
 }  // namespace ckpt
 

@@ -2,15 +2,43 @@
 
 #include <cstdlib>
 #include <ctime>
-#include <fstream>
 #include <sstream>
 
 #include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
+#include "common/files.h"
+#include "common/secrets.h"
 #include "node/storage/http_client.h"
 #include "node/storage/s3_client.h"
 
 namespace ckpt {
+namespace {
+
+// Bounds on the files read as credentials, which may be anything the
+// environment names (a FIFO, /dev/zero, a log): a web identity or pod
+// identity token is a JWT of 1-4 KiB, so 64 KiB is ample; a shared
+// credentials file holds a few lines per profile, so 1 MiB is thousands
+// of profiles.
+constexpr uint64_t kMaxTokenFileBytes = 64 << 10;
+constexpr uint64_t kMaxCredentialsFileBytes = 1 << 20;
+
+// A token file named by `env_name`, stripped; its errors name both.
+absl::StatusOr<std::string> ReadTokenFile(const std::string& what,
+                                          const char* env_name,
+                                          const std::string& path) {
+  auto text = ReadRegularFile(path, kMaxTokenFileBytes,
+                              absl::StrCat(what, " (", env_name, ")"));
+  if (!text.ok()) return text.status();
+  std::string token(absl::StripAsciiWhitespace(*text));
+  if (token.empty()) {
+    return absl::UnauthenticatedError(absl::StrCat(
+        what, " (", env_name, ") ", path, " is empty; expected a token"));
+  }
+  RegisterSecret(token);
+  return token;
+}
+
+}  // namespace
 
 AwsCredentialChain::AwsCredentialChain(EnvLookup env) : env_(std::move(env)) {
   if (!env_) env_ = [](const char* n) { return std::getenv(n); };
@@ -45,16 +73,21 @@ AwsCredentialChain::FromSharedFile() {
   }
   std::string profile = "default";
   if (const char* p = env_("AWS_PROFILE")) profile = p;
-  std::ifstream in(path);
-  if (!in) {
-    if (env_("AWS_PROFILE") != nullptr ||
-        env_("AWS_SHARED_CREDENTIALS_FILE") != nullptr) {
-      return absl::NotFoundError(absl::StrCat("AWS credentials file ", path,
-                                              " (profile ", profile,
-                                              ") cannot be read"));
+  const bool named = env_("AWS_SHARED_CREDENTIALS_FILE") != nullptr;
+  auto text = ReadRegularFile(
+      path, kMaxCredentialsFileBytes,
+      absl::StrCat("AWS credentials file (",
+                   named ? "AWS_SHARED_CREDENTIALS_FILE" : "~/.aws/credentials",
+                   ", profile ", profile, ")"));
+  if (!text.ok()) {
+    // Only a default file that is not there is no credentials file.
+    if (!absl::IsNotFound(text.status()) || named ||
+        env_("AWS_PROFILE") != nullptr) {
+      return text.status();
     }
     return std::nullopt;
   }
+  std::istringstream in(*text);
   AwsCredentials c;
   std::string line, section;
   bool found = false;
@@ -117,13 +150,6 @@ std::string JsonField(const std::string& json, const std::string& key) {
   return out;
 }
 
-std::string ReadWholeFile(const std::string& path) {
-  std::ifstream in(path);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return std::string(absl::StripAsciiWhitespace(ss.str()));
-}
-
 std::string FormEncode(const std::string& s) { return UriEncode(s, true); }
 
 // The JSON both the container endpoint and IMDS answer with.
@@ -142,7 +168,10 @@ absl::StatusOr<std::optional<AwsCredentials>> CredentialsFromJson(
   return c;
 }
 
+// Why an endpoint's answer is not the one wanted; a request that never
+// went out for a shortage of this process's own (EMFILE) says so.
 std::string Describe(const HttpResponse& r) {
+  if (r.status == 0 && r.local_errno != 0) return FailureDetail(r, "it", "");
   return r.status == 0 ? r.curl_error : absl::StrCat("HTTP ", r.status);
 }
 
@@ -153,11 +182,9 @@ AwsCredentialChain::FromWebIdentity() {
   const char* token_file = env_("AWS_WEB_IDENTITY_TOKEN_FILE");
   const char* role = env_("AWS_ROLE_ARN");
   if (token_file == nullptr || role == nullptr) return std::nullopt;
-  std::string token = ReadWholeFile(token_file);
-  if (token.empty()) {
-    return absl::UnauthenticatedError(absl::StrCat(
-        "AWS_WEB_IDENTITY_TOKEN_FILE=", token_file, ": empty or unreadable"));
-  }
+  auto token = ReadTokenFile("web identity token file",
+                             "AWS_WEB_IDENTITY_TOKEN_FILE", token_file);
+  if (!token.ok()) return token.status();
   std::string session = "ckptbench";
   if (const char* n = env_("AWS_ROLE_SESSION_NAME")) session = n;
   std::string region = "us-east-1";
@@ -167,7 +194,7 @@ AwsCredentialChain::FromWebIdentity() {
   std::string body = absl::StrCat(
       "Action=AssumeRoleWithWebIdentity&Version=2011-06-15&RoleArn=",
       FormEncode(role), "&RoleSessionName=", FormEncode(session),
-      "&WebIdentityToken=", FormEncode(token));
+      "&WebIdentityToken=", FormEncode(*token));
   HttpResponse rep =
       FetchOnce("POST", endpoint + "/",
                 {{"Content-Type", "application/x-www-form-urlencoded"}}, body);
@@ -202,8 +229,12 @@ AwsCredentialChain::FromContainer() {
   }
   HeaderList headers;
   if (const char* f = env_("AWS_CONTAINER_AUTHORIZATION_TOKEN_FILE")) {
-    headers.push_back({"Authorization", ReadWholeFile(f)});
+    auto token = ReadTokenFile("container authorization token file",
+                               "AWS_CONTAINER_AUTHORIZATION_TOKEN_FILE", f);
+    if (!token.ok()) return token.status();
+    headers.push_back({"Authorization", *token});
   } else if (const char* t = env_("AWS_CONTAINER_AUTHORIZATION_TOKEN")) {
+    RegisterSecret(t);
     headers.push_back({"Authorization", t});
   }
   HttpResponse rep = FetchOnce("GET", url, headers);
@@ -226,7 +257,13 @@ AwsCredentialChain::FromInstanceMetadata() {
   HttpResponse tok =
       FetchOnce("PUT", base + "/latest/api/token",
                 {{"X-aws-ec2-metadata-token-ttl-seconds", "21600"}});
+  if (tok.status == 0 && tok.local_errno != 0) {  // not "not on EC2"
+    return ErrnoStatus(
+        tok.local_errno,
+        absl::StrCat("instance metadata at ", base, ": ", Describe(tok)));
+  }
   if (tok.status != 200) return std::nullopt;  // not on EC2
+  RegisterSecret(tok.body);
   HeaderList h = {{"X-aws-ec2-metadata-token", tok.body}};
   const std::string path = "/latest/meta-data/iam/security-credentials/";
   HttpResponse role = FetchOnce("GET", base + path, h);
@@ -258,8 +295,15 @@ absl::StatusOr<AwsCredentials> AwsCredentialChain::Get() {
                       &AwsCredentialChain::FromContainer,
                       &AwsCredentialChain::FromInstanceMetadata}) {
     auto c = (this->*source)();
-    if (!c.ok()) return c.status();
+    // Errors may quote what an endpoint answered, which may echo a token.
+    if (!c.ok()) {
+      return absl::Status(c.status().code(),
+                          ScrubSecrets(c.status().message()));
+    }
     if (c->has_value()) {
+      // The access key id is an identifier, not a secret.
+      RegisterSecret((*c)->secret_key);
+      RegisterSecret((*c)->session_token);
       cached_ = **c;
       return *cached_;
     }

@@ -120,13 +120,13 @@ absl::StatusOr<std::vector<std::string>> S3Storage::ListDir(
         {{"list-type", "2"}, {"prefix", prefix}, {"delimiter", "/"}});
     if (!token.empty()) c.query.push_back({"continuation-token", token});
     ASSIGN_OR_RETURN(auto rep, client_->Do(c));
-    for (auto p : XmlValues(rep.body, "Prefix")) {
+    for (auto p : XmlTexts(rep.body, "Prefix")) {
       if (p.size() <= prefix.size() || p.rfind(prefix, 0) != 0) continue;
       p = p.substr(prefix.size());
       if (!p.empty() && p.back() == '/') p.pop_back();
       if (ListedNameIsUsable(p, path)) names.push_back(p);
     }
-    for (const auto& k : XmlValues(rep.body, "Key")) {
+    for (const auto& k : XmlTexts(rep.body, "Key")) {
       if (k.size() > prefix.size() && k.rfind(prefix, 0) == 0 &&
           ListedNameIsUsable(k.substr(prefix.size()), path)) {
         names.push_back(k.substr(prefix.size()));
@@ -151,7 +151,7 @@ absl::StatusOr<std::vector<std::string>> S3Storage::ListKeys(
                           {{"list-type", "2"}, {"prefix", prefix}});
     if (!token.empty()) c.query.push_back({"continuation-token", token});
     ASSIGN_OR_RETURN(auto rep, client_->Do(c));
-    for (const auto& k : XmlValues(rep.body, "Key")) keys.push_back(k);
+    for (const auto& k : XmlTexts(rep.body, "Key")) keys.push_back(k);
     token = XmlValue(rep.body, "IsTruncated") == "true"
                 ? XmlValue(rep.body, "NextContinuationToken")
                 : "";

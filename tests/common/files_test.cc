@@ -92,5 +92,21 @@ TEST_F(FilesTest, AMissingFileIsNotFoundAndAnUnwritableDirKeepsTheCause) {
   EXPECT_FALSE(std::filesystem::exists(dir_ + "/result.json.tmp"));
 }
 
+// Issue 27: a results directory others can write may hold a planted
+// result.json.tmp -> victim; it was written through (O_TRUNC on a fixed
+// name). The temporary is now this write's own.
+TEST_F(FilesTest, APlantedTemporaryLinkIsNotWrittenThrough) {
+  const std::string victim = dir_ + "/victim";
+  std::ofstream(victim) << "precious";
+  std::filesystem::create_symlink(victim, dir_ + "/result.json.tmp");
+  std::filesystem::create_symlink(victim, dir_ + "/report.html.tmp");
+  ASSERT_TRUE(WriteFileAtomically(dir_ + "/result.json", "{}").ok());
+  ASSERT_TRUE(WriteFileAtomically(dir_ + "/report.html", "<html>").ok());
+  auto kept = ReadRegularFile(victim, 100, "victim");
+  ASSERT_TRUE(kept.ok());
+  EXPECT_EQ(*kept, "precious");
+  EXPECT_EQ(*ReadRegularFile(dir_ + "/result.json", 100, "result"), "{}");
+}
+
 }  // namespace
 }  // namespace ckpt

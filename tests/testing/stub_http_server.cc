@@ -6,6 +6,8 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <future>
+
 #include "tests/testing/http_wire.h"
 
 namespace ckpt {
@@ -14,7 +16,15 @@ StubHttpServer::StubHttpServer(
     std::function<StubResponse(const StubRequest&)> handler)
     : handler_(std::move(handler)) {
   fd_ = ListenLoopback(&port_);
-  thread_ = std::thread([this] { Loop(); });
+  // Running before the constructor returns: a test may take every
+  // descriptor next, and a thread starting then (UBSan checks its type,
+  // through a pipe) would fail for it.
+  std::promise<void> started;
+  thread_ = std::thread([this, &started] {
+    started.set_value();
+    Loop();
+  });
+  started.get_future().wait();
 }
 
 StubHttpServer::~StubHttpServer() {

@@ -66,9 +66,11 @@ Process::Process(const std::vector<std::string>& argv,
   posix_spawn_file_actions_adddup2(&fa, err_fd, 2);
   std::vector<std::string> env_strings;
   // PATH, and the sanitizers' settings (suppressions, halt_on_error) so a
-  // sanitized child runs under the same rules as the test.
+  // sanitized child runs under the same rules as the test, unless the
+  // caller gives the child its own.
   for (const char* name : {"PATH", "TSAN_OPTIONS", "ASAN_OPTIONS",
                            "UBSAN_OPTIONS", "LSAN_OPTIONS"}) {
+    if (env.count(name) != 0) continue;
     if (const char* v = std::getenv(name)) {
       env_strings.push_back(std::string(name) + "=" + v);
     }

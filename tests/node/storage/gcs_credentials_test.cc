@@ -6,7 +6,9 @@
 #include "node/storage/gcs_credentials.h"
 
 #include <gtest/gtest.h>
+#include <sys/stat.h>
 
+#include <filesystem>
 #include <fstream>
 #include <map>
 #include <nlohmann/json.hpp>
@@ -15,6 +17,7 @@
 #include "absl/strings/str_split.h"
 #include "tests/testing/base64url.h"
 #include "tests/testing/certs.h"
+#include "tests/testing/fifo.h"
 #include "tests/testing/stub_http_server.h"
 #include "tests/testing/subprocess.h"
 #include "tests/testing/temp_dir.h"
@@ -194,6 +197,46 @@ TEST(GcsCredentials, NothingFoundNamesEverySourceTried) {
   GcsCredentials missing(EnvOf(env));
   EXPECT_NE(missing.Get().status().message().find("cannot be read"),
             std::string::npos);
+}
+
+// Issue 27, items 3 and 4: a key file that is a device or a FIFO, or far
+// too large, is refused at once by kind or size, naming where it came from.
+TEST(GcsCredentials, AKeyFileThatIsADeviceAFifoOrHugeIsRefusedAtOnce) {
+  TempDir t;
+  auto env = BareEnv(t);
+  (*env)["NO_GCE_CHECK"] = "true";
+  (*env)["GOOGLE_APPLICATION_CREDENTIALS"] = "/dev/zero";
+  auto device = GcsCredentials(EnvOf(env)).Get();
+  ASSERT_FALSE(device.ok());
+  EXPECT_NE(device.status().message().find(
+                "(GOOGLE_APPLICATION_CREDENTIALS) /dev/zero is a character "
+                "device: expected a regular file"),
+            std::string::npos)
+      << device.status();
+
+  std::ofstream(t.Sub("huge.json")) << std::string((1 << 20) + 1, ' ');
+  (*env)["GOOGLE_APPLICATION_CREDENTIALS"] = t.Sub("huge.json");
+  auto huge = GcsCredentials(EnvOf(env)).Get();
+  ASSERT_FALSE(huge.ok());
+  EXPECT_NE(huge.status().message().find("more than the 1.00 MiB allowed"),
+            std::string::npos)
+      << huge.status();
+
+  // gcloud's application-default file, found under HOME, as a FIFO.
+  env->erase("GOOGLE_APPLICATION_CREDENTIALS");
+  const std::string dir = t.Sub(".config/gcloud");
+  std::filesystem::create_directories(dir);
+  const std::string fifo = dir + "/application_default_credentials.json";
+  ASSERT_EQ(mkfifo(fifo.c_str(), 0600), 0);
+  bool blocked = false;
+  auto adc = CallBesideFifo(fifo, 5, &blocked,
+                            [&] { return GcsCredentials(EnvOf(env)).Get(); });
+  ASSERT_FALSE(blocked) << "the lookup blocked opening the FIFO";
+  ASSERT_FALSE(adc.ok());
+  EXPECT_NE(
+      adc.status().message().find(fifo + " is a FIFO: expected a regular file"),
+      std::string::npos)
+      << adc.status();
 }
 
 }  // namespace

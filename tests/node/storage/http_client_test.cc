@@ -6,15 +6,20 @@
 #include <curl/curl.h>
 #include <gtest/gtest.h>
 #include <netinet/in.h>
+#include <poll.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
 #include <atomic>
+#include <cerrno>
 #include <chrono>
 #include <optional>
 #include <string>
+#include <thread>
 #include <vector>
 
+#include "tests/testing/descriptors.h"
+#include "tests/testing/http_wire.h"
 #include "tests/testing/stub_http_server.h"
 
 namespace ckpt {
@@ -230,6 +235,140 @@ TEST(SendWithRetries, RetriesUntilDoneOrFailOrMaxAttemptsAndCounts) {
   EXPECT_FALSE(fail.ok);
   EXPECT_EQ(fail.attempts, 1);
   EXPECT_EQ(file.requests, 3u) << "counted with no tally current";
+}
+
+// A loopback server that goes quiet in the middle of a transfer: on its
+// first connection it answers one GET (kept alive), then reads a few bytes
+// of the next request's body (a PUT) and stops reading; on its second it
+// answers a GET with half the body it announced and stops writing. It
+// holds each connection open until the test ends.
+class StallingServer {
+ public:
+  StallingServer() : fd_(ListenLoopback(&port_)) {
+    thread_ = std::thread([this] { Serve(); });
+  }
+  ~StallingServer() {
+    stop_ = true;
+    thread_.join();
+    close(fd_);
+  }
+  std::string url() const {
+    return "http://127.0.0.1:" + std::to_string(port_) + "/k";
+  }
+
+ private:
+  void Serve() {
+    for (int n = 0; n < 2 && !stop_; ++n) {
+      int c = -1;
+      while (!stop_ && c < 0) {
+        pollfd p{fd_, POLLIN, 0};
+        if (poll(&p, 1, 100) > 0) c = accept(fd_, nullptr, nullptr);
+      }
+      if (c < 0) return;
+      std::string buf, head, body;
+      if (n == 0 && ReadHead(c, buf, &head)) {
+        const std::string ok = "HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok";
+        SendAll(c, ok.data(), ok.size());
+        if (ReadHead(c, buf, &head)) ReadExact(c, buf, 64 << 10, &body);
+      } else if (n == 1 && ReadHead(c, buf, &head)) {
+        const std::string half =
+            "HTTP/1.1 200 OK\r\nContent-Length: 1000000\r\n\r\n" +
+            std::string(500000, 'x');
+        SendAll(c, half.data(), half.size());
+      }
+      while (!stop_) usleep(20000);  // quiet: neither reading nor writing
+      close(c);
+    }
+  }
+  int port_ = 0;
+  int fd_;
+  std::atomic<bool> stop_{false};
+  std::thread thread_;
+};
+
+// Issue 27: "a stalled PUT takes stall_timeout + ~6 s per attempt".
+// libcurl's low-speed check averages the last 5 s, so a transfer that
+// stopped after moving bytes ran ~6 s past the stall timeout. Now the
+// stall timeout counts from the last byte moved: a PUT whose server stops
+// reading (on a kept-alive connection) and a GET whose server stops
+// writing (on a new one) each end within stall_seconds + 1.5 s.
+TEST(HttpClient, AStallMidBodyEndsWithinTheStallTimeout) {
+  StallingServer server;
+  HttpOptions o;
+  o.stall_seconds = 1;
+  HttpClient client(o);
+  HttpRequest get;
+  get.url = server.url();
+  ASSERT_EQ(client.Do(get).status, 200);
+  const std::string body(64 << 20, 'b');  // more than the socket buffers
+  HttpRequest put;
+  put.method = "PUT";
+  put.url = server.url();
+  put.body = body.data();
+  put.body_len = body.size();
+  for (const HttpRequest* req : {&put, &get}) {
+    const auto t0 = std::chrono::steady_clock::now();
+    HttpResponse rep = client.Do(*req);
+    const double took =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - t0)
+            .count();
+    EXPECT_EQ(rep.status, 0) << req->method;
+    EXPECT_TRUE(rep.stalled) << req->method << ": " << rep.curl_error;
+    EXPECT_EQ(rep.curl_code, CURLE_OPERATION_TIMEDOUT) << req->method;
+    EXPECT_GE(took, 0.9) << req->method;
+    EXPECT_LT(took, o.stall_seconds + 1.5) << req->method;
+    EXPECT_EQ(FailureDetail(rep, "w", "").rfind("transfer stalled: ", 0), 0u);
+  }
+}
+
+// Issue 27, item 7: socket() failing with EMFILE came back as "Couldn't
+// connect to server" and was retried as the server's fault. Now the
+// answer keeps socket()'s errno, the detail names the process's shortage
+// and its limit, and the retry loop makes no server attempts of it.
+TEST(HttpClient, OutOfDescriptorsIsALocalErrorNeverTheServers) {
+  int port = 0;
+  close(BoundLoopback(/*listening=*/false, &port));
+  const std::string url = "http://127.0.0.1:" + std::to_string(port) + "/k";
+  HttpClient client(HttpOptions{});
+  HttpClientPool pool(HttpOptions{});
+  ObjectStoreCounters& c = GlobalObjectStoreCounters();
+  const uint64_t req0 = c.requests, retry0 = c.retries, local0 = c.local_errors;
+  HttpResponse rep;
+  RetriedResponse sent;
+  int judged = 0;
+  {
+    DescriptorsExhausted exhausted;
+    ASSERT_GT(exhausted.held(), 0);
+    HttpRequest req;
+    req.url = url;
+    rep = client.Do(req);
+    sent = SendWithRetries(
+        pool, 5, [&] { return req; },
+        [&](const HttpResponse&) {
+          ++judged;
+          return Verdict::kRetry;
+        });
+  }
+  EXPECT_EQ(rep.status, 0);
+  EXPECT_EQ(rep.local_errno, EMFILE);
+  EXPECT_EQ(rep.local_call, "socket()");
+  const std::string detail = FailureDetail(rep, "http://s3.example", "");
+  EXPECT_EQ(detail.rfind("this process is out of file descriptors: socket(): "
+                         "Too many open files (EMFILE; RLIMIT_NOFILE ",
+                         0),
+            0u)
+      << detail;
+  EXPECT_NE(detail.find("; no request reached http://s3.example"),
+            std::string::npos)
+      << detail;
+  EXPECT_EQ(detail.find("connect to server"), std::string::npos) << detail;
+  EXPECT_FALSE(sent.ok);
+  EXPECT_EQ(sent.attempts, 1);
+  EXPECT_EQ(sent.rep.local_errno, EMFILE);
+  EXPECT_EQ(judged, 0) << "no answer of the server's to judge";
+  EXPECT_EQ(c.requests - req0, 0u);
+  EXPECT_EQ(c.retries - retry0, 0u);
+  EXPECT_EQ(c.local_errors - local0, 3u);
 }
 
 }  // namespace

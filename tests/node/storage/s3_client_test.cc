@@ -74,3 +74,27 @@ TEST(S3Region, FromAwsRegionUnlessConfigured) {
 
 }  // namespace
 }  // namespace ckpt
+
+namespace ckpt {
+namespace {
+
+// Issue 27: keys come back XML-escaped; the key decoded is the key. A key
+// holding a carriage return ("&#13;") was aborted under its escaped
+// spelling, another key.
+TEST(XmlText, EntityAndCharacterReferencesAreDecoded) {
+  EXPECT_EQ(XmlText("a&amp;b&lt;c&gt;&quot;&apos;"), "a&b<c>\"'");
+  EXPECT_EQ(XmlText("cr&#13;X.distcp"), "cr\rX.distcp");
+  EXPECT_EQ(XmlText("&#x263A;&#233;"), "\xE2\x98\xBA\xC3\xA9");
+  EXPECT_EQ(XmlText("&#x1F600;"), "\xF0\x9F\x98\x80");
+  // Not references: kept as they are.
+  for (const char* kept : {"&", "&;", "&#;", "&#x;", "&#0;", "&#xD800;",
+                           "&#x110000;", "&bogus;", "a & b", "&#12a;"}) {
+    EXPECT_EQ(XmlText(kept), kept) << kept;
+  }
+  EXPECT_EQ(XmlValue("<Key>s&amp;p/step-1</Key>", "Key"), "s&p/step-1");
+  EXPECT_EQ(XmlTexts("<Key>a&#47;b</Key><Key>c</Key>", "Key"),
+            (std::vector<std::string>{"a/b", "c"}));
+}
+
+}  // namespace
+}  // namespace ckpt

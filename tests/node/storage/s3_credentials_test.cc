@@ -4,11 +4,14 @@
 #include "node/storage/s3_credentials.h"
 
 #include <gtest/gtest.h>
+#include <sys/stat.h>
 
 #include <ctime>
 #include <fstream>
 #include <map>
 
+#include "tests/testing/descriptors.h"
+#include "tests/testing/fifo.h"
 #include "tests/testing/stub_http_server.h"
 #include "tests/testing/temp_dir.h"
 
@@ -198,6 +201,100 @@ TEST(AwsCredentials, NothingConfiguredListsEverySource) {
         "AWS_CONTAINER_CREDENTIALS_FULL_URI", "instance metadata"}) {
     EXPECT_NE(msg.find(s), std::string::npos) << s;
   }
+}
+
+// Issue 27, item 4: a token file of unbounded size (/dev/zero) ended in
+// std::bad_alloc. Now it is refused by kind, naming the variable and file.
+TEST(AwsCredentials, ATokenFileThatIsADeviceIsRefusedNamingTheVariable) {
+  StubHttpServer endpoint([](const StubRequest&) { return StubResponse{}; });
+  for (const char* var : {"AWS_WEB_IDENTITY_TOKEN_FILE",
+                          "AWS_CONTAINER_AUTHORIZATION_TOKEN_FILE"}) {
+    Env env;
+    env.vars[var] = "/dev/zero";
+    env.vars["AWS_ROLE_ARN"] = "arn:aws:iam::1:role/r";
+    env.vars["AWS_ENDPOINT_URL_STS"] = endpoint.url();
+    env.vars["AWS_CONTAINER_CREDENTIALS_FULL_URI"] = endpoint.url() + "/creds";
+    auto c = AwsCredentialChain(env.Fn()).Get();
+    ASSERT_FALSE(c.ok()) << var;
+    const std::string msg(c.status().message());
+    EXPECT_NE(msg.find(std::string("(") + var +
+                       ") /dev/zero is a character "
+                       "device: expected a regular file"),
+              std::string::npos)
+        << msg;
+  }
+  EXPECT_TRUE(endpoint.requests().empty()) << "no token, nothing sent";
+}
+
+// A larger token file is refused naming the bound, without reading it all.
+TEST(AwsCredentials, AnOversizedTokenOrCredentialsFileIsRefusedNamingTheBound) {
+  TempDir t;
+  std::ofstream(t.Sub("token")) << std::string(65 * 1024, 'j');
+  StubHttpServer sts([](const StubRequest&) { return StubResponse{400}; });
+  Env env;
+  env.vars["AWS_WEB_IDENTITY_TOKEN_FILE"] = t.Sub("token");
+  env.vars["AWS_ROLE_ARN"] = "arn:aws:iam::1:role/r";
+  env.vars["AWS_ENDPOINT_URL_STS"] = sts.url();
+  auto token = AwsCredentialChain(env.Fn()).Get();
+  ASSERT_FALSE(token.ok());
+  EXPECT_TRUE(sts.requests().empty());
+  EXPECT_NE(token.status().message().find(
+                "(AWS_WEB_IDENTITY_TOKEN_FILE) " + t.Sub("token") +
+                " is 65.00 KiB, more than the 64.00 KiB allowed"),
+            std::string::npos)
+      << token.status();
+  std::ofstream(t.Sub("creds")) << "[default]\n" << std::string(1 << 20, '#');
+  Env shared;
+  shared.vars["AWS_SHARED_CREDENTIALS_FILE"] = t.Sub("creds");
+  auto creds = AwsCredentialChain(shared.Fn()).Get();
+  ASSERT_FALSE(creds.ok());
+  EXPECT_NE(creds.status().message().find("more than the 1.00 MiB allowed"),
+            std::string::npos)
+      << creds.status();
+}
+
+// Issue 27, item 3: a shared credentials file that is a FIFO hung in
+// open() for as long as no one wrote to it. Now the lookup returns at once.
+TEST(AwsCredentials, AFifoAsTheSharedCredentialsFileReturnsAtOnce) {
+  TempDir t;
+  const std::string fifo = t.Sub("credentials");
+  ASSERT_EQ(mkfifo(fifo.c_str(), 0600), 0);
+  Env env;
+  env.vars["AWS_SHARED_CREDENTIALS_FILE"] = fifo;
+  bool blocked = false;
+  auto c = CallBesideFifo(fifo, 5, &blocked,
+                          [&] { return AwsCredentialChain(env.Fn()).Get(); });
+  ASSERT_FALSE(blocked) << "the lookup blocked opening the FIFO";
+  ASSERT_FALSE(c.ok());
+  EXPECT_NE(
+      c.status().message().find("(AWS_SHARED_CREDENTIALS_FILE, profile "
+                                "default) " +
+                                fifo + " is a FIFO: expected a regular file"),
+      std::string::npos)
+      << c.status();
+}
+
+// Issue 27, item 7, for the credential endpoints: with no descriptor
+// left, the container endpoint's failure names the shortage, not a server
+// that did not answer.
+TEST(AwsCredentials, AnEndpointNotReachedForWantOfDescriptorsSaysSo) {
+  StubHttpServer agent([](const StubRequest&) { return StubResponse{}; });
+  Env env;
+  env.vars.erase("HOME");  // no shared credentials file to open first
+  env.vars["AWS_CONTAINER_CREDENTIALS_FULL_URI"] = agent.url() + "/creds";
+  absl::StatusOr<AwsCredentials> c;
+  {
+    DescriptorsExhausted exhausted;
+    c = AwsCredentialChain(env.Fn()).Get();
+  }
+  ASSERT_FALSE(c.ok());
+  const std::string msg(c.status().message());
+  EXPECT_NE(msg.find("failed: this process is out of file descriptors: "
+                     "socket(): Too many open files (EMFILE"),
+            std::string::npos)
+      << msg;
+  EXPECT_EQ(msg.find("connect to server"), std::string::npos) << msg;
+  EXPECT_TRUE(agent.requests().empty());
 }
 
 }  // namespace
