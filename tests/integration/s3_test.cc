@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
+#include <fstream>
 #include <map>
 #include <nlohmann/json.hpp>
 
@@ -89,6 +90,49 @@ TEST_F(S3Test, SaveLoadWithMultipartAndWithSinglePut) {
       swift().Aws({"s3api", "list-multipart-uploads", "--bucket", bucket_});
   EXPECT_EQ(uploads.exit_code, 0);
   EXPECT_EQ(uploads.out.find("UploadId"), std::string::npos) << uploads.out;
+}
+
+// Issue 27: listings, retention and clean-up work by whole path component:
+// objects whose keys share the string of this run's root or steps (a
+// sibling root r1, step-1x and step-1.bak beside step-1) are never listed
+// as this run's or removed with its steps.
+TEST_F(S3Test, SiblingPrefixesThatShareTheStringAreNeverTouched) {
+  const std::vector<std::string> foreign = {
+      "r1/checkpoints/step-1/.metadata", "r1/checkpoints/step-1/__0_0.distcp",
+      "r1/checkpoints/step-3/.metadata", "r/checkpoints/step-1x/__0_0.distcp",
+      "r/checkpoints/step-1.bak/.metadata"};
+  const std::string body = tmp_.Sub("body");
+  std::ofstream(body) << "not ckptbench's";
+  for (const auto& key : foreign) {
+    auto put = swift().Aws({"s3api", "put-object", "--bucket", bucket_, "--key",
+                            key, "--body", body});
+    ASSERT_EQ(put.exit_code, 0) << put.err;
+  }
+  Env env = S3Env({{"CKPT_DIR_PATH", Uri("r")},
+                   {"NUM_LAYERS", "1"},
+                   {"CKPT_OPTIMIZER", "none"},
+                   {"NUM_SAVE_CALLS", "2"},
+                   {"NUM_LOAD_CALLS", "1"}});
+  auto run = Ckpt({"run", "--results-dir", tmp_.Sub("res")}, env);
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  // r1's step-3 is not this root's: the saves took step-1 and step-2, and
+  // retention removed step-1 by name, nothing of step-1x or step-1.bak.
+  nlohmann::json j =
+      nlohmann::json::parse(ReadFile(tmp_.Sub("res/result.json")));
+  std::vector<uint64_t> saved;
+  for (const auto& round : j["rounds"]) {
+    if (round["phase"] == "save") saved.push_back(round["step"]);
+  }
+  EXPECT_EQ(saved, (std::vector<uint64_t>{1, 2}));
+  auto ls = swift().Aws({"s3api", "list-objects-v2", "--bucket", bucket_});
+  ASSERT_EQ(ls.exit_code, 0) << ls.err;
+  for (const auto& key : foreign) {
+    EXPECT_NE(ls.out.find("\"" + key + "\""), std::string::npos) << key;
+  }
+  EXPECT_EQ(ls.out.find("\"r/checkpoints/step-1/"), std::string::npos)
+      << ls.out;
+  EXPECT_NE(ls.out.find("\"r/checkpoints/step-2/.metadata\""),
+            std::string::npos);
 }
 
 TEST_F(S3Test, SpreadPrefixesPlaceShardsUnderHashPrefixesAndCleanUpThere) {
