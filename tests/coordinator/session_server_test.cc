@@ -3,7 +3,6 @@
 // Session stream, shutdown, and the node's connect timeout.
 #include "coordinator/session_server.h"
 
-#include <grpcpp/create_channel.h>
 #include <grpcpp/security/credentials.h>
 #include <gtest/gtest.h>
 
@@ -17,7 +16,7 @@
 #include "common/config.h"
 #include "node/node_session.h"
 #include "node/storage/memory_storage.h"
-#include "proto/ckptbench/v1/node.grpc.pb.h"
+#include "tests/testing/lying_node.h"
 
 namespace ckpt {
 namespace {
@@ -150,39 +149,13 @@ TEST(SessionServer, RegistrationsThatBreakTheRulesAreRefusedByName) {
 TEST(SessionServer, AReplyOfAnotherTypeFailsTheCallNamingTheNode) {
   auto server = StartServer(1);
   ASSERT_NE(server, nullptr);
-  std::atomic<bool> stop{false};
-  std::thread liar([&] {
-    auto channel =
-        grpc::CreateChannel("127.0.0.1:" + std::to_string(server->port()),
-                            grpc::InsecureChannelCredentials());
-    auto stub = v1::Coordinator::NewStub(channel);
-    grpc::ClientContext ctx;
-    auto stream = stub->Session(&ctx);
-    v1::NodeMessage reg;
-    reg.mutable_register_()->set_protocol_version(v1::PROTOCOL_VERSION_1);
-    reg.mutable_register_()->set_host("liar");
-    reg.mutable_register_()->set_token(kToken);
-    stream->Write(reg);
-    v1::CoordinatorMessage cmd;
-    while (!stop && stream->Read(&cmd)) {
-      if (cmd.has_register_reply() || cmd.has_shutdown()) continue;
-      v1::NodeMessage answer;
-      answer.set_call_id(cmd.call_id());
-      answer.mutable_commit();
-      stream->Write(answer);
-    }
-    stream->WritesDone();
-    ctx.TryCancel();
-  });
-  // Ends the liar whatever the assertions below do.
-  struct Joiner {
-    std::function<void()> f;
-    ~Joiner() { f(); }
-  } joiner{[&] {
-    stop = true;
-    server->Shutdown(false, "test over");
-    liar.join();
-  }};
+  // Ends the liar whatever the assertions below do: the server first.
+  struct Ender {
+    SessionServer* server;
+    ~Ender() { server->Shutdown(false, "test over"); }
+  };
+  LyingNode liar(server->port(), kToken, "liar");
+  Ender ender{server.get()};
   auto nodes = server->WaitForNodes(20);
   ASSERT_TRUE(nodes.ok()) << nodes.status();
   NodeClient* node = (*nodes)[0];
