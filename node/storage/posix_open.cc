@@ -45,9 +45,9 @@ absl::Status PosixError(const std::string& what, const std::string& path,
     case EMFILE:
     case ENFILE:
     case ENOMEM:
-      return absl::ResourceExhaustedError(absl::StrCat(
-          msg, err == EMFILE ? " (this process's descriptor limit, ulimit -n)"
-                             : " (on this machine, not the storage)"));
+      // A local shortage, said as the HTTP layer says it (common/files.h).
+      return absl::ResourceExhaustedError(
+          absl::StrCat(what, " ", path, ": ", LocalResourceCause(what, err)));
     case ENOTDIR:
     case EISDIR:
     case ENAMETOOLONG:
