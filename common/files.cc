@@ -12,6 +12,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "common/bytes.h"
+#include "common/status_macros.h"
 
 namespace ckpt {
 namespace {
@@ -42,6 +43,7 @@ absl::Status ErrnoStatus(int err, const std::string& message) {
       return absl::NotFoundError(message);
     case EACCES:
     case EPERM:
+    case EROFS:
       return absl::PermissionDeniedError(message);
     case ENOSPC:
     case EDQUOT:
@@ -50,6 +52,14 @@ absl::Status ErrnoStatus(int err, const std::string& message) {
     case ENOMEM:
     case ENOBUFS:
       return absl::ResourceExhaustedError(message);
+    case EISDIR:
+    case ENAMETOOLONG:
+    case ELOOP:
+    case EINVAL:
+    case EEXIST:
+      return absl::FailedPreconditionError(message);
+    case EIO:
+      return absl::DataLossError(message);
     default:
       return absl::InternalError(message);
   }
@@ -113,21 +123,30 @@ std::string FileKindName(unsigned mode) {
   }
 }
 
-absl::Status WriteFileAtomically(const std::string& path,
-                                 const std::string& text) {
+absl::Status WriteFileAtomicallyAt(int dir_fd, const std::string& dir,
+                                   const std::string& name,
+                                   const std::string& text) {
   // A temporary of this write's own, made anew (O_EXCL) and never through
-  // a link (O_NOFOLLOW): a results directory others can write may hold a
-  // planted PATH.tmp -> /some/file, which a fixed name opened with O_TRUNC
-  // wrote through. rename() replaces PATH itself, never what it links to.
+  // a link (O_NOFOLLOW): a directory others can write may hold a planted
+  // NAME.tmp -> /some/file, which a fixed name opened with O_TRUNC wrote
+  // through. The rename replaces NAME itself, never what it links to.
   static std::atomic<uint64_t> serial{0};
   const std::string tmp =
-      absl::StrCat(path, ".tmp-", getpid(), "-", serial.fetch_add(1));
-  int fd = open(tmp.c_str(),
-                O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+      absl::StrCat(name, ".tmp-", getpid(), "-", serial.fetch_add(1));
+  const std::string shown_tmp = absl::StrCat(dir, "/", tmp);
+  auto failed = [&](int err, const std::string& what) {
+    if (dir_fd >= 0) unlinkat(dir_fd, tmp.c_str(), 0);  // whole or not at all
+    return ErrnoStatus(err,
+                       absl::StrCat("cannot write ", what, ": ", Errno(err)));
+  };
+  if (dir_fd < 0) return failed(errno, shown_tmp);
+  const int fd =
+      openat(dir_fd, tmp.c_str(),
+             O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
   if (fd < 0) {
     const int err = errno;
-    return ErrnoStatus(err,
-                       absl::StrCat("cannot write ", tmp, ": ", Errno(err)));
+    return ErrnoStatus(
+        err, absl::StrCat("cannot write ", shown_tmp, ": ", Errno(err)));
   }
   bool ok = WriteAll(fd, text.data(), text.size());
   int err = ok ? 0 : errno;
@@ -139,16 +158,52 @@ absl::Status WriteFileAtomically(const std::string& path,
     ok = false;
     err = errno;
   }
-  if (!ok) {
-    unlink(tmp.c_str());
-    return ErrnoStatus(err,
-                       absl::StrCat("cannot write ", tmp, ": ", Errno(err)));
+  if (!ok) return failed(err, shown_tmp);
+  if (renameat(dir_fd, tmp.c_str(), dir_fd, name.c_str()) != 0) {
+    return failed(errno, absl::StrCat(dir, "/", name));
   }
-  if (rename(tmp.c_str(), path.c_str()) != 0) {
-    err = errno;
-    unlink(tmp.c_str());
+  // The rename durable: the directory's entries synced (where supported).
+  if (fsync(dir_fd) != 0 && errno != EINVAL && errno != ENOSYS &&
+      errno != ENOTSUP) {
+    return ErrnoStatus(
+        errno, absl::StrCat("cannot sync directory ", dir, ": ", Errno(errno)));
+  }
+  return absl::OkStatus();
+}
+
+absl::Status WriteFileAtomically(const std::string& path,
+                                 const std::string& text) {
+  const size_t slash = path.rfind('/');
+  const std::string dir = slash == std::string::npos ? "."
+                          : slash == 0               ? "/"
+                                                     : path.substr(0, slash);
+  const std::string name =
+      slash == std::string::npos ? path : path.substr(slash + 1);
+  const int dir_fd = open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  absl::Status s = WriteFileAtomicallyAt(dir_fd, dir, name, text);
+  if (dir_fd >= 0) close(dir_fd);
+  return s;
+}
+
+absl::Status KeepIfRegular(int fd, const std::string& subject,
+                           const std::string& tail) {
+  struct stat st;
+  if (fstat(fd, &st) != 0) {
+    const int err = errno;
+    close(fd);
     return ErrnoStatus(err,
-                       absl::StrCat("cannot write ", path, ": ", Errno(err)));
+                       absl::StrCat(subject, ": cannot stat it: ", Errno(err)));
+  }
+  if (!S_ISREG(st.st_mode)) {
+    close(fd);
+    return absl::FailedPreconditionError(
+        absl::StrCat(subject, " is ", FileKindName(st.st_mode), tail));
+  }
+  const int flags = fcntl(fd, F_GETFL);
+  if (flags < 0 || fcntl(fd, F_SETFL, flags & ~O_NONBLOCK) != 0) {
+    const int err = errno;
+    close(fd);
+    return ErrnoStatus(err, absl::StrCat(subject, ": ", Errno(err)));
   }
   return absl::OkStatus();
 }
@@ -162,25 +217,8 @@ absl::StatusOr<int> OpenRegularFile(const std::string& path,
     return ErrnoStatus(
         err, absl::StrCat(what, " ", path, ": cannot open it: ", Errno(err)));
   }
-  struct stat st;
-  if (fstat(fd, &st) != 0) {
-    const int err = errno;
-    close(fd);
-    return ErrnoStatus(
-        err, absl::StrCat(what, " ", path, ": cannot stat it: ", Errno(err)));
-  }
-  if (!S_ISREG(st.st_mode)) {
-    close(fd);
-    return absl::FailedPreconditionError(
-        absl::StrCat(what, " ", path, " is ", FileKindName(st.st_mode),
-                     ": expected a regular file"));
-  }
-  const int flags = fcntl(fd, F_GETFL);
-  if (flags < 0 || fcntl(fd, F_SETFL, flags & ~O_NONBLOCK) != 0) {
-    const int err = errno;
-    close(fd);
-    return ErrnoStatus(err, absl::StrCat(what, " ", path, ": ", Errno(err)));
-  }
+  RETURN_IF_ERROR(KeepIfRegular(fd, absl::StrCat(what, " ", path),
+                                ": expected a regular file"));
   return fd;
 }
 

@@ -14,11 +14,20 @@
 
 namespace ckpt {
 
-// Writes `text` to `path` through PATH.tmp and a rename, so a reader sees
-// the old file or the whole new one. Errors name the file and the cause
-// (errno's text).
+// Writes `text` to `path` through a temporary of its own (PATH.tmp-PID-N,
+// created with O_EXCL|O_NOFOLLOW) and a rename, so a reader sees the old
+// file or the whole new one. Errors name the file and the cause (errno's
+// text).
 absl::Status WriteFileAtomically(const std::string& path,
                                  const std::string& text);
+// The same as `name` in the directory open as `dir_fd` (shown as `dir` in
+// errors; a negative `dir_fd` is that open's failure, errno still set):
+// the temporary, the rename and the directory's sync all go through that
+// descriptor, so a directory swapped for a link meanwhile is not written
+// through.
+absl::Status WriteFileAtomicallyAt(int dir_fd, const std::string& dir,
+                                   const std::string& name,
+                                   const std::string& text);
 
 // Opens `path` read-only (plus `extra_flags`, e.g. O_DIRECT) without
 // blocking: O_NONBLOCK for the open (a FIFO with no writer would block in
@@ -29,6 +38,13 @@ absl::Status WriteFileAtomically(const std::string& path,
 absl::StatusOr<int> OpenRegularFile(const std::string& path,
                                     const std::string& what,
                                     int extra_flags = 0);
+
+// The last steps of opening a file ckptbench did not make, on `fd` opened
+// with O_NONBLOCK: anything but a regular file is refused as "`subject` is
+// a FIFO`tail`" and `fd` closed; else O_NONBLOCK is cleared, and `fd` is
+// the caller's. Errors keep errno's text.
+absl::Status KeepIfRegular(int fd, const std::string& subject,
+                           const std::string& tail);
 
 // The whole of the regular file `path`, at most `max_bytes` of it: a
 // larger file (or one that grows past the bound while read, such as a
@@ -41,9 +57,11 @@ absl::StatusOr<std::string> ReadRegularFile(const std::string& path,
 // What kind of file a stat mode is, for errors: "a FIFO", "a directory".
 std::string FileKindName(unsigned mode);
 
-// A status for a failed system call's errno with `message`: NotFound
-// (ENOENT), PermissionDenied (EACCES, EPERM), ResourceExhausted (ENOSPC,
-// EDQUOT, EMFILE, ENFILE, ENOMEM, ENOBUFS), else Internal.
+// A status for a failed system call's errno with `message`, the one table
+// of them: NotFound (ENOENT, ENOTDIR), PermissionDenied (EACCES, EPERM,
+// EROFS), ResourceExhausted (ENOSPC, EDQUOT, EMFILE, ENFILE, ENOMEM,
+// ENOBUFS), FailedPrecondition for a path that cannot be one (EISDIR,
+// ENAMETOOLONG, ELOOP, EINVAL, EEXIST), DataLoss (EIO), else Internal.
 absl::Status ErrnoStatus(int err, const std::string& message);
 
 // When `err` is a shortage or refusal of this process's or this machine's

@@ -11,6 +11,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "common/files.h"
+#include "common/status_macros.h"
 
 namespace ckpt {
 namespace {
@@ -31,35 +32,15 @@ std::string JoinName(const std::string& dir, const std::string& name) {
 
 absl::Status PosixError(const std::string& what, const std::string& path,
                         int err) {
-  std::string msg = absl::StrCat(what, " ", path, ": ", std::strerror(err));
-  switch (err) {
-    case ENOENT:
-      return absl::NotFoundError(msg);
-    case EACCES:
-    case EPERM:
-    case EROFS:
-      return absl::PermissionDeniedError(msg);
-    case ENOSPC:
-    case EDQUOT:
-      return absl::ResourceExhaustedError(msg);
-    case EMFILE:
-    case ENFILE:
-    case ENOMEM:
-      // A local shortage, said as the HTTP layer says it (common/files.h).
-      return absl::ResourceExhaustedError(
-          absl::StrCat(what, " ", path, ": ", LocalResourceCause(what, err)));
-    case ENOTDIR:
-    case EISDIR:
-    case ENAMETOOLONG:
-    case ELOOP:
-    case EINVAL:
-    case EEXIST:
-      return absl::FailedPreconditionError(msg);
-    case EIO:
-      return absl::DataLossError(msg);
-    default:
-      return absl::InternalError(msg);
-  }
+  // A local shortage is said as the HTTP layer says it (common/files.h).
+  const bool local = err == EMFILE || err == ENFILE || err == ENOMEM;
+  const std::string msg =
+      absl::StrCat(what, " ", path, ": ",
+                   local ? LocalResourceCause(what, err) : std::strerror(err));
+  // Storage paths read ENOTDIR as a file where a directory must be (a
+  // path that cannot be one), not as something missing.
+  if (err == ENOTDIR) return absl::FailedPreconditionError(msg);
+  return ErrnoStatus(err, msg);
 }
 
 std::string RootOf(const std::string& path) { return DirOf(DirOf(path)); }
@@ -176,24 +157,8 @@ absl::StatusOr<int> OpenBeneath(const std::string& path, int flags,
   const int err = fd < 0 ? errno : 0;
   close(dfd);
   if (fd < 0) return Refusal(path, root, err, flags);
-  struct stat st;
-  if (fstat(fd, &st) != 0) {
-    const int e = errno;
-    close(fd);
-    return PosixError("stat", path, e);
-  }
-  if (!S_ISREG(st.st_mode)) {
-    close(fd);
-    return absl::FailedPreconditionError(
-        absl::StrCat(path, " is ", FileKindName(st.st_mode),
-                     ": refused (expected a regular file)"));
-  }
-  const int fl = fcntl(fd, F_GETFL);
-  if (fl < 0 || fcntl(fd, F_SETFL, fl & ~O_NONBLOCK) != 0) {
-    const int e = errno;
-    close(fd);
-    return PosixError("fcntl", path, e);
-  }
+  RETURN_IF_ERROR(
+      KeepIfRegular(fd, path, ": refused (expected a regular file)"));
   return fd;
 }
 

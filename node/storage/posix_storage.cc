@@ -15,6 +15,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_split.h"
+#include "common/files.h"
 #include "common/status_macros.h"
 #include "node/storage/page_cache.h"
 #include "node/storage/posix_open.h"
@@ -333,49 +334,16 @@ absl::Status PosixStorage::WriteAtomic(const std::string& path,
     RETURN_IF_ERROR(f->Sync());
     return f->Close();
   }
-  // Written in the directory opened once, without following a link: a
-  // new temporary of a name of its own (O_EXCL: nothing planted there is
-  // written through), renamed over the name in that same directory.
+  // Written in the step directory opened once, without following a link
+  // (WriteFileAtomicallyAt: a temporary of its own, renamed there).
   const std::filesystem::path p(path);
   const std::string dir =
       p.parent_path().empty() ? "." : p.parent_path().string();
-  const std::string name = p.filename().string();
   ASSIGN_OR_RETURN(int dfd, OpenDirBeneath(dir));
-  static std::atomic<uint64_t> serial{0};
-  const std::string tmp =
-      absl::StrCat(".", name, ".tmp-", getpid(), "-", serial.fetch_add(1));
-  absl::Status written = [&]() -> absl::Status {
-    const int fd =
-        openat(dfd, tmp.c_str(),
-               O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
-    if (fd < 0) return Errno("create", JoinPath(dir, tmp));
-    OwnedFd owned(JoinPath(dir, tmp), fd);
-    for (size_t at = 0; at < data.size();) {
-      const ssize_t n = write(fd, data.data() + at, data.size() - at);
-      if (n < 0 && errno == EINTR) continue;
-      if (n <= 0) return Errno("write", JoinPath(dir, tmp));
-      at += static_cast<size_t>(n);
-    }
-    if (fsync(fd) != 0) return Errno("fsync", JoinPath(dir, tmp));
-    RETURN_IF_ERROR(owned.CloseFd());
-    if (renameat(dfd, tmp.c_str(), dfd, name.c_str()) != 0) {
-      return Errno("rename", JoinPath(dir, tmp));
-    }
-    return absl::OkStatus();
-  }();
-  if (!written.ok()) {
-    unlinkat(dfd, tmp.c_str(), 0);  // whole or not at all
-    close(dfd);
-    return written;
-  }
-  // The directory's entries durable (the rename).
-  const int rc = fsync(dfd);
-  const int err = errno;
+  absl::Status written =
+      WriteFileAtomicallyAt(dfd, dir, p.filename().string(), data);
   close(dfd);
-  if (rc != 0 && err != EINVAL && err != ENOSYS && err != ENOTSUP) {
-    return Errno("fsync directory", dir, err);
-  }
-  return absl::OkStatus();
+  return written;
 }
 
 absl::StatusOr<std::string> PosixStorage::ReadSmall(const std::string& path) {
