@@ -94,23 +94,14 @@ absl::Status ProbeWrite(Storage& storage, const std::string& dir,
 
 absl::Status CheckClaimIsOurs(Storage& storage, const std::string& step_dir,
                               const std::string& run_id) {
-  const std::string path = JoinPath(step_dir, kClaimName);
-  auto f = storage.OpenRead(path, ReadOptions{});
-  if (absl::IsNotFound(f.status())) return absl::OkStatus();
-  if (!f.ok()) return f.status();
   // A claim holds a run id: a few dozen bytes.
   constexpr uint64_t kMaxClaim = 4096;
-  std::string held(std::min<uint64_t>((*f)->Size(), kMaxClaim), '\0');
-  for (size_t at = 0; at < held.size();) {
-    ASSIGN_OR_RETURN(size_t n,
-                     (*f)->Read(at, held.data() + at, held.size() - at));
-    if (n == 0) break;
-    at += n;
-  }
-  (void)(*f)->Close();
-  if ((*f)->Size() <= kMaxClaim && held == run_id) return absl::OkStatus();
+  auto held = ReadAtMost(storage, JoinPath(step_dir, kClaimName), kMaxClaim);
+  if (absl::IsNotFound(held.status())) return absl::OkStatus();
+  if (!held.ok()) return held.status();
+  if (*held == run_id) return absl::OkStatus();
   return absl::FailedPreconditionError(absl::StrCat(
-      step_dir, " is claimed by '", EscapeForTerminal(held.substr(0, 64)),
+      step_dir, " is claimed by '", EscapeForTerminal(held->substr(0, 64)),
       "', not this run (", run_id,
       "): the step was replaced since this run wrote it; nothing there was "
       "removed"));
@@ -126,7 +117,7 @@ absl::StatusOr<StepListing> NodeAgent::Inspect(
   if (!probe_owner.empty()) {
     RETURN_IF_ERROR(ProbeWrite(*loc.storage, loc.path, probe_owner));
   }
-  auto names = loc.storage->ListDir(loc.path);
+  auto names = ListEntries(*loc.storage, loc.path);
   if (!names.ok()) {
     if (!absl::IsNotFound(names.status())) return names.status();
     if (want_metadata && metadata_step != 0) {
@@ -164,17 +155,7 @@ absl::StatusOr<StepListing> NodeAgent::Inspect(
           FormatBytes(kMaxMetadataBytes),
           " a ckptbench .metadata can be: not one of its checkpoints"));
     }
-    std::string& text = listing.newest_metadata;
-    text.resize(f->Size());
-    for (size_t at = 0; at < text.size();) {
-      ASSIGN_OR_RETURN(size_t n,
-                       f->Read(at, text.data() + at, text.size() - at));
-      if (n == 0) {
-        return absl::DataLossError(
-            absl::StrCat(meta, ": ended at byte ", at, " of ", text.size()));
-      }
-      at += n;
-    }
+    ASSIGN_OR_RETURN(listing.newest_metadata, ReadWhole(*f, meta));
     RETURN_IF_ERROR(f->Close());
   }
   return listing;

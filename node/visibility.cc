@@ -18,7 +18,7 @@ namespace {
 // What one poll finds missing, or "" when the step is visible.
 std::string Lacks(const StorageLocation& loc, const VisibleWant& want) {
   const std::string step = StepDirName(want.step);
-  auto names = loc.storage->ListDir(loc.path);
+  auto names = ListEntries(*loc.storage, loc.path);
   if (!names.ok() ||
       std::find(names->begin(), names->end(), step) == names->end()) {
     return "listing";
@@ -29,14 +29,11 @@ std::string Lacks(const StorageLocation& loc, const VisibleWant& want) {
   auto meta =
       loc.storage->OpenRead(JoinPath(dir, kMetadataFile), ReadOptions{});
   if (!meta.ok() || (*meta)->Size() != want.metadata_size) return ".metadata";
-  std::string text(want.metadata_size, '\0');
-  for (size_t at = 0; at < text.size();) {
-    auto n = (*meta)->Read(at, text.data() + at, text.size() - at);
-    if (!n.ok() || *n == 0) return ".metadata";
-    at += *n;
-  }
+  auto text = ReadWhole(**meta, kMetadataFile);
   (void)(*meta)->Close();
-  if (Xxh3(text.data(), text.size()) != want.metadata_xxh3) return ".metadata";
+  if (!text.ok() || Xxh3(text->data(), text->size()) != want.metadata_xxh3) {
+    return ".metadata";
+  }
   if (!want.shard.empty()) {
     auto f = loc.storage->OpenRead(JoinPath(dir, want.shard), ReadOptions{});
     if (!f.ok() || (*f)->Size() != want.shard_size) return "shard";

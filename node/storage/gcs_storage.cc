@@ -214,7 +214,7 @@ absl::StatusOr<std::vector<std::string>> GcsStorage::ListDir(
     if (n.size() <= prefix.size() || n.rfind(prefix, 0) != 0) continue;
     n = n.substr(prefix.size());
     if (!n.empty() && n.back() == '/') n.pop_back();
-    if (ListedNameIsUsable(n, path)) names.push_back(n);
+    names.push_back(n);
   }
   if (names.empty())
     return absl::NotFoundError(absl::StrCat(path, ": nothing stored under it"));
@@ -284,7 +284,8 @@ absl::StatusOr<std::string> GcsStorage::ClaimDir(const std::string& dir,
                                 std::nullopt, {{"ifGenerationMatch", "0"}});
   if (absl::IsAlreadyExists(put)) {
     // Ours after all when a retried upload found its own first attempt.
-    auto held = ReadSmall(GsUri(claim));
+    // Bounded: whoever made the object chose its size.
+    auto held = ReadAtMost(*this, GsUri(claim), 4096);
     if (!held.ok() || *held != owner) {
       return absl::AlreadyExistsError(
           absl::StrCat(GsUri(claim), ": another run claimed this step first"));

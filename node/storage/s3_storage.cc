@@ -124,13 +124,11 @@ absl::StatusOr<std::vector<std::string>> S3Storage::ListDir(
       if (p.size() <= prefix.size() || p.rfind(prefix, 0) != 0) continue;
       p = p.substr(prefix.size());
       if (!p.empty() && p.back() == '/') p.pop_back();
-      if (ListedNameIsUsable(p, path)) names.push_back(p);
+      names.push_back(p);
     }
     for (const auto& k : XmlTexts(rep.body, "Key")) {
-      if (k.size() > prefix.size() && k.rfind(prefix, 0) == 0 &&
-          ListedNameIsUsable(k.substr(prefix.size()), path)) {
+      if (k.size() > prefix.size() && k.rfind(prefix, 0) == 0)
         names.push_back(k.substr(prefix.size()));
-      }
     }
     token = XmlValue(rep.body, "IsTruncated") == "true"
                 ? XmlValue(rep.body, "NextContinuationToken")

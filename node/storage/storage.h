@@ -155,11 +155,23 @@ inline constexpr char kClaimName[] = ".ckptbench-claim";
 // Joins path components with exactly one '/'.
 std::string JoinPath(const std::string& a, const std::string& b);
 
-// Whether a name a listing of `dir` returned may be used as an entry of
-// it (CheckEntryName: no '/', not "." or "..", no control characters; on
-// an object store a key such as "dir/../x" lists as ".."). Logs what it
-// refuses. Object-store ListDir implementations drop what fails.
-bool ListedNameIsUsable(const std::string& name, const std::string& dir);
+// All of `file` (its Size() bytes) from `path`; DataLoss naming it when it
+// ends early.
+absl::StatusOr<std::string> ReadWhole(ReadableFile& file,
+                                      const std::string& path);
+// `path` whole when it is at most `max_bytes` (a small file ckptbench did
+// not write, such as another run's claim); FailedPrecondition naming it
+// and the bound otherwise, without reading it.
+absl::StatusOr<std::string> ReadAtMost(Storage& storage,
+                                       const std::string& path,
+                                       uint64_t max_bytes);
+
+// The entries of `dir` (Storage::ListDir on any backend) that may be used
+// as names in it: CheckEntryName (no '/', not "." or "..", no control
+// characters; on an object store a key such as "dir/../x" lists as "..").
+// What it drops, it logs.
+absl::StatusOr<std::vector<std::string>> ListEntries(Storage& storage,
+                                                     const std::string& dir);
 
 }  // namespace ckpt
 

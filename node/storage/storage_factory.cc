@@ -8,6 +8,7 @@
 #include "absl/strings/str_cat.h"
 #include "common/log.h"
 #include "common/names.h"
+#include "common/status_macros.h"
 #include "node/storage/gcs_storage.h"
 #include "node/storage/memory_storage.h"
 #include "node/storage/null_storage.h"
@@ -25,10 +26,49 @@ std::string JoinPath(const std::string& a, const std::string& b) {
   return out + "/" + b.substr(i);
 }
 
-bool ListedNameIsUsable(const std::string& name, const std::string& dir) {
-  absl::Status s = CheckEntryName(name, absl::StrCat("an entry of ", dir));
-  if (!s.ok()) LOG_WARN("listing: ignored %s", s.message());
-  return s.ok();
+absl::StatusOr<std::string> ReadWhole(ReadableFile& file,
+                                      const std::string& path) {
+  std::string text(file.Size(), '\0');
+  for (size_t at = 0; at < text.size();) {
+    ASSIGN_OR_RETURN(size_t n,
+                     file.Read(at, text.data() + at, text.size() - at));
+    if (n == 0) {
+      return absl::DataLossError(
+          absl::StrCat(path, ": ended at byte ", at, " of ", text.size()));
+    }
+    at += n;
+  }
+  return text;
+}
+
+absl::StatusOr<std::string> ReadAtMost(Storage& storage,
+                                       const std::string& path,
+                                       uint64_t max_bytes) {
+  ASSIGN_OR_RETURN(auto f, storage.OpenRead(path, ReadOptions{}));
+  if (f->Size() > max_bytes) {
+    return absl::FailedPreconditionError(absl::StrCat(path, " is ", f->Size(),
+                                                      " bytes, more than the ",
+                                                      max_bytes, " it can be"));
+  }
+  ASSIGN_OR_RETURN(std::string text, ReadWhole(*f, path));
+  RETURN_IF_ERROR(f->Close());
+  return text;
+}
+
+absl::StatusOr<std::vector<std::string>> ListEntries(Storage& storage,
+                                                     const std::string& dir) {
+  ASSIGN_OR_RETURN(std::vector<std::string> names, storage.ListDir(dir));
+  std::vector<std::string> usable;
+  usable.reserve(names.size());
+  for (auto& n : names) {
+    absl::Status s = CheckEntryName(n, absl::StrCat("an entry of ", dir));
+    if (s.ok()) {
+      usable.push_back(std::move(n));
+    } else {
+      LOG_WARN("listing: ignored %s", s.message());
+    }
+  }
+  return usable;
 }
 
 std::string NativePath(const std::string& uri) {
