@@ -268,4 +268,16 @@ absl::Status CheckInspectReply(const v1::InspectReply& reply,
   return absl::OkStatus();
 }
 
+absl::Status CheckNodeReply(const v1::NodeMessage& msg,
+                            v1::NodeMessage::BodyCase want,
+                            const std::string& who,
+                            const PhaseExpectation* phase) {
+  if (auto s = CheckReplyBody(msg, want, who); !s.ok()) return s;
+  if (msg.has_inspect()) return CheckInspectReply(msg.inspect(), who);
+  if (msg.has_phase_report() && phase != nullptr) {
+    return CheckPhaseReport(msg.phase_report(), *phase, who);
+  }
+  return absl::OkStatus();
+}
+
 }  // namespace ckpt

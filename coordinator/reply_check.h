@@ -67,6 +67,17 @@ absl::Status CheckPhaseReport(const v1::PhaseReport& report,
 absl::Status CheckInspectReply(const v1::InspectReply& reply,
                                const std::string& who);
 
+// The whole check of a node's reply, as one function (what the fuzz target
+// drives): its body is `want` (CheckReplyBody), then its values, where the
+// body has them: a listing's steps (CheckInspectReply), a phase report's
+// against `phase` when given (CheckPhaseReport). The coordinator runs the
+// same parts where the values are used: RemoteNode the type of every
+// reply, Coordinator::Inspect a listing's, RoundRunner a phase report's.
+absl::Status CheckNodeReply(const v1::NodeMessage& msg,
+                            v1::NodeMessage::BodyCase want,
+                            const std::string& who,
+                            const PhaseExpectation* phase = nullptr);
+
 }  // namespace ckpt
 
 #endif  // CKPTBENCH_COORDINATOR_REPLY_CHECK_H_

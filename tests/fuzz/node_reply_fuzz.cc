@@ -1,15 +1,16 @@
 // libFuzzer target: the coordinator's handling of a node's reply to a
 // round's start. The input is a serialized v1::NodeMessage, as it arrives
-// on the Session stream from whoever reached the control port: its type is
-// checked (CheckReplyBody), its values against what the node was asked
-// (CheckPhaseReport, for a save and for a load of the same plan), and what
-// passes is aggregated into a round as RoundRunner does, then written as
+// on the Session stream from whoever reached the control port, goes
+// through CheckNodeReply (its type, then its values against what the node
+// was asked, for a save and for a load of the same plan), and what passes
+// is aggregated into a round as RoundRunner does, then written as
 // result.json and the summary table. Nothing may crash or be undefined.
 //
 // Seeds (tests/fuzz/corpus/node_reply) are real replies: with
 // CKPTBENCH_FUZZ_WRITE_SEEDS=DIR, the target first runs a save and a load
 // round of its plan through an in-process node agent on memory storage and
-// writes what that node answered into DIR.
+// writes what that node answered into DIR. Inputs that are not phase
+// reports are checked as listings (CheckInspectReply's part).
 #include <cstddef>
 #include <cstdint>
 #include <cstdlib>
@@ -144,21 +145,28 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   if (!msg.ParseFromArray(data, static_cast<int>(size))) return 0;
   Rig& rig = TheRig();
   const std::string who = rig.node.Who();
-  if (!CheckReplyBody(msg, v1::NodeMessage::kPhaseReport, who).ok()) return 0;
+  // A listing (its steps), or a phase report for a save and for a load of
+  // the same plan: either round's report may fit.
+  if (!msg.has_phase_report()) {
+    (void)CheckNodeReply(msg, v1::NodeMessage::kInspect, who);
+    return 0;
+  }
   RoundRunner runner(rig.config, rig.plan, {&rig.node}, nullptr);
   for (bool save : {true, false}) {
     RoundSpec spec = rig.Spec(save);
-    v1::PrepareRequest req = NodeReplyFuzz::Prepare(runner, spec);
-    PhaseExpectation expect = ExpectPhase(req, 0.002);
-    v1::PhaseReport report = msg.phase_report();
-    report.set_round_id(spec.round_id);  // either round's report may fit
-    if (!CheckPhaseReport(report, expect, who).ok()) continue;
+    const PhaseExpectation expect =
+        ExpectPhase(NodeReplyFuzz::Prepare(runner, spec), 0.002);
+    msg.mutable_phase_report()->set_round_id(spec.round_id);
+    if (!CheckNodeReply(msg, v1::NodeMessage::kPhaseReport, who, &expect)
+             .ok()) {
+      continue;
+    }
     RunResult run;
     run.rounds.emplace_back();
     RoundResult& round = run.rounds.back();
     round.phase = save ? "save" : "load";
     round.index = 1;
-    NodeReplyFuzz::Aggregate(runner, {report}, spec, &round);
+    NodeReplyFuzz::Aggregate(runner, {msg.phase_report()}, spec, &round);
     (void)ResultToJson(run);
     (void)SummaryTable(run);
   }
