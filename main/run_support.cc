@@ -100,65 +100,6 @@ bool WriteResult(const std::string& dir, const RunResult& r, bool announce,
 
 }  // namespace
 
-InterruptWatchdog::InterruptWatchdog(Expire expire, double grace_seconds)
-    : expire_(std::move(expire)), grace_seconds_(grace_seconds) {}
-
-InterruptWatchdog::~InterruptWatchdog() {
-  RunEnded();
-  if (thread_.joinable()) thread_.join();
-}
-
-void InterruptWatchdog::Signal(const std::string& name) {
-  std::unique_lock<std::mutex> lock(mu_);
-  if (ended_ || expired_) return;
-  if (!thread_.joinable()) {
-    signal_ = name;
-    start_ = std::chrono::steady_clock::now();
-    thread_ = std::thread([this] { Wait(); });
-    return;
-  }
-  // A second signal: the user will not wait.
-  lock.unlock();
-  ExpireOnce(name);
-}
-
-void InterruptWatchdog::Wait() {
-  std::unique_lock<std::mutex> lock(mu_);
-  const auto deadline =
-      start_ + std::chrono::duration_cast<std::chrono::steady_clock::duration>(
-                   std::chrono::duration<double>(grace_seconds_));
-  cv_.wait_until(lock, deadline, [this] { return ended_ || expired_; });
-  if (ended_ || expired_) return;
-  const std::string name = signal_;
-  lock.unlock();
-  ExpireOnce(name);
-}
-
-void InterruptWatchdog::ExpireOnce(const std::string& name) {
-  {
-    std::lock_guard<std::mutex> lock(mu_);
-    if (ended_ || expired_) return;
-    expired_ = true;
-  }
-  cv_.notify_all();
-  expire_(name, std::chrono::duration<double>(std::chrono::steady_clock::now() -
-                                              start_)
-                    .count());
-  std::fflush(nullptr);
-  _exit(1);
-}
-
-void InterruptWatchdog::RunEnded() {
-  std::unique_lock<std::mutex> lock(mu_);
-  if (expired_) {
-    // The watchdog is writing the results and ends the process.
-    cv_.wait(lock, [] { return false; });
-  }
-  ended_ = true;
-  lock.unlock();
-  cv_.notify_all();
-}
-
 namespace {
 
 std::string SignalName(int sig) {
@@ -184,54 +125,69 @@ SignalWatcher::SignalWatcher() {
   sigaddset(&set_, SIGHUP);   // a closed terminal or ssh session: as TERM
   sigaddset(&set_, SIGUSR1);  // our own wake-up at the end
   pthread_sigmask(SIG_BLOCK, &set_, nullptr);
-  thread_ = std::thread([this] {
-    auto since = std::chrono::steady_clock::now();
-    for (;;) {
-      bool waiting;
-      {
-        std::lock_guard<std::mutex> lock(mu_);
-        waiting = !pending_.empty();
-      }
-      int sig = 0;
-      if (waiting) {
-        // A signal nothing has taken yet: whatever this process is blocked
-        // in before (or between) its rounds, it ends kGraceSeconds later.
-        timespec tick{0, 100 * 1000 * 1000};
-        sig = sigtimedwait(&set_, nullptr, &tick);
-        if (sig < 0) {
-          if (errno != EAGAIN && errno != EINTR) return;
-          std::lock_guard<std::mutex> lock(mu_);
-          if (!pending_.empty() && std::chrono::steady_clock::now() - since >
-                                       std::chrono::duration<double>(
-                                           InterruptWatchdog::kGraceSeconds)) {
-            PrintError(absl::StrCat(
-                pending_, ": nothing took it up within ",
-                InterruptWatchdog::kGraceSeconds,
-                " s (blocked before any round could start); exiting"));
-            std::fflush(nullptr);
-            _exit(1);
-          }
-          continue;
-        }
-      } else if (sigwait(&set_, &sig) != 0) {
-        return;
-      }
-      if (sig == SIGUSR1) return;
+  thread_ = std::thread([this] { Loop(); });
+}
+
+void SignalWatcher::Loop() {
+  for (;;) {
+    bool waiting;
+    {
       std::lock_guard<std::mutex> lock(mu_);
-      const std::string name = SignalName(sig);
-      if (received_.empty()) received_ = name;
-      if (on_signal_) {
-        on_signal_(name);
-      } else if (!pending_.empty()) {
-        PrintError(absl::StrCat(name, " again: exiting"));
-        std::fflush(nullptr);
-        _exit(1);
-      } else {
-        pending_ = name;
-        since = std::chrono::steady_clock::now();
-      }
+      waiting = !waiting_.empty();
     }
-  });
+    int sig = 0;
+    if (waiting) {
+      // A grace period runs: look at the clock ten times a second.
+      timespec tick{0, 100 * 1000 * 1000};
+      sig = sigtimedwait(&set_, nullptr, &tick);
+      if (sig < 0) {
+        if (errno != EAGAIN && errno != EINTR) return;
+        std::lock_guard<std::mutex> lock(mu_);
+        if (!waiting_.empty() &&
+            std::chrono::steady_clock::now() - since_ >
+                std::chrono::duration<double>(kGraceSeconds)) {
+          ExpireLocked(waiting_, /*again=*/false);
+        }
+        continue;
+      }
+    } else if (sigwait(&set_, &sig) != 0) {
+      return;
+    }
+    if (sig == SIGUSR1) return;
+    std::lock_guard<std::mutex> lock(mu_);
+    const std::string name = SignalName(sig);
+    if (received_.empty()) received_ = name;
+    if (!waiting_.empty()) ExpireLocked(name, /*again=*/true);
+    waiting_ = name;
+    since_ = std::chrono::steady_clock::now();
+    delivered_ = static_cast<bool>(on_signal_);
+    if (on_signal_) {
+      on_signal_(name);
+    } else {
+      pending_ = name;
+    }
+  }
+}
+
+void SignalWatcher::ExpireLocked(const std::string& name, bool again) {
+  const double waited =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - since_)
+          .count();
+  if (on_expire_) {
+    on_expire_(name, waited);
+  } else if (again) {
+    PrintError(absl::StrCat(name, " again: exiting"));
+  } else {
+    PrintError(absl::StrCat(
+        name,
+        delivered_ ? ": the work it interrupted had not stopped within "
+                   : ": nothing took it up within ",
+        kGraceSeconds,
+        delivered_ ? " s; exiting"
+                   : " s (blocked before any round could start); exiting"));
+  }
+  std::fflush(nullptr);
+  _exit(1);
 }
 
 SignalWatcher::~SignalWatcher() {
@@ -240,12 +196,17 @@ SignalWatcher::~SignalWatcher() {
   thread_.join();
 }
 
-void SignalWatcher::Watch(std::function<void(const std::string&)> on_signal) {
+void SignalWatcher::Watch(OnSignal on_signal, OnExpire on_expire) {
   std::lock_guard<std::mutex> lock(mu_);
+  // What took a delivered signal has stopped its work.
+  if (delivered_) waiting_.clear();
+  delivered_ = false;
   on_signal_ = std::move(on_signal);
+  on_expire_ = std::move(on_expire);
   if (on_signal_ && !pending_.empty()) {
     on_signal_(pending_);
     pending_.clear();
+    delivered_ = true;
   }
 }
 
@@ -258,6 +219,8 @@ std::string SignalWatcher::Take() {
   std::lock_guard<std::mutex> lock(mu_);
   std::string taken;
   taken.swap(pending_);
+  waiting_.clear();
+  delivered_ = false;
   return taken;
 }
 
@@ -414,11 +377,11 @@ int ExecuteRun(const std::string& results_dir, Coordinator& coordinator,
   LOG_INFO("run %s: %s, %s per checkpoint, %d node(s) x %d rank(s)",
            result->run_id, result->model, FormatBytes(result->checkpoint_bytes),
            result->num_nodes, result->ranks_per_node);
-  // A signal aborts the run; if the run has not stopped kInterruptGrace
-  // seconds later (a thread stuck in storage or a system call no signal
-  // ends), or at a second signal, the watchdog writes what was measured
-  // and ends the process.
-  InterruptWatchdog watchdog([&](const std::string& name, double waited) {
+  // A signal aborts the run; if the run has not stopped kGraceSeconds
+  // later (a thread stuck in storage or a system call no signal ends), or
+  // at a second signal, what was measured is written and the process ends
+  // (SignalWatcher).
+  auto write_measured = [&](const std::string& name, double waited) {
     RunResult snap = coordinator.Snapshot();
     snap.status = "failed";
     snap.errors.push_back(absl::StrCat(
@@ -438,15 +401,15 @@ int ExecuteRun(const std::string& results_dir, Coordinator& coordinator,
     }
     std::fputs(SummaryTable(snap).c_str(), stdout);
     std::fflush(stdout);
-  });
-  signals.Watch([&coordinator, &watchdog](const std::string& name) {
-    PrintError(absl::StrCat(name, ": aborting the run"), "\nckptbench: ");
-    coordinator.Interrupt(absl::StrCat("interrupted by ", name));
-    watchdog.Signal(name);
-  });
+  };
+  signals.Watch(
+      [&coordinator](const std::string& name) {
+        PrintError(absl::StrCat(name, ": aborting the run"), "\nckptbench: ");
+        coordinator.Interrupt(absl::StrCat("interrupted by ", name));
+      },
+      write_measured);
   absl::Status status = coordinator.Run(result);
   signals.Watch(nullptr);
-  watchdog.RunEnded();
   for (const auto& round : result->rounds) {
     if (!round.nodes.empty() && result->environment.filesystem.empty()) {
       const NodeResult& n = round.nodes[0];

@@ -8,7 +8,6 @@
 #include <signal.h>
 
 #include <chrono>
-#include <condition_variable>
 #include <functional>
 #include <mutex>
 #include <string>
@@ -24,69 +23,51 @@ namespace ckpt {
 
 // Takes SIGINT, SIGTERM and SIGHUP on a thread of its own (sigwait), and
 // ignores SIGPIPE. Construct it before any other thread exists so every
-// thread inherits the blocked mask. A signal no `on_signal` takes within
-// InterruptWatchdog::kGraceSeconds (the process is blocked before its
-// rounds: a FIFO, a mount that stopped answering), or a second one, ends
-// the process with exit code 1.
+// thread inherits the blocked mask.
+// A signal ends the process within kGraceSeconds whatever its threads are
+// blocked in (a FIFO, a FUSE mount that stopped answering, a system call
+// no signal ends): from the first signal, the work it interrupts has that
+// long to end (whoever took it calls Watch again, or Take); if it has not,
+// or at a second signal, the `on_expire` watching then runs (it writes what
+// was measured) and the process exits with code 1. Thread-safe.
 class SignalWatcher {
  public:
+  using OnSignal = std::function<void(const std::string& signal)>;
+  using OnExpire =
+      std::function<void(const std::string& signal, double waited)>;
+  static constexpr double kGraceSeconds = 5;
   SignalWatcher();
   ~SignalWatcher();
   SignalWatcher(const SignalWatcher&) = delete;
   SignalWatcher& operator=(const SignalWatcher&) = delete;
-  // `on_signal` (may be empty) runs on the watcher thread with "SIGINT" or
-  // "SIGTERM". A signal that arrived while nothing was watched is delivered
-  // to the next `on_signal` at once, so it is never lost.
-  void Watch(std::function<void(const std::string&)> on_signal);
+  // `on_signal` (may be empty) runs on the watcher thread with "SIGINT",
+  // "SIGTERM" or "SIGHUP". A signal that arrived while nothing was watched
+  // is delivered to the next `on_signal` at once, so it is never lost.
+  // Watching anew ends the grace period of a signal already delivered.
+  void Watch(OnSignal on_signal, OnExpire on_expire = nullptr);
   // The name of a signal received and not yet delivered ("" if none).
   std::string Pending();
-  // The same, taken: it is no longer pending (what took it stops the
-  // process's work itself).
+  // The same, taken: it is no longer pending, and its grace period ends
+  // (what took it stops the process's work itself).
   std::string Take();
   // The first signal received since construction, delivered or not.
   std::string Received();
 
  private:
+  void Loop();
+  // Runs on_expire_ (or says why) and ends the process; mu_ held.
+  [[noreturn]] void ExpireLocked(const std::string& name, bool again);
   sigset_t set_;
   std::mutex mu_;
-  std::function<void(const std::string&)> on_signal_;
+  OnSignal on_signal_;
+  OnExpire on_expire_;
   std::string pending_;
   std::string received_;
-  std::thread thread_;
-};
-
-// Ends a run that a signal did not end: armed by the first SIGINT or
-// SIGTERM, it gives the run `grace_seconds` to stop (abort the round in
-// flight, clean up, write its results); if the run is still going then,
-// or at a second signal, it calls `expire` (which writes what was
-// measured) and ends the process with exit code 1, whatever the run's
-// threads are blocked in (a FUSE mount that stopped answering, a system
-// call that cannot be interrupted). Thread-safe.
-class InterruptWatchdog {
- public:
-  using Expire = std::function<void(const std::string& signal, double waited)>;
-  static constexpr double kGraceSeconds = 5;
-  explicit InterruptWatchdog(Expire expire,
-                             double grace_seconds = kGraceSeconds);
-  ~InterruptWatchdog();
-  InterruptWatchdog(const InterruptWatchdog&) = delete;
-  InterruptWatchdog& operator=(const InterruptWatchdog&) = delete;
-  // A signal arrived (from the signal thread).
-  void Signal(const std::string& name);
-  // The run returned: nothing to end. If the watchdog already began to,
-  // never returns (the process ends).
-  void RunEnded();
-
- private:
-  void Wait();
-  void ExpireOnce(const std::string& name);
-  Expire expire_;
-  const double grace_seconds_;
-  std::mutex mu_;
-  std::condition_variable cv_;
-  bool ended_ = false, expired_ = false;
-  std::string signal_;
-  std::chrono::steady_clock::time_point start_;
+  // The signal whose grace period runs ("" none), since when, and whether
+  // it reached an on_signal.
+  std::string waiting_;
+  std::chrono::steady_clock::time_point since_;
+  bool delivered_ = false;
   std::thread thread_;
 };
 
