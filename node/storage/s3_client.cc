@@ -1,8 +1,11 @@
 #include "node/storage/s3_client.h"
 
+#include <algorithm>
 #include <cctype>
 #include <cstdint>
 #include <cstdlib>
+#include <iterator>
+#include <optional>
 
 #include "absl/strings/ascii.h"
 #include "absl/strings/match.h"
@@ -56,64 +59,71 @@ std::vector<std::string> XmlTexts(const std::string& xml,
   return out;
 }
 
+namespace {
+
+// The code point of a character reference's inside ("#38", "#x26"), or
+// none when it is not a valid one (0, a surrogate, past U+10FFFF).
+std::optional<uint32_t> CharRef(const std::string& ref) {
+  if (ref.size() < 2 || ref[0] != '#') return std::nullopt;
+  const bool hex = ref[1] == 'x' || ref[1] == 'X';
+  const std::string digits = ref.substr(hex ? 2 : 1);
+  if (digits.empty() || digits.size() > 8) return std::nullopt;
+  uint32_t cp = 0;
+  for (char d : digits) {
+    const auto u = static_cast<unsigned char>(d);
+    int v = -1;
+    if (std::isdigit(u)) v = d - '0';
+    if (hex && std::isxdigit(u) && !std::isdigit(u)) {
+      v = 10 + std::tolower(u) - 'a';
+    }
+    if (v < 0) return std::nullopt;
+    cp = cp * (hex ? 16 : 10) + static_cast<uint32_t>(v);
+  }
+  if (cp == 0 || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF)) {
+    return std::nullopt;
+  }
+  return cp;
+}
+
+void AppendUtf8(uint32_t cp, std::string* out) {
+  if (cp < 0x80) {
+    *out += static_cast<char>(cp);
+    return;
+  }
+  const int n = cp < 0x800 ? 2 : cp < 0x10000 ? 3 : 4;
+  static const unsigned char kLead[] = {0, 0, 0xC0, 0xE0, 0xF0};
+  *out += static_cast<char>(kLead[n] | (cp >> (6 * (n - 1))));
+  for (int k = n - 2; k >= 0; --k) {
+    *out += static_cast<char>(0x80 | ((cp >> (6 * k)) & 0x3F));
+  }
+}
+
+}  // namespace
+
 std::string XmlText(const std::string& raw) {
+  static const std::pair<const char*, char> kNamed[] = {
+      {"amp", '&'}, {"lt", '<'}, {"gt", '>'}, {"quot", '"'}, {"apos", '\''}};
   std::string out;
   out.reserve(raw.size());
-  for (size_t i = 0; i < raw.size();) {
+  for (size_t i = 0; i < raw.size(); ++i) {
     const size_t semi = raw[i] == '&' ? raw.find(';', i) : std::string::npos;
     if (semi == std::string::npos || semi - i > 12) {
-      out += raw[i++];
+      out += raw[i];
       continue;
     }
     const std::string ref = raw.substr(i + 1, semi - i - 1);
-    static const std::pair<const char*, char> kNamed[] = {
-        {"amp", '&'}, {"lt", '<'}, {"gt", '>'}, {"quot", '"'}, {"apos", '\''}};
-    bool done = false;
-    for (const auto& [name, c] : kNamed) {
-      if (ref == name) {
-        out += c;
-        done = true;
-      }
-    }
-    if (!done && ref.size() > 1 && ref[0] == '#') {
-      const bool hex = ref[1] == 'x' || ref[1] == 'X';
-      const std::string digits = ref.substr(hex ? 2 : 1);
-      uint32_t cp = 0;
-      bool ok = !digits.empty() && digits.size() <= 8;
-      for (char d : digits) {
-        const int v =
-            std::isdigit(static_cast<unsigned char>(d)) ? d - '0'
-            : hex && std::isxdigit(static_cast<unsigned char>(d))
-                ? 10 + (std::tolower(static_cast<unsigned char>(d)) - 'a')
-                : -1;
-        if (v < 0) ok = false;
-        if (ok) cp = cp * (hex ? 16 : 10) + static_cast<uint32_t>(v);
-      }
-      ok = ok && cp > 0 && cp <= 0x10FFFF && (cp < 0xD800 || cp > 0xDFFF);
-      if (ok) {
-        if (cp < 0x80) {
-          out += static_cast<char>(cp);
-        } else if (cp < 0x800) {
-          out += static_cast<char>(0xC0 | (cp >> 6));
-          out += static_cast<char>(0x80 | (cp & 0x3F));
-        } else if (cp < 0x10000) {
-          out += static_cast<char>(0xE0 | (cp >> 12));
-          out += static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
-          out += static_cast<char>(0x80 | (cp & 0x3F));
-        } else {
-          out += static_cast<char>(0xF0 | (cp >> 18));
-          out += static_cast<char>(0x80 | ((cp >> 12) & 0x3F));
-          out += static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
-          out += static_cast<char>(0x80 | (cp & 0x3F));
-        }
-        done = true;
-      }
-    }
-    if (done) {
-      i = semi + 1;
+    const auto named =
+        std::find_if(std::begin(kNamed), std::end(kNamed),
+                     [&](const auto& e) { return ref == e.first; });
+    if (named != std::end(kNamed)) {
+      out += named->second;
+    } else if (auto cp = CharRef(ref)) {
+      AppendUtf8(*cp, &out);
     } else {
-      out += raw[i++];
+      out += raw[i];  // not a reference: kept as it is
+      continue;
     }
+    i = semi;
   }
   return out;
 }
