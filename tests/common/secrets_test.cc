@@ -10,6 +10,8 @@
 #include <thread>
 #include <vector>
 
+#include "common/log.h"
+
 namespace ckpt {
 namespace {
 
@@ -118,6 +120,29 @@ TEST_F(SecretsTest, RegisteringAndScrubbingFromManyThreads) {
     });
   }
   for (auto& t : threads) t.join();
+}
+
+}  // namespace
+}  // namespace ckpt
+
+namespace ckpt {
+namespace {
+
+// Log lines and printed errors are scrubbed where they are written, so a
+// secret quoted by any code path never reaches stderr.
+TEST(SecretsInLogs, LogLinesAndPrintedErrorsAreScrubbed) {
+  ClearSecretsForTesting();
+  const std::string token = "FwoGZXIvYXdzEJr//////////wEaDLog+Token/Value==";
+  RegisterSecret(token);
+  ::testing::internal::CaptureStderr();
+  LOG_WARN("server said: x-amz-security-token: %s", token);
+  PrintError("echoed " + token);
+  const std::string err = ::testing::internal::GetCapturedStderr();
+  ClearSecretsForTesting();
+  EXPECT_EQ(err.find("Log+Token"), std::string::npos) << err;
+  EXPECT_NE(err.find("x-amz-security-token: [redacted]"), std::string::npos)
+      << err;
+  EXPECT_NE(err.find("ckptbench: echoed [redacted]"), std::string::npos) << err;
 }
 
 }  // namespace

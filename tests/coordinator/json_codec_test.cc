@@ -4,6 +4,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "common/secrets.h"
 #include "coordinator/planner.h"
 
 namespace ckpt {
@@ -125,6 +126,23 @@ TEST(ResultJson, HasSchemaStatusAndRounds) {
 
 // Errors quoting a garbage file and paths with a 0xFF byte aborted the run
 // (nlohmann type_error 316) instead of writing its result.
+// Issue 27: in one process with its node (ckptbench run), no credential
+// the process holds reaches result.json, in any encoding, whatever quotes it.
+TEST(ResultJson, CredentialsTheProcessHoldsAreRedacted) {
+  ClearSecretsForTesting();
+  const std::string token = "ya29.a0AfH6SMBx-Result/Json+Token";
+  RegisterSecret(token);
+  RunResult r;
+  r.status = "failed";
+  r.errors.push_back("HTTP 401: Authorization: Bearer " + token);
+  r.notes.push_back("echoed \"" + token + "\"");
+  const std::string text = ResultToJson(r);
+  ClearSecretsForTesting();
+  EXPECT_EQ(text.find("Result/Json"), std::string::npos) << text;
+  EXPECT_EQ(text.find("Result\\/Json"), std::string::npos) << text;
+  EXPECT_NE(text.find("Bearer [redacted]"), std::string::npos) << text;
+}
+
 TEST(ResultJson, InvalidUtf8IsEscapedNotFatal) {
   RunResult r = FailedWith("/ck/.metadata: garbage \xFF\xFE at byte 0");
   r.config.push_back({"storage.path", "CKPT_DIR_PATH", "/tmp/\xFF", "env"});

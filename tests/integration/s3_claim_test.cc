@@ -9,10 +9,13 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <nlohmann/json.hpp>
 #include <set>
 #include <thread>
 
+#include "absl/strings/str_cat.h"
+#include "node/node_agent.h"
 #include "node/storage/s3_storage.h"
 #include "node/storage/storage_factory.h"
 #include "tests/testing/conditional_put_proxy.h"
@@ -269,6 +272,56 @@ TEST_F(S3ClaimTest, TwoRunsStartedTogetherCommitDistinctStepsWithIfNoneMatch) {
 TEST_F(S3ClaimTest, TwoRunsStartedTogetherCommitDistinctStepsByListing) {
   TwoRunsTogether(swift(), swift().endpoint(), "s3://" + bucket_ + "/two",
                   "auto", tmp_);
+}
+
+// Issue 27: a step and the sibling whose name shares its string (step-1,
+// step-10) are told apart by listings, and removing step-1 (retention, or
+// a failed save's clean-up: the same NodeAgent::Cleanup) with its
+// unfinished uploads touches nothing of step-10's.
+TEST_F(S3ClaimTest, Step1AndStep10AreToldApartByListingsAndCleanup) {
+  const std::string body =
+      (std::filesystem::temp_directory_path() / ("sibling-body-" + bucket_))
+          .string();
+  std::ofstream(body) << "bytes";
+  for (const char* step : {"step-1", "step-10"}) {
+    for (const char* name : {".metadata", "__0_0.distcp"}) {
+      const std::string key = absl::StrCat("s/checkpoints/", step, "/", name);
+      auto put = swift().Aws({"s3api", "put-object", "--bucket", bucket_,
+                              "--key", key, "--body", body});
+      ASSERT_EQ(put.exit_code, 0) << put.err;
+    }
+    auto mpu = swift().Aws(
+        {"s3api", "create-multipart-upload", "--bucket", bucket_, "--key",
+         absl::StrCat("s/checkpoints/", step, "/__1_0.distcp")});
+    ASSERT_EQ(mpu.exit_code, 0) << mpu.err;
+  }
+  std::filesystem::remove(body);
+  const std::map<std::string, std::string> options = {
+      {"s3.endpoint", Endpoint(SwiftPort())}, {"s3.region", "us-east-1"}};
+  const std::string dir = "s3://" + bucket_ + "/s/checkpoints";
+  NodeAgent agent;
+  auto listing = agent.Inspect(dir, "", false, 0, options);
+  ASSERT_TRUE(listing.ok()) << listing.status();
+  EXPECT_EQ(listing->steps,
+            (std::vector<std::pair<uint64_t, bool>>{{1, true}, {10, true}}));
+  int aborted = 0;
+  ASSERT_TRUE(agent
+                  .Cleanup(dir, {1}, {"__0_0.distcp", "__1_0.distcp"}, options,
+                           /*abort_uploads=*/true, &aborted)
+                  .ok());
+  EXPECT_EQ(aborted, 1);
+  auto ls = swift().Aws(
+      {"s3api", "list-objects-v2", "--bucket", bucket_, "--prefix", "s/"});
+  EXPECT_EQ(ls.out.find("step-1/"), std::string::npos) << ls.out;
+  EXPECT_NE(ls.out.find("s/checkpoints/step-10/.metadata"), std::string::npos);
+  EXPECT_NE(ls.out.find("s/checkpoints/step-10/__0_0.distcp"),
+            std::string::npos);
+  auto uploads =
+      swift().Aws({"s3api", "list-multipart-uploads", "--bucket", bucket_});
+  EXPECT_EQ(uploads.out.find("step-1/"), std::string::npos) << uploads.out;
+  EXPECT_NE(uploads.out.find("s/checkpoints/step-10/__1_0.distcp"),
+            std::string::npos)
+      << uploads.out;
 }
 
 }  // namespace

@@ -2,13 +2,18 @@
 // S3 implementation), with the AWS CLI as the peer client nobody here wrote.
 #include <gtest/gtest.h>
 
+#include <chrono>
+#include <csignal>
 #include <filesystem>
 #include <fstream>
 #include <map>
 #include <nlohmann/json.hpp>
+#include <thread>
+#include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "tests/testing/cluster.h"
+#include "tests/testing/subprocess.h"
 #include "tests/testing/swift_server.h"
 #include "tests/testing/tls_front.h"
 
@@ -133,6 +138,49 @@ TEST_F(S3Test, SiblingPrefixesThatShareTheStringAreNeverTouched) {
       << ls.out;
   EXPECT_NE(ls.out.find("\"r/checkpoints/step-2/.metadata\""),
             std::string::npos);
+}
+
+// Issue 27: when results go to an object store through a node that is the
+// one blocked, a signal still ends the run within seconds, and what was
+// measured goes to the local fallback file in the working directory.
+TEST_F(S3Test, AStuckRunWithResultsOnS3WritesTheLocalFallbackOnSigterm) {
+  Env env = S3Env({{"CKPT_DIR_PATH", Uri("stuck")},
+                   {"NUM_LAYERS", "1"},
+                   {"CKPT_OPTIMIZER", "none"},
+                   {"CKPT_MODE", "save-only"},
+                   {"NUM_SAVE_CALLS", "1"},
+                   {"CKPTBENCH_TEST_HANG_IN_SAVE", "1"}});
+  const std::string cwd = tmp_.Sub("cwd");
+  fs::create_directories(cwd);
+  const fs::path here = fs::current_path();
+  fs::current_path(cwd);  // the child's working directory
+  Process p({CkptbenchBinary(), "run", "--results-dir", Uri("res/stuck")}, env);
+  fs::current_path(here);
+  ASSERT_TRUE(p.WaitForOutput("per checkpoint", 30)) << p.Err();
+  std::this_thread::sleep_for(std::chrono::seconds(1));
+  const auto t0 = std::chrono::steady_clock::now();
+  p.Signal(SIGTERM);
+  ASSERT_EQ(p.Wait(20), 1) << p.Err();
+  EXPECT_LT(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0)
+                .count(),
+            10);
+  std::vector<fs::path> fallback;
+  for (const auto& e : fs::directory_iterator(cwd)) {
+    if (e.path().filename().string().rfind("ckptbench-result-", 0) == 0) {
+      fallback.push_back(e.path());
+    }
+  }
+  ASSERT_EQ(fallback.size(), 1u) << p.Err();
+  EXPECT_NE(p.Err().find("wrote them to " + fallback[0].filename().string() +
+                         " in the working directory instead"),
+            std::string::npos)
+      << p.Err();
+  nlohmann::json j = nlohmann::json::parse(ReadFile(fallback[0].string()));
+  EXPECT_EQ(j["status"], "failed");
+  EXPECT_NE(j["errors"].dump().find("interrupted by SIGTERM; the run had not "
+                                    "stopped"),
+            std::string::npos)
+      << j["errors"];
 }
 
 TEST_F(S3Test, SpreadPrefixesPlaceShardsUnderHashPrefixesAndCleanUpThere) {
