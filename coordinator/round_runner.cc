@@ -400,16 +400,8 @@ RoundResult RoundRunner::Run(const RoundSpec& spec) {
   auto on_report = [&](size_t i, absl::StatusOr<v1::PhaseReport> rep) {
     std::string error;
     v1::ErrorKind kind = v1::ERROR_KIND_UNSPECIFIED;
-    absl::Status unusable;
-    if (rep.ok()) {
-      unusable = CheckPhaseReport(*rep, expected[i], nodes_[i]->Who());
-    }
     if (!rep.ok()) {
       error = NodeError(*nodes_[i], "", rep.status().message());
-    } else if (!unusable.ok()) {
-      // Nothing of it is used: the node fails, named.
-      error = NodeError(*nodes_[i], "", unusable.message());
-      kind = v1::ERROR_KIND_INTERNAL;
     } else {
       reports[i] = std::move(*rep);
       if (!reports[i].error().empty()) {
@@ -449,6 +441,19 @@ RoundResult RoundRunner::Run(const RoundSpec& spec) {
   });
   result.transfer_seconds = SecondsSince(t0);
   if (progress_) progress_->EndRound();
+  // Each report is checked before any of it is used, after the round's
+  // clock stopped (reply_check.h): one that fails is dropped, and its node
+  // fails, named.
+  for (size_t i = 0; i < n; ++i) {
+    absl::Status unusable =
+        CheckPhaseReport(reports[i], expected[i], nodes_[i]->Who());
+    if (unusable.ok()) continue;
+    reports[i] = v1::PhaseReport();
+    if (first_error.empty()) {
+      first_error = NodeError(*nodes_[i], "", unusable.message());
+      first_kind = v1::ERROR_KIND_INTERNAL;
+    }
+  }
   // What the nodes reported is summed up after the round's clock stops
   // (below): it is this tool's bookkeeping, not the checkpoint's work.
   auto aggregate = [&] {

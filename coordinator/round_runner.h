@@ -61,8 +61,9 @@ class RoundRunner {
               std::vector<NodeClient*> nodes, ProgressPrinter* progress);
 
   // Runs the round. The RoundResult is filled even on failure (status
-  // "failed", error set). Every node's report is checked first
-  // (reply_check.h): one that fails fails its node.
+  // "failed", error set). Every node's report is checked (reply_check.h)
+  // once the round's clock stopped, before any of it is used: one that
+  // fails fails its node.
   RoundResult Run(const RoundSpec& spec);
 
  private:
