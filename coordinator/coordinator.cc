@@ -344,10 +344,21 @@ void Coordinator::NoteListings(RunResult* result) const {
   });
 }
 
-void Coordinator::Publish(const RunResult& result) {
-  RunResult copy = result;
+void Coordinator::Publish(RunResult* result) {
+  // Each round is copied once, when it is first published (rounds carry
+  // every file's record: copying them all after every round added up to
+  // the square of the rounds); the rest is small and copied whole.
+  std::vector<RoundResult> rounds;
+  rounds.swap(result->rounds);
+  RunResult head = *result;
+  result->rounds.swap(rounds);
   std::lock_guard<std::mutex> lock(snapshot_mu_);
-  snapshot_ = std::move(copy);
+  std::vector<RoundResult> published = std::move(snapshot_.rounds);
+  for (size_t k = published.size(); k < result->rounds.size(); ++k) {
+    published.push_back(result->rounds[k]);
+  }
+  snapshot_ = std::move(head);
+  snapshot_.rounds = std::move(published);
 }
 
 RunResult Coordinator::Snapshot() const {
@@ -357,7 +368,7 @@ RunResult Coordinator::Snapshot() const {
 
 absl::Status Coordinator::Run(RunResult* result) {
   result->run_id = run_id_;
-  Publish(*result);
+  Publish(result);
   absl::Status s;
   if (config_.DoSave()) s = RunSaves(result);
   if (s.ok() && config_.DoLoad()) s = RunLoads(result);
@@ -400,9 +411,9 @@ absl::Status Coordinator::RunSaves(RunResult* result) {
     written_steps_.insert(step);
     RoundSpec spec = NewSpec(/*save=*/true, i, dir, step, config_.run.seed);
     result->rounds.push_back(runner.Run(spec));
-    Publish(*result);
     const RoundResult& r = result->rounds.back();
     if (r.status != "ok") {
+      Publish(result);
       RemoveFailedStep(dir, step, result);
       return absl::AbortedError(r.error);
     }
@@ -412,6 +423,7 @@ absl::Status Coordinator::RunSaves(RunResult* result) {
              r.throughput_mib_s);
     FlagShortPhase(&result->rounds.back());
     FlagClientBound(&result->rounds.back());
+    Publish(result);
   }
   return absl::OkStatus();
 }
@@ -445,7 +457,7 @@ absl::Status Coordinator::Stage(RunResult* result,
   result->notes.push_back(note);
   RoundRunner runner(config_, plan_, nodes_, progress_);
   result->rounds.push_back(runner.Run(spec));
-  Publish(*result);
+  Publish(result);
   const RoundResult& r = result->rounds.back();
   if (r.status != "ok") {
     RemoveFailedStep(dir, spec.step, result);
@@ -525,13 +537,16 @@ absl::Status Coordinator::RunLoads(RunResult* result) {
       return true;
     };
     result->rounds.push_back(runner.Run(spec));
-    Publish(*result);
     const RoundResult& r = result->rounds.back();
-    if (r.status != "ok") return absl::AbortedError(r.error);
+    if (r.status != "ok") {
+      Publish(result);
+      return absl::AbortedError(r.error);
+    }
     LOG_INFO("load %d: step-%d, %.3f s, %.1f MiB/s, verified (%s)", i, step,
              r.seconds, r.throughput_mib_s, r.cache.method);
     FlagShortPhase(&result->rounds.back());
     FlagClientBound(&result->rounds.back());
+    Publish(result);
   }
   return absl::OkStatus();
 }

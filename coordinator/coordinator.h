@@ -89,8 +89,9 @@ class Coordinator {
       const CheckpointMetadata& meta);
   // Notes what the listings found (ignored_steps_, partial_steps_).
   void NoteListings(RunResult* result) const;
-  // Copies `result` for Snapshot().
-  void Publish(const RunResult& result);
+  // Copies what `result` holds now for Snapshot() (a round once, when it
+  // is first published: call it once a round is final).
+  void Publish(RunResult* result);
   absl::Status RunSaves(RunResult* result);
   absl::Status RunLoads(RunResult* result);
   absl::Status Stage(RunResult* result,
