@@ -13,8 +13,7 @@ bash scripts/check-format.sh
 
 echo "== optimized build"
 bash scripts/build.sh build
-# Unit tests first (the Dockerfile's build stage runs the same line), then
-# the integration tests with their servers and peers.
+# Unit tests first, then the integration tests with their servers and peers.
 (cd build && ctest -L unit --output-on-failure -j "$(nproc)")
 (cd build && ctest -LE unit --output-on-failure -j "$(nproc)")
 

@@ -22,6 +22,44 @@ missing=$(podman run --rm --name "$NAME-ldd" --network none --entrypoint /usr/bi
 [ -z "$missing" ] || fail "the image lacks runtime libraries (add their packages to the Dockerfile's runtime stage):
 $missing"
 
+say "the shipped binary is stripped"
+podman create --name "$NAME-bin" "$IMAGE" > /dev/null
+podman cp "$NAME-bin:/usr/local/bin/ckptbench" "$W/ckptbench"
+podman rm "$NAME-bin" > /dev/null
+readelf -S "$W/ckptbench" > "$W/sections"
+if grep -qE '\.(symtab|debug_info)' "$W/sections"; then
+  fail "the image's ckptbench has symbols or debug sections (strip it in the build stage)"
+fi
+say "  ckptbench: $(stat -c %s "$W/ckptbench") bytes; image: $(podman image inspect --format '{{.Size}}' "$IMAGE") bytes"
+
+say "an edit outside the binary's sources rebuilds nothing"
+# A copy of the checkout, built with build_images.sh's arguments: the same
+# image, every layer from its cache; then with the docs, a manifest, a test
+# and a benchmark edited: the same image again (.dockerignore keeps them out
+# of the context). Any new image this makes is removed.
+mkdir "$W/src"
+tar -C "$SRC" --exclude=./.git --exclude='./build' --exclude='./build-*' \
+  --exclude='node_modules' -c . | tar -C "$W/src" -x
+ctr_build_args
+want=$(podman image inspect --format '{{.Id}}' "$IMAGE")
+same_image() {  # WHAT
+  local id
+  id=$(podman build -q "${CTR_BUILD_ARGS[@]}" "$W/src" 2> "$W/rebuild.err") ||
+    { tail -n 20 "$W/rebuild.err"; fail "building the copy ($1) failed"; }
+  if [ "$id" != "$want" ]; then
+    [ "${id#"$want"}" != "$id" ] && return  # a longer form of the same id
+    podman rmi "$id" > /dev/null 2>&1 || true
+    fail "$1: a new image $id, not $want (a layer was rebuilt)"
+  fi
+}
+same_image "an unchanged copy"
+echo "edited" >> "$W/src/docs/deploy.md"
+echo "# edited" >> "$W/src/deploy/k8s/base/jobset.yaml"
+echo "// edited" >> "$W/src/tests/integration/deploy_test.cc"
+echo "# edited" >> "$W/src/bench/CMakeLists.txt"
+echo "edited" >> "$W/src/README.md"
+same_image "docs, a manifest, a test, a benchmark and the README edited"
+
 say "help and version"
 out=$(crun help "$IMAGE" 2>&1) || fail "the image's default command (its CMD) failed: $out"
 [[ $out == *"usage: ckptbench <command>"* ]] || fail "the image's default command (its CMD) printed no usage: $out"

@@ -101,5 +101,18 @@ ctr_require_images() {
   done
 }
 
+# The arguments build_images.sh builds the ckptbench image with
+# (CTR_BUILD_ARGS), so that another build of the same context hits the same
+# layers: no registry, and the host's ccache bound at /ccache and named by
+# the Dockerfile's CCACHE_DIR argument (CTR_CCACHE; "" without ccache).
+ctr_build_args() {
+  CTR_CCACHE=$(ccache -k cache_dir 2>/dev/null || true)
+  CTR_BUILD_ARGS=(--pull=never --network host)
+  if [ -n "$CTR_CCACHE" ]; then
+    mkdir -p "$CTR_CCACHE"
+    CTR_BUILD_ARGS+=(-v "$CTR_CCACHE:/ccache" --build-arg CCACHE_DIR=/ccache)
+  fi
+}
+
 # Reads a JSON file with python: ctr_json FILE EXPR (EXPR on `j`).
 ctr_json() { /usr/bin/python3 -c 'import json,sys; j=json.load(open(sys.argv[1])); print(eval(sys.argv[2]))' "$1" "$2"; }
