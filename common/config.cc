@@ -215,9 +215,10 @@ std::vector<KeyDef> BuildKeys() {
       [](Config& c) -> std::string& { return c.control.listen; },
       "coordinator: address to serve the node sessions and health on"));
   keys.push_back(StringKey(
-      "control.coordinator", "CKPT_COORDINATOR", "HOST:PORT",
+      "control.coordinator", "CKPT_COORDINATOR", "HOST[:PORT]",
       [](Config& c) -> std::string& { return c.control.coordinator; },
-      "node: the coordinator's address (a DNS name in Kubernetes)"));
+      "node: the coordinator's address (a DNS name in Kubernetes; port "
+      "50051 if none)"));
   keys.push_back(AutoIntKey(
       "control.node_index", "CKPT_NODE_INDEX", 0,
       std::numeric_limits<int>::max(),
@@ -244,6 +245,11 @@ std::vector<KeyDef> BuildKeys() {
       "control.node_health_port", "CKPT_NODE_HEALTH_PORT", 0,
       [](Config& c) -> int& { return c.control.node_health_port; },
       "node: port of its gRPC health service, 0 = off"));
+  keys.push_back(IntKey(
+      "control.coordinator_health_port", "CKPT_COORDINATOR_HEALTH_PORT", 0,
+      [](Config& c) -> int& { return c.control.coordinator_health_port; },
+      "coordinator: port of a plaintext gRPC health service of its own, for "
+      "probes that cannot speak TLS (Kubernetes'), 0 = off"));
   keys.push_back(StringKey(
       "tls.cert", "CKPT_TLS_CERT", "a PEM file path",
       [](Config& c) -> std::string& { return c.control.tls_cert; },

@@ -139,21 +139,25 @@ struct GcsConfig {
   bool verify_tls = true;
 };
 
+// The coordinator's control port when an address names none.
+inline constexpr int kDefaultControlPort = 50051;
+
 // The coordinator <-> node control channel.
 struct ControlOptions {
   std::string listen = "0.0.0.0:50051";  // coordinator: address to serve on
-  std::string coordinator;               // node: address to dial
-  int node_index = -1;            // node: -1 = from JOB_COMPLETION_INDEX etc.
-  double register_timeout = 300;  // coordinator: wait for all nodes (s)
-  double node_timeout = 15;       // silence after which a node is dead (s)
-  double heartbeat_interval = 1;  // node heartbeat period (s)
-  double connect_timeout = 120;   // node: keep dialing this long (s)
-  int node_health_port = 0;       // node: gRPC health port, 0 = off
-  std::string tls_cert;           // PEM certificate (server or client)
-  std::string tls_key;            // PEM private key for tls_cert
-  std::string tls_ca;             // PEM CA: verify the peer (mTLS on server)
-  std::string tls_server_name;    // node: expected server name override
-  std::string token;              // shared secret nodes must present
+  std::string coordinator;          // node: address to dial (no port: 50051)
+  int node_index = -1;              // node: -1 = from JOB_COMPLETION_INDEX etc.
+  double register_timeout = 300;    // coordinator: wait for all nodes (s)
+  double node_timeout = 15;         // silence after which a node is dead (s)
+  double heartbeat_interval = 1;    // node heartbeat period (s)
+  double connect_timeout = 120;     // node: keep dialing this long (s)
+  int node_health_port = 0;         // node: gRPC health port, 0 = off
+  int coordinator_health_port = 0;  // coordinator: plaintext health, 0 = off
+  std::string tls_cert;             // PEM certificate (server or client)
+  std::string tls_key;              // PEM private key for tls_cert
+  std::string tls_ca;               // PEM CA: verify the peer (mTLS on server)
+  std::string tls_server_name;      // node: expected server name override
+  std::string token;                // shared secret nodes must present
 };
 
 struct Config {

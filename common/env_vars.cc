@@ -6,6 +6,15 @@ const std::vector<EnvVarDef>& OtherEnvVars() {
   static const std::vector<EnvVarDef> kVars = {
       {"JOB_COMPLETION_INDEX", "node index (Indexed Job / JobSet pod)"},
       {"NODE_RANK", "node index (torchrun-style launchers)"},
+      {"KUBERNETES_SERVICE_HOST",
+       "set in every Kubernetes pod: a register timeout then says where to "
+       "look"},
+      {"JOBSET_NAME",
+       "the JobSet's name (deploy/k8s, from its pod label): named in the "
+       "register-timeout hint and in --results-dir ${JOBSET_NAME}"},
+      {"JOBSET_UID",
+       "the JobSet's uid (deploy/k8s, from its pod label): in --results-dir "
+       "${JOBSET_UID}"},
       {"HOME", "where ~/.aws and ~/.config/gcloud are looked up"},
       // AWS credential and endpoint chain.
       {"AWS_ACCESS_KEY_ID", "S3 static credentials"},

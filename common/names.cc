@@ -1,5 +1,7 @@
 #include "common/names.h"
 
+#include <string>
+
 #include "absl/strings/str_cat.h"
 #include "common/text.h"
 
@@ -61,6 +63,20 @@ absl::Status CheckEntryName(std::string_view name, const std::string& what) {
     return Refuse(name, what, "holds a '/'");
   }
   return absl::OkStatus();
+}
+
+std::string WithDefaultPort(std::string_view address, int port) {
+  std::string out(address);
+  if (address.empty() || address.find("://") != std::string_view::npos ||
+      address.find(":///") != std::string_view::npos) {
+    return out;
+  }
+  const bool bracketed = address.front() == '[';
+  if (bracketed ? address.back() == ']'
+                : address.find(':') == std::string_view::npos) {
+    out += ":" + std::to_string(port);
+  }
+  return out;
 }
 
 }  // namespace ckpt

@@ -28,6 +28,10 @@ absl::Status CheckRelativeName(std::string_view name, const std::string& what);
 // The same for one component (no '/' at all): an entry of a listing.
 absl::Status CheckEntryName(std::string_view name, const std::string& what);
 
+// A gRPC target "HOST" or "[V6]" with ":port" added; "HOST:PORT",
+// "[V6]:PORT", a bare IPv6 literal and a scheme ("dns:///...") as they are.
+std::string WithDefaultPort(std::string_view address, int port);
+
 }  // namespace ckpt
 
 #endif  // CKPTBENCH_COMMON_NAMES_H_

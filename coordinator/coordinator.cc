@@ -11,6 +11,7 @@
 #include "common/log.h"
 #include "common/status_macros.h"
 #include "coordinator/client_check.h"
+#include "coordinator/disk_match.h"
 #include "coordinator/json_codec.h"
 #include "coordinator/reply_check.h"
 #include "coordinator/round_runner.h"
@@ -88,6 +89,30 @@ absl::StatusOr<std::vector<v1::InspectReply>> Coordinator::InspectAll(
     out.push_back(std::move(rep));
   }
   return out;
+}
+
+absl::Status Coordinator::MatchDisks(std::vector<v1::InspectReply>* listings,
+                                     const std::string& dir,
+                                     RunResult* result) {
+  if (!config_.storage.node_local) return absl::OkStatus();
+  ASSIGN_OR_RETURN(DiskMatch m,
+                   MatchDisksToIndexes(plan_, *listings, nodes_, dir));
+  if (m.identity) return absl::OkStatus();
+  std::vector<NodeClient*> nodes;
+  std::vector<v1::InspectReply> ordered;
+  for (size_t j : m.order) {
+    nodes.push_back(nodes_[j]);
+    ordered.push_back(std::move((*listings)[j]));
+  }
+  nodes_ = std::move(nodes);
+  *listings = std::move(ordered);
+  std::string note = absl::StrCat(
+      "node-local disks: the nodes are not on the machines their indexes "
+      "saved on; each loads what its own disk holds: ",
+      absl::StrJoin(m.moves, "; "));
+  LOG_INFO("%s", note);
+  result->notes.push_back(std::move(note));
+  return absl::OkStatus();
 }
 
 absl::StatusOr<CheckpointMetadata> Coordinator::CheckedMetadata(
@@ -258,6 +283,7 @@ absl::Status Coordinator::Preflight(RunResult* result) {
         config_.RestorePath() == config_.CheckpointsPath())) {
     ASSIGN_OR_RETURN(auto listings,
                      InspectAll(config_.RestorePath(), false, true));
+    RETURN_IF_ERROR(MatchDisks(&listings, config_.RestorePath(), result));
     RETURN_IF_ERROR(CheckedMetadata(listings, config_.RestorePath()).status());
     if (CommonNewest(listings) == 0) {
       // Staging will write there: make sure it can.
@@ -512,6 +538,7 @@ absl::Status Coordinator::RunLoads(RunResult* result) {
   if (listings.empty() || step != CommonNewest(listings)) {
     ASSIGN_OR_RETURN(listings, InspectAll(dir, false, true, step));
   }
+  RETURN_IF_ERROR(MatchDisks(&listings, dir, result));
   ASSIGN_OR_RETURN(auto meta, CheckedMetadata(listings, dir));
   // CheckedMetadata made sure the seed and checksum kind are this run's.
   std::optional<ReshardPlan> reshard;

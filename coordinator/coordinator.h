@@ -78,6 +78,11 @@ class Coordinator {
   // The claim of `step` under `dir` on storage owner `owner`.
   v1::ClaimRequest ClaimOf(const std::string& dir, size_t owner,
                            uint64_t step) const;
+  // Node-local disks: puts each node where its disk's files are (nodes_
+  // and `listings` reordered so that node j holds what index j saved),
+  // noting it; an error when the disks do not hold one index each.
+  absl::Status MatchDisks(std::vector<v1::InspectReply>* listings,
+                          const std::string& dir, RunResult* result);
   // Parses the newest .metadata of each listing, refuses a different plan,
   // and merges the segment checksums.
   absl::StatusOr<CheckpointMetadata> CheckedMetadata(

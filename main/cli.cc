@@ -5,6 +5,7 @@
 #include "absl/status/status.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "common/path_vars.h"
 #include "common/text.h"
 
 namespace ckpt {
@@ -44,9 +45,11 @@ options:
   --results-dir DIR   write DIR/result.json (schema ckptbench.result/v1); a
                       run refuses to replace one that is there. run and
                       coordinator also take s3://BUCKET/PREFIX or
-                      gs://BUCKET/PREFIX (written by node 0)
+                      gs://BUCKET/PREFIX (written by node 0). ${VAR} in DIR
+                      is the env var VAR (one path component)
   --overwrite         (run, coordinator) replace DIR/result.json if present
-  --resume            (sweep) finish the runs --results-dir DIR lacks
+  --resume            (sweep) finish the runs --results-dir DIR lacks (a
+                      DIR with no sweep yet: start it)
   --dry-run           (sweep) validate every point and list the runs
   --save-only         same as CKPT_MODE=save-only
   --load-only         same as CKPT_MODE=load-only
@@ -169,7 +172,9 @@ absl::StatusOr<CliArgs> ParseCli(int argc, const char* const* argv) {
     } else if (is("--results-dir")) {
       auto v = value("--results-dir");
       if (!v.ok()) return v.status();
-      a.results_dir = *v;
+      auto expanded = ExpandPathVars(*v, "--results-dir");
+      if (!expanded.ok()) return expanded.status();
+      a.results_dir = *expanded;
     } else if (is("--protocol-version")) {
       auto v = value("--protocol-version");
       if (!v.ok()) return v.status();

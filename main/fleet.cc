@@ -1,14 +1,35 @@
 #include "main/fleet.h"
 
+#include <cstdlib>
 #include <thread>
 
 #include "absl/strings/str_cat.h"
 #include "common/grpc_tls.h"
 #include "common/log.h"
+#include "common/text.h"
 #include "coordinator/clock_sync.h"
 #include "node/storage/object_io.h"
 
 namespace ckpt {
+namespace {
+
+// Where to look for node pods that never registered, in a Kubernetes pod.
+std::string KubernetesHint() {
+  if (std::getenv("KUBERNETES_SERVICE_HOST") == nullptr) return "";
+  const char* jobset = std::getenv("JOBSET_NAME");
+  std::string selector = jobset != nullptr && *jobset != '\0'
+                             ? absl::StrCat("jobset.sigs.k8s.io/jobset-name=",
+                                            EscapeForTerminal(jobset))
+                             : "jobset.sigs.k8s.io/replicatedjob-name=nodes";
+  return absl::StrCat(
+      ". On Kubernetes: `kubectl get pods -l ", selector,
+      "`; a Pending pod's events (`kubectl describe pod`) say why it has no "
+      "Kubernetes node: docs/kubernetes-fit.md lists which node types fit "
+      "(a cluster autoscaler may need longer than CKPT_REGISTER_TIMEOUT to "
+      "add nodes)");
+}
+
+}  // namespace
 
 absl::StatusOr<Fleet> StartFleet(const Config& config, int num_nodes,
                                  const std::string& run_id,
@@ -40,6 +61,15 @@ absl::StatusOr<Fleet> StartFleet(const Config& config, int num_nodes,
   }
   Fleet fleet;
   fleet.server = std::move(*server);
+  if (config.control.coordinator_health_port > 0) {
+    auto health = HealthServer::Start(config.control.coordinator_health_port,
+                                      "control.coordinator_health_port");
+    if (!health.ok()) {
+      fleet.server->Shutdown(false, std::string(health.status().message()));
+      return health.status();
+    }
+    fleet.health = std::move(*health);
+  }
   LOG_INFO(
       "coordinator listening on %s (%s%s); waiting up to %g s for %d node(s)",
       config.control.listen, tls->tls ? "TLS" : "plaintext",
@@ -53,6 +83,10 @@ absl::StatusOr<Fleet> StartFleet(const Config& config, int num_nodes,
   signals.Watch(nullptr);
   if (!nodes.ok()) {
     s->Shutdown(false, std::string(nodes.status().message()));
+    if (absl::IsDeadlineExceeded(nodes.status())) {
+      return absl::DeadlineExceededError(
+          absl::StrCat(nodes.status().message(), KubernetesHint()));
+    }
     return nodes.status();
   }
   fleet.nodes = *nodes;

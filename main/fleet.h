@@ -13,11 +13,13 @@
 #include "common/config.h"
 #include "coordinator/results.h"
 #include "coordinator/session_server.h"
+#include "main/health_server.h"
 #include "main/run_support.h"
 
 namespace ckpt {
 
 struct Fleet {
+  std::unique_ptr<HealthServer> health;  // control.coordinator_health_port
   std::unique_ptr<SessionServer> server;
   std::vector<RemoteNode*> nodes;  // index order
   std::vector<NodeClock> clocks;   // same order
@@ -25,7 +27,9 @@ struct Fleet {
 
 // InvalidArgument for bad control settings (exit 2); other errors are the
 // run's (nodes missing, interrupted, a clock estimate failed). The server
-// is shut down before an error returns.
+// is shut down before an error returns. Nodes missing after
+// control.register_timeout are named by index, and in a Kubernetes pod
+// (KUBERNETES_SERVICE_HOST set) the error says where to look.
 absl::StatusOr<Fleet> StartFleet(const Config& config, int num_nodes,
                                  const std::string& run_id,
                                  SignalWatcher& signals);

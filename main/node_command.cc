@@ -2,7 +2,6 @@
 // rounds. Experiment settings come from the coordinator; this process only
 // needs its connection settings (flags or env).
 #include <grpcpp/grpcpp.h>
-#include <grpcpp/health_check_service_interface.h>
 
 #include <cstdio>
 #include <cstdlib>
@@ -13,8 +12,10 @@
 #include "common/config_loader.h"
 #include "common/grpc_tls.h"
 #include "common/log.h"
+#include "common/names.h"
 #include "coordinator/environment.h"
 #include "main/commands.h"
+#include "main/health_server.h"
 #include "main/run_support.h"
 #include "node/node_session.h"
 
@@ -53,7 +54,7 @@ int NodeCommand(const CliArgs& args) {
     std::fprintf(
         stderr,
         "ckptbench: control.coordinator (CKPT_COORDINATOR) is not set: "
-        "expected the coordinator's HOST:PORT (--coordinator)\n");
+        "expected the coordinator's HOST[:PORT] (--coordinator)\n");
     return 2;
   }
   const std::string host = HostName();
@@ -73,33 +74,15 @@ int NodeCommand(const CliArgs& args) {
     PrintError(std::string(creds.status().message()));
     return 2;
   }
-  std::unique_ptr<grpc::Server> health;
-  std::unique_ptr<grpc::ServerCompletionQueue> health_cq;
-  std::thread health_poller;
+  std::unique_ptr<HealthServer> health;
   if (c.node_health_port > 0) {
-    grpc::EnableDefaultHealthCheckService(true);
-    grpc::ServerBuilder b;
-    // No service of our own here: the health service needs a completion
-    // queue that someone polls.
-    health_cq = b.AddCompletionQueue();
-    int port = 0;
-    b.AddListeningPort(absl::StrCat("0.0.0.0:", c.node_health_port),
-                       grpc::InsecureServerCredentials(), &port);
-    health = b.BuildAndStart();
-    if (health && port != 0) {
-      health_poller = std::thread([cq = health_cq.get()] {
-        void* tag;
-        bool ok;
-        while (cq->Next(&tag, &ok)) {
-        }
-      });
-    }
-    if (!health || port == 0) {
-      std::fprintf(stderr,
-                   "ckptbench: control.node_health_port = %d: cannot listen\n",
-                   c.node_health_port);
+    auto h =
+        HealthServer::Start(c.node_health_port, "control.node_health_port");
+    if (!h.ok()) {
+      PrintError(std::string(h.status().message()));
       return 2;
     }
+    health = std::move(*h);
   }
   signals.Watch([](const std::string& name) {
     // The coordinator sees the session end and fails the round naming us.
@@ -107,9 +90,9 @@ int NodeCommand(const CliArgs& args) {
     std::_Exit(name == "SIGINT" ? 130 : 143);
   });
   LOG_INFO("node %d (%s, index from %s) dialing %s", index, host, source,
-           c.coordinator);
+           WithDefaultPort(c.coordinator, kDefaultControlPort));
   NodeSessionOptions so;
-  so.coordinator = c.coordinator;
+  so.coordinator = WithDefaultPort(c.coordinator, kDefaultControlPort);
   so.node_index = index;
   so.host = host;
   so.token = c.token;
@@ -119,11 +102,7 @@ int NodeCommand(const CliArgs& args) {
   so.protocol_version = args.protocol_version;
   absl::Status s = RunNodeSession(so);
   signals.Watch(nullptr);
-  if (health) {
-    health->Shutdown(std::chrono::system_clock::now());
-    health_cq->Shutdown();
-    health_poller.join();
-  }
+  health.reset();
   if (s.ok()) {
     LOG_INFO("node %d: run finished", index);
     return 0;

@@ -137,7 +137,8 @@ absl::Status SameControl(const Config& a, const Config& b) {
               x.tls_ca == y.tls_ca &&
               x.register_timeout == y.register_timeout &&
               x.node_timeout == y.node_timeout &&
-              x.heartbeat_interval == y.heartbeat_interval;
+              x.heartbeat_interval == y.heartbeat_interval &&
+              x.coordinator_health_port == y.coordinator_health_port;
   if (same) return absl::OkStatus();
   return absl::InvalidArgumentError(
       "control.* / tls.* / auth.* differ between points: the coordinator "
@@ -258,7 +259,16 @@ int SweepCommand(const CliArgs& args) {
       args.results_dir.empty() ? DefaultSweepDir() : args.results_dir;
   const std::string manifest_path = (fs::path(dir) / "sweep.json").string();
   json manifest = SweepManifest(*experiment, args.overrides, runs);
-  if (args.resume) {
+  // --resume where no sweep started yet starts it: one command for a
+  // JobSet's first start and its restarts (deploy/k8s/overlays/sweep).
+  std::error_code absent;
+  const bool resume =
+      args.resume && (fs::symlink_status(manifest_path, absent).type() !=
+                      fs::file_type::not_found);
+  if (args.resume && !resume) {
+    LOG_INFO("sweep --resume: %s holds no sweep yet; starting it", dir);
+  }
+  if (resume) {
     if (auto s = CheckSameSweep(manifest_path, manifest); !s.ok()) {
       return BadInput(std::string(s.message()));
     }

@@ -96,6 +96,32 @@ bool MemoryStorage::FlipByte(const std::string& path, uint64_t offset) {
   return true;
 }
 
+void MemoryStorage::MovePrefix(const std::string& from, const std::string& to,
+                               bool keep) {
+  Store& s = TheStore();
+  std::lock_guard<std::mutex> lock(s.mu);
+  std::map<std::string, std::shared_ptr<std::string>> files;
+  std::set<std::string> dirs;
+  for (auto& [k, v] : s.files) {
+    if (k.rfind(from, 0) != 0) {
+      files.emplace(k, v);
+      continue;
+    }
+    files[to + k.substr(from.size())] = v;
+    if (keep) files.emplace(k, v);
+  }
+  for (const auto& d : s.dirs) {
+    if (d.rfind(from, 0) != 0) {
+      dirs.insert(d);
+      continue;
+    }
+    dirs.insert(to + d.substr(from.size()));
+    if (keep) dirs.insert(d);
+  }
+  s.files = std::move(files);
+  s.dirs = std::move(dirs);
+}
+
 std::vector<std::string> MemoryStorage::AllPaths() {
   Store& s = TheStore();
   std::lock_guard<std::mutex> lock(s.mu);

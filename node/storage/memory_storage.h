@@ -18,6 +18,11 @@ class MemoryStorage : public Storage {
   static void Clear();
   static bool FlipByte(const std::string& path, uint64_t offset);
   static std::vector<std::string> AllPaths();
+  // Every file and directory under `from` (a path prefix) moved, or
+  // copied, to `to` (one disk's files put on another node's, as a test
+  // permutes them).
+  static void MovePrefix(const std::string& from, const std::string& to,
+                         bool keep = false);
   // The directories SyncDir was called on since Clear(), in order.
   static std::vector<std::string> SyncedDirs();
 

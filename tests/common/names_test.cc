@@ -52,5 +52,16 @@ TEST(CheckEntryName, OneComponent) {
   EXPECT_FALSE(CheckEntryName("..", "entry").ok());
 }
 
+TEST(WithDefaultPort, AddsThePortOnlyWhereNoneIsGiven) {
+  EXPECT_EQ(WithDefaultPort("ckptbench-coordinator-0-0.ckptbench", 50051),
+            "ckptbench-coordinator-0-0.ckptbench:50051");
+  EXPECT_EQ(WithDefaultPort("host:7000", 50051), "host:7000");
+  EXPECT_EQ(WithDefaultPort("[::1]", 50051), "[::1]:50051");
+  EXPECT_EQ(WithDefaultPort("[::1]:7000", 50051), "[::1]:7000");
+  EXPECT_EQ(WithDefaultPort("::1", 50051), "::1");
+  EXPECT_EQ(WithDefaultPort("dns:///h:1", 50051), "dns:///h:1");
+  EXPECT_EQ(WithDefaultPort("", 50051), "");
+}
+
 }  // namespace
 }  // namespace ckpt

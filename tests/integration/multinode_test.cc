@@ -12,6 +12,7 @@
 #include "testing/proto/grpc/health/v1/health.grpc.pb.h"
 #include "tests/testing/chromium.h"
 #include "tests/testing/cluster.h"
+#include "tests/testing/health_probe.h"
 #include "tests/testing/result_files.h"
 
 namespace ckpt {
@@ -298,6 +299,33 @@ TEST(Multinode, MissingNodesAreListedAfterTheRegisterTimeout) {
   EXPECT_EQ(n2->Wait(10), 1);
 }
 
+// In a Kubernetes pod the same error says where to look: the JobSet's
+// pods, a Pending pod's events, and the table of node types that fit.
+TEST(Multinode, MissingNodesOnKubernetesSayWhereToLook) {
+  Cluster c;
+  auto coord = c.StartCoordinator({{"NUM_NODES", "2"},
+                                   {"CKPT_REGISTER_TIMEOUT", "1"},
+                                   {"KUBERNETES_SERVICE_HOST", "10.0.0.1"},
+                                   {"JOBSET_NAME", "bench-7"}});
+  auto n0 = c.StartNode(0);
+  EXPECT_EQ(coord->Wait(20), 1) << coord->Err();
+  const std::string err = coord->Err();
+  EXPECT_NE(err.find("never registered: node index 1. On Kubernetes: "
+                     "`kubectl get pods -l "
+                     "jobset.sigs.k8s.io/jobset-name=bench-7`"),
+            std::string::npos)
+      << err;
+  EXPECT_NE(err.find("docs/kubernetes-fit.md"), std::string::npos) << err;
+  EXPECT_EQ(n0->Wait(10), 1);
+  // Outside Kubernetes, no such hint.
+  Cluster plain;
+  auto alone = plain.StartCoordinator(
+      {{"NUM_NODES", "1"}, {"CKPT_REGISTER_TIMEOUT", "1"}});
+  EXPECT_EQ(alone->Wait(20), 1) << alone->Err();
+  EXPECT_EQ(alone->Err().find("On Kubernetes"), std::string::npos)
+      << alone->Err();
+}
+
 TEST(Multinode, NodeLocalDisksHoldOwnShardsAndStagePerNode) {
   Cluster c;
   // The boot-disk pattern of the GCS checkpoint benchmark: a save-only run,
@@ -348,23 +376,12 @@ TEST(Multinode, NodeLocalDisksHoldOwnShardsAndStagePerNode) {
 }
 
 grpc::health::v1::HealthCheckResponse::ServingStatus Probe(int port) {
-  auto channel = grpc::CreateChannel("127.0.0.1:" + std::to_string(port),
-                                     grpc::InsecureChannelCredentials());
-  auto stub = grpc::health::v1::Health::NewStub(channel);
-  for (int attempt = 0; attempt < 100; ++attempt) {
-    grpc::ClientContext ctx;
-    ctx.set_deadline(std::chrono::system_clock::now() +
-                     std::chrono::seconds(1));
-    grpc::health::v1::HealthCheckRequest req;
-    grpc::health::v1::HealthCheckResponse rep;
-    grpc::Status st = stub->Check(&ctx, req, &rep);
-    if (st.ok()) return rep.status();
-    if (attempt == 99)
-      ADD_FAILURE() << "health check: " << st.error_code() << " "
-                    << st.error_message();
-    usleep(100000);
+  std::string error;
+  auto status = ProbeHealth(port, 100, &error);
+  if (status == grpc::health::v1::HealthCheckResponse::UNKNOWN) {
+    ADD_FAILURE() << "health check: " << error;
   }
-  return grpc::health::v1::HealthCheckResponse::UNKNOWN;
+  return status;
 }
 
 TEST(Multinode, HealthServiceOnCoordinatorAndOptionallyOnNodes) {

@@ -216,6 +216,39 @@ TEST(Sweep, InterruptedSweepResumesWithoutRunningAFinishedPointTwice) {
       << other.err;
 }
 
+// --resume where no sweep started yet starts it (a Kubernetes sweep's
+// first start and its restarts run one command); a sweep.json that is not
+// a sweep manifest is still refused.
+TEST(Sweep, ResumeWhereNoSweepStartedYetStartsIt) {
+  TempDir t;
+  const std::string res = t.Sub("fresh/sweep");
+  auto first = Ckpt({"sweep", kSmoke, "NUM_DEVICES=1", "NUM_LAYERS=1",
+                     "--results-dir", res, "--resume", "-q"},
+                    Env(t));
+  ASSERT_EQ(first.exit_code, 0) << first.err;
+  EXPECT_NE(first.err.find("holds no sweep yet; starting it"),
+            std::string::npos)
+      << first.err;
+  EXPECT_NE(first.out.find("2 of 2 run(s) finished (2 this time, 0 before)"),
+            std::string::npos)
+      << first.out;
+  auto again = Ckpt({"sweep", kSmoke, "NUM_DEVICES=1", "NUM_LAYERS=1",
+                     "--results-dir", res, "--resume", "-q"},
+                    Env(t));
+  ASSERT_EQ(again.exit_code, 0) << again.err;
+  EXPECT_NE(again.out.find("2 of 2 run(s) finished (0 this time, 2 before)"),
+            std::string::npos)
+      << again.out;
+  const std::string other = t.Sub("other");
+  fs::create_directories(other);
+  std::ofstream(other + "/sweep.json") << "{\"not\": \"a manifest\"}";
+  auto refused =
+      Ckpt({"sweep", kSmoke, "--results-dir", other, "--resume"}, Env(t));
+  EXPECT_EQ(refused.exit_code, 2);
+  EXPECT_NE(refused.err.find("not a sweep manifest"), std::string::npos)
+      << refused.err;
+}
+
 // `report` on a plain run directory: the same report for one run.
 TEST(Sweep, ReportOfASingleRunDirectory) {
   TempDir t;

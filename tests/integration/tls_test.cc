@@ -8,6 +8,7 @@
 
 #include "tests/testing/certs.h"
 #include "tests/testing/cluster.h"
+#include "tests/testing/health_probe.h"
 
 namespace ckpt {
 namespace {
@@ -74,6 +75,52 @@ TEST(Tls, MutualTlsAndTokenAdmitOnlyTheRightNode) {
   }
   auto j = nlohmann::json::parse(result);
   EXPECT_EQ(j["config"]["auth.token"]["value"], "<redacted>");
+}
+
+// Kubernetes' gRPC probes speak no TLS: with TLS on the control port, the
+// coordinator's own health port answers them in plaintext, and the control
+// port does not.
+TEST(Tls, TheCoordinatorAnswersPlaintextProbesOnItsHealthPort) {
+  Cluster c;
+  const std::string d = c.tmp().path();
+  ASSERT_TRUE(MakeCa(d, "ca"));
+  ASSERT_TRUE(MakeCert(d, "ca", "server",
+                       "subjectAltName=DNS:localhost,IP:127.0.0.1\n"
+                       "extendedKeyUsage=serverAuth\n"));
+  auto p = [&](const std::string& f) { return d + "/" + f; };
+  const int health = FreePort();
+  auto coord = c.StartCoordinator(
+      {{"NUM_NODES", "1"},
+       {"CKPT_TLS_CERT", p("server.pem")},
+       {"CKPT_TLS_KEY", p("server.key")},
+       {"CKPT_COORDINATOR_HEALTH_PORT", std::to_string(health)}});
+  ASSERT_TRUE(coord->WaitForOutput("waiting up to", 20)) << coord->Err();
+  std::string error;
+  EXPECT_EQ(ProbeHealth(health, 100, &error),
+            grpc::health::v1::HealthCheckResponse::SERVING)
+      << error << coord->Err();
+  EXPECT_EQ(ProbeHealth(c.port(), 5, &error),
+            grpc::health::v1::HealthCheckResponse::UNKNOWN)
+      << "the TLS control port answered a plaintext probe";
+  auto node = c.StartNode(
+      0, {{"CKPT_TLS_CA", p("ca.pem")}, {"CKPT_TLS_SERVER_NAME", "localhost"}});
+  EXPECT_EQ(coord->Wait(60), 0) << coord->Err();
+  EXPECT_EQ(node->Wait(10), 0) << node->Err();
+}
+
+// The port the coordinator's health service would take is in use: a clear
+// error naming the key, exit 2, before any node is waited for.
+TEST(Tls, ACoordinatorHealthPortInUseIsNamed) {
+  Cluster c;
+  const int busy = c.port();  // the control port: taken by the coordinator
+  auto coord = c.StartCoordinator(
+      {{"NUM_NODES", "1"},
+       {"CKPT_COORDINATOR_HEALTH_PORT", std::to_string(busy)}});
+  EXPECT_EQ(coord->Wait(20), 2) << coord->Err();
+  EXPECT_NE(coord->Err().find("control.coordinator_health_port = " +
+                              std::to_string(busy) + ": cannot listen"),
+            std::string::npos)
+      << coord->Err();
 }
 
 TEST(Tls, MissingCertificateFileIsAClearError) {

@@ -1,0 +1,42 @@
+// Node-local disks (storage.node_local) and the node indexes that saved on
+// them. Each node's .metadata holds only its own ranks' checksums, so a
+// load must run each saved index's ranks on the node whose disk holds its
+// files. On Kubernetes nothing keeps pod index i on the host index i saved
+// on (a JobSet's pods land where the scheduler puts them): the coordinator
+// matches indexes to disks from what each disk holds, before any round.
+#ifndef CKPTBENCH_COORDINATOR_DISK_MATCH_H_
+#define CKPTBENCH_COORDINATOR_DISK_MATCH_H_
+
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "common/plan.h"
+#include "coordinator/node_client.h"
+#include "proto/ckptbench/v1/node.pb.h"
+
+namespace ckpt {
+
+struct DiskMatch {
+  // order[j]: the position (in `nodes`) of the node whose disk holds what
+  // index j saved. Identity when every disk holds its own node's.
+  std::vector<size_t> order;
+  bool identity = true;
+  // One line per node that loads another index's files: "node 0 (host-a)
+  // loads what index 2 saved".
+  std::vector<std::string> moves;
+};
+
+// `listings[i]` is node i's listing of `step_uri`'s directory with its
+// .metadata (want_metadata). Only a complete picture is acted on: every
+// disk has a .metadata of this plan's layout (else the checks that follow
+// report what is wrong, or the run stages a checkpoint). FailedPrecondition,
+// naming what each node's disk holds, when the disks hold anything but one
+// saved index each.
+absl::StatusOr<DiskMatch> MatchDisksToIndexes(
+    const CheckpointPlan& plan, const std::vector<v1::InspectReply>& listings,
+    const std::vector<NodeClient*>& nodes, const std::string& dir);
+
+}  // namespace ckpt
+
+#endif  // CKPTBENCH_COORDINATOR_DISK_MATCH_H_
