@@ -2,16 +2,21 @@
 """The pods a JobSet's controllers would create, for `podman kube play`.
 
 Reads `kubectl kustomize` output and writes, into OUTDIR:
-  configmap.yaml    the ConfigMap(s), with KEY=VALUE overrides applied to
+  configmap-NAME.yaml  each ConfigMap (podman 4.3 reads one per file), with
+                    KEY=VALUE overrides applied to
                     ckptbench-config (the test may change sizes and timeouts)
   secret-NAME.yaml  each Secret, as `podman kube play` takes it
   pod-HOST.yaml     one Pod per (replicatedJob, job, completion index)
   pods.tsv          HOST  IP  REPLICATED_JOB  CONTAINERS  PROBE_PORTS
                     (comma-separated; PROBE_PORTS: the gRPC readiness and
                     liveness probes' ports, "-" if none)
-What the JobSet and Job controllers add (FACTS-K8S.md, section 1): hostname
-<js>-<rj>-<jobIdx>-<podIdx>, subdomain, the jobset.sigs.k8s.io/* and
-batch.kubernetes.io/job-completion-index labels and annotations, and the env
+What the JobSet and Job controllers add (the JobSet controller's
+pkg/controllers/jobset_controller.go, kubernetes-sigs/jobset): hostname
+<js>-<rj>-<jobIdx>-<podIdx>, subdomain (network.subdomain, else the JobSet's
+name), the jobset.sigs.k8s.io/* labels and annotations (jobset-uid: a new
+uid per JobSet, written to OUTDIR/jobset-uid; coordinator, where
+spec.coordinator is set: <js>-<rj>-<jobIdx>-<podIdx>.<subdomain>), the
+batch.kubernetes.io/job-completion-index label and annotation, and the env
 var JOB_COMPLETION_INDEX. The headless Service's names (<host>.<subdomain>)
 become hostAliases to fixed addresses on the test's network.
 
@@ -28,23 +33,31 @@ the manifests:
 Pods get the addresses SUBNET_PREFIX.FIRST, .FIRST+1, ... (a caller playing
 several JobSets one after another gives each its own, so that no address
 is reused while the host still remembers the previous pod's).
-usage: jobset_pods.py RENDERED OUTDIR SUBNET_PREFIX FIRST HOSTROOT [--alias N=IP]... [K=V]...
+A JobSet restarted as a whole (failurePolicy) keeps its uid, and its new
+pods carry restart-attempt N: --uid UID --restart-attempt N.
+usage: jobset_pods.py RENDERED OUTDIR SUBNET_PREFIX FIRST HOSTROOT [--alias N=IP]...
+                      [--uid UID] [--restart-attempt N] [K=V]...
 """
 import copy
 import hashlib
 import sys
+import uuid
 
 import yaml
 
 
 def main(argv):
     src, out, prefix, first, hostroot, *rest = argv
-    aliases, overrides = [], []
+    aliases, overrides, uid, attempt = [], [], str(uuid.uuid4()), "0"
     while rest:
         a = rest.pop(0)
         if a == "--alias":
             name, ip = rest.pop(0).split("=", 1)
             aliases.append({"ip": ip, "hostnames": [name]})
+        elif a == "--uid":
+            uid = rest.pop(0)
+        elif a == "--restart-attempt":
+            attempt = rest.pop(0)
         else:
             overrides.append(a.split("=", 1))
     docs = [d for d in yaml.safe_load_all(open(src)) if d]
@@ -59,8 +72,9 @@ def main(argv):
                 if k not in cm.setdefault("data", {}):
                     print(f"note: override {k} is not in the ConfigMap; added")
                 cm["data"][k] = v
-    with open(f"{out}/configmap.yaml", "w") as f:
-        yaml.safe_dump_all(maps, f)
+    for cm in maps:
+        with open(f"{out}/configmap-{cm['metadata']['name']}.yaml", "w") as f:
+            yaml.safe_dump(cm, f)
     for s in (d for d in docs if d["kind"] == "Secret"):
         with open(f"{out}/secret-{s['metadata']['name']}.yaml", "w") as f:
             yaml.safe_dump(s, f)
@@ -69,6 +83,13 @@ def main(argv):
     ns = js["metadata"].get("namespace", "default")
     net = js["spec"].get("network", {})
     sub = net.get("subdomain", name)
+    with open(f"{out}/jobset-uid", "w") as f:
+        f.write(uid + "\n")
+    coordinator = js["spec"].get("coordinator")
+    if coordinator:
+        coordinator = (f"{name}-{coordinator['replicatedJob']}-"
+                       f"{coordinator.get('jobIndex', 0)}-"
+                       f"{coordinator.get('podIndex', 0)}.{sub}")
     rjs = js["spec"]["replicatedJobs"]
     global_replicas = sum(rj.get("replicas", 1) for rj in rjs)
     pods, ip, global_index = [], int(first), 0
@@ -102,16 +123,19 @@ def main(argv):
                 meta["name"] = host
                 added = {
                     "jobset.sigs.k8s.io/jobset-name": name,
+                    "jobset.sigs.k8s.io/jobset-uid": uid,
                     "jobset.sigs.k8s.io/replicatedjob-name": rj["name"],
                     "jobset.sigs.k8s.io/replicatedjob-replicas": str(replicas),
                     "jobset.sigs.k8s.io/global-replicas": str(global_replicas),
                     "jobset.sigs.k8s.io/job-index": str(j),
                     "jobset.sigs.k8s.io/job-global-index": str(global_index),
                     "jobset.sigs.k8s.io/job-key": job_key,
-                    "jobset.sigs.k8s.io/restart-attempt": "0",
+                    "jobset.sigs.k8s.io/restart-attempt": attempt,
                     "batch.kubernetes.io/job-completion-index": str(idx),
                     "batch.kubernetes.io/job-name": job_name,
                 }
+                if coordinator:
+                    added["jobset.sigs.k8s.io/coordinator"] = coordinator
                 meta.setdefault("labels", {}).update(added)
                 meta.setdefault("annotations", {}).update(added)
                 containers = ",".join(c["name"] for c in spec["containers"])

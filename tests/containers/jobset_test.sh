@@ -3,14 +3,19 @@
 # is rendered with `kubectl kustomize`, expanded into the pods the JobSet and
 # Job controllers would create (jobset_pods.py), and run with `podman kube
 # play` on a network of the test's own, with the image build_images.sh made:
-#   base            as shipped (its ConfigMap unchanged)
-#   boot-disk-save  then boot-disk-load on the same per-node host directories
+#   base            as shipped (its ConfigMap unchanged), and at the same
+#                   time a renamed copy (namePrefix b-): two runs at once
+#   boot-disk-save  then boot-disk-load on the per-node host directories,
+#                   permuted between the two (pods land on other machines)
+#   sweep           a node pod killed mid-sweep, the JobSet restarted as a
+#                   whole as its controller would, the sweep finished
 #   s3-compatible   as shipped, against the MinIO stand-in (a real S3 server)
 #                   started with the keys of the overlay's own Secret
-# Checked for each: every container's exit code, result.json on the results
-# claim, and the gRPC health service answering SERVING on the ports the
-# probes name (podman runs no gRPC probes; grpc_health.py asks as a kubelet
-# would). What podman does differently from a kubelet is handled here and in
+# and then docs/deploy.md's steps to read the results back. Checked for
+# each: every container's exit code, result.json in the JobSet's own
+# directory (<name>-<uid>) on the results claim (deploy/k8s/results), and
+# the gRPC health service answering SERVING on the ports the probes name
+# (podman runs no gRPC probes; grpc_health.py asks as a kubelet would). What podman does differently from a kubelet is handled here and in
 # jobset_pods.py, never in the manifests; the test changes only sizes and
 # timeouts, through the ConfigMap. Everything is removed at exit.
 source "$(dirname "$0")/lib.sh"
@@ -25,11 +30,14 @@ RESULTS=ckptbench-results  # the PVC's claim name = the podman volume
 FIRST=0                    # plays use $PFX.10-, .20-, ...
 # What an earlier run of this test left when it was killed (CTest's timeout
 # sends SIGKILL: no trap runs): its pods, the JobSet's, and its volumes.
-for p in $(podman pod ps -q --filter label=jobset.sigs.k8s.io/jobset-name=ckptbench 2>/dev/null); do
-  podman pod rm -f -t 0 "$p" > /dev/null
+for js in ckptbench b-ckptbench; do
+  for p in $(podman pod ps -q --filter label=jobset.sigs.k8s.io/jobset-name=$js 2>/dev/null); do
+    podman pod rm -f -t 0 "$p" > /dev/null
+  done
 done
+podman pod rm -f -t 0 ckptbench-results-reader > /dev/null 2>&1 || true
 podman rm -f -t 0 ckptbench-jobset-s3 > /dev/null 2>&1 || true
-for v in $(podman volume ls -q | grep -E '^ckptbench-(results|(coordinator|nodes)-0-[0-9]+-data)$' || true); do
+for v in $(podman volume ls -q | grep -E '^(b-)?ckptbench-(results|sweep|(coordinator|nodes)-0-[0-9]+-data)$' || true); do
   podman volume rm -f "$v" > /dev/null
 done
 ctr_network "$NET" "$PFX.0/24"
@@ -89,29 +97,36 @@ probe() {  # HOST IP PORTS
   done
 }
 
-# Renders, expands and plays KUSTOMIZATION; waits for every pod; checks exit
-# codes and health. Extra arguments go to jobset_pods.py (KEY=VALUE
-# ConfigMap overrides, --alias NAME=IP).
-play() {  # NAME KUSTOMIZATION [ARGS...]
+# Renders, expands and plays KUSTOMIZATION, without waiting for the run:
+# play_wait does. Extra arguments go to jobset_pods.py (KEY=VALUE ConfigMap
+# overrides, --alias NAME=IP).
+play_start() {  # NAME KUSTOMIZATION [ARGS...]
   local name=$1 kdir=$2 out=$W/$1
   shift 2
   mkdir -p "$out"
-  kubectl kustomize "$SRC/$kdir" > "$out/rendered.yaml" 2> "$out/kustomize.err" ||
+  kubectl kustomize "$kdir" > "$out/rendered.yaml" 2> "$out/kustomize.err" ||
     { cat "$out/kustomize.err"; fail "kubectl kustomize $kdir failed"; }
   FIRST=$((FIRST + 10))  # addresses of this play's own (see jobset_pods.py)
   /usr/bin/python3 "$CTR_HERE/jobset_pods.py" "$out/rendered.yaml" "$out" "$PFX" "$FIRST" "$HOSTROOT" "$@"
   secrets "$out"
   local claim
   for claim in $(sed -n 's/^ *claimName: *//p' "$out"/pod-*.yaml | sort -u); do volume "$claim"; done
+  # podman makes a volume for each ConfigMap a pod mounts: this test's.
+  /usr/bin/python3 -c 'import sys,yaml
+for f in sys.argv[1:]:
+    for v in yaml.safe_load(open(f))["spec"].get("volumes", []):
+        if "configMap" in v: print(v["configMap"]["name"])' "$out"/pod-*.yaml | sort -u >> "$W/volumes"
   local host ip rj containers probes
   local -a coordinator=() nodes=()
   while IFS=$'\t' read -r host ip rj containers probes; do
     if [ "$rj" = coordinator ]; then coordinator+=("$host $ip $probes"); else nodes+=("$host $ip $probes"); fi
   done < "$out/pods.tsv"
-  local start=$SECONDS
+  date +%s > "$out/start"
   kube() {  # HOST IP
     echo "$1" >> "$W/pods"
-    podman kube play --network "$NET" --ip "$2" --configmap "$out/configmap.yaml" \
+    local maps=() cm
+    for cm in "$out"/configmap-*.yaml; do maps+=(--configmap "$cm"); done
+    podman kube play --network "$NET" --ip "$2" "${maps[@]}" \
       "$out/pod-$1.yaml" > "$out/play-$1.log" 2>&1 || { cat "$out/play-$1.log"; fail "kube play $1 failed"; }
   }
   # The coordinator first (it waits for the nodes to register), then all
@@ -121,18 +136,24 @@ play() {  # NAME KUSTOMIZATION [ARGS...]
   for p in "${coordinator[@]}"; do set -- $p; kube "$1" "$2"; probe "$1" "$2" "$3"; done
   for ((i = 0; i < last; i++)); do set -- ${nodes[$i]}; kube "$1" "$2"; probe "$1" "$2" "$3"; done
   set -- ${nodes[$last]}; kube "$1" "$2"; probe "$1" "$2" "$3"
-  # One deadline for the whole play, well inside CTest's limit.
-  local bad=0 code left end=$((SECONDS + 240))
+}
+
+# Waits for every container of play NAME; checks exit codes; removes its
+# pods and their emptyDirs. RESULT (the play's result.json on the results
+# claim: <jobset name>-<jobset uid>/result.json) is set.
+play_wait() {  # NAME
+  local name=$1 out=$W/$1
+  local bad=0 code left end=$(($(cat "$out/start") + 240)) host ip rj containers probes
   while IFS=$'\t' read -r host ip rj containers probes; do
     for c in ${containers//,/ }; do
-      left=$((end - SECONDS)); [ $left -gt 1 ] || left=1
+      left=$((end - $(date +%s))); [ $left -gt 1 ] || left=1
       code=$(timeout $left podman wait "$host-$c") || code="no exit within 240 s"
       echo "$host-$c $code" >> "$out/exits"
       podman logs "$host-$c" > "$out/log-$host-$c.log" 2>&1 || true
       [ "$code" = 0 ] || bad=1
     done
   done < "$out/pods.tsv"
-  say "   $name: every pod done after $((SECONDS - start)) s: $(awk '{print $2}' "$out/exits" | sort | uniq -c | xargs)"
+  say "   $name: every pod done after $(($(date +%s) - $(cat "$out/start"))) s: $(awk '{print $2}' "$out/exits" | sort | uniq -c | xargs)"
   if [ $bad = 1 ]; then
     show_logs "$out"
     # Each failed container's own reason (its last "ckptbench: ..." line).
@@ -150,7 +171,10 @@ $why"
   for claim in $(sed -n 's/^ *claimName: *//p' "$out"/pod-*.yaml | sort -u | grep -v "^$RESULTS\$"); do
     podman volume rm -f "$claim" > /dev/null
   done
+  RESULT=$results_dir/$(/usr/bin/python3 -c 'import sys,yaml; print(next(d for d in yaml.safe_load_all(open(sys.argv[1])) if d and d["kind"]=="JobSet")["metadata"]["name"])' "$out/rendered.yaml")-$(cat "$out/jobset-uid")/result.json
 }
+
+play() { play_start "$@"; play_wait "$1"; }
 
 check_result() {  # FILE MODE: status ok, rounds of MODE, every node in each
   local r=$1 want_nodes
@@ -169,27 +193,108 @@ check_result() {  # FILE MODE: status ok, rounds of MODE, every node in each
   say "   result: $(ctr_json "$r" '"%s, %d node(s) x %d rank(s), %.1f MiB: " % (j["plan"]["model"], j["plan"]["num_nodes"], j["plan"]["ranks_per_node"], j["plan"]["checkpoint_bytes"]/2**20) + ", ".join("%s %.0f MiB/s" % (r["phase"], r["throughput_mib_s"]) for r in j["rounds"])')"
 }
 
-say "base, as shipped"
-play base deploy/k8s/base
-check_result "$results_dir/ckptbench/result.json" save+load
-hosts=$(ctr_json "$results_dir/ckptbench/result.json" '" ".join(sorted({n["host"] for r in j["rounds"] for n in r["nodes"]}))')
+say "base, as shipped, and at the same time a renamed copy (namePrefix b-)"
+# The claim from its own kustomization (../results), as the docs apply it.
+kubectl kustomize "$SRC/deploy/k8s/results" > "$W/results.yaml"
+[ "$(/usr/bin/python3 -c 'import sys,yaml; print([d for d in yaml.safe_load_all(open(sys.argv[1])) if d][0]["metadata"]["name"])' "$W/results.yaml")" = "$RESULTS" ] ||
+  fail "deploy/k8s/results does not make the claim $RESULTS"
+mkdir -p "$W/renamed"
+cat > "$W/renamed/kustomization.yaml" <<EOK
+resources:
+- $(realpath --relative-to="$W/renamed" "$SRC/deploy/k8s/base")
+namePrefix: b-
+EOK
+play_start base "$SRC/deploy/k8s/base"
+play_start renamed "$W/renamed"
+play_wait base; base_result=$RESULT
+play_wait renamed; renamed_result=$RESULT
+check_result "$base_result" save+load
+check_result "$renamed_result" save+load
+hosts=$(ctr_json "$base_result" '" ".join(sorted({n["host"] for r in j["rounds"] for n in r["nodes"]}))')
 [ "$hosts" = "ckptbench-nodes-0-0 ckptbench-nodes-0-1 ckptbench-nodes-0-2 ckptbench-nodes-0-3" ] ||
   fail "base: nodes named '$hosts', expected their pod host names"
+hosts=$(ctr_json "$renamed_result" '" ".join(sorted({n["host"] for r in j["rounds"] for n in r["nodes"]}))')
+[ "$hosts" = "b-ckptbench-nodes-0-0 b-ckptbench-nodes-0-1 b-ckptbench-nodes-0-2 b-ckptbench-nodes-0-3" ] ||
+  fail "renamed: nodes named '$hosts': the runs mixed"
+# The runs overlapped in time: each started before the other ended.
+[ "$(/usr/bin/python3 - "$base_result" "$renamed_result" <<'EOP'
+import json, sys
+a, b = (json.load(open(f)) for f in sys.argv[1:3])
+span = lambda j: (j["started_at"], j["finished_at"])
+(s1, e1), (s2, e2) = span(a), span(b)
+print(s1 < e2 and s2 < e1)
+EOP
+)" = True ] || fail "the two runs did not run at the same time"
 
-# Smaller than shipped (sizes only): two runs on 2 cores.
+# Smaller than shipped (sizes only): the runs that follow, on 2 cores.
 small=(NUM_LAYERS=40)
 say "boot-disk-save, then boot-disk-load on the same host directories"
-play boot-disk-save deploy/k8s/overlays/boot-disk-save "${small[@]}"
-check_result "$results_dir/ckptbench/boot-disk-save/result.json" save-only
+play boot-disk-save "$SRC/deploy/k8s/overlays/boot-disk-save" "${small[@]}"
+save_result=$RESULT
+check_result "$save_result" save-only
 for i in 0 1 2 3; do
   ls "$HOSTROOT/ckptbench-nodes-0-$i/var/lib/ckptbench/ckptbench/checkpoints/"step-*/.metadata > /dev/null 2>&1 ||
     fail "boot-disk-save: node $i's host directory holds no committed step"
 done
-play boot-disk-load deploy/k8s/overlays/boot-disk-load "${small[@]}"
-check_result "$results_dir/ckptbench/boot-disk-load/result.json" load-only
-[ "$(ctr_json "$results_dir/ckptbench/boot-disk-load/result.json" 'any(r.get("staged") for r in j["rounds"])')" != True ] ||
+# Nothing keeps a pod index on the machine it saved on: the load's pods
+# land elsewhere, here each index on the next index's machine (index 0 on
+# the machine where index 3 saved). The coordinator matches them up.
+mv "$HOSTROOT/ckptbench-nodes-0-3" "$HOSTROOT/moved"
+for i in 2 1 0; do mv "$HOSTROOT/ckptbench-nodes-0-$i" "$HOSTROOT/ckptbench-nodes-0-$((i + 1))"; done
+mv "$HOSTROOT/moved" "$HOSTROOT/ckptbench-nodes-0-0"
+play boot-disk-load "$SRC/deploy/k8s/overlays/boot-disk-load" "${small[@]}"
+check_result "$RESULT" load-only
+want="node 0 (ckptbench-nodes-0-0) loads what index 3 saved; node 1 (ckptbench-nodes-0-1) loads what index 0 saved; node 2 (ckptbench-nodes-0-2) loads what index 1 saved; node 3 (ckptbench-nodes-0-3) loads what index 2 saved"
+[[ "$(ctr_json "$RESULT" '"\n".join(j["notes"])')" == *"$want"* ]] ||
+  fail "boot-disk-load: the notes do not say which disk each node loaded: $(ctr_json "$RESULT" 'j["notes"]')"
+[ "$(ctr_json "$RESULT" 'any(r.get("staged") for r in j["rounds"])')" != True ] ||
   fail "boot-disk-load staged its own checkpoint instead of loading the saved one"
-check_result "$results_dir/ckptbench/boot-disk-save/result.json" save-only   # still there
+check_result "$save_result" save-only   # still there, in a directory of its own
+
+say "sweep: a node pod killed mid-sweep, the JobSet restarted as a whole, the sweep finished"
+# What the JobSet controller does when a node pod is lost (its Job fails
+# with backoffLimit 0; failurePolicy.maxRestarts 3 means RestartJobSet):
+# every Job is deleted (their pods get SIGTERM, then SIGKILL after the
+# grace period) and made again, pods new and labelled restart-attempt 1,
+# the JobSet's uid unchanged. This test does those steps itself.
+sweep_args=(NUM_SAVE_CALLS=1 NUM_LOAD_CALLS=1)
+play_start sweep "$SRC/deploy/k8s/overlays/sweep" "${sweep_args[@]}"
+uid=$(cat "$W/sweep/jobset-uid")
+sweep_dir=$results_dir/ckptbench-$uid
+coord=ckptbench-coordinator-0-0-coordinator
+# (Not `podman logs | grep -q`: under pipefail, grep's early exit fails it.)
+logged() { podman logs "$coord" > "$W/sweep/coordinator.log" 2>&1; grep -qE "$1" "$W/sweep/coordinator.log"; }
+for _ in $(seq 600); do logged "sweep run 2/3" && break; sleep 0.2; done
+logged "sweep run 2/3" ||
+  { tail -n 20 "$W/sweep/coordinator.log"; fail "sweep: the second point never started"; }
+first_id=$(ctr_json "$sweep_dir/000-NUM_LAYERS=40/result.json" 'j["run_id"]')
+podman kill -s KILL ckptbench-nodes-0-2-node > /dev/null
+say "   killed node 2's container during point 2 (preempted)"
+# The coordinator sees its node go; then the controller's restart.
+for _ in $(seq 100); do logged "node 2 .*(lost|gone|closed|failed)|sweep run 3/3" && break; sleep 0.2; done
+while IFS=$'\t' read -r host _; do podman pod rm -f -t 30 "$host" > /dev/null; done < "$W/sweep/pods.tsv"
+for claim in $(sed -n 's/^ *claimName: *//p' "$W/sweep"/pod-*.yaml | sort -u | grep -v "^$RESULTS\$"); do
+  podman volume rm -f "$claim" > /dev/null   # a new pod's emptyDir is new
+done
+play_start sweep-restart "$SRC/deploy/k8s/overlays/sweep" --uid "$uid" --restart-attempt 1 "${sweep_args[@]}"
+play_wait sweep-restart
+/usr/bin/python3 - "$sweep_dir" "$first_id" <<'EOP' || fail "sweep: the results after the restart are not every point once"
+import json, os, sys
+d, first_id = sys.argv[1:3]
+c = json.load(open(os.path.join(d, "collated_results.json")))
+names = sorted(r["name"] for r in c["runs"])
+assert names == ["000-NUM_LAYERS=40", "001-NUM_LAYERS=80", "002-NUM_LAYERS=120"], names
+assert all(r["status"] == "ok" for r in c["runs"]), [r["status"] for r in c["runs"]]
+# The point finished before the loss was not run again.
+assert json.load(open(os.path.join(d, "000-NUM_LAYERS=40", "result.json")))["run_id"] == first_id
+# The point in flight when the node was lost was kept, failed or interrupted.
+kept = [f for f in os.listdir(os.path.join(d, "001-NUM_LAYERS=80"))
+        if f in ("result.failed.json", "result.interrupted.json")]
+assert kept, os.listdir(os.path.join(d, "001-NUM_LAYERS=80"))
+print("   points:", ", ".join(names), "- point 2 kept as", kept[0])
+EOP
+[ "$(/usr/bin/python3 -c 'import sys,yaml; print(yaml.safe_load(open(sys.argv[1]))["metadata"]["labels"]["jobset.sigs.k8s.io/restart-attempt"])' "$W/sweep-restart/pod-ckptbench-coordinator-0-0.yaml")" = 1 ] ||
+  fail "sweep: the restarted pods do not carry restart-attempt 1"
 
 say "s3-compatible, as shipped, against the MinIO stand-in"
 out=$W/s3-compatible; mkdir -p "$out"
@@ -219,8 +324,8 @@ done
 podman exec ckptbench-jobset-s3 mc mb --ignore-existing "local/$bucket" > "$W/mb.out" 2>&1 || {
   cat "$W/mb.out"; podman exec ckptbench-jobset-s3 sh -c 'tail -n 20 /data/swift/log/*.log'
   fail "cannot create bucket $bucket on the S3 stand-in"; }
-play s3-compatible deploy/k8s/overlays/s3-compatible --alias "$endpoint_host=$S3IP" "${small[@]}"
-r=$results_dir/ckptbench/s3-compatible/result.json
+play s3-compatible "$SRC/deploy/k8s/overlays/s3-compatible" --alias "$endpoint_host=$S3IP" "${small[@]}"
+r=$RESULT
 check_result "$r" save+load
 [ "$(ctr_json "$r" 'j["environment"]["storage"]')" = s3 ] || fail "s3-compatible: storage is not s3"
 # The Secret's key reached the nodes (the run authenticated) and nothing
@@ -228,4 +333,45 @@ check_result "$r" save+load
 if grep -lF -- "$secret" "$W"/s3-compatible/log-*.log "$r"; then
   fail "s3-compatible: the secret key appears in the files above"
 fi
+say "docs/deploy.md's steps to read the results back, as written"
+# The fenced block after the marker, run by bash with `kubectl` a function
+# that does each step's podman equivalent (a pod from a manifest: kube play
+# on this test's network; exec and cp: the pod's container).
+block=$(awk '/jobset_test.sh runs the lines of this block/ {m=1} m && /^```sh/ {b=1; next}
+             b && /^```/ {exit} b {print}' "$SRC/docs/deploy.md")
+[ -n "$block" ] || fail "docs/deploy.md: the tested block on reading results is missing"
+echo "$block" | sed 's/^/  $ /'
+READER_IP=$PFX.9
+cat > "$W/kubectl.sh" <<EOK
+kubectl() {
+  local pod
+  case "\$1 \$2" in
+    "apply -f") echo ckptbench-results-reader >> "$W/pods"
+                podman kube play --network "$NET" --ip "$READER_IP" "$SRC/\$3" > /dev/null ;;
+    "wait --for=condition=Ready")
+                pod=\${3#pod/}
+                for _ in \$(seq 50); do
+                  [ "\$(podman inspect -f '{{.State.Running}}' "\$pod-reader" 2>/dev/null)" = true ] && return 0
+                  sleep 0.2
+                done; return 1 ;;
+    "delete -f") podman kube down "$SRC/\$3" > /dev/null ;;
+    *) case "\$1" in
+         exec) pod=\$2; shift 3; podman exec "\$pod-reader" "\$@" ;;
+         cp) pod=\${2%%:*}; podman cp "\$pod-reader:\${2#*:}" "\$3" ;;
+         *) echo "kubectl \$*: no podman equivalent in this test" >&2; return 1 ;;
+       esac ;;
+  esac
+}
+EOK
+mkdir "$W/reader"
+(cd "$W/reader" && bash -euo pipefail -c "source '$W/kubectl.sh'
+$block") > "$W/reader.out" 2>&1 || { cat "$W/reader.out"; fail "the docs' steps to read results failed"; }
+for r in "$base_result" "$renamed_result" "$save_result" "$RESULT"; do
+  copy=$W/reader/ckptbench-results/${r#$results_dir/}
+  cmp -s "$r" "$copy" || fail "the docs' steps did not copy ${r#$results_dir/} (looked for $copy)"
+done
+grep -qF "$(basename "$(dirname "$base_result")")" "$W/reader.out" ||
+  { cat "$W/reader.out"; fail "the docs' listing does not show the base run's directory"; }
+podman pod exists ckptbench-results-reader && fail "the docs' steps left the reader pod"
+say "   copied: $(cd "$W/reader/ckptbench-results" && ls -d */ | xargs)"
 say "jobset test passed"

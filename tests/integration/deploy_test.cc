@@ -52,7 +52,9 @@ std::string InterfaceFile(const TempDir& t) {
 }
 
 std::vector<std::string> Kustomizations() {
-  std::vector<std::string> dirs = {kSource + "/deploy/k8s/base"};
+  std::vector<std::string> dirs = {kSource + "/deploy/k8s/base",
+                                   kSource + "/deploy/k8s/results",
+                                   kSource + "/deploy/k8s/results-eks"};
   for (const auto& e :
        fs::directory_iterator(kSource + "/deploy/k8s/overlays")) {
     if (fs::exists(e.path() / "kustomization.yaml")) {
@@ -90,7 +92,7 @@ TEST(Deploy, EveryManifestRendersAndValidatesAgainstItsSchema) {
     std::printf("JobSet schema check skipped: %s is absent\n", kCrd.c_str());
   }
   const auto dirs = Kustomizations();
-  EXPECT_GE(dirs.size(), 12u);  // base + 11 overlays
+  EXPECT_GE(dirs.size(), 14u);  // base, results (2) + 11 overlays
   std::set<std::string> names;
   for (const auto& dir : dirs) {
     std::string name = fs::path(dir).filename().string();
@@ -104,6 +106,14 @@ TEST(Deploy, EveryManifestRendersAndValidatesAgainstItsSchema) {
     if (crd) args.insert(args.begin(), {"--crd", kCrd});
     std::string out;
     EXPECT_EQ(Check(t, args, &out), 0) << dir << ":\n" << out;
+    if (name.rfind("results", 0) == 0) {
+      EXPECT_NE(out.find("PersistentVolumeClaim/ckptbench-results: valid"),
+                std::string::npos)
+          << out;
+      EXPECT_EQ(out.find("JobSet/"), std::string::npos)
+          << name << " holds only the claim: deleting a run keeps it";
+      continue;
+    }
     // Node pods that keep checkpoints in an emptyDir ask for the disk the
     // plan needs (NUM_SAVE_CALLS checkpoints of their shards).
     if (name == "base" || name == "llama-7b" || name == "kueue") {
@@ -118,6 +128,12 @@ TEST(Deploy, EveryManifestRendersAndValidatesAgainstItsSchema) {
     }
     EXPECT_NE(out.find("ConfigMap/ckptbench-config: valid"), std::string::npos)
         << out;
+    // The claim is applied once, apart: `delete -k` of a run keeps it.
+    EXPECT_EQ(r.out.find("kind: PersistentVolumeClaim\nmetadata:\n  labels:\n"
+                         "    app.kubernetes.io/name: ckptbench\n  name: "
+                         "ckptbench-results"),
+              std::string::npos)
+        << name << " makes the results claim";
   }
   for (const char* want :
        {"s3-irsa", "s3-pod-identity", "gcs-workload-identity", "gcsfuse",
@@ -147,7 +163,9 @@ TEST(Deploy, TheCheckerCatchesSchemaAndInterfaceMistakes) {
        "flag '--result-dir' is not one ckptbench accepts", false},
       {"- coordinator\n", "- coordinate\n",
        "'coordinate' is not a ckptbench command", false},
-      {"storage: 1Gi", "storage: [1Gi]", "PersistentVolumeClaim", false},
+      {"kind: ServiceAccount\n",
+       "automountServiceAccountToken: maybe\nkind: ServiceAccount\n",
+       "ServiceAccount", false},
       // A bigger checkpoint than the node pods' disk request holds.
       {"NUM_LAYERS: \"120\"", "NUM_LAYERS: \"400\"",
        "nodes: ephemeral-storage request 1Gi does not hold 3 checkpoint(s)",
@@ -195,6 +213,65 @@ TEST(Deploy, ComposeFilePassesDockerCompose129AndUsesOnlyWhatCkptbenchReads) {
   EXPECT_NE(out.find("service coordinator: command and"), std::string::npos)
       << out;
   EXPECT_NE(out.find("service node-2: command and"), std::string::npos) << out;
+}
+
+// Every pod meets the Pod Security Standards' "restricted" profile, as
+// tests/deploy/pod_security.js reads upstream's checks (its self-test shows
+// each rule can fail). The boot-disk overlays are the documented exception:
+// hostPath, and the one root init container that hands it to uid 10001,
+// with CAP_CHOWN alone; nothing else of theirs may break a rule.
+TEST(Deploy, EveryPodMeetsPodSecurityRestricted) {
+  if (!HaveTools()) GTEST_SKIP() << "needs kubectl, node and tests/deploy";
+  TempDir t;
+  auto self = RunProcess(
+      {"/bin/bash", kSource + "/tests/deploy/pod_security_selftest.sh"},
+      Env(t));
+  EXPECT_EQ(self.exit_code, 0) << self.out << self.err;
+  std::vector<std::string> files = {kSource +
+                                    "/deploy/k8s/results/reader.yaml"};
+  for (const auto& dir : Kustomizations()) {
+    const std::string name = fs::path(dir).filename().string();
+    if (name.rfind("results", 0) == 0) continue;  // no pods
+    auto r = RunProcess({kKubectl, "kustomize", dir}, Env(t));
+    ASSERT_EQ(r.exit_code, 0) << dir << ": " << r.err;
+    files.push_back(t.Sub(name + ".yaml"));
+    std::ofstream(files.back()) << r.out;
+  }
+  int exceptions = 0;
+  for (const auto& f : files) {
+    const bool boot_disk =
+        fs::path(f).filename().string().rfind("boot-disk", 0) == 0;
+    std::vector<std::string> argv = {"/usr/bin/node",
+                                     kSource + "/tests/deploy/pod_security.js"};
+    if (boot_disk) argv.push_back("--allow-hostpath");
+    argv.push_back(f);
+    auto r = RunProcess(argv, Env(t));
+    if (!boot_disk) {
+      EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
+      EXPECT_EQ(r.out.find("FAIL"), std::string::npos) << r.out;
+      EXPECT_NE(r.out.find(": ok"), std::string::npos) << r.out;
+      continue;
+    }
+    ++exceptions;
+    std::stringstream lines(r.out);
+    std::set<std::string> rules;
+    for (std::string line; std::getline(lines, line);) {
+      size_t at = line.find(": FAIL ");
+      if (at == std::string::npos) continue;
+      EXPECT_NE(line.find("spec.initContainers[own-data]"), std::string::npos)
+          << line;
+      rules.insert(line.substr(at + 7, line.find(':', at + 7) - at - 7));
+      if (line.find("capabilities") != std::string::npos) {
+        EXPECT_NE(line.find("has \"CHOWN\""), std::string::npos) << line;
+      }
+    }
+    EXPECT_EQ(rules, (std::set<std::string>{"capabilities_restricted",
+                                            "runAsNonRoot", "runAsUser"}))
+        << r.out;
+    EXPECT_NE(r.out.find("replicatedJob coordinator: ok"), std::string::npos)
+        << r.out;
+  }
+  EXPECT_EQ(exceptions, 3);  // boot-disk, boot-disk-save, boot-disk-load
 }
 
 // The build stage runs the scripts CI runs (scripts/test.sh) for the one
