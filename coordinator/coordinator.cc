@@ -104,7 +104,10 @@ absl::Status Coordinator::MatchDisks(std::vector<v1::InspectReply>* listings,
     nodes.push_back(nodes_[j]);
     ordered.push_back(std::move((*listings)[j]));
   }
-  nodes_ = std::move(nodes);
+  {
+    std::lock_guard<std::mutex> lock(interrupt_mu_);  // Interrupt reads them
+    nodes_ = std::move(nodes);
+  }
   *listings = std::move(ordered);
   std::string note = absl::StrCat(
       "node-local disks: the nodes are not on the machines their indexes "
@@ -330,15 +333,17 @@ absl::Status Coordinator::PutResult(const std::string& dir_uri,
 }
 
 void Coordinator::Interrupt(const std::string& reason) {
+  std::vector<NodeClient*> nodes;
   {
     std::lock_guard<std::mutex> lock(interrupt_mu_);
     interrupt_reason_ = reason;
+    nodes = nodes_;  // MatchDisks may reorder them meanwhile
   }
   interrupted_ = true;
   v1::AbortRequest req;
   req.set_run_id(run_id_);
   req.set_reason(reason);
-  for (auto* n : nodes_) (void)n->Abort(req);
+  for (auto* n : nodes) (void)n->Abort(req);
 }
 
 void Coordinator::NoteListings(RunResult* result) const {

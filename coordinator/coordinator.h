@@ -80,7 +80,8 @@ class Coordinator {
                            uint64_t step) const;
   // Node-local disks: puts each node where its disk's files are (nodes_
   // and `listings` reordered so that node j holds what index j saved),
-  // noting it; an error when the disks do not hold one index each.
+  // noting it; an error when the disks do not hold one index each. Round
+  // results then list the nodes in that order, each by its own index.
   absl::Status MatchDisks(std::vector<v1::InspectReply>* listings,
                           const std::string& dir, RunResult* result);
   // Parses the newest .metadata of each listing, refuses a different plan,

@@ -10,8 +10,16 @@
 namespace ckpt {
 namespace {
 
-constexpr int kNone = -1;   // the disk holds no rank of this plan
-constexpr int kMixed = -2;  // ranks of more than one saved index
+constexpr int kEmpty = -1;  // no committed step with a .metadata
+constexpr int kNone = -2;   // a .metadata with no rank of this plan
+constexpr int kMixed = -3;  // ranks of more than one saved index
+
+std::string Holding(int holds) {
+  if (holds >= 0) return absl::StrCat("what index ", holds, " saved");
+  if (holds == kMixed) return "ranks of several indexes";
+  if (holds == kNone) return "no rank of this checkpoint";
+  return "no committed step";
+}
 
 }  // namespace
 
@@ -22,11 +30,12 @@ absl::StatusOr<DiskMatch> MatchDisksToIndexes(
   const size_t n = nodes.size();
   for (size_t j = 0; j < n; ++j) m.order.push_back(j);
   if (n < 2 || listings.size() != n) return m;
-  std::vector<int> holds(n, kNone);
+  std::vector<int> holds(n, kEmpty);
   uint64_t step = 0;
+  bool foreign = false;  // a disk holds another index's ranks
   for (size_t i = 0; i < n; ++i) {
     const auto& l = listings[i];
-    if (l.metadata_step() == 0) return m;  // nothing saved here: staged
+    if (l.metadata_step() == 0) continue;
     step = l.metadata_step();
     auto meta = ParseMetadata(l.newest_metadata(), "");
     // Not this plan's layout: CheckedMetadata says what differs.
@@ -36,14 +45,19 @@ absl::StatusOr<DiskMatch> MatchDisksToIndexes(
       const uint32_t rank = std::get<0>(key);
       if (rank < plan.ranks.size()) saved_by.insert(plan.ranks[rank].node);
     }
-    if (saved_by.size() == 1) holds[i] = static_cast<int>(*saved_by.begin());
-    if (saved_by.size() > 1) holds[i] = kMixed;
+    holds[i] = saved_by.empty()       ? kNone
+               : saved_by.size() == 1 ? static_cast<int>(*saved_by.begin())
+                                      : kMixed;
+    foreign = foreign || holds[i] != static_cast<int>(i);
   }
-  std::vector<int> holder(n, kNone);  // saved index -> position
+  // Every disk holds its own index's files, or none (then the run stages a
+  // checkpoint, or CheckedMetadata says what is missing).
+  if (!foreign) return m;
+  std::vector<int> holder(n, kEmpty);  // saved index -> position
   bool matched = true;
   for (size_t i = 0; i < n; ++i) {
     if (holds[i] < 0 || static_cast<size_t>(holds[i]) >= n ||
-        holder[holds[i]] != kNone) {
+        holder[holds[i]] != kEmpty) {
       matched = false;
       continue;
     }
@@ -52,11 +66,7 @@ absl::StatusOr<DiskMatch> MatchDisksToIndexes(
   if (!matched) {
     std::vector<std::string> what;
     for (size_t i = 0; i < n; ++i) {
-      what.push_back(absl::StrCat(
-          nodes[i]->Who(), ": ",
-          holds[i] >= 0        ? absl::StrCat("what index ", holds[i], " saved")
-          : holds[i] == kMixed ? std::string("ranks of several indexes")
-                               : std::string("no rank of this checkpoint")));
+      what.push_back(absl::StrCat(nodes[i]->Who(), ": ", Holding(holds[i])));
     }
     return absl::FailedPreconditionError(absl::StrCat(
         "node-local load of ", StepUri(dir, step),

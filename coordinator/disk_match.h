@@ -27,12 +27,13 @@ struct DiskMatch {
   std::vector<std::string> moves;
 };
 
-// `listings[i]` is node i's listing of `step_uri`'s directory with its
-// .metadata (want_metadata). Only a complete picture is acted on: every
-// disk has a .metadata of this plan's layout (else the checks that follow
-// report what is wrong, or the run stages a checkpoint). FailedPrecondition,
-// naming what each node's disk holds, when the disks hold anything but one
-// saved index each.
+// `listings[i]` is node i's listing of `dir` with its .metadata
+// (want_metadata). Nothing to do when no disk holds another index's ranks
+// (some may hold none: the run stages, or the checks that follow say what
+// is missing), or when a .metadata is of another layout (a resharded load,
+// which CheckedMetadata refuses on node-local disks). FailedPrecondition,
+// naming what each node's disk holds, when a disk holds another index's
+// ranks and the disks are not a permutation of the saved indexes.
 absl::StatusOr<DiskMatch> MatchDisksToIndexes(
     const CheckpointPlan& plan, const std::vector<v1::InspectReply>& listings,
     const std::vector<NodeClient*>& nodes, const std::string& dir);

@@ -14,6 +14,9 @@ absl::StatusOr<std::unique_ptr<HealthServer>> HealthServer::Start(
   // No service of our own: the health service needs a completion queue that
   // someone polls.
   h->cq_ = b.AddCompletionQueue();
+  // As on the control port: no SO_REUSEPORT, so a port another process
+  // holds is an error here, not two servers sharing it.
+  b.AddChannelArgument(GRPC_ARG_ALLOW_REUSEPORT, 0);
   int bound = 0;
   b.AddListeningPort(absl::StrCat("0.0.0.0:", port),
                      grpc::InsecureServerCredentials(), &bound);

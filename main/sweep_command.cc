@@ -28,6 +28,7 @@
 #include "coordinator/planner.h"
 #include "main/commands.h"
 #include "main/fleet.h"
+#include "main/health_server.h"
 #include "main/run_support.h"
 #include "report/html_report.h"
 #include "report/sweep_data.h"
@@ -297,6 +298,15 @@ int SweepCommand(const CliArgs& args) {
       return absl::IsInvalidArgument(f.status()) ? 2 : 1;
     }
     fleet = std::move(*f);
+  }
+  // Points on one node serve no node agents, but a probe still asks.
+  std::unique_ptr<HealthServer> health;
+  if (!fleet && checked[0].config.control.coordinator_health_port > 0) {
+    auto h =
+        HealthServer::Start(checked[0].config.control.coordinator_health_port,
+                            "control.coordinator_health_port");
+    if (!h.ok()) return BadInput(std::string(h.status().message()));
+    health = std::move(*h);
   }
 
   int failed = 0, done_before = 0;

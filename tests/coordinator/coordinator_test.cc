@@ -619,6 +619,22 @@ TEST(Coordinator, NodeLocalDisksThatDoNotHoldOneIndexEachFailBeforeAnyRound) {
             std::string::npos)
       << s;
   EXPECT_TRUE(load.result.rounds.empty());
+  // Index 0's and 1's disks swapped, index 2's machine a new one: named,
+  // not a missing-checksum error, nor a staged checkpoint.
+  MemoryStorage::Clear();
+  ASSERT_TRUE(save.Run().ok());
+  MemoryStorage::MovePrefix("mem://bucket/n0/", "mem://bucket/t/");
+  MemoryStorage::MovePrefix("mem://bucket/n1/", "mem://bucket/n0/");
+  MemoryStorage::MovePrefix("mem://bucket/t/", "mem://bucket/n1/");
+  MemoryStorage::MovePrefix("mem://bucket/n2/", "mem://bucket/gone/");
+  s = load.Run();
+  ASSERT_FALSE(s.ok());
+  EXPECT_NE(s.message().find("(node 0 (h0): what index 1 saved; node 1 (h1): "
+                             "what index 0 saved; node 2 (h2): no committed "
+                             "step)"),
+            std::string::npos)
+      << s;
+  EXPECT_TRUE(load.result.rounds.empty());
 }
 
 }  // namespace

@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 
 #include "tests/testing/cluster.h"
+#include "tests/testing/health_probe.h"
 
 namespace ckpt {
 namespace {
@@ -21,14 +22,21 @@ TEST(MultinodeSweep, PointsOnOneAndTwoNodesShareOneSetOfNodeAgents) {
                         "cluster:\n  num_devices: 1\n"
                         "run:\n  num_save_calls: 1\n  num_load_calls: 1\n"
                         "io:\n  cache_mode: fadvise\n";
+  const int health = FreePort();
   Process sweep(
       {CkptbenchBinary(), "sweep", exp, "--results-dir", c.ResultsDir()},
       {{"CKPT_DIR_PATH", c.tmp().Sub("ckpt")},
        {"CKPT_LISTEN", c.address()},
+       {"CKPT_COORDINATOR_HEALTH_PORT", std::to_string(health)},
        {"CKPT_REGISTER_TIMEOUT", "30"},
        {"CKPT_NODE_TIMEOUT", "5"},
        {"CKPT_HEARTBEAT_INTERVAL", "0.5"},
        {"CKPT_PROGRESS_INTERVAL", "0.5"}});
+  // The probes' port answers while the sweep waits for its nodes.
+  std::string error;
+  EXPECT_EQ(ProbeHealth(health, 100, &error),
+            grpc::health::v1::HealthCheckResponse::SERVING)
+      << error << sweep.Err();
   auto n0 = c.StartNode(0);
   auto n1 = c.StartNode(1);
   ASSERT_EQ(sweep.Wait(120), 0) << sweep.Err();
@@ -52,6 +60,29 @@ TEST(MultinodeSweep, PointsOnOneAndTwoNodesShareOneSetOfNodeAgents) {
   json collated =
       json::parse(ReadFile(c.ResultsDir() + "/collated_results.json"));
   EXPECT_EQ(collated["points"].size(), 2u);
+}
+
+// A sweep of single-node points serves no node agents, but a probe of the
+// coordinator's health port still gets an answer while it runs.
+TEST(MultinodeSweep, ASweepOnOneNodeAnswersHealthProbes) {
+  Cluster c;
+  const std::string exp = c.tmp().Sub("one.yaml");
+  std::ofstream(exp) << "name: one\n"
+                        "sweep:\n  NUM_LAYERS: [2, 3, 4]\n"
+                        "repeat: 2\n"
+                        "cluster:\n  num_devices: 1\n"
+                        "run:\n  num_save_calls: 1\n  num_load_calls: 1\n"
+                        "io:\n  cache_mode: fadvise\n";
+  const int health = FreePort();
+  Process sweep(
+      {CkptbenchBinary(), "sweep", exp, "--results-dir", c.ResultsDir(), "-q"},
+      {{"CKPT_DIR_PATH", c.tmp().Sub("ckpt")},
+       {"CKPT_COORDINATOR_HEALTH_PORT", std::to_string(health)}});
+  std::string error;
+  EXPECT_EQ(ProbeHealth(health, 100, &error),
+            grpc::health::v1::HealthCheckResponse::SERVING)
+      << error << sweep.Err();
+  EXPECT_EQ(sweep.Wait(120), 0) << sweep.Err();
 }
 
 }  // namespace

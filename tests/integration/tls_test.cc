@@ -1,7 +1,11 @@
 // The control channel with a throwaway CA: mutual TLS works; a node with a
 // certificate from another CA, without a certificate, or with a wrong token
 // is refused; the token never appears in output or results.
+#include <arpa/inet.h>
 #include <gtest/gtest.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <unistd.h>
 
 #include <cstdlib>
 #include <nlohmann/json.hpp>
@@ -108,11 +112,23 @@ TEST(Tls, TheCoordinatorAnswersPlaintextProbesOnItsHealthPort) {
   EXPECT_EQ(node->Wait(10), 0) << node->Err();
 }
 
-// The port the coordinator's health service would take is in use: a clear
-// error naming the key, exit 2, before any node is waited for.
+// The port the coordinator's health service would take is held by another
+// process, one that allows SO_REUSEPORT (as gRPC's servers do by default):
+// a clear error naming the key, exit 2, not two servers sharing the port.
 TEST(Tls, ACoordinatorHealthPortInUseIsNamed) {
+  int fd = socket(AF_INET, SOCK_STREAM, 0);
+  ASSERT_GE(fd, 0);
+  int one = 1;
+  ASSERT_EQ(setsockopt(fd, SOL_SOCKET, SO_REUSEPORT, &one, sizeof(one)), 0);
+  sockaddr_in addr{};
+  addr.sin_family = AF_INET;
+  addr.sin_addr.s_addr = htonl(INADDR_ANY);
+  ASSERT_EQ(bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof(addr)), 0);
+  ASSERT_EQ(listen(fd, 1), 0);
+  socklen_t len = sizeof(addr);
+  ASSERT_EQ(getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &len), 0);
+  const int busy = ntohs(addr.sin_port);
   Cluster c;
-  const int busy = c.port();  // the control port: taken by the coordinator
   auto coord = c.StartCoordinator(
       {{"NUM_NODES", "1"},
        {"CKPT_COORDINATOR_HEALTH_PORT", std::to_string(busy)}});
@@ -121,6 +137,7 @@ TEST(Tls, ACoordinatorHealthPortInUseIsNamed) {
                               std::to_string(busy) + ": cannot listen"),
             std::string::npos)
       << coord->Err();
+  close(fd);
 }
 
 TEST(Tls, MissingCertificateFileIsAClearError) {

@@ -1,5 +1,6 @@
 // Asks a gRPC health service over plaintext, as a kubelet's grpc probe
-// does (grpc.health.v1.Health/Check, service ""), retrying for ~10 s.
+// does (grpc.health.v1.Health/Check, service "", a new connection each
+// time), retrying for ~10 s.
 #ifndef CKPTBENCH_TESTS_TESTING_HEALTH_PROBE_H_
 #define CKPTBENCH_TESTS_TESTING_HEALTH_PROBE_H_
 
