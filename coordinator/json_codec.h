@@ -1,6 +1,5 @@
 // JSON encodings: result.json (schema ckptbench.result/v1) and a step's
-// .metadata (format ckptbench.checkpoint/v2). The only file that includes
-// nlohmann/json. Pure functions; thread-safe.
+// .metadata (format ckptbench.checkpoint/v2). Pure functions; thread-safe.
 #ifndef CKPTBENCH_COORDINATOR_JSON_CODEC_H_
 #define CKPTBENCH_COORDINATOR_JSON_CODEC_H_
 

@@ -1,7 +1,7 @@
 // Chooses the Storage backend for a location by its URI scheme, the only
 // place that does: plain paths and file:// -> posix, mem:// -> memory,
-// null:// -> null (discards writes; overhead benchmarks).
-// s3:// and gs:// are recognised and refused until their backends exist.
+// null:// -> null (discards writes; overhead benchmarks), s3:// -> S3 and
+// gs:// -> GCS (shared per scheme and option set, below).
 #ifndef CKPTBENCH_NODE_STORAGE_STORAGE_FACTORY_H_
 #define CKPTBENCH_NODE_STORAGE_STORAGE_FACTORY_H_
 

@@ -1,0 +1,207 @@
+#!/usr/bin/env python3
+"""Figures of the code's shape, measured the same way before and after a
+restructuring (issue 29): the longest functions, rooms (a .h/.cc pair) over
+600 lines, coordinator/ including node/ headers, comparisons with string
+literals outside the config and JSON edges, process-global mutable state in
+the storage backends, and the backends the storage conformance suite runs.
+
+Reads the product code only (common, coordinator, node, main, report; not
+tests, bench or generated files). C++ is read as text: comments, strings and
+preprocessor lines are blanked, then braces give the blocks; a block whose
+head has a parameter list and is not a control statement is a function.
+Heuristic, but the same heuristic each time.
+
+usage: scripts/code-metrics.sh [--list N]   (N: how many of each to name)
+"""
+import collections
+import os
+import re
+import sys
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+PRODUCT = ["common", "coordinator", "node", "main", "report"]
+# Where strings are the interface: configuration keys, YAML, JSON.
+EDGES = {
+    "common/config.cc", "common/config_keys.cc", "common/config_store_keys.cc",
+    "common/config_loader.cc", "common/experiment.cc",
+    "coordinator/json_codec.cc", "coordinator/metadata_json.cc",
+    "report/sweep_data.cc",
+}
+CONTROL = {"if", "for", "while", "switch", "catch", "do", "else", "return"}
+
+
+def product_files():
+    for top in PRODUCT:
+        for dirpath, _, names in os.walk(os.path.join(ROOT, top)):
+            for n in sorted(names):
+                if n.endswith((".cc", ".h")):
+                    p = os.path.join(dirpath, n)
+                    yield os.path.relpath(p, ROOT)
+
+
+def blank(text):
+    """Comments, string and char literals and preprocessor lines replaced by
+    spaces, newlines kept (so line numbers hold)."""
+    out, i, n = [], 0, len(text)
+    keep = lambda s: re.sub(r"[^\n]", " ", s)
+    while i < n:
+        c = text[i]
+        if text.startswith("//", i):
+            j = text.find("\n", i)
+            j = n if j < 0 else j
+            out.append(keep(text[i:j])); i = j
+        elif text.startswith("/*", i):
+            j = text.find("*/", i + 2)
+            j = n if j < 0 else j + 2
+            out.append(keep(text[i:j])); i = j
+        elif c == "R" and text.startswith('R"', i) and (i == 0 or not (text[i - 1].isalnum() or text[i - 1] == "_")):
+            m = re.match(r'R"([^(\s]*)\(', text[i:])
+            if m:
+                end = text.find(")" + m.group(1) + '"', i)
+                j = n if end < 0 else end + len(m.group(1)) + 2
+                out.append('""' + keep(text[i + 2:j])); i = j
+            else:
+                out.append(c); i += 1
+        elif c in "\"'":
+            j = i + 1
+            while j < n and text[j] != c:
+                j += 2 if text[j] == "\\" else 1
+            j = min(j + 1, n)
+            out.append(c + keep(text[i + 1:j - 1]) + c if j - i >= 2 else keep(text[i:j]))
+            i = j
+        elif c == "#" and (i == 0 or text[i - 1] == "\n" or text[:i].rstrip(" \t").endswith("\n")):
+            j = i
+            while True:  # a directive with its continuation lines
+                k = text.find("\n", j)
+                if k < 0:
+                    k = n
+                    break
+                if text[k - 1] != "\\":
+                    break
+                j = k + 1
+            out.append(keep(text[i:k])); i = k
+        else:
+            out.append(c); i += 1
+    return "".join(out)
+
+
+def blocks(code):
+    """(kind, name, first line, last line, depth) of every block."""
+    stack, found, head, head_line = [], [], "", None
+    line = 1
+    for c in code:
+        if c == "\n":
+            line += 1
+        if c == "{":
+            h = " ".join(head.split())
+            kind = "other"
+            in_func = any(k == "func" for k, *_ in stack)
+            if re.search(r"\bnamespace\b", h) and "(" not in h:
+                kind = "ns"
+            elif re.search(r"\b(class|struct|union|enum)\b", h) and "(" not in h.split("=")[0]:
+                kind = "class"
+            elif not in_func and ")" in h and not h.rstrip().endswith("=") and \
+                    (h.split("(")[0].split() or [""])[-1] not in CONTROL and "=" not in h.split("(")[0]:
+                kind = "func"
+            m = re.search(r"([~\w:<>,\s]*?)\s*\(", h)
+            name = ""
+            if m:
+                name = m.group(1).split()[-1] if m.group(1).split() else ""
+            stack.append((kind, name, head_line or line))
+            head, head_line = "", None
+        elif c == "}":
+            if stack:
+                kind, name, first = stack.pop()
+                found.append((kind, name, first, line, len(stack)))
+            head, head_line = "", None
+        elif c == ";":
+            if all(k == "ns" for k, *_ in stack):  # namespace scope
+                found.append(("stmt", head + ";", head_line or line, line, len(stack)))
+            head, head_line = "", None
+        else:
+            if not c.isspace() and head_line is None:
+                head_line = line
+            head += c
+    return found
+
+
+def main(argv):
+    show = 10
+    if len(argv) == 2 and argv[0] == "--list":
+        show = int(argv[1])
+    funcs, rooms, globals_, literal_cmp = [], collections.Counter(), [], collections.Counter()
+    node_includes = []
+    for rel in product_files():
+        text = open(os.path.join(ROOT, rel), encoding="utf-8", errors="replace").read()
+        rooms[os.path.splitext(rel)[0]] += text.count("\n")
+        code = blank(text)
+        lines = text.split("\n")
+        blocks_of = blocks(code)
+        for kind, name, first, last, depth in blocks_of:
+            if kind == "func":
+                body = "\n".join(lines[first - 1:last])
+                table = len(re.findall(r"\w+Key\(", body)) >= 10
+                funcs.append((last - first + 1, name, f"{rel}:{first}", table))
+            elif kind == "stmt" and rel.startswith("node/storage/"):
+                s = " ".join(name.split())
+                if re.match(r"(using|typedef|class|struct|enum|template|extern|friend|static_assert|namespace)\b", s):
+                    continue
+                if re.search(r"\b(const|constexpr)\b", s.split("=")[0]):
+                    continue
+                before_eq = s.split("=")[0]
+                if "(" in before_eq and "{" not in before_eq:
+                    continue  # a function declaration
+                if s.startswith("static ") or not re.search(r"\w", s):
+                    continue  # a static function's declaration, or nothing
+                globals_.append(f"{rel}:{first}: {s[:90]}")
+        if rel.startswith("node/storage/"):
+            # Function-local statics that are not constants.
+            for m in re.finditer(r"\bstatic\s+(?!const\b|constexpr\b|inline\b)([^;(){}=]*?)\s*(=|\{|;)", code):
+                decl = m.group(1).strip()
+                if not decl:
+                    continue
+                ln = code.count("\n", 0, m.start()) + 1
+                if any(k == "func" and f <= ln <= l for k, _, f, l, _ in blocks_of):
+                    globals_.append(f"{rel}:{ln}: static {' '.join(decl.split())[:80]}")
+        if rel.startswith("coordinator/"):
+            for i, l in enumerate(lines, 1):
+                if l.startswith('#include "node/'):
+                    node_includes.append(f"{rel}:{i}: {l}")
+        if rel.endswith(".cc") and rel not in EDGES:
+            literal_cmp[rel] += len(re.findall(r'(==|!=)\s*"|"\s*(==|!=)', text))
+
+    funcs.sort(key=lambda f: -f[0])
+    code_funcs = [f for f in funcs if not f[3]]
+    print("ckptbench code metrics (product code: %s)" % ", ".join(PRODUCT))
+    longest = code_funcs[0] if code_funcs else (0, "-", "-", False)
+    print(f"longest function: {longest[0]} lines, {longest[1]} ({longest[2]}); "
+          f"key tables left out: " + ", ".join(f"{n} {l}" for l, n, _, t in funcs if t))
+    over100 = [f for f in code_funcs if f[0] > 100]
+    over80 = [f for f in code_funcs if f[0] > 80]
+    print(f"functions over 100 lines: {len(over100)}; over 80: {len(over80)}")
+    for l, n, w, _ in code_funcs[:show]:
+        print(f"  {l:4d}  {n}  {w}")
+    big = sorted(((v, k) for k, v in rooms.items() if v > 600), reverse=True)
+    print(f"rooms over 600 lines (.h + .cc): {len(big)}")
+    for v, k in big:
+        print(f"  {v:5d}  {k}")
+    print(f'#include "node/ lines in coordinator/: {len(node_includes)}')
+    for x in node_includes[:show]:
+        print(f"  {x}")
+    total = sum(literal_cmp.values())
+    print(f"string-literal comparisons outside the config/JSON edges: {total}")
+    for f, c in literal_cmp.most_common(show):
+        if c:
+            print(f"  {c:4d}  {f}")
+    uniq = sorted(set(globals_))
+    print(f"process-global mutable state in node/storage: {len(uniq)}")
+    for g in uniq[:show]:
+        print(f"  {g}")
+    conf = open(os.path.join(ROOT, "tests/node/storage/storage_conformance_test.cc")).read()
+    inst = conf[conf.find("INSTANTIATE_TEST_SUITE_P"):]
+    names = re.findall(r'Backend\{"([^"]+)"', inst)
+    print("storage conformance suite backends: " + (", ".join(names) or "none found"))
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])
