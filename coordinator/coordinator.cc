@@ -10,6 +10,7 @@
 #include "absl/strings/str_join.h"
 #include "common/log.h"
 #include "common/status_macros.h"
+#include "common/step_layout.h"
 #include "coordinator/client_check.h"
 #include "coordinator/disk_match.h"
 #include "coordinator/json_codec.h"
@@ -17,7 +18,6 @@
 #include "coordinator/round_runner.h"
 #include "coordinator/steps.h"
 #include "node/error_kind.h"
-#include "node/node_agent.h"
 #include "node/pattern.h"
 
 namespace ckpt {

@@ -9,9 +9,9 @@
 #include "absl/strings/str_join.h"
 #include "common/log.h"
 #include "common/status_macros.h"
+#include "common/step_layout.h"
 #include "coordinator/coordinator.h"
 #include "coordinator/steps.h"
-#include "node/node_agent.h"
 
 namespace ckpt {
 

@@ -23,6 +23,7 @@
 #include "common/config.h"
 #include "common/cpu_usage.h"
 #include "common/memory.h"
+#include "common/step_layout.h"
 #include "node/file_io.h"
 #include "node/shard_memory.h"
 #include "node/storage/storage_factory.h"
@@ -246,9 +247,6 @@ absl::Status CheckBufferMemory(const PhaseJob& job, const Storage& storage,
 int ResolveQueueDepth(const IoOptions& io, const std::string& storage_kind,
                       bool save);
 
-// The commit point's name in a step directory.
-inline constexpr char kMetadataFile[] = ".metadata";
-
 // OK when `step_dir` holds no claim entry or one holding `run_id`; else
 // FailedPrecondition naming the step and the claim's holder (escaped).
 absl::Status CheckClaimIsOurs(Storage& storage, const std::string& step_dir,
@@ -259,14 +257,6 @@ absl::Status CheckClaimIsOurs(Storage& storage, const std::string& step_dir,
 // are removed again (only empty ones).
 absl::Status ProbeWrite(Storage& storage, const std::string& dir,
                         const std::string& owner);
-
-// "step-12" -> 12; 0 if the name is not a step directory ("step-" and
-// decimal digits without a leading zero, from 1 to kMaxStep).
-uint64_t ParseStepDir(const std::string& name);
-// Whether `name` looks like a step directory whose number is past kMaxStep
-// (all digits, no leading zero): one a listing ignores with a note.
-bool IsStepPastTheBound(const std::string& name);
-std::string StepDirName(uint64_t step);
 
 }  // namespace ckpt
 

@@ -15,6 +15,7 @@
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "common/step_layout.h"
 
 namespace ckpt {
 
@@ -151,9 +152,6 @@ class Storage {
 // The claim entry ClaimDir writes (kClaimName, or kClaimName + "-" + owner
 // on object stores without conditional writes).
 inline constexpr char kClaimName[] = ".ckptbench-claim";
-
-// Joins path components with exactly one '/'.
-std::string JoinPath(const std::string& a, const std::string& b);
 
 // All of `file` (its Size() bytes) from `path`; DataLoss naming it when it
 // ends early.

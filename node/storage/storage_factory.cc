@@ -17,15 +17,6 @@
 
 namespace ckpt {
 
-std::string JoinPath(const std::string& a, const std::string& b) {
-  if (a.empty()) return b;
-  std::string out = a;
-  while (out.size() > 1 && out.back() == '/') out.pop_back();
-  size_t i = 0;
-  while (i < b.size() && b[i] == '/') ++i;
-  return out + "/" + b.substr(i);
-}
-
 absl::StatusOr<std::string> ReadWhole(ReadableFile& file,
                                       const std::string& path) {
   std::string text(file.Size(), '\0');

@@ -1,0 +1,28 @@
+// How a checkpoint lies in storage, shared by the coordinator and the
+// nodes: step directories ("step-<n>", n from 1 to kMaxStep), the commit
+// point's name in each, and how paths and URIs are joined. Pure functions.
+#ifndef CKPTBENCH_COMMON_STEP_LAYOUT_H_
+#define CKPTBENCH_COMMON_STEP_LAYOUT_H_
+
+#include <cstdint>
+#include <string>
+
+namespace ckpt {
+
+// The commit point's name in a step directory.
+inline constexpr char kMetadataFile[] = ".metadata";
+
+// "step-12" -> 12; 0 if the name is not a step directory ("step-" and
+// decimal digits without a leading zero, from 1 to kMaxStep).
+uint64_t ParseStepDir(const std::string& name);
+// Whether `name` looks like a step directory whose number is past kMaxStep
+// (all digits, no leading zero): one a listing ignores with a note.
+bool IsStepPastTheBound(const std::string& name);
+std::string StepDirName(uint64_t step);
+
+// "a" + "b" with one '/' between them (for both paths and URIs).
+std::string JoinPath(const std::string& a, const std::string& b);
+
+}  // namespace ckpt
+
+#endif  // CKPTBENCH_COMMON_STEP_LAYOUT_H_
