@@ -16,6 +16,7 @@ usage: scripts/code-metrics.sh [--list N]   (N: how many of each to name)
 import collections
 import os
 import re
+import signal
 import sys
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -204,4 +205,5 @@ def main(argv):
 
 
 if __name__ == "__main__":
+    signal.signal(signal.SIGPIPE, signal.SIG_DFL)  # `| head` ends it quietly
     main(sys.argv[1:])
