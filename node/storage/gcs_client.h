@@ -15,7 +15,7 @@
 #include "nlohmann/json.hpp"
 #include "node/storage/gcs_credentials.h"
 #include "node/storage/http_client.h"
-#include "node/storage/s3_sigv4.h"  // HeaderList, UriEncode
+#include "node/storage/http_text.h"
 
 namespace ckpt {
 

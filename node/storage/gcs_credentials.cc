@@ -10,7 +10,7 @@
 #include "node/storage/gcs_client.h"
 #include "node/storage/gcs_jwt.h"
 #include "node/storage/http_client.h"
-#include "node/storage/s3_sigv4.h"
+#include "node/storage/http_text.h"
 
 namespace ckpt {
 namespace {
@@ -87,9 +87,8 @@ absl::StatusOr<GcsToken> ParseTokenReply(const HttpResponse& rep,
   return t;
 }
 
-GcsCredentials::GcsCredentials(EnvLookup env) : env_(std::move(env)) {
-  if (!env_) env_ = [](const char* n) { return std::getenv(n); };
-}
+GcsCredentials::GcsCredentials(EnvLookup env)
+    : env_(EnvOrProcess(std::move(env))) {}
 
 absl::StatusOr<GcsToken> GcsCredentials::Get() {
   std::lock_guard<std::mutex> lock(mu_);

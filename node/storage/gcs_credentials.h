@@ -21,8 +21,8 @@
 #include <string>
 
 #include "absl/status/statusor.h"
+#include "common/env.h"
 #include "node/storage/http_client.h"
-#include "node/storage/s3_credentials.h"  // EnvLookup
 
 namespace ckpt {
 

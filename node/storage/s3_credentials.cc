@@ -40,9 +40,8 @@ absl::StatusOr<std::string> ReadTokenFile(const std::string& what,
 
 }  // namespace
 
-AwsCredentialChain::AwsCredentialChain(EnvLookup env) : env_(std::move(env)) {
-  if (!env_) env_ = [](const char* n) { return std::getenv(n); };
-}
+AwsCredentialChain::AwsCredentialChain(EnvLookup env)
+    : env_(EnvOrProcess(std::move(env))) {}
 
 absl::StatusOr<std::optional<AwsCredentials>>
 AwsCredentialChain::FromEnvironment() {

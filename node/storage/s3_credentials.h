@@ -20,11 +20,10 @@
 #include <optional>
 
 #include "absl/status/statusor.h"
+#include "common/env.h"
 #include "node/storage/s3_sigv4.h"
 
 namespace ckpt {
-
-using EnvLookup = std::function<const char*(const char*)>;
 
 class AwsCredentialChain {
  public:

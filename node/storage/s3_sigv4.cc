@@ -52,23 +52,6 @@ std::string CanonicalValue(const std::string& v) {
 
 }  // namespace
 
-std::string UriEncode(const std::string& s, bool encode_slash) {
-  static const char kHex[] = "0123456789ABCDEF";
-  std::string out;
-  out.reserve(s.size());
-  for (unsigned char c : s) {
-    if (std::isalnum(c) || c == '-' || c == '_' || c == '.' || c == '~' ||
-        (c == '/' && !encode_slash)) {
-      out += static_cast<char>(c);
-    } else {
-      out += '%';
-      out += kHex[c >> 4];
-      out += kHex[c & 15];
-    }
-  }
-  return out;
-}
-
 std::string Sha256Hex(const void* data, size_t len) {
   unsigned char md[SHA256_DIGEST_LENGTH];
   SHA256(static_cast<const unsigned char*>(data), len, md);

@@ -8,6 +8,8 @@
 #include <utility>
 #include <vector>
 
+#include "node/storage/http_text.h"  // HeaderList, UriEncode
+
 namespace ckpt {
 
 struct AwsCredentials {
@@ -17,8 +19,6 @@ struct AwsCredentials {
   int64_t expires_unix = 0;   // 0 = does not expire
   std::string source;         // "environment", "profile default", ...
 };
-
-using HeaderList = std::vector<std::pair<std::string, std::string>>;
 
 struct SigV4Request {
   std::string method;        // "GET", "PUT", ...
@@ -47,8 +47,6 @@ SigV4Signed SignV4(const SigV4Request& req, const AwsCredentials& creds,
                    const std::string& region, const std::string& amz_date,
                    const std::string& service = "s3");
 
-// S3 URI encoding: keep A-Z a-z 0-9 - _ . ~ (and '/' unless encode_slash).
-std::string UriEncode(const std::string& s, bool encode_slash);
 std::string Sha256Hex(const void* data, size_t len);
 std::string AmzDateNow();
 

@@ -6,7 +6,7 @@
 
 #include "common/checksum.h"
 #include "nlohmann/json.hpp"
-#include "node/storage/s3_sigv4.h"  // UriEncode
+#include "node/storage/http_text.h"
 #include "tests/testing/gcs_server.h"
 #include "tests/testing/http_wire.h"
 
