@@ -3,10 +3,12 @@
 namespace ckpt {
 
 LocalNodeClient::LocalNodeClient(int index, std::string host,
-                                 double progress_interval)
+                                 double progress_interval,
+                                 std::shared_ptr<MemoryStore> memory)
     : index_(index),
       host_(std::move(host)),
-      progress_interval_(progress_interval) {}
+      progress_interval_(progress_interval),
+      service_(std::move(memory)) {}
 
 absl::StatusOr<v1::InspectReply> LocalNodeClient::Inspect(
     const v1::InspectRequest& r) {

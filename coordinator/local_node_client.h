@@ -12,7 +12,10 @@ namespace ckpt {
 
 class LocalNodeClient : public NodeClient {
  public:
-  LocalNodeClient(int index, std::string host, double progress_interval);
+  // mem:// locations are files in `memory` (the nodes of a test share
+  // one), or in a store of the node's own when null.
+  LocalNodeClient(int index, std::string host, double progress_interval,
+                  std::shared_ptr<MemoryStore> memory = nullptr);
 
   int index() const override { return index_; }
   std::string host() const override { return host_; }

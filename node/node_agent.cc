@@ -104,7 +104,7 @@ absl::StatusOr<PrepareOutcome> NodeAgent::Prepare(PhaseJob job) {
     RETURN_IF_ERROR(RecheckKeys(received, "io."));
   }
   ASSIGN_OR_RETURN(checksum_, ParseChecksumKind(job.io.checksum));
-  ASSIGN_OR_RETURN(location_, OpenStorage(job.step_uri, job.storage_options));
+  ASSIGN_OR_RETURN(location_, storage_.Open(job.step_uri, job.storage_options));
   Storage& st = *location_.storage;
   job.io.queue_depth = ResolveQueueDepth(job.io, st.Kind(), job.save);
   // The buffers held now are given back before the new ones are made.
@@ -287,7 +287,7 @@ PhaseOutcome NodeAgent::Execute(int64_t start_at_unix_ns,
                           started.tv_nsec - target_ns) /
       1e9;
   const CpuSample cpu0 = SampleCpu();
-  ObjectStoreCounters& counters = GlobalObjectStoreCounters();
+  const ObjectStoreCounters& counters = storage_.counters();
   const uint64_t req0 = counters.requests, retry0 = counters.retries,
                  throttle0 = counters.throttles,
                  conn0 = counters.new_connections,

@@ -136,7 +136,8 @@ using ProgressFn = std::function<void(const std::vector<uint64_t>& rank_bytes)>;
 class NodeAgent {
  public:
   // Takes the process's descriptor reserve for clean-up (fd_reserve.h).
-  NodeAgent();
+  // mem:// locations are files in `memory` (StorageSet).
+  explicit NodeAgent(std::shared_ptr<MemoryStore> memory = nullptr);
   NodeAgent(const NodeAgent&) = delete;
   NodeAgent& operator=(const NodeAgent&) = delete;
 
@@ -205,6 +206,14 @@ class NodeAgent {
                        const std::string& run_id = "");
   void Abort(const std::string& reason);
 
+  // `uri` on this agent's backends (StorageSet::Open): what the
+  // coordinator's time-to-visible poll reads with.
+  absl::StatusOr<StorageLocation> OpenStorageAt(
+      const std::string& uri,
+      const std::map<std::string, std::string>& options) {
+    return storage_.Open(uri, options);
+  }
+
  private:
   PhaseOutcome Execute(int64_t start_at_unix_ns, const ProgressFn& progress,
                        double progress_interval);
@@ -221,6 +230,7 @@ class NodeAgent {
   bool running_ = false;
   bool trim_pending_ = false;  // see TrimHeap
   std::unique_ptr<PhaseJob> job_;
+  StorageSet storage_;  // the run's backends and their counters
   StorageLocation location_;
   std::vector<std::unique_ptr<AlignedBuffer>> buffers_;  // one per file
   // ACCELERATOR=gpu or an async save: where each file's bytes live (the

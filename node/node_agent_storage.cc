@@ -79,12 +79,15 @@ absl::Status CheckClaimIsOurs(Storage& storage, const std::string& step_dir,
       "removed"));
 }
 
-NodeAgent::NodeAgent() { ReserveDescriptors(kCleanupDescriptors); }
+NodeAgent::NodeAgent(std::shared_ptr<MemoryStore> memory)
+    : storage_(std::move(memory)) {
+  ReserveDescriptors(kCleanupDescriptors);
+}
 
 absl::StatusOr<StepListing> NodeAgent::Inspect(
     const std::string& uri, const std::string& probe_owner, bool want_metadata,
     uint64_t metadata_step, const std::map<std::string, std::string>& options) {
-  ASSIGN_OR_RETURN(auto loc, OpenStorage(uri, options));
+  ASSIGN_OR_RETURN(auto loc, storage_.Open(uri, options));
   StepListing listing;
   if (!probe_owner.empty()) {
     RETURN_IF_ERROR(ProbeWrite(*loc.storage, loc.path, probe_owner));
@@ -143,21 +146,21 @@ absl::Status NodeAgent::WriteFile(
     const std::string& dir_uri, const std::string& name,
     const std::string& data,
     const std::map<std::string, std::string>& options) {
-  ASSIGN_OR_RETURN(auto loc, OpenStorage(dir_uri, options));
+  ASSIGN_OR_RETURN(auto loc, storage_.Open(dir_uri, options));
   return loc.storage->WriteAtomic(JoinPath(loc.path, name), data);
 }
 
 absl::StatusOr<bool> NodeAgent::FileExists(
     const std::string& dir_uri, const std::string& name,
     const std::map<std::string, std::string>& options) {
-  ASSIGN_OR_RETURN(auto loc, OpenStorage(dir_uri, options));
+  ASSIGN_OR_RETURN(auto loc, storage_.Open(dir_uri, options));
   return loc.storage->Exists(JoinPath(loc.path, name));
 }
 
 absl::StatusOr<std::string> NodeAgent::Claim(
     const std::string& uri, uint64_t step, const std::string& owner,
     const std::map<std::string, std::string>& options) {
-  ASSIGN_OR_RETURN(auto loc, OpenStorage(uri, options));
+  ASSIGN_OR_RETURN(auto loc, storage_.Open(uri, options));
   return loc.storage->ClaimDir(JoinPath(loc.path, StepDirName(step)), owner);
 }
 
@@ -168,7 +171,7 @@ absl::Status NodeAgent::ReleaseClaim(
     return absl::InvalidArgumentError(absl::StrCat(
         "release of step ", step, ": bad claim name '", claim_name, "'"));
   }
-  ASSIGN_OR_RETURN(auto loc, OpenStorage(uri, options));
+  ASSIGN_OR_RETURN(auto loc, storage_.Open(uri, options));
   return loc.storage->RemoveFiles(JoinPath(loc.path, StepDirName(step)),
                                   {claim_name});
 }
@@ -181,7 +184,7 @@ absl::Status NodeAgent::Cleanup(
   // A save that failed for want of descriptors must not leave its uploads
   // and objects behind for the same reason: the reserve is this chance.
   DescriptorReserveRelease reserve;
-  ASSIGN_OR_RETURN(auto loc, OpenStorage(uri, options));
+  ASSIGN_OR_RETURN(auto loc, storage_.Open(uri, options));
   for (uint64_t s : steps) {
     if (!run_id.empty()) {
       RETURN_IF_ERROR(CheckClaimIsOurs(

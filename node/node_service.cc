@@ -201,8 +201,8 @@ v1::PhaseReport ReportToProto(const PhaseOutcome& o, uint64_t round_id) {
 v1::InspectReply NodeService::Inspect(const v1::InspectRequest& req) {
   v1::InspectReply rep;
   if (req.visible_step() > 0) {  // time to visible: only that
-    auto loc =
-        OpenStorage(req.checkpoints_uri(), OptionsOf(req.storage_options()));
+    auto loc = agent_.OpenStorageAt(req.checkpoints_uri(),
+                                    OptionsOf(req.storage_options()));
     if (!loc.ok()) {
       SetError(loc.status(), &rep);
       return rep;

@@ -16,7 +16,9 @@ namespace v1 = ::ckptbench::v1;
 
 class NodeService {
  public:
-  NodeService() = default;
+  // mem:// locations are files in `memory` (StorageSet).
+  explicit NodeService(std::shared_ptr<MemoryStore> memory = nullptr)
+      : agent_(std::move(memory)) {}
 
   v1::InspectReply Inspect(const v1::InspectRequest& req);
   v1::PrepareReply Prepare(const v1::PrepareRequest& req);

@@ -66,11 +66,13 @@ bool GcsRetryable(const HttpResponse& rep) {
 }
 
 GcsClient::GcsClient(GcsConfig config,
-                     std::shared_ptr<GcsCredentials> credentials)
+                     std::shared_ptr<GcsCredentials> credentials,
+                     std::shared_ptr<ObjectStoreCounters> counters)
     : config_(std::move(config)),
       credentials_(std::move(credentials)),
       pool_(HttpOptions{config_.verify_tls, config_.ca_bundle,
-                        config_.stall_timeout, 10}) {
+                        config_.stall_timeout, 10},
+            std::move(counters)) {
   endpoint_ = config_.endpoint.empty() ? "https://storage.googleapis.com"
                                        : config_.endpoint;
   while (!endpoint_.empty() && endpoint_.back() == '/') endpoint_.pop_back();

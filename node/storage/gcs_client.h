@@ -50,7 +50,9 @@ struct GcsCall {
 
 class GcsClient {
  public:
-  GcsClient(GcsConfig config, std::shared_ptr<GcsCredentials> credentials);
+  // Requests count into `counters` (a set of the client's own when null).
+  GcsClient(GcsConfig config, std::shared_ptr<GcsCredentials> credentials,
+            std::shared_ptr<ObjectStoreCounters> counters = nullptr);
 
   // The answer, or the error after retries. NotFound for 404 and 410.
   absl::StatusOr<HttpResponse> Do(const GcsCall& call);
@@ -58,6 +60,7 @@ class GcsClient {
   absl::StatusOr<GcsToken> Token() { return credentials_->Get(); }
 
   const GcsConfig& config() const { return config_; }
+  ObjectStoreCounters& counters() const { return pool_.counters(); }
   std::string Endpoint() const { return endpoint_; }
   // "/storage/v1/b/<bucket>/o/<name>" with the name encoded, '/' too.
   static std::string ObjectPath(const GcsObject& o);

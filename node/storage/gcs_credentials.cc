@@ -236,7 +236,7 @@ absl::StatusOr<GcsToken> GcsCredentials::FromMetadataServer() {
     rep = FetchOnce("GET", url, {{"Metadata-Flavor", "Google"}});
     if (rep.status != 0 && rep.status < 500) break;
     if (rep.status == 0 && PermanentTransportError(rep.curl_code)) break;
-    if (attempt < 3) SleepBeforeRetry(attempt - 1);
+    if (attempt < 3) SleepBeforeRetry(attempt - 1, nullptr);
   }
   if (rep.status == 0) {
     return absl::UnavailableError(

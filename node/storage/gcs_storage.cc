@@ -14,12 +14,6 @@
 namespace ckpt {
 namespace {
 
-std::shared_ptr<GcsCredentials> ProcessCredentials() {
-  static auto* creds =
-      new std::shared_ptr<GcsCredentials>(std::make_shared<GcsCredentials>());
-  return *creds;
-}
-
 // The crc32c=<b64> part of an x-goog-hash header ("" if none).
 std::string HashCrc32c(const HttpResponse& rep) {
   auto it = rep.headers.find("x-goog-hash");
@@ -158,15 +152,20 @@ absl::Status ParseGcsListPage(const std::string& body, const std::string& what,
   return absl::OkStatus();
 }
 
-std::unique_ptr<Storage> GcsStorage::Make(GcsConfig config) {
-  return std::make_unique<GcsStorage>(std::move(config));
+absl::StatusOr<std::unique_ptr<Storage>> GcsStorage::Make(
+    GcsConfig config, std::shared_ptr<ObjectStoreCounters> counters) {
+  return std::make_unique<GcsStorage>(std::move(config), nullptr,
+                                      std::move(counters));
 }
 
 GcsStorage::GcsStorage(GcsConfig config,
-                       std::shared_ptr<GcsCredentials> credentials)
+                       std::shared_ptr<GcsCredentials> credentials,
+                       std::shared_ptr<ObjectStoreCounters> counters)
     : client_(std::make_shared<GcsClient>(
           std::move(config),
-          credentials ? std::move(credentials) : ProcessCredentials())) {}
+          credentials ? std::move(credentials)
+                      : std::make_shared<GcsCredentials>(),
+          std::move(counters))) {}
 
 absl::StatusOr<std::unique_ptr<WritableFile>> GcsStorage::OpenWrite(
     const std::string& path, const WriteOptions&) {

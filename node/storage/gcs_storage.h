@@ -35,10 +35,15 @@ absl::Status ParseGcsListPage(const std::string& body, const std::string& what,
 
 class GcsStorage : public Storage {
  public:
-  static std::unique_ptr<Storage> Make(GcsConfig config);
-  // Credentials default to the process-wide chain.
+  // Requests count into `counters` (a set of its own when null).
+  static absl::StatusOr<std::unique_ptr<Storage>> Make(
+      GcsConfig config, std::shared_ptr<ObjectStoreCounters> counters);
+  // Credentials default to a chain of its own, from the environment
+  // (gcs_credentials.h), held as long as the backend.
   explicit GcsStorage(GcsConfig config,
-                      std::shared_ptr<GcsCredentials> credentials = nullptr);
+                      std::shared_ptr<GcsCredentials> credentials = nullptr,
+                      std::shared_ptr<ObjectStoreCounters> counters = nullptr);
+  const ObjectStoreCounters& counters() const { return client_->counters(); }
 
   std::string Kind() const override { return "gs"; }
   absl::StatusOr<std::unique_ptr<WritableFile>> OpenWrite(

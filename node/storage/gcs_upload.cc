@@ -206,8 +206,8 @@ class GcsWritableFile : public WritableFile {
       auto rep = client_->Do(c);
       if (!rep.ok() && absl::IsUnavailable(rep.status())) {
         if (++failures >= client_->config().max_attempts) return rep.status();
-        CountRetry();
-        SleepBeforeRetry(failures);
+        CountRetry(client_->counters());
+        SleepBeforeRetry(failures, &client_->counters());
         rep = QueryStatus(last);
       }
       if (!rep.ok()) {

@@ -21,7 +21,12 @@ namespace {
 
 using SteadyClock = std::chrono::steady_clock;
 
-std::once_flag g_curl_init;
+// Each HttpClient holds one reference of libcurl's global state
+// (curl_global_init / curl_global_cleanup count their calls), so nothing
+// of it is this file's. Both are thread-safe from libcurl 7.84.0 on where
+// curl_version_info has CURL_VERSION_THREADSAFE (Debian 12: 7.88.1).
+static_assert(LIBCURL_VERSION_NUM >= 0x075400,
+              "libcurl 7.84.0 or later: thread-safe curl_global_init");
 
 struct Transfer {
   const HttpRequest* req;
@@ -139,12 +144,16 @@ size_t Header(char* ptr, size_t size, size_t n, void* user) {
 
 }  // namespace
 
-HttpClient::HttpClient(HttpOptions options) : options_(std::move(options)) {
-  std::call_once(g_curl_init, [] { curl_global_init(CURL_GLOBAL_DEFAULT); });
+HttpClient::HttpClient(HttpOptions options, ObjectStoreCounters* counters)
+    : options_(std::move(options)), counters_(counters) {
+  curl_global_init(CURL_GLOBAL_DEFAULT);
   curl_ = curl_easy_init();
 }
 
-HttpClient::~HttpClient() { curl_easy_cleanup(static_cast<CURL*>(curl_)); }
+HttpClient::~HttpClient() {
+  curl_easy_cleanup(static_cast<CURL*>(curl_));
+  curl_global_cleanup();
+}
 
 HttpResponse HttpClient::Do(const HttpRequest& req) {
   CURL* c = static_cast<CURL*>(curl_);
@@ -236,9 +245,8 @@ HttpResponse HttpClient::Do(const HttpRequest& req) {
   if (rc != CURLE_OK) rep.status = 0;
   long connects = 0;
   if (curl_easy_getinfo(c, CURLINFO_NUM_CONNECTS, &connects) == CURLE_OK &&
-      connects > 0) {
-    GlobalObjectStoreCounters().new_connections +=
-        static_cast<uint64_t>(connects);
+      connects > 0 && counters_ != nullptr) {
+    counters_->new_connections += static_cast<uint64_t>(connects);
   }
   return rep;
 }
@@ -260,6 +268,12 @@ HttpResponse FetchOnce(
   return c.Do(r);
 }
 
+HttpClientPool::HttpClientPool(HttpOptions options,
+                               std::shared_ptr<ObjectStoreCounters> counters)
+    : options_(std::move(options)),
+      counters_(counters ? std::move(counters)
+                         : std::make_shared<ObjectStoreCounters>()) {}
+
 std::unique_ptr<HttpClient> HttpClientPool::Acquire() {
   {
     std::lock_guard<std::mutex> lock(mu_);
@@ -269,7 +283,7 @@ std::unique_ptr<HttpClient> HttpClientPool::Acquire() {
       return c;
     }
   }
-  return std::make_unique<HttpClient>(options_);
+  return std::make_unique<HttpClient>(options_, counters_.get());
 }
 
 void HttpClientPool::Release(std::unique_ptr<HttpClient> c) {
@@ -283,11 +297,6 @@ void HttpClientPool::DropIdle() {
     std::lock_guard<std::mutex> lock(mu_);
     drop.swap(idle_);
   }
-}
-
-ObjectStoreCounters& GlobalObjectStoreCounters() {
-  static ObjectStoreCounters* c = new ObjectStoreCounters;
-  return *c;
 }
 
 bool PermanentTransportError(int curl_code) {
@@ -322,7 +331,7 @@ RetriedResponse SendWithRetries(
     HttpClientPool& pool, int max_attempts,
     const std::function<HttpRequest()>& make,
     const std::function<Verdict(const HttpResponse&)>& judge) {
-  ObjectStoreCounters& counters = GlobalObjectStoreCounters();
+  ObjectStoreCounters& counters = pool.counters();
   IoTally* tally = CurrentIoTally();
   auto client = pool.Acquire();
   RetriedResponse out;
@@ -350,8 +359,8 @@ RetriedResponse SendWithRetries(
     }
     out.ok = v == Verdict::kDone;
     if (out.ok || v == Verdict::kFail || out.attempts >= max_attempts) break;
-    CountRetry();
-    SleepBeforeRetry(out.attempts);
+    CountRetry(counters);
+    SleepBeforeRetry(out.attempts, &counters);
   }
   pool.Release(std::move(client));
   return out;
@@ -361,19 +370,20 @@ std::string AfterAttempts(int attempts) {
   return attempts > 1 ? absl::StrCat(" (after ", attempts, " attempts)") : "";
 }
 
-void CountRetry() {
-  GlobalObjectStoreCounters().retries++;
+void CountRetry(ObjectStoreCounters& counters) {
+  counters.retries++;
   if (IoTally* tally = CurrentIoTally()) tally->retries++;
 }
 
-void SleepBeforeRetry(int attempt) {
+void SleepBeforeRetry(int attempt, ObjectStoreCounters* counters) {
   thread_local std::mt19937_64 rng(std::random_device{}());
   double cap =
       std::min(20.0, 0.2 * static_cast<double>(1u << std::min(attempt, 10)));
   std::uniform_real_distribution<double> jitter(0, cap);
   const double seconds = jitter(rng);
-  GlobalObjectStoreCounters().backoff_ns +=
-      static_cast<uint64_t>(seconds * 1e9);
+  if (counters != nullptr) {
+    counters->backoff_ns += static_cast<uint64_t>(seconds * 1e9);
+  }
   std::this_thread::sleep_for(std::chrono::duration<double>(seconds));
 }
 

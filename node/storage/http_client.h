@@ -59,47 +59,10 @@ struct HttpResponse {
   std::string local_call;
 };
 
-class HttpClient {
- public:
-  explicit HttpClient(HttpOptions options);
-  ~HttpClient();
-  HttpClient(const HttpClient&) = delete;
-  HttpClient& operator=(const HttpClient&) = delete;
-
-  HttpResponse Do(const HttpRequest& req);
-
- private:
-  HttpOptions options_;
-  void* curl_;  // CURL*
-};
-
-// One request on a fresh client with short timeouts (2 s to connect, 5 s
-// of stall): credential endpoints, metadata servers.
-HttpResponse FetchOnce(
-    const std::string& method, const std::string& url,
-    const std::vector<std::pair<std::string, std::string>>& headers,
-    const std::string& body = "");
-
-// Idle clients kept for reuse, so connections stay open between calls.
-// Thread-safe.
-class HttpClientPool {
- public:
-  explicit HttpClientPool(HttpOptions options) : options_(std::move(options)) {}
-  std::unique_ptr<HttpClient> Acquire();
-  void Release(std::unique_ptr<HttpClient> c);
-  // Closes the idle clients (their connections and descriptors): after a
-  // local shortage, so the process holds no more than it uses.
-  void DropIdle();
-
- private:
-  HttpOptions options_;
-  std::mutex mu_;
-  std::vector<std::unique_ptr<HttpClient>> idle_;
-};
-
-// Object-store requests made, retried and throttled (429, S3 SlowDown),
-// process-wide, for every object-store backend; results carry the deltas.
-// The thread's current IoTally (io_tally.h) counts the same per file.
+// Object-store requests made, retried and throttled (429, S3 SlowDown) by
+// the backends of one StorageSet (storage_factory.h: a node's run), counted
+// inside the retry loop; phase results carry the deltas. The thread's
+// current IoTally (io_tally.h) counts the same per file.
 struct ObjectStoreCounters {
   std::atomic<uint64_t> requests{0};
   std::atomic<uint64_t> retries{0};
@@ -113,7 +76,53 @@ struct ObjectStoreCounters {
   // requests, retries or throttles of the server.
   std::atomic<uint64_t> local_errors{0};
 };
-ObjectStoreCounters& GlobalObjectStoreCounters();
+
+class HttpClient {
+ public:
+  // `counters` (may be null) counts the connections the client opens.
+  explicit HttpClient(HttpOptions options,
+                      ObjectStoreCounters* counters = nullptr);
+  ~HttpClient();
+  HttpClient(const HttpClient&) = delete;
+  HttpClient& operator=(const HttpClient&) = delete;
+
+  HttpResponse Do(const HttpRequest& req);
+
+ private:
+  HttpOptions options_;
+  ObjectStoreCounters* counters_;
+  void* curl_;  // CURL*
+};
+
+// One request on a fresh client with short timeouts (2 s to connect, 5 s
+// of stall): credential endpoints, metadata servers. Not an object-store
+// request: no counters count it.
+HttpResponse FetchOnce(
+    const std::string& method, const std::string& url,
+    const std::vector<std::pair<std::string, std::string>>& headers,
+    const std::string& body = "");
+
+// Idle clients kept for reuse, so connections stay open between calls,
+// and the counters their requests go into (a new set when none is given).
+// Thread-safe.
+class HttpClientPool {
+ public:
+  explicit HttpClientPool(
+      HttpOptions options,
+      std::shared_ptr<ObjectStoreCounters> counters = nullptr);
+  ObjectStoreCounters& counters() const { return *counters_; }
+  std::unique_ptr<HttpClient> Acquire();
+  void Release(std::unique_ptr<HttpClient> c);
+  // Closes the idle clients (their connections and descriptors): after a
+  // local shortage, so the process holds no more than it uses.
+  void DropIdle();
+
+ private:
+  HttpOptions options_;
+  std::shared_ptr<ObjectStoreCounters> counters_;
+  std::mutex mu_;
+  std::vector<std::unique_ptr<HttpClient>> idle_;
+};
 
 // Transport failures another attempt cannot mend: the certificate does not
 // verify, the CA bundle cannot be read, the URL is wrong.
@@ -138,7 +147,8 @@ struct RetriedResponse {
 };
 // Sends make()'s request (built again for every attempt, e.g. re-signed)
 // on a pooled client until `judge` says done or fail or `max_attempts`
-// are made, counting requests, retries and throttles, sleeping
+// are made, counting requests, retries and throttles (in the pool's
+// counters and the thread's IoTally), sleeping
 // SleepBeforeRetry between attempts. A request kept from going out by a
 // local shortage (local_errno) is tried again twice within ~0.3 s (other
 // threads may give descriptors back), counted in local_errors and not
@@ -151,13 +161,13 @@ RetriedResponse SendWithRetries(
 // " (after N attempts)" when N > 1, for error messages.
 std::string AfterAttempts(int attempts);
 
-// Counts one retry, process-wide and in the thread's current tally.
-void CountRetry();
+// Counts one retry in `counters` and in the thread's current tally.
+void CountRetry(ObjectStoreCounters& counters);
 
 // Sleeps before attempt `attempt` + 1: full jitter over an exponential cap
 // (0.2 s x 2^attempt, at most 20 s), so N nodes hitting one bucket do not
-// retry in lockstep.
-void SleepBeforeRetry(int attempt);
+// retry in lockstep. The time slept goes into `counters` (may be null).
+void SleepBeforeRetry(int attempt, ObjectStoreCounters* counters);
 
 }  // namespace ckpt
 

@@ -10,18 +10,6 @@
 namespace ckpt {
 namespace {
 
-struct Store {
-  std::mutex mu;
-  std::map<std::string, std::shared_ptr<std::string>> files;
-  std::set<std::string> dirs;
-  std::vector<std::string> synced_dirs;  // SyncDir calls, in order
-};
-
-Store& TheStore() {
-  static Store* s = new Store;
-  return *s;
-}
-
 std::string Trim(std::string p) {
   while (p.size() > 1 && p.back() == '/') p.pop_back();
   return p;
@@ -29,7 +17,8 @@ std::string Trim(std::string p) {
 
 class MemoryWritableFile : public WritableFile {
  public:
-  MemoryWritableFile(std::string path) : path_(std::move(path)) {}
+  MemoryWritableFile(std::shared_ptr<MemoryStore> store, std::string path)
+      : store_(std::move(store)), path_(std::move(path)) {}
   absl::Status Append(const void* data, size_t len) override {
     buf_.append(static_cast<const char*>(data), len);
     return absl::OkStatus();
@@ -39,11 +28,10 @@ class MemoryWritableFile : public WritableFile {
 
  private:
   absl::Status Publish() {
-    Store& s = TheStore();
-    std::lock_guard<std::mutex> lock(s.mu);
-    s.files[path_] = std::make_shared<std::string>(buf_);
+    store_->Put(path_, buf_);
     return absl::OkStatus();
   }
+  std::shared_ptr<MemoryStore> store_;
   std::string path_;
   std::string buf_;
 };
@@ -67,42 +55,48 @@ class MemoryReadableFile : public ReadableFile {
 
 }  // namespace
 
-std::unique_ptr<Storage> MemoryStorage::Make() {
-  return std::make_unique<MemoryStorage>();
+std::unique_ptr<Storage> MemoryStorage::Make(
+    std::shared_ptr<MemoryStore> store) {
+  return std::make_unique<MemoryStorage>(std::move(store));
 }
 
-void MemoryStorage::Clear() {
-  Store& s = TheStore();
-  std::lock_guard<std::mutex> lock(s.mu);
-  s.files.clear();
-  s.dirs.clear();
-  s.synced_dirs.clear();
+void MemoryStore::Put(const std::string& path, const std::string& data) {
+  std::lock_guard<std::mutex> lock(mu_);
+  files_[path] = std::make_shared<std::string>(data);
 }
 
-std::vector<std::string> MemoryStorage::SyncedDirs() {
-  Store& s = TheStore();
-  std::lock_guard<std::mutex> lock(s.mu);
-  return s.synced_dirs;
+void MemoryStore::Clear() {
+  MemoryStore& s = *this;
+  std::lock_guard<std::mutex> lock(s.mu_);
+  s.files_.clear();
+  s.dirs_.clear();
+  s.synced_dirs_.clear();
 }
 
-bool MemoryStorage::FlipByte(const std::string& path, uint64_t offset) {
-  Store& s = TheStore();
-  std::lock_guard<std::mutex> lock(s.mu);
-  auto it = s.files.find(path);
-  if (it == s.files.end() || offset >= it->second->size()) return false;
+std::vector<std::string> MemoryStore::SyncedDirs() const {
+  const MemoryStore& s = *this;
+  std::lock_guard<std::mutex> lock(s.mu_);
+  return s.synced_dirs_;
+}
+
+bool MemoryStore::FlipByte(const std::string& path, uint64_t offset) {
+  MemoryStore& s = *this;
+  std::lock_guard<std::mutex> lock(s.mu_);
+  auto it = s.files_.find(path);
+  if (it == s.files_.end() || offset >= it->second->size()) return false;
   auto copy = std::make_shared<std::string>(*it->second);
   (*copy)[offset] = static_cast<char>((*copy)[offset] ^ 0x01);
   it->second = copy;
   return true;
 }
 
-void MemoryStorage::MovePrefix(const std::string& from, const std::string& to,
-                               bool keep) {
-  Store& s = TheStore();
-  std::lock_guard<std::mutex> lock(s.mu);
+void MemoryStore::MovePrefix(const std::string& from, const std::string& to,
+                             bool keep) {
+  MemoryStore& s = *this;
+  std::lock_guard<std::mutex> lock(s.mu_);
   std::map<std::string, std::shared_ptr<std::string>> files;
   std::set<std::string> dirs;
-  for (auto& [k, v] : s.files) {
+  for (auto& [k, v] : s.files_) {
     if (k.rfind(from, 0) != 0) {
       files.emplace(k, v);
       continue;
@@ -110,7 +104,7 @@ void MemoryStorage::MovePrefix(const std::string& from, const std::string& to,
     files[to + k.substr(from.size())] = v;
     if (keep) files.emplace(k, v);
   }
-  for (const auto& d : s.dirs) {
+  for (const auto& d : s.dirs_) {
     if (d.rfind(from, 0) != 0) {
       dirs.insert(d);
       continue;
@@ -118,63 +112,63 @@ void MemoryStorage::MovePrefix(const std::string& from, const std::string& to,
     dirs.insert(to + d.substr(from.size()));
     if (keep) dirs.insert(d);
   }
-  s.files = std::move(files);
-  s.dirs = std::move(dirs);
+  s.files_ = std::move(files);
+  s.dirs_ = std::move(dirs);
 }
 
-std::vector<std::string> MemoryStorage::AllPaths() {
-  Store& s = TheStore();
-  std::lock_guard<std::mutex> lock(s.mu);
+std::vector<std::string> MemoryStore::AllPaths() const {
+  const MemoryStore& s = *this;
+  std::lock_guard<std::mutex> lock(s.mu_);
   std::vector<std::string> out;
-  for (const auto& [k, v] : s.files) out.push_back(k);
+  for (const auto& [k, v] : s.files_) out.push_back(k);
   return out;
 }
 
 absl::StatusOr<std::unique_ptr<WritableFile>> MemoryStorage::OpenWrite(
     const std::string& path, const WriteOptions&) {
-  return std::unique_ptr<WritableFile>(new MemoryWritableFile(path));
+  return std::unique_ptr<WritableFile>(new MemoryWritableFile(store_, path));
 }
 
 absl::StatusOr<std::unique_ptr<ReadableFile>> MemoryStorage::OpenRead(
     const std::string& path, const ReadOptions&) {
-  Store& s = TheStore();
-  std::lock_guard<std::mutex> lock(s.mu);
-  auto it = s.files.find(path);
-  if (it == s.files.end()) {
+  MemoryStore& s = *store_;
+  std::lock_guard<std::mutex> lock(s.mu_);
+  auto it = s.files_.find(path);
+  if (it == s.files_.end()) {
     return absl::NotFoundError(absl::StrCat("open ", path, ": no such file"));
   }
   return std::unique_ptr<ReadableFile>(new MemoryReadableFile(it->second));
 }
 
 absl::Status MemoryStorage::CreateDirs(const std::string& path) {
-  Store& s = TheStore();
-  std::lock_guard<std::mutex> lock(s.mu);
-  s.dirs.insert(Trim(path));
+  MemoryStore& s = *store_;
+  std::lock_guard<std::mutex> lock(s.mu_);
+  s.dirs_.insert(Trim(path));
   return absl::OkStatus();
 }
 
 absl::Status MemoryStorage::SyncDir(const std::string& path) {
-  Store& s = TheStore();
-  std::lock_guard<std::mutex> lock(s.mu);
-  s.synced_dirs.push_back(Trim(path));
+  MemoryStore& s = *store_;
+  std::lock_guard<std::mutex> lock(s.mu_);
+  s.synced_dirs_.push_back(Trim(path));
   return absl::OkStatus();
 }
 
 absl::StatusOr<std::vector<std::string>> MemoryStorage::ListDir(
     const std::string& path) {
-  Store& s = TheStore();
-  std::lock_guard<std::mutex> lock(s.mu);
+  MemoryStore& s = *store_;
+  std::lock_guard<std::mutex> lock(s.mu_);
   std::string prefix = Trim(path) + "/";
   std::set<std::string> names;
-  bool found = s.dirs.count(Trim(path)) > 0;
+  bool found = s.dirs_.count(Trim(path)) > 0;
   auto take = [&](const std::string& p) {
     if (p.rfind(prefix, 0) != 0) return;
     found = true;
     std::string rest = p.substr(prefix.size());
     names.insert(rest.substr(0, rest.find('/')));
   };
-  for (const auto& [k, v] : s.files) take(k);
-  for (const auto& d : s.dirs) take(d);
+  for (const auto& [k, v] : s.files_) take(k);
+  for (const auto& d : s.dirs_) take(d);
   if (!found) {
     return absl::NotFoundError(
         absl::StrCat("list ", path, ": no such directory"));
@@ -183,43 +177,43 @@ absl::StatusOr<std::vector<std::string>> MemoryStorage::ListDir(
 }
 
 absl::StatusOr<bool> MemoryStorage::Exists(const std::string& path) {
-  Store& s = TheStore();
-  std::lock_guard<std::mutex> lock(s.mu);
-  return s.files.count(path) > 0 || s.dirs.count(Trim(path)) > 0;
+  MemoryStore& s = *store_;
+  std::lock_guard<std::mutex> lock(s.mu_);
+  return s.files_.count(path) > 0 || s.dirs_.count(Trim(path)) > 0;
 }
 
 absl::Status MemoryStorage::RemoveFiles(const std::string& dir,
                                         const std::vector<std::string>& names) {
-  Store& s = TheStore();
-  std::lock_guard<std::mutex> lock(s.mu);
+  MemoryStore& s = *store_;
+  std::lock_guard<std::mutex> lock(s.mu_);
   std::string base = Trim(dir);
-  for (const auto& n : names) s.files.erase(base + "/" + n);
+  for (const auto& n : names) s.files_.erase(base + "/" + n);
   std::string prefix = base + "/";
-  for (const auto& [path, data] : s.files) {
+  for (const auto& [path, data] : s.files_) {
     if (path.rfind(prefix, 0) == 0) return absl::OkStatus();
   }
-  for (const auto& d : s.dirs) {
+  for (const auto& d : s.dirs_) {
     if (d.rfind(prefix, 0) == 0) return absl::OkStatus();
   }
-  s.dirs.erase(base);
+  s.dirs_.erase(base);
   return absl::OkStatus();
 }
 
 absl::Status MemoryStorage::RemoveTree(const std::string& path) {
-  Store& s = TheStore();
-  std::lock_guard<std::mutex> lock(s.mu);
+  MemoryStore& s = *store_;
+  std::lock_guard<std::mutex> lock(s.mu_);
   std::string base = Trim(path);
   std::string prefix = base + "/";
-  for (auto it = s.files.begin(); it != s.files.end();) {
+  for (auto it = s.files_.begin(); it != s.files_.end();) {
     if (it->first == base || it->first.rfind(prefix, 0) == 0) {
-      it = s.files.erase(it);
+      it = s.files_.erase(it);
     } else {
       ++it;
     }
   }
-  for (auto it = s.dirs.begin(); it != s.dirs.end();) {
+  for (auto it = s.dirs_.begin(); it != s.dirs_.end();) {
     if (*it == base || it->rfind(prefix, 0) == 0) {
-      it = s.dirs.erase(it);
+      it = s.dirs_.erase(it);
     } else {
       ++it;
     }
@@ -229,33 +223,33 @@ absl::Status MemoryStorage::RemoveTree(const std::string& path) {
 
 absl::StatusOr<std::string> MemoryStorage::ClaimDir(const std::string& dir,
                                                     const std::string& owner) {
-  Store& s = TheStore();
-  std::lock_guard<std::mutex> lock(s.mu);
+  MemoryStore& s = *store_;
+  std::lock_guard<std::mutex> lock(s.mu_);
   const std::string base = Trim(dir), prefix = base + "/";
-  bool taken = s.dirs.count(base) > 0;
-  for (const auto& [path, data] : s.files) taken |= path.rfind(prefix, 0) == 0;
+  bool taken = s.dirs_.count(base) > 0;
+  for (const auto& [path, data] : s.files_) taken |= path.rfind(prefix, 0) == 0;
   if (taken) {
     return absl::AlreadyExistsError(
         absl::StrCat(base, " exists (another run's step)"));
   }
-  s.dirs.insert(base);
-  s.files[prefix + kClaimName] = std::make_shared<std::string>(owner);
+  s.dirs_.insert(base);
+  s.files_[prefix + kClaimName] = std::make_shared<std::string>(owner);
   return std::string(kClaimName);
 }
 
 absl::Status MemoryStorage::WriteAtomic(const std::string& path,
                                         const std::string& data) {
-  Store& s = TheStore();
-  std::lock_guard<std::mutex> lock(s.mu);
-  s.files[path] = std::make_shared<std::string>(data);
+  MemoryStore& s = *store_;
+  std::lock_guard<std::mutex> lock(s.mu_);
+  s.files_[path] = std::make_shared<std::string>(data);
   return absl::OkStatus();
 }
 
 absl::StatusOr<std::string> MemoryStorage::ReadSmall(const std::string& path) {
-  Store& s = TheStore();
-  std::lock_guard<std::mutex> lock(s.mu);
-  auto it = s.files.find(path);
-  if (it == s.files.end()) {
+  MemoryStore& s = *store_;
+  std::lock_guard<std::mutex> lock(s.mu_);
+  auto it = s.files_.find(path);
+  if (it == s.files_.end()) {
     return absl::NotFoundError(absl::StrCat("open ", path, ": no such file"));
   }
   return *it->second;

@@ -1,30 +1,53 @@
-// In-memory Storage for tests: files live in a process-wide store keyed by
-// path ("mem://name/..."), so a test can inspect or corrupt what a node
-// wrote. Thread-safe (one mutex).
+// In-memory Storage for tests: files live in a MemoryStore keyed by path
+// ("mem://name/..."), which the in-process nodes of a test share as their
+// bucket, so a test can inspect or corrupt what a node wrote. Thread-safe
+// (one mutex).
 #ifndef CKPTBENCH_NODE_STORAGE_MEMORY_STORAGE_H_
 #define CKPTBENCH_NODE_STORAGE_MEMORY_STORAGE_H_
 
+#include <map>
 #include <memory>
+#include <mutex>
+#include <set>
+#include <string>
+#include <vector>
 
 #include "node/storage/storage.h"
 
 namespace ckpt {
 
-class MemoryStorage : public Storage {
+// The files and directories of mem:// locations: made by whoever makes the
+// nodes that share it (a test, `ckptbench run`, a node process) and handed
+// to their StorageSets. The hooks let a test inspect or corrupt what a node
+// wrote.
+class MemoryStore {
  public:
-  static std::unique_ptr<Storage> Make();
-
-  // Test hooks on the process-wide store.
-  static void Clear();
-  static bool FlipByte(const std::string& path, uint64_t offset);
-  static std::vector<std::string> AllPaths();
+  void Clear();
+  bool FlipByte(const std::string& path, uint64_t offset);
+  std::vector<std::string> AllPaths() const;
   // Every file and directory under `from` (a path prefix) moved, or
   // copied, to `to` (one disk's files put on another node's, as a test
   // permutes them).
-  static void MovePrefix(const std::string& from, const std::string& to,
-                         bool keep = false);
+  void MovePrefix(const std::string& from, const std::string& to,
+                  bool keep = false);
   // The directories SyncDir was called on since Clear(), in order.
-  static std::vector<std::string> SyncedDirs();
+  std::vector<std::string> SyncedDirs() const;
+  // A whole file, replacing any (a write's Sync or Close).
+  void Put(const std::string& path, const std::string& data);
+
+ private:
+  friend class MemoryStorage;
+  mutable std::mutex mu_;
+  std::map<std::string, std::shared_ptr<std::string>> files_;
+  std::set<std::string> dirs_;
+  std::vector<std::string> synced_dirs_;  // SyncDir calls, in order
+};
+
+class MemoryStorage : public Storage {
+ public:
+  static std::unique_ptr<Storage> Make(std::shared_ptr<MemoryStore> store);
+  explicit MemoryStorage(std::shared_ptr<MemoryStore> store)
+      : store_(std::move(store)) {}
 
   std::string Kind() const override { return "memory"; }
   absl::StatusOr<std::unique_ptr<WritableFile>> OpenWrite(
@@ -47,6 +70,9 @@ class MemoryStorage : public Storage {
   absl::StatusOr<CacheReport> PrepareColdRead(
       const std::vector<std::string>& paths, const std::string& mode) override;
   FilesystemInfo Filesystem(const std::string& path) override;
+
+ private:
+  std::shared_ptr<MemoryStore> store_;
 };
 
 }  // namespace ckpt

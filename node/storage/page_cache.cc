@@ -7,7 +7,6 @@
 #include <sys/statfs.h>
 #include <unistd.h>
 
-#include <atomic>
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
@@ -156,12 +155,12 @@ EvictionProbe ProbeEviction(const std::string& dir,
   }
   const auto magic = static_cast<unsigned long>(sf.f_type);
   p.memory_backed = magic == TMPFS_MAGIC || magic == RAMFS_MAGIC;
-  // pid alone is not unique: every container's first process is pid 1.
-  static std::atomic<int> counter{0};
+  // pid alone is not unique: every container's first process is pid 1; 64
+  // random bits tell this probe from a concurrent one of the same process.
   std::random_device rd;
   const std::string path =
-      absl::StrCat(dir, "/.ckptbench-cache-probe-", getpid(), "-", counter++,
-                   "-", absl::Hex(rd()), absl::Hex(rd()));
+      absl::StrCat(dir, "/.ckptbench-cache-probe-", getpid(), "-",
+                   absl::Hex(rd()), absl::Hex(rd()));
   int fd = open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
   if (fd < 0) {
     p.error = absl::StrCat("create ", path, ": ", std::strerror(errno));
@@ -191,19 +190,16 @@ EvictionProbe ProbeEviction(const std::string& dir,
   return p;
 }
 
-EvictionProbe ProbeEvictionOnce(const std::string& dir,
-                                const std::string& fs_type) {
-  static std::mutex mu;
-  static std::map<dev_t, EvictionProbe>* probes =
-      new std::map<dev_t, EvictionProbe>();
+EvictionProbe EvictionProbes::Once(const std::string& dir,
+                                   const std::string& fs_type) {
   struct stat st;
   if (stat(dir.c_str(), &st) != 0) return ProbeEviction(dir, fs_type);
-  std::lock_guard<std::mutex> lock(mu);
-  auto it = probes->find(st.st_dev);
-  if (it != probes->end()) return it->second;
+  std::lock_guard<std::mutex> lock(mu_);
+  auto it = probes_.find(st.st_dev);
+  if (it != probes_.end()) return it->second;
   EvictionProbe p = ProbeEviction(dir, fs_type);
   // A probe that could not run is not remembered: the next may.
-  if (p.error.empty()) probes->emplace(st.st_dev, p);
+  if (p.error.empty()) probes_.emplace(st.st_dev, p);
   return p;
 }
 

@@ -4,7 +4,11 @@
 #ifndef CKPTBENCH_NODE_STORAGE_PAGE_CACHE_H_
 #define CKPTBENCH_NODE_STORAGE_PAGE_CACHE_H_
 
+#include <sys/types.h>
+
 #include <cstdint>
+#include <map>
+#include <mutex>
 #include <string>
 
 #include "absl/status/status.h"
@@ -46,10 +50,17 @@ struct EvictionProbe {
 // statfs.
 EvictionProbe ProbeEviction(const std::string& dir,
                             const std::string& fs_type = "");
-// The same, once per file system (st_dev) per process: later calls for a
-// directory on the same device return the first probe's findings.
-EvictionProbe ProbeEvictionOnce(const std::string& dir,
-                                const std::string& fs_type);
+// The same, once per file system (st_dev) for as long as the object
+// lives (a node's run: StorageSet holds one): later probes of a directory
+// on the same device return the first one's findings. Thread-safe.
+class EvictionProbes {
+ public:
+  EvictionProbe Once(const std::string& dir, const std::string& fs_type);
+
+ private:
+  std::mutex mu_;
+  std::map<dev_t, EvictionProbe> probes_;
+};
 
 }  // namespace ckpt
 

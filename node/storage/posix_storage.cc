@@ -176,13 +176,19 @@ std::string FuseCacheNote(const std::string& path, uint64_t resident,
 
 }  // namespace
 
-std::unique_ptr<Storage> PosixStorage::Make(const std::string& flavour,
-                                            const std::string& root) {
-  Flavour f = flavour == "fuse" ? Flavour::kFuse : Flavour::kLocal;
-  if (flavour == "auto") {
+absl::StatusOr<std::unique_ptr<Storage>> PosixStorage::Make(
+    const std::string& flavour, const std::string& root,
+    std::shared_ptr<EvictionProbes> probes) {
+  Flavour f = Flavour::kLocal;
+  if (flavour == "fuse") {
+    f = Flavour::kFuse;
+  } else if (flavour == "auto") {
     if (MountOf(root).type.rfind("fuse", 0) == 0) f = Flavour::kFuse;
+  } else if (flavour != "local") {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "storage.flavour '", flavour, "': expected local, fuse or auto"));
   }
-  return std::make_unique<PosixStorage>(f);
+  return std::make_unique<PosixStorage>(f, std::move(probes));
 }
 
 absl::StatusOr<std::unique_ptr<WritableFile>> PosixStorage::OpenWrite(
@@ -385,7 +391,7 @@ absl::StatusOr<CacheReport> PosixStorage::PrepareColdRead(
     std::string dir =
         step.has_parent_path() ? step.parent_path().string() : step.string();
     if (dir.empty()) dir = ".";
-    probe = ProbeEvictionOnce(dir, MountOf(dir).type);
+    probe = probes_->Once(dir, MountOf(dir).type);
     report.probe = probe.Describe();
   }
   if (probe.memory_backed) {

@@ -12,6 +12,7 @@
 
 #include <memory>
 
+#include "node/storage/page_cache.h"
 #include "node/storage/storage.h"
 
 namespace ckpt {
@@ -20,11 +21,17 @@ class PosixStorage : public Storage {
  public:
   enum class Flavour { kLocal, kFuse };
   // flavour "local", "fuse" or "auto": fuse when `root`'s mount type is
-  // fuse.* (or fuseblk).
-  static std::unique_ptr<Storage> Make(const std::string& flavour = "local",
-                                       const std::string& root = "");
-  explicit PosixStorage(Flavour flavour = Flavour::kLocal)
-      : flavour_(flavour) {}
+  // fuse.* (or fuseblk). Another flavour is InvalidArgument, naming it.
+  // Cold-read probes are kept in `probes` (the StorageSet's), or in a set of
+  // the backend's own when null.
+  static absl::StatusOr<std::unique_ptr<Storage>> Make(
+      const std::string& flavour = "local", const std::string& root = "",
+      std::shared_ptr<EvictionProbes> probes = nullptr);
+  explicit PosixStorage(Flavour flavour = Flavour::kLocal,
+                        std::shared_ptr<EvictionProbes> probes = nullptr)
+      : flavour_(flavour),
+        probes_(probes ? std::move(probes)
+                       : std::make_shared<EvictionProbes>()) {}
   Flavour flavour() const { return flavour_; }
 
   std::string Kind() const override {
@@ -53,6 +60,7 @@ class PosixStorage : public Storage {
 
  private:
   Flavour flavour_;
+  std::shared_ptr<EvictionProbes> probes_;
 };
 
 }  // namespace ckpt

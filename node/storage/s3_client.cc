@@ -170,11 +170,13 @@ absl::StatusOr<S3Config> S3ConfigFromOptions(
 }
 
 S3Client::S3Client(S3Config config,
-                   std::shared_ptr<AwsCredentialChain> credentials)
+                   std::shared_ptr<AwsCredentialChain> credentials,
+                   std::shared_ptr<ObjectStoreCounters> counters)
     : config_(std::move(config)),
       credentials_(std::move(credentials)),
       pool_(HttpOptions{config_.verify_tls, config_.ca_bundle,
-                        config_.stall_timeout, 10}) {
+                        config_.stall_timeout, 10},
+            std::move(counters)) {
   std::string ep = config_.endpoint;
   if (ep.empty())
     ep = absl::StrCat("https://s3.", config_.region, ".amazonaws.com");

@@ -62,12 +62,15 @@ inline S3Call MakeS3Call(std::string method, std::string bucket,
 
 class S3Client {
  public:
-  S3Client(S3Config config, std::shared_ptr<AwsCredentialChain> credentials);
+  // Requests count into `counters` (a set of the client's own when null).
+  S3Client(S3Config config, std::shared_ptr<AwsCredentialChain> credentials,
+           std::shared_ptr<ObjectStoreCounters> counters = nullptr);
 
   // The 2xx response, or the error after retries. NotFound for 404.
   absl::StatusOr<HttpResponse> Do(const S3Call& call);
 
   const S3Config& config() const { return config_; }
+  ObjectStoreCounters& counters() const { return pool_.counters(); }
   std::string Endpoint() const;
 
  private:

@@ -46,21 +46,18 @@ RangeFetch S3RangeFetch(std::shared_ptr<S3Client> client, S3Location loc) {
   };
 }
 
-std::shared_ptr<AwsCredentialChain> ProcessCredentials() {
-  static auto* chain = new std::shared_ptr<AwsCredentialChain>(
-      std::make_shared<AwsCredentialChain>());
-  return *chain;
-}
-
 }  // namespace
 
-std::unique_ptr<Storage> S3Storage::Make(S3Config config) {
-  return std::make_unique<S3Storage>(std::move(config));
+absl::StatusOr<std::unique_ptr<Storage>> S3Storage::Make(
+    S3Config config, std::shared_ptr<ObjectStoreCounters> counters) {
+  return std::make_unique<S3Storage>(std::move(config), std::move(counters));
 }
 
-S3Storage::S3Storage(S3Config config)
+S3Storage::S3Storage(S3Config config,
+                     std::shared_ptr<ObjectStoreCounters> counters)
     : client_(std::make_shared<S3Client>(std::move(config),
-                                         ProcessCredentials())) {}
+                                         std::make_shared<AwsCredentialChain>(),
+                                         std::move(counters))) {}
 
 std::string S3Storage::SpreadPrefix(uint32_t rank, int n) {
   uint64_t h =

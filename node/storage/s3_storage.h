@@ -25,8 +25,14 @@ struct S3Upload {
 
 class S3Storage : public Storage {
  public:
-  static std::unique_ptr<Storage> Make(S3Config config);
-  explicit S3Storage(S3Config config);
+  // Requests count into `counters` (a set of its own when null).
+  static absl::StatusOr<std::unique_ptr<Storage>> Make(
+      S3Config config, std::shared_ptr<ObjectStoreCounters> counters);
+  // Credentials come from a chain of its own (s3_credentials.h), held as
+  // long as the backend.
+  explicit S3Storage(S3Config config,
+                     std::shared_ptr<ObjectStoreCounters> counters = nullptr);
+  const ObjectStoreCounters& counters() const { return client_->counters(); }
 
   std::string Kind() const override { return "s3"; }
   absl::StatusOr<std::unique_ptr<WritableFile>> OpenWrite(

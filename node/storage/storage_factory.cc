@@ -67,57 +67,51 @@ std::string NativePath(const std::string& uri) {
   return uri;
 }
 
-namespace {
+StorageSet::StorageSet(std::shared_ptr<MemoryStore> memory)
+    : counters_(std::make_shared<ObjectStoreCounters>()),
+      probes_(std::make_shared<EvictionProbes>()),
+      memory_(memory ? std::move(memory) : std::make_shared<MemoryStore>()) {}
 
-// Object-store backends (their HTTP connection pools, credentials and
-// tokens) are kept for the process's life, one per scheme and option set:
-// every round after the first starts on kept-alive connections, as a
-// training job's long-lived client does, and rounds stay comparable.
-std::shared_ptr<Storage> Shared(
-    const std::string& scheme, const std::map<std::string, std::string>& o,
-    const std::function<std::unique_ptr<Storage>()>& make) {
-  static std::mutex mu;
-  static auto* cache = new std::map<std::string, std::shared_ptr<Storage>>;
-  std::string key = scheme;
-  for (const auto& [k, v] : o) absl::StrAppend(&key, "\n", k, "=", v);
-  std::lock_guard<std::mutex> lock(mu);
-  auto& slot = (*cache)[key];
-  if (!slot) slot = make();
-  return slot;
-}
-
-}  // namespace
-
-absl::StatusOr<StorageLocation> OpenStorage(
+absl::StatusOr<StorageLocation> StorageSet::Open(
     const std::string& uri, const std::map<std::string, std::string>& options) {
   StorageLocation loc;
   if (absl::StartsWith(uri, "mem://")) {
-    loc.storage = MemoryStorage::Make();
+    loc.storage = MemoryStorage::Make(memory_);
     loc.path = uri;
     return loc;
   }
   if (absl::StartsWith(uri, "null://")) {
-    auto rate = NullStorage::RateOf(uri);
-    if (!rate.ok()) return rate.status();
-    loc.storage = NullStorage::Make(*rate);
+    ASSIGN_OR_RETURN(double rate, NullStorage::RateOf(uri));
+    loc.storage = NullStorage::Make(rate);
     loc.path = uri;
     return loc;
   }
-  if (absl::StartsWith(uri, "s3://")) {
-    auto cfg = S3ConfigFromOptions(options);
-    if (!cfg.ok()) return cfg.status();
-    auto parsed = ParseS3Uri(uri);
-    if (!parsed.ok()) return parsed.status();
-    loc.storage = Shared("s3", options, [&] { return S3Storage::Make(*cfg); });
-    loc.path = uri;
-    return loc;
-  }
-  if (absl::StartsWith(uri, "gs://")) {
-    auto cfg = GcsConfigFromOptions(options);
-    if (!cfg.ok()) return cfg.status();
-    auto parsed = ParseGsUri(uri);
-    if (!parsed.ok()) return parsed.status();
-    loc.storage = Shared("gs", options, [&] { return GcsStorage::Make(*cfg); });
+  const bool s3 = absl::StartsWith(uri, "s3://");
+  if (s3 || absl::StartsWith(uri, "gs://")) {
+    // Checked before the kept backend is looked up: the URI is the
+    // caller's, the backend the set's.
+    if (s3) {
+      RETURN_IF_ERROR(ParseS3Uri(uri).status());
+    } else {
+      RETURN_IF_ERROR(ParseGsUri(uri).status());
+    }
+    std::string key = s3 ? "s3" : "gs";
+    for (const auto& [k, v] : options) absl::StrAppend(&key, "\n", k, "=", v);
+    std::lock_guard<std::mutex> lock(mu_);
+    auto kept = object_stores_.find(key);
+    if (kept == object_stores_.end()) {
+      absl::StatusOr<std::unique_ptr<Storage>> made;
+      if (s3) {
+        ASSIGN_OR_RETURN(S3Config cfg, S3ConfigFromOptions(options));
+        made = S3Storage::Make(std::move(cfg), counters_);
+      } else {
+        ASSIGN_OR_RETURN(GcsConfig cfg, GcsConfigFromOptions(options));
+        made = GcsStorage::Make(std::move(cfg), counters_);
+      }
+      if (!made.ok()) return made.status();
+      kept = object_stores_.emplace(key, std::move(*made)).first;
+    }
+    loc.storage = kept->second;
     loc.path = uri;
     return loc;
   }
@@ -128,13 +122,20 @@ absl::StatusOr<StorageLocation> OpenStorage(
         "': unknown URI scheme; expected a path, file://, s3:// or gs://"));
   }
   loc.path = NativePath(uri);
-  auto flavour = options.find("storage.flavour");
-  loc.storage = PosixStorage::Make(
-      flavour == options.end() ? "auto" : flavour->second, loc.path);
   if (loc.path.empty()) {
     return absl::InvalidArgumentError("empty storage path");
   }
+  auto flavour = options.find("storage.flavour");
+  ASSIGN_OR_RETURN(
+      loc.storage,
+      PosixStorage::Make(flavour == options.end() ? "auto" : flavour->second,
+                         loc.path, probes_));
   return loc;
+}
+
+absl::StatusOr<StorageLocation> OpenStorage(
+    const std::string& uri, const std::map<std::string, std::string>& options) {
+  return StorageSet().Open(uri, options);
 }
 
 }  // namespace ckpt

@@ -1,7 +1,7 @@
 // Chooses the Storage backend for a location by its URI scheme, the only
 // place that does: plain paths and file:// -> posix, mem:// -> memory,
 // null:// -> null (discards writes; overhead benchmarks), s3:// -> S3 and
-// gs:// -> GCS (shared per scheme and option set, below).
+// gs:// -> GCS (kept by a StorageSet, below).
 #ifndef CKPTBENCH_NODE_STORAGE_STORAGE_FACTORY_H_
 #define CKPTBENCH_NODE_STORAGE_STORAGE_FACTORY_H_
 
@@ -10,18 +10,54 @@
 #include <string>
 
 #include "absl/status/statusor.h"
+#include "node/storage/http_client.h"
+#include "node/storage/memory_storage.h"
+#include "node/storage/page_cache.h"
 #include "node/storage/storage.h"
 
 namespace ckpt {
 
 struct StorageLocation {
-  // Object-store backends are shared: one per scheme and option set for
-  // the process's life (their connection pools stay warm between rounds).
   std::shared_ptr<Storage> storage;
   std::string path;  // the location in the backend's namespace
 };
 
-// `options` are the backend settings shipped by the coordinator (s3.*).
+// The backends a node holds for one run (its session with the coordinator,
+// or an in-process node's life): object-store backends are kept, one per
+// scheme and option set, so their connection pools, credentials and tokens
+// live for the run and every round after the first starts on kept-alive
+// connections, as a training job's long-lived client does. Their requests,
+// retries, throttles and connections go into this set's counters. File
+// system, memory and null backends hold nothing and are made anew.
+// Thread-safe.
+class StorageSet {
+ public:
+  // mem:// locations are files in `memory` (tests share one between their
+  // in-process nodes), or in a store of the set's own when null.
+  explicit StorageSet(std::shared_ptr<MemoryStore> memory = nullptr);
+  StorageSet(const StorageSet&) = delete;
+  StorageSet& operator=(const StorageSet&) = delete;
+
+  // `options` are the backend settings shipped by the coordinator (s3.*,
+  // gcs.*, storage.flavour).
+  absl::StatusOr<StorageLocation> Open(
+      const std::string& uri,
+      const std::map<std::string, std::string>& options = {});
+
+  const ObjectStoreCounters& counters() const { return *counters_; }
+
+ private:
+  const std::shared_ptr<ObjectStoreCounters> counters_;
+  // What file systems' cold-read probes found, for the run's posix
+  // backends (made anew for each location, as they hold nothing else).
+  const std::shared_ptr<EvictionProbes> probes_;
+  const std::shared_ptr<MemoryStore> memory_;
+  std::mutex mu_;
+  std::map<std::string, std::shared_ptr<Storage>> object_stores_;
+};
+
+// A backend of its own for one use (a command that reads a file, a test):
+// what a new StorageSet opens.
 absl::StatusOr<StorageLocation> OpenStorage(
     const std::string& uri,
     const std::map<std::string, std::string>& options = {});

@@ -34,11 +34,13 @@ Config MemConfig(const std::string& mode, int saves, int loads) {
   return c;
 }
 
+// One in-process node over `memory` (the test's bucket, shared by the
+// harnesses of one test).
 struct Harness {
-  explicit Harness(const Config& c)
+  Harness(std::shared_ptr<MemoryStore> memory, const Config& c)
       : config(c),
         plan(*MakePlan(PlanOptionsFromConfig(c))),
-        node(0, "test-host", 10),
+        node(0, "test-host", 10, std::move(memory)),
         coordinator(config, plan, {&node}, nullptr) {}
   absl::Status Run() {
     absl::Status s = coordinator.Preflight(&result);
@@ -52,9 +54,9 @@ struct Harness {
   RunResult result;
 };
 
-std::vector<std::string> Steps() {
+std::vector<std::string> Steps(const MemoryStore& memory) {
   std::set<std::string> s;
-  for (const auto& p : MemoryStorage::AllPaths()) {
+  for (const auto& p : memory.AllPaths()) {
     auto i = p.find("step-");
     if (i != std::string::npos) s.insert(p.substr(0, p.find('/', i)));
   }
@@ -62,8 +64,8 @@ std::vector<std::string> Steps() {
 }
 
 TEST(Coordinator, SaveAndLoadRoundsKeepNewestStep) {
-  MemoryStorage::Clear();
-  Harness h(MemConfig("save+load", 2, 2));
+  auto memory = std::make_shared<MemoryStore>();
+  Harness h(memory, MemConfig("save+load", 2, 2));
   ASSERT_TRUE(h.Run().ok());
   ASSERT_EQ(h.result.rounds.size(), 4u);
   for (int i = 0; i < 4; ++i) {
@@ -79,17 +81,17 @@ TEST(Coordinator, SaveAndLoadRoundsKeepNewestStep) {
   EXPECT_EQ(h.result.rounds[1].step, 2u);
   EXPECT_EQ(h.result.rounds[2].step, 2u);  // loads read the newest
   EXPECT_TRUE(h.result.rounds[3].verified);
-  EXPECT_EQ(Steps(),
+  EXPECT_EQ(Steps(*memory),
             std::vector<std::string>{"mem://bucket/run/checkpoints/step-2"});
   // A second run continues the step numbering, never overwriting.
-  Harness again(MemConfig("save-only", 1, 0));
+  Harness again(memory, MemConfig("save-only", 1, 0));
   ASSERT_TRUE(again.Run().ok());
   EXPECT_EQ(again.result.rounds[0].step, 3u);
 }
 
 TEST(Coordinator, LoadOnlyStagesOnceUntimed) {
-  MemoryStorage::Clear();
-  Harness h(MemConfig("load-only", 3, 2));
+  auto memory = std::make_shared<MemoryStore>();
+  Harness h(memory, MemConfig("load-only", 3, 2));
   ASSERT_TRUE(h.Run().ok());
   ASSERT_EQ(h.result.rounds.size(), 3u);
   EXPECT_TRUE(h.result.rounds[0].staged);
@@ -99,19 +101,19 @@ TEST(Coordinator, LoadOnlyStagesOnceUntimed) {
   ASSERT_FALSE(h.result.notes.empty());
   EXPECT_NE(h.result.notes[0].find("staged step-1"), std::string::npos);
   // Next load-only run finds the committed checkpoint: no staging.
-  Harness again(MemConfig("load-only", 0, 1));
+  Harness again(memory, MemConfig("load-only", 0, 1));
   ASSERT_TRUE(again.Run().ok());
   ASSERT_EQ(again.result.rounds.size(), 1u);
   EXPECT_FALSE(again.result.rounds[0].staged);
 }
 
 TEST(Coordinator, LoadOnlyOfDifferentPlanIsRefusedBeforeAnyRound) {
-  MemoryStorage::Clear();
-  Harness first(MemConfig("save-only", 1, 0));
+  auto memory = std::make_shared<MemoryStore>();
+  Harness first(memory, MemConfig("save-only", 1, 0));
   ASSERT_TRUE(first.Run().ok());
   Config other = MemConfig("load-only", 0, 1);
   other.model.num_layers = 2;
-  Harness h(other);
+  Harness h(memory, other);
   absl::Status s = h.coordinator.Preflight(&h.result);
   ASSERT_FALSE(s.ok());
   const std::string m(s.message());
@@ -129,13 +131,13 @@ TEST(Coordinator, LoadOnlyOfDifferentPlanIsRefusedBeforeAnyRound) {
 // The same model saved by another world size or files per rank is told
 // apart from another model: loading it would be a resharded restore.
 TEST(Coordinator, LoadOfTheSameModelInAnotherLayoutIsAReshardedRestore) {
-  MemoryStorage::Clear();
-  Harness first(MemConfig("save-only", 1, 0));
+  auto memory = std::make_shared<MemoryStore>();
+  Harness first(memory, MemConfig("save-only", 1, 0));
   ASSERT_TRUE(first.Run().ok());
   Config other = MemConfig("load-only", 0, 1);
   other.cluster.num_devices = "4";
   other.sharding.thread_count = 1;
-  Harness h(other);
+  Harness h(memory, other);
   ASSERT_EQ(h.plan.fingerprint, first.plan.fingerprint);
   ASSERT_NE(h.plan.layout, first.plan.layout);
   ASSERT_TRUE(h.Run().ok()) << h.result.errors.size();
@@ -153,16 +155,16 @@ TEST(Coordinator, LoadOfTheSameModelInAnotherLayoutIsAReshardedRestore) {
 }
 
 TEST(Coordinator, AReshardedRestoreFromNodeLocalDisksNamesTheLayout) {
-  MemoryStorage::Clear();
+  auto memory = std::make_shared<MemoryStore>();
   Config saving = MemConfig("save-only", 1, 0);
   saving.storage.node_local = true;
-  Harness first(saving);
+  Harness first(memory, saving);
   ASSERT_TRUE(first.Run().ok());
   Config other = MemConfig("load-only", 0, 1);
   other.storage.node_local = true;
   other.cluster.num_devices = "4";
   other.sharding.thread_count = 1;
-  Harness h(other);
+  Harness h(memory, other);
   absl::Status s = h.coordinator.Preflight(&h.result);
   ASSERT_FALSE(s.ok());
   const std::string m(s.message());
@@ -177,12 +179,12 @@ TEST(Coordinator, AReshardedRestoreFromNodeLocalDisksNamesTheLayout) {
 // A checkpoint whose bytes another generator made (an older ckptbench's,
 // or a future one's) is refused before any round, naming both generators.
 TEST(Coordinator, LoadOfAnotherGeneratorsBytesIsRefused) {
-  MemoryStorage::Clear();
-  Harness first(MemConfig("save-only", 1, 0));
+  auto memory = std::make_shared<MemoryStore>();
+  Harness first(memory, MemConfig("save-only", 1, 0));
   ASSERT_TRUE(first.Run().ok());
-  auto mem = MemoryStorage::Make();
+  auto mem = MemoryStorage::Make(memory);
   std::string meta_path;
-  for (const auto& p : MemoryStorage::AllPaths()) {
+  for (const auto& p : memory->AllPaths()) {
     if (absl::EndsWith(p, "/.metadata")) meta_path = p;
   }
   ASSERT_FALSE(meta_path.empty());
@@ -193,7 +195,7 @@ TEST(Coordinator, LoadOfAnotherGeneratorsBytesIsRefused) {
   std::string other = *text;
   other.replace(other.find(ours), ours.size(), "\"pattern\":\"splitmix-v0\"");
   ASSERT_TRUE(mem->WriteAtomic(meta_path, other).ok());
-  Harness h(MemConfig("load-only", 0, 1));
+  Harness h(memory, MemConfig("load-only", 0, 1));
   absl::Status s = h.coordinator.Preflight(&h.result);
   ASSERT_FALSE(s.ok());
   EXPECT_NE(std::string(s.message())
@@ -208,12 +210,12 @@ TEST(Coordinator, LoadOfAnotherGeneratorsBytesIsRefused) {
 // The bytes were made from the seed and are checked with the checksum
 // kind: a load configured with others is refused, naming both values.
 TEST(Coordinator, LoadWithAnotherSeedOrChecksumKindIsRefused) {
-  MemoryStorage::Clear();
-  Harness first(MemConfig("save-only", 1, 0));
+  auto memory = std::make_shared<MemoryStore>();
+  Harness first(memory, MemConfig("save-only", 1, 0));
   ASSERT_TRUE(first.Run().ok());
   Config seed = MemConfig("load-only", 0, 1);
   seed.run.seed = 99;
-  Harness h(seed);
+  Harness h(memory, seed);
   absl::Status s = h.coordinator.Preflight(&h.result);
   ASSERT_FALSE(s.ok());
   EXPECT_NE(std::string(s.message())
@@ -223,7 +225,7 @@ TEST(Coordinator, LoadWithAnotherSeedOrChecksumKindIsRefused) {
       << s;
   Config sum = MemConfig("load-only", 0, 1);
   sum.io.checksum = "xxh3";
-  Harness k(sum);
+  Harness k(memory, sum);
   s = k.coordinator.Preflight(&k.result);
   ASSERT_FALSE(s.ok());
   EXPECT_NE(std::string(s.message())
@@ -231,18 +233,18 @@ TEST(Coordinator, LoadWithAnotherSeedOrChecksumKindIsRefused) {
                       "xxh3)"),
             std::string::npos)
       << s;
-  Harness same(MemConfig("load-only", 0, 1));
+  Harness same(memory, MemConfig("load-only", 0, 1));
   EXPECT_TRUE(same.Run().ok());
   EXPECT_TRUE(same.result.rounds.back().verified);
 }
 
 TEST(Coordinator, CorruptionFailsTheLoadAndKeepsEarlierRounds) {
-  MemoryStorage::Clear();
-  Harness h(MemConfig("save+load", 1, 0));
+  auto memory = std::make_shared<MemoryStore>();
+  Harness h(memory, MemConfig("save+load", 1, 0));
   ASSERT_TRUE(h.Run().ok());
-  ASSERT_TRUE(MemoryStorage::FlipByte(
-      "mem://bucket/run/checkpoints/step-1/__0_1.distcp", 17));
-  Harness load(MemConfig("load-only", 0, 2));
+  ASSERT_TRUE(
+      memory->FlipByte("mem://bucket/run/checkpoints/step-1/__0_1.distcp", 17));
+  Harness load(memory, MemConfig("load-only", 0, 2));
   absl::Status s = load.Run();
   ASSERT_FALSE(s.ok());
   EXPECT_NE(std::string(s.message()).find("__0_1.distcp at byte offset 17"),
@@ -254,9 +256,10 @@ TEST(Coordinator, CorruptionFailsTheLoadAndKeepsEarlierRounds) {
 }
 
 // Rewrites the committed step-1's .metadata with `edit`.
-void EditMetadata(const std::function<void(std::string&)>& edit) {
+void EditMetadata(std::shared_ptr<MemoryStore> memory,
+                  const std::function<void(std::string&)>& edit) {
   const std::string path = "mem://bucket/run/checkpoints/step-1/.metadata";
-  auto st = MemoryStorage::Make();
+  auto st = MemoryStorage::Make(std::move(memory));
   auto text = st->ReadSmall(path);
   ASSERT_TRUE(text.ok()) << text.status();
   edit(*text);
@@ -266,13 +269,13 @@ void EditMetadata(const std::function<void(std::string&)>& edit) {
 // Issue 14, case 7: a .metadata whose files list is empty loaded as
 // "verified"; now a load needs a checksum for every planned segment.
 TEST(Coordinator, MetadataWithoutTheChecksumsOfThePlanIsRefused) {
-  MemoryStorage::Clear();
-  Harness first(MemConfig("save-only", 1, 0));
+  auto memory = std::make_shared<MemoryStore>();
+  Harness first(memory, MemConfig("save-only", 1, 0));
   ASSERT_TRUE(first.Run().ok());
-  EditMetadata([](std::string& t) {
+  EditMetadata(memory, [](std::string& t) {
     t = t.substr(0, t.find("\"files\":[")) + "\"files\":[]}";
   });
-  Harness h(MemConfig("load-only", 0, 1));
+  Harness h(memory, MemConfig("load-only", 0, 1));
   absl::Status s = h.Run();
   ASSERT_TRUE(absl::IsDataLoss(s)) << s;
   EXPECT_NE(s.message().find("has no checksum for 224 of the 224 planned "
@@ -284,15 +287,15 @@ TEST(Coordinator, MetadataWithoutTheChecksumsOfThePlanIsRefused) {
 
 // Issue 14, case 7: "checksum": "md5" was read as xxh3.
 TEST(Coordinator, MetadataWithAnUnknownChecksumKindIsRefused) {
-  MemoryStorage::Clear();
-  Harness first(MemConfig("save-only", 1, 0));
+  auto memory = std::make_shared<MemoryStore>();
+  Harness first(memory, MemConfig("save-only", 1, 0));
   ASSERT_TRUE(first.Run().ok());
-  EditMetadata([](std::string& t) {
+  EditMetadata(memory, [](std::string& t) {
     const std::string key = "\"checksum\":\"";
     size_t at = t.find(key) + key.size();
     t.replace(at, t.find('"', at) - at, "md5");
   });
-  Harness h(MemConfig("load-only", 0, 1));
+  Harness h(memory, MemConfig("load-only", 0, 1));
   absl::Status s = h.Run();
   ASSERT_FALSE(s.ok());
   EXPECT_NE(s.message().find("checksum 'md5': expected xxh3 or crc32c"),
@@ -309,7 +312,7 @@ TEST(Coordinator, LoadRoundsCarryCoverageAndFlags) {
   Config c = MemConfig("save+load", 1, 2);
   c.storage.path = t.Sub("ckpt");
   c.io.cache_mode = "none";
-  Harness h(c);
+  Harness h(std::make_shared<MemoryStore>(), c);
   ASSERT_TRUE(h.Run().ok());
   const RoundResult& load = h.result.rounds[1];
   EXPECT_TRUE(load.verified);
@@ -360,7 +363,7 @@ TEST(Coordinator, ShortPhaseFlagMarksOnlyTimedRoundsUnderASecond) {
 TEST(Coordinator, UnsupportedSchemeFailsPreflight) {
   Config c = MemConfig("save+load", 1, 1);
   c.storage.path = "ftp://host/prefix";
-  Harness h(c);
+  Harness h(std::make_shared<MemoryStore>(), c);
   absl::Status s = h.coordinator.Preflight(&h.result);
   ASSERT_TRUE(absl::IsFailedPrecondition(s)) << s;
   EXPECT_EQ(s.message(),
@@ -440,10 +443,10 @@ class LosesPhase : public NodeClient {
 // A run that fails after committing steps keeps them (retention runs after
 // a finished run only) and says which, next to the failed step's removal.
 TEST(Coordinator, AFailedRunNamesTheOlderStepsItDidNotRemove) {
-  MemoryStorage::Clear();
+  auto memory = std::make_shared<MemoryStore>();
   Config c = MemConfig("save-only", 3, 0);
   CheckpointPlan plan = *MakePlan(PlanOptionsFromConfig(c));
-  LocalNodeClient node(0, "test-host", 10);
+  LocalNodeClient node(0, "test-host", 10, memory);
   LosesPhase lossy(&node, 3);
   Coordinator coordinator(c, plan, {&lossy}, nullptr);
   RunResult result;
@@ -452,7 +455,7 @@ TEST(Coordinator, AFailedRunNamesTheOlderStepsItDidNotRemove) {
   ASSERT_FALSE(s.ok());
   ASSERT_EQ(result.rounds.size(), 3u);
   EXPECT_EQ(result.rounds[2].status, "failed");
-  EXPECT_EQ(Steps(),
+  EXPECT_EQ(Steps(*memory),
             (std::vector<std::string>{"mem://bucket/run/checkpoints/step-1",
                                       "mem://bucket/run/checkpoints/step-2"}));
   bool named = false;
@@ -469,10 +472,10 @@ TEST(Coordinator, AFailedRunNamesTheOlderStepsItDidNotRemove) {
 // Issue 27: step numbers from a node are checked like any reply value; a
 // listing with step 2^64 - 1 once made the next claim wrap to step-0.
 TEST(Coordinator, AListingWithAStepPastTheBoundFailsNamingTheNode) {
-  MemoryStorage::Clear();
+  auto memory = std::make_shared<MemoryStore>();
   Config c = MemConfig("save-only", 1, 0);
   CheckpointPlan plan = *MakePlan(PlanOptionsFromConfig(c));
-  LocalNodeClient node(0, "test-host", 10);
+  LocalNodeClient node(0, "test-host", 10, memory);
   LosesPhase liar(&node);
   liar.on_inspect = [](v1::InspectReply* r) {
     auto* st = r->add_steps();
@@ -498,20 +501,20 @@ TEST(Coordinator, AListingWithAStepPastTheBoundFailsNamingTheNode) {
             std::string::npos)
       << s;
   EXPECT_FALSE(claimed_zero);
-  EXPECT_TRUE(Steps().empty());
+  EXPECT_TRUE(Steps(*memory).empty());
 }
 
 // A step lost on one node's disk after winning it on another: the won
 // claim is given back, and one that cannot be is listed as left behind.
 TEST(Coordinator, AClaimThatCannotBeGivenBackIsALeftover) {
-  MemoryStorage::Clear();
+  auto memory = std::make_shared<MemoryStore>();
   Config c = MemConfig("save-only", 1, 0);
   c.storage.path = "mem://bucket/n{node}";
   c.storage.node_local = true;
   c.cluster.num_nodes = 2;
   c.cluster.num_devices = "1";
   CheckpointPlan plan = *MakePlan(PlanOptionsFromConfig(c));
-  LocalNodeClient n0(0, "h0", 10), n1(1, "h1", 10);
+  LocalNodeClient n0(0, "h0", 10, memory), n1(1, "h1", 10);
   LosesPhase releases_fail(&n0), loses_once(&n1);
   releases_fail.on_claim = [](const v1::ClaimRequest& r)
       -> std::optional<absl::StatusOr<v1::ClaimReply>> {

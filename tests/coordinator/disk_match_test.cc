@@ -20,7 +20,9 @@ namespace {
 // its own disk holds, said in the notes; disks that do not hold one index
 // each fail before any round, naming what each holds.
 struct NodeLocal {
-  NodeLocal(const std::string& mode, int saves, int loads) {
+  NodeLocal(std::shared_ptr<MemoryStore> m, const std::string& mode, int saves,
+            int loads)
+      : memory(std::move(m)) {
     config.storage.path = "mem://bucket/n{node}";
     config.model.num_layers = 1;
     config.sharding.thread_count = 2;
@@ -34,28 +36,32 @@ struct NodeLocal {
     plan = *MakePlan(PlanOptionsFromConfig(config));
   }
   absl::Status Run() {
-    LocalNodeClient n0(0, "h0", 10), n1(1, "h1", 10), n2(2, "h2", 10);
+    LocalNodeClient n0(0, "h0", 10, memory), n1(1, "h1", 10, memory),
+        n2(2, "h2", 10, memory);
     Coordinator c(config, plan, {&n0, &n1, &n2}, nullptr);
     result = RunResult();
     if (auto s = c.Preflight(&result); !s.ok()) return s;
     return c.Run(&result);
   }
+  // The three machines' disks (prefixes n0, n1, n2), shared by the
+  // NodeLocal runs of one test.
+  std::shared_ptr<MemoryStore> memory;
   Config config;
   CheckpointPlan plan;
   RunResult result;
 };
 
 TEST(Coordinator, NodeLocalDisksOnOtherMachinesAreMatchedToTheirIndexes) {
-  MemoryStorage::Clear();
-  NodeLocal save("save-only", 1, 0);
+  auto memory = std::make_shared<MemoryStore>();
+  NodeLocal save(memory, "save-only", 1, 0);
   ASSERT_TRUE(save.Run().ok());
   // Index 0's disk now holds what index 2 saved, 1's what 0 saved, 2's
   // what 1 saved.
-  MemoryStorage::MovePrefix("mem://bucket/n2/", "mem://bucket/t/");
-  MemoryStorage::MovePrefix("mem://bucket/n1/", "mem://bucket/n2/");
-  MemoryStorage::MovePrefix("mem://bucket/n0/", "mem://bucket/n1/");
-  MemoryStorage::MovePrefix("mem://bucket/t/", "mem://bucket/n0/");
-  NodeLocal load("load-only", 0, 1);
+  memory->MovePrefix("mem://bucket/n2/", "mem://bucket/t/");
+  memory->MovePrefix("mem://bucket/n1/", "mem://bucket/n2/");
+  memory->MovePrefix("mem://bucket/n0/", "mem://bucket/n1/");
+  memory->MovePrefix("mem://bucket/t/", "mem://bucket/n0/");
+  NodeLocal load(memory, "load-only", 0, 1);
   absl::Status s = load.Run();
   ASSERT_TRUE(s.ok()) << s;
   ASSERT_EQ(load.result.rounds.size(), 1u);
@@ -68,7 +74,7 @@ TEST(Coordinator, NodeLocalDisksOnOtherMachinesAreMatchedToTheirIndexes) {
             std::string::npos)
       << notes;
   // Disks in place: nothing to say.
-  MemoryStorage::Clear();
+  memory->Clear();
   ASSERT_TRUE(save.Run().ok());
   ASSERT_TRUE(load.Run().ok());
   EXPECT_EQ(absl::StrJoin(load.result.notes, "\n").find("node-local disks"),
@@ -76,14 +82,14 @@ TEST(Coordinator, NodeLocalDisksOnOtherMachinesAreMatchedToTheirIndexes) {
 }
 
 TEST(Coordinator, NodeLocalDisksThatDoNotHoldOneIndexEachFailBeforeAnyRound) {
-  MemoryStorage::Clear();
-  NodeLocal save("save-only", 1, 0);
+  auto memory = std::make_shared<MemoryStore>();
+  NodeLocal save(memory, "save-only", 1, 0);
   ASSERT_TRUE(save.Run().ok());
   // Index 2's machine was replaced by a copy of index 0's disk.
-  MemoryStorage::MovePrefix("mem://bucket/n2/", "mem://bucket/gone/");
-  MemoryStorage::MovePrefix("mem://bucket/n0/", "mem://bucket/n2/",
-                            /*keep=*/true);
-  NodeLocal load("load-only", 0, 1);
+  memory->MovePrefix("mem://bucket/n2/", "mem://bucket/gone/");
+  memory->MovePrefix("mem://bucket/n0/", "mem://bucket/n2/",
+                     /*keep=*/true);
+  NodeLocal load(memory, "load-only", 0, 1);
   absl::Status s = load.Run();
   ASSERT_FALSE(s.ok());
   EXPECT_TRUE(absl::IsFailedPrecondition(s)) << s;
@@ -96,12 +102,12 @@ TEST(Coordinator, NodeLocalDisksThatDoNotHoldOneIndexEachFailBeforeAnyRound) {
   EXPECT_TRUE(load.result.rounds.empty());
   // Index 0's and 1's disks swapped, index 2's machine a new one: named,
   // not a missing-checksum error, nor a staged checkpoint.
-  MemoryStorage::Clear();
+  memory->Clear();
   ASSERT_TRUE(save.Run().ok());
-  MemoryStorage::MovePrefix("mem://bucket/n0/", "mem://bucket/t/");
-  MemoryStorage::MovePrefix("mem://bucket/n1/", "mem://bucket/n0/");
-  MemoryStorage::MovePrefix("mem://bucket/t/", "mem://bucket/n1/");
-  MemoryStorage::MovePrefix("mem://bucket/n2/", "mem://bucket/gone/");
+  memory->MovePrefix("mem://bucket/n0/", "mem://bucket/t/");
+  memory->MovePrefix("mem://bucket/n1/", "mem://bucket/n0/");
+  memory->MovePrefix("mem://bucket/t/", "mem://bucket/n1/");
+  memory->MovePrefix("mem://bucket/n2/", "mem://bucket/gone/");
   s = load.Run();
   ASSERT_FALSE(s.ok());
   EXPECT_NE(s.message().find("(node 0 (h0): what index 1 saved; node 1 (h1): "

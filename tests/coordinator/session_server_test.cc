@@ -50,7 +50,6 @@ std::future<absl::Status> Join(const NodeSessionOptions& o) {
 }
 
 TEST(SessionServer, NodesRegisterServeCommandsOnTheStreamAndAreShutDown) {
-  MemoryStorage::Clear();
   auto server = StartServer(2);
   ASSERT_NE(server, nullptr);
   auto n0 = Join(NodeOptions(*server, 0));

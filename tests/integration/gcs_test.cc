@@ -202,7 +202,7 @@ TEST_F(GcsTest, LoadsAreRetriedThrough408And503AndResets) {
   cut.match = "alt=media";
   cut.cut_reply = true;  // a reset in the middle of a ranged GET's bytes
   server_.AddFault(cut);
-  ObjectStoreCounters& counters = GlobalObjectStoreCounters();
+  const ObjectStoreCounters& counters = s->counters();
   const uint64_t retries0 = counters.retries;
   auto back = ReadAll(*s, "gs://bucket/retried");
   ASSERT_TRUE(back.ok()) << back.status();

@@ -49,7 +49,7 @@ TEST_P(FileIoTest, SaveThenLoadVerifiesAndCorruptionIsLocated) {
   const bool direct = std::get<0>(GetParam());
   const int depth = std::get<1>(GetParam());
   TempDir tmp;
-  auto storage = PosixStorage::Make();
+  auto storage = PosixStorage::Make().value();
   std::atomic<uint64_t> progress{0};
   TransferContext ctx{storage.get(), std::chrono::steady_clock::now(),
                       &progress, nullptr};
@@ -111,7 +111,7 @@ TEST_P(FileIoTest, RangesReadOnlyThemAndCheckEveryByteAgainstTheWriter) {
   const bool direct = std::get<0>(GetParam());
   const int depth = std::get<1>(GetParam());
   TempDir tmp;
-  auto storage = PosixStorage::Make();
+  auto storage = PosixStorage::Make().value();
   TransferContext ctx{storage.get(), std::chrono::steady_clock::now(), nullptr,
                       nullptr};
   const uint64_t size = 2 * (1 << 20) + 777;
@@ -373,7 +373,7 @@ TEST(FileIo, PipelineFailuresSurfaceWithoutHanging) {
 
 TEST(FileIo, WrongSizeIsDataLoss) {
   TempDir tmp;
-  auto storage = PosixStorage::Make();
+  auto storage = PosixStorage::Make().value();
   TransferContext ctx{storage.get(), std::chrono::steady_clock::now(), nullptr,
                       nullptr};
   FileJob job = MakeJob(tmp.Sub("f"), 100000);
@@ -393,7 +393,7 @@ TEST(FileIo, WrongSizeIsDataLoss) {
 
 TEST(FileIo, AbortStopsTransfer) {
   TempDir tmp;
-  auto storage = PosixStorage::Make();
+  auto storage = PosixStorage::Make().value();
   std::atomic<bool> abort{true};
   TransferContext ctx{storage.get(), std::chrono::steady_clock::now(), nullptr,
                       &abort};

@@ -57,8 +57,8 @@ v1::StartPhaseRequest Start(uint64_t round) {
 }
 
 TEST(NodeService, SaveCommitInspectLoadAndIdempotentStart) {
-  MemoryStorage::Clear();
-  NodeService svc;
+  auto memory = std::make_shared<MemoryStore>();
+  NodeService svc(memory);
   auto prep = svc.Prepare(Request(v1::PHASE_SAVE, 1));
   ASSERT_EQ(prep.error(), "");
   EXPECT_EQ(prep.filesystem(), "memory");
@@ -70,7 +70,7 @@ TEST(NodeService, SaveCommitInspectLoadAndIdempotentStart) {
   ASSERT_EQ(rep.ranks_size(), 2);
   EXPECT_EQ(rep.ranks(0).bytes(), 16000000u);
   EXPECT_EQ(rep.checksums_size(), 4);
-  EXPECT_EQ(MemoryStorage::AllPaths().size(), 4u);
+  EXPECT_EQ(memory->AllPaths().size(), 4u);
   // Per file, its storage requests: on a file system its write calls,
   // 8 000 000 bytes in 64 KiB blocks (122 whole, one part); no retries.
   ASSERT_EQ(rep.files_size(), 4);
@@ -80,7 +80,7 @@ TEST(NodeService, SaveCommitInspectLoadAndIdempotentStart) {
   }
   // Durable means the step's entries and the step's own entry in
   // checkpoints/ (a new directory a crash could otherwise lose).
-  EXPECT_EQ(MemoryStorage::SyncedDirs(),
+  EXPECT_EQ(memory->SyncedDirs(),
             (std::vector<std::string>{"mem://b/checkpoints/step-1",
                                       "mem://b/checkpoints"}));
 
@@ -126,7 +126,7 @@ TEST(NodeService, SaveCommitInspectLoadAndIdempotentStart) {
   // A retried start of round 3 returns the first outcome without reading
   // again: corrupt a file, retry, still ok; a fresh round fails.
   ASSERT_TRUE(
-      MemoryStorage::FlipByte("mem://b/checkpoints/step-1/__1_1.distcp", 4242));
+      memory->FlipByte("mem://b/checkpoints/step-1/__1_1.distcp", 4242));
   auto retry = svc.StartPhase(Start(3), nullptr, 1);
   EXPECT_EQ(retry.error(), "");
   load.set_round_id(4);
@@ -149,8 +149,8 @@ TEST(NodeService, UnpreparedRoundFails) {
 // phase runs is refused; an abort from another thread ends the phase.
 // (The TSan suite runs this test.)
 TEST(NodeAgent, PrepareWhileAPhaseRunsIsRefusedAndAbortEndsIt) {
-  MemoryStorage::Clear();
-  NodeAgent agent;
+  auto memory = std::make_shared<MemoryStore>();
+  NodeAgent agent(memory);
   ASSERT_TRUE(agent.Prepare(JobFromProto(Request(v1::PHASE_SAVE, 1))).ok());
   const int64_t start = NowUnixNs() + 300'000'000;  // the phase waits 0.3 s
   PhaseOutcome out;
@@ -172,8 +172,8 @@ TEST(NodeAgent, PrepareWhileAPhaseRunsIsRefusedAndAbortEndsIt) {
 // Issue 27: cleanup removes a step's files only while the step's claim is
 // this run's: a step replaced since (another run's claim there) is left.
 TEST(NodeAgent, CleanupLeavesAStepWhoseClaimIsAnotherRuns) {
-  MemoryStorage::Clear();
-  NodeAgent agent;
+  auto memory = std::make_shared<MemoryStore>();
+  NodeAgent agent(memory);
   for (const char* run : {"run-a", "run-b"}) {
     const int step = run[4] == 'a' ? 1 : 2;
     ASSERT_TRUE(agent.Claim("mem://b/checkpoints", step, run, {}).ok());
@@ -234,7 +234,7 @@ TEST(NodeAgent, BuffersThatCannotFitAreRefusedWithTheNumbers) {
   PhaseJob job = JobFromProto(Request(v1::PHASE_SAVE, 1));  // 4 files
   job.io.block_size = 64 << 20;
   job.io.queue_depth = 1;  // two blocks per file
-  auto storage = MemoryStorage::Make();
+  auto storage = MemoryStorage::Make(std::make_shared<MemoryStore>());
   EXPECT_TRUE(CheckBufferMemory(job, *storage, {1ull << 30, "test"}).ok());
   auto refused = CheckBufferMemory(job, *storage, {256ull << 20, "test"});
   ASSERT_TRUE(absl::IsResourceExhausted(refused)) << refused;
@@ -270,8 +270,8 @@ TEST(NodeAgent, OversizedMetadataIsRefusedUnread) {
 // Issue 14, case 11: the io.* a node receives go through the same key table
 // (the same allowed values and bounds) as the coordinator's configuration.
 TEST(NodeService, ReceivedIoOptionsAreCheckedThroughTheKeyTable) {
-  MemoryStorage::Clear();
-  NodeService svc;
+  auto memory = std::make_shared<MemoryStore>();
+  NodeService svc(memory);
   auto mode = Request(v1::PHASE_SAVE, 1);
   mode.mutable_io()->set_cache_mode("bogus");
   auto a = svc.Prepare(mode);
@@ -323,8 +323,8 @@ TEST(NodeService, QueueDepthComesFromTheRequest) {
 
 // Issue 14, case 13: errors cross gRPC with their kind, not as strings.
 TEST(NodeService, ErrorsCarryTheirKind) {
-  MemoryStorage::Clear();
-  NodeService svc;
+  auto memory = std::make_shared<MemoryStore>();
+  NodeService svc(memory);
   auto req = Request(v1::PHASE_SAVE, 1);
   req.mutable_io()->set_checksum("md5");
   auto bad = svc.Prepare(req);

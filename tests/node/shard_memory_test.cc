@@ -53,7 +53,7 @@ TEST(ShardMemory, HostMemoryRoundTripsAndGpuNeedsOne) {
 // loads verified, so the bytes written are the pattern's.
 TEST(ShardMemory, AStagedCopyIsWhatTheSaveWritesAndItVerifies) {
   TempDir tmp;
-  auto storage = PosixStorage::Make();
+  auto storage = PosixStorage::Make().value();
   TransferContext ctx{storage.get(), std::chrono::steady_clock::now(), nullptr,
                       nullptr};
   const uint64_t size = (2 << 20) + 4096 * 3;

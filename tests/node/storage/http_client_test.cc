@@ -42,6 +42,14 @@ int BoundLoopback(bool listening, int* port) {
   return fd;
 }
 
+// Each HttpClient takes and gives back a reference of libcurl's global
+// state on whatever thread makes it: this libcurl must say that is safe.
+TEST(HttpClient, LibcurlsGlobalInitIsThreadSafe) {
+  const curl_version_info_data* v = curl_version_info(CURLVERSION_NOW);
+  ASSERT_NE(v, nullptr);
+  EXPECT_NE(v->features & CURL_VERSION_THREADSAFE, 0) << v->version;
+}
+
 TEST(HttpClient, GetKeepsStatusLowercaseHeadersRepeatedValuesAndBody) {
   StubHttpServer server([](const StubRequest&) {
     StubResponse r;
@@ -205,7 +213,7 @@ TEST(SendWithRetries, RetriesUntilDoneOrFailOrMaxAttemptsAndCounts) {
     r.url = server.url() + "/attempt-" + std::to_string(++built);
     return r;
   };
-  ObjectStoreCounters& c = GlobalObjectStoreCounters();
+  ObjectStoreCounters& c = pool.counters();
   const uint64_t req0 = c.requests, retry0 = c.retries, thr0 = c.throttles;
   IoTally file;  // a file's own count, beside the process-wide one
   std::optional<ScopedIoTally> scope(&file);
@@ -331,7 +339,7 @@ TEST(HttpClient, OutOfDescriptorsIsALocalErrorNeverTheServers) {
   const std::string url = "http://127.0.0.1:" + std::to_string(port) + "/k";
   HttpClient client(HttpOptions{});
   HttpClientPool pool(HttpOptions{});
-  ObjectStoreCounters& c = GlobalObjectStoreCounters();
+  ObjectStoreCounters& c = pool.counters();
   const uint64_t req0 = c.requests, retry0 = c.retries, local0 = c.local_errors;
   HttpResponse rep;
   RetriedResponse sent;

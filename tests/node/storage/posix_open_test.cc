@@ -59,7 +59,7 @@ struct Tree {
 TEST(PosixBeneath, AStepSwappedForALinkIsNeitherEmptiedNorWritten) {
   Tree tree;
   tree.SwapStepForALink();
-  auto storage = PosixStorage::Make();
+  auto storage = PosixStorage::Make().value();
   // Retention or a failed save's cleanup.
   absl::Status removed = storage->RemoveFiles(
       tree.step(), {".metadata", "__0_0.distcp", ".ckptbench-claim"});
@@ -88,7 +88,7 @@ TEST(PosixBeneath, ALinkPlantedWhereAShardGoesIsNotWrittenThrough) {
   fs::remove(tree.step() + "/__0_0.distcp");
   fs::create_symlink(tree.victim() + "/__0_0.distcp",
                      tree.step() + "/__0_0.distcp");
-  auto storage = PosixStorage::Make();
+  auto storage = PosixStorage::Make().value();
   auto w = storage->OpenWrite(tree.step() + "/__0_0.distcp", WriteOptions{});
   EXPECT_FALSE(w.ok());
   // A planted temporary of the commit's old fixed name changes nothing.
@@ -156,7 +156,7 @@ namespace {
 // key such as "d/../x" (legal on S3) lists as "..", which an HTTP client
 // would collapse into another key.
 TEST(ListEntries, EntriesThatCannotBeNamesAreDroppedOnEveryBackend) {
-  auto mem = MemoryStorage::Make();
+  auto mem = MemoryStorage::Make(std::make_shared<MemoryStore>());
   for (const char* key : {"mem://le/d/step-1/.metadata", "mem://le/d/../x",
                           "mem://le/d/a\nb/c", "mem://le/d/step-2"}) {
     ASSERT_TRUE(mem->WriteAtomic(key, "x").ok()) << key;

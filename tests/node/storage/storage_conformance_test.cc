@@ -28,7 +28,6 @@ struct Backend {
 class StorageConformance : public ::testing::TestWithParam<Backend> {
  protected:
   void SetUp() override {
-    MemoryStorage::Clear();
     root_ = GetParam().root(tmp_);
     auto loc = OpenStorage(root_);
     ASSERT_TRUE(loc.ok()) << loc.status();
@@ -233,7 +232,7 @@ void CheckProbeDecision(const std::string& dir, bool expect_memory) {
 
   std::string path = dir + "/hot1.bin";
   WriteSynced(path, 8 << 20);
-  auto rep = PosixStorage::Make()->PrepareColdRead({path}, "fadvise");
+  auto rep = PosixStorage::Make().value()->PrepareColdRead({path}, "fadvise");
   ASSERT_TRUE(rep.ok()) << rep.status();
   EXPECT_FALSE(rep->probe.empty());
   if (expect_memory) {
@@ -254,7 +253,7 @@ void CheckProbeDecision(const std::string& dir, bool expect_memory) {
   if (CanDropCaches()) return;
   path = dir + "/hot2.bin";
   WriteSynced(path, 8 << 20);
-  auto autorep = PosixStorage::Make()->PrepareColdRead({path}, "auto");
+  auto autorep = PosixStorage::Make().value()->PrepareColdRead({path}, "auto");
   ASSERT_TRUE(autorep.ok()) << autorep.status();
   if (probe.fadvise_evicts) {
     EXPECT_EQ(autorep->method, "fadvise_dontneed");
@@ -296,7 +295,7 @@ TEST(PosixPageCache, ProbeOfAnUnwritableDirectorySaysWhy) {
 
 TEST(PosixStorage, DirectReadAndWriteWork) {
   TempDir tmp;
-  auto storage = PosixStorage::Make();
+  auto storage = PosixStorage::Make().value();
   std::string path = tmp.Sub("direct.bin");
   auto w = storage->OpenWrite(path, {.direct = true});
   if (!w.ok()) GTEST_SKIP() << w.status();
@@ -327,8 +326,8 @@ namespace {
 // asks for O_DIRECT, and writes small files without a temporary name.
 TEST(PosixStorage, FuseFlavourMakesNewFilesAndNeverUsesDirectIo) {
   TempDir t;
-  auto fuse = PosixStorage::Make("fuse");
-  auto local = PosixStorage::Make("local");
+  auto fuse = PosixStorage::Make("fuse").value();
+  auto local = PosixStorage::Make("local").value();
   EXPECT_EQ(fuse->Kind(), "fuse");
   EXPECT_EQ(local->Kind(), "posix");
   const std::string a = t.Sub("a"), b = t.Sub("b");
@@ -357,7 +356,7 @@ TEST(PosixStorage, FuseFlavourMakesNewFilesAndNeverUsesDirectIo) {
   for (const auto& n : *names) EXPECT_EQ(n.find(".tmp"), std::string::npos);
   EXPECT_EQ(fuse->Filesystem(t.path()).options.rfind("flavour=fuse,", 0), 0u);
   // auto: /proc is not a FUSE mount.
-  EXPECT_EQ(PosixStorage::Make("auto", "/proc")->Kind(), "posix");
+  EXPECT_EQ(PosixStorage::Make("auto", "/proc").value()->Kind(), "posix");
 }
 
 }  // namespace

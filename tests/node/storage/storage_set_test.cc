@@ -1,0 +1,85 @@
+// StorageSet: the backends one node holds for a run (storage_factory.h).
+#include <gtest/gtest.h>
+#include <stdlib.h>
+
+#include <map>
+#include <string>
+
+#include "node/storage/storage_factory.h"
+#include "tests/testing/stub_http_server.h"
+
+namespace ckpt {
+namespace {
+
+// STORAGE_EMULATOR_HOST for the test's lifetime: the GCS backend's endpoint,
+// and anonymous credentials (no token server, no metadata server).
+class EmulatorHost {
+ public:
+  explicit EmulatorHost(const std::string& url) {
+    setenv("STORAGE_EMULATOR_HOST", url.c_str(), 1);
+  }
+  ~EmulatorHost() { unsetenv("STORAGE_EMULATOR_HOST"); }
+};
+
+TEST(StorageSet, KeepsOneObjectStoreBackendPerOptionSetCountingItsOwnRequests) {
+  // No such object, and nothing under its name: Exists asks for both.
+  StubHttpServer stub([](const StubRequest& r) {
+    if (r.target.find("/o?") != std::string::npos) {
+      return StubResponse(200, R"({"kind":"storage#objects"})");
+    }
+    return StubResponse(404);
+  });
+  EmulatorHost emulator(stub.url());
+  StorageSet run, other_run;
+  auto step = run.Open("gs://bucket/run/step-1");
+  auto result = run.Open("gs://bucket/results/r1");
+  auto retried =
+      run.Open("gs://bucket/run/step-1", {{"gcs.max_attempts", "2"}});
+  auto other = other_run.Open("gs://bucket/run/step-1");
+  auto once = OpenStorage("gs://bucket/run/step-1");
+  ASSERT_TRUE(step.ok()) << step.status();
+  ASSERT_TRUE(result.ok() && retried.ok() && other.ok() && once.ok());
+  // One backend (its connection pool and credentials) for the run's
+  // locations with the same options; another for other options, another
+  // run, or a one-off open.
+  EXPECT_EQ(step->storage, result->storage);
+  EXPECT_NE(step->storage, retried->storage);
+  EXPECT_NE(step->storage, other->storage);
+  EXPECT_NE(step->storage, once->storage);
+  EXPECT_EQ(step->path, "gs://bucket/run/step-1");
+
+  auto exists = step->storage->Exists("gs://bucket/run/step-1");
+  ASSERT_TRUE(exists.ok()) << exists.status();
+  EXPECT_FALSE(*exists);
+  EXPECT_EQ(stub.requests().size(), 2u);
+  EXPECT_EQ(run.counters().requests, 2u);
+  EXPECT_GT(run.counters().new_connections, 0u);
+  EXPECT_EQ(other_run.counters().requests, 0u);
+  EXPECT_EQ(other_run.counters().new_connections, 0u);
+  ASSERT_TRUE(retried->storage->Exists("gs://bucket/run/step-1").ok());
+  EXPECT_EQ(run.counters().requests, 4u);  // both backends are the run's
+  EXPECT_EQ(other_run.counters().requests, 0u);
+}
+
+TEST(StorageSet, BadLocationsAndOptionsAreRefusedNamingThem) {
+  StorageSet set;
+  auto flavour = set.Open("/tmp/ckpt", {{"storage.flavour", "nfs"}});
+  ASSERT_FALSE(flavour.ok());
+  EXPECT_TRUE(absl::IsInvalidArgument(flavour.status()));
+  EXPECT_NE(flavour.status().message().find(
+                "storage.flavour 'nfs': expected local, fuse or auto"),
+            std::string::npos)
+      << flavour.status();
+  auto scheme = set.Open("ftp://host/dir");
+  ASSERT_FALSE(scheme.ok());
+  EXPECT_NE(scheme.status().message().find("unknown URI scheme"),
+            std::string::npos);
+  EXPECT_FALSE(set.Open("s3://").ok());
+  EXPECT_FALSE(set.Open("gs://").ok());
+  EXPECT_FALSE(set.Open("").ok());
+  // A refused open keeps nothing: the next good one still works.
+  EXPECT_TRUE(set.Open("/tmp/ckpt", {{"storage.flavour", "local"}}).ok());
+}
+
+}  // namespace
+}  // namespace ckpt
