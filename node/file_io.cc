@@ -382,6 +382,9 @@ absl::Status LoadFile(const TransferContext& ctx, const FileJob& job,
   const uint64_t copied_before = out->copy_bytes;
   ReadOptions ro;
   ro.direct = params.direct;
+  // The size the checkpoint's .metadata gives: object stores read without
+  // a HEAD first, checking it on every ranged answer; file systems stat.
+  if (job.size > 0) ro.size = job.size;  // an empty one: HEAD finds it
   if (job.ranges) {
     RETURN_IF_ERROR(CheckRangesJob(job));
     ro.extents = ReadExtents(job, params.direct);

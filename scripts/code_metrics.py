@@ -198,9 +198,16 @@ def main(argv):
     print(f"process-global mutable state in node/storage: {len(uniq)}")
     for g in uniq[:show]:
         print(f"  {g}")
-    conf = open(os.path.join(ROOT, "tests/node/storage/storage_conformance_test.cc")).read()
-    inst = conf[conf.find("INSTANTIATE_TEST_SUITE_P"):]
-    names = re.findall(r'Backend\{"([^"]+)"', inst)
+    # Every instantiation of the suite's cases, in whichever test binary.
+    names = []
+    for folder, _, files in sorted(os.walk(os.path.join(ROOT, "tests"))):
+        for f in sorted(files):
+            if not f.endswith(".cc"):
+                continue
+            text = open(os.path.join(folder, f)).read()
+            for inst in re.findall(r"INSTANTIATE_TEST_SUITE_P\(\s*\w+,\s*StorageConformance,(.*?)ConformanceName\)",
+                                   text, re.S):
+                names += re.findall(r'Backend\{\s*"([^"]+)"', inst)
     print("storage conformance suite backends: " + (", ".join(names) or "none found"))
 
 

@@ -1,5 +1,8 @@
 #include "node/storage/gcs_storage.h"
 
+#include <mutex>
+#include <optional>
+
 #include "absl/strings/ascii.h"
 #include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
@@ -34,33 +37,66 @@ absl::StatusOr<ObjectInfo> GetInfo(GcsClient& client, const GcsObject& obj) {
   return ParseGcsObjectInfo(rep.body, GsUri(obj));
 }
 
+// What a read of one object holds to: the generation and whole-object
+// CRC32C from its metadata, or, when the reader was given the size instead
+// (no metadata GET), the CRC32C of the first answer, which every later one
+// must repeat. Shared by the ranged fetches and the file.
+struct ObjectPin {
+  std::mutex mu;
+  std::string crc32c;      // base64; "" until known
+  std::string generation;  // "" = the live one
+  std::optional<uint64_t> want_size;
+  std::string Crc() {
+    std::lock_guard<std::mutex> lock(mu);
+    return crc32c;
+  }
+};
+
 // Ranged alt=media GETs of one generation of an object. Each answer's
-// x-goog-hash (the whole object's CRC32C) must be the one the metadata
-// gave: anything else means the object changed under the read.
+// x-goog-hash (the whole object's CRC32C) must be the pinned one: anything
+// else means the object changed under the read. With a size given, each
+// answer's total (Content-Range) must be it; a GET that fails then is
+// followed by a metadata GET, so a wrong size is named as one.
 RangeFetch GcsRangeFetch(std::shared_ptr<GcsClient> client, GcsObject obj,
-                         ObjectInfo info) {
+                         std::shared_ptr<ObjectPin> pin) {
   return [client = std::move(client), obj = std::move(obj),
-          info = std::move(info)](uint64_t off, size_t len,
-                                  char* dst) -> absl::Status {
+          pin = std::move(pin)](uint64_t off, size_t len,
+                                char* dst) -> absl::Status {
     GcsCall c;
     c.path = GcsClient::ObjectPath(obj);
     c.query = {{"alt", "media"}};
-    if (!info.generation.empty())
-      c.query.push_back({"generation", info.generation});
+    if (!pin->generation.empty())
+      c.query.push_back({"generation", pin->generation});
     c.headers = {{"Range", absl::StrCat("bytes=", off, "-", off + len - 1)}};
     c.sink = dst;
     c.sink_capacity = len;
-    ASSIGN_OR_RETURN(auto rep, client->Do(c));
+    auto got = client->Do(c);
+    if (!got.ok() && pin->want_size) {
+      auto info = GetInfo(*client, obj);
+      if (info.ok() && info->size != *pin->want_size) {
+        return SizeMismatch(GsUri(obj), info->size, *pin->want_size);
+      }
+    }
+    ASSIGN_OR_RETURN(auto rep, std::move(got));
+    if (pin->want_size) {
+      const std::optional<uint64_t> total = ContentRangeTotal(rep);
+      if (total && *total != *pin->want_size) {
+        return SizeMismatch(GsUri(obj), *total, *pin->want_size);
+      }
+    }
     if (rep.received != len) {
       return absl::DataLossError(absl::StrCat(GsUri(obj), ": asked for ", len,
                                               " bytes at ", off, ", got ",
                                               rep.received));
     }
-    std::string crc = HashCrc32c(rep);
-    if (!crc.empty() && !info.crc32c.empty() && crc != info.crc32c) {
+    const std::string crc = HashCrc32c(rep);
+    if (crc.empty()) return absl::OkStatus();
+    std::lock_guard<std::mutex> lock(pin->mu);
+    if (pin->crc32c.empty()) pin->crc32c = crc;  // the first answer's
+    if (crc != pin->crc32c) {
       return absl::DataLossError(
           absl::StrCat(GsUri(obj), ": x-goog-hash crc32c=", crc, " at offset ",
-                       off, " is not the object's crc32c ", info.crc32c,
+                       off, " is not the object's crc32c ", pin->crc32c,
                        " (it changed during the read)"));
     }
     return absl::OkStatus();
@@ -72,13 +108,13 @@ RangeFetch GcsRangeFetch(std::shared_ptr<GcsClient> client, GcsObject obj,
 class GcsReadableFile : public ReadableFile {
  public:
   GcsReadableFile(std::shared_ptr<GcsClient> client, GcsObject obj,
-                  ObjectInfo info,
+                  uint64_t size, std::shared_ptr<ObjectPin> pin,
                   std::vector<std::pair<uint64_t, uint64_t>> extents)
       : obj_(obj),
-        want_crc_(info.crc32c),
-        reader_(info.size, client->config().range_size,
+        pin_(pin),
+        reader_(size, client->config().range_size,
                 client->config().ranges_in_flight,
-                GcsRangeFetch(client, obj, info), std::move(extents)),
+                GcsRangeFetch(client, obj, std::move(pin)), std::move(extents)),
         crc_(NewChecksummer(ChecksumKind::kCrc32c)) {}
 
   uint64_t Size() const override { return reader_.Size(); }
@@ -91,12 +127,13 @@ class GcsReadableFile : public ReadableFile {
     }
     crc_->Update(buf, n);
     hashed_to_ += n;
-    if (sequential_ && n > 0 && hashed_to_ == Size() && !want_crc_.empty()) {
+    if (sequential_ && n > 0 && hashed_to_ == Size()) {
+      const std::string want = pin_->Crc();
       std::string got = Crc32cToBase64(static_cast<uint32_t>(crc_->Value()));
-      if (got != want_crc_) {
+      if (!want.empty() && got != want) {
         return absl::DataLossError(absl::StrCat(
             GsUri(obj_), ": crc32c of the ", Size(), " bytes read is ", got,
-            ", the object's (x-goog-hash) is ", want_crc_));
+            ", the object's (x-goog-hash) is ", want));
       }
     }
     return n;
@@ -106,7 +143,7 @@ class GcsReadableFile : public ReadableFile {
 
  private:
   GcsObject obj_;
-  std::string want_crc_;
+  std::shared_ptr<ObjectPin> pin_;
   RangedReadableFile reader_;
   std::unique_ptr<Checksummer> crc_;
   uint64_t hashed_to_ = 0;
@@ -176,9 +213,19 @@ absl::StatusOr<std::unique_ptr<WritableFile>> GcsStorage::OpenWrite(
 absl::StatusOr<std::unique_ptr<ReadableFile>> GcsStorage::OpenRead(
     const std::string& path, const ReadOptions& options) {
   ASSIGN_OR_RETURN(auto obj, ParseGsUri(path));
-  ASSIGN_OR_RETURN(auto info, GetInfo(*client_, obj));
+  auto pin = std::make_shared<ObjectPin>();
+  uint64_t size = 0;
+  if (options.size) {
+    size = *options.size;  // no metadata GET: the ranged GETs check it
+    pin->want_size = options.size;
+  } else {
+    ASSIGN_OR_RETURN(auto info, GetInfo(*client_, obj));
+    size = info.size;
+    pin->crc32c = info.crc32c;
+    pin->generation = info.generation;
+  }
   return std::unique_ptr<ReadableFile>(
-      new GcsReadableFile(client_, obj, std::move(info), options.extents));
+      new GcsReadableFile(client_, obj, size, std::move(pin), options.extents));
 }
 
 absl::Status GcsStorage::List(const GcsObject& dir, bool shallow,

@@ -4,6 +4,7 @@
 #include <cstring>
 
 #include "absl/strings/match.h"
+#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 
 namespace ckpt {
@@ -25,6 +26,26 @@ absl::StatusOr<BucketKey> SplitBucketUri(const std::string& uri,
         absl::StrCat("'", uri, "': no bucket name"));
   }
   return out;
+}
+
+std::optional<uint64_t> ContentRangeTotal(const HttpResponse& rep) {
+  auto it = rep.headers.find("content-range");
+  if (it == rep.headers.end()) return std::nullopt;
+  const size_t slash = it->second.rfind('/');
+  uint64_t total = 0;
+  if (!absl::StartsWith(it->second, "bytes ") || slash == std::string::npos ||
+      !absl::SimpleAtoi(absl::string_view(it->second).substr(slash + 1),
+                        &total)) {
+    return std::nullopt;
+  }
+  return total;
+}
+
+absl::Status SizeMismatch(const std::string& uri, uint64_t actual,
+                          uint64_t expected) {
+  return absl::DataLossError(absl::StrCat(
+      uri, " is ", actual, " bytes; the reader expected ", expected,
+      " (the size it was given: for a load, the checkpoint's .metadata)"));
 }
 
 CacheReport ObjectStoreCacheReport() {

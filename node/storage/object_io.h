@@ -9,6 +9,7 @@
 #include <functional>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <thread>
 #include <utility>
@@ -16,6 +17,7 @@
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "node/storage/http_client.h"
 #include "node/storage/io_tally.h"
 #include "node/storage/storage.h"
 
@@ -32,6 +34,14 @@ absl::StatusOr<BucketKey> SplitBucketUri(const std::string& uri,
 
 // What a load's cache eviction is on an object store: nothing to evict.
 CacheReport ObjectStoreCacheReport();
+
+// The object's whole size from a ranged answer's Content-Range
+// ("bytes 0-1023/4096" -> 4096); nullopt when absent or not that form.
+std::optional<uint64_t> ContentRangeTotal(const HttpResponse& rep);
+// The error of an object whose size is not the one its reader was given
+// (ReadOptions::size).
+absl::Status SizeMismatch(const std::string& uri, uint64_t actual,
+                          uint64_t expected);
 
 // Fetches `len` bytes at `offset` of the object into `dst`; the result must
 // be exactly len bytes.

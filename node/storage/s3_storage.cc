@@ -27,16 +27,48 @@ absl::Status DeleteKey(S3Client& client, const std::string& bucket,
                                                     : rep.status();
 }
 
-// Ranged GETs of one object, each checked for its length.
-RangeFetch S3RangeFetch(std::shared_ptr<S3Client> client, S3Location loc) {
-  return [client = std::move(client), loc = std::move(loc)](
+// The object's size from a HEAD.
+absl::StatusOr<uint64_t> HeadSize(S3Client& client, const S3Location& loc) {
+  S3Call head = MakeS3Call("HEAD", loc.bucket, loc.key);
+  ASSIGN_OR_RETURN(auto rep, client.Do(head));
+  const std::string length =
+      rep.headers.count("content-length") ? rep.headers["content-length"] : "0";
+  uint64_t size = 0;
+  if (!absl::SimpleAtoi(length, &size)) {
+    return absl::DataLossError(absl::StrCat(
+        "HEAD ", S3Where(loc), ": the server sent Content-Length '", length,
+        "', not a byte count"));
+  }
+  return size;
+}
+
+// Ranged GETs of one object, each checked for its length; with the size
+// the reader was given (`want`), each answer's total too. A GET that fails
+// then (an object shorter than the range: 416) is followed by a HEAD, so a
+// wrong size is named as one.
+RangeFetch S3RangeFetch(std::shared_ptr<S3Client> client, S3Location loc,
+                        std::optional<uint64_t> want) {
+  return [client = std::move(client), loc = std::move(loc), want](
              uint64_t off, size_t len, char* dst) -> absl::Status {
     S3Call c = MakeS3Call(
         "GET", loc.bucket, loc.key, {},
         {{"Range", absl::StrCat("bytes=", off, "-", off + len - 1)}});
     c.sink = dst;
     c.sink_capacity = len;
-    ASSIGN_OR_RETURN(auto rep, client->Do(c));
+    auto got = client->Do(c);
+    if (!got.ok() && want) {
+      auto size = HeadSize(*client, loc);
+      if (size.ok() && *size != *want) {
+        return SizeMismatch(S3Where(loc), *size, *want);
+      }
+    }
+    ASSIGN_OR_RETURN(auto rep, std::move(got));
+    if (want) {
+      const std::optional<uint64_t> total = ContentRangeTotal(rep);
+      if (total && *total != *want) {
+        return SizeMismatch(S3Where(loc), *total, *want);
+      }
+    }
     if (rep.received != len) {
       return absl::DataLossError(absl::StrCat(S3Where(loc), ": asked for ", len,
                                               " bytes at ", off, ", got ",
@@ -90,19 +122,15 @@ absl::StatusOr<std::unique_ptr<WritableFile>> S3Storage::OpenWrite(
 absl::StatusOr<std::unique_ptr<ReadableFile>> S3Storage::OpenRead(
     const std::string& path, const ReadOptions& options) {
   ASSIGN_OR_RETURN(auto loc, ObjectFor(path));
-  S3Call head = MakeS3Call("HEAD", loc.bucket, loc.key);
-  ASSIGN_OR_RETURN(auto rep, client_->Do(head));
-  const std::string length =
-      rep.headers.count("content-length") ? rep.headers["content-length"] : "0";
   uint64_t size = 0;
-  if (!absl::SimpleAtoi(length, &size)) {
-    return absl::DataLossError(
-        absl::StrCat("HEAD ", path, ": the server sent Content-Length '",
-                     length, "', not a byte count"));
+  if (options.size) {
+    size = *options.size;  // no HEAD: the ranged GETs check it
+  } else {
+    ASSIGN_OR_RETURN(size, HeadSize(*client_, loc));
   }
   return std::unique_ptr<ReadableFile>(new RangedReadableFile(
       size, client_->config().range_size, client_->config().ranges_in_flight,
-      S3RangeFetch(client_, loc), options.extents));
+      S3RangeFetch(client_, loc, options.size), options.extents));
 }
 
 absl::StatusOr<std::vector<std::string>> S3Storage::ListDir(

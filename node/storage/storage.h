@@ -9,6 +9,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -31,6 +32,12 @@ struct ReadOptions {
   // File systems: the directory the file must resolve beneath (symbolic
   // links are followed only inside it); "" = the file's own directory.
   std::string beneath;
+  // The file's size, when the caller already knows it (a load: the
+  // checkpoint's .metadata). Object stores then send no HEAD (or metadata
+  // GET) first: the reader has that size, and every ranged answer's total
+  // (Content-Range) must be it, else the read fails naming both sizes.
+  // File systems ignore it (their size costs nothing).
+  std::optional<uint64_t> size;
 };
 
 class WritableFile {

@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 #include <numeric>
 
+#include "absl/strings/str_cat.h"
 #include "node/storage/gcs_storage.h"
 #include "node/storage/gcs_upload.h"
 #include "tests/testing/gcs_server.h"
@@ -167,6 +168,78 @@ TEST_F(GcsTest, CorruptedBytesFailTheLoadOnCrc32c) {
   EXPECT_NE(back.status().message().find("crc32c"), std::string::npos)
       << back.status();
   EXPECT_NE(back.status().message().find("gs://bucket/rot"), std::string::npos);
+}
+
+// Issue 29: a reader given the object's size (a load: the checkpoint's
+// .metadata) sends no metadata GET; each ranged answer's total is checked
+// against it, and the first answer's x-goog-hash stands for the object's:
+// a wrong size is named, rotten bytes still fail the whole-object CRC32C.
+TEST_F(GcsTest, AGivenSizeSkipsTheMetadataGetAndIsChecked) {
+  GcsConfig c;
+  c.range_size = 64 * 1024;
+  auto s = Storage(c);
+  std::string data = Bytes(300 * 1024, 5);
+  ASSERT_TRUE(Write(*s, "gs://bucket/sized", data).ok());
+  const int media0 = Count("GET", "alt=media");
+  const size_t all0 = server_.requests().size();
+  ReadOptions sized;
+  sized.size = data.size();
+  {
+    auto f = s->OpenRead("gs://bucket/sized", sized);
+    ASSERT_TRUE(f.ok()) << f.status();
+    std::string back(data.size(), '\0');
+    size_t at = 0;
+    while (at < back.size()) {
+      auto n = (*f)->Read(at, back.data() + at, back.size() - at);
+      ASSERT_TRUE(n.ok()) << n.status();
+      ASSERT_GT(*n, 0u);
+      at += *n;
+    }
+    EXPECT_EQ(back, data);
+  }
+  // Five 64 KiB ranges, nothing else.
+  EXPECT_EQ(Count("GET", "alt=media") - media0, 5);
+  EXPECT_EQ(server_.requests().size() - all0, 5u);
+  for (uint64_t wrong : {uint64_t{200 * 1024}, uint64_t{400 * 1024}}) {
+    ReadOptions o;
+    o.size = wrong;
+    auto f = s->OpenRead("gs://bucket/sized", o);
+    ASSERT_TRUE(f.ok()) << f.status();
+    std::string buf(wrong, '\0');
+    absl::Status st;
+    for (size_t at = 0; at < buf.size() && st.ok();) {
+      auto n = (*f)->Read(at, buf.data() + at, buf.size() - at);
+      if (!n.ok())
+        st = n.status();
+      else if (*n == 0)
+        break;
+      else
+        at += *n;
+    }
+    ASSERT_FALSE(st.ok()) << wrong;
+    EXPECT_TRUE(absl::IsDataLoss(st)) << st;
+    EXPECT_NE(
+        st.message().find(absl::StrCat(
+            "gs://bucket/sized is 307200 bytes; the reader expected ", wrong)),
+        std::string::npos)
+        << st;
+  }
+  ASSERT_TRUE(server_.CorruptObject("bucket", "sized", 200 * 1024));
+  auto f = s->OpenRead("gs://bucket/sized", sized);
+  ASSERT_TRUE(f.ok()) << f.status();
+  std::string buf(data.size(), '\0');
+  absl::Status st;
+  for (size_t at = 0; at < buf.size() && st.ok();) {
+    auto n = (*f)->Read(at, buf.data() + at, buf.size() - at);
+    if (!n.ok())
+      st = n.status();
+    else if (*n == 0)
+      break;
+    else
+      at += *n;
+  }
+  EXPECT_TRUE(absl::IsDataLoss(st)) << st;
+  EXPECT_NE(st.message().find("crc32c"), std::string::npos) << st;
 }
 
 TEST_F(GcsTest, AChunkCutByAResetResumesFromTheCommittedOffset) {

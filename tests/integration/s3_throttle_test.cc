@@ -109,14 +109,14 @@ TEST(PrefixThrottleTest, OnlyRequestsItAppliesToAreLimited) {
 
 // Eight ranks of 6.7 MiB (NUM_LAYERS=1, no optimizer state). Each rank's
 // shard requests in the run: 4 writes to save (create, two parts of at
-// most 5 MiB, complete) and 15 reads to load (a HEAD, 14 ranged GETs of
-// 512 KiB).
+// most 5 MiB, complete) and 14 reads to load (14 ranged GETs of 512 KiB;
+// no HEAD, the size is in the .metadata).
 constexpr int kRanks = 8;
-constexpr int kWritesPerRank = 4, kReadsPerRank = 15;
+constexpr int kWritesPerRank = 4, kReadsPerRank = 14;
 // Sized so that one rank's requests fit one prefix's bursts, and eight
 // ranks' are far beyond them: under one prefix the save's 32 writes need
-// at least (32 - 6) / 8 = 3.3 s of refill and the load's 120 reads
-// (120 - 18) / 30 = 3.4 s, while unthrottled each takes about 0.6 s here
+// at least (32 - 6) / 8 = 3.3 s of refill and the load's 112 reads
+// (112 - 18) / 30 = 3.1 s, while unthrottled each takes about 0.6 s here
 // (Swift's pace, not ckptbench's).
 constexpr TokenRate kWrites = {8, 6};
 constexpr TokenRate kReads = {30, 18};

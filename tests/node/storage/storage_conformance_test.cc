@@ -1,4 +1,7 @@
-// One conformance suite every Storage backend passes.
+// The storage conformance suite on posix, file:// and memory, and the
+// posix backend's own page-cache checks.
+#include "tests/testing/storage_conformance.h"
+
 #include <fcntl.h>
 #include <gtest/gtest.h>
 #include <linux/magic.h>
@@ -20,177 +23,21 @@
 namespace ckpt {
 namespace {
 
-struct Backend {
-  std::string name;
-  std::function<std::string(TempDir&)> root;
-};
-
-class StorageConformance : public ::testing::TestWithParam<Backend> {
- protected:
-  void SetUp() override {
-    root_ = GetParam().root(tmp_);
-    auto loc = OpenStorage(root_);
-    ASSERT_TRUE(loc.ok()) << loc.status();
-    storage_ = std::move(loc->storage);
-    root_ = loc->path;
-  }
-  TempDir tmp_;
-  std::string root_;
-  std::shared_ptr<Storage> storage_;
-};
-
-TEST_P(StorageConformance, WriteReadRoundTrip) {
-  std::string dir = JoinPath(root_, "a/b");
-  ASSERT_TRUE(storage_->CreateDirs(dir).ok());
-  std::string path = JoinPath(dir, "f.bin");
-  auto w = storage_->OpenWrite(path, {});
-  ASSERT_TRUE(w.ok()) << w.status();
-  std::string data(100000, 'x');
-  for (size_t i = 0; i < data.size(); ++i) data[i] = static_cast<char>(i);
-  ASSERT_TRUE((*w)->Append(data.data(), 60000).ok());
-  ASSERT_TRUE((*w)->Append(data.data() + 60000, 40000).ok());
-  ASSERT_TRUE((*w)->Sync().ok());
-  ASSERT_TRUE((*w)->Close().ok());
-  auto r = storage_->OpenRead(path, {});
-  ASSERT_TRUE(r.ok()) << r.status();
-  EXPECT_EQ((*r)->Size(), data.size());
-  std::string back(data.size(), '\0');
-  auto n = (*r)->Read(0, back.data(), back.size());
-  ASSERT_TRUE(n.ok());
-  EXPECT_EQ(*n, data.size());
-  EXPECT_EQ(back, data);
-  auto tail = (*r)->Read(99990, back.data(), 100);
-  ASSERT_TRUE(tail.ok());
-  EXPECT_EQ(*tail, 10u);
-  EXPECT_EQ(*(*r)->Read(data.size(), back.data(), 10), 0u);
-}
-
-TEST_P(StorageConformance, ListExistsRemove) {
-  ASSERT_TRUE(storage_->CreateDirs(JoinPath(root_, "step-1")).ok());
-  ASSERT_TRUE(
-      storage_->WriteAtomic(JoinPath(root_, "step-1/.metadata"), "{}").ok());
-  ASSERT_TRUE(storage_->CreateDirs(JoinPath(root_, "step-2")).ok());
-  auto names = storage_->ListDir(root_);
-  ASSERT_TRUE(names.ok()) << names.status();
-  std::sort(names->begin(), names->end());
-  EXPECT_EQ(*names, (std::vector<std::string>{"step-1", "step-2"}));
-  EXPECT_TRUE(*storage_->Exists(JoinPath(root_, "step-1/.metadata")));
-  EXPECT_FALSE(*storage_->Exists(JoinPath(root_, "step-2/.metadata")));
-  EXPECT_EQ(*storage_->ReadSmall(JoinPath(root_, "step-1/.metadata")), "{}");
-  ASSERT_TRUE(storage_->RemoveTree(JoinPath(root_, "step-1")).ok());
-  EXPECT_FALSE(*storage_->Exists(JoinPath(root_, "step-1/.metadata")));
-  EXPECT_TRUE(storage_->RemoveTree(JoinPath(root_, "missing")).ok());
-}
-
-TEST_P(StorageConformance, RemoveFilesTouchesOnlyTheNamedEntries) {
-  auto put = [&](const std::string& rel) {
-    ASSERT_TRUE(storage_->WriteAtomic(JoinPath(root_, rel), "x").ok()) << rel;
-  };
-  ASSERT_TRUE(storage_->CreateDirs(JoinPath(root_, "step-1")).ok());
-  ASSERT_TRUE(storage_->CreateDirs(JoinPath(root_, "step-2")).ok());
-  put("step-1/a");
-  put("step-1/b");
-  put("step-1/someone-elses");
-  put("step-2/a");
-  ASSERT_TRUE(
-      storage_->RemoveFiles(JoinPath(root_, "step-1"), {"a", "b", "gone"})
-          .ok());
-  EXPECT_FALSE(*storage_->Exists(JoinPath(root_, "step-1/a")));
-  EXPECT_FALSE(*storage_->Exists(JoinPath(root_, "step-1/b")));
-  // What the caller did not name stays, and so does its directory.
-  EXPECT_TRUE(*storage_->Exists(JoinPath(root_, "step-1/someone-elses")));
-  auto left = storage_->ListDir(JoinPath(root_, "step-1"));
-  ASSERT_TRUE(left.ok()) << left.status();
-  EXPECT_EQ(*left, (std::vector<std::string>{"someone-elses"}));
-  // A directory the named entries filled alone goes with them.
-  ASSERT_TRUE(storage_->RemoveFiles(JoinPath(root_, "step-2"), {"a"}).ok());
-  EXPECT_FALSE(*storage_->Exists(JoinPath(root_, "step-2")));
-  auto names = storage_->ListDir(root_);
-  ASSERT_TRUE(names.ok());
-  EXPECT_EQ(*names, (std::vector<std::string>{"step-1"}));
-  EXPECT_TRUE(storage_->RemoveFiles(JoinPath(root_, "missing"), {"a"}).ok());
-}
-
-TEST_P(StorageConformance, ClaimDirLetsExactlyOneOfManyRacingClaimsWin) {
-  const std::string dir = JoinPath(root_, "checkpoints/step-1");
-  std::vector<absl::StatusOr<std::string>> got(8, absl::UnknownError(""));
-  std::vector<std::thread> threads;
-  for (int i = 0; i < 8; ++i) {
-    threads.emplace_back([&, i] {
-      got[i] = storage_->ClaimDir(dir, "run" + std::to_string(i));
-    });
-  }
-  for (auto& t : threads) t.join();
-  int winner = -1;
-  for (int i = 0; i < 8; ++i) {
-    if (got[i].ok()) {
-      EXPECT_EQ(winner, -1) << "two winners";
-      winner = i;
-    } else {
-      EXPECT_TRUE(absl::IsAlreadyExists(got[i].status())) << got[i].status();
-    }
-  }
-  ASSERT_GE(winner, 0);
-  EXPECT_EQ(*got[winner], kClaimName);
-  auto held = storage_->ReadSmall(JoinPath(dir, kClaimName));
-  ASSERT_TRUE(held.ok()) << held.status();
-  EXPECT_EQ(*held, "run" + std::to_string(winner));
-  // Released (what cleanup does), the step can be claimed again.
-  ASSERT_TRUE(storage_->RemoveFiles(dir, {kClaimName}).ok());
-  EXPECT_TRUE(storage_->ClaimDir(dir, "later").ok());
-  // A directory holding anything is not free.
-  ASSERT_TRUE(storage_->CreateDirs(JoinPath(root_, "checkpoints/step-2")).ok());
-  ASSERT_TRUE(
-      storage_->WriteAtomic(JoinPath(root_, "checkpoints/step-2/x"), "y").ok());
-  EXPECT_TRUE(absl::IsAlreadyExists(
-      storage_->ClaimDir(JoinPath(root_, "checkpoints/step-2"), "z").status()));
-}
-
-TEST_P(StorageConformance, MissingIsNotFound) {
-  EXPECT_TRUE(absl::IsNotFound(
-      storage_->OpenRead(JoinPath(root_, "nope"), {}).status()));
-  EXPECT_TRUE(
-      absl::IsNotFound(storage_->ListDir(JoinPath(root_, "nodir")).status()));
-}
-
-// Asked to evict, a backend says how it kept the read cold and over how
-// many bytes; asked not to ("none"), it touches nothing and says so.
-TEST_P(StorageConformance, ColdReadReportsTheMethodAndWhatItChecked) {
-  std::string path = JoinPath(root_, "c.bin");
-  ASSERT_TRUE(storage_->CreateDirs(root_).ok());
-  ASSERT_TRUE(storage_->WriteAtomic(path, std::string(1 << 20, 'z')).ok());
-  auto none = storage_->PrepareColdRead({path}, "none");
-  ASSERT_TRUE(none.ok()) << none.status();
-  EXPECT_EQ(none->method, "none");
-  auto cold = storage_->PrepareColdRead({path}, "fadvise");
-  ASSERT_TRUE(cold.ok()) << cold.status();
-  if (storage_->Kind() == "memory") {
-    EXPECT_EQ(cold->method, "none");  // no page cache to evict
-    EXPECT_NE(cold->note.find("no page cache"), std::string::npos);
-    return;
-  }
-  // tmpfs says "memory" (nothing is ever cold there), overlay "o_direct"
-  // (fadvise cannot evict it), other file systems evict with fadvise.
-  const std::set<std::string> methods = {"fadvise_dontneed", "memory",
-                                         "o_direct"};
-  EXPECT_TRUE(methods.count(cold->method)) << cold->method;
-  if (cold->method == "fadvise_dontneed") {
-    // What it checked, and what stayed (0 where eviction works; inside an
-    // image build's overlay it may not, which the load then flags).
-    EXPECT_EQ(cold->checked_bytes, 1u << 20);
-    EXPECT_LE(cold->resident_bytes, cold->checked_bytes) << cold->note;
-  }
-}
-
+// The suite's cases (tests/testing/storage_conformance.cc) on the backends
+// without a server; each open is a one-off StorageSet (a memory store of
+// its own).
 INSTANTIATE_TEST_SUITE_P(
     Backends, StorageConformance,
     ::testing::Values(
-        Backend{"posix", [](TempDir& t) { return t.Sub("root"); }},
-        Backend{"posix_file_uri",
-                [](TempDir& t) { return "file://" + t.Sub("root"); }},
-        Backend{"memory",
-                [](TempDir&) { return std::string("mem://bucket/root"); }}),
-    [](const auto& info) { return info.param.name; });
+        ConformanceBackend{
+            "posix", [](TempDir& t) { return OpenStorage(t.Sub("root")); }},
+        ConformanceBackend{
+            "posix_file_uri",
+            [](TempDir& t) { return OpenStorage("file://" + t.Sub("root")); }},
+        ConformanceBackend{
+            "memory",
+            [](TempDir&) { return OpenStorage("mem://bucket/root"); }}),
+    ConformanceName);
 
 // Posix-only: fadvise really evicts, measured with mincore.
 // Writes `bytes` to `path` and fsyncs it: the pages are then clean and
@@ -305,8 +152,8 @@ TEST(PosixStorage, DirectReadAndWriteWork) {
   ASSERT_TRUE((*w)->Append(buf, 2 * 4096).ok());
   ASSERT_TRUE((*w)->Append(buf, 100).ok());  // unaligned tail
   ASSERT_TRUE((*w)->Close().ok());
-  auto r =
-      storage->OpenRead(path, {.direct = true, .extents = {}, .beneath = ""});
+  auto r = storage->OpenRead(
+      path, {.direct = true, .extents = {}, .beneath = "", .size = {}});
   ASSERT_TRUE(r.ok());
   EXPECT_EQ((*r)->Size(), 2u * 4096 + 100);
   auto n = (*r)->Read(0, buf, 3 * 4096);
