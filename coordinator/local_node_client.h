@@ -17,6 +17,9 @@ class LocalNodeClient : public NodeClient {
   LocalNodeClient(int index, std::string host, double progress_interval,
                   std::shared_ptr<MemoryStore> memory = nullptr);
 
+  // A sweep's next run may ask for another interval (run.progress_interval).
+  void set_progress_interval(double seconds) { progress_interval_ = seconds; }
+
   int index() const override { return index_; }
   std::string host() const override { return host_; }
   absl::StatusOr<v1::InspectReply> Inspect(

@@ -309,6 +309,10 @@ int SweepCommand(const CliArgs& args) {
     health = std::move(*h);
   }
 
+  // One in-process node for the whole sweep, as a fleet's node agents
+  // serve every run of theirs: its storage (connection pools, credentials)
+  // stays warm from one run to the next.
+  std::unique_ptr<LocalNodeClient> local;
   int failed = 0, done_before = 0;
   std::string interrupted;
   for (size_t i = 0; i < runs.size(); ++i) {
@@ -336,8 +340,12 @@ int SweepCommand(const CliArgs& args) {
       continue;
     }
     const Config& config = setup.loaded.config;
-    LocalNodeClient local(0, HostName(), config.run.progress_interval);
-    std::vector<NodeClient*> clients = {&local};
+    if (!local) {
+      local = std::make_unique<LocalNodeClient>(0, HostName(),
+                                                config.run.progress_interval);
+    }
+    local->set_progress_interval(config.run.progress_interval);
+    std::vector<NodeClient*> clients = {local.get()};
     if (fleet) {
       const size_t k = static_cast<size_t>(config.cluster.num_nodes);
       clients.assign(fleet->nodes.begin(), fleet->nodes.begin() + k);

@@ -10,6 +10,7 @@
 #include "absl/strings/str_split.h"
 #include "common/checksum.h"
 #include "common/status_macros.h"
+#include "common/text.h"
 #include "nlohmann/json.hpp"
 #include "node/storage/gcs_upload.h"
 #include "node/storage/object_io.h"
@@ -44,8 +45,11 @@ absl::StatusOr<ObjectInfo> GetInfo(GcsClient& client, const GcsObject& obj) {
 struct ObjectPin {
   std::mutex mu;
   std::string crc32c;      // base64; "" until known
-  std::string generation;  // "" = the live one
+  std::string generation;  // from the metadata: asked for; "" = the live one
   std::optional<uint64_t> want_size;
+  // With want_size: the first answer's x-goog-generation, which every
+  // later answer must repeat.
+  std::string answered_generation;
   std::string Crc() {
     std::lock_guard<std::mutex> lock(mu);
     return crc32c;
@@ -55,8 +59,9 @@ struct ObjectPin {
 // Ranged alt=media GETs of one generation of an object. Each answer's
 // x-goog-hash (the whole object's CRC32C) must be the pinned one: anything
 // else means the object changed under the read. With a size given, each
-// answer's total (Content-Range) must be it; a GET that fails then is
-// followed by a metadata GET, so a wrong size is named as one.
+// answer's range and total must be right (CheckRangedAnswer), and it must
+// carry a crc32c and the first answer's generation; a GET refused then
+// (416) is followed by a metadata GET, so a wrong size is named as one.
 RangeFetch GcsRangeFetch(std::shared_ptr<GcsClient> client, GcsObject obj,
                          std::shared_ptr<ObjectPin> pin) {
   return [client = std::move(client), obj = std::move(obj),
@@ -71,7 +76,7 @@ RangeFetch GcsRangeFetch(std::shared_ptr<GcsClient> client, GcsObject obj,
     c.sink = dst;
     c.sink_capacity = len;
     auto got = client->Do(c);
-    if (!got.ok() && pin->want_size) {
+    if (pin->want_size && absl::IsFailedPrecondition(got.status())) {
       auto info = GetInfo(*client, obj);
       if (info.ok() && info->size != *pin->want_size) {
         return SizeMismatch(GsUri(obj), info->size, *pin->want_size);
@@ -79,10 +84,8 @@ RangeFetch GcsRangeFetch(std::shared_ptr<GcsClient> client, GcsObject obj,
     }
     ASSIGN_OR_RETURN(auto rep, std::move(got));
     if (pin->want_size) {
-      const std::optional<uint64_t> total = ContentRangeTotal(rep);
-      if (total && *total != *pin->want_size) {
-        return SizeMismatch(GsUri(obj), *total, *pin->want_size);
-      }
+      RETURN_IF_ERROR(
+          CheckRangedAnswer(rep, off, len, *pin->want_size, GsUri(obj)));
     }
     if (rep.received != len) {
       return absl::DataLossError(absl::StrCat(GsUri(obj), ": asked for ", len,
@@ -90,6 +93,30 @@ RangeFetch GcsRangeFetch(std::shared_ptr<GcsClient> client, GcsObject obj,
                                               rep.received));
     }
     const std::string crc = HashCrc32c(rep);
+    if (pin->want_size) {
+      // Unpinned by metadata: the answers themselves must show it is one
+      // object throughout.
+      auto g = rep.headers.find("x-goog-generation");
+      const std::string gen = g == rep.headers.end() ? "" : g->second;
+      if (crc.empty()) {
+        return absl::DataLossError(absl::StrCat(
+            GsUri(obj), ": a ranged answer at offset ", off,
+            " without an x-goog-hash crc32c (nothing shows it is the same "
+            "object as the other ranges)"));
+      }
+      std::lock_guard<std::mutex> lock(pin->mu);
+      if (pin->crc32c.empty()) {
+        pin->crc32c = crc;  // the first answer's
+        pin->answered_generation = gen;
+      }
+      if (gen != pin->answered_generation) {
+        return absl::DataLossError(
+            absl::StrCat(GsUri(obj), ": generation ", EscapeForTerminal(gen),
+                         " at offset ", off, " is not the first range's ",
+                         EscapeForTerminal(pin->answered_generation),
+                         " (it changed during the read)"));
+      }
+    }
     if (crc.empty()) return absl::OkStatus();
     std::lock_guard<std::mutex> lock(pin->mu);
     if (pin->crc32c.empty()) pin->crc32c = crc;  // the first answer's

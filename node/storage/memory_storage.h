@@ -16,10 +16,10 @@
 
 namespace ckpt {
 
-// The files and directories of mem:// locations: made by whoever makes the
-// nodes that share it (a test, `ckptbench run`, a node process) and handed
-// to their StorageSets. The hooks let a test inspect or corrupt what a node
-// wrote.
+// The files and directories of mem:// locations: made by a test and handed
+// to the StorageSets of the in-process nodes that share it; a StorageSet
+// given none makes its own (`ckptbench run`, a node process). The hooks
+// let a test inspect or corrupt what a node wrote.
 class MemoryStore {
  public:
   void Clear();

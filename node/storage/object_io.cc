@@ -6,6 +6,7 @@
 #include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "common/text.h"
 
 namespace ckpt {
 
@@ -28,24 +29,51 @@ absl::StatusOr<BucketKey> SplitBucketUri(const std::string& uri,
   return out;
 }
 
-std::optional<uint64_t> ContentRangeTotal(const HttpResponse& rep) {
-  auto it = rep.headers.find("content-range");
-  if (it == rep.headers.end()) return std::nullopt;
-  const size_t slash = it->second.rfind('/');
-  uint64_t total = 0;
-  if (!absl::StartsWith(it->second, "bytes ") || slash == std::string::npos ||
-      !absl::SimpleAtoi(absl::string_view(it->second).substr(slash + 1),
-                        &total)) {
-    return std::nullopt;
-  }
-  return total;
-}
-
 absl::Status SizeMismatch(const std::string& uri, uint64_t actual,
                           uint64_t expected) {
   return absl::DataLossError(absl::StrCat(
       uri, " is ", actual, " bytes; the reader expected ", expected,
       " (the size it was given: for a load, the checkpoint's .metadata)"));
+}
+
+absl::Status CheckRangedAnswer(const HttpResponse& rep, uint64_t off,
+                               size_t len, uint64_t want,
+                               const std::string& uri) {
+  const uint64_t last = off + len - 1;
+  if (rep.status == 200) {
+    if (off == 0 && len == want) return absl::OkStatus();
+    return absl::DataLossError(
+        absl::StrCat(uri, ": asked for bytes ", off, "-", last,
+                     ", the server sent the whole object (HTTP 200)"));
+  }
+  auto it = rep.headers.find("content-range");
+  const std::string range = it == rep.headers.end() ? "" : it->second;
+  // "bytes FIRST-LAST/TOTAL"
+  absl::string_view v = range;
+  uint64_t first = 0, end = 0, total = 0;
+  const size_t dash = v.find('-'), slash = v.find('/');
+  const bool parsed =
+      rep.status == 206 && absl::StartsWith(v, "bytes ") &&
+      dash != absl::string_view::npos && slash != absl::string_view::npos &&
+      dash < slash &&
+      absl::SimpleAtoi(absl::string_view(range).substr(6, dash - 6), &first) &&
+      absl::SimpleAtoi(
+          absl::string_view(range).substr(dash + 1, slash - dash - 1), &end) &&
+      absl::SimpleAtoi(absl::string_view(range).substr(slash + 1), &total);
+  if (!parsed) {
+    return absl::DataLossError(
+        absl::StrCat(uri, ": a ranged GET answered HTTP ", rep.status,
+                     " without the object's size (Content-Range '",
+                     EscapeForTerminal(range.substr(0, 80)),
+                     "'); expected 'bytes ", off, "-", last, "/", want, "'"));
+  }
+  if (total != want) return SizeMismatch(uri, total, want);
+  if (first != off || end != last) {
+    return absl::DataLossError(absl::StrCat(uri, ": asked for bytes ", off, "-",
+                                            last, ", the server sent ", first,
+                                            "-", end));
+  }
+  return absl::OkStatus();
 }
 
 CacheReport ObjectStoreCacheReport() {

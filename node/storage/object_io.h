@@ -35,13 +35,18 @@ absl::StatusOr<BucketKey> SplitBucketUri(const std::string& uri,
 // What a load's cache eviction is on an object store: nothing to evict.
 CacheReport ObjectStoreCacheReport();
 
-// The object's whole size from a ranged answer's Content-Range
-// ("bytes 0-1023/4096" -> 4096); nullopt when absent or not that form.
-std::optional<uint64_t> ContentRangeTotal(const HttpResponse& rep);
 // The error of an object whose size is not the one its reader was given
 // (ReadOptions::size).
 absl::Status SizeMismatch(const std::string& uri, uint64_t actual,
                           uint64_t expected);
+// With the object's size known (`want`, no HEAD sent), what a ranged GET of
+// [off, off + len) must have answered: a 206 whose Content-Range is exactly
+// "bytes off-(off+len-1)/want", or a 200 of the whole object (off 0, len
+// want). Anything else is DataLoss naming `uri`: another size, another
+// range, no size at all ("/*", absent, malformed).
+absl::Status CheckRangedAnswer(const HttpResponse& rep, uint64_t off,
+                               size_t len, uint64_t want,
+                               const std::string& uri);
 
 // Fetches `len` bytes at `offset` of the object into `dst`; the result must
 // be exactly len bytes.

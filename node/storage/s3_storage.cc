@@ -31,8 +31,9 @@ absl::Status DeleteKey(S3Client& client, const std::string& bucket,
 absl::StatusOr<uint64_t> HeadSize(S3Client& client, const S3Location& loc) {
   S3Call head = MakeS3Call("HEAD", loc.bucket, loc.key);
   ASSIGN_OR_RETURN(auto rep, client.Do(head));
-  const std::string length =
-      rep.headers.count("content-length") ? rep.headers["content-length"] : "0";
+  const std::string length = rep.headers.count("content-length")
+                                 ? rep.headers["content-length"]
+                                 : "(none)";
   uint64_t size = 0;
   if (!absl::SimpleAtoi(length, &size)) {
     return absl::DataLossError(absl::StrCat(
@@ -43,9 +44,9 @@ absl::StatusOr<uint64_t> HeadSize(S3Client& client, const S3Location& loc) {
 }
 
 // Ranged GETs of one object, each checked for its length; with the size
-// the reader was given (`want`), each answer's total too. A GET that fails
-// then (an object shorter than the range: 416) is followed by a HEAD, so a
-// wrong size is named as one.
+// the reader was given (`want`), each answer's range and total too
+// (CheckRangedAnswer). A GET refused then (an object shorter than the
+// range: 416) is followed by a HEAD, so a wrong size is named as one.
 RangeFetch S3RangeFetch(std::shared_ptr<S3Client> client, S3Location loc,
                         std::optional<uint64_t> want) {
   return [client = std::move(client), loc = std::move(loc), want](
@@ -56,7 +57,7 @@ RangeFetch S3RangeFetch(std::shared_ptr<S3Client> client, S3Location loc,
     c.sink = dst;
     c.sink_capacity = len;
     auto got = client->Do(c);
-    if (!got.ok() && want) {
+    if (want && absl::IsFailedPrecondition(got.status())) {
       auto size = HeadSize(*client, loc);
       if (size.ok() && *size != *want) {
         return SizeMismatch(S3Where(loc), *size, *want);
@@ -64,10 +65,7 @@ RangeFetch S3RangeFetch(std::shared_ptr<S3Client> client, S3Location loc,
     }
     ASSIGN_OR_RETURN(auto rep, std::move(got));
     if (want) {
-      const std::optional<uint64_t> total = ContentRangeTotal(rep);
-      if (total && *total != *want) {
-        return SizeMismatch(S3Where(loc), *total, *want);
-      }
+      RETURN_IF_ERROR(CheckRangedAnswer(rep, off, len, *want, S3Where(loc)));
     }
     if (rep.received != len) {
       return absl::DataLossError(absl::StrCat(S3Where(loc), ": asked for ", len,

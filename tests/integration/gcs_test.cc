@@ -70,6 +70,22 @@ class GcsTest : public ::testing::Test {
     }
     return out;
   }
+  // Reads `size` bytes of `path` opened with that size: the first error.
+  absl::Status ReadSized(ckpt::Storage& s, const std::string& path,
+                         uint64_t size) {
+    ReadOptions o;
+    o.size = size;
+    auto f = s.OpenRead(path, o);
+    if (!f.ok()) return f.status();
+    std::string buf(size, '\0');
+    for (size_t at = 0; at < buf.size();) {
+      auto n = (*f)->Read(at, buf.data() + at, buf.size() - at);
+      if (!n.ok()) return n.status();
+      if (*n == 0) break;
+      at += *n;
+    }
+    return absl::OkStatus();
+  }
   int Count(const std::string& method, const std::string& needle) {
     int n = 0;
     for (const auto& r : server_.requests())
@@ -224,6 +240,31 @@ TEST_F(GcsTest, AGivenSizeSkipsTheMetadataGetAndIsChecked) {
         std::string::npos)
         << st;
   }
+  // A server that leaves out what shows the range, the size or the object
+  // is not believed.
+  for (const char* dropped : {"Content-Range", "x-goog-hash"}) {
+    GcsServerFault strip;
+    strip.match = "alt=media";
+    strip.drop_headers = {dropped};
+    server_.AddFault(strip);
+    auto st = ReadSized(*s, "gs://bucket/sized", data.size());
+    EXPECT_TRUE(absl::IsDataLoss(st)) << dropped << ": " << st;
+    EXPECT_NE(st.message().find(std::string(dropped) == "Content-Range"
+                                    ? "without the object's size"
+                                    : "without an x-goog-hash crc32c"),
+              std::string::npos)
+        << st;
+  }
+  // An empty object read as a 300 KiB one: the range is refused (416), and
+  // the metadata then names the size.
+  ASSERT_TRUE(Write(*s, "gs://bucket/empty", "").ok());
+  auto empty = ReadSized(*s, "gs://bucket/empty", data.size());
+  EXPECT_TRUE(absl::IsDataLoss(empty)) << empty;
+  EXPECT_NE(
+      empty.message().find("gs://bucket/empty is 0 bytes; the reader expected "
+                           "307200"),
+      std::string::npos)
+      << empty;
   ASSERT_TRUE(server_.CorruptObject("bucket", "sized", 200 * 1024));
   auto f = s->OpenRead("gs://bucket/sized", sized);
   ASSERT_TRUE(f.ok()) << f.status();

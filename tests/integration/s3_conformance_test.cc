@@ -100,6 +100,16 @@ TEST(S3Read, AGivenSizeSkipsTheHeadAndAWrongOneIsNamed) {
               std::string::npos)
         << bad.status();
   }
+  // An empty object read as a 300 KiB one: the range is refused (416), and
+  // a HEAD then names the size.
+  ASSERT_TRUE(loc->storage->WriteAtomic(loc->path + "/empty", "").ok());
+  auto empty = ReadFront(*loc->storage, loc->path + "/empty", sized, 10);
+  ASSERT_FALSE(empty.ok());
+  EXPECT_TRUE(absl::IsDataLoss(empty.status())) << empty.status();
+  EXPECT_NE(empty.status().message().find(
+                "/empty is 0 bytes; the reader expected 307200"),
+            std::string::npos)
+      << empty.status();
 }
 
 }  // namespace

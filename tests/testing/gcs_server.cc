@@ -297,6 +297,12 @@ void GcsTestServer::Serve(int fd) {
       } else {
         rep = Route(r);
       }
+      if (fault) {
+        for (const auto& name : fault->drop_headers) {
+          std::erase_if(rep.headers,
+                        [&](const auto& h) { return h.first == name; });
+        }
+      }
     }
     std::string out = "HTTP/1.1 " + std::to_string(rep.status) + " " +
                       ReasonPhrase(rep.status) + "\r\n";

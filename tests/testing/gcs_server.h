@@ -34,6 +34,9 @@ struct GcsServerFault {
   int count = 1;              // requests it hits
   // Answer, but reset the connection halfway through the reply's body.
   bool cut_reply = false;
+  // Answer without these headers (names as the routes spell them), as a
+  // hostile or broken server might.
+  std::vector<std::string> drop_headers = {};
 };
 
 struct GcsServerRequest {
