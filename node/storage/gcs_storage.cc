@@ -93,33 +93,29 @@ RangeFetch GcsRangeFetch(std::shared_ptr<GcsClient> client, GcsObject obj,
                                               rep.received));
     }
     const std::string crc = HashCrc32c(rep);
-    if (pin->want_size) {
-      // Unpinned by metadata: the answers themselves must show it is one
-      // object throughout.
-      auto g = rep.headers.find("x-goog-generation");
-      const std::string gen = g == rep.headers.end() ? "" : g->second;
-      if (crc.empty()) {
-        return absl::DataLossError(absl::StrCat(
-            GsUri(obj), ": a ranged answer at offset ", off,
-            " without an x-goog-hash crc32c (nothing shows it is the same "
-            "object as the other ranges)"));
-      }
-      std::lock_guard<std::mutex> lock(pin->mu);
-      if (pin->crc32c.empty()) {
-        pin->crc32c = crc;  // the first answer's
-        pin->answered_generation = gen;
-      }
-      if (gen != pin->answered_generation) {
-        return absl::DataLossError(
-            absl::StrCat(GsUri(obj), ": generation ", EscapeForTerminal(gen),
-                         " at offset ", off, " is not the first range's ",
-                         EscapeForTerminal(pin->answered_generation),
-                         " (it changed during the read)"));
-      }
+    auto g = rep.headers.find("x-goog-generation");
+    const std::string gen = g == rep.headers.end() ? "" : g->second;
+    // Unpinned by metadata (a size given): the answers themselves must
+    // show it is one object throughout.
+    if (pin->want_size && crc.empty()) {
+      return absl::DataLossError(absl::StrCat(
+          GsUri(obj), ": a ranged answer at offset ", off,
+          " without an x-goog-hash crc32c (nothing shows it is the same "
+          "object as the other ranges)"));
     }
     if (crc.empty()) return absl::OkStatus();
     std::lock_guard<std::mutex> lock(pin->mu);
-    if (pin->crc32c.empty()) pin->crc32c = crc;  // the first answer's
+    if (pin->crc32c.empty()) {  // the first answer's
+      pin->crc32c = crc;
+      pin->answered_generation = gen;
+    }
+    if (pin->want_size && gen != pin->answered_generation) {
+      return absl::DataLossError(
+          absl::StrCat(GsUri(obj), ": generation ", EscapeForTerminal(gen),
+                       " at offset ", off, " is not the first range's ",
+                       EscapeForTerminal(pin->answered_generation),
+                       " (it changed during the read)"));
+    }
     if (crc != pin->crc32c) {
       return absl::DataLossError(
           absl::StrCat(GsUri(obj), ": x-goog-hash crc32c=", crc, " at offset ",

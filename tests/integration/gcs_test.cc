@@ -217,21 +217,7 @@ TEST_F(GcsTest, AGivenSizeSkipsTheMetadataGetAndIsChecked) {
   EXPECT_EQ(Count("GET", "alt=media") - media0, 5);
   EXPECT_EQ(server_.requests().size() - all0, 5u);
   for (uint64_t wrong : {uint64_t{200 * 1024}, uint64_t{400 * 1024}}) {
-    ReadOptions o;
-    o.size = wrong;
-    auto f = s->OpenRead("gs://bucket/sized", o);
-    ASSERT_TRUE(f.ok()) << f.status();
-    std::string buf(wrong, '\0');
-    absl::Status st;
-    for (size_t at = 0; at < buf.size() && st.ok();) {
-      auto n = (*f)->Read(at, buf.data() + at, buf.size() - at);
-      if (!n.ok())
-        st = n.status();
-      else if (*n == 0)
-        break;
-      else
-        at += *n;
-    }
+    const absl::Status st = ReadSized(*s, "gs://bucket/sized", wrong);
     ASSERT_FALSE(st.ok()) << wrong;
     EXPECT_TRUE(absl::IsDataLoss(st)) << st;
     EXPECT_NE(
@@ -266,19 +252,7 @@ TEST_F(GcsTest, AGivenSizeSkipsTheMetadataGetAndIsChecked) {
       std::string::npos)
       << empty;
   ASSERT_TRUE(server_.CorruptObject("bucket", "sized", 200 * 1024));
-  auto f = s->OpenRead("gs://bucket/sized", sized);
-  ASSERT_TRUE(f.ok()) << f.status();
-  std::string buf(data.size(), '\0');
-  absl::Status st;
-  for (size_t at = 0; at < buf.size() && st.ok();) {
-    auto n = (*f)->Read(at, buf.data() + at, buf.size() - at);
-    if (!n.ok())
-      st = n.status();
-    else if (*n == 0)
-      break;
-    else
-      at += *n;
-  }
+  const absl::Status st = ReadSized(*s, "gs://bucket/sized", data.size());
   EXPECT_TRUE(absl::IsDataLoss(st)) << st;
   EXPECT_NE(st.message().find("crc32c"), std::string::npos) << st;
 }
