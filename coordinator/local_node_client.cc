@@ -4,11 +4,12 @@ namespace ckpt {
 
 LocalNodeClient::LocalNodeClient(int index, std::string host,
                                  double progress_interval,
-                                 std::shared_ptr<MemoryStore> memory)
+                                 std::shared_ptr<MemoryStore> memory,
+                                 NodeWorkloads workloads)
     : index_(index),
       host_(std::move(host)),
       progress_interval_(progress_interval),
-      service_(std::move(memory)) {}
+      service_(std::move(memory), std::move(workloads)) {}
 
 absl::StatusOr<v1::InspectReply> LocalNodeClient::Inspect(
     const v1::InspectRequest& r) {
@@ -20,8 +21,15 @@ absl::StatusOr<v1::PrepareReply> LocalNodeClient::Prepare(
   return service_.Prepare(r);
 }
 absl::StatusOr<v1::PhaseReport> LocalNodeClient::StartPhase(
-    const v1::StartPhaseRequest& r, const ProgressCallback& progress) {
-  return service_.StartPhase(r, progress, progress_interval_);
+    const v1::StartPhaseRequest& r, const PhaseListener& listener) {
+  WorkloadPhases::SendAsk ask;
+  if (listener.action) {
+    ask = [this, action = listener.action](const v1::ActionRequest& a) {
+      action(a,
+             [this](v1::ActionReply reply) { service_.ActionAnswered(reply); });
+    };
+  }
+  return service_.StartPhase(r, listener.progress, ask, progress_interval_);
 }
 absl::StatusOr<v1::CommitReply> LocalNodeClient::Commit(
     const v1::CommitRequest& r) {

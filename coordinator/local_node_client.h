@@ -13,9 +13,11 @@ namespace ckpt {
 class LocalNodeClient : public NodeClient {
  public:
   // mem:// locations are files in `memory` (the nodes of a test share
-  // one), or in a store of the node's own when null.
+  // one), or in a store of the node's own when null; `workloads` are the
+  // ones the node runs besides the checkpoint.
   LocalNodeClient(int index, std::string host, double progress_interval,
-                  std::shared_ptr<MemoryStore> memory = nullptr);
+                  std::shared_ptr<MemoryStore> memory = nullptr,
+                  NodeWorkloads workloads = {});
 
   // A sweep's next run may ask for another interval (run.progress_interval).
   void set_progress_interval(double seconds) { progress_interval_ = seconds; }
@@ -27,8 +29,7 @@ class LocalNodeClient : public NodeClient {
   absl::StatusOr<v1::PrepareReply> Prepare(
       const v1::PrepareRequest& r) override;
   absl::StatusOr<v1::PhaseReport> StartPhase(
-      const v1::StartPhaseRequest& r,
-      const ProgressCallback& progress) override;
+      const v1::StartPhaseRequest& r, const PhaseListener& listener) override;
   absl::StatusOr<v1::CommitReply> Commit(const v1::CommitRequest& r) override;
   absl::StatusOr<v1::ClaimReply> Claim(const v1::ClaimRequest& r) override;
   absl::StatusOr<v1::CleanupReply> Cleanup(

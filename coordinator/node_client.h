@@ -20,6 +20,17 @@ namespace ckpt {
 namespace v1 = ::ckptbench::v1;
 
 using ProgressCallback = std::function<void(const v1::Progress&)>;
+// A node's workload asks, mid-phase, for an action; `reply` answers it
+// once, from any thread. Runs on the thread that got the ask: must not
+// block (round_workload.h).
+using ActionCallback = std::function<void(
+    const v1::ActionRequest&, std::function<void(v1::ActionReply)> reply)>;
+
+// What a running phase sends the coordinator besides its report.
+struct PhaseListener {
+  ProgressCallback progress;
+  ActionCallback action;  // null: asks are refused
+};
 
 class NodeClient {
  public:
@@ -42,9 +53,10 @@ class NodeClient {
       const v1::InspectRequest& r) = 0;
   virtual absl::StatusOr<v1::PrepareReply> Prepare(
       const v1::PrepareRequest& r) = 0;
-  // Blocks until the node reports the phase; progress arrives meanwhile.
+  // Blocks until the node reports the phase; progress and the workload's
+  // asks arrive meanwhile.
   virtual absl::StatusOr<v1::PhaseReport> StartPhase(
-      const v1::StartPhaseRequest& r, const ProgressCallback& progress) = 0;
+      const v1::StartPhaseRequest& r, const PhaseListener& listener) = 0;
   virtual absl::StatusOr<v1::CommitReply> Commit(
       const v1::CommitRequest& r) = 0;
   virtual absl::StatusOr<v1::ClaimReply> Claim(const v1::ClaimRequest& r) = 0;
@@ -68,9 +80,9 @@ class NodeClient {
     done(Prepare(r));
   }
   virtual void StartPhaseAsync(const v1::StartPhaseRequest& r,
-                               ProgressCallback progress,
+                               PhaseListener listener,
                                Done<v1::PhaseReport> done) {
-    done(StartPhase(r, progress));
+    done(StartPhase(r, listener));
   }
   virtual void CommitAsync(const v1::CommitRequest& r,
                            Done<v1::CommitReply> done) {

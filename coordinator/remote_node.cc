@@ -26,7 +26,9 @@ bool RemoteNode::connected() const {
 
 void RemoteNode::OnMessage(v1::NodeMessage&& msg) {
   ProgressCallback progress;
+  ActionCallback action;
   ReplyDone done;
+  const bool ask = msg.has_action();
   {
     std::lock_guard<std::mutex> lock(mu_);
     last_heard_ = SteadyClock::now();
@@ -34,13 +36,35 @@ void RemoteNode::OnMessage(v1::NodeMessage&& msg) {
     auto it = pending_.find(msg.call_id());
     if (it == pending_.end()) return;
     if (msg.has_progress()) {
-      progress = it->second.progress;
+      progress = it->second.listener.progress;
+    } else if (ask) {
+      action = it->second.listener.action;
     } else {
       done = std::move(it->second.done);
       pending_.erase(it);
     }
   }
   if (progress) progress(msg.progress());
+  if (ask) {
+    // The answer goes back on the phase's call; a call that takes no asks
+    // refuses them.
+    auto reply = [this, id = msg.call_id()](v1::ActionReply r) {
+      v1::CoordinatorMessage m;
+      m.set_call_id(id);
+      *m.mutable_action_reply() = std::move(r);
+      (void)Write(std::move(m));
+    };
+    if (action) {
+      action(msg.action(), std::move(reply));
+    } else {
+      v1::ActionReply r;
+      r.set_round_id(msg.action().round_id());
+      r.set_action_id(msg.action().action_id());
+      r.set_error("the coordinator takes no action during this call");
+      r.set_error_kind(v1::ERROR_KIND_BAD_INPUT);
+      reply(std::move(r));
+    }
+  }
   if (done) done(std::move(msg));
 }
 
@@ -90,8 +114,8 @@ void RemoteNode::CheckSilence() {
   for (auto& [id, p] : failed) p.done(error);
 }
 
-void RemoteNode::CallAsync(v1::CoordinatorMessage msg,
-                           ProgressCallback progress, ReplyDone done) {
+void RemoteNode::CallAsync(v1::CoordinatorMessage msg, PhaseListener listener,
+                           ReplyDone done) {
   uint64_t id;
   {
     std::unique_lock<std::mutex> lock(mu_);
@@ -102,7 +126,7 @@ void RemoteNode::CallAsync(v1::CoordinatorMessage msg,
       return;
     }
     id = next_call_++;
-    pending_[id] = Pending{std::move(progress), std::move(done)};
+    pending_[id] = Pending{std::move(listener), std::move(done)};
   }
   msg.set_call_id(id);
   if (Write(std::move(msg))) return;
@@ -119,14 +143,14 @@ void RemoteNode::CallAsync(v1::CoordinatorMessage msg,
 }
 
 absl::StatusOr<v1::NodeMessage> RemoteNode::Call(
-    v1::CoordinatorMessage msg, const ProgressCallback& progress) {
+    v1::CoordinatorMessage msg, const PhaseListener& listener) {
   struct Waiter {
     std::mutex mu;
     std::condition_variable cv;
     std::optional<absl::StatusOr<v1::NodeMessage>> reply;
   };
   auto w = std::make_shared<Waiter>();
-  CallAsync(std::move(msg), progress,
+  CallAsync(std::move(msg), listener,
             [w](absl::StatusOr<v1::NodeMessage> reply) {
               std::lock_guard<std::mutex> lock(w->mu);
               w->reply = std::move(reply);
@@ -175,7 +199,7 @@ void RemoteNode::PrepareAsync(const v1::PrepareRequest& r,
                               Done<v1::PrepareReply> done) {
   v1::CoordinatorMessage m;
   *m.mutable_prepare() = r;
-  CallAsync(std::move(m), nullptr,
+  CallAsync(std::move(m), {},
             [done = std::move(done),
              who = Who()](absl::StatusOr<v1::NodeMessage> rep) {
               done(ReplyOf(std::move(rep), v1::NodeMessage::kPrepare,
@@ -184,19 +208,19 @@ void RemoteNode::PrepareAsync(const v1::PrepareRequest& r,
 }
 
 absl::StatusOr<v1::PhaseReport> RemoteNode::StartPhase(
-    const v1::StartPhaseRequest& r, const ProgressCallback& progress) {
+    const v1::StartPhaseRequest& r, const PhaseListener& listener) {
   v1::CoordinatorMessage m;
   *m.mutable_start_phase() = r;
-  return ReplyOf(Call(std::move(m), progress), v1::NodeMessage::kPhaseReport,
+  return ReplyOf(Call(std::move(m), listener), v1::NodeMessage::kPhaseReport,
                  &v1::NodeMessage::mutable_phase_report, Who());
 }
 
 void RemoteNode::StartPhaseAsync(const v1::StartPhaseRequest& r,
-                                 ProgressCallback progress,
+                                 PhaseListener listener,
                                  Done<v1::PhaseReport> done) {
   v1::CoordinatorMessage m;
   *m.mutable_start_phase() = r;
-  CallAsync(std::move(m), std::move(progress),
+  CallAsync(std::move(m), std::move(listener),
             [done = std::move(done),
              who = Who()](absl::StatusOr<v1::NodeMessage> rep) {
               done(ReplyOf(std::move(rep), v1::NodeMessage::kPhaseReport,
@@ -215,7 +239,7 @@ void RemoteNode::CommitAsync(const v1::CommitRequest& r,
                              Done<v1::CommitReply> done) {
   v1::CoordinatorMessage m;
   *m.mutable_commit() = r;
-  CallAsync(std::move(m), nullptr,
+  CallAsync(std::move(m), {},
             [done = std::move(done),
              who = Who()](absl::StatusOr<v1::NodeMessage> rep) {
               done(ReplyOf(std::move(rep), v1::NodeMessage::kCommit,

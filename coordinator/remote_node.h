@@ -50,8 +50,7 @@ class RemoteNode : public NodeClient {
   absl::StatusOr<v1::PrepareReply> Prepare(
       const v1::PrepareRequest& r) override;
   absl::StatusOr<v1::PhaseReport> StartPhase(
-      const v1::StartPhaseRequest& r,
-      const ProgressCallback& progress) override;
+      const v1::StartPhaseRequest& r, const PhaseListener& listener) override;
   absl::StatusOr<v1::CommitReply> Commit(const v1::CommitRequest& r) override;
   absl::StatusOr<v1::ClaimReply> Claim(const v1::ClaimRequest& r) override;
   absl::StatusOr<v1::CleanupReply> Cleanup(
@@ -64,8 +63,7 @@ class RemoteNode : public NodeClient {
   bool async() const override { return true; }
   void PrepareAsync(const v1::PrepareRequest& r,
                     Done<v1::PrepareReply> done) override;
-  void StartPhaseAsync(const v1::StartPhaseRequest& r,
-                       ProgressCallback progress,
+  void StartPhaseAsync(const v1::StartPhaseRequest& r, PhaseListener listener,
                        Done<v1::PhaseReport> done) override;
   void CommitAsync(const v1::CommitRequest& r,
                    Done<v1::CommitReply> done) override;
@@ -84,18 +82,18 @@ class RemoteNode : public NodeClient {
  private:
   using ReplyDone = std::function<void(absl::StatusOr<v1::NodeMessage>)>;
   struct Pending {
-    ProgressCallback progress;
+    PhaseListener listener;
     ReplyDone done;
   };
 
   // Queues one message; false if the stream is gone.
   bool Write(v1::CoordinatorMessage msg);
   // Sends `msg` (call_id assigned); `done` gets the reply message.
-  void CallAsync(v1::CoordinatorMessage msg, ProgressCallback progress,
+  void CallAsync(v1::CoordinatorMessage msg, PhaseListener listener,
                  ReplyDone done);
   // The same, waiting for the reply.
-  absl::StatusOr<v1::NodeMessage> Call(
-      v1::CoordinatorMessage msg, const ProgressCallback& progress = nullptr);
+  absl::StatusOr<v1::NodeMessage> Call(v1::CoordinatorMessage msg,
+                                       const PhaseListener& listener = {});
   // Fails every call in flight with `error` (mu_ not held).
   void FailAll(const absl::Status& error);
 

@@ -111,13 +111,34 @@ PhaseExpectation ExpectPhase(const v1::PrepareRequest& req,
   return e;
 }
 
+absl::Status CheckReportEnvelope(const v1::PhaseReport& report,
+                                 uint64_t round_id, double clock_error_seconds,
+                                 const std::string& who) {
+  if (report.round_id() != round_id) {
+    return Bad(who, absl::StrCat("it answers round ", report.round_id(),
+                                 ", not round ", round_id));
+  }
+  // The start lag compares the node's start with the instant the
+  // coordinator chose, through the clock estimate: early only by its error.
+  const double lag = report.start_lag_seconds();
+  const double early = clock_error_seconds + kLagSlackSeconds;
+  if (!std::isfinite(lag) || lag < -early || lag > kMaxSeconds) {
+    return Bad(who, absl::StrFormat(
+                        "start lag %g s; expected at least -%g s (half the "
+                        "round trip of its clock estimate)",
+                        lag, early));
+  }
+  return absl::OkStatus();
+}
+
 absl::Status CheckPhaseReport(const v1::PhaseReport& report,
                               const PhaseExpectation& expect,
                               const std::string& who) {
   const bool failed = !report.error().empty();
-  if (report.round_id() != expect.round_id) {
-    return Bad(who, absl::StrCat("it answers round ", report.round_id(),
-                                 ", not round ", expect.round_id));
+  if (auto s = CheckReportEnvelope(report, expect.round_id,
+                                   expect.clock_error_seconds, who);
+      !s.ok()) {
+    return s;
   }
   for (const auto& [name, v] :
        std::initializer_list<std::pair<const char*, double>>{
@@ -138,16 +159,6 @@ absl::Status CheckPhaseReport(const v1::PhaseReport& report,
       return Bad(who, absl::StrFormat("%s = %g; expected from 0 to %g", name, v,
                                       kMaxSeconds));
     }
-  }
-  // The start lag compares the node's start with the instant the
-  // coordinator chose, through the clock estimate: early only by its error.
-  const double lag = report.start_lag_seconds();
-  const double early = expect.clock_error_seconds + kLagSlackSeconds;
-  if (!std::isfinite(lag) || lag < -early || lag > kMaxSeconds) {
-    return Bad(who, absl::StrFormat(
-                        "start lag %g s; expected at least -%g s (half the "
-                        "round trip of its clock estimate)",
-                        lag, early));
   }
   std::set<uint32_t> seen;
   for (const auto& r : report.ranks()) {

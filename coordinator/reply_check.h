@@ -50,13 +50,21 @@ struct PhaseExpectation {
 // whose clock estimate had round trip `rtt_seconds`.
 PhaseExpectation ExpectPhase(const v1::PrepareRequest& req, double rtt_seconds);
 
-// Checks a PhaseReport's values: the round it answers; durations on the
-// node's own clock finite and not negative (-1 where "none" is allowed);
-// its start lag not below zero by more than the clock error; only the
-// node's own ranks and files, each once; on success every rank reported
-// with the bytes of its plan; checksums of real segments; histograms
-// whose counts add up. A report that carries an error (the node failed)
-// may leave ranks out and bytes short, but never beyond the plan.
+// What the round protocol checks of any workload's PhaseReport: the round
+// it answers, and its start lag not below zero by more than the clock
+// error (half the round trip of the node's clock estimate) nor above
+// kMaxSeconds.
+absl::Status CheckReportEnvelope(const v1::PhaseReport& report,
+                                 uint64_t round_id, double clock_error_seconds,
+                                 const std::string& who);
+
+// Checks a checkpoint PhaseReport's values: CheckReportEnvelope;
+// durations on the node's own clock finite and not negative (-1 where
+// "none" is allowed); only the node's own ranks and files, each once; on
+// success every rank reported with the bytes of its plan; checksums of
+// real segments; histograms whose counts add up. A report that carries an error
+// (the node failed) may leave ranks out and bytes short, but never beyond the
+// plan.
 absl::Status CheckPhaseReport(const v1::PhaseReport& report,
                               const PhaseExpectation& expect,
                               const std::string& who);

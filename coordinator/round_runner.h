@@ -1,9 +1,13 @@
-// Runs one round across all nodes: prepare (untimed), a common start
-// instant, transfer, then commit (node 0 writes .metadata) for saves, and
-// aggregates what the nodes report. Round time is measured on the
-// coordinator's monotonic clock from the common start to the last report
-// plus the commit; summing up the reports comes after. Not thread-safe;
-// one round at a time.
+// The checkpoint workload: one save or load round across all nodes, run
+// by the round protocol (coordinator/round/round_protocol.h: prepare,
+// clocks, the common start instant, transfer, first error wins, reports
+// checked, aggregation after the clock). What the checkpoint adds lives
+// here (CheckpointRound in round_runner.cc): each node's ranks, files and
+// expected checksums, a load's cache flags, a save's commit (node 0 writes
+// .metadata), time to visible, verification coverage, resharding and
+// staging. Round time is measured on the coordinator's monotonic clock
+// from the common start to the last report plus the commit; summing up
+// the reports comes after. Not thread-safe; one round at a time.
 #ifndef CKPTBENCH_COORDINATOR_ROUND_RUNNER_H_
 #define CKPTBENCH_COORDINATOR_ROUND_RUNNER_H_
 
@@ -21,6 +25,7 @@
 #include "coordinator/progress.h"
 #include "coordinator/reshard.h"
 #include "coordinator/results.h"
+#include "coordinator/round/round_protocol.h"
 
 namespace ckpt {
 
@@ -70,6 +75,7 @@ class RoundRunner {
   // The node-reply fuzz target (tests/fuzz/node_reply_fuzz.cc) builds a
   // node's request and aggregates a checked report as Run does.
   friend struct NodeReplyFuzz;
+  friend class CheckpointRound;
   v1::PrepareRequest BuildPrepare(const RoundSpec& spec, int node) const;
   // The share of a resharded load that `rank` reads: with load.rank_shift
   // K, what rank + K owns, so on shared storage its bytes lie in files
@@ -93,12 +99,6 @@ class RoundRunner {
   void SumUpStaging(const RoundSpec& spec, RoundResult* result) const;
   void Aggregate(const std::vector<v1::PhaseReport>& reports,
                  const RoundSpec& spec, RoundResult* result) const;
-  void AbortAll(const std::string& run_id, const std::string& reason);
-  // Re-estimates every remote node's clock offset (kClockExchangesPerRound
-  // pings, kClockThreads nodes at a time) into the node and the round.
-  void ReestimateClocks(RoundResult* result);
-  static constexpr int kClockThreads = 16;
-  static constexpr int kClockExchangesPerRound = 4;
   // After a save committed (acknowledged at committed_unix_ns, coordinator
   // clock): node 1 (node 0 in a one-node run) polls until the step is
   // visible to it (coordinator/visibility.cc).
@@ -109,11 +109,10 @@ class RoundRunner {
 
   const Config& config_;
   const CheckpointPlan& plan_;
-  std::vector<NodeClient*> nodes_;
-  ProgressPrinter* progress_;
+  const std::vector<NodeClient*> nodes_;
   const std::map<std::string, std::string> storage_options_;  // s3.* keys
-  NodeFanout fanout_;     // for all the runner's rounds
-  const int rank_shift_;  // loads: EffectiveRankShift
+  RoundProtocol protocol_;  // for all the runner's rounds
+  const int rank_shift_;    // loads: EffectiveRankShift
 };
 
 }  // namespace ckpt

@@ -16,6 +16,7 @@
 #include "absl/strings/str_join.h"
 #include "common/log.h"
 #include "common/plan.h"
+#include "common/protocol_version.h"
 #include "common/text.h"
 #include "proto/ckptbench/v1/node.grpc.pb.h"
 
@@ -317,11 +318,11 @@ std::string SessionServer::Validate(const v1::RegisterRequest& reg) {
       "node ", reg.node_index(), " (",
       EscapeForTerminal(std::string_view(host).substr(0, kMaxHost)),
       host.size() > kMaxHost ? "..." : "", ")");
-  if (reg.protocol_version() != v1::PROTOCOL_VERSION_1) {
+  if (reg.protocol_version() != kProtocolVersion) {
     return absl::StrCat(who, " speaks protocol version ",
                         static_cast<int>(reg.protocol_version()),
-                        "; this coordinator speaks version 1 (ckptbench ",
-                        CKPTBENCH_VERSION_STRING,
+                        "; this coordinator speaks version ", kProtocolVersion,
+                        " (ckptbench ", CKPTBENCH_VERSION_STRING,
                         "): run the same ckptbench "
                         "version on coordinator and nodes");
   }

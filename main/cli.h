@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "common/protocol_version.h"
 
 namespace ckpt {
 
@@ -27,7 +28,8 @@ struct CliArgs {
   bool abort = false;      // uploads: abort what is listed
   bool verbose = false;
   bool quiet = false;
-  int protocol_version = 1;  // node: for testing refusal of other versions
+  int protocol_version =
+      kProtocolVersion;  // node: for testing refusal of other versions
 };
 
 absl::StatusOr<CliArgs> ParseCli(int argc, const char* const* argv);

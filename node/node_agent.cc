@@ -23,6 +23,7 @@
 #include "common/status_macros.h"
 #include "node/file_ranges.h"
 #include "node/pattern.h"
+#include "node/round/phase_start.h"
 #include "node/storage/http_client.h"
 #include "node/storage/io_tally.h"
 
@@ -264,28 +265,9 @@ PhaseOutcome NodeAgent::Execute(int64_t start_at_unix_ns,
   std::vector<std::atomic<uint64_t>> rank_bytes(n_ranks);
   for (auto& b : rank_bytes) b = 0;
 
-  // Synchronized start: the coordinator's instant (on this node's wall
-  // clock, by its estimated offset) converted once, now, to this node's
-  // monotonic clock, and slept to with an absolute sleep there, so a wall
-  // clock stepped meanwhile (NTP) moves nothing and no relative delay
-  // drifts.
-  timespec mono_now;
-  clock_gettime(CLOCK_MONOTONIC, &mono_now);
-  const int64_t mono_now_ns =
-      static_cast<int64_t>(mono_now.tv_sec) * 1'000'000'000 + mono_now.tv_nsec;
-  const int64_t target_ns = mono_now_ns + (start_at_unix_ns - NowUnixNs());
-  timespec at{static_cast<time_t>(target_ns / 1'000'000'000),
-              static_cast<long>(target_ns % 1'000'000'000)};
-  while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &at, nullptr) ==
-         EINTR) {
-  }
+  // Synchronized start (node/round/phase_start.h).
+  out.start_lag_seconds = SleepUntilStart(start_at_unix_ns);
   const SteadyTime start = std::chrono::steady_clock::now();
-  timespec started;
-  clock_gettime(CLOCK_MONOTONIC, &started);
-  out.start_lag_seconds =
-      static_cast<double>(static_cast<int64_t>(started.tv_sec) * 1'000'000'000 +
-                          started.tv_nsec - target_ns) /
-      1e9;
   const CpuSample cpu0 = SampleCpu();
   const ObjectStoreCounters& counters = storage_.counters();
   const uint64_t req0 = counters.requests, retry0 = counters.retries,

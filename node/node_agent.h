@@ -206,6 +206,9 @@ class NodeAgent {
                        const std::string& run_id = "");
   void Abort(const std::string& reason);
 
+  // The run's backends, for the workloads besides the checkpoint.
+  StorageSet& storage() { return storage_; }
+
   // `uri` on this agent's backends (StorageSet::Open): what the
   // coordinator's time-to-visible poll reads with.
   absl::StatusOr<StorageLocation> OpenStorageAt(

@@ -257,11 +257,13 @@ v1::InspectReply NodeService::Inspect(const v1::InspectRequest& req) {
 }
 
 v1::PrepareReply NodeService::Prepare(const v1::PrepareRequest& req) {
+  if (!req.workload().empty()) return workloads_.Prepare(req, agent_.storage());
   Prepared(req);
   return PrepareReplyOf(agent_.Prepare(JobFromProto(req)));
 }
 
 v1::PrepareReply NodeService::Prepare(v1::PrepareRequest&& req) {
+  if (!req.workload().empty()) return workloads_.Prepare(req, agent_.storage());
   Prepared(req);
   return PrepareReplyOf(agent_.Prepare(JobFromProto(std::move(req))));
 }
@@ -294,7 +296,23 @@ v1::PrepareReply NodeService::PrepareReplyOf(
 v1::PhaseReport NodeService::StartPhase(
     const v1::StartPhaseRequest& req,
     const std::function<void(const v1::Progress&)>& on_progress,
-    double progress_interval) {
+    const WorkloadPhases::SendAsk& send_ask, double progress_interval) {
+  if (workloads_.Owns(req.run_id(), req.round_id())) {
+    // A node without a way to ask (a blocking in-process caller that takes
+    // none) has every ask refused at once.
+    WorkloadPhases::SendAsk ask = send_ask;
+    if (!ask) {
+      ask = [this](const v1::ActionRequest& a) {
+        v1::ActionReply r;
+        r.set_round_id(a.round_id());
+        r.set_action_id(a.action_id());
+        r.set_error("this node's caller takes no actions");
+        r.set_error_kind(v1::ERROR_KIND_BAD_INPUT);
+        workloads_.Answer(r);
+      };
+    }
+    return workloads_.Run(req, on_progress, ask, progress_interval);
+  }
   std::vector<uint32_t> ranks = prepared_ranks_;
   uint64_t round = req.round_id();
   ProgressFn fn;
@@ -377,6 +395,7 @@ v1::CleanupReply NodeService::Cleanup(const v1::CleanupRequest& req) {
 
 v1::AbortReply NodeService::Abort(const v1::AbortRequest& req) {
   agent_.Abort(req.reason());
+  workloads_.Abort();
   return {};
 }
 

@@ -1,6 +1,8 @@
 // Translates between the ckptbench.v1 messages and the NodeAgent's domain
-// structs, and delegates. Used by the in-process node client now and by the
-// gRPC session later, so both speak exactly the same contract.
+// structs, and delegates: a checkpoint round to the NodeAgent, a round of
+// another workload (PrepareRequest.workload) to WorkloadPhases
+// (node/round/workload_phase.h). Used by the in-process node client and by
+// the gRPC session, so both speak exactly the same contract.
 // Thread-safe as NodeAgent is.
 #ifndef CKPTBENCH_NODE_NODE_SERVICE_H_
 #define CKPTBENCH_NODE_NODE_SERVICE_H_
@@ -8,6 +10,8 @@
 #include <functional>
 
 #include "node/node_agent.h"
+#include "node/round/node_workload.h"
+#include "node/round/workload_phase.h"
 #include "proto/ckptbench/v1/node.pb.h"
 
 namespace ckpt {
@@ -16,19 +20,32 @@ namespace v1 = ::ckptbench::v1;
 
 class NodeService {
  public:
-  // mem:// locations are files in `memory` (StorageSet).
-  explicit NodeService(std::shared_ptr<MemoryStore> memory = nullptr)
-      : agent_(std::move(memory)) {}
+  // mem:// locations are files in `memory` (StorageSet); `workloads` are
+  // the ones this node runs besides the checkpoint.
+  explicit NodeService(std::shared_ptr<MemoryStore> memory = nullptr,
+                       NodeWorkloads workloads = {})
+      : agent_(std::move(memory)), workloads_(std::move(workloads)) {}
 
   v1::InspectReply Inspect(const v1::InspectRequest& req);
   v1::PrepareReply Prepare(const v1::PrepareRequest& req);
   // Consumes the request while building the job (less memory at peak).
   v1::PrepareReply Prepare(v1::PrepareRequest&& req);
-  // Blocks until the phase ends; `on_progress` gets Progress messages.
+  // Blocks until the phase ends; `on_progress` gets Progress messages, and
+  // a workload's asks go out through `send_ask` (null: they are refused),
+  // their answers coming back to ActionAnswered.
   v1::PhaseReport StartPhase(
       const v1::StartPhaseRequest& req,
       const std::function<void(const v1::Progress&)>& on_progress,
-      double progress_interval);
+      const WorkloadPhases::SendAsk& send_ask, double progress_interval);
+  v1::PhaseReport StartPhase(
+      const v1::StartPhaseRequest& req,
+      const std::function<void(const v1::Progress&)>& on_progress,
+      double progress_interval) {
+    return StartPhase(req, on_progress, nullptr, progress_interval);
+  }
+  void ActionAnswered(const v1::ActionReply& reply) {
+    workloads_.Answer(reply);
+  }
   // After a phase's report has been sent: NodeAgent::TrimHeap.
   void TrimHeap() { agent_.TrimHeap(); }
   v1::CommitReply Commit(const v1::CommitRequest& req);
@@ -43,6 +60,7 @@ class NodeService {
   static v1::PrepareReply PrepareReplyOf(
       const absl::StatusOr<PrepareOutcome>& out);
   NodeAgent agent_;
+  WorkloadPhases workloads_;
   std::vector<uint32_t> prepared_ranks_;
   uint64_t prepared_round_ = 0;
 };

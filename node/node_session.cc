@@ -65,8 +65,10 @@ std::chrono::system_clock::time_point ToSystemDeadline(
 // Serves one registered session until shutdown or loss.
 class Session {
  public:
-  Session(Stream* stream, double heartbeat_interval)
-      : stream_(stream), heartbeat_interval_(heartbeat_interval) {}
+  Session(Stream* stream, double heartbeat_interval, NodeWorkloads workloads)
+      : stream_(stream),
+        heartbeat_interval_(heartbeat_interval),
+        service_(nullptr, std::move(workloads)) {}
 
   absl::Status Serve() {
     std::thread heartbeat([this] { HeartbeatLoop(); });
@@ -153,6 +155,12 @@ class Session {
                 *m.mutable_progress() = p;
                 Send(m);
               },
+              [this, id](const v1::ActionRequest& ask) {
+                v1::NodeMessage m;
+                m.set_call_id(id);
+                *m.mutable_action() = ask;
+                Send(m);
+              },
               interval);
           v1::NodeMessage m;
           m.set_call_id(id);
@@ -162,6 +170,11 @@ class Session {
         });
         return false;
       }
+      case v1::CoordinatorMessage::kActionReply:
+        // The answer to the running phase's ask; the phase's own thread
+        // waits for it.
+        service_.ActionAnswered(msg.action_reply());
+        return false;
       case v1::CoordinatorMessage::kCommit:
         *out.mutable_commit() = service_.Commit(msg.commit());
         break;
@@ -261,9 +274,11 @@ absl::Status RunNodeSession(const NodeSessionOptions& o) {
         }
         LOG_INFO("node %d: registered with %s (run %s)", o.node_index,
                  o.coordinator, rr.run_id());
-        Session session(stream.get(), rr.heartbeat_interval_seconds() > 0
-                                          ? rr.heartbeat_interval_seconds()
-                                          : 1.0);
+        Session session(stream.get(),
+                        rr.heartbeat_interval_seconds() > 0
+                            ? rr.heartbeat_interval_seconds()
+                            : 1.0,
+                        o.workloads);
         absl::Status s = session.Serve();
         stream->WritesDone();
         ctx.TryCancel();

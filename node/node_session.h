@@ -12,6 +12,8 @@
 #include <string>
 
 #include "absl/status/status.h"
+#include "common/protocol_version.h"
+#include "node/round/node_workload.h"
 
 namespace ckpt {
 
@@ -23,7 +25,9 @@ struct NodeSessionOptions {
   std::shared_ptr<grpc::ChannelCredentials> credentials;
   std::string tls_server_name;  // "" = the coordinator's host name
   double connect_timeout = 120;
-  int protocol_version = 1;  // tests may claim another
+  int protocol_version = kProtocolVersion;  // tests may claim another
+  // The workloads this node runs besides the checkpoint (tests add theirs).
+  NodeWorkloads workloads;
 };
 
 // OK: the coordinator ended the run successfully. Aborted: it ended the run

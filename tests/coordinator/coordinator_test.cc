@@ -399,8 +399,8 @@ class LosesPhase : public NodeClient {
       const v1::PrepareRequest& r) override {
     return in_->Prepare(r);
   }
-  absl::StatusOr<v1::PhaseReport> StartPhase(
-      const v1::StartPhaseRequest& r, const ProgressCallback& p) override {
+  absl::StatusOr<v1::PhaseReport> StartPhase(const v1::StartPhaseRequest& r,
+                                             const PhaseListener& p) override {
     if (++phases_ == fail_at_) {
       return absl::UnavailableError("node 0 (test-host) disconnected");
     }

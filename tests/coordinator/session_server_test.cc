@@ -13,7 +13,9 @@
 #include <string>
 #include <thread>
 
+#include "absl/strings/str_cat.h"
 #include "common/config.h"
+#include "common/protocol_version.h"
 #include "node/node_session.h"
 #include "node/storage/memory_storage.h"
 #include "tests/testing/lying_node.h"
@@ -115,10 +117,23 @@ TEST(SessionServer, RegistrationsThatBreakTheRulesAreRefusedByName) {
       << s;
 
   NodeSessionOptions future = NodeOptions(*server, 0);
-  future.protocol_version = 2;
+  future.protocol_version = kProtocolVersion + 1;
   s = RunNodeSession(future);
   EXPECT_TRUE(absl::IsFailedPrecondition(s)) << s;
-  EXPECT_NE(s.message().find("speaks protocol version 2"), std::string::npos)
+  EXPECT_NE(s.message().find(
+                absl::StrCat("speaks protocol version ", kProtocolVersion + 1)),
+            std::string::npos)
+      << s;
+  // A node of the build before workloads and mid-phase actions (version
+  // 1) is refused, with the reason.
+  NodeSessionOptions old = NodeOptions(*server, 0);
+  old.protocol_version = 1;
+  s = RunNodeSession(old);
+  EXPECT_TRUE(absl::IsFailedPrecondition(s)) << s;
+  EXPECT_NE(s.message().find(absl::StrCat(
+                "speaks protocol version 1; this coordinator speaks version ",
+                kProtocolVersion)),
+            std::string::npos)
       << s;
 
   auto first = Join(NodeOptions(*server, 0));
@@ -165,7 +180,7 @@ TEST(SessionServer, AReplyOfAnotherTypeFailsTheCallNamingTheNode) {
             "node 0 (liar) answered a prepare call with commit (a ckptbench "
             "node of another version, or another program on the control "
             "port?)");
-  auto report = node->StartPhase(v1::StartPhaseRequest(), nullptr);
+  auto report = node->StartPhase(v1::StartPhaseRequest(), {});
   ASSERT_FALSE(report.ok());
   EXPECT_NE(report.status().message().find("answered a phase_report call "
                                            "with commit"),

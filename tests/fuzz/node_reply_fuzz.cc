@@ -47,9 +47,8 @@ class RecordingNode : public LocalNodeClient {
  public:
   RecordingNode() : LocalNodeClient(0, "fuzz-host", 10) {}
   absl::StatusOr<v1::PhaseReport> StartPhase(
-      const v1::StartPhaseRequest& r,
-      const ProgressCallback& progress) override {
-    auto rep = LocalNodeClient::StartPhase(r, progress);
+      const v1::StartPhaseRequest& r, const PhaseListener& listener) override {
+    auto rep = LocalNodeClient::StartPhase(r, listener);
     if (rep.ok()) reports.push_back(*rep);
     return rep;
   }

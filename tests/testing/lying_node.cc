@@ -3,6 +3,7 @@
 #include <grpcpp/create_channel.h>
 #include <grpcpp/security/credentials.h>
 
+#include "common/protocol_version.h"
 #include "proto/ckptbench/v1/node.grpc.pb.h"
 
 namespace ckpt {
@@ -18,7 +19,8 @@ LyingNode::LyingNode(int port, const std::string& token,
     grpc::ClientContext ctx;
     auto stream = stub->Session(&ctx);
     v1::NodeMessage reg;
-    reg.mutable_register_()->set_protocol_version(v1::PROTOCOL_VERSION_1);
+    reg.mutable_register_()->set_protocol_version(
+        static_cast<v1::ProtocolVersion>(kProtocolVersion));
     reg.mutable_register_()->set_host(host);
     reg.mutable_register_()->set_token(token);
     stream->Write(reg);

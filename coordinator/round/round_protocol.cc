@@ -1,0 +1,294 @@
+#include "coordinator/round/round_protocol.h"
+
+#include <algorithm>
+#include <chrono>
+#include <mutex>
+
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
+#include "common/clock.h"
+#include "common/log.h"
+#include "coordinator/clock_sync.h"
+#include "coordinator/reply_check.h"
+#include "node/error_kind.h"
+#include "node/storage/object_io.h"
+
+namespace ckpt {
+namespace {
+
+using Clock = SteadyClock;
+
+// Least margin between announcing the start instant and reaching it, plus
+// a share per node: the start messages go out one after another, and at
+// 1024 nodes (coordination_bench, when they went out one thread per node)
+// a flat 50 ms let the last nodes start 0.9 s late, so the round measured
+// the dispatch. The margin is untimed.
+constexpr double kStartMarginSeconds = 0.05;
+constexpr double kStartMarginPerNodeSeconds = 0.001;
+
+// What a node answered with, when it failed: its message and its kind
+// (unspecified when the node could not be reached).
+struct NodeFailure {
+  std::string error;
+  v1::ErrorKind kind = v1::ERROR_KIND_UNSPECIFIED;
+};
+
+}  // namespace
+
+std::string NodeError(const NodeClient& n, const std::string& step,
+                      absl::string_view msg) {
+  std::string who = n.Who();
+  if (absl::StartsWith(msg, who)) {
+    return step.empty() ? std::string(msg) : absl::StrCat(msg, " (", step, ")");
+  }
+  return step.empty() ? absl::StrCat(who, ": ", msg)
+                      : absl::StrCat(who, ": ", step, ": ", msg);
+}
+
+RoundProtocol::RoundProtocol(std::vector<NodeClient*> nodes,
+                             ProgressPrinter* progress,
+                             double progress_interval)
+    : nodes_(std::move(nodes)),
+      progress_(progress),
+      progress_interval_(progress_interval),
+      fanout_(nodes_.size(),
+              std::all_of(nodes_.begin(), nodes_.end(),
+                          [](const NodeClient* n) { return n->async(); })) {}
+
+void RoundProtocol::AbortAll(const std::string& run_id,
+                             const std::string& reason) {
+  v1::AbortRequest req;
+  req.set_run_id(run_id);
+  req.set_reason(reason);
+  for (auto* n : nodes_) (void)n->Abort(req);
+}
+
+void RoundProtocol::ReestimateClocks(RoundResult* result) {
+  std::vector<ClockEstimate> est(nodes_.size());
+  std::vector<absl::Status> errors(nodes_.size());  // one slot per thread
+  {
+    BoundedTasks tasks(kClockThreads);
+    for (size_t i = 0; i < nodes_.size(); ++i) {
+      if (!nodes_[i]->remote()) continue;
+      (void)tasks.Start([&, i] {
+        auto e = EstimateClock(*nodes_[i], kClockExchangesPerRound);
+        if (e.ok()) {
+          est[i] = *e;
+        } else {
+          errors[i] = e.status();
+        }
+        return absl::OkStatus();  // a failed estimate keeps the last one
+      });
+    }
+    (void)tasks.Wait(0);
+  }
+  for (size_t i = 0; i < nodes_.size(); ++i) {
+    if (!nodes_[i]->remote()) continue;
+    if (!errors[i].ok() || est[i].samples == 0) {
+      LOG_WARN("%s: clock offset not re-estimated (%s); keeping %.3f ms",
+               nodes_[i]->Who(), errors[i].message(),
+               static_cast<double>(nodes_[i]->clock_offset_ns()) / 1e6);
+      continue;
+    }
+    // A noisier estimate (round trip over twice the kept one's: the
+    // offset's error is up to half the round trip) keeps the last one.
+    const double kept_rtt = nodes_[i]->rtt_seconds();
+    if (kept_rtt > 0 && est[i].rtt_seconds > 2 * kept_rtt) {
+      est[i].offset_ns = nodes_[i]->clock_offset_ns();
+      est[i].rtt_seconds = kept_rtt;
+    }
+    nodes_[i]->SetClock(est[i].offset_ns, est[i].rtt_seconds);
+    result->clocks.push_back({nodes_[i]->index(), nodes_[i]->host(),
+                              static_cast<double>(est[i].offset_ns) / 1e6,
+                              est[i].rtt_seconds * 1e3});
+  }
+}
+
+// One round's state, as the protocol's steps share it.
+struct RoundProtocol::Round {
+  RoundWorkload& workload;
+  const RoundIds& ids;
+  RoundResult result;
+  std::vector<v1::PrepareReply> prepared;
+  std::vector<v1::PhaseReport> reports;
+  // The first error in time is the cause; the aborts it triggers make the
+  // other nodes fail too, and those must not be reported instead of it.
+  std::mutex error_mu;
+  std::string first_error;
+  v1::ErrorKind first_kind = v1::ERROR_KIND_UNSPECIFIED;
+
+  // Notes a node's error; true if it is the round's first.
+  bool NoteError(std::string error, v1::ErrorKind kind) {
+    std::lock_guard<std::mutex> lock(error_mu);
+    if (!first_error.empty()) return false;
+    first_error = std::move(error);
+    first_kind = kind;
+    return true;
+  }
+  RoundResult Fail(std::string error, v1::ErrorKind kind = {}) {
+    result.status = "failed";
+    result.error = std::move(error);
+    result.error_kind = ErrorKindName(kind);
+    LOG_ERROR("%s round %d failed: %s", result.phase, result.index,
+              result.error);
+    return std::move(result);
+  }
+};
+
+bool RoundProtocol::PrepareAll(Round& round) {
+  const size_t n = nodes_.size();
+  round.prepared.resize(n);
+  std::vector<NodeFailure> errors(n);
+  fanout_.Run(n, [&](size_t i, const std::function<void()>& done) {
+    v1::PrepareRequest req = round.workload.BuildPrepare(i);
+    req.set_run_id(round.ids.run_id);
+    req.set_round_id(round.ids.round_id);
+    nodes_[i]->PrepareAsync(
+        req, [&, i, done](absl::StatusOr<v1::PrepareReply> rep) {
+          if (!rep.ok()) {
+            errors[i].error = std::string(rep.status().message());
+          } else if (!rep->error().empty()) {
+            errors[i] = {rep->error(), rep->error_kind()};
+          } else {
+            round.prepared[i] = std::move(*rep);
+          }
+          done();
+        });
+  });
+  for (size_t i = 0; i < n; ++i) {
+    if (!errors[i].error.empty()) {
+      round.NoteError(NodeError(*nodes_[i], "prepare", errors[i].error),
+                      errors[i].kind);
+      return false;
+    }
+  }
+  return true;
+}
+
+RoundProtocol::Start RoundProtocol::ChooseStart(const RoundResult& result) {
+  // Far enough ahead for the slowest link to carry the start message; each
+  // node gets it on its own clock.
+  const size_t n = nodes_.size();
+  double max_rtt = 0;
+  for (auto* node : nodes_) max_rtt = std::max(max_rtt, node->rtt_seconds());
+  const double margin = std::max(
+      kStartMarginSeconds + kStartMarginPerNodeSeconds * static_cast<double>(n),
+      4 * max_rtt + 0.01);
+  const int64_t margin_ns = static_cast<int64_t>(margin * 1e9);
+  LOG_DEBUG("%s round %d: starting %d node(s) together in %.3f s", result.phase,
+            result.index, static_cast<int>(n), margin);
+  return {NowUnixNs() + margin_ns,
+          Clock::now() + std::chrono::nanoseconds(margin_ns)};
+}
+
+void RoundProtocol::Transfer(Round& round, const Start& start) {
+  const size_t n = nodes_.size();
+  round.reports.resize(n);
+  auto on_report = [&](size_t i, absl::StatusOr<v1::PhaseReport> rep) {
+    std::string error;
+    v1::ErrorKind kind = v1::ERROR_KIND_UNSPECIFIED;
+    if (!rep.ok()) {
+      error = NodeError(*nodes_[i], "", rep.status().message());
+    } else {
+      round.reports[i] = std::move(*rep);
+      if (!round.reports[i].error().empty()) {
+        error = NodeError(*nodes_[i], "", round.reports[i].error());
+        kind = round.reports[i].error_kind();
+      }
+    }
+    if (!error.empty() && round.NoteError(error, kind)) {
+      AbortAll(round.ids.run_id, error);
+    }
+    if (progress_) progress_->NodeDone(static_cast<int>(i));
+  };
+  RoundWorkload& workload = round.workload;
+  fanout_.Run(n, [&](size_t i, const std::function<void()>& done) {
+    v1::StartPhaseRequest req;
+    req.set_run_id(round.ids.run_id);
+    req.set_round_id(round.ids.round_id);
+    req.set_start_at_unix_ns(start.unix_ns + nodes_[i]->clock_offset_ns());
+    req.set_progress_interval_seconds(progress_interval_);
+    PhaseListener listener;
+    listener.progress = [this, i](const v1::Progress& p) {
+      if (progress_) progress_->Update(static_cast<int>(i), p);
+    };
+    listener.action = [&workload, i](const v1::ActionRequest& ask,
+                                     RoundWorkload::ActionReplyFn reply) {
+      workload.OnAction(i, ask, std::move(reply));
+    };
+    nodes_[i]->StartPhaseAsync(
+        req, std::move(listener),
+        [&, i, done](absl::StatusOr<v1::PhaseReport> rep) {
+          on_report(i, std::move(rep));
+          done();
+        });
+  });
+}
+
+void RoundProtocol::CheckReports(Round& round) {
+  // Each report is checked before any of it is used, after the round's
+  // clock stopped (reply_check.h): one that fails is dropped, and its node
+  // fails, named.
+  for (size_t i = 0; i < nodes_.size(); ++i) {
+    const double clock_error = nodes_[i]->rtt_seconds() / 2;
+    const std::string who = nodes_[i]->Who();
+    v1::PhaseReport& report = round.reports[i];
+    absl::Status unusable =
+        CheckReportEnvelope(report, round.ids.round_id, clock_error, who);
+    if (unusable.ok()) {
+      unusable = round.workload.CheckReport(i, report, clock_error, who);
+    }
+    if (unusable.ok()) continue;
+    report = v1::PhaseReport();
+    round.NoteError(NodeError(*nodes_[i], "", unusable.message()),
+                    v1::ERROR_KIND_INTERNAL);
+  }
+}
+
+RoundResult RoundProtocol::Run(RoundWorkload& workload, const RoundIds& ids) {
+  Round round{workload, ids, {}, {}, {}, {}, {}, {}};
+  workload.Begin(&round.result);
+  RoundResult& result = round.result;
+  // Prepare (untimed).
+  if (!PrepareAll(round))
+    return round.Fail(round.first_error, round.first_kind);
+  if (ids.interrupted && ids.interrupted->load()) {
+    return round.Fail("interrupted before the round started");
+  }
+  // Still untimed: the nodes' clocks again, so this round's start instant
+  // and its clock-corrected times use offsets of now, not the run's start
+  // (clocks drift, NTP steps them).
+  ReestimateClocks(&result);
+  workload.Prepared(round.prepared, &result);
+
+  const Start start = ChooseStart(result);
+  if (progress_) {
+    progress_->BeginRound(workload.Label(), workload.ProgressBytes(),
+                          static_cast<int>(nodes_.size()));
+  }
+  Transfer(round, start);
+  result.transfer_seconds = SecondsSince(start.steady);
+  if (progress_) progress_->EndRound();
+  CheckReports(round);
+  // What the nodes reported is summed up after the round's clock stops:
+  // it is this tool's bookkeeping, not the workload's work.
+  if (!round.first_error.empty()) {
+    result.seconds = result.transfer_seconds;
+    workload.Aggregate(round.reports, round.prepared, &result);
+    return round.Fail(round.first_error, round.first_kind);
+  }
+  absl::Status finished = workload.Finish(round.reports, &result);
+  result.seconds = SecondsSince(start.steady);
+  const int64_t finished_unix_ns = NowUnixNs();
+  workload.Aggregate(round.reports, round.prepared, &result);
+  if (!finished.ok()) {
+    // Unknown: the node's kind was unspecified (it could not be reached).
+    return round.Fail(std::string(finished.message()),
+                      absl::IsUnknown(finished) ? v1::ERROR_KIND_UNSPECIFIED
+                                                : ErrorKindOf(finished));
+  }
+  workload.Conclude(round.prepared, finished_unix_ns, &result);
+  return std::move(result);
+}
+
+}  // namespace ckpt

@@ -1,0 +1,85 @@
+// What a workload brings to a round (round_protocol.h runs it): the
+// checkpoint's save or load (coordinator/checkpoint_round.h), a test's own
+// (tests/testing/counting_workload.h), next the dataset reader. The
+// protocol calls these in order, from one thread unless said:
+//   Begin, BuildPrepare for every node, Prepared (untimed);
+//   OnAction whenever a node asks during the transfer (timed);
+//   CheckReport for every node, then Finish if no node failed (timed);
+//   Aggregate (after the clock stopped, also on failure), Conclude (only
+//   on success).
+#ifndef CKPTBENCH_COORDINATOR_ROUND_ROUND_WORKLOAD_H_
+#define CKPTBENCH_COORDINATOR_ROUND_ROUND_WORKLOAD_H_
+
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "coordinator/node_client.h"
+#include "coordinator/results.h"
+
+namespace ckpt {
+
+class RoundWorkload {
+ public:
+  virtual ~RoundWorkload() = default;
+
+  // Names the round in `result` (phase, index) before anything runs.
+  virtual void Begin(RoundResult* result) = 0;
+  // The progress line's label and the bytes the nodes' progress adds up to.
+  virtual std::string Label() const = 0;
+  virtual uint64_t ProgressBytes() const = 0;
+
+  // Node `node`'s prepare request (run_id and round_id are set by the
+  // protocol). Untimed; called for several nodes at once when their calls
+  // block (each on its node's thread).
+  virtual v1::PrepareRequest BuildPrepare(size_t node) = 0;
+  // Every node prepared without error (replies by node). Untimed.
+  virtual void Prepared(const std::vector<v1::PrepareReply>& /*replies*/,
+                        RoundResult* /*result*/) {}
+
+  // A node asked, mid-phase, for an action. Runs on the thread that got
+  // the ask (a gRPC thread for a remote node): it must not block; `reply`
+  // answers the node, once, from any thread (an answer may wait for the
+  // other nodes' asks: a barrier).
+  using ActionReplyFn = std::function<void(v1::ActionReply)>;
+  virtual void OnAction(size_t /*node*/, const v1::ActionRequest& ask,
+                        ActionReplyFn reply) {
+    v1::ActionReply r;
+    r.set_round_id(ask.round_id());
+    r.set_action_id(ask.action_id());
+    r.set_error("this workload takes no actions mid-phase");
+    r.set_error_kind(v1::ERROR_KIND_BAD_INPUT);
+    reply(std::move(r));
+  }
+
+  // Whether node `node`'s report (round and start lag already checked by
+  // the protocol) may be used: a refusal fails that node, named by `who`.
+  // `clock_error_seconds` is half the round trip of its clock estimate.
+  virtual absl::Status CheckReport(size_t node, const v1::PhaseReport& report,
+                                   double clock_error_seconds,
+                                   const std::string& who) = 0;
+  // Every node reported without error; still on the round's clock (the
+  // checkpoint's commit). An error fails the round with its kind
+  // (ErrorKindOf; Unknown for none) and message, which names the node.
+  virtual absl::Status Finish(const std::vector<v1::PhaseReport>& /*reports*/,
+                              RoundResult* /*result*/) {
+    return absl::OkStatus();
+  }
+  // Sums up the reports (empty for a node that failed or was refused),
+  // after the clock stopped; also for a failed round.
+  virtual void Aggregate(const std::vector<v1::PhaseReport>& reports,
+                         const std::vector<v1::PrepareReply>& prepared,
+                         RoundResult* result) = 0;
+  // The round succeeded and is summed up (`finished_unix_ns`: when its
+  // clock stopped, on the coordinator's clock): what comes after it,
+  // untimed (the checkpoint's time to visible and verification).
+  virtual void Conclude(const std::vector<v1::PrepareReply>& /*prepared*/,
+                        int64_t /*finished_unix_ns*/, RoundResult* /*result*/) {
+  }
+};
+
+}  // namespace ckpt
+
+#endif  // CKPTBENCH_COORDINATOR_ROUND_ROUND_WORKLOAD_H_

@@ -1,0 +1,30 @@
+#include "node/round/phase_start.h"
+
+#include <time.h>
+
+#include <cerrno>
+
+#include "common/clock.h"
+
+namespace ckpt {
+
+double SleepUntilStart(int64_t start_at_unix_ns) {
+  timespec mono_now;
+  clock_gettime(CLOCK_MONOTONIC, &mono_now);
+  const int64_t mono_now_ns =
+      static_cast<int64_t>(mono_now.tv_sec) * 1'000'000'000 + mono_now.tv_nsec;
+  const int64_t target_ns = mono_now_ns + (start_at_unix_ns - NowUnixNs());
+  timespec at{static_cast<time_t>(target_ns / 1'000'000'000),
+              static_cast<long>(target_ns % 1'000'000'000)};
+  while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &at, nullptr) ==
+         EINTR) {
+  }
+  timespec started;
+  clock_gettime(CLOCK_MONOTONIC, &started);
+  return static_cast<double>(static_cast<int64_t>(started.tv_sec) *
+                                 1'000'000'000 +
+                             started.tv_nsec - target_ns) /
+         1e9;
+}
+
+}  // namespace ckpt

@@ -1,0 +1,228 @@
+// The round protocol with a second, test-only workload (counting_workload.h)
+// end to end: a coordinator's SessionServer and node sessions over loopback
+// gRPC (and the same through in-process nodes): prepare, the common start,
+// live progress, a mid-phase action answered as a barrier, reports checked
+// and aggregated after the clock stopped, and the failure of one node
+// aborting the others. Nothing in the protocol knows this workload.
+#include <grpcpp/security/credentials.h>
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <future>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "coordinator/local_node_client.h"
+#include "coordinator/progress.h"
+#include "coordinator/round/round_protocol.h"
+#include "coordinator/session_server.h"
+#include "node/node_session.h"
+#include "tests/testing/counting_workload.h"
+
+namespace ckpt {
+namespace {
+
+// N node sessions of this process dialling a SessionServer on loopback.
+class GrpcNodes {
+ public:
+  explicit GrpcNodes(int n, bool with_workload = true) {
+    SessionServerOptions o;
+    o.listen = "127.0.0.1:0";
+    o.num_nodes = n;
+    o.run_id = "run-w";
+    o.node_timeout = 10;
+    o.heartbeat_interval = 0.2;
+    auto s = SessionServer::Start(o);
+    EXPECT_TRUE(s.ok()) << s.status();
+    server_ = std::move(*s);
+    for (int i = 0; i < n; ++i) {
+      NodeSessionOptions no;
+      no.coordinator = "127.0.0.1:" + std::to_string(server_->port());
+      no.node_index = i;
+      no.host = "host-" + std::to_string(i);
+      no.credentials = grpc::InsecureChannelCredentials();
+      no.connect_timeout = 10;
+      if (with_workload) no.workloads = CountingNodeWorkloads();
+      sessions_.push_back(
+          std::async(std::launch::async, [no] { return RunNodeSession(no); }));
+    }
+    auto nodes = server_->WaitForNodes(20);
+    EXPECT_TRUE(nodes.ok()) << nodes.status();
+    if (nodes.ok()) {
+      for (RemoteNode* r : *nodes) nodes_.push_back(r);
+    }
+  }
+  ~GrpcNodes() {
+    server_->Shutdown(true, "test over");
+    for (auto& s : sessions_) s.wait();
+  }
+  std::vector<NodeClient*>& nodes() { return nodes_; }
+
+ private:
+  std::unique_ptr<SessionServer> server_;
+  std::vector<std::future<absl::Status>> sessions_;
+  std::vector<NodeClient*> nodes_;
+};
+
+// The same nodes in this process (what `ckptbench run` uses).
+class LocalNodes {
+ public:
+  explicit LocalNodes(int n) {
+    for (int i = 0; i < n; ++i) {
+      owned_.push_back(std::make_unique<LocalNodeClient>(
+          i, "local-" + std::to_string(i), 0.05, nullptr,
+          CountingNodeWorkloads()));
+      nodes_.push_back(owned_.back().get());
+    }
+  }
+  std::vector<NodeClient*>& nodes() { return nodes_; }
+
+ private:
+  std::vector<std::unique_ptr<LocalNodeClient>> owned_;
+  std::vector<NodeClient*> nodes_;
+};
+
+class RoundProtocolWorkload : public ::testing::TestWithParam<bool> {
+ protected:
+  // Runs one counting round on 3 nodes, over gRPC or in process.
+  RoundResult RunRound(CountingRound& round, uint64_t round_id = 1) {
+    if (GetParam()) {
+      if (!grpc_) grpc_ = std::make_unique<GrpcNodes>(3);
+      nodes_ = grpc_->nodes();
+    } else {
+      if (!local_) local_ = std::make_unique<LocalNodes>(3);
+      nodes_ = local_->nodes();
+    }
+    if (!protocol_) {
+      protocol_ = std::make_unique<RoundProtocol>(nodes_, &progress_, 0.05);
+    }
+    return protocol_->Run(round, {"run-w", round_id, nullptr});
+  }
+
+  ProgressPrinter progress_{0.05, false};
+  std::unique_ptr<GrpcNodes> grpc_;
+  std::unique_ptr<LocalNodes> local_;
+  std::vector<NodeClient*> nodes_;
+  std::unique_ptr<RoundProtocol> protocol_;
+};
+
+TEST_P(RoundProtocolWorkload, RunsPrepareStartActionReportsAndAggregation) {
+  CountingSpec spec;
+  spec.items = 30;
+  spec.item_seconds = 0.01;
+  spec.ask_at = 10;
+  CountingRound round(3, spec);
+  testing::internal::CaptureStderr();
+  RoundResult r = RunRound(round);
+  const std::string log = testing::internal::GetCapturedStderr();
+  ASSERT_EQ(r.status, "ok") << r.error;
+  EXPECT_EQ(r.phase, "counting");
+  // Every node counted everything; the reports were summed once, after
+  // the round's clock stopped, and the round concluded.
+  EXPECT_EQ(r.bytes, 90u);
+  ASSERT_EQ(r.nodes.size(), 3u);
+  EXPECT_EQ(round.aggregations(), 1);
+  EXPECT_TRUE(round.concluded());
+  EXPECT_GT(round.seconds_at_aggregate(), 0);
+  EXPECT_EQ(round.seconds_at_aggregate(), r.seconds);
+  // 30 items of 10 ms: the round's time is the transfer's.
+  EXPECT_GE(r.transfer_seconds, 0.29);
+  EXPECT_LT(r.transfer_seconds, 10);
+  // The mid-phase action: each node asked once; the coordinator answered
+  // only when all three had asked (each node saw 3 asks, action 1).
+  EXPECT_EQ(round.asks(), 3);
+  for (const auto& rep : round.reports()) {
+    EXPECT_EQ(rep.counted(), 30u);
+    EXPECT_EQ(rep.answered_action(), 1u);
+    EXPECT_EQ(rep.nodes_asked(), 3u);
+  }
+  // The common start: every node started at the instant (on one host).
+  for (const auto& n : r.nodes) {
+    EXPECT_GE(n.start_lag_seconds, -0.01);
+    EXPECT_LT(n.start_lag_seconds, 0.5);
+  }
+  // Remote nodes' clocks were re-estimated for the round.
+  EXPECT_EQ(r.clocks.size(), GetParam() ? 3u : 0u);
+  // Live progress reached the coordinator's progress line.
+  EXPECT_NE(log.find("count 1"), std::string::npos) << log;
+
+  // The next round on the same nodes (a new instance on each node).
+  CountingRound second(3, spec, 2);
+  RoundResult r2 = RunRound(second, 2);
+  ASSERT_EQ(r2.status, "ok") << r2.error;
+  EXPECT_EQ(r2.bytes, 90u);
+}
+
+TEST_P(RoundProtocolWorkload, OneNodesFailureWinsAndAbortsTheOthers) {
+  CountingSpec spec;
+  spec.items = 400;  // 4 s unless aborted
+  spec.item_seconds = 0.01;
+  spec.ask_at = 5;
+  spec.fail_node = 1;
+  spec.fail_at = 8;
+  CountingRound round(3, spec);
+  const auto t0 = std::chrono::steady_clock::now();
+  RoundResult r = RunRound(round);
+  const double took =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - t0)
+          .count();
+  EXPECT_EQ(r.status, "failed");
+  // The first error is the cause, named with its node and kind; the
+  // aborts it set off in the others are not reported instead.
+  EXPECT_NE(r.error.find(GetParam() ? "node 1 (host-1)" : "node 1 (local-1)"),
+            std::string::npos)
+      << r.error;
+  EXPECT_NE(r.error.find("failed on purpose after 8 items"), std::string::npos)
+      << r.error;
+  EXPECT_EQ(r.error_kind, "data_loss");
+  // The others stopped early (aborted), well before their 4 s.
+  EXPECT_LT(took, 3.0);
+  // Aggregated after the failure all the same; the failed round does not
+  // conclude.
+  EXPECT_EQ(round.aggregations(), 1);
+  EXPECT_FALSE(round.concluded());
+}
+
+TEST_P(RoundProtocolWorkload, AFailureBeforeTheBarrierReleasesTheWaiters) {
+  CountingSpec spec;
+  spec.items = 50;
+  spec.item_seconds = 0.01;
+  spec.ask_at = 20;
+  spec.fail_node = 2;
+  spec.fail_at = 3;  // before it would ask: the others wait at the barrier
+  CountingRound round(3, spec);
+  const auto t0 = std::chrono::steady_clock::now();
+  RoundResult r = RunRound(round);
+  const double took =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - t0)
+          .count();
+  EXPECT_EQ(r.status, "failed");
+  EXPECT_NE(r.error.find("failed on purpose after 3 items"), std::string::npos)
+      << r.error;
+  EXPECT_LE(round.asks(), 2);
+  EXPECT_LT(took, 5.0);
+}
+
+INSTANTIATE_TEST_SUITE_P(Nodes, RoundProtocolWorkload, ::testing::Bool(),
+                         [](const ::testing::TestParamInfo<bool>& p) {
+                           return p.param ? std::string("Grpc")
+                                          : std::string("InProcess");
+                         });
+
+TEST(RoundProtocolWorkloads, ANodeWithoutTheWorkloadRefusesItAtPrepare) {
+  GrpcNodes nodes(2, /*with_workload=*/false);
+  RoundProtocol protocol(nodes.nodes(), nullptr, 0.05);
+  CountingRound round(2, CountingSpec{});
+  RoundResult r = protocol.Run(round, {"run-w", 1, nullptr});
+  EXPECT_EQ(r.status, "failed");
+  EXPECT_NE(r.error.find("prepare: workload 'counting' is not one this node "
+                         "runs (it runs: checkpoint)"),
+            std::string::npos)
+      << r.error;
+  EXPECT_EQ(r.error_kind, "bad_input");
+  EXPECT_EQ(round.aggregations(), 0);  // nothing started
+}
+
+}  // namespace
+}  // namespace ckpt

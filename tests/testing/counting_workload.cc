@@ -1,0 +1,183 @@
+#include "tests/testing/counting_workload.h"
+
+#include <chrono>
+#include <thread>
+
+#include "absl/strings/str_cat.h"
+
+namespace ckpt {
+namespace {
+
+namespace t = ::ckptbench::test;
+
+class CountingPhase : public NodeWorkload {
+ public:
+  absl::Status Prepare(const std::string& job, StorageSet&) override {
+    if (!job_.ParseFromString(job) || job_.items() == 0) {
+      return absl::InvalidArgumentError("counting: a job without items");
+    }
+    return absl::OkStatus();
+  }
+
+  absl::StatusOr<std::string> Run(const NodePhaseContext& ctx) override {
+    t::CountReport report;
+    report.set_node(job_.node());
+    for (uint32_t k = 1; k <= job_.items(); ++k) {
+      if (ctx.aborted()) {
+        return absl::AbortedError(
+            absl::StrCat("counting: aborted after ", k - 1, " items"));
+      }
+      std::this_thread::sleep_for(
+          std::chrono::duration<double>(job_.item_seconds()));
+      report.set_counted(k);
+      ctx.progress(k, job_.items());
+      if (k == job_.ask_at()) {
+        t::CountAsk ask;
+        ask.set_node(job_.node());
+        ask.set_at(k);
+        absl::StatusOr<std::string> answer = ctx.ask(ask.SerializeAsString());
+        if (!answer.ok()) return answer.status();
+        t::CountAnswer a;
+        if (!a.ParseFromString(*answer)) {
+          return absl::DataLossError("counting: an answer that does not parse");
+        }
+        report.set_answered_action(a.action());
+        report.set_nodes_asked(a.nodes_asked());
+      }
+      if (static_cast<int>(job_.node()) == job_.fail_node() &&
+          k == job_.fail_at()) {
+        return absl::DataLossError(
+            absl::StrCat("counting: failed on purpose after ", k, " items"));
+      }
+    }
+    return report.SerializeAsString();
+  }
+
+ private:
+  t::CountJob job_;
+};
+
+}  // namespace
+
+NodeWorkloads CountingNodeWorkloads() {
+  return {
+      {kCountingWorkload, [] { return std::make_unique<CountingPhase>(); }}};
+}
+
+void CountingRound::Begin(RoundResult* result) {
+  result->phase = kCountingWorkload;
+  result->index = index_;
+}
+
+std::string CountingRound::Label() const {
+  return absl::StrCat("count ", index_);
+}
+
+uint64_t CountingRound::ProgressBytes() const {
+  return static_cast<uint64_t>(spec_.items) * nodes_;
+}
+
+v1::PrepareRequest CountingRound::BuildPrepare(size_t node) {
+  t::CountJob job;
+  job.set_node(static_cast<uint32_t>(node));
+  job.set_items(spec_.items);
+  job.set_item_seconds(spec_.item_seconds);
+  job.set_ask_at(spec_.ask_at);
+  job.set_fail_node(spec_.fail_node);
+  job.set_fail_at(spec_.fail_at);
+  v1::PrepareRequest req;
+  req.set_workload(kCountingWorkload);
+  req.set_workload_job(job.SerializeAsString());
+  return req;
+}
+
+void CountingRound::OnAction(size_t node, const v1::ActionRequest& ask,
+                             ActionReplyFn reply) {
+  t::CountAsk a;
+  std::vector<std::pair<v1::ActionRequest, ActionReplyFn>> release;
+  uint32_t asked = 0;
+  uint64_t action = 0;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    ++asks_;
+    if (!a.ParseFromString(ask.payload()) || a.node() != node) {
+      v1::ActionReply r;
+      r.set_round_id(ask.round_id());
+      r.set_action_id(ask.action_id());
+      r.set_error("counting: an ask from another node");
+      r.set_error_kind(v1::ERROR_KIND_BAD_INPUT);
+      reply(std::move(r));
+      return;
+    }
+    waiting_.emplace_back(ask, std::move(reply));
+    if (waiting_.size() < nodes_) return;  // the barrier: all, or none
+    release.swap(waiting_);
+    asked = static_cast<uint32_t>(release.size());
+    action = ++actions_;
+  }
+  t::CountAnswer answer;
+  answer.set_nodes_asked(asked);
+  answer.set_action(action);
+  for (auto& [req, fn] : release) {
+    v1::ActionReply r;
+    r.set_round_id(req.round_id());
+    r.set_action_id(req.action_id());
+    r.set_payload(answer.SerializeAsString());
+    fn(std::move(r));
+  }
+}
+
+absl::Status CountingRound::CheckReport(size_t node,
+                                        const v1::PhaseReport& report,
+                                        double /*clock_error_seconds*/,
+                                        const std::string& who) {
+  if (!report.error().empty()) return absl::OkStatus();
+  t::CountReport r;
+  if (!r.ParseFromString(report.workload_report()) || r.node() != node ||
+      r.counted() > spec_.items) {
+    return absl::DataLossError(
+        absl::StrCat(who, " sent a counting report it cannot have made"));
+  }
+  return absl::OkStatus();
+}
+
+void CountingRound::Aggregate(const std::vector<v1::PhaseReport>& reports,
+                              const std::vector<v1::PrepareReply>& /*prepared*/,
+                              RoundResult* result) {
+  ++aggregations_;
+  seconds_at_aggregate_ = result->seconds;
+  std::lock_guard<std::mutex> lock(mu_);
+  reports_.clear();
+  for (size_t i = 0; i < reports.size(); ++i) {
+    t::CountReport r;
+    (void)r.ParseFromString(reports[i].workload_report());
+    result->bytes += r.counted();
+    NodeResult n;
+    n.node = static_cast<int>(i);
+    n.bytes = r.counted();
+    n.start_lag_seconds = reports[i].start_lag_seconds();
+    result->nodes.push_back(n);
+    reports_.push_back(r);
+  }
+}
+
+void CountingRound::Conclude(const std::vector<v1::PrepareReply>&, int64_t,
+                             RoundResult* result) {
+  concluded_ = true;
+  result->throughput_mib_s =
+      result->seconds > 0
+          ? static_cast<double>(result->bytes) / result->seconds / (1 << 20)
+          : 0;
+}
+
+std::vector<ckptbench::test::CountReport> CountingRound::reports() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return reports_;
+}
+
+int CountingRound::asks() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return asks_;
+}
+
+}  // namespace ckpt
