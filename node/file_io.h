@@ -11,7 +11,9 @@
 // reads) while the calling thread verifies in order.
 // Memory is BufferBlocks(queue_depth) aligned blocks per file, whatever
 // the file size. Functions are thread-safe given distinct buffers and
-// stats.
+// stats. SaveFile and LoadFile run a SaveStream / LoadStream
+// (node/save_stream.h, node/load_stream.h); this file holds what they and
+// the node agent share.
 #ifndef CKPTBENCH_NODE_FILE_IO_H_
 #define CKPTBENCH_NODE_FILE_IO_H_
 

@@ -1,15 +1,9 @@
 #include "node/node_agent.h"
 
 #include <malloc.h>
-#include <time.h>
 
 #include <algorithm>
-#include <cerrno>
 #include <chrono>
-#include <condition_variable>
-#include <filesystem>
-#include <latch>
-#include <thread>
 
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
@@ -21,11 +15,8 @@
 #include "common/names.h"
 #include "common/plan.h"
 #include "common/status_macros.h"
-#include "node/file_ranges.h"
-#include "node/pattern.h"
-#include "node/round/phase_start.h"
+#include "node/checkpoint_phase.h"
 #include "node/storage/http_client.h"
-#include "node/storage/io_tally.h"
 
 namespace ckpt {
 absl::Status CheckBufferMemory(const PhaseJob& job, const Storage& storage,
@@ -259,229 +250,18 @@ void NodeAgent::TrimHeap() {
 PhaseOutcome NodeAgent::Execute(int64_t start_at_unix_ns,
                                 const ProgressFn& progress,
                                 double progress_interval) {
-  PhaseJob& job = *job_;
-  PhaseOutcome out;
-  const size_t n_ranks = job.ranks.size();
-  std::vector<std::atomic<uint64_t>> rank_bytes(n_ranks);
-  for (auto& b : rank_bytes) b = 0;
-
-  // Synchronized start (node/round/phase_start.h).
-  out.start_lag_seconds = SleepUntilStart(start_at_unix_ns);
-  const SteadyTime start = std::chrono::steady_clock::now();
-  const CpuSample cpu0 = SampleCpu();
-  const ObjectStoreCounters& counters = storage_.counters();
-  const uint64_t req0 = counters.requests, retry0 = counters.retries,
-                 throttle0 = counters.throttles,
-                 conn0 = counters.new_connections,
-                 backoff0 = counters.backoff_ns;
-
-  struct Slot {
-    size_t rank_index;
-    const FileJob* file;
-    AlignedBuffer* buffer;
-    ShardMemory* memory;    // gpu or async: where the bytes live
-    AlignedBuffer* staged;  // async save: the staged copy
-    OpStats stats;
-    FileOutcome outcome;
-    absl::Status status;
-  };
-  std::vector<Slot> slots;
-  size_t b = 0;
-  for (size_t ri = 0; ri < n_ranks; ++ri) {
-    for (const auto& f : job.ranks[ri].files) {
-      slots.push_back({ri,
-                       &f,
-                       buffers_[b].get(),
-                       b < memory_.size() ? memory_[b].get() : nullptr,
-                       b < staged_.size() ? staged_[b].get() : nullptr,
-                       {},
-                       {},
-                       {}});
-      ++b;
-    }
-  }
-  // An async save: every file is staged (training blocked) before any is
-  // persisted, as a checkpointer stages all, then writes in the background.
-  const bool async = job.save && !staged_.empty();
-  std::latch gate(static_cast<std::ptrdiff_t>(slots.size()));
-  // Each file's object-store requests and retries, counted on its thread
-  // and on the reader's and uploader's workers (io_tally.h).
-  std::vector<IoTally> tallies(slots.size());
-
-  std::mutex done_mu;
-  std::condition_variable done_cv;
-  size_t finished = 0;
-  std::vector<std::thread> threads;
-  threads.reserve(slots.size());
-  for (auto& slot : slots) {
-    threads.emplace_back([&, s = &slot] {
-      ScopedIoTally tally(&tallies[static_cast<size_t>(s - slots.data())]);
-      TransferContext ctx{location_.storage.get(), start,
-                          &rank_bytes[s->rank_index], &abort_};
-      IoParams p;
-      p.block_size = job.io.block_size;
-      p.fsync = job.io.fsync;
-      p.direct = job.save ? job.io.direct_write : read_direct_;
-      p.checksum = checksum_;
-      p.queue_depth = job.io.queue_depth;
-      p.stream_key =
-          PatternStreamKey({job.seed, job.step, s->file->rank, s->file->index});
-      if (async) {
-        s->status = StageFile(*s->memory, *s->staged, job.io.block_size, abort_,
-                              &s->outcome);
-        if (!s->status.ok()) abort_ = true;
-        gate.arrive_and_wait();
-        p.source = s->staged->data();
-      } else {
-        p.device = s->memory;
-      }
-      if (s->status.ok()) {
-        s->status = job.save ? SaveFile(ctx, *s->file, p, *s->buffer, &s->stats,
-                                        &s->outcome)
-                             : LoadFile(ctx, *s->file, p, *s->buffer, &s->stats,
-                                        &s->outcome);
-      }
-      if (!s->status.ok()) abort_ = true;  // fail fast: stop sibling files
-      std::lock_guard<std::mutex> lock(done_mu);
-      ++finished;
-      done_cv.notify_all();
-    });
-  }
-  auto snapshot = [&] {
-    std::vector<uint64_t> v(n_ranks);
-    for (size_t i = 0; i < n_ranks; ++i) v[i] = rank_bytes[i].load();
-    return v;
-  };
-  // Async: training resumes once every file is staged; its next interval
-  // of compute runs while the files persist.
-  std::thread compute;
-  if (async) {
-    gate.wait();
-    out.staging.blocking_seconds = SecondsSince(start);
-    if (compute_) {
-      compute = std::thread(
-          [&] { out.staging.compute_seconds = compute_->Run(&abort_); });
-      out.staging.compute_baseline_seconds = compute_->baseline_seconds();
-    }
-  }
-  {
-    std::unique_lock<std::mutex> lock(done_mu);
-    auto interval = std::chrono::duration<double>(progress_interval);
-    while (finished < slots.size()) {
-      if (done_cv.wait_for(lock, interval,
-                           [&] { return finished == slots.size(); }))
-        break;
-      if (progress) {
-        lock.unlock();
-        progress(snapshot());
-        lock.lock();
-      }
-    }
-  }
-  for (auto& t : threads) t.join();
-
-  // The first real error wins over the aborts it caused in siblings.
-  for (const auto& s : slots) {
-    if (!s.status.ok() && (out.status.ok() || absl::IsAborted(out.status))) {
-      out.status = s.status;
-    }
-  }
-  if (out.status.ok() && job.save && job.io.fsync) {
-    auto t0 = std::chrono::steady_clock::now();
-    // The step's entries, then the step's own entry in checkpoints/ (a new
-    // directory): without the second, a host crash can lose the whole
-    // committed step.
-    out.status = location_.storage->SyncDir(location_.path);
-    const std::string parent =
-        std::filesystem::path(location_.path).parent_path().string();
-    if (out.status.ok() && !parent.empty()) {
-      out.status = location_.storage->SyncDir(parent);
-    }
-    out.dir_sync_seconds =
-        std::chrono::duration<double>(std::chrono::steady_clock::now() - t0)
-            .count();
-  }
-  if (async) out.staging.durable_seconds = SecondsSince(start);
-  if (compute.joinable()) compute.join();
-  for (const auto& s : slots) {
-    out.data_seconds += s.outcome.data_seconds;
-    // An async save's files persist from the gate on: their staging and
-    // the wait for their siblings' are not the data path's time.
-    out.file_seconds +=
-        std::max(0.0, s.outcome.done_seconds -
-                          (async ? out.staging.blocking_seconds : 0.0));
-    out.staging.copy_seconds += s.outcome.copy_seconds;
-    out.staging.copy_bytes += s.outcome.copy_bytes;
-    if (s.staged != nullptr) {
-      out.staging.staged_bytes += s.staged->size();
-      out.staging.pinned = s.staged->pinned();
-    } else if (s.memory != nullptr && s.memory->on_device()) {
-      out.staging.staged_bytes += s.buffer->size();
-      out.staging.pinned = s.buffer->pinned();
-    }
-  }
-
-  out.ranks.resize(n_ranks);
-  for (size_t ri = 0; ri < n_ranks; ++ri) {
-    out.ranks[ri].rank = job.ranks[ri].rank;
-  }
-  const bool object_store = IsObjectStoreUri(location_.path);
-  for (auto& s : slots) {
-    RankOutcome& r = out.ranks[s.rank_index];
-    const IoTally& tally = tallies[static_cast<size_t>(&s - slots.data())];
-    r.bytes += s.outcome.bytes;
-    r.checked_bytes += s.outcome.checked_bytes;
-    if (!job.save && s.outcome.checked_bytes >= NeededBytes(*s.file)) {
-      ++r.checked_files;
-    }
-    if (s.outcome.first_byte_seconds >= 0 &&
-        (r.first_byte_seconds < 0 ||
-         s.outcome.first_byte_seconds < r.first_byte_seconds)) {
-      r.first_byte_seconds = s.outcome.first_byte_seconds;
-    }
-    r.done_seconds = std::max(r.done_seconds, s.outcome.done_seconds);
-    const auto sec = [](const Histogram& h) {
-      return static_cast<double>(h.sum()) / 1e9;
-    };
-    const std::string& path = s.file->path;
-    out.files.push_back(
-        {job.ranks[s.rank_index].rank, s.file->index,
-         path.substr(path.rfind('/') + 1), s.outcome.bytes,
-         s.outcome.start_seconds, s.outcome.first_byte_seconds,
-         s.outcome.last_byte_seconds, s.outcome.done_seconds,
-         s.outcome.data_seconds,
-         sec(s.stats.open) + sec(s.stats.write) + sec(s.stats.read),
-         sec(s.stats.fsync) + sec(s.stats.close),
-         object_store ? tally.requests.load()
-                      : s.stats.read.count() + s.stats.write.count(),
-         tally.retries.load()});
-    out.ops.Merge(s.stats);
-    if (job.save) {
-      for (size_t k = 0; k < s.outcome.checksums.size(); ++k) {
-        out.checksums.push_back({s.file->rank, s.file->index,
-                                 static_cast<uint32_t>(k),
-                                 s.outcome.checksums[k]});
-      }
-    }
-  }
-  // Verified: the rank's every planned byte was read and matched a sum (or,
-  // resharded, the writer's bytes; O_DIRECT may have checked more).
-  for (size_t ri = 0; ri < n_ranks; ++ri) {
-    uint64_t planned = 0;
-    for (const auto& f : job.ranks[ri].files) planned += NeededBytes(f);
-    out.ranks[ri].verified =
-        !job.save && out.status.ok() && out.ranks[ri].checked_bytes >= planned;
-  }
-  out.cpu = CpuBetween(cpu0, SampleCpu());
-  out.cpus = UsableCpus();
-  out.memory_available_bytes = AvailableMemory().available_bytes;
-  out.requests = counters.requests - req0;
-  out.retries = counters.retries - retry0;
-  out.throttles = counters.throttles - throttle0;
-  out.new_connections = counters.new_connections - conn0;
-  out.backoff_seconds =
-      static_cast<double>(counters.backoff_ns - backoff0) / 1e9;
-  return out;  // the report carries the final byte counts
+  PreparedPhase prepared;
+  prepared.job = job_.get();
+  prepared.location = &location_;
+  prepared.read_direct = read_direct_;
+  prepared.checksum = checksum_;
+  prepared.buffers = &buffers_;
+  prepared.memory = &memory_;
+  prepared.staged = &staged_;
+  prepared.compute = compute_ ? &*compute_ : nullptr;
+  prepared.counters = &storage_.counters();
+  CheckpointPhase phase(prepared, abort_);
+  return phase.Run(start_at_unix_ns, progress, progress_interval);
 }
 
 void NodeAgent::Abort(const std::string& reason) {
