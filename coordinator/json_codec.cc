@@ -14,6 +14,7 @@
 #include "common/checksum.h"
 #include "common/json_utf8.h"
 #include "common/secrets.h"
+#include "coordinator/result_json_parts.h"
 #include "node/pattern.h"
 
 namespace ckpt {
@@ -249,6 +250,8 @@ ordered_json SpreadJson(const Spread& s) {
   return {{"mean", s.mean}, {"stdev", s.stdev}, {"min", s.min}, {"max", s.max}};
 }
 
+}  // namespace
+
 ordered_json SummaryJson(const PhaseSummary& s) {
   ordered_json flags = ordered_json::object();
   for (const auto& [flag, n] : s.flags) flags[flag] = n;
@@ -261,7 +264,20 @@ ordered_json SummaryJson(const PhaseSummary& s) {
           {"flags", flags}};
 }
 
-}  // namespace
+ordered_json PlanJson(const RunResult& r) {
+  return {{"model", r.model},
+          {"description", r.model_description},
+          {"parameters", r.parameters},
+          {"checkpoint_bytes", r.checkpoint_bytes},
+          {"world_size", r.world_size},
+          {"num_nodes", r.num_nodes},
+          {"ranks_per_node", r.ranks_per_node},
+          {"thread_count", r.thread_count},
+          {"files", r.files},
+          {"sharding", r.sharding},
+          {"fingerprint", r.fingerprint},
+          {"layout", r.layout}};
+}
 
 std::string ResultToJson(const RunResult& r) {
   ordered_json j;
@@ -299,18 +315,7 @@ std::string ResultToJson(const RunResult& r) {
                       {"mount_point", e.mount_point},
                       {"mount_options", e.mount_options},
                       {"ckptbench_version", e.version}};
-  j["plan"] = {{"model", r.model},
-               {"description", r.model_description},
-               {"parameters", r.parameters},
-               {"checkpoint_bytes", r.checkpoint_bytes},
-               {"world_size", r.world_size},
-               {"num_nodes", r.num_nodes},
-               {"ranks_per_node", r.ranks_per_node},
-               {"thread_count", r.thread_count},
-               {"files", r.files},
-               {"sharding", r.sharding},
-               {"fingerprint", r.fingerprint},
-               {"layout", r.layout}};
+  j["plan"] = PlanJson(r);
   ordered_json clocks = ordered_json::array();
   for (const auto& c : r.clocks) {
     clocks.push_back({{"node_index", c.node},

@@ -1,5 +1,6 @@
-// JSON encodings: result.json (schema ckptbench.result/v1) and a step's
-// .metadata (format ckptbench.checkpoint/v2). Pure functions; thread-safe.
+// JSON encodings: result.json (schema ckptbench.result/v1) both ways, and a
+// step's .metadata (format ckptbench.checkpoint/v2). Pure functions;
+// thread-safe.
 #ifndef CKPTBENCH_COORDINATOR_JSON_CODEC_H_
 #define CKPTBENCH_COORDINATOR_JSON_CODEC_H_
 
@@ -26,6 +27,16 @@ using SegmentChecksums =
     absl::flat_hash_map<std::tuple<uint32_t, uint32_t, uint32_t>, uint64_t>;
 
 std::string ResultToJson(const RunResult& result);
+
+// result.json back into the types that wrote it (result_from_json.cc): a
+// field that is absent (an older result) or null (a NaN written) keeps its
+// default; one of the wrong type, or another schema, is refused naming the
+// field's path ("rounds[2].nodes[0].seconds") and `where` (the file), as
+// InvalidArgument; text that is not a JSON object is DataLoss. The
+// summary and goodput sections are not read: they are derived
+// (RunResult::Summarize, RunResult::Goodput) from what is.
+absl::StatusOr<RunResult> ResultFromJson(const std::string& text,
+                                         const std::string& where);
 
 // With only_node >= 0, lists only that node's files (node-local storage:
 // each node's .metadata describes the shards on its own disk).

@@ -151,6 +151,14 @@ struct RoundStaging {
   uint64_t staged_bytes = 0;  // the most any node held staged
 };
 
+// An operation's latency as a result written before result.json carried
+// histogram buckets gives it (count and percentiles in ms): what readers
+// fall back to (ResultFromJson fills it; ResultToJson never writes it).
+struct OpPercentiles {
+  uint64_t count = 0;
+  double min_ms = 0, p50_ms = 0, p90_ms = 0, p99_ms = 0, max_ms = 0;
+};
+
 struct NodeClock {
   int node = 0;
   std::string host;
@@ -217,6 +225,7 @@ struct RoundResult {
   double start_spread_seconds = 0;
   CacheResult cache;
   std::map<std::string, Histogram> ops;  // merged across ranks and nodes
+  std::map<std::string, OpPercentiles> ops_without_buckets;  // older results
   double cpu_user_seconds = 0;
   double cpu_system_seconds = 0;
   double host_cpu_busy = 0;                           // mean over nodes

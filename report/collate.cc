@@ -6,6 +6,7 @@
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
 #include "common/files.h"
+#include "coordinator/result_json_parts.h"
 
 namespace ckpt {
 namespace {
@@ -47,19 +48,6 @@ std::string CsvField(const std::string& s) {
 
 std::string Num(double v) { return absl::StrFormat("%.6g", v); }
 
-// The phase summary a run's result.json carries.
-const json& RunPhase(const LoadedRun& run, const char* phase) {
-  static const json kEmpty = json::object();
-  if (!run.has_result || !run.result.contains("summary")) return kEmpty;
-  const json& s = run.result["summary"];
-  return s.contains(phase) ? s[phase] : kEmpty;
-}
-
-double Get(const json& j, const char* a, const char* b) {
-  if (!j.contains(a) || !j[a].contains(b)) return 0;
-  return j[a][b].get<double>();
-}
-
 }  // namespace
 
 std::string CollatedJson(const SweepData& data) {
@@ -80,13 +68,14 @@ std::string CollatedJson(const SweepData& data) {
     r["values"] = ValuesJson(run.values);
     r["status"] = run.status;
     if (run.has_result) {
-      const json& res = run.result;
+      const RunResult& res = run.result;
       r["result"] = run.name + "/result.json";
-      r["run_id"] = res.value("run_id", "");
-      r["errors"] = JsonAt(res, "errors");
-      r["plan"] = JsonAt(res, "plan");
-      r["storage"] = JsonAt(res, "environment").value("storage", "");
-      r["summary"] = JsonAt(res, "summary");
+      r["run_id"] = res.run_id;
+      r["errors"] = res.errors;
+      r["plan"] = PlanJson(res);
+      r["storage"] = res.environment.storage_kind;
+      r["summary"] = {{"save", SummaryJson(res.Summarize("save"))},
+                      {"load", SummaryJson(res.Summarize("load"))}};
     }
     runs.push_back(r);
   }
@@ -138,37 +127,33 @@ std::string ResultsCsv(const SweepData& data) {
       cells.push_back(CsvField(v));
     }
     cells.push_back(run.status);
-    json plan = run.has_result ? JsonAt(run.result, "plan") : json::object();
-    cells.push_back(CsvField(plan.value("model", "")));
-    for (const char* k : {"checkpoint_bytes", "world_size", "num_nodes",
-                          "ranks_per_node", "thread_count"}) {
-      cells.push_back(plan.contains(k) ? plan[k].dump() : "");
+    const RunResult& res = run.result;
+    if (run.has_result) {
+      cells.push_back(CsvField(res.model));
+      for (uint64_t v :
+           {res.checkpoint_bytes, static_cast<uint64_t>(res.world_size),
+            static_cast<uint64_t>(res.num_nodes),
+            static_cast<uint64_t>(res.ranks_per_node),
+            static_cast<uint64_t>(res.thread_count)}) {
+        cells.push_back(std::to_string(v));
+      }
+    } else {
+      cells.insert(cells.end(), 6, "");
     }
-    cells.push_back(CsvField(
-        run.has_result ? JsonAt(run.result, "environment").value("storage", "")
-                       : ""));
-    for (const char* phase : {"save", "load"}) {
-      const json& s = RunPhase(run, phase);
-      cells.push_back(std::to_string(s.value("count", 0)));
-      for (const char* a : {"seconds", "throughput_mib_s"}) {
-        for (const char* b : {"mean", "stdev", "min", "max"}) {
-          cells.push_back(Num(Get(s, a, b)));
+    cells.push_back(CsvField(res.environment.storage_kind));
+    const PhaseSummary phases[] = {res.Summarize("save"),
+                                   res.Summarize("load")};
+    for (const PhaseSummary& s : phases) {
+      cells.push_back(std::to_string(s.count));
+      for (const Spread* a : {&s.seconds, &s.mib_s}) {
+        for (double v : {a->mean, a->stdev, a->min, a->max}) {
+          cells.push_back(Num(v));
         }
       }
     }
-    std::vector<std::string> errors;
-    if (run.has_result) {
-      for (const auto& e : JsonAt(run.result, "errors")) {
-        errors.push_back(e.get<std::string>());
-      }
-    }
-    cells.push_back(CsvField(absl::StrJoin(errors, "; ")));
-    for (const char* phase : {"save", "load"}) {
-      const json& s = RunPhase(run, phase);
-      cells.push_back(s.contains("total_throughput_mib_s") &&
-                              s["total_throughput_mib_s"].is_number()
-                          ? Num(s["total_throughput_mib_s"].get<double>())
-                          : "");
+    cells.push_back(CsvField(absl::StrJoin(res.errors, "; ")));
+    for (const PhaseSummary& s : phases) {
+      cells.push_back(run.has_result ? Num(s.total_mib_s) : "");
     }
     absl::StrAppend(&out, absl::StrJoin(cells, ","), "\n");
   }

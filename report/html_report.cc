@@ -18,8 +18,6 @@
 namespace ckpt {
 namespace {
 
-using nlohmann::json;
-
 constexpr size_t kMaxTimelines = 24;
 const char* const kPhases[] = {"save", "load"};
 
@@ -106,39 +104,34 @@ std::string PointsSection(const SweepData& data,
 std::string SlowestSection(const SweepData& data) {
   std::string s = "<h2>Slowest rounds, per node</h2>\n";
   for (const char* phase : kPhases) {
-    const json* slowest = nullptr;
+    const RoundResult* slowest = nullptr;
     const LoadedRun* owner = nullptr;
     for (const auto& run : data.runs) {
       if (!run.has_result) continue;
-      for (const auto& round : JsonAt(run.result, "rounds")) {
-        if (round.value("phase", "") != phase || round.value("staged", false) ||
-            round.value("status", "") != "ok") {
+      for (const RoundResult& round : run.result.rounds) {
+        if (round.phase != phase || round.staged || round.status != "ok") {
           continue;
         }
-        if (!slowest ||
-            round.value("seconds", 0.0) > (*slowest).value("seconds", 0.0)) {
+        if (!slowest || round.seconds > slowest->seconds) {
           slowest = &round;
           owner = &run;
         }
       }
     }
     if (slowest == nullptr) continue;
-    std::string title = absl::StrFormat(
-        "Slowest %s round: run %s, %s %d (%.3f s)", phase, owner->name, phase,
-        slowest->value("index", 0), slowest->value("seconds", 0.0));
+    std::string title =
+        absl::StrFormat("Slowest %s round: run %s, %s %d (%.3f s)", phase,
+                        owner->name, phase, slowest->index, slowest->seconds);
     std::vector<std::string> names;
     BarSeries b{"node seconds", PhaseColor(phase), {}, {}, {}, {}};
     std::vector<std::vector<std::string>> rows;
-    for (const auto& n : JsonAt(*slowest, "nodes")) {
-      names.push_back(absl::StrCat("node ", n.value("node_index", 0)));
-      b.values.push_back(n.value("seconds", 0.0));
-      rows.push_back({std::to_string(n.value("node_index", 0)),
-                      n.value("host", ""), F(n.value("seconds", 0.0), 3),
-                      F(n.value("throughput_mib_s", 0.0), 1),
-                      F(n.value("start_lag_seconds", 0.0) * 1e3, 3),
-                      F(n.value("first_done_seconds", 0.0), 3),
-                      F(n.value("last_done_seconds", 0.0), 3),
-                      std::to_string(n.value("retries", 0))});
+    for (const NodeResult& n : slowest->nodes) {
+      names.push_back(absl::StrCat("node ", n.node));
+      b.values.push_back(n.seconds);
+      rows.push_back({std::to_string(n.node), n.host, F(n.seconds, 3),
+                      F(n.throughput_mib_s, 1), F(n.start_lag_seconds * 1e3, 3),
+                      F(n.first_done_seconds, 3), F(n.last_done_seconds, 3),
+                      std::to_string(n.retries)});
     }
     s += BarChart(title, "seconds", names, {b});
     s += HtmlTable({"node", "host", "seconds", "MiB/s", "start lag ms",
@@ -157,9 +150,12 @@ std::string LatencySection(const SweepData& data,
   std::set<std::string> ops;
   for (const auto& p : points) {
     for (const LoadedRun* run : p.runs) {
-      for (const auto& round : JsonAt(run->result, "rounds")) {
-        for (const auto& [op, h] : JsonAt(round, "op_latency").items()) {
-          if (h.value("count", 0) > 0) ops.insert(op);
+      for (const RoundResult& round : run->result.rounds) {
+        for (const auto& [op, h] : round.ops) {
+          if (h.count() > 0) ops.insert(op);
+        }
+        for (const auto& [op, h] : round.ops_without_buckets) {
+          if (h.count > 0) ops.insert(op);
         }
       }
     }
@@ -179,21 +175,25 @@ std::string LatencySection(const SweepData& data,
       // Fallback only: per-round percentiles (min, p50, p90, p99, max).
       std::vector<std::vector<double>> per_round(5);
       for (const LoadedRun* run : p.runs) {
-        for (const auto& round : JsonAt(run->result, "rounds")) {
-          if (round.value("staged", false)) continue;
-          const json& ops_json = JsonAt(round, "op_latency");
-          if (!ops_json.contains(op)) continue;
-          const json& h = ops_json[op];
-          if (h.value("count", 0) == 0) continue;
-          if (auto hist = HistogramFromJson(h)) {
-            merged.Merge(*hist);
-          } else {
-            all_buckets = false;
+        for (const RoundResult& round : run->result.rounds) {
+          if (round.staged) continue;
+          auto h = round.ops.find(op);
+          if (h != round.ops.end() && h->second.count() > 0) {
+            merged.Merge(h->second);
+            const Histogram& m = h->second;
+            auto ms = [](uint64_t ns) { return static_cast<double>(ns) / 1e6; };
+            const double values[] = {ms(m.min()), ms(m.Percentile(0.50)),
+                                     ms(m.Percentile(0.90)),
+                                     ms(m.Percentile(0.99)), ms(m.max())};
+            for (size_t f = 0; f < 5; ++f) per_round[f].push_back(values[f]);
           }
-          const char* fields[] = {"min_ms", "p50_ms", "p90_ms", "p99_ms",
-                                  "max_ms"};
-          for (size_t f = 0; f < 5; ++f) {
-            per_round[f].push_back(h.value(fields[f], 0.0));
+          auto old = round.ops_without_buckets.find(op);
+          if (old != round.ops_without_buckets.end() && old->second.count > 0) {
+            all_buckets = false;
+            const OpPercentiles& o = old->second;
+            const double values[] = {o.min_ms, o.p50_ms, o.p90_ms, o.p99_ms,
+                                     o.max_ms};
+            for (size_t f = 0; f < 5; ++f) per_round[f].push_back(values[f]);
           }
         }
       }
@@ -245,32 +245,27 @@ std::string TimelineSection(const SweepData& data) {
     ++shown;
     std::vector<TimelineRow> rows;
     std::vector<std::vector<std::string>> table;
-    for (const auto& round : JsonAt(run.result, "rounds")) {
-      std::string phase = round.value("phase", "");
+    for (const RoundResult& round : run.result.rounds) {
+      const std::string& phase = round.phase;
       std::string label =
-          absl::StrCat(round.value("staged", false) ? "stage" : phase, " ",
-                       round.value("index", 0));
+          absl::StrCat(round.staged ? "stage" : phase, " ", round.index);
       // The round's straggler (docs/results.md), named on its bar.
       int straggler = -1;
-      const auto& st = JsonAt(round, "stragglers");
-      if (st.is_array() && !st.empty() && st[0].is_object() &&
-          JsonAt(st[0], "ratio_to_median").is_number() &&
-          st[0]["ratio_to_median"].get<double>() >= kStragglerRatio &&
-          JsonAt(st[0], "node_index").is_number_integer()) {
-        straggler = st[0]["node_index"].get<int>();
+      if (!round.stragglers.empty() &&
+          round.stragglers[0].ratio_to_median >= kStragglerRatio) {
+        straggler = round.stragglers[0].node;
       }
-      for (const auto& n : JsonAt(round, "nodes")) {
-        double lag = n.value("start_lag_seconds", 0.0);
+      for (const NodeResult& n : round.nodes) {
+        const double lag = n.start_lag_seconds;
         TimelineRow r;
-        r.label = absl::StrCat(
-            label, " n", n.value("node_index", 0),
-            n.value("node_index", 0) == straggler ? " straggler" : "");
+        r.label = absl::StrCat(label, " n", n.node,
+                               n.node == straggler ? " straggler" : "");
         r.start = lag;
-        r.end = lag + n.value("seconds", 0.0);
-        r.mark = lag + n.value("first_done_seconds", 0.0);
+        r.end = lag + n.seconds;
+        r.mark = lag + n.first_done_seconds;
         r.color = PhaseColor(phase);
-        table.push_back({label, std::to_string(n.value("node_index", 0)),
-                         F(r.start * 1e3, 3), F(r.mark, 3), F(r.end, 3)});
+        table.push_back({label, std::to_string(n.node), F(r.start * 1e3, 3),
+                         F(r.mark, 3), F(r.end, 3)});
         rows.push_back(std::move(r));
       }
     }
@@ -296,7 +291,7 @@ std::string Header(const SweepData& data) {
     absl::StrAppend(&s, "<p>", HtmlEscape(data.description), "</p>\n");
   }
   int finished = 0, failed = 0;
-  const json* first = nullptr;
+  const RunResult* first = nullptr;
   for (const auto& r : data.runs) {
     if (!r.has_result) continue;
     ++finished;
@@ -315,29 +310,25 @@ std::string Header(const SweepData& data) {
     rows.push_back({"repeat", std::to_string(data.repeat)});
   }
   if (first) {
-    json env = first->value("environment", json::object());
-    json plan = first->value("plan", json::object());
+    const EnvironmentInfo& env = first->environment;
+    rows.push_back({"host", absl::StrCat(env.host, " (", env.cpus, " CPUs, ",
+                                         env.kernel, ")")});
     rows.push_back(
-        {"host", absl::StrCat(env.value("host", ""), " (", env.value("cpus", 0),
-                              " CPUs, ", env.value("kernel", ""), ")")});
-    rows.push_back({"storage", absl::StrCat(env.value("storage", ""), " ",
-                                            env.value("filesystem", ""), " ",
-                                            env.value("mount_point", ""))});
-    rows.push_back(
-        {"first run's plan",
-         absl::StrCat(plan.value("model", ""), ", ",
-                      plan.value("checkpoint_bytes", uint64_t{0}), " bytes, ",
-                      plan.value("world_size", 0), " rank(s), ",
-                      plan.value("files", 0), " file(s)")});
-    rows.push_back({"ckptbench", env.value("ckptbench_version", "")});
+        {"storage", absl::StrCat(env.storage_kind, " ", env.filesystem, " ",
+                                 env.mount_point)});
+    rows.push_back({"first run's plan",
+                    absl::StrCat(first->model, ", ", first->checkpoint_bytes,
+                                 " bytes, ", first->world_size, " rank(s), ",
+                                 first->files, " file(s)")});
+    rows.push_back({"ckptbench", env.version});
   }
   s += HtmlTable({"", ""}, rows);
   std::string errors;
   for (const auto& r : data.runs) {
     if (!r.has_result || r.status == "ok") continue;
-    for (const auto& e : JsonAt(r.result, "errors")) {
-      absl::StrAppend(&errors, "<li>", HtmlEscape(r.name), ": ",
-                      HtmlEscape(e.get<std::string>()), "</li>");
+    for (const std::string& e : r.result.errors) {
+      absl::StrAppend(&errors, "<li>", HtmlEscape(r.name), ": ", HtmlEscape(e),
+                      "</li>");
     }
   }
   if (!errors.empty())
@@ -351,21 +342,12 @@ std::string FlaggedSection(const SweepData& data) {
   std::vector<std::vector<std::string>> rows;
   for (const auto& run : data.runs) {
     if (!run.has_result) continue;
-    for (const auto& round : JsonAt(run.result, "rounds")) {
-      // A hand-edited result may hold anything: shown, never thrown on.
-      auto text = [](const json& j) {
-        return j.is_string() ? j.get<std::string>() : j.dump();
-      };
-      std::vector<std::string> flags;
-      for (const auto& f : JsonAt(round, "flags")) flags.push_back(text(f));
-      if (flags.empty()) continue;
-      const json& cb = JsonAt(round, "client_bound");
-      std::string why = cb.is_string() ? cb.get<std::string>() : "";
-      rows.push_back({run.name, round.value("phase", ""),
-                      round.value("staged", false)
-                          ? "stage"
-                          : std::to_string(round.value("index", 0)),
-                      absl::StrJoin(flags, ", "),
+    for (const RoundResult& round : run.result.rounds) {
+      if (round.flags.empty()) continue;
+      const std::string& why = round.client_bound;
+      rows.push_back({run.name, round.phase,
+                      round.staged ? "stage" : std::to_string(round.index),
+                      absl::StrJoin(round.flags, ", "),
                       why.empty() ? "" : "client-bound: " + why});
     }
   }

@@ -28,36 +28,30 @@ std::string TrainingLoopSection(const SweepData& data) {
   std::vector<std::vector<std::string>> rows;
   for (const auto& run : data.runs) {
     if (!run.has_result) continue;
-    for (const auto& round : JsonAt(run.result, "rounds")) {
-      const auto& st = JsonAt(round, "staging");
-      const bool async = st.value("async", false);
-      const uint64_t copied = st.value("copy_bytes", uint64_t{0});
+    for (const RoundResult& round : run.result.rounds) {
+      const RoundStaging& st = round.staging;
+      const bool async = st.async;
+      const uint64_t copied = st.copy_bytes;
       if (!async && copied == 0) continue;
-      const std::string phase = round.value("phase", "");
+      const std::string& phase = round.phase;
       std::string copies = "-";
       if (copied > 0) {
-        copies = absl::StrFormat(
-            "%s at %.2f GiB/s per stream (%s)", FormatBytes(copied),
-            st.value("copy_gib_s", 0.0),
-            st.value("accelerator", "cpu") != "gpu" ? "host memory"
-            : st.value("pinned", false)             ? "pinned"
-                                                    : "pageable");
+        copies = absl::StrFormat("%s at %.2f GiB/s per stream (%s)",
+                                 FormatBytes(copied), st.copy_gib_s,
+                                 st.accelerator != "gpu" ? "host memory"
+                                 : st.pinned             ? "pinned"
+                                                         : "pageable");
       }
       rows.push_back(
           {RunLabel(data, run),
-           absl::StrCat(round.value("staged", false) ? "stage" : phase, " ",
-                        round.value("index", 0)),
-           async ? F(st.value("blocking_seconds", 0.0), 3) : "-",
-           async ? F(st.value("persist_seconds", 0.0), 3) : "-",
-           async ? absl::StrFormat("%.3f (%.2fx)",
-                                   st.value("compute_seconds", 0.0),
-                                   st.value("compute_slowdown", 0.0))
+           absl::StrCat(round.staged ? "stage" : phase, " ", round.index),
+           async ? F(st.blocking_seconds, 3) : "-",
+           async ? F(st.persist_seconds, 3) : "-",
+           async ? absl::StrFormat("%.3f (%.2fx)", st.compute_seconds,
+                                   st.compute_slowdown)
                  : "-",
-           async ? (st.value("fell_behind", false) ? "FELL BEHIND" : "no")
-                 : "-",
-           phase == "save" ? F(st.value("checkpoint_cost_seconds", 0.0), 3)
-                           : "-",
-           copies});
+           async ? (st.fell_behind ? "FELL BEHIND" : "no") : "-",
+           phase == "save" ? F(st.checkpoint_cost_seconds, 3) : "-", copies});
     }
   }
   if (rows.empty()) return "";
@@ -81,33 +75,30 @@ std::string GoodputSection(const SweepData& data) {
   std::vector<std::vector<std::string>> rows;
   size_t drawn = 0;
   for (const auto& run : data.runs) {
-    if (!run.has_result || !run.result.contains("goodput")) continue;
-    const auto& g = run.result["goodput"];
-    const auto& at = JsonAt(g, "at_interval");
-    const double interval = g.value("interval_seconds", 0.0);
+    if (!run.has_result) continue;
+    // Computed again from the rounds, run.mttf and run.interval, as the
+    // run computed what its result.json says.
+    const std::optional<GoodputResult> goodput = run.result.Goodput();
+    if (!goodput) continue;
+    const GoodputResult& g = *goodput;
+    const double interval = g.in.interval_seconds;
     rows.push_back(
-        {RunLabel(data, run), Duration(g.value("mttf_seconds", 0.0)),
-         absl::StrCat(F(g.value("checkpoint_cost_seconds", 0.0), 3), " (",
-                      g.value("checkpoint_cost_source", ""), ")"),
-         absl::StrCat(F(g.value("restart_seconds", 0.0), 3), " (",
-                      g.value("restart_source", ""), ")"),
+        {RunLabel(data, run), Duration(g.in.mttf_seconds),
+         absl::StrCat(F(g.in.delta_seconds, 3), " (", g.delta_source, ")"),
+         absl::StrCat(F(g.in.restart_seconds, 3), " (", g.restart_source, ")"),
          interval > 0 ? absl::StrFormat("%s: %.3f%%", Duration(interval),
-                                        100 * at.value("goodput", 0.0))
+                                        100 * g.at_interval.goodput)
                       : "-",
-         absl::StrFormat(
-             "%s: %.3f%%",
-             Duration(JsonAt(g, "at_optimum").value("interval_seconds", 0.0)),
-             100 * JsonAt(g, "at_optimum").value("goodput", 0.0)),
-         absl::StrFormat("Young %s; Daly %s: %.3f%%",
-                         Duration(g.value("young_interval_seconds", 0.0)),
-                         Duration(g.value("daly_interval_seconds", 0.0)),
-                         100 * JsonAt(g, "at_daly").value("goodput", 0.0))});
+         absl::StrFormat("%s: %.3f%%", Duration(g.at_optimum.interval_seconds),
+                         100 * g.at_optimum.goodput),
+         absl::StrFormat("Young %s; Daly %s: %.3f%%", Duration(g.young_seconds),
+                         Duration(g.daly_seconds), 100 * g.at_daly.goodput)});
     if (drawn == kMaxGoodputCharts) continue;
     std::vector<std::string> x;
     LineSeries lost{"time lost (%)", {}};
-    for (const auto& p : JsonAt(g, "curve")) {
-      x.push_back(Duration(p.value("interval_seconds", 0.0)));
-      lost.values.push_back(100 * p.value("waste", 0.0));
+    for (const GoodputPoint& p : g.curve) {
+      x.push_back(Duration(p.interval_seconds));
+      lost.values.push_back(100 * p.waste);
     }
     if (x.empty()) continue;
     ++drawn;
@@ -118,7 +109,8 @@ std::string GoodputSection(const SweepData& data) {
   }
   if (rows.empty()) return "";
   return "<h2>Goodput</h2>\n<p>From the measured checkpoint cost delta, "
-         "the restart time R (load time; time to visible not yet measured) "
+         "the restart time R (the load time, plus the time to visible when "
+         "measured) "
          "and the MTTF M the run was given (run.mttf): waste(tau) = "
          "delta(tau) / tau + (tau / 2 + R) / M, goodput = 1 - waste. An async "
          "save's delta grows by the wait for its persistence at intervals "

@@ -8,6 +8,7 @@
 #include "absl/strings/str_cat.h"
 #include "common/bytes.h"
 #include "common/files.h"
+#include "coordinator/json_codec.h"
 
 namespace ckpt {
 namespace {
@@ -16,10 +17,11 @@ using nlohmann::json;
 using nlohmann::ordered_json;
 namespace fs = std::filesystem;
 
+// A result of thousands of files and rounds is tens of MiB: 1 GiB is far
+// past any, and a FIFO or device is refused without blocking.
+constexpr uint64_t kMaxJsonBytes = 1ull << 30;
+
 absl::StatusOr<json> ReadJson(const fs::path& path) {
-  // A result of thousands of files and rounds is tens of MiB: 1 GiB is
-  // far past any, and a FIFO or device is refused without blocking.
-  constexpr uint64_t kMaxJsonBytes = 1ull << 30;
   auto text = ReadRegularFile(path.string(), kMaxJsonBytes, "results file");
   if (!text.ok()) return text.status();
   json j = json::parse(*text, nullptr, /*allow_exceptions=*/false);
@@ -36,15 +38,20 @@ absl::Status Expect(bool ok, const fs::path& path, const std::string& what) {
       absl::StrCat(path.string(), ": expected ", what));
 }
 
-void ReadResult(const fs::path& file, LoadedRun* run) {
-  auto r = ReadJson(file);
-  if (!r.ok()) {
-    run->status = "missing";
-    return;
-  }
+// The run's result.json, typed: absent or not JSON reads as "missing"; a
+// field of the wrong type is an error naming the file and the field.
+absl::Status ReadResult(const fs::path& file, LoadedRun* run) {
+  run->status = "missing";
+  if (!fs::exists(file)) return absl::OkStatus();
+  auto text = ReadRegularFile(file.string(), kMaxJsonBytes, "results file");
+  if (!text.ok()) return absl::OkStatus();
+  auto result = ResultFromJson(*text, file.string());
+  if (absl::IsDataLoss(result.status())) return absl::OkStatus();
+  if (!result.ok()) return result.status();
   run->has_result = true;
-  run->result = std::move(*r);
-  run->status = run->result.value("status", "unknown");
+  run->result = std::move(*result);
+  run->status = run->result.status;
+  return absl::OkStatus();
 }
 
 }  // namespace
@@ -98,7 +105,7 @@ absl::StatusOr<SweepData> LoadSweepDir(const std::string& dir) {
     d.name = fs::path(dir).filename().string();
     LoadedRun run;
     run.name = ".";
-    ReadResult(result, &run);
+    if (auto s = ReadResult(result, &run); !s.ok()) return s;
     if (!run.has_result) {
       return absl::InvalidArgumentError(
           absl::StrCat(result.string(), ": not a JSON object"));
@@ -147,7 +154,10 @@ absl::StatusOr<SweepData> LoadSweepDir(const std::string& dir) {
       return absl::InvalidArgumentError(absl::StrCat(
           manifest.string(), ": run ", run.index, ": expected a name"));
     }
-    ReadResult(fs::path(dir) / run.name / "result.json", &run);
+    if (auto s = ReadResult(fs::path(dir) / run.name / "result.json", &run);
+        !s.ok()) {
+      return s;
+    }
     d.runs.push_back(std::move(run));
   }
   return d;
@@ -179,16 +189,15 @@ std::vector<PointStats> ByPoint(const SweepData& data) {
       std::vector<double> rates;
       uint64_t bytes = 0;
       double seconds = 0;
-      for (const auto& round : JsonAt(run.result, "rounds")) {
-        if (round.value("phase", "") != phase || round.value("staged", false) ||
-            round.value("status", "") != "ok") {
+      for (const RoundResult& round : run.result.rounds) {
+        if (round.phase != phase || round.staged || round.status != "ok") {
           continue;
         }
-        ps.round_seconds.push_back(round.value("seconds", 0.0));
-        ps.round_mib_s.push_back(round.value("throughput_mib_s", 0.0));
-        rates.push_back(round.value("throughput_mib_s", 0.0));
-        bytes += round.value("bytes", uint64_t{0});
-        seconds += round.value("seconds", 0.0);
+        ps.round_seconds.push_back(round.seconds);
+        ps.round_mib_s.push_back(round.throughput_mib_s);
+        rates.push_back(round.throughput_mib_s);
+        bytes += round.bytes;
+        seconds += round.seconds;
       }
       if (!rates.empty()) {
         ps.run_mean_mib_s.push_back(SpreadOf(rates).mean);
@@ -203,35 +212,6 @@ std::vector<PointStats> ByPoint(const SweepData& data) {
 
 double PhaseStats::total_mib_s() const {
   return MibPerSecond(bytes, total_seconds);
-}
-
-std::optional<Histogram> HistogramFromJson(const nlohmann::json& op) {
-  if (!op.is_object() || !op.contains("buckets") || !op["buckets"].is_array()) {
-    return std::nullopt;
-  }
-  std::vector<uint64_t> counts(Histogram::kNumBuckets, 0);
-  uint64_t total = 0;
-  for (const auto& b : op["buckets"]) {
-    if (!b.is_array() || b.size() != 2 || !b[0].is_number_unsigned() ||
-        !b[1].is_number_unsigned()) {
-      return std::nullopt;
-    }
-    counts[Histogram::BucketIndex(b[0].get<uint64_t>())] +=
-        b[1].get<uint64_t>();
-    total += b[1].get<uint64_t>();
-  }
-  auto number = [&op](const char* key) -> std::optional<uint64_t> {
-    if (!op.contains(key) || !op[key].is_number_unsigned()) return std::nullopt;
-    return op[key].get<uint64_t>();
-  };
-  auto count = number("count"), sum = number("sum_ns"), min = number("min_ns"),
-       max = number("max_ns");
-  // Not what json_codec writes (a hand-edited file): not a histogram.
-  if (!count || !sum || !min || !max || *count != total ||
-      (total > 0 && *min > *max)) {
-    return std::nullopt;
-  }
-  return Histogram::FromParts(counts, *count, *sum, *min, *max);
 }
 
 }  // namespace ckpt

@@ -16,6 +16,7 @@
 #include "common/experiment.h"
 #include "common/histogram.h"
 #include "common/stats.h"
+#include "coordinator/results.h"
 
 namespace ckpt {
 
@@ -35,8 +36,8 @@ struct LoadedRun {
   int repeat = 1;
   std::vector<std::pair<std::string, std::string>> values;
   bool has_result = false;
-  nlohmann::json result;  // result.json, when has_result
-  std::string status;     // result status, or "missing"
+  RunResult result;    // result.json read back (ResultFromJson)
+  std::string status;  // result status, or "missing"
 };
 
 struct SweepData {
@@ -48,6 +49,9 @@ struct SweepData {
   std::vector<LoadedRun> runs;
 };
 
+// A result.json that is not JSON (or absent) reads as a run whose status
+// is "missing"; one with a field of the wrong type fails the load, naming
+// the file and the field.
 absl::StatusOr<SweepData> LoadSweepDir(const std::string& dir);
 
 // How the report names a run: its directory, or the sweep's name for a
@@ -58,13 +62,8 @@ inline std::string RunLabel(const SweepData& data, const LoadedRun& run) {
 
 // j[key] by reference, or an empty object (an empty range whose value()
 // gives defaults) when j has no such key: safe to iterate, unlike
-// j.value(key, default), which is a temporary.
+// j.value(key, default), which is a temporary. (sweep.json)
 const nlohmann::json& JsonAt(const nlohmann::json& j, const char* key);
-
-// An op_latency entry of a result (coordinator/json_codec.cc) back into a
-// Histogram, from its buckets; nullopt when it has none (a result written
-// before they were exported).
-std::optional<Histogram> HistogramFromJson(const nlohmann::json& op);
 
 // One phase of one point across its repeats.
 // A rate is bytes over time summed over rounds (total_mib_s, run_mib_s);

@@ -270,6 +270,24 @@ TEST(Sweep, ReportOfASingleRunDirectory) {
   auto none = Ckpt({"report", t.Sub("nothing")}, env);
   EXPECT_EQ(none.exit_code, 2);
   EXPECT_NE(none.err.find("found neither"), std::string::npos) << none.err;
+
+  // Results are read into the types that wrote them: a field of the wrong
+  // type is refused, naming the file and the field, by report and compare.
+  auto j = nlohmann::json::parse(ReadFile(t.Sub("res/result.json")));
+  j["rounds"][1]["seconds"] = "slow";
+  std::filesystem::create_directories(t.Sub("bad"));
+  std::ofstream(t.Sub("bad/result.json")) << j.dump();
+  for (const std::vector<std::string>& args :
+       {std::vector<std::string>{"report", t.Sub("bad")},
+        std::vector<std::string>{"compare", t.Sub("res"), t.Sub("bad")}}) {
+    auto bad = Ckpt(args, env);
+    EXPECT_EQ(bad.exit_code, 2) << args[0];
+    EXPECT_NE(bad.err.find(t.Sub("bad/result.json") +
+                           ": rounds[1].seconds: expected a number, found "
+                           "the string \"slow\""),
+              std::string::npos)
+        << bad.err;
+  }
 }
 
 // A run that failed is kept, the sweep goes on, and --resume runs it again.

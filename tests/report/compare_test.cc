@@ -7,8 +7,6 @@
 namespace ckpt {
 namespace {
 
-using nlohmann::json;
-
 // A run of point `point` whose timed save rounds ran at `rates` MiB/s
 // (1 GiB each), plus an untimed staging round that must not count.
 LoadedRun FakeRun(const std::string& point, std::vector<double> rates) {
@@ -17,21 +15,20 @@ LoadedRun FakeRun(const std::string& point, std::vector<double> rates) {
   r.values = {{"K", point}};
   r.has_result = true;
   r.status = "ok";
-  json rounds = json::array();
-  rounds.push_back({{"phase", "save"},
-                    {"staged", true},
-                    {"status", "ok"},
-                    {"seconds", 99.0},
-                    {"throughput_mib_s", 1.0}});
+  RoundResult staged;
+  staged.phase = "save";
+  staged.staged = true;
+  staged.seconds = 99.0;
+  staged.throughput_mib_s = 1.0;
+  r.result.rounds.push_back(staged);
   for (double rate : rates) {
-    rounds.push_back({{"phase", "save"},
-                      {"staged", false},
-                      {"status", "ok"},
-                      {"seconds", 1024.0 / rate},
-                      {"bytes", uint64_t{1} << 30},
-                      {"throughput_mib_s", rate}});
+    RoundResult round;
+    round.phase = "save";
+    round.seconds = 1024.0 / rate;
+    round.bytes = uint64_t{1} << 30;
+    round.throughput_mib_s = rate;
+    r.result.rounds.push_back(round);
   }
-  r.result = {{"status", "ok"}, {"rounds", rounds}};
   return r;
 }
 

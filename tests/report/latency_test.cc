@@ -43,24 +43,45 @@ TEST(Latency, ResultJsonCarriesBucketsThatRebuildTheHistogram) {
   json j = WriteLatencyJson(h);
   ASSERT_TRUE(j.contains("buckets")) << j.dump();
   EXPECT_EQ(j["buckets"].size(), 3u);  // 7 ns, ~1 ms, ~250 ms
-  auto back = HistogramFromJson(j);
-  ASSERT_TRUE(back.has_value());
-  EXPECT_EQ(back->count(), 101u);
-  EXPECT_EQ(back->sum(), h.sum());
-  EXPECT_EQ(back->min(), 7u);
-  EXPECT_EQ(back->max(), 250'000'000u);
+  auto read = [](const json& op) {
+    json result = {{"rounds", {{{"op_latency", {{"write", op}}}}}}};
+    return ResultFromJson(result.dump(), "result.json");
+  };
+  auto back = read(j);
+  ASSERT_TRUE(back.ok()) << back.status();
+  const Histogram& b = back->rounds[0].ops.at("write");
+  EXPECT_EQ(b.count(), 101u);
+  EXPECT_EQ(b.sum(), h.sum());
+  EXPECT_EQ(b.min(), 7u);
+  EXPECT_EQ(b.max(), 250'000'000u);
   for (double q : {0.01, 0.5, 0.9, 0.95, 0.99}) {
-    EXPECT_EQ(back->Percentile(q), h.Percentile(q)) << q;
+    EXPECT_EQ(b.Percentile(q), h.Percentile(q)) << q;
   }
-  EXPECT_FALSE(HistogramFromJson(json{{"count", 3}}).has_value());
-  // Hand-edited: not what result.json writes, so not a histogram.
+  // Written before the buckets were: the percentiles it gives, kept apart.
+  auto old = read(json{{"count", 3}, {"p50_ms", 1.5}});
+  ASSERT_TRUE(old.ok()) << old.status();
+  EXPECT_EQ(old->rounds[0].ops.count("write"), 0u);
+  EXPECT_EQ(old->rounds[0].ops_without_buckets.at("write").count, 3u);
+  EXPECT_EQ(old->rounds[0].ops_without_buckets.at("write").p50_ms, 1.5);
+  // Hand-edited: not what result.json writes, so refused, naming where.
   json swapped = j;
-  swapped["min_ns"] = 10;
-  swapped["max_ns"] = 5;
-  EXPECT_FALSE(HistogramFromJson(swapped).has_value());
+  swapped["min_ns"] = 300'000'000;
+  auto s = read(swapped);
+  ASSERT_FALSE(s.ok());
+  EXPECT_NE(s.status().message().find(
+                "result.json: rounds[0].op_latency.write.min_ns: expected at "
+                "most its max_ns"),
+            std::string::npos)
+      << s.status();
   json miscounted = j;
   miscounted["count"] = 100;
-  EXPECT_FALSE(HistogramFromJson(miscounted).has_value());
+  auto m = read(miscounted);
+  ASSERT_FALSE(m.ok());
+  EXPECT_NE(m.status().message().find("rounds[0].op_latency.write.buckets: "
+                                      "expected bucket counts adding up to "
+                                      "its count, found the number 101"),
+            std::string::npos)
+      << m.status();
 }
 
 // Three rounds of one point: 100 writes at 1 ms, 100 at 1 ms, 1000 at
@@ -74,19 +95,23 @@ TEST(Latency, TheReportsPercentilesComeFromTheMergedHistogram) {
   run.point_name = "(all)";
   run.has_result = true;
   run.status = "ok";
-  json rs = json::array();
   Histogram merged;
   for (const auto& h : rounds) {
     merged.Merge(h);
-    rs.push_back({{"phase", "save"},
-                  {"staged", false},
-                  {"status", "ok"},
-                  {"seconds", 1.0},
-                  {"bytes", 1 << 20},
-                  {"throughput_mib_s", 1.0},
-                  {"op_latency", {{"write", WriteLatencyJson(h)}}}});
+    RoundResult round;
+    round.phase = "save";
+    round.seconds = 1.0;
+    round.bytes = 1 << 20;
+    round.throughput_mib_s = 1.0;
+    // Through result.json and back, as the report reads it.
+    auto written = ResultFromJson(
+        json{{"rounds", {{{"op_latency", {{"write", WriteLatencyJson(h)}}}}}}}
+            .dump(),
+        "result.json");
+    ASSERT_TRUE(written.ok()) << written.status();
+    round.ops = written->rounds[0].ops;
+    run.result.rounds.push_back(round);
   }
-  run.result = {{"status", "ok"}, {"rounds", rs}};
   SweepData d;
   d.name = "t";
   d.runs = {run};

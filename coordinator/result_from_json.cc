@@ -1,0 +1,510 @@
+// ResultFromJson (json_codec.h): result.json read back field by field into
+// RunResult, the inverse of ResultToJson (json_codec.cc).
+#include <limits>
+#include <nlohmann/json.hpp>
+#include <type_traits>
+
+#include "absl/strings/str_cat.h"
+#include "common/text.h"
+#include "coordinator/json_codec.h"
+
+namespace ckpt {
+namespace {
+
+// Ordered: the configuration keys and sweep values keep the order written.
+using json = nlohmann::ordered_json;
+
+// Reads the members of one JSON object by name, checking each one's type;
+// the first mismatch is kept (with the member's path) and later reads do
+// nothing. Absent and null members leave their destination alone.
+class Fields {
+ public:
+  Fields(const json& j, std::string path, absl::Status* status)
+      : j_(j), path_(std::move(path)), status_(status) {}
+
+  const std::string& path() const { return path_; }
+  absl::Status* status() const { return status_; }
+
+  template <typename T>
+  void Get(const char* key, T* out) const {
+    const json* v = Member(key);
+    if (v != nullptr) Read(*v, Path(key), out);
+  }
+  // Fields of an object member (absent: of an empty object).
+  Fields Object(const char* key) const {
+    const json* v = Member(key);
+    if (v != nullptr && !v->is_object()) {
+      Fail(Path(key), "an object", *v);
+      v = nullptr;
+    }
+    return Fields(v != nullptr ? *v : Empty(), Path(key), status_);
+  }
+  bool Has(const char* key) const { return Member(key) != nullptr; }
+  // Each element of an array member, as fields of an object.
+  template <typename F>
+  void Each(const char* key, F&& each) const {
+    const json* v = Member(key);
+    if (v == nullptr) return;
+    if (!v->is_array()) return Fail(Path(key), "an array", *v);
+    for (size_t i = 0; i < v->size() && status_->ok(); ++i) {
+      const std::string at = absl::StrCat(Path(key), "[", i, "]");
+      if (!(*v)[i].is_object()) return Fail(at, "an object", (*v)[i]);
+      each(Fields((*v)[i], at, status_));
+    }
+  }
+  // Each member of an object member, by name.
+  template <typename F>
+  void Members(const char* key, F&& each) const {
+    const json* v = Member(key);
+    if (v == nullptr) return;
+    if (!v->is_object()) return Fail(Path(key), "an object", *v);
+    for (const auto& [name, value] : v->items()) {
+      if (!status_->ok()) return;
+      each(name, value, absl::StrCat(Path(key), ".", name));
+    }
+  }
+
+  // Each element of an array member, of any type, with its path.
+  template <typename F>
+  void EachValue(const char* key, F&& each) const {
+    const json* v = Member(key);
+    if (v == nullptr) return;
+    if (!v->is_array()) return Fail(Path(key), "an array", *v);
+    for (size_t i = 0; i < v->size() && status_->ok(); ++i) {
+      each((*v)[i], absl::StrCat(Path(key), "[", i, "]"));
+    }
+  }
+
+  // One value, checked: numbers of the destination's kind and range,
+  // booleans, strings, arrays of those.
+  void Read(const json& v, const std::string& at, std::string* out) const {
+    if (!v.is_string()) return Fail(at, "a string", v);
+    *out = v.get<std::string>();
+  }
+  void Read(const json& v, const std::string& at, bool* out) const {
+    if (!v.is_boolean()) return Fail(at, "true or false", v);
+    *out = v.get<bool>();
+  }
+  void Read(const json& v, const std::string& at, double* out) const {
+    if (!v.is_number()) return Fail(at, "a number", v);
+    *out = v.get<double>();
+  }
+  template <typename T>
+  std::enable_if_t<std::is_integral_v<T> && !std::is_same_v<T, bool>> Read(
+      const json& v, const std::string& at, T* out) const {
+    using L = std::numeric_limits<T>;
+    bool fits = false;
+    if (v.is_number_unsigned()) {
+      fits = v.get<uint64_t>() <= static_cast<uint64_t>(L::max());
+    } else if (v.is_number_integer()) {
+      const int64_t n = v.get<int64_t>();
+      fits = L::is_signed ? n >= static_cast<int64_t>(L::min()) &&
+                                n <= static_cast<int64_t>(L::max())
+                          : n >= 0;
+    }
+    if (!fits) {
+      return Fail(at, L::is_signed ? "a whole number" : "a whole number from 0",
+                  v);
+    }
+    *out = v.get<T>();
+  }
+  template <typename T>
+  void Read(const json& v, const std::string& at, std::vector<T>* out) const {
+    if (!v.is_array()) return Fail(at, "an array", v);
+    out->clear();
+    for (size_t i = 0; i < v.size() && status_->ok(); ++i) {
+      T item{};
+      Read(v[i], absl::StrCat(at, "[", i, "]"), &item);
+      out->push_back(std::move(item));
+    }
+  }
+
+  void Fail(const std::string& at, const char* want, const json& v) const {
+    if (!status_->ok()) return;
+    *status_ = absl::InvalidArgumentError(
+        absl::StrCat(at, ": expected ", want, ", found ", Kind(v)));
+  }
+
+ private:
+  static const json& Empty() {
+    static const json kEmpty = json::object();
+    return kEmpty;
+  }
+  static std::string Kind(const json& v) {
+    if (v.is_string()) {
+      return absl::StrCat("the string \"",
+                          EscapeForTerminal(v.get<std::string>().substr(0, 40)),
+                          "\"");
+    }
+    if (v.is_number_float()) return absl::StrCat("the number ", v.dump());
+    if (v.is_number()) return absl::StrCat("the number ", v.dump());
+    return v.type_name();  // "boolean", "object", "array", "null"
+  }
+  const json* Member(const char* key) const {
+    if (!status_->ok() || !j_.is_object()) return nullptr;
+    auto it = j_.find(key);
+    return it == j_.end() || it->is_null() ? nullptr : &*it;
+  }
+  std::string Path(const char* key) const {
+    return path_.empty() ? std::string(key) : absl::StrCat(path_, ".", key);
+  }
+
+  const json& j_;
+  std::string path_;
+  absl::Status* status_;
+};
+
+// An op_latency entry back into a Histogram, from its buckets
+// ([low_ns, count] each) and its exact count, sum, min and max.
+void ReadHistogram(const Fields& f, Histogram* out) {
+  uint64_t count = 0, sum = 0, min = 0, max = 0, total = 0;
+  f.Get("count", &count);
+  f.Get("sum_ns", &sum);
+  f.Get("min_ns", &min);
+  f.Get("max_ns", &max);
+  std::vector<uint64_t> counts(Histogram::kNumBuckets, 0);
+  f.EachValue("buckets", [&](const json& b, const std::string& at) {
+    std::vector<uint64_t> pair;
+    f.Read(b, at, &pair);
+    if (pair.size() != 2) return f.Fail(at, "a pair [low_ns, count]", b);
+    counts[Histogram::BucketIndex(pair[0])] += pair[1];
+    total += pair[1];
+  });
+  if (total != count) {
+    return f.Fail(absl::StrCat(f.path(), ".buckets"),
+                  "bucket counts adding up to its count", json(total));
+  }
+  if (count > 0 && min > max) {
+    return f.Fail(absl::StrCat(f.path(), ".min_ns"), "at most its max_ns",
+                  json(min));
+  }
+  *out = Histogram::FromParts(counts, count, sum, min, max);
+}
+
+void ReadNode(const Fields& f, NodeResult* n) {
+  f.Get("node_index", &n->node);
+  f.Get("ranks", &n->ranks);
+  f.Get("host", &n->host);
+  f.Get("bytes", &n->bytes);
+  f.Get("seconds", &n->seconds);
+  f.Get("throughput_mib_s", &n->throughput_mib_s);
+  f.Get("first_done_seconds", &n->first_done_seconds);
+  f.Get("last_done_seconds", &n->last_done_seconds);
+  f.Get("dir_sync_seconds", &n->dir_sync_seconds);
+  f.Get("start_lag_seconds", &n->start_lag_seconds);
+  f.Get("cpu_user_seconds", &n->cpu_user_seconds);
+  f.Get("cpu_system_seconds", &n->cpu_system_seconds);
+  f.Get("host_cpu_busy", &n->host_cpu_busy);
+  f.Get("data_busy", &n->data_busy);
+  f.Get("cpu_busy", &n->cpu_busy);
+  f.Get("cpus", &n->cpus);
+  f.Get("filesystem", &n->filesystem);
+  f.Get("mount_point", &n->mount_point);
+  f.Get("mount_options", &n->mount_options);
+  f.Get("requests", &n->requests);
+  f.Get("retries", &n->retries);
+  f.Get("throttles", &n->throttles);
+  f.Get("backoff_seconds", &n->backoff_seconds);
+  f.Get("memory_available_bytes", &n->memory_available_bytes);
+  f.Get("new_connections", &n->new_connections);
+  f.Get("read_from_nodes", &n->read_from_nodes);
+  const Fields s = f.Object("staging");
+  s.Get("copy_seconds", &n->staging.copy_seconds);
+  s.Get("copy_bytes", &n->staging.copy_bytes);
+  s.Get("blocking_seconds", &n->staging.blocking_seconds);
+  s.Get("durable_seconds", &n->staging.durable_seconds);
+  s.Get("compute_seconds", &n->staging.compute_seconds);
+  s.Get("compute_baseline_seconds", &n->staging.compute_baseline_seconds);
+  s.Get("staged_bytes", &n->staging.staged_bytes);
+}
+
+void ReadRank(const Fields& f, RankResult* k) {
+  f.Get("rank", &k->rank);
+  f.Get("node", &k->node);
+  f.Get("bytes", &k->bytes);
+  f.Get("first_byte_seconds", &k->first_byte_seconds);
+  f.Get("seconds", &k->seconds);
+  f.Get("verified", &k->verified);
+  f.Get("data_seconds", &k->data_seconds);
+  f.Get("io_seconds", &k->io_seconds);
+  f.Get("sync_seconds", &k->sync_seconds);
+  f.Get("wait_seconds", &k->wait_seconds);
+  f.Get("requests", &k->requests);
+  f.Get("retries", &k->retries);
+  f.Get("read_rank", &k->read_rank);
+  f.Get("read_from_node", &k->read_from_node);
+}
+
+// The per-file table: rows whose cells follow the columns it names (a
+// column this version does not know is skipped).
+void ReadFiles(const Fields& f, std::vector<FileResult>* files) {
+  std::vector<std::string> columns;
+  f.Get("columns", &columns);
+  f.EachValue("rows", [&](const json& row, const std::string& at) {
+    if (!row.is_array()) return f.Fail(at, "an array", row);
+    FileResult r;
+    for (size_t c = 0; c < columns.size() && c < row.size(); ++c) {
+      const std::string cell = absl::StrCat(at, "[", c, "]");
+      const json& v = row[c];
+      if (v.is_null()) continue;
+      const std::string& name = columns[c];
+      if (name == "node") f.Read(v, cell, &r.node);
+      if (name == "rank") f.Read(v, cell, &r.rank);
+      if (name == "file") f.Read(v, cell, &r.file_index);
+      if (name == "name") f.Read(v, cell, &r.name);
+      if (name == "bytes") f.Read(v, cell, &r.bytes);
+      if (name == "start") f.Read(v, cell, &r.start);
+      if (name == "first_byte") f.Read(v, cell, &r.first_byte);
+      if (name == "last_byte") f.Read(v, cell, &r.last_byte);
+      if (name == "done") f.Read(v, cell, &r.done);
+      if (name == "data_seconds") f.Read(v, cell, &r.data);
+      if (name == "io_seconds") f.Read(v, cell, &r.io);
+      if (name == "sync_seconds") f.Read(v, cell, &r.sync);
+      if (name == "requests") f.Read(v, cell, &r.requests);
+      if (name == "retries") f.Read(v, cell, &r.retries);
+    }
+    files->push_back(std::move(r));
+  });
+}
+
+void ReadRoundStaging(const Fields& f, RoundStaging* st) {
+  f.Get("accelerator", &st->accelerator);
+  f.Get("async", &st->async);
+  f.Get("copy_bytes", &st->copy_bytes);
+  f.Get("copy_seconds", &st->copy_seconds);
+  f.Get("copy_gib_s", &st->copy_gib_s);
+  f.Get("staging_gib_s", &st->staging_gib_s);
+  f.Get("pinned", &st->pinned);
+  f.Get("blocking_seconds", &st->blocking_seconds);
+  f.Get("persist_seconds", &st->persist_seconds);
+  f.Get("compute_seconds", &st->compute_seconds);
+  f.Get("compute_baseline_seconds", &st->compute_baseline_seconds);
+  f.Get("compute_slowdown", &st->compute_slowdown);
+  f.Get("slowdown_seconds", &st->slowdown_seconds);
+  f.Get("fell_behind", &st->fell_behind);
+  f.Get("checkpoint_cost_seconds", &st->checkpoint_cost_seconds);
+  f.Get("staged_bytes", &st->staged_bytes);
+}
+
+// A load's coverage, page cache and reshard figures; a save's time to
+// visible.
+void ReadPhaseParts(const Fields& f, RoundResult* r) {
+  f.Get("rank_shift", &r->rank_shift);
+  f.Get("resharded", &r->resharded);
+  f.Get("read_amplification", &r->read_amplification);
+  f.Get("bytes_read", &r->bytes_read);
+  f.Get("verified", &r->verified);
+  const Fields cov = f.Object("coverage");
+  cov.Get("files_checked", &r->checked_files);
+  cov.Get("files_planned", &r->planned_files);
+  cov.Get("bytes_checked", &r->checked_bytes);
+  cov.Get("bytes_planned", &r->planned_bytes);
+  const Fields pc = f.Object("page_cache");
+  pc.Get("method", &r->cache.method);
+  pc.Get("resident_bytes_at_start", &r->cache.resident_bytes);
+  pc.Get("checked_bytes", &r->cache.checked_bytes);
+  pc.Get("note", &r->cache.note);
+  pc.Get("probe", &r->cache.probe);
+  if (f.Has("time_to_visible")) {
+    const Fields v = f.Object("time_to_visible");
+    Visibility& vis = r->visible;
+    vis.measured = true;
+    v.Get("visible", &vis.visible);
+    v.Get("seconds", &vis.seconds);
+    v.Get("node", &vis.node);
+    v.Get("host", &vis.host);
+    v.Get("same_node", &vis.same_node);
+    v.Get("poll_seconds", &vis.poll_seconds);
+    v.Get("polls", &vis.polls);
+    v.Get("last_poll_seconds", &vis.last_poll_seconds);
+    v.Get("lacked", &vis.lacked);
+  }
+}
+
+void ReadRound(const Fields& f, RoundResult* r) {
+  f.Get("phase", &r->phase);
+  f.Get("index", &r->index);
+  f.Get("staged", &r->staged);
+  f.Get("step", &r->step);
+  f.Get("status", &r->status);
+  f.Get("error", &r->error);
+  f.Get("error_kind", &r->error_kind);
+  f.Get("seconds", &r->seconds);
+  f.Get("transfer_seconds", &r->transfer_seconds);
+  f.Get("commit_seconds", &r->commit_seconds);
+  f.Get("bytes", &r->bytes);
+  f.Get("throughput_mib_s", &r->throughput_mib_s);
+  f.Get("flags", &r->flags);
+  f.Get("client_bound", &r->client_bound);
+  ReadPhaseParts(f, r);
+  f.Each("clock", [&](const Fields& c) {
+    NodeClock& clock = r->clocks.emplace_back();
+    c.Get("node_index", &clock.node);
+    c.Get("offset_ms", &clock.offset_ms);
+    c.Get("rtt_ms", &clock.rtt_ms);
+  });
+  f.Get("start_spread_seconds", &r->start_spread_seconds);
+  f.Get("requests", &r->requests);
+  f.Get("retries", &r->retries);
+  f.Get("throttles", &r->throttles);
+  f.Get("backoff_seconds", &r->backoff_seconds);
+  f.Get("new_connections", &r->new_connections);
+  const Fields cpu = f.Object("cpu");
+  cpu.Get("user_seconds", &r->cpu_user_seconds);
+  cpu.Get("system_seconds", &r->cpu_system_seconds);
+  cpu.Get("host_busy", &r->host_cpu_busy);
+  f.Members("op_latency",
+            [&](const std::string& name, const json& v, const std::string& at) {
+              if (!v.is_object()) return f.Fail(at, "an object", v);
+              const Fields op(v, at, f.status());
+              if (op.Has("buckets")) return ReadHistogram(op, &r->ops[name]);
+              // Written before the buckets were: the percentiles it gives.
+              OpPercentiles& p = r->ops_without_buckets[name];
+              op.Get("count", &p.count);
+              op.Get("min_ms", &p.min_ms);
+              op.Get("p50_ms", &p.p50_ms);
+              op.Get("p90_ms", &p.p90_ms);
+              op.Get("p99_ms", &p.p99_ms);
+              op.Get("max_ms", &p.max_ms);
+            });
+  f.Each("nodes",
+         [&](const Fields& n) { ReadNode(n, &r->nodes.emplace_back()); });
+  f.Each("stragglers", [&](const Fields& s) {
+    Straggler& st = r->stragglers.emplace_back();
+    s.Get("node_index", &st.node);
+    s.Get("host", &st.host);
+    s.Get("seconds", &st.seconds);
+    s.Get("ratio_to_median", &st.ratio_to_median);
+    s.Get("reason", &st.reason);
+    s.Get("slowest_files", &st.files);
+  });
+  f.Each("ranks",
+         [&](const Fields& k) { ReadRank(k, &r->ranks.emplace_back()); });
+  ReadFiles(f.Object("files"), &r->files);
+  ReadRoundStaging(f.Object("staging"), &r->staging);
+}
+
+// The run's context: sweep, configuration, environment, plan, clocks.
+void ReadContext(const Fields& f, RunResult* r) {
+  if (f.Has("sweep")) {
+    const Fields s = f.Object("sweep");
+    s.Get("name", &r->sweep.name);
+    s.Get("index", &r->sweep.index);
+    s.Get("runs", &r->sweep.runs);
+    s.Get("run", &r->sweep.run_name);
+    s.Get("point", &r->sweep.point_name);
+    s.Get("repeat", &r->sweep.repeat);
+    s.Members("values",
+              [&](const std::string& k, const json& v, const std::string& at) {
+                std::string value;
+                s.Read(v, at, &value);
+                r->sweep.values.emplace_back(k, value);
+              });
+  }
+  f.Members("config",
+            [&](const std::string& key, const json& v, const std::string& at) {
+              if (!v.is_object()) return f.Fail(at, "an object", v);
+              const Fields k(v, at, f.status());
+              ResolvedKey& rk = r->config.emplace_back();
+              rk.key = key;
+              k.Get("value", &rk.value);
+              k.Get("source", &rk.source);
+              k.Get("env", &rk.env);
+            });
+  const Fields e = f.Object("environment");
+  EnvironmentInfo& env = r->environment;
+  e.Get("host", &env.host);
+  e.Get("kernel", &env.kernel);
+  e.Get("cpus", &env.cpus);
+  e.Get("memory_bytes", &env.memory_bytes);
+  e.Get("storage", &env.storage_kind);
+  e.Get("filesystem", &env.filesystem);
+  e.Get("mount_point", &env.mount_point);
+  e.Get("mount_options", &env.mount_options);
+  e.Get("ckptbench_version", &env.version);
+  const Fields p = f.Object("plan");
+  p.Get("model", &r->model);
+  p.Get("description", &r->model_description);
+  p.Get("parameters", &r->parameters);
+  p.Get("checkpoint_bytes", &r->checkpoint_bytes);
+  p.Get("world_size", &r->world_size);
+  p.Get("num_nodes", &r->num_nodes);
+  p.Get("ranks_per_node", &r->ranks_per_node);
+  p.Get("thread_count", &r->thread_count);
+  p.Get("files", &r->files);
+  p.Get("sharding", &r->sharding);
+  p.Get("fingerprint", &r->fingerprint);
+  p.Get("layout", &r->layout);
+  f.Object("clock").Each("nodes", [&](const Fields& c) {
+    NodeClock& clock = r->clocks.emplace_back();
+    c.Get("node_index", &clock.node);
+    c.Get("host", &clock.host);
+    c.Get("offset_ms", &clock.offset_ms);
+    c.Get("rtt_ms", &clock.rtt_ms);
+  });
+}
+
+void ReadReshard(const Fields& f, ReshardResult* rs) {
+  f.Get("reads", &rs->mode);
+  f.Get("from_world", &rs->from_world);
+  f.Get("to_world", &rs->to_world);
+  f.Get("from_layout", &rs->from_layout);
+  f.Get("to_layout", &rs->to_layout);
+  f.Get("bytes_needed", &rs->bytes_needed);
+  f.Get("bytes_read", &rs->bytes_read);
+  f.Get("read_amplification", &rs->read_amplification);
+  f.Get("planning_seconds", &rs->planning_seconds);
+  f.Each("ranks", [&](const Fields& k) {
+    ReshardRankResult& rank = rs->ranks.emplace_back();
+    k.Get("rank", &rank.rank);
+    k.Get("node", &rank.node);
+    k.Get("bytes_needed", &rank.bytes_needed);
+    k.Get("bytes_read", &rank.bytes_read);
+    k.Get("files", &rank.files);
+    k.Get("reads", &rank.reads);
+    k.Get("from_ranks", &rank.from_ranks);
+  });
+}
+
+}  // namespace
+
+absl::StatusOr<RunResult> ResultFromJson(const std::string& text,
+                                         const std::string& where) {
+  const json j = json::parse(text, nullptr, /*allow_exceptions=*/false);
+  if (j.is_discarded() || !j.is_object()) {
+    return absl::DataLossError(absl::StrCat(where, ": not a JSON object"));
+  }
+  absl::Status status;
+  const Fields f(j, "", &status);
+  std::string schema = kResultSchema;
+  f.Get("schema", &schema);
+  if (status.ok() && schema != kResultSchema) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        where, ": schema \"", EscapeForTerminal(schema.substr(0, 60)),
+        "\"; expected ", kResultSchema));
+  }
+  RunResult r;
+  f.Get("status", &r.status);
+  f.Get("errors", &r.errors);
+  f.Get("notes", &r.notes);
+  f.Get("leftovers", &r.leftovers);
+  f.Get("run_id", &r.run_id);
+  f.Get("started_at", &r.started_at);
+  f.Get("finished_at", &r.finished_at);
+  ReadContext(f, &r);
+  if (f.Has("reshard")) ReadReshard(f.Object("reshard"), &r.reshard.emplace());
+  f.Each("rounds", [&](const Fields& round) {
+    ReadRound(round, &r.rounds.emplace_back());
+  });
+  // What Goodput() is computed from (run.mttf, run.interval).
+  const Fields g = f.Object("goodput");
+  g.Get("mttf_seconds", &r.mttf_seconds);
+  g.Get("interval_seconds", &r.interval_seconds);
+  if (!status.ok()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(where, ": ", status.message()));
+  }
+  return r;
+}
+
+}  // namespace ckpt

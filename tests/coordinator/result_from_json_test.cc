@@ -1,0 +1,248 @@
+// ResultFromJson: result.json read back into the types that wrote it.
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+#include <string>
+
+#include "coordinator/json_codec.h"
+
+namespace ckpt {
+namespace {
+
+using nlohmann::json;
+
+Histogram Latencies() {
+  Histogram h;
+  for (uint64_t ns : {7ull, 1'000'000ull, 1'200'000ull, 250'000'000ull}) {
+    h.Record(ns);
+  }
+  return h;
+}
+
+// Every section ResultToJson writes, with values unlike their defaults.
+RunResult Everything() {
+  RunResult r;
+  r.status = "failed";
+  r.errors = {"load round 2 failed: node 1 (h1): checksum mismatch"};
+  r.notes = {"a note"};
+  r.leftovers = {"s3://b/ckpt/step-3 (a failed save)"};
+  r.run_id = "run-7";
+  r.started_at = "2026-11-26T23:00:00Z";
+  r.finished_at = "2026-11-26T23:01:00Z";
+  r.config = {{"io.block_size", "CKPT_BLOCK_SIZE", "4194304", "default"}};
+  r.environment = {"h0", "6.1", 16, 1ull << 34, "s3", "", "", "", "0.9"};
+  r.model = "tiny";
+  r.model_description = "two layers";
+  r.sharding = "fsdp";
+  r.fingerprint = "f00d";
+  r.layout = "w2";
+  r.parameters = 1000;
+  r.checkpoint_bytes = 4000;
+  r.world_size = 2;
+  r.num_nodes = 2;
+  r.ranks_per_node = 1;
+  r.thread_count = 3;
+  r.files = 4;
+  r.clocks = {{1, "h1", 0.25, 0.5}};
+  r.sweep = {"exp", 2, 6, "run-3", "K=1", 2, {{"K", "1"}}};
+  r.mttf_seconds = 86400;
+  r.interval_seconds = 600;
+  ReshardResult rs;
+  rs.mode = "ranges";
+  rs.from_world = 2;
+  rs.to_world = 4;
+  rs.from_layout = "w2";
+  rs.to_layout = "w4";
+  rs.bytes_needed = 4000;
+  rs.bytes_read = 4096;
+  rs.read_amplification = 1.024;
+  rs.planning_seconds = 0.01;
+  rs.ranks = {{3, 1, 1000, 1024, 2, 3, {0, 1}}};
+  r.reshard = rs;
+  for (const char* phase : {"save", "load"}) {
+    RoundResult round;
+    round.phase = phase;
+    round.index = 1;
+    round.step = 9;
+    round.seconds = 2.5;
+    round.transfer_seconds = 2.25;
+    round.commit_seconds = 0.125;
+    round.bytes = 4000;
+    round.throughput_mib_s = 1.5;
+    round.flags = {"short_phase", "client_bound"};
+    round.client_bound = "node 0: data 95%";
+    round.rank_shift = 1;
+    round.resharded = true;
+    round.read_amplification = 1.024;
+    round.bytes_read = 4096;
+    round.verified = true;
+    round.checked_bytes = round.planned_bytes = 4000;
+    round.checked_files = round.planned_files = 4;
+    round.cache = {"fadvise_dontneed", 5, 6, "a note", "overlay: probe"};
+    round.visible = {true, true, 1, "h1", false, 0.5, 0.25, 3, 0.0625, ""};
+    round.clocks = {{1, "", 0.25, 0.5}};
+    round.start_spread_seconds = 0.001;
+    round.requests = 10;
+    round.retries = 2;
+    round.throttles = 1;
+    round.backoff_seconds = 0.5;
+    round.new_connections = 3;
+    round.cpu_user_seconds = 1.5;
+    round.cpu_system_seconds = 0.5;
+    round.host_cpu_busy = 0.75;
+    round.ops["write"] = Latencies();
+    round.ops["open"] = Histogram();
+    NodeResult n;
+    n.node = 1;
+    n.host = "h1";
+    n.ranks = {1};
+    n.bytes = 2000;
+    n.seconds = 2.0;
+    n.throughput_mib_s = 1.0;
+    n.first_done_seconds = 1.5;
+    n.last_done_seconds = 2.0;
+    n.dir_sync_seconds = 0.01;
+    n.start_lag_seconds = 0.002;
+    n.cpu_user_seconds = 0.75;
+    n.cpu_system_seconds = 0.25;
+    n.host_cpu_busy = 0.5;
+    n.data_busy = 0.25;
+    n.cpu_busy = 0.125;
+    n.cpus = 16;
+    n.filesystem = "ext4";
+    n.mount_point = "/";
+    n.mount_options = "rw";
+    n.requests = 5;
+    n.retries = 1;
+    n.throttles = 1;
+    n.backoff_seconds = 0.25;
+    n.memory_available_bytes = 1ull << 30;
+    n.new_connections = 2;
+    n.staging = {0.5, 2000, 0.25, 1.75, 3.0, 2.5, 2000, false};
+    n.read_from_nodes = {0};
+    round.nodes = {n};
+    RankResult k;
+    k.rank = 1;
+    k.node = 1;
+    k.bytes = 2000;
+    k.first_byte_seconds = 0.01;
+    k.seconds = 2.0;
+    k.verified = true;
+    k.read_rank = 0;
+    k.read_from_node = 0;
+    k.data_seconds = 0.5;
+    k.io_seconds = 1.0;
+    k.sync_seconds = 0.25;
+    k.wait_seconds = 0.125;
+    k.requests = 5;
+    k.retries = 1;
+    round.ranks = {k};
+    round.files = {{1, 1, 0, "__1_0.distcp", 2000, 0.001, 0.002, 1.5, 2.0, 0.5,
+                    1.0, 0.25, 5, 1}};
+    round.stragglers = {{1, "h1", 2.0, 1.5, "start lag", {"__1_0.distcp"}}};
+    round.staging.accelerator = "gpu";
+    round.staging.async = true;
+    round.staging.copy_bytes = 4000;
+    round.staging.copy_seconds = 0.5;
+    round.staging.copy_gib_s = 8;
+    round.staging.staging_gib_s = 16;
+    round.staging.pinned = true;
+    round.staging.blocking_seconds = 0.25;
+    round.staging.persist_seconds = 2.0;
+    round.staging.compute_seconds = 3.0;
+    round.staging.compute_baseline_seconds = 2.5;
+    round.staging.compute_slowdown = 1.2;
+    round.staging.slowdown_seconds = 0.5;
+    round.staging.fell_behind = true;
+    round.staging.checkpoint_cost_seconds = 0.75;
+    round.staging.staged_bytes = 4000;
+    r.rounds.push_back(round);
+  }
+  return r;
+}
+
+TEST(ResultFromJson, ReadsBackEverythingResultToJsonWrites) {
+  const std::string written = ResultToJson(Everything());
+  auto back = ResultFromJson(written, "result.json");
+  ASSERT_TRUE(back.ok()) << back.status();
+  // Written again, the same file: every field came back (the summary and
+  // goodput are derived from them, so they match too).
+  EXPECT_EQ(ResultToJson(*back), written);
+  EXPECT_TRUE(json::parse(written).contains("goodput"));
+  EXPECT_EQ(back->rounds[1].ops.at("write").Percentile(0.5),
+            Latencies().Percentile(0.5));
+  EXPECT_TRUE(back->rounds[0].visible.measured);
+  EXPECT_EQ(back->reshard->ranks[0].from_ranks, (std::vector<uint32_t>{0, 1}));
+}
+
+TEST(ResultFromJson, AnOlderResultWithoutNewerFieldsReads) {
+  // A result of an earlier version: fields it lacks keep their defaults.
+  auto r = ResultFromJson(
+      R"({"schema": "ckptbench.result/v1", "status": "ok",
+          "rounds": [{"phase": "save", "index": 1, "seconds": 2.0,
+                      "bytes": 1048576, "throughput_mib_s": 0.5,
+                      "cpu": {"user_seconds": 0.25}, "mean_ms": null}],
+          "future_section": {"x": [1, 2]}})",
+      "old/result.json");
+  ASSERT_TRUE(r.ok()) << r.status();
+  ASSERT_EQ(r->rounds.size(), 1u);
+  EXPECT_EQ(r->rounds[0].seconds, 2.0);
+  EXPECT_EQ(r->rounds[0].cpu_user_seconds, 0.25);
+  EXPECT_EQ(r->rounds[0].status, "ok");  // the default
+  EXPECT_TRUE(r->rounds[0].nodes.empty());
+  EXPECT_EQ(r->Summarize("save").count, 1);
+}
+
+TEST(ResultFromJson, AFieldOfTheWrongTypeIsRefusedNamingItsPath) {
+  json j = json::parse(ResultToJson(Everything()));
+  j["rounds"][1]["nodes"][0]["seconds"] = "fast";
+  auto r = ResultFromJson(j.dump(), "sweep/run-1/result.json");
+  ASSERT_FALSE(r.ok());
+  EXPECT_TRUE(absl::IsInvalidArgument(r.status())) << r.status();
+  EXPECT_EQ(r.status().message(),
+            "sweep/run-1/result.json: rounds[1].nodes[0].seconds: expected a "
+            "number, found the string \"fast\"");
+
+  j = json::parse(ResultToJson(Everything()));
+  j["rounds"][0]["bytes"] = -1;
+  r = ResultFromJson(j.dump(), "r.json");
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.status().message().find(
+                "rounds[0].bytes: expected a whole number from 0, found the "
+                "number -1"),
+            std::string::npos)
+      << r.status();
+
+  j = json::parse(ResultToJson(Everything()));
+  j["rounds"][0]["flags"] = {"short_phase", 7};
+  r = ResultFromJson(j.dump(), "r.json");
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.status().message().find(
+                "rounds[0].flags[1]: expected a string, found the number 7"),
+            std::string::npos)
+      << r.status();
+
+  j = json::parse(ResultToJson(Everything()));
+  j["plan"] = "tiny";
+  r = ResultFromJson(j.dump(), "r.json");
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.status().message().find(
+                "plan: expected an object, found the string \"tiny\""),
+            std::string::npos)
+      << r.status();
+}
+
+TEST(ResultFromJson, AnotherSchemaOrNotJsonIsRefused) {
+  auto r = ResultFromJson(R"({"schema": "ckptbench.result/v9"})", "r.json");
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.status().message(),
+            "r.json: schema \"ckptbench.result/v9\"; expected "
+            "ckptbench.result/v1");
+  r = ResultFromJson("{\"status\": \"ok\"", "cut.json");
+  ASSERT_FALSE(r.ok());
+  EXPECT_TRUE(absl::IsDataLoss(r.status())) << r.status();
+  EXPECT_EQ(r.status().message(), "cut.json: not a JSON object");
+}
+
+}  // namespace
+}  // namespace ckpt
