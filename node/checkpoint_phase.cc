@@ -131,8 +131,10 @@ void CheckpointPhase::TransferFiles(const ProgressFn& progress,
     gate.wait();
     out->staging.blocking_seconds = SecondsSince(start_);
     if (p_.compute != nullptr) {
-      compute_ = std::thread(
-          [&] { out->staging.compute_seconds = p_.compute->Run(&abort_); });
+      // `out` by value: the thread outlives this call (Run joins it).
+      compute_ = std::thread([this, out] {
+        out->staging.compute_seconds = p_.compute->Run(&abort_);
+      });
       out->staging.compute_baseline_seconds = p_.compute->baseline_seconds();
     }
   }
