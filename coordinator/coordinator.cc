@@ -17,8 +17,7 @@
 #include "coordinator/reply_check.h"
 #include "coordinator/round_runner.h"
 #include "coordinator/steps.h"
-#include "node/error_kind.h"
-#include "node/pattern.h"
+#include "wire/error_kind.h"
 
 namespace ckpt {
 

@@ -15,7 +15,6 @@
 #include "common/json_utf8.h"
 #include "common/secrets.h"
 #include "coordinator/result_json_parts.h"
-#include "node/pattern.h"
 
 namespace ckpt {
 namespace {

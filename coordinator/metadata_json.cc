@@ -14,8 +14,8 @@
 #include "common/json_utf8.h"
 #include "common/names.h"
 #include "common/status_macros.h"
+#include "common/step_layout.h"
 #include "coordinator/json_codec.h"
-#include "node/pattern.h"
 
 namespace ckpt {
 namespace {

@@ -10,7 +10,7 @@
 #include "absl/strings/str_format.h"
 #include "common/bytes.h"
 #include "coordinator/round_runner.h"
-#include "node/node_service.h"
+#include "wire/histogram_codec.h"
 
 namespace ckpt {
 

@@ -8,16 +8,16 @@
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "common/bounded_tasks.h"
 #include "common/bytes.h"
+#include "common/checksum.h"
 #include "common/clock.h"
 #include "common/cpu_usage.h"
 #include "common/log.h"
 #include "coordinator/json_codec.h"
 #include "coordinator/reply_check.h"
 #include "coordinator/round/round_workload.h"
-#include "node/error_kind.h"
-#include "node/node_service.h"
-#include "node/storage/object_io.h"
+#include "wire/error_kind.h"
 
 namespace ckpt {
 namespace {

@@ -4,11 +4,11 @@
 #include <thread>
 
 #include "absl/strings/str_cat.h"
+#include "common/bounded_tasks.h"
 #include "common/grpc_tls.h"
 #include "common/log.h"
 #include "common/text.h"
 #include "coordinator/clock_sync.h"
-#include "node/storage/object_io.h"
 
 namespace ckpt {
 namespace {

@@ -3,25 +3,11 @@
 #include <chrono>
 
 #include "absl/strings/str_cat.h"
-#include "node/error_kind.h"
 #include "node/visibility.h"
+#include "wire/error_kind.h"
+#include "wire/histogram_codec.h"
 
 namespace ckpt {
-
-void HistogramToProto(const Histogram& h, v1::Histogram* out) {
-  out->set_sub_buckets(Histogram::kSubBuckets);
-  for (uint64_t c : h.TrimmedCounts()) out->add_counts(c);
-  out->set_count(h.count());
-  out->set_sum_ns(h.sum());
-  out->set_min_ns(h.min());
-  out->set_max_ns(h.max());
-}
-
-Histogram HistogramFromProto(const v1::Histogram& h) {
-  std::vector<uint64_t> counts(h.counts().begin(), h.counts().end());
-  return Histogram::FromParts(counts, h.count(), h.sum_ns(), h.min_ns(),
-                              h.max_ns());
-}
 
 namespace {
 

@@ -71,8 +71,6 @@ PhaseJob JobFromProto(const v1::PrepareRequest& req);
 // Consumes req (names moved, segments freed as they are converted).
 PhaseJob JobFromProto(v1::PrepareRequest&& req);
 v1::PhaseReport ReportToProto(const PhaseOutcome& outcome, uint64_t round_id);
-void HistogramToProto(const Histogram& h, v1::Histogram* out);
-Histogram HistogramFromProto(const v1::Histogram& h);
 
 }  // namespace ckpt
 

@@ -16,11 +16,11 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "common/step_layout.h"
+
 namespace ckpt {
 
-// Names the byte generator; a checkpoint's .metadata records it, and a load
-// refuses bytes made by another one.
-inline constexpr char kPatternName[] = "pool-xor-v1";
+// kPatternName (common/step_layout.h) names this generator.
 
 struct PatternKey {
   uint64_t seed = 0;

@@ -6,12 +6,12 @@
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "common/bounded_tasks.h"
 #include "common/clock.h"
 #include "common/log.h"
 #include "coordinator/clock_sync.h"
 #include "coordinator/reply_check.h"
-#include "node/error_kind.h"
-#include "node/storage/object_io.h"
+#include "wire/error_kind.h"
 
 namespace ckpt {
 namespace {

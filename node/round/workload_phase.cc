@@ -6,8 +6,8 @@
 
 #include "absl/strings/str_cat.h"
 #include "common/text.h"
-#include "node/error_kind.h"
 #include "node/round/phase_start.h"
+#include "wire/error_kind.h"
 
 namespace ckpt {
 

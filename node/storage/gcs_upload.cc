@@ -307,7 +307,7 @@ class GcsWritableFile : public WritableFile {
   std::vector<std::string> parts_;
   HttpResponse final_;  // the answer that created the object
   bool done_ = false;
-  BoundedTasks uploads_;  // last: destroyed (waited for) before the rest
+  TalliedTasks uploads_;  // last: destroyed (waited for) before the rest
 };
 
 }  // namespace

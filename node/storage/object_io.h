@@ -17,6 +17,7 @@
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "common/bounded_tasks.h"
 #include "node/storage/http_client.h"
 #include "node/storage/io_tally.h"
 #include "node/storage/storage.h"
@@ -112,39 +113,23 @@ class RangedReadableFile : public ReadableFile {
   std::vector<std::thread> workers_;
 };
 
-// Runs tasks on at most `max_in_flight` worker threads, started as needed
-// and kept until destruction (no thread per task); each task runs with the
-// IoTally that was current where Start queued it. The owner calls Wait(0)
-// before the state the tasks touch goes away (the destructor does too).
-// One owner thread.
-class BoundedTasks {
+// BoundedTasks (common/bounded_tasks.h) whose tasks run with the IoTally
+// that was current where Start queued them, so an upload's part requests
+// count for its file. One owner thread.
+class TalliedTasks {
  public:
-  explicit BoundedTasks(int max_in_flight);
-  ~BoundedTasks();
-  BoundedTasks(const BoundedTasks&) = delete;
-  BoundedTasks& operator=(const BoundedTasks&) = delete;
-  // Waits for a free slot, then queues `task`; returns instead the first
-  // error of a task that ended since the last report, if any.
-  absl::Status Start(std::function<absl::Status()> task);
-  // Waits until at most `keep` tasks are queued or running; returns the
-  // first error not yet reported.
-  absl::Status Wait(size_t keep);
-  // Threads started so far (at most max_in_flight).
-  size_t threads() const { return workers_.size(); }
+  explicit TalliedTasks(int max_in_flight) : tasks_(max_in_flight) {}
+  absl::Status Start(std::function<absl::Status()> task) {
+    return tasks_.Start([tally = CurrentIoTally(), task = std::move(task)] {
+      ScopedIoTally scope(tally);
+      return task();
+    });
+  }
+  absl::Status Wait(size_t keep) { return tasks_.Wait(keep); }
+  size_t threads() const { return tasks_.threads(); }
 
  private:
-  void Work();
-  absl::Status TakeError();  // with mu_ held
-
-  const size_t max_;
-  std::mutex mu_;
-  std::condition_variable cv_;
-  std::deque<std::function<absl::Status()>> queue_;
-  size_t pending_ = 0;  // queued + running
-  size_t idle_ = 0;     // workers waiting for a task
-  absl::Status error_;
-  bool stop_ = false;
-  std::vector<std::thread> workers_;
+  BoundedTasks tasks_;
 };
 
 }  // namespace ckpt

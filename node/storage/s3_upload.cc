@@ -271,7 +271,7 @@ class S3WritableFile : public WritableFile {
   std::vector<std::unique_ptr<Buffer>> free_;  // buffers to reuse
   bool crc32c_ = false;
   bool done_ = false;
-  BoundedTasks uploads_;  // last: destroyed (waited for) before the rest
+  TalliedTasks uploads_;  // last: destroyed (waited for) before the rest
 };
 
 }  // namespace

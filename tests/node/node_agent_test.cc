@@ -10,11 +10,11 @@
 #include "common/checksum.h"
 #include "common/clock.h"
 #include "common/plan.h"
-#include "node/error_kind.h"
 #include "node/node_service.h"
 #include "node/storage/memory_storage.h"
 #include "node/visibility.h"
 #include "tests/testing/temp_dir.h"
+#include "wire/error_kind.h"
 
 namespace ckpt {
 namespace {

@@ -249,7 +249,7 @@ TEST(IoTally, ReaderAndTaskWorkersCountForTheirFile) {
   EXPECT_EQ(a.requests, 5u);  // 50 000 bytes in 10 000-byte ranges
   EXPECT_EQ(b.requests, 2u);
 
-  BoundedTasks tasks(3);
+  TalliedTasks tasks(3);
   auto count = [] {
     if (IoTally* t = CurrentIoTally()) t->requests++;
     return absl::OkStatus();

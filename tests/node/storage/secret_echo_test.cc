@@ -13,12 +13,12 @@
 
 #include "common/config_loader.h"
 #include "common/secrets.h"
-#include "node/error_kind.h"
 #include "node/storage/gcs_client.h"
 #include "node/storage/gcs_credentials.h"
 #include "node/storage/s3_client.h"
 #include "tests/testing/stub_http_server.h"
 #include "tests/testing/temp_dir.h"
+#include "wire/error_kind.h"
 
 namespace ckpt {
 namespace {

@@ -1,4 +1,4 @@
-#include "node/error_kind.h"
+#include "wire/error_kind.h"
 
 namespace ckpt {
 

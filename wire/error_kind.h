@@ -1,8 +1,8 @@
 // The kind of a node's failure as it crosses gRPC (ckptbench.v1.ErrorKind)
 // next to its message: from an absl::Status on the node, back to a status
 // code on the coordinator, and the word result.json records.
-#ifndef CKPTBENCH_NODE_ERROR_KIND_H_
-#define CKPTBENCH_NODE_ERROR_KIND_H_
+#ifndef CKPTBENCH_WIRE_ERROR_KIND_H_
+#define CKPTBENCH_WIRE_ERROR_KIND_H_
 
 #include <string>
 
@@ -31,4 +31,4 @@ void SetError(const absl::Status& status, Reply* reply) {
 
 }  // namespace ckpt
 
-#endif  // CKPTBENCH_NODE_ERROR_KIND_H_
+#endif  // CKPTBENCH_WIRE_ERROR_KIND_H_
