@@ -51,8 +51,8 @@
 #include "common/cpu_usage.h"
 #include "common/grpc_tls.h"
 #include "common/log.h"
-#include "coordinator/clock_sync.h"
 #include "coordinator/coordinator.h"
+#include "coordinator/round/clock_sync.h"
 #include "coordinator/session_server.h"
 #include "node/node_session.h"
 

@@ -15,8 +15,8 @@
 #include <vector>
 
 #include "common/checksum.h"
-#include "node/file_io.h"
-#include "node/pattern.h"
+#include "node/checkpoint/file_io.h"
+#include "node/checkpoint/pattern.h"
 #include "node/storage/null_storage.h"
 
 namespace {

@@ -83,7 +83,7 @@ struct CheckpointPlan {
 };
 
 // The largest .metadata ckptbench writes (plans that would write more are
-// refused, coordinator/planner.h) or reads (larger ones are refused
+// refused, coordinator/checkpoint/planner.h) or reads (larger ones are refused
 // unread).
 inline constexpr uint64_t kMaxMetadataBytes = 512ull << 20;
 

@@ -12,9 +12,10 @@ namespace ckpt {
 // The commit point's name in a step directory.
 inline constexpr char kMetadataFile[] = ".metadata";
 
-// The name of the generator of a checkpoint's bytes (node/pattern.h), as
-// .metadata records it: a load regenerates them to verify, so it refuses a
-// checkpoint made by another. A change to the bytes needs a new name.
+// The name of the generator of a checkpoint's bytes
+// (node/checkpoint/pattern.h), as .metadata records it: a load regenerates them
+// to verify, so it refuses a checkpoint made by another. A change to the bytes
+// needs a new name.
 inline constexpr char kPatternName[] = "pool-xor-v1";
 
 // "step-12" -> 12; 0 if the name is not a step directory ("step-" and

@@ -16,11 +16,11 @@
 #include "absl/status/status.h"
 #include "common/config.h"
 #include "common/plan.h"
+#include "coordinator/checkpoint/round_runner.h"
 #include "coordinator/json_codec.h"
-#include "coordinator/node_client.h"
 #include "coordinator/progress.h"
 #include "coordinator/results.h"
-#include "coordinator/round_runner.h"
+#include "coordinator/round/node_client.h"
 
 namespace ckpt {
 

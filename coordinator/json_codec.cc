@@ -49,7 +49,131 @@ ordered_json OpJson(const Histogram& h) {
   return j;
 }
 
+// A load's coverage, page cache and reshard figures.
+void AddLoadParts(const RoundResult& r, ordered_json* j) {
+  (*j)["rank_shift"] = r.rank_shift;
+  (*j)["resharded"] = r.resharded;
+  if (r.resharded) {
+    (*j)["read_amplification"] = r.read_amplification;
+    (*j)["bytes_read"] = r.bytes_read;
+  }
+  (*j)["verified"] = r.verified;
+  (*j)["coverage"] = {{"files_checked", r.checked_files},
+                      {"files_planned", r.planned_files},
+                      {"bytes_checked", r.checked_bytes},
+                      {"bytes_planned", r.planned_bytes}};
+  (*j)["page_cache"] = {{"method", r.cache.method},
+                        {"resident_bytes_at_start", r.cache.resident_bytes},
+                        {"checked_bytes", r.cache.checked_bytes},
+                        {"note", r.cache.note},
+                        {"probe", r.cache.probe}};
+}
+
+ordered_json VisibleJson(const Visibility& v) {
+  return {
+      {"visible", v.visible},     {"seconds", v.seconds},
+      {"node", v.node},           {"host", v.host},
+      {"same_node", v.same_node}, {"poll_seconds", v.poll_seconds},
+      {"polls", v.polls},         {"last_poll_seconds", v.last_poll_seconds},
+      {"lacked", v.lacked}};
+}
+
+ordered_json NodeJson(const NodeResult& n, bool load) {
+  ordered_json j = {
+      {"node_index", n.node},
+      {"ranks", n.ranks},
+      {"host", n.host},
+      {"bytes", n.bytes},
+      {"seconds", n.seconds},
+      {"throughput_mib_s", n.throughput_mib_s},
+      {"first_done_seconds", n.first_done_seconds},
+      {"last_done_seconds", n.last_done_seconds},
+      {"dir_sync_seconds", n.dir_sync_seconds},
+      {"start_lag_seconds", n.start_lag_seconds},
+      {"cpu_user_seconds", n.cpu_user_seconds},
+      {"cpu_system_seconds", n.cpu_system_seconds},
+      {"host_cpu_busy", n.host_cpu_busy},
+      {"data_busy", n.data_busy},
+      {"cpu_busy", n.cpu_busy},
+      {"cpus", n.cpus},
+      {"filesystem", n.filesystem},
+      {"mount_point", n.mount_point},
+      {"mount_options", n.mount_options},
+      {"requests", n.requests},
+      {"retries", n.retries},
+      {"throttles", n.throttles},
+      {"backoff_seconds", n.backoff_seconds},
+      {"memory_available_bytes", n.memory_available_bytes},
+      {"new_connections", n.new_connections},
+      {"staging",
+       {{"copy_seconds", n.staging.copy_seconds},
+        {"copy_bytes", n.staging.copy_bytes},
+        {"blocking_seconds", n.staging.blocking_seconds},
+        {"durable_seconds", n.staging.durable_seconds},
+        {"compute_seconds", n.staging.compute_seconds},
+        {"compute_baseline_seconds", n.staging.compute_baseline_seconds},
+        {"staged_bytes", n.staging.staged_bytes}}}};
+  if (load) j["read_from_nodes"] = n.read_from_nodes;
+  return j;
+}
+
+ordered_json RankJson(const RankResult& k, bool load) {
+  ordered_json j = {{"rank", k.rank},
+                    {"node", k.node},
+                    {"bytes", k.bytes},
+                    {"first_byte_seconds", k.first_byte_seconds},
+                    {"seconds", k.seconds},
+                    {"verified", k.verified},
+                    {"data_seconds", k.data_seconds},
+                    {"io_seconds", k.io_seconds},
+                    {"sync_seconds", k.sync_seconds},
+                    {"wait_seconds", k.wait_seconds},
+                    {"requests", k.requests},
+                    {"retries", k.retries}};
+  if (load) {
+    j["read_rank"] = k.read_rank;
+    j["read_from_node"] = k.read_from_node;
+  }
+  return j;
+}
+
+// Per file, compactly: one row each, columns named once; microseconds.
+ordered_json FilesJson(const std::vector<FileResult>& files) {
+  ordered_json rows = ordered_json::array();
+  auto us = [](double s) { return std::round(s * 1e6) / 1e6; };
+  for (const auto& f : files) {
+    rows.push_back({f.node, f.rank, f.file_index, f.name, f.bytes, us(f.start),
+                    us(f.first_byte), us(f.last_byte), us(f.done), us(f.data),
+                    us(f.io), us(f.sync), f.requests, f.retries});
+  }
+  return {{"columns",
+           {"node", "rank", "file", "name", "bytes", "start", "first_byte",
+            "last_byte", "done", "data_seconds", "io_seconds", "sync_seconds",
+            "requests", "retries"}},
+          {"rows", rows}};
+}
+
+ordered_json StagingJson(const RoundStaging& st) {
+  return {{"accelerator", st.accelerator},
+          {"async", st.async},
+          {"copy_bytes", st.copy_bytes},
+          {"copy_seconds", st.copy_seconds},
+          {"copy_gib_s", st.copy_gib_s},
+          {"staging_gib_s", st.staging_gib_s},
+          {"pinned", st.pinned},
+          {"blocking_seconds", st.blocking_seconds},
+          {"persist_seconds", st.persist_seconds},
+          {"compute_seconds", st.compute_seconds},
+          {"compute_baseline_seconds", st.compute_baseline_seconds},
+          {"compute_slowdown", st.compute_slowdown},
+          {"slowdown_seconds", st.slowdown_seconds},
+          {"fell_behind", st.fell_behind},
+          {"checkpoint_cost_seconds", st.checkpoint_cost_seconds},
+          {"staged_bytes", st.staged_bytes}};
+}
+
 ordered_json RoundJson(const RoundResult& r) {
+  const bool load = r.phase == "load";
   ordered_json j;
   j["phase"] = r.phase;
   j["index"] = r.index;
@@ -65,32 +189,9 @@ ordered_json RoundJson(const RoundResult& r) {
   j["throughput_mib_s"] = r.throughput_mib_s;
   j["flags"] = r.flags;
   if (!r.client_bound.empty()) j["client_bound"] = r.client_bound;
-  if (r.phase == "load") {
-    j["rank_shift"] = r.rank_shift;
-    j["resharded"] = r.resharded;
-    if (r.resharded) {
-      j["read_amplification"] = r.read_amplification;
-      j["bytes_read"] = r.bytes_read;
-    }
-    j["verified"] = r.verified;
-    j["coverage"] = {{"files_checked", r.checked_files},
-                     {"files_planned", r.planned_files},
-                     {"bytes_checked", r.checked_bytes},
-                     {"bytes_planned", r.planned_bytes}};
-    j["page_cache"] = {{"method", r.cache.method},
-                       {"resident_bytes_at_start", r.cache.resident_bytes},
-                       {"checked_bytes", r.cache.checked_bytes},
-                       {"note", r.cache.note},
-                       {"probe", r.cache.probe}};
-  }
+  if (load) AddLoadParts(r, &j);
   if (r.phase == "save" && r.visible.measured) {
-    const Visibility& v = r.visible;
-    j["time_to_visible"] = {
-        {"visible", v.visible},     {"seconds", v.seconds},
-        {"node", v.node},           {"host", v.host},
-        {"same_node", v.same_node}, {"poll_seconds", v.poll_seconds},
-        {"polls", v.polls},         {"last_poll_seconds", v.last_poll_seconds},
-        {"lacked", v.lacked}};
+    j["time_to_visible"] = VisibleJson(r.visible);
   }
   if (!r.clocks.empty()) {
     ordered_json clocks = ordered_json::array();
@@ -114,47 +215,7 @@ ordered_json RoundJson(const RoundResult& r) {
   for (const auto& [name, h] : r.ops) ops[name] = OpJson(h);
   j["op_latency"] = ops;
   ordered_json nodes = ordered_json::array();
-  for (const auto& n : r.nodes) {
-    nodes.push_back(
-        {{"node_index", n.node},
-         {"ranks", n.ranks},
-         {"host", n.host},
-         {"bytes", n.bytes},
-         {"seconds", n.seconds},
-         {"throughput_mib_s", n.throughput_mib_s},
-         {"first_done_seconds", n.first_done_seconds},
-         {"last_done_seconds", n.last_done_seconds},
-         {"dir_sync_seconds", n.dir_sync_seconds},
-         {"start_lag_seconds", n.start_lag_seconds},
-         {"cpu_user_seconds", n.cpu_user_seconds},
-         {"cpu_system_seconds", n.cpu_system_seconds},
-         {"host_cpu_busy", n.host_cpu_busy},
-         {"data_busy", n.data_busy},
-         {"cpu_busy", n.cpu_busy},
-         {"cpus", n.cpus},
-         {"filesystem", n.filesystem},
-         {"mount_point", n.mount_point},
-         {"mount_options", n.mount_options},
-         {"requests", n.requests},
-         {"retries", n.retries},
-         {"throttles", n.throttles},
-         {"backoff_seconds", n.backoff_seconds},
-         {"memory_available_bytes", n.memory_available_bytes},
-         {"new_connections", n.new_connections},
-         {"staging",
-          {{"copy_seconds", n.staging.copy_seconds},
-           {"copy_bytes", n.staging.copy_bytes},
-           {"blocking_seconds", n.staging.blocking_seconds},
-           {"durable_seconds", n.staging.durable_seconds},
-           {"compute_seconds", n.staging.compute_seconds},
-           {"compute_baseline_seconds", n.staging.compute_baseline_seconds},
-           {"staged_bytes", n.staging.staged_bytes}}}});
-  }
-  if (r.phase == "load") {
-    for (size_t i = 0; i < r.nodes.size(); ++i) {
-      nodes[i]["read_from_nodes"] = r.nodes[i].read_from_nodes;
-    }
-  }
+  for (const auto& n : r.nodes) nodes.push_back(NodeJson(n, load));
   j["nodes"] = nodes;
   ordered_json stragglers = ordered_json::array();
   for (const auto& st : r.stragglers) {
@@ -167,55 +228,10 @@ ordered_json RoundJson(const RoundResult& r) {
   }
   j["stragglers"] = stragglers;
   ordered_json ranks = ordered_json::array();
-  for (const auto& k : r.ranks) {
-    ranks.push_back({{"rank", k.rank},
-                     {"node", k.node},
-                     {"bytes", k.bytes},
-                     {"first_byte_seconds", k.first_byte_seconds},
-                     {"seconds", k.seconds},
-                     {"verified", k.verified},
-                     {"data_seconds", k.data_seconds},
-                     {"io_seconds", k.io_seconds},
-                     {"sync_seconds", k.sync_seconds},
-                     {"wait_seconds", k.wait_seconds},
-                     {"requests", k.requests},
-                     {"retries", k.retries}});
-    if (r.phase == "load") {
-      ranks.back()["read_rank"] = k.read_rank;
-      ranks.back()["read_from_node"] = k.read_from_node;
-    }
-  }
+  for (const auto& k : r.ranks) ranks.push_back(RankJson(k, load));
   j["ranks"] = ranks;
-  // Per file, compactly: one row each, columns named once; microseconds.
-  ordered_json rows = ordered_json::array();
-  auto us = [](double s) { return std::round(s * 1e6) / 1e6; };
-  for (const auto& f : r.files) {
-    rows.push_back({f.node, f.rank, f.file_index, f.name, f.bytes, us(f.start),
-                    us(f.first_byte), us(f.last_byte), us(f.done), us(f.data),
-                    us(f.io), us(f.sync), f.requests, f.retries});
-  }
-  j["files"] = {{"columns",
-                 {"node", "rank", "file", "name", "bytes", "start",
-                  "first_byte", "last_byte", "done", "data_seconds",
-                  "io_seconds", "sync_seconds", "requests", "retries"}},
-                {"rows", rows}};
-  const RoundStaging& st = r.staging;
-  j["staging"] = {{"accelerator", st.accelerator},
-                  {"async", st.async},
-                  {"copy_bytes", st.copy_bytes},
-                  {"copy_seconds", st.copy_seconds},
-                  {"copy_gib_s", st.copy_gib_s},
-                  {"staging_gib_s", st.staging_gib_s},
-                  {"pinned", st.pinned},
-                  {"blocking_seconds", st.blocking_seconds},
-                  {"persist_seconds", st.persist_seconds},
-                  {"compute_seconds", st.compute_seconds},
-                  {"compute_baseline_seconds", st.compute_baseline_seconds},
-                  {"compute_slowdown", st.compute_slowdown},
-                  {"slowdown_seconds", st.slowdown_seconds},
-                  {"fell_behind", st.fell_behind},
-                  {"checkpoint_cost_seconds", st.checkpoint_cost_seconds},
-                  {"staged_bytes", st.staged_bytes}};
+  j["files"] = FilesJson(r.files);
+  j["staging"] = StagingJson(r.staging);
   return j;
 }
 

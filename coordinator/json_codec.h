@@ -12,7 +12,7 @@
 #include "absl/container/flat_hash_map.h"
 #include "absl/status/statusor.h"
 #include "common/plan.h"
-#include "coordinator/reshard.h"
+#include "coordinator/checkpoint/reshard.h"
 #include "coordinator/results.h"
 
 namespace ckpt {

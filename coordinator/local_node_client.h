@@ -5,7 +5,7 @@
 
 #include <memory>
 
-#include "coordinator/node_client.h"
+#include "coordinator/round/node_client.h"
 #include "node/node_service.h"
 
 namespace ckpt {

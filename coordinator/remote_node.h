@@ -17,7 +17,7 @@
 #include <string>
 
 #include "common/clock.h"
-#include "coordinator/node_client.h"
+#include "coordinator/round/node_client.h"
 
 namespace ckpt {
 

@@ -284,7 +284,8 @@ struct SweepInfo {
   std::vector<std::pair<std::string, std::string>> values;
 };
 
-// A resharded restore's plan (coordinator/reshard.h), per loading rank.
+// A resharded restore's plan (coordinator/checkpoint/reshard.h), per loading
+// rank.
 struct ReshardRankResult {
   uint32_t rank = 0;
   int node = 0;

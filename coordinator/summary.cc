@@ -103,20 +103,9 @@ namespace {
 
 std::string E(const std::string& text) { return EscapeForTerminal(text); }
 
-}  // namespace
-
-std::string SummaryTable(const RunResult& r) {
-  std::string s;
-  absl::StrAppendFormat(
-      &s,
-      "\nckptbench %s: %s, %s per checkpoint, %d rank(s) x %d file(s), %s\n",
-      r.status, r.model, FormatBytes(r.checkpoint_bytes), r.world_size,
-      r.thread_count, r.sharding);
-  // Strings that came from nodes, servers or listings are escaped (E): a
-  // newline or escape sequence in one cannot forge a line of this table.
-  absl::StrAppendFormat(
-      &s, "storage: %s (%s %s)\n", E(r.environment.storage_kind),
-      E(r.environment.filesystem), E(r.environment.mount_point));
+// One line per round: its time, rate, latency, CPU, cache and status.
+void AddRounds(const RunResult& r, std::string* out) {
+  std::string& s = *out;
   absl::StrAppendFormat(&s,
                         "%-6s %-5s %-5s %11s %9s %10s %9s %9s %9s %8s %6s  "
                         "%-16s %s\n",
@@ -144,6 +133,11 @@ std::string SummaryTable(const RunResult& r) {
         100 * round.host_cpu_busy,
         round.phase == "load" ? round.cache.method : "-", status);
   }
+}
+
+// Multinode: each round's start spread and slowest nodes, the clocks.
+void AddNodes(const RunResult& r, std::string* out) {
+  std::string& s = *out;
   if (r.num_nodes > 1) {
     s += "\nper round: start spread across nodes, slowest nodes vs the median "
          "node\n";
@@ -176,7 +170,11 @@ std::string SummaryTable(const RunResult& r) {
     }
     s += "\n";
   }
-  s += "\n";
+}
+
+// Per phase: the timed rounds' spread and rate, and what flagged them.
+void AddPhases(const RunResult& r, std::string* out) {
+  std::string& s = *out;
   absl::StrAppendFormat(&s, "%-6s %3s %10s %10s %10s %10s %12s %25s\n", "phase",
                         "n", "mean s", "stdev s", "min s", "max s", "MiB/s",
                         "one round's MiB/s min..max");
@@ -193,38 +191,45 @@ std::string SummaryTable(const RunResult& r) {
                             p.count, flag);
     }
   }
-  // Time to visible: what a restart on another node waits before loading.
-  {
-    std::vector<double> v;
-    int not_visible = 0, node = 0;
-    bool same = false;
-    for (const auto& round : r.rounds) {
-      if (round.phase != "save" || round.staged || !round.visible.measured) {
-        continue;
-      }
-      node = round.visible.node;
-      same = round.visible.same_node;
-      if (round.visible.visible) {
-        v.push_back(round.visible.seconds);
-      } else {
-        ++not_visible;
-      }
+}
+
+// Time to visible: what a restart on another node waits before loading.
+void AddVisible(const RunResult& r, std::string* out) {
+  std::string& s = *out;
+  std::vector<double> v;
+  int not_visible = 0, node = 0;
+  bool same = false;
+  for (const auto& round : r.rounds) {
+    if (round.phase != "save" || round.staged || !round.visible.measured) {
+      continue;
     }
-    if (!v.empty() || not_visible > 0) {
-      absl::StrAppendFormat(&s, "%-6s time to visible (node %d%s): ", "save",
-                            node, same ? ", the writer itself" : "");
-      if (!v.empty()) {
-        absl::StrAppendFormat(&s, "median %.3f s, max %.3f s over %d saves",
-                              Median(v), *std::max_element(v.begin(), v.end()),
-                              static_cast<int>(v.size()));
-      }
-      if (not_visible > 0) {
-        absl::StrAppendFormat(&s, "%s%d saves NOT visible within the timeout",
-                              v.empty() ? "" : "; ", not_visible);
-      }
-      s += "\n";
+    node = round.visible.node;
+    same = round.visible.same_node;
+    if (round.visible.visible) {
+      v.push_back(round.visible.seconds);
+    } else {
+      ++not_visible;
     }
   }
+  if (!v.empty() || not_visible > 0) {
+    absl::StrAppendFormat(&s, "%-6s time to visible (node %d%s): ", "save",
+                          node, same ? ", the writer itself" : "");
+    if (!v.empty()) {
+      absl::StrAppendFormat(&s, "median %.3f s, max %.3f s over %d saves",
+                            Median(v), *std::max_element(v.begin(), v.end()),
+                            static_cast<int>(v.size()));
+    }
+    if (not_visible > 0) {
+      absl::StrAppendFormat(&s, "%s%d saves NOT visible within the timeout",
+                            v.empty() ? "" : "; ", not_visible);
+    }
+    s += "\n";
+  }
+}
+
+// The training loop's view of each round that staged or copied bytes.
+void AddStaging(const RunResult& r, std::string* out) {
+  std::string& s = *out;
   for (const auto& round : r.rounds) {
     const RoundStaging& st = round.staging;
     if (round.status != "ok" || (!st.async && st.copy_bytes == 0)) continue;
@@ -258,6 +263,10 @@ std::string SummaryTable(const RunResult& r) {
     }
     s += "\n";
   }
+}
+
+void AddGoodput(const RunResult& r, std::string* out) {
+  std::string& s = *out;
   if (auto g = r.Goodput()) {
     absl::StrAppendFormat(
         &s,
@@ -279,6 +288,29 @@ std::string SummaryTable(const RunResult& r) {
         100 * g->at_optimum.goodput, g->young_seconds, g->daly_seconds,
         100 * g->at_daly.goodput);
   }
+}
+
+}  // namespace
+
+std::string SummaryTable(const RunResult& r) {
+  std::string s;
+  absl::StrAppendFormat(
+      &s,
+      "\nckptbench %s: %s, %s per checkpoint, %d rank(s) x %d file(s), %s\n",
+      r.status, r.model, FormatBytes(r.checkpoint_bytes), r.world_size,
+      r.thread_count, r.sharding);
+  // Strings that came from nodes, servers or listings are escaped (E): a
+  // newline or escape sequence in one cannot forge a line of this table.
+  absl::StrAppendFormat(
+      &s, "storage: %s (%s %s)\n", E(r.environment.storage_kind),
+      E(r.environment.filesystem), E(r.environment.mount_point));
+  AddRounds(r, &s);
+  AddNodes(r, &s);
+  s += "\n";
+  AddPhases(r, &s);
+  AddVisible(r, &s);
+  AddStaging(r, &s);
+  AddGoodput(r, &s);
   for (const auto& n : r.notes) absl::StrAppendFormat(&s, "note: %s\n", E(n));
   for (const auto& n : r.leftovers)
     absl::StrAppendFormat(&s, "left behind: %s\n", E(n));

@@ -8,7 +8,7 @@
 #include "common/grpc_tls.h"
 #include "common/log.h"
 #include "common/text.h"
-#include "coordinator/clock_sync.h"
+#include "coordinator/round/clock_sync.h"
 
 namespace ckpt {
 namespace {

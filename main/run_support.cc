@@ -14,9 +14,9 @@
 #include "common/fd_reserve.h"
 #include "common/files.h"
 #include "common/log.h"
+#include "coordinator/checkpoint/planner.h"
 #include "coordinator/environment.h"
 #include "coordinator/json_codec.h"
-#include "coordinator/planner.h"
 #include "coordinator/summary.h"
 
 namespace ckpt {

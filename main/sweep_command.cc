@@ -15,7 +15,6 @@
 #include <filesystem>
 #include <fstream>
 #include <optional>
-#include <set>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
@@ -25,13 +24,14 @@
 #include "common/log.h"
 #include "coordinator/environment.h"
 #include "coordinator/local_node_client.h"
-#include "coordinator/planner.h"
 #include "main/commands.h"
 #include "main/fleet.h"
 #include "main/health_server.h"
 #include "main/run_support.h"
 #include "report/html_report.h"
 #include "report/sweep_data.h"
+#include "sweep/sweep_dir.h"
+#include "sweep/sweep_plan.h"
 
 namespace ckpt {
 namespace {
@@ -42,153 +42,6 @@ using nlohmann::json;
 int BadInput(const std::string& message) {
   PrintError(message);
   return 2;
-}
-
-// multirun/<date>/<time>, local time; a suffix if a sweep started in the
-// same second.
-std::string DefaultSweepDir() {
-  std::time_t now = std::time(nullptr);
-  std::tm tm{};
-  localtime_r(&now, &tm);
-  char date[16], time[16];
-  std::strftime(date, sizeof(date), "%Y-%m-%d", &tm);
-  std::strftime(time, sizeof(time), "%H-%M-%S", &tm);
-  std::string dir = absl::StrCat("multirun/", date, "/", time);
-  std::string candidate = dir;
-  for (int i = 1; fs::exists(candidate); ++i) {
-    candidate = absl::StrCat(dir, "-", i);
-  }
-  return candidate;
-}
-
-// "<path>/point-NNN": each point of the product its own part of the storage
-// target, so points with different plans never read each other's steps.
-std::string PointPath(const std::string& path, int point) {
-  std::string base = path;
-  while (base.size() > 1 && base.back() == '/') base.pop_back();
-  return absl::StrFormat("%s/point-%03d", base, point);
-}
-
-struct CheckedRun {
-  LoadOptions options;
-  Config config;
-};
-
-// A group swept in the file whose keys the environment overrides makes
-// every point alike: say so (once per key).
-void WarnEnvironmentOverGroups(const Experiment& e, const LoadOptions& options,
-                               const LoadedConfig& loaded,
-                               std::set<std::string>* warned) {
-  for (const auto& p : e.params) {
-    if (!p.group || p.values.size() < 2) continue;
-    std::string prefix =
-        (fs::path(e.path).parent_path() / p.canonical).string() + "/";
-    for (const auto& v : options.file_values) {
-      if (v.where.rfind(prefix, 0) != 0) continue;
-      const KeyDef* def = FindKey(v.key);
-      if (def == nullptr || loaded.sources.at(def->key) != "environment" ||
-          !warned->insert(def->key).second) {
-        continue;
-      }
-      LOG_WARN(
-          "%s (%s) from the environment overrides the swept group '%s' in "
-          "every point (unset it to let %s set it)",
-          def->env, def->key, p.name, v.where);
-    }
-  }
-}
-
-// A run's sources with its point's sub-path, checked the way `run` checks
-// them: configuration, validation and plan.
-absl::StatusOr<CheckedRun> CheckRun(const Experiment& e, const SweepRun& run,
-                                    std::set<std::string>* warned) {
-  auto options = RunLoadOptions(e, run);
-  if (!options.ok()) return options.status();
-  auto loaded = LoadConfig(*options);
-  if (!loaded.ok()) return loaded.status();
-  WarnEnvironmentOverGroups(e, *options, *loaded, warned);
-  const StorageOptions& storage = loaded->config.storage;
-  const std::string where = "sweep: the point's own sub-path";
-  if (!storage.path.empty()) {
-    options->final_values.push_back(
-        {"storage.path", PointPath(storage.path, run.point), where});
-  }
-  if (!storage.restore_path.empty()) {
-    options->final_values.push_back({"storage.restore_path",
-                                     PointPath(storage.restore_path, run.point),
-                                     where});
-  }
-  loaded = LoadConfig(*options);
-  if (!loaded.ok()) return loaded.status();
-  const Config& config = loaded->config;
-  if (auto s = ValidateConfig(config, /*need_storage=*/true); !s.ok()) {
-    return s;
-  }
-  if (auto plan = MakePlan(PlanOptionsFromConfig(config)); !plan.ok()) {
-    return plan.status();
-  }
-  return CheckedRun{std::move(*options), config};
-}
-
-// The control channel is set up once for the whole sweep: it must not vary.
-absl::Status SameControl(const Config& a, const Config& b) {
-  const ControlOptions &x = a.control, &y = b.control;
-  bool same = x.listen == y.listen && x.token == y.token &&
-              x.tls_cert == y.tls_cert && x.tls_key == y.tls_key &&
-              x.tls_ca == y.tls_ca &&
-              x.register_timeout == y.register_timeout &&
-              x.node_timeout == y.node_timeout &&
-              x.heartbeat_interval == y.heartbeat_interval &&
-              x.coordinator_health_port == y.coordinator_health_port;
-  if (same) return absl::OkStatus();
-  return absl::InvalidArgumentError(
-      "control.* / tls.* / auth.* differ between points: the coordinator "
-      "serves one control channel for the whole sweep; expected the same "
-      "values in every point");
-}
-
-// Bounds on what --resume reads back from a results directory.
-constexpr uint64_t kMaxManifestBytes = 64ull << 20;
-constexpr uint64_t kMaxResultBytes = 1ull << 30;
-
-// Refuses to resume into a directory made by a different sweep.
-absl::Status CheckSameSweep(const std::string& manifest_path,
-                            const json& manifest) {
-  auto text =
-      ReadRegularFile(manifest_path, kMaxManifestBytes, "sweep manifest");
-  if (!text.ok()) {
-    return absl::Status(
-        text.status().code(),
-        absl::StrCat(text.status().message(),
-                     "; --resume needs the --results-dir of an earlier sweep"));
-  }
-  json old = json::parse(*text, nullptr, /*allow_exceptions=*/false);
-  if (old.is_discarded() || !old.contains("runs")) {
-    return absl::InvalidArgumentError(
-        absl::StrCat(manifest_path, ": not a sweep manifest"));
-  }
-  const json& a = old["runs"];
-  const json& b = manifest["runs"];
-  for (size_t i = 0; i < std::max(a.size(), b.size()); ++i) {
-    std::string was = i < a.size() ? a[i].value("name", "") : "(none)";
-    std::string now = i < b.size() ? b[i].value("name", "") : "(none)";
-    if (was != now) {
-      return absl::InvalidArgumentError(
-          absl::StrCat(manifest_path, ": a different sweep: run ", i, " was '",
-                       was, "', this sweep's is '", now,
-                       "'; resume with the same file and key=value arguments"));
-    }
-  }
-  return absl::OkStatus();
-}
-
-// A run whose result.json says it finished without error.
-bool FinishedOk(const std::string& run_dir) {
-  auto text = ReadRegularFile((fs::path(run_dir) / "result.json").string(),
-                              kMaxResultBytes, "result");
-  if (!text.ok()) return false;
-  json j = json::parse(*text, nullptr, /*allow_exceptions=*/false);
-  return !j.is_discarded() && j.is_object() && j.value("status", "") == "ok";
 }
 
 void PrintPoints(const SweepData& data) {
@@ -204,6 +57,215 @@ void PrintPoints(const SweepData& data) {
       "MiB/s: the point's timed rounds' bytes over their summed time; round "
       "stdev: of single rounds' MiB/s\n");
 }
+
+// The results directory of the sweep: a new one with its manifest, or with
+// --resume the one that holds this sweep (or none yet: then it starts).
+absl::StatusOr<std::string> OpenResultsDir(const CliArgs& args,
+                                           const Experiment& experiment,
+                                           const std::vector<SweepRun>& runs) {
+  if (IsObjectStoreUri(args.results_dir)) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "sweep --results-dir ", args.results_dir,
+        ": expected a local directory (s3:// and gs:// results are for "
+        "`ckptbench run` and `ckptbench coordinator`)"));
+  }
+  if (args.resume && args.results_dir.empty()) {
+    return absl::InvalidArgumentError(
+        "sweep --resume: expected --results-dir DIR, the "
+        "directory of the sweep to finish");
+  }
+  const std::string dir =
+      args.results_dir.empty() ? DefaultSweepDir() : args.results_dir;
+  const std::string manifest_path = (fs::path(dir) / "sweep.json").string();
+  json manifest = SweepManifest(experiment, args.overrides, runs);
+  // --resume where no sweep started yet starts it: one command for a
+  // JobSet's first start and its restarts (deploy/k8s/overlays/sweep).
+  std::error_code absent;
+  const bool resume =
+      args.resume && (fs::symlink_status(manifest_path, absent).type() !=
+                      fs::file_type::not_found);
+  if (args.resume && !resume) {
+    LOG_INFO("sweep --resume: %s holds no sweep yet; starting it", dir);
+  }
+  if (resume) {
+    if (auto s = CheckSameSweep(manifest_path, manifest); !s.ok()) return s;
+    return dir;
+  }
+  if (fs::exists(manifest_path)) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        dir, " already holds a sweep (", manifest_path,
+        "); finish it with --resume or choose another --results-dir"));
+  }
+  std::error_code ec;
+  fs::create_directories(dir, ec);
+  SanitizeUtf8(manifest);
+  if (auto s = WriteFileAtomically(manifest_path, manifest.dump(2) + "\n");
+      !s.ok()) {
+    return absl::InvalidArgumentError(s.message());
+  }
+  return dir;
+}
+
+// The sweep's runs, one after another, in this process.
+class SweepRuns {
+ public:
+  SweepRuns(const CliArgs& args, const Experiment& experiment,
+            const SweepPlan& plan, const std::string& dir,
+            SignalWatcher& signals)
+      : args_(args),
+        experiment_(experiment),
+        plan_(plan),
+        dir_(dir),
+        signals_(signals) {}
+
+  // Points on several nodes: serve the node agents once for every run (a
+  // point on k nodes uses nodes 0..k-1); on one node, only the health
+  // endpoint, which a probe still asks. Non-zero: the exit code.
+  int Serve() {
+    const Config& first = plan_.checked[0].config;
+    if (plan_.max_nodes > 1) {
+      auto f = StartFleet(first, plan_.max_nodes, NewRunId(), signals_);
+      if (!f.ok()) {
+        PrintError(std::string(f.status().message()));
+        return absl::IsInvalidArgument(f.status()) ? 2 : 1;
+      }
+      fleet_ = std::move(*f);
+    } else if (first.control.coordinator_health_port > 0) {
+      auto h = HealthServer::Start(first.control.coordinator_health_port,
+                                   "control.coordinator_health_port");
+      if (!h.ok()) return BadInput(std::string(h.status().message()));
+      health_ = std::move(*h);
+    }
+    return 0;
+  }
+
+  // Every run not finished before, until a signal.
+  void RunAll() {
+    for (size_t i = 0; i < plan_.runs.size(); ++i) {
+      const SweepRun& run = plan_.runs[i];
+      const std::string run_dir = (fs::path(dir_) / run.name).string();
+      if (fs::exists(fs::path(run_dir) / "result.json")) {
+        if (FinishedOk(run_dir)) {
+          ++done_before_;
+          continue;
+        }
+        // A failed run is run again; its result is kept beside.
+        std::error_code ec;
+        fs::rename(fs::path(run_dir) / "result.json",
+                   fs::path(run_dir) / "result.failed.json", ec);
+      }
+      if (interrupted_ = signals_.Received(); !interrupted_.empty()) return;
+      if (!RunOne(i, run_dir)) return;
+    }
+  }
+
+  // Stops serving, writes the collated outputs and prints the points.
+  int Finish() {
+    // The signal that stopped the sweep is taken (the collated outputs are
+    // still written); another one ends the process at once.
+    signals_.Take();
+    signals_.Watch([](const std::string& name) {
+      PrintError(absl::StrCat(name, ": exiting before the sweep's outputs"));
+      std::fflush(nullptr);
+      _exit(1);
+    });
+    if (fleet_) {
+      fleet_->server->Shutdown(failed_ == 0 && interrupted_.empty(),
+                               interrupted_.empty() ? "" : "sweep interrupted");
+    }
+    auto data = LoadSweepDir(dir_);
+    if (!data.ok()) {
+      PrintError(std::string(data.status().message()));
+      return 1;
+    }
+    absl::Status wrote = WriteSweepOutputs(*data);
+    if (!wrote.ok()) {
+      PrintError(std::string(wrote.message()));
+    }
+    PrintPoints(*data);
+    int finished = 0;
+    for (const auto& r : data->runs) finished += r.has_result ? 1 : 0;
+    std::printf(
+        "\nsweep %s: %d of %zu run(s) finished (%d this time, %d before), %d "
+        "failed\nresults: %s (collated_results.json, results.csv, "
+        "report.html)\n",
+        experiment_.name.c_str(), finished, plan_.runs.size(),
+        finished - done_before_, done_before_, failed_, dir_.c_str());
+    std::fflush(stdout);
+    if (!interrupted_.empty()) {
+      std::fprintf(stderr,
+                   "ckptbench: sweep interrupted by %s; finish it with: "
+                   "ckptbench sweep %s ... --results-dir %s --resume\n",
+                   interrupted_.c_str(), args_.positional[0].c_str(),
+                   dir_.c_str());
+      return 1;
+    }
+    return failed_ == 0 && wrote.ok() ? 0 : 1;
+  }
+
+ private:
+  // Run i into run_dir, as `ckptbench run` would; false when a signal
+  // stopped it (its partial result kept as result.interrupted.json).
+  bool RunOne(size_t i, const std::string& run_dir) {
+    const SweepRun& run = plan_.runs[i];
+    const size_t total = plan_.runs.size();
+    LOG_INFO("sweep run %d/%zu: %s", run.index + 1, total, run.name);
+    RunSetup setup;
+    setup.result.sweep = {
+        experiment_.name, run.index,      static_cast<int>(total),
+        run.name,         run.point_name, run.repeat,
+        run.values};
+    if (PrepareRun(plan_.checked[i].options, run_dir, &setup) != 0) {
+      ++failed_;
+      return true;
+    }
+    const Config& config = setup.loaded.config;
+    // One in-process node for the whole sweep, as a fleet's node agents
+    // serve every run of theirs: its storage (connection pools,
+    // credentials) stays warm from one run to the next.
+    if (!local_) {
+      local_ = std::make_unique<LocalNodeClient>(0, HostName(),
+                                                 config.run.progress_interval);
+    }
+    local_->set_progress_interval(config.run.progress_interval);
+    std::vector<NodeClient*> clients = {local_.get()};
+    if (fleet_) {
+      const size_t k = static_cast<size_t>(config.cluster.num_nodes);
+      clients.assign(fleet_->nodes.begin(), fleet_->nodes.begin() + k);
+      setup.result.clocks.assign(fleet_->clocks.begin(),
+                                 fleet_->clocks.begin() + k);
+    }
+    std::unique_ptr<ProgressPrinter> progress;
+    if (!args_.quiet) {
+      progress = std::make_unique<ProgressPrinter>(config.run.progress_interval,
+                                                   isatty(STDERR_FILENO) != 0);
+      progress->SetContext(
+          absl::StrFormat("[run %d/%zu %s]", run.index + 1, total,
+                          run.point_name.empty() ? run.name : run.point_name));
+    }
+    Coordinator coordinator(config, setup.plan, clients, progress.get());
+    int code = ExecuteRun(run_dir, coordinator, signals_, &setup.result);
+    if (interrupted_ = signals_.Received(); !interrupted_.empty()) {
+      std::error_code ec;
+      fs::rename(fs::path(run_dir) / "result.json",
+                 fs::path(run_dir) / "result.interrupted.json", ec);
+      return false;
+    }
+    if (code != 0) ++failed_;
+    return true;
+  }
+
+  const CliArgs& args_;
+  const Experiment& experiment_;
+  const SweepPlan& plan_;
+  const std::string dir_;
+  SignalWatcher& signals_;
+  std::optional<Fleet> fleet_;
+  std::unique_ptr<HealthServer> health_;
+  std::unique_ptr<LocalNodeClient> local_;
+  int failed_ = 0, done_before_ = 0;
+  std::string interrupted_;
+};
 
 }  // namespace
 
@@ -223,193 +285,23 @@ int SweepCommand(const CliArgs& args) {
   if (!experiment.ok()) {
     return BadInput(std::string(experiment.status().message()));
   }
-  const std::vector<SweepRun> runs = ExpandRuns(*experiment);
-  std::vector<CheckedRun> checked;
-  std::set<std::string> warned;
-  int max_nodes = 1;
-  for (const auto& run : runs) {
-    auto c = CheckRun(*experiment, run, &warned);
-    absl::Status s = c.status();
-    if (s.ok() && !checked.empty())
-      s = SameControl(checked[0].config, c->config);
-    if (!s.ok()) {
-      return BadInput(absl::StrCat("sweep run ", run.name, ": ", s.message()));
-    }
-    max_nodes = std::max(max_nodes, c->config.cluster.num_nodes);
-    checked.push_back(std::move(*c));
-  }
+  auto plan = PlanSweep(*experiment);
+  if (!plan.ok()) return BadInput(std::string(plan.status().message()));
   if (args.dry_run) {
     std::printf("%s: %d point(s) x %d repeat(s) = %zu run(s), all valid\n",
                 experiment->name.c_str(), PointCount(*experiment),
-                experiment->repeat, runs.size());
-    for (const auto& run : runs) std::printf("  %s\n", run.name.c_str());
+                experiment->repeat, plan->runs.size());
+    for (const auto& run : plan->runs) std::printf("  %s\n", run.name.c_str());
     return 0;
   }
-  if (IsObjectStoreUri(args.results_dir)) {
-    return BadInput(absl::StrCat(
-        "sweep --results-dir ", args.results_dir,
-        ": expected a local directory (s3:// and gs:// results are for "
-        "`ckptbench run` and `ckptbench coordinator`)"));
-  }
-  if (args.resume && args.results_dir.empty()) {
-    return BadInput(
-        "sweep --resume: expected --results-dir DIR, the "
-        "directory of the sweep to finish");
-  }
-  const std::string dir =
-      args.results_dir.empty() ? DefaultSweepDir() : args.results_dir;
-  const std::string manifest_path = (fs::path(dir) / "sweep.json").string();
-  json manifest = SweepManifest(*experiment, args.overrides, runs);
-  // --resume where no sweep started yet starts it: one command for a
-  // JobSet's first start and its restarts (deploy/k8s/overlays/sweep).
-  std::error_code absent;
-  const bool resume =
-      args.resume && (fs::symlink_status(manifest_path, absent).type() !=
-                      fs::file_type::not_found);
-  if (args.resume && !resume) {
-    LOG_INFO("sweep --resume: %s holds no sweep yet; starting it", dir);
-  }
-  if (resume) {
-    if (auto s = CheckSameSweep(manifest_path, manifest); !s.ok()) {
-      return BadInput(std::string(s.message()));
-    }
-  } else {
-    if (fs::exists(manifest_path)) {
-      return BadInput(absl::StrCat(
-          dir, " already holds a sweep (", manifest_path,
-          "); finish it with --resume or choose another --results-dir"));
-    }
-    std::error_code ec;
-    fs::create_directories(dir, ec);
-    SanitizeUtf8(manifest);
-    if (auto s = WriteFileAtomically(manifest_path, manifest.dump(2) + "\n");
-        !s.ok()) {
-      return BadInput(std::string(s.message()));
-    }
-  }
-  LOG_INFO("sweep %s: %zu run(s) into %s", experiment->name, runs.size(), dir);
-  // Points on several nodes: serve the node agents once for every run;
-  // a point on k nodes uses nodes 0..k-1.
-  std::optional<Fleet> fleet;
-  if (max_nodes > 1) {
-    auto f = StartFleet(checked[0].config, max_nodes, NewRunId(), signals);
-    if (!f.ok()) {
-      PrintError(std::string(f.status().message()));
-      return absl::IsInvalidArgument(f.status()) ? 2 : 1;
-    }
-    fleet = std::move(*f);
-  }
-  // Points on one node serve no node agents, but a probe still asks.
-  std::unique_ptr<HealthServer> health;
-  if (!fleet && checked[0].config.control.coordinator_health_port > 0) {
-    auto h =
-        HealthServer::Start(checked[0].config.control.coordinator_health_port,
-                            "control.coordinator_health_port");
-    if (!h.ok()) return BadInput(std::string(h.status().message()));
-    health = std::move(*h);
-  }
-
-  // One in-process node for the whole sweep, as a fleet's node agents
-  // serve every run of theirs: its storage (connection pools, credentials)
-  // stays warm from one run to the next.
-  std::unique_ptr<LocalNodeClient> local;
-  int failed = 0, done_before = 0;
-  std::string interrupted;
-  for (size_t i = 0; i < runs.size(); ++i) {
-    const SweepRun& run = runs[i];
-    const std::string run_dir = (fs::path(dir) / run.name).string();
-    if (fs::exists(fs::path(run_dir) / "result.json")) {
-      if (FinishedOk(run_dir)) {
-        ++done_before;
-        continue;
-      }
-      // A failed run is run again; its result is kept beside.
-      std::error_code ec;
-      fs::rename(fs::path(run_dir) / "result.json",
-                 fs::path(run_dir) / "result.failed.json", ec);
-    }
-    if (interrupted = signals.Received(); !interrupted.empty()) break;
-    LOG_INFO("sweep run %d/%zu: %s", run.index + 1, runs.size(), run.name);
-    RunSetup setup;
-    SweepInfo& info = setup.result.sweep;
-    info = {experiment->name, run.index,      static_cast<int>(runs.size()),
-            run.name,         run.point_name, run.repeat,
-            run.values};
-    if (PrepareRun(checked[i].options, run_dir, &setup) != 0) {
-      ++failed;
-      continue;
-    }
-    const Config& config = setup.loaded.config;
-    if (!local) {
-      local = std::make_unique<LocalNodeClient>(0, HostName(),
-                                                config.run.progress_interval);
-    }
-    local->set_progress_interval(config.run.progress_interval);
-    std::vector<NodeClient*> clients = {local.get()};
-    if (fleet) {
-      const size_t k = static_cast<size_t>(config.cluster.num_nodes);
-      clients.assign(fleet->nodes.begin(), fleet->nodes.begin() + k);
-      setup.result.clocks.assign(fleet->clocks.begin(),
-                                 fleet->clocks.begin() + k);
-    }
-    std::unique_ptr<ProgressPrinter> progress;
-    if (!args.quiet) {
-      progress = std::make_unique<ProgressPrinter>(config.run.progress_interval,
-                                                   isatty(STDERR_FILENO) != 0);
-      progress->SetContext(
-          absl::StrFormat("[run %d/%zu %s]", run.index + 1, runs.size(),
-                          run.point_name.empty() ? run.name : run.point_name));
-    }
-    Coordinator coordinator(config, setup.plan, clients, progress.get());
-    int code = ExecuteRun(run_dir, coordinator, signals, &setup.result);
-    if (interrupted = signals.Received(); !interrupted.empty()) {
-      std::error_code ec;
-      fs::rename(fs::path(run_dir) / "result.json",
-                 fs::path(run_dir) / "result.interrupted.json", ec);
-      break;
-    }
-    if (code != 0) ++failed;
-  }
-
-  // The signal that stopped the sweep is taken (the collated outputs are
-  // still written); another one ends the process at once.
-  signals.Take();
-  signals.Watch([](const std::string& name) {
-    PrintError(absl::StrCat(name, ": exiting before the sweep's outputs"));
-    std::fflush(nullptr);
-    _exit(1);
-  });
-  if (fleet) {
-    fleet->server->Shutdown(failed == 0 && interrupted.empty(),
-                            interrupted.empty() ? "" : "sweep interrupted");
-  }
-  auto data = LoadSweepDir(dir);
-  if (!data.ok()) {
-    PrintError(std::string(data.status().message()));
-    return 1;
-  }
-  absl::Status wrote = WriteSweepOutputs(*data);
-  if (!wrote.ok()) {
-    PrintError(std::string(wrote.message()));
-  }
-  PrintPoints(*data);
-  int finished = 0;
-  for (const auto& r : data->runs) finished += r.has_result ? 1 : 0;
-  std::printf(
-      "\nsweep %s: %d of %zu run(s) finished (%d this time, %d before), %d "
-      "failed\nresults: %s (collated_results.json, results.csv, "
-      "report.html)\n",
-      experiment->name.c_str(), finished, runs.size(), finished - done_before,
-      done_before, failed, dir.c_str());
-  std::fflush(stdout);
-  if (!interrupted.empty()) {
-    std::fprintf(stderr,
-                 "ckptbench: sweep interrupted by %s; finish it with: "
-                 "ckptbench sweep %s ... --results-dir %s --resume\n",
-                 interrupted.c_str(), args.positional[0].c_str(), dir.c_str());
-    return 1;
-  }
-  return failed == 0 && wrote.ok() ? 0 : 1;
+  auto dir = OpenResultsDir(args, *experiment, plan->runs);
+  if (!dir.ok()) return BadInput(std::string(dir.status().message()));
+  LOG_INFO("sweep %s: %zu run(s) into %s", experiment->name, plan->runs.size(),
+           *dir);
+  SweepRuns sweep(args, *experiment, *plan, *dir, signals);
+  if (int code = sweep.Serve(); code != 0) return code;
+  sweep.RunAll();
+  return sweep.Finish();
 }
 
 }  // namespace ckpt

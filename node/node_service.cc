@@ -3,7 +3,7 @@
 #include <chrono>
 
 #include "absl/strings/str_cat.h"
-#include "node/visibility.h"
+#include "node/checkpoint/visibility.h"
 #include "wire/error_kind.h"
 #include "wire/histogram_codec.h"
 

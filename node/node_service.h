@@ -9,7 +9,7 @@
 
 #include <functional>
 
-#include "node/node_agent.h"
+#include "node/checkpoint/node_agent.h"
 #include "node/round/node_workload.h"
 #include "node/round/workload_phase.h"
 #include "proto/ckptbench/v1/node.pb.h"

@@ -9,8 +9,8 @@
 #include "common/bounded_tasks.h"
 #include "common/clock.h"
 #include "common/log.h"
-#include "coordinator/clock_sync.h"
 #include "coordinator/reply_check.h"
+#include "coordinator/round/clock_sync.h"
 #include "wire/error_kind.h"
 
 namespace ckpt {
@@ -25,13 +25,6 @@ using Clock = SteadyClock;
 // the dispatch. The margin is untimed.
 constexpr double kStartMarginSeconds = 0.05;
 constexpr double kStartMarginPerNodeSeconds = 0.001;
-
-// What a node answered with, when it failed: its message and its kind
-// (unspecified when the node could not be reached).
-struct NodeFailure {
-  std::string error;
-  v1::ErrorKind kind = v1::ERROR_KIND_UNSPECIFIED;
-};
 
 }  // namespace
 
@@ -143,17 +136,13 @@ bool RoundProtocol::PrepareAll(Round& round) {
     v1::PrepareRequest req = round.workload.BuildPrepare(i);
     req.set_run_id(round.ids.run_id);
     req.set_round_id(round.ids.round_id);
-    nodes_[i]->PrepareAsync(
-        req, [&, i, done](absl::StatusOr<v1::PrepareReply> rep) {
-          if (!rep.ok()) {
-            errors[i].error = std::string(rep.status().message());
-          } else if (!rep->error().empty()) {
-            errors[i] = {rep->error(), rep->error_kind()};
-          } else {
-            round.prepared[i] = std::move(*rep);
-          }
-          done();
-        });
+    nodes_[i]->PrepareAsync(req,
+                            [&, i, done](absl::StatusOr<v1::PrepareReply> rep) {
+                              errors[i] = FailureOf(rep);
+                              if (errors[i].error.empty())
+                                round.prepared[i] = std::move(*rep);
+                              done();
+                            });
   });
   for (size_t i = 0; i < n; ++i) {
     if (!errors[i].error.empty()) {

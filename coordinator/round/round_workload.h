@@ -16,8 +16,8 @@
 #include <vector>
 
 #include "absl/status/status.h"
-#include "coordinator/node_client.h"
 #include "coordinator/results.h"
+#include "coordinator/round/node_client.h"
 
 namespace ckpt {
 

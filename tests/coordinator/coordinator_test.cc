@@ -11,10 +11,10 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "coordinator/checkpoint/planner.h"
 #include "coordinator/local_node_client.h"
-#include "coordinator/planner.h"
 #include "coordinator/summary.h"
-#include "node/pattern.h"
+#include "node/checkpoint/pattern.h"
 #include "node/storage/memory_storage.h"
 #include "tests/testing/temp_dir.h"
 

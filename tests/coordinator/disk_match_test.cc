@@ -7,9 +7,9 @@
 
 #include "absl/status/status.h"
 #include "absl/strings/str_join.h"
+#include "coordinator/checkpoint/planner.h"
 #include "coordinator/coordinator.h"
 #include "coordinator/local_node_client.h"
-#include "coordinator/planner.h"
 #include "node/storage/memory_storage.h"
 
 namespace ckpt {

@@ -5,7 +5,7 @@
 #include <nlohmann/json.hpp>
 
 #include "common/secrets.h"
-#include "coordinator/planner.h"
+#include "coordinator/checkpoint/planner.h"
 
 namespace ckpt {
 namespace {

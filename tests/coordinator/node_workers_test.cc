@@ -1,4 +1,4 @@
-#include "coordinator/node_workers.h"
+#include "coordinator/round/node_workers.h"
 
 #include <gtest/gtest.h>
 

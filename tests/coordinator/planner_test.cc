@@ -1,10 +1,10 @@
-#include "coordinator/planner.h"
+#include "coordinator/checkpoint/planner.h"
 
 #include <gtest/gtest.h>
 
 #include <map>
 
-#include "coordinator/presets.h"
+#include "coordinator/checkpoint/presets.h"
 
 namespace ckpt {
 namespace {

@@ -1,7 +1,7 @@
 // PlanReshard on checkpoints built by hand: which bytes of which saved
 // file each loading rank reads, and the read amplification, checked
 // against values worked out by hand below.
-#include "coordinator/reshard.h"
+#include "coordinator/checkpoint/reshard.h"
 
 #include <gtest/gtest.h>
 

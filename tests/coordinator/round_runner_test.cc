@@ -1,6 +1,6 @@
 // RoundRunner against scripted nodes: what it sends each node, how it
 // aggregates their reports, and which error it keeps when nodes fail.
-#include "coordinator/round_runner.h"
+#include "coordinator/checkpoint/round_runner.h"
 
 #include <gtest/gtest.h>
 
@@ -14,8 +14,8 @@
 #include <thread>
 #include <vector>
 
+#include "coordinator/checkpoint/planner.h"
 #include "coordinator/json_codec.h"
-#include "coordinator/planner.h"
 
 namespace ckpt {
 namespace {

@@ -19,11 +19,11 @@
 #include <vector>
 
 #include "common/config.h"
+#include "coordinator/checkpoint/planner.h"
+#include "coordinator/checkpoint/round_runner.h"
 #include "coordinator/json_codec.h"
 #include "coordinator/local_node_client.h"
-#include "coordinator/planner.h"
 #include "coordinator/reply_check.h"
-#include "coordinator/round_runner.h"
 #include "coordinator/summary.h"
 
 namespace ckpt {

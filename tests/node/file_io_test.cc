@@ -1,4 +1,4 @@
-#include "node/file_io.h"
+#include "node/checkpoint/file_io.h"
 
 #include <gtest/gtest.h>
 
@@ -6,9 +6,9 @@
 #include <thread>
 #include <tuple>
 
-#include "node/file_ranges.h"
-#include "node/pattern.h"
-#include "node/shard_memory.h"
+#include "node/checkpoint/file_ranges.h"
+#include "node/checkpoint/pattern.h"
+#include "node/checkpoint/shard_memory.h"
 #include "node/storage/posix_storage.h"
 #include "tests/testing/temp_dir.h"
 

@@ -1,4 +1,4 @@
-#include "node/node_agent.h"
+#include "node/checkpoint/node_agent.h"
 
 #include <gtest/gtest.h>
 
@@ -10,9 +10,9 @@
 #include "common/checksum.h"
 #include "common/clock.h"
 #include "common/plan.h"
+#include "node/checkpoint/visibility.h"
 #include "node/node_service.h"
 #include "node/storage/memory_storage.h"
-#include "node/visibility.h"
 #include "tests/testing/temp_dir.h"
 #include "wire/error_kind.h"
 

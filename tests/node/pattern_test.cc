@@ -1,4 +1,4 @@
-#include "node/pattern.h"
+#include "node/checkpoint/pattern.h"
 
 #include <gtest/gtest.h>
 #include <zlib.h>

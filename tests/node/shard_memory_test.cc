@@ -1,7 +1,7 @@
 // Where shard bytes live outside storage (ShardMemory), an async save's
 // staging (StageFile + SaveFile from the staged copy), device copies
 // through IoParams::device, and the simulated training compute.
-#include "node/shard_memory.h"
+#include "node/checkpoint/shard_memory.h"
 
 #include <gtest/gtest.h>
 
@@ -9,10 +9,10 @@
 #include <chrono>
 
 #include "common/cuda.h"
-#include "node/file_io.h"
-#include "node/pattern.h"
+#include "node/checkpoint/file_io.h"
+#include "node/checkpoint/pattern.h"
+#include "node/checkpoint/training_compute.h"
 #include "node/storage/posix_storage.h"
-#include "node/training_compute.h"
 #include "tests/testing/temp_dir.h"
 
 namespace ckpt {

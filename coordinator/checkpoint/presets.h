@@ -1,0 +1,51 @@
+// Model presets: the tensors of a model's weights, or for the MLPerf
+// Storage checkpoint workloads the published checkpoint size and its
+// ZeRO parallelism. Pure data and functions; thread-safe.
+#ifndef CKPTBENCH_COORDINATOR_CHECKPOINT_PRESETS_H_
+#define CKPTBENCH_COORDINATOR_CHECKPOINT_PRESETS_H_
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "common/plan.h"
+
+namespace ckpt {
+
+// MLPerf Storage v2.0 checkpointing workload (Submission guidelines,
+// Table 2): reference parallelism and checkpoint size.
+struct MlperfSpec {
+  int tp = 1, pp = 1, dp = 1;
+  int zero_stage = 3;
+  // Total checkpoint bytes. The table's "GB"/"TB" are DLIO's 1024-based
+  // units; parameters = bytes / 14 (bf16 weights + fp32 master, exp_avg,
+  // exp_avg_sq).
+  uint64_t parameters = 0;
+};
+
+struct ModelPreset {
+  std::string name;
+  std::string description;
+  // Weight tensors (for MLPerf presets: empty; see mlperf).
+  std::vector<TensorSpec> weights;
+  bool is_mlperf = false;
+  MlperfSpec mlperf;
+};
+
+// Builds the named preset. `num_layers` sizes the "transformer" preset.
+// Unknown names fail with the list of presets and the closest match.
+absl::StatusOr<ModelPreset> MakePreset(const std::string& name, int num_layers);
+
+std::vector<std::string> PresetNames();
+
+// Decoder-only Llama (HF LlamaForCausalLM, untied embeddings) tensors.
+struct LlamaShape {
+  uint64_t hidden, ffn, layers, heads, kv_heads, vocab;
+};
+std::vector<TensorSpec> LlamaTensors(const LlamaShape& s,
+                                     const std::string& dtype);
+
+}  // namespace ckpt
+
+#endif  // CKPTBENCH_COORDINATOR_CHECKPOINT_PRESETS_H_

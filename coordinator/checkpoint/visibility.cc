@@ -1,0 +1,77 @@
+// RoundRunner::MeasureVisible: time to visible after a save commits.
+#include <algorithm>
+
+#include "absl/strings/str_cat.h"
+#include "common/log.h"
+#include "coordinator/checkpoint/round_runner.h"
+
+namespace ckpt {
+
+void RoundRunner::MeasureVisible(const RoundSpec& spec, uint64_t metadata_size,
+                                 uint64_t metadata_xxh3,
+                                 const std::vector<v1::PrepareReply>& prepared,
+                                 int64_t committed_unix_ns,
+                                 RoundResult* result) const {
+  // Node 0 committed; another node is the reader a restart would be.
+  const size_t k = nodes_.size() > 1 ? 1 : 0;
+  // A sink (null://) keeps nothing: there is nothing to become visible.
+  if (k < prepared.size() && prepared[k].storage_kind() == "null") return;
+  Visibility& v = result->visible;
+  v.node = nodes_[k]->index();
+  v.host = nodes_[k]->host();
+  v.same_node = k == 0;
+  v1::InspectRequest req;
+  req.set_run_id(spec.run_id);
+  req.set_checkpoints_uri(ForNode(spec.dir, v.node));
+  req.mutable_storage_options()->insert(storage_options_.begin(),
+                                        storage_options_.end());
+  req.set_visible_step(spec.step);
+  req.set_visible_metadata_size(metadata_size);
+  req.set_visible_metadata_xxh3(metadata_xxh3);
+  req.set_visible_timeout_seconds(config_.run.visible_timeout);
+  // A FUSE daemon caches listings and attributes: the reader must also
+  // open a shard at its full size.
+  if (k < prepared.size() && prepared[k].storage_kind() == "fuse") {
+    for (const auto& r : plan_.ranks) {
+      if (r.files.empty()) continue;
+      req.set_visible_shard(r.files[0].name);
+      req.set_visible_shard_size(r.files[0].size);
+      break;
+    }
+  }
+  auto rep = nodes_[k]->Inspect(req);
+  if (!rep.ok() || !rep->error().empty()) {
+    const std::string why =
+        rep.ok() ? rep->error() : std::string(rep.status().message());
+    LOG_WARN("%s %d: time to visible not measured: %s: %s", result->phase,
+             result->index, nodes_[k]->Who(), why);
+    return;
+  }
+  v.measured = true;
+  v.visible = rep->visible();
+  v.poll_seconds = rep->visible_poll_seconds();
+  v.polls = rep->visible_polls();
+  v.lacked = rep->visible_lacked();
+  v.last_poll_seconds = rep->visible_last_poll_seconds();
+  if (!v.visible) {
+    result->flags.push_back("not_visible");
+    LOG_WARN(
+        "%s %d: step-%d was not visible to %s %.1f s after its commit (%s): "
+        "a restart there could not load it yet",
+        result->phase, result->index, spec.step, nodes_[k]->Who(),
+        v.poll_seconds,
+        v.lacked.empty() ? std::string("the last poll found nothing missing")
+                         : absl::StrCat("the last poll found no ", v.lacked));
+    v.seconds = v.poll_seconds;
+    return;
+  }
+  // The node's instant on the coordinator's clock (offset: node minus
+  // coordinator); a small negative from clock error reads as 0.
+  const int64_t at = rep->visible_at_unix_ns() - nodes_[k]->clock_offset_ns();
+  v.seconds = std::max(0.0, static_cast<double>(at - committed_unix_ns) / 1e9);
+  LOG_INFO("%s %d: step-%d visible to %s %.3f s after its commit (%d polls)",
+           result->phase, result->index, spec.step, nodes_[k]->Who(), v.seconds,
+           v.polls);
+}
+
+}  // namespace ckpt

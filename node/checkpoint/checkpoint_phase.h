@@ -1,0 +1,83 @@
+// One checkpoint phase on a node, from the common start instant: a thread
+// per file (SaveFile / LoadFile, node/checkpoint/file_io.h), an async save's
+// staging gate and the training compute it overlaps, progress every interval,
+// the first real error winning over the aborts it caused, the step directory
+// synced for a durable save, then the outcome summed up per rank and per
+// file. NodeAgent::RunPhase runs one on what Prepare made ready.
+#ifndef CKPTBENCH_NODE_CHECKPOINT_CHECKPOINT_PHASE_H_
+#define CKPTBENCH_NODE_CHECKPOINT_CHECKPOINT_PHASE_H_
+
+#include <atomic>
+#include <latch>
+#include <memory>
+#include <thread>
+#include <vector>
+
+#include "node/checkpoint/node_agent.h"
+#include "node/storage/io_tally.h"
+
+namespace ckpt {
+
+// What Prepare made ready for the phase (NodeAgent's members, borrowed).
+struct PreparedPhase {
+  const PhaseJob* job = nullptr;
+  const StorageLocation* location = nullptr;
+  bool read_direct = false;
+  ChecksumKind checksum = ChecksumKind::kCrc32c;
+  const std::vector<std::unique_ptr<AlignedBuffer>>* buffers = nullptr;
+  const std::vector<std::unique_ptr<ShardMemory>>* memory = nullptr;
+  const std::vector<std::unique_ptr<AlignedBuffer>>* staged = nullptr;
+  const TrainingCompute* compute = nullptr;  // async saves
+  const ObjectStoreCounters* counters = nullptr;
+};
+
+class CheckpointPhase {
+ public:
+  // `abort` stops the phase's files (set by NodeAgent::Abort, and by the
+  // phase itself when a file fails).
+  CheckpointPhase(const PreparedPhase& prepared, std::atomic<bool>& abort);
+
+  PhaseOutcome Run(int64_t start_at_unix_ns, const ProgressFn& progress,
+                   double progress_interval);
+
+ private:
+  // One file of the phase, as its thread fills it.
+  struct Slot {
+    size_t rank_index = 0;
+    const FileJob* file = nullptr;
+    AlignedBuffer* buffer = nullptr;
+    ShardMemory* memory = nullptr;    // gpu or async: where the bytes live
+    AlignedBuffer* staged = nullptr;  // async save: the staged copy
+    OpStats stats;
+    FileOutcome outcome;
+    absl::Status status;
+    // Its object-store requests and retries, counted on its thread and on
+    // the reader's and uploader's workers (io_tally.h).
+    IoTally tally;
+  };
+  void MakeSlots();
+  // The files' threads, the async gate and compute, progress meanwhile;
+  // returns when every file is done.
+  void TransferFiles(const ProgressFn& progress, double progress_interval,
+                     PhaseOutcome* out);
+  void TransferFile(Slot& s, std::latch& gate);
+  // A durable save: the step's entries, then its own entry in the parent.
+  void SyncStepDir(PhaseOutcome* out) const;
+  // Seconds and staging summed over the files.
+  void SumUpFiles(PhaseOutcome* out) const;
+  // Each rank's outcome and each file's record, histograms, checksums.
+  void RecordFiles(PhaseOutcome* out) const;
+
+  const PreparedPhase p_;
+  const PhaseJob& job_;
+  std::atomic<bool>& abort_;
+  const bool async_;  // an async save: stage every file, then persist
+  SteadyTime start_;
+  std::vector<std::atomic<uint64_t>> rank_bytes_;
+  std::vector<Slot> slots_;
+  std::thread compute_;  // an async save's training compute
+};
+
+}  // namespace ckpt
+
+#endif  // CKPTBENCH_NODE_CHECKPOINT_CHECKPOINT_PHASE_H_

@@ -1,0 +1,64 @@
+// What SaveStream and LoadStream (node/checkpoint/save_stream.h,
+// node/checkpoint/load_stream.h) share: timing one storage call into a
+// histogram, the abort check, and feeding a file's bytes to its segments'
+// checksums.
+#ifndef CKPTBENCH_NODE_CHECKPOINT_STREAM_UTIL_H_
+#define CKPTBENCH_NODE_CHECKPOINT_STREAM_UTIL_H_
+
+#include <chrono>
+#include <cstdint>
+#include <functional>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "common/checksum.h"
+#include "common/histogram.h"
+#include "node/checkpoint/file_io.h"
+
+namespace ckpt {
+
+// Times one call into `h` (nanoseconds).
+template <typename F>
+auto Timed(Histogram& h, F&& f) {
+  auto t0 = std::chrono::steady_clock::now();
+  auto result = f();
+  auto ns = std::chrono::duration_cast<std::chrono::nanoseconds>(
+                std::chrono::steady_clock::now() - t0)
+                .count();
+  h.Record(static_cast<uint64_t>(ns));
+  return result;
+}
+
+// Aborted naming the file once the phase is aborted.
+absl::Status CheckAbort(const TransferContext& ctx, const FileJob& job);
+
+// A file's segment checksums as its bytes go by, in file order.
+struct SegmentSums {
+  SegmentSums(const FileJob& job, ChecksumKind kind, std::vector<uint64_t>* out)
+      : job(job), sum(NewChecksummer(kind)), done(out) {
+    done->clear();
+  }
+  // Feeds [offset, offset + len) at p to the segments it overlaps;
+  // `on_done(i)` runs as segment i's checksum completes (into *done).
+  void Feed(uint64_t offset, const unsigned char* p, size_t len,
+            const std::function<void(size_t)>& on_done = nullptr);
+  // The same 64 KiB at a time, while the bytes are in the core's cache.
+  void FeedBlock(uint64_t offset, const unsigned char* p, size_t len,
+                 const std::function<void(size_t)>& on_done = nullptr);
+
+  const FileJob& job;
+  std::unique_ptr<Checksummer> sum;
+  size_t seg = 0;  // the cursor into job.segments
+  std::vector<uint64_t>* done;
+};
+
+// The block a file moves at a time: io.block_size, or less so that
+// BufferBlocks(queue_depth) of them fit in `buffer`.
+inline size_t BlockSize(const IoParams& params, const AlignedBuffer& buffer) {
+  return std::min(params.block_size,
+                  buffer.size() / BufferBlocks(params.queue_depth));
+}
+
+}  // namespace ckpt
+
+#endif  // CKPTBENCH_NODE_CHECKPOINT_STREAM_UTIL_H_
