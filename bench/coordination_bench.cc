@@ -147,7 +147,7 @@ int RunOnce(const std::string& self, int nodes, int rounds, int per_process,
   config.storage.path = "null://bench";
   config.cluster.num_nodes = nodes;
   config.cluster.num_devices = "1";
-  config.run.mode = "save-only";
+  config.run.mode = RunMode::kSaveOnly;
   config.run.num_save_calls = rounds;
   config.io.block_size = 1 << 20;
   config.control.node_timeout = 30;

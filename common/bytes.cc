@@ -1,8 +1,11 @@
 #include "common/bytes.h"
 
+#include <algorithm>
 #include <cctype>
 #include <cmath>
+#include <iterator>
 #include <string>
+#include <utility>
 
 #include "absl/status/status.h"
 #include "absl/strings/ascii.h"
@@ -10,6 +13,18 @@
 #include "absl/strings/str_format.h"
 
 namespace ckpt {
+namespace {
+
+// Unit suffixes (lower case) and their bytes: binary (k, KiB) and decimal
+// (kB).
+constexpr double kKi = kKiB, kMi = kMiB, kGi = kGiB, kTi = kTiB;
+constexpr std::pair<std::string_view, double> kUnits[] = {
+    {"", 1},      {"b", 1},    {"k", kKi},   {"kib", kKi}, {"m", kMi},
+    {"mib", kMi}, {"g", kGi},  {"gib", kGi}, {"t", kTi},   {"tib", kTi},
+    {"kb", 1e3},  {"mb", 1e6}, {"gb", 1e9},  {"tb", 1e12},
+};
+
+}  // namespace
 
 absl::StatusOr<uint64_t> ParseByteSize(std::string_view text) {
   std::string s(
@@ -29,28 +44,10 @@ absl::StatusOr<uint64_t> ParseByteSize(std::string_view text) {
   std::string unit = absl::AsciiStrToLower(
       absl::StripAsciiWhitespace(absl::string_view(s).substr(i)));
   if (number.find('.') != number.rfind('.')) return bad();
-  double multiplier = 1;
-  if (unit.empty() || unit == "b") {
-    multiplier = 1;
-  } else if (unit == "k" || unit == "kib") {
-    multiplier = static_cast<double>(kKiB);
-  } else if (unit == "m" || unit == "mib") {
-    multiplier = static_cast<double>(kMiB);
-  } else if (unit == "g" || unit == "gib") {
-    multiplier = static_cast<double>(kGiB);
-  } else if (unit == "t" || unit == "tib") {
-    multiplier = static_cast<double>(kTiB);
-  } else if (unit == "kb") {
-    multiplier = 1e3;
-  } else if (unit == "mb") {
-    multiplier = 1e6;
-  } else if (unit == "gb") {
-    multiplier = 1e9;
-  } else if (unit == "tb") {
-    multiplier = 1e12;
-  } else {
-    return bad();
-  }
+  const auto row = std::find_if(std::begin(kUnits), std::end(kUnits),
+                                [&](const auto& u) { return u.first == unit; });
+  if (row == std::end(kUnits)) return bad();
+  const double multiplier = row->second;
   // Never std::stod: it throws on "." and on numbers past double's range.
   double parsed = 0;
   if (!absl::SimpleAtod(number, &parsed)) return bad();

@@ -36,9 +36,9 @@ std::vector<KeyDef> BuildKeys() {
       "model.num_layers", "NUM_LAYERS", 1,
       [](Config& c) -> int& { return c.model.num_layers; },
       "transformer preset: encoder and decoder layers (model size)"));
-  keys.push_back(EnumKey(
-      "model.optimizer", "CKPT_OPTIMIZER", {"adam", "sgd", "none"},
-      [](Config& c) -> std::string& { return c.model.optimizer; },
+  keys.push_back(KindKey<Optimizer>(
+      "model.optimizer", "CKPT_OPTIMIZER",
+      [](Config& c) -> Optimizer& { return c.model.optimizer; },
       "optimizer state saved with the weights (adam: 2 fp32 moments)"));
   keys.push_back(IntKey(
       "cluster.num_nodes", "NUM_NODES", 1,
@@ -65,26 +65,25 @@ std::vector<KeyDef> BuildKeys() {
     k.get = [](const Config& c) { return c.cluster.num_devices; };
     keys.push_back(k);
   }
-  keys.push_back(EnumKey(
-      "cluster.accelerator", "ACCELERATOR", {"cpu", "gpu"},
-      [](Config& c) -> std::string& { return c.cluster.accelerator; },
+  keys.push_back(KindKey<Accelerator>(
+      "cluster.accelerator", "ACCELERATOR",
+      [](Config& c) -> Accelerator& { return c.cluster.accelerator; },
       "where shard bytes live before a save"));
-  keys.push_back(EnumKey(
-      "cluster.staging", "CKPT_STAGING", {"pinned", "pageable"},
-      [](Config& c) -> std::string& { return c.cluster.staging; },
+  keys.push_back(KindKey<HostStaging>(
+      "cluster.staging", "CKPT_STAGING",
+      [](Config& c) -> HostStaging& { return c.cluster.staging; },
       "ACCELERATOR=gpu: host memory that device bytes are copied through "
       "(pageable is what a plain .cpu() copy gets)"));
-  keys.push_back(EnumKey(
-      "sharding.strategy", "CKPT_SHARDING", {"full", "hybrid"},
-      [](Config& c) -> std::string& { return c.sharding.strategy; },
+  keys.push_back(KindKey<ShardingStrategy>(
+      "sharding.strategy", "CKPT_SHARDING",
+      [](Config& c) -> ShardingStrategy& { return c.sharding.strategy; },
       "full: shard across all ranks; hybrid: within a node, node 0 writes"));
   keys.push_back(IntKey(
       "sharding.thread_count", "CKPT_THREAD_COUNT", 1,
       [](Config& c) -> int& { return c.sharding.thread_count; },
       "files per rank, each written by its own thread (DCP thread_count)"));
-  keys.push_back(EnumKey(
-      "run.mode", "CKPT_MODE", {"save+load", "save-only", "load-only"},
-      [](Config& c) -> std::string& { return c.run.mode; },
+  keys.push_back(KindKey<RunMode>(
+      "run.mode", "CKPT_MODE", [](Config& c) -> RunMode& { return c.run.mode; },
       "which phases run"));
   keys.push_back(IntKey(
       "run.num_save_calls", "NUM_SAVE_CALLS", 0,
@@ -139,9 +138,9 @@ std::vector<KeyDef> BuildKeys() {
       "cache serves them (DLIO's recovery_rank_shift); auto: one node over "
       "(the ranks per node) for a multinode run on shared storage, 0 "
       "otherwise; K > 0 needs shared storage (not storage.node_local)"));
-  keys.push_back(EnumKey(
-      "load.reshard_reads", "CKPT_RESHARD_READS", {"ranges", "segments"},
-      [](Config& c) -> std::string& { return c.load.reshard_reads; },
+  keys.push_back(KindKey<ReshardReads>(
+      "load.reshard_reads", "CKPT_RESHARD_READS",
+      [](Config& c) -> ReshardReads& { return c.load.reshard_reads; },
       "a resharded restore (checkpoint saved with another world size or "
       "files per rank): ranges = each rank reads exactly the bytes it owns "
       "under the new sharding; segments = every saved segment holding any "
@@ -190,19 +189,18 @@ std::vector<KeyDef> BuildKeys() {
       "io.direct_read", "CKPT_DIRECT_READ",
       [](Config& c) -> bool& { return c.io.direct_read; },
       "O_DIRECT for reads"));
-  keys.push_back(EnumKey(
+  keys.push_back(KindKey<CacheMode>(
       "io.cache_mode", "CKPT_CACHE_MODE",
-      {"auto", "drop", "fadvise", "direct", "none"},
-      [](Config& c) -> std::string& { return c.io.cache_mode; },
+      [](Config& c) -> CacheMode& { return c.io.cache_mode; },
       "how loads avoid the page cache (none: allow cached reads)"));
   keys.push_back(EnumKey(
       "io.checksum", "CKPT_CHECKSUM", {"xxh3", "crc32c"},
       [](Config& c) -> std::string& { return c.io.checksum; },
       "checksum recorded in .metadata and verified on load"));
   AddObjectStoreKeys(&keys);
-  keys.push_back(EnumKey(
-      "storage.flavour", "CKPT_STORAGE_FLAVOUR", {"auto", "local", "fuse"},
-      [](Config& c) -> std::string& { return c.storage.flavour; },
+  keys.push_back(KindKey<StorageFlavour>(
+      "storage.flavour", "CKPT_STORAGE_FLAVOUR",
+      [](Config& c) -> StorageFlavour& { return c.storage.flavour; },
       "paths: local disk, or a FUSE object-store mount (sequential writes, no "
       "O_DIRECT, no rename, close is the durability point); auto: from the "
       "mount type"));
@@ -300,7 +298,8 @@ std::string Config::RestorePath() const {
 }
 
 int Config::RanksPerNode() const {
-  if (cluster.num_devices == "auto" && cluster.accelerator == "gpu") {
+  if (cluster.num_devices == "auto" &&
+      cluster.accelerator == Accelerator::kGpu) {
     // A rank per GPU this process sees (ValidateConfig refuses none).
     auto gpus = cuda::DeviceCount();
     return gpus.ok() ? *gpus : 1;
@@ -441,7 +440,7 @@ absl::Status ValidateConfig(const Config& c, bool need_storage) {
         "(CKPT_NODE_LOCAL) or a path without it");
   }
 #ifndef CKPT_HAVE_CUDA
-  if (c.cluster.accelerator == "gpu") {
+  if (c.cluster.accelerator == Accelerator::kGpu) {
     return absl::InvalidArgumentError(
         "cluster.accelerator (ACCELERATOR) = 'gpu': this build of ckptbench "
         "has no GPU support (it was built without the CUDA toolkit; "
@@ -449,7 +448,8 @@ absl::Status ValidateConfig(const Config& c, bool need_storage) {
         "expected cpu");
   }
 #else
-  if (c.cluster.accelerator == "gpu" && c.cluster.num_devices == "auto") {
+  if (c.cluster.accelerator == Accelerator::kGpu &&
+      c.cluster.num_devices == "auto") {
     if (auto gpus = cuda::DeviceCount(); !gpus.ok()) {
       return absl::InvalidArgumentError(absl::StrCat(
           "cluster.num_devices (NUM_DEVICES) = auto with ACCELERATOR=gpu "
@@ -466,12 +466,13 @@ absl::Status ValidateConfig(const Config& c, bool need_storage) {
         "overlaps; expected e.g. CKPT_INTERVAL=30s");
   }
   if (need_storage && c.storage.path.empty() &&
-      !(c.run.mode == "load-only" && !c.storage.restore_path.empty())) {
+      !(c.run.mode == RunMode::kLoadOnly && !c.storage.restore_path.empty())) {
     return absl::InvalidArgumentError(
         "storage.path (CKPT_DIR_PATH) is not set: expected the directory or "
         "URI where checkpoints are written, e.g. CKPT_DIR_PATH=/mnt/ckpt");
   }
-  if ((c.io.direct_write || c.io.direct_read || c.io.cache_mode == "direct") &&
+  if ((c.io.direct_write || c.io.direct_read ||
+       c.io.cache_mode == CacheMode::kDirect) &&
       c.io.block_size % 4096 != 0) {
     return absl::InvalidArgumentError(
         absl::StrCat("io.block_size (CKPT_BLOCK_SIZE) = ", c.io.block_size,

@@ -13,6 +13,7 @@
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "common/kinds.h"
 
 namespace ckpt {
 
@@ -23,31 +24,31 @@ struct StorageOptions {
   // Paths: "local" (boot disk), "fuse" (object-store mount: no O_DIRECT,
   // no rename or overwrite, close is the durability point) or "auto"
   // (fuse when the path's mount type is fuse.*).
-  std::string flavour = "auto";
+  StorageFlavour flavour = StorageFlavour::kAuto;
 };
 
 struct ModelOptions {
   std::string name = "transformer";  // preset
   int num_layers = 10;               // transformer preset only
-  std::string optimizer = "adam";    // adam | sgd | none
+  Optimizer optimizer = Optimizer::kAdam;
 };
 
 struct ClusterOptions {
   int num_nodes = 1;
   std::string num_devices = "auto";  // ranks per node: "auto" or N
-  std::string accelerator = "cpu";   // cpu | gpu
+  Accelerator accelerator = Accelerator::kCpu;
   // ACCELERATOR=gpu: host memory device bytes pass through (pinned |
   // pageable, what a naive .cpu() gets).
-  std::string staging = "pinned";
+  HostStaging staging = HostStaging::kPinned;
 };
 
 struct ShardingOptions {
-  std::string strategy = "full";  // full | hybrid
-  int thread_count = 1;           // files (writer threads) per rank
+  ShardingStrategy strategy = ShardingStrategy::kFull;
+  int thread_count = 1;  // files (writer threads) per rank
 };
 
 struct RunOptions {
-  std::string mode = "save+load";  // save+load | save-only | load-only
+  RunMode mode = RunMode::kSaveAndLoad;
   int num_save_calls = 3;
   int num_load_calls = 3;
   uint64_t seed = 1234;
@@ -86,7 +87,7 @@ struct RestoreLoadOptions {
   // sharding; "segments": every saved segment that holds any of them,
   // whole (as PyTorch DCP's FileSystemReader reads each stored item whole
   // and narrows it in memory), so read amplification shows the cost.
-  std::string reshard_reads = "ranges";
+  ReshardReads reshard_reads = ReshardReads::kRanges;
 };
 
 struct IoOptions {
@@ -95,7 +96,7 @@ struct IoOptions {
   bool fsync = true;          // fsync each file before it counts
   bool direct_write = false;  // O_DIRECT writes
   bool direct_read = false;   // O_DIRECT reads
-  std::string cache_mode = "auto";  // auto | drop | fadvise | direct | none
+  CacheMode cache_mode = CacheMode::kAuto;
   std::string checksum = "crc32c";  // crc32c (ISA-L, fastest here) | xxh3
 };
 
@@ -103,10 +104,10 @@ struct IoOptions {
 struct S3Config {
   std::string endpoint;  // "" = AWS (https://s3.<region>.amazonaws.com)
   std::string region = "us-east-1";
-  std::string addressing = "auto";           // auto | path | virtual
-  uint64_t part_size = 8 << 20;              // multipart part size
-  uint64_t multipart_threshold = 8 << 20;    // single PUT below this
-  std::string payload_signing = "unsigned";  // unsigned | signed
+  S3Addressing addressing = S3Addressing::kAuto;
+  uint64_t part_size = 8 << 20;            // multipart part size
+  uint64_t multipart_threshold = 8 << 20;  // single PUT below this
+  PayloadSigning payload_signing = PayloadSigning::kUnsigned;
   std::string ca_bundle;
   bool verify_tls = true;
   double stall_timeout = 30;  // seconds below 1 byte/s before a retry
@@ -116,10 +117,10 @@ struct S3Config {
   int ranges_in_flight = 4;       // concurrent ranged GETs per object
   int spread_prefixes = 0;  // 0 = off; N = shard keys under N hash prefixes
   // none | crc32c (x-amz-checksum-crc32c) | md5 (Content-MD5)
-  std::string checksum = "none";
+  S3Checksum checksum = S3Checksum::kNone;
   // Step claims: auto (If-None-Match: *, else claim objects + listing) |
   // if_none_match | listing.
-  std::string claim = "auto";
+  S3Claim claim = S3Claim::kAuto;
 };
 
 // Google Cloud Storage over its JSON API (gs://bucket/prefix).
@@ -127,12 +128,12 @@ struct GcsConfig {
   std::string endpoint;  // "" = https://storage.googleapis.com
   std::string project;   // PROJECT: recorded; quota project if user_project
   bool user_project = false;
-  std::string upload = "resumable";        // resumable | composite
-  uint64_t single_threshold = 8ull << 20;  // one request below this
-  uint64_t chunk_size = 8ull << 20;        // multiple of 256 KiB
-  int parts_in_flight = 4;                 // composite: concurrent parts
-  uint64_t range_size = 8ull << 20;        // bytes per ranged GET
-  int ranges_in_flight = 4;                // concurrent ranged GETs
+  GcsUpload upload = GcsUpload::kResumable;  // resumable | composite
+  uint64_t single_threshold = 8ull << 20;    // one request below this
+  uint64_t chunk_size = 8ull << 20;          // multiple of 256 KiB
+  int parts_in_flight = 4;                   // composite: concurrent parts
+  uint64_t range_size = 8ull << 20;          // bytes per ranged GET
+  int ranges_in_flight = 4;                  // concurrent ranged GETs
   int max_attempts = 5;
   double stall_timeout = 30;
   std::string ca_bundle;
@@ -176,8 +177,8 @@ struct Config {
   std::string RestorePath() const;
   std::string CheckpointsPath() const;  // <storage.path>/checkpoints
   int RanksPerNode() const;             // resolves "auto"
-  bool DoSave() const { return run.mode != "load-only"; }
-  bool DoLoad() const { return run.mode != "save-only"; }
+  bool DoSave() const { return run.mode != RunMode::kLoadOnly; }
+  bool DoLoad() const { return run.mode != RunMode::kSaveOnly; }
 };
 
 // One settable key.

@@ -13,6 +13,7 @@
 #include "absl/strings/str_join.h"
 #include "common/bytes.h"
 #include "common/config.h"
+#include "common/kinds.h"
 
 namespace ckpt {
 namespace keydefs {
@@ -145,6 +146,24 @@ KeyDef EnumKey(std::string key, std::string env,
     return ParseEnum(v, allowed, &member(c));
   };
   k.get = [member](const Config& c) { return member(const_cast<Config&>(c)); };
+  return k;
+}
+
+// A key whose value is one of the names of kind E (common/kinds.h).
+template <typename E, typename Member>
+KeyDef KindKey(std::string key, std::string env, Member member,
+               std::string desc) {
+  const std::string expected = absl::StrCat("one of ", KindNames<E>());
+  KeyDef k = NewKey(std::move(key), std::move(env), expected, std::move(desc));
+  k.set = [expected, member](Config& c, const std::string& v) {
+    const std::optional<E> e = ParseKind<E>(v);
+    if (!e) return Expect(expected);
+    member(c) = *e;
+    return absl::OkStatus();
+  };
+  k.get = [member](const Config& c) {
+    return std::string(Name(member(const_cast<Config&>(c))));
+  };
   return k;
 }
 

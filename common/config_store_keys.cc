@@ -23,9 +23,9 @@ void AddGcsKeys(std::vector<KeyDef>* out) {
       "gcs.user_project", "CKPT_GCS_USER_PROJECT",
       [](Config& c) -> bool& { return c.gcs.user_project; },
       "bill requests to gcs.project (userProject; requester-pays buckets)"));
-  keys.push_back(EnumKey(
-      "gcs.upload", "CKPT_GCS_UPLOAD", {"resumable", "composite"},
-      [](Config& c) -> std::string& { return c.gcs.upload; },
+  keys.push_back(KindKey<GcsUpload>(
+      "gcs.upload", "CKPT_GCS_UPLOAD",
+      [](Config& c) -> GcsUpload& { return c.gcs.upload; },
       "objects above gcs.single_threshold: one resumable session in chunks, "
       "or parallel composite (parts uploaded at once, then compose)"));
   keys.push_back(SizeKey(
@@ -80,9 +80,9 @@ void AddObjectStoreKeys(std::vector<KeyDef>* out) {
       "s3.region", "AWS_REGION", "a region such as us-east-1",
       [](Config& c) -> std::string& { return c.s3.region; },
       "S3 signing region"));
-  keys.push_back(EnumKey(
-      "s3.addressing", "CKPT_S3_ADDRESSING", {"auto", "path", "virtual"},
-      [](Config& c) -> std::string& { return c.s3.addressing; },
+  keys.push_back(KindKey<S3Addressing>(
+      "s3.addressing", "CKPT_S3_ADDRESSING",
+      [](Config& c) -> S3Addressing& { return c.s3.addressing; },
       "path-style or virtual-hosted URLs (auto: path for IPs and localhost)"));
   keys.push_back(SizeKey(
       "s3.part_size", "CKPT_S3_PART_SIZE", 5 * kMiB, 5 * kGiB, 1,
@@ -105,9 +105,9 @@ void AddObjectStoreKeys(std::vector<KeyDef>* out) {
     };
     keys.push_back(k);
   }
-  keys.push_back(EnumKey(
-      "s3.payload_signing", "CKPT_S3_PAYLOAD_SIGNING", {"unsigned", "signed"},
-      [](Config& c) -> std::string& { return c.s3.payload_signing; },
+  keys.push_back(KindKey<PayloadSigning>(
+      "s3.payload_signing", "CKPT_S3_PAYLOAD_SIGNING",
+      [](Config& c) -> PayloadSigning& { return c.s3.payload_signing; },
       "UNSIGNED-PAYLOAD, or a SHA-256 of every body in the signature"));
   keys.push_back(StringKey(
       "s3.ca_bundle", "AWS_CA_BUNDLE", "a PEM file path",
@@ -142,15 +142,15 @@ void AddObjectStoreKeys(std::vector<KeyDef>* out) {
       [](Config& c) -> int& { return c.s3.spread_prefixes; },
       "0 = shard keys follow the posix layout; N = under N hash prefixes "
       "(<hh>/<key>), since S3 throttles per prefix"));
-  keys.push_back(EnumKey(
-      "s3.checksum", "CKPT_S3_CHECKSUM", {"none", "crc32c", "md5"},
-      [](Config& c) -> std::string& { return c.s3.checksum; },
+  keys.push_back(KindKey<S3Checksum>(
+      "s3.checksum", "CKPT_S3_CHECKSUM",
+      [](Config& c) -> S3Checksum& { return c.s3.checksum; },
       "in-transit integrity the server checks: crc32c (x-amz-checksum-crc32c "
       "with every PUT and part; AWS, MinIO) or md5 (Content-MD5; also Swift); "
       "none relies on TLS and the load's own verification"));
-  keys.push_back(EnumKey(
-      "s3.claim", "CKPT_S3_CLAIM", {"auto", "if_none_match", "listing"},
-      [](Config& c) -> std::string& { return c.s3.claim; },
+  keys.push_back(KindKey<S3Claim>(
+      "s3.claim", "CKPT_S3_CLAIM",
+      [](Config& c) -> S3Claim& { return c.s3.claim; },
       "how a run claims a step before writing it: if_none_match (a "
       "conditional PUT; AWS, MinIO), listing (a claim object per run, then a "
       "listing: any other entry loses; for stores that reject conditional "

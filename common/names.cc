@@ -20,6 +20,8 @@ absl::Status Refuse(std::string_view name, const std::string& what,
 
 }  // namespace
 
+bool IsDotName(std::string_view name) { return name == "." || name == ".."; }
+
 bool PathIsUnder(std::string_view path, std::string_view dir) {
   while (!dir.empty() && dir.back() == '/') dir.remove_suffix(1);
   if (dir.empty()) return true;
@@ -47,7 +49,7 @@ absl::Status CheckRelativeName(std::string_view name, const std::string& what) {
     if (end == std::string_view::npos) end = name.size();
     const std::string_view part = name.substr(begin, end - begin);
     if (part.empty()) return Refuse(name, what, "an empty path component");
-    if (part == "." || part == "..") {
+    if (IsDotName(part)) {
       return Refuse(name, what,
                     absl::StrCat("a '", std::string(part), "' component"));
     }

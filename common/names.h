@@ -12,6 +12,9 @@
 
 namespace ckpt {
 
+// "." or "..": a component that names no entry of its own.
+bool IsDotName(std::string_view name);
+
 // Whether `path` is `dir` or lies beneath it, whole component by whole
 // component: "a/step-1/x" is under "a/step-1", "a/step-10/x" is not. An
 // empty `dir` holds everything. A trailing '/' on `dir` is ignored.

@@ -3,6 +3,7 @@
 #include <cstdlib>
 
 #include "absl/strings/str_cat.h"
+#include "common/names.h"
 #include "common/text.h"
 
 namespace ckpt {
@@ -51,7 +52,7 @@ absl::StatusOr<std::string> ExpandPathVars(std::string_view path,
           name, " it names is ", value == nullptr ? "not set" : "empty"));
     }
     std::string_view v(value);
-    bool component = v.size() <= kMaxValue && v != "." && v != "..";
+    bool component = v.size() <= kMaxValue && !IsDotName(v);
     for (char c : v) component = component && IsComponentChar(c);
     if (!component) {
       return absl::InvalidArgumentError(absl::StrCat(

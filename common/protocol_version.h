@@ -2,13 +2,15 @@
 // proto/ckptbench/v1/node.proto) this build speaks. A change an older peer
 // cannot read bumps it; the coordinator refuses a node of another version
 // at registration, naming both. 2: workloads other than the checkpoint
-// and mid-phase actions (PrepareRequest.workload, ActionRequest).
+// and mid-phase actions (PrepareRequest.workload, ActionRequest). 3: the
+// accelerator, host staging, cache mode and method and storage kind as
+// enums, not strings.
 #ifndef CKPTBENCH_COMMON_PROTOCOL_VERSION_H_
 #define CKPTBENCH_COMMON_PROTOCOL_VERSION_H_
 
 namespace ckpt {
 
-inline constexpr int kProtocolVersion = 2;
+inline constexpr int kProtocolVersion = 3;
 
 }  // namespace ckpt
 

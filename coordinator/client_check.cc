@@ -60,7 +60,7 @@ std::string Why(const NodeResult& n, bool save, bool async) {
 }  // namespace
 
 void FlagClientBound(RoundResult* r) {
-  if (r->status != "ok" || r->staged || r->nodes.empty()) return;
+  if (r->status != RunStatus::kOk || r->staged || r->nodes.empty()) return;
   // Over a few milliseconds both shares are noise (CPU time is accounted
   // in scheduler ticks); such a round is flagged short_phase already.
   if (r->seconds < kShortPhaseSeconds) return;
@@ -75,7 +75,7 @@ void FlagClientBound(RoundResult* r) {
     }
   }
   if (worst == nullptr) return;
-  r->client_bound = Why(*worst, r->phase == "save", async);
+  r->client_bound = Why(*worst, r->phase == Phase::kSave, async);
   if (bound > 1) {
     absl::StrAppend(&r->client_bound, "; ", bound - 1, " other node",
                     bound == 2 ? " was" : "s were", " too");

@@ -69,12 +69,12 @@ absl::Status Coordinator::Preflight(RunResult* result) {
         " (rank r loads what rank (r + ", shift, ") mod ", plan_.world_size,
         " wrote; rounds[].nodes[].read_from_nodes says whose each node read)"));
   }
-  if (config_.cluster.accelerator == "gpu") {
+  if (config_.cluster.accelerator == Accelerator::kGpu) {
     // Every node, before any round: a node without a usable GPU fails here.
     for (auto* n : nodes_) {
       v1::InspectRequest req;
       req.set_run_id(run_id_);
-      req.set_accelerator("gpu");
+      req.set_accelerator(v1::ACCELERATOR_GPU);
       ASSIGN_OR_RETURN(auto rep, n->Inspect(req));
       if (!rep.error().empty()) {
         return StatusOfKind(rep.error_kind(),
@@ -254,7 +254,7 @@ absl::Status Coordinator::RunSaves(RunResult* result) {
     RoundSpec spec = NewSpec(/*save=*/true, i, dir, step, config_.run.seed);
     result->rounds.push_back(runner.Run(spec));
     const RoundResult& r = result->rounds.back();
-    if (r.status != "ok") {
+    if (r.status != RunStatus::kOk) {
       Publish(result);
       RemoveFailedStep(dir, step, result);
       return absl::AbortedError(r.error);
@@ -271,7 +271,8 @@ absl::Status Coordinator::RunSaves(RunResult* result) {
 }
 
 void FlagShortPhase(RoundResult* r) {
-  if (r->status != "ok" || r->staged || r->seconds >= kShortPhaseSeconds) {
+  if (r->status != RunStatus::kOk || r->staged ||
+      r->seconds >= kShortPhaseSeconds) {
     return;
   }
   r->flags.push_back("short_phase");
@@ -301,7 +302,7 @@ absl::Status Coordinator::Stage(RunResult* result,
   result->rounds.push_back(runner.Run(spec));
   Publish(result);
   const RoundResult& r = result->rounds.back();
-  if (r.status != "ok") {
+  if (r.status != RunStatus::kOk) {
     RemoveFailedStep(dir, spec.step, result);
     return absl::AbortedError(absl::StrCat("staging: ", r.error));
   }
@@ -364,7 +365,7 @@ absl::Status Coordinator::RunLoads(RunResult* result) {
     result->notes.push_back(absl::StrCat(
         "resharded restore: ", StepUri(dir, step), " was saved by ",
         reshard->from_world, " ranks and is loaded by ", reshard->to_world,
-        " (load.reshard_reads=", reshard->mode,
+        " (load.reshard_reads=", std::string(Name(reshard->mode)),
         "): ", absl::StrFormat("%.3f", reshard->Amplification()),
         "x read amplification; see reshard"));
   }
@@ -381,7 +382,7 @@ absl::Status Coordinator::RunLoads(RunResult* result) {
     };
     result->rounds.push_back(runner.Run(spec));
     const RoundResult& r = result->rounds.back();
-    if (r.status != "ok") {
+    if (r.status != RunStatus::kOk) {
       Publish(result);
       return absl::AbortedError(r.error);
     }

@@ -173,7 +173,7 @@ ordered_json StagingJson(const RoundStaging& st) {
 }
 
 ordered_json RoundJson(const RoundResult& r) {
-  const bool load = r.phase == "load";
+  const bool load = r.phase == Phase::kLoad;
   ordered_json j;
   j["phase"] = r.phase;
   j["index"] = r.index;
@@ -190,7 +190,7 @@ ordered_json RoundJson(const RoundResult& r) {
   j["flags"] = r.flags;
   if (!r.client_bound.empty()) j["client_bound"] = r.client_bound;
   if (load) AddLoadParts(r, &j);
-  if (r.phase == "save" && r.visible.measured) {
+  if (r.phase == Phase::kSave && r.visible.measured) {
     j["time_to_visible"] = VisibleJson(r.visible);
   }
   if (!r.clocks.empty()) {
@@ -369,8 +369,8 @@ std::string ResultToJson(const RunResult& r) {
   ordered_json rounds = ordered_json::array();
   for (const auto& round : r.rounds) rounds.push_back(RoundJson(round));
   j["rounds"] = rounds;
-  j["summary"] = {{"save", SummaryJson(r.Summarize("save"))},
-                  {"load", SummaryJson(r.Summarize("load"))}};
+  j["summary"] = {{"save", SummaryJson(r.Summarize(Phase::kSave))},
+                  {"load", SummaryJson(r.Summarize(Phase::kLoad))}};
   if (auto g = r.Goodput()) j["goodput"] = GoodputJson(*g);
   SanitizeUtf8(j);
   // Whatever a message quotes, no credential this process holds (in one

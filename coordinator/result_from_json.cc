@@ -81,6 +81,16 @@ class Fields {
     if (!v.is_string()) return Fail(at, "a string", v);
     *out = v.get<std::string>();
   }
+  // A named choice (common/kinds.h): one of its names.
+  template <typename E>
+  std::enable_if_t<std::is_enum_v<E>> Read(const json& v, const std::string& at,
+                                           E* out) const {
+    const std::string expected = absl::StrCat("one of ", KindNames<E>());
+    if (!v.is_string()) return Fail(at, expected.c_str(), v);
+    const std::optional<E> e = ParseKind<E>(v.get<std::string>());
+    if (!e) return Fail(at, expected.c_str(), v);
+    *out = *e;
+  }
   void Read(const json& v, const std::string& at, bool* out) const {
     if (!v.is_boolean()) return Fail(at, "true or false", v);
     *out = v.get<bool>();

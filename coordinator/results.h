@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "common/histogram.h"
+#include "common/kinds.h"
 #include "common/stats.h"
 #include "coordinator/goodput.h"
 
@@ -124,7 +125,7 @@ struct Straggler {
 // A round's training-loop view (all times on the coordinator's common
 // start, each node's start lag added): docs/results.md defines each.
 struct RoundStaging {
-  std::string accelerator = "cpu";
+  Accelerator accelerator = Accelerator::kCpu;
   bool async = false;  // an async save
   // Device <-> host copies (gpu) or staging memcpys (async): bytes and the
   // seconds summed over files; rate = bytes / seconds, per stream.
@@ -187,11 +188,11 @@ struct Visibility {
 };
 
 struct RoundResult {
-  std::string phase;    // "save" | "load"
+  Phase phase = Phase::kSave;
   int index = 0;        // 1-based within its phase
   bool staged = false;  // untimed staging save for a load-only run
   uint64_t step = 0;
-  std::string status = "ok";  // "ok" | "failed"
+  RunStatus status = RunStatus::kOk;
   std::string error;
   // The failing node's kind (node/error_kind.h): "retryable", "auth",
   // "not_found", "no_space", "bad_input", "data_loss", "internal"; "" when
@@ -295,8 +296,11 @@ struct ReshardRankResult {
   std::vector<uint32_t> from_ranks;  // the saving ranks of those files
 };
 
+// "save 2", "load 1", "stage 1" (a load-only run's untimed staging save).
+std::string RoundName(const RoundResult& r);
+
 struct ReshardResult {
-  std::string mode;  // load.reshard_reads
+  ReshardReads mode = ReshardReads::kRanges;
   int from_world = 0, to_world = 0;
   std::string from_layout, to_layout;
   uint64_t bytes_needed = 0, bytes_read = 0;
@@ -306,7 +310,7 @@ struct ReshardResult {
 };
 
 struct RunResult {
-  std::string status = "ok";
+  RunStatus status = RunStatus::kOk;
   std::vector<std::string> errors;
   std::vector<std::string> notes;
   // What this run wrote and could not remove (a failed save's step, a
@@ -329,7 +333,7 @@ struct RunResult {
   double interval_seconds = 0;           // run.interval
 
   // Count, mean, stdev, min, max of the timed rounds of a phase.
-  PhaseSummary Summarize(const std::string& phase) const;
+  PhaseSummary Summarize(Phase phase) const;
   // Goodput at run.interval and at the optimal interval (goodput.h), from
   // the median timed save's checkpoint cost and the median timed load; none
   // without run.mttf or a timed save.

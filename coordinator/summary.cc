@@ -15,13 +15,18 @@ double Ms(uint64_t ns) { return static_cast<double>(ns) / 1e6; }
 
 }  // namespace
 
-PhaseSummary RunResult::Summarize(const std::string& phase) const {
+std::string RoundName(const RoundResult& r) {
+  return absl::StrCat(r.staged ? "stage" : std::string(Name(r.phase)), " ",
+                      r.index);
+}
+
+PhaseSummary RunResult::Summarize(Phase phase) const {
   std::vector<double> secs, rates;
   std::map<std::string, int> flags;
   uint64_t bytes = 0;
   double total = 0;
   for (const auto& r : rounds) {
-    if (r.phase != phase || r.staged || r.status != "ok") continue;
+    if (r.phase != phase || r.staged || r.status != RunStatus::kOk) continue;
     secs.push_back(r.seconds);
     rates.push_back(r.throughput_mib_s);
     for (const auto& f : r.flags) ++flags[f];
@@ -54,8 +59,8 @@ std::optional<GoodputResult> RunResult::Goodput() const {
   std::vector<double> costs, persists, loads, visible;
   bool async = false;
   for (const auto& r : rounds) {
-    if (r.staged || r.status != "ok") continue;
-    if (r.phase == "save") {
+    if (r.staged || r.status != RunStatus::kOk) continue;
+    if (r.phase == Phase::kSave) {
       const RoundStaging& st = r.staging;
       async = async || st.async;
       // The part of the cost that does not depend on the interval; an
@@ -65,7 +70,7 @@ std::optional<GoodputResult> RunResult::Goodput() const {
       persists.push_back(st.async ? st.persist_seconds : 0);
       // A step never visible counts at the time given up after.
       if (r.visible.measured) visible.push_back(r.visible.seconds);
-    } else if (r.phase == "load") {
+    } else if (r.phase == Phase::kLoad) {
       loads.push_back(r.seconds);
     }
   }
@@ -113,13 +118,14 @@ void AddRounds(const RunResult& r, std::string* out) {
                         "op p50ms", "op p99ms", "op maxms", "cpu s", "host%",
                         "cache", "status");
   for (const auto& round : r.rounds) {
-    const char* op = round.phase == "save" ? "write" : "read";
+    const char* op = round.phase == Phase::kSave ? "write" : "read";
     auto it = round.ops.find(op);
     Histogram empty;
     const Histogram& h = it == round.ops.end() ? empty : it->second;
     std::string label = round.staged ? "stage" : std::to_string(round.index);
-    std::string status = round.status;
-    if (round.phase == "load" && round.status == "ok" && round.verified)
+    std::string status(Name(round.status));
+    if (round.phase == Phase::kLoad && round.status == RunStatus::kOk &&
+        round.verified)
       status = "verified";
     if (!round.flags.empty())
       absl::StrAppend(&status, " [", absl::StrJoin(round.flags, ","), "]");
@@ -127,11 +133,12 @@ void AddRounds(const RunResult& r, std::string* out) {
         &s,
         "%-6s %-5s %-5d %11s %9.3f %10.1f %9.2f %9.2f %9.2f %8.2f %5.0f%%  "
         "%-16s %s\n",
-        round.phase, label, round.step, FormatBytes(round.bytes), round.seconds,
-        round.throughput_mib_s, Ms(h.Percentile(0.5)), Ms(h.Percentile(0.99)),
-        Ms(h.max()), round.cpu_user_seconds + round.cpu_system_seconds,
+        Name(round.phase), label, round.step, FormatBytes(round.bytes),
+        round.seconds, round.throughput_mib_s, Ms(h.Percentile(0.5)),
+        Ms(h.Percentile(0.99)), Ms(h.max()),
+        round.cpu_user_seconds + round.cpu_system_seconds,
         100 * round.host_cpu_busy,
-        round.phase == "load" ? round.cache.method : "-", status);
+        round.phase == Phase::kLoad ? round.cache.method : "-", status);
   }
 }
 
@@ -178,11 +185,11 @@ void AddPhases(const RunResult& r, std::string* out) {
   absl::StrAppendFormat(&s, "%-6s %3s %10s %10s %10s %10s %12s %25s\n", "phase",
                         "n", "mean s", "stdev s", "min s", "max s", "MiB/s",
                         "one round's MiB/s min..max");
-  for (const char* phase : {"save", "load"}) {
+  for (const Phase phase : {Phase::kSave, Phase::kLoad}) {
     PhaseSummary p = r.Summarize(phase);
     if (p.count == 0) continue;
     absl::StrAppendFormat(
-        &s, "%-6s %3d %10.3f %10.3f %10.3f %10.3f %12.1f %25s\n", phase,
+        &s, "%-6s %3d %10.3f %10.3f %10.3f %10.3f %12.1f %25s\n", Name(phase),
         p.count, p.seconds.mean, p.seconds.stdev, p.seconds.min, p.seconds.max,
         p.total_mib_s, absl::StrFormat("%.1f..%.1f", p.mib_s.min, p.mib_s.max));
     // Flagged rounds are in these numbers: say so next to them.
@@ -200,7 +207,8 @@ void AddVisible(const RunResult& r, std::string* out) {
   int not_visible = 0, node = 0;
   bool same = false;
   for (const auto& round : r.rounds) {
-    if (round.phase != "save" || round.staged || !round.visible.measured) {
+    if (round.phase != Phase::kSave || round.staged ||
+        !round.visible.measured) {
       continue;
     }
     node = round.visible.node;
@@ -232,7 +240,8 @@ void AddStaging(const RunResult& r, std::string* out) {
   std::string& s = *out;
   for (const auto& round : r.rounds) {
     const RoundStaging& st = round.staging;
-    if (round.status != "ok" || (!st.async && st.copy_bytes == 0)) continue;
+    if (round.status != RunStatus::kOk || (!st.async && st.copy_bytes == 0))
+      continue;
     std::string label = round.staged ? "stage" : std::to_string(round.index);
     absl::StrAppendFormat(&s, "%-6s %-5s", round.phase, label);
     if (st.async) {
@@ -253,13 +262,13 @@ void AddStaging(const RunResult& r, std::string* out) {
       absl::StrAppendFormat(
           &s, "%s %s %s in %.3f s of copies, %.2f GiB/s per stream (%s)",
           st.async ? ";" : "",
-          st.accelerator == "gpu"
-              ? (round.phase == "save" ? "device->host" : "host->device")
+          st.accelerator == Accelerator::kGpu
+              ? (round.phase == Phase::kSave ? "device->host" : "host->device")
               : "staged",
           FormatBytes(st.copy_bytes), st.copy_seconds, st.copy_gib_s,
-          st.accelerator != "gpu" ? "host memory"
-          : st.pinned             ? "pinned"
-                                  : "pageable");
+          st.accelerator != Accelerator::kGpu ? "host memory"
+          : st.pinned                         ? "pinned"
+                                              : "pageable");
     }
     s += "\n";
   }

@@ -1,5 +1,8 @@
 #include "main/cli.h"
 
+#include <algorithm>
+#include <functional>
+#include <map>
 #include <utility>
 
 #include "absl/status/status.h"
@@ -104,115 +107,144 @@ const std::vector<FlagDef>& CliFlags() {
 
 namespace {
 
-// Flags that set a configuration key.
-constexpr std::pair<const char*, const char*> kOverrideFlags[] = {
-    {"--listen", "control.listen"},
-    {"--coordinator", "control.coordinator"},
-    {"--node-index", "control.node_index"},
-};
+constexpr const char* kHelpFlags[] = {"-h", "--help"};
+
+using Apply = std::function<absl::Status(CliArgs&, const std::string&)>;
+
+absl::Status SetFlag(bool CliArgs::*member, CliArgs& a) {
+  a.*member = true;
+  return absl::OkStatus();
+}
+
+// What each flag of CliFlags() does (a value flag gets its value).
+const std::map<std::string, Apply>& FlagActions() {
+  static const auto* kActions = [] {
+    auto* m = new std::map<std::string, Apply>;
+    auto on = [](bool CliArgs::*member) {
+      return [member](CliArgs& a, const std::string&) {
+        return SetFlag(member, a);
+      };
+    };
+    auto key = [](const char* config_key) {
+      return [config_key](CliArgs& a, const std::string& v) {
+        a.overrides.push_back(absl::StrCat(config_key, "=", v));
+        return absl::OkStatus();
+      };
+    };
+    (*m)["--config"] = [](CliArgs& a, const std::string& v) {
+      a.config_path = v;
+      return absl::OkStatus();
+    };
+    (*m)["--results-dir"] = [](CliArgs& a, const std::string& v) {
+      auto expanded = ExpandPathVars(v, "--results-dir");
+      if (!expanded.ok()) return expanded.status();
+      a.results_dir = *expanded;
+      return absl::OkStatus();
+    };
+    (*m)["--protocol-version"] = [](CliArgs& a, const std::string& v) {
+      if (!absl::SimpleAtoi(v, &a.protocol_version)) {
+        return absl::InvalidArgumentError(
+            "--protocol-version: expected a number");
+      }
+      return absl::OkStatus();
+    };
+    (*m)["--listen"] = key("control.listen");
+    (*m)["--coordinator"] = key("control.coordinator");
+    (*m)["--node-index"] = key("control.node_index");
+    (*m)["--save-only"] = [](CliArgs& a, const std::string&) {
+      a.overrides.push_back("run.mode=save-only");
+      return absl::OkStatus();
+    };
+    (*m)["--load-only"] = [](CliArgs& a, const std::string&) {
+      a.overrides.push_back("run.mode=load-only");
+      return absl::OkStatus();
+    };
+    (*m)["--resume"] = on(&CliArgs::resume);
+    (*m)["--overwrite"] = on(&CliArgs::overwrite);
+    (*m)["--dry-run"] = on(&CliArgs::dry_run);
+    (*m)["--json"] = on(&CliArgs::json);
+    (*m)["--per-rank"] = on(&CliArgs::per_rank);
+    (*m)["--list"] = on(&CliArgs::list);
+    (*m)["--abort"] = on(&CliArgs::abort);
+    (*m)["--verbose"] = (*m)["-v"] = on(&CliArgs::verbose);
+    (*m)["--quiet"] = (*m)["-q"] = on(&CliArgs::quiet);
+    for (const char* help : kHelpFlags) {
+      (*m)[help] = [](CliArgs& a, const std::string&) {
+        a.command = "help";
+        return absl::OkStatus();
+      };
+    }
+    return m;
+  }();
+  return *kActions;
+}
+
+// Commands that take positional arguments (sweep FILE, report DIR, ...).
+constexpr const char* kPositional[] = {"sweep", "report", "compare", "uploads"};
+
+absl::Status CheckCommand(const std::string& command) {
+  const std::vector<std::string>& commands = CliCommands();
+  if (std::find(commands.begin(), commands.end(), command) != commands.end()) {
+    return absl::OkStatus();
+  }
+  std::string msg = absl::StrCat("unknown command '", command, "'");
+  std::string near = ClosestMatch(command, commands);
+  if (!near.empty()) absl::StrAppend(&msg, "; did you mean '", near, "'?");
+  absl::StrAppend(&msg,
+                  " expected run, sweep, report, compare, coordinator, "
+                  "node, plan, keys or version");
+  return absl::InvalidArgumentError(msg);
+}
+
+// argv[*i], a flag ("--flag", "--flag=VALUE", or "--flag VALUE" for one
+// that takes a value), applied to `a`.
+absl::Status ApplyFlag(int argc, const char* const* argv, int* i, CliArgs& a) {
+  const std::string arg = argv[*i];
+  const size_t eq = arg.find('=');
+  const std::string name = arg.substr(0, eq);
+  const auto& flags = CliFlags();
+  auto def = std::find_if(flags.begin(), flags.end(),
+                          [&](const FlagDef& f) { return f.name == name; });
+  if (def == flags.end() || (!def->takes_value && eq != std::string::npos)) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("unknown option '", arg, "' (ckptbench help lists them)"));
+  }
+  std::string value;
+  if (def->takes_value) {
+    if (eq != std::string::npos) {
+      value = arg.substr(eq + 1);
+    } else if (*i + 1 < argc) {
+      value = argv[++*i];
+    } else {
+      return absl::InvalidArgumentError(
+          absl::StrCat(name, ": expected a value"));
+    }
+  }
+  return FlagActions().at(name)(a, value);
+}
 
 }  // namespace
 
 absl::StatusOr<CliArgs> ParseCli(int argc, const char* const* argv) {
   CliArgs a;
-  if (argc < 2) {
+  a.command = argc < 2 ? "help" : argv[1];
+  if (argc < 2) return a;
+  // "ckptbench -h": the help flag in the command's place.
+  if (std::find(std::begin(kHelpFlags), std::end(kHelpFlags), a.command) !=
+      std::end(kHelpFlags)) {
     a.command = "help";
-    return a;
   }
-  a.command = argv[1];
-  if (a.command == "-h" || a.command == "--help") a.command = "help";
-  const std::vector<std::string>& commands = CliCommands();
-  bool known = false;
-  for (const auto& c : commands) known |= (c == a.command);
-  if (!known) {
-    std::string msg = absl::StrCat("unknown command '", a.command, "'");
-    std::string near = ClosestMatch(a.command, commands);
-    if (!near.empty()) absl::StrAppend(&msg, "; did you mean '", near, "'?");
-    absl::StrAppend(&msg,
-                    " expected run, sweep, report, compare, coordinator, "
-                    "node, plan, keys or version");
-    return absl::InvalidArgumentError(msg);
-  }
+  if (absl::Status s = CheckCommand(a.command); !s.ok()) return s;
+  const bool positional =
+      std::find(std::begin(kPositional), std::end(kPositional), a.command) !=
+      std::end(kPositional);
   for (int i = 2; i < argc; ++i) {
-    std::string arg = argv[i];
+    const std::string arg = argv[i];
     if (arg.rfind("-", 0) == 0) {
-      std::string name = arg.substr(0, arg.find('='));
-      bool known_flag = false;
-      for (const auto& f : CliFlags()) known_flag |= f.name == name;
-      if (!known_flag) {
-        return absl::InvalidArgumentError(absl::StrCat(
-            "unknown option '", arg, "' (ckptbench help lists them)"));
-      }
-    }
-    auto value = [&](const std::string& flag) -> absl::StatusOr<std::string> {
-      size_t eq = arg.find('=');
-      if (eq != std::string::npos) return arg.substr(eq + 1);
-      if (i + 1 >= argc) {
-        return absl::InvalidArgumentError(
-            absl::StrCat(flag, ": expected a value"));
-      }
-      return std::string(argv[++i]);
-    };
-    // A flag that takes a value: "--flag VALUE" or "--flag=VALUE".
-    auto is = [&](const char* flag) {
-      return arg == flag || arg.rfind(std::string(flag) + "=", 0) == 0;
-    };
-    const char* override_key = nullptr;
-    for (const auto& [flag, key] : kOverrideFlags) {
-      if (is(flag)) override_key = key;
-    }
-    if (override_key != nullptr) {
-      auto v = value(arg.substr(0, arg.find('=')));
-      if (!v.ok()) return v.status();
-      a.overrides.push_back(absl::StrCat(override_key, "=", *v));
-    } else if (is("--config")) {
-      auto v = value("--config");
-      if (!v.ok()) return v.status();
-      a.config_path = *v;
-    } else if (is("--results-dir")) {
-      auto v = value("--results-dir");
-      if (!v.ok()) return v.status();
-      auto expanded = ExpandPathVars(*v, "--results-dir");
-      if (!expanded.ok()) return expanded.status();
-      a.results_dir = *expanded;
-    } else if (is("--protocol-version")) {
-      auto v = value("--protocol-version");
-      if (!v.ok()) return v.status();
-      if (!absl::SimpleAtoi(*v, &a.protocol_version)) {
-        return absl::InvalidArgumentError(
-            "--protocol-version: expected a number");
-      }
-    } else if (arg == "--save-only") {
-      a.overrides.push_back("run.mode=save-only");
-    } else if (arg == "--load-only") {
-      a.overrides.push_back("run.mode=load-only");
-    } else if (arg == "--resume") {
-      a.resume = true;
-    } else if (arg == "--overwrite") {
-      a.overwrite = true;
-    } else if (arg == "--dry-run") {
-      a.dry_run = true;
-    } else if (arg == "--json") {
-      a.json = true;
-    } else if (arg == "--per-rank") {
-      a.per_rank = true;
-    } else if (arg == "--list") {
-      a.list = true;
-    } else if (arg == "--abort") {
-      a.abort = true;
-    } else if (arg == "-v" || arg == "--verbose") {
-      a.verbose = true;
-    } else if (arg == "-q" || arg == "--quiet") {
-      a.quiet = true;
-    } else if (arg == "-h" || arg == "--help") {
-      a.command = "help";
-    } else if (arg.rfind("-", 0) == 0) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          "unknown option '", arg, "' (ckptbench help lists them)"));
+      if (absl::Status s = ApplyFlag(argc, argv, &i, a); !s.ok()) return s;
     } else if (arg.find('=') != std::string::npos) {
       a.overrides.push_back(arg);
-    } else if (a.command == "sweep" || a.command == "report" ||
-               a.command == "compare" || a.command == "uploads") {
+    } else if (positional) {
       a.positional.push_back(arg);
     } else {
       return absl::InvalidArgumentError(absl::StrCat(

@@ -1,9 +1,38 @@
 // ckptbench: one binary, subcommands. Thin: parse, dispatch.
 #include <cstdio>
+#include <utility>
 
 #include "common/log.h"
 #include "main/cli.h"
 #include "main/commands.h"
+
+namespace {
+
+int Help(const ckpt::CliArgs&) {
+  std::fputs(ckpt::UsageText().c_str(), stdout);
+  return 0;
+}
+
+int Version(const ckpt::CliArgs&) {
+  std::printf("ckptbench %s (protocol ckptbench.v1)\n", CKPTBENCH_VERSION);
+  return 0;
+}
+
+// Each command of CliCommands() but run, the default.
+constexpr std::pair<const char*, int (*)(const ckpt::CliArgs&)> kCommands[] = {
+    {"help", Help},
+    {"version", Version},
+    {"sweep", ckpt::SweepCommand},
+    {"report", ckpt::ReportCommand},
+    {"compare", ckpt::CompareCommand},
+    {"plan", ckpt::PlanCommand},
+    {"keys", ckpt::KeysCommand},
+    {"coordinator", ckpt::CoordinatorCommand},
+    {"node", ckpt::NodeCommand},
+    {"uploads", ckpt::UploadsCommand},
+};
+
+}  // namespace
 
 int main(int argc, char** argv) {
   auto args = ckpt::ParseCli(argc, argv);
@@ -12,21 +41,8 @@ int main(int argc, char** argv) {
     return 2;
   }
   if (args->verbose) ckpt::SetLogLevel(ckpt::LogLevel::kDebug);
-  if (args->command == "help") {
-    std::fputs(ckpt::UsageText().c_str(), stdout);
-    return 0;
+  for (const auto& [name, command] : kCommands) {
+    if (args->command == name) return command(*args);
   }
-  if (args->command == "version") {
-    std::printf("ckptbench %s (protocol ckptbench.v1)\n", CKPTBENCH_VERSION);
-    return 0;
-  }
-  if (args->command == "sweep") return ckpt::SweepCommand(*args);
-  if (args->command == "report") return ckpt::ReportCommand(*args);
-  if (args->command == "compare") return ckpt::CompareCommand(*args);
-  if (args->command == "plan") return ckpt::PlanCommand(*args);
-  if (args->command == "keys") return ckpt::KeysCommand(*args);
-  if (args->command == "coordinator") return ckpt::CoordinatorCommand(*args);
-  if (args->command == "node") return ckpt::NodeCommand(*args);
-  if (args->command == "uploads") return ckpt::UploadsCommand(*args);
   return ckpt::RunCommand(*args);
 }

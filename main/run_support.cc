@@ -227,7 +227,7 @@ std::string SignalWatcher::Take() {
 int FailRun(const std::string& dir, RunResult* r, const std::string& error,
             int code, Coordinator* via) {
   PrintError(error);
-  r->status = "failed";
+  r->status = RunStatus::kFailed;
   r->errors.push_back(error);
   r->finished_at = UtcNowIso8601();
   WriteResult(dir, *r, /*announce=*/false, via);
@@ -383,7 +383,7 @@ int ExecuteRun(const std::string& results_dir, Coordinator& coordinator,
   // (SignalWatcher).
   auto write_measured = [&](const std::string& name, double waited) {
     RunResult snap = coordinator.Snapshot();
-    snap.status = "failed";
+    snap.status = RunStatus::kFailed;
     snap.errors.push_back(absl::StrCat(
         "interrupted by ", name, "; the run had not stopped ",
         absl::StrFormat("%.1f", waited),
@@ -421,7 +421,7 @@ int ExecuteRun(const std::string& results_dir, Coordinator& coordinator,
   }
   result->finished_at = UtcNowIso8601();
   if (!status.ok()) {
-    result->status = "failed";
+    result->status = RunStatus::kFailed;
     result->errors.push_back(std::string(status.message()));
   }
   bool wrote =

@@ -3,9 +3,11 @@
 #include <chrono>
 
 #include "absl/strings/str_cat.h"
+#include "common/status_macros.h"
 #include "node/checkpoint/visibility.h"
 #include "wire/error_kind.h"
 #include "wire/histogram_codec.h"
+#include "wire/kinds_codec.h"
 
 namespace ckpt {
 
@@ -26,12 +28,19 @@ namespace {
 // soon as they are converted, so the request and the job never both hold
 // a 100,000-tensor plan.
 template <typename Req>
-PhaseJob BuildJob(Req& req) {
+absl::StatusOr<PhaseJob> BuildJob(Req& req) {
   constexpr bool kConsume = !std::is_const_v<Req>;
   PhaseJob job;
+  ASSIGN_OR_RETURN(const Phase phase, FromWire(req.phase(), "phase"));
+  ASSIGN_OR_RETURN(job.io.cache_mode,
+                   FromWire(req.io().cache_mode(), "io.cache_mode"));
+  ASSIGN_OR_RETURN(job.loop.accelerator,
+                   FromWire(req.loop().accelerator(), "cluster.accelerator"));
+  ASSIGN_OR_RETURN(job.loop.staging,
+                   FromWire(req.loop().staging(), "cluster.staging"));
   job.run_id = req.run_id();
   job.round_id = req.round_id();
-  job.save = req.phase() == v1::PHASE_SAVE;
+  job.save = phase == Phase::kSave;
   job.seed = req.seed();
   job.step = req.step();
   job.step_uri = req.step_uri();
@@ -39,15 +48,10 @@ PhaseJob BuildJob(Req& req) {
   job.io.fsync = req.io().fsync();
   job.io.direct_write = req.io().direct_write();
   job.io.direct_read = req.io().direct_read();
-  job.io.cache_mode = req.io().cache_mode();
   job.io.checksum = req.io().checksum();
   // Out of range values are refused by NodeAgent::Prepare's key check.
   job.io.queue_depth = req.io().queue_depth();
   job.storage_options = OptionsOf(req.storage_options());
-  job.loop.accelerator =
-      req.loop().accelerator().empty() ? "cpu" : req.loop().accelerator();
-  job.loop.staging =
-      req.loop().staging().empty() ? "pinned" : req.loop().staging();
   job.loop.async = req.loop().async();
   job.loop.interval_seconds = req.loop().interval_seconds();
   auto names = std::make_shared<std::vector<std::string>>();
@@ -106,9 +110,13 @@ PhaseJob BuildJob(Req& req) {
 
 }  // namespace
 
-PhaseJob JobFromProto(const v1::PrepareRequest& req) { return BuildJob(req); }
+absl::StatusOr<PhaseJob> JobFromProto(const v1::PrepareRequest& req) {
+  return BuildJob(req);
+}
 
-PhaseJob JobFromProto(v1::PrepareRequest&& req) { return BuildJob(req); }
+absl::StatusOr<PhaseJob> JobFromProto(v1::PrepareRequest&& req) {
+  return BuildJob(req);
+}
 
 v1::PhaseReport ReportToProto(const PhaseOutcome& o, uint64_t round_id) {
   v1::PhaseReport rep;
@@ -209,7 +217,7 @@ v1::InspectReply NodeService::Inspect(const v1::InspectRequest& req) {
     rep.set_visible_last_poll_seconds(o.last_poll_seconds);
     return rep;
   }
-  if (req.accelerator() == "gpu") {
+  if (req.accelerator() == v1::ACCELERATOR_GPU) {
     auto gpus = DescribeGpus();
     if (!gpus.ok()) {
       SetError(absl::Status(gpus.status().code(),
@@ -245,13 +253,17 @@ v1::InspectReply NodeService::Inspect(const v1::InspectRequest& req) {
 v1::PrepareReply NodeService::Prepare(const v1::PrepareRequest& req) {
   if (!req.workload().empty()) return workloads_.Prepare(req, agent_.storage());
   Prepared(req);
-  return PrepareReplyOf(agent_.Prepare(JobFromProto(req)));
+  absl::StatusOr<PhaseJob> job = JobFromProto(req);
+  if (!job.ok()) return PrepareReplyOf(job.status());
+  return PrepareReplyOf(agent_.Prepare(*std::move(job)));
 }
 
 v1::PrepareReply NodeService::Prepare(v1::PrepareRequest&& req) {
   if (!req.workload().empty()) return workloads_.Prepare(req, agent_.storage());
   Prepared(req);
-  return PrepareReplyOf(agent_.Prepare(JobFromProto(std::move(req))));
+  absl::StatusOr<PhaseJob> job = JobFromProto(std::move(req));
+  if (!job.ok()) return PrepareReplyOf(job.status());
+  return PrepareReplyOf(agent_.Prepare(*std::move(job)));
 }
 
 void NodeService::Prepared(const v1::PrepareRequest& req) {
@@ -267,13 +279,13 @@ v1::PrepareReply NodeService::PrepareReplyOf(
     SetError(out.status(), &rep);
     return rep;
   }
-  rep.set_cache_method(out->cache.method);
+  rep.set_cache_method(ToWire(out->cache.method));
   rep.set_cache_note(out->cache.note);
   rep.set_cache_probe(out->cache.probe);
   rep.set_resident_bytes(out->cache.resident_bytes);
   rep.set_checked_bytes(out->cache.checked_bytes);
   rep.set_filesystem(out->filesystem.type);
-  rep.set_storage_kind(out->storage_kind);
+  rep.set_storage_kind(ToWire(out->storage_kind));
   rep.set_mount_options(out->filesystem.options);
   rep.set_mount_point(out->filesystem.mount_point);
   return rep;

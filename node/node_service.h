@@ -65,11 +65,12 @@ class NodeService {
   uint64_t prepared_round_ = 0;
 };
 
-// Exposed for tests. The values are taken as sent; NodeAgent::Prepare checks
-// them.
-PhaseJob JobFromProto(const v1::PrepareRequest& req);
+// Exposed for tests. An enum number this build does not know is refused
+// naming its field; other values are taken as sent and NodeAgent::Prepare
+// checks them.
+absl::StatusOr<PhaseJob> JobFromProto(const v1::PrepareRequest& req);
 // Consumes req (names moved, segments freed as they are converted).
-PhaseJob JobFromProto(v1::PrepareRequest&& req);
+absl::StatusOr<PhaseJob> JobFromProto(v1::PrepareRequest&& req);
 v1::PhaseReport ReportToProto(const PhaseOutcome& outcome, uint64_t round_id);
 
 }  // namespace ckpt

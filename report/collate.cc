@@ -74,8 +74,8 @@ std::string CollatedJson(const SweepData& data) {
       r["errors"] = res.errors;
       r["plan"] = PlanJson(res);
       r["storage"] = res.environment.storage_kind;
-      r["summary"] = {{"save", SummaryJson(res.Summarize("save"))},
-                      {"load", SummaryJson(res.Summarize("load"))}};
+      r["summary"] = {{"save", SummaryJson(res.Summarize(Phase::kSave))},
+                      {"load", SummaryJson(res.Summarize(Phase::kLoad))}};
     }
     runs.push_back(r);
   }
@@ -141,8 +141,8 @@ std::string ResultsCsv(const SweepData& data) {
       cells.insert(cells.end(), 6, "");
     }
     cells.push_back(CsvField(res.environment.storage_kind));
-    const PhaseSummary phases[] = {res.Summarize("save"),
-                                   res.Summarize("load")};
+    const PhaseSummary phases[] = {res.Summarize(Phase::kSave),
+                                   res.Summarize(Phase::kLoad)};
     for (const PhaseSummary& s : phases) {
       cells.push_back(std::to_string(s.count));
       for (const Spread* a : {&s.seconds, &s.mib_s}) {

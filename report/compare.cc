@@ -21,7 +21,7 @@ Comparison ComparePoints(const SweepData& a, const SweepData& b) {
       continue;
     }
     seen[p.point_name] = true;
-    for (const char* phase : {"save", "load"}) {
+    for (const Phase phase : {Phase::kSave, Phase::kLoad}) {
       const PhaseStats& x = p.phase(phase);
       const PhaseStats& y = it->second->phase(phase);
       if (x.round_mib_s.empty() || y.round_mib_s.empty()) continue;
@@ -69,9 +69,9 @@ std::string CompareTable(const Comparison& c, const std::string& a_name,
     absl::StrAppendFormat(&s,
                           "%-36s %-5s %11.1f %11.1f %+8.1f%% %10.1f %10.3f "
                           "%9.3f %+10.1f%%  %s%s\n",
-                          r.point, r.phase, r.a_total_mib_s, r.b_total_mib_s,
-                          r.change_percent, r.spread_mib_s, r.a_seconds.mean,
-                          r.b_seconds.mean, ds,
+                          r.point, Name(r.phase), r.a_total_mib_s,
+                          r.b_total_mib_s, r.change_percent, r.spread_mib_s,
+                          r.a_seconds.mean, r.b_seconds.mean, ds,
                           r.verdict == "changed" ? "* " : "", r.verdict);
   }
   for (const auto& p : c.only_a) absl::StrAppend(&s, "only in A: ", p, "\n");

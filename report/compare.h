@@ -14,7 +14,8 @@
 namespace ckpt {
 
 struct CompareRow {
-  std::string point, phase;
+  std::string point;
+  Phase phase = Phase::kSave;
   // Per round (distributions).
   Spread a_mib_s, b_mib_s, a_seconds, b_seconds;
   // Each side's rate: its rounds' bytes over their summed time.

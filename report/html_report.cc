@@ -19,13 +19,11 @@ namespace ckpt {
 namespace {
 
 constexpr size_t kMaxTimelines = 24;
-const char* const kPhases[] = {"save", "load"};
+const Phase kPhases[] = {Phase::kSave, Phase::kLoad};
 
-std::string Phase(const std::string& p) {
-  return p == "save" ? "Save" : "Load";
-}
-std::string PhaseColor(const std::string& p) {
-  return p == "save" ? SeriesColor(0) : SeriesColor(1);
+std::string PhaseTitle(Phase p) { return p == Phase::kSave ? "Save" : "Load"; }
+std::string PhaseColor(Phase p) {
+  return SeriesColor(p == Phase::kSave ? 0 : 1);
 }
 std::string F(double v, int digits = 2) {
   return absl::StrFormat("%.*f", digits, v);
@@ -60,8 +58,8 @@ std::string PointsSection(const SweepData& data,
   s += "</p>\n";
   for (bool rate : {true, false}) {
     std::vector<BarSeries> series;
-    for (const char* phase : kPhases) {
-      BarSeries b{Phase(phase), PhaseColor(phase), {}, {}, {}, {}};
+    for (const Phase phase : kPhases) {
+      BarSeries b{PhaseTitle(phase), PhaseColor(phase), {}, {}, {}, {}};
       bool any = false;
       for (const auto& p : points) {
         const PhaseStats& ps = p.phase(phase);
@@ -83,14 +81,15 @@ std::string PointsSection(const SweepData& data,
   }
   std::vector<std::vector<std::string>> rows;
   for (const auto& p : points) {
-    for (const char* phase : kPhases) {
+    for (const Phase phase : kPhases) {
       const PhaseStats& ps = p.phase(phase);
       if (ps.round_seconds.empty()) continue;
       Spread r = ps.mib_s(), t = ps.seconds();
-      rows.push_back({p.point_name, phase, std::to_string(p.runs.size()),
-                      std::to_string(r.count), F(ps.total_mib_s(), 1),
-                      F(r.stdev, 1), F(r.min, 1), F(r.max, 1), F(t.mean, 3),
-                      F(t.stdev, 3), F(t.min, 3), F(t.max, 3)});
+      rows.push_back({p.point_name, std::string(Name(phase)),
+                      std::to_string(p.runs.size()), std::to_string(r.count),
+                      F(ps.total_mib_s(), 1), F(r.stdev, 1), F(r.min, 1),
+                      F(r.max, 1), F(t.mean, 3), F(t.stdev, 3), F(t.min, 3),
+                      F(t.max, 3)});
     }
   }
   s += HtmlTable({"point", "phase", "runs", "rounds", "MiB/s (bytes / time)",
@@ -103,13 +102,14 @@ std::string PointsSection(const SweepData& data,
 // The slowest timed round of each phase, node by node.
 std::string SlowestSection(const SweepData& data) {
   std::string s = "<h2>Slowest rounds, per node</h2>\n";
-  for (const char* phase : kPhases) {
+  for (const Phase phase : kPhases) {
     const RoundResult* slowest = nullptr;
     const LoadedRun* owner = nullptr;
     for (const auto& run : data.runs) {
       if (!run.has_result) continue;
       for (const RoundResult& round : run.result.rounds) {
-        if (round.phase != phase || round.staged || round.status != "ok") {
+        if (round.phase != phase || round.staged ||
+            round.status != RunStatus::kOk) {
           continue;
         }
         if (!slowest || round.seconds > slowest->seconds) {
@@ -119,9 +119,9 @@ std::string SlowestSection(const SweepData& data) {
       }
     }
     if (slowest == nullptr) continue;
-    std::string title =
-        absl::StrFormat("Slowest %s round: run %s, %s %d (%.3f s)", phase,
-                        owner->name, phase, slowest->index, slowest->seconds);
+    std::string title = absl::StrFormat(
+        "Slowest %s round: run %s, %s %d (%.3f s)", Name(phase), owner->name,
+        Name(phase), slowest->index, slowest->seconds);
     std::vector<std::string> names;
     BarSeries b{"node seconds", PhaseColor(phase), {}, {}, {}, {}};
     std::vector<std::vector<std::string>> rows;
@@ -246,9 +246,8 @@ std::string TimelineSection(const SweepData& data) {
     std::vector<TimelineRow> rows;
     std::vector<std::vector<std::string>> table;
     for (const RoundResult& round : run.result.rounds) {
-      const std::string& phase = round.phase;
-      std::string label =
-          absl::StrCat(round.staged ? "stage" : phase, " ", round.index);
+      const Phase phase = round.phase;
+      std::string label = RoundName(round);
       // The round's straggler (docs/results.md), named on its bar.
       int straggler = -1;
       if (!round.stragglers.empty() &&
@@ -295,7 +294,7 @@ std::string Header(const SweepData& data) {
   for (const auto& r : data.runs) {
     if (!r.has_result) continue;
     ++finished;
-    if (r.status != "ok") ++failed;
+    if (r.result.status != RunStatus::kOk) ++failed;
     if (!first) first = &r.result;
   }
   std::vector<std::vector<std::string>> rows = {
@@ -325,7 +324,7 @@ std::string Header(const SweepData& data) {
   s += HtmlTable({"", ""}, rows);
   std::string errors;
   for (const auto& r : data.runs) {
-    if (!r.has_result || r.status == "ok") continue;
+    if (!r.has_result || r.result.status == RunStatus::kOk) continue;
     for (const std::string& e : r.result.errors) {
       absl::StrAppend(&errors, "<li>", HtmlEscape(r.name), ": ", HtmlEscape(e),
                       "</li>");
@@ -345,7 +344,7 @@ std::string FlaggedSection(const SweepData& data) {
     for (const RoundResult& round : run.result.rounds) {
       if (round.flags.empty()) continue;
       const std::string& why = round.client_bound;
-      rows.push_back({run.name, round.phase,
+      rows.push_back({run.name, std::string(Name(round.phase)),
                       round.staged ? "stage" : std::to_string(round.index),
                       absl::StrJoin(round.flags, ", "),
                       why.empty() ? "" : "client-bound: " + why});

@@ -33,25 +33,25 @@ std::string TrainingLoopSection(const SweepData& data) {
       const bool async = st.async;
       const uint64_t copied = st.copy_bytes;
       if (!async && copied == 0) continue;
-      const std::string& phase = round.phase;
       std::string copies = "-";
       if (copied > 0) {
-        copies = absl::StrFormat("%s at %.2f GiB/s per stream (%s)",
-                                 FormatBytes(copied), st.copy_gib_s,
-                                 st.accelerator != "gpu" ? "host memory"
-                                 : st.pinned             ? "pinned"
-                                                         : "pageable");
+        copies =
+            absl::StrFormat("%s at %.2f GiB/s per stream (%s)",
+                            FormatBytes(copied), st.copy_gib_s,
+                            st.accelerator != Accelerator::kGpu ? "host memory"
+                            : st.pinned                         ? "pinned"
+                                                                : "pageable");
       }
       rows.push_back(
-          {RunLabel(data, run),
-           absl::StrCat(round.staged ? "stage" : phase, " ", round.index),
+          {RunLabel(data, run), RoundName(round),
            async ? F(st.blocking_seconds, 3) : "-",
            async ? F(st.persist_seconds, 3) : "-",
            async ? absl::StrFormat("%.3f (%.2fx)", st.compute_seconds,
                                    st.compute_slowdown)
                  : "-",
            async ? (st.fell_behind ? "FELL BEHIND" : "no") : "-",
-           phase == "save" ? F(st.checkpoint_cost_seconds, 3) : "-", copies});
+           round.phase == Phase::kSave ? F(st.checkpoint_cost_seconds, 3) : "-",
+           copies});
     }
   }
   if (rows.empty()) return "";

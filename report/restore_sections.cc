@@ -137,14 +137,11 @@ std::string StragglerSection(const SweepData& data) {
       if (round.stragglers.empty()) continue;
       const Straggler& s0 = round.stragglers[0];
       if (s0.ratio_to_median < kStragglerRatio) continue;
-      rows.push_back(
-          {RunLabel(data, run),
-           absl::StrCat(round.staged ? std::string("stage") : round.phase, " ",
-                        round.index),
-           absl::StrCat("node ", s0.node, " (", s0.host, ")"),
-           absl::StrFormat("%.3f s, %.2fx the median node", s0.seconds,
-                           s0.ratio_to_median),
-           s0.reason, absl::StrJoin(s0.files, "; ")});
+      rows.push_back({RunLabel(data, run), RoundName(round),
+                      absl::StrCat("node ", s0.node, " (", s0.host, ")"),
+                      absl::StrFormat("%.3f s, %.2fx the median node",
+                                      s0.seconds, s0.ratio_to_median),
+                      s0.reason, absl::StrJoin(s0.files, "; ")});
     }
   }
   if (rows.empty()) return "";

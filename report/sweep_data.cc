@@ -8,6 +8,7 @@
 #include "absl/strings/str_cat.h"
 #include "common/bytes.h"
 #include "common/files.h"
+#include "common/names.h"
 #include "coordinator/json_codec.h"
 
 namespace ckpt {
@@ -50,7 +51,7 @@ absl::Status ReadResult(const fs::path& file, LoadedRun* run) {
   if (!result.ok()) return result.status();
   run->has_result = true;
   run->result = std::move(*result);
-  run->status = run->result.status;
+  run->status = Name(run->result.status);
   return absl::OkStatus();
 }
 
@@ -149,7 +150,7 @@ absl::StatusOr<SweepData> LoadSweepDir(const std::string& dir) {
         run.values.emplace_back(name, values[name].get<std::string>());
       }
     }
-    if (run.name.empty() || run.name == "." || run.name == ".." ||
+    if (run.name.empty() || IsDotName(run.name) ||
         run.name.find('/') != std::string::npos) {
       return absl::InvalidArgumentError(absl::StrCat(
           manifest.string(), ": run ", run.index, ": expected a name"));
@@ -184,13 +185,14 @@ std::vector<PointStats> ByPoint(const SweepData& data) {
     PointStats& p = points[it->second];
     if (!run.has_result) continue;
     p.runs.push_back(&run);
-    for (const char* phase : {"save", "load"}) {
-      PhaseStats& ps = phase == std::string("save") ? p.save : p.load;
+    for (const Phase phase : {Phase::kSave, Phase::kLoad}) {
+      PhaseStats& ps = phase == Phase::kSave ? p.save : p.load;
       std::vector<double> rates;
       uint64_t bytes = 0;
       double seconds = 0;
       for (const RoundResult& round : run.result.rounds) {
-        if (round.phase != phase || round.staged || round.status != "ok") {
+        if (round.phase != phase || round.staged ||
+            round.status != RunStatus::kOk) {
           continue;
         }
         ps.round_seconds.push_back(round.seconds);

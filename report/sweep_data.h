@@ -84,8 +84,8 @@ struct PointStats {
   std::vector<std::pair<std::string, std::string>> values;
   std::vector<const LoadedRun*> runs;
   PhaseStats save, load;
-  const PhaseStats& phase(const std::string& p) const {
-    return p == "save" ? save : load;
+  const PhaseStats& phase(Phase p) const {
+    return p == Phase::kSave ? save : load;
   }
 };
 

@@ -73,7 +73,7 @@ bool FinishedOk(const std::string& run_dir) {
                               kMaxResultBytes, "result");
   if (!text.ok()) return false;
   auto result = ResultFromJson(*text, run_dir);
-  return result.ok() && result->status == "ok";
+  return result.ok() && result->status == RunStatus::kOk;
 }
 
 }  // namespace ckpt

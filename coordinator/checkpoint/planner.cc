@@ -137,14 +137,17 @@ absl::Status CheckPlanBounds(const PlanOptions& o, const MemoryBudget& budget) {
   if (!one.ok() || !two.ok()) return absl::OkStatus();  // MakePlan says why
   const double per_layer =
       static_cast<double>(two->weights.size()) - one->weights.size();
-  const double state = o.optimizer == "adam" ? 3 : o.optimizer == "sgd" ? 2 : 1;
+  const double state = o.optimizer == Optimizer::kAdam  ? 3
+                       : o.optimizer == Optimizer::kSgd ? 2
+                                                        : 1;
   const double tensors =
       one->is_mlperf
           ? 2
           : (one->weights.size() + per_layer * (o.num_layers - 1)) * state;
   const double world =
       static_cast<double>(o.num_nodes) * static_cast<double>(o.ranks_per_node);
-  const bool hybrid = o.strategy == "hybrid" && !one->is_mlperf;
+  const bool hybrid =
+      o.strategy == ShardingStrategy::kHybrid && !one->is_mlperf;
   // The ranks that write: all of them, or node 0's under hybrid sharding.
   const double writers = hybrid ? o.ranks_per_node : world;
   // At most one piece of each tensor per writing rank, and thread_count - 1
@@ -204,9 +207,10 @@ absl::StatusOr<CheckpointPlan> MakePlan(const PlanOptions& o) {
   std::vector<std::vector<Piece>> pieces(world);
 
   if (preset.is_mlperf) {
-    if (o.optimizer != "adam") {
+    if (o.optimizer != Optimizer::kAdam) {
       return absl::InvalidArgumentError(
-          absl::StrCat("model.optimizer (CKPT_OPTIMIZER) = '", o.optimizer,
+          absl::StrCat("model.optimizer (CKPT_OPTIMIZER) = '",
+                       std::string(Name(o.optimizer)),
                        "': the MLPerf "
                        "preset ",
                        o.model,
@@ -267,16 +271,16 @@ absl::StatusOr<CheckpointPlan> MakePlan(const PlanOptions& o) {
         s.dtype_bytes = 4;
         plan.tensors.push_back(s);
       };
-      if (o.optimizer == "adam") {
+      if (o.optimizer == Optimizer::kAdam) {
         add_state("exp_avg");
         add_state("exp_avg_sq");
-      } else if (o.optimizer == "sgd") {
+      } else if (o.optimizer == Optimizer::kSgd) {
         add_state("momentum_buffer");
       }
     }
     std::vector<uint32_t> all(plan.tensors.size());
     for (uint32_t i = 0; i < all.size(); ++i) all[i] = i;
-    if (o.strategy == "hybrid") {
+    if (o.strategy == ShardingStrategy::kHybrid) {
       const uint64_t rpn = static_cast<uint64_t>(o.ranks_per_node);
       plan.sharding = absl::StrCat("hybrid: sharded over ", rpn,
                                    " ranks of node 0, replicated on ",

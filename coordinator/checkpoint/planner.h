@@ -10,6 +10,7 @@
 
 #include "absl/status/statusor.h"
 #include "common/config.h"
+#include "common/kinds.h"
 #include "common/memory.h"
 #include "common/plan.h"
 
@@ -18,11 +19,11 @@ namespace ckpt {
 struct PlanOptions {
   std::string model = "transformer";
   int num_layers = 10;
-  std::string optimizer = "adam";
+  Optimizer optimizer = Optimizer::kAdam;
   int num_nodes = 1;
   int ranks_per_node = 1;
   int thread_count = 1;
-  std::string strategy = "full";  // full | hybrid
+  ShardingStrategy strategy = ShardingStrategy::kFull;
 };
 
 PlanOptions PlanOptionsFromConfig(const Config& config);

@@ -23,12 +23,8 @@ struct Held {
 
 absl::StatusOr<ReshardPlan> PlanReshard(const CheckpointPlan& target,
                                         std::vector<SavedFile> saved,
-                                        const std::string& mode,
+                                        ReshardReads mode,
                                         const std::string& where) {
-  if (mode != "ranges" && mode != "segments") {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "load.reshard_reads '", mode, "': expected ranges or segments"));
-  }
   ReshardPlan plan;
   plan.mode = mode;
   plan.to_world = target.world_size;
@@ -99,7 +95,7 @@ absl::StatusOr<ReshardPlan> PlanReshard(const CheckpointPlan& target,
             break;
           }
           const SegmentPlan& s = saved[it->saved].file.segments[it->segment];
-          if (mode == "segments") {
+          if (mode == ReshardReads::kSegments) {
             if (taken.insert({it->saved, it->segment}).second) {
               reads[it->saved].push_back(s);
             }
@@ -154,7 +150,7 @@ absl::StatusOr<ReshardPlan> PlanReshard(const CheckpointPlan& target,
         if (s.file_offset != last_end) ++rr.reads;
         last_end = s.file_offset + s.length;
         keep.push_back(
-            mode == "segments"
+            mode == ReshardReads::kSegments
                 ? owned.at({f, s.file_offset})
                 : std::pair{s.file_offset, s.file_offset + s.length});
       }

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "common/kinds.h"
 #include "common/plan.h"
 #include "coordinator/results.h"
 
@@ -45,7 +46,7 @@ struct ReshardRank {
 };
 
 struct ReshardPlan {
-  std::string mode;  // "ranges" | "segments"
+  ReshardReads mode = ReshardReads::kRanges;
   int from_world = 0, to_world = 0;
   int from_ranks_per_node = 1;  // the saving run's (whose node wrote what)
   std::string from_layout, to_layout;
@@ -63,7 +64,7 @@ struct ReshardPlan {
 // A tensor byte the new plan needs that no saved file holds is DataLoss.
 absl::StatusOr<ReshardPlan> PlanReshard(const CheckpointPlan& target,
                                         std::vector<SavedFile> saved,
-                                        const std::string& mode,
+                                        ReshardReads mode,
                                         const std::string& where);
 
 // The plan as result.json reports it (per rank: node from `target`).

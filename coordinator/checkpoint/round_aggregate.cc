@@ -290,7 +290,7 @@ void RoundRunner::AddRanks(const v1::PhaseReport& rep, const RoundSpec& spec,
     rr.first_byte_seconds = r.first_byte_seconds();
     rr.seconds = r.done_seconds();
     rr.verified = r.verified();
-    if (result->phase == "load" && spec.reshard != nullptr) {
+    if (result->phase == Phase::kLoad && spec.reshard != nullptr) {
       // The lowest saving rank it read from, and every node it read.
       const int per_node = spec.reshard->from_ranks_per_node;
       bool first = true;
@@ -304,7 +304,7 @@ void RoundRunner::AddRanks(const v1::PhaseReport& rep, const RoundSpec& spec,
         }
         NoteNode(&nr->read_from_nodes, from_node);
       }
-    } else if (result->phase == "load") {
+    } else if (result->phase == Phase::kLoad) {
       const RankPlan& src = ReadRank(rr.rank);
       rr.read_rank = src.rank;
       rr.read_from_node = static_cast<int>(src.node);

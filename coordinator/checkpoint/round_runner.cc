@@ -18,6 +18,7 @@
 #include "coordinator/reply_check.h"
 #include "coordinator/round/round_workload.h"
 #include "wire/error_kind.h"
+#include "wire/kinds_codec.h"
 
 namespace ckpt {
 namespace {
@@ -67,7 +68,7 @@ v1::PrepareRequest RoundRunner::BuildPrepare(const RoundSpec& spec,
   v1::PrepareRequest req;
   req.set_run_id(spec.run_id);
   req.set_round_id(spec.round_id);
-  req.set_phase(spec.save ? v1::PHASE_SAVE : v1::PHASE_LOAD);
+  req.set_phase(ToWire(spec.save ? Phase::kSave : Phase::kLoad));
   req.set_seed(spec.seed);
   req.set_step(spec.step);
   req.set_step_uri(ForNode(spec.step_uri, nodes_[node]->index()));
@@ -76,12 +77,12 @@ v1::PrepareRequest RoundRunner::BuildPrepare(const RoundSpec& spec,
   io->set_fsync(config_.io.fsync);
   io->set_direct_write(config_.io.direct_write);
   io->set_direct_read(config_.io.direct_read);
-  io->set_cache_mode(config_.io.cache_mode);
+  io->set_cache_mode(ToWire(config_.io.cache_mode));
   io->set_checksum(config_.io.checksum);
   io->set_queue_depth(config_.io.queue_depth);
   auto* loop = req.mutable_loop();
-  loop->set_accelerator(config_.cluster.accelerator);
-  loop->set_staging(config_.cluster.staging);
+  loop->set_accelerator(ToWire(config_.cluster.accelerator));
+  loop->set_staging(ToWire(config_.cluster.staging));
   // A load-only run's staging save writes a checkpoint, nothing more.
   loop->set_async(config_.run.async && spec.save && !spec.staged);
   loop->set_interval_seconds(config_.run.interval);
@@ -206,7 +207,7 @@ class CheckpointRound : public RoundWorkload {
       : r_(runner), spec_(spec), expected_(runner.nodes_.size()) {}
 
   void Begin(RoundResult* result) override {
-    result->phase = spec_.save ? "save" : "load";
+    result->phase = spec_.save ? Phase::kSave : Phase::kLoad;
     result->index = spec_.index;
     result->staged = spec_.staged;
     result->step = spec_.step;
@@ -217,6 +218,9 @@ class CheckpointRound : public RoundWorkload {
     return spec_.staged
                ? std::string("stage (untimed)")
                : absl::StrCat(spec_.save ? "save" : "load", " ", spec_.index);
+  }
+  std::string LogName() const override {
+    return absl::StrCat(spec_.save ? "save" : "load", " round ", spec_.index);
   }
   // A resharded load reads what its plan reads (whole segments read more
   // than the checkpoint's bytes), the bytes the nodes report as done.
@@ -245,7 +249,12 @@ class CheckpointRound : public RoundWorkload {
                  RoundResult* result) override {
     r_.Aggregate(reports, spec_, result);
     for (size_t i = 0; i < prepared.size() && i < result->nodes.size(); ++i) {
-      result->nodes[i].storage_kind = prepared[i].storage_kind();
+      const auto kind = FromWire(prepared[i].storage_kind(), "storage_kind");
+      result->nodes[i].storage_kind =
+          kind.ok()
+              ? std::string(Name(*kind))
+              : absl::StrCat("unknown (",
+                             static_cast<int>(prepared[i].storage_kind()), ")");
       result->nodes[i].filesystem = prepared[i].filesystem();
       result->nodes[i].mount_point = prepared[i].mount_point();
       result->nodes[i].mount_options = prepared[i].mount_options();
@@ -268,28 +277,34 @@ void CheckpointRound::Prepared(const std::vector<v1::PrepareReply>& prepared,
                                RoundResult* result) {
   if (spec_.save) return;
   CacheResult& cache = result->cache;
+  // The nodes' one method, unless they differ ("mixed").
+  const v1::CacheMethod method = prepared.empty() ? v1::CACHE_METHOD_UNSPECIFIED
+                                                  : prepared[0].cache_method();
+  bool mixed = false;
   for (const v1::PrepareReply& rep : prepared) {
-    if (cache.method.empty() || cache.method == rep.cache_method()) {
-      cache.method = rep.cache_method();
-    } else {
-      cache.method = "mixed";
-    }
+    mixed |= rep.cache_method() != method;
     cache.resident_bytes += rep.resident_bytes();
     cache.checked_bytes += rep.checked_bytes();
     // Nodes on the same kind of storage say the same: keep one of each.
     AppendOnce(&cache.note, rep.cache_note());
     AppendOnce(&cache.probe, rep.cache_probe());
   }
-  if (cache.method == "memory") {
+  const auto known = FromWire(method, "cache_method");
+  cache.method = mixed        ? std::string("mixed")
+                 : known.ok() ? std::string(Name(*known))
+                              : absl::StrCat("unknown (", method, ")");
+  if (!mixed && method == v1::CACHE_METHOD_MEMORY) {
     result->flags.push_back("memory_backed");
     LOG_WARN("load round %d: %s", spec_.index, cache.note);
-  } else if (cache.method == "none" &&
+  } else if (!mixed && method == v1::CACHE_METHOD_NONE &&
              std::any_of(prepared.begin(), prepared.end(), [](const auto& p) {
-               return p.storage_kind() == "posix" || p.storage_kind() == "fuse";
+               return p.storage_kind() == v1::STORAGE_KIND_POSIX ||
+                      p.storage_kind() == v1::STORAGE_KIND_FUSE;
              })) {
     // Asked for (io.cache_mode=none): the number may be the page cache's.
     result->flags.push_back("page_cache_allowed");
-  } else if (cache.resident_bytes > 0 && cache.method != "o_direct") {
+  } else if (cache.resident_bytes > 0 &&
+             (mixed || method != v1::CACHE_METHOD_O_DIRECT)) {
     result->flags.push_back("page_cache_resident");
     absl::StrAppend(&cache.note, cache.note.empty() ? "" : "; ",
                     cache.resident_bytes,

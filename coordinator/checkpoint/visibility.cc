@@ -15,7 +15,9 @@ void RoundRunner::MeasureVisible(const RoundSpec& spec, uint64_t metadata_size,
   // Node 0 committed; another node is the reader a restart would be.
   const size_t k = nodes_.size() > 1 ? 1 : 0;
   // A sink (null://) keeps nothing: there is nothing to become visible.
-  if (k < prepared.size() && prepared[k].storage_kind() == "null") return;
+  if (k < prepared.size() &&
+      prepared[k].storage_kind() == v1::STORAGE_KIND_NULL)
+    return;
   Visibility& v = result->visible;
   v.node = nodes_[k]->index();
   v.host = nodes_[k]->host();
@@ -31,7 +33,8 @@ void RoundRunner::MeasureVisible(const RoundSpec& spec, uint64_t metadata_size,
   req.set_visible_timeout_seconds(config_.run.visible_timeout);
   // A FUSE daemon caches listings and attributes: the reader must also
   // open a shard at its full size.
-  if (k < prepared.size() && prepared[k].storage_kind() == "fuse") {
+  if (k < prepared.size() &&
+      prepared[k].storage_kind() == v1::STORAGE_KIND_FUSE) {
     for (const auto& r : plan_.ranks) {
       if (r.files.empty()) continue;
       req.set_visible_shard(r.files[0].name);

@@ -119,11 +119,10 @@ struct RoundProtocol::Round {
     return true;
   }
   RoundResult Fail(std::string error, v1::ErrorKind kind = {}) {
-    result.status = "failed";
+    result.status = RunStatus::kFailed;
     result.error = std::move(error);
     result.error_kind = ErrorKindName(kind);
-    LOG_ERROR("%s round %d failed: %s", result.phase, result.index,
-              result.error);
+    LOG_ERROR("%s failed: %s", workload.LogName(), result.error);
     return std::move(result);
   }
 };
@@ -154,7 +153,7 @@ bool RoundProtocol::PrepareAll(Round& round) {
   return true;
 }
 
-RoundProtocol::Start RoundProtocol::ChooseStart(const RoundResult& result) {
+RoundProtocol::Start RoundProtocol::ChooseStart(const std::string& label) {
   // Far enough ahead for the slowest link to carry the start message; each
   // node gets it on its own clock.
   const size_t n = nodes_.size();
@@ -164,8 +163,8 @@ RoundProtocol::Start RoundProtocol::ChooseStart(const RoundResult& result) {
       kStartMarginSeconds + kStartMarginPerNodeSeconds * static_cast<double>(n),
       4 * max_rtt + 0.01);
   const int64_t margin_ns = static_cast<int64_t>(margin * 1e9);
-  LOG_DEBUG("%s round %d: starting %d node(s) together in %.3f s", result.phase,
-            result.index, static_cast<int>(n), margin);
+  LOG_DEBUG("%s: starting %d node(s) together in %.3f s", label,
+            static_cast<int>(n), margin);
   return {NowUnixNs() + margin_ns,
           Clock::now() + std::chrono::nanoseconds(margin_ns)};
 }
@@ -250,7 +249,7 @@ RoundResult RoundProtocol::Run(RoundWorkload& workload, const RoundIds& ids) {
   ReestimateClocks(&result);
   workload.Prepared(round.prepared, &result);
 
-  const Start start = ChooseStart(result);
+  const Start start = ChooseStart(workload.LogName());
   if (progress_) {
     progress_->BeginRound(workload.Label(), workload.ProgressBytes(),
                           static_cast<int>(nodes_.size()));

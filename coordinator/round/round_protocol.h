@@ -59,7 +59,7 @@ class RoundProtocol {
   // Every node prepared (untimed); false, with the round's error noted, if
   // one failed.
   bool PrepareAll(Round& round);
-  Start ChooseStart(const RoundResult& result);
+  Start ChooseStart(const std::string& label);
   // The transfer, until every node reported or failed; the first error
   // aborts the others.
   void Transfer(Round& round, const Start& start);

@@ -29,6 +29,8 @@ class RoundWorkload {
   virtual void Begin(RoundResult* result) = 0;
   // The progress line's label and the bytes the nodes' progress adds up to.
   virtual std::string Label() const = 0;
+  // The round as the log names it ("load round 1"); the label by default.
+  virtual std::string LogName() const { return Label(); }
   virtual uint64_t ProgressBytes() const = 0;
 
   // Node `node`'s prepare request (run_id and round_id are set by the

@@ -25,9 +25,9 @@ absl::Status CheckBufferMemory(const PhaseJob& job, const Storage& storage,
   uint64_t files = 0, need = 0, held = 0;
   // An async save holds each file's bytes staged in host memory, and on the
   // CPU the training state they are staged from too.
-  const uint64_t copies = !(job.save && job.loop.async)   ? 0
-                          : job.loop.accelerator == "gpu" ? 1
-                                                          : 2;
+  const uint64_t copies = !(job.save && job.loop.async)               ? 0
+                          : job.loop.accelerator == Accelerator::kGpu ? 1
+                                                                      : 2;
   for (const auto& r : job.ranks) {
     for (const auto& f : r.files) {
       ++files;
@@ -62,19 +62,20 @@ absl::Status CheckBufferMemory(const PhaseJob& job, const Storage& storage,
                         : std::string()));
 }
 
-int ResolveQueueDepth(const IoOptions& io, const std::string& storage_kind,
+int ResolveQueueDepth(const IoOptions& io, StorageKind storage_kind,
                       bool save) {
   if (io.queue_depth != kQueueDepthAuto) return io.queue_depth;
   const bool direct =
-      save ? io.direct_write : io.direct_read || io.cache_mode == "direct";
+      save ? io.direct_write
+           : io.direct_read || io.cache_mode == CacheMode::kDirect;
   // A buffered write or read of a local file is the kernel's copy: CPU
   // work that overlapping with generation only moves between cores (on 2
   // cores it cost 13% more CPU per GiB and 8% of the rate: docs/
   // performance.md). Direct I/O, FUSE uploads and object stores wait
   // without the CPU, and the pipeline fills that wait.
-  const bool cpu_bound =
-      !direct && (storage_kind == "posix" || storage_kind == "memory" ||
-                  storage_kind == "null");
+  const bool cpu_bound = !direct && (storage_kind == StorageKind::kPosix ||
+                                     storage_kind == StorageKind::kMemory ||
+                                     storage_kind == StorageKind::kNull);
   return cpu_bound ? 0 : 2;
 }
 
@@ -130,9 +131,9 @@ absl::StatusOr<PrepareOutcome> NodeAgent::Prepare(PhaseJob job) {
     RETURN_IF_ERROR(st.CreateDirs(location_.path));
     read_direct_ = false;
   } else {
-    std::string mode = job.io.cache_mode;
-    if (job.io.direct_read) mode = "direct";
-    if (st.Kind() == "posix" || st.Kind() == "fuse") {
+    CacheMode mode = job.io.cache_mode;
+    if (job.io.direct_read) mode = CacheMode::kDirect;
+    if (st.Kind() == StorageKind::kPosix || st.Kind() == StorageKind::kFuse) {
       // Sizes first (opening a file costs nothing here): the page-cache
       // check walks a file's whole size, and an 8 TiB sparse file planted
       // as a shard kept it busy for over a minute.
@@ -150,19 +151,21 @@ absl::StatusOr<PrepareOutcome> NodeAgent::Prepare(PhaseJob job) {
       }
     }
     ASSIGN_OR_RETURN(out.cache, st.PrepareColdRead(paths, mode));
-    read_direct_ = out.cache.method == "o_direct";
+    read_direct_ = out.cache.method == CacheMethod::kODirect;
   }
   out.filesystem = st.Filesystem(location_.path);
   out.storage_kind = st.Kind();
   LOG_DEBUG("node: prepared %s of %s on %s (%s)%s%s",
             job.save ? "save" : "load", location_.path, out.filesystem.type,
             out.storage_kind, job.save ? "" : ", page cache: ",
-            job.save ? "" : out.cache.method + " " + out.cache.probe);
+            job.save ? ""
+                     : absl::StrCat(std::string(Name(out.cache.method)), " ",
+                                    out.cache.probe));
   buffers_.clear();
   RETURN_IF_ERROR(PrepareLoop(job));
   // Pinned when device bytes pass through them (CKPT_STAGING=pinned).
-  const bool pinned =
-      job.loop.accelerator == "gpu" && job.loop.staging == "pinned";
+  const bool pinned = job.loop.accelerator == Accelerator::kGpu &&
+                      job.loop.staging == HostStaging::kPinned;
   for (const auto& r : job.ranks) {
     for (size_t i = 0; i < r.files.size(); ++i) {
       ASSIGN_OR_RETURN(

@@ -22,6 +22,7 @@
 #include "absl/status/statusor.h"
 #include "common/config.h"
 #include "common/cpu_usage.h"
+#include "common/kinds.h"
 #include "common/memory.h"
 #include "common/step_layout.h"
 #include "node/checkpoint/file_io.h"
@@ -39,10 +40,10 @@ struct RankJob {
 // Where shard bytes live and how a save meets the training loop
 // (TrainingLoop in node.proto).
 struct TrainingLoopOptions {
-  std::string accelerator = "cpu";  // cpu | gpu
-  std::string staging = "pinned";   // gpu: pinned | pageable host memory
-  bool async = false;               // saves: stage, then persist
-  double interval_seconds = 0;      // async: simulated training between saves
+  Accelerator accelerator = Accelerator::kCpu;
+  HostStaging staging = HostStaging::kPinned;  // gpu: host memory
+  bool async = false;                          // saves: stage, then persist
+  double interval_seconds = 0;  // async: simulated training between saves
 };
 
 struct PhaseJob {
@@ -61,7 +62,7 @@ struct PhaseJob {
 struct PrepareOutcome {
   CacheReport cache;  // loads only
   FilesystemInfo filesystem;
-  std::string storage_kind;  // Storage::Kind()
+  StorageKind storage_kind = StorageKind::kPosix;  // Storage::Kind()
 };
 
 struct RankOutcome {
@@ -257,8 +258,7 @@ absl::Status CheckBufferMemory(const PhaseJob& job, const Storage& storage,
 // io.queue_depth as a phase uses it: the configured depth, or for auto 0
 // for buffered I/O on local files (posix, memory, null) and 2 for direct
 // I/O, FUSE mounts and object stores.
-int ResolveQueueDepth(const IoOptions& io, const std::string& storage_kind,
-                      bool save);
+int ResolveQueueDepth(const IoOptions& io, StorageKind storage_kind, bool save);
 
 // OK when `step_dir` holds no claim entry or one holding `run_id`; else
 // FailedPrecondition naming the step and the claim's holder (escaped).

@@ -16,7 +16,7 @@ absl::Status NodeAgent::PrepareLoop(const PhaseJob& job) {
   staged_.clear();
   compute_.reset();
   const TrainingLoopOptions& loop = job.loop;
-  const bool gpu = loop.accelerator == "gpu";
+  const bool gpu = loop.accelerator == Accelerator::kGpu;
   const bool async_save = job.save && loop.async;
   if (!gpu && !async_save) return absl::OkStatus();
   int gpus = 1;
@@ -30,7 +30,7 @@ absl::Status NodeAgent::PrepareLoop(const PhaseJob& job) {
     }
     gpus = *n;
   }
-  const bool pinned = gpu && loop.staging == "pinned";
+  const bool pinned = gpu && loop.staging == HostStaging::kPinned;
   // A save's bytes are in place before the round (untimed): generated on
   // the host a block at a time, copied where they live.
   std::unique_ptr<AlignedBuffer> bounce;

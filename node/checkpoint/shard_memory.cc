@@ -76,8 +76,8 @@ absl::StatusOr<std::string> DescribeGpus() {
 }
 
 absl::StatusOr<std::unique_ptr<ShardMemory>> ShardMemory::Create(
-    const std::string& accelerator, int device, uint64_t size) {
-  if (accelerator == "gpu") {
+    Accelerator accelerator, int device, uint64_t size) {
+  if (accelerator == Accelerator::kGpu) {
     auto p = cuda::DeviceAlloc(device, size);
     if (!p.ok()) return p.status();
     return std::unique_ptr<ShardMemory>(new GpuShardMemory(device, *p, size));

@@ -14,6 +14,7 @@
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "common/kinds.h"
 
 namespace ckpt {
 
@@ -25,7 +26,7 @@ class ShardMemory {
  public:
   // `size` bytes in host memory ("cpu") or on GPU `device` ("gpu").
   static absl::StatusOr<std::unique_ptr<ShardMemory>> Create(
-      const std::string& accelerator, int device, uint64_t size);
+      Accelerator accelerator, int device, uint64_t size);
   virtual ~ShardMemory() = default;
   uint64_t size() const { return size_; }
   virtual bool on_device() const = 0;

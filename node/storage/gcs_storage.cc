@@ -395,7 +395,7 @@ absl::StatusOr<std::string> GcsStorage::ReadSmall(const std::string& path) {
 }
 
 absl::StatusOr<CacheReport> GcsStorage::PrepareColdRead(
-    const std::vector<std::string>&, const std::string&) {
+    const std::vector<std::string>&, CacheMode) {
   return ObjectStoreCacheReport();
 }
 
@@ -406,8 +406,8 @@ FilesystemInfo GcsStorage::Filesystem(const std::string& path) {
   return {"gcs", client_->Endpoint(),
           absl::StrCat("bucket=", obj.ok() ? obj->bucket : "?",
                        ",project=", c.project.empty() ? "-" : c.project,
-                       ",upload=", c.upload, ",chunk_size=", c.chunk_size,
-                       ",single_threshold=", c.single_threshold,
+                       ",upload=", std::string(Name(c.upload)), ",chunk_size=",
+                       c.chunk_size, ",single_threshold=", c.single_threshold,
                        ",auth=", token.ok() ? token->source : "none")};
 }
 

@@ -81,8 +81,9 @@ class GcsWritableFile : public WritableFile {
     total_ += len;
     buf_.append(static_cast<const char*>(data), len);
     if (mode_ == Mode::kUndecided && buf_.size() >= start_at_) {
-      mode_ = client_->config().upload == "composite" ? Mode::kComposite
-                                                      : Mode::kResumable;
+      mode_ = client_->config().upload == GcsUpload::kComposite
+                  ? Mode::kComposite
+                  : Mode::kResumable;
       if (mode_ == Mode::kResumable) RETURN_IF_ERROR(Fail(StartSession()));
     }
     if (mode_ == Mode::kUndecided) return absl::OkStatus();

@@ -256,9 +256,9 @@ absl::StatusOr<std::string> MemoryStorage::ReadSmall(const std::string& path) {
 }
 
 absl::StatusOr<CacheReport> MemoryStorage::PrepareColdRead(
-    const std::vector<std::string>&, const std::string&) {
+    const std::vector<std::string>&, CacheMode) {
   CacheReport r;
-  r.method = "none";
+  r.method = CacheMethod::kNone;
   r.note = "memory storage has no page cache";
   return r;
 }

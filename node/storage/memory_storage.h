@@ -49,7 +49,7 @@ class MemoryStorage : public Storage {
   explicit MemoryStorage(std::shared_ptr<MemoryStore> store)
       : store_(std::move(store)) {}
 
-  std::string Kind() const override { return "memory"; }
+  StorageKind Kind() const override { return StorageKind::kMemory; }
   absl::StatusOr<std::unique_ptr<WritableFile>> OpenWrite(
       const std::string& path, const WriteOptions& options) override;
   absl::StatusOr<std::unique_ptr<ReadableFile>> OpenRead(
@@ -68,7 +68,7 @@ class MemoryStorage : public Storage {
                            const std::string& data) override;
   absl::StatusOr<std::string> ReadSmall(const std::string& path) override;
   absl::StatusOr<CacheReport> PrepareColdRead(
-      const std::vector<std::string>& paths, const std::string& mode) override;
+      const std::vector<std::string>& paths, CacheMode mode) override;
   FilesystemInfo Filesystem(const std::string& path) override;
 
  private:

@@ -83,7 +83,7 @@ absl::StatusOr<std::string> NullStorage::ReadSmall(const std::string& path) {
 }
 
 absl::StatusOr<CacheReport> NullStorage::PrepareColdRead(
-    const std::vector<std::string>& paths, const std::string&) {
+    const std::vector<std::string>& paths, CacheMode) {
   return NoLoads(paths.empty() ? std::string("null://") : paths.front());
 }
 

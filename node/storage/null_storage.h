@@ -20,7 +20,7 @@ class NullStorage : public Storage {
   // malformed null://mibps-N.
   static absl::StatusOr<double> RateOf(const std::string& uri);
 
-  std::string Kind() const override { return "null"; }
+  StorageKind Kind() const override { return StorageKind::kNull; }
   absl::StatusOr<std::unique_ptr<WritableFile>> OpenWrite(
       const std::string& path, const WriteOptions& options) override;
   absl::StatusOr<std::unique_ptr<ReadableFile>> OpenRead(
@@ -48,7 +48,7 @@ class NullStorage : public Storage {
   }
   absl::StatusOr<std::string> ReadSmall(const std::string& path) override;
   absl::StatusOr<CacheReport> PrepareColdRead(
-      const std::vector<std::string>& paths, const std::string& mode) override;
+      const std::vector<std::string>& paths, CacheMode mode) override;
   FilesystemInfo Filesystem(const std::string&) override {
     return {"null", "", ""};
   }

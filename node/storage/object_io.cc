@@ -78,7 +78,7 @@ absl::Status CheckRangedAnswer(const HttpResponse& rep, uint64_t off,
 
 CacheReport ObjectStoreCacheReport() {
   CacheReport r;
-  r.method = "none";
+  r.method = CacheMethod::kNone;
   r.note = "object storage: every read goes to the server";
   return r;
 }

@@ -11,6 +11,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "common/files.h"
+#include "common/names.h"
 #include "common/status_macros.h"
 
 namespace ckpt {
@@ -167,7 +168,7 @@ absl::StatusOr<int> OpenDirBeneath(const std::string& dir_in) {
   while (dir.size() > 1 && dir.back() == '/') dir.pop_back();
   const std::string parent = DirOf(dir);
   const std::string rel = RelativeTo(dir, parent);
-  if (rel.empty() || rel == "." || rel == "..") {
+  if (rel.empty() || IsDotName(rel)) {
     return absl::InvalidArgumentError(
         absl::StrCat(dir, ": not a directory ckptbench may work in"));
   }
@@ -197,8 +198,7 @@ absl::Status RemoveBeneath(const std::string& dir,
     return dfd.status();
   }
   for (const auto& n : names) {
-    if (n.empty() || n.find('/') != std::string::npos || n == "." ||
-        n == "..") {
+    if (n.empty() || n.find('/') != std::string::npos || IsDotName(n)) {
       close(*dfd);
       return absl::InvalidArgumentError(
           absl::StrCat("refusing to remove '", n, "' from ", dir,

@@ -16,6 +16,7 @@
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_split.h"
 #include "common/files.h"
+#include "common/names.h"
 #include "common/status_macros.h"
 #include "node/storage/page_cache.h"
 #include "node/storage/posix_open.h"
@@ -177,16 +178,13 @@ std::string FuseCacheNote(const std::string& path, uint64_t resident,
 }  // namespace
 
 absl::StatusOr<std::unique_ptr<Storage>> PosixStorage::Make(
-    const std::string& flavour, const std::string& root,
+    StorageFlavour flavour, const std::string& root,
     std::shared_ptr<EvictionProbes> probes) {
   Flavour f = Flavour::kLocal;
-  if (flavour == "fuse") {
+  if (flavour == StorageFlavour::kFuse) {
     f = Flavour::kFuse;
-  } else if (flavour == "auto") {
+  } else if (flavour == StorageFlavour::kAuto) {
     if (MountOf(root).type.rfind("fuse", 0) == 0) f = Flavour::kFuse;
-  } else if (flavour != "local") {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "storage.flavour '", flavour, "': expected local, fuse or auto"));
   }
   return std::make_unique<PosixStorage>(f, std::move(probes));
 }
@@ -281,7 +279,7 @@ absl::StatusOr<std::vector<std::string>> PosixStorage::ListDir(
   std::vector<std::string> names;
   while (dirent* e = readdir(d)) {
     std::string n = e->d_name;
-    if (n != "." && n != "..") names.push_back(n);
+    if (!IsDotName(n)) names.push_back(n);
   }
   closedir(d);
   return names;
@@ -361,7 +359,7 @@ absl::StatusOr<std::string> PosixStorage::ReadSmall(const std::string& path) {
 }
 
 absl::StatusOr<CacheReport> PosixStorage::PrepareColdRead(
-    const std::vector<std::string>& paths, const std::string& mode) {
+    const std::vector<std::string>& paths, CacheMode mode) {
   CacheReport report;
   auto measure = [&]() -> absl::Status {
     report.resident_bytes = 0;
@@ -374,8 +372,8 @@ absl::StatusOr<CacheReport> PosixStorage::PrepareColdRead(
     }
     return absl::OkStatus();
   };
-  if (mode == "none") {
-    report.method = "none";
+  if (mode == CacheMode::kNone) {
+    report.method = CacheMethod::kNone;
     RETURN_IF_ERROR(measure());
     return report;
   }
@@ -390,12 +388,12 @@ absl::StatusOr<CacheReport> PosixStorage::PrepareColdRead(
         std::filesystem::path(paths.front()).parent_path();
     std::string dir =
         step.has_parent_path() ? step.parent_path().string() : step.string();
-    if (dir.empty()) dir = ".";
+    if (dir.empty()) dir.assign(1, '.');  // (= "." trips GCC 12 -Wrestrict)
     probe = probes_->Once(dir, MountOf(dir).type);
     report.probe = probe.Describe();
   }
   if (probe.memory_backed) {
-    report.method = "memory";
+    report.method = CacheMethod::kMemory;
     report.note = absl::StrCat(
         probe.fs_type,
         " keeps every file in RAM: loads here are never cold (not with "
@@ -403,30 +401,31 @@ absl::StatusOr<CacheReport> PosixStorage::PrepareColdRead(
     RETURN_IF_ERROR(measure());
     return report;
   }
-  if (mode == "direct" && !fuse) {
-    report.method = "o_direct";
+  if (mode == CacheMode::kDirect && !fuse) {
+    report.method = CacheMethod::kODirect;
     RETURN_IF_ERROR(measure());
     return report;
   }
-  if (mode == "drop" && !CanDropCaches()) {
+  if (mode == CacheMode::kDrop && !CanDropCaches()) {
     return absl::PermissionDeniedError(
         "io.cache_mode=drop: /proc/sys/vm/drop_caches is not writable (needs "
         "root, and is read-only in containers); expected fadvise or direct");
   }
-  bool drop = mode == "drop" ||
-              ((mode == "auto" || mode == "direct") && CanDropCaches());
+  bool drop = mode == CacheMode::kDrop ||
+              ((mode == CacheMode::kAuto || mode == CacheMode::kDirect) &&
+               CanDropCaches());
   // fadvise cannot evict on this file system (overlayfs right after a
   // write): choose O_DIRECT up front rather than after a failed eviction.
-  if (!drop && mode == "auto" && probe.error.empty() && !fuse &&
+  if (!drop && mode == CacheMode::kAuto && probe.error.empty() && !fuse &&
       !probe.fadvise_evicts) {
     RETURN_IF_ERROR(measure());
     if (probe.direct_reads) {
-      report.method = "o_direct";
+      report.method = CacheMethod::kODirect;
       report.note =
           absl::StrCat("fadvise(DONTNEED) does not evict on ", probe.fs_type,
                        " (probe: ", report.probe, "); reading with O_DIRECT");
     } else {
-      report.method = "none";
+      report.method = CacheMethod::kNone;
       report.note = absl::StrCat(
           "neither fadvise(DONTNEED) nor O_DIRECT can keep reads cold on ",
           probe.fs_type, " (probe: ", report.probe,
@@ -436,21 +435,23 @@ absl::StatusOr<CacheReport> PosixStorage::PrepareColdRead(
   }
   if (drop) {
     RETURN_IF_ERROR(DropCaches());
-    report.method = "drop_caches";
+    report.method = CacheMethod::kDropCaches;
   } else {
     for (const auto& p : paths) RETURN_IF_ERROR(FadviseDontNeed(p));
-    report.method = "fadvise_dontneed";
+    report.method = CacheMethod::kFadviseDontneed;
   }
   RETURN_IF_ERROR(measure());
   if (fuse) {
-    report.note = FuseCacheNote(paths.empty() ? "" : paths.front(),
-                                report.resident_bytes, mode == "direct");
+    report.note =
+        FuseCacheNote(paths.empty() ? "" : paths.front(), report.resident_bytes,
+                      mode == CacheMode::kDirect);
     return report;
   }
-  if (report.resident_bytes > 0 && mode == "auto") {
-    report.note = absl::StrCat(report.method, " left ", report.resident_bytes,
+  if (report.resident_bytes > 0 && mode == CacheMode::kAuto) {
+    report.note = absl::StrCat(std::string(Name(report.method)), " left ",
+                               report.resident_bytes,
                                " bytes cached; reading with O_DIRECT");
-    report.method = "o_direct";
+    report.method = CacheMethod::kODirect;
   }
   return report;
 }

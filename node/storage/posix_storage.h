@@ -20,12 +20,12 @@ namespace ckpt {
 class PosixStorage : public Storage {
  public:
   enum class Flavour { kLocal, kFuse };
-  // flavour "local", "fuse" or "auto": fuse when `root`'s mount type is
-  // fuse.* (or fuseblk). Another flavour is InvalidArgument, naming it.
+  // Flavour auto: fuse when `root`'s mount type is fuse.* (or fuseblk).
   // Cold-read probes are kept in `probes` (the StorageSet's), or in a set of
   // the backend's own when null.
   static absl::StatusOr<std::unique_ptr<Storage>> Make(
-      const std::string& flavour = "local", const std::string& root = "",
+      StorageFlavour flavour = StorageFlavour::kLocal,
+      const std::string& root = "",
       std::shared_ptr<EvictionProbes> probes = nullptr);
   explicit PosixStorage(Flavour flavour = Flavour::kLocal,
                         std::shared_ptr<EvictionProbes> probes = nullptr)
@@ -34,8 +34,9 @@ class PosixStorage : public Storage {
                        : std::make_shared<EvictionProbes>()) {}
   Flavour flavour() const { return flavour_; }
 
-  std::string Kind() const override {
-    return flavour_ == Flavour::kFuse ? "fuse" : "posix";
+  StorageKind Kind() const override {
+    return flavour_ == Flavour::kFuse ? StorageKind::kFuse
+                                      : StorageKind::kPosix;
   }
   absl::StatusOr<std::unique_ptr<WritableFile>> OpenWrite(
       const std::string& path, const WriteOptions& options) override;
@@ -55,7 +56,7 @@ class PosixStorage : public Storage {
                            const std::string& data) override;
   absl::StatusOr<std::string> ReadSmall(const std::string& path) override;
   absl::StatusOr<CacheReport> PrepareColdRead(
-      const std::vector<std::string>& paths, const std::string& mode) override;
+      const std::vector<std::string>& paths, CacheMode mode) override;
   FilesystemInfo Filesystem(const std::string& path) override;
 
  private:

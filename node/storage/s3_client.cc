@@ -6,6 +6,8 @@
 #include <cstdlib>
 #include <iterator>
 #include <optional>
+#include <string_view>
+#include <utility>
 
 #include "absl/strings/ascii.h"
 #include "absl/strings/match.h"
@@ -29,14 +31,37 @@ bool IsIpOrLocal(const std::string& host) {
   return !h.empty();
 }
 
-bool Retryable(const HttpResponse& r, const std::string& code) {
+// What an S3 error code (the XML body's <Code>) says about the request.
+enum class CodeMeans { kOther, kThrottled, kRetry, kConflict, kDataLoss };
+
+// S3's error codes this client acts on
+// (https://docs.aws.amazon.com/AmazonS3/latest/API/ErrorResponses.html).
+constexpr std::pair<std::string_view, CodeMeans> kCodes[] = {
+    {"SlowDown", CodeMeans::kThrottled},
+    {"RequestTimeout", CodeMeans::kRetry},
+    {"InternalError", CodeMeans::kRetry},
+    {"ServiceUnavailable", CodeMeans::kRetry},
+    // A concurrent conditional write of the key is in flight (AWS).
+    {"ConditionalRequestConflict", CodeMeans::kConflict},
+    {"BadDigest", CodeMeans::kDataLoss},
+    {"InvalidDigest", CodeMeans::kDataLoss},
+    {"XAmzContentSHA256Mismatch", CodeMeans::kDataLoss},
+};
+
+CodeMeans Means(const std::string& code) {
+  for (const auto& [name, means] : kCodes) {
+    if (name == code) return means;
+  }
+  return CodeMeans::kOther;
+}
+
+bool Retryable(const HttpResponse& r, CodeMeans code) {
   if (r.status == 0) return !PermanentTransportError(r.curl_code);
   if (r.status == 500 || r.status == 502 || r.status == 503 ||
       r.status == 504 || r.status == 429) {
     return true;
   }
-  return code == "SlowDown" || code == "RequestTimeout" ||
-         code == "InternalError" || code == "ServiceUnavailable";
+  return code == CodeMeans::kThrottled || code == CodeMeans::kRetry;
 }
 
 }  // namespace
@@ -185,8 +210,9 @@ S3Client::S3Client(S3Config config,
       scheme_end == std::string::npos ? "https" : ep.substr(0, scheme_end);
   host_ = scheme_end == std::string::npos ? ep : ep.substr(scheme_end + 3);
   while (!host_.empty() && host_.back() == '/') host_.pop_back();
-  path_style_ = config_.addressing == "path" ||
-                (config_.addressing == "auto" && IsIpOrLocal(host_));
+  path_style_ =
+      config_.addressing == S3Addressing::kPath ||
+      (config_.addressing == S3Addressing::kAuto && IsIpOrLocal(host_));
 }
 
 std::string S3Client::Endpoint() const {
@@ -203,7 +229,8 @@ absl::StatusOr<HttpResponse> S3Client::Do(const S3Call& call) {
   if (call.key.empty())
     path = path_style_ ? absl::StrCat("/", call.bucket) : "/";
   std::string payload = kUnsignedPayload;
-  if (config_.payload_signing == "signed" || call.body == nullptr) {
+  if (config_.payload_signing == PayloadSigning::kSigned ||
+      call.body == nullptr) {
     payload = call.body ? Sha256Hex(call.body, call.body_len) : kEmptySha256;
   }
   auto make = [&] {
@@ -228,9 +255,9 @@ absl::StatusOr<HttpResponse> S3Client::Do(const S3Call& call) {
   auto sent = SendWithRetries(
       pool_, config_.max_attempts, make, [&](const HttpResponse& rep) {
         if (!failed(rep)) return Verdict::kDone;
-        const std::string code = XmlValue(rep.body, "Code");
+        const CodeMeans code = Means(XmlValue(rep.body, "Code"));
         // A 503 without a body (a HEAD's, which has none) is S3's SlowDown.
-        if (code == "SlowDown" || rep.status == 429 ||
+        if (code == CodeMeans::kThrottled || rep.status == 429 ||
             (rep.status == 503 && rep.body.empty())) {
           return Verdict::kThrottled;
         }
@@ -256,8 +283,8 @@ absl::StatusOr<HttpResponse> S3Client::Do(const S3Call& call) {
   // concurrent conditional write of the key is in flight (AWS), 501 the
   // store has none (Swift: "Conditional object PUTs are not supported").
   if (rep.status == 412) return absl::AlreadyExistsError(msg);
-  if (rep.status == 409 &&
-      XmlValue(rep.body, "Code") == "ConditionalRequestConflict") {
+  const CodeMeans code = Means(XmlValue(rep.body, "Code"));
+  if (rep.status == 409 && code == CodeMeans::kConflict) {
     return absl::AbortedError(msg);
   }
   if (rep.status == 501) return absl::UnimplementedError(msg);
@@ -265,9 +292,7 @@ absl::StatusOr<HttpResponse> S3Client::Do(const S3Call& call) {
   if (rep.status >= 500 || rep.status == 429) {
     return absl::UnavailableError(msg);
   }
-  const std::string code = XmlValue(rep.body, "Code");
-  if (code == "BadDigest" || code == "InvalidDigest" ||
-      code == "XAmzContentSHA256Mismatch") {
+  if (code == CodeMeans::kDataLoss) {
     return absl::DataLossError(msg);
   }
   if (rep.status == 0) {

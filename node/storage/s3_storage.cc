@@ -278,14 +278,14 @@ absl::StatusOr<int> S3Storage::AbortUploads(
 
 absl::StatusOr<bool> S3Storage::PutClaim(const S3Location& claim,
                                          const std::string& owner) {
-  const std::string mode = client_->config().claim;
-  if (mode == "listing") return false;
+  const S3Claim mode = client_->config().claim;
+  if (mode == S3Claim::kListing) return false;
   S3Call put =
       MakeS3Call("PUT", claim.bucket, claim.key, {}, {{"If-None-Match", "*"}});
   put.body = owner.data();
   put.body_len = owner.size();
   auto rep = SendS3Bytes(*client_, put, S3Where(claim));
-  if (rep.ok() && mode == "auto") {
+  if (rep.ok() && mode == S3Claim::kAuto) {
     // Some stores accept the header and ignore it: then two runs would
     // both "win". The key exists now, so the same request must fail; if it
     // does not, this store has no conditional PUT: claim by listing.
@@ -300,7 +300,7 @@ absl::StatusOr<bool> S3Storage::PutClaim(const S3Location& claim,
     }
   }
   if (rep.ok()) return true;
-  if (absl::IsUnimplemented(rep.status()) && mode == "auto") {
+  if (absl::IsUnimplemented(rep.status()) && mode == S3Claim::kAuto) {
     return false;  // this store has none: claim by listing
   }
   if (absl::IsAlreadyExists(rep.status()) || absl::IsAborted(rep.status())) {
@@ -356,18 +356,19 @@ absl::StatusOr<std::string> S3Storage::ReadSmall(const std::string& path) {
 }
 
 absl::StatusOr<CacheReport> S3Storage::PrepareColdRead(
-    const std::vector<std::string>&, const std::string&) {
+    const std::vector<std::string>&, CacheMode) {
   return ObjectStoreCacheReport();
 }
 
 FilesystemInfo S3Storage::Filesystem(const std::string& path) {
   auto loc = ParseS3Uri(path);
   return {"s3", client_->Endpoint(),
-          absl::StrCat("bucket=", loc.ok() ? loc->bucket : "?",
-                       ",region=", client_->config().region,
-                       ",part_size=", client_->config().part_size,
-                       ",payload=", client_->config().payload_signing,
-                       ",checksum=", client_->config().checksum)};
+          absl::StrCat(
+              "bucket=", loc.ok() ? loc->bucket : "?",
+              ",region=", client_->config().region,
+              ",part_size=", client_->config().part_size,
+              ",payload=", std::string(Name(client_->config().payload_signing)),
+              ",checksum=", std::string(Name(client_->config().checksum)))};
 }
 
 }  // namespace ckpt

@@ -34,7 +34,7 @@ class S3Storage : public Storage {
                      std::shared_ptr<ObjectStoreCounters> counters = nullptr);
   const ObjectStoreCounters& counters() const { return client_->counters(); }
 
-  std::string Kind() const override { return "s3"; }
+  StorageKind Kind() const override { return StorageKind::kS3; }
   absl::StatusOr<std::unique_ptr<WritableFile>> OpenWrite(
       const std::string& path, const WriteOptions& options) override;
   absl::StatusOr<std::unique_ptr<ReadableFile>> OpenRead(
@@ -57,7 +57,7 @@ class S3Storage : public Storage {
                            const std::string& data) override;
   absl::StatusOr<std::string> ReadSmall(const std::string& path) override;
   absl::StatusOr<CacheReport> PrepareColdRead(
-      const std::vector<std::string>& paths, const std::string& mode) override;
+      const std::vector<std::string>& paths, CacheMode mode) override;
   FilesystemInfo Filesystem(const std::string& path) override;
   BufferUse BufferPerFile(bool save) const override {
     const S3Config& c = client_->config();

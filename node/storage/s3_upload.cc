@@ -45,7 +45,7 @@ class S3WritableFile : public WritableFile {
     part_size_ = client_->config().part_size;
     start_multipart_at_ =
         std::max(part_size_, client_->config().multipart_threshold);
-    crc32c_ = client_->config().checksum == "crc32c";
+    crc32c_ = client_->config().checksum == S3Checksum::kCrc32c;
   }
   ~S3WritableFile() override {
     (void)uploads_.Wait(0);
@@ -286,12 +286,12 @@ class S3WritableFile : public WritableFile {
 absl::StatusOr<HttpResponse> SendS3Bytes(S3Client& client, S3Call call,
                                          const std::string& what,
                                          std::string* crc) {
-  if (client.config().checksum == "md5") {
+  if (client.config().checksum == S3Checksum::kMd5) {
     call.headers.push_back(
         {"Content-MD5", Md5Base64(call.body, call.body_len)});
     return client.Do(call);
   }
-  if (client.config().checksum != "crc32c") return client.Do(call);
+  if (client.config().checksum != S3Checksum::kCrc32c) return client.Do(call);
   std::string sent = Crc32cBase64(call.body, call.body_len);
   call.headers.push_back({kCrcHeader, sent});
   ASSIGN_OR_RETURN(auto rep, client.Do(call));

@@ -16,6 +16,7 @@
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "common/kinds.h"
 #include "common/step_layout.h"
 
 namespace ckpt {
@@ -71,9 +72,7 @@ class ReadableFile {
 
 // How a load was kept from being served by the page cache.
 struct CacheReport {
-  // "drop_caches", "fadvise_dontneed", "o_direct", "none", "memory" (a
-  // memory-backed file system: no read there can be cold).
-  std::string method;
+  CacheMethod method = CacheMethod::kNone;
   uint64_t resident_bytes = 0;  // still cached after eviction (mincore)
   uint64_t checked_bytes = 0;   // bytes of files checked
   std::string note;
@@ -90,7 +89,7 @@ struct FilesystemInfo {
 class Storage {
  public:
   virtual ~Storage() = default;
-  virtual std::string Kind() const = 0;
+  virtual StorageKind Kind() const = 0;
 
   // Creates or truncates a file for writing.
   virtual absl::StatusOr<std::unique_ptr<WritableFile>> OpenWrite(
@@ -138,10 +137,10 @@ class Storage {
   virtual absl::StatusOr<std::string> ReadSmall(const std::string& path) = 0;
 
   // Before a load: keeps the next reads of `paths` from being served by the
-  // page cache per `mode` ("auto", "drop", "fadvise", "direct", "none")
-  // and reports the method used and what stayed resident.
+  // page cache per `mode` (io.cache_mode) and reports the method used and
+  // what stayed resident.
   virtual absl::StatusOr<CacheReport> PrepareColdRead(
-      const std::vector<std::string>& paths, const std::string& mode) = 0;
+      const std::vector<std::string>& paths, CacheMode mode) = 0;
 
   virtual FilesystemInfo Filesystem(const std::string& path) = 0;
 

@@ -125,11 +125,17 @@ absl::StatusOr<StorageLocation> StorageSet::Open(
   if (loc.path.empty()) {
     return absl::InvalidArgumentError("empty storage path");
   }
-  auto flavour = options.find("storage.flavour");
-  ASSIGN_OR_RETURN(
-      loc.storage,
-      PosixStorage::Make(flavour == options.end() ? "auto" : flavour->second,
-                         loc.path, probes_));
+  StorageFlavour flavour = StorageFlavour::kAuto;
+  if (auto it = options.find("storage.flavour"); it != options.end()) {
+    const std::optional<StorageFlavour> f =
+        ParseKind<StorageFlavour>(it->second);
+    if (!f) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "storage.flavour '", it->second, "': expected local, fuse or auto"));
+    }
+    flavour = *f;
+  }
+  ASSIGN_OR_RETURN(loc.storage, PosixStorage::Make(flavour, loc.path, probes_));
   return loc;
 }
 

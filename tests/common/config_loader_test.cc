@@ -44,7 +44,7 @@ TEST(LoadConfig, DefaultsMatchDesign) {
   EXPECT_EQ(c->config.cluster.num_nodes, 1);
   EXPECT_EQ(c->config.cluster.num_devices, "auto");
   EXPECT_EQ(c->config.model.name, "transformer");
-  EXPECT_EQ(c->config.run.mode, "save+load");
+  EXPECT_EQ(c->config.run.mode, RunMode::kSaveAndLoad);
   EXPECT_EQ(c->sources.at("run.num_save_calls"), "default");
 }
 
@@ -77,7 +77,7 @@ TEST(LoadConfig, EnvNamesWorkAsOverrideKeysAndDottedKeysToo) {
                   {}});
   ASSERT_TRUE(c.ok()) << c.status();
   EXPECT_EQ(c->config.model.num_layers, 3);
-  EXPECT_EQ(c->config.run.mode, "load-only");
+  EXPECT_EQ(c->config.run.mode, RunMode::kLoadOnly);
   EXPECT_EQ(c->config.model.name, "llama-7b");
 }
 
@@ -236,7 +236,7 @@ TEST(ValidateConfig, GpuAndMissingPathAndDirectAlignment) {
   Config c;
   c.storage.path = "/tmp/x";
   EXPECT_TRUE(ValidateConfig(c, true).ok());
-  c.cluster.accelerator = "gpu";
+  c.cluster.accelerator = Accelerator::kGpu;
 #ifdef CKPT_HAVE_CUDA
   // Built with GPU support: whether a node has a GPU is the node's to say
   // (the coordinator's preflight asks every node)...
@@ -254,7 +254,7 @@ TEST(ValidateConfig, GpuAndMissingPathAndDirectAlignment) {
       std::string(ValidateConfig(c, true).message()).find("no GPU support"),
       std::string::npos);
 #endif
-  c.cluster.accelerator = "cpu";
+  c.cluster.accelerator = Accelerator::kCpu;
   c.run.async = true;  // async saves overlap a training interval: needs one
   EXPECT_NE(std::string(ValidateConfig(c, true).message())
                 .find("run.async (CKPT_ASYNC) = true needs run.interval"),
@@ -262,9 +262,9 @@ TEST(ValidateConfig, GpuAndMissingPathAndDirectAlignment) {
   c.run.interval = 5;
   EXPECT_TRUE(ValidateConfig(c, true).ok());
   c.run.interval = 0;
-  c.run.mode = "load-only";  // no save to overlap: nothing to check
+  c.run.mode = RunMode::kLoadOnly;  // no save to overlap: nothing to check
   EXPECT_TRUE(ValidateConfig(c, true).ok());
-  c.run.mode = "save+load";
+  c.run.mode = RunMode::kSaveAndLoad;
   c.run.async = false;
   c.storage.path = "";
   EXPECT_NE(
@@ -353,7 +353,7 @@ TEST(ConfigKeys, DurationsTakeSecondsOrAUnitAndNameWhatTheyExpect) {
         << s;
   }
   ASSERT_TRUE(FindKey("CKPT_STAGING")->set(c, "pageable").ok());
-  EXPECT_EQ(c.cluster.staging, "pageable");
+  EXPECT_EQ(c.cluster.staging, HostStaging::kPageable);
   EXPECT_FALSE(FindKey("CKPT_STAGING")->set(c, "unified").ok());
 }
 

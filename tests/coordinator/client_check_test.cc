@@ -19,11 +19,11 @@ NodeResult Node(int index, double data_busy, double cpu_busy) {
   return n;
 }
 
-RoundResult Round(const std::string& phase, std::vector<NodeResult> nodes) {
+RoundResult Round(Phase phase, std::vector<NodeResult> nodes) {
   RoundResult r;
   r.phase = phase;
   r.index = 1;
-  r.status = "ok";
+  r.status = RunStatus::kOk;
   r.seconds = 10;
   r.nodes = std::move(nodes);
   return r;
@@ -34,7 +34,7 @@ bool Flagged(const RoundResult& r) {
 }
 
 TEST(ClientCheck, BusyFileThreadsMakeTheRoundClientBoundNamingTheNode) {
-  RoundResult r = Round("save", {Node(0, 0.10, 0.2), Node(1, 0.93, 0.5)});
+  RoundResult r = Round(Phase::kSave, {Node(0, 0.10, 0.2), Node(1, 0.93, 0.5)});
   FlagClientBound(&r);
   EXPECT_TRUE(Flagged(r));
   EXPECT_NE(r.client_bound.find("node 1 (h1)"), std::string::npos)
@@ -43,7 +43,7 @@ TEST(ClientCheck, BusyFileThreadsMakeTheRoundClientBoundNamingTheNode) {
                                 "checksumming"),
             std::string::npos)
       << r.client_bound;
-  RoundResult load = Round("load", {Node(0, 0.85, 0.1)});
+  RoundResult load = Round(Phase::kLoad, {Node(0, 0.85, 0.1)});
   FlagClientBound(&load);
   EXPECT_NE(load.client_bound.find("85% of their time verifying"),
             std::string::npos)
@@ -55,7 +55,7 @@ TEST(ClientCheck, StagedCopiesFillingTheNodesMemoryAreClientBound) {
   NodeResult full = Node(0, 0.2, 0.3);
   full.staging.staged_bytes = 6ull << 30;
   full.memory_available_bytes = 1ull << 30;
-  RoundResult r = Round("save", {full});
+  RoundResult r = Round(Phase::kSave, {full});
   r.staging.async = true;
   FlagClientBound(&r);
   EXPECT_TRUE(Flagged(r));
@@ -66,18 +66,18 @@ TEST(ClientCheck, StagedCopiesFillingTheNodesMemoryAreClientBound) {
   // 3 GiB staged with 1 GiB left is 75%: not yet; unknown memory: never.
   NodeResult roomy = full;
   roomy.staging.staged_bytes = 3ull << 30;
-  RoundResult ok = Round("save", {roomy});
+  RoundResult ok = Round(Phase::kSave, {roomy});
   FlagClientBound(&ok);
   EXPECT_FALSE(Flagged(ok)) << ok.client_bound;
   NodeResult unknown = full;
   unknown.memory_available_bytes = 0;
-  RoundResult u = Round("save", {unknown});
+  RoundResult u = Round(Phase::kSave, {unknown});
   FlagClientBound(&u);
   EXPECT_FALSE(Flagged(u));
 }
 
 TEST(ClientCheck, AProcessUsingItsCpusIsClientBoundToo) {
-  RoundResult r = Round("save", {Node(0, 0.30, 0.95)});
+  RoundResult r = Round(Phase::kSave, {Node(0, 0.30, 0.95)});
   FlagClientBound(&r);
   EXPECT_TRUE(Flagged(r));
   EXPECT_NE(r.client_bound.find("used 95% of the 2 CPUs"), std::string::npos)
@@ -85,8 +85,8 @@ TEST(ClientCheck, AProcessUsingItsCpusIsClientBoundToo) {
 }
 
 TEST(ClientCheck, TheNodeNearestItsLimitIsNamedAndTheOthersCounted) {
-  RoundResult r = Round(
-      "save", {Node(0, 0.81, 0.1), Node(1, 0.2, 0.99), Node(2, 0.95, 0.1)});
+  RoundResult r = Round(Phase::kSave, {Node(0, 0.81, 0.1), Node(1, 0.2, 0.99),
+                                       Node(2, 0.95, 0.1)});
   FlagClientBound(&r);
   // 0.95/0.8 = 1.19 beats 0.99/0.9 = 1.10 and 0.81/0.8 = 1.01.
   EXPECT_EQ(r.client_bound.rfind("node 2 (h2)", 0), 0u) << r.client_bound;
@@ -97,11 +97,11 @@ TEST(ClientCheck, TheNodeNearestItsLimitIsNamedAndTheOthersCounted) {
 // An async save's process runs the simulated training on purpose: its CPU
 // share is no sign of the tool's limit; its data path's share still is.
 TEST(ClientCheck, AnAsyncSaveIsJudgedByItsDataPathAlone) {
-  RoundResult busy_cpu = Round("save", {Node(0, 0.30, 2.5)});
+  RoundResult busy_cpu = Round(Phase::kSave, {Node(0, 0.30, 2.5)});
   busy_cpu.staging.async = true;
   FlagClientBound(&busy_cpu);
   EXPECT_FALSE(Flagged(busy_cpu)) << busy_cpu.client_bound;
-  RoundResult busy_data = Round("save", {Node(0, 0.90, 2.5)});
+  RoundResult busy_data = Round(Phase::kSave, {Node(0, 0.90, 2.5)});
   busy_data.staging.async = true;
   FlagClientBound(&busy_data);
   EXPECT_TRUE(Flagged(busy_data));
@@ -111,20 +111,20 @@ TEST(ClientCheck, AnAsyncSaveIsJudgedByItsDataPathAlone) {
 }
 
 TEST(ClientCheck, BelowBothLimitsOrUntimedFailedOrShortIsNotFlagged) {
-  RoundResult calm = Round("save", {Node(0, 0.79, 0.89)});
+  RoundResult calm = Round(Phase::kSave, {Node(0, 0.79, 0.89)});
   FlagClientBound(&calm);
   EXPECT_FALSE(Flagged(calm));
   EXPECT_EQ(calm.client_bound, "");
-  RoundResult staged = Round("save", {Node(0, 0.99, 0.99)});
+  RoundResult staged = Round(Phase::kSave, {Node(0, 0.99, 0.99)});
   staged.staged = true;
   FlagClientBound(&staged);
   EXPECT_FALSE(Flagged(staged));
-  RoundResult failed = Round("save", {Node(0, 0.99, 0.99)});
-  failed.status = "failed";
+  RoundResult failed = Round(Phase::kSave, {Node(0, 0.99, 0.99)});
+  failed.status = RunStatus::kFailed;
   FlagClientBound(&failed);
   EXPECT_FALSE(Flagged(failed));
   // Under a second (short_phase) the shares are noise: not judged.
-  RoundResult brief = Round("load", {Node(0, 0.99, 0.99)});
+  RoundResult brief = Round(Phase::kLoad, {Node(0, 0.99, 0.99)});
   brief.seconds = 0.013;
   FlagClientBound(&brief);
   EXPECT_FALSE(Flagged(brief));

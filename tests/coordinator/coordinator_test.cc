@@ -21,7 +21,7 @@
 namespace ckpt {
 namespace {
 
-Config MemConfig(const std::string& mode, int saves, int loads) {
+Config MemConfig(RunMode mode, int saves, int loads) {
   Config c;
   c.storage.path = "mem://bucket/run";
   c.model.num_layers = 1;
@@ -65,13 +65,13 @@ std::vector<std::string> Steps(const MemoryStore& memory) {
 
 TEST(Coordinator, SaveAndLoadRoundsKeepNewestStep) {
   auto memory = std::make_shared<MemoryStore>();
-  Harness h(memory, MemConfig("save+load", 2, 2));
+  Harness h(memory, MemConfig(RunMode::kSaveAndLoad, 2, 2));
   ASSERT_TRUE(h.Run().ok());
   ASSERT_EQ(h.result.rounds.size(), 4u);
   for (int i = 0; i < 4; ++i) {
     const auto& r = h.result.rounds[i];
-    EXPECT_EQ(r.phase, i < 2 ? "save" : "load");
-    EXPECT_EQ(r.status, "ok");
+    EXPECT_EQ(r.phase, i < 2 ? Phase::kSave : Phase::kLoad);
+    EXPECT_EQ(r.status, RunStatus::kOk);
     EXPECT_EQ(r.bytes, h.plan.total_bytes);
     EXPECT_GT(r.seconds, 0);
     EXPECT_GE(r.seconds, r.transfer_seconds);
@@ -84,24 +84,24 @@ TEST(Coordinator, SaveAndLoadRoundsKeepNewestStep) {
   EXPECT_EQ(Steps(*memory),
             std::vector<std::string>{"mem://bucket/run/checkpoints/step-2"});
   // A second run continues the step numbering, never overwriting.
-  Harness again(memory, MemConfig("save-only", 1, 0));
+  Harness again(memory, MemConfig(RunMode::kSaveOnly, 1, 0));
   ASSERT_TRUE(again.Run().ok());
   EXPECT_EQ(again.result.rounds[0].step, 3u);
 }
 
 TEST(Coordinator, LoadOnlyStagesOnceUntimed) {
   auto memory = std::make_shared<MemoryStore>();
-  Harness h(memory, MemConfig("load-only", 3, 2));
+  Harness h(memory, MemConfig(RunMode::kLoadOnly, 3, 2));
   ASSERT_TRUE(h.Run().ok());
   ASSERT_EQ(h.result.rounds.size(), 3u);
   EXPECT_TRUE(h.result.rounds[0].staged);
-  EXPECT_EQ(h.result.rounds[0].phase, "save");
-  EXPECT_EQ(h.result.Summarize("save").count, 0);
-  EXPECT_EQ(h.result.Summarize("load").count, 2);
+  EXPECT_EQ(h.result.rounds[0].phase, Phase::kSave);
+  EXPECT_EQ(h.result.Summarize(Phase::kSave).count, 0);
+  EXPECT_EQ(h.result.Summarize(Phase::kLoad).count, 2);
   ASSERT_FALSE(h.result.notes.empty());
   EXPECT_NE(h.result.notes[0].find("staged step-1"), std::string::npos);
   // Next load-only run finds the committed checkpoint: no staging.
-  Harness again(memory, MemConfig("load-only", 0, 1));
+  Harness again(memory, MemConfig(RunMode::kLoadOnly, 0, 1));
   ASSERT_TRUE(again.Run().ok());
   ASSERT_EQ(again.result.rounds.size(), 1u);
   EXPECT_FALSE(again.result.rounds[0].staged);
@@ -109,9 +109,9 @@ TEST(Coordinator, LoadOnlyStagesOnceUntimed) {
 
 TEST(Coordinator, LoadOnlyOfDifferentPlanIsRefusedBeforeAnyRound) {
   auto memory = std::make_shared<MemoryStore>();
-  Harness first(memory, MemConfig("save-only", 1, 0));
+  Harness first(memory, MemConfig(RunMode::kSaveOnly, 1, 0));
   ASSERT_TRUE(first.Run().ok());
-  Config other = MemConfig("load-only", 0, 1);
+  Config other = MemConfig(RunMode::kLoadOnly, 0, 1);
   other.model.num_layers = 2;
   Harness h(memory, other);
   absl::Status s = h.coordinator.Preflight(&h.result);
@@ -132,9 +132,9 @@ TEST(Coordinator, LoadOnlyOfDifferentPlanIsRefusedBeforeAnyRound) {
 // apart from another model: loading it would be a resharded restore.
 TEST(Coordinator, LoadOfTheSameModelInAnotherLayoutIsAReshardedRestore) {
   auto memory = std::make_shared<MemoryStore>();
-  Harness first(memory, MemConfig("save-only", 1, 0));
+  Harness first(memory, MemConfig(RunMode::kSaveOnly, 1, 0));
   ASSERT_TRUE(first.Run().ok());
-  Config other = MemConfig("load-only", 0, 1);
+  Config other = MemConfig(RunMode::kLoadOnly, 0, 1);
   other.cluster.num_devices = "4";
   other.sharding.thread_count = 1;
   Harness h(memory, other);
@@ -156,11 +156,11 @@ TEST(Coordinator, LoadOfTheSameModelInAnotherLayoutIsAReshardedRestore) {
 
 TEST(Coordinator, AReshardedRestoreFromNodeLocalDisksNamesTheLayout) {
   auto memory = std::make_shared<MemoryStore>();
-  Config saving = MemConfig("save-only", 1, 0);
+  Config saving = MemConfig(RunMode::kSaveOnly, 1, 0);
   saving.storage.node_local = true;
   Harness first(memory, saving);
   ASSERT_TRUE(first.Run().ok());
-  Config other = MemConfig("load-only", 0, 1);
+  Config other = MemConfig(RunMode::kLoadOnly, 0, 1);
   other.storage.node_local = true;
   other.cluster.num_devices = "4";
   other.sharding.thread_count = 1;
@@ -180,7 +180,7 @@ TEST(Coordinator, AReshardedRestoreFromNodeLocalDisksNamesTheLayout) {
 // or a future one's) is refused before any round, naming both generators.
 TEST(Coordinator, LoadOfAnotherGeneratorsBytesIsRefused) {
   auto memory = std::make_shared<MemoryStore>();
-  Harness first(memory, MemConfig("save-only", 1, 0));
+  Harness first(memory, MemConfig(RunMode::kSaveOnly, 1, 0));
   ASSERT_TRUE(first.Run().ok());
   auto mem = MemoryStorage::Make(memory);
   std::string meta_path;
@@ -195,7 +195,7 @@ TEST(Coordinator, LoadOfAnotherGeneratorsBytesIsRefused) {
   std::string other = *text;
   other.replace(other.find(ours), ours.size(), "\"pattern\":\"splitmix-v0\"");
   ASSERT_TRUE(mem->WriteAtomic(meta_path, other).ok());
-  Harness h(memory, MemConfig("load-only", 0, 1));
+  Harness h(memory, MemConfig(RunMode::kLoadOnly, 0, 1));
   absl::Status s = h.coordinator.Preflight(&h.result);
   ASSERT_FALSE(s.ok());
   EXPECT_NE(std::string(s.message())
@@ -211,9 +211,9 @@ TEST(Coordinator, LoadOfAnotherGeneratorsBytesIsRefused) {
 // kind: a load configured with others is refused, naming both values.
 TEST(Coordinator, LoadWithAnotherSeedOrChecksumKindIsRefused) {
   auto memory = std::make_shared<MemoryStore>();
-  Harness first(memory, MemConfig("save-only", 1, 0));
+  Harness first(memory, MemConfig(RunMode::kSaveOnly, 1, 0));
   ASSERT_TRUE(first.Run().ok());
-  Config seed = MemConfig("load-only", 0, 1);
+  Config seed = MemConfig(RunMode::kLoadOnly, 0, 1);
   seed.run.seed = 99;
   Harness h(memory, seed);
   absl::Status s = h.coordinator.Preflight(&h.result);
@@ -223,7 +223,7 @@ TEST(Coordinator, LoadWithAnotherSeedOrChecksumKindIsRefused) {
                       "run: 99)"),
             std::string::npos)
       << s;
-  Config sum = MemConfig("load-only", 0, 1);
+  Config sum = MemConfig(RunMode::kLoadOnly, 0, 1);
   sum.io.checksum = "xxh3";
   Harness k(memory, sum);
   s = k.coordinator.Preflight(&k.result);
@@ -233,25 +233,25 @@ TEST(Coordinator, LoadWithAnotherSeedOrChecksumKindIsRefused) {
                       "xxh3)"),
             std::string::npos)
       << s;
-  Harness same(memory, MemConfig("load-only", 0, 1));
+  Harness same(memory, MemConfig(RunMode::kLoadOnly, 0, 1));
   EXPECT_TRUE(same.Run().ok());
   EXPECT_TRUE(same.result.rounds.back().verified);
 }
 
 TEST(Coordinator, CorruptionFailsTheLoadAndKeepsEarlierRounds) {
   auto memory = std::make_shared<MemoryStore>();
-  Harness h(memory, MemConfig("save+load", 1, 0));
+  Harness h(memory, MemConfig(RunMode::kSaveAndLoad, 1, 0));
   ASSERT_TRUE(h.Run().ok());
   ASSERT_TRUE(
       memory->FlipByte("mem://bucket/run/checkpoints/step-1/__0_1.distcp", 17));
-  Harness load(memory, MemConfig("load-only", 0, 2));
+  Harness load(memory, MemConfig(RunMode::kLoadOnly, 0, 2));
   absl::Status s = load.Run();
   ASSERT_FALSE(s.ok());
   EXPECT_NE(std::string(s.message()).find("__0_1.distcp at byte offset 17"),
             std::string::npos)
       << s;
   ASSERT_EQ(load.result.rounds.size(), 1u);
-  EXPECT_EQ(load.result.rounds[0].status, "failed");
+  EXPECT_EQ(load.result.rounds[0].status, RunStatus::kFailed);
   EXPECT_FALSE(load.result.rounds[0].verified);
 }
 
@@ -270,12 +270,12 @@ void EditMetadata(std::shared_ptr<MemoryStore> memory,
 // "verified"; now a load needs a checksum for every planned segment.
 TEST(Coordinator, MetadataWithoutTheChecksumsOfThePlanIsRefused) {
   auto memory = std::make_shared<MemoryStore>();
-  Harness first(memory, MemConfig("save-only", 1, 0));
+  Harness first(memory, MemConfig(RunMode::kSaveOnly, 1, 0));
   ASSERT_TRUE(first.Run().ok());
   EditMetadata(memory, [](std::string& t) {
     t = t.substr(0, t.find("\"files\":[")) + "\"files\":[]}";
   });
-  Harness h(memory, MemConfig("load-only", 0, 1));
+  Harness h(memory, MemConfig(RunMode::kLoadOnly, 0, 1));
   absl::Status s = h.Run();
   ASSERT_TRUE(absl::IsDataLoss(s)) << s;
   EXPECT_NE(s.message().find("has no checksum for 224 of the 224 planned "
@@ -288,14 +288,14 @@ TEST(Coordinator, MetadataWithoutTheChecksumsOfThePlanIsRefused) {
 // Issue 14, case 7: "checksum": "md5" was read as xxh3.
 TEST(Coordinator, MetadataWithAnUnknownChecksumKindIsRefused) {
   auto memory = std::make_shared<MemoryStore>();
-  Harness first(memory, MemConfig("save-only", 1, 0));
+  Harness first(memory, MemConfig(RunMode::kSaveOnly, 1, 0));
   ASSERT_TRUE(first.Run().ok());
   EditMetadata(memory, [](std::string& t) {
     const std::string key = "\"checksum\":\"";
     size_t at = t.find(key) + key.size();
     t.replace(at, t.find('"', at) - at, "md5");
   });
-  Harness h(memory, MemConfig("load-only", 0, 1));
+  Harness h(memory, MemConfig(RunMode::kLoadOnly, 0, 1));
   absl::Status s = h.Run();
   ASSERT_FALSE(s.ok());
   EXPECT_NE(s.message().find("checksum 'md5': expected xxh3 or crc32c"),
@@ -309,9 +309,9 @@ TEST(Coordinator, MetadataWithAnUnknownChecksumKindIsRefused) {
 // only a note.
 TEST(Coordinator, LoadRoundsCarryCoverageAndFlags) {
   TempDir t;
-  Config c = MemConfig("save+load", 1, 2);
+  Config c = MemConfig(RunMode::kSaveAndLoad, 1, 2);
   c.storage.path = t.Sub("ckpt");
-  c.io.cache_mode = "none";
+  c.io.cache_mode = CacheMode::kNone;
   Harness h(std::make_shared<MemoryStore>(), c);
   ASSERT_TRUE(h.Run().ok());
   const RoundResult& load = h.result.rounds[1];
@@ -324,7 +324,7 @@ TEST(Coordinator, LoadRoundsCarryCoverageAndFlags) {
   EXPECT_EQ(load.flags,
             (std::vector<std::string>{"page_cache_allowed", "short_phase"}));
   EXPECT_EQ(h.result.rounds[0].flags, std::vector<std::string>{"short_phase"});
-  EXPECT_EQ(h.result.Summarize("load").flags.at("page_cache_allowed"), 2);
+  EXPECT_EQ(h.result.Summarize(Phase::kLoad).flags.at("page_cache_allowed"), 2);
   EXPECT_NE(SummaryTable(h.result).find("2 of 2 rounds flagged "
                                         "page_cache_allowed"),
             std::string::npos)
@@ -338,7 +338,7 @@ TEST(Coordinator, LoadRoundsCarryCoverageAndFlags) {
 // flagged; the boundary itself is not short.
 TEST(Coordinator, ShortPhaseFlagMarksOnlyTimedRoundsUnderASecond) {
   RoundResult r;
-  r.phase = "save";
+  r.phase = Phase::kSave;
   r.seconds = 0.999;
   FlagShortPhase(&r);
   EXPECT_EQ(r.flags, std::vector<std::string>{"short_phase"});
@@ -352,7 +352,7 @@ TEST(Coordinator, ShortPhaseFlagMarksOnlyTimedRoundsUnderASecond) {
   FlagShortPhase(&staged);
   EXPECT_TRUE(staged.flags.empty());
   RoundResult failed;
-  failed.status = "failed";
+  failed.status = RunStatus::kFailed;
   failed.seconds = 0.1;
   FlagShortPhase(&failed);
   EXPECT_TRUE(failed.flags.empty());
@@ -361,7 +361,7 @@ TEST(Coordinator, ShortPhaseFlagMarksOnlyTimedRoundsUnderASecond) {
 // An unknown scheme is refused as bad input before any round, naming the
 // key and what was expected (no storage, credentials or network reached).
 TEST(Coordinator, UnsupportedSchemeFailsPreflight) {
-  Config c = MemConfig("save+load", 1, 1);
+  Config c = MemConfig(RunMode::kSaveAndLoad, 1, 1);
   c.storage.path = "ftp://host/prefix";
   Harness h(std::make_shared<MemoryStore>(), c);
   absl::Status s = h.coordinator.Preflight(&h.result);
@@ -444,7 +444,7 @@ class LosesPhase : public NodeClient {
 // a finished run only) and says which, next to the failed step's removal.
 TEST(Coordinator, AFailedRunNamesTheOlderStepsItDidNotRemove) {
   auto memory = std::make_shared<MemoryStore>();
-  Config c = MemConfig("save-only", 3, 0);
+  Config c = MemConfig(RunMode::kSaveOnly, 3, 0);
   CheckpointPlan plan = *MakePlan(PlanOptionsFromConfig(c));
   LocalNodeClient node(0, "test-host", 10, memory);
   LosesPhase lossy(&node, 3);
@@ -454,7 +454,7 @@ TEST(Coordinator, AFailedRunNamesTheOlderStepsItDidNotRemove) {
   absl::Status s = coordinator.Run(&result);
   ASSERT_FALSE(s.ok());
   ASSERT_EQ(result.rounds.size(), 3u);
-  EXPECT_EQ(result.rounds[2].status, "failed");
+  EXPECT_EQ(result.rounds[2].status, RunStatus::kFailed);
   EXPECT_EQ(Steps(*memory),
             (std::vector<std::string>{"mem://bucket/run/checkpoints/step-1",
                                       "mem://bucket/run/checkpoints/step-2"}));
@@ -473,7 +473,7 @@ TEST(Coordinator, AFailedRunNamesTheOlderStepsItDidNotRemove) {
 // listing with step 2^64 - 1 once made the next claim wrap to step-0.
 TEST(Coordinator, AListingWithAStepPastTheBoundFailsNamingTheNode) {
   auto memory = std::make_shared<MemoryStore>();
-  Config c = MemConfig("save-only", 1, 0);
+  Config c = MemConfig(RunMode::kSaveOnly, 1, 0);
   CheckpointPlan plan = *MakePlan(PlanOptionsFromConfig(c));
   LocalNodeClient node(0, "test-host", 10, memory);
   LosesPhase liar(&node);
@@ -508,7 +508,7 @@ TEST(Coordinator, AListingWithAStepPastTheBoundFailsNamingTheNode) {
 // claim is given back, and one that cannot be is listed as left behind.
 TEST(Coordinator, AClaimThatCannotBeGivenBackIsALeftover) {
   auto memory = std::make_shared<MemoryStore>();
-  Config c = MemConfig("save-only", 1, 0);
+  Config c = MemConfig(RunMode::kSaveOnly, 1, 0);
   c.storage.path = "mem://bucket/n{node}";
   c.storage.node_local = true;
   c.cluster.num_nodes = 2;

@@ -20,8 +20,7 @@ namespace {
 // its own disk holds, said in the notes; disks that do not hold one index
 // each fail before any round, naming what each holds.
 struct NodeLocal {
-  NodeLocal(std::shared_ptr<MemoryStore> m, const std::string& mode, int saves,
-            int loads)
+  NodeLocal(std::shared_ptr<MemoryStore> m, RunMode mode, int saves, int loads)
       : memory(std::move(m)) {
     config.storage.path = "mem://bucket/n{node}";
     config.model.num_layers = 1;
@@ -53,7 +52,7 @@ struct NodeLocal {
 
 TEST(Coordinator, NodeLocalDisksOnOtherMachinesAreMatchedToTheirIndexes) {
   auto memory = std::make_shared<MemoryStore>();
-  NodeLocal save(memory, "save-only", 1, 0);
+  NodeLocal save(memory, RunMode::kSaveOnly, 1, 0);
   ASSERT_TRUE(save.Run().ok());
   // Index 0's disk now holds what index 2 saved, 1's what 0 saved, 2's
   // what 1 saved.
@@ -61,7 +60,7 @@ TEST(Coordinator, NodeLocalDisksOnOtherMachinesAreMatchedToTheirIndexes) {
   memory->MovePrefix("mem://bucket/n1/", "mem://bucket/n2/");
   memory->MovePrefix("mem://bucket/n0/", "mem://bucket/n1/");
   memory->MovePrefix("mem://bucket/t/", "mem://bucket/n0/");
-  NodeLocal load(memory, "load-only", 0, 1);
+  NodeLocal load(memory, RunMode::kLoadOnly, 0, 1);
   absl::Status s = load.Run();
   ASSERT_TRUE(s.ok()) << s;
   ASSERT_EQ(load.result.rounds.size(), 1u);
@@ -83,13 +82,13 @@ TEST(Coordinator, NodeLocalDisksOnOtherMachinesAreMatchedToTheirIndexes) {
 
 TEST(Coordinator, NodeLocalDisksThatDoNotHoldOneIndexEachFailBeforeAnyRound) {
   auto memory = std::make_shared<MemoryStore>();
-  NodeLocal save(memory, "save-only", 1, 0);
+  NodeLocal save(memory, RunMode::kSaveOnly, 1, 0);
   ASSERT_TRUE(save.Run().ok());
   // Index 2's machine was replaced by a copy of index 0's disk.
   memory->MovePrefix("mem://bucket/n2/", "mem://bucket/gone/");
   memory->MovePrefix("mem://bucket/n0/", "mem://bucket/n2/",
                      /*keep=*/true);
-  NodeLocal load(memory, "load-only", 0, 1);
+  NodeLocal load(memory, RunMode::kLoadOnly, 0, 1);
   absl::Status s = load.Run();
   ASSERT_FALSE(s.ok());
   EXPECT_TRUE(absl::IsFailedPrecondition(s)) << s;

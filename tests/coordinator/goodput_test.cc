@@ -105,24 +105,24 @@ TEST(Goodput, RunResultTakesTheMedianSaveCostAndLoadTimeAndSaysWhich) {
   r.mttf_seconds = 86400;
   r.interval_seconds = 3600;
   EXPECT_FALSE(r.Goodput().has_value());  // no save
-  auto round = [](const char* phase, double seconds, double cost) {
+  auto round = [](Phase phase, double seconds, double cost) {
     RoundResult x;
     x.phase = phase;
     x.seconds = seconds;
     x.staging.checkpoint_cost_seconds = cost;
     return x;
   };
-  r.rounds.push_back(round("save", 70, 70));
-  r.rounds.push_back(round("save", 50, 50));
-  r.rounds.push_back(round("save", 60, 60));
-  RoundResult failed = round("save", 1, 1);
-  failed.status = "failed";  // left out
+  r.rounds.push_back(round(Phase::kSave, 70, 70));
+  r.rounds.push_back(round(Phase::kSave, 50, 50));
+  r.rounds.push_back(round(Phase::kSave, 60, 60));
+  RoundResult failed = round(Phase::kSave, 1, 1);
+  failed.status = RunStatus::kFailed;  // left out
   r.rounds.push_back(failed);
-  RoundResult staged = round("save", 1, 1);
+  RoundResult staged = round(Phase::kSave, 1, 1);
   staged.staged = true;  // untimed: left out
   r.rounds.push_back(staged);
-  r.rounds.push_back(round("load", 100, 0));
-  r.rounds.push_back(round("load", 140, 0));
+  r.rounds.push_back(round(Phase::kLoad, 100, 0));
+  r.rounds.push_back(round(Phase::kLoad, 140, 0));
   auto g = r.Goodput();
   ASSERT_TRUE(g.has_value());
   EXPECT_EQ(g->in.delta_seconds, 60);     // median of 50, 60, 70

@@ -96,7 +96,7 @@ TEST(Metadata, NumbersOutOfRangeOrNotWholeAreRefusedNamingTheField) {
 
 RunResult FailedWith(const std::string& error) {
   RunResult r;
-  r.status = "failed";
+  r.status = RunStatus::kFailed;
   r.errors.push_back(error);
   return r;
 }
@@ -104,7 +104,7 @@ RunResult FailedWith(const std::string& error) {
 TEST(ResultJson, HasSchemaStatusAndRounds) {
   RunResult r = FailedWith("boom");
   RoundResult save;
-  save.phase = "save";
+  save.phase = Phase::kSave;
   save.index = 1;
   save.bytes = 10;
   save.seconds = 0.5;
@@ -133,7 +133,7 @@ TEST(ResultJson, CredentialsTheProcessHoldsAreRedacted) {
   const std::string token = "ya29.a0AfH6SMBx-Result/Json+Token";
   RegisterSecret(token);
   RunResult r;
-  r.status = "failed";
+  r.status = RunStatus::kFailed;
   r.errors.push_back("HTTP 401: Authorization: Bearer " + token);
   r.notes.push_back("echoed \"" + token + "\"");
   const std::string text = ResultToJson(r);

@@ -60,12 +60,12 @@ TEST(Planner, Llama7bByHand) {
 //   head 769,000 -> 86,567,656.
 TEST(Planner, VitBaseByHandWithOptimizerChoices) {
   PlanOptions o = Opts("vit-base", 1, 1);
-  o.optimizer = "sgd";
+  o.optimizer = Optimizer::kSgd;
   auto p = MakePlan(o);
   ASSERT_TRUE(p.ok());
   EXPECT_EQ(p->parameters, 86'567'656u);
   EXPECT_EQ(p->total_bytes, 8u * 86'567'656u);
-  o.optimizer = "none";
+  o.optimizer = Optimizer::kNone;
   EXPECT_EQ(MakePlan(o)->total_bytes, 4u * 86'567'656u);
 }
 
@@ -129,7 +129,7 @@ TEST(Planner, FullShardingCoversEveryTensorByteExactlyOnce) {
 
 TEST(Planner, HybridWritesFromNodeZeroOnly) {
   PlanOptions o = Opts("transformer", 2, 2);
-  o.strategy = "hybrid";
+  o.strategy = ShardingStrategy::kHybrid;
   auto p = MakePlan(o);
   ASSERT_TRUE(p.ok());
   EXPECT_EQ(p->total_bytes, 237'567'336u);
@@ -150,7 +150,7 @@ TEST(Planner, FingerprintIsTheModelLayoutIsThePlacement) {
   deeper.num_layers = 3;
   auto other_model = MakePlan(deeper);
   PlanOptions hybrid = Opts("transformer", 2, 2, 1);
-  hybrid.strategy = "hybrid";
+  hybrid.strategy = ShardingStrategy::kHybrid;
   auto hybrid_plan = MakePlan(hybrid);
   ASSERT_TRUE(a.ok() && more_files.ok() && more_ranks.ok() && same.ok() &&
               other_model.ok() && hybrid_plan.ok());
@@ -201,7 +201,7 @@ TEST(Planner, HugePlansAreRefusedUpFrontWithTheNumbers) {
   EXPECT_TRUE(CheckPlanBounds(Opts("llama-70b", 256, 8), budget).ok());
   EXPECT_TRUE(CheckPlanBounds(Opts("llama-7b", 1024, 8), budget).ok());
   PlanOptions hybrid = Opts("llama-7b", 4096, 8, 128);
-  hybrid.strategy = "hybrid";
+  hybrid.strategy = ShardingStrategy::kHybrid;
   EXPECT_TRUE(CheckPlanBounds(hybrid, budget).ok());
   // The same plan with less memory is refused, naming it.
   auto small = CheckPlanBounds(Opts("llama-7b", 1024, 8), {1ull << 30, "t"});

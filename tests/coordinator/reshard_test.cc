@@ -47,7 +47,7 @@ std::vector<SavedFile> Saved(const CheckpointPlan& p) {
   return out;
 }
 
-ReshardPlan Plan(int from, int to, const std::string& mode) {
+ReshardPlan Plan(int from, int to, ReshardReads mode) {
   auto plan = PlanReshard(EvenPlan(to), Saved(EvenPlan(from)), mode, "m");
   EXPECT_TRUE(plan.ok()) << plan.status();
   return plan.ok() ? *plan : ReshardPlan{};
@@ -57,7 +57,7 @@ TEST(Reshard, RangesReadExactlyTheOwnedBytes) {
   // Every rank reads only what it owns: 576 bytes needed, 576 read.
   for (auto [from, to] : {std::pair{4, 2}, {2, 4}, {8, 6}}) {
     SCOPED_TRACE(std::to_string(from) + "->" + std::to_string(to));
-    ReshardPlan p = Plan(from, to, "ranges");
+    ReshardPlan p = Plan(from, to, ReshardReads::kRanges);
     EXPECT_EQ(p.needed, 576u);
     EXPECT_EQ(p.read, 576u);
     EXPECT_DOUBLE_EQ(p.Amplification(), 1.0);
@@ -71,7 +71,7 @@ TEST(Reshard, EightToSixRanksWorkedByHand) {
   // New rank 0 owns A[0,16) and B[0,8): all of old file 0 (one read of
   // bytes [0,72): A then B are adjacent), and from old file 1 A[12,16) at
   // bytes [0,16) and B[6,8) at [48,56): two reads. 2 files, 3 reads.
-  ReshardPlan p = Plan(8, 6, "ranges");
+  ReshardPlan p = Plan(8, 6, ReshardReads::kRanges);
   const ReshardRank& r0 = p.ranks[0];
   EXPECT_EQ(r0.needed, 96u);  // 16*4 + 8*4
   EXPECT_EQ(r0.read, 96u);
@@ -88,7 +88,7 @@ TEST(Reshard, EightToSixRanksWorkedByHand) {
   EXPECT_EQ(r0.files[1].ranges[1].tensor_offset, 24u);  // B element 6
   // Whole segments: new rank k (chunk 1/6) always overlaps two old chunks
   // (1/8 each), so it reads 2/8 of every tensor for 1/6 of it: 1.5x.
-  ReshardPlan whole = Plan(8, 6, "segments");
+  ReshardPlan whole = Plan(8, 6, ReshardReads::kSegments);
   EXPECT_EQ(whole.needed, 576u);
   EXPECT_EQ(whole.read, 864u);  // 6 ranks x 2 files x 72 bytes
   EXPECT_DOUBLE_EQ(whole.Amplification(), 1.5);
@@ -119,7 +119,7 @@ TEST(Reshard, EightToSixRanksWorkedByHand) {
 TEST(Reshard, FewerAndMoreRanksWorkedByHand) {
   // 4 -> 2: new rank 0 owns exactly old ranks 0 and 1's chunks: whole
   // segments waste nothing (1.0), one read of each of 2 files.
-  ReshardPlan fewer = Plan(4, 2, "segments");
+  ReshardPlan fewer = Plan(4, 2, ReshardReads::kSegments);
   EXPECT_DOUBLE_EQ(fewer.Amplification(), 1.0);
   EXPECT_EQ(fewer.ranks[0].files.size(), 2u);
   EXPECT_EQ(fewer.ranks[0].reads, 2u);
@@ -127,10 +127,10 @@ TEST(Reshard, FewerAndMoreRanksWorkedByHand) {
   // reads the other half too: 2.0. Exact ranges: the first half of each
   // segment, A's at file bytes [0,96) and B's at [192,240): 2 reads of 1
   // file.
-  ReshardPlan more = Plan(2, 4, "segments");
+  ReshardPlan more = Plan(2, 4, ReshardReads::kSegments);
   EXPECT_DOUBLE_EQ(more.Amplification(), 2.0);
   EXPECT_EQ(more.read, 1152u);
-  ReshardPlan exact = Plan(2, 4, "ranges");
+  ReshardPlan exact = Plan(2, 4, ReshardReads::kRanges);
   EXPECT_EQ(exact.ranks[0].files.size(), 1u);
   EXPECT_EQ(exact.ranks[0].reads, 2u);
 }
@@ -138,7 +138,8 @@ TEST(Reshard, FewerAndMoreRanksWorkedByHand) {
 TEST(Reshard, BytesNoFileHoldsAreAClearError) {
   CheckpointPlan saved = EvenPlan(4);
   saved.ranks[2].files[0].segments.pop_back();  // B[24,36) lost
-  auto p = PlanReshard(EvenPlan(2), Saved(saved), "ranges", "ck/.metadata");
+  auto p = PlanReshard(EvenPlan(2), Saved(saved), ReshardReads::kRanges,
+                       "ck/.metadata");
   ASSERT_FALSE(p.ok());
   EXPECT_NE(p.status().message().find(
                 "ck/.metadata: tensor B bytes [96, 144), which rank 1 owns in "

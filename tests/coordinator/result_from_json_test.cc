@@ -22,7 +22,7 @@ Histogram Latencies() {
 // Every section ResultToJson writes, with values unlike their defaults.
 RunResult Everything() {
   RunResult r;
-  r.status = "failed";
+  r.status = RunStatus::kFailed;
   r.errors = {"load round 2 failed: node 1 (h1): checksum mismatch"};
   r.notes = {"a note"};
   r.leftovers = {"s3://b/ckpt/step-3 (a failed save)"};
@@ -48,7 +48,7 @@ RunResult Everything() {
   r.mttf_seconds = 86400;
   r.interval_seconds = 600;
   ReshardResult rs;
-  rs.mode = "ranges";
+  rs.mode = ReshardReads::kRanges;
   rs.from_world = 2;
   rs.to_world = 4;
   rs.from_layout = "w2";
@@ -59,7 +59,7 @@ RunResult Everything() {
   rs.planning_seconds = 0.01;
   rs.ranks = {{3, 1, 1000, 1024, 2, 3, {0, 1}}};
   r.reshard = rs;
-  for (const char* phase : {"save", "load"}) {
+  for (const Phase phase : {Phase::kSave, Phase::kLoad}) {
     RoundResult round;
     round.phase = phase;
     round.index = 1;
@@ -140,7 +140,7 @@ RunResult Everything() {
     round.files = {{1, 1, 0, "__1_0.distcp", 2000, 0.001, 0.002, 1.5, 2.0, 0.5,
                     1.0, 0.25, 5, 1}};
     round.stragglers = {{1, "h1", 2.0, 1.5, "start lag", {"__1_0.distcp"}}};
-    round.staging.accelerator = "gpu";
+    round.staging.accelerator = Accelerator::kGpu;
     round.staging.async = true;
     round.staging.copy_bytes = 4000;
     round.staging.copy_seconds = 0.5;
@@ -188,9 +188,9 @@ TEST(ResultFromJson, AnOlderResultWithoutNewerFieldsReads) {
   ASSERT_EQ(r->rounds.size(), 1u);
   EXPECT_EQ(r->rounds[0].seconds, 2.0);
   EXPECT_EQ(r->rounds[0].cpu_user_seconds, 0.25);
-  EXPECT_EQ(r->rounds[0].status, "ok");  // the default
+  EXPECT_EQ(r->rounds[0].status, RunStatus::kOk);  // the default
   EXPECT_TRUE(r->rounds[0].nodes.empty());
-  EXPECT_EQ(r->Summarize("save").count, 1);
+  EXPECT_EQ(r->Summarize(Phase::kSave).count, 1);
 }
 
 TEST(ResultFromJson, AFieldOfTheWrongTypeIsRefusedNamingItsPath) {

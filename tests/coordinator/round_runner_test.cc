@@ -175,7 +175,7 @@ TEST(RoundRunner, EachNodeIsSentItsOwnRanksTheRunsIoAndOneStartInstant) {
   Rig rig;
   rig.b->clock_offset_ns_ = 5'000'000'000;  // node 1's clock is 5 s ahead
   RoundResult r = rig.Run(/*save=*/true);
-  ASSERT_EQ(r.status, "ok") << r.error;
+  ASSERT_EQ(r.status, RunStatus::kOk) << r.error;
   for (auto* n : {rig.a.get(), rig.b.get()}) {
     const v1::PrepareRequest& p = n->prepared_;
     EXPECT_EQ(p.run_id(), "run-x");
@@ -198,7 +198,7 @@ TEST(RoundRunner, EachNodeIsSentItsOwnRanksTheRunsIoAndOneStartInstant) {
 TEST(RoundRunner, ASaveAddsUpTheNodesAndCommitsTheirChecksumsOnNodeZero) {
   Rig rig;
   RoundResult r = rig.Run(/*save=*/true);
-  ASSERT_EQ(r.status, "ok") << r.error;
+  ASSERT_EQ(r.status, RunStatus::kOk) << r.error;
   EXPECT_EQ(r.bytes, rig.plan.total_bytes);
   ASSERT_EQ(r.nodes.size(), 2u);
   EXPECT_EQ(r.nodes[1].host, "h1");
@@ -225,7 +225,7 @@ TEST(RoundRunner, TheFirstNodeErrorIsTheCauseAndTheOtherNodesAreAborted) {
   rig.b->phase_error_ = "No space left on device writing __2_0.distcp";
   rig.b->phase_error_kind_ = v1::ERROR_KIND_NO_SPACE;
   RoundResult r = rig.Run(/*save=*/true);
-  EXPECT_EQ(r.status, "failed");
+  EXPECT_EQ(r.status, RunStatus::kFailed);
   EXPECT_EQ(r.error,
             "node 1 (h1): No space left on device writing "
             "__2_0.distcp");
@@ -244,7 +244,7 @@ TEST(RoundRunner, APrepareFailureStartsNoNodeAndNamesTheStep) {
   refused.set_error_kind(v1::ERROR_KIND_BAD_INPUT);
   rig.a->prepare_reply_ = refused;
   RoundResult r = rig.Run(/*save=*/true);
-  EXPECT_EQ(r.status, "failed");
+  EXPECT_EQ(r.status, RunStatus::kFailed);
   EXPECT_EQ(r.error.rfind("node 0 (h0): prepare: mem://b/run", 0), 0u)
       << r.error;
   EXPECT_EQ(r.error_kind, "bad_input");
@@ -256,7 +256,7 @@ TEST(RoundRunner, AnUnreachableNodeIsNamedOnceAndHasNoKind) {
   Rig rig;
   rig.b->phase_status_ = absl::UnavailableError("node 1 (h1) disconnected");
   RoundResult r = rig.Run(/*save=*/true);
-  EXPECT_EQ(r.status, "failed");
+  EXPECT_EQ(r.status, RunStatus::kFailed);
   EXPECT_EQ(r.error, "node 1 (h1) disconnected");
   EXPECT_EQ(r.error_kind, "");
 }
@@ -265,7 +265,7 @@ TEST(RoundRunner, AnInterruptAfterPrepareStartsNothing) {
   Rig rig;
   std::atomic<bool> interrupted{true};
   RoundResult r = rig.Run(/*save=*/true, &interrupted);
-  EXPECT_EQ(r.status, "failed");
+  EXPECT_EQ(r.status, RunStatus::kFailed);
   EXPECT_EQ(r.error, "interrupted before the round started");
   EXPECT_EQ(rig.a->starts_ + rig.b->starts_, 0);
 }
@@ -275,7 +275,7 @@ TEST(RoundRunner, AnInterruptAfterPrepareStartsNothing) {
 TEST(RoundRunner, ALoadIsVerifiedOnlyWhenEveryPlannedByteWasChecked) {
   Rig rig;
   RoundResult whole = rig.Run(/*save=*/false);
-  ASSERT_EQ(whole.status, "ok") << whole.error;
+  ASSERT_EQ(whole.status, RunStatus::kOk) << whole.error;
   EXPECT_TRUE(whole.verified);
   EXPECT_EQ(whole.checked_bytes, rig.plan.total_bytes);
   EXPECT_EQ(whole.planned_files, rig.plan.FileCount());
@@ -284,7 +284,7 @@ TEST(RoundRunner, ALoadIsVerifiedOnlyWhenEveryPlannedByteWasChecked) {
 
   rig.b->short_read_ = 1;
   RoundResult partial = rig.Run(/*save=*/false);
-  ASSERT_EQ(partial.status, "ok") << partial.error;
+  ASSERT_EQ(partial.status, RunStatus::kOk) << partial.error;
   EXPECT_FALSE(partial.verified);
   EXPECT_EQ(partial.checked_bytes, rig.plan.total_bytes - 2);  // 2 files
   ASSERT_EQ(partial.flags.size(), 1u);
@@ -340,7 +340,7 @@ TEST(RoundRunner, AReportWithImpossibleValuesFailsTheNodeThatSentIt) {
     Rig rig;
     rig.b->tamper_ = c.tamper;
     RoundResult r = rig.Run(/*save=*/true);
-    EXPECT_EQ(r.status, "failed");
+    EXPECT_EQ(r.status, RunStatus::kFailed);
     EXPECT_NE(r.error.find("node 1 (h1) sent a phase report the coordinator "
                            "cannot use: "),
               std::string::npos)
@@ -354,12 +354,12 @@ TEST(RoundRunner, AReportWithImpossibleValuesFailsTheNodeThatSentIt) {
 TEST(RoundRunner, PageCacheFlagsComeFromWhatTheNodesPrepared) {
   Rig rig;
   for (auto* n : {rig.a.get(), rig.b.get()}) {
-    n->prepare_reply_.set_cache_method("fadvise");
-    n->prepare_reply_.set_storage_kind("posix");
+    n->prepare_reply_.set_cache_method(v1::CACHE_METHOD_FADVISE_DONTNEED);
+    n->prepare_reply_.set_storage_kind(v1::STORAGE_KIND_POSIX);
   }
   rig.b->prepare_reply_.set_resident_bytes(4096);
   RoundResult r = rig.Run(/*save=*/false);
-  ASSERT_EQ(r.status, "ok") << r.error;
+  ASSERT_EQ(r.status, RunStatus::kOk) << r.error;
   EXPECT_EQ(r.cache.resident_bytes, 4096u);
   ASSERT_EQ(r.flags.size(), 1u);
   EXPECT_EQ(r.flags[0], "page_cache_resident");

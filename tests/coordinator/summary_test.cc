@@ -10,8 +10,7 @@
 namespace ckpt {
 namespace {
 
-RoundResult Round(const std::string& phase, int index, double seconds,
-                  double mib_s) {
+RoundResult Round(Phase phase, int index, double seconds, double mib_s) {
   RoundResult r;
   r.phase = phase;
   r.index = index;
@@ -24,17 +23,17 @@ RoundResult Round(const std::string& phase, int index, double seconds,
 
 RunResult TwoSavesOneLoad() {
   RunResult r;
-  r.status = "ok";
+  r.status = RunStatus::kOk;
   r.model = "transformer";
   r.world_size = 2;
   r.thread_count = 1;
   r.num_nodes = 1;
-  RoundResult staged = Round("save", 0, 9, 1);
+  RoundResult staged = Round(Phase::kSave, 0, 9, 1);
   staged.staged = true;  // untimed: never in the statistics
   r.rounds.push_back(staged);
-  r.rounds.push_back(Round("save", 1, 1.0, 100));
-  r.rounds.push_back(Round("save", 2, 3.0, 300));
-  RoundResult load = Round("load", 1, 2.0, 50);
+  r.rounds.push_back(Round(Phase::kSave, 1, 1.0, 100));
+  r.rounds.push_back(Round(Phase::kSave, 2, 3.0, 300));
+  RoundResult load = Round(Phase::kLoad, 1, 2.0, 50);
   load.verified = true;
   load.cache.method = "fadvise";
   r.rounds.push_back(load);
@@ -43,16 +42,16 @@ RunResult TwoSavesOneLoad() {
 
 TEST(Summary, PhaseStatisticsLeaveOutStagedAndFailedRounds) {
   RunResult r = TwoSavesOneLoad();
-  RoundResult failed = Round("save", 3, 100, 1);
-  failed.status = "failed";
+  RoundResult failed = Round(Phase::kSave, 3, 100, 1);
+  failed.status = RunStatus::kFailed;
   r.rounds.push_back(failed);
-  PhaseSummary save = r.Summarize("save");
+  PhaseSummary save = r.Summarize(Phase::kSave);
   EXPECT_EQ(save.count, 2);
   EXPECT_DOUBLE_EQ(save.seconds.mean, 2.0);
   EXPECT_DOUBLE_EQ(save.seconds.min, 1.0);
   EXPECT_DOUBLE_EQ(save.seconds.max, 3.0);
   EXPECT_DOUBLE_EQ(save.mib_s.mean, 200.0);
-  EXPECT_EQ(r.Summarize("load").count, 1);
+  EXPECT_EQ(r.Summarize(Phase::kLoad).count, 1);
 }
 
 // Rounds that differ: the phase's rate is all bytes over all time, worked
@@ -61,17 +60,17 @@ TEST(Summary, PhaseStatisticsLeaveOutStagedAndFailedRounds) {
 // 555.6.
 TEST(Summary, ThePhaseRateIsTotalBytesOverTotalTimeNotAMeanOfRates) {
   RunResult r;
-  r.status = "ok";
+  r.status = RunStatus::kOk;
   r.model = "transformer";
   r.world_size = 1;
   r.thread_count = 1;
   r.num_nodes = 1;
-  RoundResult fast = Round("save", 1, 1.0, 1000);
+  RoundResult fast = Round(Phase::kSave, 1, 1.0, 1000);
   fast.bytes = 1000ull << 20;
-  RoundResult slow = Round("save", 2, 9.0, 1000.0 / 9);
+  RoundResult slow = Round(Phase::kSave, 2, 9.0, 1000.0 / 9);
   slow.bytes = 1000ull << 20;
   r.rounds = {fast, slow};
-  PhaseSummary save = r.Summarize("save");
+  PhaseSummary save = r.Summarize(Phase::kSave);
   EXPECT_EQ(save.bytes, 2000ull << 20);
   EXPECT_DOUBLE_EQ(save.total_seconds, 10.0);
   EXPECT_DOUBLE_EQ(save.total_mib_s, 200.0);
@@ -112,7 +111,7 @@ TEST(Summary, FlagsShowOnTheRoundAndAreCountedUnderThePhase) {
   RunResult r = TwoSavesOneLoad();
   r.rounds.back().verified = false;
   r.rounds.back().flags = {"page_cache_resident", "unverified"};
-  RoundResult second = Round("load", 2, 2.0, 50);
+  RoundResult second = Round(Phase::kLoad, 2, 2.0, 50);
   second.verified = true;
   second.flags = {"page_cache_resident"};
   r.rounds.push_back(second);

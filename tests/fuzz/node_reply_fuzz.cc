@@ -59,7 +59,7 @@ struct Rig {
   Rig() {
     config.storage.path = "mem://fuzz/run";
     config.model.num_layers = 1;
-    config.model.optimizer = "none";
+    config.model.optimizer = Optimizer::kNone;
     config.cluster.num_nodes = 1;
     config.cluster.num_devices = "2";
     config.io.block_size = 64 << 10;
@@ -125,7 +125,8 @@ void WriteSeeds(const std::string& dir) {
         << msg.SerializeAsString();
   }
   std::fprintf(stderr, "wrote %d seeds to %s (save %s, load %s)\n", k,
-               dir.c_str(), saved.status.c_str(), loaded.status.c_str());
+               dir.c_str(), std::string(Name(saved.status)).c_str(),
+               std::string(Name(loaded.status)).c_str());
 }
 
 }  // namespace
@@ -163,7 +164,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     RunResult run;
     run.rounds.emplace_back();
     RoundResult& round = run.rounds.back();
-    round.phase = save ? "save" : "load";
+    round.phase = save ? Phase::kSave : Phase::kLoad;
     round.index = 1;
     NodeReplyFuzz::Aggregate(runner, {msg.phase_report()}, spec, &round);
     (void)ResultToJson(run);

@@ -139,7 +139,7 @@ TEST_F(GcsTest, LargeObjectsUseAResumableSessionInChunksAndRangedReads) {
 
 TEST_F(GcsTest, CompositeUploadsComposeMoreThan32PartsAndDeleteThem) {
   GcsConfig c;
-  c.upload = "composite";
+  c.upload = GcsUpload::kComposite;
   c.single_threshold = 256 * 1024;
   c.chunk_size = 256 * 1024;
   c.parts_in_flight = 4;

@@ -116,8 +116,8 @@ TEST_P(RoundProtocolWorkload, RunsPrepareStartActionReportsAndAggregation) {
   testing::internal::CaptureStderr();
   RoundResult r = RunRound(round);
   const std::string log = testing::internal::GetCapturedStderr();
-  ASSERT_EQ(r.status, "ok") << r.error;
-  EXPECT_EQ(r.phase, "counting");
+  ASSERT_EQ(r.status, RunStatus::kOk) << r.error;
+  EXPECT_EQ(r.index, 1);  // named by the workload's Begin
   // Every node counted everything; the reports were summed once, after
   // the round's clock stopped, and the round concluded.
   EXPECT_EQ(r.bytes, 90u);
@@ -150,7 +150,7 @@ TEST_P(RoundProtocolWorkload, RunsPrepareStartActionReportsAndAggregation) {
   // The next round on the same nodes (a new instance on each node).
   CountingRound second(3, spec, 2);
   RoundResult r2 = RunRound(second, 2);
-  ASSERT_EQ(r2.status, "ok") << r2.error;
+  ASSERT_EQ(r2.status, RunStatus::kOk) << r2.error;
   EXPECT_EQ(r2.bytes, 90u);
 }
 
@@ -167,7 +167,7 @@ TEST_P(RoundProtocolWorkload, OneNodesFailureWinsAndAbortsTheOthers) {
   const double took =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - t0)
           .count();
-  EXPECT_EQ(r.status, "failed");
+  EXPECT_EQ(r.status, RunStatus::kFailed);
   // The first error is the cause, named with its node and kind; the
   // aborts it set off in the others are not reported instead.
   EXPECT_NE(r.error.find(GetParam() ? "node 1 (host-1)" : "node 1 (local-1)"),
@@ -197,7 +197,7 @@ TEST_P(RoundProtocolWorkload, AFailureBeforeTheBarrierReleasesTheWaiters) {
   const double took =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - t0)
           .count();
-  EXPECT_EQ(r.status, "failed");
+  EXPECT_EQ(r.status, RunStatus::kFailed);
   EXPECT_NE(r.error.find("failed on purpose after 3 items"), std::string::npos)
       << r.error;
   EXPECT_LE(round.asks(), 2);
@@ -215,7 +215,7 @@ TEST(RoundProtocolWorkloads, ANodeWithoutTheWorkloadRefusesItAtPrepare) {
   RoundProtocol protocol(nodes.nodes(), nullptr, 0.05);
   CountingRound round(2, CountingSpec{});
   RoundResult r = protocol.Run(round, {"run-w", 1, nullptr});
-  EXPECT_EQ(r.status, "failed");
+  EXPECT_EQ(r.status, RunStatus::kFailed);
   EXPECT_NE(r.error.find("prepare: workload 'counting' is not one this node "
                          "runs (it runs: checkpoint)"),
             std::string::npos)

@@ -165,7 +165,7 @@ TEST_P(FileIoTest, RangesReadOnlyThemAndCheckEveryByteAgainstTheWriter) {
   kept.segments[3].keep_length = 7000;
   const uint64_t keep = 1000 + 500 + 60'000 + 7000;
   ASSERT_EQ(KeptBytes(kept), keep);
-  auto memory = ShardMemory::Create("cpu", 0, keep);
+  auto memory = ShardMemory::Create(Accelerator::kCpu, 0, keep);
   ASSERT_TRUE(memory.ok()) << memory.status();
   IoParams dp = p;
   dp.device = memory->get();

@@ -29,7 +29,7 @@ v1::PrepareRequest Request(v1::Phase phase, uint64_t round) {
   req.set_step_uri("mem://b/checkpoints/step-1");
   req.mutable_io()->set_block_size(64 * 1024);
   req.mutable_io()->set_fsync(true);
-  req.mutable_io()->set_cache_mode("auto");
+  req.mutable_io()->set_cache_mode(v1::CACHE_MODE_AUTO);
   req.mutable_io()->set_checksum("crc32c");
   req.add_tensor_names("w");
   for (uint32_t rank = 0; rank < 2; ++rank) {
@@ -151,13 +151,14 @@ TEST(NodeService, UnpreparedRoundFails) {
 TEST(NodeAgent, PrepareWhileAPhaseRunsIsRefusedAndAbortEndsIt) {
   auto memory = std::make_shared<MemoryStore>();
   NodeAgent agent(memory);
-  ASSERT_TRUE(agent.Prepare(JobFromProto(Request(v1::PHASE_SAVE, 1))).ok());
+  ASSERT_TRUE(
+      agent.Prepare(JobFromProto(Request(v1::PHASE_SAVE, 1)).value()).ok());
   const int64_t start = NowUnixNs() + 300'000'000;  // the phase waits 0.3 s
   PhaseOutcome out;
   std::thread phase(
       [&] { out = agent.RunPhase("run-1", 1, start, nullptr, 1.0); });
   std::this_thread::sleep_for(std::chrono::milliseconds(100));
-  auto again = agent.Prepare(JobFromProto(Request(v1::PHASE_SAVE, 2)));
+  auto again = agent.Prepare(JobFromProto(Request(v1::PHASE_SAVE, 2)).value());
   EXPECT_TRUE(absl::IsFailedPrecondition(again.status())) << again.status();
   EXPECT_NE(again.status().message().find("round 1 is still running"),
             std::string::npos)
@@ -166,7 +167,8 @@ TEST(NodeAgent, PrepareWhileAPhaseRunsIsRefusedAndAbortEndsIt) {
   phase.join();
   EXPECT_TRUE(absl::IsAborted(out.status)) << out.status;
   // Once it ended, the next round prepares.
-  EXPECT_TRUE(agent.Prepare(JobFromProto(Request(v1::PHASE_SAVE, 2))).ok());
+  EXPECT_TRUE(
+      agent.Prepare(JobFromProto(Request(v1::PHASE_SAVE, 2)).value()).ok());
 }
 
 // Issue 27: cleanup removes a step's files only while the step's claim is
@@ -231,7 +233,7 @@ TEST(StepDirs, ParseAndName) {
 // Issue 14, case 2: what a round's buffers need is checked against the
 // memory left before any is allocated.
 TEST(NodeAgent, BuffersThatCannotFitAreRefusedWithTheNumbers) {
-  PhaseJob job = JobFromProto(Request(v1::PHASE_SAVE, 1));  // 4 files
+  PhaseJob job = JobFromProto(Request(v1::PHASE_SAVE, 1)).value();  // 4 files
   job.io.block_size = 64 << 20;
   job.io.queue_depth = 1;  // two blocks per file
   auto storage = MemoryStorage::Make(std::make_shared<MemoryStore>());
@@ -273,12 +275,24 @@ TEST(NodeService, ReceivedIoOptionsAreCheckedThroughTheKeyTable) {
   auto memory = std::make_shared<MemoryStore>();
   NodeService svc(memory);
   auto mode = Request(v1::PHASE_SAVE, 1);
-  mode.mutable_io()->set_cache_mode("bogus");
+  // A number this build's enum does not have (a newer peer's).
+  mode.mutable_io()->set_cache_mode(static_cast<v1::CacheMode>(99));
   auto a = svc.Prepare(mode);
-  EXPECT_NE(a.error().find("io.cache_mode = 'bogus': expected one of"),
+  EXPECT_NE(a.error().find("io.cache_mode = 99: expected one of auto, drop, "
+                           "fadvise, direct, none"),
             std::string::npos)
       << a.error();
   EXPECT_EQ(a.error_kind(), v1::ERROR_KIND_BAD_INPUT);
+  auto gpu = Request(v1::PHASE_SAVE, 1);
+  gpu.mutable_loop()->set_accelerator(static_cast<v1::Accelerator>(7));
+  auto g = svc.Prepare(gpu);
+  EXPECT_NE(g.error().find("cluster.accelerator = 7: expected one of cpu, gpu"),
+            std::string::npos)
+      << g.error();
+  auto phase = Request(v1::PHASE_UNSPECIFIED, 1);
+  EXPECT_NE(svc.Prepare(phase).error().find("phase = 0: expected one of save, "
+                                            "load"),
+            std::string::npos);
   auto block = Request(v1::PHASE_SAVE, 1);
   block.mutable_io()->set_block_size(100);
   auto b = svc.Prepare(block);
@@ -301,24 +315,24 @@ TEST(NodeService, ReceivedIoOptionsAreCheckedThroughTheKeyTable) {
 TEST(NodeAgent, AutoQueueDepthPipelinesOnlyWhereIoWaitsWithoutTheCpu) {
   IoOptions io;
   ASSERT_EQ(io.queue_depth, kQueueDepthAuto);
-  EXPECT_EQ(ResolveQueueDepth(io, "posix", true), 0);
-  EXPECT_EQ(ResolveQueueDepth(io, "posix", false), 0);
-  EXPECT_EQ(ResolveQueueDepth(io, "fuse", true), 2);
-  EXPECT_EQ(ResolveQueueDepth(io, "s3", false), 2);
+  EXPECT_EQ(ResolveQueueDepth(io, StorageKind::kPosix, true), 0);
+  EXPECT_EQ(ResolveQueueDepth(io, StorageKind::kPosix, false), 0);
+  EXPECT_EQ(ResolveQueueDepth(io, StorageKind::kFuse, true), 2);
+  EXPECT_EQ(ResolveQueueDepth(io, StorageKind::kS3, false), 2);
   io.direct_write = true;
-  EXPECT_EQ(ResolveQueueDepth(io, "posix", true), 2);
-  EXPECT_EQ(ResolveQueueDepth(io, "posix", false), 0);
-  io.cache_mode = "direct";
-  EXPECT_EQ(ResolveQueueDepth(io, "posix", false), 2);
+  EXPECT_EQ(ResolveQueueDepth(io, StorageKind::kPosix, true), 2);
+  EXPECT_EQ(ResolveQueueDepth(io, StorageKind::kPosix, false), 0);
+  io.cache_mode = CacheMode::kDirect;
+  EXPECT_EQ(ResolveQueueDepth(io, StorageKind::kPosix, false), 2);
   io.queue_depth = 5;  // a number is taken as it is
-  EXPECT_EQ(ResolveQueueDepth(io, "posix", false), 5);
+  EXPECT_EQ(ResolveQueueDepth(io, StorageKind::kPosix, false), 5);
 }
 
 // Issue 15: the queue depth a node uses is the one the coordinator sent.
 TEST(NodeService, QueueDepthComesFromTheRequest) {
   auto req = Request(v1::PHASE_LOAD, 1);
   req.mutable_io()->set_queue_depth(7);
-  EXPECT_EQ(JobFromProto(req).io.queue_depth, 7);
+  EXPECT_EQ(JobFromProto(req).value().io.queue_depth, 7);
 }
 
 // Issue 14, case 13: errors cross gRPC with their kind, not as strings.

@@ -31,7 +31,7 @@ FileJob TwoSegmentJob(const std::string& path, uint64_t size) {
 }
 
 TEST(ShardMemory, HostMemoryRoundTripsAndGpuNeedsOne) {
-  auto m = ShardMemory::Create("cpu", 0, 1 << 20);
+  auto m = ShardMemory::Create(Accelerator::kCpu, 0, 1 << 20);
   ASSERT_TRUE(m.ok()) << m.status();
   EXPECT_FALSE((*m)->on_device());
   std::vector<unsigned char> in(4096), out(4096);
@@ -40,7 +40,7 @@ TEST(ShardMemory, HostMemoryRoundTripsAndGpuNeedsOne) {
   ASSERT_TRUE((*m)->CopyOut(8192, out.data(), out.size()).ok());
   EXPECT_EQ(in, out);
   if (!cuda::DeviceCount().ok()) {  // this machine: no GPU (or no support)
-    auto g = ShardMemory::Create("gpu", 0, 1 << 20);
+    auto g = ShardMemory::Create(Accelerator::kGpu, 0, 1 << 20);
     EXPECT_FALSE(g.ok());
     EXPECT_FALSE(DescribeGpus().ok());
     EXPECT_NE(std::string(DescribeGpus().status().message()).find("GPU"),
@@ -62,7 +62,7 @@ TEST(ShardMemory, AStagedCopyIsWhatTheSaveWritesAndItVerifies) {
   p.block_size = 1 << 20;
   p.checksum = ChecksumKind::kCrc32c;
   p.stream_key = PatternStreamKey({1, 2, 3, 0});
-  auto state = ShardMemory::Create("cpu", 0, size);
+  auto state = ShardMemory::Create(Accelerator::kCpu, 0, size);
   ASSERT_TRUE(state.ok());
   std::vector<unsigned char> bytes(size);
   FillPattern(p.stream_key, 0, bytes.data(), size);
@@ -89,7 +89,7 @@ TEST(ShardMemory, AStagedCopyIsWhatTheSaveWritesAndItVerifies) {
   }
   // Loaded into "device" memory (host memory standing in for it): the
   // verified bytes are copied there, and those copies are timed apart.
-  auto dest = ShardMemory::Create("cpu", 0, size);
+  auto dest = ShardMemory::Create(Accelerator::kCpu, 0, size);
   ASSERT_TRUE(dest.ok());
   IoParams lp = p;
   lp.source = nullptr;
@@ -126,7 +126,7 @@ TEST(ShardMemory, AStagedCopyIsWhatTheSaveWritesAndItVerifies) {
 }
 
 TEST(ShardMemory, StagingStopsOnAbort) {
-  auto state = ShardMemory::Create("cpu", 0, 1 << 20);
+  auto state = ShardMemory::Create(Accelerator::kCpu, 0, 1 << 20);
   ASSERT_TRUE(state.ok());
   AlignedBuffer staged(1 << 20);
   std::atomic<bool> abort{true};

@@ -16,14 +16,14 @@ LoadedRun FakeRun(const std::string& point, std::vector<double> rates) {
   r.has_result = true;
   r.status = "ok";
   RoundResult staged;
-  staged.phase = "save";
+  staged.phase = Phase::kSave;
   staged.staged = true;
   staged.seconds = 99.0;
   staged.throughput_mib_s = 1.0;
   r.result.rounds.push_back(staged);
   for (double rate : rates) {
     RoundResult round;
-    round.phase = "save";
+    round.phase = Phase::kSave;
     round.seconds = 1024.0 / rate;
     round.bytes = uint64_t{1} << 30;
     round.throughput_mib_s = rate;

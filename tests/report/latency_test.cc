@@ -26,11 +26,11 @@ Histogram Of(uint64_t n, uint64_t ns) {
 // A round's op_latency entry, as result.json writes it.
 json WriteLatencyJson(const Histogram& h) {
   RunResult r;
-  r.status = "ok";
+  r.status = RunStatus::kOk;
   RoundResult round;
-  round.phase = "save";
+  round.phase = Phase::kSave;
   round.index = 1;
-  round.status = "ok";
+  round.status = RunStatus::kOk;
   round.ops["write"] = h;
   r.rounds.push_back(round);
   return json::parse(ResultToJson(r))["rounds"][0]["op_latency"]["write"];
@@ -99,7 +99,7 @@ TEST(Latency, TheReportsPercentilesComeFromTheMergedHistogram) {
   for (const auto& h : rounds) {
     merged.Merge(h);
     RoundResult round;
-    round.phase = "save";
+    round.phase = Phase::kSave;
     round.seconds = 1.0;
     round.bytes = 1 << 20;
     round.throughput_mib_s = 1.0;

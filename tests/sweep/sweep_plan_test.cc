@@ -92,7 +92,7 @@ TEST(SweepDir, ResumeReadsTheManifestAndWhichRunsFinished) {
   Write(t.Sub("ok/result.json"), ResultToJson(ok));
   EXPECT_TRUE(FinishedOk(t.Sub("ok")));
   RunResult failed;
-  failed.status = "failed";
+  failed.status = RunStatus::kFailed;
   Write(t.Sub("failed/result.json"), ResultToJson(failed));
   EXPECT_FALSE(FinishedOk(t.Sub("failed")));
   EXPECT_FALSE(FinishedOk(t.Sub("missing")));

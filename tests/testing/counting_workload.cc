@@ -64,10 +64,7 @@ NodeWorkloads CountingNodeWorkloads() {
       {kCountingWorkload, [] { return std::make_unique<CountingPhase>(); }}};
 }
 
-void CountingRound::Begin(RoundResult* result) {
-  result->phase = kCountingWorkload;
-  result->index = index_;
-}
+void CountingRound::Begin(RoundResult* result) { result->index = index_; }
 
 std::string CountingRound::Label() const {
   return absl::StrCat("count ", index_);

@@ -138,28 +138,30 @@ TEST_P(StorageConformance, ColdReadReportsTheMethodAndWhatItChecked) {
   std::string path = JoinPath(root_, "c.bin");
   ASSERT_TRUE(storage_->CreateDirs(root_).ok());
   ASSERT_TRUE(storage_->WriteAtomic(path, std::string(1 << 20, 'z')).ok());
-  auto none = storage_->PrepareColdRead({path}, "none");
+  auto none = storage_->PrepareColdRead({path}, CacheMode::kNone);
   ASSERT_TRUE(none.ok()) << none.status();
-  EXPECT_EQ(none->method, "none");
-  auto cold = storage_->PrepareColdRead({path}, "fadvise");
+  EXPECT_EQ(none->method, CacheMethod::kNone);
+  auto cold = storage_->PrepareColdRead({path}, CacheMode::kFadvise);
   ASSERT_TRUE(cold.ok()) << cold.status();
-  if (storage_->Kind() == "memory") {
-    EXPECT_EQ(cold->method, "none");  // no page cache to evict
+  if (storage_->Kind() == StorageKind::kMemory) {
+    EXPECT_EQ(cold->method, CacheMethod::kNone);  // no page cache to evict
     EXPECT_NE(cold->note.find("no page cache"), std::string::npos);
     return;
   }
   if (GetParam().object_store) {
-    EXPECT_EQ(cold->method, "none");  // every read goes to the server
+    EXPECT_EQ(cold->method,
+              CacheMethod::kNone);  // every read goes to the server
     EXPECT_NE(cold->note.find("object storage"), std::string::npos)
         << cold->note;
     return;
   }
   // tmpfs says "memory" (nothing is ever cold there), overlay "o_direct"
   // (fadvise cannot evict it), other file systems evict with fadvise.
-  const std::set<std::string> methods = {"fadvise_dontneed", "memory",
-                                         "o_direct"};
-  EXPECT_TRUE(methods.count(cold->method)) << cold->method;
-  if (cold->method == "fadvise_dontneed") {
+  const std::set<CacheMethod> methods = {CacheMethod::kFadviseDontneed,
+                                         CacheMethod::kMemory,
+                                         CacheMethod::kODirect};
+  EXPECT_TRUE(methods.count(cold->method)) << Name(cold->method);
+  if (cold->method == CacheMethod::kFadviseDontneed) {
     // What it checked, and what stayed (0 where eviction works; inside an
     // image build's overlay it may not, which the load then flags).
     EXPECT_EQ(cold->checked_bytes, 1u << 20);

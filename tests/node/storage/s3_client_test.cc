@@ -26,7 +26,7 @@ std::shared_ptr<AwsCredentialChain> Keys() {
 
 // Sends one GET of bucket "b", key "k" through a client whose endpoint is
 // http://<host>:<the stub's port> and returns what the stub saw.
-StubRequest OneGet(const std::string& host, const std::string& addressing) {
+StubRequest OneGet(const std::string& host, S3Addressing addressing) {
   StubHttpServer stub([](const StubRequest&) { return StubResponse{}; });
   S3Config cfg;
   cfg.endpoint = "http://" + host + ":" + std::to_string(stub.port());
@@ -40,16 +40,16 @@ StubRequest OneGet(const std::string& host, const std::string& addressing) {
 }
 
 TEST(S3Addressing, AutoIsPathStyleForLocalhostAndIpVirtualForHostNames) {
-  auto local = OneGet("localhost", "auto");
+  auto local = OneGet("localhost", S3Addressing::kAuto);
   EXPECT_EQ(local.target, "/b/k");
   EXPECT_EQ(HeaderValue(local.head, "host").rfind("localhost:", 0), 0u);
-  auto ip = OneGet("127.0.0.1", "auto");
+  auto ip = OneGet("127.0.0.1", S3Addressing::kAuto);
   EXPECT_EQ(ip.target, "/b/k");
-  auto named = OneGet("s3.localhost", "auto");
+  auto named = OneGet("s3.localhost", S3Addressing::kAuto);
   EXPECT_EQ(named.target, "/k");
   EXPECT_EQ(HeaderValue(named.head, "host").rfind("b.s3.localhost:", 0), 0u)
       << named.head;
-  auto forced = OneGet("s3.localhost", "path");
+  auto forced = OneGet("s3.localhost", S3Addressing::kPath);
   EXPECT_EQ(forced.target, "/b/k");
 }
 

@@ -79,35 +79,38 @@ void CheckProbeDecision(const std::string& dir, bool expect_memory) {
 
   std::string path = dir + "/hot1.bin";
   WriteSynced(path, 8 << 20);
-  auto rep = PosixStorage::Make().value()->PrepareColdRead({path}, "fadvise");
+  auto rep = PosixStorage::Make().value()->PrepareColdRead({path},
+                                                           CacheMode::kFadvise);
   ASSERT_TRUE(rep.ok()) << rep.status();
   EXPECT_FALSE(rep->probe.empty());
   if (expect_memory) {
-    EXPECT_EQ(rep->method, "memory");
+    EXPECT_EQ(rep->method, CacheMethod::kMemory);
     EXPECT_NE(rep->note.find("never cold"), std::string::npos) << rep->note;
     return;
   }
   if (probe.fadvise_evicts) {
     // Where fadvise evicts, a load says so and nothing stays resident.
-    EXPECT_EQ(rep->method, "fadvise_dontneed");
+    EXPECT_EQ(rep->method, CacheMethod::kFadviseDontneed);
     EXPECT_EQ(rep->resident_bytes, 0u);
   } else {
     // Asked for fadvise where it cannot evict: the residue is reported.
-    EXPECT_EQ(rep->method, "fadvise_dontneed");
+    EXPECT_EQ(rep->method, CacheMethod::kFadviseDontneed);
     EXPECT_GT(rep->resident_bytes, 0u);
   }
   // "auto" drops the host's caches as root: not from a unit test.
   if (CanDropCaches()) return;
   path = dir + "/hot2.bin";
   WriteSynced(path, 8 << 20);
-  auto autorep = PosixStorage::Make().value()->PrepareColdRead({path}, "auto");
+  auto autorep =
+      PosixStorage::Make().value()->PrepareColdRead({path}, CacheMode::kAuto);
   ASSERT_TRUE(autorep.ok()) << autorep.status();
   if (probe.fadvise_evicts) {
-    EXPECT_EQ(autorep->method, "fadvise_dontneed");
+    EXPECT_EQ(autorep->method, CacheMethod::kFadviseDontneed);
     EXPECT_EQ(autorep->resident_bytes, 0u);
   } else {
     // Where it cannot (overlayfs), loads read with O_DIRECT, said up front.
-    EXPECT_EQ(autorep->method, probe.direct_reads ? "o_direct" : "none");
+    EXPECT_EQ(autorep->method,
+              probe.direct_reads ? CacheMethod::kODirect : CacheMethod::kNone);
     EXPECT_NE(autorep->note.find("does not evict"), std::string::npos)
         << autorep->note;
   }
@@ -173,10 +176,10 @@ namespace {
 // asks for O_DIRECT, and writes small files without a temporary name.
 TEST(PosixStorage, FuseFlavourMakesNewFilesAndNeverUsesDirectIo) {
   TempDir t;
-  auto fuse = PosixStorage::Make("fuse").value();
-  auto local = PosixStorage::Make("local").value();
-  EXPECT_EQ(fuse->Kind(), "fuse");
-  EXPECT_EQ(local->Kind(), "posix");
+  auto fuse = PosixStorage::Make(StorageFlavour::kFuse).value();
+  auto local = PosixStorage::Make(StorageFlavour::kLocal).value();
+  EXPECT_EQ(fuse->Kind(), StorageKind::kFuse);
+  EXPECT_EQ(local->Kind(), StorageKind::kPosix);
   const std::string a = t.Sub("a"), b = t.Sub("b");
   ASSERT_TRUE(local->WriteAtomic(a, "old bytes").ok());
   ASSERT_EQ(link(a.c_str(), b.c_str()), 0);
@@ -203,7 +206,8 @@ TEST(PosixStorage, FuseFlavourMakesNewFilesAndNeverUsesDirectIo) {
   for (const auto& n : *names) EXPECT_EQ(n.find(".tmp"), std::string::npos);
   EXPECT_EQ(fuse->Filesystem(t.path()).options.rfind("flavour=fuse,", 0), 0u);
   // auto: /proc is not a FUSE mount.
-  EXPECT_EQ(PosixStorage::Make("auto", "/proc").value()->Kind(), "posix");
+  EXPECT_EQ(PosixStorage::Make(StorageFlavour::kAuto, "/proc").value()->Kind(),
+            StorageKind::kPosix);
 }
 
 }  // namespace

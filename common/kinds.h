@@ -1,0 +1,149 @@
+// The run's named choices as types: a round's phase, how a run or round
+// ended, where shard bytes live, how a load keeps the page cache out, the
+// model's optimizer and sharding, the file system's flavour. Their names
+// are strings only at the edges (configuration keys, result.json, the
+// terminal): Name() gives the name a value is written as, ParseKind<E>()
+// the value a name stands for, KindNames<E>() the names for a message.
+#ifndef CKPTBENCH_COMMON_KINDS_H_
+#define CKPTBENCH_COMMON_KINDS_H_
+
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+
+namespace ckpt {
+
+enum class Phase { kSave, kLoad };              // save | load
+enum class RunStatus { kOk, kFailed };          // ok | failed
+enum class Accelerator { kCpu, kGpu };          // cpu | gpu
+enum class HostStaging { kPinned, kPageable };  // pinned | pageable
+enum class CacheMode { kAuto, kDrop, kFadvise, kDirect, kNone };
+enum class Optimizer { kAdam, kSgd, kNone };         // adam | sgd | none
+enum class ShardingStrategy { kFull, kHybrid };      // full | hybrid
+enum class StorageFlavour { kAuto, kLocal, kFuse };  // auto | local | fuse
+// A node's storage backend: posix | fuse | memory | null | s3 | gs.
+enum class StorageKind { kPosix, kFuse, kMemory, kNull, kS3, kGcs };
+// How a load was kept cold: none, memory (a memory-backed file system: no
+// read there can be cold), o_direct, drop_caches, fadvise_dontneed.
+enum class CacheMethod {
+  kNone,
+  kMemory,
+  kODirect,
+  kDropCaches,
+  kFadviseDontneed
+};
+// The object stores' choices (s3.*, gcs.*).
+enum class S3Addressing { kAuto, kPath, kVirtual };    // s3.addressing
+enum class PayloadSigning { kUnsigned, kSigned };      // s3.payload_signing
+enum class S3Checksum { kNone, kCrc32c, kMd5 };        // s3.checksum
+enum class S3Claim { kAuto, kIfNoneMatch, kListing };  // s3.claim
+enum class GcsUpload { kResumable, kComposite };       // gcs.upload
+// run.mode: save+load | save-only | load-only
+enum class RunMode { kSaveAndLoad, kSaveOnly, kLoadOnly };
+enum class ReshardReads { kRanges, kSegments };  // ranges | segments
+
+std::string_view Name(Phase v);
+std::string_view Name(RunStatus v);
+std::string_view Name(Accelerator v);
+std::string_view Name(HostStaging v);
+std::string_view Name(CacheMode v);
+std::string_view Name(Optimizer v);
+std::string_view Name(ShardingStrategy v);
+std::string_view Name(StorageFlavour v);
+std::string_view Name(RunMode v);
+std::string_view Name(StorageKind v);
+std::string_view Name(CacheMethod v);
+std::string_view Name(S3Addressing v);
+std::string_view Name(PayloadSigning v);
+std::string_view Name(S3Checksum v);
+std::string_view Name(S3Claim v);
+std::string_view Name(GcsUpload v);
+std::string_view Name(ReshardReads v);
+
+// The value named `name` (exactly, as Name writes it), or nullopt.
+template <typename E>
+std::optional<E> ParseKind(std::string_view name);
+// Every name of E in order, joined with `sep` ("cpu, gpu").
+template <typename E>
+std::string KindNames(std::string_view sep = ", ");
+
+// JSON (nlohmann::json finds these by the kind's namespace) and
+// absl::StrFormat's %s write each kind by its name, never its number (%d of
+// a kind does not compile).
+#define CKPT_KIND_TO_JSON(E)                                                   \
+  template <typename Json>                                                     \
+  void to_json(Json& j, E v) {                                                 \
+    j = std::string(Name(v));                                                  \
+  }                                                                            \
+  inline absl::FormatConvertResult<absl::FormatConversionCharSet::kString>     \
+  AbslFormatConvert(E v, const absl::FormatConversionSpec& spec,               \
+                    absl::FormatSink* sink) {                                  \
+    const std::string_view n = Name(v);                                        \
+    sink->PutPaddedString(absl::string_view(n.data(), n.size()), spec.width(), \
+                          spec.precision(), spec.has_left_flag());             \
+    return {true};                                                             \
+  }
+CKPT_KIND_TO_JSON(Phase)
+CKPT_KIND_TO_JSON(RunStatus)
+CKPT_KIND_TO_JSON(Accelerator)
+CKPT_KIND_TO_JSON(HostStaging)
+CKPT_KIND_TO_JSON(CacheMode)
+CKPT_KIND_TO_JSON(Optimizer)
+CKPT_KIND_TO_JSON(ShardingStrategy)
+CKPT_KIND_TO_JSON(StorageFlavour)
+CKPT_KIND_TO_JSON(RunMode)
+CKPT_KIND_TO_JSON(ReshardReads)
+CKPT_KIND_TO_JSON(StorageKind)
+CKPT_KIND_TO_JSON(CacheMethod)
+CKPT_KIND_TO_JSON(S3Addressing)
+CKPT_KIND_TO_JSON(PayloadSigning)
+CKPT_KIND_TO_JSON(S3Checksum)
+CKPT_KIND_TO_JSON(S3Claim)
+CKPT_KIND_TO_JSON(GcsUpload)
+#undef CKPT_KIND_TO_JSON
+
+}  // namespace ckpt
+
+// absl::StrCat would write a scoped enum as its number: for the kinds it
+// does not compile (write Name(v)).
+namespace absl {
+ABSL_NAMESPACE_BEGIN
+template <>
+AlphaNum::AlphaNum(ckpt::Phase) = delete;
+template <>
+AlphaNum::AlphaNum(ckpt::RunStatus) = delete;
+template <>
+AlphaNum::AlphaNum(ckpt::Accelerator) = delete;
+template <>
+AlphaNum::AlphaNum(ckpt::HostStaging) = delete;
+template <>
+AlphaNum::AlphaNum(ckpt::CacheMode) = delete;
+template <>
+AlphaNum::AlphaNum(ckpt::Optimizer) = delete;
+template <>
+AlphaNum::AlphaNum(ckpt::ShardingStrategy) = delete;
+template <>
+AlphaNum::AlphaNum(ckpt::StorageFlavour) = delete;
+template <>
+AlphaNum::AlphaNum(ckpt::RunMode) = delete;
+template <>
+AlphaNum::AlphaNum(ckpt::ReshardReads) = delete;
+template <>
+AlphaNum::AlphaNum(ckpt::StorageKind) = delete;
+template <>
+AlphaNum::AlphaNum(ckpt::S3Addressing) = delete;
+template <>
+AlphaNum::AlphaNum(ckpt::PayloadSigning) = delete;
+template <>
+AlphaNum::AlphaNum(ckpt::S3Checksum) = delete;
+template <>
+AlphaNum::AlphaNum(ckpt::S3Claim) = delete;
+template <>
+AlphaNum::AlphaNum(ckpt::GcsUpload) = delete;
+ABSL_NAMESPACE_END
+}  // namespace absl
+
+#endif  // CKPTBENCH_COMMON_KINDS_H_
