@@ -207,6 +207,8 @@ KeyDef SizeKey(std::string key, std::string env, uint64_t min, uint64_t max,
 
 }  // namespace keydefs
 
+// Every key (config_run_keys.cc), once: ConfigKeys() keeps them.
+std::vector<KeyDef> BuildConfigKeys();
 // Appends the s3.* and gcs.* keys (config_store_keys.cc).
 void AddObjectStoreKeys(std::vector<KeyDef>* keys);
 

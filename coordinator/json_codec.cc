@@ -294,6 +294,56 @@ ordered_json PlanJson(const RunResult& r) {
           {"layout", r.layout}};
 }
 
+namespace {
+
+ordered_json SweepJson(const SweepInfo& s) {
+  ordered_json values = ordered_json::object();
+  for (const auto& [k, v] : s.values) values[k] = v;
+  return {{"name", s.name},    {"index", s.index},      {"runs", s.runs},
+          {"run", s.run_name}, {"point", s.point_name}, {"repeat", s.repeat},
+          {"values", values}};
+}
+
+ordered_json EnvironmentJson(const EnvironmentInfo& e) {
+  return {{"host", e.host},
+          {"kernel", e.kernel},
+          {"cpus", e.cpus},
+          {"memory_bytes", e.memory_bytes},
+          {"storage", e.storage_kind},
+          {"filesystem", e.filesystem},
+          {"mount_point", e.mount_point},
+          {"mount_options", e.mount_options},
+          {"ckptbench_version", e.version}};
+}
+
+ordered_json ReshardJson(const ReshardResult& rs) {
+  ordered_json ranks = ordered_json::array();
+  for (const auto& k : rs.ranks) {
+    ranks.push_back({{"rank", k.rank},
+                     {"node", k.node},
+                     {"bytes_needed", k.bytes_needed},
+                     {"bytes_read", k.bytes_read},
+                     {"files", k.files},
+                     {"reads", k.reads},
+                     {"from_ranks", k.from_ranks}});
+  }
+  return {{"reads", rs.mode},
+          {"from_world", rs.from_world},
+          {"to_world", rs.to_world},
+          {"from_layout", rs.from_layout},
+          {"to_layout", rs.to_layout},
+          {"bytes_needed", rs.bytes_needed},
+          {"bytes_read", rs.bytes_read},
+          {"read_amplification", rs.read_amplification},
+          {"planning_seconds", rs.planning_seconds},
+          {"verification",
+           "every byte read regenerated from the writer's (seed, "
+           "step, rank, file, offset) and compared"},
+          {"ranks", ranks}};
+}
+
+}  // namespace
+
 std::string ResultToJson(const RunResult& r) {
   ordered_json j;
   j["schema"] = kResultSchema;
@@ -304,32 +354,13 @@ std::string ResultToJson(const RunResult& r) {
   j["run_id"] = r.run_id;
   j["started_at"] = r.started_at;
   j["finished_at"] = r.finished_at;
-  if (r.sweep.index >= 0) {
-    ordered_json values = ordered_json::object();
-    for (const auto& [k, v] : r.sweep.values) values[k] = v;
-    j["sweep"] = {{"name", r.sweep.name},
-                  {"index", r.sweep.index},
-                  {"runs", r.sweep.runs},
-                  {"run", r.sweep.run_name},
-                  {"point", r.sweep.point_name},
-                  {"repeat", r.sweep.repeat},
-                  {"values", values}};
-  }
+  if (r.sweep.index >= 0) j["sweep"] = SweepJson(r.sweep);
   ordered_json cfg = ordered_json::object();
   for (const auto& k : r.config) {
     cfg[k.key] = {{"value", k.value}, {"source", k.source}, {"env", k.env}};
   }
   j["config"] = cfg;
-  const auto& e = r.environment;
-  j["environment"] = {{"host", e.host},
-                      {"kernel", e.kernel},
-                      {"cpus", e.cpus},
-                      {"memory_bytes", e.memory_bytes},
-                      {"storage", e.storage_kind},
-                      {"filesystem", e.filesystem},
-                      {"mount_point", e.mount_point},
-                      {"mount_options", e.mount_options},
-                      {"ckptbench_version", e.version}};
+  j["environment"] = EnvironmentJson(r.environment);
   j["plan"] = PlanJson(r);
   ordered_json clocks = ordered_json::array();
   for (const auto& c : r.clocks) {
@@ -340,32 +371,7 @@ std::string ResultToJson(const RunResult& r) {
   }
   j["clock"] = {{"method", "8 ping exchanges per node, min round trip"},
                 {"nodes", clocks}};
-  if (r.reshard) {
-    const ReshardResult& rs = *r.reshard;
-    ordered_json ranks = ordered_json::array();
-    for (const auto& k : rs.ranks) {
-      ranks.push_back({{"rank", k.rank},
-                       {"node", k.node},
-                       {"bytes_needed", k.bytes_needed},
-                       {"bytes_read", k.bytes_read},
-                       {"files", k.files},
-                       {"reads", k.reads},
-                       {"from_ranks", k.from_ranks}});
-    }
-    j["reshard"] = {{"reads", rs.mode},
-                    {"from_world", rs.from_world},
-                    {"to_world", rs.to_world},
-                    {"from_layout", rs.from_layout},
-                    {"to_layout", rs.to_layout},
-                    {"bytes_needed", rs.bytes_needed},
-                    {"bytes_read", rs.bytes_read},
-                    {"read_amplification", rs.read_amplification},
-                    {"planning_seconds", rs.planning_seconds},
-                    {"verification",
-                     "every byte read regenerated from the writer's (seed, "
-                     "step, rank, file, offset) and compared"},
-                    {"ranks", ranks}};
-  }
+  if (r.reshard) j["reshard"] = ReshardJson(*r.reshard);
   ordered_json rounds = ordered_json::array();
   for (const auto& round : r.rounds) rounds.push_back(RoundJson(round));
   j["rounds"] = rounds;

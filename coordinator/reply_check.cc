@@ -10,6 +10,7 @@
 #include "absl/strings/str_format.h"
 #include "common/histogram.h"
 #include "common/plan.h"
+#include "common/status_macros.h"
 #include "common/text.h"
 
 namespace ckpt {
@@ -131,15 +132,10 @@ absl::Status CheckReportEnvelope(const v1::PhaseReport& report,
   return absl::OkStatus();
 }
 
-absl::Status CheckPhaseReport(const v1::PhaseReport& report,
-                              const PhaseExpectation& expect,
-                              const std::string& who) {
-  const bool failed = !report.error().empty();
-  if (auto s = CheckReportEnvelope(report, expect.round_id,
-                                   expect.clock_error_seconds, who);
-      !s.ok()) {
-    return s;
-  }
+namespace {
+
+// Durations on the node's clock: finite, from 0 to kMaxSeconds.
+absl::Status CheckTimes(const v1::PhaseReport& report, const std::string& who) {
   for (const auto& [name, v] :
        std::initializer_list<std::pair<const char*, double>>{
            {"dir_sync_seconds", report.dir_sync_seconds()},
@@ -160,6 +156,14 @@ absl::Status CheckPhaseReport(const v1::PhaseReport& report,
                                       kMaxSeconds));
     }
   }
+  return absl::OkStatus();
+}
+
+// Only its own ranks, each once, with the bytes of their plan (all of them
+// unless it `failed`).
+absl::Status CheckRanks(const v1::PhaseReport& report,
+                        const PhaseExpectation& expect, bool failed,
+                        const std::string& who) {
   std::set<uint32_t> seen;
   for (const auto& r : report.ranks()) {
     auto it = expect.ranks.find(r.rank());
@@ -200,6 +204,13 @@ absl::Status CheckPhaseReport(const v1::PhaseReport& report,
       }
     }
   }
+  return absl::OkStatus();
+}
+
+// Only files it was given, no more bytes than their size, sane times.
+absl::Status CheckFiles(const v1::PhaseReport& report,
+                        const PhaseExpectation& expect,
+                        const std::string& who) {
   for (const auto& f : report.files()) {
     auto it = expect.ranks.find(f.rank());
     const uint64_t* size = nullptr;
@@ -231,6 +242,13 @@ absl::Status CheckPhaseReport(const v1::PhaseReport& report,
       }
     }
   }
+  return absl::OkStatus();
+}
+
+// A save's checksums, each of a segment of its plan.
+absl::Status CheckChecksums(const v1::PhaseReport& report,
+                            const PhaseExpectation& expect,
+                            const std::string& who) {
   for (const auto& c : report.checksums()) {
     auto it = expect.ranks.find(c.rank());
     bool known = expect.save && it != expect.ranks.end();
@@ -245,10 +263,31 @@ absl::Status CheckPhaseReport(const v1::PhaseReport& report,
                                    c.segment_index(), ", not in its plan"));
     }
   }
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+absl::Status CheckPhaseReportBody(const v1::PhaseReport& report,
+                                  const PhaseExpectation& expect,
+                                  const std::string& who) {
+  const bool failed = !report.error().empty();
+  RETURN_IF_ERROR(CheckTimes(report, who));
+  RETURN_IF_ERROR(CheckRanks(report, expect, failed, who));
+  RETURN_IF_ERROR(CheckFiles(report, expect, who));
+  RETURN_IF_ERROR(CheckChecksums(report, expect, who));
   for (const auto& op : report.ops()) {
     if (auto s = CheckHistogram(op, who); !s.ok()) return s;
   }
   return absl::OkStatus();
+}
+
+absl::Status CheckPhaseReport(const v1::PhaseReport& report,
+                              const PhaseExpectation& expect,
+                              const std::string& who) {
+  RETURN_IF_ERROR(CheckReportEnvelope(report, expect.round_id,
+                                      expect.clock_error_seconds, who));
+  return CheckPhaseReportBody(report, expect, who);
 }
 
 absl::Status CheckInspectReply(const v1::InspectReply& reply,

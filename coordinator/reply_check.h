@@ -68,6 +68,10 @@ absl::Status CheckReportEnvelope(const v1::PhaseReport& report,
 absl::Status CheckPhaseReport(const v1::PhaseReport& report,
                               const PhaseExpectation& expect,
                               const std::string& who);
+// The same without the envelope (the round protocol checked it).
+absl::Status CheckPhaseReportBody(const v1::PhaseReport& report,
+                                  const PhaseExpectation& expect,
+                                  const std::string& who);
 
 // Checks an InspectReply's step numbers: each from 1 to kMaxStep (a node
 // reporting step 2^64 - 1 once made the next claim wrap to step-0), the

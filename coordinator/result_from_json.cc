@@ -1,6 +1,8 @@
 // ResultFromJson (json_codec.h): result.json read back field by field into
 // RunResult, the inverse of ResultToJson (json_codec.cc).
+#include <functional>
 #include <limits>
+#include <map>
 #include <nlohmann/json.hpp>
 #include <type_traits>
 
@@ -245,33 +247,54 @@ void ReadRank(const Fields& f, RankResult* k) {
   f.Get("read_from_node", &k->read_from_node);
 }
 
+// Reads one cell of the per-file table into its FileResult field.
+using Cell = std::function<void(const Fields&, const json&, const std::string&,
+                                FileResult*)>;
+
+template <typename T>
+std::pair<const char*, Cell> Column(const char* name, T FileResult::*m) {
+  return {name, [m](const Fields& f, const json& v, const std::string& at,
+                    FileResult* r) { f.Read(v, at, &(r->*m)); }};
+}
+
+// The per-file table's columns this version reads, by name.
+const std::map<std::string, Cell>& FileColumns() {
+  static const auto* kColumns = new std::map<std::string, Cell>{
+      Column("node", &FileResult::node),
+      Column("rank", &FileResult::rank),
+      Column("file", &FileResult::file_index),
+      Column("name", &FileResult::name),
+      Column("bytes", &FileResult::bytes),
+      Column("start", &FileResult::start),
+      Column("first_byte", &FileResult::first_byte),
+      Column("last_byte", &FileResult::last_byte),
+      Column("done", &FileResult::done),
+      Column("data_seconds", &FileResult::data),
+      Column("io_seconds", &FileResult::io),
+      Column("sync_seconds", &FileResult::sync),
+      Column("requests", &FileResult::requests),
+      Column("retries", &FileResult::retries),
+  };
+  return *kColumns;
+}
+
 // The per-file table: rows whose cells follow the columns it names (a
-// column this version does not know is skipped).
+// column this version does not know is skipped), each column's reader
+// found once per table.
 void ReadFiles(const Fields& f, std::vector<FileResult>* files) {
   std::vector<std::string> columns;
   f.Get("columns", &columns);
+  std::vector<const Cell*> cells;
+  for (const std::string& name : columns) {
+    auto it = FileColumns().find(name);
+    cells.push_back(it == FileColumns().end() ? nullptr : &it->second);
+  }
   f.EachValue("rows", [&](const json& row, const std::string& at) {
     if (!row.is_array()) return f.Fail(at, "an array", row);
     FileResult r;
-    for (size_t c = 0; c < columns.size() && c < row.size(); ++c) {
-      const std::string cell = absl::StrCat(at, "[", c, "]");
-      const json& v = row[c];
-      if (v.is_null()) continue;
-      const std::string& name = columns[c];
-      if (name == "node") f.Read(v, cell, &r.node);
-      if (name == "rank") f.Read(v, cell, &r.rank);
-      if (name == "file") f.Read(v, cell, &r.file_index);
-      if (name == "name") f.Read(v, cell, &r.name);
-      if (name == "bytes") f.Read(v, cell, &r.bytes);
-      if (name == "start") f.Read(v, cell, &r.start);
-      if (name == "first_byte") f.Read(v, cell, &r.first_byte);
-      if (name == "last_byte") f.Read(v, cell, &r.last_byte);
-      if (name == "done") f.Read(v, cell, &r.done);
-      if (name == "data_seconds") f.Read(v, cell, &r.data);
-      if (name == "io_seconds") f.Read(v, cell, &r.io);
-      if (name == "sync_seconds") f.Read(v, cell, &r.sync);
-      if (name == "requests") f.Read(v, cell, &r.requests);
-      if (name == "retries") f.Read(v, cell, &r.retries);
+    for (size_t c = 0; c < cells.size() && c < row.size(); ++c) {
+      if (cells[c] == nullptr || row[c].is_null()) continue;
+      (*cells[c])(f, row[c], absl::StrCat(at, "[", c, "]"), &r);
     }
     files->push_back(std::move(r));
   });

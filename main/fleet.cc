@@ -29,6 +29,44 @@ std::string KubernetesHint() {
       "add nodes)");
 }
 
+// Clock offsets and round trips of the fleet's nodes, on up to
+// kClockThreads nodes at a time (not a thread per node: at 1024 nodes that
+// was 1024 threads), each logged and kept in fleet->clocks.
+absl::Status EstimateClocks(Fleet* fleet) {
+  constexpr int kClockThreads = 16;
+  std::vector<absl::Status> errors(fleet->nodes.size());
+  {
+    BoundedTasks tasks(kClockThreads);
+    for (size_t i = 0; i < fleet->nodes.size(); ++i) {
+      (void)tasks.Start([&, i] {
+        auto est = EstimateClock(*fleet->nodes[i]);
+        if (!est.ok()) {
+          errors[i] = est.status();
+        } else {
+          fleet->nodes[i]->SetClock(est->offset_ns, est->rtt_seconds);
+        }
+        return absl::OkStatus();  // each node's error is kept in errors[i]
+      });
+    }
+    (void)tasks.Wait(0);
+  }
+  for (size_t i = 0; i < fleet->nodes.size(); ++i) {
+    if (!errors[i].ok()) {
+      return absl::UnavailableError(
+          absl::StrCat("clock estimate: ", errors[i].message()));
+    }
+    RemoteNode* n = fleet->nodes[i];
+    fleet->clocks.push_back({n->index(), n->host(),
+                             static_cast<double>(n->clock_offset_ns()) / 1e6,
+                             n->rtt_seconds() * 1e3});
+    LOG_INFO("node %d (%s): clock offset %+.3f ms, round trip %.3f ms",
+             n->index(), n->host(),
+             static_cast<double>(n->clock_offset_ns()) / 1e6,
+             n->rtt_seconds() * 1e3);
+  }
+  return absl::OkStatus();
+}
+
 }  // namespace
 
 absl::StatusOr<Fleet> StartFleet(const Config& config, int num_nodes,
@@ -91,39 +129,9 @@ absl::StatusOr<Fleet> StartFleet(const Config& config, int num_nodes,
   }
   fleet.nodes = *nodes;
 
-  // Clock offsets and round trips, on up to kClockThreads nodes at a time
-  // (not a thread per node: at 1024 nodes that was 1024 threads).
-  constexpr int kClockThreads = 16;
-  std::vector<absl::Status> errors(fleet.nodes.size());
-  {
-    BoundedTasks tasks(kClockThreads);
-    for (size_t i = 0; i < fleet.nodes.size(); ++i) {
-      (void)tasks.Start([&, i] {
-        auto est = EstimateClock(*fleet.nodes[i]);
-        if (!est.ok()) {
-          errors[i] = est.status();
-        } else {
-          fleet.nodes[i]->SetClock(est->offset_ns, est->rtt_seconds);
-        }
-        return absl::OkStatus();  // each node's error is kept in errors[i]
-      });
-    }
-    (void)tasks.Wait(0);
-  }
-  for (size_t i = 0; i < fleet.nodes.size(); ++i) {
-    if (!errors[i].ok()) {
-      std::string error = absl::StrCat("clock estimate: ", errors[i].message());
-      s->Shutdown(false, error);
-      return absl::UnavailableError(error);
-    }
-    RemoteNode* n = fleet.nodes[i];
-    fleet.clocks.push_back({n->index(), n->host(),
-                            static_cast<double>(n->clock_offset_ns()) / 1e6,
-                            n->rtt_seconds() * 1e3});
-    LOG_INFO("node %d (%s): clock offset %+.3f ms, round trip %.3f ms",
-             n->index(), n->host(),
-             static_cast<double>(n->clock_offset_ns()) / 1e6,
-             n->rtt_seconds() * 1e3);
+  if (absl::Status clocks = EstimateClocks(&fleet); !clocks.ok()) {
+    s->Shutdown(false, std::string(clocks.message()));
+    return clocks;
   }
   return fleet;
 }

@@ -348,6 +348,48 @@ int PrepareRun(const LoadOptions& options, const std::string& results_dir,
   return 0;
 }
 
+namespace {
+
+// What was measured when an interrupted run did not stop within
+// `waited` seconds: written, summarized, with the reason.
+void WriteMeasured(const std::string& results_dir, Coordinator& coordinator,
+                   const std::string& name, double waited) {
+  RunResult snap = coordinator.Snapshot();
+  snap.status = RunStatus::kFailed;
+  snap.errors.push_back(absl::StrCat(
+      "interrupted by ", name, "; the run had not stopped ",
+      absl::StrFormat("%.1f", waited),
+      " s later (a thread blocked in storage or in a system call), so "
+      "ckptbench ended it: the rounds measured before are kept, and the "
+      "interrupted round's files may remain on storage"));
+  snap.finished_at = UtcNowIso8601();
+  PrintError(snap.errors.back());
+  // Node 0 may be the one blocked: results meant for an object store go
+  // to a file in the working directory.
+  if (IsObjectStoreUri(results_dir)) {
+    WriteFallback(snap);
+  } else {
+    WriteResult(results_dir, snap, /*announce=*/true, nullptr);
+  }
+  std::fputs(SummaryTable(snap).c_str(), stdout);
+  std::fflush(stdout);
+}
+
+// The storage the run measured, as its first round's node 0 saw it.
+void NoteStorage(RunResult* result) {
+  for (const auto& round : result->rounds) {
+    if (!round.nodes.empty() && result->environment.filesystem.empty()) {
+      const NodeResult& n = round.nodes[0];
+      result->environment.storage_kind = n.storage_kind;
+      result->environment.filesystem = n.filesystem;
+      result->environment.mount_point = n.mount_point;
+      result->environment.mount_options = n.mount_options;
+    }
+  }
+}
+
+}  // namespace
+
 int ExecuteRun(const std::string& results_dir, Coordinator& coordinator,
                SignalWatcher& signals, RunResult* result, bool overwrite) {
   if (IsObjectStoreUri(results_dir)) {
@@ -382,25 +424,7 @@ int ExecuteRun(const std::string& results_dir, Coordinator& coordinator,
   // at a second signal, what was measured is written and the process ends
   // (SignalWatcher).
   auto write_measured = [&](const std::string& name, double waited) {
-    RunResult snap = coordinator.Snapshot();
-    snap.status = RunStatus::kFailed;
-    snap.errors.push_back(absl::StrCat(
-        "interrupted by ", name, "; the run had not stopped ",
-        absl::StrFormat("%.1f", waited),
-        " s later (a thread blocked in storage or in a system call), so "
-        "ckptbench ended it: the rounds measured before are kept, and the "
-        "interrupted round's files may remain on storage"));
-    snap.finished_at = UtcNowIso8601();
-    PrintError(snap.errors.back());
-    // Node 0 may be the one blocked: results meant for an object store go
-    // to a file in the working directory.
-    if (IsObjectStoreUri(results_dir)) {
-      WriteFallback(snap);
-    } else {
-      WriteResult(results_dir, snap, /*announce=*/true, nullptr);
-    }
-    std::fputs(SummaryTable(snap).c_str(), stdout);
-    std::fflush(stdout);
+    WriteMeasured(results_dir, coordinator, name, waited);
   };
   signals.Watch(
       [&coordinator](const std::string& name) {
@@ -410,15 +434,7 @@ int ExecuteRun(const std::string& results_dir, Coordinator& coordinator,
       write_measured);
   absl::Status status = coordinator.Run(result);
   signals.Watch(nullptr);
-  for (const auto& round : result->rounds) {
-    if (!round.nodes.empty() && result->environment.filesystem.empty()) {
-      const NodeResult& n = round.nodes[0];
-      result->environment.storage_kind = n.storage_kind;
-      result->environment.filesystem = n.filesystem;
-      result->environment.mount_point = n.mount_point;
-      result->environment.mount_options = n.mount_options;
-    }
-  }
+  NoteStorage(result);
   result->finished_at = UtcNowIso8601();
   if (!status.ok()) {
     result->status = RunStatus::kFailed;

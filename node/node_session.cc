@@ -7,6 +7,7 @@
 #include <chrono>
 #include <condition_variable>
 #include <mutex>
+#include <optional>
 #include <random>
 #include <thread>
 
@@ -217,6 +218,66 @@ class Session {
   bool stop_ = false;
 };
 
+// The reason a channel did not connect in time: a call with a deadline
+// fails with the channel's reason.
+std::string WhyNotConnected(v1::Coordinator::Stub& stub) {
+  grpc::ClientContext probe;
+  probe.set_deadline(std::chrono::system_clock::now() +
+                     std::chrono::milliseconds(500));
+  std::unique_ptr<Stream> s = stub.Session(&probe);
+  s->WritesDone();
+  grpc::Status st = s->Finish();
+  return st.ok() || st.error_message().empty()
+             ? absl::StrCat("no connection within ", kAttemptSeconds, " s")
+             : st.error_message();
+}
+
+// Registers over a connected channel and serves the session: its end, or
+// the coordinator's refusal; nullopt (the reason in `last_error`) to dial
+// again.
+std::optional<absl::Status> RegisterAndServe(v1::Coordinator::Stub& stub,
+                                             const NodeSessionOptions& o,
+                                             std::string* last_error) {
+  grpc::ClientContext ctx;
+  std::unique_ptr<Stream> stream = stub.Session(&ctx);
+  v1::NodeMessage reg;
+  auto* r = reg.mutable_register_();
+  r->set_protocol_version(static_cast<v1::ProtocolVersion>(o.protocol_version));
+  r->set_host(o.host);
+  r->set_node_index(o.node_index);
+  r->set_token(o.token);
+  r->set_build_version(CKPTBENCH_VERSION_STRING);
+  v1::CoordinatorMessage reply;
+  if (stream->Write(reg) && stream->Read(&reply) &&
+      reply.has_register_reply()) {
+    const auto& rr = reply.register_reply();
+    if (!rr.accepted()) {
+      ctx.TryCancel();
+      return absl::FailedPreconditionError(
+          absl::StrCat("the coordinator refused registration: ", rr.error()));
+    }
+    LOG_INFO("node %d: registered with %s (run %s)", o.node_index,
+             o.coordinator, rr.run_id());
+    Session session(stream.get(),
+                    rr.heartbeat_interval_seconds() > 0
+                        ? rr.heartbeat_interval_seconds()
+                        : 1.0,
+                    o.workloads);
+    absl::Status s = session.Serve();
+    stream->WritesDone();
+    ctx.TryCancel();
+    return s;
+  }
+  grpc::Status st = stream->Finish();
+  *last_error = st.error_message();
+  if (st.error_code() == grpc::StatusCode::FAILED_PRECONDITION ||
+      st.error_code() == grpc::StatusCode::PERMISSION_DENIED) {
+    return absl::FailedPreconditionError(
+        absl::StrCat("the coordinator refused registration: ", *last_error));
+  }
+  return std::nullopt;
+}
+
 }  // namespace
 
 absl::Status RunNodeSession(const NodeSessionOptions& o) {
@@ -242,55 +303,10 @@ absl::Status RunNodeSession(const NodeSessionOptions& o) {
                       std::chrono::duration_cast<SteadyClock::duration>(
                           std::chrono::duration<double>(kAttemptSeconds)));
     if (!channel->WaitForConnected(ToSystemDeadline(attempt_end))) {
-      grpc::ClientContext probe;
-      probe.set_deadline(std::chrono::system_clock::now() +
-                         std::chrono::milliseconds(500));
-      std::unique_ptr<Stream> s = stub->Session(&probe);
-      s->WritesDone();
-      grpc::Status st = s->Finish();
-      last_error =
-          st.ok() || st.error_message().empty()
-              ? absl::StrCat("no connection within ", kAttemptSeconds, " s")
-              : st.error_message();
-    } else {
-      grpc::ClientContext ctx;
-      std::unique_ptr<Stream> stream = stub->Session(&ctx);
-      v1::NodeMessage reg;
-      auto* r = reg.mutable_register_();
-      r->set_protocol_version(
-          static_cast<v1::ProtocolVersion>(o.protocol_version));
-      r->set_host(o.host);
-      r->set_node_index(o.node_index);
-      r->set_token(o.token);
-      r->set_build_version(CKPTBENCH_VERSION_STRING);
-      v1::CoordinatorMessage reply;
-      if (stream->Write(reg) && stream->Read(&reply) &&
-          reply.has_register_reply()) {
-        const auto& rr = reply.register_reply();
-        if (!rr.accepted()) {
-          ctx.TryCancel();
-          return absl::FailedPreconditionError(absl::StrCat(
-              "the coordinator refused registration: ", rr.error()));
-        }
-        LOG_INFO("node %d: registered with %s (run %s)", o.node_index,
-                 o.coordinator, rr.run_id());
-        Session session(stream.get(),
-                        rr.heartbeat_interval_seconds() > 0
-                            ? rr.heartbeat_interval_seconds()
-                            : 1.0,
-                        o.workloads);
-        absl::Status s = session.Serve();
-        stream->WritesDone();
-        ctx.TryCancel();
-        return s;
-      }
-      grpc::Status st = stream->Finish();
-      last_error = st.error_message();
-      if (st.error_code() == grpc::StatusCode::FAILED_PRECONDITION ||
-          st.error_code() == grpc::StatusCode::PERMISSION_DENIED) {
-        return absl::FailedPreconditionError(
-            absl::StrCat("the coordinator refused registration: ", last_error));
-      }
+      last_error = WhyNotConnected(*stub);
+    } else if (std::optional<absl::Status> end =
+                   RegisterAndServe(*stub, o, &last_error)) {
+      return *end;
     }
     if (SteadyClock::now() >= deadline) {
       return absl::UnavailableError(absl::StrCat(

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <filesystem>
 #include <map>
+#include <optional>
 #include <set>
 
 #include "absl/strings/str_cat.h"
@@ -141,12 +142,10 @@ std::string SlowestSection(const SweepData& data) {
   return s;
 }
 
-// Per operation and point: percentiles of the point's timed rounds' merged
-// histogram (from the buckets result.json carries).
-std::string LatencySection(const SweepData& data,
-                           const std::vector<PointStats>& points) {
-  const std::vector<std::string> labels = {"min", "p50", "p90", "p99", "max"};
-  const double kQuantiles[] = {0.50, 0.90, 0.99};
+double Ms(uint64_t ns) { return static_cast<double>(ns) / 1e6; }
+
+// Every operation any timed round of the points measured.
+std::set<std::string> OpsIn(const std::vector<PointStats>& points) {
   std::set<std::string> ops;
   for (const auto& p : points) {
     for (const LoadedRun* run : p.runs) {
@@ -160,64 +159,85 @@ std::string LatencySection(const SweepData& data,
       }
     }
   }
+  return ops;
+}
+
+// One point's latency of one operation: min, p50, p90, p99, max in ms.
+struct PointLatency {
+  std::vector<double> values;
+  bool all_buckets = true;  // else the median of its rounds' percentiles
+  uint64_t count = 0;       // operations merged (all_buckets)
+};
+
+// Of the merged histogram of the point's timed rounds; nullopt when none
+// measured `op`.
+std::optional<PointLatency> LatencyOf(const PointStats& p,
+                                      const std::string& op) {
+  PointLatency out;
+  Histogram merged;
+  // Fallback only: per-round percentiles (min, p50, p90, p99, max).
+  std::vector<std::vector<double>> per_round(5);
+  for (const LoadedRun* run : p.runs) {
+    for (const RoundResult& round : run->result.rounds) {
+      if (round.staged) continue;
+      auto h = round.ops.find(op);
+      if (h != round.ops.end() && h->second.count() > 0) {
+        merged.Merge(h->second);
+        const Histogram& m = h->second;
+        const double values[] = {Ms(m.min()), Ms(m.Percentile(0.50)),
+                                 Ms(m.Percentile(0.90)), Ms(m.Percentile(0.99)),
+                                 Ms(m.max())};
+        for (size_t f = 0; f < 5; ++f) per_round[f].push_back(values[f]);
+      }
+      auto old = round.ops_without_buckets.find(op);
+      if (old != round.ops_without_buckets.end() && old->second.count > 0) {
+        out.all_buckets = false;
+        const OpPercentiles& o = old->second;
+        const double values[] = {o.min_ms, o.p50_ms, o.p90_ms, o.p99_ms,
+                                 o.max_ms};
+        for (size_t f = 0; f < 5; ++f) per_round[f].push_back(values[f]);
+      }
+    }
+  }
+  if (per_round[0].empty()) return std::nullopt;
+  if (out.all_buckets) {
+    out.count = merged.count();
+    out.values.push_back(Ms(merged.min()));
+    for (double q : {0.50, 0.90, 0.99}) {
+      out.values.push_back(Ms(merged.Percentile(q)));
+    }
+    out.values.push_back(Ms(merged.max()));
+  } else {
+    for (auto& v : per_round) {
+      std::sort(v.begin(), v.end());
+      out.values.push_back(v[v.size() / 2]);
+    }
+  }
+  return out;
+}
+
+// Per operation and point: percentiles of the point's timed rounds' merged
+// histogram (from the buckets result.json carries).
+std::string LatencySection(const SweepData& data,
+                           const std::vector<PointStats>& points) {
+  const std::vector<std::string> labels = {"min", "p50", "p90", "p99", "max"};
   std::string s =
       "<h2>Latency distributions</h2>\n<p>Per operation and point: the "
       "percentiles of one histogram, every timed round's operations merged "
       "by adding bucket counts (percentiles are never averaged). A point "
       "with rounds from before histograms were exported falls back to the "
       "median of its rounds' percentiles, marked so.</p>\n";
-  for (const auto& op : ops) {
+  for (const auto& op : OpsIn(points)) {
     std::vector<LineSeries> series;
     std::vector<std::vector<std::string>> rows;
     for (const auto& p : points) {
-      Histogram merged;
-      bool all_buckets = true;
-      // Fallback only: per-round percentiles (min, p50, p90, p99, max).
-      std::vector<std::vector<double>> per_round(5);
-      for (const LoadedRun* run : p.runs) {
-        for (const RoundResult& round : run->result.rounds) {
-          if (round.staged) continue;
-          auto h = round.ops.find(op);
-          if (h != round.ops.end() && h->second.count() > 0) {
-            merged.Merge(h->second);
-            const Histogram& m = h->second;
-            auto ms = [](uint64_t ns) { return static_cast<double>(ns) / 1e6; };
-            const double values[] = {ms(m.min()), ms(m.Percentile(0.50)),
-                                     ms(m.Percentile(0.90)),
-                                     ms(m.Percentile(0.99)), ms(m.max())};
-            for (size_t f = 0; f < 5; ++f) per_round[f].push_back(values[f]);
-          }
-          auto old = round.ops_without_buckets.find(op);
-          if (old != round.ops_without_buckets.end() && old->second.count > 0) {
-            all_buckets = false;
-            const OpPercentiles& o = old->second;
-            const double values[] = {o.min_ms, o.p50_ms, o.p90_ms, o.p99_ms,
-                                     o.max_ms};
-            for (size_t f = 0; f < 5; ++f) per_round[f].push_back(values[f]);
-          }
-        }
-      }
-      if (per_round[0].empty()) continue;
-      std::vector<double> values;
-      uint64_t count = 0;
-      if (all_buckets) {
-        auto ms = [](uint64_t ns) { return static_cast<double>(ns) / 1e6; };
-        count = merged.count();
-        values.push_back(ms(merged.min()));
-        for (double q : kQuantiles) values.push_back(ms(merged.Percentile(q)));
-        values.push_back(ms(merged.max()));
-      } else {
-        for (auto& v : per_round) {
-          std::sort(v.begin(), v.end());
-          values.push_back(v[v.size() / 2]);
-        }
-      }
-      LineSeries l{ShortName(data, p), values};
-      std::vector<std::string> row = {p.point_name, all_buckets
-                                                        ? std::to_string(count)
-                                                        : "(median of rounds)"};
-      for (double v : values) row.push_back(F(v, 3));
-      series.push_back(std::move(l));
+      const std::optional<PointLatency> l = LatencyOf(p, op);
+      if (!l) continue;
+      std::vector<std::string> row = {
+          p.point_name,
+          l->all_buckets ? std::to_string(l->count) : "(median of rounds)"};
+      for (double v : l->values) row.push_back(F(v, 3));
+      series.push_back(LineSeries{ShortName(data, p), l->values});
       rows.push_back(std::move(row));
     }
     if (series.empty()) continue;

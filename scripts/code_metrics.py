@@ -25,6 +25,7 @@ PRODUCT = ["common", "wire", "coordinator", "node", "sweep", "main", "report"]
 # Where strings are the interface: configuration keys, YAML, JSON.
 EDGES = {
     "common/config.cc", "common/config_keys.cc", "common/config_store_keys.cc",
+    "common/config_run_keys.cc",
     "common/config_loader.cc", "common/experiment.cc",
     "coordinator/json_codec.cc", "coordinator/checkpoint/metadata_json.cc",
     "coordinator/result_from_json.cc",

@@ -185,117 +185,120 @@ absl::Status CheckPlanBounds(const PlanOptions& o, const MemoryBudget& budget) {
       FormatBytes(kMaxMetadataBytes), absl::StrJoin(knobs, ", ")));
 }
 
-absl::StatusOr<CheckpointPlan> MakePlan(const PlanOptions& o) {
-  RETURN_IF_ERROR(CheckPlanBounds(o, AvailableMemory()));
-  auto preset_or = MakePreset(o.model, o.num_layers);
-  if (!preset_or.ok()) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("model.name (CKPT_MODEL) = '", o.model,
-                     "': ", preset_or.status().message()));
-  }
-  const ModelPreset& preset = *preset_or;
-  CheckpointPlan plan;
-  plan.model = o.model;
-  plan.description = preset.description;
-  plan.num_nodes = o.num_nodes;
-  plan.ranks_per_node = o.ranks_per_node;
-  plan.world_size = o.num_nodes * o.ranks_per_node;
-  plan.thread_count = o.thread_count;
+namespace {
+
+// rank -> its pieces, in file order.
+using RankPieces = std::vector<std::vector<Piece>>;
+
+// An MLPerf preset: its fixed model and optimizer state, laid out as the
+// reference run's TP x PP x DP (or a subset, or open scaling).
+absl::Status PlanMlperf(const ModelPreset& preset, const PlanOptions& o,
+                        CheckpointPlan* out, RankPieces* out_pieces) {
+  CheckpointPlan& plan = *out;
+  RankPieces& pieces = *out_pieces;
   const uint64_t world = static_cast<uint64_t>(plan.world_size);
-
-  // rank -> pieces, in file order.
-  std::vector<std::vector<Piece>> pieces(world);
-
-  if (preset.is_mlperf) {
-    if (o.optimizer != Optimizer::kAdam) {
+  if (o.optimizer != Optimizer::kAdam) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "model.optimizer (CKPT_OPTIMIZER) = '", std::string(Name(o.optimizer)),
+        "': the MLPerf "
+        "preset ",
+        o.model,
+        " has a fixed size that includes Adam state; "
+        "expected adam"));
+  }
+  const MlperfSpec& m = preset.mlperf;
+  plan.parameters = m.parameters;
+  plan.tensors.push_back({"model_states", "bf16", 2, {m.parameters}});
+  plan.tensors.push_back({"optim_states", "fp32", 4, {3 * m.parameters}});
+  const uint64_t mp = static_cast<uint64_t>(m.tp * m.pp);
+  const uint64_t ref_world = mp * static_cast<uint64_t>(m.dp);
+  uint64_t layout_world = ref_world;
+  if (world < ref_world) {
+    plan.notes.push_back(absl::StrCat(
+        "MLPerf subset mode: these ", world, " ranks write ranks 0..",
+        world - 1, " of the ", ref_world, "-rank reference layout (",
+        absl::StrFormat("%.4g", 100.0 * static_cast<double>(world) /
+                                    static_cast<double>(ref_world)),
+        "% of the ranks)"));
+  } else {
+    if (world % mp != 0) {
       return absl::InvalidArgumentError(
-          absl::StrCat("model.optimizer (CKPT_OPTIMIZER) = '",
-                       std::string(Name(o.optimizer)),
-                       "': the MLPerf "
-                       "preset ",
-                       o.model,
-                       " has a fixed size that includes Adam state; "
-                       "expected adam"));
+          absl::StrCat("NUM_NODES x NUM_DEVICES = ", world, ": ", o.model,
+                       " needs fewer than ", ref_world,
+                       " ranks (subset mode) or a "
+                       "multiple of TPxPP = ",
+                       mp));
     }
-    const MlperfSpec& m = preset.mlperf;
-    plan.parameters = m.parameters;
-    plan.tensors.push_back({"model_states", "bf16", 2, {m.parameters}});
-    plan.tensors.push_back({"optim_states", "fp32", 4, {3 * m.parameters}});
-    const uint64_t mp = static_cast<uint64_t>(m.tp * m.pp);
-    const uint64_t ref_world = mp * static_cast<uint64_t>(m.dp);
-    uint64_t layout_world = ref_world;
-    if (world < ref_world) {
+    layout_world = world;
+    if (world > ref_world) {
       plan.notes.push_back(absl::StrCat(
-          "MLPerf subset mode: these ", world, " ranks write ranks 0..",
-          world - 1, " of the ", ref_world, "-rank reference layout (",
-          absl::StrFormat("%.4g", 100.0 * static_cast<double>(world) /
-                                      static_cast<double>(ref_world)),
-          "% of the ranks)"));
-    } else {
-      if (world % mp != 0) {
-        return absl::InvalidArgumentError(
-            absl::StrCat("NUM_NODES x NUM_DEVICES = ", world, ": ", o.model,
-                         " needs fewer than ", ref_world,
-                         " ranks (subset mode) or a "
-                         "multiple of TPxPP = ",
-                         mp));
-      }
-      layout_world = world;
-      if (world > ref_world) {
-        plan.notes.push_back(absl::StrCat(
-            "MLPerf open scaling: DP = ", world / mp, " instead of ", m.dp));
-      }
+          "MLPerf open scaling: DP = ", world / mp, " instead of ", m.dp));
     }
-    plan.sharding = absl::StrCat("zero", m.zero_stage, " tp=", m.tp,
-                                 " pp=", m.pp, " dp=", layout_world / mp);
-    for (uint64_t r = 0; r < world; ++r) {
-      if (m.zero_stage >= 3) {
-        AddEvenChunks(plan.tensors, {0}, layout_world, r, &pieces[r]);
-      } else if (r < mp) {
-        // ZeRO-1: weights sharded by TP x PP; only data-parallel rank 0
-        // (ranks 0..TPxPP-1) writes them.
-        AddEvenChunks(plan.tensors, {0}, mp, r, &pieces[r]);
-      }
-      AddEvenChunks(plan.tensors, {1}, layout_world, r, &pieces[r]);
+  }
+  plan.sharding = absl::StrCat("zero", m.zero_stage, " tp=", m.tp, " pp=", m.pp,
+                               " dp=", layout_world / mp);
+  for (uint64_t r = 0; r < world; ++r) {
+    if (m.zero_stage >= 3) {
+      AddEvenChunks(plan.tensors, {0}, layout_world, r, &pieces[r]);
+    } else if (r < mp) {
+      // ZeRO-1: weights sharded by TP x PP; only data-parallel rank 0
+      // (ranks 0..TPxPP-1) writes them.
+      AddEvenChunks(plan.tensors, {0}, mp, r, &pieces[r]);
+    }
+    AddEvenChunks(plan.tensors, {1}, layout_world, r, &pieces[r]);
+  }
+  return absl::OkStatus();
+}
+
+// A preset of weights: each with its optimizer state, sharded over all
+// ranks (full) or node 0's (hybrid).
+void PlanWeights(const ModelPreset& preset, const PlanOptions& o,
+                 CheckpointPlan* out, RankPieces* out_pieces) {
+  CheckpointPlan& plan = *out;
+  RankPieces& pieces = *out_pieces;
+  const uint64_t world = static_cast<uint64_t>(plan.world_size);
+  plan.tensors = preset.weights;
+  for (const auto& t : preset.weights) plan.parameters += t.Elements();
+  const size_t n_weights = plan.tensors.size();
+  for (size_t i = 0; i < n_weights; ++i) {
+    TensorSpec w = plan.tensors[i];
+    auto add_state = [&](const std::string& suffix) {
+      TensorSpec s = w;
+      s.name = absl::StrCat("optim.", w.name, ".", suffix);
+      s.dtype = "fp32";
+      s.dtype_bytes = 4;
+      plan.tensors.push_back(s);
+    };
+    if (o.optimizer == Optimizer::kAdam) {
+      add_state("exp_avg");
+      add_state("exp_avg_sq");
+    } else if (o.optimizer == Optimizer::kSgd) {
+      add_state("momentum_buffer");
+    }
+  }
+  std::vector<uint32_t> all(plan.tensors.size());
+  for (uint32_t i = 0; i < all.size(); ++i) all[i] = i;
+  if (o.strategy == ShardingStrategy::kHybrid) {
+    const uint64_t rpn = static_cast<uint64_t>(o.ranks_per_node);
+    plan.sharding = absl::StrCat("hybrid: sharded over ", rpn,
+                                 " ranks of node 0, replicated on ",
+                                 o.num_nodes, " node(s)");
+    for (uint64_t r = 0; r < rpn; ++r) {
+      AddEvenChunks(plan.tensors, all, rpn, r, &pieces[r]);
     }
   } else {
-    plan.tensors = preset.weights;
-    for (const auto& t : preset.weights) plan.parameters += t.Elements();
-    const size_t n_weights = plan.tensors.size();
-    for (size_t i = 0; i < n_weights; ++i) {
-      TensorSpec w = plan.tensors[i];
-      auto add_state = [&](const std::string& suffix) {
-        TensorSpec s = w;
-        s.name = absl::StrCat("optim.", w.name, ".", suffix);
-        s.dtype = "fp32";
-        s.dtype_bytes = 4;
-        plan.tensors.push_back(s);
-      };
-      if (o.optimizer == Optimizer::kAdam) {
-        add_state("exp_avg");
-        add_state("exp_avg_sq");
-      } else if (o.optimizer == Optimizer::kSgd) {
-        add_state("momentum_buffer");
-      }
-    }
-    std::vector<uint32_t> all(plan.tensors.size());
-    for (uint32_t i = 0; i < all.size(); ++i) all[i] = i;
-    if (o.strategy == ShardingStrategy::kHybrid) {
-      const uint64_t rpn = static_cast<uint64_t>(o.ranks_per_node);
-      plan.sharding = absl::StrCat("hybrid: sharded over ", rpn,
-                                   " ranks of node 0, replicated on ",
-                                   o.num_nodes, " node(s)");
-      for (uint64_t r = 0; r < rpn; ++r) {
-        AddEvenChunks(plan.tensors, all, rpn, r, &pieces[r]);
-      }
-    } else {
-      plan.sharding = absl::StrCat("fsdp-full: sharded over ", world, " ranks");
-      for (uint64_t r = 0; r < world; ++r) {
-        AddEvenChunks(plan.tensors, all, world, r, &pieces[r]);
-      }
+    plan.sharding = absl::StrCat("fsdp-full: sharded over ", world, " ranks");
+    for (uint64_t r = 0; r < world; ++r) {
+      AddEvenChunks(plan.tensors, all, world, r, &pieces[r]);
     }
   }
+}
 
+// Each rank's files from its pieces; the byte totals.
+void PlaceRanks(const PlanOptions& o, const RankPieces& pieces,
+                CheckpointPlan* out) {
+  CheckpointPlan& plan = *out;
+  const uint64_t world = static_cast<uint64_t>(plan.world_size);
   for (const auto& t : plan.tensors) {
     if (absl::StartsWith(t.name, "optim")) {
       plan.optimizer_bytes += t.Bytes();
@@ -313,6 +316,33 @@ absl::StatusOr<CheckpointPlan> MakePlan(const PlanOptions& o) {
     for (const auto& f : rp.files) rp.bytes += f.size;
     plan.total_bytes += rp.bytes;
   }
+}
+
+}  // namespace
+
+absl::StatusOr<CheckpointPlan> MakePlan(const PlanOptions& o) {
+  RETURN_IF_ERROR(CheckPlanBounds(o, AvailableMemory()));
+  auto preset_or = MakePreset(o.model, o.num_layers);
+  if (!preset_or.ok()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("model.name (CKPT_MODEL) = '", o.model,
+                     "': ", preset_or.status().message()));
+  }
+  const ModelPreset& preset = *preset_or;
+  CheckpointPlan plan;
+  plan.model = o.model;
+  plan.description = preset.description;
+  plan.num_nodes = o.num_nodes;
+  plan.ranks_per_node = o.ranks_per_node;
+  plan.world_size = o.num_nodes * o.ranks_per_node;
+  plan.thread_count = o.thread_count;
+  RankPieces pieces(static_cast<uint64_t>(plan.world_size));
+  if (preset.is_mlperf) {
+    RETURN_IF_ERROR(PlanMlperf(preset, o, &plan, &pieces));
+  } else {
+    PlanWeights(preset, o, &plan, &pieces);
+  }
+  PlaceRanks(o, pieces, &plan);
   plan.fingerprint = Fingerprint(plan);
   plan.layout = Layout(plan);
   return plan;

@@ -7,6 +7,7 @@
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
+#include "common/status_macros.h"
 
 namespace ckpt {
 namespace {
@@ -18,19 +19,16 @@ struct Held {
   uint32_t saved = 0;    // index into the saved files
   uint32_t segment = 0;  // index into its segments
 };
+using HeldByTensor = std::vector<std::vector<Held>>;
 
-}  // namespace
-
-absl::StatusOr<ReshardPlan> PlanReshard(const CheckpointPlan& target,
-                                        std::vector<SavedFile> saved,
-                                        ReshardReads mode,
+// Per tensor, the saved segments by tensor offset: sorted by start, then
+// without pieces wholly inside earlier ones (copies: the union is
+// unchanged), so the ends rise too and can be searched. A segment that does
+// not fit its file or names no tensor of `target` is DataLoss.
+absl::StatusOr<HeldByTensor> IndexSaved(const CheckpointPlan& target,
+                                        const std::vector<SavedFile>& saved,
                                         const std::string& where) {
-  ReshardPlan plan;
-  plan.mode = mode;
-  plan.to_world = target.world_size;
-  plan.to_layout = target.layout;
-  // Per tensor, the saved segments by tensor offset.
-  std::vector<std::vector<Held>> held(target.tensors.size());
+  HeldByTensor held(target.tensors.size());
   for (uint32_t f = 0; f < saved.size(); ++f) {
     const auto& segs = saved[f].file.segments;
     for (uint32_t k = 0; k < segs.size(); ++k) {
@@ -48,8 +46,6 @@ absl::StatusOr<ReshardPlan> PlanReshard(const CheckpointPlan& target,
       held[s.tensor].push_back({s.tensor_offset, s.length, f, k});
     }
   }
-  // By start; then without pieces wholly inside earlier ones (copies: the
-  // union is unchanged), so the ends rise too and can be searched.
   for (auto& h : held) {
     std::sort(h.begin(), h.end(), [](const Held& a, const Held& b) {
       return a.tensor_offset < b.tensor_offset ||
@@ -64,80 +60,64 @@ absl::StatusOr<ReshardPlan> PlanReshard(const CheckpointPlan& target,
     }
     h = std::move(kept);
   }
-  plan.ranks.reserve(target.ranks.size());
-  for (const RankPlan& r : target.ranks) {
-    ReshardRank rr;
-    rr.rank = r.rank;
-    // saved file -> ranges read there; whole segments already taken.
-    std::map<uint32_t, std::vector<SegmentPlan>> reads;
-    std::set<std::pair<uint32_t, uint32_t>> taken;
-    // (saved file, file offset of a whole segment read) -> the span of it
-    // the rank owns (segments mode).
-    std::map<std::pair<uint32_t, uint64_t>, std::pair<uint64_t, uint64_t>>
-        owned;
-    for (const FilePlan& f : r.files) {
-      for (const SegmentPlan& want : f.segments) {
-        const uint64_t end = want.tensor_offset + want.length;
-        rr.needed += want.length;
-        const auto& h = held[want.tensor];
-        // The first saved segment ending after the wanted start.
-        auto it = std::upper_bound(h.begin(), h.end(), want.tensor_offset,
-                                   [](uint64_t v, const Held& x) {
-                                     return v < x.tensor_offset + x.length;
-                                   });
-        uint64_t at = want.tensor_offset;  // covered up to here
-        uint64_t gap_end = end;            // where a gap found ends
-        for (; it != h.end() && it->tensor_offset < end && at < end; ++it) {
-          const uint64_t held_end = it->tensor_offset + it->length;
-          if (held_end <= at) continue;  // a copy of bytes already covered
-          if (it->tensor_offset > at) {  // a gap: not saved
-            gap_end = it->tensor_offset;
-            break;
-          }
-          const SegmentPlan& s = saved[it->saved].file.segments[it->segment];
-          if (mode == ReshardReads::kSegments) {
-            if (taken.insert({it->saved, it->segment}).second) {
-              reads[it->saved].push_back(s);
-            }
-            const uint64_t from = s.file_offset + (at - it->tensor_offset);
-            const uint64_t to =
-                s.file_offset + (std::min(end, held_end) - it->tensor_offset);
-            auto [span, fresh] =
-                owned.try_emplace({it->saved, s.file_offset}, from, to);
-            if (!fresh) {
-              // Another want of this rank in the same saved segment: its
-              // wants of a tensor are adjacent pieces of one chunk, so the
-              // spans meet; a gap would put bytes it does not own in its
-              // memory.
-              auto& [b, e] = span->second;
-              if (from > e || to < b) {
-                return absl::InternalError(absl::StrCat(
-                    where, ": rank ", r.rank, " owns two separate parts of ",
-                    "one saved segment of tensor ",
-                    target.tensors[want.tensor].name,
-                    "; a whole-segment read cannot keep only them"));
-              }
-              b = std::min(b, from);
-              e = std::max(e, to);
-            }
-          } else {
-            const uint64_t from = at, to = std::min(end, held_end);
-            reads[it->saved].push_back(
-                {want.tensor, from, to - from,
-                 s.file_offset + (from - it->tensor_offset)});
-          }
-          at = std::min(end, held_end);
-        }
-        if (at < end) {
-          return absl::DataLossError(absl::StrCat(
-              where, ": tensor ", target.tensors[want.tensor].name, " bytes [",
-              at, ", ", gap_end, "), which rank ", r.rank,
-              " owns in the new layout, are in none of the checkpoint's ",
-              saved.size(), " files"));
-        }
+  return held;
+}
+
+// What one rank of the new layout reads: each wanted segment found in the
+// saved ones (Want), then the reads per saved file in file order (Finish).
+class RankReads {
+ public:
+  RankReads(const CheckpointPlan& target, const std::vector<SavedFile>& saved,
+            const HeldByTensor& held, ReshardReads mode, uint32_t rank,
+            const std::string& where)
+      : target_(target),
+        saved_(saved),
+        held_(held),
+        mode_(mode),
+        where_(where) {
+    rr_.rank = rank;
+  }
+
+  absl::Status Want(const SegmentPlan& want) {
+    const uint64_t end = want.tensor_offset + want.length;
+    rr_.needed += want.length;
+    const auto& h = held_[want.tensor];
+    // The first saved segment ending after the wanted start.
+    auto it = std::upper_bound(h.begin(), h.end(), want.tensor_offset,
+                               [](uint64_t v, const Held& x) {
+                                 return v < x.tensor_offset + x.length;
+                               });
+    uint64_t at = want.tensor_offset;  // covered up to here
+    uint64_t gap_end = end;            // where a gap found ends
+    for (; it != h.end() && it->tensor_offset < end && at < end; ++it) {
+      const uint64_t held_end = it->tensor_offset + it->length;
+      if (held_end <= at) continue;  // a copy of bytes already covered
+      if (it->tensor_offset > at) {  // a gap: not saved
+        gap_end = it->tensor_offset;
+        break;
       }
+      const uint64_t to = std::min(end, held_end);
+      if (mode_ == ReshardReads::kSegments) {
+        RETURN_IF_ERROR(Whole(*it, at, to, want));
+      } else {
+        const SegmentPlan& s = Saved(*it);
+        reads_[it->saved].push_back({want.tensor, at, to - at,
+                                     s.file_offset + (at - it->tensor_offset)});
+      }
+      at = to;
     }
-    for (auto& [f, ranges] : reads) {
+    if (at < end) {
+      return absl::DataLossError(absl::StrCat(
+          where_, ": tensor ", target_.tensors[want.tensor].name, " bytes [",
+          at, ", ", gap_end, "), which rank ", rr_.rank,
+          " owns in the new layout, are in none of the checkpoint's ",
+          saved_.size(), " files"));
+    }
+    return absl::OkStatus();
+  }
+
+  ReshardRank Finish() && {
+    for (auto& [f, ranges] : reads_) {
       std::sort(ranges.begin(), ranges.end(),
                 [](const SegmentPlan& a, const SegmentPlan& b) {
                   return a.file_offset < b.file_offset;
@@ -146,16 +126,86 @@ absl::StatusOr<ReshardPlan> PlanReshard(const CheckpointPlan& target,
       std::vector<std::pair<uint64_t, uint64_t>> keep;
       keep.reserve(ranges.size());
       for (const auto& s : ranges) {
-        rr.read += s.length;
-        if (s.file_offset != last_end) ++rr.reads;
+        rr_.read += s.length;
+        if (s.file_offset != last_end) ++rr_.reads;
         last_end = s.file_offset + s.length;
         keep.push_back(
-            mode == ReshardReads::kSegments
-                ? owned.at({f, s.file_offset})
+            mode_ == ReshardReads::kSegments
+                ? owned_.at({f, s.file_offset})
                 : std::pair{s.file_offset, s.file_offset + s.length});
       }
-      rr.files.push_back({f, std::move(ranges), std::move(keep)});
+      rr_.files.push_back({f, std::move(ranges), std::move(keep)});
     }
+    return std::move(rr_);
+  }
+
+ private:
+  const SegmentPlan& Saved(const Held& h) const {
+    return saved_[h.saved].file.segments[h.segment];
+  }
+
+  // Segments mode: the whole saved segment is read (once), and the rank
+  // keeps the tensor bytes [at, to) of it.
+  absl::Status Whole(const Held& h, uint64_t at, uint64_t to,
+                     const SegmentPlan& want) {
+    const SegmentPlan& s = Saved(h);
+    if (taken_.insert({h.saved, h.segment}).second) {
+      reads_[h.saved].push_back(s);
+    }
+    const uint64_t from = s.file_offset + (at - h.tensor_offset);
+    const uint64_t until = s.file_offset + (to - h.tensor_offset);
+    auto [span, fresh] =
+        owned_.try_emplace({h.saved, s.file_offset}, from, until);
+    if (fresh) return absl::OkStatus();
+    // Another want of this rank in the same saved segment: its wants of a
+    // tensor are adjacent pieces of one chunk, so the spans meet; a gap
+    // would put bytes it does not own in its memory.
+    auto& [b, e] = span->second;
+    if (from > e || until < b) {
+      return absl::InternalError(absl::StrCat(
+          where_, ": rank ", rr_.rank, " owns two separate parts of ",
+          "one saved segment of tensor ", target_.tensors[want.tensor].name,
+          "; a whole-segment read cannot keep only them"));
+    }
+    b = std::min(b, from);
+    e = std::max(e, until);
+    return absl::OkStatus();
+  }
+
+  const CheckpointPlan& target_;
+  const std::vector<SavedFile>& saved_;
+  const HeldByTensor& held_;
+  const ReshardReads mode_;
+  const std::string& where_;
+  ReshardRank rr_;
+  // saved file -> ranges read there; whole segments already taken.
+  std::map<uint32_t, std::vector<SegmentPlan>> reads_;
+  std::set<std::pair<uint32_t, uint32_t>> taken_;
+  // (saved file, file offset of a whole segment read) -> the span of it
+  // the rank owns (segments mode).
+  std::map<std::pair<uint32_t, uint64_t>, std::pair<uint64_t, uint64_t>> owned_;
+};
+
+}  // namespace
+
+absl::StatusOr<ReshardPlan> PlanReshard(const CheckpointPlan& target,
+                                        std::vector<SavedFile> saved,
+                                        ReshardReads mode,
+                                        const std::string& where) {
+  ReshardPlan plan;
+  plan.mode = mode;
+  plan.to_world = target.world_size;
+  plan.to_layout = target.layout;
+  ASSIGN_OR_RETURN(const HeldByTensor held, IndexSaved(target, saved, where));
+  plan.ranks.reserve(target.ranks.size());
+  for (const RankPlan& r : target.ranks) {
+    RankReads reads(target, saved, held, mode, r.rank, where);
+    for (const FilePlan& f : r.files) {
+      for (const SegmentPlan& want : f.segments) {
+        RETURN_IF_ERROR(reads.Want(want));
+      }
+    }
+    ReshardRank rr = std::move(reads).Finish();
     plan.needed += rr.needed;
     plan.read += rr.read;
     plan.ranks.push_back(std::move(rr));

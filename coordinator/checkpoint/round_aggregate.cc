@@ -23,6 +23,86 @@ void NoteNode(std::vector<int>* nodes, int node) {
   }
 }
 
+// A node's files' mean seconds in each part (and its start lag), against
+// the median busy node's, say what set a straggler apart.
+struct Parts {
+  double lag = 0, data = 0, io = 0, sync = 0;
+  int files = 0;
+  double Mean(double Parts::*m) const {
+    return m == &Parts::lag ? lag : files ? this->*m / files : 0;
+  }
+};
+
+double Median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  const size_t k = v.size();
+  return k % 2 ? v[k / 2] : (v[k / 2 - 1] + v[k / 2]) / 2;
+}
+
+std::map<int, Parts> PartsByNode(const RoundResult& result) {
+  std::map<int, Parts> parts;
+  for (const auto& n : result.nodes) parts[n.node].lag = n.start_lag_seconds;
+  for (const auto& f : result.files) {
+    Parts& p = parts[f.node];
+    p.data += f.data;
+    p.io += f.io;
+    p.sync += f.sync;
+    ++p.files;
+  }
+  return parts;
+}
+
+// The part in which `node` was furthest behind the median of `busy`.
+std::string WhySlow(int node, std::map<int, Parts>& parts,
+                    const std::vector<const NodeResult*>& busy) {
+  struct Part {
+    double Parts::*m;
+    const char* what;
+  };
+  const Part kParts[] = {{&Parts::lag, "started late"},
+                         {&Parts::data, "making or checking bytes"},
+                         {&Parts::io, "in storage calls"},
+                         {&Parts::sync, "in fsync/close"}};
+  std::string reason;
+  double most = 0;
+  for (const Part& part : kParts) {
+    std::vector<double> all;
+    for (const auto* n : busy) all.push_back(parts[n->node].Mean(part.m));
+    const double mine = parts[node].Mean(part.m), med = Median(all);
+    if (mine - med <= most) continue;
+    most = mine - med;
+    reason = part.m == &Parts::lag
+                 ? absl::StrFormat("started %.3f s late (median node %.3f s)",
+                                   mine, med)
+                 : absl::StrFormat(
+                       "its files averaged %.3f s %s (median node %.3f s)",
+                       mine, part.what, med);
+  }
+  return reason;
+}
+
+// The node's three files that finished last.
+std::vector<std::string> LastFiles(const RoundResult& result, int node) {
+  std::vector<const FileResult*> mine;
+  for (const auto& f : result.files) {
+    if (f.node == node) mine.push_back(&f);
+  }
+  std::sort(mine.begin(), mine.end(),
+            [](const FileResult* a, const FileResult* b) {
+              return a->done > b->done;
+            });
+  std::vector<std::string> out;
+  for (size_t k = 0; k < mine.size() && k < 3; ++k) {
+    const FileResult& f = *mine[k];
+    out.push_back(absl::StrFormat(
+        "%s (rank %d): start %.3f, first byte %.3f, last byte %.3f, done "
+        "%.3f s%s",
+        f.name, f.rank, f.start, f.first_byte, f.last_byte, f.done,
+        f.retries > 0 ? absl::StrFormat(", %d retries", f.retries) : ""));
+  }
+  return out;
+}
+
 }  // namespace
 
 void FindStragglers(RoundResult* result) {
@@ -39,80 +119,17 @@ void FindStragglers(RoundResult* result) {
             [&](const NodeResult* a, const NodeResult* b) {
               return finish(a) > finish(b);
             });
-  const size_t m = busy.size();
-  double median = m % 2 ? finish(busy[m / 2])
-                        : (finish(busy[m / 2 - 1]) + finish(busy[m / 2])) / 2;
-  // Per node: its files' mean seconds in each part, against the median
-  // node's, to say what set a straggler apart.
-  struct Parts {
-    double lag = 0, data = 0, io = 0, sync = 0;
-    int files = 0;
-  };
-  std::map<int, Parts> parts;
-  for (const auto& n : result->nodes) parts[n.node].lag = n.start_lag_seconds;
-  for (const auto& f : result->files) {
-    Parts& p = parts[f.node];
-    p.data += f.data;
-    p.io += f.io;
-    p.sync += f.sync;
-    ++p.files;
-  }
-  auto mean = [](const Parts& p, double Parts::*m) {
-    return m == &Parts::lag ? p.lag : p.files ? p.*m / p.files : 0;
-  };
-  auto median_of = [&](double Parts::*m) {
-    std::vector<double> v;
-    for (const auto* n : busy) v.push_back(mean(parts[n->node], m));
-    std::sort(v.begin(), v.end());
-    const size_t k = v.size();
-    return k % 2 ? v[k / 2] : (v[k / 2 - 1] + v[k / 2]) / 2;
-  };
-  struct Part {
-    double Parts::*m;
-    const char* what;
-  };
-  const Part kParts[] = {{&Parts::lag, "started late"},
-                         {&Parts::data, "making or checking bytes"},
-                         {&Parts::io, "in storage calls"},
-                         {&Parts::sync, "in fsync/close"}};
+  std::vector<double> finishes;
+  for (const auto* n : busy) finishes.push_back(finish(n));
+  const double median = Median(finishes);
+  std::map<int, Parts> parts = PartsByNode(*result);
   for (size_t i = 0; i < busy.size() && i < 3; ++i) {
     Straggler st{busy[i]->node,
                  busy[i]->host,
                  finish(busy[i]),
                  median > 0 ? finish(busy[i]) / median : 0,
-                 "",
-                 {}};
-    const Parts& p = parts[st.node];
-    double most = 0;
-    for (const Part& part : kParts) {
-      const double mine = mean(p, part.m), med = median_of(part.m);
-      if (mine - med > most) {
-        most = mine - med;
-        st.reason =
-            part.m == &Parts::lag
-                ? absl::StrFormat("started %.3f s late (median node %.3f s)",
-                                  mine, med)
-                : absl::StrFormat(
-                      "its files averaged %.3f s %s (median node %.3f s)", mine,
-                      part.what, med);
-      }
-    }
-    std::vector<const FileResult*> mine;
-    for (const auto& f : result->files) {
-      if (f.node == st.node) mine.push_back(&f);
-    }
-    std::sort(mine.begin(), mine.end(),
-              [](const FileResult* a, const FileResult* b) {
-                return a->done > b->done;
-              });
-    for (size_t k = 0; k < mine.size() && k < 3; ++k) {
-      const FileResult& f = *mine[k];
-      st.files.push_back(absl::StrFormat(
-          "%s (rank %d): start %.3f, first byte %.3f, last byte %.3f, done "
-          "%.3f s%s",
-          f.name, f.rank, f.start, f.first_byte, f.last_byte, f.done,
-          f.retries > 0 ? absl::StrFormat(", %d retries", f.retries) : ""));
-    }
+                 WhySlow(busy[i]->node, parts, busy),
+                 LastFiles(*result, busy[i]->node)};
     result->stragglers.push_back(std::move(st));
   }
 }
@@ -328,8 +345,8 @@ void RoundRunner::Aggregate(const std::vector<v1::PhaseReport>& reports,
   for (size_t i = 0; i < reports.size(); ++i) {
     const auto& rep = reports[i];
     NodeResult nr;
-    nr.node = nodes_[i]->index();
-    nr.host = nodes_[i]->host();
+    nr.node = nodes()[i]->index();
+    nr.host = nodes()[i]->host();
     AddRanks(rep, spec, &nr, result);
     AddFiles(rep, nr.node, result);
     FillNode(rep, &nr);

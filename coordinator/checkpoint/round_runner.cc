@@ -47,7 +47,6 @@ RoundRunner::RoundRunner(const Config& config, const CheckpointPlan& plan,
                          ProgressPrinter* progress)
     : config_(config),
       plan_(plan),
-      nodes_(nodes),
       storage_options_(StorageOptionsOf(config)),
       protocol_(std::move(nodes), progress, config.run.progress_interval),
       rank_shift_(EffectiveRankShift(config, plan)) {}
@@ -71,7 +70,7 @@ v1::PrepareRequest RoundRunner::BuildPrepare(const RoundSpec& spec,
   req.set_phase(ToWire(spec.save ? Phase::kSave : Phase::kLoad));
   req.set_seed(spec.seed);
   req.set_step(spec.step);
-  req.set_step_uri(ForNode(spec.step_uri, nodes_[node]->index()));
+  req.set_step_uri(ForNode(spec.step_uri, nodes()[node]->index()));
   auto* io = req.mutable_io();
   io->set_block_size(config_.io.block_size);
   io->set_fsync(config_.io.fsync);
@@ -175,7 +174,7 @@ std::vector<std::string> RoundRunner::BuildMetadata(
       sums[{c.rank(), c.file_index(), c.segment_index()}] = c.checksum();
     }
   }
-  const size_t count = per_node ? nodes_.size() : 1;
+  const size_t count = per_node ? nodes().size() : 1;
   std::vector<std::string> out(count);
   auto build = [&](size_t i) {
     out[i] = MetadataToJson(plan_, spec.step, spec.seed, config_.io.checksum,
@@ -204,7 +203,7 @@ std::vector<std::string> RoundRunner::BuildMetadata(
 class CheckpointRound : public RoundWorkload {
  public:
   CheckpointRound(RoundRunner& runner, const RoundSpec& spec)
-      : r_(runner), spec_(spec), expected_(runner.nodes_.size()) {}
+      : r_(runner), spec_(spec), expected_(runner.nodes().size()) {}
 
   void Begin(RoundResult* result) override {
     result->phase = spec_.save ? Phase::kSave : Phase::kLoad;
@@ -236,11 +235,11 @@ class CheckpointRound : public RoundWorkload {
   }
   void Prepared(const std::vector<v1::PrepareReply>& prepared,
                 RoundResult* result) override;
+  // The protocol checked the envelope (round, start lag).
   absl::Status CheckReport(size_t node, const v1::PhaseReport& report,
-                           double clock_error_seconds,
+                           double /*clock_error_seconds*/,
                            const std::string& who) override {
-    expected_[node].clock_error_seconds = clock_error_seconds;
-    return CheckPhaseReport(report, expected_[node], who);
+    return CheckPhaseReportBody(report, expected_[node], who);
   }
   absl::Status Finish(const std::vector<v1::PhaseReport>& reports,
                       RoundResult* result) override;
@@ -316,7 +315,7 @@ void CheckpointRound::Prepared(const std::vector<v1::PrepareReply>& prepared,
 absl::Status CheckpointRound::Finish(
     const std::vector<v1::PhaseReport>& reports, RoundResult* result) {
   if (!spec_.save) return absl::OkStatus();
-  const std::vector<NodeClient*>& nodes = r_.nodes_;
+  const std::vector<NodeClient*>& nodes = r_.nodes();
   auto c0 = Clock::now();
   const bool local = r_.config_.storage.node_local;
   const size_t committers = local ? nodes.size() : 1;

@@ -111,9 +111,11 @@ class RoundRunner {
                       const std::vector<v1::PrepareReply>& prepared,
                       int64_t committed_unix_ns, RoundResult* result) const;
 
+  // The nodes, in index order (the protocol's).
+  const std::vector<NodeClient*>& nodes() const { return protocol_.nodes(); }
+
   const Config& config_;
   const CheckpointPlan& plan_;
-  const std::vector<NodeClient*> nodes_;
   const std::map<std::string, std::string> storage_options_;  // s3.* keys
   RoundProtocol protocol_;  // for all the runner's rounds
   const int rank_shift_;    // loads: EffectiveRankShift

@@ -13,14 +13,14 @@ void RoundRunner::MeasureVisible(const RoundSpec& spec, uint64_t metadata_size,
                                  int64_t committed_unix_ns,
                                  RoundResult* result) const {
   // Node 0 committed; another node is the reader a restart would be.
-  const size_t k = nodes_.size() > 1 ? 1 : 0;
+  const size_t k = nodes().size() > 1 ? 1 : 0;
   // A sink (null://) keeps nothing: there is nothing to become visible.
   if (k < prepared.size() &&
       prepared[k].storage_kind() == v1::STORAGE_KIND_NULL)
     return;
   Visibility& v = result->visible;
-  v.node = nodes_[k]->index();
-  v.host = nodes_[k]->host();
+  v.node = nodes()[k]->index();
+  v.host = nodes()[k]->host();
   v.same_node = k == 0;
   v1::InspectRequest req;
   req.set_run_id(spec.run_id);
@@ -42,12 +42,12 @@ void RoundRunner::MeasureVisible(const RoundSpec& spec, uint64_t metadata_size,
       break;
     }
   }
-  auto rep = nodes_[k]->Inspect(req);
+  auto rep = nodes()[k]->Inspect(req);
   if (!rep.ok() || !rep->error().empty()) {
     const std::string why =
         rep.ok() ? rep->error() : std::string(rep.status().message());
     LOG_WARN("%s %d: time to visible not measured: %s: %s", result->phase,
-             result->index, nodes_[k]->Who(), why);
+             result->index, nodes()[k]->Who(), why);
     return;
   }
   v.measured = true;
@@ -61,7 +61,7 @@ void RoundRunner::MeasureVisible(const RoundSpec& spec, uint64_t metadata_size,
     LOG_WARN(
         "%s %d: step-%d was not visible to %s %.1f s after its commit (%s): "
         "a restart there could not load it yet",
-        result->phase, result->index, spec.step, nodes_[k]->Who(),
+        result->phase, result->index, spec.step, nodes()[k]->Who(),
         v.poll_seconds,
         v.lacked.empty() ? std::string("the last poll found nothing missing")
                          : absl::StrCat("the last poll found no ", v.lacked));
@@ -70,11 +70,11 @@ void RoundRunner::MeasureVisible(const RoundSpec& spec, uint64_t metadata_size,
   }
   // The node's instant on the coordinator's clock (offset: node minus
   // coordinator); a small negative from clock error reads as 0.
-  const int64_t at = rep->visible_at_unix_ns() - nodes_[k]->clock_offset_ns();
+  const int64_t at = rep->visible_at_unix_ns() - nodes()[k]->clock_offset_ns();
   v.seconds = std::max(0.0, static_cast<double>(at - committed_unix_ns) / 1e9);
   LOG_INFO("%s %d: step-%d visible to %s %.3f s after its commit (%d polls)",
-           result->phase, result->index, spec.step, nodes_[k]->Who(), v.seconds,
-           v.polls);
+           result->phase, result->index, spec.step, nodes()[k]->Who(),
+           v.seconds, v.polls);
 }
 
 }  // namespace ckpt

@@ -79,6 +79,61 @@ int ResolveQueueDepth(const IoOptions& io, StorageKind storage_kind,
   return cpu_bound ? 0 : 2;
 }
 
+namespace {
+
+// Each file's name, checked to stay inside the step directory `dir` (the
+// coordinator may have read it from a .metadata) and joined to it.
+absl::StatusOr<std::vector<std::string>> JoinFilePaths(PhaseJob& job,
+                                                       const std::string& dir) {
+  std::vector<std::string> paths;
+  for (auto& r : job.ranks) {
+    for (auto& f : r.files) {
+      RETURN_IF_ERROR(CheckEntryName(
+          f.path, absl::StrCat("file name for rank ", r.rank, " in ", dir)));
+      f.path = JoinPath(dir, f.path);
+      paths.push_back(f.path);
+    }
+  }
+  return paths;
+}
+
+// A save's step directory, made; one that holds a commit is refused.
+absl::Status PrepareStepDir(Storage& st, const std::string& dir) {
+  ASSIGN_OR_RETURN(bool exists, st.Exists(JoinPath(dir, kMetadataFile)));
+  if (exists) {
+    return absl::FailedPreconditionError(
+        absl::StrCat(dir,
+                     " already holds a committed checkpoint; refusing to "
+                     "overwrite it"));
+  }
+  return st.CreateDirs(dir);
+}
+
+// A load's files on a file system are the sizes .metadata gives, checked
+// before the page-cache check walks each file's whole size (an 8 TiB
+// sparse file planted as a shard kept it busy for over a minute); opening
+// a file costs nothing there.
+absl::Status CheckFileSizes(Storage& st, const PhaseJob& job) {
+  if (st.Kind() != StorageKind::kPosix && st.Kind() != StorageKind::kFuse) {
+    return absl::OkStatus();
+  }
+  for (const auto& r : job.ranks) {
+    for (const auto& f : r.files) {
+      ASSIGN_OR_RETURN(auto file, st.OpenRead(f.path, ReadOptions{}));
+      const uint64_t size = file->Size();
+      (void)file->Close();
+      if (size != f.size) {
+        return absl::DataLossError(
+            absl::StrCat(f.path, " is ", size,
+                         " bytes; the checkpoint's .metadata says ", f.size));
+      }
+    }
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace
+
 absl::StatusOr<PrepareOutcome> NodeAgent::Prepare(PhaseJob job) {
   // Whole again for this round's clean-up, should the last one have left
   // it short (taken again while descriptors were still scarce).
@@ -106,50 +161,16 @@ absl::StatusOr<PrepareOutcome> NodeAgent::Prepare(PhaseJob job) {
     for (const auto& b : buffers_) budget.available_bytes += b->size();
   }
   RETURN_IF_ERROR(CheckBufferMemory(job, st, budget));
-  std::vector<std::string> paths;
-  for (auto& r : job.ranks) {
-    for (auto& f : r.files) {
-      // Names come from the coordinator, which may have read them from a
-      // .metadata: each must stay inside the step directory.
-      RETURN_IF_ERROR(CheckEntryName(
-          f.path,
-          absl::StrCat("file name for rank ", r.rank, " in ", location_.path)));
-      f.path = JoinPath(location_.path, f.path);
-      paths.push_back(f.path);
-    }
-  }
+  ASSIGN_OR_RETURN(const std::vector<std::string> paths,
+                   JoinFilePaths(job, location_.path));
   PrepareOutcome out;
   if (job.save) {
-    ASSIGN_OR_RETURN(bool exists,
-                     st.Exists(JoinPath(location_.path, kMetadataFile)));
-    if (exists) {
-      return absl::FailedPreconditionError(
-          absl::StrCat(location_.path,
-                       " already holds a committed checkpoint; refusing to "
-                       "overwrite it"));
-    }
-    RETURN_IF_ERROR(st.CreateDirs(location_.path));
+    RETURN_IF_ERROR(PrepareStepDir(st, location_.path));
     read_direct_ = false;
   } else {
     CacheMode mode = job.io.cache_mode;
     if (job.io.direct_read) mode = CacheMode::kDirect;
-    if (st.Kind() == StorageKind::kPosix || st.Kind() == StorageKind::kFuse) {
-      // Sizes first (opening a file costs nothing here): the page-cache
-      // check walks a file's whole size, and an 8 TiB sparse file planted
-      // as a shard kept it busy for over a minute.
-      for (const auto& r : job.ranks) {
-        for (const auto& f : r.files) {
-          ASSIGN_OR_RETURN(auto file, st.OpenRead(f.path, ReadOptions{}));
-          const uint64_t size = file->Size();
-          (void)file->Close();
-          if (size != f.size) {
-            return absl::DataLossError(absl::StrCat(
-                f.path, " is ", size,
-                " bytes; the checkpoint's .metadata says ", f.size));
-          }
-        }
-      }
-    }
+    RETURN_IF_ERROR(CheckFileSizes(st, job));
     ASSIGN_OR_RETURN(out.cache, st.PrepareColdRead(paths, mode));
     read_direct_ = out.cache.method == CacheMethod::kODirect;
   }

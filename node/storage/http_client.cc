@@ -155,32 +155,30 @@ HttpClient::~HttpClient() {
   curl_global_cleanup();
 }
 
-HttpResponse HttpClient::Do(const HttpRequest& req) {
-  CURL* c = static_cast<CURL*>(curl_);
-  HttpResponse rep;
-  Transfer t{&req, &rep, c};
-  t.stall_seconds = options_.stall_seconds;
-  curl_easy_reset(c);  // keeps the connection cache
-  curl_easy_setopt(c, CURLOPT_URL, req.url.c_str());
+namespace {
+
+// The transfer's settings that do not depend on the request: timeouts,
+// TLS, buffers and the callbacks on `t`.
+void SetTransfer(CURL* c, const HttpOptions& options, Transfer* t) {
   curl_easy_setopt(c, CURLOPT_HTTP_VERSION, CURL_HTTP_VERSION_1_1);
   curl_easy_setopt(c, CURLOPT_NOSIGNAL, 1L);
   curl_easy_setopt(c, CURLOPT_TCP_KEEPALIVE, 1L);
   curl_easy_setopt(c, CURLOPT_CONNECTTIMEOUT_MS,
-                   static_cast<long>(options_.connect_seconds * 1000));
+                   static_cast<long>(options.connect_seconds * 1000));
   // The stall timeout is Progress's; libcurl's low-speed check stays as a
   // backstop (it fires later) and wakes the transfer once a second.
   curl_easy_setopt(c, CURLOPT_LOW_SPEED_LIMIT, 1L);
   curl_easy_setopt(c, CURLOPT_LOW_SPEED_TIME,
-                   std::max(1L, static_cast<long>(options_.stall_seconds)));
+                   std::max(1L, static_cast<long>(options.stall_seconds)));
   curl_easy_setopt(c, CURLOPT_NOPROGRESS, 0L);
   curl_easy_setopt(c, CURLOPT_XFERINFOFUNCTION, Progress);
-  curl_easy_setopt(c, CURLOPT_XFERINFODATA, &t);
+  curl_easy_setopt(c, CURLOPT_XFERINFODATA, t);
   curl_easy_setopt(c, CURLOPT_OPENSOCKETFUNCTION, OpenSocket);
-  curl_easy_setopt(c, CURLOPT_OPENSOCKETDATA, &t);
-  curl_easy_setopt(c, CURLOPT_SSL_VERIFYPEER, options_.verify_tls ? 1L : 0L);
-  curl_easy_setopt(c, CURLOPT_SSL_VERIFYHOST, options_.verify_tls ? 2L : 0L);
-  if (!options_.ca_bundle.empty()) {
-    curl_easy_setopt(c, CURLOPT_CAINFO, options_.ca_bundle.c_str());
+  curl_easy_setopt(c, CURLOPT_OPENSOCKETDATA, t);
+  curl_easy_setopt(c, CURLOPT_SSL_VERIFYPEER, options.verify_tls ? 1L : 0L);
+  curl_easy_setopt(c, CURLOPT_SSL_VERIFYHOST, options.verify_tls ? 2L : 0L);
+  if (!options.ca_bundle.empty()) {
+    curl_easy_setopt(c, CURLOPT_CAINFO, options.ca_bundle.c_str());
   }
   // Larger transfer buffers than libcurl's 16 KiB download / 64 KiB
   // upload defaults: a fourth of the callbacks and socket calls per byte
@@ -188,22 +186,28 @@ HttpResponse HttpClient::Do(const HttpRequest& req) {
   curl_easy_setopt(c, CURLOPT_BUFFERSIZE, 256L << 10);
   curl_easy_setopt(c, CURLOPT_UPLOAD_BUFFERSIZE, 256L << 10);
   curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, WriteBody);
-  curl_easy_setopt(c, CURLOPT_WRITEDATA, &t);
+  curl_easy_setopt(c, CURLOPT_WRITEDATA, t);
   curl_easy_setopt(c, CURLOPT_HEADERFUNCTION, Header);
-  curl_easy_setopt(c, CURLOPT_HEADERDATA, &t);
+  curl_easy_setopt(c, CURLOPT_HEADERDATA, t);
+}
+
+// The request's method, body and headers; the header list the caller
+// frees once the transfer is done.
+curl_slist* SetRequest(CURL* c, const HttpRequest& req, Transfer* t) {
+  const bool sends_body = req.method == "PUT" || req.method == "POST";
   if (req.method == "HEAD") {
     curl_easy_setopt(c, CURLOPT_NOBODY, 1L);
-  } else if (req.method == "PUT" || req.method == "POST") {
+  } else if (sends_body) {
     curl_easy_setopt(c, CURLOPT_UPLOAD, 1L);
     curl_easy_setopt(c, CURLOPT_READFUNCTION, ReadBody);
-    curl_easy_setopt(c, CURLOPT_READDATA, &t);
+    curl_easy_setopt(c, CURLOPT_READDATA, t);
     curl_easy_setopt(
         c, CURLOPT_INFILESIZE_LARGE,
         static_cast<curl_off_t>(req.body_head.size() + req.body_len +
                                 req.body_tail.size()));
-    if (req.method == "POST")
-      curl_easy_setopt(c, CURLOPT_CUSTOMREQUEST, "POST");
-  } else if (req.method != "GET") {
+  }
+  // An upload is a PUT to libcurl: any other method is named.
+  if (req.method != "GET" && req.method != "HEAD" && req.method != "PUT") {
     curl_easy_setopt(c, CURLOPT_CUSTOMREQUEST, req.method.c_str());
   }
   curl_slist* headers = nullptr;
@@ -212,35 +216,55 @@ HttpResponse HttpClient::Do(const HttpRequest& req) {
   }
   headers =
       curl_slist_append(headers, "Expect:");  // no 100-continue round trip
-  if (req.method == "PUT" || req.method == "POST") {
+  if (sends_body) {
     headers = curl_slist_append(headers, "Transfer-Encoding:");
   }
   curl_easy_setopt(c, CURLOPT_HTTPHEADER, headers);
+  return headers;
+}
+
+// A failed transfer's cause: libcurl's, a stall, or this machine's
+// shortage (descriptors, memory) when a socket could not be made.
+void NoteFailure(CURL* c, CURLcode rc, const char* errbuf, const Transfer& t,
+                 double stall_seconds, HttpResponse* rep) {
+  rep->curl_error = errbuf[0] ? errbuf : curl_easy_strerror(rc);
+  rep->stalled = rc == CURLE_OPERATION_TIMEDOUT;
+  if (t.stalled && rc == CURLE_ABORTED_BY_CALLBACK) {
+    rep->stalled = true;
+    rep->curl_code = CURLE_OPERATION_TIMEDOUT;
+    rep->curl_error =
+        absl::StrFormat("no byte sent or received for %g s", stall_seconds);
+  }
+  long os_errno = 0;
+  if (t.socket_errno != 0) {
+    rep->local_errno = t.socket_errno;
+    rep->local_call = "socket()";
+  } else if (curl_easy_getinfo(c, CURLINFO_OS_ERRNO, &os_errno) == CURLE_OK &&
+             (os_errno == EMFILE || os_errno == ENFILE || os_errno == ENOMEM ||
+              os_errno == ENOBUFS)) {
+    rep->local_errno = static_cast<int>(os_errno);
+    rep->local_call = "connect()";
+  }
+}
+
+}  // namespace
+
+HttpResponse HttpClient::Do(const HttpRequest& req) {
+  CURL* c = static_cast<CURL*>(curl_);
+  HttpResponse rep;
+  Transfer t{&req, &rep, c};
+  t.stall_seconds = options_.stall_seconds;
+  curl_easy_reset(c);  // keeps the connection cache
+  curl_easy_setopt(c, CURLOPT_URL, req.url.c_str());
+  SetTransfer(c, options_, &t);
+  curl_slist* headers = SetRequest(c, req, &t);
   char errbuf[CURL_ERROR_SIZE] = {0};
   curl_easy_setopt(c, CURLOPT_ERRORBUFFER, errbuf);
   CURLcode rc = curl_easy_perform(c);
   curl_slist_free_all(headers);
   rep.curl_code = rc;
-  if (rc != CURLE_OK) {
-    rep.curl_error = errbuf[0] ? errbuf : curl_easy_strerror(rc);
-    rep.stalled = rc == CURLE_OPERATION_TIMEDOUT;
-    if (t.stalled && rc == CURLE_ABORTED_BY_CALLBACK) {
-      rep.stalled = true;
-      rep.curl_code = CURLE_OPERATION_TIMEDOUT;
-      rep.curl_error = absl::StrFormat("no byte sent or received for %g s",
-                                       options_.stall_seconds);
-    }
-    long os_errno = 0;
-    if (t.socket_errno != 0) {
-      rep.local_errno = t.socket_errno;
-      rep.local_call = "socket()";
-    } else if (curl_easy_getinfo(c, CURLINFO_OS_ERRNO, &os_errno) == CURLE_OK &&
-               (os_errno == EMFILE || os_errno == ENFILE ||
-                os_errno == ENOMEM || os_errno == ENOBUFS)) {
-      rep.local_errno = static_cast<int>(os_errno);
-      rep.local_call = "connect()";
-    }
-  }
+  if (rc != CURLE_OK)
+    NoteFailure(c, rc, errbuf, t, options_.stall_seconds, &rep);
   curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &rep.status);
   if (rc != CURLE_OK) rep.status = 0;
   long connects = 0;

@@ -358,20 +358,56 @@ absl::StatusOr<std::string> PosixStorage::ReadSmall(const std::string& path) {
   return data;
 }
 
+namespace {
+
+// What of `paths` is still in the page cache, into `report`.
+absl::Status Measure(const std::vector<std::string>& paths,
+                     CacheReport* report) {
+  report->resident_bytes = 0;
+  report->checked_bytes = 0;
+  for (const auto& p : paths) {
+    uint64_t size = 0;
+    ASSIGN_OR_RETURN(uint64_t r, ResidentBytes(p, &size));
+    report->resident_bytes += r;
+    report->checked_bytes += size;
+  }
+  return absl::OkStatus();
+}
+
+// Where the eviction probe of a load of `first` runs: in checkpoints/, not
+// inside a (committed) step, so a crash between the probe's create and
+// unlink leaves no stray file in a step.
+std::string ProbeDir(const std::string& first) {
+  std::filesystem::path step = std::filesystem::path(first).parent_path();
+  std::string dir =
+      step.has_parent_path() ? step.parent_path().string() : step.string();
+  if (dir.empty()) dir.assign(1, '.');  // (= "." trips GCC 12 -Wrestrict)
+  return dir;
+}
+
+// io.cache_mode=auto where fadvise cannot evict (overlayfs right after a
+// write): O_DIRECT if the probe could read with it, else nothing works.
+void ChooseWithoutEviction(const EvictionProbe& probe, CacheReport* report) {
+  if (probe.direct_reads) {
+    report->method = CacheMethod::kODirect;
+    report->note =
+        absl::StrCat("fadvise(DONTNEED) does not evict on ", probe.fs_type,
+                     " (probe: ", report->probe, "); reading with O_DIRECT");
+  } else {
+    report->method = CacheMethod::kNone;
+    report->note = absl::StrCat(
+        "neither fadvise(DONTNEED) nor O_DIRECT can keep reads cold on ",
+        probe.fs_type, " (probe: ", report->probe,
+        "): loads may be served by the page cache");
+  }
+}
+
+}  // namespace
+
 absl::StatusOr<CacheReport> PosixStorage::PrepareColdRead(
     const std::vector<std::string>& paths, CacheMode mode) {
   CacheReport report;
-  auto measure = [&]() -> absl::Status {
-    report.resident_bytes = 0;
-    report.checked_bytes = 0;
-    for (const auto& p : paths) {
-      uint64_t size = 0;
-      ASSIGN_OR_RETURN(uint64_t r, ResidentBytes(p, &size));
-      report.resident_bytes += r;
-      report.checked_bytes += size;
-    }
-    return absl::OkStatus();
-  };
+  auto measure = [&] { return Measure(paths, &report); };
   if (mode == CacheMode::kNone) {
     report.method = CacheMethod::kNone;
     RETURN_IF_ERROR(measure());
@@ -382,13 +418,7 @@ absl::StatusOr<CacheReport> PosixStorage::PrepareColdRead(
   // O_DIRECT reads work? Decided before any eviction, recorded in results.
   EvictionProbe probe;
   if (!fuse && !paths.empty()) {
-    // In checkpoints/, not inside a (committed) step: a crash between the
-    // probe's create and unlink must not leave a stray file in a step.
-    std::filesystem::path step =
-        std::filesystem::path(paths.front()).parent_path();
-    std::string dir =
-        step.has_parent_path() ? step.parent_path().string() : step.string();
-    if (dir.empty()) dir.assign(1, '.');  // (= "." trips GCC 12 -Wrestrict)
+    const std::string dir = ProbeDir(paths.front());
     probe = probes_->Once(dir, MountOf(dir).type);
     report.probe = probe.Describe();
   }
@@ -419,18 +449,7 @@ absl::StatusOr<CacheReport> PosixStorage::PrepareColdRead(
   if (!drop && mode == CacheMode::kAuto && probe.error.empty() && !fuse &&
       !probe.fadvise_evicts) {
     RETURN_IF_ERROR(measure());
-    if (probe.direct_reads) {
-      report.method = CacheMethod::kODirect;
-      report.note =
-          absl::StrCat("fadvise(DONTNEED) does not evict on ", probe.fs_type,
-                       " (probe: ", report.probe, "); reading with O_DIRECT");
-    } else {
-      report.method = CacheMethod::kNone;
-      report.note = absl::StrCat(
-          "neither fadvise(DONTNEED) nor O_DIRECT can keep reads cold on ",
-          probe.fs_type, " (probe: ", report.probe,
-          "): loads may be served by the page cache");
-    }
+    ChooseWithoutEviction(probe, &report);
     return report;
   }
   if (drop) {

@@ -64,6 +64,41 @@ bool Retryable(const HttpResponse& r, CodeMeans code) {
   return code == CodeMeans::kThrottled || code == CodeMeans::kRetry;
 }
 
+// The status of a request that failed for good, by what S3 answered
+// (`msg` says what was asked and what the server said).
+absl::Status S3Failure(const HttpResponse& rep, const std::string& msg) {
+  // Descriptors, memory: this machine's shortage, not the store's fault.
+  if (rep.status == 0 && rep.local_errno != 0) {
+    return ErrnoStatus(rep.local_errno, msg);
+  }
+  if (rep.status == 404) return absl::NotFoundError(msg);
+  if (rep.status == 403) return absl::PermissionDeniedError(msg);
+  // Conditional writes: 412 the condition failed (the key exists), 409 a
+  // concurrent conditional write of the key is in flight (AWS), 501 the
+  // store has none (Swift: "Conditional object PUTs are not supported").
+  if (rep.status == 412) return absl::AlreadyExistsError(msg);
+  const CodeMeans code = Means(XmlValue(rep.body, "Code"));
+  if (rep.status == 409 && code == CodeMeans::kConflict) {
+    return absl::AbortedError(msg);
+  }
+  if (rep.status == 501) return absl::UnimplementedError(msg);
+  // Still failing after the retries: the store is unavailable or busy.
+  if (rep.status >= 500 || rep.status == 429) {
+    return absl::UnavailableError(msg);
+  }
+  if (code == CodeMeans::kDataLoss) {
+    return absl::DataLossError(msg);
+  }
+  if (rep.status == 0) {
+    // A certificate that does not verify is a setting to fix, not an
+    // outage (s3.ca_bundle, AWS_CA_BUNDLE).
+    return PermanentTransportError(rep.curl_code)
+               ? absl::FailedPreconditionError(msg)
+               : absl::UnavailableError(msg);
+  }
+  return absl::FailedPreconditionError(msg);
+}
+
 }  // namespace
 
 std::string XmlValue(const std::string& xml, const std::string& tag,
@@ -273,36 +308,7 @@ absl::StatusOr<HttpResponse> S3Client::Do(const S3Call& call) {
                     absl::StrCat(XmlValue(rep.body, "Code"),
                                  message.empty() ? "" : ": ", message)),
       AfterAttempts(sent.attempts)));
-  // Descriptors, memory: this machine's shortage, not the store's fault.
-  if (rep.status == 0 && rep.local_errno != 0) {
-    return ErrnoStatus(rep.local_errno, msg);
-  }
-  if (rep.status == 404) return absl::NotFoundError(msg);
-  if (rep.status == 403) return absl::PermissionDeniedError(msg);
-  // Conditional writes: 412 the condition failed (the key exists), 409 a
-  // concurrent conditional write of the key is in flight (AWS), 501 the
-  // store has none (Swift: "Conditional object PUTs are not supported").
-  if (rep.status == 412) return absl::AlreadyExistsError(msg);
-  const CodeMeans code = Means(XmlValue(rep.body, "Code"));
-  if (rep.status == 409 && code == CodeMeans::kConflict) {
-    return absl::AbortedError(msg);
-  }
-  if (rep.status == 501) return absl::UnimplementedError(msg);
-  // Still failing after the retries: the store is unavailable or busy.
-  if (rep.status >= 500 || rep.status == 429) {
-    return absl::UnavailableError(msg);
-  }
-  if (code == CodeMeans::kDataLoss) {
-    return absl::DataLossError(msg);
-  }
-  if (rep.status == 0) {
-    // A certificate that does not verify is a setting to fix, not an
-    // outage (s3.ca_bundle, AWS_CA_BUNDLE).
-    return PermanentTransportError(rep.curl_code)
-               ? absl::FailedPreconditionError(msg)
-               : absl::UnavailableError(msg);
-  }
-  return absl::FailedPreconditionError(msg);
+  return S3Failure(rep, msg);
 }
 
 }  // namespace ckpt

@@ -3,6 +3,8 @@
 #include <cstdlib>
 #include <ctime>
 #include <sstream>
+#include <string_view>
+#include <utility>
 
 #include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
@@ -21,6 +23,14 @@ namespace {
 // of profiles.
 constexpr uint64_t kMaxTokenFileBytes = 64 << 10;
 constexpr uint64_t kMaxCredentialsFileBytes = 1 << 20;
+
+// A shared credentials file's keys of a profile, and what each sets.
+const std::pair<std::string_view, std::string AwsCredentials::*>
+    kCredentialKeys[] = {
+        {"aws_access_key_id", &AwsCredentials::access_key},
+        {"aws_secret_access_key", &AwsCredentials::secret_key},
+        {"aws_session_token", &AwsCredentials::session_token},
+};
 
 // A token file named by `env_name`, stripped; its errors name both.
 absl::StatusOr<std::string> ReadTokenFile(const std::string& what,
@@ -105,9 +115,9 @@ AwsCredentialChain::FromSharedFile() {
     std::string k(absl::StripAsciiWhitespace(t.substr(0, eq)));
     std::string v(absl::StripAsciiWhitespace(t.substr(eq + 1)));
     found = true;
-    if (k == "aws_access_key_id") c.access_key = v;
-    if (k == "aws_secret_access_key") c.secret_key = v;
-    if (k == "aws_session_token") c.session_token = v;
+    for (const auto& [name, member] : kCredentialKeys) {
+      if (k == name) c.*member = v;
+    }
   }
   if (!found) {
     if (env_("AWS_PROFILE") != nullptr) {

@@ -76,6 +76,12 @@ RangeFetch S3RangeFetch(std::shared_ptr<S3Client> client, S3Location loc,
   };
 }
 
+// A listing's answer says more follows (ListObjectsV2,
+// ListMultipartUploads: <IsTruncated>true</IsTruncated>).
+bool Truncated(const std::string& body) {
+  return XmlValue(body, "IsTruncated") == "true";
+}
+
 }  // namespace
 
 absl::StatusOr<std::unique_ptr<Storage>> S3Storage::Make(
@@ -153,9 +159,8 @@ absl::StatusOr<std::vector<std::string>> S3Storage::ListDir(
       if (k.size() > prefix.size() && k.rfind(prefix, 0) == 0)
         names.push_back(k.substr(prefix.size()));
     }
-    token = XmlValue(rep.body, "IsTruncated") == "true"
-                ? XmlValue(rep.body, "NextContinuationToken")
-                : "";
+    token =
+        Truncated(rep.body) ? XmlValue(rep.body, "NextContinuationToken") : "";
   } while (!token.empty());
   if (names.empty())
     return absl::NotFoundError(absl::StrCat(path, ": nothing stored under it"));
@@ -173,9 +178,8 @@ absl::StatusOr<std::vector<std::string>> S3Storage::ListKeys(
     if (!token.empty()) c.query.push_back({"continuation-token", token});
     ASSIGN_OR_RETURN(auto rep, client_->Do(c));
     for (const auto& k : XmlTexts(rep.body, "Key")) keys.push_back(k);
-    token = XmlValue(rep.body, "IsTruncated") == "true"
-                ? XmlValue(rep.body, "NextContinuationToken")
-                : "";
+    token =
+        Truncated(rep.body) ? XmlValue(rep.body, "NextContinuationToken") : "";
   } while (!token.empty());
   return keys;
 }
@@ -238,7 +242,7 @@ absl::StatusOr<std::vector<S3Upload>> S3Storage::ListUploads(
                  XmlValue(upload, "Initiated")};
       if (!u.key.empty() && !u.upload_id.empty()) out.push_back(std::move(u));
     }
-    const bool truncated = XmlValue(rep.body, "IsTruncated") == "true";
+    const bool truncated = Truncated(rep.body);
     key_marker = truncated ? XmlValue(rep.body, "NextKeyMarker") : "";
     id_marker = truncated ? XmlValue(rep.body, "NextUploadIdMarker") : "";
   } while (!key_marker.empty());
