@@ -296,7 +296,16 @@ struct ReshardRankResult {
   std::vector<uint32_t> from_ranks;  // the saving ranks of those files
 };
 
-// "save 2", "load 1", "stage 1" (a load-only run's untimed staging save).
+// Where a round's name appears: reports and the summary ("save 2",
+// "load 1", "stage 1" for a load-only run's untimed staging save), the
+// progress line ("stage (untimed)"), the log ("save round 2", also for the
+// staging save).
+enum class RoundNameForm { kReport, kProgress, kLog };
+// A checkpoint round's name, in `form`: every place names a round through
+// this one function.
+std::string CheckpointRoundName(Phase phase, int index, bool staged,
+                                RoundNameForm form);
+// The round's name in reports (kReport).
 std::string RoundName(const RoundResult& r);
 
 struct ReshardResult {

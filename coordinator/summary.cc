@@ -15,9 +15,24 @@ double Ms(uint64_t ns) { return static_cast<double>(ns) / 1e6; }
 
 }  // namespace
 
+std::string CheckpointRoundName(Phase phase, int index, bool staged,
+                                RoundNameForm form) {
+  switch (form) {
+    case RoundNameForm::kLog:
+      return absl::StrFormat("%s round %d", phase, index);
+    case RoundNameForm::kProgress:
+      if (staged) return "stage (untimed)";
+      break;
+    case RoundNameForm::kReport:
+      if (staged) return absl::StrCat("stage ", index);
+      break;
+  }
+  return absl::StrFormat("%s %d", phase, index);
+}
+
 std::string RoundName(const RoundResult& r) {
-  return absl::StrCat(r.staged ? "stage" : std::string(Name(r.phase)), " ",
-                      r.index);
+  return CheckpointRoundName(r.phase, r.index, r.staged,
+                             RoundNameForm::kReport);
 }
 
 PhaseSummary RunResult::Summarize(Phase phase) const {

@@ -213,13 +213,9 @@ class CheckpointRound : public RoundWorkload {
     if (!spec_.save) result->rank_shift = r_.rank_shift_;
     result->resharded = !spec_.save && spec_.reshard != nullptr;
   }
-  std::string Label() const override {
-    return spec_.staged
-               ? std::string("stage (untimed)")
-               : absl::StrCat(spec_.save ? "save" : "load", " ", spec_.index);
-  }
-  std::string LogName() const override {
-    return absl::StrCat(spec_.save ? "save" : "load", " round ", spec_.index);
+  std::string Title(RoundNameForm form) const override {
+    return CheckpointRoundName(spec_.save ? Phase::kSave : Phase::kLoad,
+                               spec_.index, spec_.staged, form);
   }
   // A resharded load reads what its plan reads (whole segments read more
   // than the checkpoint's bytes), the bytes the nodes report as done.
@@ -237,7 +233,6 @@ class CheckpointRound : public RoundWorkload {
                 RoundResult* result) override;
   // The protocol checked the envelope (round, start lag).
   absl::Status CheckReport(size_t node, const v1::PhaseReport& report,
-                           double /*clock_error_seconds*/,
                            const std::string& who) override {
     return CheckPhaseReportBody(report, expected_[node], who);
   }

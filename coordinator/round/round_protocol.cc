@@ -122,7 +122,8 @@ struct RoundProtocol::Round {
     result.status = RunStatus::kFailed;
     result.error = std::move(error);
     result.error_kind = ErrorKindName(kind);
-    LOG_ERROR("%s failed: %s", workload.LogName(), result.error);
+    LOG_ERROR("%s failed: %s", workload.Title(RoundNameForm::kLog),
+              result.error);
     return std::move(result);
   }
 };
@@ -224,7 +225,7 @@ void RoundProtocol::CheckReports(Round& round) {
     absl::Status unusable =
         CheckReportEnvelope(report, round.ids.round_id, clock_error, who);
     if (unusable.ok()) {
-      unusable = round.workload.CheckReport(i, report, clock_error, who);
+      unusable = round.workload.CheckReport(i, report, who);
     }
     if (unusable.ok()) continue;
     report = v1::PhaseReport();
@@ -249,9 +250,10 @@ RoundResult RoundProtocol::Run(RoundWorkload& workload, const RoundIds& ids) {
   ReestimateClocks(&result);
   workload.Prepared(round.prepared, &result);
 
-  const Start start = ChooseStart(workload.LogName());
+  const Start start = ChooseStart(workload.Title(RoundNameForm::kLog));
   if (progress_) {
-    progress_->BeginRound(workload.Label(), workload.ProgressBytes(),
+    progress_->BeginRound(workload.Title(RoundNameForm::kProgress),
+                          workload.ProgressBytes(),
                           static_cast<int>(nodes_.size()));
   }
   Transfer(round, start);

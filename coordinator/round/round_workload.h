@@ -27,10 +27,11 @@ class RoundWorkload {
 
   // Names the round in `result` (phase, index) before anything runs.
   virtual void Begin(RoundResult* result) = 0;
-  // The progress line's label and the bytes the nodes' progress adds up to.
-  virtual std::string Label() const = 0;
-  // The round as the log names it ("load round 1"); the label by default.
-  virtual std::string LogName() const { return Label(); }
+  // The round's name on the progress line (kProgress) and in the log
+  // (kLog): "save 1" and "save round 1" for the checkpoint
+  // (CheckpointRoundName).
+  virtual std::string Title(RoundNameForm form) const = 0;
+  // The bytes the nodes' progress adds up to.
   virtual uint64_t ProgressBytes() const = 0;
 
   // Node `node`'s prepare request (run_id and round_id are set by the
@@ -57,10 +58,9 @@ class RoundWorkload {
   }
 
   // Whether node `node`'s report (round and start lag already checked by
-  // the protocol) may be used: a refusal fails that node, named by `who`.
-  // `clock_error_seconds` is half the round trip of its clock estimate.
+  // the protocol, against the node's clock error) may be used: a refusal
+  // fails that node, named by `who`.
   virtual absl::Status CheckReport(size_t node, const v1::PhaseReport& report,
-                                   double clock_error_seconds,
                                    const std::string& who) = 0;
   // Every node reported without error; still on the round's clock (the
   // checkpoint's commit). An error fails the round with its kind

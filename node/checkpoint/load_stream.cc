@@ -46,15 +46,8 @@ std::string LocateMismatch(const TransferContext& ctx, const FileJob& job,
 LoadStream::LoadStream(const TransferContext& ctx, const FileJob& job,
                        const IoParams& params, AlignedBuffer& buffer,
                        OpStats* stats, FileOutcome* out)
-    : ctx_(ctx),
-      job_(job),
-      params_(params),
-      buffer_(buffer),
-      stats_(stats),
-      out_(out),
-      copied_before_(out->copy_bytes),
-      sums_(job, params.checksum, &out->checksums),
-      block_(BlockSize(params, buffer)) {}
+    : FileStream(ctx, job, params, buffer, stats, out),
+      copied_before_(out->copy_bytes) {}
 
 absl::Status LoadStream::Run() {
   out_->start_seconds = SecondsSince(ctx_.start);

@@ -22,7 +22,7 @@
 
 namespace ckpt {
 
-class LoadStream {
+class LoadStream : private FileStream {
  public:
   LoadStream(const TransferContext& ctx, const FileJob& job,
              const IoParams& params, AlignedBuffer& buffer, OpStats* stats,
@@ -48,18 +48,10 @@ class LoadStream {
   // Every kept byte reached the device; close; the file's done time.
   absl::Status Finish();
 
-  const TransferContext& ctx_;
-  const FileJob& job_;
-  const IoParams& params_;
-  AlignedBuffer& buffer_;
-  OpStats* stats_;
-  FileOutcome* out_;
   const uint64_t copied_before_;
   ReadOptions options_;
   std::unique_ptr<ReadableFile> file_;
-  SegmentSums sums_;
   absl::Status mismatch_;
-  const size_t block_;
   std::vector<std::pair<uint64_t, size_t>> pieces_;
   // Where a resharded file's kept bytes go in the rank's memory (a load
   // onto a device only).

@@ -52,14 +52,7 @@ void TestHangInSave() {
 SaveStream::SaveStream(const TransferContext& ctx, const FileJob& job,
                        const IoParams& params, AlignedBuffer& buffer,
                        OpStats* stats, FileOutcome* out)
-    : ctx_(ctx),
-      job_(job),
-      params_(params),
-      buffer_(buffer),
-      stats_(stats),
-      out_(out),
-      sums_(job, params.checksum, &out->checksums),
-      block_(BlockSize(params, buffer)),
+    : FileStream(ctx, job, params, buffer, stats, out),
       blocks_((job.size + block_ - 1) / block_) {}
 
 size_t SaveStream::Length(uint64_t k) const {

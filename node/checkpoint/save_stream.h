@@ -16,7 +16,7 @@
 
 namespace ckpt {
 
-class SaveStream {
+class SaveStream : private FileStream {
  public:
   SaveStream(const TransferContext& ctx, const FileJob& job,
              const IoParams& params, AlignedBuffer& buffer, OpStats* stats,
@@ -43,15 +43,7 @@ class SaveStream {
   // fsync (when asked), close, and the file's done time.
   absl::Status Finish();
 
-  const TransferContext& ctx_;
-  const FileJob& job_;
-  const IoParams& params_;
-  AlignedBuffer& buffer_;
-  OpStats* stats_;
-  FileOutcome* out_;
   std::unique_ptr<WritableFile> file_;
-  SegmentSums sums_;
-  const size_t block_;
   const uint64_t blocks_;
 };
 

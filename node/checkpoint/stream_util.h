@@ -1,7 +1,7 @@
 // What SaveStream and LoadStream (node/checkpoint/save_stream.h,
-// node/checkpoint/load_stream.h) share: timing one storage call into a
-// histogram, the abort check, and feeding a file's bytes to its segments'
-// checksums.
+// node/checkpoint/load_stream.h) share: what one file's transfer holds
+// (FileStream), timing one storage call into a histogram, the abort check,
+// and feeding a file's bytes to its segments' checksums.
 #ifndef CKPTBENCH_NODE_CHECKPOINT_STREAM_UTIL_H_
 #define CKPTBENCH_NODE_CHECKPOINT_STREAM_UTIL_H_
 
@@ -58,6 +58,34 @@ inline size_t BlockSize(const IoParams& params, const AlignedBuffer& buffer) {
   return std::min(params.block_size,
                   buffer.size() / BufferBlocks(params.queue_depth));
 }
+
+// One file's transfer, as a save and a load hold it alike: the phase's
+// context, the file's job and io parameters, the rank's buffer, the stats
+// and the outcome it fills, its segments' checksums (into out->checksums)
+// and the block it moves at a time.
+class FileStream {
+ protected:
+  FileStream(const TransferContext& ctx, const FileJob& job,
+             const IoParams& params, AlignedBuffer& buffer, OpStats* stats,
+             FileOutcome* out)
+      : ctx_(ctx),
+        job_(job),
+        params_(params),
+        buffer_(buffer),
+        stats_(stats),
+        out_(out),
+        sums_(job, params.checksum, &out->checksums),
+        block_(BlockSize(params, buffer)) {}
+
+  const TransferContext& ctx_;
+  const FileJob& job_;
+  const IoParams& params_;
+  AlignedBuffer& buffer_;
+  OpStats* stats_;
+  FileOutcome* out_;
+  SegmentSums sums_;
+  const size_t block_;
+};
 
 }  // namespace ckpt
 

@@ -66,7 +66,7 @@ NodeWorkloads CountingNodeWorkloads() {
 
 void CountingRound::Begin(RoundResult* result) { result->index = index_; }
 
-std::string CountingRound::Label() const {
+std::string CountingRound::Title(RoundNameForm /*form*/) const {
   return absl::StrCat("count ", index_);
 }
 
@@ -126,7 +126,6 @@ void CountingRound::OnAction(size_t node, const v1::ActionRequest& ask,
 
 absl::Status CountingRound::CheckReport(size_t node,
                                         const v1::PhaseReport& report,
-                                        double /*clock_error_seconds*/,
                                         const std::string& who) {
   if (!report.error().empty()) return absl::OkStatus();
   t::CountReport r;

@@ -40,13 +40,12 @@ class CountingRound : public RoundWorkload {
       : nodes_(nodes), spec_(spec), index_(index) {}
 
   void Begin(RoundResult* result) override;
-  std::string Label() const override;
+  std::string Title(RoundNameForm form) const override;
   uint64_t ProgressBytes() const override;
   v1::PrepareRequest BuildPrepare(size_t node) override;
   void OnAction(size_t node, const v1::ActionRequest& ask,
                 ActionReplyFn reply) override;
   absl::Status CheckReport(size_t node, const v1::PhaseReport& report,
-                           double clock_error_seconds,
                            const std::string& who) override;
   void Aggregate(const std::vector<v1::PhaseReport>& reports,
                  const std::vector<v1::PrepareReply>& prepared,
