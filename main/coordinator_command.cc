@@ -2,8 +2,8 @@
 // estimates their clocks, then drives the same rounds as `run` over gRPC.
 #include <unistd.h>
 
+#include "coordinator/fleet.h"
 #include "main/commands.h"
-#include "main/fleet.h"
 #include "main/run_support.h"
 
 namespace ckpt {
@@ -15,7 +15,8 @@ int CoordinatorCommand(const CliArgs& args) {
   const Config& config = setup.loaded.config;
   RunResult& result = setup.result;
   const std::string run_id = NewRunId();
-  auto fleet = StartFleet(config, config.cluster.num_nodes, run_id, signals);
+  auto fleet = StartFleet(config.control, config.cluster.num_nodes, run_id,
+                          WatchWith(signals));
   if (!fleet.ok()) {
     return FailRun(args.results_dir, &result,
                    std::string(fleet.status().message()),

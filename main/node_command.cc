@@ -11,11 +11,11 @@
 #include "absl/strings/str_cat.h"
 #include "common/config_loader.h"
 #include "common/grpc_tls.h"
+#include "common/health_server.h"
 #include "common/log.h"
 #include "common/names.h"
 #include "coordinator/environment.h"
 #include "main/commands.h"
-#include "main/health_server.h"
 #include "main/run_support.h"
 #include "node/node_session.h"
 

@@ -16,6 +16,7 @@
 #include "common/config_loader.h"
 #include "common/plan.h"
 #include "coordinator/coordinator.h"
+#include "coordinator/fleet.h"
 #include "coordinator/results.h"
 #include "main/cli.h"
 
@@ -70,6 +71,13 @@ class SignalWatcher {
   bool delivered_ = false;
   std::thread thread_;
 };
+
+// The fleet's interrupt hook (coordinator/fleet.h) on `signals`.
+inline WatchInterrupts WatchWith(SignalWatcher& signals) {
+  return [&signals](SignalWatcher::OnSignal on_signal) {
+    signals.Watch(std::move(on_signal));
+  };
+}
 
 // Config sources from --config and key=value overrides.
 LoadOptions LoadOptionsFromArgs(const CliArgs& args);

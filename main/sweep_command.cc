@@ -20,13 +20,13 @@
 #include "absl/strings/str_format.h"
 #include "common/experiment.h"
 #include "common/files.h"
+#include "common/health_server.h"
 #include "common/json_utf8.h"
 #include "common/log.h"
 #include "coordinator/environment.h"
+#include "coordinator/fleet.h"
 #include "coordinator/local_node_client.h"
 #include "main/commands.h"
-#include "main/fleet.h"
-#include "main/health_server.h"
 #include "main/run_support.h"
 #include "report/html_report.h"
 #include "report/sweep_data.h"
@@ -124,7 +124,8 @@ class SweepRuns {
   int Serve() {
     const Config& first = plan_.checked[0].config;
     if (plan_.max_nodes > 1) {
-      auto f = StartFleet(first, plan_.max_nodes, NewRunId(), signals_);
+      auto f = StartFleet(first.control, plan_.max_nodes, NewRunId(),
+                          WatchWith(signals_));
       if (!f.ok()) {
         PrintError(std::string(f.status().message()));
         return absl::IsInvalidArgument(f.status()) ? 2 : 1;

@@ -3,8 +3,8 @@
 // which speak no TLS. The node serves it on control.node_health_port, the
 // coordinator on control.coordinator_health_port (its control port's
 // health service is behind TLS when tls.* is set).
-#ifndef CKPTBENCH_MAIN_HEALTH_SERVER_H_
-#define CKPTBENCH_MAIN_HEALTH_SERVER_H_
+#ifndef CKPTBENCH_COMMON_HEALTH_SERVER_H_
+#define CKPTBENCH_COMMON_HEALTH_SERVER_H_
 
 #include <grpcpp/grpcpp.h>
 
@@ -34,4 +34,4 @@ class HealthServer {
 
 }  // namespace ckpt
 
-#endif  // CKPTBENCH_MAIN_HEALTH_SERVER_H_
+#endif  // CKPTBENCH_COMMON_HEALTH_SERVER_H_

@@ -1,4 +1,4 @@
-#include "main/fleet.h"
+#include "coordinator/fleet.h"
 
 #include <cstdlib>
 #include <thread>
@@ -69,29 +69,29 @@ absl::Status EstimateClocks(Fleet* fleet) {
 
 }  // namespace
 
-absl::StatusOr<Fleet> StartFleet(const Config& config, int num_nodes,
+absl::StatusOr<Fleet> StartFleet(const ControlOptions& control, int num_nodes,
                                  const std::string& run_id,
-                                 SignalWatcher& signals) {
-  auto tls = MakeServerCredentials(config.control);
+                                 const WatchInterrupts& watch) {
+  auto tls = MakeServerCredentials(control);
   if (!tls.ok()) return absl::InvalidArgumentError(tls.status().message());
   if (!tls->tls) {
     LOG_WARN(
         "control channel without TLS: node traffic to %s is unencrypted "
         "(set tls.cert / tls.key, and tls.ca for mutual TLS)",
-        config.control.listen);
+        control.listen);
   }
-  if (config.control.token.empty()) {
+  if (control.token.empty()) {
     LOG_WARN(
         "no auth.token (CKPT_TOKEN): any node that reaches %s may register",
-        config.control.listen);
+        control.listen);
   }
   SessionServerOptions so;
-  so.listen = config.control.listen;
+  so.listen = control.listen;
   so.tls = *tls;
   so.num_nodes = num_nodes;
-  so.token = config.control.token;
-  so.node_timeout = config.control.node_timeout;
-  so.heartbeat_interval = config.control.heartbeat_interval;
+  so.token = control.token;
+  so.node_timeout = control.node_timeout;
+  so.heartbeat_interval = control.heartbeat_interval;
   so.run_id = run_id;
   auto server = SessionServer::Start(so);
   if (!server.ok()) {
@@ -99,8 +99,8 @@ absl::StatusOr<Fleet> StartFleet(const Config& config, int num_nodes,
   }
   Fleet fleet;
   fleet.server = std::move(*server);
-  if (config.control.coordinator_health_port > 0) {
-    auto health = HealthServer::Start(config.control.coordinator_health_port,
+  if (control.coordinator_health_port > 0) {
+    auto health = HealthServer::Start(control.coordinator_health_port,
                                       "control.coordinator_health_port");
     if (!health.ok()) {
       fleet.server->Shutdown(false, std::string(health.status().message()));
@@ -110,15 +110,15 @@ absl::StatusOr<Fleet> StartFleet(const Config& config, int num_nodes,
   }
   LOG_INFO(
       "coordinator listening on %s (%s%s); waiting up to %g s for %d node(s)",
-      config.control.listen, tls->tls ? "TLS" : "plaintext",
+      control.listen, tls->tls ? "TLS" : "plaintext",
       tls->mutual ? ", client certificates required" : "",
-      config.control.register_timeout, num_nodes);
+      control.register_timeout, num_nodes);
   SessionServer* s = fleet.server.get();
-  signals.Watch([s](const std::string& name) {
+  watch([s](const std::string& name) {
     s->CancelWait(absl::StrCat("interrupted by ", name));
   });
-  auto nodes = s->WaitForNodes(config.control.register_timeout);
-  signals.Watch(nullptr);
+  auto nodes = s->WaitForNodes(control.register_timeout);
+  watch(nullptr);
   if (!nodes.ok()) {
     s->Shutdown(false, std::string(nodes.status().message()));
     if (absl::IsDeadlineExceeded(nodes.status())) {

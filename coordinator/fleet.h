@@ -1,20 +1,21 @@
 // The coordinator role's node side, shared by `coordinator` and by `sweep`
 // when its points span several nodes: serves node sessions on
 // control.listen (TLS and token per control.*), waits for the nodes, and
-// estimates each node's clock offset and round trip once.
-#ifndef CKPTBENCH_MAIN_FLEET_H_
-#define CKPTBENCH_MAIN_FLEET_H_
+// estimates each node's clock offset and round trip once
+// (tests/coordinator/fleet_test.cc).
+#ifndef CKPTBENCH_COORDINATOR_FLEET_H_
+#define CKPTBENCH_COORDINATOR_FLEET_H_
 
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
 
 #include "absl/status/statusor.h"
 #include "common/config.h"
+#include "common/health_server.h"
 #include "coordinator/results.h"
 #include "coordinator/session_server.h"
-#include "main/health_server.h"
-#include "main/run_support.h"
 
 namespace ckpt {
 
@@ -25,15 +26,24 @@ struct Fleet {
   std::vector<NodeClock> clocks;   // same order
 };
 
+// How the fleet hears of an interrupt while it waits for the nodes: it is
+// called with what to run on a signal (given its name, "SIGINT"), then
+// with null when the wait ends; once that call returns, the callback must
+// not be running (the fleet may free what it touches).
+// SignalWatcher::Watch (main/run_support.h) fits: it runs the callback
+// under the lock Watch takes.
+using WatchInterrupts =
+    std::function<void(std::function<void(const std::string& signal)>)>;
+
 // InvalidArgument for bad control settings (exit 2); other errors are the
 // run's (nodes missing, interrupted, a clock estimate failed). The server
 // is shut down before an error returns. Nodes missing after
 // control.register_timeout are named by index, and in a Kubernetes pod
 // (KUBERNETES_SERVICE_HOST set) the error says where to look.
-absl::StatusOr<Fleet> StartFleet(const Config& config, int num_nodes,
+absl::StatusOr<Fleet> StartFleet(const ControlOptions& control, int num_nodes,
                                  const std::string& run_id,
-                                 SignalWatcher& signals);
+                                 const WatchInterrupts& watch);
 
 }  // namespace ckpt
 
-#endif  // CKPTBENCH_MAIN_FLEET_H_
+#endif  // CKPTBENCH_COORDINATOR_FLEET_H_

@@ -1,4 +1,4 @@
-#include "main/health_server.h"
+#include "common/health_server.h"
 
 #include <chrono>
 
