@@ -53,7 +53,7 @@ void BM_Checksum(benchmark::State& state) {
     sum->Update(b.data(), kBlock);
     benchmark::DoNotOptimize(sum->Value());
   }
-  state.SetLabel(std::string(ckpt::ChecksumName(kind)));
+  state.SetLabel(std::string(ckpt::Name(kind)));
   state.SetBytesProcessed(static_cast<int64_t>(state.iterations() * kBlock));
 }
 
@@ -73,7 +73,7 @@ void BM_GenerateAndChecksum(benchmark::State& state) {
     off += kBlock;
     benchmark::DoNotOptimize(sum->Value());
   }
-  state.SetLabel(std::string(ckpt::ChecksumName(kind)));
+  state.SetLabel(std::string(ckpt::Name(kind)));
   state.SetBytesProcessed(static_cast<int64_t>(state.iterations() * kBlock));
 }
 

@@ -64,17 +64,6 @@ class Crc32cChecksummer : public Checksummer {
 
 }  // namespace
 
-absl::StatusOr<ChecksumKind> ParseChecksumKind(std::string_view name) {
-  if (name == "xxh3") return ChecksumKind::kXxh3;
-  if (name == "crc32c") return ChecksumKind::kCrc32c;
-  return absl::InvalidArgumentError(absl::StrCat(
-      "unknown checksum '", std::string(name), "'; expected xxh3 or crc32c"));
-}
-
-std::string_view ChecksumName(ChecksumKind kind) {
-  return kind == ChecksumKind::kXxh3 ? "xxh3" : "crc32c";
-}
-
 std::unique_ptr<Checksummer> NewChecksummer(ChecksumKind kind) {
   if (kind == ChecksumKind::kCrc32c) {
     return std::make_unique<Crc32cChecksummer>();

@@ -11,13 +11,9 @@
 #include <string_view>
 
 #include "absl/status/statusor.h"
+#include "common/kinds.h"  // ChecksumKind
 
 namespace ckpt {
-
-enum class ChecksumKind { kXxh3, kCrc32c };
-
-absl::StatusOr<ChecksumKind> ParseChecksumKind(std::string_view name);
-std::string_view ChecksumName(ChecksumKind kind);
 
 class Checksummer {
  public:

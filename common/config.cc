@@ -11,6 +11,7 @@
 #include "common/bytes.h"
 #include "common/config_keys.h"
 #include "common/cuda.h"
+#include "common/status_macros.h"
 
 namespace ckpt {
 std::string Config::CheckpointsPath() const {
@@ -64,38 +65,18 @@ std::vector<std::string> AllKeyNames() {
   return names;
 }
 
-std::map<std::string, std::string> StorageOptionsOf(const Config& config) {
-  std::map<std::string, std::string> out;
-  for (const auto& k : ConfigKeys()) {
-    if (k.key.rfind("s3.", 0) == 0 || k.key.rfind("gcs.", 0) == 0 ||
-        k.key == "storage.flavour") {
-      out[k.key] = k.get(config);
-    }
-  }
-  return out;
+BackendOptions BackendOptionsOf(const Config& config) {
+  return {config.storage.flavour, config.s3, config.gcs};
 }
 
-absl::StatusOr<Config> ConfigFromOptions(
-    const std::map<std::string, std::string>& options,
-    const std::string& prefix) {
+absl::Status CheckBackendOptions(const BackendOptions& options) {
   Config c;
-  for (const auto& [k, v] : options) {
-    if (k.rfind(prefix, 0) != 0) continue;
-    const KeyDef* def = FindKey(k);
-    if (def == nullptr) {
-      // Shipped by the coordinator: one that knows keys this node does not
-      // is another version of ckptbench.
-      return absl::InvalidArgumentError(absl::StrCat(
-          "storage option '", k,
-          "' from the coordinator: not a key this node knows (are the "
-          "coordinator and the node the same ckptbench version?)"));
-    }
-    if (auto s = def->set(c, v); !s.ok()) {
-      return absl::InvalidArgumentError(
-          absl::StrCat(k, " = '", v, "': ", s.message()));
-    }
-  }
-  return c;
+  c.storage.flavour = options.flavour;
+  c.s3 = options.s3;
+  c.gcs = options.gcs;
+  RETURN_IF_ERROR(RecheckKeys(c, "storage.flavour"));
+  RETURN_IF_ERROR(RecheckKeys(c, "s3."));
+  return RecheckKeys(c, "gcs.");
 }
 
 absl::Status RecheckKeys(const Config& config, const std::string& prefix) {

@@ -68,8 +68,9 @@ struct RunOptions {
 
 // One struct per area (io, s3, gcs, run): the defaults below are the only
 // ones. The coordinator fills them from the key table; a node receives io.*
-// in its PrepareRequest and s3.*/gcs.* as key=value strings, and re-checks
-// both through the same table (RecheckKeys, ConfigFromOptions).
+// in its PrepareRequest and s3.*/gcs.* as typed messages (BackendOptions),
+// and re-checks both through the same table (RecheckKeys,
+// CheckBackendOptions).
 // io.queue_depth=auto (as AutoIntKey stores it): the node picks per phase
 // (NodeAgent::Prepare).
 inline constexpr int kQueueDepthAuto = -1;
@@ -97,7 +98,7 @@ struct IoOptions {
   bool direct_write = false;  // O_DIRECT writes
   bool direct_read = false;   // O_DIRECT reads
   CacheMode cache_mode = CacheMode::kAuto;
-  std::string checksum = "crc32c";  // crc32c (ISA-L, fastest here) | xxh3
+  ChecksumKind checksum = ChecksumKind::kCrc32c;  // crc32c (ISA-L) | xxh3
 };
 
 // S3 and S3-compatible stores (s3://bucket/prefix).
@@ -121,6 +122,8 @@ struct S3Config {
   // Step claims: auto (If-None-Match: *, else claim objects + listing) |
   // if_none_match | listing.
   S3Claim claim = S3Claim::kAuto;
+
+  bool operator==(const S3Config&) const = default;
 };
 
 // Google Cloud Storage over its JSON API (gs://bucket/prefix).
@@ -138,6 +141,12 @@ struct GcsConfig {
   double stall_timeout = 30;
   std::string ca_bundle;
   bool verify_tls = true;
+  // Send no credentials (an emulator): STORAGE_EMULATOR_HOST sets it where
+  // the configuration is resolved, so a node never sends a token to an
+  // emulator's plain-HTTP endpoint, whatever its own environment holds.
+  bool anonymous = false;
+
+  bool operator==(const GcsConfig&) const = default;
 };
 
 // The coordinator's control port when an address names none.
@@ -199,15 +208,22 @@ const KeyDef* FindKey(const std::string& name);
 // All dotted names and env aliases, for suggestions.
 std::vector<std::string> AllKeyNames();
 
-// The backend settings shipped to nodes with every storage command: the
-// s3.*, gcs.* and storage.flavour as "key" -> value.
-std::map<std::string, std::string> StorageOptionsOf(const Config& config);
+// The backend settings every storage command carries to a node: what
+// storage.flavour, s3.* and gcs.* resolved to in the configuration (the
+// environment's share included: config_loader.h), so a node never reads
+// them from its own environment.
+struct BackendOptions {
+  StorageFlavour flavour = StorageFlavour::kAuto;
+  S3Config s3;
+  GcsConfig gcs;
 
-// A default Config with the `options` whose keys start with `prefix` set
-// (the backend settings a node receives); errors name key and value.
-absl::StatusOr<Config> ConfigFromOptions(
-    const std::map<std::string, std::string>& options,
-    const std::string& prefix);
+  bool operator==(const BackendOptions&) const = default;
+};
+BackendOptions BackendOptionsOf(const Config& config);
+// Checks every value through the key table (what a node does with the
+// options it receives); errors name the key, the value and what was
+// expected.
+absl::Status CheckBackendOptions(const BackendOptions& options);
 
 // Checks every key under `prefix` (e.g. "io.") of `config` through the key
 // table, as a node does with the options it receives; errors name the key,

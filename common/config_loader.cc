@@ -79,6 +79,47 @@ absl::Status Apply(Config& config, const std::string& key,
   return absl::OkStatus();
 }
 
+// Another tool's variable for a key's setting, read only while the key
+// still holds its default value after every source (so a file that writes
+// the defaults out, as conf/local-disk.yaml does, leaves them their say):
+// the AWS CLI's and SDKs' general names after AWS_ENDPOINT_URL_S3 and
+// AWS_REGION (the keys' own variables), and the Google libraries' emulator
+// host, which may name no scheme and means no authentication.
+struct FallbackEnv {
+  const char* key;
+  const char* env;
+  bool add_http;      // "host:port" -> "http://host:port"
+  const char* value;  // set this instead of the variable's value
+};
+constexpr FallbackEnv kFallbackEnv[] = {
+    {"s3.endpoint", "AWS_ENDPOINT_URL", false, nullptr},
+    {"s3.region", "AWS_DEFAULT_REGION", false, nullptr},
+    {"gcs.endpoint", "STORAGE_EMULATOR_HOST", true, nullptr},
+    {"gcs.anonymous", "STORAGE_EMULATOR_HOST", false, "true"},
+};
+
+absl::Status ApplyFallbacks(
+    const std::function<const char*(const char*)>& getenv_fn,
+    LoadedConfig& loaded) {
+  static const Config kDefaults;
+  for (const FallbackEnv& f : kFallbackEnv) {
+    const KeyDef* def = FindKey(f.key);
+    if (def == nullptr || def->get(loaded.config) != def->get(kDefaults)) {
+      continue;
+    }
+    const char* v = getenv_fn(f.env);
+    if (v == nullptr || *v == '\0') continue;
+    std::string value = f.value != nullptr ? f.value : v;
+    if (f.add_http && value.find("://") == std::string::npos) {
+      value = "http://" + value;
+    }
+    RETURN_IF_ERROR(Apply(loaded.config, f.key, value,
+                          absl::StrCat("environment (", f.env, ")"),
+                          loaded.sources));
+  }
+  return absl::OkStatus();
+}
+
 }  // namespace
 
 std::string UnknownKeyMessage(const std::string& key,
@@ -207,6 +248,7 @@ absl::StatusOr<LoadedConfig> LoadConfig(const LoadOptions& options) {
     RETURN_IF_ERROR(
         Apply(loaded.config, v.key, v.value, v.where, loaded.sources));
   }
+  RETURN_IF_ERROR(ApplyFallbacks(getenv_fn, loaded));
   return loaded;
 }
 

@@ -1,5 +1,11 @@
 // Builds a Config from its sources with precedence
-//   command-line key=value > environment > YAML file > defaults.
+//   command-line key=value > environment > YAML file > defaults,
+// then, for a key still at its default value, another tool's variable for
+// the same setting (kFallbackEnv in config_loader.cc: AWS_ENDPOINT_URL,
+// AWS_DEFAULT_REGION, STORAGE_EMULATOR_HOST). This is the only place the
+// backend settings are read from the environment: a node uses what its
+// coordinator's configuration resolved (BackendOptions). Credentials stay
+// each process's own (its credential chains read their variables).
 // Keys are dotted YAML names or their env-var aliases. Every error names
 // the source (file:line, environment, command line), the key, the value and
 // what was expected, with a "did you mean" for unknown keys.

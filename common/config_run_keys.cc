@@ -185,9 +185,9 @@ std::vector<KeyDef> BuildConfigKeys() {
       "io.cache_mode", "CKPT_CACHE_MODE",
       [](Config& c) -> CacheMode& { return c.io.cache_mode; },
       "how loads avoid the page cache (none: allow cached reads)"));
-  keys.push_back(EnumKey(
-      "io.checksum", "CKPT_CHECKSUM", {"xxh3", "crc32c"},
-      [](Config& c) -> std::string& { return c.io.checksum; },
+  keys.push_back(KindKey<ChecksumKind>(
+      "io.checksum", "CKPT_CHECKSUM",
+      [](Config& c) -> ChecksumKind& { return c.io.checksum; },
       "checksum recorded in .metadata and verified on load"));
   AddObjectStoreKeys(&keys);
   keys.push_back(KindKey<StorageFlavour>(

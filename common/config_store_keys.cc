@@ -13,7 +13,11 @@ void AddGcsKeys(std::vector<KeyDef>* out) {
       "a URL such as https://storage.googleapis.com",
       [](Config& c) -> std::string& { return c.gcs.endpoint; },
       "GCS JSON API endpoint (default https://storage.googleapis.com; "
-      "STORAGE_EMULATOR_HOST sets it and turns authentication off)"));
+      "STORAGE_EMULATOR_HOST sets it when empty)"));
+  keys.push_back(BoolKey(
+      "gcs.anonymous", "CKPT_GCS_ANONYMOUS",
+      [](Config& c) -> bool& { return c.gcs.anonymous; },
+      "send no credentials (a GCS emulator; STORAGE_EMULATOR_HOST sets it)"));
   keys.push_back(StringKey(
       "gcs.project", "PROJECT", "a Google Cloud project id",
       [](Config& c) -> std::string& { return c.gcs.project; },

@@ -22,8 +22,12 @@ const std::vector<EnvVarDef>& OtherEnvVars() {
       {"AWS_SESSION_TOKEN", "S3 temporary credentials (secret)"},
       {"AWS_PROFILE", "profile in the shared credentials file"},
       {"AWS_SHARED_CREDENTIALS_FILE", "shared credentials file"},
-      {"AWS_DEFAULT_REGION", "S3 region when AWS_REGION is unset"},
-      {"AWS_ENDPOINT_URL", "S3 endpoint when AWS_ENDPOINT_URL_S3 is unset"},
+      {"AWS_DEFAULT_REGION",
+       "s3.region while it is us-east-1 after every source (the "
+       "coordinator's configuration reads it)"},
+      {"AWS_ENDPOINT_URL",
+       "s3.endpoint while it is empty after every source (the coordinator's "
+       "configuration reads it)"},
       {"AWS_ROLE_ARN", "IRSA: role to assume with a web identity"},
       {"AWS_WEB_IDENTITY_TOKEN_FILE", "IRSA: projected token file"},
       {"AWS_ROLE_SESSION_NAME", "IRSA: session name"},
@@ -36,7 +40,9 @@ const std::vector<EnvVarDef>& OtherEnvVars() {
       {"AWS_EC2_METADATA_DISABLED", "true: never ask the instance metadata"},
       {"AWS_EC2_METADATA_SERVICE_ENDPOINT", "instance metadata endpoint"},
       // Google credential chain.
-      {"STORAGE_EMULATOR_HOST", "GCS emulator: endpoint, no authentication"},
+      {"STORAGE_EMULATOR_HOST",
+       "GCS emulator: gcs.endpoint while empty and gcs.anonymous (the "
+       "coordinator's configuration reads it); a node's own: no credentials"},
       {"GOOGLE_OAUTH_ACCESS_TOKEN", "GCS bearer token (secret)"},
       {"GOOGLE_APPLICATION_CREDENTIALS", "GCS key or ADC file"},
       {"CLOUDSDK_CONFIG", "gcloud configuration directory"},

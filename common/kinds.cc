@@ -62,6 +62,9 @@ constexpr Table<GcsUpload, 2> kGcsUpload{
     {{GcsUpload::kResumable, "resumable"},
      {GcsUpload::kComposite, "composite"}}};
 
+constexpr Table<ChecksumKind, 2> kChecksum{
+    {{ChecksumKind::kXxh3, "xxh3"}, {ChecksumKind::kCrc32c, "crc32c"}}};
+
 constexpr Table<CacheMethod, 5> kCacheMethod{
     {{CacheMethod::kNone, "none"},
      {CacheMethod::kMemory, "memory"},
@@ -86,6 +89,7 @@ constexpr const auto& TableOf(PayloadSigning) { return kPayloadSigning; }
 constexpr const auto& TableOf(S3Checksum) { return kS3Checksum; }
 constexpr const auto& TableOf(S3Claim) { return kS3Claim; }
 constexpr const auto& TableOf(GcsUpload) { return kGcsUpload; }
+constexpr const auto& TableOf(ChecksumKind) { return kChecksum; }
 
 template <typename E>
 std::string_view NameIn(E v) {
@@ -114,6 +118,7 @@ std::string_view Name(PayloadSigning v) { return NameIn(v); }
 std::string_view Name(S3Checksum v) { return NameIn(v); }
 std::string_view Name(S3Claim v) { return NameIn(v); }
 std::string_view Name(GcsUpload v) { return NameIn(v); }
+std::string_view Name(ChecksumKind v) { return NameIn(v); }
 
 template <typename E>
 std::optional<E> ParseKind(std::string_view name) {
@@ -153,6 +158,7 @@ CKPT_KIND(PayloadSigning)
 CKPT_KIND(S3Checksum)
 CKPT_KIND(S3Claim)
 CKPT_KIND(GcsUpload)
+CKPT_KIND(ChecksumKind)
 #undef CKPT_KIND
 
 }  // namespace ckpt

@@ -44,6 +44,8 @@ enum class GcsUpload { kResumable, kComposite };       // gcs.upload
 // run.mode: save+load | save-only | load-only
 enum class RunMode { kSaveAndLoad, kSaveOnly, kLoadOnly };
 enum class ReshardReads { kRanges, kSegments };  // ranges | segments
+// io.checksum, how segments are summed: xxh3 | crc32c (common/checksum.h).
+enum class ChecksumKind { kXxh3, kCrc32c };
 
 std::string_view Name(Phase v);
 std::string_view Name(RunStatus v);
@@ -62,6 +64,7 @@ std::string_view Name(S3Checksum v);
 std::string_view Name(S3Claim v);
 std::string_view Name(GcsUpload v);
 std::string_view Name(ReshardReads v);
+std::string_view Name(ChecksumKind v);
 
 // The value named `name` (exactly, as Name writes it), or nullopt.
 template <typename E>
@@ -103,6 +106,7 @@ CKPT_KIND_TO_JSON(PayloadSigning)
 CKPT_KIND_TO_JSON(S3Checksum)
 CKPT_KIND_TO_JSON(S3Claim)
 CKPT_KIND_TO_JSON(GcsUpload)
+CKPT_KIND_TO_JSON(ChecksumKind)
 #undef CKPT_KIND_TO_JSON
 
 }  // namespace ckpt
@@ -113,6 +117,8 @@ namespace absl {
 ABSL_NAMESPACE_BEGIN
 template <>
 AlphaNum::AlphaNum(ckpt::Phase) = delete;
+template <>
+AlphaNum::AlphaNum(ckpt::ChecksumKind) = delete;
 template <>
 AlphaNum::AlphaNum(ckpt::RunStatus) = delete;
 template <>

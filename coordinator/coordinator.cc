@@ -17,6 +17,7 @@
 #include "coordinator/json_codec.h"
 #include "coordinator/reply_check.h"
 #include "coordinator/steps.h"
+#include "wire/backend_codec.h"
 #include "wire/error_kind.h"
 
 namespace ckpt {
@@ -36,7 +37,7 @@ Coordinator::Coordinator(const Config& config, const CheckpointPlan& plan,
       nodes_(std::move(nodes)),
       progress_(progress),
       run_id_(run_id.empty() ? NewRunId() : std::move(run_id)),
-      storage_options_(StorageOptionsOf(config)) {}
+      backend_(ToWire(BackendOptionsOf(config))) {}
 
 RoundSpec Coordinator::NewSpec(bool save, int index, const std::string& dir,
                                uint64_t step, uint64_t seed) {
@@ -125,8 +126,7 @@ absl::Status Coordinator::PutResult(const std::string& dir_uri,
   req.set_data(data);
   req.set_check_only(check_only);
   req.set_overwrite(overwrite);
-  req.mutable_storage_options()->insert(storage_options_.begin(),
-                                        storage_options_.end());
+  *req.mutable_backend() = backend_;
   ASSIGN_OR_RETURN(auto rep, nodes_[0]->PutResult(req));
   const std::string where =
       absl::StrCat(JoinPath(dir_uri, name), " (node ", nodes_[0]->index(), ", ",

@@ -112,8 +112,8 @@ class Coordinator {
   std::vector<NodeClient*> nodes_;
   ProgressPrinter* progress_;
   std::string run_id_;
-  // Backend settings every storage request carries (StorageOptionsOf).
-  const std::map<std::string, std::string> storage_options_;
+  // The backend settings every storage command carries (BackendOptions).
+  const v1::BackendOptions backend_;
   uint64_t next_round_id_ = 1;
   bool saved_ = false;
   // Steps this run wrote (saved or staged); cleanup touches nothing else.

@@ -63,7 +63,7 @@ absl::StatusOr<bool> CheckLoadable(const CheckpointMetadata& meta,
   // The bytes were generated from the seed and are checked with the
   // checksum kind: a load configured otherwise would time another check.
   differs("seed", meta.seed, config.run.seed);
-  differs("io.checksum", meta.checksum, config.io.checksum);
+  differs("io.checksum", meta.checksum, std::string(Name(config.io.checksum)));
   if (!diffs.empty()) {
     return absl::FailedPreconditionError(absl::StrCat(
         where, " was saved with ", absl::StrJoin(diffs, "; "),
@@ -131,8 +131,7 @@ absl::StatusOr<v1::InspectReply> Coordinator::Inspect(const std::string& uri,
   req.set_checkpoints_uri(ForNode(uri, nodes_[node]->index()));
   req.set_probe_write(probe);
   req.set_want_metadata(want_metadata);
-  req.mutable_storage_options()->insert(storage_options_.begin(),
-                                        storage_options_.end());
+  *req.mutable_backend() = backend_;
   ASSIGN_OR_RETURN(auto rep, nodes_[node]->Inspect(req));
   if (!rep.error().empty()) {
     std::string where = config_.storage.node_local

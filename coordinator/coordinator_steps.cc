@@ -41,8 +41,7 @@ v1::CleanupRequest Coordinator::CleanupOf(const std::string& dir,
   v1::CleanupRequest req;
   req.set_run_id(run_id_);
   req.set_checkpoints_uri(ForNode(dir, nodes_[owner]->index()));
-  req.mutable_storage_options()->insert(storage_options_.begin(),
-                                        storage_options_.end());
+  *req.mutable_backend() = backend_;
   // Shared storage: one node removes every rank's files.
   for (const auto& r : plan_.ranks) {
     if (config_.storage.node_local && r.node != owner) continue;
@@ -58,8 +57,7 @@ v1::ClaimRequest Coordinator::ClaimOf(const std::string& dir, size_t owner,
   req.set_run_id(run_id_);
   req.set_checkpoints_uri(ForNode(dir, nodes_[owner]->index()));
   req.set_step(step);
-  req.mutable_storage_options()->insert(storage_options_.begin(),
-                                        storage_options_.end());
+  *req.mutable_backend() = backend_;
   return req;
 }
 

@@ -41,7 +41,7 @@ absl::StatusOr<RunResult> ResultFromJson(const std::string& text,
 // With only_node >= 0, lists only that node's files (node-local storage:
 // each node's .metadata describes the shards on its own disk).
 std::string MetadataToJson(const CheckpointPlan& plan, uint64_t step,
-                           uint64_t seed, const std::string& checksum,
+                           uint64_t seed, ChecksumKind checksum,
                            const SegmentChecksums& sums, int only_node = -1);
 
 struct CheckpointMetadata {

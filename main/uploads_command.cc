@@ -33,7 +33,7 @@ int UploadsCommand(const CliArgs& args) {
   }
   const std::string& uri = args.positional[0];
   auto loc = ParseS3Uri(uri);
-  auto storage = OpenStorage(uri, StorageOptionsOf(loaded->config));
+  auto storage = OpenStorage(uri, BackendOptionsOf(loaded->config));
   if (!loc.ok() || !storage.ok()) {
     std::fprintf(
         stderr, "ckptbench uploads: %s\n",

@@ -1,10 +1,12 @@
 #include "node/node_service.h"
 
 #include <chrono>
+#include <optional>
 
 #include "absl/strings/str_cat.h"
 #include "common/status_macros.h"
 #include "node/checkpoint/visibility.h"
+#include "wire/backend_codec.h"
 #include "wire/error_kind.h"
 #include "wire/histogram_codec.h"
 #include "wire/kinds_codec.h"
@@ -13,10 +15,31 @@ namespace ckpt {
 
 namespace {
 
-// The backend settings a storage request carries, as OpenStorage takes them.
-std::map<std::string, std::string> OptionsOf(
-    const google::protobuf::Map<std::string, std::string>& m) {
-  return {m.begin(), m.end()};
+// The io settings of a prepare; NodeAgent::Prepare checks their values
+// through the key table (out of range ones are refused there).
+absl::StatusOr<IoOptions> IoFromWire(const v1::IoOptions& w) {
+  IoOptions io;
+  ASSIGN_OR_RETURN(io.cache_mode, FromWire(w.cache_mode(), "io.cache_mode"));
+  ASSIGN_OR_RETURN(io.checksum, FromWire(w.checksum(), "io.checksum"));
+  io.block_size = w.block_size();
+  io.fsync = w.fsync();
+  io.direct_write = w.direct_write();
+  io.direct_read = w.direct_read();
+  io.queue_depth = w.queue_depth();
+  return io;
+}
+
+// A storage request's backend settings, or the reply's error naming the
+// key (wire/backend_codec.h checks them through the key table).
+template <typename Reply>
+std::optional<BackendOptions> BackendOf(const v1::BackendOptions& w,
+                                        Reply* rep) {
+  auto options = FromWire(w);
+  if (!options.ok()) {
+    SetError(options.status(), rep);
+    return std::nullopt;
+  }
+  return *std::move(options);
 }
 
 }  // namespace
@@ -32,8 +55,8 @@ absl::StatusOr<PhaseJob> BuildJob(Req& req) {
   constexpr bool kConsume = !std::is_const_v<Req>;
   PhaseJob job;
   ASSIGN_OR_RETURN(const Phase phase, FromWire(req.phase(), "phase"));
-  ASSIGN_OR_RETURN(job.io.cache_mode,
-                   FromWire(req.io().cache_mode(), "io.cache_mode"));
+  ASSIGN_OR_RETURN(job.io, IoFromWire(req.io()));
+  ASSIGN_OR_RETURN(job.backend, FromWire(req.backend()));
   ASSIGN_OR_RETURN(job.loop.accelerator,
                    FromWire(req.loop().accelerator(), "cluster.accelerator"));
   ASSIGN_OR_RETURN(job.loop.staging,
@@ -44,14 +67,6 @@ absl::StatusOr<PhaseJob> BuildJob(Req& req) {
   job.seed = req.seed();
   job.step = req.step();
   job.step_uri = req.step_uri();
-  job.io.block_size = req.io().block_size();
-  job.io.fsync = req.io().fsync();
-  job.io.direct_write = req.io().direct_write();
-  job.io.direct_read = req.io().direct_read();
-  job.io.checksum = req.io().checksum();
-  // Out of range values are refused by NodeAgent::Prepare's key check.
-  job.io.queue_depth = req.io().queue_depth();
-  job.storage_options = OptionsOf(req.storage_options());
   job.loop.async = req.loop().async();
   job.loop.interval_seconds = req.loop().interval_seconds();
   auto names = std::make_shared<std::vector<std::string>>();
@@ -194,9 +209,10 @@ v1::PhaseReport ReportToProto(const PhaseOutcome& o, uint64_t round_id) {
 
 v1::InspectReply NodeService::Inspect(const v1::InspectRequest& req) {
   v1::InspectReply rep;
+  const auto backend = BackendOf(req.backend(), &rep);
+  if (!backend) return rep;
   if (req.visible_step() > 0) {  // time to visible: only that
-    auto loc = agent_.OpenStorageAt(req.checkpoints_uri(),
-                                    OptionsOf(req.storage_options()));
+    auto loc = agent_.OpenStorageAt(req.checkpoints_uri(), *backend);
     if (!loc.ok()) {
       SetError(loc.status(), &rep);
       return rep;
@@ -232,8 +248,7 @@ v1::InspectReply NodeService::Inspect(const v1::InspectRequest& req) {
   }
   auto listing = agent_.Inspect(
       req.checkpoints_uri(), req.probe_write() ? req.run_id() : std::string(),
-      req.want_metadata(), req.metadata_step(),
-      OptionsOf(req.storage_options()));
+      req.want_metadata(), req.metadata_step(), *backend);
   if (!listing.ok()) {
     SetError(listing.status(), &rep);
     return rep;
@@ -333,15 +348,18 @@ v1::PhaseReport NodeService::StartPhase(
 
 v1::CommitReply NodeService::Commit(const v1::CommitRequest& req) {
   v1::CommitReply rep;
-  auto s = agent_.Commit(req.step_uri(), req.metadata(),
-                         OptionsOf(req.storage_options()));
+  const auto backend = BackendOf(req.backend(), &rep);
+  if (!backend) return rep;
+  auto s = agent_.Commit(req.step_uri(), req.metadata(), *backend);
   if (!s.ok()) SetError(s, &rep);
   return rep;
 }
 
 v1::PutResultReply NodeService::PutResult(const v1::PutResultRequest& req) {
   v1::PutResultReply rep;
-  const auto options = OptionsOf(req.storage_options());
+  const auto backend = BackendOf(req.backend(), &rep);
+  if (!backend) return rep;
+  const BackendOptions& options = *backend;
   if (req.check_only()) {
     auto exists = agent_.FileExists(req.dir_uri(), req.name(), options);
     if (!exists.ok()) {
@@ -358,7 +376,9 @@ v1::PutResultReply NodeService::PutResult(const v1::PutResultRequest& req) {
 
 v1::ClaimReply NodeService::Claim(const v1::ClaimRequest& req) {
   v1::ClaimReply rep;
-  const auto options = OptionsOf(req.storage_options());
+  const auto backend = BackendOf(req.backend(), &rep);
+  if (!backend) return rep;
+  const BackendOptions& options = *backend;
   if (req.release()) {
     auto s = agent_.ReleaseClaim(req.checkpoints_uri(), req.step(),
                                  req.claim_name(), options);
@@ -378,14 +398,15 @@ v1::ClaimReply NodeService::Claim(const v1::ClaimRequest& req) {
 
 v1::CleanupReply NodeService::Cleanup(const v1::CleanupRequest& req) {
   v1::CleanupReply rep;
+  const auto backend = BackendOf(req.backend(), &rep);
+  if (!backend) return rep;
   std::vector<uint64_t> steps(req.remove_steps().begin(),
                               req.remove_steps().end());
   std::vector<std::string> names(req.file_names().begin(),
                                  req.file_names().end());
   int aborted = 0;
-  auto s = agent_.Cleanup(req.checkpoints_uri(), steps, names,
-                          OptionsOf(req.storage_options()), req.abort_uploads(),
-                          &aborted, req.run_id());
+  auto s = agent_.Cleanup(req.checkpoints_uri(), steps, names, *backend,
+                          req.abort_uploads(), &aborted, req.run_id());
   rep.set_aborted_uploads(aborted);
   if (!s.ok()) SetError(s, &rep);
   return rep;

@@ -50,6 +50,39 @@ constexpr Rows<v1::CacheMethod, CacheMethod, 5> kCacheMethod{{
     {v1::CACHE_METHOD_FADVISE_DONTNEED, CacheMethod::kFadviseDontneed},
 }};
 
+constexpr Rows<v1::StorageFlavour, StorageFlavour, 3> kFlavour{{
+    {v1::STORAGE_FLAVOUR_AUTO, StorageFlavour::kAuto},
+    {v1::STORAGE_FLAVOUR_LOCAL, StorageFlavour::kLocal},
+    {v1::STORAGE_FLAVOUR_FUSE, StorageFlavour::kFuse},
+}};
+constexpr Rows<v1::S3Addressing, S3Addressing, 3> kAddressing{{
+    {v1::S3_ADDRESSING_AUTO, S3Addressing::kAuto},
+    {v1::S3_ADDRESSING_PATH, S3Addressing::kPath},
+    {v1::S3_ADDRESSING_VIRTUAL, S3Addressing::kVirtual},
+}};
+constexpr Rows<v1::PayloadSigning, PayloadSigning, 2> kSigning{{
+    {v1::PAYLOAD_SIGNING_UNSIGNED, PayloadSigning::kUnsigned},
+    {v1::PAYLOAD_SIGNING_SIGNED, PayloadSigning::kSigned},
+}};
+constexpr Rows<v1::S3Checksum, S3Checksum, 3> kS3Checksum{{
+    {v1::S3_CHECKSUM_NONE, S3Checksum::kNone},
+    {v1::S3_CHECKSUM_CRC32C, S3Checksum::kCrc32c},
+    {v1::S3_CHECKSUM_MD5, S3Checksum::kMd5},
+}};
+constexpr Rows<v1::S3Claim, S3Claim, 3> kClaim{{
+    {v1::S3_CLAIM_AUTO, S3Claim::kAuto},
+    {v1::S3_CLAIM_IF_NONE_MATCH, S3Claim::kIfNoneMatch},
+    {v1::S3_CLAIM_LISTING, S3Claim::kListing},
+}};
+constexpr Rows<v1::GcsUpload, GcsUpload, 2> kUpload{{
+    {v1::GCS_UPLOAD_RESUMABLE, GcsUpload::kResumable},
+    {v1::GCS_UPLOAD_COMPOSITE, GcsUpload::kComposite},
+}};
+constexpr Rows<v1::Checksum, ChecksumKind, 2> kChecksum{{
+    {v1::CHECKSUM_CRC32C, ChecksumKind::kCrc32c},
+    {v1::CHECKSUM_XXH3, ChecksumKind::kXxh3},
+}};
+
 template <typename W, typename D, size_t N>
 W To(const Rows<W, D, N>& rows, D v) {
   for (const auto& [w, d] : rows) {
@@ -79,6 +112,13 @@ v1::CacheMode ToWire(CacheMode v) { return To(kCacheMode, v); }
 v1::Phase ToWire(Phase v) { return To(kPhase, v); }
 v1::StorageKind ToWire(StorageKind v) { return To(kStorageKind, v); }
 v1::CacheMethod ToWire(CacheMethod v) { return To(kCacheMethod, v); }
+v1::StorageFlavour ToWire(StorageFlavour v) { return To(kFlavour, v); }
+v1::S3Addressing ToWire(S3Addressing v) { return To(kAddressing, v); }
+v1::PayloadSigning ToWire(PayloadSigning v) { return To(kSigning, v); }
+v1::S3Checksum ToWire(S3Checksum v) { return To(kS3Checksum, v); }
+v1::S3Claim ToWire(S3Claim v) { return To(kClaim, v); }
+v1::GcsUpload ToWire(GcsUpload v) { return To(kUpload, v); }
+v1::Checksum ToWire(ChecksumKind v) { return To(kChecksum, v); }
 
 absl::StatusOr<Accelerator> FromWire(v1::Accelerator v,
                                      std::string_view field) {
@@ -102,6 +142,31 @@ absl::StatusOr<StorageKind> FromWire(v1::StorageKind v,
 absl::StatusOr<CacheMethod> FromWire(v1::CacheMethod v,
                                      std::string_view field) {
   return From(kCacheMethod, v, field, std::optional<CacheMethod>());
+}
+
+absl::StatusOr<StorageFlavour> FromWire(v1::StorageFlavour v,
+                                        std::string_view field) {
+  return From(kFlavour, v, field, std::optional(StorageFlavour::kAuto));
+}
+absl::StatusOr<S3Addressing> FromWire(v1::S3Addressing v,
+                                      std::string_view field) {
+  return From(kAddressing, v, field, std::optional(S3Addressing::kAuto));
+}
+absl::StatusOr<PayloadSigning> FromWire(v1::PayloadSigning v,
+                                        std::string_view field) {
+  return From(kSigning, v, field, std::optional(PayloadSigning::kUnsigned));
+}
+absl::StatusOr<S3Checksum> FromWire(v1::S3Checksum v, std::string_view field) {
+  return From(kS3Checksum, v, field, std::optional(S3Checksum::kNone));
+}
+absl::StatusOr<S3Claim> FromWire(v1::S3Claim v, std::string_view field) {
+  return From(kClaim, v, field, std::optional(S3Claim::kAuto));
+}
+absl::StatusOr<GcsUpload> FromWire(v1::GcsUpload v, std::string_view field) {
+  return From(kUpload, v, field, std::optional(GcsUpload::kResumable));
+}
+absl::StatusOr<ChecksumKind> FromWire(v1::Checksum v, std::string_view field) {
+  return From(kChecksum, v, field, std::optional(ChecksumKind::kCrc32c));
 }
 
 }  // namespace ckpt

@@ -8,6 +8,7 @@
 #include <string_view>
 
 #include "absl/status/statusor.h"
+#include "common/checksum.h"
 #include "common/kinds.h"
 #include "proto/ckptbench/v1/node.pb.h"
 
@@ -21,6 +22,13 @@ v1::CacheMode ToWire(CacheMode v);
 v1::Phase ToWire(Phase v);
 v1::StorageKind ToWire(StorageKind v);
 v1::CacheMethod ToWire(CacheMethod v);
+v1::StorageFlavour ToWire(StorageFlavour v);
+v1::S3Addressing ToWire(S3Addressing v);
+v1::PayloadSigning ToWire(PayloadSigning v);
+v1::S3Checksum ToWire(S3Checksum v);
+v1::S3Claim ToWire(S3Claim v);
+v1::GcsUpload ToWire(GcsUpload v);
+v1::Checksum ToWire(ChecksumKind v);
 
 absl::StatusOr<Accelerator> FromWire(v1::Accelerator v, std::string_view field);
 absl::StatusOr<HostStaging> FromWire(v1::HostStaging v, std::string_view field);
@@ -31,6 +39,16 @@ absl::StatusOr<Phase> FromWire(v1::Phase v, std::string_view field);
 absl::StatusOr<StorageKind> FromWire(v1::StorageKind v, std::string_view field);
 // Unspecified is refused: a load's node says how it kept reads cold.
 absl::StatusOr<CacheMethod> FromWire(v1::CacheMethod v, std::string_view field);
+absl::StatusOr<StorageFlavour> FromWire(v1::StorageFlavour v,
+                                        std::string_view field);
+absl::StatusOr<S3Addressing> FromWire(v1::S3Addressing v,
+                                      std::string_view field);
+absl::StatusOr<PayloadSigning> FromWire(v1::PayloadSigning v,
+                                        std::string_view field);
+absl::StatusOr<S3Checksum> FromWire(v1::S3Checksum v, std::string_view field);
+absl::StatusOr<S3Claim> FromWire(v1::S3Claim v, std::string_view field);
+absl::StatusOr<GcsUpload> FromWire(v1::GcsUpload v, std::string_view field);
+absl::StatusOr<ChecksumKind> FromWire(v1::Checksum v, std::string_view field);
 
 }  // namespace ckpt
 

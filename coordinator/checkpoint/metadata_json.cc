@@ -34,17 +34,17 @@ std::string Hex(uint64_t v) {
 // Written as a stream, not a DOM: a plan can have millions of segments and
 // the DOM costs ~10x the text.
 std::string MetadataToJson(const CheckpointPlan& plan, uint64_t step,
-                           uint64_t seed, const std::string& checksum,
+                           uint64_t seed, ChecksumKind checksum,
                            const SegmentChecksums& sums, int only_node) {
   auto q = [](const std::string& v) {
     return json(EscapeInvalidUtf8(v)).dump();
   };
   std::string out;
-  absl::StrAppend(&out, "{\"format\":", q(kMetadataFormat), ",\"step\":", step,
-                  ",\"seed\":", seed, ",\"checksum\":", q(checksum),
-                  ",\"pattern\":", q(std::string(kPatternName)),
-                  ",\"fingerprint\":", q(plan.fingerprint),
-                  ",\"layout\":", q(plan.layout));
+  absl::StrAppend(
+      &out, "{\"format\":", q(kMetadataFormat), ",\"step\":", step,
+      ",\"seed\":", seed, ",\"checksum\":", q(std::string(Name(checksum))),
+      ",\"pattern\":", q(std::string(kPatternName)),
+      ",\"fingerprint\":", q(plan.fingerprint), ",\"layout\":", q(plan.layout));
   absl::StrAppend(&out, ",\"plan\":{\"model\":", q(plan.model),
                   ",\"parameters\":", plan.parameters,
                   ",\"world_size\":", plan.world_size,
@@ -291,7 +291,7 @@ absl::StatusOr<CheckpointMetadata> ParseMetadata(
         absl::StrCat(where, ": .metadata has no plan ",
                      m.fingerprint.empty() ? "fingerprint" : "layout"));
   }
-  if (!ParseChecksumKind(m.checksum).ok()) {
+  if (!ParseKind<ChecksumKind>(m.checksum)) {
     return absl::InvalidArgumentError(
         absl::StrCat(where, ": checksum '", m.checksum,
                      "': expected xxh3 or crc32c (the kinds ckptbench "

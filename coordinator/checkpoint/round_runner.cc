@@ -17,6 +17,7 @@
 #include "coordinator/json_codec.h"
 #include "coordinator/reply_check.h"
 #include "coordinator/round/round_workload.h"
+#include "wire/backend_codec.h"
 #include "wire/error_kind.h"
 #include "wire/kinds_codec.h"
 
@@ -47,7 +48,7 @@ RoundRunner::RoundRunner(const Config& config, const CheckpointPlan& plan,
                          ProgressPrinter* progress)
     : config_(config),
       plan_(plan),
-      storage_options_(StorageOptionsOf(config)),
+      backend_(ToWire(BackendOptionsOf(config))),
       protocol_(std::move(nodes), progress, config.run.progress_interval),
       rank_shift_(EffectiveRankShift(config, plan)) {}
 
@@ -77,7 +78,7 @@ v1::PrepareRequest RoundRunner::BuildPrepare(const RoundSpec& spec,
   io->set_direct_write(config_.io.direct_write);
   io->set_direct_read(config_.io.direct_read);
   io->set_cache_mode(ToWire(config_.io.cache_mode));
-  io->set_checksum(config_.io.checksum);
+  io->set_checksum(ToWire(config_.io.checksum));
   io->set_queue_depth(config_.io.queue_depth);
   auto* loop = req.mutable_loop();
   loop->set_accelerator(ToWire(config_.cluster.accelerator));
@@ -86,8 +87,7 @@ v1::PrepareRequest RoundRunner::BuildPrepare(const RoundSpec& spec,
   loop->set_async(config_.run.async && spec.save && !spec.staged);
   loop->set_interval_seconds(config_.run.interval);
   for (const auto& t : plan_.tensors) req.add_tensor_names(t.name);
-  req.mutable_storage_options()->insert(storage_options_.begin(),
-                                        storage_options_.end());
+  *req.mutable_backend() = backend_;
   if (!spec.save && spec.reshard != nullptr) {
     AddReshardedRanks(*spec.reshard, node, &req);
     return req;
@@ -324,8 +324,7 @@ absl::Status CheckpointRound::Finish(
         req.set_run_id(spec_.run_id);
         req.set_round_id(spec_.round_id);
         req.set_step_uri(ForNode(spec_.step_uri, nodes[i]->index()));
-        req.mutable_storage_options()->insert(r_.storage_options_.begin(),
-                                              r_.storage_options_.end());
+        *req.mutable_backend() = r_.backend_;
         req.set_metadata(std::move(metadata[i]));
         nodes[i]->CommitAsync(
             req, [&, i, done](absl::StatusOr<v1::CommitReply> rep) {

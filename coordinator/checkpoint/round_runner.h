@@ -116,7 +116,8 @@ class RoundRunner {
 
   const Config& config_;
   const CheckpointPlan& plan_;
-  const std::map<std::string, std::string> storage_options_;  // s3.* keys
+  // The backend settings every storage command carries (BackendOptions).
+  const v1::BackendOptions backend_;
   RoundProtocol protocol_;  // for all the runner's rounds
   const int rank_shift_;    // loads: EffectiveRankShift
 };

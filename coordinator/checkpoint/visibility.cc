@@ -25,8 +25,7 @@ void RoundRunner::MeasureVisible(const RoundSpec& spec, uint64_t metadata_size,
   v1::InspectRequest req;
   req.set_run_id(spec.run_id);
   req.set_checkpoints_uri(ForNode(spec.dir, v.node));
-  req.mutable_storage_options()->insert(storage_options_.begin(),
-                                        storage_options_.end());
+  *req.mutable_backend() = backend_;
   req.set_visible_step(spec.step);
   req.set_visible_metadata_size(metadata_size);
   req.set_visible_metadata_xxh3(metadata_xxh3);

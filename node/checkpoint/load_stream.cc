@@ -125,7 +125,7 @@ void LoadStream::CheckSegment(size_t i) {
       LocateMismatch(ctx_, job_, params_, s), " (segment of tensor ",
       TensorName(job_, s), " at tensor byte ", s.tensor_offset,
       absl::StrFormat(", %s expected %016x, read %016x)",
-                      ChecksumName(params_.checksum), s.expected, read)));
+                      Name(params_.checksum), s.expected, read)));
 }
 
 absl::Status LoadStream::Verify(uint64_t k, const unsigned char* p, size_t n) {

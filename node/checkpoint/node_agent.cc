@@ -151,8 +151,8 @@ absl::StatusOr<PrepareOutcome> NodeAgent::Prepare(PhaseJob job) {
     received.io = job.io;
     RETURN_IF_ERROR(RecheckKeys(received, "io."));
   }
-  ASSIGN_OR_RETURN(checksum_, ParseChecksumKind(job.io.checksum));
-  ASSIGN_OR_RETURN(location_, storage_.Open(job.step_uri, job.storage_options));
+  checksum_ = job.io.checksum;
+  ASSIGN_OR_RETURN(location_, storage_.Open(job.step_uri, job.backend));
   Storage& st = *location_.storage;
   job.io.queue_depth = ResolveQueueDepth(job.io, st.Kind(), job.save);
   // The buffers held now are given back before the new ones are made.

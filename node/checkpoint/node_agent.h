@@ -54,7 +54,7 @@ struct PhaseJob {
   uint64_t step = 0;
   std::string step_uri;
   IoOptions io;  // checked through the key table by NodeAgent::Prepare
-  std::map<std::string, std::string> storage_options;
+  BackendOptions backend;  // storage.flavour, s3.*, gcs.*
   TrainingLoopOptions loop;
   std::vector<RankJob> ranks;
 };
@@ -147,10 +147,11 @@ class NodeAgent {
   // and removes a probe file of that run's own there (PermissionDenied etc.
   // naming the path). The .metadata returned is the newest committed
   // step's, or `metadata_step`'s when not 0.
-  absl::StatusOr<StepListing> Inspect(
-      const std::string& checkpoints_uri, const std::string& probe_owner = "",
-      bool want_metadata = true, uint64_t metadata_step = 0,
-      const std::map<std::string, std::string>& options = {});
+  absl::StatusOr<StepListing> Inspect(const std::string& checkpoints_uri,
+                                      const std::string& probe_owner = "",
+                                      bool want_metadata = true,
+                                      uint64_t metadata_step = 0,
+                                      const BackendOptions& options = {});
 
   // Untimed: opens storage, creates the step directory (save) or makes the
   // files cold (load), allocates buffers. Replaces any prepared job.
@@ -174,25 +175,24 @@ class NodeAgent {
 
   // Writes the step's .metadata (the commit point) durably.
   absl::Status Commit(const std::string& step_uri, const std::string& metadata,
-                      const std::map<std::string, std::string>& options = {});
+                      const BackendOptions& options = {});
   // A small file `name` in `dir_uri`, whole or not at all, durably (the
   // commit's .metadata, a run's result.json); and whether one is there.
   absl::Status WriteFile(const std::string& dir_uri, const std::string& name,
                          const std::string& data,
-                         const std::map<std::string, std::string>& options);
-  absl::StatusOr<bool> FileExists(
-      const std::string& dir_uri, const std::string& name,
-      const std::map<std::string, std::string>& options);
+                         const BackendOptions& options);
+  absl::StatusOr<bool> FileExists(const std::string& dir_uri,
+                                  const std::string& name,
+                                  const BackendOptions& options);
   // Claims step `step` under checkpoints_uri for run `owner`
   // (Storage::ClaimDir): the claim entry's name, or AlreadyExists when
   // something holds the step. ReleaseClaim removes a claim this run won.
-  absl::StatusOr<std::string> Claim(
-      const std::string& checkpoints_uri, uint64_t step,
-      const std::string& owner,
-      const std::map<std::string, std::string>& options);
+  absl::StatusOr<std::string> Claim(const std::string& checkpoints_uri,
+                                    uint64_t step, const std::string& owner,
+                                    const BackendOptions& options);
   absl::Status ReleaseClaim(const std::string& checkpoints_uri, uint64_t step,
                             const std::string& claim_name,
-                            const std::map<std::string, std::string>& options);
+                            const BackendOptions& options);
   // Removes, in each of `steps`, the .metadata and the named entries (what
   // this run wrote there), and the step directory if that emptied it.
   // With `abort_uploads`, first aborts those names' unfinished uploads
@@ -202,7 +202,7 @@ class NodeAgent {
   absl::Status Cleanup(const std::string& checkpoints_uri,
                        const std::vector<uint64_t>& steps,
                        const std::vector<std::string>& names,
-                       const std::map<std::string, std::string>& options = {},
+                       const BackendOptions& options = {},
                        bool abort_uploads = false, int* aborted = nullptr,
                        const std::string& run_id = "");
   void Abort(const std::string& reason);
@@ -212,9 +212,8 @@ class NodeAgent {
 
   // `uri` on this agent's backends (StorageSet::Open): what the
   // coordinator's time-to-visible poll reads with.
-  absl::StatusOr<StorageLocation> OpenStorageAt(
-      const std::string& uri,
-      const std::map<std::string, std::string>& options) {
+  absl::StatusOr<StorageLocation> OpenStorageAt(const std::string& uri,
+                                                const BackendOptions& options) {
     return storage_.Open(uri, options);
   }
 

@@ -84,9 +84,11 @@ NodeAgent::NodeAgent(std::shared_ptr<MemoryStore> memory)
   ReserveDescriptors(kCleanupDescriptors);
 }
 
-absl::StatusOr<StepListing> NodeAgent::Inspect(
-    const std::string& uri, const std::string& probe_owner, bool want_metadata,
-    uint64_t metadata_step, const std::map<std::string, std::string>& options) {
+absl::StatusOr<StepListing> NodeAgent::Inspect(const std::string& uri,
+                                               const std::string& probe_owner,
+                                               bool want_metadata,
+                                               uint64_t metadata_step,
+                                               const BackendOptions& options) {
   ASSIGN_OR_RETURN(auto loc, storage_.Open(uri, options));
   StepListing listing;
   if (!probe_owner.empty()) {
@@ -136,37 +138,38 @@ absl::StatusOr<StepListing> NodeAgent::Inspect(
   return listing;
 }
 
-absl::Status NodeAgent::Commit(
-    const std::string& step_uri, const std::string& metadata,
-    const std::map<std::string, std::string>& options) {
+absl::Status NodeAgent::Commit(const std::string& step_uri,
+                               const std::string& metadata,
+                               const BackendOptions& options) {
   return WriteFile(step_uri, kMetadataFile, metadata, options);
 }
 
-absl::Status NodeAgent::WriteFile(
-    const std::string& dir_uri, const std::string& name,
-    const std::string& data,
-    const std::map<std::string, std::string>& options) {
+absl::Status NodeAgent::WriteFile(const std::string& dir_uri,
+                                  const std::string& name,
+                                  const std::string& data,
+                                  const BackendOptions& options) {
   ASSIGN_OR_RETURN(auto loc, storage_.Open(dir_uri, options));
   return loc.storage->WriteAtomic(JoinPath(loc.path, name), data);
 }
 
-absl::StatusOr<bool> NodeAgent::FileExists(
-    const std::string& dir_uri, const std::string& name,
-    const std::map<std::string, std::string>& options) {
+absl::StatusOr<bool> NodeAgent::FileExists(const std::string& dir_uri,
+                                           const std::string& name,
+                                           const BackendOptions& options) {
   ASSIGN_OR_RETURN(auto loc, storage_.Open(dir_uri, options));
   return loc.storage->Exists(JoinPath(loc.path, name));
 }
 
-absl::StatusOr<std::string> NodeAgent::Claim(
-    const std::string& uri, uint64_t step, const std::string& owner,
-    const std::map<std::string, std::string>& options) {
+absl::StatusOr<std::string> NodeAgent::Claim(const std::string& uri,
+                                             uint64_t step,
+                                             const std::string& owner,
+                                             const BackendOptions& options) {
   ASSIGN_OR_RETURN(auto loc, storage_.Open(uri, options));
   return loc.storage->ClaimDir(JoinPath(loc.path, StepDirName(step)), owner);
 }
 
-absl::Status NodeAgent::ReleaseClaim(
-    const std::string& uri, uint64_t step, const std::string& claim_name,
-    const std::map<std::string, std::string>& options) {
+absl::Status NodeAgent::ReleaseClaim(const std::string& uri, uint64_t step,
+                                     const std::string& claim_name,
+                                     const BackendOptions& options) {
   if (claim_name.empty() || claim_name.find('/') != std::string::npos) {
     return absl::InvalidArgumentError(absl::StrCat(
         "release of step ", step, ": bad claim name '", claim_name, "'"));
@@ -176,11 +179,12 @@ absl::Status NodeAgent::ReleaseClaim(
                                   {claim_name});
 }
 
-absl::Status NodeAgent::Cleanup(
-    const std::string& uri, const std::vector<uint64_t>& steps,
-    const std::vector<std::string>& names,
-    const std::map<std::string, std::string>& options, bool abort_uploads,
-    int* aborted, const std::string& run_id) {
+absl::Status NodeAgent::Cleanup(const std::string& uri,
+                                const std::vector<uint64_t>& steps,
+                                const std::vector<std::string>& names,
+                                const BackendOptions& options,
+                                bool abort_uploads, int* aborted,
+                                const std::string& run_id) {
   // A save that failed for want of descriptors must not leave its uploads
   // and objects behind for the same reason: the reserve is this chance.
   DescriptorReserveRelease reserve;

@@ -22,21 +22,6 @@ std::string GsUri(const GcsObject& o) {
   return absl::StrCat("gs://", o.bucket, "/", o.name);
 }
 
-absl::StatusOr<GcsConfig> GcsConfigFromOptions(
-    const std::map<std::string, std::string>& options) {
-  auto parsed = ConfigFromOptions(options, "gcs.");
-  if (!parsed.ok()) return parsed.status();
-  Config& c = *parsed;
-  if (c.gcs.endpoint.empty()) {
-    if (const char* e = std::getenv("STORAGE_EMULATOR_HOST"); e && *e) {
-      c.gcs.endpoint = e;
-      if (c.gcs.endpoint.find("://") == std::string::npos)
-        c.gcs.endpoint = "http://" + c.gcs.endpoint;
-    }
-  }
-  return c.gcs;
-}
-
 std::string GcsErrorDetail(const std::string& body) {
   nlohmann::json j = nlohmann::json::parse(body, nullptr, false);
   if (!j.is_object() || !j.contains("error") || !j["error"].is_object())
@@ -88,7 +73,10 @@ std::string GcsClient::UploadPath(const std::string& bucket) {
 }
 
 absl::StatusOr<HttpResponse> GcsClient::Do(const GcsCall& call) {
-  auto token = credentials_->Get();
+  // gcs.anonymous: an emulator's endpoint gets no token, and no credential
+  // source is asked for one.
+  absl::StatusOr<GcsToken> token = GcsToken();
+  if (!config_.anonymous) token = credentials_->Get();
   if (!token.ok()) return token.status();
   const bool session = absl::StartsWith(call.path, "http");
   HttpRequest req;

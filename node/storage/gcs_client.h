@@ -26,12 +26,6 @@ struct GcsObject {
 absl::StatusOr<GcsObject> ParseGsUri(const std::string& uri);
 std::string GsUri(const GcsObject& o);
 
-// GcsConfig from the storage options shipped by the coordinator (gcs.*
-// keys); the node's own STORAGE_EMULATOR_HOST sets the endpoint when
-// gcs.endpoint is empty.
-absl::StatusOr<GcsConfig> GcsConfigFromOptions(
-    const std::map<std::string, std::string>& options);
-
 struct GcsCall {
   std::string method = "GET";
   // Path under the endpoint, already encoded ("/storage/v1/b/B/o/N"), or

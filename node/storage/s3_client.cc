@@ -209,26 +209,6 @@ absl::StatusOr<S3Location> ParseS3Uri(const std::string& uri) {
   return S3Location{parts->bucket, parts->key};
 }
 
-absl::StatusOr<S3Config> S3ConfigFromOptions(
-    const std::map<std::string, std::string>& options) {
-  auto parsed = ConfigFromOptions(options, "s3.");
-  if (!parsed.ok()) return parsed.status();
-  Config& c = *parsed;
-  if (c.s3.endpoint.empty()) {
-    if (const char* e = std::getenv("AWS_ENDPOINT_URL_S3"))
-      c.s3.endpoint = e;
-    else if (const char* e2 = std::getenv("AWS_ENDPOINT_URL"))
-      c.s3.endpoint = e2;
-  }
-  if (options.count("s3.region") == 0) {
-    if (const char* r = std::getenv("AWS_REGION"))
-      c.s3.region = r;
-    else if (const char* r2 = std::getenv("AWS_DEFAULT_REGION"))
-      c.s3.region = r2;
-  }
-  return c.s3;
-}
-
 S3Client::S3Client(S3Config config,
                    std::shared_ptr<AwsCredentialChain> credentials,
                    std::shared_ptr<ObjectStoreCounters> counters)

@@ -27,12 +27,6 @@ struct S3Location {
 };
 absl::StatusOr<S3Location> ParseS3Uri(const std::string& uri);
 
-// S3Config from the storage options shipped by the coordinator (s3.* keys);
-// the node's own AWS_ENDPOINT_URL_S3 / AWS_ENDPOINT_URL / AWS_REGION fill
-// what the options leave unset.
-absl::StatusOr<S3Config> S3ConfigFromOptions(
-    const std::map<std::string, std::string>& options);
-
 struct S3Call {
   std::string method = "GET";
   std::string bucket;

@@ -1,5 +1,6 @@
 #include "node/storage/storage_factory.h"
 
+#include <algorithm>
 #include <functional>
 #include <mutex>
 
@@ -73,7 +74,7 @@ StorageSet::StorageSet(std::shared_ptr<MemoryStore> memory)
       memory_(memory ? std::move(memory) : std::make_shared<MemoryStore>()) {}
 
 absl::StatusOr<StorageLocation> StorageSet::Open(
-    const std::string& uri, const std::map<std::string, std::string>& options) {
+    const std::string& uri, const BackendOptions& options) {
   StorageLocation loc;
   if (absl::StartsWith(uri, "mem://")) {
     loc.storage = MemoryStorage::Make(memory_);
@@ -95,23 +96,29 @@ absl::StatusOr<StorageLocation> StorageSet::Open(
     } else {
       RETURN_IF_ERROR(ParseGsUri(uri).status());
     }
-    std::string key = s3 ? "s3" : "gs";
-    for (const auto& [k, v] : options) absl::StrAppend(&key, "\n", k, "=", v);
     std::lock_guard<std::mutex> lock(mu_);
-    auto kept = object_stores_.find(key);
+    auto kept = std::find_if(
+        object_stores_.begin(), object_stores_.end(), [&](const Kept& k) {
+          return k.s3 == s3 &&
+                 (s3 ? k.s3_config == options.s3 : k.gcs_config == options.gcs);
+        });
     if (kept == object_stores_.end()) {
-      absl::StatusOr<std::unique_ptr<Storage>> made;
-      if (s3) {
-        ASSIGN_OR_RETURN(S3Config cfg, S3ConfigFromOptions(options));
-        made = S3Storage::Make(std::move(cfg), counters_);
-      } else {
-        ASSIGN_OR_RETURN(GcsConfig cfg, GcsConfigFromOptions(options));
-        made = GcsStorage::Make(std::move(cfg), counters_);
-      }
+      absl::StatusOr<std::unique_ptr<Storage>> made =
+          s3 ? S3Storage::Make(options.s3, counters_)
+             : GcsStorage::Make(options.gcs, counters_);
       if (!made.ok()) return made.status();
-      kept = object_stores_.emplace(key, std::move(*made)).first;
+      Kept k;
+      k.s3 = s3;
+      if (s3) {
+        k.s3_config = options.s3;
+      } else {
+        k.gcs_config = options.gcs;
+      }
+      k.storage = std::move(*made);
+      object_stores_.push_back(std::move(k));
+      kept = object_stores_.end() - 1;
     }
-    loc.storage = kept->second;
+    loc.storage = kept->storage;
     loc.path = uri;
     return loc;
   }
@@ -125,22 +132,13 @@ absl::StatusOr<StorageLocation> StorageSet::Open(
   if (loc.path.empty()) {
     return absl::InvalidArgumentError("empty storage path");
   }
-  StorageFlavour flavour = StorageFlavour::kAuto;
-  if (auto it = options.find("storage.flavour"); it != options.end()) {
-    const std::optional<StorageFlavour> f =
-        ParseKind<StorageFlavour>(it->second);
-    if (!f) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          "storage.flavour '", it->second, "': expected local, fuse or auto"));
-    }
-    flavour = *f;
-  }
-  ASSIGN_OR_RETURN(loc.storage, PosixStorage::Make(flavour, loc.path, probes_));
+  ASSIGN_OR_RETURN(loc.storage,
+                   PosixStorage::Make(options.flavour, loc.path, probes_));
   return loc;
 }
 
-absl::StatusOr<StorageLocation> OpenStorage(
-    const std::string& uri, const std::map<std::string, std::string>& options) {
+absl::StatusOr<StorageLocation> OpenStorage(const std::string& uri,
+                                            const BackendOptions& options) {
   return StorageSet().Open(uri, options);
 }
 

@@ -5,11 +5,13 @@
 #ifndef CKPTBENCH_NODE_STORAGE_STORAGE_FACTORY_H_
 #define CKPTBENCH_NODE_STORAGE_STORAGE_FACTORY_H_
 
-#include <map>
 #include <memory>
+#include <mutex>
 #include <string>
+#include <vector>
 
 #include "absl/status/statusor.h"
+#include "common/config.h"
 #include "node/storage/http_client.h"
 #include "node/storage/memory_storage.h"
 #include "node/storage/page_cache.h"
@@ -38,11 +40,11 @@ class StorageSet {
   StorageSet(const StorageSet&) = delete;
   StorageSet& operator=(const StorageSet&) = delete;
 
-  // `options` are the backend settings shipped by the coordinator (s3.*,
-  // gcs.*, storage.flavour).
-  absl::StatusOr<StorageLocation> Open(
-      const std::string& uri,
-      const std::map<std::string, std::string>& options = {});
+  // `options` are the backend settings the coordinator's configuration
+  // resolved (s3.*, gcs.*, storage.flavour); the node reads none of them
+  // from its environment.
+  absl::StatusOr<StorageLocation> Open(const std::string& uri,
+                                       const BackendOptions& options = {});
 
   const ObjectStoreCounters& counters() const { return *counters_; }
 
@@ -53,14 +55,21 @@ class StorageSet {
   const std::shared_ptr<EvictionProbes> probes_;
   const std::shared_ptr<MemoryStore> memory_;
   std::mutex mu_;
-  std::map<std::string, std::shared_ptr<Storage>> object_stores_;
+  // Object-store backends kept, by scheme and the options they were made
+  // with (a handful per run: a linear search).
+  struct Kept {
+    bool s3 = false;
+    S3Config s3_config;
+    GcsConfig gcs_config;
+    std::shared_ptr<Storage> storage;
+  };
+  std::vector<Kept> object_stores_;
 };
 
 // A backend of its own for one use (a command that reads a file, a test):
 // what a new StorageSet opens.
-absl::StatusOr<StorageLocation> OpenStorage(
-    const std::string& uri,
-    const std::map<std::string, std::string>& options = {});
+absl::StatusOr<StorageLocation> OpenStorage(const std::string& uri,
+                                            const BackendOptions& options = {});
 
 // The path part of `uri` as the backend addresses it ("file:///a" -> "/a").
 std::string NativePath(const std::string& uri);

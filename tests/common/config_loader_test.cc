@@ -218,18 +218,74 @@ TEST(LoadConfig, AFifoIsNotAConfigFileAndDoesNotBlock) {
   rmdir(tmpl);
 }
 
-// Issue 14, case 11: a node skipped backend keys it did not know.
-TEST(ConfigFromOptions, AnUnknownShippedKeyIsAnError) {
-  auto c = ConfigFromOptions({{"s3.region", "eu-west-1"},
-                              {"s3.part_sise", "8MiB"},
-                              {"gcs.project", "p"}},
-                             "s3.");
-  ASSERT_FALSE(c.ok());
-  EXPECT_NE(c.status().message().find("storage option 's3.part_sise'"),
-            std::string::npos)
-      << c.status();
-  // Keys of another backend are not this one's business.
-  EXPECT_TRUE(ConfigFromOptions({{"gcs.unheard_of", "x"}}, "s3.").ok());
+// The backend settings are read from the environment here, once: the
+// keys' own variables first, other tools' names for the same setting only
+// when no source set the key (a node never reads them: BackendOptions).
+TEST(LoadConfig, BackendSettingsFromOtherToolsVariablesOnlyWhenUnset) {
+  FakeEnv env;
+  env.vars = {{"AWS_ENDPOINT_URL", "http://10.0.0.9:9000"},
+              {"AWS_DEFAULT_REGION", "eu-north-1"},
+              {"STORAGE_EMULATOR_HOST", "127.0.0.1:4443"}};
+  auto c = LoadConfig({"", {}, env.Fn(), {}, {}});
+  ASSERT_TRUE(c.ok()) << c.status();
+  EXPECT_EQ(c->config.s3.endpoint, "http://10.0.0.9:9000");
+  EXPECT_EQ(c->config.s3.region, "eu-north-1");
+  // The emulator host may name no scheme: plain HTTP, as Google's
+  // libraries take it; and it means no credentials.
+  EXPECT_EQ(c->config.gcs.endpoint, "http://127.0.0.1:4443");
+  EXPECT_TRUE(c->config.gcs.anonymous);
+  EXPECT_EQ(c->sources.at("s3.region"), "environment (AWS_DEFAULT_REGION)");
+  EXPECT_EQ(BackendOptionsOf(c->config).s3.region, "eu-north-1");
+
+  // The keys' own variables win over the others...
+  env.vars["AWS_ENDPOINT_URL_S3"] = "http://10.0.0.5:9000";
+  env.vars["AWS_REGION"] = "us-west-2";
+  env.vars["CKPT_GCS_ENDPOINT"] = "https://gcs.example:8443";
+  c = LoadConfig({"", {}, env.Fn(), {}, {}});
+  ASSERT_TRUE(c.ok()) << c.status();
+  EXPECT_EQ(c->config.s3.endpoint, "http://10.0.0.5:9000");
+  EXPECT_EQ(c->config.s3.region, "us-west-2");
+  EXPECT_EQ(c->config.gcs.endpoint, "https://gcs.example:8443");
+
+  // ...and so does any source that set the key, a file's included.
+  env.vars.erase("AWS_ENDPOINT_URL_S3");
+  env.vars.erase("AWS_REGION");
+  env.vars.erase("CKPT_GCS_ENDPOINT");
+  std::string yaml =
+      WriteYaml("s3:\n  region: ap-south-1\ngcs:\n  endpoint: http://own:1\n");
+  c = LoadConfig({yaml, {"s3.endpoint=http://cli:2"}, env.Fn(), {}, {}});
+  ASSERT_TRUE(c.ok()) << c.status();
+  EXPECT_EQ(c->config.s3.region, "ap-south-1");
+  EXPECT_EQ(c->config.gcs.endpoint, "http://own:1");
+  EXPECT_EQ(c->config.s3.endpoint, "http://cli:2");
+  std::remove(yaml.c_str());
+
+  // A file that writes the defaults out (conf/local-disk.yaml does) leaves
+  // the variables their say; STORAGE_EMULATOR_HOST also means no
+  // credentials.
+  yaml = WriteYaml(
+      "s3:\n  endpoint: \"\"\n  region: us-east-1\ngcs:\n  endpoint: \"\"\n"
+      "  anonymous: false\n");
+  env.vars = {{"AWS_ENDPOINT_URL", "http://10.0.0.9:9000"},
+              {"AWS_DEFAULT_REGION", "eu-north-1"},
+              {"STORAGE_EMULATOR_HOST", "127.0.0.1:4443"}};
+  c = LoadConfig({yaml, {}, env.Fn(), {}, {}});
+  ASSERT_TRUE(c.ok()) << c.status();
+  EXPECT_EQ(c->config.s3.endpoint, "http://10.0.0.9:9000");
+  EXPECT_EQ(c->config.s3.region, "eu-north-1");
+  EXPECT_EQ(c->config.gcs.endpoint, "http://127.0.0.1:4443");
+  EXPECT_TRUE(c->config.gcs.anonymous);
+  EXPECT_TRUE(BackendOptionsOf(c->config).gcs.anonymous);
+  std::remove(yaml.c_str());
+
+  // An empty variable is unset.
+  env.vars = {{"STORAGE_EMULATOR_HOST", ""}, {"AWS_DEFAULT_REGION", ""}};
+  c = LoadConfig({"", {}, env.Fn(), {}, {}});
+  ASSERT_TRUE(c.ok()) << c.status();
+  EXPECT_EQ(c->config.gcs.endpoint, "");
+  EXPECT_FALSE(c->config.gcs.anonymous);
+  EXPECT_EQ(c->config.s3.region, "us-east-1");
+  EXPECT_EQ(c->sources.at("gcs.endpoint"), "default");
 }
 
 TEST(ValidateConfig, GpuAndMissingPathAndDirectAlignment) {

@@ -7,6 +7,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "wire/backend_codec.h"
 #include "wire/kinds_codec.h"
 
 namespace ckpt {
@@ -68,6 +69,83 @@ TEST(KindsCodec, EachValueCrossesTheWireAndBack) {
   }
   EXPECT_EQ(ToWire(Accelerator::kGpu), v1::ACCELERATOR_GPU);
   EXPECT_EQ(ToWire(CacheMode::kNone), v1::CACHE_MODE_NONE);
+  // The backend settings' choices (protocol version 4).
+  for (auto v :
+       {StorageFlavour::kAuto, StorageFlavour::kLocal, StorageFlavour::kFuse}) {
+    EXPECT_EQ(FromWire(ToWire(v), "f").value(), v);
+  }
+  for (auto v :
+       {S3Addressing::kAuto, S3Addressing::kPath, S3Addressing::kVirtual}) {
+    EXPECT_EQ(FromWire(ToWire(v), "f").value(), v);
+  }
+  for (auto v : {PayloadSigning::kUnsigned, PayloadSigning::kSigned}) {
+    EXPECT_EQ(FromWire(ToWire(v), "f").value(), v);
+  }
+  for (auto v : {S3Checksum::kNone, S3Checksum::kCrc32c, S3Checksum::kMd5}) {
+    EXPECT_EQ(FromWire(ToWire(v), "f").value(), v);
+  }
+  for (auto v : {S3Claim::kAuto, S3Claim::kIfNoneMatch, S3Claim::kListing}) {
+    EXPECT_EQ(FromWire(ToWire(v), "f").value(), v);
+  }
+  for (auto v : {GcsUpload::kResumable, GcsUpload::kComposite}) {
+    EXPECT_EQ(FromWire(ToWire(v), "f").value(), v);
+  }
+  for (auto v : {ChecksumKind::kCrc32c, ChecksumKind::kXxh3}) {
+    EXPECT_EQ(FromWire(ToWire(v), "f").value(), v);
+  }
+  EXPECT_EQ(ToWire(S3Claim::kIfNoneMatch), v1::S3_CLAIM_IF_NONE_MATCH);
+  EXPECT_EQ(ToWire(ChecksumKind::kXxh3), v1::CHECKSUM_XXH3);
+}
+
+// Every backend setting crosses the wire and back as it was, none at its
+// default (a field the codec forgot would come back as the default).
+TEST(BackendCodec, EverySettingCrossesTheWireAndBack) {
+  BackendOptions o;
+  o.flavour = StorageFlavour::kFuse;
+  o.s3.endpoint = "http://127.0.0.1:9000";
+  o.s3.region = "eu-west-3";
+  o.s3.addressing = S3Addressing::kVirtual;
+  o.s3.part_size = 16 << 20;
+  o.s3.multipart_threshold = 32 << 20;
+  o.s3.payload_signing = PayloadSigning::kSigned;
+  o.s3.ca_bundle = "/etc/ssl/own.pem";
+  o.s3.verify_tls = false;
+  o.s3.stall_timeout = 7.5;
+  o.s3.max_attempts = 3;
+  o.s3.parts_in_flight = 9;
+  o.s3.range_size = 4 << 20;
+  o.s3.ranges_in_flight = 6;
+  o.s3.spread_prefixes = 16;
+  o.s3.checksum = S3Checksum::kMd5;
+  o.s3.claim = S3Claim::kListing;
+  o.gcs.endpoint = "http://127.0.0.1:4443";
+  o.gcs.project = "proj-1";
+  o.gcs.user_project = true;
+  o.gcs.upload = GcsUpload::kComposite;
+  o.gcs.single_threshold = 1 << 20;
+  o.gcs.chunk_size = 512 << 10;
+  o.gcs.parts_in_flight = 2;
+  o.gcs.range_size = 2 << 20;
+  o.gcs.ranges_in_flight = 3;
+  o.gcs.max_attempts = 4;
+  o.gcs.stall_timeout = 12;
+  o.gcs.ca_bundle = "/etc/ssl/gcs.pem";
+  o.gcs.verify_tls = false;
+  o.gcs.anonymous = true;
+  ASSERT_FALSE(o.s3 == S3Config());
+  ASSERT_TRUE(CheckBackendOptions(o).ok()) << CheckBackendOptions(o);
+  auto back = FromWire(ToWire(o));
+  ASSERT_TRUE(back.ok()) << back.status();
+  EXPECT_TRUE(*back == o);
+  // Each field on its own, so a forgotten one is named by the failure.
+  auto wire = ToWire(o);
+  EXPECT_EQ(wire.s3().region(), "eu-west-3");
+  EXPECT_TRUE(wire.s3().skip_tls_verify());
+  EXPECT_EQ(back->s3.spread_prefixes, 16);
+  EXPECT_EQ(back->s3.multipart_threshold, 32u << 20);
+  EXPECT_EQ(back->gcs.chunk_size, 512u << 10);
+  EXPECT_EQ(back->gcs.single_threshold, 1u << 20);
+  EXPECT_TRUE(back->gcs.anonymous);
 }
 
 TEST(KindsCodec, UnsetReadsAsTheDefaultAndUnknownNumbersAreRefused) {
@@ -83,6 +161,18 @@ TEST(KindsCodec, UnsetReadsAsTheDefaultAndUnknownNumbersAreRefused) {
   EXPECT_EQ(phase.status().message(),
             "phase = 0: expected one of save, load (a number this build does "
             "not know)");
+  EXPECT_EQ(FromWire(v1::STORAGE_FLAVOUR_UNSPECIFIED, "f").value(),
+            StorageFlavour::kAuto);
+  EXPECT_EQ(FromWire(v1::S3_CLAIM_UNSPECIFIED, "f").value(), S3Claim::kAuto);
+  EXPECT_EQ(FromWire(v1::GCS_UPLOAD_UNSPECIFIED, "f").value(),
+            GcsUpload::kResumable);
+  EXPECT_EQ(FromWire(v1::CHECKSUM_UNSPECIFIED, "f").value(),
+            ChecksumKind::kCrc32c);
+  auto sum = FromWire(static_cast<v1::Checksum>(3), "io.checksum");
+  ASSERT_FALSE(sum.ok());
+  EXPECT_EQ(sum.status().message(),
+            "io.checksum = 3: expected one of xxh3, crc32c (a number this "
+            "build does not know)");
   auto mode = FromWire(static_cast<v1::CacheMode>(42), "io.cache_mode");
   ASSERT_TRUE(absl::IsInvalidArgument(mode.status()));
   EXPECT_NE(mode.status().message().find("io.cache_mode = 42"),

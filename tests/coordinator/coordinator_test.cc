@@ -224,7 +224,7 @@ TEST(Coordinator, LoadWithAnotherSeedOrChecksumKindIsRefused) {
             std::string::npos)
       << s;
   Config sum = MemConfig(RunMode::kLoadOnly, 0, 1);
-  sum.io.checksum = "xxh3";
+  sum.io.checksum = ChecksumKind::kXxh3;
   Harness k(memory, sum);
   s = k.coordinator.Preflight(&k.result);
   ASSERT_FALSE(s.ok());

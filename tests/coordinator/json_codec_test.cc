@@ -25,7 +25,7 @@ TEST(Metadata, RoundTripsChecksumsAndPlan) {
       }
     }
   }
-  std::string text = MetadataToJson(*plan, 5, 77, "xxh3", sums);
+  std::string text = MetadataToJson(*plan, 5, 77, ChecksumKind::kXxh3, sums);
   auto m = ParseMetadata(text, "x/.metadata");
   ASSERT_TRUE(m.ok()) << m.status();
   EXPECT_EQ(m->step, 5u);
@@ -66,7 +66,8 @@ TEST(Metadata, NumbersOutOfRangeOrNotWholeAreRefusedNamingTheField) {
         sums[{r.rank, f.index, k}] = 0xab;
     }
   }
-  const std::string good = MetadataToJson(*plan, 5, 77, "xxh3", sums);
+  const std::string good =
+      MetadataToJson(*plan, 5, 77, ChecksumKind::kXxh3, sums);
   ASSERT_TRUE(ParseMetadata(good, "m").ok());
   auto with = [&](const std::string& from, const std::string& to) {
     std::string text = good;

@@ -154,7 +154,8 @@ TEST(Reshard, TheMetadataMapsTheSavedFiles) {
   p.fingerprint = "f";
   p.layout = "l";
   std::vector<SavedFile> files;
-  auto meta = ParseMetadata(MetadataToJson(p, 3, 7, "xxh3", {}), "m", &files);
+  auto meta = ParseMetadata(MetadataToJson(p, 3, 7, ChecksumKind::kXxh3, {}),
+                            "m", &files);
   ASSERT_TRUE(meta.ok()) << meta.status();
   ASSERT_EQ(files.size(), 4u);
   EXPECT_EQ(files[3].rank, 3u);

@@ -16,6 +16,7 @@
 
 #include "coordinator/checkpoint/planner.h"
 #include "coordinator/json_codec.h"
+#include "wire/kinds_codec.h"
 
 namespace ckpt {
 namespace {
@@ -181,7 +182,8 @@ TEST(RoundRunner, EachNodeIsSentItsOwnRanksTheRunsIoAndOneStartInstant) {
     EXPECT_EQ(p.run_id(), "run-x");
     EXPECT_EQ(p.step(), 4u);
     EXPECT_EQ(p.io().block_size(), 1u << 20);
-    EXPECT_EQ(p.io().checksum(), rig.config.io.checksum);
+    EXPECT_EQ(FromWire(p.io().checksum(), "io.checksum").value(),
+              rig.config.io.checksum);
     EXPECT_EQ(p.io().queue_depth(), -1);  // io.queue_depth's default: auto
     ASSERT_EQ(p.ranks_size(), 2);
     for (const auto& ra : p.ranks()) {

@@ -66,10 +66,11 @@ class S3ClaimTest : public ::testing::Test {
     return "http://127.0.0.1:" + std::to_string(port);
   }
   std::shared_ptr<Storage> Open(int port, const std::string& claim) {
-    auto loc =
-        OpenStorage("s3://" + bucket_ + "/c", {{"s3.endpoint", Endpoint(port)},
-                                               {"s3.region", "us-east-1"},
-                                               {"s3.claim", claim}});
+    BackendOptions options;
+    options.s3.endpoint = Endpoint(port);
+    options.s3.region = "us-east-1";
+    options.s3.claim = ParseKind<S3Claim>(claim).value();
+    auto loc = OpenStorage("s3://" + bucket_ + "/c", options);
     EXPECT_TRUE(loc.ok()) << loc.status();
     return loc.ok() ? std::move(loc->storage) : nullptr;
   }
@@ -296,8 +297,9 @@ TEST_F(S3ClaimTest, Step1AndStep10AreToldApartByListingsAndCleanup) {
     ASSERT_EQ(mpu.exit_code, 0) << mpu.err;
   }
   std::filesystem::remove(body);
-  const std::map<std::string, std::string> options = {
-      {"s3.endpoint", Endpoint(SwiftPort())}, {"s3.region", "us-east-1"}};
+  BackendOptions options;
+  options.s3.endpoint = Endpoint(SwiftPort());
+  options.s3.region = "us-east-1";
   const std::string dir = "s3://" + bucket_ + "/s/checkpoints";
   NodeAgent agent;
   auto listing = agent.Inspect(dir, "", false, 0, options);

@@ -29,11 +29,11 @@ absl::StatusOr<StorageLocation> OpenS3(TempDir&) {
   static ConditionalPutProxy* proxy = new ConditionalPutProxy(
       std::stoi(e.substr(e.rfind(':') + 1)), "test:tester", "testing");
   static int n = 0;
-  return OpenStorage(
-      absl::StrCat("s3://", bucket, "/root-", n++),
-      {{"s3.endpoint", absl::StrCat("http://127.0.0.1:", proxy->port())},
-       {"s3.region", "us-east-1"},
-       {"s3.claim", "if_none_match"}});
+  BackendOptions options;
+  options.s3.endpoint = absl::StrCat("http://127.0.0.1:", proxy->port());
+  options.s3.region = "us-east-1";
+  options.s3.claim = S3Claim::kIfNoneMatch;
+  return OpenStorage(absl::StrCat("s3://", bucket, "/root-", n++), options);
 }
 
 INSTANTIATE_TEST_SUITE_P(S3, StorageConformance,

@@ -31,8 +31,9 @@ TEST(NodeAgentCleanup, RunsOnTheReservedDescriptorsWhenNoneAreLeft) {
   setenv("AWS_ACCESS_KEY_ID", "AKIDCLEANUPTEST", 1);
   setenv("AWS_SECRET_ACCESS_KEY", "cleanup-test-secret-key", 1);
   setenv("AWS_EC2_METADATA_DISABLED", "true", 1);
-  const std::map<std::string, std::string> options = {
-      {"s3.endpoint", s3.url()}, {"s3.region", "us-east-1"}};
+  BackendOptions options;
+  options.s3.endpoint = s3.url();
+  options.s3.region = "us-east-1";
   NodeAgent agent;
   ASSERT_EQ(ReservedDescriptors(), kCleanupDescriptors);
   absl::Status cleaned;

@@ -14,6 +14,7 @@
 #include "node/node_service.h"
 #include "node/storage/memory_storage.h"
 #include "tests/testing/temp_dir.h"
+#include "wire/backend_codec.h"
 #include "wire/error_kind.h"
 
 namespace ckpt {
@@ -30,7 +31,7 @@ v1::PrepareRequest Request(v1::Phase phase, uint64_t round) {
   req.mutable_io()->set_block_size(64 * 1024);
   req.mutable_io()->set_fsync(true);
   req.mutable_io()->set_cache_mode(v1::CACHE_MODE_AUTO);
-  req.mutable_io()->set_checksum("crc32c");
+  req.mutable_io()->set_checksum(v1::CHECKSUM_CRC32C);
   req.add_tensor_names("w");
   for (uint32_t rank = 0; rank < 2; ++rank) {
     auto* r = req.add_ranks();
@@ -311,6 +312,49 @@ TEST(NodeService, ReceivedIoOptionsAreCheckedThroughTheKeyTable) {
   EXPECT_TRUE(svc.Prepare(Request(v1::PHASE_SAVE, 1)).error().empty());
 }
 
+// The backend settings arrive typed and are checked through the key table
+// before any backend sees them, on every command that carries them.
+TEST(NodeService, ReceivedBackendOptionsAreCheckedThroughTheKeyTable) {
+  auto memory = std::make_shared<MemoryStore>();
+  NodeService svc(memory);
+  auto part = Request(v1::PHASE_SAVE, 1);
+  part.mutable_backend()->mutable_s3()->set_part_size(1000);
+  auto p = svc.Prepare(part);
+  EXPECT_NE(p.error().find("s3.part_size = '1000'"), std::string::npos)
+      << p.error();
+  EXPECT_EQ(p.error_kind(), v1::ERROR_KIND_BAD_INPUT);
+  auto claim = Request(v1::PHASE_SAVE, 1);
+  claim.mutable_backend()->mutable_s3()->set_claim(
+      static_cast<v1::S3Claim>(12));
+  EXPECT_NE(svc.Prepare(claim).error().find(
+                "s3.claim = 12: expected one of auto, if_none_match, listing"),
+            std::string::npos)
+      << svc.Prepare(claim).error();
+  v1::InspectRequest inspect;
+  inspect.set_checkpoints_uri("mem://b/checkpoints");
+  inspect.mutable_backend()->set_flavour(static_cast<v1::StorageFlavour>(5));
+  auto i = svc.Inspect(inspect);
+  EXPECT_NE(i.error().find("storage.flavour = 5: expected one of auto, local, "
+                           "fuse"),
+            std::string::npos)
+      << i.error();
+  v1::CleanupRequest cleanup;
+  cleanup.set_checkpoints_uri("mem://b/checkpoints");
+  cleanup.mutable_backend()->mutable_gcs()->set_chunk_size(1000);
+  auto c = svc.Cleanup(cleanup);
+  EXPECT_NE(c.error().find("gcs.chunk_size = '1000'"), std::string::npos)
+      << c.error();
+  // Sent whole, as the coordinator sends them, the defaults pass; a
+  // message left out reads as the defaults (TLS verified).
+  auto whole = Request(v1::PHASE_SAVE, 1);
+  *whole.mutable_backend() = ToWire(BackendOptions());
+  EXPECT_TRUE(svc.Prepare(whole).error().empty());
+  auto none = FromWire(v1::BackendOptions());
+  ASSERT_TRUE(none.ok()) << none.status();
+  EXPECT_EQ(*none, BackendOptions());
+  EXPECT_TRUE(none->s3.verify_tls && none->gcs.verify_tls);
+}
+
 // Issue 15: auto pipelines where the I/O call waits without the CPU.
 TEST(NodeAgent, AutoQueueDepthPipelinesOnlyWhereIoWaitsWithoutTheCpu) {
   IoOptions io;
@@ -340,10 +384,9 @@ TEST(NodeService, ErrorsCarryTheirKind) {
   auto memory = std::make_shared<MemoryStore>();
   NodeService svc(memory);
   auto req = Request(v1::PHASE_SAVE, 1);
-  req.mutable_io()->set_checksum("md5");
+  req.mutable_io()->set_checksum(static_cast<v1::Checksum>(9));
   auto bad = svc.Prepare(req);
-  EXPECT_NE(bad.error().find("io.checksum = 'md5': expected one of xxh3, "
-                             "crc32c"),
+  EXPECT_NE(bad.error().find("io.checksum = 9: expected one of xxh3, crc32c"),
             std::string::npos)
       << bad.error();
   EXPECT_EQ(bad.error_kind(), v1::ERROR_KIND_BAD_INPUT);

@@ -11,6 +11,7 @@
 #include <memory>
 #include <string>
 
+#include "absl/strings/ascii.h"
 #include "common/config_loader.h"
 #include "common/secrets.h"
 #include "node/storage/gcs_client.h"
@@ -94,9 +95,9 @@ TEST(SecretEcho, AnS3SessionTokenEchoedInA403IsScrubbed) {
         auto it = env.find(n);
         return it == env.end() ? nullptr : it->second.c_str();
       });
-  auto config = S3ConfigFromOptions({{"s3.endpoint", s3.url()}});
-  ASSERT_TRUE(config.ok()) << config.status();
-  S3Client client(*config, chain);
+  S3Config config;
+  config.endpoint = s3.url();
+  S3Client client(config, chain);
   auto rep = client.Do(MakeS3Call("GET", "bucket", "key"));
   ASSERT_FALSE(rep.ok());
   ASSERT_EQ(s3.requests().size(), 1u);
@@ -129,9 +130,9 @@ TEST(SecretEcho, AGcsBearerTokenEchoedInA403IsScrubbed) {
         auto it = env->find(n);
         return it == env->end() ? nullptr : it->second.c_str();
       });
-  auto config = GcsConfigFromOptions({{"gcs.endpoint", gcs.url()}});
-  ASSERT_TRUE(config.ok()) << config.status();
-  GcsClient client(*config, creds);
+  GcsConfig config;
+  config.endpoint = gcs.url();
+  GcsClient client(config, creds);
   GcsCall call;
   call.path = GcsClient::ObjectPath({"bucket", "dir/object"});
   auto rep = client.Do(call);
@@ -151,6 +152,43 @@ TEST(SecretEcho, AGcsBearerTokenEchoedInA403IsScrubbed) {
 // Whatever built it, an error leaving the node (a reply's `error`, which
 // the coordinator logs and writes to result.json) holds no registered
 // secret.
+// gcs.anonymous (what STORAGE_EMULATOR_HOST resolves to on the coordinator)
+// sends no token to an emulator's plain-HTTP endpoint, even from a node
+// whose own environment holds one.
+TEST(SecretEcho, AnAnonymousGcsClientSendsNoTokenWhateverTheNodeHolds) {
+  StubHttpServer gcs([](const StubRequest&) {
+    return StubResponse{200, "{}", "Content-Type: application/json\r\n"};
+  });
+  auto env = std::make_shared<std::map<std::string, std::string>>(
+      std::map<std::string, std::string>{{"GOOGLE_OAUTH_ACCESS_TOKEN", kBearer},
+                                         {"NO_GCE_CHECK", "true"}});
+  auto creds =
+      std::make_shared<GcsCredentials>([env](const char* n) -> const char* {
+        auto it = env->find(n);
+        return it == env->end() ? nullptr : it->second.c_str();
+      });
+  GcsConfig config;
+  config.endpoint = gcs.url();
+  config.anonymous = true;
+  GcsClient client(config, creds);
+  GcsCall call;
+  call.path = GcsClient::ObjectPath({"bucket", "dir/object"});
+  auto rep = client.Do(call);
+  ASSERT_TRUE(rep.ok()) << rep.status();
+  ASSERT_EQ(gcs.requests().size(), 1u);
+  EXPECT_EQ(gcs.requests()[0].head.find(kBearer), std::string::npos);
+  EXPECT_EQ(absl::AsciiStrToLower(gcs.requests()[0].head).find("authorization"),
+            std::string::npos)
+      << gcs.requests()[0].head;
+  // The same client, not anonymous, sends it (the check above can fail).
+  config.anonymous = false;
+  GcsClient signed_client(config, creds);
+  ASSERT_TRUE(signed_client.Do(call).ok());
+  ASSERT_EQ(gcs.requests().size(), 2u);
+  EXPECT_NE(gcs.requests()[1].head.find(std::string("Bearer ") + kBearer),
+            std::string::npos);
+}
+
 TEST(SecretEcho, ErrorsLeavingTheNodeAreScrubbed) {
   const std::string token = "node-held-bearer-token/with+chars=0123456789";
   RegisterSecret(token);
