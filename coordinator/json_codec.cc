@@ -138,7 +138,7 @@ ordered_json RankJson(const RankResult& k, bool load) {
 }
 
 // Per file, compactly: one row each, columns named once; microseconds.
-ordered_json FilesJson(const std::vector<FileResult>& files) {
+ordered_json FilesJson(const std::vector<FileRecord>& files) {
   ordered_json rows = ordered_json::array();
   auto us = [](double s) { return std::round(s * 1e6) / 1e6; };
   for (const auto& f : files) {

@@ -247,33 +247,33 @@ void ReadRank(const Fields& f, RankResult* k) {
   f.Get("read_from_node", &k->read_from_node);
 }
 
-// Reads one cell of the per-file table into its FileResult field.
+// Reads one cell of the per-file table into its FileRecord field.
 using Cell = std::function<void(const Fields&, const json&, const std::string&,
-                                FileResult*)>;
+                                FileRecord*)>;
 
 template <typename T>
-std::pair<const char*, Cell> Column(const char* name, T FileResult::*m) {
+std::pair<const char*, Cell> Column(const char* name, T FileRecord::*m) {
   return {name, [m](const Fields& f, const json& v, const std::string& at,
-                    FileResult* r) { f.Read(v, at, &(r->*m)); }};
+                    FileRecord* r) { f.Read(v, at, &(r->*m)); }};
 }
 
 // The per-file table's columns this version reads, by name.
 const std::map<std::string, Cell>& FileColumns() {
   static const auto* kColumns = new std::map<std::string, Cell>{
-      Column("node", &FileResult::node),
-      Column("rank", &FileResult::rank),
-      Column("file", &FileResult::file_index),
-      Column("name", &FileResult::name),
-      Column("bytes", &FileResult::bytes),
-      Column("start", &FileResult::start),
-      Column("first_byte", &FileResult::first_byte),
-      Column("last_byte", &FileResult::last_byte),
-      Column("done", &FileResult::done),
-      Column("data_seconds", &FileResult::data),
-      Column("io_seconds", &FileResult::io),
-      Column("sync_seconds", &FileResult::sync),
-      Column("requests", &FileResult::requests),
-      Column("retries", &FileResult::retries),
+      Column("node", &FileRecord::node),
+      Column("rank", &FileRecord::rank),
+      Column("file", &FileRecord::file_index),
+      Column("name", &FileRecord::name),
+      Column("bytes", &FileRecord::bytes),
+      Column("start", &FileRecord::start),
+      Column("first_byte", &FileRecord::first_byte),
+      Column("last_byte", &FileRecord::last_byte),
+      Column("done", &FileRecord::done),
+      Column("data_seconds", &FileRecord::data),
+      Column("io_seconds", &FileRecord::io),
+      Column("sync_seconds", &FileRecord::sync),
+      Column("requests", &FileRecord::requests),
+      Column("retries", &FileRecord::retries),
   };
   return *kColumns;
 }
@@ -281,7 +281,7 @@ const std::map<std::string, Cell>& FileColumns() {
 // The per-file table: rows whose cells follow the columns it names (a
 // column this version does not know is skipped), each column's reader
 // found once per table.
-void ReadFiles(const Fields& f, std::vector<FileResult>* files) {
+void ReadFiles(const Fields& f, std::vector<FileRecord>* files) {
   std::vector<std::string> columns;
   f.Get("columns", &columns);
   std::vector<const Cell*> cells;
@@ -291,7 +291,7 @@ void ReadFiles(const Fields& f, std::vector<FileResult>* files) {
   }
   f.EachValue("rows", [&](const json& row, const std::string& at) {
     if (!row.is_array()) return f.Fail(at, "an array", row);
-    FileResult r;
+    FileRecord r;
     for (size_t c = 0; c < cells.size() && c < row.size(); ++c) {
       if (cells[c] == nullptr || row[c].is_null()) continue;
       (*cells[c])(f, row[c], absl::StrCat(at, "[", c, "]"), &r);

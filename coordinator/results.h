@@ -11,6 +11,7 @@
 #include <utility>
 #include <vector>
 
+#include "common/file_record.h"
 #include "common/histogram.h"
 #include "common/kinds.h"
 #include "common/stats.h"
@@ -36,21 +37,8 @@ struct RankResult {
   double data_seconds = 0, io_seconds = 0, sync_seconds = 0;
   double wait_seconds = 0;
   // Its files' storage requests and object-store retries, summed
-  // (FileResult): what it measured, beside a resharded plan's reads.
+  // (FileRecord): what it measured, beside a resharded plan's reads.
   uint64_t requests = 0, retries = 0;
-};
-
-// One file of a round (node.proto FileRecord), its times on the round's
-// common clock: seconds from the coordinator's start instant, the node's
-// start lag added, so files of different nodes line up.
-struct FileResult {
-  int node = 0;
-  uint32_t rank = 0, file_index = 0;
-  std::string name;
-  uint64_t bytes = 0;
-  double start = 0, first_byte = -1, last_byte = 0, done = 0;
-  double data = 0, io = 0, sync = 0;   // seconds, as FileRecord
-  uint64_t requests = 0, retries = 0;  // as FileRecord
 };
 
 // Where bytes meet host memory on a node (StagingReport in node.proto):
@@ -238,7 +226,7 @@ struct RoundResult {
   uint64_t new_connections = 0;
   std::vector<NodeResult> nodes;
   std::vector<RankResult> ranks;
-  std::vector<FileResult> files;
+  std::vector<FileRecord> files;
   std::vector<Straggler> stragglers;  // slowest first; multinode only
   RoundStaging staging;
   Visibility visible;  // saves

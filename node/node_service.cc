@@ -8,6 +8,7 @@
 #include "node/checkpoint/visibility.h"
 #include "wire/backend_codec.h"
 #include "wire/error_kind.h"
+#include "wire/file_record_codec.h"
 #include "wire/histogram_codec.h"
 #include "wire/kinds_codec.h"
 
@@ -175,22 +176,7 @@ v1::PhaseReport ReportToProto(const PhaseOutcome& o, uint64_t round_id) {
   rep.set_cpus(static_cast<uint32_t>(o.cpus));
   rep.set_backoff_seconds(o.backoff_seconds);
   rep.set_memory_available_bytes(o.memory_available_bytes);
-  for (const auto& f : o.files) {
-    auto* r = rep.add_files();
-    r->set_rank(f.rank);
-    r->set_file_index(f.file_index);
-    r->set_name(f.name);
-    r->set_bytes(f.bytes);
-    r->set_start_seconds(f.start);
-    r->set_first_byte_seconds(f.first_byte);
-    r->set_last_byte_seconds(f.last_byte);
-    r->set_done_seconds(f.done);
-    r->set_data_seconds(f.data);
-    r->set_io_seconds(f.io);
-    r->set_sync_seconds(f.sync);
-    r->set_requests(f.requests);
-    r->set_retries(f.retries);
-  }
+  for (const auto& f : o.files) ToWire(f, rep.add_files());
   rep.set_requests(o.requests);
   rep.set_retries(o.retries);
   rep.set_throttles(o.throttles);

@@ -10,6 +10,7 @@
 #include "absl/strings/str_format.h"
 #include "common/bytes.h"
 #include "coordinator/checkpoint/round_runner.h"
+#include "wire/file_record_codec.h"
 #include "wire/histogram_codec.h"
 
 namespace ckpt {
@@ -83,17 +84,17 @@ std::string WhySlow(int node, std::map<int, Parts>& parts,
 
 // The node's three files that finished last.
 std::vector<std::string> LastFiles(const RoundResult& result, int node) {
-  std::vector<const FileResult*> mine;
+  std::vector<const FileRecord*> mine;
   for (const auto& f : result.files) {
     if (f.node == node) mine.push_back(&f);
   }
   std::sort(mine.begin(), mine.end(),
-            [](const FileResult* a, const FileResult* b) {
+            [](const FileRecord* a, const FileRecord* b) {
               return a->done > b->done;
             });
   std::vector<std::string> out;
   for (size_t k = 0; k < mine.size() && k < 3; ++k) {
-    const FileResult& f = *mine[k];
+    const FileRecord& f = *mine[k];
     out.push_back(absl::StrFormat(
         "%s (rank %d): start %.3f, first byte %.3f, last byte %.3f, done "
         "%.3f s%s",
@@ -197,22 +198,12 @@ namespace {
 void AddFiles(const v1::PhaseReport& rep, int node, RoundResult* result) {
   const double lag = std::max(0.0, rep.start_lag_seconds());
   for (const auto& f : rep.files()) {
-    FileResult fr;
+    FileRecord fr = FromWire(f);
     fr.node = node;
-    fr.rank = f.rank();
-    fr.file_index = f.file_index();
-    fr.name = f.name();
-    fr.bytes = f.bytes();
-    fr.start = lag + f.start_seconds();
-    fr.first_byte =
-        f.first_byte_seconds() < 0 ? -1 : lag + f.first_byte_seconds();
-    fr.last_byte = lag + f.last_byte_seconds();
-    fr.done = lag + f.done_seconds();
-    fr.data = f.data_seconds();
-    fr.io = f.io_seconds();
-    fr.sync = f.sync_seconds();
-    fr.requests = f.requests();
-    fr.retries = f.retries();
+    fr.start += lag;
+    fr.first_byte = fr.first_byte < 0 ? -1 : fr.first_byte + lag;
+    fr.last_byte += lag;
+    fr.done += lag;
     for (size_t k = result->ranks.size(); k-- > 0;) {
       RankResult& rk = result->ranks[k];
       if (rk.node != node) break;  // this report's ranks are last

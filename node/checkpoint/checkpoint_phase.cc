@@ -227,7 +227,7 @@ void CheckpointPhase::RecordFiles(PhaseOutcome* out) const {
     }
     r.done_seconds = std::max(r.done_seconds, s.outcome.done_seconds);
     const std::string& path = s.file->path;
-    FileTiming t;
+    FileRecord t;
     t.rank = job_.ranks[s.rank_index].rank;
     t.file_index = s.file->index;
     t.name = path.substr(path.rfind('/') + 1);

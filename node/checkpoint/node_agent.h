@@ -22,6 +22,7 @@
 #include "absl/status/statusor.h"
 #include "common/config.h"
 #include "common/cpu_usage.h"
+#include "common/file_record.h"
 #include "common/kinds.h"
 #include "common/memory.h"
 #include "common/step_layout.h"
@@ -92,18 +93,6 @@ struct StagingOutcome {
   bool pinned = false;
 };
 
-// A file's FileRecord (node.proto), as the node measured it.
-struct FileTiming {
-  uint32_t rank = 0, file_index = 0;
-  std::string name;
-  uint64_t bytes = 0;
-  double start = 0, first_byte = -1, last_byte = 0, done = 0;
-  double data = 0, io = 0, sync = 0;
-  // Storage requests for its bytes (HTTP requests on object stores, retries
-  // included; read/write calls on file systems) and object-store retries.
-  uint64_t requests = 0, retries = 0;
-};
-
 struct PhaseOutcome {
   absl::Status status;
   std::vector<RankOutcome> ranks;
@@ -120,7 +109,7 @@ struct PhaseOutcome {
   double data_seconds = 0;  // FileOutcome::data_seconds, summed
   double file_seconds = 0;  // FileOutcome::done_seconds, summed
   int cpus = 0;             // this process may run on
-  std::vector<FileTiming> files;
+  std::vector<FileRecord> files;
 };
 
 struct StepListing {

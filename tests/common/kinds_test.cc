@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 
 #include "wire/backend_codec.h"
+#include "wire/file_record_codec.h"
 #include "wire/kinds_codec.h"
 
 namespace ckpt {
@@ -177,6 +178,47 @@ TEST(KindsCodec, UnsetReadsAsTheDefaultAndUnknownNumbersAreRefused) {
   ASSERT_TRUE(absl::IsInvalidArgument(mode.status()));
   EXPECT_NE(mode.status().message().find("io.cache_mode = 42"),
             std::string::npos);
+}
+
+// A file's one record crosses the wire whole (the node's `node` excepted:
+// the coordinator sets it).
+TEST(FileRecordCodec, EveryFieldCrossesTheWireAndBack) {
+  FileRecord f;
+  f.node = 3;
+  f.rank = 7;
+  f.file_index = 2;
+  f.name = "__7_2.distcp";
+  f.bytes = 123456789;
+  f.start = 0.25;
+  f.first_byte = 0.5;
+  f.last_byte = 1.75;
+  f.done = 2.0;
+  f.data = 0.125;
+  f.io = 1.25;
+  f.sync = 0.0625;
+  f.requests = 41;
+  f.retries = 2;
+  v1::FileRecord wire;
+  ToWire(f, &wire);
+  const FileRecord back = FromWire(wire);
+  EXPECT_EQ(back.node, 0);
+  EXPECT_EQ(back.rank, f.rank);
+  EXPECT_EQ(back.file_index, f.file_index);
+  EXPECT_EQ(back.name, f.name);
+  EXPECT_EQ(back.bytes, f.bytes);
+  EXPECT_EQ(back.start, f.start);
+  EXPECT_EQ(back.first_byte, f.first_byte);
+  EXPECT_EQ(back.last_byte, f.last_byte);
+  EXPECT_EQ(back.done, f.done);
+  EXPECT_EQ(back.data, f.data);
+  EXPECT_EQ(back.io, f.io);
+  EXPECT_EQ(back.sync, f.sync);
+  EXPECT_EQ(back.requests, f.requests);
+  EXPECT_EQ(back.retries, f.retries);
+  // No byte moved: -1 crosses as it is.
+  f.first_byte = -1;
+  ToWire(f, &wire);
+  EXPECT_EQ(FromWire(wire).first_byte, -1);
 }
 
 }  // namespace
