@@ -21,7 +21,6 @@
 #include "common/experiment.h"
 #include "common/files.h"
 #include "common/health_server.h"
-#include "common/json_utf8.h"
 #include "common/log.h"
 #include "coordinator/environment.h"
 #include "coordinator/fleet.h"
@@ -37,7 +36,6 @@ namespace ckpt {
 namespace {
 
 namespace fs = std::filesystem;
-using nlohmann::json;
 
 int BadInput(const std::string& message) {
   PrintError(message);
@@ -56,54 +54,6 @@ void PrintPoints(const SweepData& data) {
   std::printf(
       "MiB/s: the point's timed rounds' bytes over their summed time; round "
       "stdev: of single rounds' MiB/s\n");
-}
-
-// The results directory of the sweep: a new one with its manifest, or with
-// --resume the one that holds this sweep (or none yet: then it starts).
-absl::StatusOr<std::string> OpenResultsDir(const CliArgs& args,
-                                           const Experiment& experiment,
-                                           const std::vector<SweepRun>& runs) {
-  if (IsObjectStoreUri(args.results_dir)) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "sweep --results-dir ", args.results_dir,
-        ": expected a local directory (s3:// and gs:// results are for "
-        "`ckptbench run` and `ckptbench coordinator`)"));
-  }
-  if (args.resume && args.results_dir.empty()) {
-    return absl::InvalidArgumentError(
-        "sweep --resume: expected --results-dir DIR, the "
-        "directory of the sweep to finish");
-  }
-  const std::string dir =
-      args.results_dir.empty() ? DefaultSweepDir() : args.results_dir;
-  const std::string manifest_path = (fs::path(dir) / "sweep.json").string();
-  json manifest = SweepManifest(experiment, args.overrides, runs);
-  // --resume where no sweep started yet starts it: one command for a
-  // JobSet's first start and its restarts (deploy/k8s/overlays/sweep).
-  std::error_code absent;
-  const bool resume =
-      args.resume && (fs::symlink_status(manifest_path, absent).type() !=
-                      fs::file_type::not_found);
-  if (args.resume && !resume) {
-    LOG_INFO("sweep --resume: %s holds no sweep yet; starting it", dir);
-  }
-  if (resume) {
-    if (auto s = CheckSameSweep(manifest_path, manifest); !s.ok()) return s;
-    return dir;
-  }
-  if (fs::exists(manifest_path)) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        dir, " already holds a sweep (", manifest_path,
-        "); finish it with --resume or choose another --results-dir"));
-  }
-  std::error_code ec;
-  fs::create_directories(dir, ec);
-  SanitizeUtf8(manifest);
-  if (auto s = WriteFileAtomically(manifest_path, manifest.dump(2) + "\n");
-      !s.ok()) {
-    return absl::InvalidArgumentError(s.message());
-  }
-  return dir;
 }
 
 // The sweep's runs, one after another, in this process.
@@ -295,7 +245,9 @@ int SweepCommand(const CliArgs& args) {
     for (const auto& run : plan->runs) std::printf("  %s\n", run.name.c_str());
     return 0;
   }
-  auto dir = OpenResultsDir(args, *experiment, plan->runs);
+  auto dir =
+      OpenSweepDir(args.results_dir, args.resume,
+                   SweepManifest(*experiment, args.overrides, plan->runs));
   if (!dir.ok()) return BadInput(std::string(dir.status().message()));
   LOG_INFO("sweep %s: %zu run(s) into %s", experiment->name, plan->runs.size(),
            *dir);

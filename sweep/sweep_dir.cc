@@ -4,7 +4,10 @@
 #include <filesystem>
 
 #include "absl/strings/str_cat.h"
+#include "common/config.h"
 #include "common/files.h"
+#include "common/json_utf8.h"
+#include "common/log.h"
 #include "coordinator/json_codec.h"
 
 namespace ckpt {
@@ -65,6 +68,46 @@ absl::Status CheckSameSweep(const std::string& manifest_path,
     }
   }
   return absl::OkStatus();
+}
+
+absl::StatusOr<std::string> OpenSweepDir(const std::string& results_dir,
+                                         bool resume, json manifest) {
+  if (IsObjectStoreUri(results_dir)) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "sweep --results-dir ", results_dir,
+        ": expected a local directory (s3:// and gs:// results are for "
+        "`ckptbench run` and `ckptbench coordinator`)"));
+  }
+  if (resume && results_dir.empty()) {
+    return absl::InvalidArgumentError(
+        "sweep --resume: expected --results-dir DIR, the "
+        "directory of the sweep to finish");
+  }
+  const std::string dir = results_dir.empty() ? DefaultSweepDir() : results_dir;
+  const std::string manifest_path = (fs::path(dir) / "sweep.json").string();
+  std::error_code absent;
+  const bool there = fs::symlink_status(manifest_path, absent).type() !=
+                     fs::file_type::not_found;
+  if (resume && !there) {
+    LOG_INFO("sweep --resume: %s holds no sweep yet; starting it", dir);
+  }
+  if (resume && there) {
+    if (auto s = CheckSameSweep(manifest_path, manifest); !s.ok()) return s;
+    return dir;
+  }
+  if (fs::exists(manifest_path)) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        dir, " already holds a sweep (", manifest_path,
+        "); finish it with --resume or choose another --results-dir"));
+  }
+  std::error_code ec;
+  fs::create_directories(dir, ec);
+  SanitizeUtf8(manifest);
+  if (auto s = WriteFileAtomically(manifest_path, manifest.dump(2) + "\n");
+      !s.ok()) {
+    return absl::InvalidArgumentError(s.message());
+  }
+  return dir;
 }
 
 // A run whose result.json says it finished without error.

@@ -102,5 +102,67 @@ TEST(SweepDir, ResumeReadsTheManifestAndWhichRunsFinished) {
   EXPECT_EQ(DefaultSweepDir().rfind("multirun/", 0), 0u);
 }
 
+// The results directory a sweep opens (`ckptbench sweep --results-dir`,
+// `--resume`): a new one gets the manifest first; a resume takes only the
+// same sweep's, and starts one where none is yet.
+TEST(SweepDir, OpensANewSweepOrResumesOnlyTheSameOne) {
+  TempDir t;
+  auto slurp = [](const std::string& path) {
+    std::ifstream in(path);
+    return std::string(std::istreambuf_iterator<char>(in), {});
+  };
+  nlohmann::json manifest = {
+      {"runs", {{{"name", "000-a"}}, {{"name", "001-b"}}}}};
+  const std::string dir = t.Sub("new/nested");
+  auto opened = OpenSweepDir(dir, false, manifest);
+  ASSERT_TRUE(opened.ok()) << opened.status();
+  EXPECT_EQ(*opened, dir);
+  const std::string written = slurp(dir + "/sweep.json");
+  EXPECT_EQ(nlohmann::json::parse(written), manifest);
+
+  // Not again without --resume: the runs there are another start's.
+  auto again = OpenSweepDir(dir, false, manifest);
+  ASSERT_FALSE(again.ok());
+  EXPECT_TRUE(absl::IsInvalidArgument(again.status()));
+  EXPECT_NE(
+      again.status().message().find("already holds a sweep (" + dir +
+                                    "/sweep.json); finish it with --resume"),
+      std::string::npos)
+      << again.status();
+  // --resume of the same sweep: the directory, its manifest untouched.
+  auto resumed = OpenSweepDir(dir, true, manifest);
+  ASSERT_TRUE(resumed.ok()) << resumed.status();
+  EXPECT_EQ(*resumed, dir);
+  EXPECT_EQ(slurp(dir + "/sweep.json"), written);
+  // --resume of another sweep's directory is refused, naming the run.
+  nlohmann::json other = {{"runs", {{{"name", "000-a"}}, {{"name", "001-c"}}}}};
+  auto wrong = OpenSweepDir(dir, true, other);
+  ASSERT_FALSE(wrong.ok());
+  EXPECT_NE(wrong.status().message().find("a different sweep: run 1"),
+            std::string::npos)
+      << wrong.status();
+  EXPECT_EQ(slurp(dir + "/sweep.json"), written);
+  // --resume where no sweep started yet starts it (a JobSet's first start).
+  auto first = OpenSweepDir(t.Sub("fresh"), true, manifest);
+  ASSERT_TRUE(first.ok()) << first.status();
+  EXPECT_EQ(nlohmann::json::parse(slurp(t.Sub("fresh/sweep.json"))), manifest);
+
+  // What is refused before anything is written.
+  auto bucket = OpenSweepDir("s3://bucket/sweeps", false, manifest);
+  ASSERT_FALSE(bucket.ok());
+  EXPECT_NE(bucket.status().message().find(
+                "sweep --results-dir s3://bucket/sweeps: expected a local "
+                "directory"),
+            std::string::npos)
+      << bucket.status();
+  EXPECT_FALSE(OpenSweepDir("gs://b/s", true, manifest).ok());
+  auto nowhere = OpenSweepDir("", true, manifest);
+  ASSERT_FALSE(nowhere.ok());
+  EXPECT_NE(nowhere.status().message().find(
+                "sweep --resume: expected --results-dir DIR"),
+            std::string::npos)
+      << nowhere.status();
+}
+
 }  // namespace
 }  // namespace ckpt
