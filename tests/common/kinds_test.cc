@@ -54,46 +54,32 @@ TEST(Kinds, EveryNameParsesBackAndIsWrittenAsAName) {
   EXPECT_FALSE(ParseKind<Accelerator>(" gpu").has_value());
 }
 
+// Each value of E crosses the wire (its v1 enum) and back as itself.
+template <typename E>
+void ExpectCrossesTheWire(std::initializer_list<E> all) {
+  for (E v : all) EXPECT_EQ(FromWire(ToWire(v), "f").value(), v) << Name(v);
+}
+
 TEST(KindsCodec, EachValueCrossesTheWireAndBack) {
-  for (auto v : {Accelerator::kCpu, Accelerator::kGpu}) {
-    EXPECT_EQ(FromWire(ToWire(v), "f").value(), v);
-  }
-  for (auto v : {HostStaging::kPinned, HostStaging::kPageable}) {
-    EXPECT_EQ(FromWire(ToWire(v), "f").value(), v);
-  }
-  for (auto v : {CacheMode::kAuto, CacheMode::kDrop, CacheMode::kFadvise,
-                 CacheMode::kDirect, CacheMode::kNone}) {
-    EXPECT_EQ(FromWire(ToWire(v), "f").value(), v);
-  }
-  for (auto v : {Phase::kSave, Phase::kLoad}) {
-    EXPECT_EQ(FromWire(ToWire(v), "f").value(), v);
-  }
+  ExpectCrossesTheWire({Accelerator::kCpu, Accelerator::kGpu});
+  ExpectCrossesTheWire({HostStaging::kPinned, HostStaging::kPageable});
+  ExpectCrossesTheWire({CacheMode::kAuto, CacheMode::kDrop, CacheMode::kFadvise,
+                        CacheMode::kDirect, CacheMode::kNone});
+  ExpectCrossesTheWire({Phase::kSave, Phase::kLoad});
   EXPECT_EQ(ToWire(Accelerator::kGpu), v1::ACCELERATOR_GPU);
   EXPECT_EQ(ToWire(CacheMode::kNone), v1::CACHE_MODE_NONE);
   // The backend settings' choices (protocol version 4).
-  for (auto v :
-       {StorageFlavour::kAuto, StorageFlavour::kLocal, StorageFlavour::kFuse}) {
-    EXPECT_EQ(FromWire(ToWire(v), "f").value(), v);
-  }
-  for (auto v :
-       {S3Addressing::kAuto, S3Addressing::kPath, S3Addressing::kVirtual}) {
-    EXPECT_EQ(FromWire(ToWire(v), "f").value(), v);
-  }
-  for (auto v : {PayloadSigning::kUnsigned, PayloadSigning::kSigned}) {
-    EXPECT_EQ(FromWire(ToWire(v), "f").value(), v);
-  }
-  for (auto v : {S3Checksum::kNone, S3Checksum::kCrc32c, S3Checksum::kMd5}) {
-    EXPECT_EQ(FromWire(ToWire(v), "f").value(), v);
-  }
-  for (auto v : {S3Claim::kAuto, S3Claim::kIfNoneMatch, S3Claim::kListing}) {
-    EXPECT_EQ(FromWire(ToWire(v), "f").value(), v);
-  }
-  for (auto v : {GcsUpload::kResumable, GcsUpload::kComposite}) {
-    EXPECT_EQ(FromWire(ToWire(v), "f").value(), v);
-  }
-  for (auto v : {ChecksumKind::kCrc32c, ChecksumKind::kXxh3}) {
-    EXPECT_EQ(FromWire(ToWire(v), "f").value(), v);
-  }
+  ExpectCrossesTheWire(
+      {StorageFlavour::kAuto, StorageFlavour::kLocal, StorageFlavour::kFuse});
+  ExpectCrossesTheWire(
+      {S3Addressing::kAuto, S3Addressing::kPath, S3Addressing::kVirtual});
+  ExpectCrossesTheWire({PayloadSigning::kUnsigned, PayloadSigning::kSigned});
+  ExpectCrossesTheWire(
+      {S3Checksum::kNone, S3Checksum::kCrc32c, S3Checksum::kMd5});
+  ExpectCrossesTheWire(
+      {S3Claim::kAuto, S3Claim::kIfNoneMatch, S3Claim::kListing});
+  ExpectCrossesTheWire({GcsUpload::kResumable, GcsUpload::kComposite});
+  ExpectCrossesTheWire({ChecksumKind::kCrc32c, ChecksumKind::kXxh3});
   EXPECT_EQ(ToWire(S3Claim::kIfNoneMatch), v1::S3_CLAIM_IF_NONE_MATCH);
   EXPECT_EQ(ToWire(ChecksumKind::kXxh3), v1::CHECKSUM_XXH3);
 }

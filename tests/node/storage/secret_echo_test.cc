@@ -114,6 +114,18 @@ TEST(SecretEcho, AnS3SessionTokenEchoedInA403IsScrubbed) {
   ExpectNoForm(msg, kSecretKey);
 }
 
+// GCS credentials that hold kBearer (GOOGLE_OAUTH_ACCESS_TOKEN) and never
+// ask a metadata server.
+std::shared_ptr<GcsCredentials> BearerCredentials() {
+  auto env = std::make_shared<std::map<std::string, std::string>>(
+      std::map<std::string, std::string>{{"GOOGLE_OAUTH_ACCESS_TOKEN", kBearer},
+                                         {"NO_GCE_CHECK", "true"}});
+  return std::make_shared<GcsCredentials>([env](const char* n) -> const char* {
+    auto it = env->find(n);
+    return it == env->end() ? nullptr : it->second.c_str();
+  });
+}
+
 TEST(SecretEcho, AGcsBearerTokenEchoedInA403IsScrubbed) {
   StubHttpServer gcs([](const StubRequest& r) {
     return StubResponse{403,
@@ -122,14 +134,7 @@ TEST(SecretEcho, AGcsBearerTokenEchoedInA403IsScrubbed) {
                             "\", \"errors\": [{\"reason\": \"forbidden\"}]}}",
                         "Content-Type: application/json\r\n"};
   });
-  auto env = std::make_shared<std::map<std::string, std::string>>(
-      std::map<std::string, std::string>{{"GOOGLE_OAUTH_ACCESS_TOKEN", kBearer},
-                                         {"NO_GCE_CHECK", "true"}});
-  auto creds =
-      std::make_shared<GcsCredentials>([env](const char* n) -> const char* {
-        auto it = env->find(n);
-        return it == env->end() ? nullptr : it->second.c_str();
-      });
+  auto creds = BearerCredentials();
   GcsConfig config;
   config.endpoint = gcs.url();
   GcsClient client(config, creds);
@@ -159,14 +164,7 @@ TEST(SecretEcho, AnAnonymousGcsClientSendsNoTokenWhateverTheNodeHolds) {
   StubHttpServer gcs([](const StubRequest&) {
     return StubResponse{200, "{}", "Content-Type: application/json\r\n"};
   });
-  auto env = std::make_shared<std::map<std::string, std::string>>(
-      std::map<std::string, std::string>{{"GOOGLE_OAUTH_ACCESS_TOKEN", kBearer},
-                                         {"NO_GCE_CHECK", "true"}});
-  auto creds =
-      std::make_shared<GcsCredentials>([env](const char* n) -> const char* {
-        auto it = env->find(n);
-        return it == env->end() ? nullptr : it->second.c_str();
-      });
+  auto creds = BearerCredentials();
   GcsConfig config;
   config.endpoint = gcs.url();
   config.anonymous = true;
