@@ -208,8 +208,10 @@ absl::Status PlanMlperf(const ModelPreset& preset, const PlanOptions& o,
   }
   const MlperfSpec& m = preset.mlperf;
   plan.parameters = m.parameters;
-  plan.tensors.push_back({"model_states", "bf16", 2, {m.parameters}});
-  plan.tensors.push_back({"optim_states", "fp32", 4, {3 * m.parameters}});
+  plan.tensors.push_back(
+      {"model_states", kBf16.name, kBf16.bytes, {m.parameters}});
+  plan.tensors.push_back(
+      {"optim_states", kFp32.name, kFp32.bytes, {3 * m.parameters}});
   const uint64_t mp = static_cast<uint64_t>(m.tp * m.pp);
   const uint64_t ref_world = mp * static_cast<uint64_t>(m.dp);
   uint64_t layout_world = ref_world;

@@ -12,11 +12,11 @@ namespace ckpt {
 namespace {
 
 TensorSpec T(std::string name, std::vector<uint64_t> shape,
-             const std::string& dtype = "fp32") {
+             Dtype dtype = kFp32) {
   TensorSpec t;
   t.name = std::move(name);
-  t.dtype = dtype;
-  t.dtype_bytes = (dtype == "fp32") ? 4 : 2;
+  t.dtype = dtype.name;
+  t.dtype_bytes = dtype.bytes;
   t.shape = std::move(shape);
   return t;
 }
@@ -123,8 +123,7 @@ constexpr LlamaRow kLlama[] = {
 
 }  // namespace
 
-std::vector<TensorSpec> LlamaTensors(const LlamaShape& s,
-                                     const std::string& dtype) {
+std::vector<TensorSpec> LlamaTensors(const LlamaShape& s, Dtype dtype) {
   const uint64_t h = s.hidden, kv = s.hidden / s.heads * s.kv_heads;
   std::vector<TensorSpec> t;
   t.push_back(T("model.embed_tokens.weight", {s.vocab, h}, dtype));
@@ -145,8 +144,38 @@ std::vector<TensorSpec> LlamaTensors(const LlamaShape& s,
   return t;
 }
 
+namespace {
+
+ModelPreset DemoPreset(int num_layers) {
+  ModelPreset p;
+  p.weights = DemoTransformer(static_cast<uint64_t>(num_layers));
+  p.description =
+      absl::StrCat("Lightning demo Transformer, ", num_layers,
+                   " encoder + decoder layers, d_model 200, vocab 33278, fp32");
+  return p;
+}
+
+ModelPreset VitPreset(int /*num_layers*/) {
+  ModelPreset p;
+  p.weights = VitBase();
+  p.description = "ViT-B/16 224x224, 1000 classes, fp32";
+  return p;
+}
+
+// The presets that are one model each (the Llama and MLPerf rows are
+// tables of their own).
+struct NamedPreset {
+  const char* name;
+  ModelPreset (*make)(int num_layers);
+};
+constexpr NamedPreset kNamed[] = {{"transformer", DemoPreset},
+                                  {"vit-base", VitPreset}};
+
+}  // namespace
+
 std::vector<std::string> PresetNames() {
-  std::vector<std::string> names = {"transformer", "vit-base"};
+  std::vector<std::string> names;
+  for (const auto& r : kNamed) names.push_back(r.name);
   for (const auto& r : kLlama) names.push_back(r.name);
   for (const auto& r : kMlperf) names.push_back(r.name);
   return names;
@@ -156,21 +185,16 @@ absl::StatusOr<ModelPreset> MakePreset(const std::string& name,
                                        int num_layers) {
   ModelPreset p;
   p.name = name;
-  if (name == "transformer") {
-    p.weights = DemoTransformer(static_cast<uint64_t>(num_layers));
-    p.description = absl::StrCat(
-        "Lightning demo Transformer, ", num_layers,
-        " encoder + decoder layers, d_model 200, vocab 33278, fp32");
-    return p;
-  }
-  if (name == "vit-base") {
-    p.weights = VitBase();
-    p.description = "ViT-B/16 224x224, 1000 classes, fp32";
-    return p;
+  for (const auto& r : kNamed) {
+    if (name == r.name) {
+      p = r.make(num_layers);
+      p.name = name;
+      return p;
+    }
   }
   for (const auto& r : kLlama) {
     if (name == r.name) {
-      p.weights = LlamaTensors(r.shape, "fp32");
+      p.weights = LlamaTensors(r.shape, kFp32);
       p.description = absl::StrCat(
           "Llama (DCP benchmark shape) hidden ", r.shape.hidden, ", ffn ",
           r.shape.ffn, ", ", r.shape.layers, " layers, ", r.shape.heads,

@@ -43,8 +43,14 @@ std::vector<std::string> PresetNames();
 struct LlamaShape {
   uint64_t hidden, ffn, layers, heads, kv_heads, vocab;
 };
-std::vector<TensorSpec> LlamaTensors(const LlamaShape& s,
-                                     const std::string& dtype);
+// A tensor element type: its name in .metadata and its size.
+struct Dtype {
+  const char* name;
+  int bytes;
+};
+inline constexpr Dtype kFp32{"fp32", 4};
+inline constexpr Dtype kBf16{"bf16", 2};
+std::vector<TensorSpec> LlamaTensors(const LlamaShape& s, Dtype dtype);
 
 }  // namespace ckpt
 

@@ -38,7 +38,7 @@ std::string GcsErrorDetail(const std::string& body) {
 
 absl::Status DeleteObject(GcsClient& client, const GcsObject& obj) {
   GcsCall c;
-  c.method = "DELETE";
+  c.method = HttpMethod::kDelete;
   c.path = GcsClient::ObjectPath(obj);
   auto rep = client.Do(c);
   return rep.ok() || absl::IsNotFound(rep.status()) ? absl::OkStatus()
@@ -103,9 +103,10 @@ absl::StatusOr<HttpResponse> GcsClient::Do(const GcsCall& call) {
   // What errors name: the method and the object, never the session's
   // upload_id (it acts as a credential).
   const std::string what =
-      session ? call.method + " session"
-              : absl::StrCat(call.method, " ", endpoint_,
-                             call.path.substr(0, call.path.find('?')));
+      session
+          ? absl::StrCat(std::string(MethodName(call.method)), " session")
+          : absl::StrCat(std::string(MethodName(call.method)), " ", endpoint_,
+                         call.path.substr(0, call.path.find('?')));
   auto sent = SendWithRetries(
       pool_, call.retry ? config_.max_attempts : 1, [&] { return req; },
       [&](const HttpResponse& rep) {

@@ -27,7 +27,7 @@ absl::StatusOr<GcsObject> ParseGsUri(const std::string& uri);
 std::string GsUri(const GcsObject& o);
 
 struct GcsCall {
-  std::string method = "GET";
+  HttpMethod method = HttpMethod::kGet;
   // Path under the endpoint, already encoded ("/storage/v1/b/B/o/N"), or
   // an absolute URL (a resumable session).
   std::string path;

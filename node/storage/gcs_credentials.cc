@@ -2,8 +2,10 @@
 
 #include <cstdlib>
 
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "common/config_keys.h"
 #include "common/files.h"
 #include "common/secrets.h"
 #include "nlohmann/json.hpp"
@@ -22,14 +24,19 @@ constexpr char kDefaultTokenUri[] = "https://oauth2.googleapis.com/token";
 // 1 MiB bounds what a wrong path (a FIFO, /dev/zero, a log) can cost.
 constexpr uint64_t kMaxKeyFileBytes = 1 << 20;
 
-bool IsTrue(const char* v) {
-  if (v == nullptr) return false;
-  std::string s = v;
-  return s == "true" || s == "1" || s == "True" || s == "TRUE";
+// NO_GCE_CHECK=true (any boolean spelling of the configuration's) or
+// METADATA_SERVER_DETECTION=none turn the metadata server off.
+bool MetadataServerOff(const EnvLookup& env) {
+  bool no_check = false;
+  const char* v = env("NO_GCE_CHECK");
+  if (v != nullptr && keydefs::ParseBool(v, &no_check).ok() && no_check)
+    return true;
+  const char* detection = env("METADATA_SERVER_DETECTION");
+  return detection != nullptr && absl::EqualsIgnoreCase(detection, "none");
 }
 
 HttpResponse PostForm(const std::string& url, const std::string& form) {
-  return FetchOnce("POST", url,
+  return FetchOnce(HttpMethod::kPost, url,
                    {{"Content-Type", "application/x-www-form-urlencoded"}},
                    form);
 }
@@ -138,9 +145,7 @@ absl::StatusOr<GcsToken> GcsCredentials::Fetch() {
     tried.push_back(adc);
   }
   std::string md_state = "off (NO_GCE_CHECK / METADATA_SERVER_DETECTION)";
-  const char* detection = env_("METADATA_SERVER_DETECTION");
-  if (!IsTrue(env_("NO_GCE_CHECK")) &&
-      !(detection && std::string(detection) == "none")) {
+  if (!MetadataServerOff(env_)) {
     auto t = FromMetadataServer();
     if (t.ok()) return t;
     md_state = std::string(t.status().message());
@@ -165,55 +170,88 @@ absl::StatusOr<GcsToken> GcsCredentials::FromKeyFile(const std::string& path) {
   return FromKeyText(path, *text);
 }
 
+namespace {
+
+// The key files a token can come from ("type" in the JSON).
+enum class KeyType { kUnknown, kServiceAccount, kAuthorizedUser };
+
+KeyType KeyTypeOf(const std::string& type) {
+  static constexpr std::pair<std::string_view, KeyType> kTypes[] = {
+      {"service_account", KeyType::kServiceAccount},
+      {"authorized_user", KeyType::kAuthorizedUser}};
+  for (const auto& [name, t] : kTypes) {
+    if (name == type) return t;
+  }
+  return KeyType::kUnknown;
+}
+
+// A service account's key signs a JWT, which the token endpoint trades
+// for an access token.
+absl::StatusOr<GcsToken> ServiceAccountToken(const std::string& path,
+                                             const nlohmann::json& key,
+                                             const std::string& token_uri) {
+  const std::string email = Field(key, "client_email");
+  const std::string pem = Field(key, "private_key");
+  if (email.empty() || pem.empty()) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "GCS credentials file ", path,
+        ": a service_account key needs client_email and private_key"));
+  }
+  nlohmann::json header = {{"alg", "RS256"}, {"typ", "JWT"}};
+  if (!Field(key, "private_key_id").empty())
+    header["kid"] = Field(key, "private_key_id");
+  const int64_t now = std::chrono::duration_cast<std::chrono::seconds>(
+                          Clock::now().time_since_epoch())
+                          .count();
+  nlohmann::json claims = {{"iss", email},
+                           {"scope", GcsCredentials::kScope},
+                           {"aud", token_uri},
+                           {"iat", now},
+                           {"exp", now + 3600}};
+  RegisterSecret(pem);
+  auto jwt = SignJwtRs256(header.dump(), claims.dump(), pem);
+  if (!jwt.ok()) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "GCS credentials file ", path, ": ", jwt.status().message()));
+  }
+  RegisterSecret(*jwt);  // a bearer credential until it expires
+  std::string form = absl::StrCat(
+      "grant_type=",
+      UriEncode("urn:ietf:params:oauth:grant-type:jwt-bearer", true),
+      "&assertion=", *jwt);
+  return ParseTokenReply(PostForm(token_uri, form), token_uri,
+                         absl::StrCat("service account ", email));
+}
+
+// A user's refresh token (gcloud auth application-default login).
+absl::StatusOr<GcsToken> AuthorizedUserToken(const nlohmann::json& key,
+                                             const std::string& token_uri) {
+  RegisterSecret(Field(key, "client_secret"));
+  RegisterSecret(Field(key, "refresh_token"));
+  std::string form = absl::StrCat(
+      "grant_type=refresh_token&client_id=",
+      UriEncode(Field(key, "client_id"), true),
+      "&client_secret=", UriEncode(Field(key, "client_secret"), true),
+      "&refresh_token=", UriEncode(Field(key, "refresh_token"), true));
+  return ParseTokenReply(PostForm(token_uri, form), token_uri,
+                         "authorized_user");
+}
+
+}  // namespace
+
 absl::StatusOr<GcsToken> GcsCredentials::FromKeyText(const std::string& path,
                                                      const std::string& text) {
   nlohmann::json key = nlohmann::json::parse(text, nullptr, false);
   const std::string type = key.is_object() ? Field(key, "type") : "";
   std::string token_uri = key.is_object() ? Field(key, "token_uri") : "";
   if (token_uri.empty()) token_uri = kDefaultTokenUri;
-  if (type == "service_account") {
-    const std::string email = Field(key, "client_email");
-    const std::string pem = Field(key, "private_key");
-    if (email.empty() || pem.empty()) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          "GCS credentials file ", path,
-          ": a service_account key needs client_email and private_key"));
-    }
-    nlohmann::json header = {{"alg", "RS256"}, {"typ", "JWT"}};
-    if (!Field(key, "private_key_id").empty())
-      header["kid"] = Field(key, "private_key_id");
-    const int64_t now = std::chrono::duration_cast<std::chrono::seconds>(
-                            Clock::now().time_since_epoch())
-                            .count();
-    nlohmann::json claims = {{"iss", email},
-                             {"scope", kScope},
-                             {"aud", token_uri},
-                             {"iat", now},
-                             {"exp", now + 3600}};
-    RegisterSecret(pem);
-    auto jwt = SignJwtRs256(header.dump(), claims.dump(), pem);
-    if (!jwt.ok()) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          "GCS credentials file ", path, ": ", jwt.status().message()));
-    }
-    RegisterSecret(*jwt);  // a bearer credential until it expires
-    std::string form = absl::StrCat(
-        "grant_type=",
-        UriEncode("urn:ietf:params:oauth:grant-type:jwt-bearer", true),
-        "&assertion=", *jwt);
-    return ParseTokenReply(PostForm(token_uri, form), token_uri,
-                           absl::StrCat("service account ", email));
-  }
-  if (type == "authorized_user") {
-    RegisterSecret(Field(key, "client_secret"));
-    RegisterSecret(Field(key, "refresh_token"));
-    std::string form = absl::StrCat(
-        "grant_type=refresh_token&client_id=",
-        UriEncode(Field(key, "client_id"), true),
-        "&client_secret=", UriEncode(Field(key, "client_secret"), true),
-        "&refresh_token=", UriEncode(Field(key, "refresh_token"), true));
-    return ParseTokenReply(PostForm(token_uri, form), token_uri,
-                           "authorized_user");
+  switch (KeyTypeOf(type)) {
+    case KeyType::kServiceAccount:
+      return ServiceAccountToken(path, key, token_uri);
+    case KeyType::kAuthorizedUser:
+      return AuthorizedUserToken(key, token_uri);
+    case KeyType::kUnknown:
+      break;
   }
   return absl::InvalidArgumentError(absl::StrCat(
       "GCS credentials file ", path, ": type '", type,
@@ -233,7 +271,7 @@ absl::StatusOr<GcsToken> GcsCredentials::FromMetadataServer() {
       "/computeMetadata/v1/instance/service-accounts/default/token");
   HttpResponse rep;
   for (int attempt = 1; attempt <= 3; ++attempt) {
-    rep = FetchOnce("GET", url, {{"Metadata-Flavor", "Google"}});
+    rep = FetchOnce(HttpMethod::kGet, url, {{"Metadata-Flavor", "Google"}});
     if (rep.status != 0 && rep.status < 500) break;
     if (rep.status == 0 && PermanentTransportError(rep.curl_code)) break;
     if (attempt < 3) SleepBeforeRetry(attempt - 1, nullptr);

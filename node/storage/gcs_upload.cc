@@ -146,7 +146,7 @@ class GcsWritableFile : public WritableFile {
   void Abandon() {
     if (!session_.empty()) {
       GcsCall c;
-      c.method = "DELETE";
+      c.method = HttpMethod::kDelete;
       c.path = session_;
       c.retry = false;
       c.also_ok = {499};
@@ -160,7 +160,7 @@ class GcsWritableFile : public WritableFile {
     nlohmann::json meta = {{"name", obj_.name}};
     std::string body = meta.dump();
     GcsCall c;
-    c.method = "POST";
+    c.method = HttpMethod::kPost;
     c.path = GcsClient::UploadPath(obj_.bucket);
     c.query = {{"uploadType", "resumable"}, {"name", obj_.name}};
     c.headers = {{"Content-Type", "application/json; charset=UTF-8"}};
@@ -187,7 +187,7 @@ class GcsWritableFile : public WritableFile {
     while (true) {
       const uint64_t from = committed_ - start;
       GcsCall c;
-      c.method = "PUT";
+      c.method = HttpMethod::kPut;
       c.path = session_;
       c.retry = false;
       c.also_ok = {308};
@@ -245,7 +245,7 @@ class GcsWritableFile : public WritableFile {
   // An empty PUT asking how much the session holds (retried as usual).
   absl::StatusOr<HttpResponse> QueryStatus(bool last) {
     GcsCall q;
-    q.method = "PUT";
+    q.method = HttpMethod::kPut;
     q.path = session_;
     q.also_ok = {308};
     q.headers = {
@@ -279,7 +279,7 @@ class GcsWritableFile : public WritableFile {
           {"destination", {{"contentType", "application/octet-stream"}}}};
       std::string body = req.dump();
       GcsCall c;
-      c.method = "POST";
+      c.method = HttpMethod::kPost;
       c.path = GcsClient::ObjectPath(obj_) + "/compose";
       c.headers = {{"Content-Type", "application/json; charset=UTF-8"}};
       c.body = body.data();
@@ -332,7 +332,7 @@ absl::Status UploadInOneRequest(GcsClient& client, const GcsObject& obj,
       "\r\nContent-Type: application/octet-stream\r\n\r\n");
   const std::string tail = absl::StrCat("\r\n--", b, "--\r\n");
   GcsCall c;
-  c.method = "POST";
+  c.method = HttpMethod::kPost;
   c.path = GcsClient::UploadPath(obj.bucket);
   c.query = {{"uploadType", "multipart"}};
   c.query.insert(c.query.end(), preconditions.begin(), preconditions.end());

@@ -144,6 +144,22 @@ size_t Header(char* ptr, size_t size, size_t n, void* user) {
 
 }  // namespace
 
+std::string_view MethodName(HttpMethod m) {
+  switch (m) {
+    case HttpMethod::kGet:
+      return "GET";
+    case HttpMethod::kHead:
+      return "HEAD";
+    case HttpMethod::kPut:
+      return "PUT";
+    case HttpMethod::kPost:
+      return "POST";
+    case HttpMethod::kDelete:
+      return "DELETE";
+  }
+  return "GET";
+}
+
 HttpClient::HttpClient(HttpOptions options, ObjectStoreCounters* counters)
     : options_(std::move(options)), counters_(counters) {
   curl_global_init(CURL_GLOBAL_DEFAULT);
@@ -194,8 +210,9 @@ void SetTransfer(CURL* c, const HttpOptions& options, Transfer* t) {
 // The request's method, body and headers; the header list the caller
 // frees once the transfer is done.
 curl_slist* SetRequest(CURL* c, const HttpRequest& req, Transfer* t) {
-  const bool sends_body = req.method == "PUT" || req.method == "POST";
-  if (req.method == "HEAD") {
+  const bool sends_body =
+      req.method == HttpMethod::kPut || req.method == HttpMethod::kPost;
+  if (req.method == HttpMethod::kHead) {
     curl_easy_setopt(c, CURLOPT_NOBODY, 1L);
   } else if (sends_body) {
     curl_easy_setopt(c, CURLOPT_UPLOAD, 1L);
@@ -207,8 +224,9 @@ curl_slist* SetRequest(CURL* c, const HttpRequest& req, Transfer* t) {
                                 req.body_tail.size()));
   }
   // An upload is a PUT to libcurl: any other method is named.
-  if (req.method != "GET" && req.method != "HEAD" && req.method != "PUT") {
-    curl_easy_setopt(c, CURLOPT_CUSTOMREQUEST, req.method.c_str());
+  if (req.method == HttpMethod::kPost || req.method == HttpMethod::kDelete) {
+    curl_easy_setopt(c, CURLOPT_CUSTOMREQUEST,
+                     std::string(MethodName(req.method)).c_str());
   }
   curl_slist* headers = nullptr;
   for (const auto& [k, v] : req.headers) {
@@ -276,7 +294,7 @@ HttpResponse HttpClient::Do(const HttpRequest& req) {
 }
 
 HttpResponse FetchOnce(
-    const std::string& method, const std::string& url,
+    HttpMethod method, const std::string& url,
     const std::vector<std::pair<std::string, std::string>>& headers,
     const std::string& body) {
   HttpOptions o;

@@ -29,8 +29,13 @@ struct HttpOptions {
   double connect_seconds = 10;
 };
 
+// The methods the object-store clients send.
+enum class HttpMethod { kGet, kHead, kPut, kPost, kDelete };
+// "GET", "HEAD", ...: the request line's and SigV4's spelling.
+std::string_view MethodName(HttpMethod m);
+
 struct HttpRequest {
-  std::string method = "GET";
+  HttpMethod method = HttpMethod::kGet;
   std::string url;
   std::vector<std::pair<std::string, std::string>> headers;
   const void* body = nullptr;
@@ -98,7 +103,7 @@ class HttpClient {
 // of stall): credential endpoints, metadata servers. Not an object-store
 // request: no counters count it.
 HttpResponse FetchOnce(
-    const std::string& method, const std::string& url,
+    HttpMethod method, const std::string& url,
     const std::vector<std::pair<std::string, std::string>>& headers,
     const std::string& body = "");
 

@@ -249,7 +249,12 @@ absl::StatusOr<HttpResponse> S3Client::Do(const S3Call& call) {
     payload = call.body ? Sha256Hex(call.body, call.body_len) : kEmptySha256;
   }
   auto make = [&] {
-    SigV4Request sr{call.method, host, path, call.query, call.headers, payload};
+    SigV4Request sr{std::string(MethodName(call.method)),
+                    host,
+                    path,
+                    call.query,
+                    call.headers,
+                    payload};
     SigV4Signed s = SignV4(sr, *creds, config_.region, AmzDateNow());
     HttpRequest req;
     req.method = call.method;
@@ -283,7 +288,8 @@ absl::StatusOr<HttpResponse> S3Client::Do(const S3Call& call) {
   const std::string message = XmlValue(rep.body, "Message");
   // The server's words may echo the request's headers (a session token).
   std::string msg = ScrubSecrets(absl::StrCat(
-      call.method, " s3://", call.bucket, "/", call.key, ": ",
+      std::string(MethodName(call.method)), " s3://", call.bucket, "/",
+      call.key, ": ",
       FailureDetail(rep, absl::StrCat(scheme_, "://", host),
                     absl::StrCat(XmlValue(rep.body, "Code"),
                                  message.empty() ? "" : ": ", message)),

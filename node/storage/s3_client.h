@@ -28,7 +28,7 @@ struct S3Location {
 absl::StatusOr<S3Location> ParseS3Uri(const std::string& uri);
 
 struct S3Call {
-  std::string method = "GET";
+  HttpMethod method = HttpMethod::kGet;
   std::string bucket;
   std::string key;
   HeaderList query;
@@ -42,11 +42,10 @@ struct S3Call {
 };
 
 // A call without body or sink; set those fields afterwards as needed.
-inline S3Call MakeS3Call(std::string method, std::string bucket,
-                         std::string key, HeaderList query = {},
-                         HeaderList headers = {}) {
+inline S3Call MakeS3Call(HttpMethod method, std::string bucket, std::string key,
+                         HeaderList query = {}, HeaderList headers = {}) {
   S3Call c;
-  c.method = std::move(method);
+  c.method = method;
   c.bucket = std::move(bucket);
   c.key = std::move(key);
   c.query = std::move(query);

@@ -205,7 +205,7 @@ AwsCredentialChain::FromWebIdentity() {
       FormEncode(role), "&RoleSessionName=", FormEncode(session),
       "&WebIdentityToken=", FormEncode(*token));
   HttpResponse rep =
-      FetchOnce("POST", endpoint + "/",
+      FetchOnce(HttpMethod::kPost, endpoint + "/",
                 {{"Content-Type", "application/x-www-form-urlencoded"}}, body);
   if (rep.status != 200) {
     std::string code = XmlValue(rep.body, "Code");
@@ -246,7 +246,7 @@ AwsCredentialChain::FromContainer() {
     RegisterSecret(t);
     headers.push_back({"Authorization", t});
   }
-  HttpResponse rep = FetchOnce("GET", url, headers);
+  HttpResponse rep = FetchOnce(HttpMethod::kGet, url, headers);
   if (rep.status != 200) {
     return absl::UnauthenticatedError(absl::StrCat(
         "container credentials endpoint ", url, " failed: ", Describe(rep)));
@@ -264,7 +264,7 @@ AwsCredentialChain::FromInstanceMetadata() {
   if (const char* e = env_("AWS_EC2_METADATA_SERVICE_ENDPOINT")) base = e;
   while (!base.empty() && base.back() == '/') base.pop_back();
   HttpResponse tok =
-      FetchOnce("PUT", base + "/latest/api/token",
+      FetchOnce(HttpMethod::kPut, base + "/latest/api/token",
                 {{"X-aws-ec2-metadata-token-ttl-seconds", "21600"}});
   if (tok.status == 0 && tok.local_errno != 0) {  // not "not on EC2"
     return ErrnoStatus(
@@ -275,14 +275,14 @@ AwsCredentialChain::FromInstanceMetadata() {
   RegisterSecret(tok.body);
   HeaderList h = {{"X-aws-ec2-metadata-token", tok.body}};
   const std::string path = "/latest/meta-data/iam/security-credentials/";
-  HttpResponse role = FetchOnce("GET", base + path, h);
+  HttpResponse role = FetchOnce(HttpMethod::kGet, base + path, h);
   std::string name(absl::StripAsciiWhitespace(role.body));
   if (role.status != 200 || name.empty()) {
     return absl::UnauthenticatedError(absl::StrCat(
         "instance metadata at ", base, ": no IAM role (", Describe(role), ")"));
   }
   name = name.substr(0, name.find('\n'));
-  HttpResponse rep = FetchOnce("GET", base + path + name, h);
+  HttpResponse rep = FetchOnce(HttpMethod::kGet, base + path + name, h);
   if (rep.status != 200) {
     return absl::UnauthenticatedError(
         absl::StrCat("instance metadata role ", name, ": ", Describe(rep)));

@@ -22,14 +22,14 @@ namespace {
 // DELETE of one key; a key already gone is fine.
 absl::Status DeleteKey(S3Client& client, const std::string& bucket,
                        const std::string& key) {
-  auto rep = client.Do(MakeS3Call("DELETE", bucket, key));
+  auto rep = client.Do(MakeS3Call(HttpMethod::kDelete, bucket, key));
   return rep.ok() || absl::IsNotFound(rep.status()) ? absl::OkStatus()
                                                     : rep.status();
 }
 
 // The object's size from a HEAD.
 absl::StatusOr<uint64_t> HeadSize(S3Client& client, const S3Location& loc) {
-  S3Call head = MakeS3Call("HEAD", loc.bucket, loc.key);
+  S3Call head = MakeS3Call(HttpMethod::kHead, loc.bucket, loc.key);
   ASSIGN_OR_RETURN(auto rep, client.Do(head));
   const std::string length = rep.headers.count("content-length")
                                  ? rep.headers["content-length"]
@@ -52,7 +52,7 @@ RangeFetch S3RangeFetch(std::shared_ptr<S3Client> client, S3Location loc,
   return [client = std::move(client), loc = std::move(loc), want](
              uint64_t off, size_t len, char* dst) -> absl::Status {
     S3Call c = MakeS3Call(
-        "GET", loc.bucket, loc.key, {},
+        HttpMethod::kGet, loc.bucket, loc.key, {},
         {{"Range", absl::StrCat("bytes=", off, "-", off + len - 1)}});
     c.sink = dst;
     c.sink_capacity = len;
@@ -145,7 +145,7 @@ absl::StatusOr<std::vector<std::string>> S3Storage::ListDir(
   std::string token;
   do {
     S3Call c = MakeS3Call(
-        "GET", loc.bucket, "",
+        HttpMethod::kGet, loc.bucket, "",
         {{"list-type", "2"}, {"prefix", prefix}, {"delimiter", "/"}});
     if (!token.empty()) c.query.push_back({"continuation-token", token});
     ASSIGN_OR_RETURN(auto rep, client_->Do(c));
@@ -173,7 +173,7 @@ absl::StatusOr<std::vector<std::string>> S3Storage::ListKeys(
   std::vector<std::string> keys;
   std::string token;
   do {
-    S3Call c = MakeS3Call("GET", dir.bucket, "",
+    S3Call c = MakeS3Call(HttpMethod::kGet, dir.bucket, "",
                           {{"list-type", "2"}, {"prefix", prefix}});
     if (!token.empty()) c.query.push_back({"continuation-token", token});
     ASSIGN_OR_RETURN(auto rep, client_->Do(c));
@@ -186,7 +186,7 @@ absl::StatusOr<std::vector<std::string>> S3Storage::ListKeys(
 
 absl::StatusOr<bool> S3Storage::Exists(const std::string& path) {
   ASSIGN_OR_RETURN(auto loc, ParseS3Uri(path));
-  auto rep = client_->Do(MakeS3Call("HEAD", loc.bucket, loc.key));
+  auto rep = client_->Do(MakeS3Call(HttpMethod::kHead, loc.bucket, loc.key));
   if (rep.ok()) return true;
   if (!absl::IsNotFound(rep.status())) return rep.status();
   ASSIGN_OR_RETURN(auto keys, ListKeys(loc));
@@ -230,8 +230,8 @@ absl::StatusOr<std::vector<S3Upload>> S3Storage::ListUploads(
   std::vector<S3Upload> out;
   std::string key_marker, id_marker;
   do {
-    S3Call c =
-        MakeS3Call("GET", bucket, "", {{"uploads", ""}, {"prefix", prefix}});
+    S3Call c = MakeS3Call(HttpMethod::kGet, bucket, "",
+                          {{"uploads", ""}, {"prefix", prefix}});
     if (!key_marker.empty()) {
       c.query.push_back({"key-marker", key_marker});
       c.query.push_back({"upload-id-marker", id_marker});
@@ -251,7 +251,7 @@ absl::StatusOr<std::vector<S3Upload>> S3Storage::ListUploads(
 
 absl::Status S3Storage::AbortUpload(const std::string& bucket,
                                     const S3Upload& upload) {
-  auto del = client_->Do(MakeS3Call("DELETE", bucket, upload.key,
+  auto del = client_->Do(MakeS3Call(HttpMethod::kDelete, bucket, upload.key,
                                     {{"uploadId", upload.upload_id}}));
   return del.ok() || absl::IsNotFound(del.status()) ? absl::OkStatus()
                                                     : del.status();
@@ -284,8 +284,8 @@ absl::StatusOr<bool> S3Storage::PutClaim(const S3Location& claim,
                                          const std::string& owner) {
   const S3Claim mode = client_->config().claim;
   if (mode == S3Claim::kListing) return false;
-  S3Call put =
-      MakeS3Call("PUT", claim.bucket, claim.key, {}, {{"If-None-Match", "*"}});
+  S3Call put = MakeS3Call(HttpMethod::kPut, claim.bucket, claim.key, {},
+                          {{"If-None-Match", "*"}});
   put.body = owner.data();
   put.body_len = owner.size();
   auto rep = SendS3Bytes(*client_, put, S3Where(claim));
@@ -309,7 +309,8 @@ absl::StatusOr<bool> S3Storage::PutClaim(const S3Location& claim,
   }
   if (absl::IsAlreadyExists(rep.status()) || absl::IsAborted(rep.status())) {
     // Ours after all when a retried PUT found its own first attempt.
-    auto held = client_->Do(MakeS3Call("GET", claim.bucket, claim.key));
+    auto held =
+        client_->Do(MakeS3Call(HttpMethod::kGet, claim.bucket, claim.key));
     if (held.ok() && held->body == owner) return true;
     return absl::AlreadyExistsError(
         absl::StrCat(S3Where(claim), ": another run claimed this step first"));
@@ -346,7 +347,7 @@ absl::StatusOr<std::string> S3Storage::ClaimDir(const std::string& dir,
 absl::Status S3Storage::WriteAtomic(const std::string& path,
                                     const std::string& data) {
   ASSIGN_OR_RETURN(auto loc, ParseS3Uri(path));
-  S3Call put = MakeS3Call("PUT", loc.bucket, loc.key);
+  S3Call put = MakeS3Call(HttpMethod::kPut, loc.bucket, loc.key);
   put.body = data.data();
   put.body_len = data.size();
   return SendS3Bytes(*client_, put, S3Where(loc)).status();
@@ -354,8 +355,8 @@ absl::Status S3Storage::WriteAtomic(const std::string& path,
 
 absl::StatusOr<std::string> S3Storage::ReadSmall(const std::string& path) {
   ASSIGN_OR_RETURN(auto loc, ParseS3Uri(path));
-  ASSIGN_OR_RETURN(auto rep,
-                   client_->Do(MakeS3Call("GET", loc.bucket, loc.key)));
+  ASSIGN_OR_RETURN(
+      auto rep, client_->Do(MakeS3Call(HttpMethod::kGet, loc.bucket, loc.key)));
   return rep.body;
 }
 

@@ -80,7 +80,7 @@ class S3WritableFile : public WritableFile {
   absl::Status Sync() override {
     if (done_) return absl::OkStatus();
     if (upload_id_.empty()) {  // under the threshold: one PUT
-      S3Call put = MakeS3Call("PUT", loc_.bucket, loc_.key);
+      S3Call put = MakeS3Call(HttpMethod::kPut, loc_.bucket, loc_.key);
       put.body = cur_ ? cur_->data.get() : "";
       put.body_len = cur_len_;
       RETURN_IF_ERROR(SendS3Bytes(*client_, put, S3Where(loc_)).status());
@@ -185,7 +185,8 @@ class S3WritableFile : public WritableFile {
   }
 
   absl::Status Create() {
-    S3Call c = MakeS3Call("POST", loc_.bucket, loc_.key, {{"uploads", ""}});
+    S3Call c =
+        MakeS3Call(HttpMethod::kPost, loc_.bucket, loc_.key, {{"uploads", ""}});
     if (crc32c_) c.headers.push_back({"x-amz-checksum-algorithm", "CRC32C"});
     ASSIGN_OR_RETURN(auto rep, client_->Do(c));
     upload_id_ = XmlValue(rep.body, "UploadId");
@@ -204,7 +205,7 @@ class S3WritableFile : public WritableFile {
   // Uploads one part; keeps its ETag (opaque) for the completion.
   absl::StatusOr<Part> UploadPart(int number, const char* data, size_t len) {
     S3Call c = MakeS3Call(
-        "PUT", loc_.bucket, loc_.key,
+        HttpMethod::kPut, loc_.bucket, loc_.key,
         {{"partNumber", std::to_string(number)}, {"uploadId", upload_id_}});
     c.body = data;
     c.body_len = len;
@@ -233,9 +234,9 @@ class S3WritableFile : public WritableFile {
       xml += "</Part>";
     }
     xml += "</CompleteMultipartUpload>";
-    S3Call c =
-        MakeS3Call("POST", loc_.bucket, loc_.key, {{"uploadId", upload_id_}},
-                   {{"Content-Type", "application/xml"}});
+    S3Call c = MakeS3Call(HttpMethod::kPost, loc_.bucket, loc_.key,
+                          {{"uploadId", upload_id_}},
+                          {{"Content-Type", "application/xml"}});
     c.body = xml.data();
     c.body_len = xml.size();
     c.error_in_200 = true;
@@ -252,8 +253,8 @@ class S3WritableFile : public WritableFile {
   }
 
   absl::Status Abort() {
-    S3Call c =
-        MakeS3Call("DELETE", loc_.bucket, loc_.key, {{"uploadId", upload_id_}});
+    S3Call c = MakeS3Call(HttpMethod::kDelete, loc_.bucket, loc_.key,
+                          {{"uploadId", upload_id_}});
     auto rep = client_->Do(c);
     upload_id_.clear();
     return rep.ok() ? absl::OkStatus() : rep.status();

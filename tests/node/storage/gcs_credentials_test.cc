@@ -151,6 +151,46 @@ TEST(GcsCredentials, MetadataServerAtGceMetadataHost) {
             "/computeMetadata/v1/instance/service-accounts/default/token");
 }
 
+// NO_GCE_CHECK in any of the configuration's true spellings, or
+// METADATA_SERVER_DETECTION=none, keeps the chain off the metadata server;
+// a false value does not.
+TEST(GcsCredentials, TheMetadataServerSwitchesOffInEverySpelling) {
+  StubHttpServer metadata([](const StubRequest&) {
+    return StubResponse{
+        200,
+        R"({"access_token":"ya29.md","expires_in":3599,"token_type":"Bearer"})"};
+  });
+  TempDir t;
+  const std::vector<std::pair<std::string, std::string>> off = {
+      {"NO_GCE_CHECK", "true"},
+      {"NO_GCE_CHECK", "True"},
+      {"NO_GCE_CHECK", "TRUE"},
+      {"NO_GCE_CHECK", "1"},
+      {"NO_GCE_CHECK", "yes"},
+      {"METADATA_SERVER_DETECTION", "none"},
+      {"METADATA_SERVER_DETECTION", "NONE"}};
+  for (const auto& [name, value] : off) {
+    auto env = BareEnv(t);
+    (*env)["GCE_METADATA_HOST"] =
+        "127.0.0.1:" + std::to_string(metadata.port());
+    (*env)[name] = value;
+    GcsCredentials c(EnvOf(env));
+    auto tok = c.Get();
+    EXPECT_FALSE(tok.ok()) << name << "=" << value;
+    EXPECT_NE(tok.status().message().find("off"), std::string::npos)
+        << tok.status();
+  }
+  EXPECT_EQ(metadata.requests().size(), 0u);
+  auto env = BareEnv(t);
+  (*env)["GCE_METADATA_HOST"] = "127.0.0.1:" + std::to_string(metadata.port());
+  (*env)["NO_GCE_CHECK"] = "false";
+  (*env)["METADATA_SERVER_DETECTION"] = "assume-present";
+  GcsCredentials on(EnvOf(env));
+  auto tok = on.Get();
+  ASSERT_TRUE(tok.ok()) << tok.status();
+  EXPECT_EQ(metadata.requests().size(), 1u);
+}
+
 TEST(GcsCredentials, RefusedCredentialsNameTheServersErrorNeverTheSecret) {
   StubHttpServer token_server([](const StubRequest&) {
     return StubResponse{

@@ -81,7 +81,7 @@ TEST(HttpClient, PutSendsHeadBodyTailInOrderWithOneContentLength) {
   HttpClient client(HttpOptions{});
   const std::string body(100000, 'x');
   HttpRequest req;
-  req.method = "PUT";
+  req.method = HttpMethod::kPut;
   req.url = server.url() + "/k";
   req.body_head = "HEAD|";
   req.body = body.data();
@@ -310,7 +310,7 @@ TEST(HttpClient, AStallMidBodyEndsWithinTheStallTimeout) {
   ASSERT_EQ(client.Do(get).status, 200);
   const std::string body(64 << 20, 'b');  // more than the socket buffers
   HttpRequest put;
-  put.method = "PUT";
+  put.method = HttpMethod::kPut;
   put.url = server.url();
   put.body = body.data();
   put.body_len = body.size();
@@ -320,11 +320,13 @@ TEST(HttpClient, AStallMidBodyEndsWithinTheStallTimeout) {
     const double took =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - t0)
             .count();
-    EXPECT_EQ(rep.status, 0) << req->method;
-    EXPECT_TRUE(rep.stalled) << req->method << ": " << rep.curl_error;
-    EXPECT_EQ(rep.curl_code, CURLE_OPERATION_TIMEDOUT) << req->method;
-    EXPECT_GE(took, 0.9) << req->method;
-    EXPECT_LT(took, o.stall_seconds + 1.5) << req->method;
+    EXPECT_EQ(rep.status, 0) << MethodName(req->method);
+    EXPECT_TRUE(rep.stalled)
+        << MethodName(req->method) << ": " << rep.curl_error;
+    EXPECT_EQ(rep.curl_code, CURLE_OPERATION_TIMEDOUT)
+        << MethodName(req->method);
+    EXPECT_GE(took, 0.9) << MethodName(req->method);
+    EXPECT_LT(took, o.stall_seconds + 1.5) << MethodName(req->method);
     EXPECT_EQ(FailureDetail(rep, "w", "").rfind("transfer stalled: ", 0), 0u);
   }
 }

@@ -33,7 +33,7 @@ StubRequest OneGet(const std::string& host, S3Addressing addressing) {
   cfg.addressing = addressing;
   cfg.max_attempts = 1;
   S3Client client(cfg, Keys());
-  auto rep = client.Do(MakeS3Call("GET", "b", "k"));
+  auto rep = client.Do(MakeS3Call(HttpMethod::kGet, "b", "k"));
   EXPECT_TRUE(rep.ok()) << rep.status();
   auto reqs = stub.requests();
   return reqs.empty() ? StubRequest{} : reqs[0];
@@ -61,7 +61,7 @@ TEST(S3Region, IsTheSignaturesCredentialScope) {
   cfg.region = "eu-west-3";
   cfg.endpoint = stub.url();
   S3Client client(cfg, Keys());
-  ASSERT_TRUE(client.Do(MakeS3Call("GET", "b", "k")).ok());
+  ASSERT_TRUE(client.Do(MakeS3Call(HttpMethod::kGet, "b", "k")).ok());
   EXPECT_NE(HeaderValue(stub.requests().at(0).head, "authorization")
                 .find("/eu-west-3/s3/aws4_request"),
             std::string::npos);

@@ -98,7 +98,7 @@ TEST(SecretEcho, AnS3SessionTokenEchoedInA403IsScrubbed) {
   S3Config config;
   config.endpoint = s3.url();
   S3Client client(config, chain);
-  auto rep = client.Do(MakeS3Call("GET", "bucket", "key"));
+  auto rep = client.Do(MakeS3Call(HttpMethod::kGet, "bucket", "key"));
   ASSERT_FALSE(rep.ok());
   ASSERT_EQ(s3.requests().size(), 1u);
   ASSERT_NE(s3.requests()[0].head.find(kSessionToken), std::string::npos)
