@@ -76,12 +76,12 @@ absl::Status Coordinator::Preflight(RunResult* result) {
       v1::InspectRequest req;
       req.set_run_id(run_id_);
       req.set_accelerator(v1::ACCELERATOR_GPU);
-      ASSIGN_OR_RETURN(auto rep, n->Inspect(req));
-      if (!rep.error().empty()) {
-        return StatusOfKind(rep.error_kind(),
-                            absl::StrCat(n->Who(), ": ", rep.error()));
+      auto rep = n->Inspect(req);
+      if (IsNodeError(rep.status())) {
+        return WithPrefix(rep.status(), absl::StrCat(n->Who(), ": "));
       }
-      result->notes.push_back(absl::StrCat(n->Who(), " GPUs: ", rep.gpus()));
+      RETURN_IF_ERROR(rep.status());
+      result->notes.push_back(absl::StrCat(n->Who(), " GPUs: ", rep->gpus()));
     }
   }
   if (config_.DoSave() && config_.run.num_save_calls > 0) {
@@ -127,13 +127,16 @@ absl::Status Coordinator::PutResult(const std::string& dir_uri,
   req.set_check_only(check_only);
   req.set_overwrite(overwrite);
   *req.mutable_backend() = backend_;
-  ASSIGN_OR_RETURN(auto rep, nodes_[0]->PutResult(req));
+  auto put = nodes_[0]->PutResult(req);
   const std::string where =
       absl::StrCat(JoinPath(dir_uri, name), " (node ", nodes_[0]->index(), ", ",
                    nodes_[0]->host(), ")");
-  if (!rep.error().empty()) {
-    return absl::UnavailableError(absl::StrCat(where, ": ", rep.error()));
+  if (IsNodeError(put.status())) {
+    // The node could not write it: worth another try, whatever its kind.
+    return absl::UnavailableError(
+        absl::StrCat(where, ": ", put.status().message()));
   }
+  ASSIGN_OR_RETURN(const v1::PutResultReply rep, std::move(put));
   if (rep.exists()) {
     return absl::AlreadyExistsError(absl::StrCat(
         where,

@@ -132,17 +132,17 @@ absl::StatusOr<v1::InspectReply> Coordinator::Inspect(const std::string& uri,
   req.set_probe_write(probe);
   req.set_want_metadata(want_metadata);
   *req.mutable_backend() = backend_;
-  ASSIGN_OR_RETURN(auto rep, nodes_[node]->Inspect(req));
-  if (!rep.error().empty()) {
+  auto listed = nodes_[node]->Inspect(req);
+  if (IsNodeError(listed.status())) {
     std::string where = config_.storage.node_local
                             ? absl::StrCat(" on node ", nodes_[node]->index(),
                                            " (", nodes_[node]->host(), ")")
                             : "";
     // The node's kind decides: a bucket that does not exist is bad input,
     // a store that answers 503 is not.
-    return StatusOfKind(rep.error_kind(),
-                        absl::StrCat(uri, where, ": ", rep.error()));
+    return WithPrefix(listed.status(), absl::StrCat(uri, where, ": "));
   }
+  ASSIGN_OR_RETURN(v1::InspectReply rep, std::move(listed));
   RETURN_IF_ERROR(CheckInspectReply(rep, nodes_[node]->Who()));
   const std::string dir = ForNode(uri, nodes_[node]->index());
   for (const auto& name : rep.ignored_steps()) {

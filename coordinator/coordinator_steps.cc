@@ -12,6 +12,7 @@
 #include "common/step_layout.h"
 #include "coordinator/coordinator.h"
 #include "coordinator/steps.h"
+#include "wire/error_kind.h"
 
 namespace ckpt {
 
@@ -79,11 +80,11 @@ absl::StatusOr<uint64_t> Coordinator::ClaimStep(const std::string& dir,
     std::string lost;
     for (size_t i = 0; i < StorageOwners() && lost.empty(); ++i) {
       auto rep = nodes_[i]->Claim(ClaimOf(dir, i, step));
-      absl::Status failed = rep.ok() ? absl::OkStatus() : rep.status();
-      if (rep.ok() && !rep->error().empty() && !rep->taken()) {
+      absl::Status failed = rep.status();
+      if (IsNodeError(failed)) {
         failed = absl::FailedPreconditionError(
             absl::StrCat("claiming ", StepUri(dir, step), " on node ",
-                         nodes_[i]->index(), ": ", rep->error()));
+                         nodes_[i]->index(), ": ", failed.message()));
       }
       if (failed.ok() && rep->taken()) lost = rep->error();
       if (failed.ok() && !rep->taken()) won.push_back({i, rep->claim_name()});
@@ -93,9 +94,7 @@ absl::StatusOr<uint64_t> Coordinator::ClaimStep(const std::string& dir,
           rel.set_release(true);
           rel.set_claim_name(name);
           auto released = nodes_[owner]->Claim(rel);
-          const std::string why = !released.ok()
-                                      ? std::string(released.status().message())
-                                      : released->error();
+          const std::string why(released.status().message());
           if (!why.empty()) {
             unreleased_claims_.push_back(absl::StrCat(
                 StepUri(ForNode(dir, nodes_[owner]->index()), step), "/", name,
@@ -147,7 +146,7 @@ void Coordinator::RemoveFailedStep(const std::string& dir, uint64_t step,
     for (size_t k = 0; k < tries && !removed; ++k) {
       const size_t n = config_.storage.node_local ? i : k;
       auto rep = nodes_[n]->Cleanup(req);
-      if (rep.ok() && rep->error().empty()) {
+      if (rep.ok()) {
         removed = true;
         if (rep->aborted_uploads() > 0) {
           result->notes.push_back(absl::StrCat(
@@ -155,7 +154,7 @@ void Coordinator::RemoveFailedStep(const std::string& dir, uint64_t step,
               StepUri(dir, step), " left by the failed save"));
         }
       } else {
-        why = rep.ok() ? rep->error() : std::string(rep.status().message());
+        why = std::string(rep.status().message());
       }
     }
     if (!removed) {
@@ -186,12 +185,13 @@ absl::Status Coordinator::RemoveOldSteps(RunResult* result) {
       }
     }
     if (req.remove_steps_size() == 0) continue;
-    ASSIGN_OR_RETURN(auto rep, nodes_[i]->Cleanup(req));
-    if (!rep.error().empty()) {
+    auto rep = nodes_[i]->Cleanup(req);
+    if (IsNodeError(rep.status())) {
       return absl::InternalError(absl::StrCat("removing old steps on node ",
                                               nodes_[i]->index(), ": ",
-                                              rep.error()));
+                                              rep.status().message()));
     }
+    RETURN_IF_ERROR(rep.status());
     removed += req.remove_steps_size();
   }
   if (removed > 0) {

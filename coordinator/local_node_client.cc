@@ -11,16 +11,16 @@ LocalNodeClient::LocalNodeClient(int index, std::string host,
       progress_interval_(progress_interval),
       service_(std::move(memory), std::move(workloads)) {}
 
-absl::StatusOr<v1::InspectReply> LocalNodeClient::Inspect(
+absl::StatusOr<v1::InspectReply> LocalNodeClient::SendInspect(
     const v1::InspectRequest& r) {
   return service_.Inspect(r);
 }
-absl::StatusOr<v1::PrepareReply> LocalNodeClient::Prepare(
+absl::StatusOr<v1::PrepareReply> LocalNodeClient::SendPrepare(
     const v1::PrepareRequest& r) {
   service_.TrimHeap();  // the last phase's, untimed here
   return service_.Prepare(r);
 }
-absl::StatusOr<v1::PhaseReport> LocalNodeClient::StartPhase(
+absl::StatusOr<v1::PhaseReport> LocalNodeClient::SendStartPhase(
     const v1::StartPhaseRequest& r, const PhaseListener& listener) {
   WorkloadPhases::SendAsk ask;
   if (listener.action) {
@@ -31,28 +31,29 @@ absl::StatusOr<v1::PhaseReport> LocalNodeClient::StartPhase(
   }
   return service_.StartPhase(r, listener.progress, ask, progress_interval_);
 }
-absl::StatusOr<v1::CommitReply> LocalNodeClient::Commit(
+absl::StatusOr<v1::CommitReply> LocalNodeClient::SendCommit(
     const v1::CommitRequest& r) {
   return service_.Commit(r);
 }
-absl::StatusOr<v1::ClaimReply> LocalNodeClient::Claim(
+absl::StatusOr<v1::ClaimReply> LocalNodeClient::SendClaim(
     const v1::ClaimRequest& r) {
   return service_.Claim(r);
 }
 
-absl::StatusOr<v1::CleanupReply> LocalNodeClient::Cleanup(
+absl::StatusOr<v1::CleanupReply> LocalNodeClient::SendCleanup(
     const v1::CleanupRequest& r) {
   return service_.Cleanup(r);
 }
-absl::StatusOr<v1::PutResultReply> LocalNodeClient::PutResult(
+absl::StatusOr<v1::PutResultReply> LocalNodeClient::SendPutResult(
     const v1::PutResultRequest& r) {
   return service_.PutResult(r);
 }
-absl::StatusOr<v1::AbortReply> LocalNodeClient::Abort(
+absl::StatusOr<v1::AbortReply> LocalNodeClient::SendAbort(
     const v1::AbortRequest& r) {
   return service_.Abort(r);
 }
-absl::StatusOr<v1::PingReply> LocalNodeClient::Ping(const v1::PingRequest& r) {
+absl::StatusOr<v1::PingReply> LocalNodeClient::SendPing(
+    const v1::PingRequest& r) {
   return service_.Ping(r);
 }
 

@@ -24,20 +24,23 @@ class LocalNodeClient : public NodeClient {
 
   int index() const override { return index_; }
   std::string host() const override { return host_; }
-  absl::StatusOr<v1::InspectReply> Inspect(
+
+ protected:
+  absl::StatusOr<v1::InspectReply> SendInspect(
       const v1::InspectRequest& r) override;
-  absl::StatusOr<v1::PrepareReply> Prepare(
+  absl::StatusOr<v1::PrepareReply> SendPrepare(
       const v1::PrepareRequest& r) override;
-  absl::StatusOr<v1::PhaseReport> StartPhase(
+  absl::StatusOr<v1::PhaseReport> SendStartPhase(
       const v1::StartPhaseRequest& r, const PhaseListener& listener) override;
-  absl::StatusOr<v1::CommitReply> Commit(const v1::CommitRequest& r) override;
-  absl::StatusOr<v1::ClaimReply> Claim(const v1::ClaimRequest& r) override;
-  absl::StatusOr<v1::CleanupReply> Cleanup(
+  absl::StatusOr<v1::CommitReply> SendCommit(
+      const v1::CommitRequest& r) override;
+  absl::StatusOr<v1::ClaimReply> SendClaim(const v1::ClaimRequest& r) override;
+  absl::StatusOr<v1::CleanupReply> SendCleanup(
       const v1::CleanupRequest& r) override;
-  absl::StatusOr<v1::PutResultReply> PutResult(
+  absl::StatusOr<v1::PutResultReply> SendPutResult(
       const v1::PutResultRequest& r) override;
-  absl::StatusOr<v1::AbortReply> Abort(const v1::AbortRequest& r) override;
-  absl::StatusOr<v1::PingReply> Ping(const v1::PingRequest& r) override;
+  absl::StatusOr<v1::AbortReply> SendAbort(const v1::AbortRequest& r) override;
+  absl::StatusOr<v1::PingReply> SendPing(const v1::PingRequest& r) override;
 
  private:
   int index_;

@@ -179,7 +179,7 @@ absl::StatusOr<Reply> ReplyOf(absl::StatusOr<v1::NodeMessage> rep,
 
 }  // namespace
 
-absl::StatusOr<v1::InspectReply> RemoteNode::Inspect(
+absl::StatusOr<v1::InspectReply> RemoteNode::SendInspect(
     const v1::InspectRequest& r) {
   v1::CoordinatorMessage m;
   *m.mutable_inspect() = r;
@@ -187,7 +187,7 @@ absl::StatusOr<v1::InspectReply> RemoteNode::Inspect(
                  &v1::NodeMessage::mutable_inspect, Who());
 }
 
-absl::StatusOr<v1::PrepareReply> RemoteNode::Prepare(
+absl::StatusOr<v1::PrepareReply> RemoteNode::SendPrepare(
     const v1::PrepareRequest& r) {
   v1::CoordinatorMessage m;
   *m.mutable_prepare() = r;
@@ -195,8 +195,8 @@ absl::StatusOr<v1::PrepareReply> RemoteNode::Prepare(
                  &v1::NodeMessage::mutable_prepare, Who());
 }
 
-void RemoteNode::PrepareAsync(const v1::PrepareRequest& r,
-                              Done<v1::PrepareReply> done) {
+void RemoteNode::SendPrepareAsync(const v1::PrepareRequest& r,
+                                  Done<v1::PrepareReply> done) {
   v1::CoordinatorMessage m;
   *m.mutable_prepare() = r;
   CallAsync(std::move(m), {},
@@ -207,7 +207,7 @@ void RemoteNode::PrepareAsync(const v1::PrepareRequest& r,
             });
 }
 
-absl::StatusOr<v1::PhaseReport> RemoteNode::StartPhase(
+absl::StatusOr<v1::PhaseReport> RemoteNode::SendStartPhase(
     const v1::StartPhaseRequest& r, const PhaseListener& listener) {
   v1::CoordinatorMessage m;
   *m.mutable_start_phase() = r;
@@ -215,9 +215,9 @@ absl::StatusOr<v1::PhaseReport> RemoteNode::StartPhase(
                  &v1::NodeMessage::mutable_phase_report, Who());
 }
 
-void RemoteNode::StartPhaseAsync(const v1::StartPhaseRequest& r,
-                                 PhaseListener listener,
-                                 Done<v1::PhaseReport> done) {
+void RemoteNode::SendStartPhaseAsync(const v1::StartPhaseRequest& r,
+                                     PhaseListener listener,
+                                     Done<v1::PhaseReport> done) {
   v1::CoordinatorMessage m;
   *m.mutable_start_phase() = r;
   CallAsync(std::move(m), std::move(listener),
@@ -228,15 +228,16 @@ void RemoteNode::StartPhaseAsync(const v1::StartPhaseRequest& r,
             });
 }
 
-absl::StatusOr<v1::CommitReply> RemoteNode::Commit(const v1::CommitRequest& r) {
+absl::StatusOr<v1::CommitReply> RemoteNode::SendCommit(
+    const v1::CommitRequest& r) {
   v1::CoordinatorMessage m;
   *m.mutable_commit() = r;
   return ReplyOf(Call(std::move(m)), v1::NodeMessage::kCommit,
                  &v1::NodeMessage::mutable_commit, Who());
 }
 
-void RemoteNode::CommitAsync(const v1::CommitRequest& r,
-                             Done<v1::CommitReply> done) {
+void RemoteNode::SendCommitAsync(const v1::CommitRequest& r,
+                                 Done<v1::CommitReply> done) {
   v1::CoordinatorMessage m;
   *m.mutable_commit() = r;
   CallAsync(std::move(m), {},
@@ -247,14 +248,15 @@ void RemoteNode::CommitAsync(const v1::CommitRequest& r,
             });
 }
 
-absl::StatusOr<v1::ClaimReply> RemoteNode::Claim(const v1::ClaimRequest& r) {
+absl::StatusOr<v1::ClaimReply> RemoteNode::SendClaim(
+    const v1::ClaimRequest& r) {
   v1::CoordinatorMessage m;
   *m.mutable_claim() = r;
   return ReplyOf(Call(std::move(m)), v1::NodeMessage::kClaim,
                  &v1::NodeMessage::mutable_claim, Who());
 }
 
-absl::StatusOr<v1::CleanupReply> RemoteNode::Cleanup(
+absl::StatusOr<v1::CleanupReply> RemoteNode::SendCleanup(
     const v1::CleanupRequest& r) {
   v1::CoordinatorMessage m;
   *m.mutable_cleanup() = r;
@@ -262,7 +264,7 @@ absl::StatusOr<v1::CleanupReply> RemoteNode::Cleanup(
                  &v1::NodeMessage::mutable_cleanup, Who());
 }
 
-absl::StatusOr<v1::PutResultReply> RemoteNode::PutResult(
+absl::StatusOr<v1::PutResultReply> RemoteNode::SendPutResult(
     const v1::PutResultRequest& r) {
   v1::CoordinatorMessage m;
   *m.mutable_put_result() = r;
@@ -270,7 +272,8 @@ absl::StatusOr<v1::PutResultReply> RemoteNode::PutResult(
                  &v1::NodeMessage::mutable_put_result, Who());
 }
 
-absl::StatusOr<v1::AbortReply> RemoteNode::Abort(const v1::AbortRequest& r) {
+absl::StatusOr<v1::AbortReply> RemoteNode::SendAbort(
+    const v1::AbortRequest& r) {
   // Fire and forget: an abort must not wait on the node it is aborting.
   v1::CoordinatorMessage m;
   *m.mutable_abort() = r;
@@ -280,7 +283,7 @@ absl::StatusOr<v1::AbortReply> RemoteNode::Abort(const v1::AbortRequest& r) {
   return v1::AbortReply();
 }
 
-absl::StatusOr<v1::PingReply> RemoteNode::Ping(const v1::PingRequest& r) {
+absl::StatusOr<v1::PingReply> RemoteNode::SendPing(const v1::PingRequest& r) {
   v1::CoordinatorMessage m;
   *m.mutable_ping() = r;
   return ReplyOf(Call(std::move(m)), v1::NodeMessage::kPing,

@@ -45,28 +45,7 @@ class RemoteNode : public NodeClient {
     rtt_seconds_ = rtt_seconds;
   }
 
-  absl::StatusOr<v1::InspectReply> Inspect(
-      const v1::InspectRequest& r) override;
-  absl::StatusOr<v1::PrepareReply> Prepare(
-      const v1::PrepareRequest& r) override;
-  absl::StatusOr<v1::PhaseReport> StartPhase(
-      const v1::StartPhaseRequest& r, const PhaseListener& listener) override;
-  absl::StatusOr<v1::CommitReply> Commit(const v1::CommitRequest& r) override;
-  absl::StatusOr<v1::ClaimReply> Claim(const v1::ClaimRequest& r) override;
-  absl::StatusOr<v1::CleanupReply> Cleanup(
-      const v1::CleanupRequest& r) override;
-  absl::StatusOr<v1::PutResultReply> PutResult(
-      const v1::PutResultRequest& r) override;
-  absl::StatusOr<v1::AbortReply> Abort(const v1::AbortRequest& r) override;
-  absl::StatusOr<v1::PingReply> Ping(const v1::PingRequest& r) override;
-
   bool async() const override { return true; }
-  void PrepareAsync(const v1::PrepareRequest& r,
-                    Done<v1::PrepareReply> done) override;
-  void StartPhaseAsync(const v1::StartPhaseRequest& r, PhaseListener listener,
-                       Done<v1::PhaseReport> done) override;
-  void CommitAsync(const v1::CommitRequest& r,
-                   Done<v1::CommitReply> done) override;
 
   // Tells the node the run is over (no reply expected).
   void Shutdown(bool ok, const std::string& reason);
@@ -78,6 +57,31 @@ class RemoteNode : public NodeClient {
   // Fails every call in flight if the node has sent nothing for longer
   // than node_timeout.
   void CheckSilence();
+
+ protected:
+  absl::StatusOr<v1::InspectReply> SendInspect(
+      const v1::InspectRequest& r) override;
+  absl::StatusOr<v1::PrepareReply> SendPrepare(
+      const v1::PrepareRequest& r) override;
+  absl::StatusOr<v1::PhaseReport> SendStartPhase(
+      const v1::StartPhaseRequest& r, const PhaseListener& listener) override;
+  absl::StatusOr<v1::CommitReply> SendCommit(
+      const v1::CommitRequest& r) override;
+  absl::StatusOr<v1::ClaimReply> SendClaim(const v1::ClaimRequest& r) override;
+  absl::StatusOr<v1::CleanupReply> SendCleanup(
+      const v1::CleanupRequest& r) override;
+  absl::StatusOr<v1::PutResultReply> SendPutResult(
+      const v1::PutResultRequest& r) override;
+  absl::StatusOr<v1::AbortReply> SendAbort(const v1::AbortRequest& r) override;
+  absl::StatusOr<v1::PingReply> SendPing(const v1::PingRequest& r) override;
+
+  void SendPrepareAsync(const v1::PrepareRequest& r,
+                        Done<v1::PrepareReply> done) override;
+  void SendStartPhaseAsync(const v1::StartPhaseRequest& r,
+                           PhaseListener listener,
+                           Done<v1::PhaseReport> done) override;
+  void SendCommitAsync(const v1::CommitRequest& r,
+                       Done<v1::CommitReply> done) override;
 
  private:
   using ReplyDone = std::function<void(absl::StatusOr<v1::NodeMessage>)>;

@@ -1,6 +1,44 @@
 #include "wire/error_kind.h"
 
+#include "absl/strings/cord.h"
+#include "absl/strings/str_cat.h"
+
 namespace ckpt {
+namespace {
+
+// Where a node's failure keeps its kind (a Status payload).
+constexpr char kKindPayload[] = "type.ckptbench/ckptbench.v1.ErrorKind";
+
+}  // namespace
+
+absl::Status NodeErrorStatus(v1::ErrorKind kind, std::string_view message) {
+  absl::Status s = StatusOfKind(kind, std::string(message));
+  s.SetPayload(kKindPayload, absl::Cord(v1::ErrorKind_Name(kind)));
+  return s;
+}
+
+v1::ErrorKind NodeErrorKindOf(const absl::Status& status) {
+  const auto p = status.GetPayload(kKindPayload);
+  v1::ErrorKind kind = v1::ERROR_KIND_UNSPECIFIED;
+  if (!p.has_value() || !v1::ErrorKind_Parse(std::string(*p), &kind)) {
+    return v1::ERROR_KIND_UNSPECIFIED;
+  }
+  return kind;
+}
+
+bool IsNodeError(const absl::Status& status) {
+  return status.GetPayload(kKindPayload).has_value();
+}
+
+absl::Status WithPrefix(const absl::Status& status, std::string_view prefix) {
+  if (status.ok()) return status;
+  absl::Status s(status.code(),
+                 absl::StrCat(std::string(prefix), status.message()));
+  status.ForEachPayload([&](absl::string_view url, const absl::Cord& payload) {
+    s.SetPayload(url, payload);
+  });
+  return s;
+}
 
 v1::ErrorKind ErrorKindOf(const absl::Status& s) {
   switch (s.code()) {

@@ -314,7 +314,7 @@ absl::Status CheckpointRound::Finish(
   auto c0 = Clock::now();
   const bool local = r_.config_.storage.node_local;
   const size_t committers = local ? nodes.size() : 1;
-  std::vector<NodeFailure> errors(committers);
+  std::vector<absl::Status> errors(committers);
   std::vector<std::string> metadata = r_.BuildMetadata(spec_, reports, local);
   metadata_size_ = metadata[0].size();
   metadata_xxh3_ = Xxh3(metadata[0].data(), metadata[0].size());
@@ -328,16 +328,16 @@ absl::Status CheckpointRound::Finish(
         req.set_metadata(std::move(metadata[i]));
         nodes[i]->CommitAsync(
             req, [&, i, done](absl::StatusOr<v1::CommitReply> rep) {
-              errors[i] = FailureOf(rep);
+              errors[i] = rep.status();
               done();
             });
       });
   result->commit_seconds =
       std::chrono::duration<double>(Clock::now() - c0).count();
   for (size_t i = 0; i < committers; ++i) {
-    if (!errors[i].error.empty()) {
-      return StatusOfKind(errors[i].kind,
-                          NodeError(*nodes[i], "commit", errors[i].error));
+    if (!errors[i].ok()) {
+      return StatusOfKind(NodeErrorKindOf(errors[i]),
+                          NodeError(*nodes[i], "commit", errors[i].message()));
     }
   }
   return absl::OkStatus();

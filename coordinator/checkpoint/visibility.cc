@@ -42,9 +42,8 @@ void RoundRunner::MeasureVisible(const RoundSpec& spec, uint64_t metadata_size,
     }
   }
   auto rep = nodes()[k]->Inspect(req);
-  if (!rep.ok() || !rep->error().empty()) {
-    const std::string why =
-        rep.ok() ? rep->error() : std::string(rep.status().message());
+  if (!rep.ok()) {
+    const std::string why(rep.status().message());
     LOG_WARN("%s %d: time to visible not measured: %s: %s", result->phase,
              result->index, nodes()[k]->Who(), why);
     return;

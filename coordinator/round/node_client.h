@@ -1,8 +1,13 @@
 // How the coordinator talks to one node agent. `ckptbench run` uses the
 // in-process LocalNodeClient; the multinode coordinator uses a gRPC client
 // with the same interface and the same ckptbench.v1 messages.
-// A returned error Status means the node could not be reached or answered
-// out of contract; a node-side failure comes back in the reply's `error`.
+// Every failure comes back as one Status: the node not reached (or out of
+// contract), or the node's own failure, which carries its kind
+// (NodeErrorKindOf, wire/error_kind.h); a reply that comes back is one
+// that did not fail. Implementations send the calls (the protected Send*
+// methods); this class turns a reply's `error` into that Status, once for
+// every client. A phase's report comes back failed or not (ReportedPhase):
+// what a failed node measured is still summed up.
 // Implementations are safe to call from one coordinator thread per node.
 // RemoteNode is asynchronous: one thread can start a call on every node.
 #ifndef CKPTBENCH_COORDINATOR_ROUND_NODE_CLIENT_H_
@@ -14,6 +19,7 @@
 #include "absl/status/statusor.h"
 #include "absl/strings/str_cat.h"
 #include "proto/ckptbench/v1/node.pb.h"
+#include "wire/error_kind.h"
 
 namespace ckpt {
 
@@ -30,6 +36,14 @@ using ActionCallback = std::function<void(
 struct PhaseListener {
   ProgressCallback progress;
   ActionCallback action;  // null: asks are refused
+};
+
+// How a node's phase ended: `status` is its failure (the transport's, or
+// the node's with its kind), `report` what it measured, failed or not
+// (empty when the node was not reached).
+struct ReportedPhase {
+  absl::Status status;
+  v1::PhaseReport report;
 };
 
 class NodeClient {
@@ -49,44 +63,113 @@ class NodeClient {
   virtual bool remote() const { return false; }
   virtual void SetClock(int64_t /*offset_ns*/, double /*rtt_seconds*/) {}
 
-  virtual absl::StatusOr<v1::InspectReply> Inspect(
-      const v1::InspectRequest& r) = 0;
-  virtual absl::StatusOr<v1::PrepareReply> Prepare(
-      const v1::PrepareRequest& r) = 0;
+  absl::StatusOr<v1::InspectReply> Inspect(const v1::InspectRequest& r) {
+    return Checked(SendInspect(r));
+  }
+  absl::StatusOr<v1::PrepareReply> Prepare(const v1::PrepareRequest& r) {
+    return Checked(SendPrepare(r));
+  }
   // Blocks until the node reports the phase; progress and the workload's
   // asks arrive meanwhile.
-  virtual absl::StatusOr<v1::PhaseReport> StartPhase(
-      const v1::StartPhaseRequest& r, const PhaseListener& listener) = 0;
-  virtual absl::StatusOr<v1::CommitReply> Commit(
-      const v1::CommitRequest& r) = 0;
-  virtual absl::StatusOr<v1::ClaimReply> Claim(const v1::ClaimRequest& r) = 0;
-  virtual absl::StatusOr<v1::CleanupReply> Cleanup(
-      const v1::CleanupRequest& r) = 0;
-  virtual absl::StatusOr<v1::PutResultReply> PutResult(
-      const v1::PutResultRequest& r) = 0;
-  virtual absl::StatusOr<v1::AbortReply> Abort(const v1::AbortRequest& r) = 0;
-  virtual absl::StatusOr<v1::PingReply> Ping(const v1::PingRequest& r) = 0;
+  ReportedPhase StartPhase(const v1::StartPhaseRequest& r,
+                           const PhaseListener& listener) {
+    return OutcomeOf(SendStartPhase(r, listener));
+  }
+  absl::StatusOr<v1::CommitReply> Commit(const v1::CommitRequest& r) {
+    return Checked(SendCommit(r));
+  }
+  // A claim another run holds is an answer, not a failure: `taken`, with
+  // the holder in `error`.
+  absl::StatusOr<v1::ClaimReply> Claim(const v1::ClaimRequest& r) {
+    return Checked(SendClaim(r));
+  }
+  absl::StatusOr<v1::CleanupReply> Cleanup(const v1::CleanupRequest& r) {
+    return Checked(SendCleanup(r));
+  }
+  absl::StatusOr<v1::PutResultReply> PutResult(const v1::PutResultRequest& r) {
+    return Checked(SendPutResult(r));
+  }
+  absl::StatusOr<v1::AbortReply> Abort(const v1::AbortRequest& r) {
+    return SendAbort(r);
+  }
+  absl::StatusOr<v1::PingReply> Ping(const v1::PingRequest& r) {
+    return SendPing(r);
+  }
 
   // The calls of a timed round, asynchronously: each sends the call and
   // returns; `done` runs once, when the reply arrives or the call fails, on
   // whichever thread saw that. A client whose async() is false runs the
-  // blocking call inline (these defaults), so callers fan such clients out
-  // on threads of their own.
+  // blocking call inline, so callers fan such clients out on threads of
+  // their own.
   template <typename Reply>
   using Done = std::function<void(absl::StatusOr<Reply>)>;
   virtual bool async() const { return false; }
-  virtual void PrepareAsync(const v1::PrepareRequest& r,
-                            Done<v1::PrepareReply> done) {
-    done(Prepare(r));
+  void PrepareAsync(const v1::PrepareRequest& r, Done<v1::PrepareReply> done) {
+    SendPrepareAsync(r, [done = std::move(done)](auto rep) {
+      done(Checked(std::move(rep)));
+    });
   }
-  virtual void StartPhaseAsync(const v1::StartPhaseRequest& r,
-                               PhaseListener listener,
-                               Done<v1::PhaseReport> done) {
-    done(StartPhase(r, listener));
+  void StartPhaseAsync(const v1::StartPhaseRequest& r, PhaseListener listener,
+                       std::function<void(ReportedPhase)> done) {
+    SendStartPhaseAsync(r, std::move(listener),
+                        [done = std::move(done)](auto rep) {
+                          done(OutcomeOf(std::move(rep)));
+                        });
   }
-  virtual void CommitAsync(const v1::CommitRequest& r,
-                           Done<v1::CommitReply> done) {
-    done(Commit(r));
+  void CommitAsync(const v1::CommitRequest& r, Done<v1::CommitReply> done) {
+    SendCommitAsync(r, [done = std::move(done)](auto rep) {
+      done(Checked(std::move(rep)));
+    });
+  }
+
+ protected:
+  // What each call sends and the node's reply as it came (its `error` not
+  // looked at); an error Status only when the node was not reached or
+  // answered out of contract.
+  virtual absl::StatusOr<v1::InspectReply> SendInspect(
+      const v1::InspectRequest& r) = 0;
+  virtual absl::StatusOr<v1::PrepareReply> SendPrepare(
+      const v1::PrepareRequest& r) = 0;
+  virtual absl::StatusOr<v1::PhaseReport> SendStartPhase(
+      const v1::StartPhaseRequest& r, const PhaseListener& listener) = 0;
+  virtual absl::StatusOr<v1::CommitReply> SendCommit(
+      const v1::CommitRequest& r) = 0;
+  virtual absl::StatusOr<v1::ClaimReply> SendClaim(
+      const v1::ClaimRequest& r) = 0;
+  virtual absl::StatusOr<v1::CleanupReply> SendCleanup(
+      const v1::CleanupRequest& r) = 0;
+  virtual absl::StatusOr<v1::PutResultReply> SendPutResult(
+      const v1::PutResultRequest& r) = 0;
+  virtual absl::StatusOr<v1::AbortReply> SendAbort(
+      const v1::AbortRequest& r) = 0;
+  virtual absl::StatusOr<v1::PingReply> SendPing(const v1::PingRequest& r) = 0;
+  virtual void SendPrepareAsync(const v1::PrepareRequest& r,
+                                Done<v1::PrepareReply> done) {
+    done(SendPrepare(r));
+  }
+  virtual void SendStartPhaseAsync(const v1::StartPhaseRequest& r,
+                                   PhaseListener listener,
+                                   Done<v1::PhaseReport> done) {
+    done(SendStartPhase(r, listener));
+  }
+  virtual void SendCommitAsync(const v1::CommitRequest& r,
+                               Done<v1::CommitReply> done) {
+    done(SendCommit(r));
+  }
+
+ private:
+  // The one place a reply's `error` becomes the call's Status.
+  template <typename Reply>
+  static absl::StatusOr<Reply> Checked(absl::StatusOr<Reply> rep) {
+    if (!rep.ok()) return rep;
+    absl::Status failed = StatusOfReply(*rep);
+    if (!failed.ok()) return failed;
+    return rep;
+  }
+  static ReportedPhase OutcomeOf(absl::StatusOr<v1::PhaseReport> rep) {
+    if (!rep.ok()) return {rep.status(), {}};
+    absl::Status failed = StatusOfReply(*rep);
+    return {std::move(failed), std::move(*rep)};
   }
 };
 

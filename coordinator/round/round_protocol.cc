@@ -131,23 +131,25 @@ struct RoundProtocol::Round {
 bool RoundProtocol::PrepareAll(Round& round) {
   const size_t n = nodes_.size();
   round.prepared.resize(n);
-  std::vector<NodeFailure> errors(n);
+  std::vector<absl::Status> errors(n);
   fanout_.Run(n, [&](size_t i, const std::function<void()>& done) {
     v1::PrepareRequest req = round.workload.BuildPrepare(i);
     req.set_run_id(round.ids.run_id);
     req.set_round_id(round.ids.round_id);
     nodes_[i]->PrepareAsync(req,
                             [&, i, done](absl::StatusOr<v1::PrepareReply> rep) {
-                              errors[i] = FailureOf(rep);
-                              if (errors[i].error.empty())
+                              if (rep.ok()) {
                                 round.prepared[i] = std::move(*rep);
+                              } else {
+                                errors[i] = rep.status();
+                              }
                               done();
                             });
   });
   for (size_t i = 0; i < n; ++i) {
-    if (!errors[i].error.empty()) {
-      round.NoteError(NodeError(*nodes_[i], "prepare", errors[i].error),
-                      errors[i].kind);
+    if (!errors[i].ok()) {
+      round.NoteError(NodeError(*nodes_[i], "prepare", errors[i].message()),
+                      NodeErrorKindOf(errors[i]));
       return false;
     }
   }
@@ -173,17 +175,12 @@ RoundProtocol::Start RoundProtocol::ChooseStart(const std::string& label) {
 void RoundProtocol::Transfer(Round& round, const Start& start) {
   const size_t n = nodes_.size();
   round.reports.resize(n);
-  auto on_report = [&](size_t i, absl::StatusOr<v1::PhaseReport> rep) {
+  auto on_report = [&](size_t i, ReportedPhase outcome) {
+    round.reports[i] = std::move(outcome.report);
     std::string error;
-    v1::ErrorKind kind = v1::ERROR_KIND_UNSPECIFIED;
-    if (!rep.ok()) {
-      error = NodeError(*nodes_[i], "", rep.status().message());
-    } else {
-      round.reports[i] = std::move(*rep);
-      if (!round.reports[i].error().empty()) {
-        error = NodeError(*nodes_[i], "", round.reports[i].error());
-        kind = round.reports[i].error_kind();
-      }
+    const v1::ErrorKind kind = NodeErrorKindOf(outcome.status);
+    if (!outcome.status.ok()) {
+      error = NodeError(*nodes_[i], "", outcome.status.message());
     }
     if (!error.empty() && round.NoteError(error, kind)) {
       AbortAll(round.ids.run_id, error);
@@ -205,12 +202,11 @@ void RoundProtocol::Transfer(Round& round, const Start& start) {
                                      RoundWorkload::ActionReplyFn reply) {
       workload.OnAction(i, ask, std::move(reply));
     };
-    nodes_[i]->StartPhaseAsync(
-        req, std::move(listener),
-        [&, i, done](absl::StatusOr<v1::PhaseReport> rep) {
-          on_report(i, std::move(rep));
-          done();
-        });
+    nodes_[i]->StartPhaseAsync(req, std::move(listener),
+                               [&, i, done](ReportedPhase outcome) {
+                                 on_report(i, std::move(outcome));
+                                 done();
+                               });
   });
 }
 

@@ -78,20 +78,6 @@ class RoundProtocol {
   NodeFanout fanout_;  // for all the protocol's rounds
 };
 
-// What a node answered a call with, when it failed: its message and its
-// kind (unspecified when it could not be reached); no error when it did
-// not fail.
-struct NodeFailure {
-  std::string error;
-  v1::ErrorKind kind = v1::ERROR_KIND_UNSPECIFIED;
-};
-template <typename Reply>
-NodeFailure FailureOf(const absl::StatusOr<Reply>& rep) {
-  if (!rep.ok()) return {std::string(rep.status().message())};
-  if (!rep->error().empty()) return {rep->error(), rep->error_kind()};
-  return {};
-}
-
 // A node's error during `step` ("" for the phase itself), naming the node
 // once: remote nodes' transport errors name it already ("node 1 (vm)
 // disconnected"), and then the step follows in parentheses.

@@ -387,7 +387,7 @@ class LosesPhase : public NodeClient {
       : in_(inner), fail_at_(fail_at) {}
   int index() const override { return in_->index(); }
   std::string host() const override { return in_->host(); }
-  absl::StatusOr<v1::InspectReply> Inspect(
+  absl::StatusOr<v1::InspectReply> SendInspect(
       const v1::InspectRequest& r) override {
     auto rep = in_->Inspect(r);
     if (rep.ok() && on_inspect) on_inspect(&*rep);
@@ -395,21 +395,24 @@ class LosesPhase : public NodeClient {
   }
   // Changes a listing before the coordinator sees it.
   std::function<void(v1::InspectReply*)> on_inspect;
-  absl::StatusOr<v1::PrepareReply> Prepare(
+  absl::StatusOr<v1::PrepareReply> SendPrepare(
       const v1::PrepareRequest& r) override {
     return in_->Prepare(r);
   }
-  absl::StatusOr<v1::PhaseReport> StartPhase(const v1::StartPhaseRequest& r,
-                                             const PhaseListener& p) override {
+  absl::StatusOr<v1::PhaseReport> SendStartPhase(
+      const v1::StartPhaseRequest& r, const PhaseListener& p) override {
     if (++phases_ == fail_at_) {
       return absl::UnavailableError("node 0 (test-host) disconnected");
     }
-    return in_->StartPhase(r, p);
+    ReportedPhase outcome = in_->StartPhase(r, p);
+    if (!outcome.status.ok()) return outcome.status;
+    return std::move(outcome.report);
   }
-  absl::StatusOr<v1::CommitReply> Commit(const v1::CommitRequest& r) override {
+  absl::StatusOr<v1::CommitReply> SendCommit(
+      const v1::CommitRequest& r) override {
     return in_->Commit(r);
   }
-  absl::StatusOr<v1::ClaimReply> Claim(const v1::ClaimRequest& r) override {
+  absl::StatusOr<v1::ClaimReply> SendClaim(const v1::ClaimRequest& r) override {
     if (on_claim) {
       if (auto scripted = on_claim(r)) return *scripted;
     }
@@ -419,18 +422,18 @@ class LosesPhase : public NodeClient {
   std::function<std::optional<absl::StatusOr<v1::ClaimReply>>(
       const v1::ClaimRequest&)>
       on_claim;
-  absl::StatusOr<v1::CleanupReply> Cleanup(
+  absl::StatusOr<v1::CleanupReply> SendCleanup(
       const v1::CleanupRequest& r) override {
     return in_->Cleanup(r);
   }
-  absl::StatusOr<v1::PutResultReply> PutResult(
+  absl::StatusOr<v1::PutResultReply> SendPutResult(
       const v1::PutResultRequest& r) override {
     return in_->PutResult(r);
   }
-  absl::StatusOr<v1::AbortReply> Abort(const v1::AbortRequest& r) override {
+  absl::StatusOr<v1::AbortReply> SendAbort(const v1::AbortRequest& r) override {
     return in_->Abort(r);
   }
-  absl::StatusOr<v1::PingReply> Ping(const v1::PingRequest& r) override {
+  absl::StatusOr<v1::PingReply> SendPing(const v1::PingRequest& r) override {
     return in_->Ping(r);
   }
 

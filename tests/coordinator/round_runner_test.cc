@@ -31,10 +31,11 @@ class ScriptedNode : public NodeClient {
   std::string host() const override { return host_; }
   int64_t clock_offset_ns() const override { return clock_offset_ns_; }
 
-  absl::StatusOr<v1::InspectReply> Inspect(const v1::InspectRequest&) override {
+  absl::StatusOr<v1::InspectReply> SendInspect(
+      const v1::InspectRequest&) override {
     return absl::UnimplementedError("not scripted");
   }
-  absl::StatusOr<v1::PrepareReply> Prepare(
+  absl::StatusOr<v1::PrepareReply> SendPrepare(
       const v1::PrepareRequest& r) override {
     std::lock_guard<std::mutex> lock(mu_);
     prepared_ = r;
@@ -44,8 +45,8 @@ class ScriptedNode : public NodeClient {
   }
   // Reports every rank of the request whole (checksums for every segment),
   // unless scripted to fail or to wait for an abort.
-  absl::StatusOr<v1::PhaseReport> StartPhase(const v1::StartPhaseRequest& r,
-                                             const PhaseListener&) override {
+  absl::StatusOr<v1::PhaseReport> SendStartPhase(
+      const v1::StartPhaseRequest& r, const PhaseListener&) override {
     // As a node does: nothing before the start instant (on its clock).
     const auto start = std::chrono::system_clock::time_point(
         std::chrono::nanoseconds(r.start_at_unix_ns() - clock_offset_ns_));
@@ -90,22 +91,24 @@ class ScriptedNode : public NodeClient {
     if (tamper_) tamper_(&rep);
     return rep;
   }
-  absl::StatusOr<v1::CommitReply> Commit(const v1::CommitRequest& r) override {
+  absl::StatusOr<v1::CommitReply> SendCommit(
+      const v1::CommitRequest& r) override {
     std::lock_guard<std::mutex> lock(mu_);
     commits_.push_back(r);
     return v1::CommitReply();
   }
-  absl::StatusOr<v1::ClaimReply> Claim(const v1::ClaimRequest&) override {
+  absl::StatusOr<v1::ClaimReply> SendClaim(const v1::ClaimRequest&) override {
     return absl::UnimplementedError("not scripted");
   }
-  absl::StatusOr<v1::CleanupReply> Cleanup(const v1::CleanupRequest&) override {
+  absl::StatusOr<v1::CleanupReply> SendCleanup(
+      const v1::CleanupRequest&) override {
     return absl::UnimplementedError("not scripted");
   }
-  absl::StatusOr<v1::PutResultReply> PutResult(
+  absl::StatusOr<v1::PutResultReply> SendPutResult(
       const v1::PutResultRequest&) override {
     return absl::UnimplementedError("not scripted");
   }
-  absl::StatusOr<v1::AbortReply> Abort(const v1::AbortRequest& r) override {
+  absl::StatusOr<v1::AbortReply> SendAbort(const v1::AbortRequest& r) override {
     std::lock_guard<std::mutex> lock(mu_);
     aborted_ = true;
     abort_reason_ = r.reason();
@@ -113,7 +116,7 @@ class ScriptedNode : public NodeClient {
     cv_.notify_all();
     return v1::AbortReply();
   }
-  absl::StatusOr<v1::PingReply> Ping(const v1::PingRequest&) override {
+  absl::StatusOr<v1::PingReply> SendPing(const v1::PingRequest&) override {
     return v1::PingReply();
   }
 

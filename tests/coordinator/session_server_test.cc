@@ -70,16 +70,18 @@ TEST(SessionServer, NodesRegisterServeCommandsOnTheStreamAndAreShutDown) {
                           std::chrono::system_clock::now().time_since_epoch())
                           .count();
   EXPECT_LT(std::llabs(pong->node_unix_ns() - now), 1'000'000'000);
-  // A node-side refusal comes back as the reply's error and kind, not as a
+  // A node-side refusal comes back with the node's kind, told apart from a
   // transport failure.
   v1::InspectRequest inspect;
   inspect.set_checkpoints_uri("mem://b/checkpoints");
   inspect.set_want_metadata(true);
   inspect.set_metadata_step(7);
   auto listing = (*nodes)[1]->Inspect(inspect);
-  ASSERT_TRUE(listing.ok()) << listing.status();
-  EXPECT_FALSE(listing->error().empty());
-  EXPECT_EQ(listing->error_kind(), v1::ERROR_KIND_NOT_FOUND);
+  ASSERT_FALSE(listing.ok());
+  EXPECT_FALSE(listing.status().message().empty());
+  EXPECT_TRUE(IsNodeError(listing.status())) << listing.status();
+  EXPECT_EQ(NodeErrorKindOf(listing.status()), v1::ERROR_KIND_NOT_FOUND);
+  EXPECT_TRUE(absl::IsNotFound(listing.status())) << listing.status();
   server->Shutdown(true, "done");
   ASSERT_EQ(n0.wait_for(std::chrono::seconds(20)), std::future_status::ready);
   ASSERT_EQ(n1.wait_for(std::chrono::seconds(20)), std::future_status::ready);
@@ -180,12 +182,13 @@ TEST(SessionServer, AReplyOfAnotherTypeFailsTheCallNamingTheNode) {
             "node 0 (liar) answered a prepare call with commit (a ckptbench "
             "node of another version, or another program on the control "
             "port?)");
-  auto report = node->StartPhase(v1::StartPhaseRequest(), {});
-  ASSERT_FALSE(report.ok());
-  EXPECT_NE(report.status().message().find("answered a phase_report call "
-                                           "with commit"),
+  ReportedPhase report = node->StartPhase(v1::StartPhaseRequest(), {});
+  ASSERT_FALSE(report.status.ok());
+  EXPECT_FALSE(IsNodeError(report.status)) << report.status;
+  EXPECT_NE(report.status.message().find("answered a phase_report call "
+                                         "with commit"),
             std::string::npos)
-      << report.status();
+      << report.status;
   // A reply of the right type still passes.
   auto committed = node->Commit(v1::CommitRequest());
   EXPECT_TRUE(committed.ok()) << committed.status();

@@ -46,9 +46,9 @@ namespace {
 class RecordingNode : public LocalNodeClient {
  public:
   RecordingNode() : LocalNodeClient(0, "fuzz-host", 10) {}
-  absl::StatusOr<v1::PhaseReport> StartPhase(
+  absl::StatusOr<v1::PhaseReport> SendStartPhase(
       const v1::StartPhaseRequest& r, const PhaseListener& listener) override {
-    auto rep = LocalNodeClient::StartPhase(r, listener);
+    auto rep = LocalNodeClient::SendStartPhase(r, listener);
     if (rep.ok()) reports.push_back(*rep);
     return rep;
   }
