@@ -1,14 +1,11 @@
 // `ckptbench sweep FILE [key=a,b ...]`: every run of an experiment's sweep,
 // one after another in this process, each exactly as `ckptbench run` would
 // do it, under DIR/NNN-<values>/. Every point is loaded, validated and
-// planned before the first run, so a typo fails before any I/O. Points on
-// several nodes make this process the coordinator: it serves the node
-// agents once (control.*), and a point on k nodes runs on nodes 0..k-1.
-// The manifest (DIR/sweep.json) is written first; a run counts as finished
-// when its result.json says "ok", which is what --resume goes by (a failed
-// run's result is kept as result.failed.json and the run done again). A
-// signal stops the sweep after the run in flight is aborted; that run's
-// partial result is kept as result.interrupted.json.
+// planned before the first run (sweep/sweep_plan.h), so a typo fails
+// before any I/O; the manifest (DIR/sweep.json) is written first
+// (sweep/sweep_dir.h); the runs go one after another, --resume skipping
+// the finished ones, until a signal (sweep/sweep_runs.h); then the
+// collated outputs.
 #include <unistd.h>
 
 #include <ctime>
@@ -24,13 +21,13 @@
 #include "common/log.h"
 #include "coordinator/environment.h"
 #include "coordinator/fleet.h"
-#include "coordinator/local_node_client.h"
 #include "main/commands.h"
 #include "main/run_support.h"
 #include "report/html_report.h"
 #include "report/sweep_data.h"
 #include "sweep/sweep_dir.h"
 #include "sweep/sweep_plan.h"
+#include "sweep/sweep_runs.h"
 
 namespace ckpt {
 namespace {
@@ -56,167 +53,77 @@ void PrintPoints(const SweepData& data) {
       "stdev: of single rounds' MiB/s\n");
 }
 
-// The sweep's runs, one after another, in this process.
-class SweepRuns {
- public:
-  SweepRuns(const CliArgs& args, const Experiment& experiment,
-            const SweepPlan& plan, const std::string& dir,
-            SignalWatcher& signals)
-      : args_(args),
-        experiment_(experiment),
-        plan_(plan),
-        dir_(dir),
-        signals_(signals) {}
-
-  // Points on several nodes: serve the node agents once for every run (a
-  // point on k nodes uses nodes 0..k-1); on one node, only the health
-  // endpoint, which a probe still asks. Non-zero: the exit code.
-  int Serve() {
-    const Config& first = plan_.checked[0].config;
-    if (plan_.max_nodes > 1) {
-      auto f = StartFleet(first.control, plan_.max_nodes, NewRunId(),
-                          WatchWith(signals_));
-      if (!f.ok()) {
-        PrintError(std::string(f.status().message()));
-        return absl::IsInvalidArgument(f.status()) ? 2 : 1;
-      }
-      fleet_ = std::move(*f);
-    } else if (first.control.coordinator_health_port > 0) {
-      auto h = HealthServer::Start(first.control.coordinator_health_port,
-                                   "control.coordinator_health_port");
-      if (!h.ok()) return BadInput(std::string(h.status().message()));
-      health_ = std::move(*h);
-    }
-    return 0;
+// One run of the sweep, as `ckptbench run` would do it.
+int RunOne(const CliArgs& args, const Experiment& experiment,
+           const SweepPlan& plan, const SweepRunTarget& target,
+           SignalWatcher& signals) {
+  const SweepRun& run = plan.runs[target.index];
+  RunSetup setup;
+  setup.result.sweep = {
+      experiment.name, run.index,      static_cast<int>(plan.runs.size()),
+      run.name,        run.point_name, run.repeat,
+      run.values};
+  if (int code =
+          PrepareRun(plan.checked[target.index].options, target.dir, &setup);
+      code != 0) {
+    return code;
   }
-
-  // Every run not finished before, until a signal.
-  void RunAll() {
-    for (size_t i = 0; i < plan_.runs.size(); ++i) {
-      const SweepRun& run = plan_.runs[i];
-      const std::string run_dir = (fs::path(dir_) / run.name).string();
-      if (fs::exists(fs::path(run_dir) / "result.json")) {
-        if (FinishedOk(run_dir)) {
-          ++done_before_;
-          continue;
-        }
-        // A failed run is run again; its result is kept beside.
-        std::error_code ec;
-        fs::rename(fs::path(run_dir) / "result.json",
-                   fs::path(run_dir) / "result.failed.json", ec);
-      }
-      if (interrupted_ = signals_.Received(); !interrupted_.empty()) return;
-      if (!RunOne(i, run_dir)) return;
-    }
+  const Config& config = setup.loaded.config;
+  setup.result.clocks = target.clocks;
+  std::unique_ptr<ProgressPrinter> progress;
+  if (!args.quiet) {
+    progress = std::make_unique<ProgressPrinter>(config.run.progress_interval,
+                                                 isatty(STDERR_FILENO) != 0);
+    progress->SetContext(
+        absl::StrFormat("[run %d/%zu %s]", run.index + 1, plan.runs.size(),
+                        run.point_name.empty() ? run.name : run.point_name));
   }
+  Coordinator coordinator(config, setup.plan, target.nodes, progress.get());
+  return ExecuteRun(target.dir, coordinator, signals, &setup.result);
+}
 
-  // Stops serving, writes the collated outputs and prints the points.
-  int Finish() {
-    // The signal that stopped the sweep is taken (the collated outputs are
-    // still written); another one ends the process at once.
-    signals_.Take();
-    signals_.Watch([](const std::string& name) {
-      PrintError(absl::StrCat(name, ": exiting before the sweep's outputs"));
-      std::fflush(nullptr);
-      _exit(1);
-    });
-    if (fleet_) {
-      fleet_->server->Shutdown(failed_ == 0 && interrupted_.empty(),
-                               interrupted_.empty() ? "" : "sweep interrupted");
-    }
-    auto data = LoadSweepDir(dir_);
-    if (!data.ok()) {
-      PrintError(std::string(data.status().message()));
-      return 1;
-    }
-    absl::Status wrote = WriteSweepOutputs(*data);
-    if (!wrote.ok()) {
-      PrintError(std::string(wrote.message()));
-    }
-    PrintPoints(*data);
-    int finished = 0;
-    for (const auto& r : data->runs) finished += r.has_result ? 1 : 0;
-    std::printf(
-        "\nsweep %s: %d of %zu run(s) finished (%d this time, %d before), %d "
-        "failed\nresults: %s (collated_results.json, results.csv, "
-        "report.html)\n",
-        experiment_.name.c_str(), finished, plan_.runs.size(),
-        finished - done_before_, done_before_, failed_, dir_.c_str());
-    std::fflush(stdout);
-    if (!interrupted_.empty()) {
-      std::fprintf(stderr,
-                   "ckptbench: sweep interrupted by %s; finish it with: "
-                   "ckptbench sweep %s ... --results-dir %s --resume\n",
-                   interrupted_.c_str(), args_.positional[0].c_str(),
-                   dir_.c_str());
-      return 1;
-    }
-    return failed_ == 0 && wrote.ok() ? 0 : 1;
+// Stops serving, writes the collated outputs and prints the points.
+int Finish(const CliArgs& args, const Experiment& experiment,
+           const SweepPlan& plan, const std::string& dir, SweepRuns& sweep,
+           SignalWatcher& signals) {
+  // The signal that stopped the sweep is taken (the collated outputs are
+  // still written); another one ends the process at once.
+  signals.Take();
+  signals.Watch([](const std::string& name) {
+    PrintError(absl::StrCat(name, ": exiting before the sweep's outputs"));
+    std::fflush(nullptr);
+    _exit(1);
+  });
+  const std::string& interrupted = sweep.interrupted();
+  sweep.StopServing(sweep.failed() == 0 && interrupted.empty(),
+                    interrupted.empty() ? "" : "sweep interrupted");
+  auto data = LoadSweepDir(dir);
+  if (!data.ok()) {
+    PrintError(std::string(data.status().message()));
+    return 1;
   }
-
- private:
-  // Run i into run_dir, as `ckptbench run` would; false when a signal
-  // stopped it (its partial result kept as result.interrupted.json).
-  bool RunOne(size_t i, const std::string& run_dir) {
-    const SweepRun& run = plan_.runs[i];
-    const size_t total = plan_.runs.size();
-    LOG_INFO("sweep run %d/%zu: %s", run.index + 1, total, run.name);
-    RunSetup setup;
-    setup.result.sweep = {
-        experiment_.name, run.index,      static_cast<int>(total),
-        run.name,         run.point_name, run.repeat,
-        run.values};
-    if (PrepareRun(plan_.checked[i].options, run_dir, &setup) != 0) {
-      ++failed_;
-      return true;
-    }
-    const Config& config = setup.loaded.config;
-    // One in-process node for the whole sweep, as a fleet's node agents
-    // serve every run of theirs: its storage (connection pools,
-    // credentials) stays warm from one run to the next.
-    if (!local_) {
-      local_ = std::make_unique<LocalNodeClient>(0, HostName(),
-                                                 config.run.progress_interval);
-    }
-    local_->set_progress_interval(config.run.progress_interval);
-    std::vector<NodeClient*> clients = {local_.get()};
-    if (fleet_) {
-      const size_t k = static_cast<size_t>(config.cluster.num_nodes);
-      clients.assign(fleet_->nodes.begin(), fleet_->nodes.begin() + k);
-      setup.result.clocks.assign(fleet_->clocks.begin(),
-                                 fleet_->clocks.begin() + k);
-    }
-    std::unique_ptr<ProgressPrinter> progress;
-    if (!args_.quiet) {
-      progress = std::make_unique<ProgressPrinter>(config.run.progress_interval,
-                                                   isatty(STDERR_FILENO) != 0);
-      progress->SetContext(
-          absl::StrFormat("[run %d/%zu %s]", run.index + 1, total,
-                          run.point_name.empty() ? run.name : run.point_name));
-    }
-    Coordinator coordinator(config, setup.plan, clients, progress.get());
-    int code = ExecuteRun(run_dir, coordinator, signals_, &setup.result);
-    if (interrupted_ = signals_.Received(); !interrupted_.empty()) {
-      std::error_code ec;
-      fs::rename(fs::path(run_dir) / "result.json",
-                 fs::path(run_dir) / "result.interrupted.json", ec);
-      return false;
-    }
-    if (code != 0) ++failed_;
-    return true;
+  absl::Status wrote = WriteSweepOutputs(*data);
+  if (!wrote.ok()) PrintError(std::string(wrote.message()));
+  PrintPoints(*data);
+  int finished = 0;
+  for (const auto& r : data->runs) finished += r.has_result ? 1 : 0;
+  std::printf(
+      "\nsweep %s: %d of %zu run(s) finished (%d this time, %d before), %d "
+      "failed\nresults: %s (collated_results.json, results.csv, "
+      "report.html)\n",
+      experiment.name.c_str(), finished, plan.runs.size(),
+      finished - sweep.done_before(), sweep.done_before(), sweep.failed(),
+      dir.c_str());
+  std::fflush(stdout);
+  if (!interrupted.empty()) {
+    std::fprintf(stderr,
+                 "ckptbench: sweep interrupted by %s; finish it with: "
+                 "ckptbench sweep %s ... --results-dir %s --resume\n",
+                 interrupted.c_str(), args.positional[0].c_str(), dir.c_str());
+    return 1;
   }
-
-  const CliArgs& args_;
-  const Experiment& experiment_;
-  const SweepPlan& plan_;
-  const std::string dir_;
-  SignalWatcher& signals_;
-  std::optional<Fleet> fleet_;
-  std::unique_ptr<HealthServer> health_;
-  std::unique_ptr<LocalNodeClient> local_;
-  int failed_ = 0, done_before_ = 0;
-  std::string interrupted_;
-};
+  return sweep.failed() == 0 && wrote.ok() ? 0 : 1;
+}
 
 }  // namespace
 
@@ -251,10 +158,18 @@ int SweepCommand(const CliArgs& args) {
   if (!dir.ok()) return BadInput(std::string(dir.status().message()));
   LOG_INFO("sweep %s: %zu run(s) into %s", experiment->name, plan->runs.size(),
            *dir);
-  SweepRuns sweep(args, *experiment, *plan, *dir, signals);
-  if (int code = sweep.Serve(); code != 0) return code;
+  SweepRuns sweep(
+      *plan, *dir,
+      [&](const SweepRunTarget& t) {
+        return RunOne(args, *experiment, *plan, t, signals);
+      },
+      [&] { return signals.Received(); });
+  if (absl::Status served = sweep.Serve(WatchWith(signals)); !served.ok()) {
+    PrintError(std::string(served.message()));
+    return absl::IsInvalidArgument(served) ? 2 : 1;
+  }
   sweep.RunAll();
-  return sweep.Finish();
+  return Finish(args, *experiment, *plan, *dir, sweep, signals);
 }
 
 }  // namespace ckpt

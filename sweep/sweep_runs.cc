@@ -1,0 +1,93 @@
+#include "sweep/sweep_runs.h"
+
+#include <filesystem>
+
+#include "common/log.h"
+#include "coordinator/coordinator.h"
+#include "coordinator/environment.h"
+#include "sweep/sweep_dir.h"
+
+namespace ckpt {
+namespace {
+
+namespace fs = std::filesystem;
+
+// Moves run_dir's result.json aside as `name`, when there is one.
+void SetResultAside(const std::string& run_dir, const char* name) {
+  std::error_code ec;
+  fs::rename(fs::path(run_dir) / "result.json", fs::path(run_dir) / name, ec);
+}
+
+}  // namespace
+
+SweepRuns::SweepRuns(const SweepPlan& plan, std::string dir, RunFn run,
+                     InterruptedFn interrupted)
+    : plan_(plan),
+      dir_(std::move(dir)),
+      run_(std::move(run)),
+      signal_(std::move(interrupted)) {}
+
+absl::Status SweepRuns::Serve(const WatchInterrupts& watch) {
+  const Config& first = plan_.checked[0].config;
+  if (plan_.max_nodes > 1) {
+    auto f = StartFleet(first.control, plan_.max_nodes, NewRunId(), watch);
+    if (!f.ok()) return f.status();
+    fleet_ = std::move(*f);
+  } else if (first.control.coordinator_health_port > 0) {
+    auto h = HealthServer::Start(first.control.coordinator_health_port,
+                                 "control.coordinator_health_port");
+    if (!h.ok()) return absl::InvalidArgumentError(h.status().message());
+    health_ = std::move(*h);
+  }
+  return absl::OkStatus();
+}
+
+void SweepRuns::RunAll() {
+  for (size_t i = 0; i < plan_.runs.size(); ++i) {
+    const std::string run_dir = (fs::path(dir_) / plan_.runs[i].name).string();
+    if (fs::exists(fs::path(run_dir) / "result.json")) {
+      if (FinishedOk(run_dir)) {
+        ++done_before_;
+        continue;
+      }
+      // A failed run is run again; its result is kept beside.
+      SetResultAside(run_dir, "result.failed.json");
+    }
+    if (interrupted_ = signal_(); !interrupted_.empty()) return;
+    if (!RunOne(i, run_dir)) return;
+  }
+}
+
+bool SweepRuns::RunOne(size_t i, const std::string& run_dir) {
+  const SweepRun& run = plan_.runs[i];
+  const Config& config = plan_.checked[i].config;
+  LOG_INFO("sweep run %d/%zu: %s", run.index + 1, plan_.runs.size(), run.name);
+  SweepRunTarget target;
+  target.index = i;
+  target.dir = run_dir;
+  if (fleet_) {
+    const size_t k = static_cast<size_t>(config.cluster.num_nodes);
+    target.nodes.assign(fleet_->nodes.begin(), fleet_->nodes.begin() + k);
+    target.clocks.assign(fleet_->clocks.begin(), fleet_->clocks.begin() + k);
+  } else {
+    if (!local_) {
+      local_ = std::make_unique<LocalNodeClient>(0, HostName(),
+                                                 config.run.progress_interval);
+    }
+    local_->set_progress_interval(config.run.progress_interval);
+    target.nodes = {local_.get()};
+  }
+  const int code = run_(target);
+  if (interrupted_ = signal_(); !interrupted_.empty()) {
+    SetResultAside(run_dir, "result.interrupted.json");
+    return false;
+  }
+  if (code != 0) ++failed_;
+  return true;
+}
+
+void SweepRuns::StopServing(bool ok, const std::string& reason) {
+  if (fleet_) fleet_->server->Shutdown(ok, reason);
+}
+
+}  // namespace ckpt

@@ -1,0 +1,80 @@
+// A sweep's runs, one after another in this process (`ckptbench sweep`):
+// each under DIR/<run name>/, on the nodes its point asks for. Points on
+// several nodes make this process the coordinator: it serves the node
+// agents once (control.*) and a point on k nodes runs on nodes 0..k-1; on
+// one node, every run shares one in-process node, so its storage
+// (connection pools, credentials) stays warm from run to run.
+// A run whose result.json says it finished is not run again (--resume);
+// a failed run's result is kept as result.failed.json and the run done
+// again. A signal stops the loop before the next run; the run it
+// interrupted keeps its partial result as result.interrupted.json.
+// Not thread-safe: one sweep, on one thread.
+#ifndef CKPTBENCH_SWEEP_SWEEP_RUNS_H_
+#define CKPTBENCH_SWEEP_SWEEP_RUNS_H_
+
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "common/health_server.h"
+#include "coordinator/fleet.h"
+#include "coordinator/local_node_client.h"
+#include "sweep/sweep_plan.h"
+
+namespace ckpt {
+
+// Where one run goes: its index in the plan, its directory, and the nodes
+// it runs on with their clock estimates (none for the in-process node).
+struct SweepRunTarget {
+  size_t index = 0;
+  std::string dir;
+  std::vector<NodeClient*> nodes;
+  std::vector<NodeClock> clocks;
+};
+
+class SweepRuns {
+ public:
+  // Runs one run as `ckptbench run` would (its result.json into
+  // target.dir); returns its exit code (0: finished).
+  using RunFn = std::function<int(const SweepRunTarget& target)>;
+  // The name of the signal that arrived ("SIGTERM"), "" while none has.
+  using InterruptedFn = std::function<std::string()>;
+
+  SweepRuns(const SweepPlan& plan, std::string dir, RunFn run,
+            InterruptedFn interrupted);
+
+  // Points on several nodes: serve the node agents once for every run;
+  // on one node, only the health endpoint, which a probe still asks.
+  // InvalidArgument for a control.* value the fleet refused.
+  absl::Status Serve(const WatchInterrupts& watch);
+  // Every run not finished before, until a signal.
+  void RunAll();
+  // Ends the fleet's sessions: the node agents exit 0 when `ok`.
+  void StopServing(bool ok, const std::string& reason);
+
+  int failed() const { return failed_; }
+  int done_before() const { return done_before_; }
+  // The signal that stopped the sweep, "" when none did.
+  const std::string& interrupted() const { return interrupted_; }
+
+ private:
+  // Run i; false when a signal stopped it.
+  bool RunOne(size_t i, const std::string& run_dir);
+
+  const SweepPlan& plan_;
+  const std::string dir_;
+  RunFn run_;
+  InterruptedFn signal_;
+  std::optional<Fleet> fleet_;
+  std::unique_ptr<HealthServer> health_;
+  std::unique_ptr<LocalNodeClient> local_;
+  int failed_ = 0, done_before_ = 0;
+  std::string interrupted_;
+};
+
+}  // namespace ckpt
+
+#endif  // CKPTBENCH_SWEEP_SWEEP_RUNS_H_
