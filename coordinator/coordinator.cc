@@ -37,7 +37,7 @@ Coordinator::Coordinator(const Config& config, const CheckpointPlan& plan,
       nodes_(std::move(nodes)),
       progress_(progress),
       run_id_(run_id.empty() ? NewRunId() : std::move(run_id)),
-      backend_(ToWire(BackendOptionsOf(config))) {}
+      backend_(BackendOptionsOf(config)) {}
 
 RoundSpec Coordinator::NewSpec(bool save, int index, const std::string& dir,
                                uint64_t step, uint64_t seed) {
@@ -73,15 +73,16 @@ absl::Status Coordinator::Preflight(RunResult* result) {
   if (config_.cluster.accelerator == Accelerator::kGpu) {
     // Every node, before any round: a node without a usable GPU fails here.
     for (auto* n : nodes_) {
-      v1::InspectRequest req;
-      req.set_run_id(run_id_);
-      req.set_accelerator(v1::ACCELERATOR_GPU);
-      auto rep = n->Inspect(req);
+      InspectJob job;
+      job.run_id = run_id_;
+      job.accelerator = Accelerator::kGpu;
+      job.backend = backend_;
+      auto rep = n->Inspect(job);
       if (IsNodeError(rep.status())) {
         return WithPrefix(rep.status(), absl::StrCat(n->Who(), ": "));
       }
       RETURN_IF_ERROR(rep.status());
-      result->notes.push_back(absl::StrCat(n->Who(), " GPUs: ", rep->gpus()));
+      result->notes.push_back(absl::StrCat(n->Who(), " GPUs: ", rep->gpus));
     }
   }
   if (config_.DoSave() && config_.run.num_save_calls > 0) {
@@ -120,14 +121,8 @@ absl::Status Coordinator::PutResult(const std::string& dir_uri,
                                     const std::string& data, bool check_only,
                                     bool overwrite) {
   if (nodes_.empty()) return absl::UnavailableError("no node to write it");
-  v1::PutResultRequest req;
-  req.set_dir_uri(dir_uri);
-  req.set_name(name);
-  req.set_data(data);
-  req.set_check_only(check_only);
-  req.set_overwrite(overwrite);
-  *req.mutable_backend() = backend_;
-  auto put = nodes_[0]->PutResult(req);
+  PutResultJob job{dir_uri, name, data, check_only, overwrite, backend_};
+  auto put = nodes_[0]->PutResult(job);
   const std::string where =
       absl::StrCat(JoinPath(dir_uri, name), " (node ", nodes_[0]->index(), ", ",
                    nodes_[0]->host(), ")");
@@ -136,8 +131,8 @@ absl::Status Coordinator::PutResult(const std::string& dir_uri,
     return absl::UnavailableError(
         absl::StrCat(where, ": ", put.status().message()));
   }
-  ASSIGN_OR_RETURN(const v1::PutResultReply rep, std::move(put));
-  if (rep.exists()) {
+  ASSIGN_OR_RETURN(const PutResultOutcome rep, std::move(put));
+  if (rep.exists) {
     return absl::AlreadyExistsError(absl::StrCat(
         where,
         " is there from an earlier run; refusing to replace it (expected a "
@@ -288,7 +283,7 @@ void FlagShortPhase(RoundResult* r) {
 }
 
 absl::Status Coordinator::Stage(RunResult* result,
-                                const std::vector<v1::InspectReply>& listings) {
+                                const std::vector<StepListing>& listings) {
   const std::string dir = config_.RestorePath();
   ASSIGN_OR_RETURN(uint64_t step, ClaimStep(dir, MaxStep(listings) + 1));
   written_steps_.insert(step);
@@ -314,15 +309,15 @@ absl::Status Coordinator::Stage(RunResult* result,
 }
 
 absl::StatusOr<ReshardPlan> Coordinator::PlanResharded(
-    const std::vector<v1::InspectReply>& listings, const std::string& dir,
+    const std::vector<StepListing>& listings, const std::string& dir,
     const CheckpointMetadata& meta) {
   const auto t0 = std::chrono::steady_clock::now();
   // One storage owner (shared storage): its .metadata maps every file.
   const auto& l = listings.front();
   const std::string where =
-      absl::StrCat(StepUri(dir, l.metadata_step()), "/.metadata");
+      absl::StrCat(StepUri(dir, l.metadata_step), "/.metadata");
   std::vector<SavedFile> saved;
-  RETURN_IF_ERROR(ParseMetadata(l.newest_metadata(), where, &saved).status());
+  RETURN_IF_ERROR(ParseMetadata(l.newest_metadata, where, &saved).status());
   ASSIGN_OR_RETURN(auto plan, PlanReshard(plan_, std::move(saved),
                                           config_.load.reshard_reads, where));
   plan.from_world = meta.world_size;
@@ -345,7 +340,7 @@ absl::Status Coordinator::RunLoads(RunResult* result) {
   // A run that saved there loads the step it committed itself, never a
   // newer one a concurrent run committed meanwhile; a staged step likewise.
   uint64_t step = dir == config_.CheckpointsPath() ? committed_step_ : 0;
-  std::vector<v1::InspectReply> listings;
+  std::vector<StepListing> listings;
   if (step == 0) {
     ASSIGN_OR_RETURN(listings, InspectAll(dir, false, true));
     step = CommonNewest(listings);

@@ -15,7 +15,9 @@
 
 #include "absl/status/status.h"
 #include "common/config.h"
+#include "common/inspection.h"
 #include "common/plan.h"
+#include "common/storage_commands.h"
 #include "coordinator/checkpoint/round_runner.h"
 #include "coordinator/json_codec.h"
 #include "coordinator/progress.h"
@@ -57,13 +59,13 @@ class Coordinator {
 
  private:
   // Lists `uri` on node `node`'s view of storage.
-  absl::StatusOr<v1::InspectReply> Inspect(const std::string& uri, bool probe,
-                                           bool want_metadata, size_t node,
-                                           uint64_t metadata_step = 0);
+  absl::StatusOr<StepListing> Inspect(const std::string& uri, bool probe,
+                                      bool want_metadata, size_t node,
+                                      uint64_t metadata_step = 0);
   // Nodes that own storage: node 0 for a shared target, every node for
   // node-local disks. InspectAll lists `uri` on each, in node order.
   size_t StorageOwners() const;
-  absl::StatusOr<std::vector<v1::InspectReply>> InspectAll(
+  absl::StatusOr<std::vector<StepListing>> InspectAll(
       const std::string& uri, bool probe, bool want_metadata,
       uint64_t metadata_step = 0);
   // Claims the first free step from `step` on under `dir` on every storage
@@ -74,24 +76,23 @@ class Coordinator {
   // its claim), through any node still answering; names what stays.
   void RemoveFailedStep(const std::string& dir, uint64_t step,
                         RunResult* result);
-  v1::CleanupRequest CleanupOf(const std::string& dir, size_t owner) const;
+  CleanupJob CleanupOf(const std::string& dir, size_t owner) const;
   // The claim of `step` under `dir` on storage owner `owner`.
-  v1::ClaimRequest ClaimOf(const std::string& dir, size_t owner,
-                           uint64_t step) const;
+  ClaimJob ClaimOf(const std::string& dir, size_t owner, uint64_t step) const;
   // Node-local disks: puts each node where its disk's files are (nodes_
   // and `listings` reordered so that node j holds what index j saved),
   // noting it; an error when the disks do not hold one index each. Round
   // results then list the nodes in that order, each by its own index.
-  absl::Status MatchDisks(std::vector<v1::InspectReply>* listings,
+  absl::Status MatchDisks(std::vector<StepListing>* listings,
                           const std::string& dir, RunResult* result);
   // Parses the newest .metadata of each listing, refuses a different plan,
   // and merges the segment checksums.
   absl::StatusOr<CheckpointMetadata> CheckedMetadata(
-      const std::vector<v1::InspectReply>& listings, const std::string& dir);
+      const std::vector<StepListing>& listings, const std::string& dir);
   // A resharded restore's plan: the .metadata's file map (listings of
   // shared storage: one owner) under this run's plan, timed.
   absl::StatusOr<ReshardPlan> PlanResharded(
-      const std::vector<v1::InspectReply>& listings, const std::string& dir,
+      const std::vector<StepListing>& listings, const std::string& dir,
       const CheckpointMetadata& meta);
   // Notes what the listings found (ignored_steps_, partial_steps_).
   void NoteListings(RunResult* result) const;
@@ -101,7 +102,7 @@ class Coordinator {
   absl::Status RunSaves(RunResult* result);
   absl::Status RunLoads(RunResult* result);
   absl::Status Stage(RunResult* result,
-                     const std::vector<v1::InspectReply>& listings);
+                     const std::vector<StepListing>& listings);
   absl::Status RemoveOldSteps(RunResult* result);
   // A round of this run with the next round id.
   RoundSpec NewSpec(bool save, int index, const std::string& dir, uint64_t step,
@@ -113,7 +114,7 @@ class Coordinator {
   ProgressPrinter* progress_;
   std::string run_id_;
   // The backend settings every storage command carries (BackendOptions).
-  const v1::BackendOptions backend_;
+  const BackendOptions backend_;
   uint64_t next_round_id_ = 1;
   bool saved_ = false;
   // Steps this run wrote (saved or staged); cleanup touches nothing else.

@@ -120,19 +120,18 @@ absl::Status CheckSums(const CheckpointMetadata& meta,
 
 }  // namespace
 
-absl::StatusOr<v1::InspectReply> Coordinator::Inspect(const std::string& uri,
-                                                      bool probe,
-                                                      bool want_metadata,
-                                                      size_t node,
-                                                      uint64_t metadata_step) {
-  v1::InspectRequest req;
-  req.set_metadata_step(metadata_step);
-  req.set_run_id(run_id_);
-  req.set_checkpoints_uri(ForNode(uri, nodes_[node]->index()));
-  req.set_probe_write(probe);
-  req.set_want_metadata(want_metadata);
-  *req.mutable_backend() = backend_;
-  auto listed = nodes_[node]->Inspect(req);
+absl::StatusOr<StepListing> Coordinator::Inspect(const std::string& uri,
+                                                 bool probe, bool want_metadata,
+                                                 size_t node,
+                                                 uint64_t metadata_step) {
+  InspectJob job;
+  job.metadata_step = metadata_step;
+  job.run_id = run_id_;
+  job.checkpoints_uri = ForNode(uri, nodes_[node]->index());
+  job.probe_write = probe;
+  job.want_metadata = want_metadata;
+  job.backend = backend_;
+  auto listed = nodes_[node]->Inspect(job);
   if (IsNodeError(listed.status())) {
     std::string where = config_.storage.node_local
                             ? absl::StrCat(" on node ", nodes_[node]->index(),
@@ -142,27 +141,26 @@ absl::StatusOr<v1::InspectReply> Coordinator::Inspect(const std::string& uri,
     // a store that answers 503 is not.
     return WithPrefix(listed.status(), absl::StrCat(uri, where, ": "));
   }
-  ASSIGN_OR_RETURN(v1::InspectReply rep, std::move(listed));
-  RETURN_IF_ERROR(CheckInspectReply(rep, nodes_[node]->Who()));
+  ASSIGN_OR_RETURN(Inspection found, std::move(listed));
   const std::string dir = ForNode(uri, nodes_[node]->index());
-  for (const auto& name : rep.ignored_steps()) {
+  for (const auto& name : found.listing.ignored) {
     ignored_steps_.insert(JoinPath(dir, name));
   }
-  for (const auto& st : rep.steps()) {
-    if (st.committed() || written_steps_.count(st.step())) continue;
-    partial_steps_.insert(StepUri(dir, st.step()));
+  for (const auto& [step, committed] : found.listing.steps) {
+    if (committed || written_steps_.count(step)) continue;
+    partial_steps_.insert(StepUri(dir, step));
   }
-  return rep;
+  return std::move(found.listing);
 }
 
 size_t Coordinator::StorageOwners() const {
   return config_.storage.node_local ? nodes_.size() : 1;
 }
 
-absl::StatusOr<std::vector<v1::InspectReply>> Coordinator::InspectAll(
+absl::StatusOr<std::vector<StepListing>> Coordinator::InspectAll(
     const std::string& uri, bool probe, bool want_metadata,
     uint64_t metadata_step) {
-  std::vector<v1::InspectReply> out;
+  std::vector<StepListing> out;
   for (size_t i = 0; i < StorageOwners(); ++i) {
     ASSIGN_OR_RETURN(auto rep,
                      Inspect(uri, probe, want_metadata, i, metadata_step));
@@ -171,7 +169,7 @@ absl::StatusOr<std::vector<v1::InspectReply>> Coordinator::InspectAll(
   return out;
 }
 
-absl::Status Coordinator::MatchDisks(std::vector<v1::InspectReply>* listings,
+absl::Status Coordinator::MatchDisks(std::vector<StepListing>* listings,
                                      const std::string& dir,
                                      RunResult* result) {
   if (!config_.storage.node_local) return absl::OkStatus();
@@ -179,7 +177,7 @@ absl::Status Coordinator::MatchDisks(std::vector<v1::InspectReply>* listings,
                    MatchDisksToIndexes(plan_, *listings, nodes_, dir));
   if (m.identity) return absl::OkStatus();
   std::vector<NodeClient*> nodes;
-  std::vector<v1::InspectReply> ordered;
+  std::vector<StepListing> ordered;
   for (size_t j : m.order) {
     nodes.push_back(nodes_[j]);
     ordered.push_back(std::move((*listings)[j]));
@@ -199,18 +197,18 @@ absl::Status Coordinator::MatchDisks(std::vector<v1::InspectReply>* listings,
 }
 
 absl::StatusOr<CheckpointMetadata> Coordinator::CheckedMetadata(
-    const std::vector<v1::InspectReply>& listings, const std::string& dir) {
+    const std::vector<StepListing>& listings, const std::string& dir) {
   CheckpointMetadata merged;
   for (size_t i = 0; i < listings.size(); ++i) {
     const auto& l = listings[i];
-    if (l.metadata_step() == 0) continue;
+    if (l.metadata_step == 0) continue;
     std::string where =
-        absl::StrCat(StepUri(dir, l.metadata_step()), "/.metadata");
+        absl::StrCat(StepUri(dir, l.metadata_step), "/.metadata");
     if (config_.storage.node_local) {
       absl::StrAppend(&where, " on node ", nodes_[i]->index(), " (",
                       nodes_[i]->host(), ")");
     }
-    ASSIGN_OR_RETURN(auto meta, ParseMetadata(l.newest_metadata(), where));
+    ASSIGN_OR_RETURN(auto meta, ParseMetadata(l.newest_metadata, where));
     ASSIGN_OR_RETURN(const bool resharded,
                      CheckLoadable(meta, plan_, config_, where));
     // Every planned segment this storage owner holds needs its checksum:

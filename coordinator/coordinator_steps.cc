@@ -12,6 +12,7 @@
 #include "common/step_layout.h"
 #include "coordinator/coordinator.h"
 #include "coordinator/steps.h"
+#include "wire/backend_codec.h"
 #include "wire/error_kind.h"
 
 namespace ckpt {
@@ -20,46 +21,45 @@ std::string StepUri(const std::string& dir, uint64_t step) {
   return JoinPath(dir, StepDirName(step));
 }
 
-uint64_t MaxStep(const std::vector<v1::InspectReply>& listings) {
+uint64_t MaxStep(const std::vector<StepListing>& listings) {
   uint64_t m = 0;
   for (const auto& l : listings) {
-    for (const auto& s : l.steps()) m = std::max<uint64_t>(m, s.step());
+    for (const auto& [step, committed] : l.steps) m = std::max(m, step);
   }
   return m;
 }
 
-uint64_t CommonNewest(const std::vector<v1::InspectReply>& listings) {
+uint64_t CommonNewest(const std::vector<StepListing>& listings) {
   if (listings.empty()) return 0;
-  uint64_t step = listings[0].newest_committed();
+  uint64_t step = listings[0].newest_committed;
   for (const auto& l : listings) {
-    if (l.newest_committed() != step) return 0;
+    if (l.newest_committed != step) return 0;
   }
   return step;
 }
 
-v1::CleanupRequest Coordinator::CleanupOf(const std::string& dir,
-                                          size_t owner) const {
-  v1::CleanupRequest req;
-  req.set_run_id(run_id_);
-  req.set_checkpoints_uri(ForNode(dir, nodes_[owner]->index()));
-  *req.mutable_backend() = backend_;
+CleanupJob Coordinator::CleanupOf(const std::string& dir, size_t owner) const {
+  CleanupJob job;
+  job.run_id = run_id_;
+  job.checkpoints_uri = ForNode(dir, nodes_[owner]->index());
+  job.backend = backend_;
   // Shared storage: one node removes every rank's files.
   for (const auto& r : plan_.ranks) {
     if (config_.storage.node_local && r.node != owner) continue;
-    for (const auto& f : r.files) req.add_file_names(f.name);
+    for (const auto& f : r.files) job.file_names.push_back(f.name);
   }
-  for (const auto& n : claim_names_) req.add_file_names(n);
-  return req;
+  for (const auto& n : claim_names_) job.file_names.push_back(n);
+  return job;
 }
 
-v1::ClaimRequest Coordinator::ClaimOf(const std::string& dir, size_t owner,
-                                      uint64_t step) const {
-  v1::ClaimRequest req;
-  req.set_run_id(run_id_);
-  req.set_checkpoints_uri(ForNode(dir, nodes_[owner]->index()));
-  req.set_step(step);
-  *req.mutable_backend() = backend_;
-  return req;
+ClaimJob Coordinator::ClaimOf(const std::string& dir, size_t owner,
+                              uint64_t step) const {
+  ClaimJob job;
+  job.run_id = run_id_;
+  job.checkpoints_uri = ForNode(dir, nodes_[owner]->index());
+  job.step = step;
+  job.backend = backend_;
+  return job;
 }
 
 absl::StatusOr<uint64_t> Coordinator::ClaimStep(const std::string& dir,
@@ -86,13 +86,13 @@ absl::StatusOr<uint64_t> Coordinator::ClaimStep(const std::string& dir,
             absl::StrCat("claiming ", StepUri(dir, step), " on node ",
                          nodes_[i]->index(), ": ", failed.message()));
       }
-      if (failed.ok() && rep->taken()) lost = rep->error();
-      if (failed.ok() && !rep->taken()) won.push_back({i, rep->claim_name()});
+      if (failed.ok() && rep->taken) lost = rep->holder;
+      if (failed.ok() && !rep->taken) won.push_back({i, rep->claim_name});
       if (!failed.ok() || !lost.empty()) {
         for (const auto& [owner, name] : won) {
-          v1::ClaimRequest rel = ClaimOf(dir, owner, step);
-          rel.set_release(true);
-          rel.set_claim_name(name);
+          ClaimJob rel = ClaimOf(dir, owner, step);
+          rel.release = true;
+          rel.claim_name = name;
           auto released = nodes_[owner]->Claim(rel);
           const std::string why(released.status().message());
           if (!why.empty()) {
@@ -136,9 +136,9 @@ absl::StatusOr<uint64_t> Coordinator::ClaimStep(const std::string& dir,
 void Coordinator::RemoveFailedStep(const std::string& dir, uint64_t step,
                                    RunResult* result) {
   for (size_t i = 0; i < StorageOwners(); ++i) {
-    v1::CleanupRequest req = CleanupOf(dir, i);
-    req.add_remove_steps(step);
-    req.set_abort_uploads(true);
+    CleanupJob req = CleanupOf(dir, i);
+    req.remove_steps.push_back(step);
+    req.abort_uploads = true;
     // Shared storage: any node that still answers can remove the files.
     std::string why;
     const size_t tries = config_.storage.node_local ? 1 : nodes_.size();
@@ -148,9 +148,9 @@ void Coordinator::RemoveFailedStep(const std::string& dir, uint64_t step,
       auto rep = nodes_[n]->Cleanup(req);
       if (rep.ok()) {
         removed = true;
-        if (rep->aborted_uploads() > 0) {
+        if (rep->aborted_uploads > 0) {
           result->notes.push_back(absl::StrCat(
-              "aborted ", rep->aborted_uploads(), " unfinished upload(s) of ",
+              "aborted ", rep->aborted_uploads, " unfinished upload(s) of ",
               StepUri(dir, step), " left by the failed save"));
         }
       } else {
@@ -173,18 +173,18 @@ absl::Status Coordinator::RemoveOldSteps(RunResult* result) {
   ASSIGN_OR_RETURN(auto listings, InspectAll(dir, false, false));
   int removed = 0, foreign = 0;
   for (size_t i = 0; i < listings.size(); ++i) {
-    v1::CleanupRequest req = CleanupOf(dir, i);
-    for (const auto& s : listings[i].steps()) {
+    CleanupJob req = CleanupOf(dir, i);
+    for (const auto& [step, committed] : listings[i].steps) {
       // This run keeps the newest step it committed itself: another run's
       // newer step must never make it delete all of its own.
-      if (!s.committed() || s.step() >= committed_step_) continue;
-      if (written_steps_.count(s.step())) {
-        req.add_remove_steps(s.step());
+      if (!committed || step >= committed_step_) continue;
+      if (written_steps_.count(step)) {
+        req.remove_steps.push_back(step);
       } else {
         ++foreign;
       }
     }
-    if (req.remove_steps_size() == 0) continue;
+    if (req.remove_steps.empty()) continue;
     auto rep = nodes_[i]->Cleanup(req);
     if (IsNodeError(rep.status())) {
       return absl::InternalError(absl::StrCat("removing old steps on node ",
@@ -192,7 +192,7 @@ absl::Status Coordinator::RemoveOldSteps(RunResult* result) {
                                               rep.status().message()));
     }
     RETURN_IF_ERROR(rep.status());
-    removed += req.remove_steps_size();
+    removed += static_cast<int>(req.remove_steps.size());
   }
   if (removed > 0) {
     result->notes.push_back(absl::StrCat(

@@ -7,17 +7,17 @@
 #include <string>
 #include <vector>
 
-#include "proto/ckptbench/v1/node.pb.h"
+#include "common/inspection.h"
 
 namespace ckpt {
 
 // <dir>/step-<step>.
 std::string StepUri(const std::string& dir, uint64_t step);
 // The highest step any owner lists, committed or not (0: none).
-uint64_t MaxStep(const std::vector<v1::InspectReply>& listings);
+uint64_t MaxStep(const std::vector<StepListing>& listings);
 // The newest committed step when every storage owner has the same one
 // (node-local disks must agree), else 0.
-uint64_t CommonNewest(const std::vector<v1::InspectReply>& listings);
+uint64_t CommonNewest(const std::vector<StepListing>& listings);
 
 }  // namespace ckpt
 

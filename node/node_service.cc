@@ -10,7 +10,9 @@
 #include "wire/error_kind.h"
 #include "wire/file_record_codec.h"
 #include "wire/histogram_codec.h"
+#include "wire/inspect_codec.h"
 #include "wire/kinds_codec.h"
+#include "wire/storage_commands_codec.h"
 
 namespace ckpt {
 
@@ -194,61 +196,46 @@ v1::PhaseReport ReportToProto(const PhaseOutcome& o, uint64_t round_id) {
 }
 
 v1::InspectReply NodeService::Inspect(const v1::InspectRequest& req) {
-  v1::InspectReply rep;
-  const auto backend = BackendOf(req.backend(), &rep);
-  if (!backend) return rep;
-  if (req.visible_step() > 0) {  // time to visible: only that
-    auto loc = agent_.OpenStorageAt(req.checkpoints_uri(), *backend);
-    if (!loc.ok()) {
-      SetError(loc.status(), &rep);
-      return rep;
-    }
-    VisibleWant want;
-    want.step = req.visible_step();
-    want.metadata_size = req.visible_metadata_size();
-    want.metadata_xxh3 = req.visible_metadata_xxh3();
-    want.shard = req.visible_shard();
-    want.shard_size = req.visible_shard_size();
-    want.timeout_seconds = req.visible_timeout_seconds();
-    VisibleOutcome o = PollVisible(*loc, want);
-    rep.set_visible(o.visible);
-    rep.set_visible_at_unix_ns(o.at_unix_ns);
-    rep.set_visible_poll_seconds(o.poll_seconds);
-    rep.set_visible_polls(o.polls);
-    rep.set_visible_lacked(ScrubSecrets(o.lacked));
-    rep.set_visible_last_poll_seconds(o.last_poll_seconds);
-    return rep;
+  v1::InspectReply failed;
+  auto job = FromWire(req);
+  if (!job.ok()) {
+    SetError(job.status(), &failed);
+    return failed;
   }
-  if (req.accelerator() == v1::ACCELERATOR_GPU) {
+  auto found = Inspect(*job);
+  if (!found.ok()) {
+    SetError(found.status(), &failed);
+    return failed;
+  }
+  return ToWire(*std::move(found));
+}
+
+absl::StatusOr<Inspection> NodeService::Inspect(const InspectJob& job) {
+  Inspection found;
+  if (job.visible.step > 0) {  // time to visible: only that
+    ASSIGN_OR_RETURN(auto loc,
+                     agent_.OpenStorageAt(job.checkpoints_uri, job.backend));
+    found.visible = PollVisible(loc, job.visible);
+    found.visible.lacked = ScrubSecrets(found.visible.lacked);
+    return found;
+  }
+  if (job.accelerator == Accelerator::kGpu) {
     auto gpus = DescribeGpus();
     if (!gpus.ok()) {
-      SetError(absl::Status(gpus.status().code(),
-                            absl::StrCat("cluster.accelerator (ACCELERATOR) = "
-                                         "'gpu': ",
-                                         gpus.status().message())),
-               &rep);
-      return rep;
+      return absl::Status(gpus.status().code(),
+                          absl::StrCat("cluster.accelerator (ACCELERATOR) = "
+                                       "'gpu': ",
+                                       gpus.status().message()));
     }
-    rep.set_gpus(*gpus);
-    if (req.checkpoints_uri().empty()) return rep;  // only the GPU check
+    found.gpus = *std::move(gpus);
+    if (job.checkpoints_uri.empty()) return found;  // only the GPU check
   }
-  auto listing = agent_.Inspect(
-      req.checkpoints_uri(), req.probe_write() ? req.run_id() : std::string(),
-      req.want_metadata(), req.metadata_step(), *backend);
-  if (!listing.ok()) {
-    SetError(listing.status(), &rep);
-    return rep;
-  }
-  for (const auto& [step, committed] : listing->steps) {
-    auto* s = rep.add_steps();
-    s->set_step(step);
-    s->set_committed(committed);
-  }
-  rep.set_newest_committed(listing->newest_committed);
-  rep.set_metadata_step(listing->metadata_step);
-  rep.set_newest_metadata(std::move(listing->newest_metadata));
-  for (auto& name : listing->ignored) rep.add_ignored_steps(std::move(name));
-  return rep;
+  ASSIGN_OR_RETURN(
+      found.listing,
+      agent_.Inspect(job.checkpoints_uri,
+                     job.probe_write ? job.run_id : std::string(),
+                     job.want_metadata, job.metadata_step, job.backend));
+  return found;
 }
 
 v1::PrepareReply NodeService::Prepare(const v1::PrepareRequest& req) {
@@ -332,70 +319,92 @@ v1::PhaseReport NodeService::StartPhase(
   return ReportToProto(o, round);
 }
 
+namespace {
+
+// A request answered through its domain call: the request converted (a
+// bad one is answered with its error), the call made, its outcome or its
+// error converted back.
+template <typename Reply, typename Request, typename Call>
+Reply Answer(const Request& req, Call call) {
+  Reply failed;
+  auto job = FromWire(req);
+  if (!job.ok()) {
+    SetError(job.status(), &failed);
+    return failed;
+  }
+  auto outcome = call(*job);
+  if (!outcome.ok()) {
+    SetError(outcome.status(), &failed);
+    return failed;
+  }
+  return ToWire(*outcome);
+}
+
+}  // namespace
+
 v1::CommitReply NodeService::Commit(const v1::CommitRequest& req) {
   v1::CommitReply rep;
-  const auto backend = BackendOf(req.backend(), &rep);
-  if (!backend) return rep;
-  auto s = agent_.Commit(req.step_uri(), req.metadata(), *backend);
+  auto job = FromWire(req);
+  absl::Status s = job.ok() ? Commit(*job) : job.status();
   if (!s.ok()) SetError(s, &rep);
   return rep;
+}
+
+absl::Status NodeService::Commit(const CommitJob& job) {
+  return agent_.Commit(job.step_uri, job.metadata, job.backend);
 }
 
 v1::PutResultReply NodeService::PutResult(const v1::PutResultRequest& req) {
-  v1::PutResultReply rep;
-  const auto backend = BackendOf(req.backend(), &rep);
-  if (!backend) return rep;
-  const BackendOptions& options = *backend;
-  if (req.check_only()) {
-    auto exists = agent_.FileExists(req.dir_uri(), req.name(), options);
-    if (!exists.ok()) {
-      SetError(exists.status(), &rep);
-    } else if (*exists && !req.overwrite()) {
-      rep.set_exists(true);
-    }
-    return rep;
+  return Answer<v1::PutResultReply>(
+      req, [this](const PutResultJob& job) { return PutResult(job); });
+}
+
+absl::StatusOr<PutResultOutcome> NodeService::PutResult(
+    const PutResultJob& job) {
+  if (job.check_only) {
+    ASSIGN_OR_RETURN(const bool exists,
+                     agent_.FileExists(job.dir_uri, job.name, job.backend));
+    return PutResultOutcome{exists && !job.overwrite};
   }
-  auto s = agent_.WriteFile(req.dir_uri(), req.name(), req.data(), options);
-  if (!s.ok()) SetError(s, &rep);
-  return rep;
+  RETURN_IF_ERROR(
+      agent_.WriteFile(job.dir_uri, job.name, job.data, job.backend));
+  return PutResultOutcome{};
 }
 
 v1::ClaimReply NodeService::Claim(const v1::ClaimRequest& req) {
-  v1::ClaimReply rep;
-  const auto backend = BackendOf(req.backend(), &rep);
-  if (!backend) return rep;
-  const BackendOptions& options = *backend;
-  if (req.release()) {
-    auto s = agent_.ReleaseClaim(req.checkpoints_uri(), req.step(),
-                                 req.claim_name(), options);
-    if (!s.ok()) SetError(s, &rep);
-    return rep;
+  return Answer<v1::ClaimReply>(
+      req, [this](const ClaimJob& job) { return Claim(job); });
+}
+
+absl::StatusOr<ClaimOutcome> NodeService::Claim(const ClaimJob& job) {
+  ClaimOutcome outcome;
+  if (job.release) {
+    RETURN_IF_ERROR(agent_.ReleaseClaim(job.checkpoints_uri, job.step,
+                                        job.claim_name, job.backend));
+    return outcome;
   }
   auto name =
-      agent_.Claim(req.checkpoints_uri(), req.step(), req.run_id(), options);
-  if (name.ok()) {
-    rep.set_claim_name(*name);
-  } else {
-    rep.set_taken(absl::IsAlreadyExists(name.status()));
-    SetError(name.status(), &rep);
+      agent_.Claim(job.checkpoints_uri, job.step, job.run_id, job.backend);
+  if (absl::IsAlreadyExists(name.status())) {
+    outcome.taken = true;
+    outcome.holder = std::string(name.status().message());
+    return outcome;
   }
-  return rep;
+  ASSIGN_OR_RETURN(outcome.claim_name, std::move(name));
+  return outcome;
 }
 
 v1::CleanupReply NodeService::Cleanup(const v1::CleanupRequest& req) {
-  v1::CleanupReply rep;
-  const auto backend = BackendOf(req.backend(), &rep);
-  if (!backend) return rep;
-  std::vector<uint64_t> steps(req.remove_steps().begin(),
-                              req.remove_steps().end());
-  std::vector<std::string> names(req.file_names().begin(),
-                                 req.file_names().end());
-  int aborted = 0;
-  auto s = agent_.Cleanup(req.checkpoints_uri(), steps, names, *backend,
-                          req.abort_uploads(), &aborted, req.run_id());
-  rep.set_aborted_uploads(aborted);
-  if (!s.ok()) SetError(s, &rep);
-  return rep;
+  return Answer<v1::CleanupReply>(
+      req, [this](const CleanupJob& job) { return Cleanup(job); });
+}
+
+absl::StatusOr<CleanupOutcome> NodeService::Cleanup(const CleanupJob& job) {
+  CleanupOutcome outcome;
+  RETURN_IF_ERROR(agent_.Cleanup(job.checkpoints_uri, job.remove_steps,
+                                 job.file_names, job.backend, job.abort_uploads,
+                                 &outcome.aborted_uploads, job.run_id));
+  return outcome;
 }
 
 v1::AbortReply NodeService::Abort(const v1::AbortRequest& req) {

@@ -9,6 +9,9 @@
 
 #include <functional>
 
+#include "absl/status/statusor.h"
+#include "common/inspection.h"
+#include "common/storage_commands.h"
 #include "node/checkpoint/node_agent.h"
 #include "node/round/node_workload.h"
 #include "node/round/workload_phase.h"
@@ -27,6 +30,9 @@ class NodeService {
       : agent_(std::move(memory)), workloads_(std::move(workloads)) {}
 
   v1::InspectReply Inspect(const v1::InspectRequest& req);
+  // The same as the domain types (common/inspection.h): the one the
+  // message is converted to and from.
+  absl::StatusOr<Inspection> Inspect(const InspectJob& job);
   v1::PrepareReply Prepare(const v1::PrepareRequest& req);
   // Consumes the request while building the job (less memory at peak).
   v1::PrepareReply Prepare(v1::PrepareRequest&& req);
@@ -52,6 +58,12 @@ class NodeService {
   v1::PutResultReply PutResult(const v1::PutResultRequest& req);
   v1::ClaimReply Claim(const v1::ClaimRequest& req);
   v1::CleanupReply Cleanup(const v1::CleanupRequest& req);
+  // The same as the domain types (common/storage_commands.h): the ones
+  // each message is converted to and from.
+  absl::Status Commit(const CommitJob& job);
+  absl::StatusOr<PutResultOutcome> PutResult(const PutResultJob& job);
+  absl::StatusOr<ClaimOutcome> Claim(const ClaimJob& job);
+  absl::StatusOr<CleanupOutcome> Cleanup(const CleanupJob& job);
   v1::AbortReply Abort(const v1::AbortRequest& req);
   v1::PingReply Ping(const v1::PingRequest& req);
 

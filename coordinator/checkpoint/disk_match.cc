@@ -24,7 +24,7 @@ std::string Holding(int holds) {
 }  // namespace
 
 absl::StatusOr<DiskMatch> MatchDisksToIndexes(
-    const CheckpointPlan& plan, const std::vector<v1::InspectReply>& listings,
+    const CheckpointPlan& plan, const std::vector<StepListing>& listings,
     const std::vector<NodeClient*>& nodes, const std::string& dir) {
   DiskMatch m;
   const size_t n = nodes.size();
@@ -35,9 +35,9 @@ absl::StatusOr<DiskMatch> MatchDisksToIndexes(
   bool foreign = false;  // a disk holds another index's ranks
   for (size_t i = 0; i < n; ++i) {
     const auto& l = listings[i];
-    if (l.metadata_step() == 0) continue;
-    step = l.metadata_step();
-    auto meta = ParseMetadata(l.newest_metadata(), "");
+    if (l.metadata_step == 0) continue;
+    step = l.metadata_step;
+    auto meta = ParseMetadata(l.newest_metadata, "");
     // Not this plan's layout: CheckedMetadata says what differs.
     if (!meta.ok() || meta->layout != plan.layout) return m;
     std::set<uint32_t> saved_by;

@@ -11,9 +11,9 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "common/inspection.h"
 #include "common/plan.h"
 #include "coordinator/round/node_client.h"
-#include "proto/ckptbench/v1/node.pb.h"
 
 namespace ckpt {
 
@@ -35,7 +35,7 @@ struct DiskMatch {
 // naming what each node's disk holds, when a disk holds another index's
 // ranks and the disks are not a permutation of the saved indexes.
 absl::StatusOr<DiskMatch> MatchDisksToIndexes(
-    const CheckpointPlan& plan, const std::vector<v1::InspectReply>& listings,
+    const CheckpointPlan& plan, const std::vector<StepListing>& listings,
     const std::vector<NodeClient*>& nodes, const std::string& dir);
 
 }  // namespace ckpt

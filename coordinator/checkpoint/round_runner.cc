@@ -48,7 +48,7 @@ RoundRunner::RoundRunner(const Config& config, const CheckpointPlan& plan,
                          ProgressPrinter* progress)
     : config_(config),
       plan_(plan),
-      backend_(ToWire(BackendOptionsOf(config))),
+      backend_(BackendOptionsOf(config)),
       protocol_(std::move(nodes), progress, config.run.progress_interval),
       rank_shift_(EffectiveRankShift(config, plan)) {}
 
@@ -87,7 +87,7 @@ v1::PrepareRequest RoundRunner::BuildPrepare(const RoundSpec& spec,
   loop->set_async(config_.run.async && spec.save && !spec.staged);
   loop->set_interval_seconds(config_.run.interval);
   for (const auto& t : plan_.tensors) req.add_tensor_names(t.name);
-  *req.mutable_backend() = backend_;
+  *req.mutable_backend() = ToWire(backend_);
   if (!spec.save && spec.reshard != nullptr) {
     AddReshardedRanks(*spec.reshard, node, &req);
     return req;
@@ -320,17 +320,16 @@ absl::Status CheckpointRound::Finish(
   metadata_xxh3_ = Xxh3(metadata[0].data(), metadata[0].size());
   r_.protocol_.fanout().Run(
       committers, [&](size_t i, const std::function<void()>& done) {
-        v1::CommitRequest req;
-        req.set_run_id(spec_.run_id);
-        req.set_round_id(spec_.round_id);
-        req.set_step_uri(ForNode(spec_.step_uri, nodes[i]->index()));
-        *req.mutable_backend() = r_.backend_;
-        req.set_metadata(std::move(metadata[i]));
-        nodes[i]->CommitAsync(
-            req, [&, i, done](absl::StatusOr<v1::CommitReply> rep) {
-              errors[i] = rep.status();
-              done();
-            });
+        CommitJob job;
+        job.run_id = spec_.run_id;
+        job.round_id = spec_.round_id;
+        job.step_uri = ForNode(spec_.step_uri, nodes[i]->index());
+        job.backend = r_.backend_;
+        job.metadata = std::move(metadata[i]);
+        nodes[i]->CommitAsync(job, [&, i, done](absl::Status committed) {
+          errors[i] = std::move(committed);
+          done();
+        });
       });
   result->commit_seconds =
       std::chrono::duration<double>(Clock::now() - c0).count();

@@ -117,7 +117,7 @@ class RoundRunner {
   const Config& config_;
   const CheckpointPlan& plan_;
   // The backend settings every storage command carries (BackendOptions).
-  const v1::BackendOptions backend_;
+  const BackendOptions backend_;
   RoundProtocol protocol_;  // for all the runner's rounds
   const int rank_shift_;    // loads: EffectiveRankShift
 };

@@ -22,26 +22,26 @@ void RoundRunner::MeasureVisible(const RoundSpec& spec, uint64_t metadata_size,
   v.node = nodes()[k]->index();
   v.host = nodes()[k]->host();
   v.same_node = k == 0;
-  v1::InspectRequest req;
-  req.set_run_id(spec.run_id);
-  req.set_checkpoints_uri(ForNode(spec.dir, v.node));
-  *req.mutable_backend() = backend_;
-  req.set_visible_step(spec.step);
-  req.set_visible_metadata_size(metadata_size);
-  req.set_visible_metadata_xxh3(metadata_xxh3);
-  req.set_visible_timeout_seconds(config_.run.visible_timeout);
+  InspectJob job;
+  job.run_id = spec.run_id;
+  job.checkpoints_uri = ForNode(spec.dir, v.node);
+  job.backend = backend_;
+  job.visible.step = spec.step;
+  job.visible.metadata_size = metadata_size;
+  job.visible.metadata_xxh3 = metadata_xxh3;
+  job.visible.timeout_seconds = config_.run.visible_timeout;
   // A FUSE daemon caches listings and attributes: the reader must also
   // open a shard at its full size.
   if (k < prepared.size() &&
       prepared[k].storage_kind() == v1::STORAGE_KIND_FUSE) {
     for (const auto& r : plan_.ranks) {
       if (r.files.empty()) continue;
-      req.set_visible_shard(r.files[0].name);
-      req.set_visible_shard_size(r.files[0].size);
+      job.visible.shard = r.files[0].name;
+      job.visible.shard_size = r.files[0].size;
       break;
     }
   }
-  auto rep = nodes()[k]->Inspect(req);
+  auto rep = nodes()[k]->Inspect(job);
   if (!rep.ok()) {
     const std::string why(rep.status().message());
     LOG_WARN("%s %d: time to visible not measured: %s: %s", result->phase,
@@ -49,11 +49,12 @@ void RoundRunner::MeasureVisible(const RoundSpec& spec, uint64_t metadata_size,
     return;
   }
   v.measured = true;
-  v.visible = rep->visible();
-  v.poll_seconds = rep->visible_poll_seconds();
-  v.polls = rep->visible_polls();
-  v.lacked = rep->visible_lacked();
-  v.last_poll_seconds = rep->visible_last_poll_seconds();
+  const VisibleOutcome& seen = rep->visible;
+  v.visible = seen.visible;
+  v.poll_seconds = seen.poll_seconds;
+  v.polls = seen.polls;
+  v.lacked = seen.lacked;
+  v.last_poll_seconds = seen.last_poll_seconds;
   if (!v.visible) {
     result->flags.push_back("not_visible");
     LOG_WARN(
@@ -68,7 +69,7 @@ void RoundRunner::MeasureVisible(const RoundSpec& spec, uint64_t metadata_size,
   }
   // The node's instant on the coordinator's clock (offset: node minus
   // coordinator); a small negative from clock error reads as 0.
-  const int64_t at = rep->visible_at_unix_ns() - nodes()[k]->clock_offset_ns();
+  const int64_t at = seen.at_unix_ns - nodes()[k]->clock_offset_ns();
   v.seconds = std::max(0.0, static_cast<double>(at - committed_unix_ns) / 1e9);
   LOG_INFO("%s %d: step-%d visible to %s %.3f s after its commit (%d polls)",
            result->phase, result->index, spec.step, nodes()[k]->Who(),

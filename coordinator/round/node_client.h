@@ -18,8 +18,13 @@
 
 #include "absl/status/statusor.h"
 #include "absl/strings/str_cat.h"
+#include "common/inspection.h"
+#include "common/storage_commands.h"
+#include "coordinator/reply_check.h"
 #include "proto/ckptbench/v1/node.pb.h"
 #include "wire/error_kind.h"
+#include "wire/inspect_codec.h"
+#include "wire/storage_commands_codec.h"
 
 namespace ckpt {
 
@@ -63,8 +68,14 @@ class NodeClient {
   virtual bool remote() const { return false; }
   virtual void SetClock(int64_t /*offset_ns*/, double /*rtt_seconds*/) {}
 
-  absl::StatusOr<v1::InspectReply> Inspect(const v1::InspectRequest& r) {
-    return Checked(SendInspect(r));
+  // The reply is checked (CheckInspectReply) before it is converted.
+  absl::StatusOr<Inspection> Inspect(const InspectJob& job) {
+    absl::StatusOr<v1::InspectReply> rep = Checked(SendInspect(ToWire(job)));
+    if (!rep.ok()) return rep.status();
+    if (absl::Status bad = CheckInspectReply(*rep, Who()); !bad.ok()) {
+      return bad;
+    }
+    return FromWire(*std::move(rep));
   }
   absl::StatusOr<v1::PrepareReply> Prepare(const v1::PrepareRequest& r) {
     return Checked(SendPrepare(r));
@@ -75,19 +86,18 @@ class NodeClient {
                            const PhaseListener& listener) {
     return OutcomeOf(SendStartPhase(r, listener));
   }
-  absl::StatusOr<v1::CommitReply> Commit(const v1::CommitRequest& r) {
-    return Checked(SendCommit(r));
+  absl::Status Commit(const CommitJob& job) {
+    return Checked(SendCommit(ToWire(job))).status();
   }
-  // A claim another run holds is an answer, not a failure: `taken`, with
-  // the holder in `error`.
-  absl::StatusOr<v1::ClaimReply> Claim(const v1::ClaimRequest& r) {
-    return Checked(SendClaim(r));
+  // A claim another run holds is an answer, not a failure (`taken`).
+  absl::StatusOr<ClaimOutcome> Claim(const ClaimJob& job) {
+    return Converted(Checked(SendClaim(ToWire(job))));
   }
-  absl::StatusOr<v1::CleanupReply> Cleanup(const v1::CleanupRequest& r) {
-    return Checked(SendCleanup(r));
+  absl::StatusOr<CleanupOutcome> Cleanup(const CleanupJob& job) {
+    return Converted(Checked(SendCleanup(ToWire(job))));
   }
-  absl::StatusOr<v1::PutResultReply> PutResult(const v1::PutResultRequest& r) {
-    return Checked(SendPutResult(r));
+  absl::StatusOr<PutResultOutcome> PutResult(const PutResultJob& job) {
+    return Converted(Checked(SendPutResult(ToWire(job))));
   }
   absl::StatusOr<v1::AbortReply> Abort(const v1::AbortRequest& r) {
     return SendAbort(r);
@@ -116,9 +126,10 @@ class NodeClient {
                           done(OutcomeOf(std::move(rep)));
                         });
   }
-  void CommitAsync(const v1::CommitRequest& r, Done<v1::CommitReply> done) {
-    SendCommitAsync(r, [done = std::move(done)](auto rep) {
-      done(Checked(std::move(rep)));
+  void CommitAsync(const CommitJob& job,
+                   std::function<void(absl::Status)> done) {
+    SendCommitAsync(ToWire(job), [done = std::move(done)](auto rep) {
+      done(Checked(std::move(rep)).status());
     });
   }
 
@@ -165,6 +176,13 @@ class NodeClient {
     absl::Status failed = StatusOfReply(*rep);
     if (!failed.ok()) return failed;
     return rep;
+  }
+  // A reply that did not fail as its domain type (the codecs' FromWire).
+  template <typename Reply>
+  static auto Converted(absl::StatusOr<Reply> rep)
+      -> absl::StatusOr<decltype(FromWire(*rep))> {
+    if (!rep.ok()) return rep.status();
+    return FromWire(*rep);
   }
   static ReportedPhase OutcomeOf(absl::StatusOr<v1::PhaseReport> rep) {
     if (!rep.ok()) return {rep.status(), {}};

@@ -23,6 +23,7 @@
 #include "common/config.h"
 #include "common/cpu_usage.h"
 #include "common/file_record.h"
+#include "common/inspection.h"
 #include "common/kinds.h"
 #include "common/memory.h"
 #include "common/step_layout.h"
@@ -110,15 +111,6 @@ struct PhaseOutcome {
   double file_seconds = 0;  // FileOutcome::done_seconds, summed
   int cpus = 0;             // this process may run on
   std::vector<FileRecord> files;
-};
-
-struct StepListing {
-  std::vector<std::pair<uint64_t, bool>> steps;  // (step, committed)
-  uint64_t newest_committed = 0;                 // 0 = none
-  std::string newest_metadata;                   // of metadata_step when given
-  uint64_t metadata_step = 0;  // the step newest_metadata is from
-  // Step-like entries past kMaxStep, ignored.
-  std::vector<std::string> ignored;
 };
 
 using ProgressFn = std::function<void(const std::vector<uint64_t>& rank_bytes)>;

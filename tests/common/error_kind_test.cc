@@ -112,12 +112,10 @@ class RefusingNode : public NodeClient {
 TEST(ErrorKind, EveryCallOfAClientReturnsTheNodesFailureAsItsStatus) {
   RefusingNode n;
   std::vector<absl::Status> failed = {
-      n.Inspect({}).status(), n.Commit({}).status(), n.Claim({}).status(),
+      n.Inspect({}).status(), n.Commit({}), n.Claim({}).status(),
       n.Cleanup({}).status(), n.PutResult({}).status()};
   absl::Status async_commit;
-  n.CommitAsync({}, [&](absl::StatusOr<v1::CommitReply> r) {
-    async_commit = r.status();
-  });
+  n.CommitAsync({}, [&](absl::Status s) { async_commit = s; });
   failed.push_back(async_commit);
   for (const absl::Status& s : failed) {
     EXPECT_TRUE(absl::IsPermissionDenied(s)) << s;

@@ -381,64 +381,41 @@ namespace {
 
 // Forwards to an in-process node, failing its `fail_at`-th phase as a lost
 // node would.
-class LosesPhase : public NodeClient {
+class LosesPhase : public LocalNodeClient {
  public:
-  LosesPhase(NodeClient* inner, int fail_at = 0)
-      : in_(inner), fail_at_(fail_at) {}
-  int index() const override { return in_->index(); }
-  std::string host() const override { return in_->host(); }
-  absl::StatusOr<v1::InspectReply> SendInspect(
-      const v1::InspectRequest& r) override {
-    auto rep = in_->Inspect(r);
-    if (rep.ok() && on_inspect) on_inspect(&*rep);
-    return rep;
-  }
+  LosesPhase(int index, std::string host,
+             std::shared_ptr<MemoryStore> memory = nullptr, int fail_at = 0)
+      : LocalNodeClient(index, std::move(host), 10, std::move(memory)),
+        fail_at_(fail_at) {}
   // Changes a listing before the coordinator sees it.
   std::function<void(v1::InspectReply*)> on_inspect;
-  absl::StatusOr<v1::PrepareReply> SendPrepare(
-      const v1::PrepareRequest& r) override {
-    return in_->Prepare(r);
+  // Answers a claim instead of the node when it returns a value.
+  std::function<std::optional<absl::StatusOr<v1::ClaimReply>>(
+      const v1::ClaimRequest&)>
+      on_claim;
+
+ protected:
+  absl::StatusOr<v1::InspectReply> SendInspect(
+      const v1::InspectRequest& r) override {
+    auto rep = LocalNodeClient::SendInspect(r);
+    if (rep.ok() && on_inspect) on_inspect(&*rep);
+    return rep;
   }
   absl::StatusOr<v1::PhaseReport> SendStartPhase(
       const v1::StartPhaseRequest& r, const PhaseListener& p) override {
     if (++phases_ == fail_at_) {
       return absl::UnavailableError("node 0 (test-host) disconnected");
     }
-    ReportedPhase outcome = in_->StartPhase(r, p);
-    if (!outcome.status.ok()) return outcome.status;
-    return std::move(outcome.report);
-  }
-  absl::StatusOr<v1::CommitReply> SendCommit(
-      const v1::CommitRequest& r) override {
-    return in_->Commit(r);
+    return LocalNodeClient::SendStartPhase(r, p);
   }
   absl::StatusOr<v1::ClaimReply> SendClaim(const v1::ClaimRequest& r) override {
     if (on_claim) {
       if (auto scripted = on_claim(r)) return *scripted;
     }
-    return in_->Claim(r);
-  }
-  // Answers a claim instead of the node when it returns a value.
-  std::function<std::optional<absl::StatusOr<v1::ClaimReply>>(
-      const v1::ClaimRequest&)>
-      on_claim;
-  absl::StatusOr<v1::CleanupReply> SendCleanup(
-      const v1::CleanupRequest& r) override {
-    return in_->Cleanup(r);
-  }
-  absl::StatusOr<v1::PutResultReply> SendPutResult(
-      const v1::PutResultRequest& r) override {
-    return in_->PutResult(r);
-  }
-  absl::StatusOr<v1::AbortReply> SendAbort(const v1::AbortRequest& r) override {
-    return in_->Abort(r);
-  }
-  absl::StatusOr<v1::PingReply> SendPing(const v1::PingRequest& r) override {
-    return in_->Ping(r);
+    return LocalNodeClient::SendClaim(r);
   }
 
  private:
-  NodeClient* in_;
   const int fail_at_;
   int phases_ = 0;
 };
@@ -449,8 +426,7 @@ TEST(Coordinator, AFailedRunNamesTheOlderStepsItDidNotRemove) {
   auto memory = std::make_shared<MemoryStore>();
   Config c = MemConfig(RunMode::kSaveOnly, 3, 0);
   CheckpointPlan plan = *MakePlan(PlanOptionsFromConfig(c));
-  LocalNodeClient node(0, "test-host", 10, memory);
-  LosesPhase lossy(&node, 3);
+  LosesPhase lossy(0, "test-host", memory, 3);
   Coordinator coordinator(c, plan, {&lossy}, nullptr);
   RunResult result;
   ASSERT_TRUE(coordinator.Preflight(&result).ok());
@@ -478,8 +454,7 @@ TEST(Coordinator, AListingWithAStepPastTheBoundFailsNamingTheNode) {
   auto memory = std::make_shared<MemoryStore>();
   Config c = MemConfig(RunMode::kSaveOnly, 1, 0);
   CheckpointPlan plan = *MakePlan(PlanOptionsFromConfig(c));
-  LocalNodeClient node(0, "test-host", 10, memory);
-  LosesPhase liar(&node);
+  LosesPhase liar(0, "test-host", memory);
   liar.on_inspect = [](v1::InspectReply* r) {
     auto* st = r->add_steps();
     st->set_step(UINT64_MAX);
@@ -517,8 +492,7 @@ TEST(Coordinator, AClaimThatCannotBeGivenBackIsALeftover) {
   c.cluster.num_nodes = 2;
   c.cluster.num_devices = "1";
   CheckpointPlan plan = *MakePlan(PlanOptionsFromConfig(c));
-  LocalNodeClient n0(0, "h0", 10, memory), n1(1, "h1", 10);
-  LosesPhase releases_fail(&n0), loses_once(&n1);
+  LosesPhase releases_fail(0, "h0", memory), loses_once(1, "h1");
   releases_fail.on_claim = [](const v1::ClaimRequest& r)
       -> std::optional<absl::StatusOr<v1::ClaimReply>> {
     if (!r.release()) return std::nullopt;

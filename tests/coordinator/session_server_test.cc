@@ -72,10 +72,10 @@ TEST(SessionServer, NodesRegisterServeCommandsOnTheStreamAndAreShutDown) {
   EXPECT_LT(std::llabs(pong->node_unix_ns() - now), 1'000'000'000);
   // A node-side refusal comes back with the node's kind, told apart from a
   // transport failure.
-  v1::InspectRequest inspect;
-  inspect.set_checkpoints_uri("mem://b/checkpoints");
-  inspect.set_want_metadata(true);
-  inspect.set_metadata_step(7);
+  InspectJob inspect;
+  inspect.checkpoints_uri = "mem://b/checkpoints";
+  inspect.want_metadata = true;
+  inspect.metadata_step = 7;
   auto listing = (*nodes)[1]->Inspect(inspect);
   ASSERT_FALSE(listing.ok());
   EXPECT_FALSE(listing.status().message().empty());
@@ -190,8 +190,8 @@ TEST(SessionServer, AReplyOfAnotherTypeFailsTheCallNamingTheNode) {
             std::string::npos)
       << report.status;
   // A reply of the right type still passes.
-  auto committed = node->Commit(v1::CommitRequest());
-  EXPECT_TRUE(committed.ok()) << committed.status();
+  absl::Status committed = node->Commit(CommitJob());
+  EXPECT_TRUE(committed.ok()) << committed;
 }
 
 // Issue 27, item 6: gRPC binds with SO_REUSEPORT by default, so a second

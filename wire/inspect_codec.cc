@@ -1,0 +1,94 @@
+#include "wire/inspect_codec.h"
+
+#include <utility>
+
+#include "common/status_macros.h"
+#include "wire/backend_codec.h"
+#include "wire/kinds_codec.h"
+
+namespace ckpt {
+
+v1::InspectRequest ToWire(const InspectJob& job) {
+  v1::InspectRequest w;
+  w.set_run_id(job.run_id);
+  w.set_checkpoints_uri(job.checkpoints_uri);
+  w.set_probe_write(job.probe_write);
+  w.set_want_metadata(job.want_metadata);
+  w.set_metadata_step(job.metadata_step);
+  *w.mutable_backend() = ToWire(job.backend);
+  w.set_accelerator(ToWire(job.accelerator));
+  w.set_visible_step(job.visible.step);
+  w.set_visible_metadata_size(job.visible.metadata_size);
+  w.set_visible_metadata_xxh3(job.visible.metadata_xxh3);
+  w.set_visible_shard(job.visible.shard);
+  w.set_visible_shard_size(job.visible.shard_size);
+  w.set_visible_timeout_seconds(job.visible.timeout_seconds);
+  return w;
+}
+
+absl::StatusOr<InspectJob> FromWire(const v1::InspectRequest& w) {
+  InspectJob job;
+  job.run_id = w.run_id();
+  job.checkpoints_uri = w.checkpoints_uri();
+  job.probe_write = w.probe_write();
+  job.want_metadata = w.want_metadata();
+  job.metadata_step = w.metadata_step();
+  ASSIGN_OR_RETURN(job.backend, FromWire(w.backend()));
+  ASSIGN_OR_RETURN(job.accelerator, FromWire(w.accelerator(), "accelerator"));
+  job.visible.step = w.visible_step();
+  job.visible.metadata_size = w.visible_metadata_size();
+  job.visible.metadata_xxh3 = w.visible_metadata_xxh3();
+  job.visible.shard = w.visible_shard();
+  job.visible.shard_size = w.visible_shard_size();
+  job.visible.timeout_seconds = w.visible_timeout_seconds();
+  return job;
+}
+
+v1::InspectReply ToWire(Inspection in) {
+  v1::InspectReply w;
+  StepListing& l = in.listing;
+  for (const auto& [step, committed] : l.steps) {
+    v1::StepInfo* s = w.add_steps();
+    s->set_step(step);
+    s->set_committed(committed);
+  }
+  w.set_newest_committed(l.newest_committed);
+  w.set_metadata_step(l.metadata_step);
+  w.set_newest_metadata(std::move(l.newest_metadata));
+  for (auto& name : l.ignored) w.add_ignored_steps(std::move(name));
+  w.set_gpus(std::move(in.gpus));
+  const VisibleOutcome& v = in.visible;
+  w.set_visible(v.visible);
+  w.set_visible_at_unix_ns(v.at_unix_ns);
+  w.set_visible_poll_seconds(v.poll_seconds);
+  w.set_visible_polls(v.polls);
+  w.set_visible_lacked(v.lacked);
+  w.set_visible_last_poll_seconds(v.last_poll_seconds);
+  return w;
+}
+
+Inspection FromWire(v1::InspectReply w) {
+  Inspection in;
+  StepListing& l = in.listing;
+  l.steps.reserve(static_cast<size_t>(w.steps_size()));
+  for (const v1::StepInfo& s : w.steps()) {
+    l.steps.emplace_back(s.step(), s.committed());
+  }
+  l.newest_committed = w.newest_committed();
+  l.metadata_step = w.metadata_step();
+  l.newest_metadata = std::move(*w.mutable_newest_metadata());
+  for (auto& name : *w.mutable_ignored_steps()) {
+    l.ignored.push_back(std::move(name));
+  }
+  in.gpus = std::move(*w.mutable_gpus());
+  VisibleOutcome& v = in.visible;
+  v.visible = w.visible();
+  v.at_unix_ns = w.visible_at_unix_ns();
+  v.poll_seconds = w.visible_poll_seconds();
+  v.polls = w.visible_polls();
+  v.lacked = std::move(*w.mutable_visible_lacked());
+  v.last_poll_seconds = w.visible_last_poll_seconds();
+  return in;
+}
+
+}  // namespace ckpt

@@ -1,0 +1,29 @@
+// A look at a checkpoints directory (common/inspection.h) as it crosses
+// the wire: the coordinator's InspectJob as ckptbench.v1.InspectRequest
+// and back on the node, the node's Inspection as InspectReply and back on
+// the coordinator. Both sides convert here and nowhere else.
+#ifndef CKPTBENCH_WIRE_INSPECT_CODEC_H_
+#define CKPTBENCH_WIRE_INSPECT_CODEC_H_
+
+#include "absl/status/statusor.h"
+#include "common/inspection.h"
+#include "proto/ckptbench/v1/node.pb.h"
+
+namespace ckpt {
+
+namespace v1 = ::ckptbench::v1;
+
+v1::InspectRequest ToWire(const InspectJob& job);
+// InvalidArgument naming the field or key for a value this build does not
+// know or its key refuses (wire/backend_codec.h).
+absl::StatusOr<InspectJob> FromWire(const v1::InspectRequest& wire);
+
+// The node's answer; `error` and `error_kind` are the caller's to set.
+v1::InspectReply ToWire(Inspection inspection);
+// The reply's values as they came: the coordinator checks them
+// (CheckInspectReply) before it converts.
+Inspection FromWire(v1::InspectReply wire);
+
+}  // namespace ckpt
+
+#endif  // CKPTBENCH_WIRE_INSPECT_CODEC_H_
