@@ -8,6 +8,7 @@
 #include "common/files.h"
 #include "common/secrets.h"
 #include "nlohmann/json.hpp"
+#include "node/storage/http_retry.h"
 #include "node/storage/object_io.h"
 
 namespace ckpt {

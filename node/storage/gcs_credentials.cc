@@ -12,6 +12,7 @@
 #include "node/storage/gcs_client.h"
 #include "node/storage/gcs_jwt.h"
 #include "node/storage/http_client.h"
+#include "node/storage/http_retry.h"
 #include "node/storage/http_text.h"
 
 namespace ckpt {

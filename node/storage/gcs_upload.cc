@@ -10,6 +10,7 @@
 #include "common/checksum.h"
 #include "common/status_macros.h"
 #include "nlohmann/json.hpp"
+#include "node/storage/http_retry.h"
 #include "node/storage/object_io.h"
 
 namespace ckpt {

@@ -15,6 +15,7 @@
 #include "absl/strings/str_format.h"
 #include "common/files.h"
 #include "common/secrets.h"
+#include "node/storage/http_retry.h"
 #include "node/storage/object_io.h"
 
 namespace ckpt {

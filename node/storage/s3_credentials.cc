@@ -11,6 +11,7 @@
 #include "common/files.h"
 #include "common/secrets.h"
 #include "node/storage/http_client.h"
+#include "node/storage/http_retry.h"
 #include "node/storage/s3_client.h"
 
 namespace ckpt {

@@ -18,6 +18,7 @@
 #include <thread>
 #include <vector>
 
+#include "node/storage/http_retry.h"
 #include "tests/testing/descriptors.h"
 #include "tests/testing/http_wire.h"
 #include "tests/testing/stub_http_server.h"
