@@ -4,7 +4,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "coordinator/environment.h"
-#include "coordinator/local_node_client.h"
+#include "inprocess/local_node_client.h"
 #include "main/commands.h"
 #include "main/run_support.h"
 

@@ -5,8 +5,8 @@ restructuring (issue 29): the longest functions, rooms (a .h/.cc pair) over
 literals outside the config and JSON edges, process-global mutable state in
 the storage backends, and the backends the storage conformance suite runs.
 
-Reads the product code only (common, wire, coordinator, node, sweep, main,
-report; not tests, bench or generated files). C++ is read as text: comments,
+Reads the product code only (common, wire, coordinator, node, inprocess,
+sweep, main, report; not tests, bench or generated files). C++ is read as text: comments,
 strings and preprocessor lines are blanked, then braces give the blocks; a
 block whose head has a parameter list and is not a control statement is a
 function.
@@ -21,7 +21,8 @@ import signal
 import sys
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-PRODUCT = ["common", "wire", "coordinator", "node", "sweep", "main", "report"]
+PRODUCT = ["common", "wire", "coordinator", "node", "inprocess", "sweep",
+           "main", "report"]
 # Where strings are the interface: configuration keys, YAML, JSON.
 EDGES = {
     "common/config.cc", "common/config_keys.cc", "common/config_store_keys.cc",

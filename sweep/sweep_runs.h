@@ -21,7 +21,7 @@
 #include "absl/status/status.h"
 #include "common/health_server.h"
 #include "coordinator/fleet.h"
-#include "coordinator/local_node_client.h"
+#include "inprocess/local_node_client.h"
 #include "sweep/sweep_plan.h"
 
 namespace ckpt {

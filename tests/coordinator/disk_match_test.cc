@@ -9,7 +9,7 @@
 #include "absl/strings/str_join.h"
 #include "coordinator/checkpoint/planner.h"
 #include "coordinator/coordinator.h"
-#include "coordinator/local_node_client.h"
+#include "inprocess/local_node_client.h"
 #include "node/storage/memory_storage.h"
 
 namespace ckpt {

@@ -22,9 +22,9 @@
 #include "coordinator/checkpoint/planner.h"
 #include "coordinator/checkpoint/round_runner.h"
 #include "coordinator/json_codec.h"
-#include "coordinator/local_node_client.h"
 #include "coordinator/reply_check.h"
 #include "coordinator/summary.h"
+#include "inprocess/local_node_client.h"
 
 namespace ckpt {
 

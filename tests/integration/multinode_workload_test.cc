@@ -13,10 +13,10 @@
 #include <string>
 #include <vector>
 
-#include "coordinator/local_node_client.h"
 #include "coordinator/progress.h"
 #include "coordinator/round/round_protocol.h"
 #include "coordinator/session_server.h"
+#include "inprocess/local_node_client.h"
 #include "node/node_session.h"
 #include "tests/testing/counting_workload.h"
 

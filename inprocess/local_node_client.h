@@ -1,7 +1,7 @@
 // A NodeClient whose node agent lives in this process (ckptbench run).
 // Messages go through NodeService exactly as they would over gRPC.
-#ifndef CKPTBENCH_COORDINATOR_LOCAL_NODE_CLIENT_H_
-#define CKPTBENCH_COORDINATOR_LOCAL_NODE_CLIENT_H_
+#ifndef CKPTBENCH_INPROCESS_LOCAL_NODE_CLIENT_H_
+#define CKPTBENCH_INPROCESS_LOCAL_NODE_CLIENT_H_
 
 #include <memory>
 
@@ -51,4 +51,4 @@ class LocalNodeClient : public NodeClient {
 
 }  // namespace ckpt
 
-#endif  // CKPTBENCH_COORDINATOR_LOCAL_NODE_CLIENT_H_
+#endif  // CKPTBENCH_INPROCESS_LOCAL_NODE_CLIENT_H_

@@ -1,4 +1,4 @@
-#include "coordinator/local_node_client.h"
+#include "inprocess/local_node_client.h"
 
 namespace ckpt {
 
