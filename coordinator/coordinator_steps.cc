@@ -12,7 +12,6 @@
 #include "common/step_layout.h"
 #include "coordinator/coordinator.h"
 #include "coordinator/steps.h"
-#include "wire/backend_codec.h"
 #include "wire/error_kind.h"
 
 namespace ckpt {

@@ -228,18 +228,17 @@ void RemoteNode::SendStartPhaseAsync(const v1::StartPhaseRequest& r,
             });
 }
 
-absl::StatusOr<v1::CommitReply> RemoteNode::SendCommit(
-    const v1::CommitRequest& r) {
+absl::StatusOr<v1::CommitReply> RemoteNode::SendCommit(v1::CommitRequest r) {
   v1::CoordinatorMessage m;
-  *m.mutable_commit() = r;
+  *m.mutable_commit() = std::move(r);
   return ReplyOf(Call(std::move(m)), v1::NodeMessage::kCommit,
                  &v1::NodeMessage::mutable_commit, Who());
 }
 
-void RemoteNode::SendCommitAsync(const v1::CommitRequest& r,
+void RemoteNode::SendCommitAsync(v1::CommitRequest r,
                                  Done<v1::CommitReply> done) {
   v1::CoordinatorMessage m;
-  *m.mutable_commit() = r;
+  *m.mutable_commit() = std::move(r);
   CallAsync(std::move(m), {},
             [done = std::move(done),
              who = Who()](absl::StatusOr<v1::NodeMessage> rep) {

@@ -65,8 +65,7 @@ class RemoteNode : public NodeClient {
       const v1::PrepareRequest& r) override;
   absl::StatusOr<v1::PhaseReport> SendStartPhase(
       const v1::StartPhaseRequest& r, const PhaseListener& listener) override;
-  absl::StatusOr<v1::CommitReply> SendCommit(
-      const v1::CommitRequest& r) override;
+  absl::StatusOr<v1::CommitReply> SendCommit(v1::CommitRequest r) override;
   absl::StatusOr<v1::ClaimReply> SendClaim(const v1::ClaimRequest& r) override;
   absl::StatusOr<v1::CleanupReply> SendCleanup(
       const v1::CleanupRequest& r) override;
@@ -80,7 +79,7 @@ class RemoteNode : public NodeClient {
   void SendStartPhaseAsync(const v1::StartPhaseRequest& r,
                            PhaseListener listener,
                            Done<v1::PhaseReport> done) override;
-  void SendCommitAsync(const v1::CommitRequest& r,
+  void SendCommitAsync(v1::CommitRequest r,
                        Done<v1::CommitReply> done) override;
 
  private:

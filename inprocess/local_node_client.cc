@@ -32,8 +32,8 @@ absl::StatusOr<v1::PhaseReport> LocalNodeClient::SendStartPhase(
   return service_.StartPhase(r, listener.progress, ask, progress_interval_);
 }
 absl::StatusOr<v1::CommitReply> LocalNodeClient::SendCommit(
-    const v1::CommitRequest& r) {
-  return service_.Commit(r);
+    v1::CommitRequest r) {
+  return service_.Commit(std::move(r));
 }
 absl::StatusOr<v1::ClaimReply> LocalNodeClient::SendClaim(
     const v1::ClaimRequest& r) {

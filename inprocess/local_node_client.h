@@ -32,8 +32,7 @@ class LocalNodeClient : public NodeClient {
       const v1::PrepareRequest& r) override;
   absl::StatusOr<v1::PhaseReport> SendStartPhase(
       const v1::StartPhaseRequest& r, const PhaseListener& listener) override;
-  absl::StatusOr<v1::CommitReply> SendCommit(
-      const v1::CommitRequest& r) override;
+  absl::StatusOr<v1::CommitReply> SendCommit(v1::CommitRequest r) override;
   absl::StatusOr<v1::ClaimReply> SendClaim(const v1::ClaimRequest& r) override;
   absl::StatusOr<v1::CleanupReply> SendCleanup(
       const v1::CleanupRequest& r) override;

@@ -8,19 +8,12 @@
 // collated outputs.
 #include <unistd.h>
 
-#include <ctime>
-#include <filesystem>
-#include <fstream>
-#include <optional>
-
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "common/experiment.h"
-#include "common/files.h"
-#include "common/health_server.h"
 #include "common/log.h"
-#include "coordinator/environment.h"
-#include "coordinator/fleet.h"
+#include "coordinator/coordinator.h"
+#include "coordinator/progress.h"
 #include "main/commands.h"
 #include "main/run_support.h"
 #include "report/html_report.h"
@@ -31,8 +24,6 @@
 
 namespace ckpt {
 namespace {
-
-namespace fs = std::filesystem;
 
 int BadInput(const std::string& message) {
   PrintError(message);

@@ -1,7 +1,6 @@
 #include "node/node_service.h"
 
 #include <chrono>
-#include <optional>
 
 #include "absl/strings/str_cat.h"
 #include "common/status_macros.h"
@@ -30,19 +29,6 @@ absl::StatusOr<IoOptions> IoFromWire(const v1::IoOptions& w) {
   io.direct_read = w.direct_read();
   io.queue_depth = w.queue_depth();
   return io;
-}
-
-// A storage request's backend settings, or the reply's error naming the
-// key (wire/backend_codec.h checks them through the key table).
-template <typename Reply>
-std::optional<BackendOptions> BackendOf(const v1::BackendOptions& w,
-                                        Reply* rep) {
-  auto options = FromWire(w);
-  if (!options.ok()) {
-    SetError(options.status(), rep);
-    return std::nullopt;
-  }
-  return *std::move(options);
 }
 
 }  // namespace
@@ -342,9 +328,9 @@ Reply Answer(const Request& req, Call call) {
 
 }  // namespace
 
-v1::CommitReply NodeService::Commit(const v1::CommitRequest& req) {
+v1::CommitReply NodeService::Commit(v1::CommitRequest req) {
   v1::CommitReply rep;
-  auto job = FromWire(req);
+  auto job = FromWire(std::move(req));
   absl::Status s = job.ok() ? Commit(*job) : job.status();
   if (!s.ok()) SetError(s, &rep);
   return rep;

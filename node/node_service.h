@@ -54,7 +54,8 @@ class NodeService {
   }
   // After a phase's report has been sent: NodeAgent::TrimHeap.
   void TrimHeap() { agent_.TrimHeap(); }
-  v1::CommitReply Commit(const v1::CommitRequest& req);
+  // Consumes the request (its .metadata moves, uncopied).
+  v1::CommitReply Commit(v1::CommitRequest req);
   v1::PutResultReply PutResult(const v1::PutResultRequest& req);
   v1::ClaimReply Claim(const v1::ClaimRequest& req);
   v1::CleanupReply Cleanup(const v1::CleanupRequest& req);

@@ -177,7 +177,8 @@ class Session {
         service_.ActionAnswered(msg.action_reply());
         return false;
       case v1::CoordinatorMessage::kCommit:
-        *out.mutable_commit() = service_.Commit(msg.commit());
+        *out.mutable_commit() =
+            service_.Commit(std::move(*msg.mutable_commit()));
         break;
       case v1::CoordinatorMessage::kPutResult:
         *out.mutable_put_result() = service_.PutResult(msg.put_result());

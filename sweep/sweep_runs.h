@@ -48,7 +48,8 @@ class SweepRuns {
 
   // Points on several nodes: serve the node agents once for every run;
   // on one node, only the health endpoint, which a probe still asks.
-  // InvalidArgument for a control.* value the fleet refused.
+  // InvalidArgument for a control.* value the fleet refused or a health
+  // port that cannot be served.
   absl::Status Serve(const WatchInterrupts& watch);
   // Every run not finished before, until a signal.
   void RunAll();

@@ -17,12 +17,14 @@ v1::InspectRequest ToWire(const InspectJob& job) {
   w.set_metadata_step(job.metadata_step);
   *w.mutable_backend() = ToWire(job.backend);
   w.set_accelerator(ToWire(job.accelerator));
-  w.set_visible_step(job.visible.step);
-  w.set_visible_metadata_size(job.visible.metadata_size);
-  w.set_visible_metadata_xxh3(job.visible.metadata_xxh3);
-  w.set_visible_shard(job.visible.shard);
-  w.set_visible_shard_size(job.visible.shard_size);
-  w.set_visible_timeout_seconds(job.visible.timeout_seconds);
+  if (job.visible.step > 0) {  // time to visible: only then
+    w.set_visible_step(job.visible.step);
+    w.set_visible_metadata_size(job.visible.metadata_size);
+    w.set_visible_metadata_xxh3(job.visible.metadata_xxh3);
+    w.set_visible_shard(job.visible.shard);
+    w.set_visible_shard_size(job.visible.shard_size);
+    w.set_visible_timeout_seconds(job.visible.timeout_seconds);
+  }
   return w;
 }
 

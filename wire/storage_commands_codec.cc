@@ -1,27 +1,30 @@
 #include "wire/storage_commands_codec.h"
 
+#include <algorithm>
+#include <utility>
+
 #include "common/secrets.h"
 #include "common/status_macros.h"
 #include "wire/backend_codec.h"
 
 namespace ckpt {
 
-v1::CommitRequest ToWire(const CommitJob& job) {
+v1::CommitRequest ToWire(CommitJob job) {
   v1::CommitRequest w;
   w.set_run_id(job.run_id);
   w.set_round_id(job.round_id);
   w.set_step_uri(job.step_uri);
-  w.set_metadata(job.metadata);
+  w.set_metadata(std::move(job.metadata));
   *w.mutable_backend() = ToWire(job.backend);
   return w;
 }
 
-absl::StatusOr<CommitJob> FromWire(const v1::CommitRequest& w) {
+absl::StatusOr<CommitJob> FromWire(v1::CommitRequest w) {
   CommitJob job;
   job.run_id = w.run_id();
   job.round_id = w.round_id();
   job.step_uri = w.step_uri();
-  job.metadata = w.metadata();
+  job.metadata = std::move(*w.mutable_metadata());
   ASSIGN_OR_RETURN(job.backend, FromWire(w.backend()));
   return job;
 }

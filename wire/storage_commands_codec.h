@@ -17,8 +17,10 @@ namespace v1 = ::ckptbench::v1;
 
 // Jobs. FromWire: InvalidArgument naming the key for backend settings this
 // build does not know or their key refuses (wire/backend_codec.h).
-v1::CommitRequest ToWire(const CommitJob& job);
-absl::StatusOr<CommitJob> FromWire(const v1::CommitRequest& wire);
+// A commit's .metadata (up to 512 MiB, sent on the round's clock) moves
+// from the job into the message and back out, never copied.
+v1::CommitRequest ToWire(CommitJob job);
+absl::StatusOr<CommitJob> FromWire(v1::CommitRequest wire);
 v1::ClaimRequest ToWire(const ClaimJob& job);
 absl::StatusOr<ClaimJob> FromWire(const v1::ClaimRequest& wire);
 v1::CleanupRequest ToWire(const CleanupJob& job);

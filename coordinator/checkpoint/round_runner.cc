@@ -318,19 +318,19 @@ absl::Status CheckpointRound::Finish(
   std::vector<std::string> metadata = r_.BuildMetadata(spec_, reports, local);
   metadata_size_ = metadata[0].size();
   metadata_xxh3_ = Xxh3(metadata[0].data(), metadata[0].size());
-  r_.protocol_.fanout().Run(
-      committers, [&](size_t i, const std::function<void()>& done) {
-        CommitJob job;
-        job.run_id = spec_.run_id;
-        job.round_id = spec_.round_id;
-        job.step_uri = ForNode(spec_.step_uri, nodes[i]->index());
-        job.backend = r_.backend_;
-        job.metadata = std::move(metadata[i]);
-        nodes[i]->CommitAsync(job, [&, i, done](absl::Status committed) {
-          errors[i] = std::move(committed);
-          done();
-        });
-      });
+  r_.protocol_.fanout().Run(committers, [&](size_t i,
+                                            const std::function<void()>& done) {
+    CommitJob job;
+    job.run_id = spec_.run_id;
+    job.round_id = spec_.round_id;
+    job.step_uri = ForNode(spec_.step_uri, nodes[i]->index());
+    job.backend = r_.backend_;
+    job.metadata = std::move(metadata[i]);
+    nodes[i]->CommitAsync(std::move(job), [&, i, done](absl::Status committed) {
+      errors[i] = std::move(committed);
+      done();
+    });
+  });
   result->commit_seconds =
       std::chrono::duration<double>(Clock::now() - c0).count();
   for (size_t i = 0; i < committers; ++i) {

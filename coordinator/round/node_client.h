@@ -86,8 +86,10 @@ class NodeClient {
                            const PhaseListener& listener) {
     return OutcomeOf(SendStartPhase(r, listener));
   }
-  absl::Status Commit(const CommitJob& job) {
-    return Checked(SendCommit(ToWire(job))).status();
+  // The job is consumed: its .metadata moves into the message, uncopied
+  // (it is sent on the round's clock).
+  absl::Status Commit(CommitJob job) {
+    return Checked(SendCommit(ToWire(std::move(job)))).status();
   }
   // A claim another run holds is an answer, not a failure (`taken`).
   absl::StatusOr<ClaimOutcome> Claim(const ClaimJob& job) {
@@ -126,9 +128,8 @@ class NodeClient {
                           done(OutcomeOf(std::move(rep)));
                         });
   }
-  void CommitAsync(const CommitJob& job,
-                   std::function<void(absl::Status)> done) {
-    SendCommitAsync(ToWire(job), [done = std::move(done)](auto rep) {
+  void CommitAsync(CommitJob job, std::function<void(absl::Status)> done) {
+    SendCommitAsync(ToWire(std::move(job)), [done = std::move(done)](auto rep) {
       done(Checked(std::move(rep)).status());
     });
   }
@@ -143,8 +144,8 @@ class NodeClient {
       const v1::PrepareRequest& r) = 0;
   virtual absl::StatusOr<v1::PhaseReport> SendStartPhase(
       const v1::StartPhaseRequest& r, const PhaseListener& listener) = 0;
-  virtual absl::StatusOr<v1::CommitReply> SendCommit(
-      const v1::CommitRequest& r) = 0;
+  // A commit's request is the clients' to consume (its .metadata).
+  virtual absl::StatusOr<v1::CommitReply> SendCommit(v1::CommitRequest r) = 0;
   virtual absl::StatusOr<v1::ClaimReply> SendClaim(
       const v1::ClaimRequest& r) = 0;
   virtual absl::StatusOr<v1::CleanupReply> SendCleanup(
@@ -163,9 +164,9 @@ class NodeClient {
                                    Done<v1::PhaseReport> done) {
     done(SendStartPhase(r, listener));
   }
-  virtual void SendCommitAsync(const v1::CommitRequest& r,
+  virtual void SendCommitAsync(v1::CommitRequest r,
                                Done<v1::CommitReply> done) {
-    done(SendCommit(r));
+    done(SendCommit(std::move(r)));
   }
 
  private:

@@ -86,8 +86,7 @@ class RefusingNode : public NodeClient {
     r.add_ranks()->set_bytes(4096);  // what it did before failing
     return r;
   }
-  absl::StatusOr<v1::CommitReply> SendCommit(
-      const v1::CommitRequest&) override {
+  absl::StatusOr<v1::CommitReply> SendCommit(v1::CommitRequest) override {
     return Refused<v1::CommitReply>();
   }
   absl::StatusOr<v1::ClaimReply> SendClaim(const v1::ClaimRequest&) override {

@@ -80,6 +80,8 @@ TEST(StorageCommandsCodec, EveryOutcomeCrossesTheWireAndBack) {
   EXPECT_EQ(won.claim_name, ".c-r1");
   const v1::ClaimReply wire = ToWire(ClaimOutcome{true, "held by run-b", ""});
   EXPECT_TRUE(wire.taken());
+  // What an older coordinator read with `taken` (the node's AlreadyExists).
+  EXPECT_EQ(wire.error_kind(), v1::ERROR_KIND_BAD_INPUT);
   const ClaimOutcome taken = FromWire(wire);
   EXPECT_TRUE(taken.taken);
   EXPECT_EQ(taken.holder, "held by run-b");

@@ -91,8 +91,7 @@ class ScriptedNode : public NodeClient {
     if (tamper_) tamper_(&rep);
     return rep;
   }
-  absl::StatusOr<v1::CommitReply> SendCommit(
-      const v1::CommitRequest& r) override {
+  absl::StatusOr<v1::CommitReply> SendCommit(v1::CommitRequest r) override {
     std::lock_guard<std::mutex> lock(mu_);
     commits_.push_back(r);
     return v1::CommitReply();

@@ -183,12 +183,15 @@ TEST(GcsCredentials, TheMetadataServerSwitchesOffInEverySpelling) {
   EXPECT_EQ(metadata.requests().size(), 0u);
   auto env = BareEnv(t);
   (*env)["GCE_METADATA_HOST"] = "127.0.0.1:" + std::to_string(metadata.port());
-  (*env)["NO_GCE_CHECK"] = "false";
   (*env)["METADATA_SERVER_DETECTION"] = "assume-present";
-  GcsCredentials on(EnvOf(env));
-  auto tok = on.Get();
-  ASSERT_TRUE(tok.ok()) << tok.status();
-  EXPECT_EQ(metadata.requests().size(), 1u);
+  // A false value, or one that is no boolean, leaves it on.
+  for (const char* value : {"false", "0", "maybe"}) {
+    (*env)["NO_GCE_CHECK"] = value;
+    GcsCredentials on(EnvOf(env));
+    auto tok = on.Get();
+    EXPECT_TRUE(tok.ok()) << value << ": " << tok.status();
+  }
+  EXPECT_EQ(metadata.requests().size(), 3u);
 }
 
 TEST(GcsCredentials, RefusedCredentialsNameTheServersErrorNeverTheSecret) {
