@@ -1,8 +1,5 @@
 #include "node/storage/null_storage.h"
 
-#include <chrono>
-#include <thread>
-
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/strip.h"
@@ -12,25 +9,9 @@ namespace {
 
 class NullWritableFile : public WritableFile {
  public:
-  explicit NullWritableFile(double bytes_per_second)
-      : rate_(bytes_per_second), start_(std::chrono::steady_clock::now()) {}
-  absl::Status Append(const void*, size_t n) override {
-    bytes_ += n;
-    if (rate_ > 0) {  // paced: this file's bytes so far at the rate
-      std::this_thread::sleep_until(
-          start_ + std::chrono::duration_cast<std::chrono::nanoseconds>(
-                       std::chrono::duration<double>(
-                           static_cast<double>(bytes_) / rate_)));
-    }
-    return absl::OkStatus();
-  }
+  absl::Status Append(const void*, size_t) override { return absl::OkStatus(); }
   absl::Status Sync() override { return absl::OkStatus(); }
   absl::Status Close() override { return absl::OkStatus(); }
-
- private:
-  double rate_;
-  std::chrono::steady_clock::time_point start_;
-  uint64_t bytes_ = 0;
 };
 
 absl::Status NoLoads(const std::string& path) {
@@ -42,8 +23,8 @@ absl::Status NoLoads(const std::string& path) {
 
 }  // namespace
 
-std::unique_ptr<Storage> NullStorage::Make(double bytes_per_second) {
-  return std::make_unique<NullStorage>(bytes_per_second);
+std::unique_ptr<Storage> NullStorage::Make() {
+  return std::make_unique<NullStorage>();
 }
 
 absl::StatusOr<double> NullStorage::RateOf(const std::string& uri) {
@@ -64,7 +45,7 @@ absl::StatusOr<double> NullStorage::RateOf(const std::string& uri) {
 
 absl::StatusOr<std::unique_ptr<WritableFile>> NullStorage::OpenWrite(
     const std::string&, const WriteOptions&) {
-  return std::unique_ptr<WritableFile>(new NullWritableFile(rate_));
+  return std::unique_ptr<WritableFile>(new NullWritableFile());
 }
 
 absl::StatusOr<std::unique_ptr<ReadableFile>> NullStorage::OpenRead(

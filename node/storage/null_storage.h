@@ -1,8 +1,9 @@
 // Storage that discards every write and holds nothing ("null://..."): for
 // measuring ckptbench's own overhead (coordination, generation) without
-// storage. "null://mibps-N/..." paces each file's writes to N MiB/s: a
-// storage slowed on purpose, for tests of what a slow save costs (async
-// checkpointing). Loads are refused. Thread-safe (no mutable state).
+// storage. "null://mibps-N/..." is this storage paced to N MiB/s
+// (paced_storage.h: one pacer for all the round's files), a storage slowed
+// on purpose for tests of what a slow save costs (async checkpointing).
+// Loads are refused. Thread-safe (no mutable state).
 #ifndef CKPTBENCH_NODE_STORAGE_NULL_STORAGE_H_
 #define CKPTBENCH_NODE_STORAGE_NULL_STORAGE_H_
 
@@ -14,8 +15,7 @@ namespace ckpt {
 
 class NullStorage : public Storage {
  public:
-  explicit NullStorage(double bytes_per_second = 0) : rate_(bytes_per_second) {}
-  static std::unique_ptr<Storage> Make(double bytes_per_second = 0);
+  static std::unique_ptr<Storage> Make();
   // The pace a null:// URI asks for (bytes/s; 0: none); an error names a
   // malformed null://mibps-N.
   static absl::StatusOr<double> RateOf(const std::string& uri);
@@ -52,9 +52,6 @@ class NullStorage : public Storage {
   FilesystemInfo Filesystem(const std::string&) override {
     return {"null", "", ""};
   }
-
- private:
-  double rate_;  // bytes/s per file; 0 = unpaced
 };
 
 }  // namespace ckpt

@@ -13,6 +13,7 @@
 #include "node/storage/gcs_storage.h"
 #include "node/storage/memory_storage.h"
 #include "node/storage/null_storage.h"
+#include "node/storage/paced_storage.h"
 #include "node/storage/posix_storage.h"
 #include "node/storage/s3_storage.h"
 
@@ -83,7 +84,11 @@ absl::StatusOr<StorageLocation> StorageSet::Open(
   }
   if (absl::StartsWith(uri, "null://")) {
     ASSIGN_OR_RETURN(double rate, NullStorage::RateOf(uri));
-    loc.storage = NullStorage::Make(rate);
+    loc.storage = NullStorage::Make();
+    if (rate > 0) {
+      loc.storage =
+          std::make_shared<PacedStorage>(std::move(loc.storage), rate);
+    }
     loc.path = uri;
     return loc;
   }
