@@ -65,6 +65,15 @@ constexpr Table<GcsUpload, 2> kGcsUpload{
 constexpr Table<ChecksumKind, 2> kChecksum{
     {{ChecksumKind::kXxh3, "xxh3"}, {ChecksumKind::kCrc32c, "crc32c"}}};
 
+constexpr Table<RoundFlag, 7> kRoundFlag{
+    {{RoundFlag::kClientBound, "client_bound"},
+     {RoundFlag::kMemoryBacked, "memory_backed"},
+     {RoundFlag::kNotVisible, "not_visible"},
+     {RoundFlag::kPageCacheAllowed, "page_cache_allowed"},
+     {RoundFlag::kPageCacheResident, "page_cache_resident"},
+     {RoundFlag::kShortPhase, "short_phase"},
+     {RoundFlag::kUnverified, "unverified"}}};
+
 constexpr Table<CacheMethod, 5> kCacheMethod{
     {{CacheMethod::kNone, "none"},
      {CacheMethod::kMemory, "memory"},
@@ -90,6 +99,7 @@ constexpr const auto& TableOf(S3Checksum) { return kS3Checksum; }
 constexpr const auto& TableOf(S3Claim) { return kS3Claim; }
 constexpr const auto& TableOf(GcsUpload) { return kGcsUpload; }
 constexpr const auto& TableOf(ChecksumKind) { return kChecksum; }
+constexpr const auto& TableOf(RoundFlag) { return kRoundFlag; }
 
 template <typename E>
 std::string_view NameIn(E v) {
@@ -119,6 +129,7 @@ std::string_view Name(S3Checksum v) { return NameIn(v); }
 std::string_view Name(S3Claim v) { return NameIn(v); }
 std::string_view Name(GcsUpload v) { return NameIn(v); }
 std::string_view Name(ChecksumKind v) { return NameIn(v); }
+std::string_view Name(RoundFlag v) { return NameIn(v); }
 
 template <typename E>
 std::optional<E> ParseKind(std::string_view name) {
@@ -159,6 +170,7 @@ CKPT_KIND(S3Checksum)
 CKPT_KIND(S3Claim)
 CKPT_KIND(GcsUpload)
 CKPT_KIND(ChecksumKind)
+CKPT_KIND(RoundFlag)
 #undef CKPT_KIND
 
 }  // namespace ckpt

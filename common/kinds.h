@@ -10,6 +10,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
@@ -46,6 +47,17 @@ enum class RunMode { kSaveAndLoad, kSaveOnly, kLoadOnly };
 enum class ReshardReads { kRanges, kSegments };  // ranges | segments
 // io.checksum, how segments are summed: xxh3 | crc32c (common/checksum.h).
 enum class ChecksumKind { kXxh3, kCrc32c };
+// What makes a round's number mean less than it seems (result.json's
+// rounds[].flags; docs/results.md), in the order of their names.
+enum class RoundFlag {
+  kClientBound,        // client_bound
+  kMemoryBacked,       // memory_backed
+  kNotVisible,         // not_visible
+  kPageCacheAllowed,   // page_cache_allowed
+  kPageCacheResident,  // page_cache_resident
+  kShortPhase,         // short_phase
+  kUnverified,         // unverified
+};
 
 std::string_view Name(Phase v);
 std::string_view Name(RunStatus v);
@@ -65,6 +77,7 @@ std::string_view Name(S3Claim v);
 std::string_view Name(GcsUpload v);
 std::string_view Name(ReshardReads v);
 std::string_view Name(ChecksumKind v);
+std::string_view Name(RoundFlag v);
 
 // The value named `name` (exactly, as Name writes it), or nullopt.
 template <typename E>
@@ -72,6 +85,16 @@ std::optional<E> ParseKind(std::string_view name);
 // Every name of E in order, joined with `sep` ("cpu, gpu").
 template <typename E>
 std::string KindNames(std::string_view sep = ", ");
+// The names of `values`, joined with `sep` ("short_phase,unverified").
+template <typename E>
+std::string JoinNames(const std::vector<E>& values, std::string_view sep) {
+  std::string out;
+  for (const E& v : values) {
+    if (!out.empty()) out += sep;
+    out += Name(v);
+  }
+  return out;
+}
 
 // JSON (nlohmann::json finds these by the kind's namespace) and
 // absl::StrFormat's %s write each kind by its name, never its number (%d of
@@ -107,6 +130,7 @@ CKPT_KIND_TO_JSON(S3Checksum)
 CKPT_KIND_TO_JSON(S3Claim)
 CKPT_KIND_TO_JSON(GcsUpload)
 CKPT_KIND_TO_JSON(ChecksumKind)
+CKPT_KIND_TO_JSON(RoundFlag)
 #undef CKPT_KIND_TO_JSON
 
 }  // namespace ckpt
@@ -119,6 +143,8 @@ template <>
 AlphaNum::AlphaNum(ckpt::Phase) = delete;
 template <>
 AlphaNum::AlphaNum(ckpt::ChecksumKind) = delete;
+template <>
+AlphaNum::AlphaNum(ckpt::RoundFlag) = delete;
 template <>
 AlphaNum::AlphaNum(ckpt::RunStatus) = delete;
 template <>

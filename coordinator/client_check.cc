@@ -80,7 +80,7 @@ void FlagClientBound(RoundResult* r) {
     absl::StrAppend(&r->client_bound, "; ", bound - 1, " other node",
                     bound == 2 ? " was" : "s were", " too");
   }
-  r->flags.push_back("client_bound");
+  r->flags.push_back(RoundFlag::kClientBound);
   const bool memory =
       r->client_bound.find("staged copies") != std::string::npos;
   LOG_WARN(

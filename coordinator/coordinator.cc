@@ -273,7 +273,7 @@ void FlagShortPhase(RoundResult* r) {
       r->seconds >= kShortPhaseSeconds) {
     return;
   }
-  r->flags.push_back("short_phase");
+  r->flags.push_back(RoundFlag::kShortPhase);
   LOG_WARN(
       "%s %d took %.3f s, under %.0f s: start-up, scheduling and timer noise "
       "are a large share of so short a phase, so its rate says little about "

@@ -269,7 +269,7 @@ ordered_json SpreadJson(const Spread& s) {
 
 ordered_json SummaryJson(const PhaseSummary& s) {
   ordered_json flags = ordered_json::object();
-  for (const auto& [flag, n] : s.flags) flags[flag] = n;
+  for (const auto& [flag, n] : s.flags) flags[std::string(Name(flag))] = n;
   return {{"count", s.count},
           {"seconds", SpreadJson(s.seconds)},
           {"throughput_mib_s", SpreadJson(s.mib_s)},

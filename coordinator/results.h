@@ -196,14 +196,14 @@ struct RoundResult {
   bool verified = false;
   uint64_t checked_bytes = 0, planned_bytes = 0;
   uint64_t checked_files = 0, planned_files = 0;
-  // What makes the round's number mean less than it seems, one word each:
-  // "page_cache_resident" (bytes were still cached at start),
-  // "page_cache_allowed" (io.cache_mode=none), "memory_backed" (tmpfs),
-  // "unverified" (not every byte checked), "short_phase" (a timed round
-  // under kShortPhaseSeconds: the rate is mostly noise), "client_bound"
-  // (ckptbench itself was near a limit: client_bound says which). Later
-  // checks add theirs.
-  std::vector<std::string> flags;
+  // What makes the round's number mean less than it seems: page cache
+  // resident (bytes were still cached at start) or allowed
+  // (io.cache_mode=none), memory backed (tmpfs), unverified (not every byte
+  // checked), a short phase (a timed round under kShortPhaseSeconds: the
+  // rate is mostly noise), client bound (ckptbench itself was near a
+  // limit: client_bound says which), not visible. Later checks add theirs
+  // (common/kinds.h RoundFlag).
+  std::vector<RoundFlag> flags;
   std::string client_bound;  // why the round was client-bound; "" if not
   int rank_shift = 0;        // loads: load.rank_shift in effect
   // A resharded restore's load: bytes the nodes read over the bytes the
@@ -244,7 +244,7 @@ struct PhaseSummary {
   uint64_t bytes = 0;
   double total_seconds = 0;
   double total_mib_s = 0;
-  std::map<std::string, int> flags;  // flag -> rounds counted that carry it
+  std::map<RoundFlag, int> flags;  // flag -> rounds counted that carry it
 };
 
 struct EnvironmentInfo {

@@ -37,7 +37,7 @@ std::string RoundName(const RoundResult& r) {
 
 PhaseSummary RunResult::Summarize(Phase phase) const {
   std::vector<double> secs, rates;
-  std::map<std::string, int> flags;
+  std::map<RoundFlag, int> flags;
   uint64_t bytes = 0;
   double total = 0;
   for (const auto& r : rounds) {
@@ -143,7 +143,7 @@ void AddRounds(const RunResult& r, std::string* out) {
         round.verified)
       status = "verified";
     if (!round.flags.empty())
-      absl::StrAppend(&status, " [", absl::StrJoin(round.flags, ","), "]");
+      absl::StrAppend(&status, " [", JoinNames(round.flags, ","), "]");
     absl::StrAppendFormat(
         &s,
         "%-6s %-5s %-5d %11s %9.3f %10.1f %9.2f %9.2f %9.2f %8.2f %5.0f%%  "

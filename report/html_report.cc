@@ -366,7 +366,7 @@ std::string FlaggedSection(const SweepData& data) {
       const std::string& why = round.client_bound;
       rows.push_back({run.name, std::string(Name(round.phase)),
                       round.staged ? "stage" : std::to_string(round.index),
-                      absl::StrJoin(round.flags, ", "),
+                      JoinNames(round.flags, ", "),
                       why.empty() ? "" : "client-bound: " + why});
     }
   }

@@ -288,7 +288,7 @@ void CheckpointRound::Prepared(const std::vector<v1::PrepareReply>& prepared,
                  : known.ok() ? std::string(Name(*known))
                               : absl::StrCat("unknown (", method, ")");
   if (!mixed && method == v1::CACHE_METHOD_MEMORY) {
-    result->flags.push_back("memory_backed");
+    result->flags.push_back(RoundFlag::kMemoryBacked);
     LOG_WARN("load round %d: %s", spec_.index, cache.note);
   } else if (!mixed && method == v1::CACHE_METHOD_NONE &&
              std::any_of(prepared.begin(), prepared.end(), [](const auto& p) {
@@ -296,10 +296,10 @@ void CheckpointRound::Prepared(const std::vector<v1::PrepareReply>& prepared,
                       p.storage_kind() == v1::STORAGE_KIND_FUSE;
              })) {
     // Asked for (io.cache_mode=none): the number may be the page cache's.
-    result->flags.push_back("page_cache_allowed");
+    result->flags.push_back(RoundFlag::kPageCacheAllowed);
   } else if (cache.resident_bytes > 0 &&
              (mixed || method != v1::CACHE_METHOD_O_DIRECT)) {
-    result->flags.push_back("page_cache_resident");
+    result->flags.push_back(RoundFlag::kPageCacheResident);
     absl::StrAppend(&cache.note, cache.note.empty() ? "" : "; ",
                     cache.resident_bytes,
                     " bytes were still in the page cache at start");
@@ -382,7 +382,7 @@ void CheckpointRound::Verify(RoundResult* result) const {
                           ? result->checked_bytes >= result->planned_bytes
                           : result->checked_bytes == result->planned_bytes) &&
                      result->checked_files == result->planned_files;
-  if (!result->verified) result->flags.push_back("unverified");
+  if (!result->verified) result->flags.push_back(RoundFlag::kUnverified);
 }
 
 RoundResult RoundRunner::Run(const RoundSpec& spec) {

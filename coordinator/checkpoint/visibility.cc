@@ -56,7 +56,7 @@ void RoundRunner::MeasureVisible(const RoundSpec& spec, uint64_t metadata_size,
   v.lacked = seen.lacked;
   v.last_poll_seconds = seen.last_poll_seconds;
   if (!v.visible) {
-    result->flags.push_back("not_visible");
+    result->flags.push_back(RoundFlag::kNotVisible);
     LOG_WARN(
         "%s %d: step-%d was not visible to %s %.1f s after its commit (%s): "
         "a restart there could not load it yet",

@@ -49,6 +49,17 @@ TEST(Kinds, EveryNameParsesBackAndIsWrittenAsAName) {
       "save+load, save-only, load-only");
   ExpectRoundTrips({ReshardReads::kRanges, ReshardReads::kSegments},
                    "ranges, segments");
+  ExpectRoundTrips(
+      {RoundFlag::kClientBound, RoundFlag::kMemoryBacked,
+       RoundFlag::kNotVisible, RoundFlag::kPageCacheAllowed,
+       RoundFlag::kPageCacheResident, RoundFlag::kShortPhase,
+       RoundFlag::kUnverified},
+      "client_bound, memory_backed, not_visible, page_cache_allowed, "
+      "page_cache_resident, short_phase, unverified");
+  EXPECT_EQ(JoinNames(std::vector<RoundFlag>{RoundFlag::kShortPhase,
+                                             RoundFlag::kUnverified},
+                      ","),
+            "short_phase,unverified");
   // Names are exact: no case folding, no spaces.
   EXPECT_FALSE(ParseKind<Accelerator>("GPU").has_value());
   EXPECT_FALSE(ParseKind<Accelerator>(" gpu").has_value());

@@ -30,7 +30,8 @@ RoundResult Round(Phase phase, std::vector<NodeResult> nodes) {
 }
 
 bool Flagged(const RoundResult& r) {
-  return std::count(r.flags.begin(), r.flags.end(), "client_bound") == 1;
+  return std::count(r.flags.begin(), r.flags.end(), RoundFlag::kClientBound) ==
+         1;
 }
 
 TEST(ClientCheck, BusyFileThreadsMakeTheRoundClientBoundNamingTheNode) {

@@ -321,10 +321,13 @@ TEST(Coordinator, LoadRoundsCarryCoverageAndFlags) {
   EXPECT_EQ(load.checked_files, 4u);
   EXPECT_EQ(load.planned_files, 4u);
   // Rounds of a few KiB in memory are far under a second: flagged.
-  EXPECT_EQ(load.flags,
-            (std::vector<std::string>{"page_cache_allowed", "short_phase"}));
-  EXPECT_EQ(h.result.rounds[0].flags, std::vector<std::string>{"short_phase"});
-  EXPECT_EQ(h.result.Summarize(Phase::kLoad).flags.at("page_cache_allowed"), 2);
+  EXPECT_EQ(load.flags, (std::vector<RoundFlag>{RoundFlag::kPageCacheAllowed,
+                                                RoundFlag::kShortPhase}));
+  EXPECT_EQ(h.result.rounds[0].flags,
+            std::vector<RoundFlag>{RoundFlag::kShortPhase});
+  EXPECT_EQ(
+      h.result.Summarize(Phase::kLoad).flags.at(RoundFlag::kPageCacheAllowed),
+      2);
   EXPECT_NE(SummaryTable(h.result).find("2 of 2 rounds flagged "
                                         "page_cache_allowed"),
             std::string::npos)
@@ -341,7 +344,7 @@ TEST(Coordinator, ShortPhaseFlagMarksOnlyTimedRoundsUnderASecond) {
   r.phase = Phase::kSave;
   r.seconds = 0.999;
   FlagShortPhase(&r);
-  EXPECT_EQ(r.flags, std::vector<std::string>{"short_phase"});
+  EXPECT_EQ(r.flags, std::vector<RoundFlag>{RoundFlag::kShortPhase});
   RoundResult at;
   at.seconds = kShortPhaseSeconds;
   FlagShortPhase(&at);

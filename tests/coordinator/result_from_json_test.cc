@@ -69,7 +69,7 @@ RunResult Everything() {
     round.commit_seconds = 0.125;
     round.bytes = 4000;
     round.throughput_mib_s = 1.5;
-    round.flags = {"short_phase", "client_bound"};
+    round.flags = {RoundFlag::kShortPhase, RoundFlag::kClientBound};
     round.client_bound = "node 0: data 95%";
     round.rank_shift = 1;
     round.resharded = true;
@@ -218,7 +218,10 @@ TEST(ResultFromJson, AFieldOfTheWrongTypeIsRefusedNamingItsPath) {
   r = ResultFromJson(j.dump(), "r.json");
   ASSERT_FALSE(r.ok());
   EXPECT_NE(r.status().message().find(
-                "rounds[0].flags[1]: expected a string, found the number 7"),
+                "rounds[0].flags[1]: expected one of client_bound, "
+                "memory_backed, not_visible, page_cache_allowed, "
+                "page_cache_resident, short_phase, unverified, found the "
+                "number 7"),
             std::string::npos)
       << r.status();
 

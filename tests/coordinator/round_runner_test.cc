@@ -292,7 +292,7 @@ TEST(RoundRunner, ALoadIsVerifiedOnlyWhenEveryPlannedByteWasChecked) {
   EXPECT_FALSE(partial.verified);
   EXPECT_EQ(partial.checked_bytes, rig.plan.total_bytes - 2);  // 2 files
   ASSERT_EQ(partial.flags.size(), 1u);
-  EXPECT_EQ(partial.flags[0], "unverified");
+  EXPECT_EQ(partial.flags[0], RoundFlag::kUnverified);
 }
 
 // Issue 27, item 5: a report's values are checked before any is used; a
@@ -366,7 +366,7 @@ TEST(RoundRunner, PageCacheFlagsComeFromWhatTheNodesPrepared) {
   ASSERT_EQ(r.status, RunStatus::kOk) << r.error;
   EXPECT_EQ(r.cache.resident_bytes, 4096u);
   ASSERT_EQ(r.flags.size(), 1u);
-  EXPECT_EQ(r.flags[0], "page_cache_resident");
+  EXPECT_EQ(r.flags[0], RoundFlag::kPageCacheResident);
   EXPECT_NE(r.cache.note.find("4096 bytes were still in the page cache"),
             std::string::npos)
       << r.cache.note;

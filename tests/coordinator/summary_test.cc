@@ -110,10 +110,11 @@ TEST(Summary, TheTableNamesEachRoundsStatusAndTheRunsNotesAndErrors) {
 TEST(Summary, FlagsShowOnTheRoundAndAreCountedUnderThePhase) {
   RunResult r = TwoSavesOneLoad();
   r.rounds.back().verified = false;
-  r.rounds.back().flags = {"page_cache_resident", "unverified"};
+  r.rounds.back().flags = {RoundFlag::kPageCacheResident,
+                           RoundFlag::kUnverified};
   RoundResult second = Round(Phase::kLoad, 2, 2.0, 50);
   second.verified = true;
-  second.flags = {"page_cache_resident"};
+  second.flags = {RoundFlag::kPageCacheResident};
   r.rounds.push_back(second);
   const std::string s = SummaryTable(r);
   EXPECT_NE(s.find("ok [page_cache_resident,unverified]\n"), std::string::npos)
