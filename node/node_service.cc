@@ -181,19 +181,32 @@ v1::PhaseReport ReportToProto(const PhaseOutcome& o, uint64_t round_id) {
   return rep;
 }
 
-v1::InspectReply NodeService::Inspect(const v1::InspectRequest& req) {
-  v1::InspectReply failed;
+namespace {
+
+// A request answered through its domain call: the request converted (a
+// bad one is answered with its error), the call made, its outcome or its
+// error converted back.
+template <typename Reply, typename Request, typename Call>
+Reply Answer(const Request& req, Call call) {
+  Reply failed;
   auto job = FromWire(req);
   if (!job.ok()) {
     SetError(job.status(), &failed);
     return failed;
   }
-  auto found = Inspect(*job);
-  if (!found.ok()) {
-    SetError(found.status(), &failed);
+  auto outcome = call(*job);
+  if (!outcome.ok()) {
+    SetError(outcome.status(), &failed);
     return failed;
   }
-  return ToWire(*std::move(found));
+  return ToWire(*std::move(outcome));
+}
+
+}  // namespace
+
+v1::InspectReply NodeService::Inspect(const v1::InspectRequest& req) {
+  return Answer<v1::InspectReply>(
+      req, [this](const InspectJob& job) { return Inspect(job); });
 }
 
 absl::StatusOr<Inspection> NodeService::Inspect(const InspectJob& job) {
@@ -304,29 +317,6 @@ v1::PhaseReport NodeService::StartPhase(
                                    fn, progress_interval);
   return ReportToProto(o, round);
 }
-
-namespace {
-
-// A request answered through its domain call: the request converted (a
-// bad one is answered with its error), the call made, its outcome or its
-// error converted back.
-template <typename Reply, typename Request, typename Call>
-Reply Answer(const Request& req, Call call) {
-  Reply failed;
-  auto job = FromWire(req);
-  if (!job.ok()) {
-    SetError(job.status(), &failed);
-    return failed;
-  }
-  auto outcome = call(*job);
-  if (!outcome.ok()) {
-    SetError(outcome.status(), &failed);
-    return failed;
-  }
-  return ToWire(*outcome);
-}
-
-}  // namespace
 
 v1::CommitReply NodeService::Commit(v1::CommitRequest req) {
   v1::CommitReply rep;

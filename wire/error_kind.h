@@ -54,12 +54,6 @@ inline absl::Status StatusOfReply(const v1::ClaimReply& reply) {
   if (reply.error().empty() || reply.taken()) return absl::OkStatus();
   return NodeErrorStatus(reply.error_kind(), reply.error());
 }
-inline absl::Status StatusOfReply(const v1::AbortReply&) {
-  return absl::OkStatus();
-}
-inline absl::Status StatusOfReply(const v1::PingReply&) {
-  return absl::OkStatus();
-}
 
 }  // namespace ckpt
 
