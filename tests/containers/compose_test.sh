@@ -55,6 +55,19 @@ joined_promptly() {  # LOG
   fi
 }
 
+# The logs of SERVICEs' containers in this project (what a failed `up`
+# hides: it names only a container id).
+service_logs() {  # SERVICE...
+  local s c
+  for s in "$@"; do
+    for c in $(podman ps -aq --filter "label=com.docker.compose.project=$P" \
+        --filter "label=com.docker.compose.service=$s"); do
+      echo "---- $s ($c)"
+      podman logs "$c" 2>&1 | tail -n 20
+    done
+  done
+}
+
 result() {  # -> $W/$1.json: the results volume's result.json
   "${COMPOSE[@]}" run --rm --no-deps --entrypoint cat coordinator /results/result.json \
     > "$W/$1.json" 2> "$W/$1.err" || { cat "$W/$1.err"; fail "cannot read result.json from the results volume"; }
@@ -68,7 +81,7 @@ timeout 300 "${COMPOSE[@]}" up --exit-code-from coordinator coordinator > "$W/up
 rc=$?
 set -e
 say "   exit $rc after $((SECONDS - start)) s"
-[ $rc = 0 ] || { tail -n 40 "$W/up1.log"; fail "compose run: exit $rc, expected 0"; }
+[ $rc = 0 ] || { tail -n 40 "$W/up1.log"; service_logs minio createbucket; fail "compose run: exit $rc, expected 0"; }
 joined_promptly "$W/up1.log"
 grep -E 'save +[0-9]|load +[0-9]|MiB/s' "$W/up1.log" | tail -n 8 || true
 result run1
@@ -106,7 +119,7 @@ for _ in $(seq 600); do
   kill -0 $up 2>/dev/null || break
   sleep 0.2
 done
-grep -q 'progress: save 1' "$W/up2.log" || { tail -n 30 "$W/up2.log"; fail "the save never showed progress"; }
+grep -q 'progress: save 1' "$W/up2.log" || { tail -n 30 "$W/up2.log"; service_logs minio createbucket; fail "the save never showed progress"; }
 joined_promptly "$W/up2.log"
 node1=$(podman ps --filter "label=com.docker.compose.project=$P" \
   --filter "label=com.docker.compose.service=node-1" --format '{{.Names}}')
