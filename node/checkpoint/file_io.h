@@ -29,6 +29,7 @@
 #include "common/checksum.h"
 #include "common/histogram.h"
 #include "node/storage/storage.h"
+#include "node/storage/timed_storage.h"
 
 namespace ckpt {
 
@@ -83,20 +84,6 @@ struct IoParams {
 inline size_t BufferBlocks(int queue_depth) {
   return queue_depth <= 0 ? 1 : static_cast<size_t>(queue_depth) + 1;
 }
-
-// Per-operation latency histograms, one set per thread, merged later.
-struct OpStats {
-  // close: the durability point on FUSE object-store mounts, where the
-  // upload happens.
-  Histogram open, write, read, fsync, close;
-  void Merge(const OpStats& o) {
-    close.Merge(o.close);
-    open.Merge(o.open);
-    write.Merge(o.write);
-    read.Merge(o.read);
-    fsync.Merge(o.fsync);
-  }
-};
 
 // A 4 KiB-aligned buffer (for O_DIRECT), touched at allocation so page
 // faults are not timed; pageable, or pinned (page-locked by the CUDA
@@ -157,7 +144,8 @@ absl::Status StageFile(const ShardMemory& from, AlignedBuffer& to, size_t block,
                        const std::atomic<bool>& abort, FileOutcome* out);
 
 // `buffer` holds BufferBlocks(params.queue_depth) blocks (a smaller one
-// shrinks the block size to fit).
+// shrinks the block size to fit). Both transfers time every storage call
+// they make into `stats` (TimedStorage, node/storage/timed_storage.h).
 absl::Status SaveFile(const TransferContext& ctx, const FileJob& job,
                       const IoParams& params, AlignedBuffer& buffer,
                       OpStats* stats, FileOutcome* out);

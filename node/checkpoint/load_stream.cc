@@ -68,9 +68,7 @@ absl::Status LoadStream::Open() {
     RETURN_IF_ERROR(CheckRangesJob(job_));
     options_.extents = ReadExtents(job_, params_.direct);
   }
-  ASSIGN_OR_RETURN(file_, Timed(stats_->open, [&] {
-                     return ctx_.storage->OpenRead(job_.path, options_);
-                   }));
+  ASSIGN_OR_RETURN(file_, storage_.OpenRead(job_.path, options_));
   if (file_->Size() != job_.size) {
     return absl::DataLossError(
         absl::StrCat(job_.path, " is ", file_->Size(),
@@ -91,8 +89,7 @@ void LoadStream::PlanPieces() {
   }
 }
 
-absl::StatusOr<size_t> LoadStream::Read(uint64_t k, unsigned char* p,
-                                        Histogram& h) {
+absl::StatusOr<size_t> LoadStream::Read(uint64_t k, unsigned char* p) {
   const uint64_t off = pieces_[k].first;
   const size_t want = pieces_[k].second;
   // O_DIRECT needs whole 4 KiB blocks even at the end of the file.
@@ -100,9 +97,7 @@ absl::StatusOr<size_t> LoadStream::Read(uint64_t k, unsigned char* p,
       params_.direct ? std::min(block_, (want + 4095) / 4096 * 4096) : want;
   size_t got = 0;
   while (got < want) {
-    ASSIGN_OR_RETURN(size_t n, Timed(h, [&] {
-                       return file_->Read(off + got, p + got, ask - got);
-                     }));
+    ASSIGN_OR_RETURN(size_t n, file_->Read(off + got, p + got, ask - got));
     if (n == 0) {
       return absl::DataLossError(absl::StrCat(
           job_.path, ": unexpected end of file at byte ", off + got));
@@ -166,7 +161,7 @@ absl::Status LoadStream::Verify(uint64_t k, const unsigned char* p, size_t n) {
 absl::Status LoadStream::Serial() {
   for (uint64_t k = 0; k < pieces_.size(); ++k) {
     RETURN_IF_ERROR(CheckAbort(ctx_, job_));
-    ASSIGN_OR_RETURN(size_t n, Read(k, buffer_.data(), stats_->read));
+    ASSIGN_OR_RETURN(size_t n, Read(k, buffer_.data()));
     RETURN_IF_ERROR(Verify(k, buffer_.data(), n));
   }
   return absl::OkStatus();
@@ -177,18 +172,17 @@ absl::Status LoadStream::Pipelined() {
   BlockRing ring(buffer_.data(), block_, BufferBlocks(params_.queue_depth));
   const size_t readers = static_cast<size_t>(std::min<uint64_t>(
       file_->ConcurrentReads() ? params_.queue_depth : 1, blocks));
-  std::vector<Histogram> reads(readers);
   std::atomic<uint64_t> next{0};
   std::vector<std::thread> threads;
   for (size_t i = 0; i < readers; ++i) {
-    threads.emplace_back([&, i, tally = CurrentIoTally()] {
+    threads.emplace_back([&, tally = CurrentIoTally()] {
       ScopedIoTally scope(tally);  // its requests count for this file
       for (;;) {
         const uint64_t k = next.fetch_add(1);
         if (k >= blocks) return;
         unsigned char* p = ring.AcquireFree(k);
         if (p == nullptr) return;  // the verifier stopped
-        absl::StatusOr<size_t> n = Read(k, p, reads[i]);
+        absl::StatusOr<size_t> n = Read(k, p);
         ring.Publish(k, n.ok() ? *n : 0, n.status());
         if (!n.ok()) return;
       }
@@ -206,7 +200,6 @@ absl::Status LoadStream::Pipelined() {
   }
   ring.Stop();
   for (auto& t : threads) t.join();
-  for (const auto& h : reads) stats_->read.Merge(h);
   return status;
 }
 

@@ -36,8 +36,8 @@ class LoadStream : private FileStream {
   // The pieces read, each at most a block: the file's blocks, or its
   // extents' (a resharded restore's ranges).
   void PlanPieces();
-  // Reads piece k whole into p; any thread (its own histogram).
-  absl::StatusOr<size_t> Read(uint64_t k, unsigned char* p, Histogram& h);
+  // Reads piece k whole into p; any thread.
+  absl::StatusOr<size_t> Read(uint64_t k, unsigned char* p);
   // Verifies piece k (this thread, in file order), copies it to the
   // device when the bytes live there, and counts it.
   absl::Status Verify(uint64_t k, const unsigned char* p, size_t n);

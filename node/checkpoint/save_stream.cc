@@ -65,9 +65,7 @@ absl::Status SaveStream::Run() {
   TestHangInSave();
   WriteOptions wo;
   wo.direct = params_.direct;
-  ASSIGN_OR_RETURN(file_, Timed(stats_->open, [&] {
-                     return ctx_.storage->OpenWrite(job_.path, wo);
-                   }));
+  ASSIGN_OR_RETURN(file_, storage_.OpenWrite(job_.path, wo));
   if (params_.source != nullptr) {
     RETURN_IF_ERROR(FromSource());
     return Finish();
@@ -89,7 +87,7 @@ absl::Status SaveStream::Run() {
 }
 
 absl::Status SaveStream::Write(const unsigned char* p, size_t n) {
-  RETURN_IF_ERROR(Timed(stats_->write, [&] { return file_->Append(p, n); }));
+  RETURN_IF_ERROR(file_->Append(p, n));
   if (out_->first_byte_seconds < 0) {
     out_->first_byte_seconds = SecondsSince(ctx_.start);
   }
@@ -211,9 +209,9 @@ absl::Status SaveStream::Produce(uint64_t k, unsigned char* p) {
 absl::Status SaveStream::Finish() {
   out_->last_byte_seconds = SecondsSince(ctx_.start);
   if (params_.fsync) {
-    RETURN_IF_ERROR(Timed(stats_->fsync, [&] { return file_->Sync(); }));
+    RETURN_IF_ERROR(file_->Sync());
   }
-  RETURN_IF_ERROR(Timed(stats_->close, [&] { return file_->Close(); }));
+  RETURN_IF_ERROR(file_->Close());
   out_->done_seconds = SecondsSince(ctx_.start);
   return absl::OkStatus();
 }

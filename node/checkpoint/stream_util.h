@@ -1,7 +1,7 @@
 // What SaveStream and LoadStream (node/checkpoint/save_stream.h,
 // node/checkpoint/load_stream.h) share: what one file's transfer holds
-// (FileStream), timing one storage call into a histogram, the abort check,
-// and feeding a file's bytes to its segments' checksums.
+// (FileStream), the abort check, and feeding a file's bytes to its
+// segments' checksums.
 #ifndef CKPTBENCH_NODE_CHECKPOINT_STREAM_UTIL_H_
 #define CKPTBENCH_NODE_CHECKPOINT_STREAM_UTIL_H_
 
@@ -14,20 +14,9 @@
 #include "common/checksum.h"
 #include "common/histogram.h"
 #include "node/checkpoint/file_io.h"
+#include "node/storage/timed_storage.h"
 
 namespace ckpt {
-
-// Times one call into `h` (nanoseconds).
-template <typename F>
-auto Timed(Histogram& h, F&& f) {
-  auto t0 = std::chrono::steady_clock::now();
-  auto result = f();
-  auto ns = std::chrono::duration_cast<std::chrono::nanoseconds>(
-                std::chrono::steady_clock::now() - t0)
-                .count();
-  h.Record(static_cast<uint64_t>(ns));
-  return result;
-}
 
 // Aborted naming the file once the phase is aborted.
 absl::Status CheckAbort(const TransferContext& ctx, const FileJob& job);
@@ -60,9 +49,11 @@ inline size_t BlockSize(const IoParams& params, const AlignedBuffer& buffer) {
 }
 
 // One file's transfer, as a save and a load hold it alike: the phase's
-// context, the file's job and io parameters, the rank's buffer, the stats
-// and the outcome it fills, its segments' checksums (into out->checksums)
-// and the block it moves at a time.
+// context, the file's job and io parameters, the rank's buffer, the
+// phase's storage seen through the timing decorator (every storage call
+// the file makes is timed into `stats`), the outcome it fills, its
+// segments' checksums (into out->checksums) and the block it moves at a
+// time.
 class FileStream {
  protected:
   FileStream(const TransferContext& ctx, const FileJob& job,
@@ -72,7 +63,7 @@ class FileStream {
         job_(job),
         params_(params),
         buffer_(buffer),
-        stats_(stats),
+        storage_(*ctx.storage, stats),
         out_(out),
         sums_(job, params.checksum, &out->checksums),
         block_(BlockSize(params, buffer)) {}
@@ -81,7 +72,7 @@ class FileStream {
   const FileJob& job_;
   const IoParams& params_;
   AlignedBuffer& buffer_;
-  OpStats* stats_;
+  TimedStorage storage_;
   FileOutcome* out_;
   SegmentSums sums_;
   const size_t block_;

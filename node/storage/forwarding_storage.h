@@ -1,5 +1,6 @@
 // A Storage that passes every call to another: the base of the decorators
-// that add to a backend without being one (paced_storage.h). A decorator
+// that add to a backend without being one (paced_storage.h,
+// timed_storage.h). A decorator
 // overrides what it changes and inherits the rest. Thread-safe as the
 // storage it wraps.
 #ifndef CKPTBENCH_NODE_STORAGE_FORWARDING_STORAGE_H_
@@ -17,7 +18,9 @@ namespace ckpt {
 class ForwardingStorage : public Storage {
  public:
   explicit ForwardingStorage(std::shared_ptr<Storage> inner)
-      : inner_(std::move(inner)) {}
+      : owned_(std::move(inner)), inner_(owned_.get()) {}
+  // Not owning: `inner` outlives this (a view for one task).
+  explicit ForwardingStorage(Storage& inner) : inner_(&inner) {}
 
   StorageKind Kind() const override { return inner_->Kind(); }
   absl::StatusOr<std::unique_ptr<WritableFile>> OpenWrite(
@@ -78,7 +81,8 @@ class ForwardingStorage : public Storage {
   Storage& inner() { return *inner_; }
 
  private:
-  std::shared_ptr<Storage> inner_;
+  std::shared_ptr<Storage> owned_;  // null for a view
+  Storage* inner_;
 };
 
 }  // namespace ckpt
