@@ -74,6 +74,15 @@ constexpr Table<RoundFlag, 7> kRoundFlag{
      {RoundFlag::kShortPhase, "short_phase"},
      {RoundFlag::kUnverified, "unverified"}}};
 
+constexpr Table<ErrorKind, 8> kErrorKind{{{ErrorKind::kUnspecified, ""},
+                                          {ErrorKind::kRetryable, "retryable"},
+                                          {ErrorKind::kAuth, "auth"},
+                                          {ErrorKind::kNotFound, "not_found"},
+                                          {ErrorKind::kNoSpace, "no_space"},
+                                          {ErrorKind::kBadInput, "bad_input"},
+                                          {ErrorKind::kDataLoss, "data_loss"},
+                                          {ErrorKind::kInternal, "internal"}}};
+
 constexpr Table<CacheMethod, 5> kCacheMethod{
     {{CacheMethod::kNone, "none"},
      {CacheMethod::kMemory, "memory"},
@@ -100,6 +109,7 @@ constexpr const auto& TableOf(S3Claim) { return kS3Claim; }
 constexpr const auto& TableOf(GcsUpload) { return kGcsUpload; }
 constexpr const auto& TableOf(ChecksumKind) { return kChecksum; }
 constexpr const auto& TableOf(RoundFlag) { return kRoundFlag; }
+constexpr const auto& TableOf(ErrorKind) { return kErrorKind; }
 
 template <typename E>
 std::string_view NameIn(E v) {
@@ -130,6 +140,7 @@ std::string_view Name(S3Claim v) { return NameIn(v); }
 std::string_view Name(GcsUpload v) { return NameIn(v); }
 std::string_view Name(ChecksumKind v) { return NameIn(v); }
 std::string_view Name(RoundFlag v) { return NameIn(v); }
+std::string_view Name(ErrorKind v) { return NameIn(v); }
 
 template <typename E>
 std::optional<E> ParseKind(std::string_view name) {
@@ -171,6 +182,7 @@ CKPT_KIND(S3Claim)
 CKPT_KIND(GcsUpload)
 CKPT_KIND(ChecksumKind)
 CKPT_KIND(RoundFlag)
+CKPT_KIND(ErrorKind)
 #undef CKPT_KIND
 
 }  // namespace ckpt

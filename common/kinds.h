@@ -47,6 +47,20 @@ enum class RunMode { kSaveAndLoad, kSaveOnly, kLoadOnly };
 enum class ReshardReads { kRanges, kSegments };  // ranges | segments
 // io.checksum, how segments are summed: xxh3 | crc32c (common/checksum.h).
 enum class ChecksumKind { kXxh3, kCrc32c };
+// The kind of a node's failure (result.json's error_kind; common/
+// error_kind.h maps it to and from a status): unspecified ("") where no
+// node gave one (it could not be reached, or an older node). The one kind
+// with an empty name: ParseKind<ErrorKind>("") is unspecified.
+enum class ErrorKind {
+  kUnspecified,  // ""
+  kRetryable,    // retryable
+  kAuth,         // auth
+  kNotFound,     // not_found
+  kNoSpace,      // no_space
+  kBadInput,     // bad_input
+  kDataLoss,     // data_loss
+  kInternal,     // internal
+};
 // What makes a round's number mean less than it seems (result.json's
 // rounds[].flags; docs/results.md), in the order of their names.
 enum class RoundFlag {
@@ -78,6 +92,7 @@ std::string_view Name(GcsUpload v);
 std::string_view Name(ReshardReads v);
 std::string_view Name(ChecksumKind v);
 std::string_view Name(RoundFlag v);
+std::string_view Name(ErrorKind v);
 
 // The value named `name` (exactly, as Name writes it), or nullopt.
 template <typename E>
@@ -131,6 +146,7 @@ CKPT_KIND_TO_JSON(S3Claim)
 CKPT_KIND_TO_JSON(GcsUpload)
 CKPT_KIND_TO_JSON(ChecksumKind)
 CKPT_KIND_TO_JSON(RoundFlag)
+CKPT_KIND_TO_JSON(ErrorKind)
 #undef CKPT_KIND_TO_JSON
 
 }  // namespace ckpt
@@ -145,6 +161,8 @@ template <>
 AlphaNum::AlphaNum(ckpt::ChecksumKind) = delete;
 template <>
 AlphaNum::AlphaNum(ckpt::RoundFlag) = delete;
+template <>
+AlphaNum::AlphaNum(ckpt::ErrorKind) = delete;
 template <>
 AlphaNum::AlphaNum(ckpt::RunStatus) = delete;
 template <>

@@ -8,6 +8,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
+#include "common/error_kind.h"
 #include "common/log.h"
 #include "common/status_macros.h"
 #include "common/step_layout.h"
@@ -18,7 +19,6 @@
 #include "coordinator/reply_check.h"
 #include "coordinator/steps.h"
 #include "wire/backend_codec.h"
-#include "wire/error_kind.h"
 
 namespace ckpt {
 

@@ -4,6 +4,7 @@
 // restores, checked against this run.
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "common/error_kind.h"
 #include "common/log.h"
 #include "common/status_macros.h"
 #include "common/step_layout.h"
@@ -12,7 +13,6 @@
 #include "coordinator/json_codec.h"
 #include "coordinator/reply_check.h"
 #include "coordinator/steps.h"
-#include "wire/error_kind.h"
 
 namespace ckpt {
 

@@ -7,12 +7,12 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "common/error_kind.h"
 #include "common/log.h"
 #include "common/status_macros.h"
 #include "common/step_layout.h"
 #include "coordinator/coordinator.h"
 #include "coordinator/steps.h"
-#include "wire/error_kind.h"
 
 namespace ckpt {
 

@@ -40,10 +40,10 @@ void ProgressPrinter::BeginRound(const std::string& label, uint64_t total_bytes,
   cv_.notify_all();
 }
 
-void ProgressPrinter::Update(int node, const ::ckptbench::v1::Progress& p) {
+void ProgressPrinter::Update(int node, const PhaseProgress& p) {
   std::lock_guard<std::mutex> lock(mu_);
-  for (const auto& r : p.ranks())
-    rank_bytes_[{node, r.rank()}] = r.bytes_done();
+  for (const RankProgress& r : p.ranks)
+    rank_bytes_[{node, r.rank}] = r.bytes_done;
 }
 
 void ProgressPrinter::NodeDone(int) {

@@ -13,7 +13,7 @@
 #include <string>
 #include <thread>
 
-#include "proto/ckptbench/v1/node.pb.h"
+#include "common/round_messages.h"
 
 namespace ckpt {
 
@@ -27,7 +27,7 @@ class ProgressPrinter {
   // Printed before every line, e.g. "[run 3/8 NUM_LAYERS=2]" in a sweep.
   void SetContext(const std::string& context);
   void BeginRound(const std::string& label, uint64_t total_bytes, int nodes);
-  void Update(int node, const ::ckptbench::v1::Progress& progress);
+  void Update(int node, const PhaseProgress& progress);
   void NodeDone(int node);
   void EndRound();
 

@@ -25,8 +25,8 @@ bool RemoteNode::connected() const {
 }
 
 void RemoteNode::OnMessage(v1::NodeMessage&& msg) {
-  ProgressCallback progress;
-  ActionCallback action;
+  decltype(WireListener::progress) progress;
+  decltype(WireListener::action) action;
   ReplyDone done;
   const bool ask = msg.has_action();
   {
@@ -57,12 +57,12 @@ void RemoteNode::OnMessage(v1::NodeMessage&& msg) {
     if (action) {
       action(msg.action(), std::move(reply));
     } else {
-      v1::ActionReply r;
-      r.set_round_id(msg.action().round_id());
-      r.set_action_id(msg.action().action_id());
-      r.set_error("the coordinator takes no action during this call");
-      r.set_error_kind(v1::ERROR_KIND_BAD_INPUT);
-      reply(std::move(r));
+      reply(ToWire(
+          ActionAnswer{msg.action().round_id(),
+                       msg.action().action_id(),
+                       absl::FailedPreconditionError(
+                           "the coordinator takes no action during this call"),
+                       {}}));
     }
   }
   if (done) done(std::move(msg));
@@ -114,7 +114,7 @@ void RemoteNode::CheckSilence() {
   for (auto& [id, p] : failed) p.done(error);
 }
 
-void RemoteNode::CallAsync(v1::CoordinatorMessage msg, PhaseListener listener,
+void RemoteNode::CallAsync(v1::CoordinatorMessage msg, WireListener listener,
                            ReplyDone done) {
   uint64_t id;
   {
@@ -142,8 +142,8 @@ void RemoteNode::CallAsync(v1::CoordinatorMessage msg, PhaseListener listener,
       absl::StrCat(Who(), " disconnected (write failed)")));
 }
 
-absl::StatusOr<v1::NodeMessage> RemoteNode::Call(
-    v1::CoordinatorMessage msg, const PhaseListener& listener) {
+absl::StatusOr<v1::NodeMessage> RemoteNode::Call(v1::CoordinatorMessage msg,
+                                                 const WireListener& listener) {
   struct Waiter {
     std::mutex mu;
     std::condition_variable cv;
@@ -208,7 +208,7 @@ void RemoteNode::SendPrepareAsync(const v1::PrepareRequest& r,
 }
 
 absl::StatusOr<v1::PhaseReport> RemoteNode::SendStartPhase(
-    const v1::StartPhaseRequest& r, const PhaseListener& listener) {
+    const v1::StartPhaseRequest& r, const WireListener& listener) {
   v1::CoordinatorMessage m;
   *m.mutable_start_phase() = r;
   return ReplyOf(Call(std::move(m), listener), v1::NodeMessage::kPhaseReport,
@@ -216,7 +216,7 @@ absl::StatusOr<v1::PhaseReport> RemoteNode::SendStartPhase(
 }
 
 void RemoteNode::SendStartPhaseAsync(const v1::StartPhaseRequest& r,
-                                     PhaseListener listener,
+                                     WireListener listener,
                                      Done<v1::PhaseReport> done) {
   v1::CoordinatorMessage m;
   *m.mutable_start_phase() = r;

@@ -64,7 +64,7 @@ class RemoteNode : public NodeClient {
   absl::StatusOr<v1::PrepareReply> SendPrepare(
       const v1::PrepareRequest& r) override;
   absl::StatusOr<v1::PhaseReport> SendStartPhase(
-      const v1::StartPhaseRequest& r, const PhaseListener& listener) override;
+      const v1::StartPhaseRequest& r, const WireListener& listener) override;
   absl::StatusOr<v1::CommitReply> SendCommit(v1::CommitRequest r) override;
   absl::StatusOr<v1::ClaimReply> SendClaim(const v1::ClaimRequest& r) override;
   absl::StatusOr<v1::CleanupReply> SendCleanup(
@@ -77,7 +77,7 @@ class RemoteNode : public NodeClient {
   void SendPrepareAsync(const v1::PrepareRequest& r,
                         Done<v1::PrepareReply> done) override;
   void SendStartPhaseAsync(const v1::StartPhaseRequest& r,
-                           PhaseListener listener,
+                           WireListener listener,
                            Done<v1::PhaseReport> done) override;
   void SendCommitAsync(v1::CommitRequest r,
                        Done<v1::CommitReply> done) override;
@@ -85,18 +85,18 @@ class RemoteNode : public NodeClient {
  private:
   using ReplyDone = std::function<void(absl::StatusOr<v1::NodeMessage>)>;
   struct Pending {
-    PhaseListener listener;
+    WireListener listener;
     ReplyDone done;
   };
 
   // Queues one message; false if the stream is gone.
   bool Write(v1::CoordinatorMessage msg);
   // Sends `msg` (call_id assigned); `done` gets the reply message.
-  void CallAsync(v1::CoordinatorMessage msg, PhaseListener listener,
+  void CallAsync(v1::CoordinatorMessage msg, WireListener listener,
                  ReplyDone done);
   // The same, waiting for the reply.
   absl::StatusOr<v1::NodeMessage> Call(v1::CoordinatorMessage msg,
-                                       const PhaseListener& listener = {});
+                                       const WireListener& listener = {});
   // Fails every call in flight with `error` (mu_ not held).
   void FailAll(const absl::Status& error);
 

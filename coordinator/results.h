@@ -182,7 +182,7 @@ struct RoundResult {
   uint64_t step = 0;
   RunStatus status = RunStatus::kOk;
   std::string error;
-  // The failing node's kind (wire/error_kind.h): "retryable", "auth",
+  // The failing node's kind (common/kinds.h: ErrorKind): "retryable", "auth",
   // "not_found", "no_space", "bad_input", "data_loss", "internal"; "" when
   // the coordinator itself failed the round (a lost node, an interrupt).
   std::string error_kind;

@@ -21,7 +21,7 @@ absl::StatusOr<v1::PrepareReply> LocalNodeClient::SendPrepare(
   return service_.Prepare(r);
 }
 absl::StatusOr<v1::PhaseReport> LocalNodeClient::SendStartPhase(
-    const v1::StartPhaseRequest& r, const PhaseListener& listener) {
+    const v1::StartPhaseRequest& r, const WireListener& listener) {
   WorkloadPhases::SendAsk ask;
   if (listener.action) {
     ask = [this, action = listener.action](const v1::ActionRequest& a) {

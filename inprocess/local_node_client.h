@@ -31,7 +31,7 @@ class LocalNodeClient : public NodeClient {
   absl::StatusOr<v1::PrepareReply> SendPrepare(
       const v1::PrepareRequest& r) override;
   absl::StatusOr<v1::PhaseReport> SendStartPhase(
-      const v1::StartPhaseRequest& r, const PhaseListener& listener) override;
+      const v1::StartPhaseRequest& r, const WireListener& listener) override;
   absl::StatusOr<v1::CommitReply> SendCommit(v1::CommitRequest r) override;
   absl::StatusOr<v1::ClaimReply> SendClaim(const v1::ClaimRequest& r) override;
   absl::StatusOr<v1::CleanupReply> SendCleanup(

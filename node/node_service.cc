@@ -11,6 +11,7 @@
 #include "wire/histogram_codec.h"
 #include "wire/inspect_codec.h"
 #include "wire/kinds_codec.h"
+#include "wire/round_codec.h"
 #include "wire/storage_commands_codec.h"
 
 namespace ckpt {
@@ -261,21 +262,12 @@ void NodeService::Prepared(const v1::PrepareRequest& req) {
 
 v1::PrepareReply NodeService::PrepareReplyOf(
     const absl::StatusOr<PrepareOutcome>& out) {
-  v1::PrepareReply rep;
   if (!out.ok()) {
+    v1::PrepareReply rep;
     SetError(out.status(), &rep);
     return rep;
   }
-  rep.set_cache_method(ToWire(out->cache.method));
-  rep.set_cache_note(out->cache.note);
-  rep.set_cache_probe(out->cache.probe);
-  rep.set_resident_bytes(out->cache.resident_bytes);
-  rep.set_checked_bytes(out->cache.checked_bytes);
-  rep.set_filesystem(out->filesystem.type);
-  rep.set_storage_kind(ToWire(out->storage_kind));
-  rep.set_mount_options(out->filesystem.options);
-  rep.set_mount_point(out->filesystem.mount_point);
-  return rep;
+  return ToWire(*out);
 }
 
 v1::PhaseReport NodeService::StartPhase(
@@ -288,12 +280,12 @@ v1::PhaseReport NodeService::StartPhase(
     WorkloadPhases::SendAsk ask = send_ask;
     if (!ask) {
       ask = [this](const v1::ActionRequest& a) {
-        v1::ActionReply r;
-        r.set_round_id(a.round_id());
-        r.set_action_id(a.action_id());
-        r.set_error("this node's caller takes no actions");
-        r.set_error_kind(v1::ERROR_KIND_BAD_INPUT);
-        workloads_.Answer(r);
+        workloads_.Answer(
+            ToWire(ActionAnswer{a.round_id(),
+                                a.action_id(),
+                                absl::FailedPreconditionError(
+                                    "this node's caller takes no actions"),
+                                {}}));
       };
     }
     return workloads_.Run(req, on_progress, ask, progress_interval);
@@ -303,14 +295,11 @@ v1::PhaseReport NodeService::StartPhase(
   ProgressFn fn;
   if (on_progress) {
     fn = [&, ranks, round](const std::vector<uint64_t>& bytes) {
-      v1::Progress p;
-      p.set_round_id(round);
+      PhaseProgress p{round, {}};
       for (size_t i = 0; i < bytes.size() && i < ranks.size(); ++i) {
-        auto* rp = p.add_ranks();
-        rp->set_rank(ranks[i]);
-        rp->set_bytes_done(bytes[i]);
+        p.ranks.push_back({ranks[i], bytes[i], 0});
       }
-      on_progress(p);
+      on_progress(ToWire(p));
     };
   }
   PhaseOutcome o = agent_.RunPhase(req.run_id(), round, req.start_at_unix_ns(),

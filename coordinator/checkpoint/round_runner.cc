@@ -13,12 +13,12 @@
 #include "common/checksum.h"
 #include "common/clock.h"
 #include "common/cpu_usage.h"
+#include "common/error_kind.h"
 #include "common/log.h"
 #include "coordinator/json_codec.h"
 #include "coordinator/reply_check.h"
 #include "coordinator/round/round_workload.h"
 #include "wire/backend_codec.h"
-#include "wire/error_kind.h"
 #include "wire/kinds_codec.h"
 
 namespace ckpt {
@@ -229,7 +229,7 @@ class CheckpointRound : public RoundWorkload {
     expected_[node] = ExpectPhase(req, 0);
     return req;
   }
-  void Prepared(const std::vector<v1::PrepareReply>& prepared,
+  void Prepared(const std::vector<PrepareOutcome>& prepared,
                 RoundResult* result) override;
   // The protocol checked the envelope (round, start lag).
   absl::Status CheckReport(size_t node, const v1::PhaseReport& report,
@@ -239,22 +239,21 @@ class CheckpointRound : public RoundWorkload {
   absl::Status Finish(const std::vector<v1::PhaseReport>& reports,
                       RoundResult* result) override;
   void Aggregate(const std::vector<v1::PhaseReport>& reports,
-                 const std::vector<v1::PrepareReply>& prepared,
+                 const std::vector<PrepareOutcome>& prepared,
                  RoundResult* result) override {
     r_.Aggregate(reports, spec_, result);
     for (size_t i = 0; i < prepared.size() && i < result->nodes.size(); ++i) {
-      const auto kind = FromWire(prepared[i].storage_kind(), "storage_kind");
+      const PrepareOutcome& p = prepared[i];
+      // Every checkpoint node names its backend (as an older build wrote
+      // one that did not).
       result->nodes[i].storage_kind =
-          kind.ok()
-              ? std::string(Name(*kind))
-              : absl::StrCat("unknown (",
-                             static_cast<int>(prepared[i].storage_kind()), ")");
-      result->nodes[i].filesystem = prepared[i].filesystem();
-      result->nodes[i].mount_point = prepared[i].mount_point();
-      result->nodes[i].mount_options = prepared[i].mount_options();
+          p.storage_kind ? std::string(Name(*p.storage_kind)) : "unknown (0)";
+      result->nodes[i].filesystem = p.filesystem.type;
+      result->nodes[i].mount_point = p.filesystem.mount_point;
+      result->nodes[i].mount_options = p.filesystem.options;
     }
   }
-  void Conclude(const std::vector<v1::PrepareReply>& prepared,
+  void Conclude(const std::vector<PrepareOutcome>& prepared,
                 int64_t finished_unix_ns, RoundResult* result) override;
 
  private:
@@ -267,38 +266,34 @@ class CheckpointRound : public RoundWorkload {
   uint64_t metadata_size_ = 0, metadata_xxh3_ = 0;  // for time to visible
 };
 
-void CheckpointRound::Prepared(const std::vector<v1::PrepareReply>& prepared,
+void CheckpointRound::Prepared(const std::vector<PrepareOutcome>& prepared,
                                RoundResult* result) {
-  if (spec_.save) return;
+  if (spec_.save || prepared.empty()) return;
   CacheResult& cache = result->cache;
   // The nodes' one method, unless they differ ("mixed").
-  const v1::CacheMethod method = prepared.empty() ? v1::CACHE_METHOD_UNSPECIFIED
-                                                  : prepared[0].cache_method();
+  const CacheMethod method = prepared[0].cache.method;
   bool mixed = false;
-  for (const v1::PrepareReply& rep : prepared) {
-    mixed |= rep.cache_method() != method;
-    cache.resident_bytes += rep.resident_bytes();
-    cache.checked_bytes += rep.checked_bytes();
+  for (const PrepareOutcome& p : prepared) {
+    mixed |= p.cache.method != method;
+    cache.resident_bytes += p.cache.resident_bytes;
+    cache.checked_bytes += p.cache.checked_bytes;
     // Nodes on the same kind of storage say the same: keep one of each.
-    AppendOnce(&cache.note, rep.cache_note());
-    AppendOnce(&cache.probe, rep.cache_probe());
+    AppendOnce(&cache.note, p.cache.note);
+    AppendOnce(&cache.probe, p.cache.probe);
   }
-  const auto known = FromWire(method, "cache_method");
-  cache.method = mixed        ? std::string("mixed")
-                 : known.ok() ? std::string(Name(*known))
-                              : absl::StrCat("unknown (", method, ")");
-  if (!mixed && method == v1::CACHE_METHOD_MEMORY) {
+  cache.method = mixed ? std::string("mixed") : std::string(Name(method));
+  if (!mixed && method == CacheMethod::kMemory) {
     result->flags.push_back(RoundFlag::kMemoryBacked);
     LOG_WARN("load round %d: %s", spec_.index, cache.note);
-  } else if (!mixed && method == v1::CACHE_METHOD_NONE &&
+  } else if (!mixed && method == CacheMethod::kNone &&
              std::any_of(prepared.begin(), prepared.end(), [](const auto& p) {
-               return p.storage_kind() == v1::STORAGE_KIND_POSIX ||
-                      p.storage_kind() == v1::STORAGE_KIND_FUSE;
+               return p.storage_kind == StorageKind::kPosix ||
+                      p.storage_kind == StorageKind::kFuse;
              })) {
     // Asked for (io.cache_mode=none): the number may be the page cache's.
     result->flags.push_back(RoundFlag::kPageCacheAllowed);
   } else if (cache.resident_bytes > 0 &&
-             (mixed || method != v1::CACHE_METHOD_O_DIRECT)) {
+             (mixed || method != CacheMethod::kODirect)) {
     result->flags.push_back(RoundFlag::kPageCacheResident);
     absl::StrAppend(&cache.note, cache.note.empty() ? "" : "; ",
                     cache.resident_bytes,
@@ -342,7 +337,7 @@ absl::Status CheckpointRound::Finish(
   return absl::OkStatus();
 }
 
-void CheckpointRound::Conclude(const std::vector<v1::PrepareReply>& prepared,
+void CheckpointRound::Conclude(const std::vector<PrepareOutcome>& prepared,
                                int64_t finished_unix_ns, RoundResult* result) {
   r_.SumUpStaging(spec_, result);
   const Config& config = r_.config_;

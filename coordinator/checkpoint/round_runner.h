@@ -108,7 +108,7 @@ class RoundRunner {
   // visible to it (coordinator/checkpoint/visibility.cc).
   void MeasureVisible(const RoundSpec& spec, uint64_t metadata_size,
                       uint64_t metadata_xxh3,
-                      const std::vector<v1::PrepareReply>& prepared,
+                      const std::vector<PrepareOutcome>& prepared,
                       int64_t committed_unix_ns, RoundResult* result) const;
 
   // The nodes, in index order (the protocol's).

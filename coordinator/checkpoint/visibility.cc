@@ -9,15 +9,15 @@ namespace ckpt {
 
 void RoundRunner::MeasureVisible(const RoundSpec& spec, uint64_t metadata_size,
                                  uint64_t metadata_xxh3,
-                                 const std::vector<v1::PrepareReply>& prepared,
+                                 const std::vector<PrepareOutcome>& prepared,
                                  int64_t committed_unix_ns,
                                  RoundResult* result) const {
   // Node 0 committed; another node is the reader a restart would be.
   const size_t k = nodes().size() > 1 ? 1 : 0;
   // A sink (null://) keeps nothing: there is nothing to become visible.
-  if (k < prepared.size() &&
-      prepared[k].storage_kind() == v1::STORAGE_KIND_NULL)
+  if (k < prepared.size() && prepared[k].storage_kind == StorageKind::kNull) {
     return;
+  }
   Visibility& v = result->visible;
   v.node = nodes()[k]->index();
   v.host = nodes()[k]->host();
@@ -32,8 +32,7 @@ void RoundRunner::MeasureVisible(const RoundSpec& spec, uint64_t metadata_size,
   job.visible.timeout_seconds = config_.run.visible_timeout;
   // A FUSE daemon caches listings and attributes: the reader must also
   // open a shard at its full size.
-  if (k < prepared.size() &&
-      prepared[k].storage_kind() == v1::STORAGE_KIND_FUSE) {
+  if (k < prepared.size() && prepared[k].storage_kind == StorageKind::kFuse) {
     for (const auto& r : plan_.ranks) {
       if (r.files.empty()) continue;
       job.visible.shard = r.files[0].name;

@@ -1,9 +1,11 @@
 // How the coordinator talks to one node agent. `ckptbench run` uses the
 // in-process LocalNodeClient; the multinode coordinator uses a gRPC client
-// with the same interface and the same ckptbench.v1 messages.
+// with the same interface and the same ckptbench.v1 messages. Callers see
+// domain types (common/round_messages.h, inspection.h, storage_commands.h);
+// the clients send and receive the wire's, converted here (wire/*_codec.h).
 // Every failure comes back as one Status: the node not reached (or out of
 // contract), or the node's own failure, which carries its kind
-// (NodeErrorKindOf, wire/error_kind.h); a reply that comes back is one
+// (NodeErrorKindOf, common/error_kind.h); a reply that comes back is one
 // that did not fail. Implementations send the calls (the protected Send*
 // methods); this class turns a reply's `error` into that Status, once for
 // every client. A phase's report comes back failed or not (ReportedPhase):
@@ -19,28 +21,35 @@
 #include "absl/status/statusor.h"
 #include "absl/strings/str_cat.h"
 #include "common/inspection.h"
+#include "common/round_messages.h"
 #include "common/storage_commands.h"
 #include "coordinator/reply_check.h"
 #include "proto/ckptbench/v1/node.pb.h"
 #include "wire/error_kind.h"
 #include "wire/inspect_codec.h"
+#include "wire/round_codec.h"
 #include "wire/storage_commands_codec.h"
 
 namespace ckpt {
 
 namespace v1 = ::ckptbench::v1;
 
-using ProgressCallback = std::function<void(const v1::Progress&)>;
-// A node's workload asks, mid-phase, for an action; `reply` answers it
-// once, from any thread. Runs on the thread that got the ask: must not
-// block (round_workload.h).
-using ActionCallback = std::function<void(
-    const v1::ActionRequest&, std::function<void(v1::ActionReply)> reply)>;
-
-// What a running phase sends the coordinator besides its report.
+// What a running phase sends the coordinator besides its report: its
+// progress, and its workload's asks for an action mid-phase; `reply`
+// answers an ask once, from any thread. Both run on the thread that got
+// the message: they must not block (round_workload.h).
 struct PhaseListener {
-  ProgressCallback progress;
-  ActionCallback action;  // null: asks are refused
+  std::function<void(const PhaseProgress&)> progress;
+  std::function<void(const ActionAsk&, std::function<void(ActionAnswer)> reply)>
+      action;  // null: asks are refused
+};
+
+// The same as the clients deliver it, in the wire's messages.
+struct WireListener {
+  std::function<void(const v1::Progress&)> progress;
+  std::function<void(const v1::ActionRequest&,
+                     std::function<void(v1::ActionReply)> reply)>
+      action;
 };
 
 // How a node's phase ended: `status` is its failure (the transport's, or
@@ -77,14 +86,14 @@ class NodeClient {
     }
     return FromWire(*std::move(rep));
   }
-  absl::StatusOr<v1::PrepareReply> Prepare(const v1::PrepareRequest& r) {
-    return Checked(SendPrepare(r));
+  absl::StatusOr<PrepareOutcome> Prepare(const v1::PrepareRequest& r) {
+    return Converted(Checked(SendPrepare(r)));
   }
   // Blocks until the node reports the phase; progress and the workload's
   // asks arrive meanwhile.
-  ReportedPhase StartPhase(const v1::StartPhaseRequest& r,
+  ReportedPhase StartPhase(const PhaseStart& start,
                            const PhaseListener& listener) {
-    return OutcomeOf(SendStartPhase(r, listener));
+    return OutcomeOf(SendStartPhase(ToWire(start), WireOf(listener)));
   }
   // The job is consumed: its .metadata moves into the message, uncopied
   // (it is sent on the round's clock).
@@ -116,14 +125,14 @@ class NodeClient {
   template <typename Reply>
   using Done = std::function<void(absl::StatusOr<Reply>)>;
   virtual bool async() const { return false; }
-  void PrepareAsync(const v1::PrepareRequest& r, Done<v1::PrepareReply> done) {
+  void PrepareAsync(const v1::PrepareRequest& r, Done<PrepareOutcome> done) {
     SendPrepareAsync(r, [done = std::move(done)](auto rep) {
-      done(Checked(std::move(rep)));
+      done(Converted(Checked(std::move(rep))));
     });
   }
-  void StartPhaseAsync(const v1::StartPhaseRequest& r, PhaseListener listener,
+  void StartPhaseAsync(const PhaseStart& start, const PhaseListener& listener,
                        std::function<void(ReportedPhase)> done) {
-    SendStartPhaseAsync(r, std::move(listener),
+    SendStartPhaseAsync(ToWire(start), WireOf(listener),
                         [done = std::move(done)](auto rep) {
                           done(OutcomeOf(std::move(rep)));
                         });
@@ -143,7 +152,7 @@ class NodeClient {
   virtual absl::StatusOr<v1::PrepareReply> SendPrepare(
       const v1::PrepareRequest& r) = 0;
   virtual absl::StatusOr<v1::PhaseReport> SendStartPhase(
-      const v1::StartPhaseRequest& r, const PhaseListener& listener) = 0;
+      const v1::StartPhaseRequest& r, const WireListener& listener) = 0;
   // A commit's request is the clients' to consume (its .metadata).
   virtual absl::StatusOr<v1::CommitReply> SendCommit(v1::CommitRequest r) = 0;
   virtual absl::StatusOr<v1::ClaimReply> SendClaim(
@@ -160,7 +169,7 @@ class NodeClient {
     done(SendPrepare(r));
   }
   virtual void SendStartPhaseAsync(const v1::StartPhaseRequest& r,
-                                   PhaseListener listener,
+                                   WireListener listener,
                                    Done<v1::PhaseReport> done) {
     done(SendStartPhase(r, listener));
   }
@@ -178,12 +187,41 @@ class NodeClient {
     if (!failed.ok()) return failed;
     return rep;
   }
-  // A reply that did not fail as its domain type (the codecs' FromWire).
+  // A reply that did not fail as its domain type (the codecs' FromWire,
+  // which may itself refuse a value: then its status).
+  template <typename T>
+  struct Unwrapped {
+    using type = T;
+  };
+  template <typename T>
+  struct Unwrapped<absl::StatusOr<T>> {
+    using type = T;
+  };
   template <typename Reply>
   static auto Converted(absl::StatusOr<Reply> rep)
-      -> absl::StatusOr<decltype(FromWire(*rep))> {
+      -> absl::StatusOr<typename Unwrapped<decltype(FromWire(*rep))>::type> {
     if (!rep.ok()) return rep.status();
     return FromWire(*rep);
+  }
+  // The listener as the clients call it: each message converted first.
+  static WireListener WireOf(const PhaseListener& l) {
+    WireListener w;
+    if (l.progress) {
+      w.progress = [progress = l.progress](const v1::Progress& p) {
+        progress(FromWire(p));
+      };
+    }
+    if (l.action) {
+      w.action = [action = l.action](
+                     const v1::ActionRequest& ask,
+                     std::function<void(v1::ActionReply)> reply) {
+        action(FromWire(ask),
+               [reply = std::move(reply)](const ActionAnswer& answer) {
+                 reply(ToWire(answer));
+               });
+      };
+    }
+    return w;
   }
   static ReportedPhase OutcomeOf(absl::StatusOr<v1::PhaseReport> rep) {
     if (!rep.ok()) return {rep.status(), {}};

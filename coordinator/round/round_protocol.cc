@@ -8,10 +8,10 @@
 #include "absl/strings/str_cat.h"
 #include "common/bounded_tasks.h"
 #include "common/clock.h"
+#include "common/error_kind.h"
 #include "common/log.h"
 #include "coordinator/reply_check.h"
 #include "coordinator/round/clock_sync.h"
-#include "wire/error_kind.h"
 
 namespace ckpt {
 namespace {
@@ -102,26 +102,27 @@ struct RoundProtocol::Round {
   RoundWorkload& workload;
   const RoundIds& ids;
   RoundResult result;
-  std::vector<v1::PrepareReply> prepared;
+  std::vector<PrepareOutcome> prepared;
   std::vector<v1::PhaseReport> reports;
   // The first error in time is the cause; the aborts it triggers make the
   // other nodes fail too, and those must not be reported instead of it.
   std::mutex error_mu;
   std::string first_error;
-  v1::ErrorKind first_kind = v1::ERROR_KIND_UNSPECIFIED;
+  ErrorKind first_kind = ErrorKind::kUnspecified;
 
   // Notes a node's error; true if it is the round's first.
-  bool NoteError(std::string error, v1::ErrorKind kind) {
+  bool NoteError(std::string error, ErrorKind kind) {
     std::lock_guard<std::mutex> lock(error_mu);
     if (!first_error.empty()) return false;
     first_error = std::move(error);
     first_kind = kind;
     return true;
   }
-  RoundResult Fail(std::string error, v1::ErrorKind kind = {}) {
+  RoundResult Fail(std::string error,
+                   ErrorKind kind = ErrorKind::kUnspecified) {
     result.status = RunStatus::kFailed;
     result.error = std::move(error);
-    result.error_kind = ErrorKindName(kind);
+    result.error_kind = std::string(Name(kind));
     LOG_ERROR("%s failed: %s", workload.Title(RoundNameForm::kLog),
               result.error);
     return std::move(result);
@@ -137,7 +138,7 @@ bool RoundProtocol::PrepareAll(Round& round) {
     req.set_run_id(round.ids.run_id);
     req.set_round_id(round.ids.round_id);
     nodes_[i]->PrepareAsync(req,
-                            [&, i, done](absl::StatusOr<v1::PrepareReply> rep) {
+                            [&, i, done](absl::StatusOr<PrepareOutcome> rep) {
                               if (rep.ok()) {
                                 round.prepared[i] = std::move(*rep);
                               } else {
@@ -178,7 +179,7 @@ void RoundProtocol::Transfer(Round& round, const Start& start) {
   auto on_report = [&](size_t i, ReportedPhase outcome) {
     round.reports[i] = std::move(outcome.report);
     std::string error;
-    const v1::ErrorKind kind = NodeErrorKindOf(outcome.status);
+    const ErrorKind kind = NodeErrorKindOf(outcome.status);
     if (!outcome.status.ok()) {
       error = NodeError(*nodes_[i], "", outcome.status.message());
     }
@@ -189,20 +190,18 @@ void RoundProtocol::Transfer(Round& round, const Start& start) {
   };
   RoundWorkload& workload = round.workload;
   fanout_.Run(n, [&](size_t i, const std::function<void()>& done) {
-    v1::StartPhaseRequest req;
-    req.set_run_id(round.ids.run_id);
-    req.set_round_id(round.ids.round_id);
-    req.set_start_at_unix_ns(start.unix_ns + nodes_[i]->clock_offset_ns());
-    req.set_progress_interval_seconds(progress_interval_);
+    const PhaseStart req{round.ids.run_id, round.ids.round_id,
+                         start.unix_ns + nodes_[i]->clock_offset_ns(),
+                         progress_interval_};
     PhaseListener listener;
-    listener.progress = [this, i](const v1::Progress& p) {
+    listener.progress = [this, i](const PhaseProgress& p) {
       if (progress_) progress_->Update(static_cast<int>(i), p);
     };
-    listener.action = [&workload, i](const v1::ActionRequest& ask,
+    listener.action = [&workload, i](const ActionAsk& ask,
                                      RoundWorkload::ActionReplyFn reply) {
       workload.OnAction(i, ask, std::move(reply));
     };
-    nodes_[i]->StartPhaseAsync(req, std::move(listener),
+    nodes_[i]->StartPhaseAsync(req, listener,
                                [&, i, done](ReportedPhase outcome) {
                                  on_report(i, std::move(outcome));
                                  done();
@@ -226,7 +225,7 @@ void RoundProtocol::CheckReports(Round& round) {
     if (unusable.ok()) continue;
     report = v1::PhaseReport();
     round.NoteError(NodeError(*nodes_[i], "", unusable.message()),
-                    v1::ERROR_KIND_INTERNAL);
+                    ErrorKind::kInternal);
   }
 }
 
@@ -270,7 +269,7 @@ RoundResult RoundProtocol::Run(RoundWorkload& workload, const RoundIds& ids) {
   if (!finished.ok()) {
     // Unknown: the node's kind was unspecified (it could not be reached).
     return round.Fail(std::string(finished.message()),
-                      absl::IsUnknown(finished) ? v1::ERROR_KIND_UNSPECIFIED
+                      absl::IsUnknown(finished) ? ErrorKind::kUnspecified
                                                 : ErrorKindOf(finished));
   }
   workload.Conclude(round.prepared, finished_unix_ns, &result);

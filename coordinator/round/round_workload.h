@@ -38,23 +38,22 @@ class RoundWorkload {
   // protocol). Untimed; called for several nodes at once when their calls
   // block (each on its node's thread).
   virtual v1::PrepareRequest BuildPrepare(size_t node) = 0;
-  // Every node prepared without error (replies by node). Untimed.
-  virtual void Prepared(const std::vector<v1::PrepareReply>& /*replies*/,
+  // Every node prepared without error (their outcomes, by node). Untimed.
+  virtual void Prepared(const std::vector<PrepareOutcome>& /*prepared*/,
                         RoundResult* /*result*/) {}
 
   // A node asked, mid-phase, for an action. Runs on the thread that got
   // the ask (a gRPC thread for a remote node): it must not block; `reply`
   // answers the node, once, from any thread (an answer may wait for the
   // other nodes' asks: a barrier).
-  using ActionReplyFn = std::function<void(v1::ActionReply)>;
-  virtual void OnAction(size_t /*node*/, const v1::ActionRequest& ask,
+  using ActionReplyFn = std::function<void(ActionAnswer)>;
+  virtual void OnAction(size_t /*node*/, const ActionAsk& ask,
                         ActionReplyFn reply) {
-    v1::ActionReply r;
-    r.set_round_id(ask.round_id());
-    r.set_action_id(ask.action_id());
-    r.set_error("this workload takes no actions mid-phase");
-    r.set_error_kind(v1::ERROR_KIND_BAD_INPUT);
-    reply(std::move(r));
+    reply({ask.round_id,
+           ask.action_id,
+           absl::FailedPreconditionError(
+               "this workload takes no actions mid-phase"),
+           {}});
   }
 
   // Whether node `node`'s report (round and start lag already checked by
@@ -72,12 +71,12 @@ class RoundWorkload {
   // Sums up the reports (empty for a node that failed or was refused),
   // after the clock stopped; also for a failed round.
   virtual void Aggregate(const std::vector<v1::PhaseReport>& reports,
-                         const std::vector<v1::PrepareReply>& prepared,
+                         const std::vector<PrepareOutcome>& prepared,
                          RoundResult* result) = 0;
   // The round succeeded and is summed up (`finished_unix_ns`: when its
   // clock stopped, on the coordinator's clock): what comes after it,
   // untimed (the checkpoint's time to visible and verification).
-  virtual void Conclude(const std::vector<v1::PrepareReply>& /*prepared*/,
+  virtual void Conclude(const std::vector<PrepareOutcome>& /*prepared*/,
                         int64_t /*finished_unix_ns*/, RoundResult* /*result*/) {
   }
 };

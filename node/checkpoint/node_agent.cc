@@ -178,7 +178,7 @@ absl::StatusOr<PrepareOutcome> NodeAgent::Prepare(PhaseJob job) {
   out.storage_kind = st.Kind();
   LOG_DEBUG("node: prepared %s of %s on %s (%s)%s%s",
             job.save ? "save" : "load", location_.path, out.filesystem.type,
-            out.storage_kind, job.save ? "" : ", page cache: ",
+            st.Kind(), job.save ? "" : ", page cache: ",
             job.save ? ""
                      : absl::StrCat(std::string(Name(out.cache.method)), " ",
                                     out.cache.probe));

@@ -26,6 +26,7 @@
 #include "common/inspection.h"
 #include "common/kinds.h"
 #include "common/memory.h"
+#include "common/round_messages.h"
 #include "common/step_layout.h"
 #include "node/checkpoint/file_io.h"
 #include "node/checkpoint/shard_memory.h"
@@ -59,12 +60,6 @@ struct PhaseJob {
   BackendOptions backend;  // storage.flavour, s3.*, gcs.*
   TrainingLoopOptions loop;
   std::vector<RankJob> ranks;
-};
-
-struct PrepareOutcome {
-  CacheReport cache;  // loads only
-  FilesystemInfo filesystem;
-  StorageKind storage_kind = StorageKind::kPosix;  // Storage::Kind()
 };
 
 struct RankOutcome {

@@ -5,9 +5,11 @@
 #include <thread>
 
 #include "absl/strings/str_cat.h"
+#include "common/error_kind.h"
 #include "common/text.h"
 #include "node/round/phase_start.h"
 #include "wire/error_kind.h"
+#include "wire/round_codec.h"
 
 namespace ckpt {
 
@@ -107,12 +109,7 @@ v1::PhaseReport WorkloadPhases::Execute(
       std::unique_lock<std::mutex> lock(tick_mu);
       const auto interval = std::chrono::duration<double>(progress_interval);
       while (!tick_cv.wait_for(lock, interval, [&] { return ended; })) {
-        v1::Progress p;
-        p.set_round_id(req.round_id());
-        auto* r = p.add_ranks();
-        r->set_bytes_done(done);
-        r->set_bytes_total(total);
-        progress(p);
+        progress(ToWire(PhaseProgress{req.round_id(), {{0, done, total}}}));
       }
     });
   }
@@ -141,11 +138,7 @@ absl::StatusOr<std::string> WorkloadPhases::Ask(const SendAsk& send_ask,
     id = next_action_++;
     answers_[id];
   }
-  v1::ActionRequest ask;
-  ask.set_round_id(round_id);
-  ask.set_action_id(id);
-  ask.set_payload(payload);
-  send_ask(ask);
+  send_ask(ToWire(ActionAsk{round_id, id, payload}));
   std::unique_lock<std::mutex> lock(mu_);
   cv_.wait(lock, [&] { return aborted_ || answers_[id].has_value(); });
   std::optional<v1::ActionReply> answer = std::move(answers_[id]);
@@ -155,12 +148,11 @@ absl::StatusOr<std::string> WorkloadPhases::Ask(const SendAsk& send_ask,
         "the round was aborted while waiting for the "
         "coordinator's answer");
   }
-  if (!answer->error().empty()) {
-    return StatusOfKind(
-        answer->error_kind(),
-        absl::StrCat("the coordinator refused: ", answer->error()));
+  ActionAnswer a = FromWire(*answer);
+  if (!a.status.ok()) {
+    return WithPrefix(a.status, "the coordinator refused: ");
   }
-  return std::move(*answer->mutable_payload());
+  return std::move(a.payload);
 }
 
 void WorkloadPhases::Answer(const v1::ActionReply& reply) {

@@ -18,6 +18,7 @@
 #include "absl/status/statusor.h"
 #include "common/kinds.h"
 #include "common/step_layout.h"
+#include "common/storage_facts.h"
 
 namespace ckpt {
 
@@ -68,22 +69,6 @@ class ReadableFile {
   // Whether Read may be called from several threads at once (pread).
   // Object-store readers keep their own ranges in flight instead.
   virtual bool ConcurrentReads() const { return false; }
-};
-
-// How a load was kept from being served by the page cache.
-struct CacheReport {
-  CacheMethod method = CacheMethod::kNone;
-  uint64_t resident_bytes = 0;  // still cached after eviction (mincore)
-  uint64_t checked_bytes = 0;   // bytes of files checked
-  std::string note;
-  // What probing the file system found before choosing the method (posix).
-  std::string probe;
-};
-
-struct FilesystemInfo {
-  std::string type;  // "ext4", "fuse.s3fs", "tmpfs", "memory"
-  std::string mount_point;
-  std::string options;
 };
 
 class Storage {

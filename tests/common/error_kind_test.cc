@@ -10,16 +10,15 @@
 namespace ckpt {
 namespace {
 
-constexpr v1::ErrorKind kKinds[] = {
-    v1::ERROR_KIND_RETRYABLE, v1::ERROR_KIND_AUTH,
-    v1::ERROR_KIND_NOT_FOUND, v1::ERROR_KIND_NO_SPACE,
-    v1::ERROR_KIND_BAD_INPUT, v1::ERROR_KIND_DATA_LOSS,
-    v1::ERROR_KIND_INTERNAL};
+constexpr ErrorKind kKinds[] = {ErrorKind::kRetryable, ErrorKind::kAuth,
+                                ErrorKind::kNotFound,  ErrorKind::kNoSpace,
+                                ErrorKind::kBadInput,  ErrorKind::kDataLoss,
+                                ErrorKind::kInternal};
 
 TEST(ErrorKind, ANodesFailureKeepsItsKindThroughAPrefix) {
-  for (v1::ErrorKind kind : kKinds) {
+  for (ErrorKind kind : kKinds) {
     const absl::Status s = NodeErrorStatus(kind, "disk full");
-    EXPECT_EQ(s.code(), StatusOfKind(kind, "").code()) << kind;
+    EXPECT_EQ(s.code(), StatusOfKind(kind, "").code()) << Name(kind);
     EXPECT_EQ(ErrorKindOf(s), kind);
     EXPECT_TRUE(IsNodeError(s));
     EXPECT_EQ(NodeErrorKindOf(s), kind);
@@ -29,14 +28,14 @@ TEST(ErrorKind, ANodesFailureKeepsItsKindThroughAPrefix) {
     EXPECT_EQ(NodeErrorKindOf(named), kind);
   }
   // An older node's failure without a kind is still the node's.
-  const absl::Status old = NodeErrorStatus(v1::ERROR_KIND_UNSPECIFIED, "x");
+  const absl::Status old = NodeErrorStatus(ErrorKind::kUnspecified, "x");
   EXPECT_TRUE(IsNodeError(old));
   EXPECT_TRUE(absl::IsUnknown(old));
-  EXPECT_EQ(NodeErrorKindOf(old), v1::ERROR_KIND_UNSPECIFIED);
+  EXPECT_EQ(NodeErrorKindOf(old), ErrorKind::kUnspecified);
   // The transport's failure: no kind, whatever its code.
   const absl::Status gone = absl::UnavailableError("node 1 (vm) disconnected");
   EXPECT_FALSE(IsNodeError(gone));
-  EXPECT_EQ(NodeErrorKindOf(gone), v1::ERROR_KIND_UNSPECIFIED);
+  EXPECT_EQ(NodeErrorKindOf(gone), ErrorKind::kUnspecified);
   EXPECT_FALSE(IsNodeError(WithPrefix(gone, "listing: ")));
   EXPECT_TRUE(WithPrefix(absl::OkStatus(), "x").ok());
 }
@@ -47,14 +46,35 @@ TEST(ErrorKind, AReplysErrorIsItsStatusButALostClaimIsAnAnswer) {
   commit.set_error("rename failed");
   commit.set_error_kind(v1::ERROR_KIND_NO_SPACE);
   EXPECT_TRUE(absl::IsResourceExhausted(StatusOfReply(commit)));
-  EXPECT_EQ(NodeErrorKindOf(StatusOfReply(commit)), v1::ERROR_KIND_NO_SPACE);
+  EXPECT_EQ(NodeErrorKindOf(StatusOfReply(commit)), ErrorKind::kNoSpace);
   v1::ClaimReply claim;
   claim.set_taken(true);
   claim.set_error("step-4 is claimed by run-b");
   EXPECT_TRUE(StatusOfReply(claim).ok());
   claim.set_taken(false);
   claim.set_error_kind(v1::ERROR_KIND_AUTH);
-  EXPECT_EQ(NodeErrorKindOf(StatusOfReply(claim)), v1::ERROR_KIND_AUTH);
+  EXPECT_EQ(NodeErrorKindOf(StatusOfReply(claim)), ErrorKind::kAuth);
+}
+
+// Every kind crosses the wire and back as itself; a number this build does
+// not know reads as unspecified (its message still says what failed).
+TEST(ErrorKind, EveryKindCrossesTheWireAsItself) {
+  for (ErrorKind kind : kKinds) {
+    EXPECT_NE(ToWire(kind), v1::ERROR_KIND_UNSPECIFIED) << Name(kind);
+    EXPECT_EQ(FromWire(ToWire(kind)), kind);
+    EXPECT_FALSE(Name(kind).empty());
+    EXPECT_EQ(ParseKind<ErrorKind>(Name(kind)), kind);
+  }
+  EXPECT_EQ(ToWire(ErrorKind::kUnspecified), v1::ERROR_KIND_UNSPECIFIED);
+  EXPECT_EQ(Name(ErrorKind::kUnspecified), "");
+  EXPECT_EQ(FromWire(static_cast<v1::ErrorKind>(99)), ErrorKind::kUnspecified);
+  v1::CommitReply newer;
+  newer.set_error("a newer node's failure");
+  newer.set_error_kind(static_cast<v1::ErrorKind>(99));
+  const absl::Status s = StatusOfReply(newer);
+  EXPECT_TRUE(IsNodeError(s));
+  EXPECT_TRUE(absl::IsUnknown(s));
+  EXPECT_EQ(NodeErrorKindOf(s), ErrorKind::kUnspecified);
 }
 
 // A node that answers every call with a failed reply, as a node whose
@@ -80,8 +100,8 @@ class RefusingNode : public NodeClient {
       const v1::PrepareRequest&) override {
     return absl::UnavailableError("node 2 (vm) disconnected");
   }
-  absl::StatusOr<v1::PhaseReport> SendStartPhase(
-      const v1::StartPhaseRequest&, const PhaseListener&) override {
+  absl::StatusOr<v1::PhaseReport> SendStartPhase(const v1::StartPhaseRequest&,
+                                                 const WireListener&) override {
     v1::PhaseReport r = Refused<v1::PhaseReport>();
     r.add_ranks()->set_bytes(4096);  // what it did before failing
     return r;
@@ -119,17 +139,17 @@ TEST(ErrorKind, EveryCallOfAClientReturnsTheNodesFailureAsItsStatus) {
   for (const absl::Status& s : failed) {
     EXPECT_TRUE(absl::IsPermissionDenied(s)) << s;
     EXPECT_EQ(s.message(), "403 Forbidden");
-    EXPECT_EQ(NodeErrorKindOf(s), v1::ERROR_KIND_AUTH);
+    EXPECT_EQ(NodeErrorKindOf(s), ErrorKind::kAuth);
   }
   // Not reached: the transport's status, no kind.
   absl::Status prepared;
   n.PrepareAsync(
-      {}, [&](absl::StatusOr<v1::PrepareReply> r) { prepared = r.status(); });
+      {}, [&](absl::StatusOr<PrepareOutcome> r) { prepared = r.status(); });
   EXPECT_TRUE(absl::IsUnavailable(prepared));
   EXPECT_FALSE(IsNodeError(prepared));
   // A failed phase: its status, and what it measured is kept.
   ReportedPhase phase = n.StartPhase({}, {});
-  EXPECT_EQ(NodeErrorKindOf(phase.status), v1::ERROR_KIND_AUTH);
+  EXPECT_EQ(NodeErrorKindOf(phase.status), ErrorKind::kAuth);
   ASSERT_EQ(phase.report.ranks_size(), 1);
   EXPECT_EQ(phase.report.ranks(0).bytes(), 4096u);
   EXPECT_TRUE(n.Ping({}).ok());

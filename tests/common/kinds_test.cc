@@ -65,6 +65,26 @@ TEST(Kinds, EveryNameParsesBackAndIsWrittenAsAName) {
   EXPECT_FALSE(ParseKind<Accelerator>(" gpu").has_value());
 }
 
+// A node failure's kind is the one kind whose table has an empty name:
+// unspecified (no node gave one) is written as "" in result.json.
+TEST(Kinds, AnErrorKindsNameParsesBackAndUnspecifiedIsEmpty) {
+  for (ErrorKind v :
+       {ErrorKind::kRetryable, ErrorKind::kAuth, ErrorKind::kNotFound,
+        ErrorKind::kNoSpace, ErrorKind::kBadInput, ErrorKind::kDataLoss,
+        ErrorKind::kInternal}) {
+    const std::string name(Name(v));
+    EXPECT_FALSE(name.empty());
+    EXPECT_EQ(ParseKind<ErrorKind>(name), v) << name;
+    EXPECT_EQ(nlohmann::json(v), nlohmann::json(name));
+  }
+  EXPECT_EQ(KindNames<ErrorKind>(),  // unspecified lists as nothing
+            "retryable, auth, not_found, no_space, bad_input, data_loss, "
+            "internal");
+  EXPECT_EQ(Name(ErrorKind::kUnspecified), "");
+  EXPECT_EQ(ParseKind<ErrorKind>(""), ErrorKind::kUnspecified);
+  EXPECT_FALSE(ParseKind<ErrorKind>("Auth").has_value());
+}
+
 // Each value of E crosses the wire (its v1 enum) and back as itself.
 template <typename E>
 void ExpectCrossesTheWire(std::initializer_list<E> all) {

@@ -405,7 +405,7 @@ class LosesPhase : public LocalNodeClient {
     return rep;
   }
   absl::StatusOr<v1::PhaseReport> SendStartPhase(
-      const v1::StartPhaseRequest& r, const PhaseListener& p) override {
+      const v1::StartPhaseRequest& r, const WireListener& p) override {
     if (++phases_ == fail_at_) {
       return absl::UnavailableError("node 0 (test-host) disconnected");
     }

@@ -9,12 +9,10 @@ TEST(Progress, LineShowsPhaseBytesRateEtaAndNodesWithTheSweepContext) {
   ProgressPrinter p(/*interval_seconds=*/60, /*terminal=*/false);
   p.SetContext("[run 3/8 NUM_LAYERS=2]");
   p.BeginRound("load 2", 4ull << 20, 2);
-  ::ckptbench::v1::Progress update;
-  auto* r0 = update.add_ranks();
-  r0->set_rank(0);
-  r0->set_bytes_done(1 << 20);
+  PhaseProgress update;
+  update.ranks.push_back({0, 1 << 20, 0});
   p.Update(0, update);
-  r0->set_bytes_done(2 << 20);  // a later report replaces, never adds
+  update.ranks[0].bytes_done = 2 << 20;  // a later report replaces, never adds
   p.Update(0, update);
   p.NodeDone(0);
   std::string line = p.Line();

@@ -45,8 +45,8 @@ class ScriptedNode : public NodeClient {
   }
   // Reports every rank of the request whole (checksums for every segment),
   // unless scripted to fail or to wait for an abort.
-  absl::StatusOr<v1::PhaseReport> SendStartPhase(
-      const v1::StartPhaseRequest& r, const PhaseListener&) override {
+  absl::StatusOr<v1::PhaseReport> SendStartPhase(const v1::StartPhaseRequest& r,
+                                                 const WireListener&) override {
     // As a node does: nothing before the start instant (on its clock).
     const auto start = std::chrono::system_clock::time_point(
         std::chrono::nanoseconds(r.start_at_unix_ns() - clock_offset_ns_));

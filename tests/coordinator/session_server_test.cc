@@ -80,7 +80,7 @@ TEST(SessionServer, NodesRegisterServeCommandsOnTheStreamAndAreShutDown) {
   ASSERT_FALSE(listing.ok());
   EXPECT_FALSE(listing.status().message().empty());
   EXPECT_TRUE(IsNodeError(listing.status())) << listing.status();
-  EXPECT_EQ(NodeErrorKindOf(listing.status()), v1::ERROR_KIND_NOT_FOUND);
+  EXPECT_EQ(NodeErrorKindOf(listing.status()), ErrorKind::kNotFound);
   EXPECT_TRUE(absl::IsNotFound(listing.status())) << listing.status();
   server->Shutdown(true, "done");
   ASSERT_EQ(n0.wait_for(std::chrono::seconds(20)), std::future_status::ready);
@@ -182,7 +182,7 @@ TEST(SessionServer, AReplyOfAnotherTypeFailsTheCallNamingTheNode) {
             "node 0 (liar) answered a prepare call with commit (a ckptbench "
             "node of another version, or another program on the control "
             "port?)");
-  ReportedPhase report = node->StartPhase(v1::StartPhaseRequest(), {});
+  ReportedPhase report = node->StartPhase(PhaseStart(), {});
   ASSERT_FALSE(report.status.ok());
   EXPECT_FALSE(IsNodeError(report.status)) << report.status;
   EXPECT_NE(report.status.message().find("answered a phase_report call "

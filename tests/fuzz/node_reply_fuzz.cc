@@ -47,7 +47,7 @@ class RecordingNode : public LocalNodeClient {
  public:
   RecordingNode() : LocalNodeClient(0, "fuzz-host", 10) {}
   absl::StatusOr<v1::PhaseReport> SendStartPhase(
-      const v1::StartPhaseRequest& r, const PhaseListener& listener) override {
+      const v1::StartPhaseRequest& r, const WireListener& listener) override {
     auto rep = LocalNodeClient::SendStartPhase(r, listener);
     if (rep.ok()) reports.push_back(*rep);
     return rep;

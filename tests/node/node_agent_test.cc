@@ -397,14 +397,13 @@ TEST(NodeService, ErrorsCarryTheirKind) {
   auto none = svc.Inspect(missing);
   EXPECT_EQ(none.error_kind(), v1::ERROR_KIND_NOT_FOUND) << none.error();
   EXPECT_EQ(ErrorKindOf(absl::ResourceExhaustedError("ENOSPC")),
-            v1::ERROR_KIND_NO_SPACE);
-  EXPECT_EQ(ErrorKindOf(absl::UnavailableError("503")),
-            v1::ERROR_KIND_RETRYABLE);
-  EXPECT_EQ(ErrorKindOf(absl::PermissionDeniedError("403")),
-            v1::ERROR_KIND_AUTH);
+            ErrorKind::kNoSpace);
+  EXPECT_EQ(ErrorKindOf(absl::UnavailableError("503")), ErrorKind::kRetryable);
+  EXPECT_EQ(ErrorKindOf(absl::PermissionDeniedError("403")), ErrorKind::kAuth);
   // And back, on the coordinator: the code survives the trip.
-  EXPECT_TRUE(absl::IsUnavailable(StatusOfKind(v1::ERROR_KIND_RETRYABLE, "x")));
-  EXPECT_EQ(ErrorKindName(v1::ERROR_KIND_NO_SPACE), "no_space");
+  EXPECT_TRUE(absl::IsUnavailable(
+      StatusOfKind(FromWire(v1::ERROR_KIND_RETRYABLE), "x")));
+  EXPECT_EQ(Name(ErrorKind::kNoSpace), "no_space");
 }
 
 // Time to visible on a path: what each poll lacks until the step is there

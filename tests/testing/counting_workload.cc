@@ -88,22 +88,21 @@ v1::PrepareRequest CountingRound::BuildPrepare(size_t node) {
   return req;
 }
 
-void CountingRound::OnAction(size_t node, const v1::ActionRequest& ask,
+void CountingRound::OnAction(size_t node, const ActionAsk& ask,
                              ActionReplyFn reply) {
   t::CountAsk a;
-  std::vector<std::pair<v1::ActionRequest, ActionReplyFn>> release;
+  std::vector<std::pair<ActionAsk, ActionReplyFn>> release;
   uint32_t asked = 0;
   uint64_t action = 0;
   {
     std::lock_guard<std::mutex> lock(mu_);
     ++asks_;
-    if (!a.ParseFromString(ask.payload()) || a.node() != node) {
-      v1::ActionReply r;
-      r.set_round_id(ask.round_id());
-      r.set_action_id(ask.action_id());
-      r.set_error("counting: an ask from another node");
-      r.set_error_kind(v1::ERROR_KIND_BAD_INPUT);
-      reply(std::move(r));
+    if (!a.ParseFromString(ask.payload) || a.node() != node) {
+      reply(
+          {ask.round_id,
+           ask.action_id,
+           absl::FailedPreconditionError("counting: an ask from another node"),
+           {}});
       return;
     }
     waiting_.emplace_back(ask, std::move(reply));
@@ -116,11 +115,8 @@ void CountingRound::OnAction(size_t node, const v1::ActionRequest& ask,
   answer.set_nodes_asked(asked);
   answer.set_action(action);
   for (auto& [req, fn] : release) {
-    v1::ActionReply r;
-    r.set_round_id(req.round_id());
-    r.set_action_id(req.action_id());
-    r.set_payload(answer.SerializeAsString());
-    fn(std::move(r));
+    fn({req.round_id, req.action_id, absl::OkStatus(),
+        answer.SerializeAsString()});
   }
 }
 
@@ -138,7 +134,7 @@ absl::Status CountingRound::CheckReport(size_t node,
 }
 
 void CountingRound::Aggregate(const std::vector<v1::PhaseReport>& reports,
-                              const std::vector<v1::PrepareReply>& /*prepared*/,
+                              const std::vector<PrepareOutcome>& /*prepared*/,
                               RoundResult* result) {
   ++aggregations_;
   seconds_at_aggregate_ = result->seconds;
@@ -157,7 +153,7 @@ void CountingRound::Aggregate(const std::vector<v1::PhaseReport>& reports,
   }
 }
 
-void CountingRound::Conclude(const std::vector<v1::PrepareReply>&, int64_t,
+void CountingRound::Conclude(const std::vector<PrepareOutcome>&, int64_t,
                              RoundResult* result) {
   concluded_ = true;
   result->throughput_mib_s =

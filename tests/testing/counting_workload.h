@@ -43,14 +43,14 @@ class CountingRound : public RoundWorkload {
   std::string Title(RoundNameForm form) const override;
   uint64_t ProgressBytes() const override;
   v1::PrepareRequest BuildPrepare(size_t node) override;
-  void OnAction(size_t node, const v1::ActionRequest& ask,
+  void OnAction(size_t node, const ActionAsk& ask,
                 ActionReplyFn reply) override;
   absl::Status CheckReport(size_t node, const v1::PhaseReport& report,
                            const std::string& who) override;
   void Aggregate(const std::vector<v1::PhaseReport>& reports,
-                 const std::vector<v1::PrepareReply>& prepared,
+                 const std::vector<PrepareOutcome>& prepared,
                  RoundResult* result) override;
-  void Conclude(const std::vector<v1::PrepareReply>& prepared,
+  void Conclude(const std::vector<PrepareOutcome>& prepared,
                 int64_t finished_unix_ns, RoundResult* result) override;
 
   // What the test checks afterwards.
@@ -66,7 +66,7 @@ class CountingRound : public RoundWorkload {
   const CountingSpec spec_;
   const int index_;
   mutable std::mutex mu_;
-  std::vector<std::pair<v1::ActionRequest, ActionReplyFn>> waiting_;
+  std::vector<std::pair<ActionAsk, ActionReplyFn>> waiting_;
   int asks_ = 0;
   uint64_t actions_ = 0;
   std::vector<ckptbench::test::CountReport> reports_;
