@@ -8,10 +8,10 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
-#include "common/histogram.h"
 #include "common/plan.h"
 #include "common/status_macros.h"
 #include "common/text.h"
+#include "wire/phase_report_codec.h"
 
 namespace ckpt {
 namespace {
@@ -43,35 +43,6 @@ absl::Status Bad(const std::string& who, const std::string& what) {
 bool Duration(double v, bool none_ok = false) {
   if (none_ok && v == -1) return true;
   return std::isfinite(v) && v >= 0 && v <= kMaxSeconds;
-}
-
-absl::Status CheckHistogram(const v1::OpHistogram& op, const std::string& who) {
-  static const std::set<std::string> kOps = {"open", "write", "read", "fsync",
-                                             "close"};
-  if (!kOps.count(op.op())) {
-    return Bad(who,
-               absl::StrCat("latency of an unknown operation '",
-                            EscapeForTerminal(op.op().substr(0, 40)), "'"));
-  }
-  const v1::Histogram& h = op.histogram();
-  if (h.counts_size() > Histogram::kNumBuckets) {
-    return Bad(who, absl::StrCat(op.op(), " latency has ", h.counts_size(),
-                                 " buckets; at most ", Histogram::kNumBuckets));
-  }
-  uint64_t total = 0;
-  for (uint64_t c : h.counts()) {
-    if (c > UINT64_MAX - total) return Bad(who, op.op() + " latency overflows");
-    total += c;
-  }
-  if (total != h.count()) {
-    return Bad(who, absl::StrCat(op.op(), " latency counts add up to ", total,
-                                 ", not its count ", h.count()));
-  }
-  if (h.count() > 0 && h.min_ns() > h.max_ns()) {
-    return Bad(who, absl::StrCat(op.op(), " latency has min ", h.min_ns(),
-                                 " ns above max ", h.max_ns(), " ns"));
-  }
-  return absl::OkStatus();
 }
 
 }  // namespace
@@ -112,16 +83,20 @@ PhaseExpectation ExpectPhase(const v1::PrepareRequest& req,
   return e;
 }
 
-absl::Status CheckReportEnvelope(const v1::PhaseReport& report,
-                                 uint64_t round_id, double clock_error_seconds,
+absl::Status UnusableReport(const std::string& who, absl::string_view what) {
+  return Bad(who, std::string(what));
+}
+
+absl::Status CheckReportEnvelope(const PhaseOutcome& report, uint64_t round_id,
+                                 double clock_error_seconds,
                                  const std::string& who) {
-  if (report.round_id() != round_id) {
-    return Bad(who, absl::StrCat("it answers round ", report.round_id(),
+  if (report.round_id != round_id) {
+    return Bad(who, absl::StrCat("it answers round ", report.round_id,
                                  ", not round ", round_id));
   }
   // The start lag compares the node's start with the instant the
   // coordinator chose, through the clock estimate: early only by its error.
-  const double lag = report.start_lag_seconds();
+  const double lag = report.start_lag_seconds;
   const double early = clock_error_seconds + kLagSlackSeconds;
   if (!std::isfinite(lag) || lag < -early || lag > kMaxSeconds) {
     return Bad(who, absl::StrFormat(
@@ -135,22 +110,22 @@ absl::Status CheckReportEnvelope(const v1::PhaseReport& report,
 namespace {
 
 // Durations on the node's clock: finite, from 0 to kMaxSeconds.
-absl::Status CheckTimes(const v1::PhaseReport& report, const std::string& who) {
+absl::Status CheckTimes(const PhaseOutcome& report, const std::string& who) {
   for (const auto& [name, v] :
        std::initializer_list<std::pair<const char*, double>>{
-           {"dir_sync_seconds", report.dir_sync_seconds()},
-           {"data_seconds", report.data_seconds()},
-           {"file_seconds", report.file_seconds()},
-           {"backoff_seconds", report.backoff_seconds()},
-           {"cpu.user_seconds", report.cpu().user_seconds()},
-           {"cpu.system_seconds", report.cpu().system_seconds()},
-           {"cpu.host_busy", report.cpu().host_busy()},
-           {"staging.copy_seconds", report.staging().copy_seconds()},
-           {"staging.blocking_seconds", report.staging().blocking_seconds()},
-           {"staging.durable_seconds", report.staging().durable_seconds()},
-           {"staging.compute_seconds", report.staging().compute_seconds()},
+           {"dir_sync_seconds", report.dir_sync_seconds},
+           {"data_seconds", report.data_seconds},
+           {"file_seconds", report.file_seconds},
+           {"backoff_seconds", report.backoff_seconds},
+           {"cpu.user_seconds", report.cpu.user_seconds},
+           {"cpu.system_seconds", report.cpu.system_seconds},
+           {"cpu.host_busy", report.cpu.host_busy},
+           {"staging.copy_seconds", report.staging.copy_seconds},
+           {"staging.blocking_seconds", report.staging.blocking_seconds},
+           {"staging.durable_seconds", report.staging.durable_seconds},
+           {"staging.compute_seconds", report.staging.compute_seconds},
            {"staging.compute_baseline_seconds",
-            report.staging().compute_baseline_seconds()}}) {
+            report.staging.compute_baseline_seconds}}) {
     if (!Duration(v)) {
       return Bad(who, absl::StrFormat("%s = %g; expected from 0 to %g", name, v,
                                       kMaxSeconds));
@@ -161,40 +136,38 @@ absl::Status CheckTimes(const v1::PhaseReport& report, const std::string& who) {
 
 // Only its own ranks, each once, with the bytes of their plan (all of them
 // unless it `failed`).
-absl::Status CheckRanks(const v1::PhaseReport& report,
+absl::Status CheckRanks(const PhaseOutcome& report,
                         const PhaseExpectation& expect, bool failed,
                         const std::string& who) {
   std::set<uint32_t> seen;
-  for (const auto& r : report.ranks()) {
-    auto it = expect.ranks.find(r.rank());
+  for (const RankOutcome& r : report.ranks) {
+    auto it = expect.ranks.find(r.rank);
     if (it == expect.ranks.end()) {
-      return Bad(who, absl::StrCat("rank ", r.rank(), " is not one of its"));
+      return Bad(who, absl::StrCat("rank ", r.rank, " is not one of its"));
     }
-    if (!seen.insert(r.rank()).second) {
-      return Bad(who, absl::StrCat("rank ", r.rank(), " is reported twice"));
+    if (!seen.insert(r.rank).second) {
+      return Bad(who, absl::StrCat("rank ", r.rank, " is reported twice"));
     }
     const PhaseExpectation::Rank& want = it->second;
-    if (r.bytes() > want.max_bytes || (!failed && r.bytes() < want.min_bytes)) {
-      return Bad(who, absl::StrCat("rank ", r.rank(), " moved ", r.bytes(),
-                                   " bytes; its plan has ",
-                                   want.min_bytes == want.max_bytes
-                                       ? absl::StrCat(want.max_bytes)
-                                       : absl::StrCat(want.min_bytes, " to ",
-                                                      want.max_bytes)));
+    if (r.bytes > want.max_bytes || (!failed && r.bytes < want.min_bytes)) {
+      return Bad(
+          who, absl::StrCat(
+                   "rank ", r.rank, " moved ", r.bytes, " bytes; its plan has ",
+                   want.min_bytes == want.max_bytes
+                       ? absl::StrCat(want.max_bytes)
+                       : absl::StrCat(want.min_bytes, " to ", want.max_bytes)));
     }
-    if (r.checked_bytes() > r.bytes() ||
-        r.checked_files() > want.files.size()) {
+    if (r.checked_bytes > r.bytes || r.checked_files > want.files.size()) {
       return Bad(who,
-                 absl::StrCat("rank ", r.rank(), " checked ", r.checked_bytes(),
-                              " bytes in ", r.checked_files(), " files of ",
-                              r.bytes(), " bytes read"));
+                 absl::StrCat("rank ", r.rank, " checked ", r.checked_bytes,
+                              " bytes in ", r.checked_files, " files of ",
+                              r.bytes, " bytes read"));
     }
-    if (!Duration(r.first_byte_seconds(), true) ||
-        !Duration(r.done_seconds())) {
+    if (!Duration(r.first_byte_seconds, true) || !Duration(r.done_seconds)) {
       return Bad(who, absl::StrFormat(
                           "rank %d first byte at %g s, done at %g s; expected "
                           "seconds from 0 (-1: no byte)",
-                          r.rank(), r.first_byte_seconds(), r.done_seconds()));
+                          r.rank, r.first_byte_seconds, r.done_seconds));
     }
   }
   if (!failed && seen.size() != expect.ranks.size()) {
@@ -208,37 +181,36 @@ absl::Status CheckRanks(const v1::PhaseReport& report,
 }
 
 // Only files it was given, no more bytes than their size, sane times.
-absl::Status CheckFiles(const v1::PhaseReport& report,
+absl::Status CheckFiles(const PhaseOutcome& report,
                         const PhaseExpectation& expect,
                         const std::string& who) {
-  for (const auto& f : report.files()) {
-    auto it = expect.ranks.find(f.rank());
+  for (const FileRecord& f : report.files) {
+    auto it = expect.ranks.find(f.rank);
     const uint64_t* size = nullptr;
     if (it != expect.ranks.end()) {
-      auto file = it->second.files.find(f.name());
+      auto file = it->second.files.find(f.name);
       if (file != it->second.files.end()) size = &file->second;
     }
     if (size == nullptr) {
-      return Bad(who, absl::StrCat("a record of file '",
-                                   EscapeForTerminal(f.name().substr(0, 200)),
-                                   "' of rank ", f.rank(),
-                                   ", which it was not given"));
+      return Bad(
+          who, absl::StrCat("a record of file '",
+                            EscapeForTerminal(f.name.substr(0, 200)),
+                            "' of rank ", f.rank, ", which it was not given"));
     }
-    if (f.bytes() > *size) {
-      return Bad(who, absl::StrCat("file ", f.name(), " moved ", f.bytes(),
+    if (f.bytes > *size) {
+      return Bad(who, absl::StrCat("file ", f.name, " moved ", f.bytes,
                                    " bytes of ", *size));
     }
-    for (double v : {f.start_seconds(), f.done_seconds(), f.data_seconds(),
-                     f.io_seconds(), f.sync_seconds()}) {
+    for (double v : {f.start, f.done, f.data, f.io, f.sync}) {
       if (!Duration(v)) {
         return Bad(who,
-                   absl::StrFormat("file %s has a time of %g s", f.name(), v));
+                   absl::StrFormat("file %s has a time of %g s", f.name, v));
       }
     }
-    for (double v : {f.first_byte_seconds(), f.last_byte_seconds()}) {
+    for (double v : {f.first_byte, f.last_byte}) {
       if (!Duration(v, true)) {
         return Bad(who,
-                   absl::StrFormat("file %s has a byte at %g s", f.name(), v));
+                   absl::StrFormat("file %s has a byte at %g s", f.name, v));
       }
     }
   }
@@ -246,21 +218,20 @@ absl::Status CheckFiles(const v1::PhaseReport& report,
 }
 
 // A save's checksums, each of a segment of its plan.
-absl::Status CheckChecksums(const v1::PhaseReport& report,
+absl::Status CheckChecksums(const PhaseOutcome& report,
                             const PhaseExpectation& expect,
                             const std::string& who) {
-  for (const auto& c : report.checksums()) {
-    auto it = expect.ranks.find(c.rank());
+  for (const SegmentSum& c : report.checksums) {
+    auto it = expect.ranks.find(c.rank);
     bool known = expect.save && it != expect.ranks.end();
     if (known) {
-      auto seg = it->second.segments.find(c.file_index());
-      known =
-          seg != it->second.segments.end() && c.segment_index() < seg->second;
+      auto seg = it->second.segments.find(c.file_index);
+      known = seg != it->second.segments.end() && c.segment_index < seg->second;
     }
     if (!known) {
-      return Bad(who, absl::StrCat("a checksum of rank ", c.rank(), " file ",
-                                   c.file_index(), " segment ",
-                                   c.segment_index(), ", not in its plan"));
+      return Bad(who, absl::StrCat("a checksum of rank ", c.rank, " file ",
+                                   c.file_index, " segment ", c.segment_index,
+                                   ", not in its plan"));
     }
   }
   return absl::OkStatus();
@@ -268,21 +239,17 @@ absl::Status CheckChecksums(const v1::PhaseReport& report,
 
 }  // namespace
 
-absl::Status CheckPhaseReportBody(const v1::PhaseReport& report,
+absl::Status CheckPhaseReportBody(const PhaseOutcome& report,
                                   const PhaseExpectation& expect,
                                   const std::string& who) {
-  const bool failed = !report.error().empty();
+  const bool failed = !report.status.ok();
   RETURN_IF_ERROR(CheckTimes(report, who));
   RETURN_IF_ERROR(CheckRanks(report, expect, failed, who));
   RETURN_IF_ERROR(CheckFiles(report, expect, who));
-  RETURN_IF_ERROR(CheckChecksums(report, expect, who));
-  for (const auto& op : report.ops()) {
-    if (auto s = CheckHistogram(op, who); !s.ok()) return s;
-  }
-  return absl::OkStatus();
+  return CheckChecksums(report, expect, who);
 }
 
-absl::Status CheckPhaseReport(const v1::PhaseReport& report,
+absl::Status CheckPhaseReport(const PhaseOutcome& report,
                               const PhaseExpectation& expect,
                               const std::string& who) {
   RETURN_IF_ERROR(CheckReportEnvelope(report, expect.round_id,
@@ -325,7 +292,9 @@ absl::Status CheckNodeReply(const v1::NodeMessage& msg,
   if (auto s = CheckReplyBody(msg, want, who); !s.ok()) return s;
   if (msg.has_inspect()) return CheckInspectReply(msg.inspect(), who);
   if (msg.has_phase_report() && phase != nullptr) {
-    return CheckPhaseReport(msg.phase_report(), *phase, who);
+    absl::StatusOr<PhaseOutcome> report = FromWire(msg.phase_report());
+    if (!report.ok()) return UnusableReport(who, report.status().message());
+    return CheckPhaseReport(*report, *phase, who);
   }
   return absl::OkStatus();
 }

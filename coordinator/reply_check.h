@@ -12,6 +12,8 @@
 #include <string>
 
 #include "absl/status/status.h"
+#include "absl/strings/string_view.h"
+#include "common/phase_outcome.h"
 #include "proto/ckptbench/v1/node.pb.h"
 
 namespace ckpt {
@@ -50,26 +52,29 @@ struct PhaseExpectation {
 // whose clock estimate had round trip `rtt_seconds`.
 PhaseExpectation ExpectPhase(const v1::PrepareRequest& req, double rtt_seconds);
 
-// What the round protocol checks of any workload's PhaseReport: the round
-// it answers, and its start lag not below zero by more than the clock
-// error (half the round trip of the node's clock estimate) nor above
-// kMaxSeconds.
-absl::Status CheckReportEnvelope(const v1::PhaseReport& report,
-                                 uint64_t round_id, double clock_error_seconds,
+// A report `who` sent that cannot be used, saying `what` is wrong (what
+// the codec refused, wire/phase_report_codec.h, or a check below).
+absl::Status UnusableReport(const std::string& who, absl::string_view what);
+
+// What the round protocol checks of any workload's report (once the codec
+// held it: histograms it can keep): the round it answers, and its start
+// lag not below zero by more than the clock error (half the round trip of
+// the node's clock estimate) nor above kMaxSeconds.
+absl::Status CheckReportEnvelope(const PhaseOutcome& report, uint64_t round_id,
+                                 double clock_error_seconds,
                                  const std::string& who);
 
-// Checks a checkpoint PhaseReport's values: CheckReportEnvelope;
-// durations on the node's own clock finite and not negative (-1 where
-// "none" is allowed); only the node's own ranks and files, each once; on
-// success every rank reported with the bytes of its plan; checksums of
-// real segments; histograms whose counts add up. A report that carries an error
-// (the node failed) may leave ranks out and bytes short, but never beyond the
-// plan.
-absl::Status CheckPhaseReport(const v1::PhaseReport& report,
+// Checks a checkpoint report's values: CheckReportEnvelope; durations on
+// the node's own clock finite and not negative (-1 where "none" is
+// allowed); only the node's own ranks and files, each once; on success
+// every rank reported with the bytes of its plan; checksums of real
+// segments. A report that carries an error (the node failed) may leave
+// ranks out and bytes short, but never beyond the plan.
+absl::Status CheckPhaseReport(const PhaseOutcome& report,
                               const PhaseExpectation& expect,
                               const std::string& who);
 // The same without the envelope (the round protocol checked it).
-absl::Status CheckPhaseReportBody(const v1::PhaseReport& report,
+absl::Status CheckPhaseReportBody(const PhaseOutcome& report,
                                   const PhaseExpectation& expect,
                                   const std::string& who);
 
@@ -82,9 +87,12 @@ absl::Status CheckInspectReply(const v1::InspectReply& reply,
 // The whole check of a node's reply, as one function (what the fuzz target
 // drives): its body is `want` (CheckReplyBody), then its values, where the
 // body has them: a listing's steps (CheckInspectReply), a phase report's
-// against `phase` when given (CheckPhaseReport). The coordinator runs the
-// same parts where the values are used: RemoteNode the type of every
-// reply, Coordinator::Inspect a listing's, RoundRunner a phase report's.
+// against `phase` when given (held by the codec, then CheckPhaseReport). The
+// coordinator runs the same parts where the values are used: RemoteNode the
+// type of every reply, Coordinator::Inspect a listing's, NodeClient the
+// codec's hold of a phase report (RoundProtocol::CheckReports fails the
+// node it refused), the protocol its envelope and the checkpoint workload
+// its values.
 absl::Status CheckNodeReply(const v1::NodeMessage& msg,
                             v1::NodeMessage::BodyCase want,
                             const std::string& who,

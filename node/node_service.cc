@@ -7,10 +7,9 @@
 #include "node/checkpoint/visibility.h"
 #include "wire/backend_codec.h"
 #include "wire/error_kind.h"
-#include "wire/file_record_codec.h"
-#include "wire/histogram_codec.h"
 #include "wire/inspect_codec.h"
 #include "wire/kinds_codec.h"
+#include "wire/phase_report_codec.h"
 #include "wire/round_codec.h"
 #include "wire/storage_commands_codec.h"
 
@@ -121,65 +120,6 @@ absl::StatusOr<PhaseJob> JobFromProto(const v1::PrepareRequest& req) {
 
 absl::StatusOr<PhaseJob> JobFromProto(v1::PrepareRequest&& req) {
   return BuildJob(req);
-}
-
-v1::PhaseReport ReportToProto(const PhaseOutcome& o, uint64_t round_id) {
-  v1::PhaseReport rep;
-  rep.set_round_id(round_id);
-  if (!o.status.ok()) SetError(o.status, &rep);
-  for (const auto& r : o.ranks) {
-    auto* pr = rep.add_ranks();
-    pr->set_rank(r.rank);
-    pr->set_bytes(r.bytes);
-    pr->set_first_byte_seconds(r.first_byte_seconds);
-    pr->set_done_seconds(r.done_seconds);
-    pr->set_verified(r.verified);
-    pr->set_checked_bytes(r.checked_bytes);
-    pr->set_checked_files(r.checked_files);
-  }
-  auto add_op = [&](const char* name, const Histogram& h) {
-    if (h.count() == 0) return;
-    auto* op = rep.add_ops();
-    op->set_op(name);
-    HistogramToProto(h, op->mutable_histogram());
-  };
-  add_op("open", o.ops.open);
-  add_op("write", o.ops.write);
-  add_op("read", o.ops.read);
-  add_op("fsync", o.ops.fsync);
-  add_op("close", o.ops.close);
-  for (const auto& c : o.checksums) {
-    auto* pc = rep.add_checksums();
-    pc->set_rank(c.rank);
-    pc->set_file_index(c.file_index);
-    pc->set_segment_index(c.segment_index);
-    pc->set_checksum(c.value);
-  }
-  rep.mutable_cpu()->set_user_seconds(o.cpu.user_seconds);
-  rep.mutable_cpu()->set_system_seconds(o.cpu.system_seconds);
-  rep.mutable_cpu()->set_host_busy(o.cpu.host_busy);
-  rep.set_start_lag_seconds(o.start_lag_seconds);
-  rep.set_dir_sync_seconds(o.dir_sync_seconds);
-  rep.set_data_seconds(o.data_seconds);
-  rep.set_file_seconds(o.file_seconds);
-  rep.set_cpus(static_cast<uint32_t>(o.cpus));
-  rep.set_backoff_seconds(o.backoff_seconds);
-  rep.set_memory_available_bytes(o.memory_available_bytes);
-  for (const auto& f : o.files) ToWire(f, rep.add_files());
-  rep.set_requests(o.requests);
-  rep.set_retries(o.retries);
-  rep.set_throttles(o.throttles);
-  rep.set_new_connections(o.new_connections);
-  auto* st = rep.mutable_staging();
-  st->set_copy_seconds(o.staging.copy_seconds);
-  st->set_copy_bytes(o.staging.copy_bytes);
-  st->set_blocking_seconds(o.staging.blocking_seconds);
-  st->set_durable_seconds(o.staging.durable_seconds);
-  st->set_compute_seconds(o.staging.compute_seconds);
-  st->set_compute_baseline_seconds(o.staging.compute_baseline_seconds);
-  st->set_staged_bytes(o.staging.staged_bytes);
-  st->set_pinned(o.staging.pinned);
-  return rep;
 }
 
 namespace {
@@ -304,7 +244,8 @@ v1::PhaseReport NodeService::StartPhase(
   }
   PhaseOutcome o = agent_.RunPhase(req.run_id(), round, req.start_at_unix_ns(),
                                    fn, progress_interval);
-  return ReportToProto(o, round);
+  o.round_id = round;
+  return ToWire(o);
 }
 
 v1::CommitReply NodeService::Commit(v1::CommitRequest req) {

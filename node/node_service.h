@@ -84,7 +84,6 @@ class NodeService {
 absl::StatusOr<PhaseJob> JobFromProto(const v1::PrepareRequest& req);
 // Consumes req (names moved, segments freed as they are converted).
 absl::StatusOr<PhaseJob> JobFromProto(v1::PrepareRequest&& req);
-v1::PhaseReport ReportToProto(const PhaseOutcome& outcome, uint64_t round_id);
 
 }  // namespace ckpt
 

@@ -10,8 +10,6 @@
 #include "absl/strings/str_format.h"
 #include "common/bytes.h"
 #include "coordinator/checkpoint/round_runner.h"
-#include "wire/file_record_codec.h"
-#include "wire/histogram_codec.h"
 
 namespace ckpt {
 
@@ -195,10 +193,9 @@ namespace {
 // A node's files on the round's common clock (its start lag added); each
 // file's parts summed into its rank, among the node's ranks (the last of
 // result->ranks).
-void AddFiles(const v1::PhaseReport& rep, int node, RoundResult* result) {
-  const double lag = std::max(0.0, rep.start_lag_seconds());
-  for (const auto& f : rep.files()) {
-    FileRecord fr = FromWire(f);
+void AddFiles(const PhaseOutcome& rep, int node, RoundResult* result) {
+  const double lag = std::max(0.0, rep.start_lag_seconds);
+  for (FileRecord fr : rep.files) {
     fr.node = node;
     fr.start += lag;
     fr.first_byte = fr.first_byte < 0 ? -1 : fr.first_byte + lag;
@@ -220,41 +217,41 @@ void AddFiles(const v1::PhaseReport& rep, int node, RoundResult* result) {
 }
 
 // The node's own figures from its report (its ranks' already in `nr`).
-void FillNode(const v1::PhaseReport& rep, NodeResult* nr) {
+void FillNode(const PhaseOutcome& rep, NodeResult* nr) {
   std::sort(nr->read_from_nodes.begin(), nr->read_from_nodes.end());
-  nr->seconds = nr->last_done_seconds + rep.dir_sync_seconds();
+  nr->seconds = nr->last_done_seconds + rep.dir_sync_seconds;
   nr->throughput_mib_s = MibPerSecond(nr->bytes, nr->seconds);
-  nr->cpu_user_seconds = rep.cpu().user_seconds();
-  nr->cpu_system_seconds = rep.cpu().system_seconds();
-  nr->host_cpu_busy = rep.cpu().host_busy();
-  nr->start_lag_seconds = rep.start_lag_seconds();
-  nr->dir_sync_seconds = rep.dir_sync_seconds();
-  nr->cpus = static_cast<int>(rep.cpus());
+  nr->cpu_user_seconds = rep.cpu.user_seconds;
+  nr->cpu_system_seconds = rep.cpu.system_seconds;
+  nr->host_cpu_busy = rep.cpu.host_busy;
+  nr->start_lag_seconds = rep.start_lag_seconds;
+  nr->dir_sync_seconds = rep.dir_sync_seconds;
+  nr->cpus = rep.cpus;
   nr->data_busy =
-      rep.file_seconds() > 0 ? rep.data_seconds() / rep.file_seconds() : 0;
+      rep.file_seconds > 0 ? rep.data_seconds / rep.file_seconds : 0;
   nr->cpu_busy = nr->seconds > 0 && nr->cpus > 0
                      ? (nr->cpu_user_seconds + nr->cpu_system_seconds) /
                            (nr->seconds * nr->cpus)
                      : 0;
-  nr->requests = rep.requests();
-  nr->retries = rep.retries();
-  nr->throttles = rep.throttles();
-  nr->backoff_seconds = rep.backoff_seconds();
-  nr->memory_available_bytes = rep.memory_available_bytes();
-  nr->new_connections = rep.new_connections();
-  const auto& st = rep.staging();
-  nr->staging.copy_seconds = st.copy_seconds();
-  nr->staging.copy_bytes = st.copy_bytes();
-  nr->staging.blocking_seconds = st.blocking_seconds();
-  nr->staging.durable_seconds = st.durable_seconds();
-  nr->staging.compute_seconds = st.compute_seconds();
-  nr->staging.compute_baseline_seconds = st.compute_baseline_seconds();
-  nr->staging.staged_bytes = st.staged_bytes();
-  nr->staging.pinned = st.pinned();
+  nr->requests = rep.requests;
+  nr->retries = rep.retries;
+  nr->throttles = rep.throttles;
+  nr->backoff_seconds = rep.backoff_seconds;
+  nr->memory_available_bytes = rep.memory_available_bytes;
+  nr->new_connections = rep.new_connections;
+  const StagingOutcome& st = rep.staging;
+  nr->staging.copy_seconds = st.copy_seconds;
+  nr->staging.copy_bytes = st.copy_bytes;
+  nr->staging.blocking_seconds = st.blocking_seconds;
+  nr->staging.durable_seconds = st.durable_seconds;
+  nr->staging.compute_seconds = st.compute_seconds;
+  nr->staging.compute_baseline_seconds = st.compute_baseline_seconds;
+  nr->staging.staged_bytes = st.staged_bytes;
+  nr->staging.pinned = st.pinned;
 }
 
 // The node's counts into the round's, and its histograms merged.
-void AddNode(const v1::PhaseReport& rep, const NodeResult& nr,
+void AddNode(const PhaseOutcome& rep, const NodeResult& nr,
              RoundResult* result) {
   result->bytes += nr.bytes;
   result->new_connections += nr.new_connections;
@@ -264,9 +261,10 @@ void AddNode(const v1::PhaseReport& rep, const NodeResult& nr,
   result->backoff_seconds += nr.backoff_seconds;
   result->cpu_user_seconds += nr.cpu_user_seconds;
   result->cpu_system_seconds += nr.cpu_system_seconds;
-  for (const auto& op : rep.ops()) {
-    result->ops[op.op()].Merge(HistogramFromProto(op.histogram()));
-  }
+  // Only operations that happened (a save reads nothing).
+  ForEachOp(rep.ops, [result](const char* name, const Histogram& h) {
+    if (h.count() > 0) result->ops[name].Merge(h);
+  });
 }
 
 // The barrier: every rank waits for the round's last one (on the common
@@ -287,17 +285,17 @@ void SetRankWaits(RoundResult* result) {
 
 }  // namespace
 
-void RoundRunner::AddRanks(const v1::PhaseReport& rep, const RoundSpec& spec,
+void RoundRunner::AddRanks(const PhaseOutcome& rep, const RoundSpec& spec,
                            NodeResult* nr, RoundResult* result) const {
   nr->first_done_seconds = 1e300;
-  for (const auto& r : rep.ranks()) {
+  for (const RankOutcome& r : rep.ranks) {
     RankResult rr;
-    rr.rank = r.rank();
+    rr.rank = r.rank;
     rr.node = nr->node;
-    rr.bytes = r.bytes();
-    rr.first_byte_seconds = r.first_byte_seconds();
-    rr.seconds = r.done_seconds();
-    rr.verified = r.verified();
+    rr.bytes = r.bytes;
+    rr.first_byte_seconds = r.first_byte_seconds;
+    rr.seconds = r.done_seconds;
+    rr.verified = r.verified;
     if (result->phase == Phase::kLoad && spec.reshard != nullptr) {
       // The lowest saving rank it read from, and every node it read.
       const int per_node = spec.reshard->from_ranks_per_node;
@@ -318,18 +316,18 @@ void RoundRunner::AddRanks(const v1::PhaseReport& rep, const RoundSpec& spec,
       rr.read_from_node = static_cast<int>(src.node);
       NoteNode(&nr->read_from_nodes, rr.read_from_node);
     }
-    result->checked_bytes += r.checked_bytes();
-    result->checked_files += r.checked_files();
+    result->checked_bytes += r.checked_bytes;
+    result->checked_files += r.checked_files;
     result->ranks.push_back(rr);
     nr->ranks.push_back(rr.rank);
     nr->bytes += rr.bytes;
     nr->last_done_seconds = std::max(nr->last_done_seconds, rr.seconds);
     nr->first_done_seconds = std::min(nr->first_done_seconds, rr.seconds);
   }
-  if (rep.ranks_size() == 0) nr->first_done_seconds = 0;
+  if (rep.ranks.empty()) nr->first_done_seconds = 0;
 }
 
-void RoundRunner::Aggregate(const std::vector<v1::PhaseReport>& reports,
+void RoundRunner::Aggregate(const std::vector<PhaseOutcome>& reports,
                             const RoundSpec& spec, RoundResult* result) const {
   double min_lag = 1e300, max_lag = -1e300;
   double busy_sum = 0;

@@ -166,12 +166,12 @@ void RoundRunner::AddReshardedRanks(const ReshardPlan& reshard, int node,
 }
 
 std::vector<std::string> RoundRunner::BuildMetadata(
-    const RoundSpec& spec, const std::vector<v1::PhaseReport>& reports,
+    const RoundSpec& spec, const std::vector<PhaseOutcome>& reports,
     bool per_node) const {
   SegmentChecksums sums;  // gathered once, read by every document
-  for (const auto& rep : reports) {
-    for (const auto& c : rep.checksums()) {
-      sums[{c.rank(), c.file_index(), c.segment_index()}] = c.checksum();
+  for (const PhaseOutcome& rep : reports) {
+    for (const SegmentSum& c : rep.checksums) {
+      sums[{c.rank, c.file_index, c.segment_index}] = c.value;
     }
   }
   const size_t count = per_node ? nodes().size() : 1;
@@ -232,13 +232,13 @@ class CheckpointRound : public RoundWorkload {
   void Prepared(const std::vector<PrepareOutcome>& prepared,
                 RoundResult* result) override;
   // The protocol checked the envelope (round, start lag).
-  absl::Status CheckReport(size_t node, const v1::PhaseReport& report,
+  absl::Status CheckReport(size_t node, const PhaseOutcome& report,
                            const std::string& who) override {
     return CheckPhaseReportBody(report, expected_[node], who);
   }
-  absl::Status Finish(const std::vector<v1::PhaseReport>& reports,
+  absl::Status Finish(const std::vector<PhaseOutcome>& reports,
                       RoundResult* result) override;
-  void Aggregate(const std::vector<v1::PhaseReport>& reports,
+  void Aggregate(const std::vector<PhaseOutcome>& reports,
                  const std::vector<PrepareOutcome>& prepared,
                  RoundResult* result) override {
     r_.Aggregate(reports, spec_, result);
@@ -302,8 +302,8 @@ void CheckpointRound::Prepared(const std::vector<PrepareOutcome>& prepared,
   }
 }
 
-absl::Status CheckpointRound::Finish(
-    const std::vector<v1::PhaseReport>& reports, RoundResult* result) {
+absl::Status CheckpointRound::Finish(const std::vector<PhaseOutcome>& reports,
+                                     RoundResult* result) {
   if (!spec_.save) return absl::OkStatus();
   const std::vector<NodeClient*>& nodes = r_.nodes();
   auto c0 = Clock::now();

@@ -91,18 +91,18 @@ class RoundRunner {
   // per_node (node-local storage) node i's own, built on up to a thread per
   // CPU; the segment checksums are gathered once.
   std::vector<std::string> BuildMetadata(
-      const RoundSpec& spec, const std::vector<v1::PhaseReport>& reports,
+      const RoundSpec& spec, const std::vector<PhaseOutcome>& reports,
       bool per_node) const;
   // The round's RoundStaging from its nodes'; for an async save also the
   // round's time (to the last byte durable + commit, not the end of the
   // training interval it overlapped).
   void SumUpStaging(const RoundSpec& spec, RoundResult* result) const;
-  void Aggregate(const std::vector<v1::PhaseReport>& reports,
+  void Aggregate(const std::vector<PhaseOutcome>& reports,
                  const RoundSpec& spec, RoundResult* result) const;
   // A node's ranks from its report into the round and into `nr` (for a
   // load, whose files each read).
-  void AddRanks(const v1::PhaseReport& rep, const RoundSpec& spec,
-                NodeResult* nr, RoundResult* result) const;
+  void AddRanks(const PhaseOutcome& rep, const RoundSpec& spec, NodeResult* nr,
+                RoundResult* result) const;
   // After a save committed (acknowledged at committed_unix_ns, coordinator
   // clock): node 1 (node 0 in a one-node run) polls until the step is
   // visible to it (coordinator/checkpoint/visibility.cc).

@@ -21,12 +21,14 @@
 #include "absl/status/statusor.h"
 #include "absl/strings/str_cat.h"
 #include "common/inspection.h"
+#include "common/phase_outcome.h"
 #include "common/round_messages.h"
 #include "common/storage_commands.h"
 #include "coordinator/reply_check.h"
 #include "proto/ckptbench/v1/node.pb.h"
 #include "wire/error_kind.h"
 #include "wire/inspect_codec.h"
+#include "wire/phase_report_codec.h"
 #include "wire/round_codec.h"
 #include "wire/storage_commands_codec.h"
 
@@ -54,10 +56,14 @@ struct WireListener {
 
 // How a node's phase ended: `status` is its failure (the transport's, or
 // the node's with its kind), `report` what it measured, failed or not
-// (empty when the node was not reached).
+// (empty when the node was not reached). `refused`: why the report that
+// came back cannot be held (wire/phase_report_codec.h; then `report` is
+// empty), for the round protocol to fail the node with once the round's
+// clock stopped, as it does a report whose values are impossible.
 struct ReportedPhase {
   absl::Status status;
-  v1::PhaseReport report;
+  PhaseOutcome report;
+  absl::Status refused;
 };
 
 class NodeClient {
@@ -224,9 +230,11 @@ class NodeClient {
     return w;
   }
   static ReportedPhase OutcomeOf(absl::StatusOr<v1::PhaseReport> rep) {
-    if (!rep.ok()) return {rep.status(), {}};
+    if (!rep.ok()) return {rep.status(), {}, {}};
     absl::Status failed = StatusOfReply(*rep);
-    return {std::move(failed), std::move(*rep)};
+    absl::StatusOr<PhaseOutcome> report = FromWire(*rep);
+    if (!report.ok()) return {std::move(failed), {}, report.status()};
+    return {std::move(failed), *std::move(report), {}};
   }
 };
 

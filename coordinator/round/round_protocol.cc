@@ -103,7 +103,8 @@ struct RoundProtocol::Round {
   const RoundIds& ids;
   RoundResult result;
   std::vector<PrepareOutcome> prepared;
-  std::vector<v1::PhaseReport> reports;
+  std::vector<PhaseOutcome> reports;
+  std::vector<absl::Status> refused;  // a report that could not be held
   // The first error in time is the cause; the aborts it triggers make the
   // other nodes fail too, and those must not be reported instead of it.
   std::mutex error_mu;
@@ -176,8 +177,10 @@ RoundProtocol::Start RoundProtocol::ChooseStart(const std::string& label) {
 void RoundProtocol::Transfer(Round& round, const Start& start) {
   const size_t n = nodes_.size();
   round.reports.resize(n);
+  round.refused.resize(n);
   auto on_report = [&](size_t i, ReportedPhase outcome) {
     round.reports[i] = std::move(outcome.report);
+    round.refused[i] = std::move(outcome.refused);
     std::string error;
     const ErrorKind kind = NodeErrorKindOf(outcome.status);
     if (!outcome.status.ok()) {
@@ -216,21 +219,23 @@ void RoundProtocol::CheckReports(Round& round) {
   for (size_t i = 0; i < nodes_.size(); ++i) {
     const double clock_error = nodes_[i]->rtt_seconds() / 2;
     const std::string who = nodes_[i]->Who();
-    v1::PhaseReport& report = round.reports[i];
+    PhaseOutcome& report = round.reports[i];
     absl::Status unusable =
-        CheckReportEnvelope(report, round.ids.round_id, clock_error, who);
+        round.refused[i].ok()
+            ? CheckReportEnvelope(report, round.ids.round_id, clock_error, who)
+            : UnusableReport(who, round.refused[i].message());
     if (unusable.ok()) {
       unusable = round.workload.CheckReport(i, report, who);
     }
     if (unusable.ok()) continue;
-    report = v1::PhaseReport();
+    report = PhaseOutcome();
     round.NoteError(NodeError(*nodes_[i], "", unusable.message()),
                     ErrorKind::kInternal);
   }
 }
 
 RoundResult RoundProtocol::Run(RoundWorkload& workload, const RoundIds& ids) {
-  Round round{workload, ids, {}, {}, {}, {}, {}, {}};
+  Round round{workload, ids, {}, {}, {}, {}, {}, {}, {}};
   workload.Begin(&round.result);
   RoundResult& result = round.result;
   // Prepare (untimed).

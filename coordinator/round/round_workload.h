@@ -56,21 +56,21 @@ class RoundWorkload {
            {}});
   }
 
-  // Whether node `node`'s report (round and start lag already checked by
-  // the protocol, against the node's clock error) may be used: a refusal
-  // fails that node, named by `who`.
-  virtual absl::Status CheckReport(size_t node, const v1::PhaseReport& report,
+  // Whether node `node`'s report (held by the codec, its round and start
+  // lag already checked by the protocol, against the node's clock error)
+  // may be used: a refusal fails that node, named by `who`.
+  virtual absl::Status CheckReport(size_t node, const PhaseOutcome& report,
                                    const std::string& who) = 0;
   // Every node reported without error; still on the round's clock (the
   // checkpoint's commit). An error fails the round with its kind
   // (ErrorKindOf; Unknown for none) and message, which names the node.
-  virtual absl::Status Finish(const std::vector<v1::PhaseReport>& /*reports*/,
+  virtual absl::Status Finish(const std::vector<PhaseOutcome>& /*reports*/,
                               RoundResult* /*result*/) {
     return absl::OkStatus();
   }
   // Sums up the reports (empty for a node that failed or was refused),
   // after the clock stopped; also for a failed round.
-  virtual void Aggregate(const std::vector<v1::PhaseReport>& reports,
+  virtual void Aggregate(const std::vector<PhaseOutcome>& reports,
                          const std::vector<PrepareOutcome>& prepared,
                          RoundResult* result) = 0;
   // The round succeeded and is summed up (`finished_unix_ns`: when its

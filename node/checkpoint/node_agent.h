@@ -26,6 +26,7 @@
 #include "common/inspection.h"
 #include "common/kinds.h"
 #include "common/memory.h"
+#include "common/phase_outcome.h"
 #include "common/round_messages.h"
 #include "common/step_layout.h"
 #include "node/checkpoint/file_io.h"
@@ -60,52 +61,6 @@ struct PhaseJob {
   BackendOptions backend;  // storage.flavour, s3.*, gcs.*
   TrainingLoopOptions loop;
   std::vector<RankJob> ranks;
-};
-
-struct RankOutcome {
-  uint32_t rank = 0;
-  uint64_t bytes = 0;
-  double first_byte_seconds = -1;
-  double done_seconds = 0;
-  bool verified = false;       // loads: every byte checked against a sum
-  uint64_t checked_bytes = 0;  // loads: bytes checked against a sum
-  uint32_t checked_files = 0;  // loads: files wholly checked
-};
-
-struct SegmentSum {
-  uint32_t rank, file_index, segment_index;
-  uint64_t value;
-};
-
-// StagingReport in node.proto: copies between where the bytes live and
-// host memory, and an async save's blocking / durable / compute times.
-struct StagingOutcome {
-  double copy_seconds = 0;  // summed over files
-  uint64_t copy_bytes = 0;
-  double blocking_seconds = 0;  // async: the last file staged
-  double durable_seconds = 0;   // async: the last file durable
-  double compute_seconds = 0, compute_baseline_seconds = 0;
-  uint64_t staged_bytes = 0;  // host bytes held for staged copies
-  bool pinned = false;
-};
-
-struct PhaseOutcome {
-  absl::Status status;
-  std::vector<RankOutcome> ranks;
-  OpStats ops;
-  CpuDelta cpu;
-  double start_lag_seconds = 0;
-  double dir_sync_seconds = 0;
-  std::vector<SegmentSum> checksums;                  // saves: what was written
-  uint64_t requests = 0, retries = 0, throttles = 0;  // object stores
-  uint64_t new_connections = 0;  // HTTP connections opened (object stores)
-  double backoff_seconds = 0;    // slept before retries (object stores)
-  uint64_t memory_available_bytes = 0;  // at the end, buffers still held
-  StagingOutcome staging;
-  double data_seconds = 0;  // FileOutcome::data_seconds, summed
-  double file_seconds = 0;  // FileOutcome::done_seconds, summed
-  int cpus = 0;             // this process may run on
-  std::vector<FileRecord> files;
 };
 
 using ProgressFn = std::function<void(const std::vector<uint64_t>& rank_bytes)>;

@@ -9,6 +9,7 @@
 #include "common/text.h"
 #include "node/round/phase_start.h"
 #include "wire/error_kind.h"
+#include "wire/phase_report_codec.h"
 #include "wire/round_codec.h"
 
 namespace ckpt {
@@ -65,25 +66,24 @@ v1::PhaseReport WorkloadPhases::Run(
     started_[key] = promise.get_future().share();
     if (prepared_ && prepared_round_ == key) phase = std::move(prepared_);
   }
-  v1::PhaseReport rep;
+  PhaseOutcome out;
   if (phase == nullptr) {
-    SetError(
-        absl::FailedPreconditionError(absl::StrCat(
-            "round ", req.round_id(), " was started without being prepared")),
-        &rep);
+    out.status = absl::FailedPreconditionError(absl::StrCat(
+        "round ", req.round_id(), " was started without being prepared"));
   } else {
-    rep = Execute(*phase, req, progress, send_ask, progress_interval);
+    out = Execute(*phase, req, progress, send_ask, progress_interval);
   }
-  rep.set_round_id(req.round_id());
+  out.round_id = req.round_id();
+  v1::PhaseReport rep = ToWire(out);
   promise.set_value(rep);
   return rep;
 }
 
-v1::PhaseReport WorkloadPhases::Execute(
+PhaseOutcome WorkloadPhases::Execute(
     NodeWorkload& phase, const v1::StartPhaseRequest& req,
     const std::function<void(const v1::Progress&)>& progress,
     const SendAsk& send_ask, double progress_interval) {
-  v1::PhaseReport rep;
+  PhaseOutcome rep;
   std::atomic<uint64_t> done{0}, total{0};
   NodePhaseContext ctx;
   ctx.round_id = req.round_id();
@@ -98,7 +98,7 @@ v1::PhaseReport WorkloadPhases::Execute(
     std::lock_guard<std::mutex> lock(mu_);
     return aborted_;
   };
-  rep.set_start_lag_seconds(SleepUntilStart(req.start_at_unix_ns()));
+  rep.start_lag_seconds = SleepUntilStart(req.start_at_unix_ns());
   // Progress every interval while the phase runs, from a thread of its own.
   std::mutex tick_mu;
   std::condition_variable tick_cv;
@@ -121,9 +121,9 @@ v1::PhaseReport WorkloadPhases::Execute(
   tick_cv.notify_all();
   if (ticker.joinable()) ticker.join();
   if (out.ok()) {
-    rep.set_workload_report(std::move(*out));
+    rep.workload_report = std::move(*out);
   } else {
-    SetError(out.status(), &rep);
+    rep.status = out.status();
   }
   return rep;
 }

@@ -19,6 +19,7 @@
 #include <string>
 #include <utility>
 
+#include "common/phase_outcome.h"
 #include "node/round/node_workload.h"
 #include "proto/ckptbench/v1/node.pb.h"
 
@@ -50,10 +51,9 @@ class WorkloadPhases {
 
  private:
   // Runs `phase` from the start instant; the report's fields but round_id.
-  v1::PhaseReport Execute(
-      NodeWorkload& phase, const v1::StartPhaseRequest& req,
-      const std::function<void(const v1::Progress&)>& progress,
-      const SendAsk& send_ask, double progress_interval);
+  PhaseOutcome Execute(NodeWorkload& phase, const v1::StartPhaseRequest& req,
+                       const std::function<void(const v1::Progress&)>& progress,
+                       const SendAsk& send_ask, double progress_interval);
   absl::StatusOr<std::string> Ask(const SendAsk& send_ask, uint64_t round_id,
                                   const std::string& payload);
 

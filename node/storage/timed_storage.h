@@ -12,23 +12,10 @@
 #include <string>
 
 #include "common/histogram.h"
+#include "common/op_stats.h"
 #include "node/storage/forwarding_storage.h"
 
 namespace ckpt {
-
-// One file task's operation latencies (nanoseconds), merged afterwards.
-// close: the durability point on FUSE object-store mounts, where the
-// upload happens.
-struct OpStats {
-  Histogram open, write, read, fsync, close;
-  void Merge(const OpStats& o) {
-    close.Merge(o.close);
-    open.Merge(o.open);
-    write.Merge(o.write);
-    read.Merge(o.read);
-    fsync.Merge(o.fsync);
-  }
-};
 
 // Times one call into `h`.
 template <typename F>

@@ -150,8 +150,8 @@ TEST(ErrorKind, EveryCallOfAClientReturnsTheNodesFailureAsItsStatus) {
   // A failed phase: its status, and what it measured is kept.
   ReportedPhase phase = n.StartPhase({}, {});
   EXPECT_EQ(NodeErrorKindOf(phase.status), ErrorKind::kAuth);
-  ASSERT_EQ(phase.report.ranks_size(), 1);
-  EXPECT_EQ(phase.report.ranks(0).bytes(), 4096u);
+  ASSERT_EQ(phase.report.ranks.size(), 1u);
+  EXPECT_EQ(phase.report.ranks[0].bytes, 4096u);
   EXPECT_TRUE(n.Ping({}).ok());
 }
 

@@ -25,6 +25,7 @@
 #include "coordinator/reply_check.h"
 #include "coordinator/summary.h"
 #include "inprocess/local_node_client.h"
+#include "wire/phase_report_codec.h"
 
 namespace ckpt {
 
@@ -34,7 +35,7 @@ struct NodeReplyFuzz {
     return r.BuildPrepare(s, 0);
   }
   static void Aggregate(const RoundRunner& r,
-                        const std::vector<v1::PhaseReport>& reports,
+                        const std::vector<PhaseOutcome>& reports,
                         const RoundSpec& s, RoundResult* out) {
     r.Aggregate(reports, s, out);
   }
@@ -114,7 +115,13 @@ void WriteSeeds(const std::string& dir) {
     const bool save = k == 0;
     const auto expect = ExpectPhase(
         NodeReplyFuzz::Prepare(runner, save ? rig.Spec(true) : load), 0);
-    const absl::Status s = CheckPhaseReport(rep, expect, rig.node.Who());
+    const absl::Status s = CheckNodeReply(
+        [&] {
+          v1::NodeMessage m;
+          *m.mutable_phase_report() = rep;
+          return m;
+        }(),
+        v1::NodeMessage::kPhaseReport, rig.node.Who(), &expect);
     std::fprintf(
         stderr, "seed %d (%s): %s\n", k, save ? "save" : "load",
         s.ok() ? "passes the check" : std::string(s.message()).c_str());
@@ -166,7 +173,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     RoundResult& round = run.rounds.back();
     round.phase = save ? Phase::kSave : Phase::kLoad;
     round.index = 1;
-    NodeReplyFuzz::Aggregate(runner, {msg.phase_report()}, spec, &round);
+    // What passed the check is what the codec holds (CheckNodeReply held it).
+    NodeReplyFuzz::Aggregate(runner, {*FromWire(msg.phase_report())}, spec,
+                             &round);
     (void)ResultToJson(run);
     (void)SummaryTable(run);
   }

@@ -120,12 +120,11 @@ void CountingRound::OnAction(size_t node, const ActionAsk& ask,
   }
 }
 
-absl::Status CountingRound::CheckReport(size_t node,
-                                        const v1::PhaseReport& report,
+absl::Status CountingRound::CheckReport(size_t node, const PhaseOutcome& report,
                                         const std::string& who) {
-  if (!report.error().empty()) return absl::OkStatus();
+  if (!report.status.ok()) return absl::OkStatus();
   t::CountReport r;
-  if (!r.ParseFromString(report.workload_report()) || r.node() != node ||
+  if (!r.ParseFromString(report.workload_report) || r.node() != node ||
       r.counted() > spec_.items) {
     return absl::DataLossError(
         absl::StrCat(who, " sent a counting report it cannot have made"));
@@ -133,7 +132,7 @@ absl::Status CountingRound::CheckReport(size_t node,
   return absl::OkStatus();
 }
 
-void CountingRound::Aggregate(const std::vector<v1::PhaseReport>& reports,
+void CountingRound::Aggregate(const std::vector<PhaseOutcome>& reports,
                               const std::vector<PrepareOutcome>& /*prepared*/,
                               RoundResult* result) {
   ++aggregations_;
@@ -142,12 +141,12 @@ void CountingRound::Aggregate(const std::vector<v1::PhaseReport>& reports,
   reports_.clear();
   for (size_t i = 0; i < reports.size(); ++i) {
     t::CountReport r;
-    (void)r.ParseFromString(reports[i].workload_report());
+    (void)r.ParseFromString(reports[i].workload_report);
     result->bytes += r.counted();
     NodeResult n;
     n.node = static_cast<int>(i);
     n.bytes = r.counted();
-    n.start_lag_seconds = reports[i].start_lag_seconds();
+    n.start_lag_seconds = reports[i].start_lag_seconds;
     result->nodes.push_back(n);
     reports_.push_back(r);
   }

@@ -45,9 +45,9 @@ class CountingRound : public RoundWorkload {
   v1::PrepareRequest BuildPrepare(size_t node) override;
   void OnAction(size_t node, const ActionAsk& ask,
                 ActionReplyFn reply) override;
-  absl::Status CheckReport(size_t node, const v1::PhaseReport& report,
+  absl::Status CheckReport(size_t node, const PhaseOutcome& report,
                            const std::string& who) override;
-  void Aggregate(const std::vector<v1::PhaseReport>& reports,
+  void Aggregate(const std::vector<PhaseOutcome>& reports,
                  const std::vector<PrepareOutcome>& prepared,
                  RoundResult* result) override;
   void Conclude(const std::vector<PrepareOutcome>& prepared,
