@@ -22,9 +22,10 @@ struct OpStats {
 };
 
 // Calls f(name, histogram) for each operation, in this order: open, write,
-// read, fsync, close.
-template <typename F>
-void ForEachOp(const OpStats& s, F&& f) {
+// read, fsync, close (the names the wire uses). `Stats` is OpStats, const
+// or not.
+template <typename Stats, typename F>
+void ForEachOp(Stats& s, F&& f) {
   f("open", s.open);
   f("write", s.write);
   f("read", s.read);

@@ -14,16 +14,6 @@
 namespace ckpt {
 namespace {
 
-// Each operation's histogram in OpStats, by its name on the wire.
-constexpr struct {
-  const char* name;
-  Histogram OpStats::*field;
-} kOps[] = {{"open", &OpStats::open},
-            {"write", &OpStats::write},
-            {"read", &OpStats::read},
-            {"fsync", &OpStats::fsync},
-            {"close", &OpStats::close}};
-
 absl::Status Refused(const std::string& what) {
   return absl::InvalidArgumentError(what);
 }
@@ -52,15 +42,22 @@ absl::Status CheckHistogram(const std::string& op, const v1::Histogram& h) {
 
 absl::Status OpsFromWire(const v1::PhaseReport& r, OpStats* ops) {
   for (const auto& op : r.ops()) {
-    size_t k = 0;
-    while (k < std::size(kOps) && op.op() != kOps[k].name) ++k;
-    if (k == std::size(kOps)) {
+    Histogram* into = nullptr;  // the operation's, by its name on the wire
+    ForEachOp(*ops, [&](const char* name, Histogram& h) {
+      if (op.op() == name) into = &h;
+    });
+    if (into == nullptr) {
       return Refused(absl::StrCat("latency of an unknown operation '",
                                   EscapeForTerminal(op.op().substr(0, 40)),
                                   "'"));
     }
     RETURN_IF_ERROR(CheckHistogram(op.op(), op.histogram()));
-    (ops->*kOps[k].field).Merge(HistogramFromProto(op.histogram()));
+    // Held as sent; one operation sent twice is added up.
+    if (into->count() == 0) {
+      *into = HistogramFromProto(op.histogram());
+    } else {
+      into->Merge(HistogramFromProto(op.histogram()));
+    }
   }
   return absl::OkStatus();
 }
