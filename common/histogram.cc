@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <bit>
 #include <cmath>
+#include <utility>
 
 namespace ckpt {
 
@@ -27,8 +28,12 @@ uint64_t Histogram::BucketHigh(int index) {
   return BucketLow(index) + ((uint64_t{1} << shift) - 1);
 }
 
+void Histogram::Reserve() { counts_.resize(kNumBuckets, 0); }
+
 void Histogram::Record(uint64_t value_ns) {
-  ++counts_[BucketIndex(value_ns)];
+  const size_t i = static_cast<size_t>(BucketIndex(value_ns));
+  if (i >= counts_.size()) counts_.resize(i + 1, 0);
+  ++counts_[i];
   ++count_;
   sum_ += value_ns;
   min_ = std::min(min_, value_ns);
@@ -36,7 +41,12 @@ void Histogram::Record(uint64_t value_ns) {
 }
 
 void Histogram::Merge(const Histogram& other) {
-  for (int i = 0; i < kNumBuckets; ++i) counts_[i] += other.counts_[i];
+  if (other.counts_.size() > counts_.size()) {
+    counts_.resize(other.counts_.size(), 0);
+  }
+  for (size_t i = 0; i < other.counts_.size(); ++i) {
+    counts_[i] += other.counts_[i];
+  }
   count_ += other.count_;
   sum_ += other.sum_;
   if (other.count_) {
@@ -57,10 +67,11 @@ uint64_t Histogram::Percentile(double q) const {
       static_cast<uint64_t>(std::ceil(q * static_cast<double>(count_)));
   rank = std::clamp<uint64_t>(rank, 1, count_);
   uint64_t seen = 0;
-  for (int i = 0; i < kNumBuckets; ++i) {
+  for (size_t i = 0; i < counts_.size(); ++i) {
     seen += counts_[i];
     if (seen >= rank) {
-      uint64_t lo = BucketLow(i), hi = BucketHigh(i);
+      const int index = static_cast<int>(i);
+      uint64_t lo = BucketLow(index), hi = BucketHigh(index);
       uint64_t mid = lo + (hi - lo) / 2;
       return std::clamp(mid, min_, max_);
     }
@@ -74,13 +85,13 @@ std::vector<uint64_t> Histogram::TrimmedCounts() const {
   return std::vector<uint64_t>(counts_.begin(), counts_.begin() + n);
 }
 
-Histogram Histogram::FromParts(const std::vector<uint64_t>& counts,
-                               uint64_t count, uint64_t sum, uint64_t min,
-                               uint64_t max) {
+Histogram Histogram::FromParts(std::vector<uint64_t> counts, uint64_t count,
+                               uint64_t sum, uint64_t min, uint64_t max) {
   Histogram h;
-  for (size_t i = 0; i < counts.size() && i < h.counts_.size(); ++i) {
-    h.counts_[i] = counts[i];
-  }
+  size_t n = std::min(counts.size(), static_cast<size_t>(kNumBuckets));
+  while (n > 0 && counts[n - 1] == 0) --n;
+  counts.resize(n);
+  h.counts_ = std::move(counts);
   h.count_ = count;
   h.sum_ = sum;
   h.min_ = count ? min : UINT64_MAX;

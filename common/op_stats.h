@@ -12,6 +12,13 @@ namespace ckpt {
 // upload happens. On the wire each is named by its field ("open", ...).
 struct OpStats {
   Histogram open, write, read, fsync, close;
+  void Reserve() {
+    open.Reserve();
+    write.Reserve();
+    read.Reserve();
+    fsync.Reserve();
+    close.Reserve();
+  }
   void Merge(const OpStats& o) {
     close.Merge(o.close);
     open.Merge(o.open);

@@ -5,6 +5,7 @@
 #include <map>
 #include <nlohmann/json.hpp>
 #include <type_traits>
+#include <utility>
 
 #include "absl/strings/str_cat.h"
 #include "common/text.h"
@@ -190,7 +191,7 @@ void ReadHistogram(const Fields& f, Histogram* out) {
     return f.Fail(absl::StrCat(f.path(), ".min_ns"), "at most its max_ns",
                   json(min));
   }
-  *out = Histogram::FromParts(counts, count, sum, min, max);
+  *out = Histogram::FromParts(std::move(counts), count, sum, min, max);
 }
 
 void ReadNode(const Fields& f, NodeResult* n) {

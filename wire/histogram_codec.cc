@@ -1,5 +1,6 @@
 #include "wire/histogram_codec.h"
 
+#include <utility>
 #include <vector>
 
 namespace ckpt {
@@ -15,8 +16,8 @@ void HistogramToProto(const Histogram& h, ::ckptbench::v1::Histogram* out) {
 
 Histogram HistogramFromProto(const ::ckptbench::v1::Histogram& h) {
   std::vector<uint64_t> counts(h.counts().begin(), h.counts().end());
-  return Histogram::FromParts(counts, h.count(), h.sum_ns(), h.min_ns(),
-                              h.max_ns());
+  return Histogram::FromParts(std::move(counts), h.count(), h.sum_ns(),
+                              h.min_ns(), h.max_ns());
 }
 
 }  // namespace ckpt

@@ -37,6 +37,10 @@ void CheckpointPhase::MakeSlots() {
       s.buffer = (*p_.buffers)[b].get();
       s.memory = b < p_.memory->size() ? (*p_.memory)[b].get() : nullptr;
       s.staged = b < p_.staged->size() ? (*p_.staged)[b].get() : nullptr;
+      // Its operations' histograms record without allocating: a first
+      // operation that allocated them spread the nodes' starts
+      // (coordination_bench, 256 agents: 2.9 ms to 8-12 ms).
+      s.stats.Reserve();
       ++b;
     }
   }
@@ -46,6 +50,11 @@ PhaseOutcome CheckpointPhase::Run(int64_t start_at_unix_ns,
                                   const ProgressFn& progress,
                                   double progress_interval) {
   PhaseOutcome out;
+  // The node's histograms, which its files' are merged into once they are
+  // done, are held whole before the start: allocated after the last file,
+  // they delayed every report (coordination_bench, 64 agents: the time
+  // after the last byte 4.9 ms to 6.5 ms).
+  out.ops.Reserve();
   // Synchronized start (node/round/phase_start.h). The slots are made
   // after it, as NodeAgent::Execute made them: made before the sleep, the
   // nodes of coordination_bench started later and less together (start

@@ -60,11 +60,52 @@ TEST(Histogram, MergeEqualsRecordingEverything) {
   EXPECT_EQ(round.Percentile(0.9), a.Percentile(0.9));
 }
 
+// Buckets are held up to the highest used: merging histograms of different
+// extents, either way round and with an empty one, keeps every count.
+TEST(Histogram, MergesAcrossExtentsAndEmpty) {
+  Histogram small, large, empty, all;
+  for (uint64_t v : {3u, 40u, 900u}) {
+    small.Record(v);
+    all.Record(v);
+  }
+  for (uint64_t v : {7'000'000u, 2'000'000'000u}) {
+    large.Record(v);
+    all.Record(v);
+  }
+  Histogram reserved;  // every bucket held from the start: the same
+  reserved.Reserve();
+  reserved.Merge(small);
+  reserved.Merge(large);
+  EXPECT_EQ(reserved.TrimmedCounts(), all.TrimmedCounts());
+  EXPECT_EQ(reserved.Percentile(0.5), all.Percentile(0.5));
+  Histogram a = small, b = large;
+  a.Merge(large);
+  b.Merge(small);
+  a.Merge(empty);
+  empty.Merge(b);
+  for (const Histogram* h : {&a, &b, &empty}) {
+    EXPECT_EQ(h->count(), 5u);
+    EXPECT_EQ(h->TrimmedCounts(), all.TrimmedCounts());
+    EXPECT_EQ(h->Percentile(0.5), all.Percentile(0.5));
+    EXPECT_EQ(h->Percentile(1.0), all.Percentile(1.0));
+    EXPECT_EQ(h->max(), 2'000'000'000u);
+    EXPECT_EQ(h->min(), 3u);
+  }
+  // Parts sent with trailing zero buckets read back as the same histogram.
+  std::vector<uint64_t> padded = all.TrimmedCounts();
+  padded.resize(padded.size() + 50, 0);
+  Histogram back =
+      Histogram::FromParts(padded, all.count(), all.sum(), 3, 2'000'000'000);
+  EXPECT_EQ(back.TrimmedCounts(), all.TrimmedCounts());
+  EXPECT_EQ(back.Percentile(0.9), all.Percentile(0.9));
+}
+
 TEST(Histogram, EmptyIsZero) {
   Histogram h;
   EXPECT_EQ(h.Percentile(0.5), 0u);
   EXPECT_EQ(h.min(), 0u);
   EXPECT_EQ(h.Mean(), 0);
+  EXPECT_TRUE(h.TrimmedCounts().empty());
 }
 
 }  // namespace
