@@ -149,10 +149,7 @@ void Coordinator::Interrupt(const std::string& reason) {
     nodes = nodes_;  // MatchDisks may reorder them meanwhile
   }
   interrupted_ = true;
-  v1::AbortRequest req;
-  req.set_run_id(run_id_);
-  req.set_reason(reason);
-  for (auto* n : nodes) (void)n->Abort(req);
+  for (auto* n : nodes) (void)n->Abort(run_id_, reason);
 }
 
 void Coordinator::NoteListings(RunResult* result) const {

@@ -187,18 +187,17 @@ absl::StatusOr<v1::InspectReply> RemoteNode::SendInspect(
                  &v1::NodeMessage::mutable_inspect, Who());
 }
 
-absl::StatusOr<v1::PrepareReply> RemoteNode::SendPrepare(
-    const v1::PrepareRequest& r) {
+absl::StatusOr<v1::PrepareReply> RemoteNode::SendPrepare(v1::PrepareRequest r) {
   v1::CoordinatorMessage m;
-  *m.mutable_prepare() = r;
+  *m.mutable_prepare() = std::move(r);
   return ReplyOf(Call(std::move(m)), v1::NodeMessage::kPrepare,
                  &v1::NodeMessage::mutable_prepare, Who());
 }
 
-void RemoteNode::SendPrepareAsync(const v1::PrepareRequest& r,
+void RemoteNode::SendPrepareAsync(v1::PrepareRequest r,
                                   Done<v1::PrepareReply> done) {
   v1::CoordinatorMessage m;
-  *m.mutable_prepare() = r;
+  *m.mutable_prepare() = std::move(r);
   CallAsync(std::move(m), {},
             [done = std::move(done),
              who = Who()](absl::StatusOr<v1::NodeMessage> rep) {

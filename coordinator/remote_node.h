@@ -61,8 +61,7 @@ class RemoteNode : public NodeClient {
  protected:
   absl::StatusOr<v1::InspectReply> SendInspect(
       const v1::InspectRequest& r) override;
-  absl::StatusOr<v1::PrepareReply> SendPrepare(
-      const v1::PrepareRequest& r) override;
+  absl::StatusOr<v1::PrepareReply> SendPrepare(v1::PrepareRequest r) override;
   absl::StatusOr<v1::PhaseReport> SendStartPhase(
       const v1::StartPhaseRequest& r, const WireListener& listener) override;
   absl::StatusOr<v1::CommitReply> SendCommit(v1::CommitRequest r) override;
@@ -74,7 +73,7 @@ class RemoteNode : public NodeClient {
   absl::StatusOr<v1::AbortReply> SendAbort(const v1::AbortRequest& r) override;
   absl::StatusOr<v1::PingReply> SendPing(const v1::PingRequest& r) override;
 
-  void SendPrepareAsync(const v1::PrepareRequest& r,
+  void SendPrepareAsync(v1::PrepareRequest r,
                         Done<v1::PrepareReply> done) override;
   void SendStartPhaseAsync(const v1::StartPhaseRequest& r,
                            WireListener listener,

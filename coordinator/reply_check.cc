@@ -58,25 +58,24 @@ absl::Status CheckReplyBody(const v1::NodeMessage& msg,
       "control port?)"));
 }
 
-PhaseExpectation ExpectPhase(const v1::PrepareRequest& req,
-                             double rtt_seconds) {
+PhaseExpectation ExpectPhase(const PhaseJob& job, double rtt_seconds) {
   PhaseExpectation e;
-  e.round_id = req.round_id();
-  e.save = req.phase() == v1::PHASE_SAVE;
+  e.round_id = job.round_id;
+  e.save = job.save;
   e.clock_error_seconds = std::max(0.0, rtt_seconds / 2);
-  for (const auto& r : req.ranks()) {
-    PhaseExpectation::Rank& rank = e.ranks[r.rank()];
-    for (const auto& f : r.files()) {
-      uint64_t planned = f.size();
-      if (f.ranges()) {
+  for (const RankJob& r : job.ranks) {
+    PhaseExpectation::Rank& rank = e.ranks[r.rank];
+    for (const FileJob& f : r.files) {
+      uint64_t planned = f.size;
+      if (f.ranges) {
         planned = 0;
-        for (const auto& s : f.segments()) planned += s.length();
+        for (const SegmentJob& s : f.segments) planned += s.length;
       }
       rank.min_bytes += planned;
-      rank.max_bytes += f.size();
-      rank.files[f.name()] = f.size();
+      rank.max_bytes += f.size;
+      rank.files[f.path] = f.size;
       if (e.save) {
-        rank.segments[f.index()] = static_cast<uint32_t>(f.segments_size());
+        rank.segments[f.index] = static_cast<uint32_t>(f.segments.size());
       }
     }
   }

@@ -13,6 +13,7 @@
 
 #include "absl/status/status.h"
 #include "absl/strings/string_view.h"
+#include "common/phase_job.h"
 #include "common/phase_outcome.h"
 #include "proto/ckptbench/v1/node.pb.h"
 
@@ -48,9 +49,9 @@ struct PhaseExpectation {
   double clock_error_seconds = 0;
 };
 
-// The expectation of the node asked `req` (its ranks, files and sizes),
+// The expectation of the node asked `job` (its ranks, files and sizes),
 // whose clock estimate had round trip `rtt_seconds`.
-PhaseExpectation ExpectPhase(const v1::PrepareRequest& req, double rtt_seconds);
+PhaseExpectation ExpectPhase(const PhaseJob& job, double rtt_seconds);
 
 // A report `who` sent that cannot be used, saying `what` is wrong (what
 // the codec refused, wire/phase_report_codec.h, or a check below).

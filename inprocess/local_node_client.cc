@@ -16,9 +16,9 @@ absl::StatusOr<v1::InspectReply> LocalNodeClient::SendInspect(
   return service_.Inspect(r);
 }
 absl::StatusOr<v1::PrepareReply> LocalNodeClient::SendPrepare(
-    const v1::PrepareRequest& r) {
+    v1::PrepareRequest r) {
   service_.TrimHeap();  // the last phase's, untimed here
-  return service_.Prepare(r);
+  return service_.Prepare(std::move(r));
 }
 absl::StatusOr<v1::PhaseReport> LocalNodeClient::SendStartPhase(
     const v1::StartPhaseRequest& r, const WireListener& listener) {

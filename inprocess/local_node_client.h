@@ -28,8 +28,7 @@ class LocalNodeClient : public NodeClient {
  protected:
   absl::StatusOr<v1::InspectReply> SendInspect(
       const v1::InspectRequest& r) override;
-  absl::StatusOr<v1::PrepareReply> SendPrepare(
-      const v1::PrepareRequest& r) override;
+  absl::StatusOr<v1::PrepareReply> SendPrepare(v1::PrepareRequest r) override;
   absl::StatusOr<v1::PhaseReport> SendStartPhase(
       const v1::StartPhaseRequest& r, const WireListener& listener) override;
   absl::StatusOr<v1::CommitReply> SendCommit(v1::CommitRequest r) override;

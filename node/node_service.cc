@@ -10,117 +10,11 @@
 #include "wire/inspect_codec.h"
 #include "wire/kinds_codec.h"
 #include "wire/phase_report_codec.h"
+#include "wire/prepare_codec.h"
 #include "wire/round_codec.h"
 #include "wire/storage_commands_codec.h"
 
 namespace ckpt {
-
-namespace {
-
-// The io settings of a prepare; NodeAgent::Prepare checks their values
-// through the key table (out of range ones are refused there).
-absl::StatusOr<IoOptions> IoFromWire(const v1::IoOptions& w) {
-  IoOptions io;
-  ASSIGN_OR_RETURN(io.cache_mode, FromWire(w.cache_mode(), "io.cache_mode"));
-  ASSIGN_OR_RETURN(io.checksum, FromWire(w.checksum(), "io.checksum"));
-  io.block_size = w.block_size();
-  io.fsync = w.fsync();
-  io.direct_write = w.direct_write();
-  io.direct_read = w.direct_read();
-  io.queue_depth = w.queue_depth();
-  return io;
-}
-
-}  // namespace
-
-namespace {
-
-// Builds the job from a request; with a mutable one (Req non-const) it
-// consumes it: tensor names are moved and each file's segments freed as
-// soon as they are converted, so the request and the job never both hold
-// a 100,000-tensor plan.
-template <typename Req>
-absl::StatusOr<PhaseJob> BuildJob(Req& req) {
-  constexpr bool kConsume = !std::is_const_v<Req>;
-  PhaseJob job;
-  ASSIGN_OR_RETURN(const Phase phase, FromWire(req.phase(), "phase"));
-  ASSIGN_OR_RETURN(job.io, IoFromWire(req.io()));
-  ASSIGN_OR_RETURN(job.backend, FromWire(req.backend()));
-  ASSIGN_OR_RETURN(job.loop.accelerator,
-                   FromWire(req.loop().accelerator(), "cluster.accelerator"));
-  ASSIGN_OR_RETURN(job.loop.staging,
-                   FromWire(req.loop().staging(), "cluster.staging"));
-  job.run_id = req.run_id();
-  job.round_id = req.round_id();
-  job.save = phase == Phase::kSave;
-  job.seed = req.seed();
-  job.step = req.step();
-  job.step_uri = req.step_uri();
-  job.loop.async = req.loop().async();
-  job.loop.interval_seconds = req.loop().interval_seconds();
-  auto names = std::make_shared<std::vector<std::string>>();
-  names->reserve(static_cast<size_t>(req.tensor_names_size()));
-  if constexpr (kConsume) {
-    for (auto& n : *req.mutable_tensor_names()) names->push_back(std::move(n));
-    google::protobuf::RepeatedPtrField<std::string>().Swap(
-        req.mutable_tensor_names());
-  } else {
-    names->assign(req.tensor_names().begin(), req.tensor_names().end());
-  }
-  auto& ranks = [&]() -> auto& {
-    if constexpr (kConsume) {
-      return *req.mutable_ranks();
-    } else {
-      return req.ranks();
-    }
-  }
-  ();
-  for (auto& r : ranks) {
-    RankJob rj;
-    rj.rank = r.rank();
-    auto& files = [&]() -> auto& {
-      if constexpr (kConsume) {
-        return *r.mutable_files();
-      } else {
-        return r.files();
-      }
-    }
-    ();
-    for (auto& f : files) {
-      FileJob fj;
-      // The bytes are the writer's: a shifted load's file is another rank's.
-      fj.rank = f.other_rank() ? f.written_by_rank() : r.rank();
-      fj.index = f.index();
-      fj.path = f.name();
-      fj.size = f.size();
-      fj.ranges = f.ranges();
-      fj.tensor_names = names;
-      fj.segments.reserve(static_cast<size_t>(f.segments_size()));
-      for (const auto& s : f.segments()) {
-        fj.segments.push_back({s.tensor_index(), s.tensor_offset(), s.length(),
-                               s.file_offset(), s.checksum(), s.has_checksum(),
-                               s.keep_offset(), s.keep_length()});
-      }
-      if constexpr (kConsume) {
-        google::protobuf::RepeatedPtrField<v1::Segment>().Swap(
-            f.mutable_segments());
-      }
-      rj.files.push_back(std::move(fj));
-    }
-    job.ranks.push_back(std::move(rj));
-  }
-  return job;
-}
-
-}  // namespace
-
-absl::StatusOr<PhaseJob> JobFromProto(const v1::PrepareRequest& req) {
-  return BuildJob(req);
-}
-
-absl::StatusOr<PhaseJob> JobFromProto(v1::PrepareRequest&& req) {
-  return BuildJob(req);
-}
 
 namespace {
 
@@ -179,25 +73,23 @@ absl::StatusOr<Inspection> NodeService::Inspect(const InspectJob& job) {
 }
 
 v1::PrepareReply NodeService::Prepare(const v1::PrepareRequest& req) {
-  if (!req.workload().empty()) return workloads_.Prepare(req, agent_.storage());
-  Prepared(req);
-  absl::StatusOr<PhaseJob> job = JobFromProto(req);
+  absl::StatusOr<PhaseJob> job = FromWire(req);
   if (!job.ok()) return PrepareReplyOf(job.status());
-  return PrepareReplyOf(agent_.Prepare(*std::move(job)));
+  return PrepareReplyOf(Prepare(*std::move(job)));
 }
 
 v1::PrepareReply NodeService::Prepare(v1::PrepareRequest&& req) {
-  if (!req.workload().empty()) return workloads_.Prepare(req, agent_.storage());
-  Prepared(req);
-  absl::StatusOr<PhaseJob> job = JobFromProto(std::move(req));
+  absl::StatusOr<PhaseJob> job = FromWire(std::move(req));
   if (!job.ok()) return PrepareReplyOf(job.status());
-  return PrepareReplyOf(agent_.Prepare(*std::move(job)));
+  return PrepareReplyOf(Prepare(*std::move(job)));
 }
 
-void NodeService::Prepared(const v1::PrepareRequest& req) {
+absl::StatusOr<PrepareOutcome> NodeService::Prepare(PhaseJob job) {
+  if (!job.workload.empty()) return workloads_.Prepare(job, agent_.storage());
+  // The checkpoint's ranks, in order: whose bytes its progress counts.
   prepared_ranks_.clear();
-  for (const auto& r : req.ranks()) prepared_ranks_.push_back(r.rank());
-  prepared_round_ = req.round_id();
+  for (const RankJob& r : job.ranks) prepared_ranks_.push_back(r.rank);
+  return agent_.Prepare(std::move(job));
 }
 
 v1::PrepareReply NodeService::PrepareReplyOf(

@@ -36,6 +36,9 @@ class NodeService {
   v1::PrepareReply Prepare(const v1::PrepareRequest& req);
   // Consumes the request while building the job (less memory at peak).
   v1::PrepareReply Prepare(v1::PrepareRequest&& req);
+  // The same as the domain type (common/phase_job.h): the checkpoint's to
+  // the NodeAgent, another workload's to WorkloadPhases.
+  absl::StatusOr<PrepareOutcome> Prepare(PhaseJob job);
   // Blocks until the phase ends; `on_progress` gets Progress messages, and
   // a workload's asks go out through `send_ask` (null: they are refused),
   // their answers coming back to ActionAnswered.
@@ -69,21 +72,12 @@ class NodeService {
   v1::PingReply Ping(const v1::PingRequest& req);
 
  private:
-  void Prepared(const v1::PrepareRequest& req);  // notes ranks and round
   static v1::PrepareReply PrepareReplyOf(
       const absl::StatusOr<PrepareOutcome>& out);
   NodeAgent agent_;
   WorkloadPhases workloads_;
   std::vector<uint32_t> prepared_ranks_;
-  uint64_t prepared_round_ = 0;
 };
-
-// Exposed for tests. An enum number this build does not know is refused
-// naming its field; other values are taken as sent and NodeAgent::Prepare
-// checks them.
-absl::StatusOr<PhaseJob> JobFromProto(const v1::PrepareRequest& req);
-// Consumes req (names moved, segments freed as they are converted).
-absl::StatusOr<PhaseJob> JobFromProto(v1::PrepareRequest&& req);
 
 }  // namespace ckpt
 

@@ -10,11 +10,15 @@ namespace ckpt {
 
 v1::PrepareReply ToWire(const PrepareOutcome& o) {
   v1::PrepareReply rep;
-  if (o.storage_kind) rep.set_storage_kind(ToWire(*o.storage_kind));
+  // A workload that opened no storage says neither its kind nor a cache
+  // method (FromWire below).
+  if (o.storage_kind) {
+    rep.set_storage_kind(ToWire(*o.storage_kind));
+    rep.set_cache_method(ToWire(o.cache.method));
+  }
   rep.set_filesystem(o.filesystem.type);
   rep.set_mount_point(o.filesystem.mount_point);
   rep.set_mount_options(o.filesystem.options);
-  rep.set_cache_method(ToWire(o.cache.method));
   rep.set_resident_bytes(o.cache.resident_bytes);
   rep.set_checked_bytes(o.cache.checked_bytes);
   rep.set_cache_note(o.cache.note);

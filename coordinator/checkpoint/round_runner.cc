@@ -18,8 +18,6 @@
 #include "coordinator/json_codec.h"
 #include "coordinator/reply_check.h"
 #include "coordinator/round/round_workload.h"
-#include "wire/backend_codec.h"
-#include "wire/kinds_codec.h"
 
 namespace ckpt {
 namespace {
@@ -50,7 +48,13 @@ RoundRunner::RoundRunner(const Config& config, const CheckpointPlan& plan,
       plan_(plan),
       backend_(BackendOptionsOf(config)),
       protocol_(std::move(nodes), progress, config.run.progress_interval),
-      rank_shift_(EffectiveRankShift(config, plan)) {}
+      rank_shift_(EffectiveRankShift(config, plan)),
+      tensor_names_([&plan] {
+        auto names = std::make_shared<std::vector<std::string>>();
+        names->reserve(plan.tensors.size());
+        for (const auto& t : plan.tensors) names->push_back(t.name);
+        return names;
+      }()) {}
 
 const RankPlan& RoundRunner::ReadRank(uint32_t rank) const {
   const size_t world = plan_.ranks.size();
@@ -63,67 +67,54 @@ const RankPlan& RoundRunner::ReadRank(uint32_t rank) const {
   return plan_.ranks[rank % world];  // a plan has ranks 0..world-1
 }
 
-v1::PrepareRequest RoundRunner::BuildPrepare(const RoundSpec& spec,
-                                             int node) const {
-  v1::PrepareRequest req;
-  req.set_run_id(spec.run_id);
-  req.set_round_id(spec.round_id);
-  req.set_phase(ToWire(spec.save ? Phase::kSave : Phase::kLoad));
-  req.set_seed(spec.seed);
-  req.set_step(spec.step);
-  req.set_step_uri(ForNode(spec.step_uri, nodes()[node]->index()));
-  auto* io = req.mutable_io();
-  io->set_block_size(config_.io.block_size);
-  io->set_fsync(config_.io.fsync);
-  io->set_direct_write(config_.io.direct_write);
-  io->set_direct_read(config_.io.direct_read);
-  io->set_cache_mode(ToWire(config_.io.cache_mode));
-  io->set_checksum(ToWire(config_.io.checksum));
-  io->set_queue_depth(config_.io.queue_depth);
-  auto* loop = req.mutable_loop();
-  loop->set_accelerator(ToWire(config_.cluster.accelerator));
-  loop->set_staging(ToWire(config_.cluster.staging));
+PhaseJob RoundRunner::BuildPrepare(const RoundSpec& spec, int node) const {
+  PhaseJob job;
+  job.run_id = spec.run_id;
+  job.round_id = spec.round_id;
+  job.save = spec.save;
+  job.seed = spec.seed;
+  job.step = spec.step;
+  job.step_uri = ForNode(spec.step_uri, nodes()[node]->index());
+  job.io = config_.io;
+  job.backend = backend_;
+  job.loop.accelerator = config_.cluster.accelerator;
+  job.loop.staging = config_.cluster.staging;
   // A load-only run's staging save writes a checkpoint, nothing more.
-  loop->set_async(config_.run.async && spec.save && !spec.staged);
-  loop->set_interval_seconds(config_.run.interval);
-  for (const auto& t : plan_.tensors) req.add_tensor_names(t.name);
-  *req.mutable_backend() = ToWire(backend_);
+  job.loop.async = config_.run.async && spec.save && !spec.staged;
+  job.loop.interval_seconds = config_.run.interval;
+  job.tensor_names = tensor_names_;
   if (!spec.save && spec.reshard != nullptr) {
-    AddReshardedRanks(*spec.reshard, node, &req);
-    return req;
+    AddReshardedRanks(*spec.reshard, node, &job);
+    return job;
   }
   for (const auto& r : plan_.ranks) {
     if (static_cast<int>(r.node) != node) continue;
-    auto* ra = req.add_ranks();
-    ra->set_rank(r.rank);
+    RankJob& rj = job.ranks.emplace_back();
+    rj.rank = r.rank;
     // A load with a rank shift reads the files another rank wrote.
     const RankPlan& src = spec.save ? r : ReadRank(r.rank);
     for (const auto& f : src.files) {
-      auto* fa = ra->add_files();
-      fa->set_name(f.name);
-      fa->set_index(f.index);
-      fa->set_size(f.size);
-      if (src.rank != r.rank) {
-        fa->set_other_rank(true);
-        fa->set_written_by_rank(src.rank);
-      }
+      FileJob& fj = rj.files.emplace_back();
+      fj.rank = src.rank;
+      fj.index = f.index;
+      fj.path = f.name;
+      fj.size = f.size;
+      fj.tensor_names = tensor_names_;
+      fj.segments.reserve(f.segments.size());
       for (size_t k = 0; k < f.segments.size(); ++k) {
         const auto& s = f.segments[k];
-        auto* sa = fa->add_segments();
-        sa->set_tensor_index(s.tensor);
-        sa->set_tensor_offset(s.tensor_offset);
-        sa->set_length(s.length);
-        sa->set_file_offset(s.file_offset);
-        uint64_t sum = 0;
-        if (!spec.save && spec.expected &&
-            spec.expected(src.rank, f.index, static_cast<uint32_t>(k), &sum)) {
-          sa->set_checksum(sum);
-          sa->set_has_checksum(true);
-        }
+        SegmentJob& sj = fj.segments.emplace_back();
+        sj.tensor = s.tensor;
+        sj.tensor_offset = s.tensor_offset;
+        sj.length = s.length;
+        sj.file_offset = s.file_offset;
+        sj.has_expected = !spec.save && spec.expected &&
+                          spec.expected(src.rank, f.index,
+                                        static_cast<uint32_t>(k), &sj.expected);
       }
     }
   }
-  return req;
+  return job;
 }
 
 const ReshardRank& RoundRunner::ReshardShare(const ReshardPlan& reshard,
@@ -134,31 +125,32 @@ const ReshardRank& RoundRunner::ReshardShare(const ReshardPlan& reshard,
 }
 
 void RoundRunner::AddReshardedRanks(const ReshardPlan& reshard, int node,
-                                    v1::PrepareRequest* req) const {
+                                    PhaseJob* job) const {
   for (const auto& r : plan_.ranks) {
     if (static_cast<int>(r.node) != node) continue;
     const ReshardRank& rr = ReshardShare(reshard, r.rank);
-    auto* ra = req->add_ranks();
-    ra->set_rank(r.rank);
+    RankJob& rj = job->ranks.emplace_back();
+    rj.rank = r.rank;
     for (const auto& read : rr.files) {
       const SavedFile& sf = reshard.saved[read.saved];
-      auto* fa = ra->add_files();
-      fa->set_name(sf.file.name);
-      fa->set_index(sf.file.index);
-      fa->set_size(sf.file.size);
-      fa->set_other_rank(true);
-      fa->set_written_by_rank(sf.rank);
-      fa->set_ranges(true);
+      FileJob& fj = rj.files.emplace_back();
+      fj.rank = sf.rank;
+      fj.index = sf.file.index;
+      fj.path = sf.file.name;
+      fj.size = sf.file.size;
+      fj.ranges = true;
+      fj.tensor_names = tensor_names_;
+      fj.segments.reserve(read.ranges.size());
       for (size_t i = 0; i < read.ranges.size(); ++i) {
         const SegmentPlan& s = read.ranges[i];
-        auto* sa = fa->add_segments();
-        sa->set_tensor_index(s.tensor);
-        sa->set_tensor_offset(s.tensor_offset);
-        sa->set_length(s.length);
-        sa->set_file_offset(s.file_offset);
+        SegmentJob& sj = fj.segments.emplace_back();
+        sj.tensor = s.tensor;
+        sj.tensor_offset = s.tensor_offset;
+        sj.length = s.length;
+        sj.file_offset = s.file_offset;
         if (i < read.keep.size()) {
-          sa->set_keep_offset(read.keep[i].first);
-          sa->set_keep_length(read.keep[i].second - read.keep[i].first);
+          sj.keep_offset = read.keep[i].first;
+          sj.keep_length = read.keep[i].second - read.keep[i].first;
         }
       }
     }
@@ -223,11 +215,11 @@ class CheckpointRound : public RoundWorkload {
     return !spec_.save && spec_.reshard != nullptr ? spec_.reshard->read
                                                    : r_.plan_.total_bytes;
   }
-  v1::PrepareRequest BuildPrepare(size_t node) override {
-    v1::PrepareRequest req = r_.BuildPrepare(spec_, static_cast<int>(node));
+  PhaseJob BuildPrepare(size_t node) override {
+    PhaseJob job = r_.BuildPrepare(spec_, static_cast<int>(node));
     // What the node's report may say, from what it is asked (reply_check.h).
-    expected_[node] = ExpectPhase(req, 0);
-    return req;
+    expected_[node] = ExpectPhase(job, 0);
+    return job;
   }
   void Prepared(const std::vector<PrepareOutcome>& prepared,
                 RoundResult* result) override;

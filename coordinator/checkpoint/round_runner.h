@@ -76,15 +76,15 @@ class RoundRunner {
   // node's request and aggregates a checked report as Run does.
   friend struct NodeReplyFuzz;
   friend class CheckpointRound;
-  v1::PrepareRequest BuildPrepare(const RoundSpec& spec, int node) const;
+  PhaseJob BuildPrepare(const RoundSpec& spec, int node) const;
   // The share of a resharded load that `rank` reads: with load.rank_shift
   // K, what rank + K owns, so on shared storage its bytes lie in files
   // another node wrote.
   const ReshardRank& ReshardShare(const ReshardPlan& reshard,
                                   uint32_t rank) const;
-  // A resharded load's ranks of `node` into `req`.
+  // A resharded load's ranks of `node` into `job`.
   void AddReshardedRanks(const ReshardPlan& reshard, int node,
-                         v1::PrepareRequest* req) const;
+                         PhaseJob* job) const;
   // The plan of the rank whose shards `rank` loads (rank_shift_ over).
   const RankPlan& ReadRank(uint32_t rank) const;
   // The .metadata each committer writes: one for all nodes, or with
@@ -120,6 +120,8 @@ class RoundRunner {
   const BackendOptions backend_;
   RoundProtocol protocol_;  // for all the runner's rounds
   const int rank_shift_;    // loads: EffectiveRankShift
+  // The plan's tensor names, shared by every node's job.
+  const std::shared_ptr<const std::vector<std::string>> tensor_names_;
 };
 
 }  // namespace ckpt

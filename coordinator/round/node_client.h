@@ -21,6 +21,7 @@
 #include "absl/status/statusor.h"
 #include "absl/strings/str_cat.h"
 #include "common/inspection.h"
+#include "common/phase_job.h"
 #include "common/phase_outcome.h"
 #include "common/round_messages.h"
 #include "common/storage_commands.h"
@@ -29,6 +30,7 @@
 #include "wire/error_kind.h"
 #include "wire/inspect_codec.h"
 #include "wire/phase_report_codec.h"
+#include "wire/prepare_codec.h"
 #include "wire/round_codec.h"
 #include "wire/storage_commands_codec.h"
 
@@ -92,8 +94,9 @@ class NodeClient {
     }
     return FromWire(*std::move(rep));
   }
-  absl::StatusOr<PrepareOutcome> Prepare(const v1::PrepareRequest& r) {
-    return Converted(Checked(SendPrepare(r)));
+  // The job is consumed as it is converted (a plan's segments are large).
+  absl::StatusOr<PrepareOutcome> Prepare(PhaseJob job) {
+    return Converted(Checked(SendPrepare(ToWire(std::move(job)))));
   }
   // Blocks until the node reports the phase; progress and the workload's
   // asks arrive meanwhile.
@@ -116,11 +119,21 @@ class NodeClient {
   absl::StatusOr<PutResultOutcome> PutResult(const PutResultJob& job) {
     return Converted(Checked(SendPutResult(ToWire(job))));
   }
-  absl::StatusOr<v1::AbortReply> Abort(const v1::AbortRequest& r) {
-    return SendAbort(r);
+  // Stops the node's phase of run `run_id`, if any (the node logs why).
+  absl::Status Abort(const std::string& run_id, const std::string& reason) {
+    v1::AbortRequest r;
+    r.set_run_id(run_id);
+    r.set_reason(reason);
+    return SendAbort(r).status();
   }
-  absl::StatusOr<v1::PingReply> Ping(const v1::PingRequest& r) {
-    return SendPing(r);
+  // The node's clock (unix ns) when it answered a ping sent at
+  // `coordinator_unix_ns` on ours.
+  absl::StatusOr<int64_t> Ping(int64_t coordinator_unix_ns) {
+    v1::PingRequest r;
+    r.set_coordinator_unix_ns(coordinator_unix_ns);
+    absl::StatusOr<v1::PingReply> rep = SendPing(r);
+    if (!rep.ok()) return rep.status();
+    return rep->node_unix_ns();
   }
 
   // The calls of a timed round, asynchronously: each sends the call and
@@ -131,10 +144,11 @@ class NodeClient {
   template <typename Reply>
   using Done = std::function<void(absl::StatusOr<Reply>)>;
   virtual bool async() const { return false; }
-  void PrepareAsync(const v1::PrepareRequest& r, Done<PrepareOutcome> done) {
-    SendPrepareAsync(r, [done = std::move(done)](auto rep) {
-      done(Converted(Checked(std::move(rep))));
-    });
+  void PrepareAsync(PhaseJob job, Done<PrepareOutcome> done) {
+    SendPrepareAsync(ToWire(std::move(job)),
+                     [done = std::move(done)](auto rep) {
+                       done(Converted(Checked(std::move(rep))));
+                     });
   }
   void StartPhaseAsync(const PhaseStart& start, const PhaseListener& listener,
                        std::function<void(ReportedPhase)> done) {
@@ -155,8 +169,9 @@ class NodeClient {
   // answered out of contract.
   virtual absl::StatusOr<v1::InspectReply> SendInspect(
       const v1::InspectRequest& r) = 0;
+  // A prepare's request is the clients' to consume (its plan).
   virtual absl::StatusOr<v1::PrepareReply> SendPrepare(
-      const v1::PrepareRequest& r) = 0;
+      v1::PrepareRequest r) = 0;
   virtual absl::StatusOr<v1::PhaseReport> SendStartPhase(
       const v1::StartPhaseRequest& r, const WireListener& listener) = 0;
   // A commit's request is the clients' to consume (its .metadata).
@@ -170,9 +185,9 @@ class NodeClient {
   virtual absl::StatusOr<v1::AbortReply> SendAbort(
       const v1::AbortRequest& r) = 0;
   virtual absl::StatusOr<v1::PingReply> SendPing(const v1::PingRequest& r) = 0;
-  virtual void SendPrepareAsync(const v1::PrepareRequest& r,
+  virtual void SendPrepareAsync(v1::PrepareRequest r,
                                 Done<v1::PrepareReply> done) {
-    done(SendPrepare(r));
+    done(SendPrepare(std::move(r)));
   }
   virtual void SendStartPhaseAsync(const v1::StartPhaseRequest& r,
                                    WireListener listener,

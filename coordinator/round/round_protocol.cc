@@ -50,10 +50,7 @@ RoundProtocol::RoundProtocol(std::vector<NodeClient*> nodes,
 
 void RoundProtocol::AbortAll(const std::string& run_id,
                              const std::string& reason) {
-  v1::AbortRequest req;
-  req.set_run_id(run_id);
-  req.set_reason(reason);
-  for (auto* n : nodes_) (void)n->Abort(req);
+  for (auto* n : nodes_) (void)n->Abort(run_id, reason);
 }
 
 void RoundProtocol::ReestimateClocks(RoundResult* result) {
@@ -135,10 +132,10 @@ bool RoundProtocol::PrepareAll(Round& round) {
   round.prepared.resize(n);
   std::vector<absl::Status> errors(n);
   fanout_.Run(n, [&](size_t i, const std::function<void()>& done) {
-    v1::PrepareRequest req = round.workload.BuildPrepare(i);
-    req.set_run_id(round.ids.run_id);
-    req.set_round_id(round.ids.round_id);
-    nodes_[i]->PrepareAsync(req,
+    PhaseJob job = round.workload.BuildPrepare(i);
+    job.run_id = round.ids.run_id;
+    job.round_id = round.ids.round_id;
+    nodes_[i]->PrepareAsync(std::move(job),
                             [&, i, done](absl::StatusOr<PrepareOutcome> rep) {
                               if (rep.ok()) {
                                 round.prepared[i] = std::move(*rep);

@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "absl/status/status.h"
+#include "common/phase_job.h"
 #include "coordinator/results.h"
 #include "coordinator/round/node_client.h"
 
@@ -34,10 +35,11 @@ class RoundWorkload {
   // The bytes the nodes' progress adds up to.
   virtual uint64_t ProgressBytes() const = 0;
 
-  // Node `node`'s prepare request (run_id and round_id are set by the
-  // protocol). Untimed; called for several nodes at once when their calls
-  // block (each on its node's thread).
-  virtual v1::PrepareRequest BuildPrepare(size_t node) = 0;
+  // Node `node`'s job (run_id and round_id are set by the protocol); a
+  // workload other than the checkpoint names itself and sends its own job
+  // (PhaseJob::workload). Untimed; called for several nodes at once when
+  // their calls block (each on its node's thread).
+  virtual PhaseJob BuildPrepare(size_t node) = 0;
   // Every node prepared without error (their outcomes, by node). Untimed.
   virtual void Prepared(const std::vector<PrepareOutcome>& /*prepared*/,
                         RoundResult* /*result*/) {}

@@ -28,36 +28,11 @@
 #include "absl/status/statusor.h"
 #include "common/checksum.h"
 #include "common/histogram.h"
+#include "common/phase_job.h"
 #include "node/storage/storage.h"
 #include "node/storage/timed_storage.h"
 
 namespace ckpt {
-
-struct SegmentJob {
-  uint32_t tensor = 0;  // index into FileJob::tensor_names
-  uint64_t tensor_offset = 0;
-  uint64_t length = 0;
-  uint64_t file_offset = 0;
-  uint64_t expected = 0;  // checksum, for loads
-  bool has_expected = false;
-  // A resharded load's: the file bytes of it the rank owns (0 length: all
-  // of it), what a device load copies to the device (Segment in node.proto).
-  uint64_t keep_offset = 0;
-  uint64_t keep_length = 0;
-};
-
-struct FileJob {
-  uint32_t rank = 0;
-  uint32_t index = 0;
-  std::string path;  // full path in the storage namespace
-  uint64_t size = 0;
-  // Contiguous, covering [0, size); with `ranges`, the byte ranges of the
-  // file to read (sorted, disjoint): a resharded restore's.
-  std::vector<SegmentJob> segments;
-  bool ranges = false;
-  // The plan's tensor names (shared by every file of a phase; for errors).
-  std::shared_ptr<const std::vector<std::string>> tensor_names;
-};
 
 class ShardMemory;  // node/checkpoint/shard_memory.h
 

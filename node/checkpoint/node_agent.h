@@ -26,6 +26,7 @@
 #include "common/inspection.h"
 #include "common/kinds.h"
 #include "common/memory.h"
+#include "common/phase_job.h"
 #include "common/phase_outcome.h"
 #include "common/round_messages.h"
 #include "common/step_layout.h"
@@ -35,33 +36,6 @@
 #include "node/storage/storage_factory.h"
 
 namespace ckpt {
-
-struct RankJob {
-  uint32_t rank = 0;
-  std::vector<FileJob> files;  // FileJob::path is relative until Prepare
-};
-
-// Where shard bytes live and how a save meets the training loop
-// (TrainingLoop in node.proto).
-struct TrainingLoopOptions {
-  Accelerator accelerator = Accelerator::kCpu;
-  HostStaging staging = HostStaging::kPinned;  // gpu: host memory
-  bool async = false;                          // saves: stage, then persist
-  double interval_seconds = 0;  // async: simulated training between saves
-};
-
-struct PhaseJob {
-  std::string run_id;
-  uint64_t round_id = 0;
-  bool save = true;
-  uint64_t seed = 0;
-  uint64_t step = 0;
-  std::string step_uri;
-  IoOptions io;  // checked through the key table by NodeAgent::Prepare
-  BackendOptions backend;  // storage.flavour, s3.*, gcs.*
-  TrainingLoopOptions loop;
-  std::vector<RankJob> ranks;
-};
 
 using ProgressFn = std::function<void(const std::vector<uint64_t>& rank_bytes)>;
 

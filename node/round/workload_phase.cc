@@ -14,32 +14,26 @@
 
 namespace ckpt {
 
-v1::PrepareReply WorkloadPhases::Prepare(const v1::PrepareRequest& req,
-                                         StorageSet& storage) {
-  v1::PrepareReply rep;
-  auto it = workloads_.find(req.workload());
+absl::StatusOr<PrepareOutcome> WorkloadPhases::Prepare(const PhaseJob& job,
+                                                       StorageSet& storage) {
+  auto it = workloads_.find(job.workload);
   if (it == workloads_.end()) {
     std::string known = "checkpoint";
     for (const auto& [name, make] : workloads_)
       absl::StrAppend(&known, ", ", name);
-    SetError(absl::FailedPreconditionError(absl::StrCat(
-                 "workload '", EscapeForTerminal(req.workload().substr(0, 100)),
-                 "' is not one this node runs (it runs: ", known, ")")),
-             &rep);
-    return rep;
+    return absl::FailedPreconditionError(absl::StrCat(
+        "workload '", EscapeForTerminal(job.workload.substr(0, 100)),
+        "' is not one this node runs (it runs: ", known, ")"));
   }
   std::unique_ptr<NodeWorkload> phase = it->second();
-  absl::Status s = phase->Prepare(req.workload_job(), storage);
+  absl::Status s = phase->Prepare(job.workload_job, storage);
   std::lock_guard<std::mutex> lock(mu_);
   aborted_ = false;  // an abort of an earlier round is over
   prepared_.reset();
-  if (!s.ok()) {
-    SetError(s, &rep);
-    return rep;
-  }
+  if (!s.ok()) return s;
   prepared_ = std::move(phase);
-  prepared_round_ = {req.run_id(), req.round_id()};
-  return rep;
+  prepared_round_ = {job.run_id, job.round_id};
+  return PrepareOutcome{};  // opened no storage of the checkpoint's kind
 }
 
 bool WorkloadPhases::Owns(const std::string& run_id, uint64_t round_id) const {

@@ -19,7 +19,9 @@
 #include <string>
 #include <utility>
 
+#include "common/phase_job.h"
 #include "common/phase_outcome.h"
+#include "common/round_messages.h"
 #include "node/round/node_workload.h"
 #include "proto/ckptbench/v1/node.pb.h"
 
@@ -32,9 +34,10 @@ class WorkloadPhases {
   explicit WorkloadPhases(NodeWorkloads workloads)
       : workloads_(std::move(workloads)) {}
 
-  // Prepares the workload `req` names; an unknown name is refused naming
+  // Prepares the workload `job` names; an unknown name is refused naming
   // it and the ones this node runs.
-  v1::PrepareReply Prepare(const v1::PrepareRequest& req, StorageSet& storage);
+  absl::StatusOr<PrepareOutcome> Prepare(const PhaseJob& job,
+                                         StorageSet& storage);
   // Whether (run_id, round_id) is a workload round prepared or started
   // here (else it is the checkpoint's).
   bool Owns(const std::string& run_id, uint64_t round_id) const;

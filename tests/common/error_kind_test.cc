@@ -96,8 +96,7 @@ class RefusingNode : public NodeClient {
       const v1::InspectRequest&) override {
     return Refused<v1::InspectReply>();
   }
-  absl::StatusOr<v1::PrepareReply> SendPrepare(
-      const v1::PrepareRequest&) override {
+  absl::StatusOr<v1::PrepareReply> SendPrepare(v1::PrepareRequest) override {
     return absl::UnavailableError("node 2 (vm) disconnected");
   }
   absl::StatusOr<v1::PhaseReport> SendStartPhase(const v1::StartPhaseRequest&,
@@ -152,7 +151,7 @@ TEST(ErrorKind, EveryCallOfAClientReturnsTheNodesFailureAsItsStatus) {
   EXPECT_EQ(NodeErrorKindOf(phase.status), ErrorKind::kAuth);
   ASSERT_EQ(phase.report.ranks.size(), 1u);
   EXPECT_EQ(phase.report.ranks[0].bytes, 4096u);
-  EXPECT_TRUE(n.Ping({}).ok());
+  EXPECT_TRUE(n.Ping(0).ok());
 }
 
 }  // namespace

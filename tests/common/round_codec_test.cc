@@ -38,6 +38,9 @@ TEST(RoundCodec, WhatAWorkloadLeavesOutIsAbsentAndUnknownKindsAreRefused) {
   EXPECT_FALSE(none->storage_kind.has_value());
   EXPECT_EQ(none->cache.method, CacheMethod::kNone);
   EXPECT_EQ(ToWire(*none).storage_kind(), v1::STORAGE_KIND_UNSPECIFIED);
+  // ... and goes back out as the empty reply it came as.
+  EXPECT_EQ(ToWire(*none).cache_method(), v1::CACHE_METHOD_UNSPECIFIED);
+  EXPECT_EQ(ToWire(*none).ByteSizeLong(), 0u);
 
   v1::PrepareReply odd;
   odd.set_storage_kind(static_cast<v1::StorageKind>(77));

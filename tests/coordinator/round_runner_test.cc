@@ -35,10 +35,9 @@ class ScriptedNode : public NodeClient {
       const v1::InspectRequest&) override {
     return absl::UnimplementedError("not scripted");
   }
-  absl::StatusOr<v1::PrepareReply> SendPrepare(
-      const v1::PrepareRequest& r) override {
+  absl::StatusOr<v1::PrepareReply> SendPrepare(v1::PrepareRequest r) override {
     std::lock_guard<std::mutex> lock(mu_);
-    prepared_ = r;
+    prepared_ = std::move(r);
     aborted_ = false;
     if (!prepare_status_.ok()) return prepare_status_;
     return prepare_reply_;

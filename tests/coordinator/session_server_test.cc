@@ -63,13 +63,12 @@ TEST(SessionServer, NodesRegisterServeCommandsOnTheStreamAndAreShutDown) {
   EXPECT_EQ((*nodes)[1]->host(), "host-1");
   // A command and its reply cross the stream: a ping carries the node's
   // clock (the same host: within a second of ours).
-  v1::PingRequest ping;
-  auto pong = (*nodes)[0]->Ping(ping);
+  auto pong = (*nodes)[0]->Ping(0);
   ASSERT_TRUE(pong.ok()) << pong.status();
   const int64_t now = std::chrono::duration_cast<std::chrono::nanoseconds>(
                           std::chrono::system_clock::now().time_since_epoch())
                           .count();
-  EXPECT_LT(std::llabs(pong->node_unix_ns() - now), 1'000'000'000);
+  EXPECT_LT(std::llabs(*pong - now), 1'000'000'000);
   // A node-side refusal comes back with the node's kind, told apart from a
   // transport failure.
   InspectJob inspect;
@@ -175,8 +174,7 @@ TEST(SessionServer, AReplyOfAnotherTypeFailsTheCallNamingTheNode) {
   auto nodes = server->WaitForNodes(20);
   ASSERT_TRUE(nodes.ok()) << nodes.status();
   NodeClient* node = (*nodes)[0];
-  v1::PrepareRequest prepare;
-  auto prepared = node->Prepare(prepare);
+  auto prepared = node->Prepare(PhaseJob());
   ASSERT_FALSE(prepared.ok());
   EXPECT_EQ(prepared.status().message(),
             "node 0 (liar) answered a prepare call with commit (a ckptbench "

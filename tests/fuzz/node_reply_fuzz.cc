@@ -31,7 +31,7 @@ namespace ckpt {
 
 // RoundRunner's request building and aggregation, reached by this target.
 struct NodeReplyFuzz {
-  static v1::PrepareRequest Prepare(const RoundRunner& r, const RoundSpec& s) {
+  static PhaseJob Prepare(const RoundRunner& r, const RoundSpec& s) {
     return r.BuildPrepare(s, 0);
   }
   static void Aggregate(const RoundRunner& r,

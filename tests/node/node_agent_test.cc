@@ -16,6 +16,7 @@
 #include "tests/testing/temp_dir.h"
 #include "wire/backend_codec.h"
 #include "wire/error_kind.h"
+#include "wire/prepare_codec.h"
 
 namespace ckpt {
 namespace {
@@ -152,14 +153,13 @@ TEST(NodeService, UnpreparedRoundFails) {
 TEST(NodeAgent, PrepareWhileAPhaseRunsIsRefusedAndAbortEndsIt) {
   auto memory = std::make_shared<MemoryStore>();
   NodeAgent agent(memory);
-  ASSERT_TRUE(
-      agent.Prepare(JobFromProto(Request(v1::PHASE_SAVE, 1)).value()).ok());
+  ASSERT_TRUE(agent.Prepare(FromWire(Request(v1::PHASE_SAVE, 1)).value()).ok());
   const int64_t start = NowUnixNs() + 300'000'000;  // the phase waits 0.3 s
   PhaseOutcome out;
   std::thread phase(
       [&] { out = agent.RunPhase("run-1", 1, start, nullptr, 1.0); });
   std::this_thread::sleep_for(std::chrono::milliseconds(100));
-  auto again = agent.Prepare(JobFromProto(Request(v1::PHASE_SAVE, 2)).value());
+  auto again = agent.Prepare(FromWire(Request(v1::PHASE_SAVE, 2)).value());
   EXPECT_TRUE(absl::IsFailedPrecondition(again.status())) << again.status();
   EXPECT_NE(again.status().message().find("round 1 is still running"),
             std::string::npos)
@@ -168,8 +168,7 @@ TEST(NodeAgent, PrepareWhileAPhaseRunsIsRefusedAndAbortEndsIt) {
   phase.join();
   EXPECT_TRUE(absl::IsAborted(out.status)) << out.status;
   // Once it ended, the next round prepares.
-  EXPECT_TRUE(
-      agent.Prepare(JobFromProto(Request(v1::PHASE_SAVE, 2)).value()).ok());
+  EXPECT_TRUE(agent.Prepare(FromWire(Request(v1::PHASE_SAVE, 2)).value()).ok());
 }
 
 // Issue 27: cleanup removes a step's files only while the step's claim is
@@ -234,7 +233,7 @@ TEST(StepDirs, ParseAndName) {
 // Issue 14, case 2: what a round's buffers need is checked against the
 // memory left before any is allocated.
 TEST(NodeAgent, BuffersThatCannotFitAreRefusedWithTheNumbers) {
-  PhaseJob job = JobFromProto(Request(v1::PHASE_SAVE, 1)).value();  // 4 files
+  PhaseJob job = FromWire(Request(v1::PHASE_SAVE, 1)).value();  // 4 files
   job.io.block_size = 64 << 20;
   job.io.queue_depth = 1;  // two blocks per file
   auto storage = MemoryStorage::Make(std::make_shared<MemoryStore>());
@@ -376,7 +375,7 @@ TEST(NodeAgent, AutoQueueDepthPipelinesOnlyWhereIoWaitsWithoutTheCpu) {
 TEST(NodeService, QueueDepthComesFromTheRequest) {
   auto req = Request(v1::PHASE_LOAD, 1);
   req.mutable_io()->set_queue_depth(7);
-  EXPECT_EQ(JobFromProto(req).value().io.queue_depth, 7);
+  EXPECT_EQ(FromWire(req).value().io.queue_depth, 7);
 }
 
 // Issue 14, case 13: errors cross gRPC with their kind, not as strings.

@@ -74,7 +74,7 @@ uint64_t CountingRound::ProgressBytes() const {
   return static_cast<uint64_t>(spec_.items) * nodes_;
 }
 
-v1::PrepareRequest CountingRound::BuildPrepare(size_t node) {
+PhaseJob CountingRound::BuildPrepare(size_t node) {
   t::CountJob job;
   job.set_node(static_cast<uint32_t>(node));
   job.set_items(spec_.items);
@@ -82,10 +82,10 @@ v1::PrepareRequest CountingRound::BuildPrepare(size_t node) {
   job.set_ask_at(spec_.ask_at);
   job.set_fail_node(spec_.fail_node);
   job.set_fail_at(spec_.fail_at);
-  v1::PrepareRequest req;
-  req.set_workload(kCountingWorkload);
-  req.set_workload_job(job.SerializeAsString());
-  return req;
+  PhaseJob prepare;
+  prepare.workload = kCountingWorkload;
+  prepare.workload_job = job.SerializeAsString();
+  return prepare;
 }
 
 void CountingRound::OnAction(size_t node, const ActionAsk& ask,

@@ -42,7 +42,7 @@ class CountingRound : public RoundWorkload {
   void Begin(RoundResult* result) override;
   std::string Title(RoundNameForm form) const override;
   uint64_t ProgressBytes() const override;
-  v1::PrepareRequest BuildPrepare(size_t node) override;
+  PhaseJob BuildPrepare(size_t node) override;
   void OnAction(size_t node, const ActionAsk& ask,
                 ActionReplyFn reply) override;
   absl::Status CheckReport(size_t node, const PhaseOutcome& report,
