@@ -11,6 +11,7 @@
 #include "common/plan.h"
 #include "common/status_macros.h"
 #include "common/text.h"
+#include "wire/inspect_codec.h"
 #include "wire/phase_report_codec.h"
 
 namespace ckpt {
@@ -256,40 +257,18 @@ absl::Status CheckPhaseReport(const PhaseOutcome& report,
   return CheckPhaseReportBody(report, expect, who);
 }
 
-absl::Status CheckInspectReply(const v1::InspectReply& reply,
-                               const std::string& who) {
-  auto bad = [&](const std::string& what) {
-    return absl::DataLossError(absl::StrCat(
-        who, " sent a listing the coordinator cannot use: ", what,
-        "; steps run from 1 to ", kMaxStep,
-        " (a ckptbench node of another version, or another program on the "
-        "control port?)"));
-  };
-  for (const auto& st : reply.steps()) {
-    if (st.step() == 0 || st.step() > kMaxStep) {
-      return bad(absl::StrCat("step ", st.step()));
-    }
-  }
-  if (reply.newest_committed() > kMaxStep) {
-    return bad(
-        absl::StrCat("newest committed step ", reply.newest_committed()));
-  }
-  if (reply.metadata_step() > kMaxStep) {
-    return bad(absl::StrCat(".metadata of step ", reply.metadata_step()));
-  }
-  if (reply.newest_metadata().size() > kMaxMetadataBytes) {
-    return bad(absl::StrCat("a .metadata of ", reply.newest_metadata().size(),
-                            " bytes"));
-  }
-  return absl::OkStatus();
-}
-
 absl::Status CheckNodeReply(const v1::NodeMessage& msg,
                             v1::NodeMessage::BodyCase want,
                             const std::string& who,
                             const PhaseExpectation* phase) {
   if (auto s = CheckReplyBody(msg, want, who); !s.ok()) return s;
-  if (msg.has_inspect()) return CheckInspectReply(msg.inspect(), who);
+  if (msg.has_inspect()) {
+    absl::StatusOr<Inspection> listing = FromWire(msg.inspect());
+    if (listing.ok()) return absl::OkStatus();
+    return absl::Status(
+        listing.status().code(),
+        absl::StrCat(who, " sent ", listing.status().message()));
+  }
   if (msg.has_phase_report() && phase != nullptr) {
     absl::StatusOr<PhaseOutcome> report = FromWire(msg.phase_report());
     if (!report.ok()) return UnusableReport(who, report.status().message());

@@ -79,21 +79,15 @@ absl::Status CheckPhaseReportBody(const PhaseOutcome& report,
                                   const PhaseExpectation& expect,
                                   const std::string& who);
 
-// Checks an InspectReply's step numbers: each from 1 to kMaxStep (a node
-// reporting step 2^64 - 1 once made the next claim wrap to step-0), the
-// newest committed and the .metadata's step among them or 0.
-absl::Status CheckInspectReply(const v1::InspectReply& reply,
-                               const std::string& who);
-
 // The whole check of a node's reply, as one function (what the fuzz target
 // drives): its body is `want` (CheckReplyBody), then its values, where the
-// body has them: a listing's steps (CheckInspectReply), a phase report's
-// against `phase` when given (held by the codec, then CheckPhaseReport). The
-// coordinator runs the same parts where the values are used: RemoteNode the
-// type of every reply, Coordinator::Inspect a listing's, NodeClient the
-// codec's hold of a phase report (RoundProtocol::CheckReports fails the
-// node it refused), the protocol its envelope and the checkpoint workload
-// its values.
+// body has them: a listing's (held by its codec, wire/inspect_codec.h), a
+// phase report's against `phase` when given (held by its codec, then
+// CheckPhaseReport). The coordinator runs the same parts where the values
+// are used: RemoteNode the type of every reply, NodeClient the codecs' hold
+// of a listing and of a phase report (RoundProtocol::CheckReports fails the
+// node whose report was refused), the protocol the report's envelope and
+// the checkpoint workload its values.
 absl::Status CheckNodeReply(const v1::NodeMessage& msg,
                             v1::NodeMessage::BodyCase want,
                             const std::string& who,

@@ -1,7 +1,10 @@
 #include "wire/inspect_codec.h"
 
+#include <string>
 #include <utility>
 
+#include "absl/strings/str_cat.h"
+#include "common/plan.h"
 #include "common/status_macros.h"
 #include "wire/backend_codec.h"
 #include "wire/kinds_codec.h"
@@ -69,7 +72,39 @@ v1::InspectReply ToWire(Inspection in) {
   return w;
 }
 
-Inspection FromWire(v1::InspectReply w) {
+namespace {
+
+absl::Status CheckListing(const v1::InspectReply& reply) {
+  auto bad = [](const std::string& what) {
+    return absl::DataLossError(absl::StrCat(
+        "a listing the coordinator cannot use: ", what,
+        "; steps run from 1 to ", kMaxStep,
+        " (a ckptbench node of another version, or another program on the "
+        "control port?)"));
+  };
+  for (const auto& st : reply.steps()) {
+    if (st.step() == 0 || st.step() > kMaxStep) {
+      return bad(absl::StrCat("step ", st.step()));
+    }
+  }
+  if (reply.newest_committed() > kMaxStep) {
+    return bad(
+        absl::StrCat("newest committed step ", reply.newest_committed()));
+  }
+  if (reply.metadata_step() > kMaxStep) {
+    return bad(absl::StrCat(".metadata of step ", reply.metadata_step()));
+  }
+  if (reply.newest_metadata().size() > kMaxMetadataBytes) {
+    return bad(absl::StrCat("a .metadata of ", reply.newest_metadata().size(),
+                            " bytes"));
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+absl::StatusOr<Inspection> FromWire(v1::InspectReply w) {
+  RETURN_IF_ERROR(CheckListing(w));
   Inspection in;
   StepListing& l = in.listing;
   l.steps.reserve(static_cast<size_t>(w.steps_size()));

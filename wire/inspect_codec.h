@@ -20,9 +20,13 @@ absl::StatusOr<InspectJob> FromWire(const v1::InspectRequest& wire);
 
 // The node's answer; `error` and `error_kind` are the caller's to set.
 v1::InspectReply ToWire(Inspection inspection);
-// The reply's values as they came: the coordinator checks them
-// (CheckInspectReply) before it converts.
-Inspection FromWire(v1::InspectReply wire);
+// The reply's values, once checked: step numbers each from 1 to kMaxStep
+// (a node reporting step 2^64 - 1 once made the next claim wrap to
+// step-0), the newest committed and the .metadata's step too, a .metadata
+// of at most kMaxMetadataBytes. A listing that fails is DataLoss, "a
+// listing the coordinator cannot use: ...", for the caller to name the
+// node that sent it.
+absl::StatusOr<Inspection> FromWire(v1::InspectReply wire);
 
 }  // namespace ckpt
 

@@ -25,7 +25,6 @@
 #include "common/phase_outcome.h"
 #include "common/round_messages.h"
 #include "common/storage_commands.h"
-#include "coordinator/reply_check.h"
 #include "proto/ckptbench/v1/node.pb.h"
 #include "wire/error_kind.h"
 #include "wire/inspect_codec.h"
@@ -85,14 +84,18 @@ class NodeClient {
   virtual bool remote() const { return false; }
   virtual void SetClock(int64_t /*offset_ns*/, double /*rtt_seconds*/) {}
 
-  // The reply is checked (CheckInspectReply) before it is converted.
+  // A listing the codec refuses (wire/inspect_codec.h) names the node.
   absl::StatusOr<Inspection> Inspect(const InspectJob& job) {
     absl::StatusOr<v1::InspectReply> rep = Checked(SendInspect(ToWire(job)));
     if (!rep.ok()) return rep.status();
-    if (absl::Status bad = CheckInspectReply(*rep, Who()); !bad.ok()) {
-      return bad;
-    }
-    return FromWire(*std::move(rep));
+    absl::StatusOr<Inspection> found = FromWire(*std::move(rep));
+    if (!found.ok()) return NamedRefusal(found.status());
+    return found;
+  }
+  // "node 3 (host-a) sent <what the codec refused>", of the same code.
+  absl::Status NamedRefusal(const absl::Status& refused) const {
+    return absl::Status(refused.code(),
+                        absl::StrCat(Who(), " sent ", refused.message()));
   }
   // The job is consumed as it is converted (a plan's segments are large).
   absl::StatusOr<PrepareOutcome> Prepare(PhaseJob job) {

@@ -1,9 +1,17 @@
 // A look at a checkpoints directory crosses the wire and back whole: every
 // field of the coordinator's job and of the node's answer, set off its
-// default, arrives as it left (wire/inspect_codec.h).
+// default, arrives as it left (wire/inspect_codec.h); a listing whose
+// values the coordinator cannot use is refused, naming the value.
 #include "wire/inspect_codec.h"
 
 #include <gtest/gtest.h>
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "common/plan.h"
 
 namespace ckpt {
 namespace {
@@ -56,7 +64,7 @@ TEST(InspectCodec, EveryFieldOfTheAnswerCrossesTheWireAndBack) {
   in.listing.ignored = {"step-9007199254740993"};
   in.gpus = "2 x NVIDIA H100 80GB HBM3";
   in.visible = {true, 1'700'000'000'000'000'000, 0.25, 3, 0.01, "shard"};
-  const Inspection back = FromWire(ToWire(in));
+  const Inspection back = FromWire(ToWire(in)).value();
   EXPECT_EQ(back.listing.steps, in.listing.steps);
   EXPECT_EQ(back.listing.newest_committed, 3u);
   EXPECT_EQ(back.listing.newest_metadata, in.listing.newest_metadata);
@@ -69,6 +77,39 @@ TEST(InspectCodec, EveryFieldOfTheAnswerCrossesTheWireAndBack) {
   EXPECT_EQ(back.visible.polls, 3u);
   EXPECT_EQ(back.visible.last_poll_seconds, 0.01);
   EXPECT_EQ(back.visible.lacked, "shard");
+}
+
+// A listing whose values the coordinator cannot use is refused by the
+// codec, saying which value and what was expected.
+TEST(InspectCodec, AListingOutOfRangeIsRefusedNamingTheValue) {
+  struct Case {
+    const char* says;
+    void (*spoil)(v1::InspectReply*);
+  };
+  for (const Case& c : std::vector<Case>{
+           {"step 0", [](v1::InspectReply* r) { r->add_steps()->set_step(0); }},
+           {"step 9007199254740992",
+            [](v1::InspectReply* r) {
+              r->add_steps()->set_step(kMaxStep + 1);
+            }},
+           {"newest committed step 18446744073709551615",
+            [](v1::InspectReply* r) { r->set_newest_committed(UINT64_MAX); }},
+           {".metadata of step 9007199254740992",
+            [](v1::InspectReply* r) { r->set_metadata_step(kMaxStep + 1); }}}) {
+    v1::InspectReply w;
+    w.add_steps()->set_step(3);
+    auto ok = FromWire(w);
+    ASSERT_TRUE(ok.ok()) << ok.status();
+    c.spoil(&w);
+    auto refused = FromWire(w);
+    ASSERT_FALSE(refused.ok()) << c.says;
+    EXPECT_TRUE(absl::IsDataLoss(refused.status())) << refused.status();
+    EXPECT_NE(refused.status().message().find(
+                  absl::StrCat("a listing the coordinator cannot use: ", c.says,
+                               "; steps run from 1 to ", kMaxStep)),
+              std::string::npos)
+        << refused.status();
+  }
 }
 
 }  // namespace
