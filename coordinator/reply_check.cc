@@ -8,6 +8,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "common/error_kind.h"
 #include "common/plan.h"
 #include "common/status_macros.h"
 #include "common/text.h"
@@ -263,11 +264,7 @@ absl::Status CheckNodeReply(const v1::NodeMessage& msg,
                             const PhaseExpectation* phase) {
   if (auto s = CheckReplyBody(msg, want, who); !s.ok()) return s;
   if (msg.has_inspect()) {
-    absl::StatusOr<Inspection> listing = FromWire(msg.inspect());
-    if (listing.ok()) return absl::OkStatus();
-    return absl::Status(
-        listing.status().code(),
-        absl::StrCat(who, " sent ", listing.status().message()));
+    return WithPrefix(FromWire(msg.inspect()).status(), who + " sent ");
   }
   if (msg.has_phase_report() && phase != nullptr) {
     absl::StatusOr<PhaseOutcome> report = FromWire(msg.phase_report());

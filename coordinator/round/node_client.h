@@ -89,13 +89,8 @@ class NodeClient {
     absl::StatusOr<v1::InspectReply> rep = Checked(SendInspect(ToWire(job)));
     if (!rep.ok()) return rep.status();
     absl::StatusOr<Inspection> found = FromWire(*std::move(rep));
-    if (!found.ok()) return NamedRefusal(found.status());
+    if (!found.ok()) return WithPrefix(found.status(), Who() + " sent ");
     return found;
-  }
-  // "node 3 (host-a) sent <what the codec refused>", of the same code.
-  absl::Status NamedRefusal(const absl::Status& refused) const {
-    return absl::Status(refused.code(),
-                        absl::StrCat(Who(), " sent ", refused.message()));
   }
   // The job is consumed as it is converted (a plan's segments are large).
   absl::StatusOr<PrepareOutcome> Prepare(PhaseJob job) {
