@@ -25,8 +25,12 @@ class TrainingCompute {
   uint64_t passes() const { return passes_; }
   double baseline_seconds() const { return baseline_seconds_; }
   // Does the work on the threads; wall seconds from start to the last
-  // thread done. Stops early (returning the time so far) when *abort.
-  double Run(const std::atomic<bool>* abort) const;
+  // thread done. Stops early (returning the time so far) when *abort; a
+  // thread that sees it before its first pass allocates nothing. When
+  // `made` is given it gets the passes all threads made together. The
+  // working sets are allocated before the clock starts, here and in
+  // Calibrate: first-touching them is not training work.
+  double Run(const std::atomic<bool>* abort, uint64_t* made = nullptr) const;
 
  private:
   TrainingCompute(int threads, uint64_t passes, double baseline)
