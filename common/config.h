@@ -72,7 +72,7 @@ struct RunOptions {
 // and re-checks both through the same table (RecheckKeys,
 // CheckBackendOptions).
 // io.queue_depth=auto (as AutoIntKey stores it): the node picks per phase
-// (NodeAgent::Prepare).
+// (CheckpointWorkload::Prepare).
 inline constexpr int kQueueDepthAuto = -1;
 
 // How a load picks what each rank reads.

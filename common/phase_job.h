@@ -70,7 +70,7 @@ struct PhaseJob {
   uint64_t seed = 0;
   uint64_t step = 0;
   std::string step_uri;
-  IoOptions io;  // checked through the key table by NodeAgent::Prepare
+  IoOptions io;  // checked through the key table by CheckpointWorkload::Prepare
   BackendOptions backend;  // storage.flavour, s3.*, gcs.*
   TrainingLoopOptions loop;
   // The plan's tensor names, the ones every FileJob::tensor_names shares.

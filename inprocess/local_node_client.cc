@@ -17,12 +17,12 @@ absl::StatusOr<v1::InspectReply> LocalNodeClient::SendInspect(
 }
 absl::StatusOr<v1::PrepareReply> LocalNodeClient::SendPrepare(
     v1::PrepareRequest r) {
-  service_.TrimHeap();  // the last phase's, untimed here
+  service_.AfterReport();  // the last phase's, untimed here
   return service_.Prepare(std::move(r));
 }
 absl::StatusOr<v1::PhaseReport> LocalNodeClient::SendStartPhase(
     const v1::StartPhaseRequest& r, const WireListener& listener) {
-  WorkloadPhases::SendAsk ask;
+  std::function<void(const v1::ActionRequest&)> ask;
   if (listener.action) {
     ask = [this, action = listener.action](const v1::ActionRequest& a) {
       action(a,

@@ -4,6 +4,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "common/status_macros.h"
+#include "node/checkpoint/checkpoint_workload.h"
 #include "node/checkpoint/visibility.h"
 #include "wire/backend_codec.h"
 #include "wire/error_kind.h"
@@ -37,7 +38,19 @@ Reply Answer(const Request& req, Call call) {
   return ToWire(*std::move(outcome));
 }
 
+// The workloads a node runs: the checkpoint (""), and the ones it was
+// built with besides.
+NodeWorkloads WithCheckpoint(NodeWorkloads workloads) {
+  workloads[""] = [] { return std::make_unique<CheckpointWorkload>(); };
+  return workloads;
+}
+
 }  // namespace
+
+NodeService::NodeService(std::shared_ptr<MemoryStore> memory,
+                         NodeWorkloads workloads)
+    : agent_(std::move(memory)),
+      workloads_(WithCheckpoint(std::move(workloads))) {}
 
 v1::InspectReply NodeService::Inspect(const v1::InspectRequest& req) {
   return Answer<v1::InspectReply>(
@@ -85,11 +98,7 @@ v1::PrepareReply NodeService::Prepare(v1::PrepareRequest&& req) {
 }
 
 absl::StatusOr<PrepareOutcome> NodeService::Prepare(PhaseJob job) {
-  if (!job.workload.empty()) return workloads_.Prepare(job, agent_.storage());
-  // The checkpoint's ranks, in order: whose bytes its progress counts.
-  prepared_ranks_.clear();
-  for (const RankJob& r : job.ranks) prepared_ranks_.push_back(r.rank);
-  return agent_.Prepare(std::move(job));
+  return workloads_.Prepare(std::move(job), agent_.storage());
 }
 
 v1::PrepareReply NodeService::PrepareReplyOf(
@@ -105,39 +114,21 @@ v1::PrepareReply NodeService::PrepareReplyOf(
 v1::PhaseReport NodeService::StartPhase(
     const v1::StartPhaseRequest& req,
     const std::function<void(const v1::Progress&)>& on_progress,
-    const WorkloadPhases::SendAsk& send_ask, double progress_interval) {
-  if (workloads_.Owns(req.run_id(), req.round_id())) {
-    // A node without a way to ask (a blocking in-process caller that takes
-    // none) has every ask refused at once.
-    WorkloadPhases::SendAsk ask = send_ask;
-    if (!ask) {
-      ask = [this](const v1::ActionRequest& a) {
-        workloads_.Answer(
-            ToWire(ActionAnswer{a.round_id(),
-                                a.action_id(),
-                                absl::FailedPreconditionError(
-                                    "this node's caller takes no actions"),
-                                {}}));
-      };
-    }
-    return workloads_.Run(req, on_progress, ask, progress_interval);
-  }
-  std::vector<uint32_t> ranks = prepared_ranks_;
-  uint64_t round = req.round_id();
-  ProgressFn fn;
+    const std::function<void(const v1::ActionRequest&)>& send_ask,
+    double progress_interval) {
+  PhaseStart start = FromWire(req);
+  start.progress_interval_seconds = progress_interval;
+  WorkloadPhases::SendProgress progress;
   if (on_progress) {
-    fn = [&, ranks, round](const std::vector<uint64_t>& bytes) {
-      PhaseProgress p{round, {}};
-      for (size_t i = 0; i < bytes.size() && i < ranks.size(); ++i) {
-        p.ranks.push_back({ranks[i], bytes[i], 0});
-      }
-      on_progress(ToWire(p));
-    };
+    progress = [&](const PhaseProgress& p) { on_progress(ToWire(p)); };
   }
-  PhaseOutcome o = agent_.RunPhase(req.run_id(), round, req.start_at_unix_ns(),
-                                   fn, progress_interval);
-  o.round_id = round;
-  return ToWire(o);
+  WorkloadPhases::SendAsk ask;
+  if (send_ask) ask = [&](const ActionAsk& a) { send_ask(ToWire(a)); };
+  return ToWire(workloads_.Run(start, progress, ask));
+}
+
+void NodeService::ActionAnswered(const v1::ActionReply& reply) {
+  workloads_.Answer(FromWire(reply));
 }
 
 v1::CommitReply NodeService::Commit(v1::CommitRequest req) {
@@ -206,8 +197,7 @@ absl::StatusOr<CleanupOutcome> NodeService::Cleanup(const CleanupJob& job) {
 }
 
 v1::AbortReply NodeService::Abort(const v1::AbortRequest& req) {
-  agent_.Abort(req.reason());
-  workloads_.Abort();
+  workloads_.Abort(req.reason());
   return {};
 }
 

@@ -1,9 +1,10 @@
-// Translates between the ckptbench.v1 messages and the NodeAgent's domain
-// structs, and delegates: a checkpoint round to the NodeAgent, a round of
-// another workload (PrepareRequest.workload) to WorkloadPhases
-// (node/round/workload_phase.h). Used by the in-process node client and by
-// the gRPC session, so both speak exactly the same contract.
-// Thread-safe as NodeAgent is.
+// Translates between the ckptbench.v1 messages and the domain types, and
+// delegates: a round, whatever its workload (the checkpoint's, or another
+// named by PrepareRequest.workload), to the round protocol's node side
+// (WorkloadPhases, node/round/workload_phase.h); the checkpoint's storage
+// steps outside rounds (inspect, commit, claims, cleanup, result.json) to
+// the NodeAgent. Used by the in-process node client and by the gRPC
+// session, so both speak exactly the same contract. Thread-safe.
 #ifndef CKPTBENCH_NODE_NODE_SERVICE_H_
 #define CKPTBENCH_NODE_NODE_SERVICE_H_
 
@@ -26,8 +27,7 @@ class NodeService {
   // mem:// locations are files in `memory` (StorageSet); `workloads` are
   // the ones this node runs besides the checkpoint.
   explicit NodeService(std::shared_ptr<MemoryStore> memory = nullptr,
-                       NodeWorkloads workloads = {})
-      : agent_(std::move(memory)), workloads_(std::move(workloads)) {}
+                       NodeWorkloads workloads = {});
 
   v1::InspectReply Inspect(const v1::InspectRequest& req);
   // The same as the domain types (common/inspection.h): the one the
@@ -36,8 +36,7 @@ class NodeService {
   v1::PrepareReply Prepare(const v1::PrepareRequest& req);
   // Consumes the request while building the job (less memory at peak).
   v1::PrepareReply Prepare(v1::PrepareRequest&& req);
-  // The same as the domain type (common/phase_job.h): the checkpoint's to
-  // the NodeAgent, another workload's to WorkloadPhases.
+  // The same as the domain type (common/phase_job.h).
   absl::StatusOr<PrepareOutcome> Prepare(PhaseJob job);
   // Blocks until the phase ends; `on_progress` gets Progress messages, and
   // a workload's asks go out through `send_ask` (null: they are refused),
@@ -45,18 +44,18 @@ class NodeService {
   v1::PhaseReport StartPhase(
       const v1::StartPhaseRequest& req,
       const std::function<void(const v1::Progress&)>& on_progress,
-      const WorkloadPhases::SendAsk& send_ask, double progress_interval);
+      const std::function<void(const v1::ActionRequest&)>& send_ask,
+      double progress_interval);
   v1::PhaseReport StartPhase(
       const v1::StartPhaseRequest& req,
       const std::function<void(const v1::Progress&)>& on_progress,
       double progress_interval) {
     return StartPhase(req, on_progress, nullptr, progress_interval);
   }
-  void ActionAnswered(const v1::ActionReply& reply) {
-    workloads_.Answer(reply);
-  }
-  // After a phase's report has been sent: NodeAgent::TrimHeap.
-  void TrimHeap() { agent_.TrimHeap(); }
+  void ActionAnswered(const v1::ActionReply& reply);
+  // After a phase's report has been sent: WorkloadPhases::AfterReport
+  // (the checkpoint's heap trim).
+  void AfterReport() { workloads_.AfterReport(); }
   // Consumes the request (its .metadata moves, uncopied).
   v1::CommitReply Commit(v1::CommitRequest req);
   v1::PutResultReply PutResult(const v1::PutResultRequest& req);
@@ -76,7 +75,6 @@ class NodeService {
       const absl::StatusOr<PrepareOutcome>& out);
   NodeAgent agent_;
   WorkloadPhases workloads_;
-  std::vector<uint32_t> prepared_ranks_;
 };
 
 }  // namespace ckpt

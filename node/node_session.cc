@@ -167,7 +167,7 @@ class Session {
           m.set_call_id(id);
           *m.mutable_phase_report() = std::move(rep);
           Send(m);
-          service_.TrimHeap();
+          service_.AfterReport();
         });
         return false;
       }

@@ -13,7 +13,7 @@
 namespace ckpt {
 namespace {
 
-// The io settings of a prepare; NodeAgent::Prepare checks their values
+// The io settings of a prepare; CheckpointWorkload::Prepare checks their values
 // through the key table (out of range ones are refused there).
 absl::StatusOr<IoOptions> IoFromWire(const v1::IoOptions& w) {
   IoOptions io;

@@ -2,8 +2,8 @@
 // PrepareRequest, for both sides: the coordinator's NodeClient sends what
 // its workload built, the node's service reads it. An enum number this
 // build does not know is refused naming its field; other values are taken
-// as sent and NodeAgent::Prepare checks them. A request that names another
-// workload carries only its run, round, name and job.
+// as sent and CheckpointWorkload::Prepare checks them. A request that names
+// another workload carries only its run, round, name and job.
 #ifndef CKPTBENCH_WIRE_PREPARE_CODEC_H_
 #define CKPTBENCH_WIRE_PREPARE_CODEC_H_
 

@@ -2,16 +2,16 @@
 
 #include <algorithm>
 #include <chrono>
-#include <condition_variable>
 #include <filesystem>
 #include <latch>
-#include <mutex>
 #include <thread>
 
 #include "common/clock.h"
+#include "common/config.h"
+#include "common/cpu_usage.h"
+#include "common/memory.h"
 #include "node/checkpoint/file_ranges.h"
 #include "node/checkpoint/pattern.h"
-#include "node/round/phase_start.h"
 #include "node/storage/io_tally.h"
 
 namespace ckpt {
@@ -22,7 +22,7 @@ CheckpointPhase::CheckpointPhase(const PreparedPhase& prepared,
       job_(*prepared.job),
       abort_(abort),
       async_(job_.save && !prepared.staged->empty()),
-      rank_bytes_(job_.ranks.size()) {}
+      rank_bytes_(*prepared.rank_bytes) {}
 
 void CheckpointPhase::MakeSlots() {
   size_t count = 0;
@@ -46,20 +46,11 @@ void CheckpointPhase::MakeSlots() {
   }
 }
 
-PhaseOutcome CheckpointPhase::Run(int64_t start_at_unix_ns,
-                                  const ProgressFn& progress,
-                                  double progress_interval) {
-  PhaseOutcome out;
-  // The node's histograms, which its files' are merged into once they are
-  // done, are held whole before the start: allocated after the last file,
-  // they delayed every report (coordination_bench, 64 agents: the time
-  // after the last byte 4.9 ms to 6.5 ms).
-  out.ops.Reserve();
-  // Synchronized start (node/round/phase_start.h). The slots are made
-  // after it, as NodeAgent::Execute made them: made before the sleep, the
-  // nodes of coordination_bench started later and less together (start
-  // spread at 64 agents 2.2-2.7 ms against 0.7-1.4 ms).
-  out.start_lag_seconds = SleepUntilStart(start_at_unix_ns);
+PhaseOutcome CheckpointPhase::Run(PhaseOutcome out) {
+  // The slots are made after the start instant, as they always were: made
+  // before the sleep, the nodes of coordination_bench started later and
+  // less together (start spread at 64 agents 2.2-2.7 ms against 0.7-1.4
+  // ms).
   start_ = std::chrono::steady_clock::now();
   MakeSlots();
   const CpuSample cpu0 = SampleCpu();
@@ -69,7 +60,7 @@ PhaseOutcome CheckpointPhase::Run(int64_t start_at_unix_ns,
                  conn0 = counters.new_connections,
                  backoff0 = counters.backoff_ns;
 
-  TransferFiles(progress, progress_interval, &out);
+  TransferFiles(&out);
   if (out.status.ok() && job_.save && job_.io.fsync) SyncStepDir(&out);
   if (async_) out.staging.durable_seconds = SecondsSince(start_);
   if (compute_.joinable()) compute_.join();
@@ -117,24 +108,14 @@ void CheckpointPhase::TransferFile(Slot& s, std::latch& gate) {
   if (!s.status.ok()) abort_ = true;  // fail fast: stop sibling files
 }
 
-void CheckpointPhase::TransferFiles(const ProgressFn& progress,
-                                    double progress_interval,
-                                    PhaseOutcome* out) {
+void CheckpointPhase::TransferFiles(PhaseOutcome* out) {
   // An async save: every file is staged (training blocked) before any is
   // persisted, as a checkpointer stages all, then writes in the background.
   std::latch gate(static_cast<std::ptrdiff_t>(slots_.size()));
-  std::mutex done_mu;
-  std::condition_variable done_cv;
-  size_t finished = 0;
   std::vector<std::thread> threads;
   threads.reserve(slots_.size());
   for (auto& slot : slots_) {
-    threads.emplace_back([&, s = &slot] {
-      TransferFile(*s, gate);
-      std::lock_guard<std::mutex> lock(done_mu);
-      ++finished;
-      done_cv.notify_all();
-    });
+    threads.emplace_back([&, s = &slot] { TransferFile(*s, gate); });
   }
   // Async: training resumes once every file is staged; its next interval
   // of compute runs while the files persist (and the step directory
@@ -148,22 +129,6 @@ void CheckpointPhase::TransferFiles(const ProgressFn& progress,
         out->staging.compute_seconds = p_.compute->Run(&abort_);
       });
       out->staging.compute_baseline_seconds = p_.compute->baseline_seconds();
-    }
-  }
-  {
-    std::unique_lock<std::mutex> lock(done_mu);
-    auto interval = std::chrono::duration<double>(progress_interval);
-    while (finished < slots_.size()) {
-      if (done_cv.wait_for(lock, interval,
-                           [&] { return finished == slots_.size(); }))
-        break;
-      if (progress) {
-        lock.unlock();
-        std::vector<uint64_t> bytes(rank_bytes_.size());
-        for (size_t i = 0; i < bytes.size(); ++i) bytes[i] = rank_bytes_[i];
-        progress(bytes);
-        lock.lock();
-      }
     }
   }
   for (auto& t : threads) t.join();

@@ -1,9 +1,10 @@
 // One checkpoint phase on a node, from the common start instant: a thread
-// per file (SaveFile / LoadFile, node/checkpoint/file_io.h), an async save's
-// staging gate and the training compute it overlaps, progress every interval,
-// the first real error winning over the aborts it caused, the step directory
-// synced for a durable save, then the outcome summed up per rank and per
-// file. NodeAgent::RunPhase runs one on what Prepare made ready.
+// per file (SaveFile / LoadFile, node/checkpoint/file_io.h) counting its
+// rank's bytes as it goes, an async save's staging gate and the training
+// compute it overlaps, the first real error winning over the aborts it
+// caused, the step directory synced for a durable save, then the outcome
+// summed up per rank and per file. CheckpointWorkload::Run runs one on
+// what its Prepare made ready.
 #ifndef CKPTBENCH_NODE_CHECKPOINT_CHECKPOINT_PHASE_H_
 #define CKPTBENCH_NODE_CHECKPOINT_CHECKPOINT_PHASE_H_
 
@@ -13,12 +14,18 @@
 #include <thread>
 #include <vector>
 
-#include "node/checkpoint/node_agent.h"
+#include "common/phase_job.h"
+#include "common/phase_outcome.h"
+#include "node/checkpoint/file_io.h"
+#include "node/checkpoint/shard_memory.h"
+#include "node/checkpoint/training_compute.h"
 #include "node/storage/io_tally.h"
+#include "node/storage/storage_factory.h"
 
 namespace ckpt {
 
-// What Prepare made ready for the phase (NodeAgent's members, borrowed).
+// What Prepare made ready for the phase (CheckpointWorkload's members,
+// borrowed).
 struct PreparedPhase {
   const PhaseJob* job = nullptr;
   const StorageLocation* location = nullptr;
@@ -29,16 +36,20 @@ struct PreparedPhase {
   const std::vector<std::unique_ptr<AlignedBuffer>>* staged = nullptr;
   const TrainingCompute* compute = nullptr;  // async saves
   const ObjectStoreCounters* counters = nullptr;
+  // Each rank's bytes so far, one per rank of the job: the phase adds to
+  // them, progress reads them meanwhile.
+  std::vector<std::atomic<uint64_t>>* rank_bytes = nullptr;
 };
 
 class CheckpointPhase {
  public:
-  // `abort` stops the phase's files (set by NodeAgent::Abort, and by the
+  // `abort` stops the phase's files (set by the round's abort, and by the
   // phase itself when a file fails).
   CheckpointPhase(const PreparedPhase& prepared, std::atomic<bool>& abort);
 
-  PhaseOutcome Run(int64_t start_at_unix_ns, const ProgressFn& progress,
-                   double progress_interval);
+  // Called at the start instant; `out` arrives with its histograms held
+  // (reserved before the start) and leaves as the node's report.
+  PhaseOutcome Run(PhaseOutcome out);
 
  private:
   // One file of the phase, as its thread fills it.
@@ -56,10 +67,9 @@ class CheckpointPhase {
     IoTally tally;
   };
   void MakeSlots();
-  // The files' threads, the async gate and compute, progress meanwhile;
-  // returns when every file is done.
-  void TransferFiles(const ProgressFn& progress, double progress_interval,
-                     PhaseOutcome* out);
+  // The files' threads, the async gate and compute; returns when every
+  // file is done.
+  void TransferFiles(PhaseOutcome* out);
   void TransferFile(Slot& s, std::latch& gate);
   // A durable save: the step's entries, then its own entry in the parent.
   void SyncStepDir(PhaseOutcome* out) const;
@@ -73,7 +83,7 @@ class CheckpointPhase {
   std::atomic<bool>& abort_;
   const bool async_;  // an async save: stage every file, then persist
   SteadyTime start_;
-  std::vector<std::atomic<uint64_t>> rank_bytes_;
+  std::vector<std::atomic<uint64_t>>& rank_bytes_;
   std::vector<Slot> slots_;
   std::thread compute_;  // an async save's training compute
 };

@@ -1,296 +1,213 @@
+// NodeAgent: the checkpoint's storage steps outside a phase: listing steps
+// and reading a .metadata (Inspect), the commit point, claims, and
+// cleanup.
 #include "node/checkpoint/node_agent.h"
 
-#include <malloc.h>
-
 #include <algorithm>
-#include <chrono>
+#include <string>
+#include <string_view>
+#include <vector>
 
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "common/bytes.h"
-#include "common/clock.h"
 #include "common/fd_reserve.h"
-#include "common/log.h"
-#include "common/memory.h"
-#include "common/names.h"
 #include "common/plan.h"
 #include "common/status_macros.h"
-#include "node/checkpoint/checkpoint_phase.h"
-#include "node/storage/http_client.h"
+#include "common/text.h"
 
 namespace ckpt {
-absl::Status CheckBufferMemory(const PhaseJob& job, const Storage& storage,
-                               const MemoryBudget& budget) {
-  const Storage::BufferUse backend = storage.BufferPerFile(job.save);
-  uint64_t files = 0, need = 0, held = 0;
-  // An async save holds each file's bytes staged in host memory, and on the
-  // CPU the training state they are staged from too.
-  const uint64_t copies = !(job.save && job.loop.async)               ? 0
-                          : job.loop.accelerator == Accelerator::kGpu ? 1
-                                                                      : 2;
-  for (const auto& r : job.ranks) {
-    for (const auto& f : r.files) {
-      ++files;
-      need += job.io.block_size * BufferBlocks(job.io.queue_depth) +
-              std::min<uint64_t>(f.size, backend.bytes);
-      held += copies * f.size;
-    }
-  }
-  need += held;
-  // A margin for the rest of the process (plan, threads, the page cache
-  // the transfer itself needs).
-  if (budget.available_bytes == 0 || need <= budget.available_bytes / 10 * 8) {
-    return absl::OkStatus();
-  }
-  return absl::ResourceExhaustedError(absl::StrCat(
-      "this ", job.save ? "save" : "load", " needs ", FormatBytes(need),
-      " of buffers on this node: ", files, " file(s), each ",
-      BufferBlocks(job.io.queue_depth), " block(s) of ",
-      FormatBytes(job.io.block_size), " (io.queue_depth ", job.io.queue_depth,
-      ", io.block_size)",
-      backend.bytes > 0 ? absl::StrCat(" + up to ", FormatBytes(backend.bytes),
-                                       " (", backend.keys, ")")
-                        : std::string(),
-      held > 0 ? absl::StrCat(" + ", FormatBytes(held),
-                              " held by run.async (CKPT_ASYNC) staging")
-               : std::string(),
-      "; more than 80% of the ", FormatBytes(budget.available_bytes),
-      " available (", budget.source,
-      "). Expected fewer ranks per node (NUM_DEVICES), a smaller "
-      "thread_count, io.queue_depth or io.block_size",
-      backend.bytes > 0 ? absl::StrCat(", or smaller ", backend.keys)
-                        : std::string()));
-}
-
-int ResolveQueueDepth(const IoOptions& io, StorageKind storage_kind,
-                      bool save) {
-  if (io.queue_depth != kQueueDepthAuto) return io.queue_depth;
-  const bool direct =
-      save ? io.direct_write
-           : io.direct_read || io.cache_mode == CacheMode::kDirect;
-  // A buffered write or read of a local file is the kernel's copy: CPU
-  // work that overlapping with generation only moves between cores (on 2
-  // cores it cost 13% more CPU per GiB and 8% of the rate: docs/
-  // performance.md). Direct I/O, FUSE uploads and object stores wait
-  // without the CPU, and the pipeline fills that wait.
-  const bool cpu_bound = !direct && (storage_kind == StorageKind::kPosix ||
-                                     storage_kind == StorageKind::kMemory ||
-                                     storage_kind == StorageKind::kNull);
-  return cpu_bound ? 0 : 2;
-}
 
 namespace {
 
-// Each file's name, checked to stay inside the step directory `dir` (the
-// coordinator may have read it from a .metadata) and joined to it.
-absl::StatusOr<std::vector<std::string>> JoinFilePaths(PhaseJob& job,
-                                                       const std::string& dir) {
-  std::vector<std::string> paths;
-  for (auto& r : job.ranks) {
-    for (auto& f : r.files) {
-      RETURN_IF_ERROR(CheckEntryName(
-          f.path, absl::StrCat("file name for rank ", r.rank, " in ", dir)));
-      f.path = JoinPath(dir, f.path);
-      paths.push_back(f.path);
-    }
+// The directories of a file-system `path` that do not exist yet, deepest
+// first: what CreateDirs will make. Empty for object stores (no dirs).
+std::vector<std::string> MissingDirs(Storage& storage,
+                                     const std::string& path) {
+  std::vector<std::string> missing;
+  if (path.find("://") != std::string::npos) return missing;
+  std::string p = path;
+  while (p.size() > 1) {
+    auto exists = storage.Exists(p);
+    if (exists.ok() && *exists) break;
+    missing.push_back(p);
+    const size_t slash = p.rfind('/');
+    if (slash == std::string::npos || slash == 0) break;
+    p = p.substr(0, slash);
   }
-  return paths;
-}
-
-// A save's step directory, made; one that holds a commit is refused.
-absl::Status PrepareStepDir(Storage& st, const std::string& dir) {
-  ASSIGN_OR_RETURN(bool exists, st.Exists(JoinPath(dir, kMetadataFile)));
-  if (exists) {
-    return absl::FailedPreconditionError(
-        absl::StrCat(dir,
-                     " already holds a committed checkpoint; refusing to "
-                     "overwrite it"));
-  }
-  return st.CreateDirs(dir);
-}
-
-// A load's files on a file system are the sizes .metadata gives, checked
-// before the page-cache check walks each file's whole size (an 8 TiB
-// sparse file planted as a shard kept it busy for over a minute); opening
-// a file costs nothing there.
-absl::Status CheckFileSizes(Storage& st, const PhaseJob& job) {
-  if (st.Kind() != StorageKind::kPosix && st.Kind() != StorageKind::kFuse) {
-    return absl::OkStatus();
-  }
-  for (const auto& r : job.ranks) {
-    for (const auto& f : r.files) {
-      ASSIGN_OR_RETURN(auto file, st.OpenRead(f.path, ReadOptions{}));
-      const uint64_t size = file->Size();
-      (void)file->Close();
-      if (size != f.size) {
-        return absl::DataLossError(
-            absl::StrCat(f.path, " is ", size,
-                         " bytes; the checkpoint's .metadata says ", f.size));
-      }
-    }
-  }
-  return absl::OkStatus();
+  return missing;
 }
 
 }  // namespace
 
-absl::StatusOr<PrepareOutcome> NodeAgent::Prepare(PhaseJob job) {
-  // Whole again for this round's clean-up, should the last one have left
-  // it short (taken again while descriptors were still scarce).
+absl::Status ProbeWrite(Storage& storage, const std::string& dir,
+                        const std::string& owner) {
+  // What this probe makes, it removes when the target turns out unusable
+  // (a path too long, a directory not writable): nothing stays behind.
+  const std::vector<std::string> made = MissingDirs(storage, dir);
+  auto probe = [&]() -> absl::Status {
+    RETURN_IF_ERROR(storage.CreateDirs(dir));
+    // A name of this run's own: a concurrent run's probe is not ours.
+    const std::string name = absl::StrCat(".ckptbench-write-probe-", owner);
+    ASSIGN_OR_RETURN(auto f,
+                     storage.OpenWrite(JoinPath(dir, name), WriteOptions{}));
+    absl::Status written = f->Append("probe", 5);
+    if (written.ok()) written = f->Close();
+    absl::Status removed = storage.RemoveTree(JoinPath(dir, name));
+    RETURN_IF_ERROR(written);
+    return removed;
+  };
+  absl::Status s = probe();
+  if (!s.ok()) {
+    for (const auto& d : made) (void)storage.RemoveFiles(d, {});
+  }
+  return s;
+}
+
+absl::Status CheckClaimIsOurs(Storage& storage, const std::string& step_dir,
+                              const std::string& run_id) {
+  // A claim holds a run id: a few dozen bytes.
+  constexpr uint64_t kMaxClaim = 4096;
+  auto held = ReadAtMost(storage, JoinPath(step_dir, kClaimName), kMaxClaim);
+  if (absl::IsNotFound(held.status())) return absl::OkStatus();
+  if (!held.ok()) return held.status();
+  if (*held == run_id) return absl::OkStatus();
+  return absl::FailedPreconditionError(absl::StrCat(
+      step_dir, " is claimed by '", EscapeForTerminal(held->substr(0, 64)),
+      "', not this run (", run_id,
+      "): the step was replaced since this run wrote it; nothing there was "
+      "removed"));
+}
+
+NodeAgent::NodeAgent(std::shared_ptr<MemoryStore> memory)
+    : storage_(std::move(memory)) {
   ReserveDescriptors(kCleanupDescriptors);
-  std::lock_guard<std::mutex> lock(mu_);
-  if (running_) {
-    // Execute reads the prepared job unlocked: never replace it under it.
-    return absl::FailedPreconditionError(absl::StrCat(
-        "round ", job.round_id, " cannot be prepared: round ",
-        job_ ? job_->round_id : 0, " is still running on this node"));
-  }
-  abort_ = false;
-  {
-    Config received;  // the coordinator's io.*, through this node's key table
-    received.io = job.io;
-    RETURN_IF_ERROR(RecheckKeys(received, "io."));
-  }
-  checksum_ = job.io.checksum;
-  ASSIGN_OR_RETURN(location_, storage_.Open(job.step_uri, job.backend));
-  Storage& st = *location_.storage;
-  job.io.queue_depth = ResolveQueueDepth(job.io, st.Kind(), job.save);
-  // The buffers held now are given back before the new ones are made.
-  MemoryBudget budget = AvailableMemory();
-  if (budget.available_bytes > 0) {
-    for (const auto& b : buffers_) budget.available_bytes += b->size();
-  }
-  RETURN_IF_ERROR(CheckBufferMemory(job, st, budget));
-  ASSIGN_OR_RETURN(const std::vector<std::string> paths,
-                   JoinFilePaths(job, location_.path));
-  PrepareOutcome out;
-  if (job.save) {
-    RETURN_IF_ERROR(PrepareStepDir(st, location_.path));
-    read_direct_ = false;
-  } else {
-    CacheMode mode = job.io.cache_mode;
-    if (job.io.direct_read) mode = CacheMode::kDirect;
-    RETURN_IF_ERROR(CheckFileSizes(st, job));
-    ASSIGN_OR_RETURN(out.cache, st.PrepareColdRead(paths, mode));
-    read_direct_ = out.cache.method == CacheMethod::kODirect;
-  }
-  out.filesystem = st.Filesystem(location_.path);
-  out.storage_kind = st.Kind();
-  LOG_DEBUG("node: prepared %s of %s on %s (%s)%s%s",
-            job.save ? "save" : "load", location_.path, out.filesystem.type,
-            st.Kind(), job.save ? "" : ", page cache: ",
-            job.save ? ""
-                     : absl::StrCat(std::string(Name(out.cache.method)), " ",
-                                    out.cache.probe));
-  buffers_.clear();
-  RETURN_IF_ERROR(PrepareLoop(job));
-  // Pinned when device bytes pass through them (CKPT_STAGING=pinned).
-  const bool pinned = job.loop.accelerator == Accelerator::kGpu &&
-                      job.loop.staging == HostStaging::kPinned;
-  for (const auto& r : job.ranks) {
-    for (size_t i = 0; i < r.files.size(); ++i) {
-      ASSIGN_OR_RETURN(
-          auto buffer,
-          AlignedBuffer::Create(
-              job.io.block_size * BufferBlocks(job.io.queue_depth), pinned));
-      buffers_.push_back(std::move(buffer));
-    }
-  }
-  job_ = std::make_unique<PhaseJob>(std::move(job));
-  return out;
 }
 
-PhaseOutcome NodeAgent::RunPhase(const std::string& run_id, uint64_t round_id,
-                                 int64_t start_at_unix_ns,
-                                 const ProgressFn& progress,
-                                 double progress_interval) {
-  std::shared_future<PhaseOutcome> fut;
-  bool mine = false;
-  std::promise<PhaseOutcome> promise;
-  {
-    std::lock_guard<std::mutex> lock(mu_);
-    auto key = std::make_pair(run_id, round_id);
-    auto it = started_.find(key);
-    if (it != started_.end()) {
-      fut = it->second;  // a retried start: same outcome, no second transfer
-    } else {
-      fut = promise.get_future().share();
-      started_[key] = fut;
-      mine = true;
+absl::StatusOr<StepListing> NodeAgent::Inspect(const std::string& uri,
+                                               const std::string& probe_owner,
+                                               bool want_metadata,
+                                               uint64_t metadata_step,
+                                               const BackendOptions& options) {
+  ASSIGN_OR_RETURN(auto loc, storage_.Open(uri, options));
+  StepListing listing;
+  if (!probe_owner.empty()) {
+    RETURN_IF_ERROR(ProbeWrite(*loc.storage, loc.path, probe_owner));
+  }
+  auto names = ListEntries(*loc.storage, loc.path);
+  if (!names.ok()) {
+    if (!absl::IsNotFound(names.status())) return names.status();
+    if (want_metadata && metadata_step != 0) {
+      return absl::NotFoundError(
+          absl::StrCat(JoinPath(loc.path, StepDirName(metadata_step)),
+                       ": not found (", names.status().message(), ")"));
+    }
+    return listing;
+  }
+  for (const auto& n : *names) {
+    uint64_t step = ParseStepDir(n);
+    if (step == 0) {
+      if (IsStepPastTheBound(n)) listing.ignored.push_back(n);
+      continue;
+    }
+    std::string meta = JoinPath(JoinPath(loc.path, n), kMetadataFile);
+    ASSIGN_OR_RETURN(bool committed, loc.storage->Exists(meta));
+    listing.steps.push_back({step, committed});
+    if (committed && step > listing.newest_committed) {
+      listing.newest_committed = step;
     }
   }
-  if (!mine) return fut.get();
-  PhaseOutcome out;
-  bool prepared = false;
-  {
-    std::lock_guard<std::mutex> lock(mu_);
-    prepared = job_ && job_->run_id == run_id && job_->round_id == round_id;
-    running_ = prepared;  // Prepare leaves job_ and buffers_ alone meanwhile
-  }
-  if (!prepared) {
-    out.status = absl::FailedPreconditionError(absl::StrCat(
-        "round ", round_id, " was started without being prepared"));
-  } else {
-    out = Execute(start_at_unix_ns, progress, progress_interval);
-    std::lock_guard<std::mutex> lock(mu_);
-    running_ = false;
-    // The phase's block buffers and file list are not needed again (a
-    // retried start gets the outcome above; the next round prepares anew):
-    // free them now, so they are not held while the commit's .metadata or
-    // the next listing passes through this process. At 100,000 tensors
-    // this, with TrimHeap and the changes in node_session.cc and
-    // node_service.cc, took the node's peak from 126 to 93 MiB.
-    size_t segments = 0, buffer_bytes = 0;
-    for (const auto& r : job_->ranks) {
-      for (const auto& f : r.files) segments += f.segments.size();
+  std::sort(listing.steps.begin(), listing.steps.end());
+  listing.metadata_step =
+      metadata_step != 0 ? metadata_step : listing.newest_committed;
+  if (want_metadata && listing.metadata_step > 0) {
+    std::string meta = JoinPath(
+        JoinPath(loc.path, StepDirName(listing.metadata_step)), kMetadataFile);
+    // Capped: the largest plan ckptbench allows writes far less. Read
+    // through the file opened for the size, not opened a second time.
+    ASSIGN_OR_RETURN(auto f, loc.storage->OpenRead(meta, ReadOptions{}));
+    if (f->Size() > kMaxMetadataBytes) {
+      return absl::FailedPreconditionError(absl::StrCat(
+          meta, " is ", FormatBytes(f->Size()), ", more than the ",
+          FormatBytes(kMaxMetadataBytes),
+          " a ckptbench .metadata can be: not one of its checkpoints"));
     }
-    for (const auto& buf : buffers_) buffer_bytes += buf->size();
-    for (const auto& buf : staged_) buffer_bytes += buf->size();
-    for (const auto& m : memory_) {
-      if (!m->on_device()) buffer_bytes += m->size();
+    ASSIGN_OR_RETURN(listing.newest_metadata, ReadWhole(*f, meta));
+    RETURN_IF_ERROR(f->Close());
+  }
+  return listing;
+}
+
+absl::Status NodeAgent::Commit(const std::string& step_uri,
+                               const std::string& metadata,
+                               const BackendOptions& options) {
+  return WriteFile(step_uri, kMetadataFile, metadata, options);
+}
+
+absl::Status NodeAgent::WriteFile(const std::string& dir_uri,
+                                  const std::string& name,
+                                  const std::string& data,
+                                  const BackendOptions& options) {
+  ASSIGN_OR_RETURN(auto loc, storage_.Open(dir_uri, options));
+  return loc.storage->WriteAtomic(JoinPath(loc.path, name), data);
+}
+
+absl::StatusOr<bool> NodeAgent::FileExists(const std::string& dir_uri,
+                                           const std::string& name,
+                                           const BackendOptions& options) {
+  ASSIGN_OR_RETURN(auto loc, storage_.Open(dir_uri, options));
+  return loc.storage->Exists(JoinPath(loc.path, name));
+}
+
+absl::StatusOr<std::string> NodeAgent::Claim(const std::string& uri,
+                                             uint64_t step,
+                                             const std::string& owner,
+                                             const BackendOptions& options) {
+  ASSIGN_OR_RETURN(auto loc, storage_.Open(uri, options));
+  return loc.storage->ClaimDir(JoinPath(loc.path, StepDirName(step)), owner);
+}
+
+absl::Status NodeAgent::ReleaseClaim(const std::string& uri, uint64_t step,
+                                     const std::string& claim_name,
+                                     const BackendOptions& options) {
+  if (claim_name.empty() || claim_name.find('/') != std::string::npos) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "release of step ", step, ": bad claim name '", claim_name, "'"));
+  }
+  ASSIGN_OR_RETURN(auto loc, storage_.Open(uri, options));
+  return loc.storage->RemoveFiles(JoinPath(loc.path, StepDirName(step)),
+                                  {claim_name});
+}
+
+absl::Status NodeAgent::Cleanup(const std::string& uri,
+                                const std::vector<uint64_t>& steps,
+                                const std::vector<std::string>& names,
+                                const BackendOptions& options,
+                                bool abort_uploads, int* aborted,
+                                const std::string& run_id) {
+  // A save that failed for want of descriptors must not leave its uploads
+  // and objects behind for the same reason: the reserve is this chance.
+  DescriptorReserveRelease reserve;
+  ASSIGN_OR_RETURN(auto loc, storage_.Open(uri, options));
+  for (uint64_t s : steps) {
+    if (!run_id.empty()) {
+      RETURN_IF_ERROR(CheckClaimIsOurs(
+          *loc.storage, JoinPath(loc.path, StepDirName(s)), run_id));
     }
-    buffers_.clear();
-    buffers_.shrink_to_fit();
-    staged_.clear();
-    memory_.clear();
-    compute_.reset();
-    job_->ranks.clear();
-    job_->ranks.shrink_to_fit();
-    trim_pending_ = segments >= kTrimSegments || buffer_bytes >= kTrimBytes;
+    if (abort_uploads) {
+      ASSIGN_OR_RETURN(int n, loc.storage->AbortUploads(
+                                  JoinPath(loc.path, StepDirName(s)), names));
+      if (aborted) *aborted += n;
+    }
+    // Commit point first: a half-removed step must not look committed.
+    std::vector<std::string> ordered{kMetadataFile};
+    for (const auto& n : names) {
+      if (n != kMetadataFile) ordered.push_back(n);
+    }
+    RETURN_IF_ERROR(
+        loc.storage->RemoveFiles(JoinPath(loc.path, StepDirName(s)), ordered));
   }
-  promise.set_value(out);
-  return out;
-}
-
-void NodeAgent::TrimHeap() {
-  {
-    std::lock_guard<std::mutex> lock(mu_);
-    if (!trim_pending_ || running_) return;
-    trim_pending_ = false;
-  }
-  malloc_trim(0);  // glibc: return the freed heap pages to the system
-}
-
-PhaseOutcome NodeAgent::Execute(int64_t start_at_unix_ns,
-                                const ProgressFn& progress,
-                                double progress_interval) {
-  PreparedPhase prepared;
-  prepared.job = job_.get();
-  prepared.location = &location_;
-  prepared.read_direct = read_direct_;
-  prepared.checksum = checksum_;
-  prepared.buffers = &buffers_;
-  prepared.memory = &memory_;
-  prepared.staged = &staged_;
-  prepared.compute = compute_ ? &*compute_ : nullptr;
-  prepared.counters = &storage_.counters();
-  CheckpointPhase phase(prepared, abort_);
-  return phase.Run(start_at_unix_ns, progress, progress_interval);
-}
-
-void NodeAgent::Abort(const std::string& reason) {
-  LOG_WARN("node: aborting: %s", reason);
-  abort_ = true;
+  return absl::OkStatus();
 }
 
 }  // namespace ckpt

@@ -1,23 +1,31 @@
-// What a workload other than the checkpoint brings to a node (the
-// checkpoint's own side is NodeAgent): how it prepares its phase from the
-// job the coordinator's side of it sent (PrepareRequest.workload_job, its
-// own message), and how it runs that phase from the common start instant.
-// The node's side of the round protocol (workload_phase.h) does the rest:
-// the start instant, progress messages, asks to the coordinator and their
-// answers, the abort, a retried start answered with the first outcome.
+// What a workload brings to a node: how it prepares its part of a round
+// from the job the coordinator's side of it sent, how it runs that part
+// from the common start instant, and what it has done so far. The
+// checkpoint is one (node/checkpoint/checkpoint_workload.h); a workload
+// of another kind carries its own job and report as its own messages
+// (PhaseJob::workload_job, PhaseOutcome::workload_report). The node's side
+// of the round protocol (workload_phase.h) does the rest, the same for
+// every workload: the start instant, progress messages every interval,
+// asks to the coordinator and their answers, the abort, a retried start
+// answered with the first outcome, one phase at a time.
 // A node runs the workloads it was built with (NodeWorkloads, handed to
-// NodeService); a round naming another is refused at prepare.
+// NodeService, which adds the checkpoint); a round naming another is
+// refused at prepare.
 #ifndef CKPTBENCH_NODE_ROUND_NODE_WORKLOAD_H_
 #define CKPTBENCH_NODE_ROUND_NODE_WORKLOAD_H_
 
+#include <atomic>
 #include <cstdint>
 #include <functional>
 #include <map>
 #include <memory>
 #include <string>
+#include <vector>
 
-#include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "common/phase_job.h"
+#include "common/phase_outcome.h"
+#include "common/round_messages.h"
 #include "node/storage/storage_factory.h"
 
 namespace ckpt {
@@ -25,31 +33,41 @@ namespace ckpt {
 // What a running phase may use besides its job.
 struct NodePhaseContext {
   uint64_t round_id = 0;
-  // Bytes (or the workload's units) done so far and in all; the protocol
-  // sends them to the coordinator every progress interval. Thread-safe.
-  std::function<void(uint64_t done, uint64_t total)> progress;
+  // Set once the round is aborted (another node failed, or the
+  // coordinator gave up): stop soon. The phase may set it too, to stop
+  // its own threads when one fails; its own first error wins over the
+  // aborts that follow. Cheap to poll from many threads.
+  std::atomic<bool>* abort = nullptr;
+  bool aborted() const { return abort->load(std::memory_order_relaxed); }
   // Asks the coordinator's side of the workload for an action and waits
   // for its answer (the workload's own message); fails with Aborted when
   // the round is aborted meanwhile. Thread-safe.
   std::function<absl::StatusOr<std::string>(const std::string& payload)> ask;
-  // True once the round is aborted (another node failed): stop soon.
-  std::function<bool()> aborted;
 };
 
 class NodeWorkload {
  public:
   virtual ~NodeWorkload() = default;
   // Untimed: reads `job`; opens what it needs through `storage` (the
-  // node's backends for the run).
-  virtual absl::Status Prepare(const std::string& job, StorageSet& storage) = 0;
-  // Timed, from the start instant: the phase; returns its report (the
-  // workload's own message). An error fails the node with its kind
-  // (ErrorKindOf).
-  virtual absl::StatusOr<std::string> Run(const NodePhaseContext& ctx) = 0;
+  // node's backends for the run). What it says goes back in the prepare
+  // reply (a workload that opened no storage of its own says nothing).
+  virtual absl::StatusOr<PrepareOutcome> Prepare(PhaseJob job,
+                                                 StorageSet& storage) = 0;
+  // Timed, from the common start instant (the protocol has slept to it):
+  // the phase. Returns the node's report, a failure in its status with
+  // its kind (ErrorKindOf); the protocol adds round_id and the start lag.
+  virtual PhaseOutcome Run(const NodePhaseContext& ctx) = 0;
+  // What the phase has done so far, per rank (a workload of one stream:
+  // one entry, in its own units). Called every progress interval from
+  // another thread while Run runs: thread-safe.
+  virtual std::vector<RankProgress> Progress() const = 0;
+  // Called once the report is on its way (nothing waits on this): give
+  // back what the phase freed, at a cost that must not delay the report.
+  virtual void AfterReport() {}
 };
 
-// The workloads a node runs besides the checkpoint, by name
-// (PrepareRequest.workload); each round gets a new instance.
+// The workloads a node runs, by name (PrepareRequest.workload; the
+// checkpoint's is ""); each round gets a new instance.
 using NodeWorkloadFactory = std::function<std::unique_ptr<NodeWorkload>()>;
 using NodeWorkloads = std::map<std::string, NodeWorkloadFactory>;
 

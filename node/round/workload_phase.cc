@@ -1,170 +1,177 @@
 #include "node/round/workload_phase.h"
 
-#include <atomic>
 #include <chrono>
-#include <thread>
 
 #include "absl/strings/str_cat.h"
 #include "common/error_kind.h"
+#include "common/log.h"
 #include "common/text.h"
 #include "node/round/phase_start.h"
-#include "wire/error_kind.h"
-#include "wire/phase_report_codec.h"
-#include "wire/round_codec.h"
 
 namespace ckpt {
 
-absl::StatusOr<PrepareOutcome> WorkloadPhases::Prepare(const PhaseJob& job,
+absl::StatusOr<PrepareOutcome> WorkloadPhases::Prepare(PhaseJob job,
                                                        StorageSet& storage) {
+  std::lock_guard<std::mutex> one(prepare_mu_);
+  std::unique_ptr<NodeWorkload> before, last;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (running_) {
+      // The running phase holds its buffers and storage: never a second
+      // one beside it.
+      return absl::FailedPreconditionError(
+          absl::StrCat("round ", job.round_id, " cannot be prepared: round ",
+                       running_->second, " is still running on this node"));
+    }
+    abort_ = false;  // an abort of an earlier round is over
+    before = std::move(prepared_);
+    last = std::move(finished_);
+  }
+  // What an earlier round held is given back before this one allocates.
+  before.reset();
+  last.reset();
   auto it = workloads_.find(job.workload);
   if (it == workloads_.end()) {
-    std::string known = "checkpoint";
-    for (const auto& [name, make] : workloads_)
-      absl::StrAppend(&known, ", ", name);
+    std::string known;
+    for (const auto& [name, make] : workloads_) {
+      absl::StrAppend(&known, known.empty() ? "" : ", ",
+                      name.empty() ? "checkpoint" : name);
+    }
     return absl::FailedPreconditionError(absl::StrCat(
         "workload '", EscapeForTerminal(job.workload.substr(0, 100)),
         "' is not one this node runs (it runs: ", known, ")"));
   }
   std::unique_ptr<NodeWorkload> phase = it->second();
-  absl::Status s = phase->Prepare(job.workload_job, storage);
+  Round round{job.run_id, job.round_id};
+  absl::StatusOr<PrepareOutcome> out = phase->Prepare(std::move(job), storage);
+  if (!out.ok()) return out;
   std::lock_guard<std::mutex> lock(mu_);
-  aborted_ = false;  // an abort of an earlier round is over
-  prepared_.reset();
-  if (!s.ok()) return s;
   prepared_ = std::move(phase);
-  prepared_round_ = {job.run_id, job.round_id};
-  return PrepareOutcome{};  // opened no storage of the checkpoint's kind
+  prepared_round_ = std::move(round);
+  return out;
 }
 
-bool WorkloadPhases::Owns(const std::string& run_id, uint64_t round_id) const {
-  std::lock_guard<std::mutex> lock(mu_);
-  const auto key = std::make_pair(run_id, round_id);
-  return (prepared_ && prepared_round_ == key) || started_.count(key) > 0;
-}
-
-v1::PhaseReport WorkloadPhases::Run(
-    const v1::StartPhaseRequest& req,
-    const std::function<void(const v1::Progress&)>& progress,
-    const SendAsk& send_ask, double progress_interval) {
-  const auto key = std::make_pair(req.run_id(), req.round_id());
-  std::promise<v1::PhaseReport> promise;
+PhaseOutcome WorkloadPhases::Run(const PhaseStart& start,
+                                 const SendProgress& progress,
+                                 const SendAsk& send_ask) {
+  const Round key{start.run_id, start.round_id};
+  std::promise<PhaseOutcome> promise;
   std::unique_ptr<NodeWorkload> phase;
   {
     std::unique_lock<std::mutex> lock(mu_);
     auto it = started_.find(key);
     if (it != started_.end()) {
-      auto first = it->second;  // a retried start: the same report
+      auto first = it->second;  // a retried start: the same outcome
       lock.unlock();
       return first.get();
     }
     started_[key] = promise.get_future().share();
-    if (prepared_ && prepared_round_ == key) phase = std::move(prepared_);
+    if (prepared_ && prepared_round_ == key) {
+      phase = std::move(prepared_);
+      running_ = key;
+    }
   }
   PhaseOutcome out;
   if (phase == nullptr) {
     out.status = absl::FailedPreconditionError(absl::StrCat(
-        "round ", req.round_id(), " was started without being prepared"));
+        "round ", start.round_id, " was started without being prepared"));
   } else {
-    out = Execute(*phase, req, progress, send_ask, progress_interval);
+    out = Execute(*phase, start, progress, send_ask);
+    std::lock_guard<std::mutex> lock(mu_);
+    running_.reset();
+    finished_ = std::move(phase);
   }
-  out.round_id = req.round_id();
-  v1::PhaseReport rep = ToWire(out);
-  promise.set_value(rep);
-  return rep;
+  out.round_id = start.round_id;
+  promise.set_value(out);
+  return out;
 }
 
-PhaseOutcome WorkloadPhases::Execute(
-    NodeWorkload& phase, const v1::StartPhaseRequest& req,
-    const std::function<void(const v1::Progress&)>& progress,
-    const SendAsk& send_ask, double progress_interval) {
-  PhaseOutcome rep;
-  std::atomic<uint64_t> done{0}, total{0};
+PhaseOutcome WorkloadPhases::Execute(NodeWorkload& phase,
+                                     const PhaseStart& start,
+                                     const SendProgress& progress,
+                                     const SendAsk& send_ask) {
   NodePhaseContext ctx;
-  ctx.round_id = req.round_id();
-  ctx.progress = [&](uint64_t d, uint64_t t) {
-    done = d;
-    total = t;
-  };
+  ctx.round_id = start.round_id;
+  ctx.abort = &abort_;
   ctx.ask = [&](const std::string& payload) {
-    return Ask(send_ask, req.round_id(), payload);
+    return Ask(send_ask, start.round_id, payload);
   };
-  ctx.aborted = [this] {
-    std::lock_guard<std::mutex> lock(mu_);
-    return aborted_;
-  };
-  rep.start_lag_seconds = SleepUntilStart(req.start_at_unix_ns());
-  // Progress every interval while the phase runs, from a thread of its own.
-  std::mutex tick_mu;
-  std::condition_variable tick_cv;
-  bool ended = false;
-  std::thread ticker;
+  // Progress every interval while the phase runs, from the ticker's
+  // thread, set up before the start instant.
   if (progress) {
-    ticker = std::thread([&] {
-      std::unique_lock<std::mutex> lock(tick_mu);
-      const auto interval = std::chrono::duration<double>(progress_interval);
-      while (!tick_cv.wait_for(lock, interval, [&] { return ended; })) {
-        progress(ToWire(PhaseProgress{req.round_id(), {{0, done, total}}}));
-      }
-    });
+    ticker_.Begin(
+        [&] {
+          progress(PhaseProgress{start.round_id, phase.Progress()});
+        },
+        start.start_at_unix_ns, start.progress_interval_seconds);
   }
-  absl::StatusOr<std::string> out = phase.Run(ctx);
-  {
-    std::lock_guard<std::mutex> lock(tick_mu);
-    ended = true;
-  }
-  tick_cv.notify_all();
-  if (ticker.joinable()) ticker.join();
-  if (out.ok()) {
-    rep.workload_report = std::move(*out);
-  } else {
-    rep.status = out.status();
-  }
-  return rep;
+  const double lag = SleepUntilStart(start.start_at_unix_ns);
+  PhaseOutcome out = phase.Run(ctx);
+  if (progress) ticker_.End();  // before the report: none after it
+  out.start_lag_seconds = lag;
+  return out;
 }
 
 absl::StatusOr<std::string> WorkloadPhases::Ask(const SendAsk& send_ask,
                                                 uint64_t round_id,
                                                 const std::string& payload) {
+  if (!send_ask) {
+    // A caller that takes no actions (a blocking in-process caller).
+    return absl::FailedPreconditionError(
+        "the coordinator refused: this node's caller takes no actions");
+  }
   uint64_t id;
   {
     std::lock_guard<std::mutex> lock(mu_);
-    if (aborted_) return absl::AbortedError("the round was aborted");
+    if (abort_) return absl::AbortedError("the round was aborted");
     id = next_action_++;
     answers_[id];
   }
-  send_ask(ToWire(ActionAsk{round_id, id, payload}));
+  send_ask(ActionAsk{round_id, id, payload});
   std::unique_lock<std::mutex> lock(mu_);
-  cv_.wait(lock, [&] { return aborted_ || answers_[id].has_value(); });
-  std::optional<v1::ActionReply> answer = std::move(answers_[id]);
+  // Polled too: the phase may set the abort flag itself, unlocked.
+  while (!abort_ && !answers_[id].has_value()) {
+    cv_.wait_for(lock, std::chrono::milliseconds(50));
+  }
+  std::optional<ActionAnswer> answer = std::move(answers_[id]);
   answers_.erase(id);
   if (!answer.has_value()) {
     return absl::AbortedError(
-        "the round was aborted while waiting for the "
-        "coordinator's answer");
+        "the round was aborted while waiting for the coordinator's answer");
   }
-  ActionAnswer a = FromWire(*answer);
-  if (!a.status.ok()) {
-    return WithPrefix(a.status, "the coordinator refused: ");
+  if (!answer->status.ok()) {
+    return WithPrefix(answer->status, "the coordinator refused: ");
   }
-  return std::move(a.payload);
+  return std::move(answer->payload);
 }
 
-void WorkloadPhases::Answer(const v1::ActionReply& reply) {
+void WorkloadPhases::Answer(ActionAnswer answer) {
   {
     std::lock_guard<std::mutex> lock(mu_);
-    auto it = answers_.find(reply.action_id());
+    auto it = answers_.find(answer.action_id);
     if (it == answers_.end() || it->second.has_value()) return;
-    it->second = reply;
+    it->second = std::move(answer);
   }
   cv_.notify_all();
 }
 
-void WorkloadPhases::Abort() {
+void WorkloadPhases::Abort(const std::string& reason) {
+  LOG_WARN("node: aborting: %s", reason);
   {
     std::lock_guard<std::mutex> lock(mu_);
-    aborted_ = true;
+    abort_ = true;
   }
   cv_.notify_all();
+}
+
+void WorkloadPhases::AfterReport() {
+  std::unique_ptr<NodeWorkload> last;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (running_) return;  // a trim would slow the phase now running
+    last = std::move(finished_);
+  }
+  if (last != nullptr) last->AfterReport();
 }
 
 }  // namespace ckpt

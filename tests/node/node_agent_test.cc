@@ -10,8 +10,10 @@
 #include "common/checksum.h"
 #include "common/clock.h"
 #include "common/plan.h"
+#include "node/checkpoint/checkpoint_workload.h"
 #include "node/checkpoint/visibility.h"
 #include "node/node_service.h"
+#include "node/round/workload_phase.h"
 #include "node/storage/memory_storage.h"
 #include "tests/testing/temp_dir.h"
 #include "wire/backend_codec.h"
@@ -146,29 +148,32 @@ TEST(NodeService, UnpreparedRoundFails) {
   EXPECT_NE(rep.error().find("without being prepared"), std::string::npos);
 }
 
-// Issue 14, case 14: Execute reads the prepared job unlocked, so a
-// prepare (or a cancel) racing a round was a data race. A prepare while a
-// phase runs is refused; an abort from another thread ends the phase.
-// (The TSan suite runs this test.)
-TEST(NodeAgent, PrepareWhileAPhaseRunsIsRefusedAndAbortEndsIt) {
-  auto memory = std::make_shared<MemoryStore>();
-  NodeAgent agent(memory);
-  ASSERT_TRUE(agent.Prepare(FromWire(Request(v1::PHASE_SAVE, 1)).value()).ok());
-  const int64_t start = NowUnixNs() + 300'000'000;  // the phase waits 0.3 s
-  PhaseOutcome out;
-  std::thread phase(
-      [&] { out = agent.RunPhase("run-1", 1, start, nullptr, 1.0); });
+// Issue 14, case 14: the running phase reads its prepared job unlocked,
+// so a prepare (or a cancel) racing a round was a data race. A prepare
+// while a phase runs is refused; an abort from another thread ends the
+// phase. (The TSan suite runs this test.)
+TEST(WorkloadPhases, PrepareWhileAPhaseRunsIsRefusedAndAbortEndsIt) {
+  StorageSet storage(std::make_shared<MemoryStore>());
+  WorkloadPhases phases(
+      {{"", [] { return std::make_unique<CheckpointWorkload>(); }}});
+  auto job = [](uint64_t round) {
+    return FromWire(Request(v1::PHASE_SAVE, round)).value();
+  };
+  ASSERT_TRUE(phases.Prepare(job(1), storage).ok());
+  const PhaseStart start{"run-1", 1, NowUnixNs() + 300'000'000, 1.0};
+  PhaseOutcome out;  // the phase waits 0.3 s for its start
+  std::thread phase([&] { out = phases.Run(start, nullptr, nullptr); });
   std::this_thread::sleep_for(std::chrono::milliseconds(100));
-  auto again = agent.Prepare(FromWire(Request(v1::PHASE_SAVE, 2)).value());
+  auto again = phases.Prepare(job(2), storage);
   EXPECT_TRUE(absl::IsFailedPrecondition(again.status())) << again.status();
   EXPECT_NE(again.status().message().find("round 1 is still running"),
             std::string::npos)
       << again.status();
-  agent.Abort("test");
+  phases.Abort("test");
   phase.join();
   EXPECT_TRUE(absl::IsAborted(out.status)) << out.status;
   // Once it ended, the next round prepares.
-  EXPECT_TRUE(agent.Prepare(FromWire(Request(v1::PHASE_SAVE, 2)).value()).ok());
+  EXPECT_TRUE(phases.Prepare(job(2), storage).ok());
 }
 
 // Issue 27: cleanup removes a step's files only while the step's claim is

@@ -1,5 +1,6 @@
 #include "tests/testing/counting_workload.h"
 
+#include <atomic>
 #include <chrono>
 #include <thread>
 
@@ -12,14 +13,30 @@ namespace t = ::ckptbench::test;
 
 class CountingPhase : public NodeWorkload {
  public:
-  absl::Status Prepare(const std::string& job, StorageSet&) override {
-    if (!job_.ParseFromString(job) || job_.items() == 0) {
+  absl::StatusOr<PrepareOutcome> Prepare(PhaseJob job, StorageSet&) override {
+    if (!job_.ParseFromString(job.workload_job) || job_.items() == 0) {
       return absl::InvalidArgumentError("counting: a job without items");
     }
-    return absl::OkStatus();
+    return PrepareOutcome{};  // opened no storage
   }
 
-  absl::StatusOr<std::string> Run(const NodePhaseContext& ctx) override {
+  PhaseOutcome Run(const NodePhaseContext& ctx) override {
+    PhaseOutcome out;
+    absl::StatusOr<std::string> report = Count(ctx);
+    if (report.ok()) {
+      out.workload_report = *std::move(report);
+    } else {
+      out.status = report.status();
+    }
+    return out;
+  }
+
+  std::vector<RankProgress> Progress() const override {
+    return {{0, done_.load(), job_.items()}};
+  }
+
+ private:
+  absl::StatusOr<std::string> Count(const NodePhaseContext& ctx) {
     t::CountReport report;
     report.set_node(job_.node());
     for (uint32_t k = 1; k <= job_.items(); ++k) {
@@ -30,7 +47,7 @@ class CountingPhase : public NodeWorkload {
       std::this_thread::sleep_for(
           std::chrono::duration<double>(job_.item_seconds()));
       report.set_counted(k);
-      ctx.progress(k, job_.items());
+      done_ = k;
       if (k == job_.ask_at()) {
         t::CountAsk ask;
         ask.set_node(job_.node());
@@ -53,8 +70,8 @@ class CountingPhase : public NodeWorkload {
     return report.SerializeAsString();
   }
 
- private:
   t::CountJob job_;
+  std::atomic<uint64_t> done_{0};
 };
 
 }  // namespace

@@ -1,17 +1,18 @@
-// NodeAgent's training-loop side: where a phase's shard bytes live
-// (ACCELERATOR=gpu: device memory; an async save: host training state) and
-// the staging an async save needs. The phase itself runs in node_agent.cc.
+// The checkpoint workload's training-loop side: where a phase's shard bytes
+// live (ACCELERATOR=gpu: device memory; an async save: host training state) and
+// the staging an async save needs. The rest of Prepare is in
+// checkpoint_workload.cc.
 #include "absl/strings/str_cat.h"
 #include "common/bytes.h"
 #include "common/cuda.h"
 #include "common/status_macros.h"
+#include "node/checkpoint/checkpoint_workload.h"
 #include "node/checkpoint/file_ranges.h"
-#include "node/checkpoint/node_agent.h"
 #include "node/checkpoint/pattern.h"
 
 namespace ckpt {
 
-absl::Status NodeAgent::PrepareLoop(const PhaseJob& job) {
+absl::Status CheckpointWorkload::PrepareLoop(const PhaseJob& job) {
   memory_.clear();
   staged_.clear();
   compute_.reset();

@@ -1,0 +1,105 @@
+// The checkpoint as a workload on a node (node/round/node_workload.h):
+// Prepare opens the step's storage, makes the step directory (a save) or
+// the files cold (a load), checks and allocates the buffers, and for
+// ACCELERATOR=gpu or an async save puts the shard bytes where they live
+// (checkpoint_workload_loop.cc); Run streams every file of the node's
+// ranks (CheckpointPhase) from the common start; Progress counts each
+// rank's bytes. The round protocol around it (the start instant, progress
+// messages, the abort, a retried start) is the same as for every workload
+// (node/round/workload_phase.h). One instance per round.
+#ifndef CKPTBENCH_NODE_CHECKPOINT_CHECKPOINT_WORKLOAD_H_
+#define CKPTBENCH_NODE_CHECKPOINT_CHECKPOINT_WORKLOAD_H_
+
+#include <atomic>
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "common/config.h"
+#include "common/kinds.h"
+#include "common/memory.h"
+#include "common/phase_job.h"
+#include "common/phase_outcome.h"
+#include "common/round_messages.h"
+#include "node/checkpoint/file_io.h"
+#include "node/checkpoint/shard_memory.h"
+#include "node/checkpoint/training_compute.h"
+#include "node/round/node_workload.h"
+#include "node/storage/storage_factory.h"
+
+namespace ckpt {
+
+class CheckpointWorkload : public NodeWorkload {
+ public:
+  CheckpointWorkload() = default;
+  CheckpointWorkload(const CheckpointWorkload&) = delete;
+  CheckpointWorkload& operator=(const CheckpointWorkload&) = delete;
+
+  // Untimed. The job's io.* go through this node's key table first
+  // (RecheckKeys), and the buffers are checked against the memory left
+  // (CheckBufferMemory) before any is allocated.
+  absl::StatusOr<PrepareOutcome> Prepare(PhaseJob job,
+                                         StorageSet& storage) override;
+  // The phase; frees its buffers and file list before returning (the
+  // next round prepares anew), so they are not held while the commit's
+  // .metadata or the next listing passes through the process.
+  PhaseOutcome Run(const NodePhaseContext& ctx) override;
+  // Each rank's bytes so far (no total).
+  std::vector<RankProgress> Progress() const override;
+  // Gives the heap pages the phase freed back to the system (glibc's
+  // malloc_trim) when it freed at least kTrimSegments segments'
+  // bookkeeping or kTrimBytes of buffers; otherwise nothing. After the
+  // report: a trim costs madvise calls and TLB shootdowns, which must not
+  // delay it (at 256 agents in one process they were a third of the
+  // round's CPU).
+  void AfterReport() override;
+  static constexpr size_t kTrimSegments = 4096;
+  static constexpr size_t kTrimBytes = size_t{64} << 20;
+
+ private:
+  // Prepare's part for ACCELERATOR=gpu and async saves
+  // (checkpoint_workload_loop.cc): the files' memory_ (filled with this
+  // step's bytes for a save), staged_ buffers and the calibrated training
+  // compute.
+  absl::Status PrepareLoop(const PhaseJob& job);
+  // Frees what Run no longer needs; notes whether to trim.
+  void Release();
+
+  PhaseJob job_;
+  StorageLocation location_;
+  const ObjectStoreCounters* counters_ = nullptr;
+  std::vector<std::unique_ptr<AlignedBuffer>> buffers_;  // one per file
+  // ACCELERATOR=gpu or an async save: where each file's bytes live (the
+  // training state), and for an async save the host copy it stages.
+  std::vector<std::unique_ptr<ShardMemory>> memory_;
+  std::vector<std::unique_ptr<AlignedBuffer>> staged_;
+  std::optional<TrainingCompute> compute_;  // async saves
+  bool read_direct_ = false;
+  // The report, its histograms held whole before the start (Prepare):
+  // allocated after the last file, they delayed every report
+  // (coordination_bench, 64 agents: the time after the last byte 4.9 ms
+  // to 6.5 ms).
+  PhaseOutcome reserved_;
+  // Each rank's number and bytes so far, read by Progress meanwhile.
+  std::vector<uint32_t> ranks_;
+  std::vector<std::atomic<uint64_t>> rank_bytes_;
+  bool trim_ = false;  // see AfterReport
+};
+
+// OK when the buffers a phase holds (a block per file, and the backend's
+// own per file) fit in 80% of `budget`; else ResourceExhausted with the
+// numbers. Prepare checks it before allocating anything.
+absl::Status CheckBufferMemory(const PhaseJob& job, const Storage& storage,
+                               const MemoryBudget& budget);
+
+// io.queue_depth as a phase uses it: the configured depth, or for auto 0
+// for buffered I/O on local files (posix, memory, null) and 2 for direct
+// I/O, FUSE mounts and object stores.
+int ResolveQueueDepth(const IoOptions& io, StorageKind storage_kind, bool save);
+
+}  // namespace ckpt
+
+#endif  // CKPTBENCH_NODE_CHECKPOINT_CHECKPOINT_WORKLOAD_H_

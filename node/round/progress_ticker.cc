@@ -1,0 +1,64 @@
+#include "node/round/progress_ticker.h"
+
+#include <algorithm>
+#include <utility>
+
+#include "common/clock.h"
+
+namespace ckpt {
+
+ProgressTicker::~ProgressTicker() {
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    shutdown_ = true;
+  }
+  cv_.notify_all();
+  if (thread_.joinable()) thread_.join();
+}
+
+void ProgressTicker::Begin(std::function<void()> tick, int64_t start_at_unix_ns,
+                           double interval_seconds) {
+  using namespace std::chrono;
+  const auto interval = duration_cast<steady_clock::duration>(
+      duration<double>(interval_seconds > 0 ? interval_seconds : 1.0));
+  // The start instant on the monotonic clock, as SleepUntilStart takes it
+  // (within the microseconds between the two readings).
+  const auto to_start =
+      nanoseconds(std::max<int64_t>(0, start_at_unix_ns - NowUnixNs()));
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    tick_ = std::move(tick);
+    interval_ = interval;
+    next_ = steady_clock::now() + to_start + interval;
+    ++generation_;
+    if (!thread_.joinable()) thread_ = std::thread([this] { Loop(); });
+  }
+  cv_.notify_all();
+}
+
+void ProgressTicker::End() {
+  std::lock_guard<std::mutex> lock(mu_);
+  tick_ = nullptr;
+}
+
+void ProgressTicker::Loop() {
+  using std::chrono::steady_clock;
+  std::unique_lock<std::mutex> lock(mu_);
+  while (!shutdown_) {
+    if (!tick_) {
+      cv_.wait(lock, [&] { return shutdown_ || tick_ != nullptr; });
+      continue;
+    }
+    const uint64_t generation = generation_;
+    if (cv_.wait_until(lock, next_, [&] {
+          return shutdown_ || generation_ != generation || !tick_;
+        })) {
+      continue;  // shut down, ended, or a new phase began
+    }
+    tick_();  // under the lock: End waits for it
+    // A tick slower than the interval is not made up for in a burst.
+    next_ = std::max(next_ + interval_, steady_clock::now());
+  }
+}
+
+}  // namespace ckpt
