@@ -38,8 +38,9 @@ Reply Answer(const Request& req, Call call) {
   return ToWire(*std::move(outcome));
 }
 
-// The workloads a node runs: the checkpoint (""), and the ones it was
-// built with besides.
+// The workloads a node runs: the checkpoint (its name is ""; a workload
+// given under that name is replaced), and the ones it was built with
+// besides.
 NodeWorkloads WithCheckpoint(NodeWorkloads workloads) {
   workloads[""] = [] { return std::make_unique<CheckpointWorkload>(); };
   return workloads;

@@ -54,7 +54,7 @@ class NodeService {
   }
   void ActionAnswered(const v1::ActionReply& reply);
   // After a phase's report has been sent: WorkloadPhases::AfterReport
-  // (the checkpoint's heap trim).
+  // (the workload's GiveBack: the checkpoint's heap trim).
   void AfterReport() { workloads_.AfterReport(); }
   // Consumes the request (its .metadata moves, uncopied).
   v1::CommitReply Commit(v1::CommitRequest req);

@@ -49,13 +49,13 @@ class CheckpointWorkload : public NodeWorkload {
   PhaseOutcome Run(const NodePhaseContext& ctx) override;
   // Each rank's bytes so far (no total).
   std::vector<RankProgress> Progress() const override;
-  // Gives the heap pages the phase freed back to the system (glibc's
-  // malloc_trim) when it freed at least kTrimSegments segments'
-  // bookkeeping or kTrimBytes of buffers; otherwise nothing. After the
-  // report: a trim costs madvise calls and TLB shootdowns, which must not
-  // delay it (at 256 agents in one process they were a third of the
-  // round's CPU).
-  void AfterReport() override;
+  // Frees what a phase that never ran holds; then gives the heap pages
+  // freed back to the system (glibc's malloc_trim) when they held at
+  // least kTrimSegments segments' bookkeeping or kTrimBytes of buffers;
+  // otherwise nothing. After the report: a trim costs madvise calls and
+  // TLB shootdowns, which must not delay it (at 256 agents in one process
+  // they were a third of the round's CPU).
+  void GiveBack() override;
   static constexpr size_t kTrimSegments = 4096;
   static constexpr size_t kTrimBytes = size_t{64} << 20;
 
@@ -65,7 +65,7 @@ class CheckpointWorkload : public NodeWorkload {
   // step's bytes for a save), staged_ buffers and the calibrated training
   // compute.
   absl::Status PrepareLoop(const PhaseJob& job);
-  // Frees what Run no longer needs; notes whether to trim.
+  // Frees the buffers and the file list (once); notes whether to trim.
   void Release();
 
   PhaseJob job_;
@@ -86,7 +86,8 @@ class CheckpointWorkload : public NodeWorkload {
   // Each rank's number and bytes so far, read by Progress meanwhile.
   std::vector<uint32_t> ranks_;
   std::vector<std::atomic<uint64_t>> rank_bytes_;
-  bool trim_ = false;  // see AfterReport
+  bool released_ = false;
+  bool trim_ = false;  // see GiveBack
 };
 
 // OK when the buffers a phase holds (a block per file, and the backend's

@@ -61,9 +61,11 @@ class NodeWorkload {
   // one entry, in its own units). Called every progress interval from
   // another thread while Run runs: thread-safe.
   virtual std::vector<RankProgress> Progress() const = 0;
-  // Called once the report is on its way (nothing waits on this): give
-  // back what the phase freed, at a cost that must not delay the report.
-  virtual void AfterReport() {}
+  // Called once nothing waits on the phase: after its report is on its
+  // way, or when it is dropped without having run (the next prepare).
+  // Gives back what it holds or freed, at a cost that must not delay a
+  // report (the checkpoint trims the heap).
+  virtual void GiveBack() {}
 };
 
 // The workloads a node runs, by name (PrepareRequest.workload; the

@@ -56,8 +56,9 @@ void ProgressTicker::Loop() {
       continue;  // shut down, ended, or a new phase began
     }
     tick_();  // under the lock: End waits for it
-    // A tick slower than the interval is not made up for in a burst.
-    next_ = std::max(next_ + interval_, steady_clock::now());
+    // The next an interval after this one ended: a slow send (a congested
+    // link) is not followed by ticks back to back.
+    next_ = steady_clock::now() + interval_;
   }
 }
 

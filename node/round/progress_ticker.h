@@ -1,8 +1,10 @@
 // The node's progress ticker: one thread for the life of the node's round
-// protocol (made at the first phase), which calls a phase's tick every
-// interval while that phase runs. Begin is called before the start
-// instant with the instant itself, so nothing is made or woken at the
-// start; End is a lock, not a join, so the report is not delayed by it.
+// protocol (made at the first phase that sends progress), which calls a
+// phase's tick every interval while that phase runs, an interval after
+// the last tick ended. Begin is called before the start instant with the
+// instant itself, so nothing is made or woken at the start; End takes a
+// lock (waiting for a tick in flight, as the report must come after it),
+// not a thread's join.
 // At 256 agents in one process a thread made and joined per phase would
 // be 256 of each per round. Thread-safe.
 #ifndef CKPTBENCH_NODE_ROUND_PROGRESS_TICKER_H_

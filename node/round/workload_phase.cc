@@ -27,7 +27,11 @@ absl::StatusOr<PrepareOutcome> WorkloadPhases::Prepare(PhaseJob job,
     before = std::move(prepared_);
     last = std::move(finished_);
   }
-  // What an earlier round held is given back before this one allocates.
+  // What an earlier round held is given back before this one allocates:
+  // one prepared but never started, or one whose report was sent with no
+  // AfterReport since.
+  if (before != nullptr) before->GiveBack();
+  if (last != nullptr) last->GiveBack();
   before.reset();
   last.reset();
   auto it = workloads_.find(job.workload);
@@ -171,7 +175,7 @@ void WorkloadPhases::AfterReport() {
     if (running_) return;  // a trim would slow the phase now running
     last = std::move(finished_);
   }
-  if (last != nullptr) last->AfterReport();
+  if (last != nullptr) last->GiveBack();
 }
 
 }  // namespace ckpt

@@ -36,9 +36,9 @@ class WorkloadPhases {
   explicit WorkloadPhases(NodeWorkloads workloads)
       : workloads_(std::move(workloads)) {}
 
-  // Prepares the workload `job` names (the one held before is dropped
-  // first, so its memory is free for this one); an unknown name is
-  // refused naming it and the ones this node runs.
+  // Prepares the workload `job` names (the ones held before give back
+  // what they hold first, so their memory is free for this one); an
+  // unknown name is refused naming it and the ones this node runs.
   absl::StatusOr<PrepareOutcome> Prepare(PhaseJob job, StorageSet& storage);
 
   using SendProgress = std::function<void(const PhaseProgress&)>;
@@ -53,8 +53,8 @@ class WorkloadPhases {
   void Answer(ActionAnswer answer);
   // Stops the running phase (and one started before the next prepare).
   void Abort(const std::string& reason);
-  // After the last phase's report was sent: its workload's AfterReport
-  // (the checkpoint's heap trim), unless another phase runs by now.
+  // After the last phase's report was sent: its workload's GiveBack (the
+  // checkpoint's heap trim), unless another phase runs by now.
   void AfterReport();
 
  private:
@@ -67,7 +67,7 @@ class WorkloadPhases {
   using Round = std::pair<std::string, uint64_t>;  // (run, round)
   const NodeWorkloads workloads_;
   std::mutex prepare_mu_;  // one prepare at a time
-  mutable std::mutex mu_;  // guards what follows but abort_
+  mutable std::mutex mu_;  // guards what follows but abort_ and ticker_
   std::condition_variable cv_;
   std::unique_ptr<NodeWorkload> prepared_;
   Round prepared_round_;

@@ -8,6 +8,7 @@
 #include <thread>
 #include <vector>
 
+#include "absl/cleanup/cleanup.h"
 #include "common/clock.h"
 
 namespace ckpt {
@@ -39,6 +40,8 @@ TEST(ProgressTicker, TicksFromAnIntervalAfterTheStartUntilEnd) {
           ticks.push_back(Clock::now());
         },
         NowUnixNs() + 100'000'000, interval);  // starts in 0.1 s
+    // Ended before `ticks` goes, should an assertion return early.
+    absl::Cleanup end = [&] { ticker.End(); };
     ASSERT_TRUE(WaitFor([&] {
       std::lock_guard<std::mutex> lock(mu);
       return ticks.size() >= 3;
@@ -70,6 +73,7 @@ TEST(ProgressTicker, EndWaitsForARunningTick) {
         tick_done = true;
       },
       NowUnixNs(), 0.001);
+  absl::Cleanup end = [&] { ticker.End(); };
   ASSERT_TRUE(WaitFor([&] { return in_tick.load(); }));
   ticker.End();
   EXPECT_TRUE(tick_done);
