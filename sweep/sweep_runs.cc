@@ -79,7 +79,15 @@ bool SweepRuns::RunOne(size_t i, const std::string& run_dir) {
   }
   const int code = run_(target);
   if (interrupted_ = signal_(); !interrupted_.empty()) {
-    SetResultAside(run_dir, "result.interrupted.json");
+    // The signal stops the loop. The run it reached is set aside (a
+    // resume runs it again); one that had finished before it (the signal
+    // came between its result and this check) is kept: it must not run
+    // twice.
+    if (!FinishedOk(run_dir)) {
+      SetResultAside(run_dir, "result.interrupted.json");
+    } else if (code != 0) {
+      ++failed_;
+    }
     return false;
   }
   if (code != 0) ++failed_;

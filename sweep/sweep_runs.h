@@ -7,7 +7,8 @@
 // A run whose result.json says it finished is not run again (--resume);
 // a failed run's result is kept as result.failed.json and the run done
 // again. A signal stops the loop before the next run; the run it
-// interrupted keeps its partial result as result.interrupted.json.
+// interrupted keeps its partial result as result.interrupted.json (a run
+// that had finished before it is kept as finished).
 // Not thread-safe: one sweep, on one thread.
 #ifndef CKPTBENCH_SWEEP_SWEEP_RUNS_H_
 #define CKPTBENCH_SWEEP_SWEEP_RUNS_H_

@@ -1,7 +1,8 @@
 // A sweep's run loop (sweep/sweep_runs.h) with a scripted run in place of
 // `ckptbench run`: --resume skips what finished and runs a failed run
 // again with its result kept aside, a signal stops the loop and keeps the
-// interrupted run's partial result aside, failures are counted, and every
+// interrupted run's partial result aside (a run that finished before the
+// signal is kept), failures are counted, and every
 // run of a single-node sweep gets the same in-process node.
 #include "sweep/sweep_runs.h"
 
@@ -132,6 +133,46 @@ TEST(SweepRuns, ASignalStopsTheLoopAndKeepsTheInterruptedRunAside) {
   resumed.RunAll();
   EXPECT_EQ(ran, (std::vector<size_t>{0, 1, 1, 2}));
   EXPECT_EQ(resumed.done_before(), 1);
+}
+
+// CI showed the race: the signal came just after run 1 had written its
+// result (the sweep test sends it on seeing that), before the loop looked.
+// The run finished: it is kept, and a resume does not run it again.
+TEST(SweepRuns, ARunThatFinishedBeforeTheSignalIsKept) {
+  TempDir t;
+  auto plan = PlanOf(t, 3);
+  ASSERT_TRUE(plan.ok()) << plan.status();
+  const std::string dir = t.Sub("sweep");
+  std::string signal;
+  std::vector<size_t> ran;
+  SweepRuns sweep(
+      *plan, dir,
+      [&](const SweepRunTarget& target) {
+        ran.push_back(target.index);
+        WriteResult(target.dir, RunStatus::kOk);
+        if (target.index == 1) signal = "SIGINT";  // after its result
+        return 0;
+      },
+      [&] { return signal; });
+  sweep.RunAll();
+  EXPECT_EQ(ran, (std::vector<size_t>{0, 1}));
+  EXPECT_EQ(sweep.interrupted(), "SIGINT");
+  EXPECT_EQ(sweep.failed(), 0);
+  const std::string run1 = dir + "/" + plan->runs[1].name;
+  EXPECT_TRUE(FinishedOk(run1));
+  EXPECT_FALSE(fs::exists(run1 + "/result.interrupted.json"));
+  signal.clear();
+  SweepRuns resumed(
+      *plan, dir,
+      [&](const SweepRunTarget& target) {
+        ran.push_back(target.index);
+        WriteResult(target.dir, RunStatus::kOk);
+        return 0;
+      },
+      [&] { return signal; });
+  resumed.RunAll();
+  EXPECT_EQ(ran, (std::vector<size_t>{0, 1, 2}));
+  EXPECT_EQ(resumed.done_before(), 2);
 }
 
 }  // namespace
