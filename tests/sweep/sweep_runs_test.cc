@@ -27,6 +27,15 @@ void WriteResult(const std::string& run_dir, RunStatus status) {
   std::ofstream(fs::path(run_dir) / "result.json") << ResultToJson(r);
 }
 
+// A run that finishes, noting its index in *ran.
+SweepRuns::RunFn FinishEach(std::vector<size_t>* ran) {
+  return [ran](const SweepRunTarget& target) {
+    ran->push_back(target.index);
+    WriteResult(target.dir, RunStatus::kOk);
+    return 0;
+  };
+}
+
 // A sweep of `n` single-node runs, each on its own storage path.
 absl::StatusOr<SweepPlan> PlanOf(TempDir& t, int n) {
   std::string values;
@@ -122,14 +131,7 @@ TEST(SweepRuns, ASignalStopsTheLoopAndKeepsTheInterruptedRunAside) {
   EXPECT_EQ(again.interrupted(), "SIGTERM");
   // Resumed after it: the interrupted run and the rest run.
   signal.clear();
-  SweepRuns resumed(
-      *plan, dir,
-      [&](const SweepRunTarget& target) {
-        ran.push_back(target.index);
-        WriteResult(target.dir, RunStatus::kOk);
-        return 0;
-      },
-      [&] { return signal; });
+  SweepRuns resumed(*plan, dir, FinishEach(&ran), [&] { return signal; });
   resumed.RunAll();
   EXPECT_EQ(ran, (std::vector<size_t>{0, 1, 1, 2}));
   EXPECT_EQ(resumed.done_before(), 1);
@@ -162,14 +164,7 @@ TEST(SweepRuns, ARunThatFinishedBeforeTheSignalIsKept) {
   EXPECT_TRUE(FinishedOk(run1));
   EXPECT_FALSE(fs::exists(run1 + "/result.interrupted.json"));
   signal.clear();
-  SweepRuns resumed(
-      *plan, dir,
-      [&](const SweepRunTarget& target) {
-        ran.push_back(target.index);
-        WriteResult(target.dir, RunStatus::kOk);
-        return 0;
-      },
-      [&] { return signal; });
+  SweepRuns resumed(*plan, dir, FinishEach(&ran), [&] { return signal; });
   resumed.RunAll();
   EXPECT_EQ(ran, (std::vector<size_t>{0, 1, 2}));
   EXPECT_EQ(resumed.done_before(), 2);
