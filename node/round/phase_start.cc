@@ -8,12 +8,16 @@
 
 namespace ckpt {
 
-double SleepUntilStart(int64_t start_at_unix_ns) {
+int64_t MonotonicNsOf(int64_t unix_ns) {
   timespec mono_now;
   clock_gettime(CLOCK_MONOTONIC, &mono_now);
   const int64_t mono_now_ns =
       static_cast<int64_t>(mono_now.tv_sec) * 1'000'000'000 + mono_now.tv_nsec;
-  const int64_t target_ns = mono_now_ns + (start_at_unix_ns - NowUnixNs());
+  return mono_now_ns + (unix_ns - NowUnixNs());
+}
+
+double SleepUntilStart(int64_t start_at_unix_ns) {
+  const int64_t target_ns = MonotonicNsOf(start_at_unix_ns);
   timespec at{static_cast<time_t>(target_ns / 1'000'000'000),
               static_cast<long>(target_ns % 1'000'000'000)};
   while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &at, nullptr) ==

@@ -1,9 +1,8 @@
 #include "node/round/progress_ticker.h"
 
-#include <algorithm>
 #include <utility>
 
-#include "common/clock.h"
+#include "node/round/phase_start.h"
 
 namespace ckpt {
 
@@ -21,15 +20,15 @@ void ProgressTicker::Begin(std::function<void()> tick, int64_t start_at_unix_ns,
   using namespace std::chrono;
   const auto interval = duration_cast<steady_clock::duration>(
       duration<double>(interval_seconds > 0 ? interval_seconds : 1.0));
-  // The start instant on the monotonic clock, as SleepUntilStart takes it
-  // (within the microseconds between the two readings).
-  const auto to_start =
-      nanoseconds(std::max<int64_t>(0, start_at_unix_ns - NowUnixNs()));
+  // The start instant on the monotonic clock, converted as
+  // SleepUntilStart converts it.
+  const steady_clock::time_point start{
+      nanoseconds(MonotonicNsOf(start_at_unix_ns))};
   {
     std::lock_guard<std::mutex> lock(mu_);
     tick_ = std::move(tick);
     interval_ = interval;
-    next_ = steady_clock::now() + to_start + interval;
+    next_ = start + interval;
     ++generation_;
     if (!thread_.joinable()) thread_ = std::thread([this] { Loop(); });
   }
