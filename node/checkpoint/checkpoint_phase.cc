@@ -2,8 +2,10 @@
 
 #include <algorithm>
 #include <chrono>
+#include <condition_variable>
 #include <filesystem>
 #include <latch>
+#include <mutex>
 #include <thread>
 
 #include "common/clock.h"
@@ -17,10 +19,12 @@
 namespace ckpt {
 
 CheckpointPhase::CheckpointPhase(const PreparedPhase& prepared,
-                                 std::atomic<bool>& abort)
+                                 std::atomic<bool>& abort,
+                                 ProgressReporter& progress)
     : p_(prepared),
       job_(*prepared.job),
       abort_(abort),
+      progress_(progress),
       async_(job_.save && !prepared.staged->empty()),
       rank_bytes_(*prepared.rank_bytes) {}
 
@@ -112,10 +116,18 @@ void CheckpointPhase::TransferFiles(PhaseOutcome* out) {
   // An async save: every file is staged (training blocked) before any is
   // persisted, as a checkpointer stages all, then writes in the background.
   std::latch gate(static_cast<std::ptrdiff_t>(slots_.size()));
+  std::mutex done_mu;
+  std::condition_variable done_cv;
+  size_t finished = 0;
   std::vector<std::thread> threads;
   threads.reserve(slots_.size());
   for (auto& slot : slots_) {
-    threads.emplace_back([&, s = &slot] { TransferFile(*s, gate); });
+    threads.emplace_back([&, s = &slot] {
+      TransferFile(*s, gate);
+      std::lock_guard<std::mutex> lock(done_mu);
+      ++finished;
+      done_cv.notify_all();
+    });
   }
   // Async: training resumes once every file is staged; its next interval
   // of compute runs while the files persist (and the step directory
@@ -130,6 +142,11 @@ void CheckpointPhase::TransferFiles(PhaseOutcome* out) {
       });
       out->staging.compute_baseline_seconds = p_.compute->baseline_seconds();
     }
+  }
+  {
+    std::unique_lock<std::mutex> lock(done_mu);
+    progress_.AwaitDone(lock, done_cv,
+                        [&] { return finished == slots_.size(); });
   }
   for (auto& t : threads) t.join();
   // The first real error wins over the aborts it caused in siblings.

@@ -19,6 +19,7 @@
 #include "node/checkpoint/file_io.h"
 #include "node/checkpoint/shard_memory.h"
 #include "node/checkpoint/training_compute.h"
+#include "node/round/progress_reporter.h"
 #include "node/storage/io_tally.h"
 #include "node/storage/storage_factory.h"
 
@@ -44,8 +45,10 @@ struct PreparedPhase {
 class CheckpointPhase {
  public:
   // `abort` stops the phase's files (set by the round's abort, and by the
-  // phase itself when a file fails).
-  CheckpointPhase(const PreparedPhase& prepared, std::atomic<bool>& abort);
+  // phase itself when a file fails); `progress` is sent while the phase
+  // waits for its files.
+  CheckpointPhase(const PreparedPhase& prepared, std::atomic<bool>& abort,
+                  ProgressReporter& progress);
 
   // Called at the start instant; `out` arrives with its histograms held
   // (reserved before the start) and leaves as the node's report.
@@ -81,6 +84,7 @@ class CheckpointPhase {
   const PreparedPhase p_;
   const PhaseJob& job_;
   std::atomic<bool>& abort_;
+  ProgressReporter& progress_;
   const bool async_;  // an async save: stage every file, then persist
   SteadyTime start_;
   std::vector<std::atomic<uint64_t>>& rank_bytes_;

@@ -199,7 +199,7 @@ PhaseOutcome CheckpointWorkload::Run(const NodePhaseContext& ctx) {
   prepared.compute = compute_ ? &*compute_ : nullptr;
   prepared.counters = counters_;
   prepared.rank_bytes = &rank_bytes_;
-  CheckpointPhase phase(prepared, *ctx.abort);
+  CheckpointPhase phase(prepared, *ctx.abort, *ctx.progress);
   PhaseOutcome out = phase.Run(std::move(reserved_));
   Release();
   return out;

@@ -5,7 +5,8 @@
 // of another kind carries its own job and report as its own messages
 // (PhaseJob::workload_job, PhaseOutcome::workload_report). The node's side
 // of the round protocol (workload_phase.h) does the rest, the same for
-// every workload: the start instant, progress messages every interval,
+// every workload: the start instant, progress messages every interval
+// (sent from the phase's own waiting thread, progress_reporter.h),
 // asks to the coordinator and their answers, the abort, a retried start
 // answered with the first outcome, one phase at a time.
 // A node runs the workloads it was built with (NodeWorkloads, handed to
@@ -26,6 +27,7 @@
 #include "common/phase_job.h"
 #include "common/phase_outcome.h"
 #include "common/round_messages.h"
+#include "node/round/progress_reporter.h"
 #include "node/storage/storage_factory.h"
 
 namespace ckpt {
@@ -43,6 +45,11 @@ struct NodePhaseContext {
   // for its answer (the workload's own message); fails with Aborted when
   // the round is aborted meanwhile. Thread-safe.
   std::function<absl::StatusOr<std::string>(const std::string& payload)> ask;
+  // Sends the phase's progress (NodeWorkload::Progress) every interval
+  // from a thread the phase already has: a phase that waits for its own
+  // threads waits in progress->AwaitDone; one that works in the calling
+  // thread calls progress->SendIfDue now and then.
+  ProgressReporter* progress = nullptr;
 };
 
 class NodeWorkload {

@@ -100,18 +100,18 @@ PhaseOutcome WorkloadPhases::Execute(NodeWorkload& phase,
   ctx.ask = [&](const std::string& payload) {
     return Ask(send_ask, start.round_id, payload);
   };
-  // Progress every interval while the phase runs, from the ticker's
-  // thread, set up before the start instant.
-  if (progress) {
-    ticker_.Begin(
-        [&] {
-          progress(PhaseProgress{start.round_id, phase.Progress()});
-        },
-        start.start_at_unix_ns, start.progress_interval_seconds);
-  }
   const double lag = SleepUntilStart(start.start_at_unix_ns);
+  // Progress every interval from the start on, sent by the phase's own
+  // threads; none after the report.
+  ProgressReporter reporter(
+      progress ? std::function<void()>([&] {
+        progress(PhaseProgress{start.round_id, phase.Progress()});
+      })
+               : nullptr,
+      start.progress_interval_seconds);
+  ctx.progress = &reporter;
   PhaseOutcome out = phase.Run(ctx);
-  if (progress) ticker_.End();  // before the report: none after it
+  reporter.Stop();
   out.start_lag_seconds = lag;
   return out;
 }

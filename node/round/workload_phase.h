@@ -1,7 +1,7 @@
 // The node's side of the round protocol, the same for every workload
 // (node_workload.h, the checkpoint's included): prepares the named
 // workload, sleeps to the start instant, runs the phase while sending its
-// progress every interval (progress_ticker.h), carries its asks to the
+// progress every interval (progress_reporter.h), carries its asks to the
 // coordinator and their answers back, stops it on an abort, and answers a
 // retried start of the same (run, round) with the first start's outcome. One
 // phase at a time: a prepare while a phase runs is refused. Domain types only;
@@ -27,7 +27,6 @@
 #include "common/phase_outcome.h"
 #include "common/round_messages.h"
 #include "node/round/node_workload.h"
-#include "node/round/progress_ticker.h"
 
 namespace ckpt {
 
@@ -67,7 +66,7 @@ class WorkloadPhases {
   using Round = std::pair<std::string, uint64_t>;  // (run, round)
   const NodeWorkloads workloads_;
   std::mutex prepare_mu_;  // one prepare at a time
-  mutable std::mutex mu_;  // guards what follows but abort_ and ticker_
+  mutable std::mutex mu_;  // guards what follows but abort_
   std::condition_variable cv_;
   std::unique_ptr<NodeWorkload> prepared_;
   Round prepared_round_;
@@ -77,7 +76,6 @@ class WorkloadPhases {
   std::map<uint64_t, std::optional<ActionAnswer>> answers_;  // by action
   uint64_t next_action_ = 1;
   std::atomic<bool> abort_{false};
-  ProgressTicker ticker_;
 };
 
 }  // namespace ckpt

@@ -48,6 +48,7 @@ class CountingPhase : public NodeWorkload {
           std::chrono::duration<double>(job_.item_seconds()));
       report.set_counted(k);
       done_ = k;
+      ctx.progress->SendIfDue();
       if (k == job_.ask_at()) {
         t::CountAsk ask;
         ask.set_node(job_.node());
