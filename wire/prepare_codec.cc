@@ -6,6 +6,7 @@
 #include <utility>
 #include <vector>
 
+#include "common/config.h"
 #include "common/status_macros.h"
 #include "wire/backend_codec.h"
 #include "wire/kinds_codec.h"
@@ -128,6 +129,13 @@ absl::StatusOr<PhaseJob> BuildJob(Req& req) {
   job.step_uri = req.step_uri();
   job.loop.async = req.loop().async();
   job.loop.interval_seconds = req.loop().interval_seconds();
+  {
+    // Sizes an async save's training compute: checked as the key it
+    // came from (a duration >= 0, at most 10 years; never NaN).
+    Config c;
+    c.run.interval = job.loop.interval_seconds;
+    RETURN_IF_ERROR(RecheckKeys(c, "run.interval"));
+  }
   auto names = std::make_shared<std::vector<std::string>>();
   names->reserve(static_cast<size_t>(req.tensor_names_size()));
   if constexpr (kConsume) {

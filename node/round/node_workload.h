@@ -6,9 +6,10 @@
 // (PhaseJob::workload_job, PhaseOutcome::workload_report). The node's side
 // of the round protocol (workload_phase.h) does the rest, the same for
 // every workload: the start instant, progress messages every interval
-// (sent from the phase's own waiting thread, progress_reporter.h),
-// asks to the coordinator and their answers, the abort, a retried start
-// answered with the first outcome, one phase at a time.
+// (sent through the reporter in the phase's context, from the thread the
+// phase waits or works in: progress_reporter.h), asks to the coordinator
+// and their answers, the abort, a retried start answered with the first
+// outcome, one phase at a time.
 // A node runs the workloads it was built with (NodeWorkloads, handed to
 // NodeService, which adds the checkpoint); a round naming another is
 // refused at prepare.
@@ -48,7 +49,10 @@ struct NodePhaseContext {
   // Sends the phase's progress (NodeWorkload::Progress) every interval
   // from a thread the phase already has: a phase that waits for its own
   // threads waits in progress->AwaitDone; one that works in the calling
-  // thread calls progress->SendIfDue now and then.
+  // thread calls progress->SendIfDue now and then. A phase sends progress
+  // only through these: none while it waits otherwise (the checkpoint's
+  // async staging and step-directory sync send none, as before the round
+  // protocol). Set by the protocol: never null.
   ProgressReporter* progress = nullptr;
 };
 
@@ -65,8 +69,9 @@ class NodeWorkload {
   // its kind (ErrorKindOf); the protocol adds round_id and the start lag.
   virtual PhaseOutcome Run(const NodePhaseContext& ctx) = 0;
   // What the phase has done so far, per rank (a workload of one stream:
-  // one entry, in its own units). Called every progress interval from
-  // another thread while Run runs: thread-safe.
+  // one entry, in its own units). Called when the phase's progress is
+  // sent (NodePhaseContext::progress), possibly from another of its
+  // threads while Run runs: thread-safe.
   virtual std::vector<RankProgress> Progress() const = 0;
   // Called once nothing waits on the phase: after its report is on its
   // way, or when it is dropped without having run (the next prepare).

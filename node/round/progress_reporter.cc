@@ -1,17 +1,29 @@
 #include "node/round/progress_reporter.h"
 
-#include <optional>
+#include <algorithm>
 #include <utility>
 
 namespace ckpt {
+
+namespace {
+
+double SaneInterval(double seconds) {
+  if (!(seconds > 0)) return 1.0;  // NaN included
+  return std::min(seconds, 86400.0);
+}
+
+}  // namespace
 
 ProgressReporter::ProgressReporter(std::function<void()> send,
                                    double interval_seconds)
     : send_(std::move(send)),
       interval_(std::chrono::duration_cast<Clock::duration>(
-          std::chrono::duration<double>(interval_seconds > 0 ? interval_seconds
-                                                             : 1.0))),
-      next_(Clock::now() + interval_) {}
+          std::chrono::duration<double>(SaneInterval(interval_seconds)))),
+      next_((Clock::now() + interval_).time_since_epoch().count()) {}
+
+void ProgressReporter::Start() {
+  next_ = (Clock::now() + interval_).time_since_epoch().count();
+}
 
 void ProgressReporter::AwaitDone(std::unique_lock<std::mutex>& lock,
                                  std::condition_variable& cv,
@@ -20,11 +32,7 @@ void ProgressReporter::AwaitDone(std::unique_lock<std::mutex>& lock,
     cv.wait(lock, done);
     return;
   }
-  Clock::time_point due;
-  {
-    std::lock_guard<std::mutex> guard(mu_);
-    due = next_;
-  }
+  Clock::time_point due = Due();
   while (!cv.wait_until(lock, due, done)) {
     lock.unlock();  // the phase's threads go on while progress is sent
     std::optional<Clock::time_point> next = SendIfDueAt(Clock::now());
@@ -43,12 +51,14 @@ void ProgressReporter::SendIfDue() {
 
 std::optional<ProgressReporter::Clock::time_point>
 ProgressReporter::SendIfDueAt(Clock::time_point now) {
+  if (now < Due()) return Due();  // cheap: no lock
   std::lock_guard<std::mutex> guard(mu_);
   if (stopped_) return std::nullopt;
-  if (now < next_) return next_;
+  if (now < Due()) return Due();  // another thread just sent
   send_();
-  next_ = Clock::now() + interval_;  // an interval after this one ended
-  return next_;
+  // An interval after this one ended.
+  next_ = (Clock::now() + interval_).time_since_epoch().count();
+  return Due();
 }
 
 void ProgressReporter::Stop() {

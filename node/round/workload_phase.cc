@@ -100,15 +100,17 @@ PhaseOutcome WorkloadPhases::Execute(NodeWorkload& phase,
   ctx.ask = [&](const std::string& payload) {
     return Ask(send_ask, start.round_id, payload);
   };
-  const double lag = SleepUntilStart(start.start_at_unix_ns);
   // Progress every interval from the start on, sent by the phase's own
-  // threads; none after the report.
+  // threads; none after the report. Made before the sleep: nothing is
+  // allocated at the start instant.
   ProgressReporter reporter(
       progress ? std::function<void()>([&] {
         progress(PhaseProgress{start.round_id, phase.Progress()});
       })
                : nullptr,
       start.progress_interval_seconds);
+  const double lag = SleepUntilStart(start.start_at_unix_ns);
+  reporter.Start();
   ctx.progress = &reporter;
   PhaseOutcome out = phase.Run(ctx);
   reporter.Stop();

@@ -2,11 +2,14 @@
 // every field of a checkpoint job, set off its default, arrives as it left,
 // through the copying and the consuming conversions alike; another
 // workload's job carries only its run, round, name and job; an enum number
-// this build does not know is refused naming its field.
+// this build does not know is refused naming its field, and so is a
+// training interval outside its key's range.
 #include "wire/prepare_codec.h"
 
 #include <gtest/gtest.h>
 
+#include <cmath>
+#include <limits>
 #include <memory>
 #include <string>
 #include <vector>
@@ -195,6 +198,26 @@ TEST(PrepareCodec, AnUnknownEnumIsRefusedNamingItsField) {
     EXPECT_NE(job.status().message().find(c.field), std::string::npos)
         << job.status();
   }
+}
+
+// The interval sizes an async save's training compute (a count of passes
+// from it): a NaN, a negative or an absurd one from a hostile coordinator
+// is refused naming the key, never converted (undefined behaviour).
+TEST(PrepareCodec, ATrainingIntervalOutsideTheKeysRangeIsRefused) {
+  for (double bad :
+       {std::nan(""), -1.0, 1e300, std::numeric_limits<double>::infinity()}) {
+    v1::PrepareRequest req = ToWire(OffDefault());
+    req.mutable_loop()->set_interval_seconds(bad);
+    auto job = FromWire(req);
+    ASSERT_FALSE(job.ok()) << bad;
+    EXPECT_NE(job.status().message().find("run.interval"), std::string::npos)
+        << job.status();
+  }
+  v1::PrepareRequest req = ToWire(OffDefault());
+  req.mutable_loop()->set_interval_seconds(2.5);
+  auto job = FromWire(req);
+  ASSERT_TRUE(job.ok()) << job.status();
+  EXPECT_EQ(job->loop.interval_seconds, 2.5);
 }
 
 }  // namespace
