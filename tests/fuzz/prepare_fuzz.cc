@@ -13,6 +13,7 @@
 // Seeds (tests/fuzz/corpus/prepare) are real requests: with
 // CKPTBENCH_FUZZ_WRITE_SEEDS=DIR, the target first writes a save's and a
 // load's prepare, a resharded load's and another workload's into DIR.
+#include <google/protobuf/stubs/logging.h>
 #include <google/protobuf/util/message_differencer.h>
 
 #include <cstddef>
@@ -101,6 +102,9 @@ void WriteSeeds(const std::string& dir) {
 }  // namespace ckpt
 
 extern "C" int LLVMFuzzerInitialize(int*, char***) {
+  // A string field of invalid UTF-8 fails the parse, as it should, and
+  // protobuf logs each one: quiet, or the fuzzer spends its time writing.
+  google::protobuf::SetLogHandler(nullptr);
   if (const char* dir = std::getenv("CKPTBENCH_FUZZ_WRITE_SEEDS")) {
     ckpt::WriteSeeds(dir);
   }
