@@ -7,7 +7,9 @@
 #include "common/clock.h"
 
 namespace ckpt {
+namespace {
 
+// `unix_ns` (this node's wall clock) on CLOCK_MONOTONIC, converted now.
 int64_t MonotonicNsOf(int64_t unix_ns) {
   timespec mono_now;
   clock_gettime(CLOCK_MONOTONIC, &mono_now);
@@ -15,6 +17,8 @@ int64_t MonotonicNsOf(int64_t unix_ns) {
       static_cast<int64_t>(mono_now.tv_sec) * 1'000'000'000 + mono_now.tv_nsec;
   return mono_now_ns + (unix_ns - NowUnixNs());
 }
+
+}  // namespace
 
 double SleepUntilStart(int64_t start_at_unix_ns) {
   const int64_t target_ns = MonotonicNsOf(start_at_unix_ns);

@@ -10,10 +10,6 @@
 
 namespace ckpt {
 
-// `unix_ns` (this node's wall clock) on CLOCK_MONOTONIC (std::chrono::
-// steady_clock on Linux), converted now: nanoseconds since its epoch.
-int64_t MonotonicNsOf(int64_t unix_ns);
-
 // Sleeps until `start_at_unix_ns` (node clock); returns the start lag:
 // seconds from that instant to the wake-up, on the monotonic clock
 // (negative never, unless the instant had passed: then the lateness).

@@ -35,7 +35,7 @@ void ProgressReporter::AwaitDone(std::unique_lock<std::mutex>& lock,
   Clock::time_point due = Due();
   while (!cv.wait_until(lock, due, done)) {
     lock.unlock();  // the phase's threads go on while progress is sent
-    std::optional<Clock::time_point> next = SendIfDueAt(Clock::now());
+    std::optional<Clock::time_point> next = SendIfDueNow();
     lock.lock();
     if (!next) {  // stopped: nothing more to send
       cv.wait(lock, done);
@@ -46,11 +46,12 @@ void ProgressReporter::AwaitDone(std::unique_lock<std::mutex>& lock,
 }
 
 void ProgressReporter::SendIfDue() {
-  if (send_) SendIfDueAt(Clock::now());
+  if (send_) SendIfDueNow();
 }
 
 std::optional<ProgressReporter::Clock::time_point>
-ProgressReporter::SendIfDueAt(Clock::time_point now) {
+ProgressReporter::SendIfDueNow() {
+  const Clock::time_point now = Clock::now();
   if (now < Due()) return Due();  // cheap: no lock
   std::lock_guard<std::mutex> guard(mu_);
   if (stopped_) return std::nullopt;

@@ -48,9 +48,8 @@ class ProgressReporter {
 
  private:
   using Clock = std::chrono::steady_clock;
-  // Sends if due at `now`; the instant the next is due (none once
-  // stopped).
-  std::optional<Clock::time_point> SendIfDueAt(Clock::time_point now);
+  // Sends if due now; the instant the next is due (none once stopped).
+  std::optional<Clock::time_point> SendIfDueNow();
   Clock::time_point Due() const {
     return Clock::time_point(Clock::duration(next_.load()));
   }

@@ -16,17 +16,33 @@ namespace {
 using Clock = std::chrono::steady_clock;
 using std::chrono::milliseconds;
 
-// A phase's worker: sets `done` under `mu` after `after`, notifying `cv`;
-// when it did, in `done_at`.
-std::thread Worker(std::mutex& mu, std::condition_variable& cv, bool& done,
-                   milliseconds after, Clock::time_point* done_at) {
-  return std::thread([&mu, &cv, &done, after, done_at] {
+struct Waited {
+  Clock::time_point done_at;   // when the worker was done
+  Clock::time_point returned;  // when AwaitDone returned
+};
+
+// Waits in reporter.AwaitDone for a phase's one worker, done `after` from
+// now; the worker is joined before this returns.
+Waited AwaitWorker(ProgressReporter& reporter, milliseconds after) {
+  std::mutex mu;
+  std::condition_variable cv;
+  bool done = false;
+  Waited w;
+  std::thread worker([&] {
     std::this_thread::sleep_for(after);
     std::lock_guard<std::mutex> lock(mu);
     done = true;
-    *done_at = Clock::now();
+    w.done_at = Clock::now();
     cv.notify_all();
   });
+  {
+    std::unique_lock<std::mutex> lock(mu);
+    reporter.AwaitDone(lock, cv, [&] { return done; });
+    EXPECT_TRUE(done);
+  }
+  w.returned = Clock::now();
+  worker.join();
+  return w;
 }
 
 TEST(ProgressReporter, AwaitDoneSendsFromAnIntervalAfterTheStartUntilDone) {
@@ -34,17 +50,8 @@ TEST(ProgressReporter, AwaitDoneSendsFromAnIntervalAfterTheStartUntilDone) {
   ProgressReporter reporter([&] { sends.push_back(Clock::now()); }, 0.02);
   const auto begun = Clock::now();
   reporter.Start();
-  std::mutex mu;
-  std::condition_variable cv;
-  bool done = false;
-  Clock::time_point done_at;
-  std::thread worker = Worker(mu, cv, done, milliseconds(110), &done_at);
-  {
-    std::unique_lock<std::mutex> lock(mu);
-    reporter.AwaitDone(lock, cv, [&] { return done; });
-    EXPECT_TRUE(done);
-  }
-  worker.join();
+  const Clock::time_point done_at =
+      AwaitWorker(reporter, milliseconds(110)).done_at;
   ASSERT_GE(sends.size(), 2u);
   // Never early: the first an interval after the start, each next an
   // interval after the last; so at most one per interval until done.
@@ -66,18 +73,8 @@ TEST(ProgressReporter, AwaitDoneReturnsWhenDoneNotAtTheNextSend) {
   std::atomic<int> sends{0};
   ProgressReporter reporter([&] { ++sends; }, 10);  // due in 10 s
   reporter.Start();
-  std::mutex mu;
-  std::condition_variable cv;
-  bool done = false;
-  Clock::time_point done_at;
-  std::thread worker = Worker(mu, cv, done, milliseconds(50), &done_at);
-  {
-    std::unique_lock<std::mutex> lock(mu);
-    reporter.AwaitDone(lock, cv, [&] { return done; });
-  }
-  const auto returned = Clock::now();
-  worker.join();
-  EXPECT_LT(returned - done_at, std::chrono::seconds(2));
+  const Waited w = AwaitWorker(reporter, milliseconds(50));
+  EXPECT_LT(w.returned - w.done_at, std::chrono::seconds(2));
   EXPECT_EQ(sends, 0);
 }
 
@@ -110,17 +107,7 @@ TEST(ProgressReporter, StoppedWhileWaitingItOnlyWaits) {
   ProgressReporter reporter([&] { ++sends; }, 0.01);
   reporter.Start();
   reporter.Stop();  // as if the phase's report were already on its way
-  std::mutex mu;
-  std::condition_variable cv;
-  bool done = false;
-  Clock::time_point done_at;
-  std::thread worker = Worker(mu, cv, done, milliseconds(60), &done_at);
-  {
-    std::unique_lock<std::mutex> lock(mu);
-    reporter.AwaitDone(lock, cv, [&] { return done; });
-    EXPECT_TRUE(done);
-  }
-  worker.join();
+  AwaitWorker(reporter, milliseconds(60));
   EXPECT_EQ(sends, 0);
 }
 
@@ -164,17 +151,7 @@ TEST(ProgressReporter, StopWaitsForASendInFlight) {
 TEST(ProgressReporter, WithoutASenderAwaitDoneOnlyWaits) {
   ProgressReporter reporter(nullptr, 0.001);
   reporter.Start();
-  std::mutex mu;
-  std::condition_variable cv;
-  bool done = false;
-  Clock::time_point done_at;
-  std::thread worker = Worker(mu, cv, done, milliseconds(20), &done_at);
-  {
-    std::unique_lock<std::mutex> lock(mu);
-    reporter.AwaitDone(lock, cv, [&] { return done; });
-    EXPECT_TRUE(done);
-  }
-  worker.join();
+  AwaitWorker(reporter, milliseconds(20));
   reporter.SendIfDue();  // nothing to send: no crash
 }
 
