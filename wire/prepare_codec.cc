@@ -101,6 +101,14 @@ v1::PrepareRequest BuildRequest(Job& job) {
   return req;
 }
 
+// The interval sizes an async save's training compute: checked as the key
+// it came from (a duration >= 0, at most 10 years; never NaN).
+absl::Status CheckTrainingInterval(double seconds) {
+  Config c;
+  c.run.interval = seconds;
+  return RecheckKeys(c, "run.interval");
+}
+
 // Builds the job from a request; with a mutable one (Req non-const) it
 // consumes it: tensor names are moved and each file's segments freed as
 // soon as they are converted, so the request and the job never both hold
@@ -129,13 +137,7 @@ absl::StatusOr<PhaseJob> BuildJob(Req& req) {
   job.step_uri = req.step_uri();
   job.loop.async = req.loop().async();
   job.loop.interval_seconds = req.loop().interval_seconds();
-  {
-    // Sizes an async save's training compute: checked as the key it
-    // came from (a duration >= 0, at most 10 years; never NaN).
-    Config c;
-    c.run.interval = job.loop.interval_seconds;
-    RETURN_IF_ERROR(RecheckKeys(c, "run.interval"));
-  }
+  RETURN_IF_ERROR(CheckTrainingInterval(job.loop.interval_seconds));
   auto names = std::make_shared<std::vector<std::string>>();
   names->reserve(static_cast<size_t>(req.tensor_names_size()));
   if constexpr (kConsume) {
