@@ -73,7 +73,7 @@ TEST(Fuse, SaveAndLoadThroughAnS3fsMountOfSwift) {
   }
   SwiftServer& swift = SwiftServer::Get();
   ASSERT_FALSE(swift.endpoint().empty()) << swift.error();
-  const std::string bucket = "fuse" + std::to_string(getpid());
+  const std::string bucket = SwiftServer::UniqueBucket("fuse");
   ASSERT_EQ(swift.MakeBucket(bucket), "");
   TempDir t;
   S3fsMount mount(swift, bucket, t.Sub("mnt"));
@@ -126,7 +126,7 @@ TEST(Fuse, TimeToVisibleAcrossTwoNodesWithTheirOwnS3fsMounts) {
   }
   SwiftServer& swift = SwiftServer::Get();
   ASSERT_FALSE(swift.endpoint().empty()) << swift.error();
-  const std::string bucket = "fusevis" + std::to_string(getpid());
+  const std::string bucket = SwiftServer::UniqueBucket("fusevis");
   ASSERT_EQ(swift.MakeBucket(bucket), "");
   Cluster c;
   TempDir& t = c.tmp();

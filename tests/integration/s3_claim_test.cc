@@ -52,8 +52,7 @@ class S3ClaimTest : public ::testing::Test {
  protected:
   void SetUp() override {
     ASSERT_FALSE(swift().endpoint().empty()) << swift().error();
-    static int n = 0;
-    bucket_ = "claim" + std::to_string(getpid()) + "x" + std::to_string(n++);
+    bucket_ = SwiftServer::UniqueBucket("claim");
     ASSERT_EQ(swift().MakeBucket(bucket_), "");
     for (const auto& [k, v] : swift().Env()) setenv(k.c_str(), v.c_str(), 1);
   }

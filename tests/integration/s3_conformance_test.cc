@@ -22,7 +22,7 @@ absl::StatusOr<StorageLocation> OpenS3(TempDir&) {
   if (swift.endpoint().empty()) return absl::UnavailableError(swift.error());
   // Credentials for the backend's own chain (the environment's keys).
   for (const auto& [k, v] : swift.Env()) setenv(k.c_str(), v.c_str(), 1);
-  static const std::string bucket = absl::StrCat("conform", getpid());
+  static const std::string bucket = SwiftServer::UniqueBucket("conform");
   static const std::string made = swift.MakeBucket(bucket);
   if (!made.empty()) return absl::UnavailableError("make bucket: " + made);
   const std::string& e = swift.endpoint();

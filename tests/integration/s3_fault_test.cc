@@ -29,8 +29,7 @@ class S3FaultTest : public ::testing::Test {
  protected:
   void SetUp() override {
     ASSERT_FALSE(swift().endpoint().empty()) << swift().error();
-    static int n = 0;
-    bucket_ = "fault" + std::to_string(getpid()) + "x" + std::to_string(n++);
+    bucket_ = SwiftServer::UniqueBucket("fault");
     std::string err = swift().MakeBucket(bucket_);
     ASSERT_TRUE(err.empty()) << err;
   }

@@ -39,7 +39,7 @@ std::vector<std::string> WithDescriptorLimit(int limit,
 TEST(S3LocalError, OutOfDescriptorsIsNamedAndCleanedUpNotBlamedOnTheServer) {
   SwiftServer& swift = SwiftServer::Get();
   ASSERT_FALSE(swift.endpoint().empty()) << swift.error();
-  const std::string bucket = "emfile" + std::to_string(getpid());
+  const std::string bucket = SwiftServer::UniqueBucket("emfile");
   ASSERT_EQ(swift.MakeBucket(bucket), "");
   TempDir tmp;
   auto env = swift.Env();

@@ -149,7 +149,7 @@ class S3ThrottleTest : public ::testing::Test {
  protected:
   void SetUp() override {
     ASSERT_FALSE(swift().endpoint().empty()) << swift().error();
-    bucket_ = "throttle" + std::to_string(getpid());
+    bucket_ = SwiftServer::UniqueBucket("throttle");
     std::string err = swift().MakeBucket(bucket_);
     ASSERT_TRUE(err.empty()) << err;
   }

@@ -1,16 +1,28 @@
-// A Swift + s3api server for the tests of one binary: started once (on a
-// free loopback port, under a temp dir) by tests/servers/swift_s3.sh and
-// stopped when the test binary exits. Credentials test:tester / testing.
+// A Swift + s3api server for S3 tests. Credentials test:tester / testing.
+//
+// Under CTest every S3 test shares one server, started by the fixture test
+// SwiftShared.Start (tests/testing/swift_fixture.cc) and stopped by
+// SwiftShared.Stop, which CTest runs even when tests fail: the test's
+// environment names the fixture's directory in CKPTBENCH_SWIFT_SHARED. A
+// start costs about 10 s, which every S3 test used to pay. Each test works
+// in buckets of its own (UniqueBucket), so sharing the server shares no
+// objects. A test binary run without that variable starts a server of its
+// own (tests/servers/swift_s3.sh, on free loopback ports under a temp dir)
+// and stops it when it exits.
 #ifndef CKPTBENCH_TESTS_TESTING_SWIFT_SERVER_H_
 #define CKPTBENCH_TESTS_TESTING_SWIFT_SERVER_H_
 
 #include <unistd.h>
 
+#include <cctype>
 #include <cstdlib>
 #include <filesystem>
+#include <fstream>
 #include <map>
 #include <memory>
+#include <random>
 #include <string>
+#include <vector>
 
 #include "tests/testing/subprocess.h"
 #include "tests/testing/temp_dir.h"
@@ -19,10 +31,47 @@ namespace ckpt {
 
 class SwiftServer {
  public:
-  // Starts on first use; "" endpoint if it could not start (error()).
+  // Starts on first use (or finds the shared one); "" endpoint if it could
+  // not (error()).
   static SwiftServer& Get() {
     static SwiftServer* s = new SwiftServer();
     return *s;
+  }
+
+  // A bucket name no other test process of the run uses, even one with
+  // the same pid (pids wrap at 32768 here): `prefix`, a random tag drawn
+  // once per process, then a count. S3's rules: lower case and digits.
+  static std::string UniqueBucket(const std::string& prefix) {
+    static const std::string tag = [] {
+      std::random_device rd;
+      char buf[16];
+      snprintf(buf, sizeof buf, "%08x", static_cast<unsigned>(rd()));
+      return std::string(buf);
+    }();
+    static int n = 0;
+    return prefix + tag + "x" + std::to_string(n++);
+  }
+
+  // Starts a server under `dir` on free loopback ports: its endpoint, or
+  // "" and the reason in `error`. A start that fails (a port taken after
+  // all) is tried on other ports.
+  static std::string Start(const std::string& dir, std::string* error) {
+    // The proxy, three storage servers and memcached take five ports.
+    for (int attempt = 0; attempt < 3; ++attempt) {
+      int port = FreePorts(5);
+      auto r = RunProcess(
+          {"/bin/bash", Script(), "start", dir, std::to_string(port)}, {});
+      if (r.exit_code == 0 && r.out.find("ready") != std::string::npos) {
+        error->clear();
+        return "http://127.0.0.1:" + std::to_string(port);
+      }
+      *error = "swift did not start: " + r.out + r.err;
+    }
+    return "";
+  }
+  // Stops what Start started under `dir`.
+  static void Stop(const std::string& dir) {
+    RunProcess({"/bin/bash", Script(), "stop", dir}, {});
   }
   const std::string& endpoint() const { return endpoint_; }
   const std::string& error() const { return error_; }
@@ -41,22 +90,38 @@ class SwiftServer {
             {"AWS_MAX_ATTEMPTS", "10"}};
   }
 
-  // Makes a bucket and waits until it takes a write; a busy Swift answers
-  // 503 for a while, so this retries. Empty on success, else the error.
+  // Makes a bucket and waits until it takes a write (an object "ready");
+  // a busy Swift answers 503 for a while, so this retries. Empty on
+  // success, else the error. Through Swift's own API with curl (an S3
+  // bucket is a container of the account test:tester logs in to): the AWS
+  // CLI takes about 2 s to start, and every test paid that twice here.
   std::string MakeBucket(const std::string& bucket) const {
     std::string err;
     for (int attempt = 0; attempt < 6; ++attempt) {
       if (attempt > 0) usleep(1000000);
-      auto mb = Aws({"s3", "mb", "s3://" + bucket});
-      if (mb.exit_code != 0 &&
-          mb.err.find("BucketAlreadyOwnedByYou") == std::string::npos) {
-        err = mb.err;
+      auto auth = RunProcess({"/usr/bin/curl", "-sS", "-f", "-o", "/dev/null",
+                              "-D", "-", "-H", "X-Auth-User: test:tester", "-H",
+                              "X-Auth-Key: testing", endpoint_ + "/auth/v1.0"},
+                             {});
+      const std::string token = Header(auth.out, "x-auth-token");
+      const std::string url = Header(auth.out, "x-storage-url");
+      if (auth.exit_code != 0 || token.empty() || url.empty()) {
+        err = "swift auth: " + auth.err + auth.out;
         continue;
       }
-      auto ready =
-          Aws({"s3api", "put-object", "--bucket", bucket, "--key", "ready"});
-      if (ready.exit_code == 0) return "";
-      err = ready.err;
+      bool made = true;
+      for (const std::string& path : {bucket, bucket + "/ready"}) {
+        auto put = RunProcess(
+            {"/usr/bin/curl", "-sS", "-f", "-o", "/dev/null", "-X", "PUT", "-H",
+             "X-Auth-Token: " + token, "--data-binary", "", url + "/" + path},
+            {});
+        if (put.exit_code != 0) {
+          err = "PUT " + path + ": " + put.err;
+          made = false;
+          break;
+        }
+      }
+      if (made) return "";
     }
     return err.empty() ? "unknown error" : err;
   }
@@ -70,30 +135,47 @@ class SwiftServer {
   }
 
  private:
-  SwiftServer() {
-    std::string script =
-        std::string(CKPTBENCH_SOURCE_DIR) + "/tests/servers/swift_s3.sh";
-    // The proxy, three storage servers and memcached take five ports.
-    // A start that fails (a port taken after all) is tried on others.
-    int port = -1;
-    for (int attempt = 0; attempt < 3; ++attempt) {
-      port = FreePorts(5);
-      auto r = RunProcess({"/bin/bash", script, "start", dir_.Sub("swift"),
-                           std::to_string(port)},
-                          {});
-      if (r.exit_code == 0 && r.out.find("ready") != std::string::npos) {
-        error_.clear();
-        break;
-      }
-      error_ = "swift did not start: " + r.out + r.err;
+  // The value of header `name` (lower case) in curl's -D output; "" if
+  // absent.
+  static std::string Header(const std::string& head, const std::string& name) {
+    size_t at = 0;
+    while (at < head.size()) {
+      size_t end = head.find('\n', at);
+      if (end == std::string::npos) end = head.size();
+      std::string line = head.substr(at, end - at);
+      at = end + 1;
+      size_t colon = line.find(':');
+      if (colon == std::string::npos) continue;
+      std::string key = line.substr(0, colon);
+      for (char& c : key) c = static_cast<char>(std::tolower(c));
+      if (key != name) continue;
+      size_t v = line.find_first_not_of(' ', colon + 1);
+      size_t e = line.find_last_not_of("\r ");
+      return v == std::string::npos || e < v ? "" : line.substr(v, e - v + 1);
     }
-    if (!error_.empty()) return;
-    endpoint_ = "http://127.0.0.1:" + std::to_string(port);
+    return "";
+  }
+  static std::string Script() {
+    return std::string(CKPTBENCH_SOURCE_DIR) + "/tests/servers/swift_s3.sh";
+  }
+  SwiftServer() {
+    if (const char* shared = std::getenv("CKPTBENCH_SWIFT_SHARED")) {
+      const std::string file = std::string(shared) + "/endpoint";
+      std::ifstream in(file);
+      if (!(in >> endpoint_) || endpoint_.rfind("http://127.0.0.1:", 0) != 0) {
+        endpoint_.clear();
+        error_ = "no shared Swift: " + file +
+                 " holds no endpoint (see the output of the CTest fixture "
+                 "SwiftShared.Start)";
+      }
+    } else {
+      endpoint_ = Start(dir_.Sub("swift"), &error_);
+      own_ = !endpoint_.empty();
+    }
+    // The shared server is SwiftShared.Stop's to stop; HOME is ours.
     std::atexit([] {
       SwiftServer& s = Get();
-      std::string script =
-          std::string(CKPTBENCH_SOURCE_DIR) + "/tests/servers/swift_s3.sh";
-      RunProcess({"/bin/bash", script, "stop", s.dir_.Sub("swift")}, {});
+      if (s.own_) Stop(s.dir_.Sub("swift"));
       std::error_code ec;
       std::filesystem::remove_all(s.dir_.path(), ec);
     });
@@ -101,6 +183,7 @@ class SwiftServer {
   TempDir dir_;
   std::string endpoint_;
   std::string error_;
+  bool own_ = false;  // started by this process
 };
 
 }  // namespace ckpt
