@@ -322,9 +322,9 @@ TEST(Coordinator, LoadRoundsCarryCoverageAndFlags) {
   EXPECT_EQ(load.planned_files, 4u);
   // Loads of 160 MiB from memory take tens of milliseconds, far under a
   // second, even under a sanitizer: flagged.
-  ASSERT_LT(load.seconds, kShortPhaseSeconds / 4);
   EXPECT_EQ(load.flags, (std::vector<RoundFlag>{RoundFlag::kPageCacheAllowed,
-                                                RoundFlag::kShortPhase}));
+                                                RoundFlag::kShortPhase}))
+      << load.seconds << " s";
   // The save generates and checksums every byte: about 0.2 s here, over a
   // second under ASan on a busy machine (CI saw 1.096 and 1.230 s). Under
   // a second it is short_phase and nothing else (client_bound is judged

@@ -4,13 +4,39 @@
 //                             ports and writes its endpoint to DIR/endpoint
 //   swift_fixture stop DIR    stops what start started and removes DIR
 // The tests find DIR in CKPTBENCH_SWIFT_SHARED (tests/CMakeLists.txt).
+#include <signal.h>
+
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <string>
 #include <system_error>
 
 #include "tests/testing/swift_server.h"
+
+namespace {
+
+// Ends what a run killed before its cleanup left running under `dir`: each
+// pid its pid files name whose command line names `dir`, so never another
+// program's process where a pid was reused.
+void StopLeftovers(const std::string& dir) {
+  std::error_code ec;
+  for (const auto& e :
+       std::filesystem::directory_iterator(dir + "/swift/run", ec)) {
+    if (e.path().extension() != ".pid") continue;
+    std::ifstream in(e.path());
+    long pid = 0;
+    if (!(in >> pid) || pid <= 1) continue;
+    std::ifstream cmd("/proc/" + std::to_string(pid) + "/cmdline",
+                      std::ios::binary);
+    const std::string line((std::istreambuf_iterator<char>(cmd)),
+                           std::istreambuf_iterator<char>());
+    if (line.find(dir) != std::string::npos) kill(pid, SIGTERM);
+  }
+}
+
+}  // namespace
 
 int main(int argc, char** argv) {
   if (argc != 3) {
@@ -30,8 +56,10 @@ int main(int argc, char** argv) {
                  argv[1]);
     return 2;
   }
-  // A run killed before its cleanup leaves its files: they are not this
-  // run's server (its processes, if any, hold other ports).
+  // A run killed before its cleanup left its server: end it (only what
+  // its pid files name under DIR), then start afresh. Two CTest runs in
+  // one build directory at once would end each other's: use two.
+  StopLeftovers(dir);
   fs::remove_all(dir, ec);
   fs::create_directories(dir, ec);
   if (ec) {

@@ -99,20 +99,22 @@ class SwiftServer {
     std::string err;
     for (int attempt = 0; attempt < 6; ++attempt) {
       if (attempt > 0) usleep(1000000);
-      auto auth = RunProcess({"/usr/bin/curl", "-sS", "-f", "-o", "/dev/null",
-                              "-D", "-", "-H", "X-Auth-User: test:tester", "-H",
-                              "X-Auth-Key: testing", endpoint_ + "/auth/v1.0"},
-                             {});
+      auto auth = RunProcess(
+          {"/usr/bin/curl", "-sS", "-f", "--connect-timeout", "5", "--max-time",
+           "30", "-o", "/dev/null", "-D", "-", "-H", "X-Auth-User: test:tester",
+           "-H", "X-Auth-Key: testing", endpoint_ + "/auth/v1.0"},
+          {});
       const std::string token = Header(auth.out, "x-auth-token");
       const std::string url = Header(auth.out, "x-storage-url");
       if (auth.exit_code != 0 || token.empty() || url.empty()) {
-        err = "swift auth: " + auth.err + auth.out;
+        err = "swift auth: " + auth.err;  // not the headers: a token
         continue;
       }
       bool made = true;
       for (const std::string& path : {bucket, bucket + "/ready"}) {
         auto put = RunProcess(
-            {"/usr/bin/curl", "-sS", "-f", "-o", "/dev/null", "-X", "PUT", "-H",
+            {"/usr/bin/curl", "-sS", "-f", "--connect-timeout", "5",
+             "--max-time", "30", "-o", "/dev/null", "-X", "PUT", "-H",
              "X-Auth-Token: " + token, "--data-binary", "", url + "/" + path},
             {});
         if (put.exit_code != 0) {
