@@ -5,6 +5,7 @@
 //   swift_fixture stop DIR    stops what start started and removes DIR
 // The tests find DIR in CKPTBENCH_SWIFT_SHARED (tests/CMakeLists.txt).
 #include <signal.h>
+#include <unistd.h>
 
 #include <cstdio>
 #include <filesystem>
@@ -12,15 +13,27 @@
 #include <iterator>
 #include <string>
 #include <system_error>
+#include <vector>
 
 #include "tests/testing/swift_server.h"
 
 namespace {
 
+// The command line of process `pid`, "" if there is none.
+std::string CommandLine(long pid) {
+  std::ifstream cmd("/proc/" + std::to_string(pid) + "/cmdline",
+                    std::ios::binary);
+  return std::string((std::istreambuf_iterator<char>(cmd)),
+                     std::istreambuf_iterator<char>());
+}
+
 // Ends what a run killed before its cleanup left running under `dir`: each
 // pid its pid files name whose command line names `dir`, so never another
-// program's process where a pid was reused.
+// program's process where a pid was reused. SIGTERM, then SIGKILL for one
+// still there after 5 s (a server caught in its start-up ignored SIGTERM
+// once here).
 void StopLeftovers(const std::string& dir) {
+  std::vector<long> ours;
   std::error_code ec;
   for (const auto& e :
        std::filesystem::directory_iterator(dir + "/swift/run", ec)) {
@@ -28,11 +41,22 @@ void StopLeftovers(const std::string& dir) {
     std::ifstream in(e.path());
     long pid = 0;
     if (!(in >> pid) || pid <= 1) continue;
-    std::ifstream cmd("/proc/" + std::to_string(pid) + "/cmdline",
-                      std::ios::binary);
-    const std::string line((std::istreambuf_iterator<char>(cmd)),
-                           std::istreambuf_iterator<char>());
-    if (line.find(dir) != std::string::npos) kill(pid, SIGTERM);
+    if (CommandLine(pid).find(dir) == std::string::npos) continue;
+    ours.push_back(pid);
+    kill(static_cast<pid_t>(pid), SIGTERM);
+  }
+  for (int waited_ms = 0; !ours.empty(); waited_ms += 100) {
+    std::vector<long> left;
+    for (long pid : ours) {
+      if (CommandLine(pid).find(dir) != std::string::npos) left.push_back(pid);
+    }
+    ours.swap(left);
+    if (ours.empty()) break;
+    if (waited_ms >= 5000) {
+      for (long pid : ours) kill(static_cast<pid_t>(pid), SIGKILL);
+      break;
+    }
+    usleep(100 * 1000);
   }
 }
 
