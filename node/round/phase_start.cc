@@ -9,13 +9,24 @@
 namespace ckpt {
 namespace {
 
+// The instant comes from the coordinator: hostile until checked. The wait
+// is bounded (an instant far ahead would hold the node, one at either end
+// of int64 would overflow) to kMaxStartWaitNs ahead and as far back as now.
+constexpr int64_t kMaxStartWaitNs = 600LL * 1'000'000'000;
+
 // `unix_ns` (this node's wall clock) on CLOCK_MONOTONIC, converted now.
 int64_t MonotonicNsOf(int64_t unix_ns) {
   timespec mono_now;
   clock_gettime(CLOCK_MONOTONIC, &mono_now);
   const int64_t mono_now_ns =
       static_cast<int64_t>(mono_now.tv_sec) * 1'000'000'000 + mono_now.tv_nsec;
-  return mono_now_ns + (unix_ns - NowUnixNs());
+  int64_t ahead = 0;
+  if (__builtin_sub_overflow(unix_ns, NowUnixNs(), &ahead)) {
+    ahead = unix_ns < 0 ? -mono_now_ns : kMaxStartWaitNs;
+  }
+  if (ahead > kMaxStartWaitNs) ahead = kMaxStartWaitNs;
+  if (ahead < -mono_now_ns) ahead = -mono_now_ns;
+  return mono_now_ns + ahead;
 }
 
 }  // namespace

@@ -10,7 +10,9 @@
 
 namespace ckpt {
 
-// Sleeps until `start_at_unix_ns` (node clock); returns the start lag:
+// Sleeps until `start_at_unix_ns` (node clock), at most 10 minutes ahead
+// (a later instant, from a hostile or broken coordinator, is taken as
+// that); returns the start lag:
 // seconds from that instant to the wake-up, on the monotonic clock
 // (negative never, unless the instant had passed: then the lateness).
 double SleepUntilStart(int64_t start_at_unix_ns);

@@ -4,9 +4,14 @@
 
 #include <gtest/gtest.h>
 
+#include <chrono>
+#include <limits>
 #include <map>
 #include <memory>
 #include <string>
+
+#include "common/clock.h"
+#include "node/round/phase_start.h"
 
 namespace ckpt {
 namespace {
@@ -81,6 +86,26 @@ TEST(WorkloadPhases, EachRoundGivesBackOnceWhetherItRanOrNot) {
   auto refused = phases.Prepare(other, storage);
   EXPECT_EQ(refused.status().message(),
             "workload 'unknown' is not one this node runs (it runs: rec)");
+}
+
+}  // namespace
+}  // namespace ckpt
+
+namespace ckpt {
+namespace {
+
+// The start instant comes from the coordinator: one long past, or at
+// int64's lower end, starts at once (its lateness is the lag), with no
+// overflow (UBSan in CI's ASan build would fail the test).
+TEST(SleepUntilStart, AnInstantLongPastOrAtInt64sEndStartsAtOnce) {
+  for (int64_t at : {std::numeric_limits<int64_t>::min(), int64_t{0},
+                     NowUnixNs() - 1'000'000'000}) {
+    const auto t0 = std::chrono::steady_clock::now();
+    const double lag = SleepUntilStart(at);
+    EXPECT_LT(std::chrono::steady_clock::now() - t0, std::chrono::seconds(1))
+        << at;
+    EXPECT_GE(lag, 0.0) << at;
+  }
 }
 
 }  // namespace
