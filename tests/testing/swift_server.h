@@ -14,7 +14,6 @@
 
 #include <unistd.h>
 
-#include <cctype>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -24,6 +23,7 @@
 #include <string>
 #include <vector>
 
+#include "tests/testing/http_wire.h"
 #include "tests/testing/subprocess.h"
 #include "tests/testing/temp_dir.h"
 
@@ -104,8 +104,8 @@ class SwiftServer {
            "30", "-o", "/dev/null", "-D", "-", "-H", "X-Auth-User: test:tester",
            "-H", "X-Auth-Key: testing", endpoint_ + "/auth/v1.0"},
           {});
-      const std::string token = Header(auth.out, "x-auth-token");
-      const std::string url = Header(auth.out, "x-storage-url");
+      const std::string token = HeaderValue(auth.out, "x-auth-token");
+      const std::string url = HeaderValue(auth.out, "x-storage-url");
       if (auth.exit_code != 0 || token.empty() || url.empty()) {
         err = "swift auth: " + auth.err;  // not the headers: a token
         continue;
@@ -137,26 +137,6 @@ class SwiftServer {
   }
 
  private:
-  // The value of header `name` (lower case) in curl's -D output; "" if
-  // absent.
-  static std::string Header(const std::string& head, const std::string& name) {
-    size_t at = 0;
-    while (at < head.size()) {
-      size_t end = head.find('\n', at);
-      if (end == std::string::npos) end = head.size();
-      std::string line = head.substr(at, end - at);
-      at = end + 1;
-      size_t colon = line.find(':');
-      if (colon == std::string::npos) continue;
-      std::string key = line.substr(0, colon);
-      for (char& c : key) c = static_cast<char>(std::tolower(c));
-      if (key != name) continue;
-      size_t v = line.find_first_not_of(' ', colon + 1);
-      size_t e = line.find_last_not_of("\r ");
-      return v == std::string::npos || e < v ? "" : line.substr(v, e - v + 1);
-    }
-    return "";
-  }
   static std::string Script() {
     return std::string(CKPTBENCH_SOURCE_DIR) + "/tests/servers/swift_s3.sh";
   }
