@@ -20,6 +20,28 @@ std::string Config::CheckpointsPath() const {
   return p + "/checkpoints";
 }
 
+DatasetSpec DatasetSpecOf(const Config& c) {
+  DatasetSpec s;
+  s.format = c.dataset.format;
+  s.samples = c.dataset.samples;
+  s.sample_bytes = c.dataset.sample_bytes;
+  s.sample_spread = c.dataset.sample_spread;
+  s.shard_bytes =
+      c.dataset.format == DatasetFormat::kTar ? c.dataset.shard_bytes : 0;
+  s.spread_prefixes = c.dataset.format == DatasetFormat::kFiles
+                          ? static_cast<uint32_t>(c.dataset.spread_prefixes)
+                          : 0;
+  s.seed = c.dataset.seed;
+  return s;
+}
+
+std::string Config::DatasetPath() const {
+  if (!dataset.path.empty()) return dataset.path;
+  std::string p = storage.path;
+  while (p.size() > 1 && p.back() == '/') p.pop_back();
+  return p + "/dataset";
+}
+
 std::string Config::RestorePath() const {
   if (!storage.restore_path.empty()) {
     std::string p = storage.restore_path;
@@ -128,6 +150,34 @@ absl::Status CheckStorageUri(const std::string& name, const std::string& v) {
   return absl::OkStatus();
 }
 
+namespace {
+
+// The dataset's keys, for a run of a dataset workload.
+absl::Status CheckDatasetOptions(const Config& c, bool need_storage) {
+  if (c.run.workload == Workload::kCheckpoint) return absl::OkStatus();
+  if (need_storage && c.dataset.path.empty() && c.storage.path.empty()) {
+    return absl::InvalidArgumentError(
+        "dataset.path (CKPT_DATASET_PATH) is not set, nor storage.path "
+        "(CKPT_DIR_PATH): expected the directory or URI of the dataset, "
+        "e.g. CKPT_DATASET_PATH=/mnt/data/imagenet-like");
+  }
+  if (c.dataset.sample_spread > c.dataset.sample_bytes) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "dataset.sample_spread (CKPT_SAMPLE_SPREAD) = ",
+        c.dataset.sample_spread,
+        ": expected at most dataset.sample_bytes (CKPT_SAMPLE_BYTES), ",
+        c.dataset.sample_bytes));
+  }
+  if (c.dataset.spread_prefixes > static_cast<int>(kMaxSpreadPrefixes)) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "dataset.spread_prefixes (CKPT_DATASET_SPREAD_PREFIXES) = ",
+        c.dataset.spread_prefixes, ": expected at most ", kMaxSpreadPrefixes));
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace
+
 absl::Status ValidateConfig(const Config& c, bool need_storage) {
   if (auto s = CheckStorageUri("storage.path (CKPT_DIR_PATH)", c.storage.path);
       !s.ok()) {
@@ -138,6 +188,12 @@ absl::Status ValidateConfig(const Config& c, bool need_storage) {
       !s.ok()) {
     return s;
   }
+  if (auto s =
+          CheckStorageUri("dataset.path (CKPT_DATASET_PATH)", c.dataset.path);
+      !s.ok()) {
+    return s;
+  }
+  if (auto s = CheckDatasetOptions(c, need_storage); !s.ok()) return s;
   if (c.storage.node_local && c.load.rank_shift > 0) {
     return absl::InvalidArgumentError(absl::StrCat(
         "load.rank_shift (CKPT_RANK_SHIFT) = ", c.load.rank_shift,
@@ -179,6 +235,7 @@ absl::Status ValidateConfig(const Config& c, bool need_storage) {
         "overlaps; expected e.g. CKPT_INTERVAL=30s");
   }
   if (need_storage && c.storage.path.empty() &&
+      c.run.workload == Workload::kCheckpoint &&
       !(c.run.mode == RunMode::kLoadOnly && !c.storage.restore_path.empty())) {
     return absl::InvalidArgumentError(
         "storage.path (CKPT_DIR_PATH) is not set: expected the directory or "

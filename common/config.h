@@ -13,6 +13,7 @@
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "common/dataset_layout.h"
 #include "common/kinds.h"
 
 namespace ckpt {
@@ -64,6 +65,7 @@ struct RunOptions {
   // to it (listed, .metadata readable; FUSE: a shard opens), at most this
   // long; 0 = not measured.
   double visible_timeout = 60;
+  Workload workload = Workload::kCheckpoint;
 };
 
 // One struct per area (io, s3, gcs, run): the defaults below are the only
@@ -149,6 +151,21 @@ struct GcsConfig {
   bool operator==(const GcsConfig&) const = default;
 };
 
+// A dataset to make (run.workload=datagen) or read (dataload):
+// common/dataset_layout.h says what the numbers mean.
+struct DatasetOptions {
+  std::string path;  // CKPT_DATASET_PATH; "" = <storage.path>/dataset
+  DatasetFormat format = DatasetFormat::kTar;
+  uint64_t samples = 10000;
+  uint64_t sample_bytes = 150 * 1024;  // the mean
+  uint64_t sample_spread = 25 * 1024;  // the standard deviation
+  uint64_t shard_bytes = 4 << 20;      // tar
+  int spread_prefixes = 0;             // files
+  uint64_t seed = 1;
+  int write_threads = 16;  // datagen: objects written at once per node
+  bool remove = false;     // datagen: remove the dataset instead
+};
+
 // The coordinator's control port when an address names none.
 inline constexpr int kDefaultControlPort = 50051;
 
@@ -181,14 +198,20 @@ struct Config {
   ControlOptions control;
   S3Config s3;
   GcsConfig gcs;
+  DatasetOptions dataset;
 
   // Resolved helpers.
+  std::string DatasetPath() const;  // dataset.path, or <storage.path>/dataset
   std::string RestorePath() const;
   std::string CheckpointsPath() const;  // <storage.path>/checkpoints
   int RanksPerNode() const;             // resolves "auto"
   bool DoSave() const { return run.mode != RunMode::kLoadOnly; }
   bool DoLoad() const { return run.mode != RunMode::kSaveOnly; }
 };
+
+// The dataset dataset.* describes (shard_bytes only for tar,
+// spread_prefixes only for files).
+DatasetSpec DatasetSpecOf(const Config& config);
 
 // One settable key.
 struct KeyDef {

@@ -190,6 +190,7 @@ std::vector<KeyDef> BuildConfigKeys() {
       [](Config& c) -> ChecksumKind& { return c.io.checksum; },
       "checksum recorded in .metadata and verified on load"));
   AddObjectStoreKeys(&keys);
+  AddDatasetKeys(&keys);
   keys.push_back(KindKey<StorageFlavour>(
       "storage.flavour", "CKPT_STORAGE_FLAVOUR",
       [](Config& c) -> StorageFlavour& { return c.storage.flavour; },

@@ -92,6 +92,12 @@ constexpr Table<CacheMethod, 5> kCacheMethod{
 
 constexpr const auto& TableOf(Phase) { return kPhase; }
 constexpr const auto& TableOf(RunStatus) { return kRunStatus; }
+constexpr Table<DatasetFormat, 2> kDatasetFormat{
+    {{DatasetFormat::kFiles, "files"}, {DatasetFormat::kTar, "tar"}}};
+constexpr const auto& TableOf(DatasetFormat) { return kDatasetFormat; }
+constexpr Table<Workload, 2> kWorkload{
+    {{Workload::kCheckpoint, "checkpoint"}, {Workload::kDatagen, "datagen"}}};
+constexpr const auto& TableOf(Workload) { return kWorkload; }
 constexpr const auto& TableOf(Accelerator) { return kAccelerator; }
 constexpr const auto& TableOf(HostStaging) { return kHostStaging; }
 constexpr const auto& TableOf(CacheMode) { return kCacheMode; }
@@ -139,6 +145,8 @@ std::string_view Name(S3Checksum v) { return NameIn(v); }
 std::string_view Name(S3Claim v) { return NameIn(v); }
 std::string_view Name(GcsUpload v) { return NameIn(v); }
 std::string_view Name(ChecksumKind v) { return NameIn(v); }
+std::string_view Name(DatasetFormat v) { return NameIn(v); }
+std::string_view Name(Workload v) { return NameIn(v); }
 std::string_view Name(RoundFlag v) { return NameIn(v); }
 std::string_view Name(ErrorKind v) { return NameIn(v); }
 
@@ -181,6 +189,8 @@ CKPT_KIND(S3Checksum)
 CKPT_KIND(S3Claim)
 CKPT_KIND(GcsUpload)
 CKPT_KIND(ChecksumKind)
+CKPT_KIND(DatasetFormat)
+CKPT_KIND(Workload)
 CKPT_KIND(RoundFlag)
 CKPT_KIND(ErrorKind)
 #undef CKPT_KIND

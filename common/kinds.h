@@ -47,6 +47,12 @@ enum class RunMode { kSaveAndLoad, kSaveOnly, kLoadOnly };
 enum class ReshardReads { kRanges, kSegments };  // ranges | segments
 // io.checksum, how segments are summed: xxh3 | crc32c (common/checksum.h).
 enum class ChecksumKind { kXxh3, kCrc32c };
+// How a dataset stores its samples (dataset.format): files (one object per
+// sample) | tar (WebDataset shards; common/dataset_layout.h).
+enum class DatasetFormat { kFiles, kTar };
+// What a run does (run.workload): checkpoint (save and load rounds) |
+// datagen (make a dataset).
+enum class Workload { kCheckpoint, kDatagen };
 // The kind of a node's failure (result.json's error_kind; common/
 // error_kind.h maps it to and from a status): unspecified ("") where no
 // node gave one (it could not be reached, or an older node). The one kind
@@ -91,6 +97,8 @@ std::string_view Name(S3Claim v);
 std::string_view Name(GcsUpload v);
 std::string_view Name(ReshardReads v);
 std::string_view Name(ChecksumKind v);
+std::string_view Name(DatasetFormat v);
+std::string_view Name(Workload v);
 std::string_view Name(RoundFlag v);
 std::string_view Name(ErrorKind v);
 
@@ -145,6 +153,8 @@ CKPT_KIND_TO_JSON(S3Checksum)
 CKPT_KIND_TO_JSON(S3Claim)
 CKPT_KIND_TO_JSON(GcsUpload)
 CKPT_KIND_TO_JSON(ChecksumKind)
+CKPT_KIND_TO_JSON(DatasetFormat)
+CKPT_KIND_TO_JSON(Workload)
 CKPT_KIND_TO_JSON(RoundFlag)
 CKPT_KIND_TO_JSON(ErrorKind)
 #undef CKPT_KIND_TO_JSON
@@ -159,6 +169,10 @@ template <>
 AlphaNum::AlphaNum(ckpt::Phase) = delete;
 template <>
 AlphaNum::AlphaNum(ckpt::ChecksumKind) = delete;
+template <>
+AlphaNum::AlphaNum(ckpt::DatasetFormat) = delete;
+template <>
+AlphaNum::AlphaNum(ckpt::Workload) = delete;
 template <>
 AlphaNum::AlphaNum(ckpt::RoundFlag) = delete;
 template <>

@@ -25,6 +25,8 @@ struct PrepareOutcome {
   FilesystemInfo filesystem;
   // A load's: how its reads were kept cold, and what stayed resident.
   CacheReport cache;
+  // Another workload's own answer (its message); empty for the checkpoint.
+  std::string workload_outcome;
 };
 
 // Start the prepared phase at `start_at_unix_ns` on the node's own clock

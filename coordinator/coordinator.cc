@@ -56,6 +56,8 @@ RoundSpec Coordinator::NewSpec(bool save, int index, const std::string& dir,
 
 absl::Status Coordinator::Preflight(RunResult* result) {
   result->run_id = run_id_;
+  // A dataset's round checks its own target at prepare.
+  if (config_.run.workload != Workload::kCheckpoint) return absl::OkStatus();
   if (config_.DoLoad() && config_.load.rank_shift > 0 &&
       config_.load.rank_shift >= plan_.world_size) {
     return absl::InvalidArgumentError(absl::StrCat(
@@ -207,8 +209,12 @@ absl::Status Coordinator::Run(RunResult* result) {
   result->run_id = run_id_;
   Publish(result);
   absl::Status s;
-  if (config_.DoSave()) s = RunSaves(result);
-  if (s.ok() && config_.DoLoad()) s = RunLoads(result);
+  if (config_.run.workload == Workload::kDatagen) {
+    s = RunDatagen(result);
+  } else {
+    if (config_.DoSave()) s = RunSaves(result);
+    if (s.ok() && config_.DoLoad()) s = RunLoads(result);
+  }
   result->leftovers.insert(result->leftovers.end(), unreleased_claims_.begin(),
                            unreleased_claims_.end());
   NoteListings(result);
@@ -271,12 +277,14 @@ void FlagShortPhase(RoundResult* r) {
     return;
   }
   r->flags.push_back(RoundFlag::kShortPhase);
+  const bool checkpoint = r->workload == Workload::kCheckpoint;
   LOG_WARN(
-      "%s %d took %.3f s, under %.0f s: start-up, scheduling and timer noise "
+      "%s took %.3f s, under %.0f s: start-up, scheduling and timer noise "
       "are a large share of so short a phase, so its rate says little about "
-      "the storage; expected a larger checkpoint (NUM_LAYERS, model.name) or "
-      "more ranks",
-      r->phase, r->index, r->seconds, kShortPhaseSeconds);
+      "the storage; expected %s",
+      RoundName(*r), r->seconds, kShortPhaseSeconds,
+      checkpoint ? "a larger checkpoint (NUM_LAYERS, model.name) or more ranks"
+                 : "a larger dataset (dataset.samples, dataset.sample_bytes)");
 }
 
 absl::Status Coordinator::Stage(RunResult* result,

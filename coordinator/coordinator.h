@@ -100,6 +100,9 @@ class Coordinator {
   // is first published: call it once a round is final).
   void Publish(RunResult* result);
   absl::Status RunSaves(RunResult* result);
+  // run.workload=datagen: makes (or removes) the dataset
+  // (coordinator_datagen.cc).
+  absl::Status RunDatagen(RunResult* result);
   absl::Status RunLoads(RunResult* result);
   absl::Status Stage(RunResult* result,
                      const std::vector<StepListing>& listings);

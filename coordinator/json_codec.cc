@@ -175,6 +175,7 @@ ordered_json StagingJson(const RoundStaging& st) {
 ordered_json RoundJson(const RoundResult& r) {
   const bool load = r.phase == Phase::kLoad;
   ordered_json j;
+  if (r.workload != Workload::kCheckpoint) j["workload"] = r.workload;
   j["phase"] = r.phase;
   j["index"] = r.index;
   j["staged"] = r.staged;
@@ -342,11 +343,32 @@ ordered_json ReshardJson(const ReshardResult& rs) {
           {"ranks", ranks}};
 }
 
+ordered_json DatasetJson(const DatasetResult& d) {
+  return {{"uri", d.uri},
+          {"format", d.spec.format},
+          {"samples", d.spec.samples},
+          {"sample_bytes", d.spec.sample_bytes},
+          {"sample_spread", d.spec.sample_spread},
+          {"shard_bytes", d.spec.shard_bytes},
+          {"spread_prefixes", d.spec.spread_prefixes},
+          {"seed", d.spec.seed},
+          {"objects", d.totals.objects},
+          {"bytes", d.totals.bytes},
+          {"reused", d.reused},
+          {"removed", d.removed},
+          {"written_objects", d.written_objects},
+          {"written_bytes", d.written_bytes},
+          {"written_samples", d.written_samples},
+          {"removed_objects", d.removed_objects},
+          {"samples_per_second", d.samples_per_second}};
+}
+
 }  // namespace
 
 std::string ResultToJson(const RunResult& r) {
   ordered_json j;
   j["schema"] = kResultSchema;
+  if (r.workload != Workload::kCheckpoint) j["workload"] = r.workload;
   j["status"] = r.status;
   j["errors"] = r.errors;
   j["notes"] = r.notes;
@@ -372,6 +394,7 @@ std::string ResultToJson(const RunResult& r) {
   j["clock"] = {{"method", "8 ping exchanges per node, min round trip"},
                 {"nodes", clocks}};
   if (r.reshard) j["reshard"] = ReshardJson(*r.reshard);
+  if (r.dataset) j["dataset"] = DatasetJson(*r.dataset);
   ordered_json rounds = ordered_json::array();
   for (const auto& round : r.rounds) rounds.push_back(RoundJson(round));
   j["rounds"] = rounds;

@@ -356,6 +356,7 @@ void ReadPhaseParts(const Fields& f, RoundResult* r) {
 }
 
 void ReadRound(const Fields& f, RoundResult* r) {
+  f.Get("workload", &r->workload);
   f.Get("phase", &r->phase);
   f.Get("index", &r->index);
   f.Get("staged", &r->staged);
@@ -500,6 +501,26 @@ void ReadReshard(const Fields& f, ReshardResult* rs) {
   });
 }
 
+void ReadDataset(const Fields& f, DatasetResult* d) {
+  f.Get("uri", &d->uri);
+  f.Get("format", &d->spec.format);
+  f.Get("samples", &d->spec.samples);
+  f.Get("sample_bytes", &d->spec.sample_bytes);
+  f.Get("sample_spread", &d->spec.sample_spread);
+  f.Get("shard_bytes", &d->spec.shard_bytes);
+  f.Get("spread_prefixes", &d->spec.spread_prefixes);
+  f.Get("seed", &d->spec.seed);
+  f.Get("objects", &d->totals.objects);
+  f.Get("bytes", &d->totals.bytes);
+  f.Get("reused", &d->reused);
+  f.Get("removed", &d->removed);
+  f.Get("written_objects", &d->written_objects);
+  f.Get("written_bytes", &d->written_bytes);
+  f.Get("written_samples", &d->written_samples);
+  f.Get("removed_objects", &d->removed_objects);
+  f.Get("samples_per_second", &d->samples_per_second);
+}
+
 }  // namespace
 
 absl::StatusOr<RunResult> ResultFromJson(const std::string& text,
@@ -518,6 +539,7 @@ absl::StatusOr<RunResult> ResultFromJson(const std::string& text,
         "\"; expected ", kResultSchema));
   }
   RunResult r;
+  f.Get("workload", &r.workload);
   f.Get("status", &r.status);
   f.Get("errors", &r.errors);
   f.Get("notes", &r.notes);
@@ -527,6 +549,7 @@ absl::StatusOr<RunResult> ResultFromJson(const std::string& text,
   f.Get("finished_at", &r.finished_at);
   ReadContext(f, &r);
   if (f.Has("reshard")) ReadReshard(f.Object("reshard"), &r.reshard.emplace());
+  if (f.Has("dataset")) ReadDataset(f.Object("dataset"), &r.dataset.emplace());
   f.Each("rounds", [&](const Fields& round) {
     ReadRound(round, &r.rounds.emplace_back());
   });

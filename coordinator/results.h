@@ -11,6 +11,7 @@
 #include <utility>
 #include <vector>
 
+#include "common/dataset_layout.h"
 #include "common/file_record.h"
 #include "common/histogram.h"
 #include "common/kinds.h"
@@ -176,6 +177,10 @@ struct Visibility {
 };
 
 struct RoundResult {
+  // The checkpoint's rounds are saves and loads; a dataset's round
+  // (datagen) is a save that writes the dataset (a removal: one that
+  // removes it); result.json names a workload other than the checkpoint.
+  Workload workload = Workload::kCheckpoint;
   Phase phase = Phase::kSave;
   int index = 0;        // 1-based within its phase
   bool staged = false;  // untimed staging save for a load-only run
@@ -306,7 +311,22 @@ struct ReshardResult {
   std::vector<ReshardRankResult> ranks;
 };
 
+// What a datagen run made or found (result.json's "dataset").
+struct DatasetResult {
+  std::string uri;
+  DatasetSpec spec;
+  DatasetTotals totals;  // the whole dataset's objects and bytes
+  // A manifest matching the request was there: nothing was written.
+  bool reused = false;
+  bool removed = false;  // ckptbench datagen --remove
+  // This run's, over all nodes (node-local disks: each node a replica).
+  uint64_t written_objects = 0, written_bytes = 0, written_samples = 0;
+  uint64_t removed_objects = 0;
+  double samples_per_second = 0;  // written samples over the round's time
+};
+
 struct RunResult {
+  Workload workload = Workload::kCheckpoint;  // run.workload
   RunStatus status = RunStatus::kOk;
   std::vector<std::string> errors;
   std::vector<std::string> notes;
@@ -326,6 +346,7 @@ struct RunResult {
   std::vector<NodeClock> clocks;  // multinode: estimated per node
   SweepInfo sweep;
   std::optional<ReshardResult> reshard;  // loads of another layout
+  std::optional<DatasetResult> dataset;  // run.workload=datagen
   double mttf_seconds = 0;               // run.mttf: goodput when > 0
   double interval_seconds = 0;           // run.interval
 

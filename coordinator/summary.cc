@@ -31,6 +31,9 @@ std::string CheckpointRoundName(Phase phase, int index, bool staged,
 }
 
 std::string RoundName(const RoundResult& r) {
+  if (r.workload != Workload::kCheckpoint) {
+    return absl::StrFormat("%s %d", r.workload, r.index);
+  }
   return CheckpointRoundName(r.phase, r.index, r.staged,
                              RoundNameForm::kReport);
 }
@@ -41,7 +44,10 @@ PhaseSummary RunResult::Summarize(Phase phase) const {
   uint64_t bytes = 0;
   double total = 0;
   for (const auto& r : rounds) {
-    if (r.phase != phase || r.staged || r.status != RunStatus::kOk) continue;
+    if (r.workload != Workload::kCheckpoint || r.phase != phase || r.staged ||
+        r.status != RunStatus::kOk) {
+      continue;
+    }
     secs.push_back(r.seconds);
     rates.push_back(r.throughput_mib_s);
     for (const auto& f : r.flags) ++flags[f];
@@ -148,10 +154,11 @@ void AddRounds(const RunResult& r, std::string* out) {
         &s,
         "%-6s %-5s %-5d %11s %9.3f %10.1f %9.2f %9.2f %9.2f %8.2f %5.0f%%  "
         "%-16s %s\n",
-        Name(round.phase), label, round.step, FormatBytes(round.bytes),
-        round.seconds, round.throughput_mib_s, Ms(h.Percentile(0.5)),
-        Ms(h.Percentile(0.99)), Ms(h.max()),
-        round.cpu_user_seconds + round.cpu_system_seconds,
+        round.workload == Workload::kCheckpoint ? Name(round.phase)
+                                                : Name(round.workload),
+        label, round.step, FormatBytes(round.bytes), round.seconds,
+        round.throughput_mib_s, Ms(h.Percentile(0.5)), Ms(h.Percentile(0.99)),
+        Ms(h.max()), round.cpu_user_seconds + round.cpu_system_seconds,
         100 * round.host_cpu_busy,
         round.phase == Phase::kLoad ? round.cache.method : "-", status);
   }
@@ -197,6 +204,7 @@ void AddNodes(const RunResult& r, std::string* out) {
 // Per phase: the timed rounds' spread and rate, and what flagged them.
 void AddPhases(const RunResult& r, std::string* out) {
   std::string& s = *out;
+  if (r.dataset) return;  // one round: its row says it all
   absl::StrAppendFormat(&s, "%-6s %3s %10s %10s %10s %10s %12s %25s\n", "phase",
                         "n", "mean s", "stdev s", "min s", "max s", "MiB/s",
                         "one round's MiB/s min..max");
@@ -316,13 +324,42 @@ void AddGoodput(const RunResult& r, std::string* out) {
 
 }  // namespace
 
+// A datagen run: the dataset, and what the run wrote, found or removed.
+void AddDataset(const DatasetResult& d, std::string* out) {
+  std::string& s = *out;
+  absl::StrAppendFormat(
+      &s, "dataset: %s, %s: %d samples of %s (spread %s), %d objects, %s\n",
+      E(d.uri), d.spec.format, d.spec.samples, FormatBytes(d.spec.sample_bytes),
+      FormatBytes(d.spec.sample_spread), d.totals.objects,
+      FormatBytes(d.totals.bytes));
+  if (d.removed) {
+    absl::StrAppendFormat(&s, "removed: %d objects and the manifest\n",
+                          d.removed_objects);
+  } else if (d.reused) {
+    s += "reused: its manifest matches the request; nothing written\n";
+  } else {
+    absl::StrAppendFormat(&s,
+                          "written: %d objects, %s, %d samples, %.0f "
+                          "samples/s\n",
+                          d.written_objects, FormatBytes(d.written_bytes),
+                          d.written_samples, d.samples_per_second);
+  }
+}
+
 std::string SummaryTable(const RunResult& r) {
   std::string s;
-  absl::StrAppendFormat(
-      &s,
-      "\nckptbench %s: %s, %s per checkpoint, %d rank(s) x %d file(s), %s\n",
-      r.status, r.model, FormatBytes(r.checkpoint_bytes), r.world_size,
-      r.thread_count, r.sharding);
+  if (r.dataset) {
+    absl::StrAppendFormat(&s, "\nckptbench %s: datagen on %d node(s)\n",
+                          r.status, r.num_nodes);
+    AddDataset(*r.dataset, &s);
+  } else {
+    absl::StrAppendFormat(
+        &s,
+        "\nckptbench %s: %s, %s per checkpoint, %d rank(s) x %d file(s), "
+        "%s\n",
+        r.status, r.model, FormatBytes(r.checkpoint_bytes), r.world_size,
+        r.thread_count, r.sharding);
+  }
   // Strings that came from nodes, servers or listings are escaped (E): a
   // newline or escape sequence in one cannot forge a line of this table.
   absl::StrAppendFormat(

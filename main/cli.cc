@@ -19,6 +19,10 @@ std::string UsageText() {
 commands:
   run          single-node save/load benchmark (coordinator and node agent in
                one process); configured by --config, env vars and key=value
+  datagen      make the dataset dataset.* describes (dataset.path: a path,
+               file://, s3:// or gs://), timed, as `run` does a checkpoint
+               (multinode: run.workload=datagen with coordinator and node);
+               a matching dataset is reused; --remove removes one it made
   sweep FILE [key=a,b,c ...]
                run an experiment file's sweep: every point of the product
                of its sweep: values, `repeat` times (points with NUM_NODES
@@ -74,7 +78,7 @@ example: CKPT_DIR_PATH=/mnt/ckpt ckptbench run NUM_LAYERS=20 --results-dir out
 const std::vector<std::string>& CliCommands() {
   static const std::vector<std::string> kCommands = {
       "run",  "sweep", "report",  "compare", "coordinator", "node",
-      "plan", "keys",  "version", "help",    "uploads"};
+      "plan", "keys",  "version", "help",    "uploads",     "datagen"};
   return kCommands;
 }
 
@@ -94,6 +98,7 @@ const std::vector<FlagDef>& CliFlags() {
       {"--per-rank", false, "plan: every rank's files"},
       {"--list", false, "plan: the model presets"},
       {"--abort", false, "uploads: abort the uploads listed"},
+      {"--remove", false, "datagen: remove the dataset (dataset.remove)"},
       {"--json", false, "keys: the machine-readable interface"},
       {"--verbose", false, "debug logging"},
       {"-v", false, "debug logging"},
@@ -159,6 +164,10 @@ const std::map<std::string, Apply>& FlagActions() {
       a.overrides.push_back("run.mode=load-only");
       return absl::OkStatus();
     };
+    (*m)["--remove"] = [](CliArgs& a, const std::string&) {
+      a.overrides.push_back("dataset.remove=true");
+      return absl::OkStatus();
+    };
     (*m)["--resume"] = on(&CliArgs::resume);
     (*m)["--overwrite"] = on(&CliArgs::overwrite);
     (*m)["--dry-run"] = on(&CliArgs::dry_run);
@@ -191,8 +200,8 @@ absl::Status CheckCommand(const std::string& command) {
   std::string near = ClosestMatch(command, commands);
   if (!near.empty()) absl::StrAppend(&msg, "; did you mean '", near, "'?");
   absl::StrAppend(&msg,
-                  " expected run, sweep, report, compare, coordinator, "
-                  "node, plan, keys or version");
+                  " expected run, datagen, sweep, report, compare, "
+                  "coordinator, node, plan, keys or version");
   return absl::InvalidArgumentError(msg);
 }
 
@@ -235,6 +244,8 @@ absl::StatusOr<CliArgs> ParseCli(int argc, const char* const* argv) {
     a.command = "help";
   }
   if (absl::Status s = CheckCommand(a.command); !s.ok()) return s;
+  // `datagen` is a run of the datagen workload (RunCommand).
+  if (a.command == "datagen") a.overrides.push_back("run.workload=datagen");
   const bool positional =
       std::find(std::begin(kPositional), std::end(kPositional), a.command) !=
       std::end(kPositional);

@@ -32,6 +32,7 @@ void FillConfig(const LoadedConfig& loaded, RunResult* r) {
     rk.source = it == loaded.sources.end() ? "default" : it->second;
     r->config.push_back(rk);
   }
+  r->workload = loaded.config.run.workload;
   r->mttf_seconds = loaded.config.run.mttf;
   r->interval_seconds = loaded.config.run.interval;
 }
@@ -334,7 +335,10 @@ int PrepareRun(const LoadOptions& options, const std::string& results_dir,
     for (const auto& [name, path] :
          {std::pair<std::string, std::string>{"storage.path (CKPT_DIR_PATH)",
                                               config.storage.path},
-          {"storage.restore_path (CKPT_RESTORE_PATH)", config.RestorePath()}}) {
+          {"storage.restore_path (CKPT_RESTORE_PATH)", config.RestorePath()},
+          {"dataset.path (CKPT_DATASET_PATH)",
+           config.run.workload == Workload::kDatagen ? config.DatasetPath()
+                                                     : std::string()}}) {
       const std::string p = trimmed(path);
       if (!p.empty() && (rd == p || absl::StartsWith(rd, p + "/"))) {
         return FailRun(
@@ -416,9 +420,12 @@ int ExecuteRun(const std::string& results_dir, Coordinator& coordinator,
     return FailRun(results_dir, result, std::string(s.message()),
                    environment ? 1 : 2, &coordinator);
   }
-  LOG_INFO("run %s: %s, %s per checkpoint, %d node(s) x %d rank(s)",
-           result->run_id, result->model, FormatBytes(result->checkpoint_bytes),
-           result->num_nodes, result->ranks_per_node);
+  if (result->workload == Workload::kCheckpoint) {
+    LOG_INFO("run %s: %s, %s per checkpoint, %d node(s) x %d rank(s)",
+             result->run_id, result->model,
+             FormatBytes(result->checkpoint_bytes), result->num_nodes,
+             result->ranks_per_node);
+  }
   // A signal aborts the run; if the run has not stopped kGraceSeconds
   // later (a thread stuck in storage or a system call no signal ends), or
   // at a second signal, what was measured is written and the process ends

@@ -6,6 +6,7 @@
 #include "common/status_macros.h"
 #include "node/checkpoint/checkpoint_workload.h"
 #include "node/checkpoint/visibility.h"
+#include "node/dataset/datagen_workload.h"
 #include "wire/backend_codec.h"
 #include "wire/error_kind.h"
 #include "wire/inspect_codec.h"
@@ -39,10 +40,11 @@ Reply Answer(const Request& req, Call call) {
 }
 
 // The workloads a node runs: the checkpoint (its name is ""; a workload
-// given under that name is replaced), and the ones it was built with
-// besides.
+// given under that name is replaced), the dataset's (datagen), and the
+// ones it was built with besides.
 NodeWorkloads WithCheckpoint(NodeWorkloads workloads) {
   workloads[""] = [] { return std::make_unique<CheckpointWorkload>(); };
+  workloads[kDatagenWorkload] = [] { return NewDatagenWorkload(); };
   return workloads;
 }
 

@@ -23,6 +23,7 @@ v1::PrepareReply ToWire(const PrepareOutcome& o) {
   rep.set_checked_bytes(o.cache.checked_bytes);
   rep.set_cache_note(o.cache.note);
   rep.set_cache_probe(o.cache.probe);
+  rep.set_workload_outcome(o.workload_outcome);
   return rep;
 }
 
@@ -45,6 +46,7 @@ absl::StatusOr<PrepareOutcome> FromWire(const v1::PrepareReply& r) {
   o.cache.checked_bytes = r.checked_bytes();
   o.cache.note = r.cache_note();
   o.cache.probe = r.cache_probe();
+  o.workload_outcome = r.workload_outcome();
   return o;
 }
 

@@ -10,6 +10,7 @@
 #include "absl/strings/str_format.h"
 #include "common/bytes.h"
 #include "coordinator/checkpoint/round_runner.h"
+#include "coordinator/round/node_sums.h"
 
 namespace ckpt {
 
@@ -214,57 +215,6 @@ void AddFiles(const PhaseOutcome& rep, int node, RoundResult* result) {
     }
     result->files.push_back(std::move(fr));
   }
-}
-
-// The node's own figures from its report (its ranks' already in `nr`).
-void FillNode(const PhaseOutcome& rep, NodeResult* nr) {
-  std::sort(nr->read_from_nodes.begin(), nr->read_from_nodes.end());
-  nr->seconds = nr->last_done_seconds + rep.dir_sync_seconds;
-  nr->throughput_mib_s = MibPerSecond(nr->bytes, nr->seconds);
-  nr->cpu_user_seconds = rep.cpu.user_seconds;
-  nr->cpu_system_seconds = rep.cpu.system_seconds;
-  nr->host_cpu_busy = rep.cpu.host_busy;
-  nr->start_lag_seconds = rep.start_lag_seconds;
-  nr->dir_sync_seconds = rep.dir_sync_seconds;
-  nr->cpus = rep.cpus;
-  nr->data_busy =
-      rep.file_seconds > 0 ? rep.data_seconds / rep.file_seconds : 0;
-  nr->cpu_busy = nr->seconds > 0 && nr->cpus > 0
-                     ? (nr->cpu_user_seconds + nr->cpu_system_seconds) /
-                           (nr->seconds * nr->cpus)
-                     : 0;
-  nr->requests = rep.requests;
-  nr->retries = rep.retries;
-  nr->throttles = rep.throttles;
-  nr->backoff_seconds = rep.backoff_seconds;
-  nr->memory_available_bytes = rep.memory_available_bytes;
-  nr->new_connections = rep.new_connections;
-  const StagingOutcome& st = rep.staging;
-  nr->staging.copy_seconds = st.copy_seconds;
-  nr->staging.copy_bytes = st.copy_bytes;
-  nr->staging.blocking_seconds = st.blocking_seconds;
-  nr->staging.durable_seconds = st.durable_seconds;
-  nr->staging.compute_seconds = st.compute_seconds;
-  nr->staging.compute_baseline_seconds = st.compute_baseline_seconds;
-  nr->staging.staged_bytes = st.staged_bytes;
-  nr->staging.pinned = st.pinned;
-}
-
-// The node's counts into the round's, and its histograms merged.
-void AddNode(const PhaseOutcome& rep, const NodeResult& nr,
-             RoundResult* result) {
-  result->bytes += nr.bytes;
-  result->new_connections += nr.new_connections;
-  result->requests += nr.requests;
-  result->retries += nr.retries;
-  result->throttles += nr.throttles;
-  result->backoff_seconds += nr.backoff_seconds;
-  result->cpu_user_seconds += nr.cpu_user_seconds;
-  result->cpu_system_seconds += nr.cpu_system_seconds;
-  // Only operations that happened (a save reads nothing).
-  ForEachOp(rep.ops, [result](const char* name, const Histogram& h) {
-    if (h.count() > 0) result->ops[name].Merge(h);
-  });
 }
 
 // The barrier: every rank waits for the round's last one (on the common

@@ -14,6 +14,7 @@
 #include "common/memory.h"
 #include "node/checkpoint/file_ranges.h"
 #include "node/checkpoint/pattern.h"
+#include "node/round/phase_usage.h"
 #include "node/storage/io_tally.h"
 
 namespace ckpt {
@@ -57,12 +58,7 @@ PhaseOutcome CheckpointPhase::Run(PhaseOutcome out) {
   // ms).
   start_ = std::chrono::steady_clock::now();
   MakeSlots();
-  const CpuSample cpu0 = SampleCpu();
-  const ObjectStoreCounters& counters = *p_.counters;
-  const uint64_t req0 = counters.requests, retry0 = counters.retries,
-                 throttle0 = counters.throttles,
-                 conn0 = counters.new_connections,
-                 backoff0 = counters.backoff_ns;
+  const PhaseUsage usage(*p_.counters);
 
   TransferFiles(&out);
   if (out.status.ok() && job_.save && job_.io.fsync) SyncStepDir(&out);
@@ -71,15 +67,7 @@ PhaseOutcome CheckpointPhase::Run(PhaseOutcome out) {
   SumUpFiles(&out);
   RecordFiles(&out);
 
-  out.cpu = CpuBetween(cpu0, SampleCpu());
-  out.cpus = UsableCpus();
-  out.memory_available_bytes = AvailableMemory().available_bytes;
-  out.requests = counters.requests - req0;
-  out.retries = counters.retries - retry0;
-  out.throttles = counters.throttles - throttle0;
-  out.new_connections = counters.new_connections - conn0;
-  out.backoff_seconds =
-      static_cast<double>(counters.backoff_ns - backoff0) / 1e9;
+  usage.Into(&out);
   return out;  // the report carries the final byte counts
 }
 

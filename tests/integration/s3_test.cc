@@ -12,6 +12,8 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "common/dataset_layout.h"
+#include "node/dataset/dataset_bytes.h"
 #include "tests/testing/cluster.h"
 #include "tests/testing/subprocess.h"
 #include "tests/testing/swift_server.h"
@@ -210,6 +212,50 @@ TEST_F(S3Test, SpreadPrefixesPlaceShardsUnderHashPrefixesAndCleanUpThere) {
   ASSERT_EQ(ls.exit_code, 0) << ls.err;
   EXPECT_EQ(ls.out.find("step-1"), std::string::npos) << ls.out;
   EXPECT_NE(ls.out.find("step-2"), std::string::npos);
+}
+
+TEST_F(S3Test, DatagenWritesShardsTheAwsCliFetchesByteExactAndRemovesOnlyThem) {
+  Env env = S3Env({{"CKPT_DATASET_PATH", Uri("data")},
+                   {"CKPT_DATASET_SAMPLES", "200"},
+                   {"CKPT_SAMPLE_BYTES", "40KiB"},
+                   {"CKPT_SAMPLE_SPREAD", "10KiB"},
+                   {"CKPT_SHARD_BYTES", "1MiB"}});
+  auto r = Ckpt({"datagen", "-q", "--results-dir", tmp_.Sub("r1")}, env);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  json j = json::parse(ReadFile(tmp_.Sub("r1/result.json")));
+  EXPECT_EQ(j["dataset"]["written_samples"], 200);
+  EXPECT_GT(j["rounds"][0]["requests"].get<uint64_t>(), 0u);
+  DatasetSpec spec;
+  spec.samples = 200;
+  spec.sample_bytes = 40 * 1024;
+  spec.sample_spread = 10 * 1024;
+  spec.shard_bytes = 1 << 20;
+  spec.seed = 1;
+  const ShardTable table = BuildShardTable(spec);
+  ASSERT_EQ(j["dataset"]["objects"], table.shards());
+  const std::string local = tmp_.Sub("shard.tar");
+  auto cp = swift().Aws({"s3", "cp", Uri("data/" + ShardName(1)), local});
+  ASSERT_EQ(cp.exit_code, 0) << cp.err;
+  const std::string got = ReadFile(local);
+  ShardImage img(spec, table.first_sample[1], table.first_sample[2]);
+  ASSERT_EQ(got.size(), img.size());
+  EXPECT_EQ(
+      img.FirstMismatch(0, reinterpret_cast<const unsigned char*>(got.data()),
+                        got.size()),
+      got.size());
+  // A user's object beside it stays through the removal.
+  ASSERT_EQ(
+      swift().Aws({"s3", "cp", local, Uri("data/shards/mine.tar")}).exit_code,
+      0);
+  auto rm =
+      Ckpt({"datagen", "--remove", "-q", "--results-dir", tmp_.Sub("r2")}, env);
+  ASSERT_EQ(rm.exit_code, 0) << rm.err;
+  auto ls = swift().Aws(
+      {"s3api", "list-objects-v2", "--bucket", bucket_, "--prefix", "data/"});
+  ASSERT_EQ(ls.exit_code, 0) << ls.err;
+  EXPECT_NE(ls.out.find("data/shards/mine.tar"), std::string::npos) << ls.out;
+  EXPECT_EQ(ls.out.find("shard-0"), std::string::npos) << ls.out;
+  EXPECT_EQ(ls.out.find("ckptbench-dataset.json"), std::string::npos);
 }
 
 TEST_F(S3Test, ReshardedRestoresReadOnlyTheRangesTheyNeed) {

@@ -1,0 +1,45 @@
+// A dataset's manifest, "ckptbench-dataset.json" at its root: written
+// last by `ckptbench datagen` (a dataset counts only once it is there, as a
+// step counts once its .metadata is), read before a dataset is reused or
+// read. It holds the numbers the whole layout derives from
+// (common/dataset_layout.h) and a few totals to cross-check, so it stays a
+// few hundred bytes at any sample count. Read as hostile input: bounded
+// size, known version and generator, every number in range. Pure.
+#ifndef CKPTBENCH_COMMON_DATASET_MANIFEST_H_
+#define CKPTBENCH_COMMON_DATASET_MANIFEST_H_
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+#include "absl/status/statusor.h"
+#include "common/dataset_layout.h"
+
+namespace ckpt {
+
+inline constexpr char kDatasetManifestName[] = "ckptbench-dataset.json";
+inline constexpr int kDatasetManifestVersion = 1;
+inline constexpr size_t kMaxDatasetManifestBytes = 64 * 1024;
+
+struct DatasetManifest {
+  DatasetSpec spec;
+  DatasetTotals totals;
+  std::string run_id;  // the datagen run that made it
+  int64_t created_unix_ns = 0;
+};
+
+std::string DatasetManifestToJson(const DatasetManifest& manifest);
+// `what` names the file in errors.
+absl::StatusOr<DatasetManifest> DatasetManifestFromJson(
+    std::string_view text, const std::string& what);
+
+// Whether the dataset the manifest describes is the one `spec` asks for;
+// if not, an error naming each field that differs, both values, and
+// `where` (the dataset's location).
+absl::Status CheckManifestMatches(const DatasetManifest& manifest,
+                                  const DatasetSpec& spec,
+                                  const std::string& where);
+
+}  // namespace ckpt
+
+#endif  // CKPTBENCH_COMMON_DATASET_MANIFEST_H_

@@ -1,0 +1,184 @@
+#include "coordinator/dataset/datagen_round.h"
+
+#include <algorithm>
+
+#include "absl/strings/str_cat.h"
+#include "common/bytes.h"
+#include "common/clock.h"
+#include "common/dataset_manifest.h"
+#include "common/error_kind.h"
+#include "common/storage_commands.h"
+#include "coordinator/round/node_sums.h"
+#include "coordinator/round/round_protocol.h"
+#include "proto/ckptbench/v1/dataset.pb.h"
+#include "wire/backend_codec.h"
+#include "wire/dataset_codec.h"
+
+namespace ckpt {
+
+namespace v1 = ::ckptbench::v1;
+
+DatagenRound::DatagenRound(std::vector<NodeClient*> nodes, DatagenPlan plan,
+                           DatasetResult* dataset)
+    : nodes_(std::move(nodes)), plan_(std::move(plan)), dataset_(dataset) {
+  if (!plan_.remove) totals_ = ComputeTotals(plan_.spec);
+  dataset_->uri = plan_.uri;
+  dataset_->removed = plan_.remove;
+  if (!plan_.remove) {
+    dataset_->spec = plan_.spec;
+    dataset_->totals = totals_;
+  }
+}
+
+std::string DatagenRound::UriOf(size_t node) const {
+  return plan_.node_local ? ForNode(plan_.uri, nodes_[node]->index())
+                          : plan_.uri;
+}
+
+void DatagenRound::Begin(RoundResult* result) {
+  result->workload = Workload::kDatagen;
+  result->phase = Phase::kSave;
+  result->index = 1;
+}
+
+std::string DatagenRound::Title(RoundNameForm form) const {
+  const char* what = plan_.remove ? "remove dataset" : "datagen";
+  return form == RoundNameForm::kLog ? absl::StrCat(what, " round")
+                                     : std::string(what);
+}
+
+uint64_t DatagenRound::ProgressBytes() const {
+  return plan_.node_local ? totals_.bytes * nodes_.size() : totals_.bytes;
+}
+
+PhaseJob DatagenRound::BuildPrepare(size_t node) {
+  v1::DatagenJob job;
+  if (!plan_.remove) *job.mutable_spec() = ToWire(plan_.spec);
+  job.set_dataset_uri(UriOf(node));
+  job.set_share_index(plan_.node_local ? 0 : static_cast<uint32_t>(node));
+  job.set_share_count(plan_.node_local ? 1
+                                       : static_cast<uint32_t>(nodes_.size()));
+  job.set_write_threads(static_cast<uint32_t>(plan_.write_threads));
+  job.set_block_size(plan_.block_size);
+  job.set_fsync(plan_.fsync);
+  *job.mutable_backend() = ToWire(plan_.backend);
+  job.set_remove(plan_.remove);
+  job.set_manifest_owner(node < Owners());
+  PhaseJob prepare;
+  prepare.workload = "datagen";
+  prepare.workload_job = job.SerializeAsString();
+  return prepare;
+}
+
+void DatagenRound::Prepared(const std::vector<PrepareOutcome>& prepared,
+                            RoundResult* /*result*/) {
+  reused_.assign(prepared.size(), false);
+  for (size_t i = 0; i < prepared.size(); ++i) {
+    v1::DatagenPrepared p;
+    if (!p.ParseFromString(prepared[i].workload_outcome)) continue;
+    reused_[i] = p.reuse();
+    if (plan_.remove && i == 0 && p.manifest_found()) {
+      // What is being removed (the node checked the manifest already).
+      auto m = DatasetManifestFromJson(p.manifest(), plan_.uri);
+      if (m.ok()) {
+        dataset_->spec = m->spec;
+        dataset_->totals = m->totals;
+      }
+    }
+  }
+  dataset_->reused =
+      !plan_.remove && !reused_.empty() &&
+      std::all_of(reused_.begin(), reused_.end(), [](bool b) { return b; });
+}
+
+absl::Status DatagenRound::CheckReport(size_t /*node*/,
+                                       const PhaseOutcome& report,
+                                       const std::string& who) {
+  v1::DatagenReport r;
+  if (!r.ParseFromString(report.workload_report)) {
+    return absl::DataLossError(
+        absl::StrCat(who, " sent a datagen report that does not parse"));
+  }
+  const uint64_t rank_bytes = report.ranks.empty() ? 0 : report.ranks[0].bytes;
+  const uint64_t most =
+      plan_.remove ? dataset_->totals.objects : totals_.objects;
+  if (report.ranks.size() != 1 || r.bytes() != rank_bytes ||
+      r.objects() > most || (!plan_.remove && r.bytes() > totals_.bytes) ||
+      (!plan_.remove && r.samples() > plan_.spec.samples)) {
+    return absl::DataLossError(absl::StrCat(
+        who, " reported ", r.objects(), " objects, ", r.bytes(), " bytes, ",
+        r.samples(), " samples over ", report.ranks.size(),
+        " stream(s): more than its share, or counts that disagree"));
+  }
+  return absl::OkStatus();
+}
+
+absl::Status DatagenRound::Finish(const std::vector<PhaseOutcome>& /*reports*/,
+                                  RoundResult* result) {
+  if (plan_.remove) return absl::OkStatus();
+  const auto t0 = SteadyClock::now();
+  DatasetManifest m;
+  m.spec = plan_.spec;
+  m.totals = totals_;
+  m.run_id = plan_.run_id;
+  m.created_unix_ns = NowUnixNs();
+  const std::string text = DatasetManifestToJson(m);
+  for (size_t i = 0; i < Owners(); ++i) {
+    if (i < reused_.size() && reused_[i]) continue;
+    PutResultJob job{UriOf(i), kDatasetManifestName, text, false,
+                     true,     plan_.backend};
+    absl::StatusOr<PutResultOutcome> put = nodes_[i]->PutResult(job);
+    if (!put.ok()) {
+      return StatusOfKind(NodeErrorKindOf(put.status()),
+                          NodeError(*nodes_[i], "writing the manifest",
+                                    put.status().message()));
+    }
+  }
+  result->commit_seconds =
+      std::chrono::duration<double>(SteadyClock::now() - t0).count();
+  return absl::OkStatus();
+}
+
+void DatagenRound::Aggregate(const std::vector<PhaseOutcome>& reports,
+                             const std::vector<PrepareOutcome>& prepared,
+                             RoundResult* result) {
+  double busy = 0;
+  for (size_t i = 0; i < reports.size(); ++i) {
+    const PhaseOutcome& rep = reports[i];
+    NodeResult nr;
+    nr.node = nodes_[i]->index();
+    nr.host = nodes_[i]->host();
+    if (!rep.ranks.empty()) {
+      nr.bytes = rep.ranks[0].bytes;
+      nr.last_done_seconds = nr.first_done_seconds =
+          rep.ranks[0].done_seconds + std::max(0.0, rep.start_lag_seconds);
+    }
+    if (i < prepared.size()) {
+      const PrepareOutcome& p = prepared[i];
+      if (p.storage_kind) nr.storage_kind = std::string(Name(*p.storage_kind));
+      nr.filesystem = p.filesystem.type;
+      nr.mount_point = p.filesystem.mount_point;
+      nr.mount_options = p.filesystem.options;
+    }
+    FillNode(rep, &nr);
+    busy += nr.host_cpu_busy;
+    AddNode(rep, nr, result);
+    result->nodes.push_back(std::move(nr));
+    v1::DatagenReport r;
+    if (r.ParseFromString(rep.workload_report)) {
+      if (plan_.remove) {
+        dataset_->removed_objects += r.objects();
+      } else {
+        dataset_->written_objects += r.objects();
+        dataset_->written_bytes += r.bytes();
+        dataset_->written_samples += r.samples();
+      }
+    }
+  }
+  if (!reports.empty()) result->host_cpu_busy = busy / reports.size();
+  result->throughput_mib_s = MibPerSecond(result->bytes, result->seconds);
+  dataset_->samples_per_second =
+      result->seconds > 0 ? dataset_->written_samples / result->seconds : 0;
+}
+
+}  // namespace ckpt

@@ -1,0 +1,349 @@
+#include "node/dataset/datagen_workload.h"
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <condition_variable>
+#include <map>
+#include <mutex>
+#include <optional>
+#include <set>
+#include <thread>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "common/dataset_manifest.h"
+#include "common/error_kind.h"
+#include "common/status_macros.h"
+#include "common/step_layout.h"
+#include "common/text.h"
+#include "node/checkpoint/pattern.h"
+#include "node/dataset/dataset_bytes.h"
+#include "node/round/phase_usage.h"
+#include "node/storage/timed_storage.h"
+#include "proto/ckptbench/v1/dataset.pb.h"
+#include "wire/backend_codec.h"
+#include "wire/dataset_codec.h"
+
+namespace ckpt {
+namespace {
+
+namespace v1 = ::ckptbench::v1;
+
+constexpr uint64_t kMaxBlock = 1ull << 30;
+constexpr uint32_t kMaxWriteThreads = 1024;
+constexpr size_t kRemoveBatch = 1000;
+
+double SecondsSince(std::chrono::steady_clock::time_point t0) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0)
+      .count();
+}
+
+// The manifest at `root`, if there is one; bounded before it is read.
+absl::StatusOr<std::optional<std::string>> ReadManifest(
+    Storage& st, const std::string& root, const std::string& shown) {
+  const std::string path = JoinPath(root, kDatasetManifestName);
+  absl::StatusOr<std::unique_ptr<ReadableFile>> f = st.OpenRead(path, {});
+  if (absl::IsNotFound(f.status())) return std::nullopt;
+  if (!f.ok()) return f.status();
+  if ((*f)->Size() > kMaxDatasetManifestBytes) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        shown, "/", kDatasetManifestName, " is ", (*f)->Size(),
+        " bytes; a manifest is at most ", kMaxDatasetManifestBytes));
+  }
+  ASSIGN_OR_RETURN(std::string text, ReadWhole(**f, path));
+  return text;
+}
+
+class DatagenWorkload : public NodeWorkload {
+ public:
+  absl::StatusOr<PrepareOutcome> Prepare(PhaseJob job,
+                                         StorageSet& storage) override;
+  PhaseOutcome Run(const NodePhaseContext& ctx) override;
+  std::vector<RankProgress> Progress() const override {
+    return {{0, bytes_.load(std::memory_order_relaxed), total_bytes_}};
+  }
+
+ private:
+  absl::Status CheckJob() const;
+  // Objects [first_, end_): shards (tar) or sample files.
+  uint64_t ObjectCount() const {
+    return spec_.format == DatasetFormat::kTar ? table_.shards()
+                                               : spec_.samples;
+  }
+  std::string ObjectName(uint64_t k) const {
+    return spec_.format == DatasetFormat::kTar ? ShardName(k)
+                                               : SampleObjectName(spec_, k);
+  }
+  uint64_t ObjectBytes(uint64_t k) const {
+    return spec_.format == DatasetFormat::kTar ? table_.bytes[k]
+                                               : SampleSize(spec_, k);
+  }
+  absl::Status CreateDirs(Storage& st);
+  void Writer(OpStats* ops, const NodePhaseContext& ctx);
+  absl::Status WriteObject(uint64_t k, Storage& st,
+                           std::vector<unsigned char>& buffer);
+  absl::Status Remove(const NodePhaseContext& ctx);
+  void Fail(absl::Status s, const NodePhaseContext& ctx);
+
+  v1::DatagenJob job_;
+  DatasetSpec spec_;
+  ShardTable table_;
+  StorageLocation location_;
+  const ObjectStoreCounters* counters_ = nullptr;
+  bool reuse_ = false;
+  uint64_t first_ = 0, end_ = 0, total_bytes_ = 0;
+  std::atomic<uint64_t> next_{0}, bytes_{0}, objects_{0}, samples_{0};
+  std::set<std::string> dirs_;  // made for the objects (relative)
+  std::mutex mu_;
+  std::condition_variable cv_;
+  int running_ = 0;
+  absl::Status first_error_;
+};
+
+absl::Status DatagenWorkload::CheckJob() const {
+  if (job_.share_count() == 0 || job_.share_index() >= job_.share_count()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("datagen: share ", job_.share_index(), " of ",
+                     job_.share_count(), " is not a share"));
+  }
+  if (job_.write_threads() < 1 || job_.write_threads() > kMaxWriteThreads) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("dataset.write_threads = ", job_.write_threads(),
+                     ": expected 1 to ", kMaxWriteThreads));
+  }
+  if (job_.block_size() < 1 || job_.block_size() > kMaxBlock) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "io.block_size = ", job_.block_size(), ": expected 1 to ", kMaxBlock));
+  }
+  return absl::OkStatus();
+}
+
+absl::StatusOr<PrepareOutcome> DatagenWorkload::Prepare(PhaseJob job,
+                                                        StorageSet& storage) {
+  if (!job_.ParseFromString(job.workload_job)) {
+    return absl::InvalidArgumentError("datagen: a job that does not parse");
+  }
+  RETURN_IF_ERROR(CheckJob());
+  ASSIGN_OR_RETURN(const BackendOptions backend, FromWire(job_.backend()));
+  RETURN_IF_ERROR(CheckBackendOptions(backend));
+  ASSIGN_OR_RETURN(location_, storage.Open(job_.dataset_uri(), backend));
+  counters_ = &storage.counters();
+  Storage& st = *location_.storage;
+  const std::string shown = EscapeForTerminal(job_.dataset_uri());
+  ASSIGN_OR_RETURN(std::optional<std::string> text,
+                   ReadManifest(st, location_.path, shown));
+  v1::DatagenPrepared prepared;
+  std::optional<DatasetManifest> found;
+  if (text) {
+    prepared.set_manifest_found(true);
+    prepared.set_manifest(*text);
+    ASSIGN_OR_RETURN(
+        found, DatasetManifestFromJson(
+                   *text, absl::StrCat(shown, "/", kDatasetManifestName)));
+  }
+  if (job_.remove()) {
+    if (!found) {
+      return absl::NotFoundError(absl::StrCat(
+          "no dataset at ", shown, ": it holds no ", kDatasetManifestName,
+          ", and ckptbench removes only the objects a manifest names"));
+    }
+    spec_ = found->spec;
+  } else {
+    ASSIGN_OR_RETURN(spec_, FromWire(job_.spec()));
+    RETURN_IF_ERROR(CheckDatasetSpec(spec_, "datagen"));
+    if (found) {
+      RETURN_IF_ERROR(CheckManifestMatches(*found, spec_, shown));
+      reuse_ = true;
+      prepared.set_reuse(true);
+    }
+  }
+  if (spec_.format == DatasetFormat::kTar) table_ = BuildShardTable(spec_);
+  const uint64_t n = ObjectCount();
+  first_ = n * job_.share_index() / job_.share_count();
+  end_ = n * (job_.share_index() + 1) / job_.share_count();
+  next_ = first_;
+  if (!reuse_ && !job_.remove()) {
+    for (uint64_t k = first_; k < end_; ++k) total_bytes_ += ObjectBytes(k);
+    RETURN_IF_ERROR(CreateDirs(st));
+  }
+  PrepareOutcome out;
+  out.storage_kind = st.Kind();
+  out.filesystem = st.Filesystem(location_.path);
+  out.cache.method = CacheMethod::kNone;
+  out.workload_outcome = prepared.SerializeAsString();
+  return out;
+}
+
+absl::Status DatagenWorkload::CreateDirs(Storage& st) {
+  for (uint64_t k = first_; k < end_; ++k) {
+    std::string name = ObjectName(k);
+    dirs_.insert(name.substr(0, name.rfind('/')));
+    if (dirs_.size() > kMaxSpreadPrefixes) break;  // every prefix is there
+  }
+  for (const std::string& d : dirs_) {
+    RETURN_IF_ERROR(st.CreateDirs(JoinPath(location_.path, d)));
+  }
+  return absl::OkStatus();
+}
+
+void DatagenWorkload::Fail(absl::Status s, const NodePhaseContext& ctx) {
+  std::lock_guard<std::mutex> lock(mu_);
+  if (first_error_.ok() && !ctx.aborted()) first_error_ = std::move(s);
+  ctx.abort->store(true);
+}
+
+absl::Status DatagenWorkload::WriteObject(uint64_t k, Storage& st,
+                                          std::vector<unsigned char>& buffer) {
+  const std::string path = JoinPath(location_.path, ObjectName(k));
+  const uint64_t size = ObjectBytes(k);
+  std::optional<ShardImage> shard;
+  if (spec_.format == DatasetFormat::kTar) {
+    shard.emplace(spec_, table_.first_sample[k], table_.first_sample[k + 1]);
+  }
+  const uint64_t key = SampleStreamKey(spec_.seed, k);
+  ASSIGN_OR_RETURN(std::unique_ptr<WritableFile> f, st.OpenWrite(path, {}));
+  for (uint64_t off = 0; off < size;) {
+    const size_t n =
+        static_cast<size_t>(std::min<uint64_t>(buffer.size(), size - off));
+    unsigned char* p = f->BorrowBuffer(n);
+    if (p == nullptr) p = buffer.data();
+    if (shard) {
+      shard->Fill(off, p, n);
+    } else {
+      FillPattern(key, off, p, n);
+    }
+    RETURN_IF_ERROR(f->Append(p, n));
+    off += n;
+    bytes_.fetch_add(n, std::memory_order_relaxed);
+  }
+  if (job_.fsync()) RETURN_IF_ERROR(f->Sync());
+  RETURN_IF_ERROR(f->Close());
+  objects_.fetch_add(1, std::memory_order_relaxed);
+  samples_.fetch_add(shard ? shard->end() - shard->first() : 1,
+                     std::memory_order_relaxed);
+  return absl::OkStatus();
+}
+
+void DatagenWorkload::Writer(OpStats* ops, const NodePhaseContext& ctx) {
+  TimedStorage timed(*location_.storage, ops);
+  uint64_t largest = 1;
+  for (uint64_t k = first_; k < end_ && k < first_ + 1024; ++k) {
+    largest = std::max(largest, ObjectBytes(k));
+  }
+  std::vector<unsigned char> buffer(static_cast<size_t>(std::min<uint64_t>(
+      job_.block_size(), std::max(largest, uint64_t{4096}))));
+  for (;;) {
+    if (ctx.aborted()) break;
+    const uint64_t k = next_.fetch_add(1);
+    if (k >= end_) break;
+    absl::Status s = WriteObject(k, timed, buffer);
+    if (!s.ok()) {
+      Fail(WithPrefix(s, absl::StrCat("datagen: writing ",
+                                      EscapeForTerminal(ObjectName(k)), ": ")),
+           ctx);
+      break;
+    }
+  }
+}
+
+absl::Status DatagenWorkload::Remove(const NodePhaseContext& ctx) {
+  Storage& st = *location_.storage;
+  if (job_.manifest_owner()) {
+    RETURN_IF_ERROR(st.RemoveFiles(location_.path, {kDatasetManifestName}));
+  }
+  // Names grouped by their directory, a batch at a time.
+  std::map<std::string, std::vector<std::string>> batch;
+  size_t held = 0;
+  auto flush = [&]() -> absl::Status {
+    for (auto& [dir, names] : batch) {
+      RETURN_IF_ERROR(st.RemoveFiles(JoinPath(location_.path, dir), names));
+      objects_.fetch_add(names.size(), std::memory_order_relaxed);
+    }
+    batch.clear();
+    held = 0;
+    ctx.progress->SendIfDue();
+    return absl::OkStatus();
+  };
+  for (uint64_t k = first_; k < end_; ++k) {
+    if (ctx.aborted()) return absl::AbortedError("datagen: removal aborted");
+    std::string name = ObjectName(k);
+    const size_t slash = name.rfind('/');
+    batch[name.substr(0, slash)].push_back(name.substr(slash + 1));
+    if (++held == kRemoveBatch) RETURN_IF_ERROR(flush());
+  }
+  RETURN_IF_ERROR(flush());
+  // The directories ckptbench made, once empty (RemoveFiles of nothing
+  // removes an empty directory and leaves one that is not).
+  const char* top = spec_.format == DatasetFormat::kTar ? "shards" : "samples";
+  if (spec_.spread_prefixes > 0 && spec_.format == DatasetFormat::kFiles) {
+    for (uint32_t p = 0; p < spec_.spread_prefixes; ++p) {
+      char hh[16];
+      std::snprintf(hh, sizeof(hh), "%02x", p);
+      RETURN_IF_ERROR(st.RemoveFiles(
+          JoinPath(location_.path, absl::StrCat(top, "/", hh)), {}));
+    }
+  }
+  RETURN_IF_ERROR(st.RemoveFiles(JoinPath(location_.path, top), {}));
+  return absl::OkStatus();
+}
+
+PhaseOutcome DatagenWorkload::Run(const NodePhaseContext& ctx) {
+  PhaseOutcome out;
+  const auto t0 = std::chrono::steady_clock::now();
+  const PhaseUsage usage(*counters_);
+  if (job_.remove()) {
+    first_error_ = Remove(ctx);
+  } else if (!reuse_ && end_ > first_) {
+    const uint32_t threads = static_cast<uint32_t>(
+        std::min<uint64_t>(job_.write_threads(), end_ - first_));
+    std::vector<OpStats> ops(threads);
+    std::vector<std::thread> writers;
+    running_ = static_cast<int>(threads);
+    for (uint32_t t = 0; t < threads; ++t) {
+      writers.emplace_back([this, &ops, t, &ctx] {
+        Writer(&ops[t], ctx);
+        std::lock_guard<std::mutex> lock(mu_);
+        if (--running_ == 0) cv_.notify_all();
+      });
+    }
+    {
+      std::unique_lock<std::mutex> lock(mu_);
+      ctx.progress->AwaitDone(lock, cv_, [this] { return running_ == 0; });
+    }
+    for (auto& w : writers) w.join();
+    for (const OpStats& o : ops) out.ops.Merge(o);
+    if (first_error_.ok() && ctx.aborted()) {
+      first_error_ = absl::AbortedError("datagen: aborted");
+    }
+    // The objects' directory entries durable too (file systems; object
+    // stores have none to sync).
+    const auto sync0 = std::chrono::steady_clock::now();
+    for (const std::string& d : dirs_) {
+      if (!first_error_.ok() || !job_.fsync()) break;
+      first_error_ = location_.storage->SyncDir(JoinPath(location_.path, d));
+    }
+    out.dir_sync_seconds = SecondsSince(sync0);
+  }
+  const double seconds = SecondsSince(t0);
+  out.status = first_error_;
+  RankOutcome rank;
+  rank.bytes = bytes_.load();
+  rank.done_seconds = seconds;
+  out.ranks.push_back(rank);
+  usage.Into(&out);
+  v1::DatagenReport report;
+  report.set_objects(objects_.load());
+  report.set_bytes(bytes_.load());
+  report.set_samples(samples_.load());
+  out.workload_report = report.SerializeAsString();
+  return out;
+}
+
+}  // namespace
+
+std::unique_ptr<NodeWorkload> NewDatagenWorkload() {
+  return std::make_unique<DatagenWorkload>();
+}
+
+}  // namespace ckpt
