@@ -166,6 +166,24 @@ struct DatasetOptions {
   bool remove = false;     // datagen: remove the dataset instead
 };
 
+// How a dataload run reads the dataset (run.workload=dataload), in
+// PyTorch DataLoader's terms: per rank, `num_workers` workers each make
+// whole batches of `batch_size`, reading their samples one after another,
+// and keep up to `prefetch_factor` batches ready; an emulated accelerator
+// per rank takes a batch every `compute_time` seconds.
+struct DataloadOptions {
+  DataAccess access = DataAccess::kMap;
+  int epochs = 2;
+  int batch_size = 32;
+  int num_workers = 4;
+  int prefetch_factor = 2;
+  double compute_time = 0;     // seconds per batch; 0 = no backpressure
+  double preprocess_time = 0;  // seconds per sample in the worker (decoding)
+  bool shuffle = true;
+  bool drop_last = true;     // the sampler's (DistributedSampler)
+  bool warm_epochs = false;  // epochs after the first may read from caches
+};
+
 // The coordinator's control port when an address names none.
 inline constexpr int kDefaultControlPort = 50051;
 
@@ -199,6 +217,7 @@ struct Config {
   S3Config s3;
   GcsConfig gcs;
   DatasetOptions dataset;
+  DataloadOptions dataload;
 
   // Resolved helpers.
   std::string DatasetPath() const;  // dataset.path, or <storage.path>/dataset

@@ -13,7 +13,8 @@ void AddDatasetKeys(std::vector<KeyDef>* out) {
       "run.workload", "CKPT_WORKLOAD",
       [](Config& c) -> Workload& { return c.run.workload; },
       "what the run does: checkpoint (save and load rounds), datagen (make "
-      "the dataset dataset.* describes; also `ckptbench datagen`)"));
+      "the dataset dataset.* describes; also `ckptbench datagen`), dataload "
+      "(read it epoch by epoch as a data loader does: dataload.*)"));
   keys.push_back(StringKey(
       "dataset.path", "CKPT_DATASET_PATH",
       "a path, file://path, s3:// or gs:// URI",
@@ -76,6 +77,56 @@ void AddDatasetKeys(std::vector<KeyDef>* out) {
       [](Config& c) -> bool& { return c.dataset.remove; },
       "datagen: remove the dataset ckptbench made at dataset.path (its "
       "manifest first, then exactly the objects it names)"));
+  AddDataloadKeys(out);
+}
+
+void AddDataloadKeys(std::vector<KeyDef>* out) {
+  std::vector<KeyDef>& keys = *out;
+  keys.push_back(KindKey<DataAccess>(
+      "dataload.access", "CKPT_DATALOAD_ACCESS",
+      [](Config& c) -> DataAccess& { return c.dataload.access; },
+      "map: a request per sample in the sampler's order (TAR shards: a "
+      "ranged read of the member)"));
+  keys.push_back(IntKey(
+      "dataload.epochs", "CKPT_EPOCHS", 1,
+      [](Config& c) -> int& { return c.dataload.epochs; },
+      "epochs, each a timed round"));
+  keys.push_back(IntKey(
+      "dataload.batch_size", "CKPT_BATCH_SIZE", 1,
+      [](Config& c) -> int& { return c.dataload.batch_size; },
+      "samples per batch"));
+  keys.push_back(IntKey(
+      "dataload.num_workers", "CKPT_NUM_WORKERS", 1,
+      [](Config& c) -> int& { return c.dataload.num_workers; },
+      "workers per rank, each making whole batches (requests in flight per "
+      "rank), each with its own connections"));
+  keys.push_back(IntKey(
+      "dataload.prefetch_factor", "CKPT_PREFETCH_FACTOR", 1,
+      [](Config& c) -> int& { return c.dataload.prefetch_factor; },
+      "batches each worker keeps ready ahead of the accelerator"));
+  keys.push_back(DurationKey(
+      "dataload.compute_time", "CKPT_COMPUTE_TIME",
+      [](Config& c) -> double& { return c.dataload.compute_time; },
+      "the emulated accelerator's time per batch (0: no backpressure, the "
+      "loader's upper limit)"));
+  keys.push_back(DurationKey(
+      "dataload.preprocess_time", "CKPT_PREPROCESS_TIME",
+      [](Config& c) -> double& { return c.dataload.preprocess_time; },
+      "a worker's time per sample after reading it (decoding), slept"));
+  keys.push_back(BoolKey(
+      "dataload.shuffle", "CKPT_SHUFFLE",
+      [](Config& c) -> bool& { return c.dataload.shuffle; },
+      "a new order every epoch (by run.seed and the epoch)"));
+  keys.push_back(BoolKey(
+      "dataload.drop_last", "CKPT_DROP_LAST",
+      [](Config& c) -> bool& { return c.dataload.drop_last; },
+      "the sampler drops the samples that do not divide by the ranks "
+      "(false: pads by reading some twice)"));
+  keys.push_back(BoolKey(
+      "dataload.warm_epochs", "CKPT_WARM_EPOCHS",
+      [](Config& c) -> bool& { return c.dataload.warm_epochs; },
+      "epochs after the first may read from caches (page cache, FUSE "
+      "client caches); the first is always cold"));
 }
 
 }  // namespace ckpt

@@ -213,6 +213,8 @@ std::vector<KeyDef> BuildConfigKeys();
 void AddObjectStoreKeys(std::vector<KeyDef>* keys);
 // Appends run.workload and the dataset.* keys (config_dataset_keys.cc).
 void AddDatasetKeys(std::vector<KeyDef>* keys);
+// Appends the dataload.* keys (config_dataset_keys.cc).
+void AddDataloadKeys(std::vector<KeyDef>* keys);
 
 }  // namespace ckpt
 

@@ -4,16 +4,11 @@
 #include <cstdio>
 
 #include "absl/strings/str_cat.h"
+#include "common/hash_mix.h"
 
 namespace ckpt {
 namespace {
 
-inline uint64_t Mix(uint64_t z) {  // splitmix64's finalizer
-  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-  z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-  return z ^ (z >> 31);
-}
-constexpr uint64_t kGolden = 0x9e3779b97f4a7c15ull;
 constexpr uint64_t kSizeSalt = 0x73697a6573616d70ull;    // "sizesamp"
 constexpr uint64_t kPrefixSalt = 0x7072656669787370ull;  // "prefixsp"
 
@@ -57,10 +52,10 @@ uint64_t SampleSize(const DatasetSpec& spec, uint64_t sample) {
   // Twelve 16-bit uniforms from three hashes: their sum has mean 12 x
   // 32767.5 and standard deviation 65536 (12 x 65536^2 / 12), so
   // (2 sum - 12 x 65535) / 131072 is close to a standard normal.
-  const uint64_t key = Mix(spec.seed ^ kSizeSalt) + sample * kGolden;
+  const uint64_t key = Mix64(spec.seed ^ kSizeSalt) + sample * kGolden;
   int64_t sum = 0;
   for (uint64_t h = 0; h < 3; ++h) {
-    uint64_t r = Mix(key + h * 0x632be59bd9b4e019ull);
+    uint64_t r = Mix64(key + h * 0x632be59bd9b4e019ull);
     for (int k = 0; k < 4; ++k)
       sum += static_cast<int64_t>((r >> (16 * k)) & 0xffff);
   }
@@ -90,7 +85,7 @@ std::string LabelText(uint64_t sample) {
 std::string SampleObjectName(const DatasetSpec& spec, uint64_t sample) {
   std::string name = "samples/";
   if (spec.spread_prefixes > 0) {
-    uint64_t h = Mix(sample ^ kPrefixSalt) % spec.spread_prefixes;
+    uint64_t h = Mix64(sample ^ kPrefixSalt) % spec.spread_prefixes;
     char buf[16];
     std::snprintf(buf, sizeof(buf), "%02llx/",
                   static_cast<unsigned long long>(h));

@@ -95,8 +95,11 @@ constexpr const auto& TableOf(RunStatus) { return kRunStatus; }
 constexpr Table<DatasetFormat, 2> kDatasetFormat{
     {{DatasetFormat::kFiles, "files"}, {DatasetFormat::kTar, "tar"}}};
 constexpr const auto& TableOf(DatasetFormat) { return kDatasetFormat; }
-constexpr Table<Workload, 2> kWorkload{
-    {{Workload::kCheckpoint, "checkpoint"}, {Workload::kDatagen, "datagen"}}};
+constexpr Table<Workload, 3> kWorkload{{{Workload::kCheckpoint, "checkpoint"},
+                                        {Workload::kDatagen, "datagen"},
+                                        {Workload::kDataload, "dataload"}}};
+constexpr Table<DataAccess, 1> kDataAccess{{{DataAccess::kMap, "map"}}};
+constexpr const auto& TableOf(DataAccess) { return kDataAccess; }
 constexpr const auto& TableOf(Workload) { return kWorkload; }
 constexpr const auto& TableOf(Accelerator) { return kAccelerator; }
 constexpr const auto& TableOf(HostStaging) { return kHostStaging; }
@@ -147,6 +150,7 @@ std::string_view Name(GcsUpload v) { return NameIn(v); }
 std::string_view Name(ChecksumKind v) { return NameIn(v); }
 std::string_view Name(DatasetFormat v) { return NameIn(v); }
 std::string_view Name(Workload v) { return NameIn(v); }
+std::string_view Name(DataAccess v) { return NameIn(v); }
 std::string_view Name(RoundFlag v) { return NameIn(v); }
 std::string_view Name(ErrorKind v) { return NameIn(v); }
 
@@ -191,6 +195,7 @@ CKPT_KIND(GcsUpload)
 CKPT_KIND(ChecksumKind)
 CKPT_KIND(DatasetFormat)
 CKPT_KIND(Workload)
+CKPT_KIND(DataAccess)
 CKPT_KIND(RoundFlag)
 CKPT_KIND(ErrorKind)
 #undef CKPT_KIND

@@ -51,8 +51,13 @@ enum class ChecksumKind { kXxh3, kCrc32c };
 // sample) | tar (WebDataset shards; common/dataset_layout.h).
 enum class DatasetFormat { kFiles, kTar };
 // What a run does (run.workload): checkpoint (save and load rounds) |
-// datagen (make a dataset).
-enum class Workload { kCheckpoint, kDatagen };
+// datagen (make a dataset) | dataload (read it, epoch by epoch, as a
+// training job's data loader does).
+enum class Workload { kCheckpoint, kDatagen, kDataload };
+// How the data loader reads samples (dataload.access): map (a request per
+// sample, in the sampler's order). Streaming whole shards (iterable) is
+// next.
+enum class DataAccess { kMap };
 // The kind of a node's failure (result.json's error_kind; common/
 // error_kind.h maps it to and from a status): unspecified ("") where no
 // node gave one (it could not be reached, or an older node). The one kind
@@ -99,6 +104,7 @@ std::string_view Name(ReshardReads v);
 std::string_view Name(ChecksumKind v);
 std::string_view Name(DatasetFormat v);
 std::string_view Name(Workload v);
+std::string_view Name(DataAccess v);
 std::string_view Name(RoundFlag v);
 std::string_view Name(ErrorKind v);
 
@@ -155,6 +161,7 @@ CKPT_KIND_TO_JSON(GcsUpload)
 CKPT_KIND_TO_JSON(ChecksumKind)
 CKPT_KIND_TO_JSON(DatasetFormat)
 CKPT_KIND_TO_JSON(Workload)
+CKPT_KIND_TO_JSON(DataAccess)
 CKPT_KIND_TO_JSON(RoundFlag)
 CKPT_KIND_TO_JSON(ErrorKind)
 #undef CKPT_KIND_TO_JSON
@@ -173,6 +180,8 @@ template <>
 AlphaNum::AlphaNum(ckpt::DatasetFormat) = delete;
 template <>
 AlphaNum::AlphaNum(ckpt::Workload) = delete;
+template <>
+AlphaNum::AlphaNum(ckpt::DataAccess) = delete;
 template <>
 AlphaNum::AlphaNum(ckpt::RoundFlag) = delete;
 template <>

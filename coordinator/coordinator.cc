@@ -211,6 +211,8 @@ absl::Status Coordinator::Run(RunResult* result) {
   absl::Status s;
   if (config_.run.workload == Workload::kDatagen) {
     s = RunDatagen(result);
+  } else if (config_.run.workload == Workload::kDataload) {
+    s = RunDataload(result);
   } else {
     if (config_.DoSave()) s = RunSaves(result);
     if (s.ok() && config_.DoLoad()) s = RunLoads(result);

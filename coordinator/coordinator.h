@@ -103,6 +103,8 @@ class Coordinator {
   // run.workload=datagen: makes (or removes) the dataset
   // (coordinator_datagen.cc).
   absl::Status RunDatagen(RunResult* result);
+  // run.workload=dataload: the epochs (coordinator_dataload.cc).
+  absl::Status RunDataload(RunResult* result);
   absl::Status RunLoads(RunResult* result);
   absl::Status Stage(RunResult* result,
                      const std::vector<StepListing>& listings);

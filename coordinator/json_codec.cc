@@ -172,10 +172,65 @@ ordered_json StagingJson(const RoundStaging& st) {
           {"staged_bytes", st.staged_bytes}};
 }
 
+ordered_json EpochJson(const EpochResult& e) {
+  ordered_json ranks = ordered_json::array();
+  for (const auto& r : e.ranks) {
+    ranks.push_back({{"rank", r.rank},
+                     {"node", r.node},
+                     {"samples", r.samples},
+                     {"bytes", r.bytes},
+                     {"batches", r.batches},
+                     {"seconds", r.seconds},
+                     {"first_batch_seconds", r.first_batch_seconds},
+                     {"compute_seconds", r.compute_seconds},
+                     {"wait_seconds", r.wait_seconds},
+                     {"utilization", r.utilization},
+                     {"order_digest", r.order_digest}});
+  }
+  ordered_json workers = ordered_json::array();
+  for (const auto& w : e.workers) {
+    workers.push_back({{"rank", w.rank},
+                       {"worker", w.worker},
+                       {"samples", w.samples},
+                       {"batches", w.batches},
+                       {"requests", w.requests},
+                       {"retries", w.retries},
+                       {"throttles", w.throttles},
+                       {"new_connections", w.new_connections}});
+  }
+  ordered_json windows = ordered_json::array();
+  for (const auto& w : e.windows) {
+    windows.push_back({{"steps", w.steps},
+                       {"mean_seconds", w.mean_seconds},
+                       {"variance", w.variance}});
+  }
+  return {{"access", e.access},
+          {"warm", e.warm},
+          {"samples", e.samples},
+          {"bytes", e.bytes},
+          {"batches", e.batches},
+          {"samples_per_second", e.samples_per_second},
+          {"mib_per_second", e.mib_per_second},
+          {"first_batch_seconds", e.first_batch_seconds},
+          {"compute_seconds", e.compute_seconds},
+          {"utilization", e.utilization},
+          {"dataset_samples", e.dataset_samples},
+          {"dropped", e.dropped},
+          {"padded", e.padded},
+          {"each_sample_once", e.each_sample_once},
+          {"wait", OpJson(e.wait)},
+          {"sample_first_byte", OpJson(e.sample_first_byte)},
+          {"sample_last_byte", OpJson(e.sample_last_byte)},
+          {"step_windows", windows},
+          {"ranks", ranks},
+          {"workers", workers}};
+}
+
 ordered_json RoundJson(const RoundResult& r) {
   const bool load = r.phase == Phase::kLoad;
   ordered_json j;
   if (r.workload != Workload::kCheckpoint) j["workload"] = r.workload;
+  if (r.epoch) j["epoch"] = EpochJson(*r.epoch);
   j["phase"] = r.phase;
   j["index"] = r.index;
   j["staged"] = r.staged;

@@ -240,6 +240,23 @@ absl::Status CheckChecksums(const PhaseOutcome& report,
 
 }  // namespace
 
+absl::Status CheckReportFigures(const PhaseOutcome& report,
+                                const std::string& who) {
+  RETURN_IF_ERROR(CheckTimes(report, who));
+  for (const RankOutcome& r : report.ranks) {
+    if (!Duration(r.first_byte_seconds, /*none_ok=*/true) ||
+        !Duration(r.done_seconds)) {
+      return Bad(who, absl::StrFormat("rank %d's times %g and %g s; expected "
+                                      "from 0 to %g",
+                                      r.rank, r.first_byte_seconds,
+                                      r.done_seconds, kMaxSeconds));
+    }
+  }
+  return absl::OkStatus();
+}
+
+bool IsReportDuration(double seconds) { return Duration(seconds, true); }
+
 absl::Status CheckPhaseReportBody(const PhaseOutcome& report,
                                   const PhaseExpectation& expect,
                                   const std::string& who) {

@@ -65,6 +65,13 @@ absl::Status CheckReportEnvelope(const PhaseOutcome& report, uint64_t round_id,
                                  double clock_error_seconds,
                                  const std::string& who);
 
+// Any workload's report's own figures: its durations finite, from 0 to
+// kMaxSeconds (its ranks' first byte may be -1: none).
+absl::Status CheckReportFigures(const PhaseOutcome& report,
+                                const std::string& who);
+// Whether seconds a node sent are a duration a report may hold (as above).
+bool IsReportDuration(double seconds);
+
 // Checks a checkpoint report's values: CheckReportEnvelope; durations on
 // the node's own clock finite and not negative (-1 where "none" is
 // allowed); only the node's own ranks and files, each once; on success

@@ -176,6 +176,49 @@ struct Visibility {
   std::string lacked;  // what the last failed poll lacked
 };
 
+// A dataload epoch (run.workload=dataload): what the data loader did.
+struct EpochResult {
+  DataAccess access = DataAccess::kMap;
+  bool warm = false;  // caches allowed (dataload.warm_epochs, after the first)
+  uint64_t samples = 0, bytes = 0, batches = 0;
+  double samples_per_second = 0, mib_per_second = 0;  // total over the round
+  double first_batch_seconds = 0;  // the slowest rank's first batch
+  double compute_seconds = 0;      // per batch, as asked
+  // The emulated accelerators' busy share: compute over each rank's epoch,
+  // summed over ranks; MLPerf Storage passes a system at >= 0.9. Only with
+  // compute_seconds > 0.
+  double utilization = 0;
+  uint64_t dataset_samples = 0;
+  uint64_t dropped = 0, padded = 0;  // by the sampler
+  // The samples read, order-independently, against what the sampler gave
+  // out: each exactly once when dropped and padded are 0.
+  bool each_sample_once = false;
+  struct Rank {
+    uint32_t rank = 0;
+    int node = 0;
+    uint64_t samples = 0, bytes = 0, batches = 0;
+    double seconds = 0, first_batch_seconds = 0;
+    double compute_seconds = 0, wait_seconds = 0, utilization = 0;
+    uint64_t order_digest = 0;
+  };
+  std::vector<Rank> ranks;
+  struct Worker {
+    uint32_t rank = 0, worker = 0;
+    uint64_t samples = 0, batches = 0;
+    uint64_t requests = 0, retries = 0, throttles = 0, new_connections = 0;
+  };
+  std::vector<Worker> workers;
+  // Step times per window of 100 steps, over ranks: the mean of the
+  // ranks' means, and of their variances.
+  struct Window {
+    uint64_t steps = 0;
+    double mean_seconds = 0, variance = 0;
+  };
+  std::vector<Window> windows;
+  Histogram wait;  // per batch, the accelerator waiting for it
+  Histogram sample_first_byte, sample_last_byte;  // per sample
+};
+
 struct RoundResult {
   // The checkpoint's rounds are saves and loads; a dataset's round
   // (datagen) is a save that writes the dataset (a removal: one that
@@ -238,6 +281,7 @@ struct RoundResult {
   // Clock offsets re-estimated in this round's prepare (remote nodes),
   // used for its start instant and its clock-corrected times.
   std::vector<NodeClock> clocks;
+  std::optional<EpochResult> epoch;  // dataload
 };
 
 struct PhaseSummary {

@@ -204,7 +204,7 @@ void AddNodes(const RunResult& r, std::string* out) {
 // Per phase: the timed rounds' spread and rate, and what flagged them.
 void AddPhases(const RunResult& r, std::string* out) {
   std::string& s = *out;
-  if (r.dataset) return;  // one round: its row says it all
+  if (r.workload != Workload::kCheckpoint) return;  // their own tables
   absl::StrAppendFormat(&s, "%-6s %3s %10s %10s %10s %10s %12s %25s\n", "phase",
                         "n", "mean s", "stdev s", "min s", "max s", "MiB/s",
                         "one round's MiB/s min..max");
@@ -346,12 +346,53 @@ void AddDataset(const DatasetResult& d, std::string* out) {
   }
 }
 
+// A dataload run: per epoch, what the data loader delivered.
+void AddEpochs(const RunResult& r, std::string* out) {
+  std::string& s = *out;
+  bool any = false;
+  for (const auto& round : r.rounds) {
+    if (!round.epoch) continue;
+    if (!any) {
+      absl::StrAppendFormat(
+          &s, "\n%-6s %-5s %10s %10s %10s %11s %9s %9s %9s %8s  %s\n", "epoch",
+          "cache", "samples", "samples/s", "MiB/s", "1st batch s", "lat p50ms",
+          "lat p99ms", "wait p99", "util%", "samples read");
+      any = true;
+    }
+    const EpochResult& e = *round.epoch;
+    const std::string util = e.compute_seconds > 0
+                                 ? absl::StrFormat("%.1f", 100 * e.utilization)
+                                 : std::string("-");
+    std::string read =
+        e.each_sample_once
+            ? "each once"
+            : absl::StrFormat("%d of %d (dropped %d, padded %d)", e.samples,
+                              e.dataset_samples, e.dropped, e.padded);
+    absl::StrAppendFormat(
+        &s, "%-6d %-5s %10d %10.0f %10.1f %11.3f %9.2f %9.2f %9.2f %8s  %s\n",
+        round.index, e.warm ? "warm" : "cold", e.samples, e.samples_per_second,
+        e.mib_per_second, e.first_batch_seconds,
+        Ms(e.sample_last_byte.Percentile(0.5)),
+        Ms(e.sample_last_byte.Percentile(0.99)), Ms(e.wait.Percentile(0.99)),
+        util, read);
+  }
+  if (any && r.rounds.back().epoch &&
+      r.rounds.back().epoch->compute_seconds > 0) {
+    s += "util%: the emulated accelerators' busy share (MLPerf Storage "
+         "passes at 90%)\n";
+  }
+}
+
 std::string SummaryTable(const RunResult& r) {
   std::string s;
   if (r.dataset) {
     absl::StrAppendFormat(&s, "\nckptbench %s: datagen on %d node(s)\n",
                           r.status, r.num_nodes);
     AddDataset(*r.dataset, &s);
+  } else if (r.workload == Workload::kDataload) {
+    absl::StrAppendFormat(&s,
+                          "\nckptbench %s: dataload, %d node(s) x %d rank(s)\n",
+                          r.status, r.num_nodes, r.ranks_per_node);
   } else {
     absl::StrAppendFormat(
         &s,
@@ -366,6 +407,7 @@ std::string SummaryTable(const RunResult& r) {
       &s, "storage: %s (%s %s)\n", E(r.environment.storage_kind),
       E(r.environment.filesystem), E(r.environment.mount_point));
   AddRounds(r, &s);
+  AddEpochs(r, &s);
   AddNodes(r, &s);
   s += "\n";
   AddPhases(r, &s);

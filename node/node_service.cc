@@ -7,6 +7,7 @@
 #include "node/checkpoint/checkpoint_workload.h"
 #include "node/checkpoint/visibility.h"
 #include "node/dataset/datagen_workload.h"
+#include "node/dataset/dataload_workload.h"
 #include "wire/backend_codec.h"
 #include "wire/error_kind.h"
 #include "wire/inspect_codec.h"
@@ -45,6 +46,7 @@ Reply Answer(const Request& req, Call call) {
 NodeWorkloads WithCheckpoint(NodeWorkloads workloads) {
   workloads[""] = [] { return std::make_unique<CheckpointWorkload>(); };
   workloads[kDatagenWorkload] = [] { return NewDatagenWorkload(); };
+  workloads[kDataloadWorkload] = [] { return NewDataloadWorkload(); };
   return workloads;
 }
 

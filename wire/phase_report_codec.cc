@@ -18,28 +18,6 @@ absl::Status Refused(const std::string& what) {
   return absl::InvalidArgumentError(what);
 }
 
-// A histogram this build can hold, exactly as sent.
-absl::Status CheckHistogram(const std::string& op, const v1::Histogram& h) {
-  if (h.counts_size() > Histogram::kNumBuckets) {
-    return Refused(absl::StrCat(op, " latency has ", h.counts_size(),
-                                " buckets; at most ", Histogram::kNumBuckets));
-  }
-  uint64_t total = 0;
-  for (uint64_t c : h.counts()) {
-    if (c > UINT64_MAX - total) return Refused(op + " latency overflows");
-    total += c;
-  }
-  if (total != h.count()) {
-    return Refused(absl::StrCat(op, " latency counts add up to ", total,
-                                ", not its count ", h.count()));
-  }
-  if (h.count() > 0 && h.min_ns() > h.max_ns()) {
-    return Refused(absl::StrCat(op, " latency has min ", h.min_ns(),
-                                " ns above max ", h.max_ns(), " ns"));
-  }
-  return absl::OkStatus();
-}
-
 absl::Status OpsFromWire(const v1::PhaseReport& r, OpStats* ops) {
   for (const auto& op : r.ops()) {
     Histogram* into = nullptr;  // the operation's, by its name on the wire

@@ -17,6 +17,7 @@
 #include "common/log.h"
 #include "coordinator/json_codec.h"
 #include "coordinator/reply_check.h"
+#include "coordinator/round/node_sums.h"
 #include "coordinator/round/round_workload.h"
 
 namespace ckpt {
@@ -25,10 +26,6 @@ namespace {
 using Clock = SteadyClock;
 
 // Appends `part` to a "; "-joined list unless it is empty or there already.
-void AppendOnce(std::string* list, const std::string& part) {
-  if (part.empty() || list->find(part) != std::string::npos) return;
-  absl::StrAppend(list, list->empty() ? "" : "; ", part);
-}
 
 }  // namespace
 
@@ -260,38 +257,8 @@ class CheckpointRound : public RoundWorkload {
 
 void CheckpointRound::Prepared(const std::vector<PrepareOutcome>& prepared,
                                RoundResult* result) {
-  if (spec_.save || prepared.empty()) return;
-  CacheResult& cache = result->cache;
-  // The nodes' one method, unless they differ ("mixed").
-  const CacheMethod method = prepared[0].cache.method;
-  bool mixed = false;
-  for (const PrepareOutcome& p : prepared) {
-    mixed |= p.cache.method != method;
-    cache.resident_bytes += p.cache.resident_bytes;
-    cache.checked_bytes += p.cache.checked_bytes;
-    // Nodes on the same kind of storage say the same: keep one of each.
-    AppendOnce(&cache.note, p.cache.note);
-    AppendOnce(&cache.probe, p.cache.probe);
-  }
-  cache.method = mixed ? std::string("mixed") : std::string(Name(method));
-  if (!mixed && method == CacheMethod::kMemory) {
-    result->flags.push_back(RoundFlag::kMemoryBacked);
-    LOG_WARN("load round %d: %s", spec_.index, cache.note);
-  } else if (!mixed && method == CacheMethod::kNone &&
-             std::any_of(prepared.begin(), prepared.end(), [](const auto& p) {
-               return p.storage_kind == StorageKind::kPosix ||
-                      p.storage_kind == StorageKind::kFuse;
-             })) {
-    // Asked for (io.cache_mode=none): the number may be the page cache's.
-    result->flags.push_back(RoundFlag::kPageCacheAllowed);
-  } else if (cache.resident_bytes > 0 &&
-             (mixed || method != CacheMethod::kODirect)) {
-    result->flags.push_back(RoundFlag::kPageCacheResident);
-    absl::StrAppend(&cache.note, cache.note.empty() ? "" : "; ",
-                    cache.resident_bytes,
-                    " bytes were still in the page cache at start");
-    LOG_WARN("load round %d: %s", spec_.index, cache.note);
-  }
+  if (spec_.save) return;
+  SumUpColdReads(prepared, absl::StrCat("load round ", spec_.index), result);
 }
 
 absl::Status CheckpointRound::Finish(const std::vector<PhaseOutcome>& reports,

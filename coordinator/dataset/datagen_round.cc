@@ -7,7 +7,9 @@
 #include "common/clock.h"
 #include "common/dataset_manifest.h"
 #include "common/error_kind.h"
+#include "common/status_macros.h"
 #include "common/storage_commands.h"
+#include "coordinator/reply_check.h"
 #include "coordinator/round/node_sums.h"
 #include "coordinator/round/round_protocol.h"
 #include "proto/ckptbench/v1/dataset.pb.h"
@@ -94,6 +96,7 @@ void DatagenRound::Prepared(const std::vector<PrepareOutcome>& prepared,
 absl::Status DatagenRound::CheckReport(size_t /*node*/,
                                        const PhaseOutcome& report,
                                        const std::string& who) {
+  RETURN_IF_ERROR(CheckReportFigures(report, who));
   v1::DatagenReport r;
   if (!r.ParseFromString(report.workload_report)) {
     return absl::DataLossError(
@@ -153,13 +156,7 @@ void DatagenRound::Aggregate(const std::vector<PhaseOutcome>& reports,
       nr.last_done_seconds = nr.first_done_seconds =
           rep.ranks[0].done_seconds + std::max(0.0, rep.start_lag_seconds);
     }
-    if (i < prepared.size()) {
-      const PrepareOutcome& p = prepared[i];
-      if (p.storage_kind) nr.storage_kind = std::string(Name(*p.storage_kind));
-      nr.filesystem = p.filesystem.type;
-      nr.mount_point = p.filesystem.mount_point;
-      nr.mount_options = p.filesystem.options;
-    }
+    if (i < prepared.size()) FillNodeStorage(prepared[i], &nr);
     FillNode(rep, &nr);
     busy += nr.host_cpu_busy;
     AddNode(rep, nr, result);

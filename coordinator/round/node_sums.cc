@@ -2,9 +2,62 @@
 
 #include <algorithm>
 
+#include "absl/strings/str_cat.h"
 #include "common/bytes.h"
+#include "common/log.h"
 
 namespace ckpt {
+namespace {
+
+void AppendOnce(std::string* list, const std::string& part) {
+  if (part.empty() || list->find(part) != std::string::npos) return;
+  absl::StrAppend(list, list->empty() ? "" : "; ", part);
+}
+
+}  // namespace
+
+void FillNodeStorage(const PrepareOutcome& p, NodeResult* nr) {
+  if (p.storage_kind) nr->storage_kind = std::string(Name(*p.storage_kind));
+  nr->filesystem = p.filesystem.type;
+  nr->mount_point = p.filesystem.mount_point;
+  nr->mount_options = p.filesystem.options;
+}
+
+void SumUpColdReads(const std::vector<PrepareOutcome>& prepared,
+                    const std::string& label, RoundResult* result) {
+  if (prepared.empty()) return;
+  CacheResult& cache = result->cache;
+  // The nodes' one method, unless they differ ("mixed").
+  const CacheMethod method = prepared[0].cache.method;
+  bool mixed = false;
+  for (const PrepareOutcome& p : prepared) {
+    mixed |= p.cache.method != method;
+    cache.resident_bytes += p.cache.resident_bytes;
+    cache.checked_bytes += p.cache.checked_bytes;
+    // Nodes on the same kind of storage say the same: keep one of each.
+    AppendOnce(&cache.note, p.cache.note);
+    AppendOnce(&cache.probe, p.cache.probe);
+  }
+  cache.method = mixed ? std::string("mixed") : std::string(Name(method));
+  if (!mixed && method == CacheMethod::kMemory) {
+    result->flags.push_back(RoundFlag::kMemoryBacked);
+    LOG_WARN("%s: %s", label, cache.note);
+  } else if (!mixed && method == CacheMethod::kNone &&
+             std::any_of(prepared.begin(), prepared.end(), [](const auto& p) {
+               return p.storage_kind == StorageKind::kPosix ||
+                      p.storage_kind == StorageKind::kFuse;
+             })) {
+    // Asked for (io.cache_mode=none): the number may be the page cache's.
+    result->flags.push_back(RoundFlag::kPageCacheAllowed);
+  } else if (cache.resident_bytes > 0 &&
+             (mixed || method != CacheMethod::kODirect)) {
+    result->flags.push_back(RoundFlag::kPageCacheResident);
+    absl::StrAppend(&cache.note, cache.note.empty() ? "" : "; ",
+                    cache.resident_bytes,
+                    " bytes were still in the page cache at start");
+    LOG_WARN("%s: %s", label, cache.note);
+  }
+}
 
 // The node's own figures from its report (its ranks' already in `nr`).
 void FillNode(const PhaseOutcome& rep, NodeResult* nr) {

@@ -4,10 +4,25 @@
 #ifndef CKPTBENCH_COORDINATOR_ROUND_NODE_SUMS_H_
 #define CKPTBENCH_COORDINATOR_ROUND_NODE_SUMS_H_
 
+#include <string>
+#include <vector>
+
 #include "common/phase_outcome.h"
+#include "common/round_messages.h"
 #include "coordinator/results.h"
 
 namespace ckpt {
+
+// How the nodes kept a reading round's reads cold (their prepares):
+// `result->cache` (one method, or "mixed"; resident and checked bytes
+// summed) and the flags it earns: memory_backed, page_cache_allowed (a
+// file system read with caches allowed), page_cache_resident (bytes were
+// still cached at the start); `label` names the round in warnings.
+void SumUpColdReads(const std::vector<PrepareOutcome>& prepared,
+                    const std::string& label, RoundResult* result);
+
+// Where the node's storage is, as its prepare said.
+void FillNodeStorage(const PrepareOutcome& prepared, NodeResult* nr);
 
 // The node's own figures from its report (its ranks' bytes and done times
 // already in `nr`).

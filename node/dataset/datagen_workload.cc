@@ -19,6 +19,7 @@
 #include "common/text.h"
 #include "node/checkpoint/pattern.h"
 #include "node/dataset/dataset_bytes.h"
+#include "node/dataset/manifest_read.h"
 #include "node/round/phase_usage.h"
 #include "node/storage/timed_storage.h"
 #include "proto/ckptbench/v1/dataset.pb.h"
@@ -37,22 +38,6 @@ constexpr size_t kRemoveBatch = 1000;
 double SecondsSince(std::chrono::steady_clock::time_point t0) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0)
       .count();
-}
-
-// The manifest at `root`, if there is one; bounded before it is read.
-absl::StatusOr<std::optional<std::string>> ReadManifest(
-    Storage& st, const std::string& root, const std::string& shown) {
-  const std::string path = JoinPath(root, kDatasetManifestName);
-  absl::StatusOr<std::unique_ptr<ReadableFile>> f = st.OpenRead(path, {});
-  if (absl::IsNotFound(f.status())) return std::nullopt;
-  if (!f.ok()) return f.status();
-  if ((*f)->Size() > kMaxDatasetManifestBytes) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        shown, "/", kDatasetManifestName, " is ", (*f)->Size(),
-        " bytes; a manifest is at most ", kMaxDatasetManifestBytes));
-  }
-  ASSIGN_OR_RETURN(std::string text, ReadWhole(**f, path));
-  return text;
 }
 
 class DatagenWorkload : public NodeWorkload {

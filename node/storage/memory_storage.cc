@@ -6,6 +6,7 @@
 #include <set>
 
 #include "absl/strings/str_cat.h"
+#include "node/storage/paced_storage.h"
 
 namespace ckpt {
 namespace {
@@ -58,6 +59,17 @@ class MemoryReadableFile : public ReadableFile {
 std::unique_ptr<Storage> MemoryStorage::Make(
     std::shared_ptr<MemoryStore> store) {
   return std::make_unique<MemoryStorage>(std::move(store));
+}
+
+void MemoryStore::SetRate(double bytes_per_second) {
+  std::lock_guard<std::mutex> lock(mu_);
+  pacer_ = bytes_per_second > 0 ? std::make_shared<Pacer>(bytes_per_second)
+                                : nullptr;
+}
+
+std::shared_ptr<Pacer> MemoryStore::pacer() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return pacer_;
 }
 
 void MemoryStore::Put(const std::string& path, const std::string& data) {

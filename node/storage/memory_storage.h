@@ -16,6 +16,8 @@
 
 namespace ckpt {
 
+class Pacer;  // paced_storage.h
+
 // The files and directories of mem:// locations: made by a test and handed
 // to the StorageSets of the in-process nodes that share it; a StorageSet
 // given none makes its own (`ckptbench run`, a node process). The hooks
@@ -34,6 +36,12 @@ class MemoryStore {
   std::vector<std::string> SyncedDirs() const;
   // A whole file, replacing any (a write's Sync or Close).
   void Put(const std::string& path, const std::string& data);
+  // From now on, every backend made over this store (StorageSet::Open of a
+  // mem:// location) reads and writes at `bytes_per_second` in all, as one
+  // device (PacedStorage with one Pacer); 0: unpaced. For tests that need
+  // storage of a known rate.
+  void SetRate(double bytes_per_second);
+  std::shared_ptr<Pacer> pacer() const;
 
  private:
   friend class MemoryStorage;
@@ -41,6 +49,7 @@ class MemoryStore {
   std::map<std::string, std::shared_ptr<std::string>> files_;
   std::set<std::string> dirs_;
   std::vector<std::string> synced_dirs_;  // SyncDir calls, in order
+  std::shared_ptr<Pacer> pacer_;          // SetRate
 };
 
 class MemoryStorage : public Storage {

@@ -68,6 +68,10 @@ PacedStorage::PacedStorage(std::shared_ptr<Storage> inner,
     : ForwardingStorage(std::move(inner)),
       pacer_(std::make_shared<Pacer>(bytes_per_second)) {}
 
+PacedStorage::PacedStorage(std::shared_ptr<Storage> inner,
+                           std::shared_ptr<Pacer> pacer)
+    : ForwardingStorage(std::move(inner)), pacer_(std::move(pacer)) {}
+
 absl::StatusOr<std::unique_ptr<WritableFile>> PacedStorage::OpenWrite(
     const std::string& path, const WriteOptions& options) {
   auto file = inner().OpenWrite(path, options);

@@ -37,6 +37,9 @@ class PacedStorage : public ForwardingStorage {
  public:
   // `bytes_per_second` > 0.
   PacedStorage(std::shared_ptr<Storage> inner, double bytes_per_second);
+  // Paced by a pacer shared with other storages (one device for all of
+  // them: a test's memory store read through several workers' backends).
+  PacedStorage(std::shared_ptr<Storage> inner, std::shared_ptr<Pacer> pacer);
 
   absl::StatusOr<std::unique_ptr<WritableFile>> OpenWrite(
       const std::string& path, const WriteOptions& options) override;

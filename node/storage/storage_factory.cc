@@ -79,6 +79,10 @@ absl::StatusOr<StorageLocation> StorageSet::Open(
   StorageLocation loc;
   if (absl::StartsWith(uri, "mem://")) {
     loc.storage = MemoryStorage::Make(memory_);
+    if (std::shared_ptr<Pacer> pacer = memory_->pacer()) {
+      loc.storage =
+          std::make_shared<PacedStorage>(std::move(loc.storage), pacer);
+    }
     loc.path = uri;
     return loc;
   }

@@ -47,6 +47,9 @@ class StorageSet {
                                        const BackendOptions& options = {});
 
   const ObjectStoreCounters& counters() const { return *counters_; }
+  // The store its mem:// locations live in (a set of a worker's own, made
+  // beside this one, shares it).
+  const std::shared_ptr<MemoryStore>& memory() const { return memory_; }
 
  private:
   const std::shared_ptr<ObjectStoreCounters> counters_;

@@ -217,7 +217,7 @@ TEST(RoundProtocolWorkloads, ANodeWithoutTheWorkloadRefusesItAtPrepare) {
   RoundResult r = protocol.Run(round, {"run-w", 1, nullptr});
   EXPECT_EQ(r.status, RunStatus::kFailed);
   EXPECT_NE(r.error.find("prepare: workload 'counting' is not one this node "
-                         "runs (it runs: checkpoint)"),
+                         "runs (it runs: checkpoint, datagen, dataload)"),
             std::string::npos)
       << r.error;
   EXPECT_EQ(r.error_kind, "bad_input");

@@ -214,7 +214,7 @@ TEST_F(S3Test, SpreadPrefixesPlaceShardsUnderHashPrefixesAndCleanUpThere) {
   EXPECT_NE(ls.out.find("step-2"), std::string::npos);
 }
 
-TEST_F(S3Test, DatagenWritesShardsTheAwsCliFetchesByteExactAndRemovesOnlyThem) {
+TEST_F(S3Test, DatagenShardsAreByteExactReadOnceByTheLoaderAndRemovedAlone) {
   Env env = S3Env({{"CKPT_DATASET_PATH", Uri("data")},
                    {"CKPT_DATASET_SAMPLES", "200"},
                    {"CKPT_SAMPLE_BYTES", "40KiB"},
@@ -243,6 +243,25 @@ TEST_F(S3Test, DatagenWritesShardsTheAwsCliFetchesByteExactAndRemovesOnlyThem) {
       img.FirstMismatch(0, reinterpret_cast<const unsigned char*>(got.data()),
                         got.size()),
       got.size());
+  // Read back by two ranks' data loaders, map-style: ranged GETs of the
+  // members, every sample verified and read once.
+  Env load = env;
+  load["CKPT_WORKLOAD"] = "dataload";
+  load["CKPT_EPOCHS"] = "1";
+  load["CKPT_NUM_WORKERS"] = "3";
+  auto ld = Ckpt({"run", "-q", "--results-dir", tmp_.Sub("rl")}, load);
+  ASSERT_EQ(ld.exit_code, 0) << ld.err;
+  json l = json::parse(ReadFile(tmp_.Sub("rl/result.json")));
+  const json& epoch = l["rounds"][0]["epoch"];
+  EXPECT_EQ(epoch["each_sample_once"], true) << epoch.dump();
+  EXPECT_EQ(l["rounds"][0]["page_cache"]["method"], "none");
+  uint64_t requests = 0, connections = 0;
+  for (const json& w : epoch["workers"]) {
+    requests += w["requests"].get<uint64_t>();
+    connections += w["new_connections"].get<uint64_t>();
+  }
+  EXPECT_EQ(requests, 200u);   // one GET per sample, no HEAD
+  EXPECT_GE(connections, 6u);  // every worker its own
   // A user's object beside it stays through the removal.
   ASSERT_EQ(
       swift().Aws({"s3", "cp", local, Uri("data/shards/mine.tar")}).exit_code,

@@ -1,6 +1,7 @@
-// `ckptbench datagen` across processes: a coordinator and three node
-// agents over gRPC (run.workload=datagen), each node writing its share of
-// one dataset on shared storage, the manifest written once, last.
+// The dataset workloads across processes: a coordinator and three node
+// agents over gRPC. Datagen (run.workload=datagen): each node writes its
+// share of one dataset on shared storage, the manifest written once, last.
+// Dataload: an epoch whose six ranks on three nodes read every sample once.
 #include <gtest/gtest.h>
 
 #include <filesystem>
@@ -16,7 +17,7 @@ namespace {
 
 using json = nlohmann::json;
 
-TEST(MultinodeDatagen, ThreeNodesEachWriteTheirShareOfOneDataset) {
+TEST(MultinodeDataset, ThreeNodesEachWriteTheirShareOfOneDataset) {
   Cluster c;
   const std::string ds = c.tmp().Sub("ds");
   auto coord = c.StartCoordinator({{"NUM_NODES", "3"},
@@ -65,6 +66,43 @@ TEST(MultinodeDatagen, ThreeNodesEachWriteTheirShareOfOneDataset) {
         got.size())
         << k;
   }
+}
+
+TEST(MultinodeDataset, AThreeNodeEpochReadsEverySampleOnce) {
+  Cluster c;
+  const std::string ds = c.tmp().Sub("ds");
+  const Env dataset = {{"CKPT_DATASET_PATH", ds},
+                       {"CKPT_DATASET_SAMPLES", "600"},
+                       {"CKPT_SAMPLE_BYTES", "20KiB"},
+                       {"CKPT_SAMPLE_SPREAD", "5KiB"},
+                       {"CKPT_SHARD_BYTES", "256KiB"}};
+  {
+    ProcessResult made = RunProcess({CkptbenchBinary(), "datagen", "-q",
+                                     "--results-dir", c.tmp().Sub("made")},
+                                    dataset);
+    ASSERT_EQ(made.exit_code, 0) << made.err;
+  }
+  Env env = dataset;
+  env["NUM_NODES"] = "3";
+  env["CKPT_WORKLOAD"] = "dataload";
+  env["CKPT_EPOCHS"] = "1";
+  env["CKPT_BATCH_SIZE"] = "10";
+  env["CKPT_NUM_WORKERS"] = "2";
+  auto coord = c.StartCoordinator(env);
+  std::vector<std::unique_ptr<Process>> nodes;
+  for (int i = 0; i < 3; ++i) nodes.push_back(c.StartNode(i));
+  ASSERT_EQ(coord->Wait(90), 0) << coord->Err();
+  for (auto& n : nodes) EXPECT_EQ(n->Wait(10), 0) << n->Err();
+  json j = json::parse(ReadFile(c.ResultPath()));
+  EXPECT_EQ(j["workload"], "dataload");
+  ASSERT_EQ(j["rounds"].size(), 1u);
+  const json& epoch = j["rounds"][0]["epoch"];
+  EXPECT_EQ(epoch["samples"], 600);
+  EXPECT_EQ(epoch["each_sample_once"], true);
+  ASSERT_EQ(epoch["ranks"].size(), 6u);  // 3 nodes x NUM_DEVICES=2
+  for (const json& r : epoch["ranks"]) EXPECT_EQ(r["samples"], 100) << r.dump();
+  EXPECT_EQ(epoch["workers"].size(), 12u);
+  EXPECT_EQ(j["rounds"][0]["nodes"].size(), 3u);
 }
 
 }  // namespace

@@ -1,0 +1,281 @@
+#include "coordinator/dataset/dataload_round.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include "absl/strings/str_cat.h"
+#include "common/bytes.h"
+#include "common/dataset_manifest.h"
+#include "common/epoch_order.h"
+#include "common/status_macros.h"
+#include "coordinator/reply_check.h"
+#include "coordinator/round/node_sums.h"
+#include "proto/ckptbench/v1/dataset.pb.h"
+#include "wire/backend_codec.h"
+#include "wire/histogram_codec.h"
+#include "wire/kinds_codec.h"
+
+namespace ckpt {
+
+namespace v1 = ::ckptbench::v1;
+
+namespace {
+
+// What an epoch's ranks add up to.
+struct EpochSums {
+  uint64_t digest = 0;
+  double compute = 0, rank_seconds = 0;
+  std::vector<int> window_ranks;  // ranks that reached each window
+};
+
+// One rank's epoch (of node `node`, which started `lag` late) into the
+// round's.
+void AddRankEpoch(const v1::RankEpoch& e, int node, double lag,
+                  double compute_time, EpochSums* sums, EpochResult* epoch) {
+  EpochResult::Rank rk;
+  rk.rank = e.rank();
+  rk.node = node;
+  rk.samples = e.samples();
+  rk.bytes = e.bytes();
+  rk.batches = e.batches();
+  rk.seconds = e.seconds() + lag;
+  rk.first_batch_seconds = e.first_batch_seconds() + lag;
+  rk.compute_seconds = e.compute_seconds();
+  rk.wait_seconds = e.wait_seconds();
+  rk.utilization = e.seconds() > 0 && compute_time > 0
+                       ? e.compute_seconds() / e.seconds()
+                       : 0;
+  rk.order_digest = e.order_digest();
+  sums->compute += e.compute_seconds();
+  sums->rank_seconds += e.seconds();
+  sums->digest += e.digest();
+  epoch->samples += e.samples();
+  epoch->bytes += e.bytes();
+  epoch->batches += e.batches();
+  epoch->first_batch_seconds =
+      std::max(epoch->first_batch_seconds, rk.first_batch_seconds);
+  epoch->wait.Merge(HistogramFromProto(e.wait()));
+  for (int w = 0; w < e.windows_size(); ++w) {
+    if (epoch->windows.size() <= static_cast<size_t>(w)) {
+      epoch->windows.emplace_back();
+      sums->window_ranks.push_back(0);
+    }
+    ++sums->window_ranks[w];
+    EpochResult::Window& win = epoch->windows[w];
+    win.steps += e.windows(w).steps();
+    win.mean_seconds += e.windows(w).mean_seconds();
+    win.variance += e.windows(w).variance();
+  }
+  epoch->ranks.push_back(rk);
+}
+
+}  // namespace
+
+DataloadRound::DataloadRound(std::vector<NodeClient*> nodes, DataloadPlan plan)
+    : nodes_(std::move(nodes)), plan_(std::move(plan)) {}
+
+void DataloadRound::Begin(RoundResult* result) {
+  result->workload = Workload::kDataload;
+  result->phase = Phase::kLoad;
+  result->index = static_cast<int>(plan_.epoch) + 1;
+}
+
+std::string DataloadRound::Title(RoundNameForm form) const {
+  return form == RoundNameForm::kLog
+             ? absl::StrCat("epoch ", plan_.epoch + 1, " round")
+             : absl::StrCat("epoch ", plan_.epoch + 1);
+}
+
+PhaseJob DataloadRound::BuildPrepare(size_t node) {
+  v1::DataloadJob job;
+  job.set_dataset_uri(
+      plan_.node_local ? ForNode(plan_.uri, nodes_[node]->index()) : plan_.uri);
+  job.set_first_rank(static_cast<uint32_t>(node * plan_.ranks_per_node));
+  job.set_ranks(static_cast<uint32_t>(plan_.ranks_per_node));
+  job.set_world(World());
+  job.set_epoch(plan_.epoch);
+  job.set_seed(plan_.seed);
+  job.set_shuffle(plan_.loader.shuffle);
+  job.set_drop_last(plan_.loader.drop_last);
+  job.set_access(v1::DATA_ACCESS_MAP);  // the one access built so far
+  job.set_batch_size(static_cast<uint32_t>(plan_.loader.batch_size));
+  job.set_num_workers(static_cast<uint32_t>(plan_.loader.num_workers));
+  job.set_prefetch_factor(static_cast<uint32_t>(plan_.loader.prefetch_factor));
+  job.set_compute_seconds(plan_.loader.compute_time);
+  job.set_preprocess_seconds(plan_.loader.preprocess_time);
+  job.set_block_size(plan_.block_size);
+  *job.mutable_backend() = ToWire(plan_.backend);
+  job.set_cache_mode(ToWire(plan_.warm ? CacheMode::kNone : plan_.cache_mode));
+  PhaseJob prepare;
+  prepare.workload = "dataload";
+  prepare.workload_job = job.SerializeAsString();
+  return prepare;
+}
+
+void DataloadRound::Prepared(const std::vector<PrepareOutcome>& prepared,
+                             RoundResult* result) {
+  SumUpColdReads(prepared, Title(RoundNameForm::kLog), result);
+  std::string first;
+  for (size_t i = 0; i < prepared.size(); ++i) {
+    v1::DataloadPrepared p;
+    if (!p.ParseFromString(prepared[i].workload_outcome)) {
+      manifests_agree_ = false;
+      continue;
+    }
+    if (i == 0) {
+      first = p.manifest();
+      auto m = DatasetManifestFromJson(first, plan_.uri);
+      if (m.ok()) {
+        spec_ = m->spec;
+        // The epoch's bytes for the progress line: the samples' bytes in
+        // the share the sampler gives out.
+        const SamplerShape shape = ShapeOf(
+            {spec_.samples, World(), 0, 0, true, plan_.loader.drop_last});
+        progress_bytes_ = static_cast<uint64_t>(
+            static_cast<double>(m->totals.sample_bytes) *
+            static_cast<double>(shape.per_rank * World()) /
+            static_cast<double>(spec_.samples));
+      }
+    } else if (p.manifest() != first && !plan_.node_local) {
+      manifests_agree_ = false;  // another dataset on one shared path
+    }
+  }
+}
+
+absl::Status DataloadRound::CheckReport(size_t node, const PhaseOutcome& report,
+                                        const std::string& who) {
+  if (!manifests_agree_) {
+    return absl::FailedPreconditionError(
+        absl::StrCat(who, " read another manifest than node 0 at ", plan_.uri,
+                     ": the dataset changed during the epoch's prepare"));
+  }
+  RETURN_IF_ERROR(CheckReportFigures(report, who));
+  v1::DataloadReport r;
+  if (!r.ParseFromString(report.workload_report) ||
+      r.ranks_size() != plan_.ranks_per_node ||
+      report.ranks.size() != static_cast<size_t>(plan_.ranks_per_node) ||
+      r.workers_size() != plan_.ranks_per_node * plan_.loader.num_workers) {
+    return absl::DataLossError(absl::StrCat(
+        who, " sent a dataload report that does not parse or names ",
+        r.ranks_size(), " ranks and ", r.workers_size(), " workers (expected ",
+        plan_.ranks_per_node, " and ",
+        plan_.ranks_per_node * plan_.loader.num_workers, ")"));
+  }
+  const SamplerShape shape =
+      ShapeOf({spec_.samples, World(), plan_.seed, plan_.epoch,
+               plan_.loader.shuffle, plan_.loader.drop_last});
+  const uint64_t first = node * plan_.ranks_per_node;
+  auto bad = [&](const std::string& what) {
+    return absl::DataLossError(absl::StrCat(who, " reported ", what));
+  };
+  for (const v1::RankEpoch& e : r.ranks()) {
+    if (e.rank() < first || e.rank() >= first + plan_.ranks_per_node ||
+        e.samples() > shape.per_rank) {
+      return bad(absl::StrCat(e.samples(), " samples for rank ", e.rank(),
+                              "; its ranks are ", first, " to ",
+                              first + plan_.ranks_per_node - 1, ", each of ",
+                              shape.per_rank, " samples this epoch"));
+    }
+    for (double t : {e.seconds(), e.first_batch_seconds(), e.compute_seconds(),
+                     e.wait_seconds()}) {
+      if (!IsReportDuration(t)) return bad(absl::StrCat("a time of ", t, " s"));
+    }
+    for (const v1::StepWindow& w : e.windows()) {
+      if (!IsReportDuration(w.mean_seconds()) || !std::isfinite(w.variance()) ||
+          w.variance() < 0) {
+        return bad("a step window that is no duration");
+      }
+    }
+    RETURN_IF_ERROR(CheckHistogram("batch wait", e.wait()));
+  }
+  for (const v1::WorkerStats& w : r.workers()) {
+    if (w.rank() < first || w.rank() >= first + plan_.ranks_per_node ||
+        w.worker() >= static_cast<uint32_t>(plan_.loader.num_workers) ||
+        w.samples() > shape.per_rank) {
+      return bad(absl::StrCat("worker ", w.worker(), " of rank ", w.rank(),
+                              " with ", w.samples(), " samples"));
+    }
+  }
+  RETURN_IF_ERROR(CheckHistogram("sample first byte", r.sample_first_byte()));
+  return CheckHistogram("sample last byte", r.sample_last_byte());
+}
+
+void DataloadRound::CheckSamples(uint64_t digest, EpochResult* epoch) const {
+  const SamplerSpec sampler{spec_.samples,        World(),
+                            plan_.seed,           plan_.epoch,
+                            plan_.loader.shuffle, plan_.loader.drop_last};
+  const SamplerShape shape = ShapeOf(sampler);
+  epoch->dataset_samples = spec_.samples;
+  epoch->dropped = shape.dropped;
+  epoch->padded = shape.padded;
+  if (spec_.samples == 0) return;
+  const std::vector<uint32_t> order = EpochPermutation(sampler);
+  uint64_t expect = 0;
+  const uint64_t total = shape.per_rank * World();
+  for (uint64_t pos = 0; pos < total; ++pos) {
+    expect += SampleDigest(order[pos % order.size()]);
+  }
+  epoch->each_sample_once = shape.dropped == 0 && shape.padded == 0 &&
+                            epoch->samples == spec_.samples && digest == expect;
+}
+
+void DataloadRound::Aggregate(const std::vector<PhaseOutcome>& reports,
+                              const std::vector<PrepareOutcome>& prepared,
+                              RoundResult* result) {
+  EpochResult& epoch = result->epoch.emplace();
+  epoch.access = plan_.loader.access;
+  epoch.warm = plan_.warm;
+  epoch.compute_seconds = plan_.loader.compute_time;
+  EpochSums sums;
+  double busy = 0;
+  for (size_t i = 0; i < reports.size(); ++i) {
+    const PhaseOutcome& rep = reports[i];
+    NodeResult nr;
+    nr.node = nodes_[i]->index();
+    nr.host = nodes_[i]->host();
+    const double lag = std::max(0.0, rep.start_lag_seconds);
+    for (const RankOutcome& ro : rep.ranks) {
+      nr.ranks.push_back(ro.rank);
+      nr.bytes += ro.bytes;
+      nr.last_done_seconds = std::max(nr.last_done_seconds, ro.done_seconds);
+    }
+    if (i < prepared.size()) FillNodeStorage(prepared[i], &nr);
+    FillNode(rep, &nr);
+    busy += nr.host_cpu_busy;
+    AddNode(rep, nr, result);
+    result->nodes.push_back(std::move(nr));
+    v1::DataloadReport r;
+    if (!r.ParseFromString(rep.workload_report)) continue;
+    for (const v1::RankEpoch& e : r.ranks()) {
+      AddRankEpoch(e, nodes_[i]->index(), lag, plan_.loader.compute_time, &sums,
+                   &epoch);
+    }
+    for (const v1::WorkerStats& w : r.workers()) {
+      epoch.workers.push_back({w.rank(), w.worker(), w.samples(), w.batches(),
+                               w.requests(), w.retries(), w.throttles(),
+                               w.new_connections()});
+    }
+    epoch.sample_first_byte.Merge(HistogramFromProto(r.sample_first_byte()));
+    epoch.sample_last_byte.Merge(HistogramFromProto(r.sample_last_byte()));
+  }
+  // Window k's figures averaged over the ranks that reached it.
+  for (size_t w = 0; w < epoch.windows.size(); ++w) {
+    epoch.windows[w].mean_seconds /= sums.window_ranks[w];
+    epoch.windows[w].variance /= sums.window_ranks[w];
+  }
+  if (!reports.empty()) result->host_cpu_busy = busy / reports.size();
+  result->bytes = epoch.bytes;
+  result->throughput_mib_s = MibPerSecond(result->bytes, result->seconds);
+  result->verified = result->status == RunStatus::kOk;
+  epoch.mib_per_second = result->throughput_mib_s;
+  epoch.samples_per_second =
+      result->seconds > 0 ? epoch.samples / result->seconds : 0;
+  epoch.utilization = sums.rank_seconds > 0 && plan_.loader.compute_time > 0
+                          ? sums.compute / sums.rank_seconds
+                          : 0;
+  std::sort(epoch.ranks.begin(), epoch.ranks.end(),
+            [](const auto& a, const auto& b) { return a.rank < b.rank; });
+  CheckSamples(sums.digest, &epoch);
+}
+
+}  // namespace ckpt

@@ -1,0 +1,69 @@
+// The coordinator's side of a dataload epoch (workload "dataload", the
+// node's side in node/dataset/dataload_workload.h): one round per epoch.
+// Each node gets its ranks (ranks per node x nodes make the world, as for
+// a checkpoint) and the loader's settings; it reads the dataset's manifest
+// itself. The epoch's time runs from the common start to the last rank's
+// last batch consumed; samples/s and MiB/s are totals over it. After the
+// clock: per rank and per worker figures, the accelerators' utilization,
+// merged latency histograms, step-time windows, and the check that the
+// samples read are the ones the sampler gave out (order-independent
+// digests).
+#ifndef CKPTBENCH_COORDINATOR_DATASET_DATALOAD_ROUND_H_
+#define CKPTBENCH_COORDINATOR_DATASET_DATALOAD_ROUND_H_
+
+#include <string>
+#include <vector>
+
+#include "common/config.h"
+#include "coordinator/results.h"
+#include "coordinator/round/round_workload.h"
+
+namespace ckpt {
+
+struct DataloadPlan {
+  std::string uri;  // "{node}" stands for the node's index
+  bool node_local = false;
+  int ranks_per_node = 1;
+  uint64_t epoch = 0;  // 0-based
+  uint64_t seed = 0;
+  DataloadOptions loader;
+  bool warm = false;  // this epoch may read from caches
+  CacheMode cache_mode = CacheMode::kAuto;
+  uint64_t block_size = 4 << 20;
+  BackendOptions backend;
+};
+
+class DataloadRound : public RoundWorkload {
+ public:
+  DataloadRound(std::vector<NodeClient*> nodes, DataloadPlan plan);
+
+  void Begin(RoundResult* result) override;
+  std::string Title(RoundNameForm form) const override;
+  uint64_t ProgressBytes() const override { return progress_bytes_; }
+  PhaseJob BuildPrepare(size_t node) override;
+  void Prepared(const std::vector<PrepareOutcome>& prepared,
+                RoundResult* result) override;
+  absl::Status CheckReport(size_t node, const PhaseOutcome& report,
+                           const std::string& who) override;
+  void Aggregate(const std::vector<PhaseOutcome>& reports,
+                 const std::vector<PrepareOutcome>& prepared,
+                 RoundResult* result) override;
+
+ private:
+  uint32_t World() const {
+    return static_cast<uint32_t>(nodes_.size() * plan_.ranks_per_node);
+  }
+  void CheckSamples(uint64_t digest, EpochResult* epoch) const;
+
+  const std::vector<NodeClient*> nodes_;
+  const DataloadPlan plan_;
+  // The dataset as node 0's manifest says, and whether every node read
+  // the same manifest.
+  DatasetSpec spec_;
+  bool manifests_agree_ = true;
+  uint64_t progress_bytes_ = 0;  // the epoch's, about (known at prepare)
+};
+
+}  // namespace ckpt
+
+#endif  // CKPTBENCH_COORDINATOR_DATASET_DATALOAD_ROUND_H_

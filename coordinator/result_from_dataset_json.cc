@@ -1,0 +1,78 @@
+// The dataset workloads' parts of result.json read back: a datagen run's
+// "dataset" and a dataload round's "epoch".
+#include "coordinator/result_fields.h"
+
+namespace ckpt {
+
+void ReadEpoch(const Fields& f, EpochResult* e) {
+  f.Get("access", &e->access);
+  f.Get("warm", &e->warm);
+  f.Get("samples", &e->samples);
+  f.Get("bytes", &e->bytes);
+  f.Get("batches", &e->batches);
+  f.Get("samples_per_second", &e->samples_per_second);
+  f.Get("mib_per_second", &e->mib_per_second);
+  f.Get("first_batch_seconds", &e->first_batch_seconds);
+  f.Get("compute_seconds", &e->compute_seconds);
+  f.Get("utilization", &e->utilization);
+  f.Get("dataset_samples", &e->dataset_samples);
+  f.Get("dropped", &e->dropped);
+  f.Get("padded", &e->padded);
+  f.Get("each_sample_once", &e->each_sample_once);
+  ReadHistogram(f.Object("wait"), &e->wait);
+  ReadHistogram(f.Object("sample_first_byte"), &e->sample_first_byte);
+  ReadHistogram(f.Object("sample_last_byte"), &e->sample_last_byte);
+  f.Each("step_windows", [&](const Fields& w) {
+    EpochResult::Window& win = e->windows.emplace_back();
+    w.Get("steps", &win.steps);
+    w.Get("mean_seconds", &win.mean_seconds);
+    w.Get("variance", &win.variance);
+  });
+  f.Each("ranks", [&](const Fields& k) {
+    EpochResult::Rank& r = e->ranks.emplace_back();
+    k.Get("rank", &r.rank);
+    k.Get("node", &r.node);
+    k.Get("samples", &r.samples);
+    k.Get("bytes", &r.bytes);
+    k.Get("batches", &r.batches);
+    k.Get("seconds", &r.seconds);
+    k.Get("first_batch_seconds", &r.first_batch_seconds);
+    k.Get("compute_seconds", &r.compute_seconds);
+    k.Get("wait_seconds", &r.wait_seconds);
+    k.Get("utilization", &r.utilization);
+    k.Get("order_digest", &r.order_digest);
+  });
+  f.Each("workers", [&](const Fields& k) {
+    EpochResult::Worker& w = e->workers.emplace_back();
+    k.Get("rank", &w.rank);
+    k.Get("worker", &w.worker);
+    k.Get("samples", &w.samples);
+    k.Get("batches", &w.batches);
+    k.Get("requests", &w.requests);
+    k.Get("retries", &w.retries);
+    k.Get("throttles", &w.throttles);
+    k.Get("new_connections", &w.new_connections);
+  });
+}
+
+void ReadDataset(const Fields& f, DatasetResult* d) {
+  f.Get("uri", &d->uri);
+  f.Get("format", &d->spec.format);
+  f.Get("samples", &d->spec.samples);
+  f.Get("sample_bytes", &d->spec.sample_bytes);
+  f.Get("sample_spread", &d->spec.sample_spread);
+  f.Get("shard_bytes", &d->spec.shard_bytes);
+  f.Get("spread_prefixes", &d->spec.spread_prefixes);
+  f.Get("seed", &d->spec.seed);
+  f.Get("objects", &d->totals.objects);
+  f.Get("bytes", &d->totals.bytes);
+  f.Get("reused", &d->reused);
+  f.Get("removed", &d->removed);
+  f.Get("written_objects", &d->written_objects);
+  f.Get("written_bytes", &d->written_bytes);
+  f.Get("written_samples", &d->written_samples);
+  f.Get("removed_objects", &d->removed_objects);
+  f.Get("samples_per_second", &d->samples_per_second);
+}
+
+}  // namespace ckpt

@@ -1,0 +1,307 @@
+#include "node/dataset/dataload_workload.h"
+
+#include <cmath>
+#include <condition_variable>
+#include <mutex>
+#include <optional>
+#include <set>
+#include <thread>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "common/dataset_manifest.h"
+#include "common/epoch_order.h"
+#include "common/status_macros.h"
+#include "common/step_layout.h"
+#include "common/text.h"
+#include "node/dataset/manifest_read.h"
+#include "node/dataset/rank_loader.h"
+#include "node/dataset/sample_index.h"
+#include "node/round/phase_usage.h"
+#include "proto/ckptbench/v1/dataset.pb.h"
+#include "wire/backend_codec.h"
+#include "wire/histogram_codec.h"
+#include "wire/kinds_codec.h"
+
+namespace ckpt {
+namespace {
+
+namespace v1 = ::ckptbench::v1;
+
+constexpr uint32_t kMaxWorkers = 256;
+constexpr uint32_t kMaxPrefetch = 64;
+constexpr uint32_t kMaxRanks = 1024;
+constexpr double kMaxStepSeconds = 3600;
+
+absl::Status Bad(const std::string& what) {
+  return absl::InvalidArgumentError(absl::StrCat("dataload: ", what));
+}
+
+absl::Status CheckJob(const v1::DataloadJob& j) {
+  if (j.ranks() < 1 || j.ranks() > kMaxRanks || j.world() < 1 ||
+      j.first_rank() >= j.world() || j.ranks() > j.world() - j.first_rank()) {
+    return Bad(absl::StrCat("ranks ", j.first_rank(), " + ", j.ranks(),
+                            " of a world of ", j.world(), " are no share"));
+  }
+  if (j.batch_size() < 1 || j.num_workers() < 1 ||
+      j.num_workers() > kMaxWorkers || j.prefetch_factor() < 1 ||
+      j.prefetch_factor() > kMaxPrefetch) {
+    return Bad(absl::StrCat(
+        "batch_size ", j.batch_size(), ", num_workers ", j.num_workers(),
+        ", prefetch_factor ", j.prefetch_factor(),
+        ": expected at least 1, at "
+        "most ",
+        kMaxWorkers, " workers and ", kMaxPrefetch, " batches each"));
+  }
+  for (double t : {j.compute_seconds(), j.preprocess_seconds()}) {
+    if (!std::isfinite(t) || t < 0 || t > kMaxStepSeconds) {
+      return Bad(absl::StrCat("a compute or preprocess time of ", t,
+                              " s: expected 0 to ", kMaxStepSeconds));
+    }
+  }
+  if (j.block_size() < 4096 || j.block_size() > (1ull << 30)) {
+    return Bad(absl::StrCat("io.block_size ", j.block_size(),
+                            ": expected 4 KiB to 1 GiB"));
+  }
+  if (j.access() != v1::DATA_ACCESS_MAP) {
+    return Bad("only map-style access is built so far");
+  }
+  return absl::OkStatus();
+}
+
+class DataloadWorkload : public NodeWorkload {
+ public:
+  absl::StatusOr<PrepareOutcome> Prepare(PhaseJob job,
+                                         StorageSet& storage) override;
+  PhaseOutcome Run(const NodePhaseContext& ctx) override;
+  std::vector<RankProgress> Progress() const override {
+    std::vector<RankProgress> p;
+    for (size_t r = 0; r < ranks_.size(); ++r) {
+      p.push_back({job_.first_rank() + static_cast<uint32_t>(r),
+                   bytes_[r].load(std::memory_order_relaxed), 0});
+    }
+    return p;
+  }
+
+ private:
+  struct Rank {
+    std::vector<uint32_t> samples;
+    std::vector<LoaderWorker> workers;
+  };
+  // A worker's object-store counts in the phase.
+  struct Counts {
+    uint64_t requests = 0, retries = 0, throttles = 0, connections = 0;
+  };
+  static Counts CountsOf(const ObjectStoreCounters& c) {
+    return {c.requests, c.retries, c.throttles, c.new_connections};
+  }
+  void Report(const std::vector<std::unique_ptr<RankLoader>>& loaders,
+              const std::vector<Counts>& counts, PhaseOutcome* out);
+
+  v1::DataloadJob job_;
+  std::optional<SampleIndex> index_;
+  std::string root_;
+  std::vector<Rank> ranks_;
+  std::vector<std::unique_ptr<StorageSet>> sets_;  // one per worker
+  std::vector<std::shared_ptr<Storage>> held_;     // their backends
+  std::unique_ptr<std::atomic<uint64_t>[]> bytes_;
+  const ObjectStoreCounters* counters_ = nullptr;
+};
+
+absl::StatusOr<PrepareOutcome> DataloadWorkload::Prepare(PhaseJob job,
+                                                         StorageSet& storage) {
+  if (!job_.ParseFromString(job.workload_job)) {
+    return Bad("a job that does not parse");
+  }
+  RETURN_IF_ERROR(CheckJob(job_));
+  ASSIGN_OR_RETURN(const BackendOptions backend, FromWire(job_.backend()));
+  RETURN_IF_ERROR(CheckBackendOptions(backend));
+  ASSIGN_OR_RETURN(const CacheMode mode,
+                   FromWire(job_.cache_mode(), "io.cache_mode"));
+  ASSIGN_OR_RETURN(StorageLocation root,
+                   storage.Open(job_.dataset_uri(), backend));
+  counters_ = &storage.counters();
+  root_ = root.path;
+  const std::string shown = EscapeForTerminal(job_.dataset_uri());
+  ASSIGN_OR_RETURN(std::optional<std::string> text,
+                   ReadManifest(*root.storage, root_, shown));
+  if (!text) {
+    return absl::NotFoundError(absl::StrCat(
+        "no dataset at ", shown, ": it holds no ", kDatasetManifestName,
+        "; make one with `ckptbench datagen` (dataset.path)"));
+  }
+  ASSIGN_OR_RETURN(const DatasetManifest manifest,
+                   DatasetManifestFromJson(
+                       *text, absl::StrCat(shown, "/", kDatasetManifestName)));
+  index_.emplace(manifest.spec);
+  SamplerSpec sampler{manifest.spec.samples, job_.world(),   job_.seed(),
+                      job_.epoch(),          job_.shuffle(), job_.drop_last()};
+  {
+    const std::vector<uint32_t> order = EpochPermutation(sampler);
+    ranks_.resize(job_.ranks());
+    for (uint32_t r = 0; r < job_.ranks(); ++r) {
+      ranks_[r].samples = RankSamples(order, sampler, job_.first_rank() + r);
+    }
+  }
+  bytes_ = std::make_unique<std::atomic<uint64_t>[]>(ranks_.size());
+  // Each worker its own backend (its own connections), opened untimed.
+  for (Rank& r : ranks_) {
+    for (uint32_t w = 0; w < job_.num_workers(); ++w) {
+      sets_.push_back(std::make_unique<StorageSet>(storage.memory()));
+      ASSIGN_OR_RETURN(StorageLocation loc,
+                       sets_.back()->Open(job_.dataset_uri(), backend));
+      LoaderWorker worker;
+      worker.storage = loc.storage.get();
+      worker.counters = &sets_.back()->counters();
+      worker.ops.Reserve();
+      r.workers.push_back(std::move(worker));
+      held_.push_back(std::move(loc.storage));
+    }
+  }
+  // The objects the node's ranks read, kept cold.
+  std::set<std::string> objects;
+  for (const Rank& r : ranks_) {
+    for (uint32_t s : r.samples) {
+      objects.insert(JoinPath(root_, index_->Locate(s).object));
+    }
+  }
+  PrepareOutcome out;
+  ASSIGN_OR_RETURN(
+      out.cache,
+      root.storage->PrepareColdRead(
+          std::vector<std::string>(objects.begin(), objects.end()), mode));
+  out.storage_kind = root.storage->Kind();
+  out.filesystem = root.storage->Filesystem(root_);
+  v1::DataloadPrepared prepared;
+  prepared.set_manifest(*text);
+  out.workload_outcome = prepared.SerializeAsString();
+  return out;
+}
+
+PhaseOutcome DataloadWorkload::Run(const NodePhaseContext& ctx) {
+  PhaseOutcome out;
+  const auto start = std::chrono::steady_clock::now();
+  const PhaseUsage usage(*counters_);
+  std::vector<Counts> before;
+  for (const Rank& r : ranks_) {
+    for (const LoaderWorker& w : r.workers) {
+      before.push_back(CountsOf(*w.counters));
+    }
+  }
+  LoaderParams params;
+  params.batch_size = job_.batch_size();
+  params.num_workers = job_.num_workers();
+  params.prefetch_factor = job_.prefetch_factor();
+  params.compute_seconds = job_.compute_seconds();
+  params.preprocess_seconds = job_.preprocess_seconds();
+  params.block_size = job_.block_size();
+  params.root = root_;
+  std::vector<std::unique_ptr<RankLoader>> loaders;
+  std::vector<absl::Status> status(ranks_.size());
+  std::mutex mu;
+  std::condition_variable cv;
+  size_t running = ranks_.size();
+  std::vector<std::thread> threads;
+  for (size_t r = 0; r < ranks_.size(); ++r) {
+    loaders.push_back(std::make_unique<RankLoader>(
+        params, *index_, std::move(ranks_[r].samples), &ranks_[r].workers,
+        ctx.abort, &bytes_[r]));
+    threads.emplace_back([&, r] {
+      status[r] = loaders[r]->Run(start);
+      std::lock_guard<std::mutex> lock(mu);
+      if (--running == 0) cv.notify_all();
+    });
+  }
+  {
+    std::unique_lock<std::mutex> lock(mu);
+    ctx.progress->AwaitDone(lock, cv, [&] { return running == 0; });
+  }
+  for (auto& t : threads) t.join();
+  // The first real error (a rank stopped by another's is only aborted).
+  for (const absl::Status& s : status) {
+    if (!s.ok() && (out.status.ok() || absl::IsAborted(out.status))) {
+      out.status = s;
+    }
+  }
+  usage.Into(&out);
+  std::vector<Counts> counts;
+  for (const Rank& r : ranks_) {
+    for (const LoaderWorker& w : r.workers) {
+      const Counts now = CountsOf(*w.counters), was = before[counts.size()];
+      counts.push_back({now.requests - was.requests, now.retries - was.retries,
+                        now.throttles - was.throttles,
+                        now.connections - was.connections});
+      out.requests += counts.back().requests;
+      out.retries += counts.back().retries;
+      out.throttles += counts.back().throttles;
+      out.new_connections += counts.back().connections;
+    }
+  }
+  Report(loaders, counts, &out);
+  return out;
+}
+
+void DataloadWorkload::Report(
+    const std::vector<std::unique_ptr<RankLoader>>& loaders,
+    const std::vector<Counts>& counts, PhaseOutcome* out) {
+  size_t k = 0;
+  v1::DataloadReport report;
+  Histogram first_byte, last_byte;
+  for (size_t r = 0; r < loaders.size(); ++r) {
+    const RankEpochStats& st = loaders[r]->stats();
+    const uint32_t rank = job_.first_rank() + static_cast<uint32_t>(r);
+    v1::RankEpoch* e = report.add_ranks();
+    e->set_rank(rank);
+    e->set_samples(st.samples);
+    e->set_bytes(st.bytes);
+    e->set_batches(st.batches);
+    e->set_seconds(st.seconds);
+    e->set_first_batch_seconds(st.first_batch_seconds);
+    e->set_compute_seconds(st.compute_seconds);
+    e->set_wait_seconds(st.wait_seconds);
+    e->set_digest(st.digest);
+    e->set_order_digest(st.order_digest);
+    HistogramToProto(st.wait, e->mutable_wait());
+    for (const auto& win : st.windows) {
+      v1::StepWindow* sw = e->add_windows();
+      sw->set_steps(win.steps);
+      sw->set_mean_seconds(win.mean);
+      sw->set_variance(win.variance);
+    }
+    RankOutcome ro;
+    ro.rank = rank;
+    ro.bytes = st.bytes;
+    ro.first_byte_seconds = st.first_batch_seconds;
+    ro.done_seconds = st.seconds;
+    ro.verified = out->status.ok();
+    ro.checked_bytes = st.bytes;
+    out->ranks.push_back(ro);
+    for (size_t w = 0; w < ranks_[r].workers.size(); ++w) {
+      const LoaderWorker& lw = ranks_[r].workers[w];
+      v1::WorkerStats* ws = report.add_workers();
+      ws->set_rank(rank);
+      ws->set_worker(static_cast<uint32_t>(w));
+      ws->set_samples(lw.samples);
+      ws->set_batches(lw.batches);
+      ws->set_requests(counts[k].requests);
+      ws->set_retries(counts[k].retries);
+      ws->set_throttles(counts[k].throttles);
+      ws->set_new_connections(counts[k].connections);
+      ++k;
+      out->ops.Merge(lw.ops);
+      first_byte.Merge(lw.first_byte);
+      last_byte.Merge(lw.last_byte);
+    }
+  }
+  HistogramToProto(first_byte, report.mutable_sample_first_byte());
+  HistogramToProto(last_byte, report.mutable_sample_last_byte());
+  out->workload_report = report.SerializeAsString();
+}
+
+}  // namespace
+
+std::unique_ptr<NodeWorkload> NewDataloadWorkload() {
+  return std::make_unique<DataloadWorkload>();
+}
+
+}  // namespace ckpt

@@ -1,0 +1,22 @@
+// A dataset's manifest read from a node's storage: bounded to
+// kMaxDatasetManifestBytes before a byte of it is read (what a shared
+// bucket holds under that name may be anything).
+#ifndef CKPTBENCH_NODE_DATASET_MANIFEST_READ_H_
+#define CKPTBENCH_NODE_DATASET_MANIFEST_READ_H_
+
+#include <optional>
+#include <string>
+
+#include "absl/status/statusor.h"
+#include "node/storage/storage.h"
+
+namespace ckpt {
+
+// The manifest's text at `root` (the backend's path), nullopt when there
+// is none; `shown` names the dataset in errors.
+absl::StatusOr<std::optional<std::string>> ReadManifest(
+    Storage& storage, const std::string& root, const std::string& shown);
+
+}  // namespace ckpt
+
+#endif  // CKPTBENCH_NODE_DATASET_MANIFEST_READ_H_

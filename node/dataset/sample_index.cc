@@ -1,0 +1,34 @@
+#include "node/dataset/sample_index.h"
+
+namespace ckpt {
+
+SampleIndex::SampleIndex(const DatasetSpec& spec) : spec_(spec) {
+  if (spec.format != DatasetFormat::kTar) return;
+  table_ = BuildShardTable(spec);
+  block_of_.resize(spec.samples);
+  for (uint64_t k = 0; k < table_.shards(); ++k) {
+    uint64_t at = 0;
+    for (uint64_t s = table_.first_sample[k]; s < table_.first_sample[k + 1];
+         ++s) {
+      block_of_[s] = static_cast<uint32_t>((at + kTarBlock) / kTarBlock);
+      at += TarRecordBytes(SampleSize(spec, s));
+    }
+  }
+}
+
+SampleLocation SampleIndex::Locate(uint64_t sample) const {
+  SampleLocation loc;
+  loc.size = SampleSize(spec_, sample);
+  if (spec_.format == DatasetFormat::kFiles) {
+    loc.object = SampleObjectName(spec_, sample);
+    loc.object_size = loc.size;
+    return loc;
+  }
+  const uint64_t shard = table_.ShardOf(sample);
+  loc.object = ShardName(shard);
+  loc.offset = static_cast<uint64_t>(block_of_[sample]) * kTarBlock;
+  loc.object_size = table_.bytes[shard];
+  return loc;
+}
+
+}  // namespace ckpt

@@ -1,0 +1,40 @@
+// Where each sample of a dataset ckptbench made lies, for reads of single
+// samples (map-style access): its object, the byte range of its data
+// there, and the object's size (so object stores send no HEAD first).
+// Built once per node at prepare: on TAR shards 4 bytes per sample (its
+// data's offset in 512-byte blocks) and 16 per shard. Thread-safe once
+// built.
+#ifndef CKPTBENCH_NODE_DATASET_SAMPLE_INDEX_H_
+#define CKPTBENCH_NODE_DATASET_SAMPLE_INDEX_H_
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "common/dataset_layout.h"
+
+namespace ckpt {
+
+struct SampleLocation {
+  std::string object;  // relative to the dataset's root
+  uint64_t offset = 0;
+  uint64_t size = 0;
+  uint64_t object_size = 0;
+};
+
+class SampleIndex {
+ public:
+  explicit SampleIndex(const DatasetSpec& spec);
+  SampleLocation Locate(uint64_t sample) const;
+  const DatasetSpec& spec() const { return spec_; }
+  const ShardTable& shards() const { return table_; }
+
+ private:
+  DatasetSpec spec_;
+  ShardTable table_;                // tar
+  std::vector<uint32_t> block_of_;  // tar: each sample's data, in blocks
+};
+
+}  // namespace ckpt
+
+#endif  // CKPTBENCH_NODE_DATASET_SAMPLE_INDEX_H_
