@@ -18,6 +18,7 @@
 #include "node/dataset/dataset_bytes.h"
 #include "node/storage/memory_storage.h"
 #include "node/storage/storage_factory.h"
+#include "tests/testing/inprocess_run.h"
 #include "tests/testing/temp_dir.h"
 
 namespace ckpt {
@@ -37,29 +38,7 @@ Config DatagenConfig(const std::string& path, DatasetFormat format) {
   return c;
 }
 
-// `nodes` in-process nodes over one memory store.
-struct Harness {
-  Harness(std::shared_ptr<MemoryStore> memory, const Config& c, int nodes = 1)
-      : config(c), plan(*MakePlan(PlanOptionsFromConfig(c))) {
-    for (int i = 0; i < nodes; ++i) {
-      owned.push_back(std::make_unique<LocalNodeClient>(
-          i, "host-" + std::to_string(i), 10, memory));
-      clients.push_back(owned.back().get());
-    }
-    coordinator = std::make_unique<Coordinator>(config, plan, clients, nullptr);
-  }
-  absl::Status Run() {
-    absl::Status s = coordinator->Preflight(&result);
-    if (!s.ok()) return s;
-    return coordinator->Run(&result);
-  }
-  Config config;
-  CheckpointPlan plan;
-  std::vector<std::unique_ptr<LocalNodeClient>> owned;
-  std::vector<NodeClient*> clients;
-  std::unique_ptr<Coordinator> coordinator;
-  RunResult result;
-};
+using Harness = InProcessRun;
 
 std::string Read(const std::shared_ptr<MemoryStore>& memory,
                  const std::string& uri) {

@@ -13,6 +13,7 @@
 #include "node/dataset/dataset_bytes.h"
 #include "node/dataset/sample_index.h"
 #include "node/storage/memory_storage.h"
+#include "tests/testing/inprocess_run.h"
 
 namespace ckpt {
 namespace {
@@ -34,28 +35,7 @@ Config DatasetConfig(DatasetFormat format, uint64_t samples) {
   return c;
 }
 
-struct Harness {
-  Harness(std::shared_ptr<MemoryStore> memory, const Config& c, int nodes)
-      : config(c), plan(*MakePlan(PlanOptionsFromConfig(c))) {
-    for (int i = 0; i < nodes; ++i) {
-      owned.push_back(std::make_unique<LocalNodeClient>(
-          i, "host-" + std::to_string(i), 10, memory));
-      clients.push_back(owned.back().get());
-    }
-    coordinator = std::make_unique<Coordinator>(config, plan, clients, nullptr);
-  }
-  absl::Status Run() {
-    absl::Status s = coordinator->Preflight(&result);
-    if (!s.ok()) return s;
-    return coordinator->Run(&result);
-  }
-  Config config;
-  CheckpointPlan plan;
-  std::vector<std::unique_ptr<LocalNodeClient>> owned;
-  std::vector<NodeClient*> clients;
-  std::unique_ptr<Coordinator> coordinator;
-  RunResult result;
-};
+using Harness = InProcessRun;
 
 void MakeDataset(const std::shared_ptr<MemoryStore>& memory, Config c) {
   c.run.workload = Workload::kDatagen;
