@@ -19,6 +19,11 @@ using Clock = std::chrono::steady_clock;
 
 constexpr uint64_t kStepWindow = 100;
 
+// The abort flag is also set from outside (another rank's failure, the
+// coordinator's Abort) with no notify of this loader's condition variable:
+// every wait looks at it again at least this often.
+constexpr auto kAbortPoll = std::chrono::milliseconds(20);
+
 double Seconds(Clock::time_point from, Clock::time_point to) {
   return std::chrono::duration<double>(to - from).count();
 }
@@ -43,6 +48,13 @@ RankLoader::RankLoader(const LoaderParams& params, const SampleIndex& index,
       bytes_done_(*bytes_done),
       batches_((samples_.size() + p_.batch_size - 1) / p_.batch_size),
       ready_(batches_, 0) {}
+
+template <typename Ready>
+void RankLoader::WaitFor(std::unique_lock<std::mutex>& lock, Ready ready) {
+  while (!ready() && !abort_.load(std::memory_order_relaxed)) {
+    cv_.wait_for(lock, kAbortPoll);
+  }
+}
 
 void RankLoader::Fail(absl::Status s) {
   {
@@ -125,9 +137,7 @@ void RankLoader::Work(size_t w) {
   for (uint64_t b = w; b < batches_; b += p_.num_workers) {
     {
       std::unique_lock<std::mutex> lock(mu_);
-      cv_.wait(lock, [&] {
-        return b < consumed_ + ahead || abort_.load(std::memory_order_relaxed);
-      });
+      WaitFor(lock, [&] { return b < consumed_ + ahead; });
     }
     if (abort_.load(std::memory_order_relaxed)) return;
     absl::Status s = ReadBatch(worker, b, buffer);
@@ -167,9 +177,7 @@ absl::Status RankLoader::Run(Clock::time_point start) {
     const auto t0 = Clock::now();
     {
       std::unique_lock<std::mutex> lock(mu_);
-      cv_.wait(lock, [&] {
-        return ready_[b] != 0 || abort_.load(std::memory_order_relaxed);
-      });
+      WaitFor(lock, [&] { return ready_[b] != 0; });
       if (ready_[b] == 0) break;  // aborted
       consumed_ = b + 1;
     }

@@ -78,6 +78,9 @@ class RankLoader {
   absl::Status ReadSample(LoaderWorker& worker, uint64_t sample,
                           std::vector<unsigned char>& buffer);
   void Fail(absl::Status s);
+  // Until ready() or the abort flag (under mu_, held by `lock`).
+  template <typename Ready>
+  void WaitFor(std::unique_lock<std::mutex>& lock, Ready ready);
   void AddStep(double seconds);
 
   const LoaderParams p_;

@@ -130,6 +130,30 @@ TEST(Dataload, ACorruptedSampleFailsTheEpochNamingItsShardAndKey) {
   EXPECT_TRUE(h.result.rounds[0].epoch.has_value());  // what was measured
 }
 
+// Rank 1's first sample is corrupted and storage is slow (one sample in
+// about 12 ms): rank 1 fails at once while rank 0's accelerator is still
+// waiting for its first batch. Rank 0 stops on the shared abort flag (it
+// used to wait forever for a batch its workers had given up) and the
+// epoch fails naming the sample.
+TEST(Dataload, ARanksFailureStopsTheRanksStillWaiting) {
+  auto memory = std::make_shared<MemoryStore>();
+  Config c = DatasetConfig(DatasetFormat::kFiles, 64);
+  MakeDataset(memory, c);
+  const SampleIndex index(DatasetSpecOf(c));
+  const SampleLocation loc = index.Locate(1);
+  memory->FlipByte("mem://bucket/ds/" + loc.object, loc.offset + 100);
+  memory->SetRate(1024.0 * 1024);
+  c.run.workload = Workload::kDataload;
+  c.dataload.shuffle = false;
+  c.dataload.epochs = 1;
+  Harness h(memory, c, 1);  // 2 ranks: samples 0, 2, ... and 1, 3, ...
+  absl::Status s = h.Run();
+  EXPECT_FALSE(s.ok());
+  EXPECT_TRUE(absl::StrContains(s.message(), "sample s0000000001")) << s;
+  ASSERT_EQ(h.result.rounds.size(), 1u);
+  EXPECT_EQ(h.result.rounds[0].error_kind, "data_loss");
+}
+
 // Storage at R = 8 MiB/s for all readers; samples of S = 64 KiB, batches of
 // B = 4: one batch's bytes take B x S / R = 31.25 ms to arrive, however
 // many workers ask at once. An accelerator computing c per batch is busy
