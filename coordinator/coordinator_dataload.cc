@@ -30,6 +30,12 @@ absl::Status Coordinator::RunDataload(RunResult* result) {
     RoundIds ids{run_id_, next_round_id_++, &interrupted_};
     result->rounds.push_back(protocol.Run(round, ids));
     RoundResult& r = result->rounds.back();
+    if (!result->dataset && round.manifest()) {
+      DatasetResult& read = result->dataset.emplace();
+      read.uri = plan.uri;
+      read.spec = round.manifest()->spec;
+      read.totals = round.manifest()->totals;
+    }
     if (r.status != RunStatus::kOk) {
       Publish(result);
       return absl::AbortedError(r.error);

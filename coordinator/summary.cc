@@ -325,13 +325,16 @@ void AddGoodput(const RunResult& r, std::string* out) {
 }  // namespace
 
 // A datagen run: the dataset, and what the run wrote, found or removed.
-void AddDataset(const DatasetResult& d, std::string* out) {
+// `made`: datagen's (what it wrote, reused or removed); else the dataset a
+// dataload run read.
+void AddDataset(const DatasetResult& d, bool made, std::string* out) {
   std::string& s = *out;
   absl::StrAppendFormat(
       &s, "dataset: %s, %s: %d samples of %s (spread %s), %d objects, %s\n",
       E(d.uri), d.spec.format, d.spec.samples, FormatBytes(d.spec.sample_bytes),
       FormatBytes(d.spec.sample_spread), d.totals.objects,
       FormatBytes(d.totals.bytes));
+  if (!made) return;
   if (d.removed) {
     absl::StrAppendFormat(&s, "removed: %d objects and the manifest\n",
                           d.removed_objects);
@@ -385,14 +388,15 @@ void AddEpochs(const RunResult& r, std::string* out) {
 
 std::string SummaryTable(const RunResult& r) {
   std::string s;
-  if (r.dataset) {
-    absl::StrAppendFormat(&s, "\nckptbench %s: datagen on %d node(s)\n",
-                          r.status, r.num_nodes);
-    AddDataset(*r.dataset, &s);
-  } else if (r.workload == Workload::kDataload) {
+  if (r.workload == Workload::kDataload) {
     absl::StrAppendFormat(&s,
                           "\nckptbench %s: dataload, %d node(s) x %d rank(s)\n",
                           r.status, r.num_nodes, r.ranks_per_node);
+    if (r.dataset) AddDataset(*r.dataset, false, &s);
+  } else if (r.dataset) {
+    absl::StrAppendFormat(&s, "\nckptbench %s: datagen on %d node(s)\n",
+                          r.status, r.num_nodes);
+    AddDataset(*r.dataset, true, &s);
   } else {
     absl::StrAppendFormat(
         &s,

@@ -127,6 +127,7 @@ void DataloadRound::Prepared(const std::vector<PrepareOutcome>& prepared,
       auto m = DatasetManifestFromJson(first, plan_.uri);
       if (m.ok()) {
         spec_ = m->spec;
+        manifest_ = *m;
         // The epoch's bytes for the progress line: the samples' bytes in
         // the share the sampler gives out.
         const SamplerShape shape = ShapeOf(

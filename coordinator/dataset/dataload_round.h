@@ -11,10 +11,12 @@
 #ifndef CKPTBENCH_COORDINATOR_DATASET_DATALOAD_ROUND_H_
 #define CKPTBENCH_COORDINATOR_DATASET_DATALOAD_ROUND_H_
 
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "common/config.h"
+#include "common/dataset_manifest.h"
 #include "coordinator/results.h"
 #include "coordinator/round/round_workload.h"
 
@@ -40,6 +42,8 @@ class DataloadRound : public RoundWorkload {
   void Begin(RoundResult* result) override;
   std::string Title(RoundNameForm form) const override;
   uint64_t ProgressBytes() const override { return progress_bytes_; }
+  // The dataset as node 0's manifest says (after Prepared).
+  const std::optional<DatasetManifest>& manifest() const { return manifest_; }
   PhaseJob BuildPrepare(size_t node) override;
   void Prepared(const std::vector<PrepareOutcome>& prepared,
                 RoundResult* result) override;
@@ -60,6 +64,7 @@ class DataloadRound : public RoundWorkload {
   // The dataset as node 0's manifest says, and whether every node read
   // the same manifest.
   DatasetSpec spec_;
+  std::optional<DatasetManifest> manifest_;
   bool manifests_agree_ = true;
   uint64_t progress_bytes_ = 0;  // the epoch's, about (known at prepare)
 };

@@ -64,6 +64,44 @@ TEST(DatagenCli, MakesReusesRefusesAndRemoves) {
   EXPECT_TRUE(std::filesystem::exists(t.Sub("ds")));  // not ckptbench's
 }
 
+// Epoch 1 on local disk is cold, proven: fadvise evicted the node's
+// objects and mincore found none of their bytes resident before the first
+// read. With warm epochs, epoch 2 leaves the cache alone and finds what
+// epoch 1 read still resident, and says it is warm.
+TEST(DatagenCli, DataloadOnLocalDiskIsColdThenWarmOnRequest) {
+  TempDir t;
+  ASSERT_EQ(Datagen(t, {"-q"}, {{"CKPT_DATASET_SAMPLES", "300"}}).exit_code, 0);
+  ProcessResult r =
+      RunProcess({CkptbenchBinary(), "run", "--results-dir", t.Sub("res")},
+                 {{"CKPT_DATASET_PATH", t.Sub("ds")},
+                  {"CKPT_DATASET_SAMPLES", "300"},
+                  {"CKPT_SHARD_BYTES", "1MiB"},
+                  {"CKPT_WORKLOAD", "dataload"},
+                  {"CKPT_EPOCHS", "2"},
+                  {"CKPT_WARM_EPOCHS", "true"},
+                  {"CKPT_CACHE_MODE", "fadvise"}});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("dataset: " + t.Sub("ds") + ", tar: 300 samples"),
+            std::string::npos)
+      << r.out;
+  json j = json::parse(ReadFile(t.Sub("res/result.json")));
+  ASSERT_EQ(j["rounds"].size(), 2u);
+  const json& cold = j["rounds"][0];
+  const json& warm = j["rounds"][1];
+  EXPECT_EQ(cold["workload"], "dataload");
+  EXPECT_EQ(cold["epoch"]["warm"], false);
+  EXPECT_EQ(cold["page_cache"]["method"], "fadvise_dontneed");
+  EXPECT_EQ(cold["page_cache"]["resident_bytes_at_start"], 0);
+  const uint64_t checked = cold["page_cache"]["checked_bytes"];
+  EXPECT_EQ(j["dataset"]["samples"], 300);  // the dataset read
+  EXPECT_EQ(checked, j["dataset"]["bytes"].get<uint64_t>());
+  EXPECT_EQ(warm["epoch"]["warm"], true);
+  EXPECT_EQ(warm["page_cache"]["method"], "none");
+  EXPECT_EQ(warm["page_cache"]["checked_bytes"], checked);
+  EXPECT_GE(warm["page_cache"]["resident_bytes_at_start"].get<uint64_t>(),
+            checked * 9 / 10);
+}
+
 TEST(DatagenCli, BadDatasetKeysAreOneLineNamingTheKey) {
   TempDir t;
   ProcessResult r = Datagen(t, {"-q"}, {{"CKPT_SAMPLE_SPREAD", "1GiB"}});
