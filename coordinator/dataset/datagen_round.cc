@@ -149,18 +149,15 @@ void DatagenRound::Aggregate(const std::vector<PhaseOutcome>& reports,
   for (size_t i = 0; i < reports.size(); ++i) {
     const PhaseOutcome& rep = reports[i];
     NodeResult nr;
-    nr.node = nodes_[i]->index();
-    nr.host = nodes_[i]->host();
     if (!rep.ranks.empty()) {
       nr.bytes = rep.ranks[0].bytes;
       nr.last_done_seconds = nr.first_done_seconds =
           rep.ranks[0].done_seconds + std::max(0.0, rep.start_lag_seconds);
     }
-    if (i < prepared.size()) FillNodeStorage(prepared[i], &nr);
-    FillNode(rep, &nr);
-    busy += nr.host_cpu_busy;
-    AddNode(rep, nr, result);
-    result->nodes.push_back(std::move(nr));
+    busy += AppendNode(*nodes_[i], rep,
+                       i < prepared.size() ? &prepared[i] : nullptr,
+                       std::move(nr), result)
+                .host_cpu_busy;
     v1::DatagenReport r;
     if (r.ParseFromString(rep.workload_report)) {
       if (plan_.remove) {

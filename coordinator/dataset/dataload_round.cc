@@ -232,19 +232,16 @@ void DataloadRound::Aggregate(const std::vector<PhaseOutcome>& reports,
   for (size_t i = 0; i < reports.size(); ++i) {
     const PhaseOutcome& rep = reports[i];
     NodeResult nr;
-    nr.node = nodes_[i]->index();
-    nr.host = nodes_[i]->host();
     const double lag = std::max(0.0, rep.start_lag_seconds);
     for (const RankOutcome& ro : rep.ranks) {
       nr.ranks.push_back(ro.rank);
       nr.bytes += ro.bytes;
       nr.last_done_seconds = std::max(nr.last_done_seconds, ro.done_seconds);
     }
-    if (i < prepared.size()) FillNodeStorage(prepared[i], &nr);
-    FillNode(rep, &nr);
-    busy += nr.host_cpu_busy;
-    AddNode(rep, nr, result);
-    result->nodes.push_back(std::move(nr));
+    busy += AppendNode(*nodes_[i], rep,
+                       i < prepared.size() ? &prepared[i] : nullptr,
+                       std::move(nr), result)
+                .host_cpu_busy;
     v1::DataloadReport r;
     if (!r.ParseFromString(rep.workload_report)) continue;
     for (const v1::RankEpoch& e : r.ranks()) {

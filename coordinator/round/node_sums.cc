@@ -110,4 +110,16 @@ void AddNode(const PhaseOutcome& rep, const NodeResult& nr,
   });
 }
 
+const NodeResult& AppendNode(const NodeClient& node, const PhaseOutcome& rep,
+                             const PrepareOutcome* prepared, NodeResult nr,
+                             RoundResult* result) {
+  nr.node = node.index();
+  nr.host = node.host();
+  if (prepared != nullptr) FillNodeStorage(*prepared, &nr);
+  FillNode(rep, &nr);
+  AddNode(rep, nr, result);
+  result->nodes.push_back(std::move(nr));
+  return result->nodes.back();
+}
+
 }  // namespace ckpt

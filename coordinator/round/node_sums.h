@@ -10,6 +10,7 @@
 #include "common/phase_outcome.h"
 #include "common/round_messages.h"
 #include "coordinator/results.h"
+#include "coordinator/round/node_client.h"
 
 namespace ckpt {
 
@@ -30,6 +31,13 @@ void FillNode(const PhaseOutcome& rep, NodeResult* nr);
 // The node's counts into the round's, and its histograms merged.
 void AddNode(const PhaseOutcome& rep, const NodeResult& nr,
              RoundResult* result);
+
+// All of the above for one node of a round (its ranks' bytes and done
+// times already in `nr`; `prepared` null when it did not prepare): named
+// after `node`, appended to result->nodes, which it returns.
+const NodeResult& AppendNode(const NodeClient& node, const PhaseOutcome& rep,
+                             const PrepareOutcome* prepared, NodeResult nr,
+                             RoundResult* result);
 
 }  // namespace ckpt
 
