@@ -113,6 +113,62 @@ TEST(Fuse, SaveAndLoadThroughAnS3fsMountOfSwift) {
   EXPECT_EQ(ls.out.find(".tmp"), std::string::npos) << ls.out;  // no renames
 }
 
+// A dataset of one file per sample made through the mount, then read by
+// two ranks' data loaders: epoch 1 cold (the kernel's page cache evicted
+// as for loads) with each sample read once and verified, epoch 2 warm on
+// request; the samples are objects in the bucket.
+TEST(Fuse, ADatasetOnAnS3fsMountIsMadeAndReadColdThenWarm) {
+  struct stat st;
+  if (stat("/dev/fuse", &st) != 0) {
+    GTEST_SKIP() << "skipped: /dev/fuse is missing on this machine";
+  }
+  SwiftServer& swift = SwiftServer::Get();
+  ASSERT_FALSE(swift.endpoint().empty()) << swift.error();
+  const std::string bucket = SwiftServer::UniqueBucket("fuseds");
+  ASSERT_EQ(swift.MakeBucket(bucket), "");
+  TempDir t;
+  S3fsMount mount(swift, bucket, t.Sub("mnt"));
+  ASSERT_EQ(mount.type(), "fuse.s3fs") << mount.log();
+  std::map<std::string, std::string> env = {
+      {"CKPT_DATASET_PATH", t.Sub("mnt") + "/ds"},
+      {"CKPT_DATASET_FORMAT", "files"},
+      {"CKPT_DATASET_SAMPLES", "60"},
+      {"CKPT_SAMPLE_BYTES", "16KiB"},
+      {"CKPT_SAMPLE_SPREAD", "4KiB"},
+      {"CKPT_DATASET_SPREAD_PREFIXES", "4"},
+      {"NUM_DEVICES", "2"},
+      {"HOME", t.path()}};
+  auto made = RunProcess(
+      {CkptbenchBinary(), "datagen", "-q", "--results-dir", t.Sub("made")},
+      env);
+  ASSERT_EQ(made.exit_code, 0) << made.err << mount.log();
+  env["CKPT_WORKLOAD"] = "dataload";
+  env["CKPT_EPOCHS"] = "2";
+  env["CKPT_WARM_EPOCHS"] = "true";
+  auto r = RunProcess(
+      {CkptbenchBinary(), "run", "-q", "--results-dir", t.Sub("res")}, env);
+  ASSERT_EQ(r.exit_code, 0) << r.err << mount.log();
+  json j = json::parse(ReadFile(t.Sub("res/result.json")));
+  EXPECT_EQ(j["environment"]["filesystem"], "fuse.s3fs");
+  ASSERT_EQ(j["rounds"].size(), 2u);
+  for (const json& round : j["rounds"]) {
+    EXPECT_EQ(round["epoch"]["samples"], 60);
+    EXPECT_EQ(round["epoch"]["each_sample_once"], true);
+    EXPECT_EQ(round["verified"], true);
+  }
+  const std::string method = j["rounds"][0]["page_cache"]["method"];
+  EXPECT_TRUE(method == "drop_caches" || method == "fadvise_dontneed")
+      << method;
+  EXPECT_EQ(j["rounds"][0]["page_cache"]["resident_bytes_at_start"], 0);
+  EXPECT_EQ(j["rounds"][1]["epoch"]["warm"], true);
+  EXPECT_EQ(j["rounds"][1]["page_cache"]["method"], "none");
+  auto ls = swift.Aws({"s3", "ls", "--recursive", "s3://" + bucket + "/"});
+  ASSERT_EQ(ls.exit_code, 0) << ls.err;
+  EXPECT_NE(ls.out.find("ds/ckptbench-dataset.json"), std::string::npos)
+      << ls.out;
+  EXPECT_NE(ls.out.find("s0000000059.jpg"), std::string::npos) << ls.out;
+}
+
 // Time to visible across two node processes, each with its own s3fs mount
 // of the bucket (as two hosts would have): node 1 runs in a mount namespace
 // of its own where its mount is bound over node 0's path, so both use one

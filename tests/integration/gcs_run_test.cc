@@ -1,12 +1,15 @@
 // `ckptbench run` with CKPT_DIR_PATH=gs://..., the env-var single-node mode
 // as the GCS checkpoint benchmark's users run it, against the project's
 // GCS test server: a save+load verified, a 429 storm retried and counted,
-// and missing credentials refused before any round.
+// missing credentials refused before any round, and a dataset made and
+// read by a data loader.
 #include <gtest/gtest.h>
 
 #include <fstream>
 #include <nlohmann/json.hpp>
 
+#include "common/dataset_layout.h"
+#include "node/dataset/dataset_bytes.h"
 #include "tests/testing/gcs_server.h"
 #include "tests/testing/result_files.h"
 #include "tests/testing/subprocess.h"
@@ -76,6 +79,58 @@ TEST_F(GcsRunTest, A429StormIsRetriedAndCounted) {
   EXPECT_EQ(FileColumnSum(j["rounds"][0], "requests"),
             j["rounds"][0]["requests"].get<uint64_t>());
   EXPECT_TRUE(j["rounds"][1]["verified"].get<bool>());
+}
+
+// A dataset on GCS: datagen's shards are byte-exact in the server, and a
+// dataload epoch of two ranks reads each sample once, verified, with one
+// ranged GET of its member's bytes (the size is known: no metadata GET).
+TEST_F(GcsRunTest, ADatasetIsMadeThenReadWithOneRangedGetPerSample) {
+  auto env = Env();
+  env["CKPT_DATASET_PATH"] = "gs://bucket/ds";
+  env["CKPT_DATASET_SAMPLES"] = "120";
+  env["CKPT_SAMPLE_BYTES"] = "20KiB";
+  env["CKPT_SAMPLE_SPREAD"] = "4KiB";
+  env["CKPT_SHARD_BYTES"] = "256KiB";
+  auto made = RunProcess(
+      {CkptbenchBinary(), "datagen", "-q", "--results-dir", tmp_.Sub("made")},
+      env);
+  ASSERT_EQ(made.exit_code, 0) << made.err;
+  DatasetSpec spec;
+  spec.samples = 120;
+  spec.sample_bytes = 20 * 1024;
+  spec.sample_spread = 4 * 1024;
+  spec.shard_bytes = 256 * 1024;
+  spec.seed = 1;
+  const ShardTable table = BuildShardTable(spec);
+  ASSERT_GT(table.shards(), 5u);
+  const std::optional<std::string> got =
+      server_.ObjectBytes("bucket", "ds/" + ShardName(1));
+  ASSERT_TRUE(got.has_value());
+  ShardImage img(spec, table.first_sample[1], table.first_sample[2]);
+  ASSERT_EQ(got->size(), img.size());
+  EXPECT_EQ(
+      img.FirstMismatch(0, reinterpret_cast<const unsigned char*>(got->data()),
+                        got->size()),
+      got->size());
+  const size_t before = server_.requests().size();
+  env["CKPT_WORKLOAD"] = "dataload";
+  env["CKPT_EPOCHS"] = "1";
+  auto r = Run(env);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  json j = Result();
+  const json& epoch = j["rounds"][0]["epoch"];
+  EXPECT_EQ(epoch["samples"], 120);
+  EXPECT_EQ(epoch["each_sample_once"], true) << epoch.dump();
+  EXPECT_EQ(j["rounds"][0]["verified"], true);
+  const std::vector<GcsServerRequest> requests = server_.requests();
+  int shard_requests = 0, ranged = 0;
+  for (size_t i = before; i < requests.size(); ++i) {
+    if (requests[i].target.find("shard-") == std::string::npos) continue;
+    ++shard_requests;
+    if (requests[i].method == "GET" && !requests[i].range.empty()) ++ranged;
+  }
+  EXPECT_EQ(shard_requests, 120);
+  EXPECT_EQ(ranged, 120);
 }
 
 TEST_F(GcsRunTest, MissingCredentialsAreOneClearErrorBeforeAnyRound) {
