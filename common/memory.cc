@@ -1,5 +1,8 @@
 #include "common/memory.h"
 
+#include <fcntl.h>
+#include <unistd.h>
+
 #include <fstream>
 #include <sstream>
 
@@ -74,6 +77,26 @@ MemoryBudget AvailableMemory() {
     break;
   }
   return b;
+}
+
+uint64_t PeakRssBytes() {
+  std::ifstream in("/proc/self/status");
+  std::string line;
+  while (std::getline(in, line)) {
+    if (line.rfind("VmHWM:", 0) != 0) continue;
+    std::istringstream fields(line.substr(6));
+    uint64_t kib = 0;
+    return fields >> kib ? kib * 1024 : 0;
+  }
+  return 0;
+}
+
+bool ResetPeakRss() {
+  const int fd = open("/proc/self/clear_refs", O_WRONLY | O_CLOEXEC);
+  if (fd < 0) return false;
+  const bool ok = write(fd, "5", 1) == 1;
+  close(fd);
+  return ok;
 }
 
 }  // namespace ckpt

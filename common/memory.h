@@ -17,6 +17,14 @@ struct MemoryBudget {
 
 MemoryBudget AvailableMemory();
 
+// This process's peak resident set (VmHWM in /proc/self/status), 0 if
+// unknown.
+uint64_t PeakRssBytes();
+// Starts the peak over from the current resident set (writing "5" to
+// /proc/self/clear_refs, Linux 4.0 and later); false where that is refused,
+// and the peak then stays the process's since it started.
+bool ResetPeakRss();
+
 }  // namespace ckpt
 
 #endif  // CKPTBENCH_COMMON_MEMORY_H_

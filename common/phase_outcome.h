@@ -59,6 +59,9 @@ struct PhaseOutcome {
   uint64_t new_connections = 0;  // HTTP connections opened (object stores)
   double backoff_seconds = 0;    // slept before retries (object stores)
   uint64_t memory_available_bytes = 0;  // at the end, buffers still held
+  // The process's peak resident set during the phase (since its start
+  // where the kernel refuses a reset: common/memory.h); 0 unknown.
+  uint64_t peak_rss_bytes = 0;
   StagingOutcome staging;
   double data_seconds = 0;  // FileOutcome::data_seconds, summed
   double file_seconds = 0;  // FileOutcome::done_seconds, summed

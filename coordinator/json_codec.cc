@@ -104,6 +104,7 @@ ordered_json NodeJson(const NodeResult& n, bool load) {
       {"throttles", n.throttles},
       {"backoff_seconds", n.backoff_seconds},
       {"memory_available_bytes", n.memory_available_bytes},
+      {"peak_rss_bytes", n.peak_rss_bytes},
       {"new_connections", n.new_connections},
       {"staging",
        {{"copy_seconds", n.staging.copy_seconds},

@@ -70,6 +70,7 @@ void ReadNode(const Fields& f, NodeResult* n) {
   f.Get("throttles", &n->throttles);
   f.Get("backoff_seconds", &n->backoff_seconds);
   f.Get("memory_available_bytes", &n->memory_available_bytes);
+  f.Get("peak_rss_bytes", &n->peak_rss_bytes);
   f.Get("new_connections", &n->new_connections);
   f.Get("read_from_nodes", &n->read_from_nodes);
   const Fields s = f.Object("staging");

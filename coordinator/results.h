@@ -82,6 +82,8 @@ struct NodeResult {
   // Memory still available to the node at the phase's end (its staged
   // copies held), as common/memory.h reads it; 0 = unknown.
   uint64_t memory_available_bytes = 0;
+  // The node process's peak resident set during the phase; 0 = unknown.
+  uint64_t peak_rss_bytes = 0;
   // Loads: the nodes that wrote the shards this node read (its own index
   // among them only without a rank shift), ascending.
   std::vector<int> read_from_nodes;

@@ -79,6 +79,7 @@ v1::PhaseReport ToWire(const PhaseOutcome& o) {
   rep.set_cpus(static_cast<uint32_t>(o.cpus));
   rep.set_backoff_seconds(o.backoff_seconds);
   rep.set_memory_available_bytes(o.memory_available_bytes);
+  rep.set_peak_rss_bytes(o.peak_rss_bytes);
   for (const FileRecord& f : o.files) ToWire(f, rep.add_files());
   rep.set_requests(o.requests);
   rep.set_retries(o.retries);
@@ -123,6 +124,7 @@ absl::StatusOr<PhaseOutcome> FromWire(const v1::PhaseReport& r) {
   o.cpus = static_cast<int>(r.cpus());
   o.backoff_seconds = r.backoff_seconds();
   o.memory_available_bytes = r.memory_available_bytes();
+  o.peak_rss_bytes = r.peak_rss_bytes();
   o.files.reserve(static_cast<size_t>(r.files_size()));
   for (const auto& f : r.files()) o.files.push_back(FromWire(f));
   o.requests = r.requests();

@@ -81,6 +81,7 @@ void FillNode(const PhaseOutcome& rep, NodeResult* nr) {
   nr->throttles = rep.throttles;
   nr->backoff_seconds = rep.backoff_seconds;
   nr->memory_available_bytes = rep.memory_available_bytes;
+  nr->peak_rss_bytes = rep.peak_rss_bytes;
   nr->new_connections = rep.new_connections;
   const StagingOutcome& st = rep.staging;
   nr->staging.copy_seconds = st.copy_seconds;

@@ -11,13 +11,16 @@ PhaseUsage::PhaseUsage(const ObjectStoreCounters& c)
       retries0_(c.retries),
       throttles0_(c.throttles),
       connections0_(c.new_connections),
-      backoff0_(c.backoff_ns) {}
+      backoff0_(c.backoff_ns) {
+  ResetPeakRss();
+}
 
 void PhaseUsage::Into(PhaseOutcome* out) const {
   const ObjectStoreCounters& c = counters_;
   out->cpu = CpuBetween(cpu0_, SampleCpu());
   out->cpus = UsableCpus();
   out->memory_available_bytes = AvailableMemory().available_bytes;
+  out->peak_rss_bytes = PeakRssBytes();
   out->requests = c.requests - requests0_;
   out->retries = c.retries - retries0_;
   out->throttles = c.throttles - throttles0_;

@@ -1,5 +1,6 @@
 // What a phase used besides its own work, for any workload's report: the
 // process's CPU time, the CPUs it may run on, the memory left at the end,
+// its peak resident set (the peak is started over when taking the start),
 // and the object-store requests, retries, throttles, connections and
 // back-off counted meanwhile (the difference of the run's counters).
 #ifndef CKPTBENCH_NODE_ROUND_PHASE_USAGE_H_

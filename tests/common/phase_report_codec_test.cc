@@ -31,6 +31,7 @@ PhaseOutcome OffDefault() {
   o.new_connections = 4;
   o.backoff_seconds = 0.3;
   o.memory_available_bytes = 1ull << 33;
+  o.peak_rss_bytes = 3ull << 28;
   o.staging = {0.1, 8192, 0.2, 0.9, 0.7, 0.6, 16384, true};
   o.data_seconds = 0.4;
   o.file_seconds = 1.5;
@@ -98,6 +99,7 @@ TEST(PhaseReportCodec, EveryFieldCrossesTheWireAndBack) {
   EXPECT_EQ(back->new_connections, 4u);
   EXPECT_EQ(back->backoff_seconds, 0.3);
   EXPECT_EQ(back->memory_available_bytes, 1ull << 33);
+  EXPECT_EQ(back->peak_rss_bytes, 3ull << 28);
   EXPECT_EQ(back->staging.copy_seconds, 0.1);
   EXPECT_EQ(back->staging.copy_bytes, 8192u);
   EXPECT_EQ(back->staging.blocking_seconds, 0.2);

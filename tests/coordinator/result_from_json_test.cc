@@ -117,6 +117,7 @@ RunResult Everything() {
     n.throttles = 1;
     n.backoff_seconds = 0.25;
     n.memory_available_bytes = 1ull << 30;
+    n.peak_rss_bytes = 5ull << 26;
     n.new_connections = 2;
     n.staging = {0.5, 2000, 0.25, 1.75, 3.0, 2.5, 2000, false};
     n.read_from_nodes = {0};

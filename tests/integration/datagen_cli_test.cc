@@ -95,6 +95,10 @@ TEST(DatagenCli, DataloadOnLocalDiskIsColdThenWarmOnRequest) {
   const uint64_t checked = cold["page_cache"]["checked_bytes"];
   EXPECT_EQ(j["dataset"]["samples"], 300);  // the dataset read
   EXPECT_EQ(checked, j["dataset"]["bytes"].get<uint64_t>());
+  // The node's peak resident set: the process's code and heap, the
+  // loader's buffers, a few bytes per sample.
+  EXPECT_GT(cold["nodes"][0]["peak_rss_bytes"].get<uint64_t>(), 1u << 20);
+  EXPECT_LT(cold["nodes"][0]["peak_rss_bytes"].get<uint64_t>(), 1u << 30);
   EXPECT_EQ(warm["epoch"]["warm"], true);
   EXPECT_EQ(warm["page_cache"]["method"], "none");
   EXPECT_EQ(warm["page_cache"]["checked_bytes"], checked);
