@@ -12,6 +12,7 @@
 #include "common/files.h"
 #include "coordinator/results.h"
 #include "report/collate.h"
+#include "report/epoch_sections.h"
 #include "report/loop_sections.h"
 #include "report/restore_sections.h"
 #include "report/svg.h"
@@ -335,10 +336,20 @@ std::string Header(const SweepData& data) {
     rows.push_back(
         {"storage", absl::StrCat(env.storage_kind, " ", env.filesystem, " ",
                                  env.mount_point)});
-    rows.push_back({"first run's plan",
-                    absl::StrCat(first->model, ", ", first->checkpoint_bytes,
-                                 " bytes, ", first->world_size, " rank(s), ",
-                                 first->files, " file(s)")});
+    if (first->workload == Workload::kCheckpoint) {
+      rows.push_back({"first run's plan",
+                      absl::StrCat(first->model, ", ", first->checkpoint_bytes,
+                                   " bytes, ", first->world_size, " rank(s), ",
+                                   first->files, " file(s)")});
+    } else if (first->dataset) {
+      const DatasetResult& d = *first->dataset;
+      rows.push_back(
+          {absl::StrCat("first run's dataset (",
+                        std::string(Name(first->workload)), ")"),
+           absl::StrCat(d.uri, ", ", std::string(Name(d.spec.format)), ", ",
+                        d.spec.samples, " samples, ", d.totals.objects,
+                        " objects, ", d.totals.bytes, " bytes")});
+    }
     rows.push_back({"ckptbench", env.version});
   }
   s += HtmlTable({"", ""}, rows);
@@ -390,6 +401,7 @@ svg .legend,svg .axis-label{font-size:12px}
 svg .grid{stroke:#e4e4e4}svg .axis{stroke:#444}
 svg .whisker{stroke:#222;stroke-width:1.2}svg .dot{fill:#222;opacity:.7}
 svg .line{stroke-width:2}svg .mark{stroke:#000;stroke-width:2}
+svg .rule{stroke:#c00;stroke-width:1.5;stroke-dasharray:6 3}
 </style>
 )";
 
@@ -425,6 +437,7 @@ std::string HtmlReport(const SweepData& data) {
   s += TimelineSection(data);
   s += TrainingLoopSection(data);
   s += GoodputSection(data);
+  s += DataLoaderSection(data);
   s += kSelfCheck;
   s += "</body></html>\n";
   return s;

@@ -166,8 +166,9 @@ std::string SeriesColor(size_t i) {
 
 std::string BarChart(const std::string& title, const std::string& y_label,
                      const std::vector<std::string>& categories,
-                     const std::vector<BarSeries>& series) {
-  double max = 0;
+                     const std::vector<BarSeries>& series,
+                     const std::optional<BarRule>& rule) {
+  double max = rule ? rule->value : 0;
   for (const auto& s : series) {
     for (double v : s.values) max = std::max(max, v);
     for (double v : s.high) max = std::max(max, v);
@@ -217,6 +218,14 @@ std::string BarChart(const std::string& title, const std::string& y_label,
         }
       }
     }
+  }
+  if (rule) {
+    absl::StrAppendFormat(
+        &s,
+        "<line x1=\"%.0f\" x2=\"%.0f\" y1=\"%.1f\" y2=\"%.1f\" "
+        "class=\"rule\"/><text x=\"%.0f\" y=\"%.1f\" class=\"tick\">%s</text>",
+        kLeft, kLeft + kPlotW, y(rule->value), y(rule->value), kLeft + 4,
+        y(rule->value) - 4, HtmlEscape(rule->label));
   }
   std::vector<std::pair<std::string, std::string>> legend;
   for (const auto& b : series) legend.emplace_back(b.name, b.color);

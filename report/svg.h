@@ -5,6 +5,7 @@
 #ifndef CKPTBENCH_REPORT_SVG_H_
 #define CKPTBENCH_REPORT_SVG_H_
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -26,9 +27,16 @@ struct BarSeries {
   std::vector<std::vector<double>> dots;
 };
 
+// A horizontal line across a bar chart at `value` (a pass mark), named.
+struct BarRule {
+  double value = 0;
+  std::string label;
+};
+
 std::string BarChart(const std::string& title, const std::string& y_label,
                      const std::vector<std::string>& categories,
-                     const std::vector<BarSeries>& series);
+                     const std::vector<BarSeries>& series,
+                     const std::optional<BarRule>& rule = std::nullopt);
 
 struct LineSeries {
   std::string name;

@@ -6,6 +6,7 @@
 #include <filesystem>
 
 #include "nlohmann/json.hpp"
+#include "tests/testing/chromium.h"
 #include "tests/testing/subprocess.h"
 #include "tests/testing/temp_dir.h"
 
@@ -67,7 +68,8 @@ TEST(DatagenCli, MakesReusesRefusesAndRemoves) {
 // Epoch 1 on local disk is cold, proven: fadvise evicted the node's
 // objects and mincore found none of their bytes resident before the first
 // read. With warm epochs, epoch 2 leaves the cache alone and finds what
-// epoch 1 read still resident, and says it is warm.
+// epoch 1 read still resident, and says it is warm. The report, rendered
+// in Chromium, has the data loader's section with its charts drawn.
 TEST(DatagenCli, DataloadOnLocalDiskIsColdThenWarmOnRequest) {
   TempDir t;
   ASSERT_EQ(Datagen(t, {"-q"}, {{"CKPT_DATASET_SAMPLES", "300"}}).exit_code, 0);
@@ -79,6 +81,7 @@ TEST(DatagenCli, DataloadOnLocalDiskIsColdThenWarmOnRequest) {
                   {"CKPT_WORKLOAD", "dataload"},
                   {"CKPT_EPOCHS", "2"},
                   {"CKPT_WARM_EPOCHS", "true"},
+                  {"CKPT_COMPUTE_TIME", "0.002"},
                   {"CKPT_CACHE_MODE", "fadvise"}});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_NE(r.out.find("dataset: " + t.Sub("ds") + ", tar: 300 samples"),
@@ -104,6 +107,26 @@ TEST(DatagenCli, DataloadOnLocalDiskIsColdThenWarmOnRequest) {
   EXPECT_EQ(warm["page_cache"]["checked_bytes"], checked);
   EXPECT_GE(warm["page_cache"]["resident_bytes_at_start"].get<uint64_t>(),
             checked * 9 / 10);
+
+  ProcessResult rep =
+      RunProcess({CkptbenchBinary(), "report", t.Sub("res")}, {});
+  ASSERT_EQ(rep.exit_code, 0) << rep.err;
+  std::string dom, console;
+  if (!RenderInChromium(t, t.Sub("res/report.html"), &dom, &console)) {
+    GTEST_SKIP() << "no Chromium here to render the report";
+  }
+  EXPECT_EQ(console, "");
+  EXPECT_NE(dom.find("The data loader"), std::string::npos);
+  for (const char* chart :
+       {"Samples per second, per epoch",
+        "epoch 1 (cold): accelerator utilization per rank",
+        "epoch 2 (warm): latency", "epoch 1 (cold): step time per 100 steps"}) {
+    EXPECT_NE(dom.find(chart), std::string::npos) << chart;
+  }
+  EXPECT_NE(dom.find("MLPerf Storage: 90%"), std::string::npos);
+  const auto [charts, drawn] = ChartsDrawn(dom);
+  EXPECT_GE(charts, 7);  // rates, 2 x utilization, 2 x latency, 2 x steps
+  EXPECT_EQ(drawn, charts);
 }
 
 TEST(DatagenCli, BadDatasetKeysAreOneLineNamingTheKey) {
