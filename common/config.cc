@@ -11,6 +11,7 @@
 #include "common/bytes.h"
 #include "common/config_keys.h"
 #include "common/cuda.h"
+#include "common/epoch_order.h"
 #include "common/status_macros.h"
 
 namespace ckpt {
@@ -172,6 +173,12 @@ absl::Status CheckDatasetOptions(const Config& c, bool need_storage) {
     return absl::InvalidArgumentError(absl::StrCat(
         "dataset.spread_prefixes (CKPT_DATASET_SPREAD_PREFIXES) = ",
         c.dataset.spread_prefixes, ": expected at most ", kMaxSpreadPrefixes));
+  }
+  if (c.dataload.shuffle_buffer > static_cast<int>(kMaxShuffleBuffer)) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("dataload.shuffle_buffer (CKPT_SHUFFLE_BUFFER) = ",
+                     c.dataload.shuffle_buffer, ": expected at most ",
+                     kMaxShuffleBuffer, " samples"));
   }
   return absl::OkStatus();
 }

@@ -180,8 +180,9 @@ struct DataloadOptions {
   double compute_time = 0;     // seconds per batch; 0 = no backpressure
   double preprocess_time = 0;  // seconds per sample in the worker (decoding)
   bool shuffle = true;
-  bool drop_last = true;     // the sampler's (DistributedSampler)
-  bool warm_epochs = false;  // epochs after the first may read from caches
+  bool drop_last = true;      // the sampler's (DistributedSampler)
+  bool warm_epochs = false;   // epochs after the first may read from caches
+  int shuffle_buffer = 1000;  // iterable: samples held to shuffle (1: none)
 };
 
 // The coordinator's control port when an address names none.

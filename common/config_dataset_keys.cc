@@ -86,7 +86,9 @@ void AddDataloadKeys(std::vector<KeyDef>* out) {
       "dataload.access", "CKPT_DATALOAD_ACCESS",
       [](Config& c) -> DataAccess& { return c.dataload.access; },
       "map: a request per sample in the sampler's order (TAR shards: a "
-      "ranged read of the member)"));
+      "ranged read of the member); iterable: objects split over ranks and "
+      "workers as WebDataset does, each streamed whole through a shuffle "
+      "buffer"));
   keys.push_back(IntKey(
       "dataload.epochs", "CKPT_EPOCHS", 1,
       [](Config& c) -> int& { return c.dataload.epochs; },
@@ -127,6 +129,11 @@ void AddDataloadKeys(std::vector<KeyDef>* out) {
       [](Config& c) -> bool& { return c.dataload.warm_epochs; },
       "epochs after the first may read from caches (page cache, FUSE "
       "client caches); the first is always cold"));
+  keys.push_back(IntKey(
+      "dataload.shuffle_buffer", "CKPT_SHUFFLE_BUFFER", 1,
+      [](Config& c) -> int& { return c.dataload.shuffle_buffer; },
+      "iterable access: samples each worker holds to shuffle (WebDataset's "
+      "shuffle(K)); 1: the objects' own order"));
 }
 
 }  // namespace ckpt

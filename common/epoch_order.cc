@@ -35,6 +35,49 @@ std::vector<uint32_t> EpochPermutation(const SamplerSpec& s) {
   return p;
 }
 
+std::vector<uint32_t> ObjectOrder(uint64_t objects, uint64_t seed,
+                                  uint64_t epoch, bool shuffle) {
+  return EpochPermutation(
+      {objects, 1, seed ^ 0x6f626a6563747321ull, epoch, shuffle, false});
+}
+
+std::vector<uint32_t> WorkerObjects(const std::vector<uint32_t>& order,
+                                    uint32_t world, uint32_t rank,
+                                    uint32_t workers, uint32_t worker) {
+  const uint64_t ranks = world == 0 ? 1 : world;
+  const uint64_t per_rank = workers == 0 ? 1 : workers;
+  std::vector<uint32_t> mine;
+  // The rank's k-th object is order[rank + k * ranks]; the worker takes
+  // k = worker, worker + workers, ...
+  for (uint64_t k = worker; rank + k * ranks < order.size(); k += per_rank) {
+    mine.push_back(order[rank + k * ranks]);
+  }
+  return mine;
+}
+
+uint32_t ShuffleBuffer::Take() {
+  state_ += kGolden;
+  const uint64_t j = static_cast<uint64_t>(
+      (static_cast<unsigned __int128>(Mix64(state_)) * held_.size()) >> 64);
+  const uint32_t out = held_[j];
+  held_[j] = held_.back();
+  held_.pop_back();
+  return out;
+}
+
+bool ShuffleBuffer::Add(uint32_t sample, uint32_t* out) {
+  held_.push_back(sample);
+  if (held_.size() < capacity_) return false;
+  *out = Take();
+  return true;
+}
+
+bool ShuffleBuffer::Drain(uint32_t* out) {
+  if (held_.empty()) return false;
+  *out = Take();
+  return true;
+}
+
 std::vector<uint32_t> RankSamples(const std::vector<uint32_t>& p,
                                   const SamplerSpec& s, uint32_t rank) {
   const SamplerShape shape = ShapeOf(s);

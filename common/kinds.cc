@@ -98,7 +98,8 @@ constexpr const auto& TableOf(DatasetFormat) { return kDatasetFormat; }
 constexpr Table<Workload, 3> kWorkload{{{Workload::kCheckpoint, "checkpoint"},
                                         {Workload::kDatagen, "datagen"},
                                         {Workload::kDataload, "dataload"}}};
-constexpr Table<DataAccess, 1> kDataAccess{{{DataAccess::kMap, "map"}}};
+constexpr Table<DataAccess, 2> kDataAccess{
+    {{DataAccess::kMap, "map"}, {DataAccess::kIterable, "iterable"}}};
 constexpr const auto& TableOf(DataAccess) { return kDataAccess; }
 constexpr const auto& TableOf(Workload) { return kWorkload; }
 constexpr const auto& TableOf(Accelerator) { return kAccelerator; }

@@ -57,7 +57,7 @@ enum class Workload { kCheckpoint, kDatagen, kDataload };
 // How the data loader reads samples (dataload.access): map (a request per
 // sample, in the sampler's order). Streaming whole shards (iterable) is
 // next.
-enum class DataAccess { kMap };
+enum class DataAccess { kMap, kIterable };
 // The kind of a node's failure (result.json's error_kind; common/
 // error_kind.h maps it to and from a status): unspecified ("") where no
 // node gave one (it could not be reached, or an older node). The one kind

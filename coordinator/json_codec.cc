@@ -197,7 +197,8 @@ ordered_json EpochJson(const EpochResult& e) {
                        {"requests", w.requests},
                        {"retries", w.retries},
                        {"throttles", w.throttles},
-                       {"new_connections", w.new_connections}});
+                       {"new_connections", w.new_connections},
+                       {"objects", w.objects}});
   }
   ordered_json windows = ordered_json::array();
   for (const auto& w : e.windows) {
@@ -206,6 +207,8 @@ ordered_json EpochJson(const EpochResult& e) {
                        {"variance", w.variance}});
   }
   return {{"access", e.access},
+          {"shuffle_buffer", e.shuffle_buffer},
+          {"idle_workers", e.idle_workers},
           {"warm", e.warm},
           {"samples", e.samples},
           {"bytes", e.bytes},

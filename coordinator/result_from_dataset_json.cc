@@ -6,6 +6,8 @@ namespace ckpt {
 
 void ReadEpoch(const Fields& f, EpochResult* e) {
   f.Get("access", &e->access);
+  f.Get("shuffle_buffer", &e->shuffle_buffer);
+  f.Get("idle_workers", &e->idle_workers);
   f.Get("warm", &e->warm);
   f.Get("samples", &e->samples);
   f.Get("bytes", &e->bytes);
@@ -52,6 +54,7 @@ void ReadEpoch(const Fields& f, EpochResult* e) {
     k.Get("retries", &w.retries);
     k.Get("throttles", &w.throttles);
     k.Get("new_connections", &w.new_connections);
+    k.Get("objects", &w.objects);
   });
 }
 

@@ -181,6 +181,7 @@ struct Visibility {
 // A dataload epoch (run.workload=dataload): what the data loader did.
 struct EpochResult {
   DataAccess access = DataAccess::kMap;
+  uint64_t shuffle_buffer = 0;  // iterable: samples per worker's buffer
   bool warm = false;  // caches allowed (dataload.warm_epochs, after the first)
   uint64_t samples = 0, bytes = 0, batches = 0;
   double samples_per_second = 0, mib_per_second = 0;  // total over the round
@@ -208,8 +209,12 @@ struct EpochResult {
     uint32_t rank = 0, worker = 0;
     uint64_t samples = 0, batches = 0;
     uint64_t requests = 0, retries = 0, throttles = 0, new_connections = 0;
+    uint64_t objects = 0;  // iterable: the objects it streamed
   };
   std::vector<Worker> workers;
+  // Iterable: workers that got no object (fewer objects than ranks x
+  // workers).
+  uint64_t idle_workers = 0;
   // Step times per window of 100 steps, over ranks: the mean of the
   // ranks' means, and of their variances.
   struct Window {

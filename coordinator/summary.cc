@@ -371,6 +371,9 @@ void AddEpochs(const RunResult& r, std::string* out) {
             ? "each once"
             : absl::StrFormat("%d of %d (dropped %d, padded %d)", e.samples,
                               e.dataset_samples, e.dropped, e.padded);
+    if (e.idle_workers > 0) {
+      absl::StrAppend(&read, "; ", e.idle_workers, " worker(s) idle");
+    }
     absl::StrAppendFormat(
         &s, "%-6d %-5s %10d %10.0f %10.1f %11.3f %9.2f %9.2f %9.2f %8s  %s\n",
         round.index, e.warm ? "warm" : "cold", e.samples, e.samples_per_second,
@@ -378,6 +381,10 @@ void AddEpochs(const RunResult& r, std::string* out) {
         Ms(e.sample_last_byte.Percentile(0.5)),
         Ms(e.sample_last_byte.Percentile(0.99)), Ms(e.wait.Percentile(0.99)),
         util, read);
+  }
+  if (any && r.rounds.back().epoch && r.rounds.back().epoch->idle_workers > 0) {
+    s += "idle: iterable access split fewer objects than ranks x workers "
+         "(dataset.shard_bytes smaller, or fewer workers, gives each work)\n";
   }
   if (any && r.rounds.back().epoch &&
       r.rounds.back().epoch->compute_seconds > 0) {

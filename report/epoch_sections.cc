@@ -57,16 +57,16 @@ std::string RateSection(const std::vector<Epoch>& epochs) {
     const EpochResult& e = *ep.e;
     categories.push_back(ep.label);
     rate.values.push_back(e.samples_per_second);
-    rows.push_back({ep.label, std::to_string(e.samples),
-                    F(e.samples_per_second, 0), F(e.mib_per_second, 1),
-                    F(e.first_batch_seconds, 3), std::to_string(e.dropped),
-                    std::to_string(e.padded),
+    rows.push_back({ep.label, std::string(Name(e.access)),
+                    std::to_string(e.samples), F(e.samples_per_second, 0),
+                    F(e.mib_per_second, 1), F(e.first_batch_seconds, 3),
+                    std::to_string(e.dropped), std::to_string(e.padded),
                     e.each_sample_once ? "yes" : "no"});
   }
   return BarChart("Samples per second, per epoch", "samples/s", categories,
                   {rate}) +
-         HtmlTable({"epoch", "samples", "samples/s", "MiB/s", "first batch s",
-                    "dropped", "padded", "each sample once"},
+         HtmlTable({"epoch", "access", "samples", "samples/s", "MiB/s",
+                    "first batch s", "dropped", "padded", "each sample once"},
                    rows);
 }
 
@@ -222,6 +222,7 @@ std::string WorkerSection(const std::vector<Epoch>& epochs) {
       most = std::max(most, w.samples);
     }
     rows.push_back({ep.label, std::to_string(e.workers.size()),
+                    std::to_string(e.idle_workers),
                     absl::StrCat(least, " / ", most), std::to_string(requests),
                     std::to_string(retries), std::to_string(throttles),
                     std::to_string(connections)});
@@ -231,8 +232,9 @@ std::string WorkerSection(const std::vector<Epoch>& epochs) {
          "connections, as PyTorch's worker processes do; requests, retries, "
          "throttles and new connections are the object stores' (0 on file "
          "systems).</p>\n" +
-         HtmlTable({"epoch", "workers", "samples per worker (least / most)",
-                    "requests", "retries", "throttles", "new connections"},
+         HtmlTable({"epoch", "workers", "idle (iterable: no object)",
+                    "samples per worker (least / most)", "requests", "retries",
+                    "throttles", "new connections"},
                    rows);
 }
 

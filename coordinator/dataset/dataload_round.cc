@@ -97,7 +97,8 @@ PhaseJob DataloadRound::BuildPrepare(size_t node) {
   job.set_seed(plan_.seed);
   job.set_shuffle(plan_.loader.shuffle);
   job.set_drop_last(plan_.loader.drop_last);
-  job.set_access(v1::DATA_ACCESS_MAP);  // the one access built so far
+  job.set_access(Iterable() ? v1::DATA_ACCESS_ITERABLE : v1::DATA_ACCESS_MAP);
+  job.set_shuffle_buffer(static_cast<uint32_t>(plan_.loader.shuffle_buffer));
   job.set_batch_size(static_cast<uint32_t>(plan_.loader.batch_size));
   job.set_num_workers(static_cast<uint32_t>(plan_.loader.num_workers));
   job.set_prefetch_factor(static_cast<uint32_t>(plan_.loader.prefetch_factor));
@@ -132,10 +133,12 @@ void DataloadRound::Prepared(const std::vector<PrepareOutcome>& prepared,
         // the share the sampler gives out.
         const SamplerShape shape = ShapeOf(
             {spec_.samples, World(), 0, 0, true, plan_.loader.drop_last});
-        progress_bytes_ = static_cast<uint64_t>(
-            static_cast<double>(m->totals.sample_bytes) *
-            static_cast<double>(shape.per_rank * World()) /
-            static_cast<double>(spec_.samples));
+        progress_bytes_ =
+            Iterable() ? m->totals.bytes  // every object, streamed whole
+                       : static_cast<uint64_t>(
+                             static_cast<double>(m->totals.sample_bytes) *
+                             static_cast<double>(shape.per_rank * World()) /
+                             static_cast<double>(spec_.samples));
       }
     } else if (p.manifest() != first && !plan_.node_local) {
       manifests_agree_ = false;  // another dataset on one shared path
@@ -162,20 +165,18 @@ absl::Status DataloadRound::CheckReport(size_t node, const PhaseOutcome& report,
         plan_.ranks_per_node, " and ",
         plan_.ranks_per_node * plan_.loader.num_workers, ")"));
   }
-  const SamplerShape shape =
-      ShapeOf({spec_.samples, World(), plan_.seed, plan_.epoch,
-               plan_.loader.shuffle, plan_.loader.drop_last});
+  const uint64_t most = MostPerRank();
   const uint64_t first = node * plan_.ranks_per_node;
   auto bad = [&](const std::string& what) {
     return absl::DataLossError(absl::StrCat(who, " reported ", what));
   };
   for (const v1::RankEpoch& e : r.ranks()) {
     if (e.rank() < first || e.rank() >= first + plan_.ranks_per_node ||
-        e.samples() > shape.per_rank) {
-      return bad(absl::StrCat(e.samples(), " samples for rank ", e.rank(),
-                              "; its ranks are ", first, " to ",
-                              first + plan_.ranks_per_node - 1, ", each of ",
-                              shape.per_rank, " samples this epoch"));
+        e.samples() > most) {
+      return bad(absl::StrCat(
+          e.samples(), " samples for rank ", e.rank(), "; its ranks are ",
+          first, " to ", first + plan_.ranks_per_node - 1, ", each of at most ",
+          most, " samples this epoch"));
     }
     for (double t : {e.seconds(), e.first_batch_seconds(), e.compute_seconds(),
                      e.wait_seconds()}) {
@@ -192,7 +193,7 @@ absl::Status DataloadRound::CheckReport(size_t node, const PhaseOutcome& report,
   for (const v1::WorkerStats& w : r.workers()) {
     if (w.rank() < first || w.rank() >= first + plan_.ranks_per_node ||
         w.worker() >= static_cast<uint32_t>(plan_.loader.num_workers) ||
-        w.samples() > shape.per_rank) {
+        w.samples() > most || w.objects() > spec_.samples) {
       return bad(absl::StrCat("worker ", w.worker(), " of rank ", w.rank(),
                               " with ", w.samples(), " samples"));
     }
@@ -201,12 +202,27 @@ absl::Status DataloadRound::CheckReport(size_t node, const PhaseOutcome& report,
   return CheckHistogram("sample last byte", r.sample_last_byte());
 }
 
+uint64_t DataloadRound::MostPerRank() const {
+  if (Iterable()) return spec_.samples;  // one rank might get every object
+  return ShapeOf({spec_.samples, World(), plan_.seed, plan_.epoch,
+                  plan_.loader.shuffle, plan_.loader.drop_last})
+      .per_rank;
+}
+
 void DataloadRound::CheckSamples(uint64_t digest, EpochResult* epoch) const {
+  epoch->dataset_samples = spec_.samples;
+  if (Iterable()) {
+    // Every object is some worker's, read whole: every sample once.
+    uint64_t expect = 0;
+    for (uint64_t s = 0; s < spec_.samples; ++s) expect += SampleDigest(s);
+    epoch->each_sample_once =
+        epoch->samples == spec_.samples && digest == expect;
+    return;
+  }
   const SamplerSpec sampler{spec_.samples,        World(),
                             plan_.seed,           plan_.epoch,
                             plan_.loader.shuffle, plan_.loader.drop_last};
   const SamplerShape shape = ShapeOf(sampler);
-  epoch->dataset_samples = spec_.samples;
   epoch->dropped = shape.dropped;
   epoch->padded = shape.padded;
   if (spec_.samples == 0) return;
@@ -225,6 +241,9 @@ void DataloadRound::Aggregate(const std::vector<PhaseOutcome>& reports,
                               RoundResult* result) {
   EpochResult& epoch = result->epoch.emplace();
   epoch.access = plan_.loader.access;
+  if (Iterable()) {
+    epoch.shuffle_buffer = static_cast<uint64_t>(plan_.loader.shuffle_buffer);
+  }
   epoch.warm = plan_.warm;
   epoch.compute_seconds = plan_.loader.compute_time;
   EpochSums sums;
@@ -251,7 +270,8 @@ void DataloadRound::Aggregate(const std::vector<PhaseOutcome>& reports,
     for (const v1::WorkerStats& w : r.workers()) {
       epoch.workers.push_back({w.rank(), w.worker(), w.samples(), w.batches(),
                                w.requests(), w.retries(), w.throttles(),
-                               w.new_connections()});
+                               w.new_connections(), w.objects()});
+      if (Iterable() && w.objects() == 0) ++epoch.idle_workers;
     }
     epoch.sample_first_byte.Merge(HistogramFromProto(r.sample_first_byte()));
     epoch.sample_last_byte.Merge(HistogramFromProto(r.sample_last_byte()));

@@ -57,6 +57,9 @@ class DataloadRound : public RoundWorkload {
   uint32_t World() const {
     return static_cast<uint32_t>(nodes_.size() * plan_.ranks_per_node);
   }
+  bool Iterable() const { return plan_.loader.access == DataAccess::kIterable; }
+  // The most samples one rank may report this epoch.
+  uint64_t MostPerRank() const;
   void CheckSamples(uint64_t digest, EpochResult* epoch) const;
 
   const std::vector<NodeClient*> nodes_;

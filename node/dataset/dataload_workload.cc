@@ -11,6 +11,7 @@
 #include "absl/strings/str_cat.h"
 #include "common/dataset_manifest.h"
 #include "common/epoch_order.h"
+#include "common/hash_mix.h"
 #include "common/status_macros.h"
 #include "common/step_layout.h"
 #include "common/text.h"
@@ -63,8 +64,15 @@ absl::Status CheckJob(const v1::DataloadJob& j) {
     return Bad(absl::StrCat("io.block_size ", j.block_size(),
                             ": expected 4 KiB to 1 GiB"));
   }
-  if (j.access() != v1::DATA_ACCESS_MAP) {
-    return Bad("only map-style access is built so far");
+  if (j.access() != v1::DATA_ACCESS_MAP &&
+      j.access() != v1::DATA_ACCESS_ITERABLE) {
+    return Bad(absl::StrCat("an access of ", static_cast<int>(j.access()),
+                            ": expected map or iterable"));
+  }
+  if (j.access() == v1::DATA_ACCESS_ITERABLE &&
+      (j.shuffle_buffer() < 1 || j.shuffle_buffer() > kMaxShuffleBuffer)) {
+    return Bad(absl::StrCat("a shuffle buffer of ", j.shuffle_buffer(),
+                            " samples: expected 1 to ", kMaxShuffleBuffer));
   }
   return absl::OkStatus();
 }
@@ -85,9 +93,12 @@ class DataloadWorkload : public NodeWorkload {
 
  private:
   struct Rank {
-    std::vector<uint32_t> samples;
+    RankPlan plan;
     std::vector<LoaderWorker> workers;
   };
+  // Each rank's plan of the epoch: its samples (map-style) or its
+  // workers' objects (iterable); the objects they read into *objects.
+  void PlanRanks(std::set<std::string>* objects);
   // A worker's object-store counts in the phase.
   struct Counts {
     uint64_t requests = 0, retries = 0, throttles = 0, connections = 0;
@@ -134,15 +145,8 @@ absl::StatusOr<PrepareOutcome> DataloadWorkload::Prepare(PhaseJob job,
                    DatasetManifestFromJson(
                        *text, absl::StrCat(shown, "/", kDatasetManifestName)));
   index_.emplace(manifest.spec);
-  SamplerSpec sampler{manifest.spec.samples, job_.world(),   job_.seed(),
-                      job_.epoch(),          job_.shuffle(), job_.drop_last()};
-  {
-    const std::vector<uint32_t> order = EpochPermutation(sampler);
-    ranks_.resize(job_.ranks());
-    for (uint32_t r = 0; r < job_.ranks(); ++r) {
-      ranks_[r].samples = RankSamples(order, sampler, job_.first_rank() + r);
-    }
-  }
+  std::set<std::string> objects;  // the node's ranks read, kept cold
+  PlanRanks(&objects);
   bytes_ = std::make_unique<std::atomic<uint64_t>[]>(ranks_.size());
   // Each worker its own backend (its own connections), opened untimed.
   for (Rank& r : ranks_) {
@@ -158,13 +162,6 @@ absl::StatusOr<PrepareOutcome> DataloadWorkload::Prepare(PhaseJob job,
       held_.push_back(std::move(loc.storage));
     }
   }
-  // The objects the node's ranks read, kept cold.
-  std::set<std::string> objects;
-  for (const Rank& r : ranks_) {
-    for (uint32_t s : r.samples) {
-      objects.insert(JoinPath(root_, index_->Locate(s).object));
-    }
-  }
   PrepareOutcome out;
   ASSIGN_OR_RETURN(
       out.cache,
@@ -176,6 +173,40 @@ absl::StatusOr<PrepareOutcome> DataloadWorkload::Prepare(PhaseJob job,
   prepared.set_manifest(*text);
   out.workload_outcome = prepared.SerializeAsString();
   return out;
+}
+
+void DataloadWorkload::PlanRanks(std::set<std::string>* objects) {
+  const DatasetSpec& spec = index_->spec();
+  ranks_.resize(job_.ranks());
+  if (job_.access() == v1::DATA_ACCESS_ITERABLE) {
+    const std::vector<uint32_t> order = ObjectOrder(
+        index_->objects(), job_.seed(), job_.epoch(), job_.shuffle());
+    for (uint32_t r = 0; r < job_.ranks(); ++r) {
+      RankPlan& plan = ranks_[r].plan;
+      plan.access = DataAccess::kIterable;
+      const uint32_t rank = job_.first_rank() + r;
+      plan.shuffle_seed =
+          Mix64(job_.seed() ^ Mix64(job_.epoch() * kGolden + rank));
+      for (uint32_t w = 0; w < job_.num_workers(); ++w) {
+        plan.objects.push_back(
+            WorkerObjects(order, job_.world(), rank, job_.num_workers(), w));
+        for (uint32_t o : plan.objects.back()) {
+          objects->insert(JoinPath(root_, index_->ObjectName(o)));
+        }
+      }
+    }
+    return;
+  }
+  SamplerSpec sampler{spec.samples, job_.world(),   job_.seed(),
+                      job_.epoch(), job_.shuffle(), job_.drop_last()};
+  const std::vector<uint32_t> order = EpochPermutation(sampler);
+  for (uint32_t r = 0; r < job_.ranks(); ++r) {
+    RankPlan& plan = ranks_[r].plan;
+    plan.samples = RankSamples(order, sampler, job_.first_rank() + r);
+    for (uint32_t s : plan.samples) {
+      objects->insert(JoinPath(root_, index_->Locate(s).object));
+    }
+  }
 }
 
 PhaseOutcome DataloadWorkload::Run(const NodePhaseContext& ctx) {
@@ -195,6 +226,7 @@ PhaseOutcome DataloadWorkload::Run(const NodePhaseContext& ctx) {
   params.compute_seconds = job_.compute_seconds();
   params.preprocess_seconds = job_.preprocess_seconds();
   params.block_size = job_.block_size();
+  params.shuffle_buffer = job_.shuffle_buffer();
   params.root = root_;
   std::vector<std::unique_ptr<RankLoader>> loaders;
   std::vector<absl::Status> status(ranks_.size());
@@ -204,7 +236,7 @@ PhaseOutcome DataloadWorkload::Run(const NodePhaseContext& ctx) {
   std::vector<std::thread> threads;
   for (size_t r = 0; r < ranks_.size(); ++r) {
     loaders.push_back(std::make_unique<RankLoader>(
-        params, *index_, std::move(ranks_[r].samples), &ranks_[r].workers,
+        params, *index_, std::move(ranks_[r].plan), &ranks_[r].workers,
         ctx.abort, &bytes_[r]));
     threads.emplace_back([&, r] {
       status[r] = loaders[r]->Run(start);
@@ -287,6 +319,7 @@ void DataloadWorkload::Report(
       ws->set_retries(counts[k].retries);
       ws->set_throttles(counts[k].throttles);
       ws->set_new_connections(counts[k].connections);
+      ws->set_objects(lw.objects);
       ++k;
       out->ops.Merge(lw.ops);
       first_byte.Merge(lw.first_byte);

@@ -1,12 +1,13 @@
-// One rank's epoch of the data loader, as PyTorch's DataLoader runs it
-// with map-style access: `num_workers` workers, worker w making batches w,
-// w + W, w + 2W, ... (whole batches, their samples read one after another,
-// each verified, then `preprocess` slept per sample), never more than
-// `prefetch_factor` x W batches ahead of the consumer; and the emulated
-// accelerator on the calling thread taking batch 0, 1, 2, ... in order as
-// each is ready, then computing `compute` seconds. Each worker reads
-// through its own backend (its own connections: PyTorch's workers are
-// processes). Not thread-safe: one Run.
+// One rank's epoch of the data loader, as PyTorch's DataLoader runs it:
+// `num_workers` workers, each making whole batches from its source
+// (batch_source.h: map-style or iterable), each keeping at most
+// `prefetch_factor` batches ready; and the emulated accelerator on the
+// calling thread taking the workers' batches in turn (worker 0's, 1's,
+// ..., a worker that has no more left out, as PyTorch's iterator does),
+// then computing `compute` seconds. With map-style access that is batch
+// 0, 1, 2, ... of the rank. Each worker reads through its own backend (its
+// own connections: PyTorch's workers are processes). Not thread-safe: one
+// Run.
 #ifndef CKPTBENCH_NODE_DATASET_RANK_LOADER_H_
 #define CKPTBENCH_NODE_DATASET_RANK_LOADER_H_
 
@@ -14,36 +15,26 @@
 #include <chrono>
 #include <condition_variable>
 #include <cstdint>
+#include <deque>
+#include <memory>
 #include <mutex>
-#include <string>
 #include <vector>
 
 #include "absl/status/status.h"
 #include "common/histogram.h"
-#include "common/op_stats.h"
-#include "node/dataset/sample_index.h"
-#include "node/storage/http_client.h"
-#include "node/storage/storage.h"
+#include "common/kinds.h"
+#include "node/dataset/batch_source.h"
 
 namespace ckpt {
 
-struct LoaderParams {
-  uint32_t batch_size = 1;
-  uint32_t num_workers = 1;
-  uint32_t prefetch_factor = 2;
-  double compute_seconds = 0;
-  double preprocess_seconds = 0;
-  uint64_t block_size = 4 << 20;
-  std::string root;  // the dataset's, in the workers' backends' namespace
-};
-
-// A worker's own backend and what it did.
-struct LoaderWorker {
-  Storage* storage = nullptr;
-  const ObjectStoreCounters* counters = nullptr;
-  uint64_t samples = 0, batches = 0;
-  OpStats ops;
-  Histogram first_byte, last_byte;  // per sample
+// What one rank reads in the epoch.
+struct RankPlan {
+  DataAccess access = DataAccess::kMap;
+  std::vector<uint32_t> samples;  // map-style: the rank's, in order
+  // Iterable: each worker's objects, in order, and the seed of its
+  // shuffle buffer (the worker's index added).
+  std::vector<std::vector<uint32_t>> objects;
+  uint64_t shuffle_seed = 0;
 };
 
 // What the rank did (times from `start`).
@@ -62,9 +53,10 @@ struct RankEpochStats {
 
 class RankLoader {
  public:
+  // `bytes` counts the rank's verified bytes as they arrive (progress).
   RankLoader(const LoaderParams& params, const SampleIndex& index,
-             std::vector<uint32_t> samples, std::vector<LoaderWorker>* workers,
-             std::atomic<bool>* abort, std::atomic<uint64_t>* bytes_done);
+             RankPlan plan, std::vector<LoaderWorker>* workers,
+             std::atomic<bool>* abort, std::atomic<uint64_t>* bytes);
 
   // The epoch, from `start`; the first error (a sample that does not match
   // names its object and key) stops the rank and sets the abort flag.
@@ -72,31 +64,35 @@ class RankLoader {
   const RankEpochStats& stats() const { return stats_; }
 
  private:
+  // A worker's batches made and not yet taken, and whether it made all.
+  struct Queue {
+    std::deque<std::vector<uint32_t>> ready;
+    bool done = false;
+  };
   void Work(size_t w);
-  absl::Status ReadBatch(LoaderWorker& worker, uint64_t batch,
-                         std::vector<unsigned char>& buffer);
-  absl::Status ReadSample(LoaderWorker& worker, uint64_t sample,
-                          std::vector<unsigned char>& buffer);
+  // The next batch in turn into *batch; false at the epoch's end or on
+  // abort (*aborted).
+  bool Take(size_t* turn, std::vector<uint32_t>* batch, bool* aborted);
+  void Consumed(const std::vector<uint32_t>& batch);
   void Fail(absl::Status s);
+  void AddStep(double seconds);
+  void CloseWindow();
   // Until ready() or the abort flag (under mu_, held by `lock`).
   template <typename Ready>
   void WaitFor(std::unique_lock<std::mutex>& lock, Ready ready);
-  void AddStep(double seconds);
 
   const LoaderParams p_;
-  const SampleIndex& index_;
-  const std::vector<uint32_t> samples_;
+  const RankPlan plan_;
   std::vector<LoaderWorker>& workers_;
   std::atomic<bool>& abort_;
-  std::atomic<uint64_t>& bytes_done_;
-  const uint64_t batches_;
+  std::atomic<uint64_t>& bytes_;
+  std::vector<std::unique_ptr<BatchSource>> sources_;  // one per worker
   std::mutex mu_;
   std::condition_variable cv_;
-  std::vector<char> ready_;  // per batch
-  uint64_t consumed_ = 0;
+  std::vector<Queue> queues_;
+  std::vector<char> exhausted_;  // the consumer's: a worker done and taken
   absl::Status error_;
   RankEpochStats stats_;
-  std::atomic<uint64_t> bytes_{0};
   // The open window of step times.
   uint64_t window_steps_ = 0;
   double window_sum_ = 0, window_sq_ = 0;

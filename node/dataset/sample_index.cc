@@ -31,4 +31,23 @@ SampleLocation SampleIndex::Locate(uint64_t sample) const {
   return loc;
 }
 
+uint64_t SampleIndex::objects() const {
+  return spec_.format == DatasetFormat::kTar ? table_.shards() : spec_.samples;
+}
+
+std::string SampleIndex::ObjectName(uint64_t object) const {
+  return spec_.format == DatasetFormat::kTar ? ShardName(object)
+                                             : SampleObjectName(spec_, object);
+}
+
+uint64_t SampleIndex::ObjectSize(uint64_t object) const {
+  return spec_.format == DatasetFormat::kTar ? table_.bytes[object]
+                                             : SampleSize(spec_, object);
+}
+
+std::pair<uint64_t, uint64_t> SampleIndex::SamplesOf(uint64_t object) const {
+  if (spec_.format != DatasetFormat::kTar) return {object, object + 1};
+  return {table_.first_sample[object], table_.first_sample[object + 1]};
+}
+
 }  // namespace ckpt

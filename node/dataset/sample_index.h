@@ -9,6 +9,7 @@
 
 #include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "common/dataset_layout.h"
@@ -26,6 +27,13 @@ class SampleIndex {
  public:
   explicit SampleIndex(const DatasetSpec& spec);
   SampleLocation Locate(uint64_t sample) const;
+  // The dataset's objects (iterable access streams them whole): TAR
+  // shards, or files of one sample each; object o holds samples
+  // [SamplesOf(o).first, SamplesOf(o).second).
+  uint64_t objects() const;
+  std::string ObjectName(uint64_t object) const;
+  uint64_t ObjectSize(uint64_t object) const;
+  std::pair<uint64_t, uint64_t> SamplesOf(uint64_t object) const;
   const DatasetSpec& spec() const { return spec_; }
   const ShardTable& shards() const { return table_; }
 

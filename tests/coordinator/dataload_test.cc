@@ -5,7 +5,12 @@
 // by hand.
 #include <gtest/gtest.h>
 
+#include <map>
+#include <tuple>
+
 #include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
+#include "common/epoch_order.h"
 #include "coordinator/checkpoint/planner.h"
 #include "coordinator/coordinator.h"
 #include "coordinator/summary.h"
@@ -43,13 +48,21 @@ void MakeDataset(const std::shared_ptr<MemoryStore>& memory, Config c) {
   ASSERT_TRUE(h.Run().ok());
 }
 
-class DataloadMatrix : public ::testing::TestWithParam<DatasetFormat> {};
+class DataloadMatrix
+    : public ::testing::TestWithParam<std::tuple<DatasetFormat, DataAccess>> {};
 
+// Map-style: each rank 60 samples in 8 batches (7 of 8, one of 4), one
+// request per sample. Iterable: the objects (files: 240; tar: about 24
+// shards) split over 4 ranks x 2 workers, each streamed whole.
 TEST_P(DataloadMatrix, EverySampleOncePerEpochInANewOrderEachEpoch) {
+  const auto [format, access] = GetParam();
   auto memory = std::make_shared<MemoryStore>();
-  Config c = DatasetConfig(GetParam(), 240);  // 4 ranks x 60
+  Config c = DatasetConfig(format, 240);
   MakeDataset(memory, c);
   c.run.workload = Workload::kDataload;
+  c.dataload.access = access;
+  c.dataload.shuffle_buffer = 16;
+  const SampleIndex index(DatasetSpecOf(c));
   Harness h(memory, c, 2);
   absl::Status s = h.Run();
   ASSERT_TRUE(s.ok()) << s;
@@ -60,26 +73,43 @@ TEST_P(DataloadMatrix, EverySampleOncePerEpochInANewOrderEachEpoch) {
     EXPECT_EQ(r.workload, Workload::kDataload);
     ASSERT_TRUE(r.epoch.has_value());
     const EpochResult& ep = *r.epoch;
+    EXPECT_EQ(ep.access, access);
     EXPECT_TRUE(ep.each_sample_once) << "epoch " << e;
     EXPECT_EQ(ep.samples, 240u);
     EXPECT_EQ(ep.dropped + ep.padded, 0u);
     ASSERT_EQ(ep.ranks.size(), 4u);
-    uint64_t worker_samples = 0;
-    for (const auto& w : ep.workers) worker_samples += w.samples;
+    uint64_t worker_samples = 0, objects = 0, rank_samples = 0, batches = 0;
+    for (const auto& w : ep.workers) {
+      worker_samples += w.samples;
+      objects += w.objects;
+    }
     EXPECT_EQ(worker_samples, 240u);
     EXPECT_EQ(ep.workers.size(), 8u);  // 4 ranks x 2 workers
     for (size_t k = 0; k < 4; ++k) {
-      EXPECT_EQ(ep.ranks[k].samples, 60u);
-      EXPECT_EQ(ep.ranks[k].batches, 8u);  // 7 of 8, one of 4
+      rank_samples += ep.ranks[k].samples;
+      batches += ep.ranks[k].batches;
+      if (access == DataAccess::kMap) {
+        EXPECT_EQ(ep.ranks[k].samples, 60u);
+        EXPECT_EQ(ep.ranks[k].batches, 8u);  // 7 of 8, one of 4
+      }
       if (e == 0) {
         order0.push_back(ep.ranks[k].order_digest);
       } else {
         EXPECT_NE(ep.ranks[k].order_digest, order0[k]) << "rank " << k;
       }
     }
+    EXPECT_EQ(rank_samples, 240u);
+    EXPECT_EQ(ep.wait.count(), batches);
     EXPECT_GT(ep.samples_per_second, 0);
-    EXPECT_EQ(ep.sample_last_byte.count(), 240u);
-    EXPECT_EQ(ep.wait.count(), 32u);
+    if (access == DataAccess::kMap) {
+      EXPECT_EQ(ep.sample_last_byte.count(), 240u);  // per sample
+      EXPECT_EQ(objects, 0u);
+    } else {
+      EXPECT_EQ(objects, index.objects());  // every object once
+      EXPECT_EQ(ep.sample_last_byte.count(), index.objects());  // per object
+      EXPECT_EQ(ep.idle_workers, 0u);
+      EXPECT_EQ(ep.shuffle_buffer, 16u);
+    }
     EXPECT_GT(r.bytes, 240u * 1000);
     EXPECT_EQ(r.cache.method, "none");  // mem:// keeps no cache
   }
@@ -87,12 +117,93 @@ TEST_P(DataloadMatrix, EverySampleOncePerEpochInANewOrderEachEpoch) {
   EXPECT_TRUE(absl::StrContains(table, "each once")) << table;
 }
 
-INSTANTIATE_TEST_SUITE_P(Formats, DataloadMatrix,
-                         ::testing::Values(DatasetFormat::kFiles,
-                                           DatasetFormat::kTar),
-                         [](const auto& info) {
-                           return std::string(Name(info.param));
-                         });
+INSTANTIATE_TEST_SUITE_P(
+    FormatsAndAccess, DataloadMatrix,
+    ::testing::Combine(
+        ::testing::Values(DatasetFormat::kFiles, DatasetFormat::kTar),
+        ::testing::Values(DataAccess::kMap, DataAccess::kIterable)),
+    [](const auto& info) {
+      return absl::StrCat(std::string(Name(std::get<0>(info.param))), "_",
+                          std::string(Name(std::get<1>(info.param))));
+    });
+
+// Three shards, 2 ranks x 2 workers, unshuffled: WebDataset's rule gives
+// rank 0 shards 0 and 2 (one per worker), rank 1 shard 1 (its worker 0)
+// and leaves rank 1's worker 1 idle, which the epoch reports. Each worker
+// streams its shard in order (shuffle buffer 1), so rank 0's order is
+// shard 0's samples then shard 2's, and each sample is read once.
+TEST(Dataload, IterableSplitsShardsAsWebDatasetDoesAndNamesIdleWorkers) {
+  auto memory = std::make_shared<MemoryStore>();
+  Config c = DatasetConfig(DatasetFormat::kTar, 30);
+  c.dataset.sample_bytes = 4096;
+  c.dataset.sample_spread = 0;
+  // A sample's record: its .jpg header and 4 KiB, its .cls header and
+  // label block: 11 blocks of 512 bytes. Ten to a shard, with its trailer.
+  c.dataset.shard_bytes = 10 * 11 * 512 + kTarTrailerBytes;
+  MakeDataset(memory, c);
+  const SampleIndex index(DatasetSpecOf(c));
+  ASSERT_EQ(index.objects(), 3u);
+  c.run.workload = Workload::kDataload;
+  c.dataload.access = DataAccess::kIterable;
+  c.dataload.shuffle = false;
+  c.dataload.shuffle_buffer = 1;
+  c.dataload.epochs = 1;
+  c.dataload.batch_size = 4;
+  Harness h(memory, c, 1);  // 2 ranks
+  ASSERT_TRUE(h.Run().ok());
+  const EpochResult& ep = *h.result.rounds[0].epoch;
+  EXPECT_TRUE(ep.each_sample_once);
+  EXPECT_EQ(ep.idle_workers, 1u);
+  ASSERT_EQ(ep.workers.size(), 4u);
+  std::map<std::pair<uint32_t, uint32_t>, uint64_t> objects;
+  for (const auto& w : ep.workers) objects[{w.rank, w.worker}] = w.objects;
+  EXPECT_EQ(objects[std::make_pair(0u, 0u)], 1u);
+  EXPECT_EQ(objects[std::make_pair(0u, 1u)], 1u);
+  EXPECT_EQ(objects[std::make_pair(1u, 0u)], 1u);
+  EXPECT_EQ(objects[std::make_pair(1u, 1u)], 0u);
+  // Rank 0 takes worker 0's batches and worker 1's in turn: shard 0's
+  // samples in fours, interleaved with shard 2's.
+  const auto [a0, a1] = index.SamplesOf(0);
+  const auto [c0, c1] = index.SamplesOf(2);
+  std::vector<uint64_t> w0, w1, order;
+  for (uint64_t s = a0; s < a1; ++s) w0.push_back(s);
+  for (uint64_t s = c0; s < c1; ++s) w1.push_back(s);
+  for (size_t b = 0; b * 4 < std::max(w0.size(), w1.size()); ++b) {
+    for (const auto* w : {&w0, &w1}) {
+      for (size_t k = b * 4; k < std::min(w->size(), b * 4 + 4); ++k) {
+        order.push_back((*w)[k]);
+      }
+    }
+  }
+  uint64_t digest = 0;
+  for (uint64_t s : order) digest = ChainDigest(digest, s);
+  EXPECT_EQ(ep.ranks[0].samples, order.size());
+  EXPECT_EQ(ep.ranks[0].order_digest, digest);
+  EXPECT_EQ(ep.ranks[1].samples,
+            index.SamplesOf(1).second - index.SamplesOf(1).first);
+  EXPECT_TRUE(absl::StrContains(SummaryTable(h.result), "1 worker(s) idle"));
+}
+
+// A byte flipped inside a member's data: the streaming worker names the
+// sample and its shard.
+TEST(Dataload, IterableNamesACorruptedMembersSampleAndShard) {
+  auto memory = std::make_shared<MemoryStore>();
+  Config c = DatasetConfig(DatasetFormat::kTar, 64);
+  MakeDataset(memory, c);
+  const SampleIndex index(DatasetSpecOf(c));
+  const SampleLocation loc = index.Locate(37);
+  memory->FlipByte("mem://bucket/ds/" + loc.object, loc.offset + 100);
+  c.run.workload = Workload::kDataload;
+  c.dataload.access = DataAccess::kIterable;
+  Harness h(memory, c, 1);
+  absl::Status s = h.Run();
+  EXPECT_FALSE(s.ok());
+  EXPECT_TRUE(absl::StrContains(
+      s.message(), absl::StrCat("sample s0000000037 in ", loc.object, ": byte ",
+                                loc.offset + 100, " of the shard")))
+      << s;
+  EXPECT_EQ(h.result.rounds[0].error_kind, "data_loss");
+}
 
 TEST(Dataload, SamplesThatDoNotDivideAreDroppedAndCounted) {
   auto memory = std::make_shared<MemoryStore>();
