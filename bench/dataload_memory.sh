@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Peak RSS of a node agent (its own process: one node, loopback gRPC)
-# through one map-style dataload epoch of a dataset of N samples in TAR
+# through one dataload epoch, map-style and iterable, of N samples in TAR
 # shards on local disk, for N = 10k, 100k and 1M (1 KiB samples, so the
 # dataset stays small: ~2.5 KiB a sample on disk with its tar headers and
 # label). Bytes pass through one block buffer per worker; what can grow
@@ -28,12 +28,14 @@ export CKPT_DATASET_PATH="$DIR/ds" CKPT_DATASET_FORMAT=tar \
   CKPT_SAMPLE_BYTES=1KiB CKPT_SAMPLE_SPREAD=0 CKPT_SHARD_BYTES=64MiB \
   NUM_DEVICES=2 CKPT_NUM_WORKERS=4 CKPT_BATCH_SIZE=32 CKPT_CACHE_MODE=fadvise
 
-echo "peak RSS of one node agent (its own process), one map-style dataload epoch, tar on local disk"
+echo "peak RSS of one node agent (its own process), one dataload epoch, tar on local disk"
 for n in $COUNTS; do
   export CKPT_DATASET_SAMPLES=$n
   "$BIN" datagen -q --results-dir "$DIR/gen" >/dev/null 2>&1
+  for access in map iterable; do
   port=$(free_port)
   env CKPT_WORKLOAD=dataload CKPT_EPOCHS=1 NUM_NODES=1 \
+    CKPT_DATALOAD_ACCESS=$access \
     CKPT_LISTEN="127.0.0.1:$port" CKPT_REGISTER_TIMEOUT=60 \
     /usr/bin/time -f "%M" -o "$DIR/coord.rss" \
     "$BIN" coordinator -q --results-dir "$DIR/res" >"$DIR/coord.log" 2>&1 &
@@ -56,11 +58,13 @@ j = json.load(open(f"{d}/res/result.json"))
 r = j["rounds"][0]
 node_rss = int(open(f"{d}/node.rss").read().split()[-1]) * 1024
 coord_rss = int(open(f"{d}/coord.rss").read().split()[-1]) * 1024
-print(f"{n:>8} samples  {j['dataset']['objects']:>4} shards  "
+print(f"{n:>8} samples  {j['dataset']['objects']:>4} shards  {r['epoch']['access']:>8}  "
       f"{r['epoch']['samples_per_second']:>8.0f} samples/s  "
       f"node {node_rss / 2**20:6.1f} MiB (phase peak {r['nodes'][0]['peak_rss_bytes'] / 2**20:6.1f} MiB)  "
       f"coordinator {coord_rss / 2**20:6.1f} MiB  each once: {r['epoch']['each_sample_once']}")
 PY
+  rm -rf "$DIR/res"
+  done
   "$BIN" datagen --remove -q --results-dir "$DIR/removed" >/dev/null 2>&1
   rm -rf "$DIR/res" "$DIR/gen" "$DIR/removed"
 done

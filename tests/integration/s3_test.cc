@@ -262,6 +262,22 @@ TEST_F(S3Test, DatagenShardsAreByteExactReadOnceByTheLoaderAndRemovedAlone) {
   }
   EXPECT_EQ(requests, 200u);   // one GET per sample, no HEAD
   EXPECT_GE(connections, 6u);  // every worker its own
+  // Iterable: each shard streamed whole by one worker, one GET each (a
+  // shard is smaller than io.block_size), every sample once.
+  load["CKPT_DATALOAD_ACCESS"] = "iterable";
+  auto it = Ckpt({"run", "-q", "--results-dir", tmp_.Sub("ri")}, load);
+  ASSERT_EQ(it.exit_code, 0) << it.err;
+  const json i = json::parse(ReadFile(tmp_.Sub("ri/result.json")));
+  const json& streamed = i["rounds"][0]["epoch"];
+  EXPECT_EQ(streamed["access"], "iterable");
+  EXPECT_EQ(streamed["each_sample_once"], true) << streamed.dump();
+  uint64_t gets = 0, objects = 0;
+  for (const json& w : streamed["workers"]) {
+    gets += w["requests"].get<uint64_t>();
+    objects += w["objects"].get<uint64_t>();
+  }
+  EXPECT_EQ(objects, table.shards());
+  EXPECT_EQ(gets, table.shards());
   // A user's object beside it stays through the removal.
   ASSERT_EQ(
       swift().Aws({"s3", "cp", local, Uri("data/shards/mine.tar")}).exit_code,
