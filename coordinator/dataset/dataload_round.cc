@@ -39,7 +39,9 @@ void AddRankEpoch(const v1::RankEpoch& e, int node, double lag,
   rk.bytes = e.bytes();
   rk.batches = e.batches();
   rk.seconds = e.seconds() + lag;
-  rk.first_batch_seconds = e.first_batch_seconds() + lag;
+  // -1: the rank got no batch (an iterable epoch's idle rank).
+  rk.first_batch_seconds =
+      e.first_batch_seconds() < 0 ? -1 : e.first_batch_seconds() + lag;
   rk.compute_seconds = e.compute_seconds();
   rk.wait_seconds = e.wait_seconds();
   rk.utilization = e.seconds() > 0 && compute_time > 0

@@ -234,10 +234,13 @@ PhaseOutcome DataloadWorkload::Run(const NodePhaseContext& ctx) {
   std::condition_variable cv;
   size_t running = ranks_.size();
   std::vector<std::thread> threads;
+  // Every loader made before any thread starts: a thread reads `loaders`.
   for (size_t r = 0; r < ranks_.size(); ++r) {
     loaders.push_back(std::make_unique<RankLoader>(
         params, *index_, std::move(ranks_[r].plan), &ranks_[r].workers,
         ctx.abort, &bytes_[r]));
+  }
+  for (size_t r = 0; r < ranks_.size(); ++r) {
     threads.emplace_back([&, r] {
       status[r] = loaders[r]->Run(start);
       std::lock_guard<std::mutex> lock(mu);

@@ -82,7 +82,12 @@ void RankLoader::Work(size_t w) {
     if (abort_.load(std::memory_order_relaxed)) break;
     absl::StatusOr<bool> more = sources_[w]->Next(&batch);
     if (!more.ok()) {
-      if (!absl::IsAborted(more.status())) Fail(more.status());
+      // Aborted because the flag was seen; any other error (an Aborted
+      // from storage included) fails the rank.
+      if (!abort_.load(std::memory_order_relaxed) ||
+          !absl::IsAborted(more.status())) {
+        Fail(more.status());
+      }
       break;
     }
     if (!*more) break;
@@ -114,15 +119,15 @@ bool RankLoader::Take(size_t* turn, std::vector<uint32_t>* batch,
     }
     Queue& q = queues_[w];
     WaitFor(lock, [&] { return !q.ready.empty() || q.done; });
+    if (abort_.load(std::memory_order_relaxed)) {  // no more steps
+      *aborted = true;
+      return false;
+    }
     if (!q.ready.empty()) {
       *batch = std::move(q.ready.front());
       q.ready.pop_front();
       *turn = (w + 1) % n;
       return true;
-    }
-    if (abort_.load(std::memory_order_relaxed)) {
-      *aborted = true;
-      return false;
     }
     exhausted_[w] = 1;  // done, and every batch of it taken
     tried = 0;

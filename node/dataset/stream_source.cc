@@ -47,9 +47,7 @@ class StreamSource : public BatchSource, private TarSink {
       : c_(ctx),
         objects_(std::move(objects)),
         shuffle_(ctx.params->shuffle_buffer, seed),
-        buffer_(ctx.Buffer()) {
-    c_.worker->objects = objects_.size();
-  }
+        buffer_(ctx.Buffer()) {}
 
   absl::StatusOr<bool> Next(std::vector<uint32_t>* batch) override;
 
@@ -91,12 +89,12 @@ absl::StatusOr<bool> StreamSource::Next(std::vector<uint32_t>* batch) {
   batch->clear();
   while (batch->size() < c_.params->batch_size) {
     uint32_t sample = 0;
-    if (!out_.empty()) {
+    if (c_.aborted()) {
+      return absl::AbortedError("dataload: aborted");
+    } else if (!out_.empty()) {
       batch->push_back(out_.front());
       out_.pop_front();
       c_.Preprocess();  // decoding, after the shuffle as in WebDataset
-    } else if (c_.aborted()) {
-      return absl::AbortedError("dataload: aborted");
     } else if (open_) {
       RETURN_IF_ERROR(ReadSome());
     } else if (next_object_ < objects_.size()) {
@@ -112,6 +110,7 @@ absl::StatusOr<bool> StreamSource::Next(std::vector<uint32_t>* batch) {
 
 absl::Status StreamSource::OpenNext() {
   const uint64_t object = objects_[next_object_++];
+  ++c_.worker->objects;
   const SampleIndex& index = *c_.index;
   auto o = std::make_unique<Open>();
   o->object = object;

@@ -1,8 +1,10 @@
 // Iterable access (batch_source.h), as a WebDataset pipeline runs in one
 // DataLoader worker: the worker's objects (its share of the epoch's
 // shuffled TAR shards, or of the files of one sample each; see
-// WorkerObjects in common/epoch_order.h) are each read whole, in order,
-// in blocks of io.block_size; a shard's bytes go through the tar stream
+// WorkerObjects in common/epoch_order.h) are each read whole, in order
+// (one request per object on object stores), copied out in pieces of the
+// worker's buffer (SourceContext::Buffer: up to io.block_size); a shard's
+// bytes go through the tar stream
 // reader (tar_reader.h), a sample ending with its `.cls` member; every
 // sample then passes a shuffle buffer of dataload.shuffle_buffer samples
 // (WebDataset's shuffle(K)) and the worker makes batches of batch_size
