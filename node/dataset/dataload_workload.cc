@@ -93,7 +93,7 @@ class DataloadWorkload : public NodeWorkload {
 
  private:
   struct Rank {
-    RankPlan plan;
+    RankShare plan;
     std::vector<LoaderWorker> workers;
   };
   // Each rank's plan of the epoch: its samples (map-style) or its
@@ -182,7 +182,7 @@ void DataloadWorkload::PlanRanks(std::set<std::string>* objects) {
     const std::vector<uint32_t> order = ObjectOrder(
         index_->objects(), job_.seed(), job_.epoch(), job_.shuffle());
     for (uint32_t r = 0; r < job_.ranks(); ++r) {
-      RankPlan& plan = ranks_[r].plan;
+      RankShare& plan = ranks_[r].plan;
       plan.access = DataAccess::kIterable;
       const uint32_t rank = job_.first_rank() + r;
       plan.shuffle_seed =
@@ -201,7 +201,7 @@ void DataloadWorkload::PlanRanks(std::set<std::string>* objects) {
                       job_.epoch(), job_.shuffle(), job_.drop_last()};
   const std::vector<uint32_t> order = EpochPermutation(sampler);
   for (uint32_t r = 0; r < job_.ranks(); ++r) {
-    RankPlan& plan = ranks_[r].plan;
+    RankShare& plan = ranks_[r].plan;
     plan.samples = RankSamples(order, sampler, job_.first_rank() + r);
     for (uint32_t s : plan.samples) {
       objects->insert(JoinPath(root_, index_->Locate(s).object));

@@ -32,7 +32,7 @@ uint64_t Ns(Clock::time_point from, Clock::time_point to) {
 }  // namespace
 
 RankLoader::RankLoader(const LoaderParams& params, const SampleIndex& index,
-                       RankPlan plan, std::vector<LoaderWorker>* workers,
+                       RankShare plan, std::vector<LoaderWorker>* workers,
                        std::atomic<bool>* abort, std::atomic<uint64_t>* bytes)
     : p_(params),
       plan_(std::move(plan)),

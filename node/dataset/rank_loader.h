@@ -28,7 +28,7 @@
 namespace ckpt {
 
 // What one rank reads in the epoch.
-struct RankPlan {
+struct RankShare {
   DataAccess access = DataAccess::kMap;
   std::vector<uint32_t> samples;  // map-style: the rank's, in order
   // Iterable: each worker's objects, in order, and the seed of its
@@ -55,7 +55,7 @@ class RankLoader {
  public:
   // `bytes` counts the rank's verified bytes as they arrive (progress).
   RankLoader(const LoaderParams& params, const SampleIndex& index,
-             RankPlan plan, std::vector<LoaderWorker>* workers,
+             RankShare plan, std::vector<LoaderWorker>* workers,
              std::atomic<bool>* abort, std::atomic<uint64_t>* bytes);
 
   // The epoch, from `start`; the first error (a sample that does not match
@@ -82,7 +82,7 @@ class RankLoader {
   void WaitFor(std::unique_lock<std::mutex>& lock, Ready ready);
 
   const LoaderParams p_;
-  const RankPlan plan_;
+  const RankShare plan_;
   std::vector<LoaderWorker>& workers_;
   std::atomic<bool>& abort_;
   std::atomic<uint64_t>& bytes_;
