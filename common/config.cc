@@ -174,6 +174,14 @@ absl::Status CheckDatasetOptions(const Config& c, bool need_storage) {
         "dataset.spread_prefixes (CKPT_DATASET_SPREAD_PREFIXES) = ",
         c.dataset.spread_prefixes, ": expected at most ", kMaxSpreadPrefixes));
   }
+  if (c.dataset.source == DatasetSource::kListed &&
+      c.run.workload == Workload::kDatagen) {
+    return absl::InvalidArgumentError(
+        "dataset.source (CKPT_DATASET_SOURCE) = listed with run.workload = "
+        "datagen: datagen makes a dataset of ckptbench's own; expected "
+        "dataset.source = ckptbench, or run.workload = dataload to read "
+        "yours");
+  }
   if (c.dataload.shuffle_buffer > static_cast<int>(kMaxShuffleBuffer)) {
     return absl::InvalidArgumentError(
         absl::StrCat("dataload.shuffle_buffer (CKPT_SHUFFLE_BUFFER) = ",

@@ -155,6 +155,7 @@ struct GcsConfig {
 // common/dataset_layout.h says what the numbers mean.
 struct DatasetOptions {
   std::string path;  // CKPT_DATASET_PATH; "" = <storage.path>/dataset
+  DatasetSource source = DatasetSource::kCkptbench;  // dataload: whose
   DatasetFormat format = DatasetFormat::kTar;
   uint64_t samples = 10000;
   uint64_t sample_bytes = 150 * 1024;  // the mean

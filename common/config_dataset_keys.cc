@@ -20,6 +20,13 @@ void AddDatasetKeys(std::vector<KeyDef>* out) {
       "a path, file://path, s3:// or gs:// URI",
       [](Config& c) -> std::string& { return c.dataset.path; },
       "where the dataset lives (default <storage.path>/dataset)"));
+  keys.push_back(KindKey<DatasetSource>(
+      "dataset.source", "CKPT_DATASET_SOURCE",
+      [](Config& c) -> DatasetSource& { return c.dataset.source; },
+      "dataload: ckptbench (a dataset datagen made: its manifest read, every "
+      "byte verified) or listed (your own files or *.tar shards of "
+      "dataset.format under dataset.path: listed, shards indexed at "
+      "prepare, read unverified)"));
   keys.push_back(KindKey<DatasetFormat>(
       "dataset.format", "CKPT_DATASET_FORMAT",
       [](Config& c) -> DatasetFormat& { return c.dataset.format; },

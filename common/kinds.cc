@@ -95,6 +95,10 @@ constexpr const auto& TableOf(RunStatus) { return kRunStatus; }
 constexpr Table<DatasetFormat, 2> kDatasetFormat{
     {{DatasetFormat::kFiles, "files"}, {DatasetFormat::kTar, "tar"}}};
 constexpr const auto& TableOf(DatasetFormat) { return kDatasetFormat; }
+constexpr Table<DatasetSource, 2> kDatasetSource{
+    {{DatasetSource::kCkptbench, "ckptbench"},
+     {DatasetSource::kListed, "listed"}}};
+constexpr const auto& TableOf(DatasetSource) { return kDatasetSource; }
 constexpr Table<Workload, 3> kWorkload{{{Workload::kCheckpoint, "checkpoint"},
                                         {Workload::kDatagen, "datagen"},
                                         {Workload::kDataload, "dataload"}}};
@@ -150,6 +154,7 @@ std::string_view Name(S3Claim v) { return NameIn(v); }
 std::string_view Name(GcsUpload v) { return NameIn(v); }
 std::string_view Name(ChecksumKind v) { return NameIn(v); }
 std::string_view Name(DatasetFormat v) { return NameIn(v); }
+std::string_view Name(DatasetSource v) { return NameIn(v); }
 std::string_view Name(Workload v) { return NameIn(v); }
 std::string_view Name(DataAccess v) { return NameIn(v); }
 std::string_view Name(RoundFlag v) { return NameIn(v); }
@@ -195,6 +200,7 @@ CKPT_KIND(S3Claim)
 CKPT_KIND(GcsUpload)
 CKPT_KIND(ChecksumKind)
 CKPT_KIND(DatasetFormat)
+CKPT_KIND(DatasetSource)
 CKPT_KIND(Workload)
 CKPT_KIND(DataAccess)
 CKPT_KIND(RoundFlag)

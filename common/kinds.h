@@ -50,13 +50,16 @@ enum class ChecksumKind { kXxh3, kCrc32c };
 // How a dataset stores its samples (dataset.format): files (one object per
 // sample) | tar (WebDataset shards; common/dataset_layout.h).
 enum class DatasetFormat { kFiles, kTar };
+// Whose dataset a dataload run reads (dataset.source): ckptbench (made by
+// datagen: its manifest read, every byte verified) | listed (the user's
+// own: listed, TAR shards indexed, read unverified).
+enum class DatasetSource { kCkptbench, kListed };
 // What a run does (run.workload): checkpoint (save and load rounds) |
 // datagen (make a dataset) | dataload (read it, epoch by epoch, as a
 // training job's data loader does).
 enum class Workload { kCheckpoint, kDatagen, kDataload };
 // How the data loader reads samples (dataload.access): map (a request per
-// sample, in the sampler's order). Streaming whole shards (iterable) is
-// next.
+// sample, in the sampler's order) | iterable (objects streamed whole).
 enum class DataAccess { kMap, kIterable };
 // The kind of a node's failure (result.json's error_kind; common/
 // error_kind.h maps it to and from a status): unspecified ("") where no
@@ -103,6 +106,7 @@ std::string_view Name(GcsUpload v);
 std::string_view Name(ReshardReads v);
 std::string_view Name(ChecksumKind v);
 std::string_view Name(DatasetFormat v);
+std::string_view Name(DatasetSource v);
 std::string_view Name(Workload v);
 std::string_view Name(DataAccess v);
 std::string_view Name(RoundFlag v);
@@ -160,6 +164,7 @@ CKPT_KIND_TO_JSON(S3Claim)
 CKPT_KIND_TO_JSON(GcsUpload)
 CKPT_KIND_TO_JSON(ChecksumKind)
 CKPT_KIND_TO_JSON(DatasetFormat)
+CKPT_KIND_TO_JSON(DatasetSource)
 CKPT_KIND_TO_JSON(Workload)
 CKPT_KIND_TO_JSON(DataAccess)
 CKPT_KIND_TO_JSON(RoundFlag)
@@ -178,6 +183,8 @@ template <>
 AlphaNum::AlphaNum(ckpt::ChecksumKind) = delete;
 template <>
 AlphaNum::AlphaNum(ckpt::DatasetFormat) = delete;
+template <>
+AlphaNum::AlphaNum(ckpt::DatasetSource) = delete;
 template <>
 AlphaNum::AlphaNum(ckpt::Workload) = delete;
 template <>

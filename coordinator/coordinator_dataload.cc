@@ -15,6 +15,8 @@ absl::Status Coordinator::RunDataload(RunResult* result) {
   DataloadPlan plan;
   plan.uri = config_.DatasetPath();
   plan.node_local = config_.storage.node_local;
+  plan.listed = config_.dataset.source == DatasetSource::kListed;
+  plan.listed_format = config_.dataset.format;
   plan.ranks_per_node = config_.RanksPerNode();
   plan.seed = config_.run.seed;
   plan.loader = config_.dataload;
@@ -30,7 +32,9 @@ absl::Status Coordinator::RunDataload(RunResult* result) {
     RoundIds ids{run_id_, next_round_id_++, &interrupted_};
     result->rounds.push_back(protocol.Run(round, ids));
     RoundResult& r = result->rounds.back();
-    if (!result->dataset && round.manifest()) {
+    if (!result->dataset && round.listed()) {
+      result->dataset = *round.listed();
+    } else if (!result->dataset && round.manifest()) {
       DatasetResult& read = result->dataset.emplace();
       read.uri = plan.uri;
       read.spec = round.manifest()->spec;

@@ -403,23 +403,35 @@ ordered_json ReshardJson(const ReshardResult& rs) {
 }
 
 ordered_json DatasetJson(const DatasetResult& d) {
-  return {{"uri", d.uri},
-          {"format", d.spec.format},
-          {"samples", d.spec.samples},
-          {"sample_bytes", d.spec.sample_bytes},
-          {"sample_spread", d.spec.sample_spread},
-          {"shard_bytes", d.spec.shard_bytes},
-          {"spread_prefixes", d.spec.spread_prefixes},
-          {"seed", d.spec.seed},
-          {"objects", d.totals.objects},
-          {"bytes", d.totals.bytes},
-          {"reused", d.reused},
-          {"removed", d.removed},
-          {"written_objects", d.written_objects},
-          {"written_bytes", d.written_bytes},
-          {"written_samples", d.written_samples},
-          {"removed_objects", d.removed_objects},
-          {"samples_per_second", d.samples_per_second}};
+  ordered_json j = {{"uri", d.uri},
+                    {"source", d.source},
+                    {"verified", d.source == DatasetSource::kCkptbench},
+                    {"format", d.spec.format},
+                    {"samples", d.spec.samples},
+                    {"sample_bytes", d.spec.sample_bytes},
+                    {"sample_spread", d.spec.sample_spread},
+                    {"shard_bytes", d.spec.shard_bytes},
+                    {"spread_prefixes", d.spec.spread_prefixes},
+                    {"seed", d.spec.seed},
+                    {"objects", d.totals.objects},
+                    {"bytes", d.totals.bytes},
+                    {"reused", d.reused},
+                    {"removed", d.removed},
+                    {"written_objects", d.written_objects},
+                    {"written_bytes", d.written_bytes},
+                    {"written_samples", d.written_samples},
+                    {"removed_objects", d.removed_objects},
+                    {"samples_per_second", d.samples_per_second}};
+  if (d.listing) {
+    const DatasetResult::Listing& l = *d.listing;
+    j["listing"] = {{"ignored_objects", l.ignored},
+                    {"list_seconds", l.list_seconds},
+                    {"list_requests", l.list_requests},
+                    {"index_seconds", l.index_seconds},
+                    {"index_requests", l.index_requests},
+                    {"index_bytes", l.index_bytes}};
+  }
+  return j;
 }
 
 }  // namespace

@@ -60,6 +60,7 @@ void ReadEpoch(const Fields& f, EpochResult* e) {
 
 void ReadDataset(const Fields& f, DatasetResult* d) {
   f.Get("uri", &d->uri);
+  f.Get("source", &d->source);
   f.Get("format", &d->spec.format);
   f.Get("samples", &d->spec.samples);
   f.Get("sample_bytes", &d->spec.sample_bytes);
@@ -76,6 +77,16 @@ void ReadDataset(const Fields& f, DatasetResult* d) {
   f.Get("written_samples", &d->written_samples);
   f.Get("removed_objects", &d->removed_objects);
   f.Get("samples_per_second", &d->samples_per_second);
+  if (f.Has("listing")) {
+    const Fields l = f.Object("listing");
+    DatasetResult::Listing& listing = d->listing.emplace();
+    l.Get("ignored_objects", &listing.ignored);
+    l.Get("list_seconds", &listing.list_seconds);
+    l.Get("list_requests", &listing.list_requests);
+    l.Get("index_seconds", &listing.index_seconds);
+    l.Get("index_requests", &listing.index_requests);
+    l.Get("index_bytes", &listing.index_bytes);
+  }
 }
 
 }  // namespace ckpt

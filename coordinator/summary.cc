@@ -329,6 +329,28 @@ void AddGoodput(const RunResult& r, std::string* out) {
 // dataload run read.
 void AddDataset(const DatasetResult& d, bool made, std::string* out) {
   std::string& s = *out;
+  if (d.source == DatasetSource::kListed) {
+    absl::StrAppendFormat(
+        &s,
+        "dataset: %s, listed %s: %d samples of %s on average, %d objects, "
+        "%s; not made by ckptbench: its bytes were read, not verified\n",
+        E(d.uri), d.spec.format, d.spec.samples,
+        FormatBytes(d.spec.sample_bytes), d.totals.objects,
+        FormatBytes(d.totals.bytes));
+    if (d.listing) {
+      const DatasetResult::Listing& l = *d.listing;
+      absl::StrAppendFormat(&s,
+                            "listing: %.3f s, %d requests, %d objects left out",
+                            l.list_seconds, l.list_requests, l.ignored);
+      if (d.spec.format == DatasetFormat::kTar) {
+        absl::StrAppendFormat(&s, "; members indexed: %.3f s, %d requests, %s",
+                              l.index_seconds, l.index_requests,
+                              FormatBytes(l.index_bytes));
+      }
+      s += " (untimed, before epoch 1)\n";
+    }
+    return;
+  }
   absl::StrAppendFormat(
       &s, "dataset: %s, %s: %d samples of %s (spread %s), %d objects, %s\n",
       E(d.uri), d.spec.format, d.spec.samples, FormatBytes(d.spec.sample_bytes),

@@ -101,6 +101,12 @@ PhaseJob DataloadRound::BuildPrepare(size_t node) {
   job.set_drop_last(plan_.loader.drop_last);
   job.set_access(Iterable() ? v1::DATA_ACCESS_ITERABLE : v1::DATA_ACCESS_MAP);
   job.set_shuffle_buffer(static_cast<uint32_t>(plan_.loader.shuffle_buffer));
+  if (plan_.listed) {
+    job.set_listed(true);
+    job.set_listed_format(plan_.listed_format == DatasetFormat::kFiles
+                              ? v1::DATASET_FORMAT_FILES
+                              : v1::DATASET_FORMAT_TAR);
+  }
   job.set_batch_size(static_cast<uint32_t>(plan_.loader.batch_size));
   job.set_num_workers(static_cast<uint32_t>(plan_.loader.num_workers));
   job.set_prefetch_factor(static_cast<uint32_t>(plan_.loader.prefetch_factor));
@@ -125,22 +131,18 @@ void DataloadRound::Prepared(const std::vector<PrepareOutcome>& prepared,
       manifests_agree_ = false;
       continue;
     }
+    if (plan_.listed) {
+      AddListing(i, p.listing());
+      continue;
+    }
     if (i == 0) {
       first = p.manifest();
       auto m = DatasetManifestFromJson(first, plan_.uri);
       if (m.ok()) {
         spec_ = m->spec;
         manifest_ = *m;
-        // The epoch's bytes for the progress line: the samples' bytes in
-        // the share the sampler gives out.
-        const SamplerShape shape = ShapeOf(
-            {spec_.samples, World(), 0, 0, true, plan_.loader.drop_last});
-        progress_bytes_ =
-            Iterable() ? m->totals.bytes  // every object, streamed whole
-                       : static_cast<uint64_t>(
-                             static_cast<double>(m->totals.sample_bytes) *
-                             static_cast<double>(shape.per_rank * World()) /
-                             static_cast<double>(spec_.samples));
+        objects_ = m->totals.objects;
+        SetProgressBytes(m->totals);
       }
     } else if (p.manifest() != first && !plan_.node_local) {
       manifests_agree_ = false;  // another dataset on one shared path
@@ -148,12 +150,56 @@ void DataloadRound::Prepared(const std::vector<PrepareOutcome>& prepared,
   }
 }
 
+void DataloadRound::SetProgressBytes(const DatasetTotals& totals) {
+  if (spec_.samples == 0) return;
+  // The epoch's bytes for the progress line: the samples' bytes in the
+  // share the sampler gives out.
+  const SamplerShape shape =
+      ShapeOf({spec_.samples, World(), 0, 0, true, plan_.loader.drop_last});
+  progress_bytes_ = Iterable()
+                        ? totals.bytes  // every object, streamed whole
+                        : static_cast<uint64_t>(
+                              static_cast<double>(totals.sample_bytes) *
+                              static_cast<double>(shape.per_rank * World()) /
+                              static_cast<double>(spec_.samples));
+}
+
+void DataloadRound::AddListing(size_t node, const v1::DatasetListing& l) {
+  if (node == 0) {
+    listing_digest_ = l.digest();
+    DatasetResult& d = listed_.emplace();
+    d.uri = plan_.uri;
+    d.source = DatasetSource::kListed;
+    spec_.format = plan_.listed_format;
+    spec_.samples = std::min<uint64_t>(l.samples(), kMaxDatasetSamples);
+    spec_.sample_bytes = spec_.samples ? l.sample_bytes() / spec_.samples : 0;
+    d.spec = spec_;
+    d.totals = {l.objects(), l.bytes(), l.sample_bytes()};
+    objects_ = l.objects();
+    SetProgressBytes(d.totals);
+    d.listing.emplace().ignored = l.ignored();
+  } else if (!listed_ || (l.digest() != listing_digest_ && !plan_.node_local)) {
+    manifests_agree_ = false;  // another listing of one shared path
+  }
+  if (!listed_) return;
+  DatasetResult::Listing& sum = *listed_->listing;
+  if (std::isfinite(l.list_seconds()) && std::isfinite(l.index_seconds())) {
+    sum.list_seconds = std::max(sum.list_seconds, l.list_seconds());
+    sum.index_seconds = std::max(sum.index_seconds, l.index_seconds());
+  }
+  sum.list_requests += l.list_requests();
+  sum.index_requests += l.index_requests();
+  sum.index_bytes += l.index_bytes();
+}
+
 absl::Status DataloadRound::CheckReport(size_t node, const PhaseOutcome& report,
                                         const std::string& who) {
   if (!manifests_agree_) {
-    return absl::FailedPreconditionError(
-        absl::StrCat(who, " read another manifest than node 0 at ", plan_.uri,
-                     ": the dataset changed during the epoch's prepare"));
+    return absl::FailedPreconditionError(absl::StrCat(
+        who,
+        plan_.listed ? " listed other objects than node 0 at "
+                     : " read another manifest than node 0 at ",
+        plan_.uri, ": the dataset changed during the epoch's prepare"));
   }
   RETURN_IF_ERROR(CheckReportFigures(report, who));
   v1::DataloadReport r;
@@ -195,7 +241,7 @@ absl::Status DataloadRound::CheckReport(size_t node, const PhaseOutcome& report,
   for (const v1::WorkerStats& w : r.workers()) {
     if (w.rank() < first || w.rank() >= first + plan_.ranks_per_node ||
         w.worker() >= static_cast<uint32_t>(plan_.loader.num_workers) ||
-        w.samples() > most || w.objects() > spec_.samples) {
+        w.samples() > most || w.objects() > objects_) {
       return bad(absl::StrCat("worker ", w.worker(), " of rank ", w.rank(),
                               " with ", w.samples(), " samples"));
     }
@@ -286,7 +332,8 @@ void DataloadRound::Aggregate(const std::vector<PhaseOutcome>& reports,
   if (!reports.empty()) result->host_cpu_busy = busy / reports.size();
   result->bytes = epoch.bytes;
   result->throughput_mib_s = MibPerSecond(result->bytes, result->seconds);
-  result->verified = result->status == RunStatus::kOk;
+  // A listed dataset's bytes are the user's: read, not verified.
+  result->verified = result->status == RunStatus::kOk && !plan_.listed;
   epoch.mib_per_second = result->throughput_mib_s;
   epoch.samples_per_second =
       result->seconds > 0 ? epoch.samples / result->seconds : 0;

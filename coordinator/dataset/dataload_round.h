@@ -19,12 +19,16 @@
 #include "common/dataset_manifest.h"
 #include "coordinator/results.h"
 #include "coordinator/round/round_workload.h"
+#include "proto/ckptbench/v1/dataset.pb.h"
 
 namespace ckpt {
 
 struct DataloadPlan {
   std::string uri;  // "{node}" stands for the node's index
   bool node_local = false;
+  // A dataset ckptbench did not make, of this format: the nodes list it.
+  bool listed = false;
+  DatasetFormat listed_format = DatasetFormat::kTar;
   int ranks_per_node = 1;
   uint64_t epoch = 0;  // 0-based
   uint64_t seed = 0;
@@ -44,6 +48,9 @@ class DataloadRound : public RoundWorkload {
   uint64_t ProgressBytes() const override { return progress_bytes_; }
   // The dataset as node 0's manifest says (after Prepared).
   const std::optional<DatasetManifest>& manifest() const { return manifest_; }
+  // A listed dataset as the nodes found it (after Prepared): the spec's
+  // format, samples and mean size, and the listing's totals and costs.
+  const std::optional<DatasetResult>& listed() const { return listed_; }
   PhaseJob BuildPrepare(size_t node) override;
   void Prepared(const std::vector<PrepareOutcome>& prepared,
                 RoundResult* result) override;
@@ -61,6 +68,9 @@ class DataloadRound : public RoundWorkload {
   // The most samples one rank may report this epoch.
   uint64_t MostPerRank() const;
   void CheckSamples(uint64_t digest, EpochResult* epoch) const;
+  void SetProgressBytes(const DatasetTotals& totals);
+  // Node `node`'s listing of a listed dataset.
+  void AddListing(size_t node, const ::ckptbench::v1::DatasetListing& l);
 
   const std::vector<NodeClient*> nodes_;
   const DataloadPlan plan_;
@@ -68,7 +78,10 @@ class DataloadRound : public RoundWorkload {
   // the same manifest.
   DatasetSpec spec_;
   std::optional<DatasetManifest> manifest_;
+  std::optional<DatasetResult> listed_;
+  uint64_t objects_ = 0;  // the dataset's (shards, or sample files)
   bool manifests_agree_ = true;
+  uint64_t listing_digest_ = 0;  // node 0's
   uint64_t progress_bytes_ = 0;  // the epoch's, about (known at prepare)
 };
 

@@ -15,6 +15,7 @@
 #include "common/status_macros.h"
 #include "common/step_layout.h"
 #include "common/text.h"
+#include "node/dataset/dataset_listing.h"
 #include "node/dataset/manifest_read.h"
 #include "node/dataset/rank_loader.h"
 #include "node/dataset/sample_index.h"
@@ -99,6 +100,9 @@ class DataloadWorkload : public NodeWorkload {
   // Each rank's plan of the epoch: its samples (map-style) or its
   // workers' objects (iterable); the objects they read into *objects.
   void PlanRanks(std::set<std::string>* objects);
+  // A dataset ckptbench did not make: listed (and indexed) into index_.
+  absl::StatusOr<v1::DatasetListing> ListDatasetAt(Storage& storage,
+                                                   const std::string& shown);
   // A worker's object-store counts in the phase.
   struct Counts {
     uint64_t requests = 0, retries = 0, throttles = 0, connections = 0;
@@ -134,17 +138,26 @@ absl::StatusOr<PrepareOutcome> DataloadWorkload::Prepare(PhaseJob job,
   counters_ = &storage.counters();
   root_ = root.path;
   const std::string shown = EscapeForTerminal(job_.dataset_uri());
-  ASSIGN_OR_RETURN(std::optional<std::string> text,
-                   ReadManifest(*root.storage, root_, shown));
-  if (!text) {
-    return absl::NotFoundError(absl::StrCat(
-        "no dataset at ", shown, ": it holds no ", kDatasetManifestName,
-        "; make one with `ckptbench datagen` (dataset.path)"));
+  v1::DataloadPrepared prepared;
+  if (job_.listed()) {
+    ASSIGN_OR_RETURN(*prepared.mutable_listing(),
+                     ListDatasetAt(*root.storage, shown));
+  } else {
+    ASSIGN_OR_RETURN(std::optional<std::string> text,
+                     ReadManifest(*root.storage, root_, shown));
+    if (!text) {
+      return absl::NotFoundError(absl::StrCat(
+          "no dataset at ", shown, ": it holds no ", kDatasetManifestName,
+          "; make one with `ckptbench datagen` (dataset.path), or read "
+          "your own with dataset.source=listed"));
+    }
+    ASSIGN_OR_RETURN(
+        const DatasetManifest manifest,
+        DatasetManifestFromJson(
+            *text, absl::StrCat(shown, "/", kDatasetManifestName)));
+    index_.emplace(manifest.spec);
+    prepared.set_manifest(*text);
   }
-  ASSIGN_OR_RETURN(const DatasetManifest manifest,
-                   DatasetManifestFromJson(
-                       *text, absl::StrCat(shown, "/", kDatasetManifestName)));
-  index_.emplace(manifest.spec);
   std::set<std::string> objects;  // the node's ranks read, kept cold
   PlanRanks(&objects);
   bytes_ = std::make_unique<std::atomic<uint64_t>[]>(ranks_.size());
@@ -169,10 +182,42 @@ absl::StatusOr<PrepareOutcome> DataloadWorkload::Prepare(PhaseJob job,
           std::vector<std::string>(objects.begin(), objects.end()), mode));
   out.storage_kind = root.storage->Kind();
   out.filesystem = root.storage->Filesystem(root_);
-  v1::DataloadPrepared prepared;
-  prepared.set_manifest(*text);
   out.workload_outcome = prepared.SerializeAsString();
   return out;
+}
+
+absl::StatusOr<v1::DatasetListing> DataloadWorkload::ListDatasetAt(
+    Storage& storage, const std::string& shown) {
+  DatasetFormat format;
+  switch (job_.listed_format()) {
+    case v1::DATASET_FORMAT_FILES:
+      format = DatasetFormat::kFiles;
+      break;
+    case v1::DATASET_FORMAT_TAR:
+      format = DatasetFormat::kTar;
+      break;
+    default:
+      return Bad(absl::StrCat("a listed dataset of format ",
+                              static_cast<int>(job_.listed_format()),
+                              ": expected files or tar"));
+  }
+  ASSIGN_OR_RETURN(ListedDataset d,
+                   ListDataset(storage, *counters_, root_, format, shown));
+  v1::DatasetListing l;
+  l.set_objects(d.objects.size());
+  l.set_bytes(d.bytes);
+  l.set_samples(d.samples);
+  l.set_sample_bytes(d.sample_bytes);
+  l.set_ignored(d.ignored);
+  l.set_digest(d.digest);
+  l.set_list_seconds(d.list_seconds);
+  l.set_list_requests(d.list_requests);
+  l.set_index_seconds(d.index_seconds);
+  l.set_index_requests(d.index_requests);
+  l.set_index_bytes(d.index_bytes);
+  l.set_index_reused(d.index_reused);
+  index_.emplace(std::move(d));
+  return l;
 }
 
 void DataloadWorkload::PlanRanks(std::set<std::string>* objects) {
@@ -308,8 +353,8 @@ void DataloadWorkload::Report(
     ro.bytes = st.bytes;
     ro.first_byte_seconds = st.first_batch_seconds;
     ro.done_seconds = st.seconds;
-    ro.verified = out->status.ok();
-    ro.checked_bytes = st.bytes;
+    ro.verified = out->status.ok() && index_->verified();
+    ro.checked_bytes = index_->verified() ? st.bytes : 0;
     out->ranks.push_back(ro);
     for (size_t w = 0; w < ranks_[r].workers.size(); ++w) {
       const LoaderWorker& lw = ranks_[r].workers[w];

@@ -9,6 +9,7 @@
 #include "common/epoch_order.h"
 #include "common/status_macros.h"
 #include "common/step_layout.h"
+#include "common/text.h"
 #include "node/checkpoint/pattern.h"
 #include "node/dataset/dataset_bytes.h"
 #include "node/dataset/tar_reader.h"
@@ -63,11 +64,16 @@ class StreamSource : public BatchSource, private TarSink {
     std::optional<ShardImage> image;  // tar
     std::optional<TarStreamReader> tar;
     Clock::time_point t0;
+    // A listed shard: the WebDataset key of the sample being read.
+    bool in_sample = false;
+    std::string key;
   };
   absl::Status OpenNext();
   absl::Status ReadSome();
   absl::Status Check(const unsigned char* data, size_t n);
   void Completed(uint32_t sample);
+  // A listed shard's sample ended (its key's last member went by).
+  absl::Status CompleteListed();
   // TarSink: a shard's members, its bytes already checked.
   absl::Status OnMember(const TarMember& m) override;
   absl::Status OnData(const TarMember&, uint64_t, const unsigned char*,
@@ -119,8 +125,8 @@ absl::Status StreamSource::OpenNext() {
   std::tie(o->first, o->end) = index.SamplesOf(object);
   o->next = o->first;
   if (index.spec().format == DatasetFormat::kTar) {
-    o->image.emplace(index.spec(), o->first, o->end);
-    o->tar.emplace(o->name, o->size);
+    if (index.verified()) o->image.emplace(index.spec(), o->first, o->end);
+    o->tar.emplace(EscapeForTerminal(o->name), o->size);
   }
   ReadOptions options;
   options.size = o->size;
@@ -157,10 +163,12 @@ absl::Status StreamSource::ReadSome() {
   (void)o.file->Close();
   if (o.tar) {
     RETURN_IF_ERROR(o.tar->Finish());
+    if (o.in_sample) RETURN_IF_ERROR(CompleteListed());
     if (o.next != o.end) {
-      return absl::DataLossError(absl::StrCat(o.name, " holds ",
-                                              o.next - o.first, " of its ",
-                                              o.end - o.first, " samples"));
+      return absl::DataLossError(absl::StrCat(
+          EscapeForTerminal(o.name), " holds ", o.next - o.first, " of its ",
+          o.end - o.first, " samples",
+          c_.index->verified() ? "" : " indexed at prepare: it changed since"));
     }
   } else {
     Completed(static_cast<uint32_t>(o.first));
@@ -171,6 +179,7 @@ absl::Status StreamSource::ReadSome() {
 
 absl::Status StreamSource::Check(const unsigned char* data, size_t n) {
   const Open& o = *open_;
+  if (!c_.index->verified()) return absl::OkStatus();  // the user's bytes
   if (o.image) {
     const size_t bad = o.image->FirstMismatch(o.pos, data, n);
     if (bad == n) return absl::OkStatus();
@@ -192,7 +201,16 @@ absl::Status StreamSource::Check(const unsigned char* data, size_t n) {
 }
 
 absl::Status StreamSource::OnMember(const TarMember& m) {
-  const Open& o = *open_;
+  Open& o = *open_;
+  if (!c_.index->verified()) {
+    // A listed shard: a sample is one WebDataset key's members.
+    std::string key = WebDatasetKey(m.name);
+    if (o.in_sample && key == o.key) return absl::OkStatus();
+    if (o.in_sample) RETURN_IF_ERROR(CompleteListed());
+    o.in_sample = true;
+    o.key = std::move(key);
+    return absl::OkStatus();
+  }
   const bool label = absl::EndsWith(m.name, ".cls");
   const std::optional<uint64_t> s =
       SampleOfMember(m.name, label ? "cls" : "jpg");
@@ -204,8 +222,22 @@ absl::Status StreamSource::OnMember(const TarMember& m) {
   return absl::OkStatus();
 }
 
+absl::Status StreamSource::CompleteListed() {
+  Open& o = *open_;
+  o.in_sample = false;
+  if (o.next >= o.end) {
+    return absl::DataLossError(absl::StrCat(
+        EscapeForTerminal(o.name), " holds more than the ", o.end - o.first,
+        " samples indexed at prepare: it changed since"));
+  }
+  Completed(static_cast<uint32_t>(o.next++));
+  return absl::OkStatus();
+}
+
 absl::Status StreamSource::OnMemberEnd(const TarMember& m) {
-  if (!absl::EndsWith(m.name, ".cls")) return absl::OkStatus();
+  if (!c_.index->verified() || !absl::EndsWith(m.name, ".cls")) {
+    return absl::OkStatus();
+  }
   Completed(static_cast<uint32_t>(open_->next++));
   return absl::OkStatus();
 }

@@ -44,6 +44,10 @@ class ForwardingStorage : public Storage {
   absl::StatusOr<bool> Exists(const std::string& path) override {
     return inner_->Exists(path);
   }
+  absl::StatusOr<std::vector<ListedObject>> ListTree(
+      const std::string& dir, uint64_t max_objects) override {
+    return inner_->ListTree(dir, max_objects);
+  }
   absl::Status RemoveTree(const std::string& path) override {
     return inner_->RemoveTree(path);
   }

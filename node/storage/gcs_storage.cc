@@ -190,7 +190,8 @@ absl::StatusOr<GcsObjectInfo> ParseGcsObjectInfo(const std::string& body,
 
 absl::Status ParseGcsListPage(const std::string& body, const std::string& what,
                               std::vector<std::string>* names,
-                              std::string* next_page_token) {
+                              std::string* next_page_token,
+                              std::vector<ListedObject>* objects) {
   nlohmann::json j = nlohmann::json::parse(body, nullptr, false);
   if (!j.is_object()) {
     return absl::DataLossError(
@@ -199,7 +200,17 @@ absl::Status ParseGcsListPage(const std::string& body, const std::string& what,
   auto items = j.find("items");
   if (items != j.end() && items->is_array()) {
     for (const auto& item : *items) {
-      if (item.is_object()) names->push_back(JsonString(item, "name"));
+      if (!item.is_object()) continue;
+      if (objects == nullptr) {
+        names->push_back(JsonString(item, "name"));
+        continue;
+      }
+      ListedObject o{JsonString(item, "name"), 0};
+      if (!absl::SimpleAtoi(JsonString(item, "size"), &o.size)) {
+        return absl::DataLossError(
+            absl::StrCat("listing ", what, ": an item without a decimal size"));
+      }
+      objects->push_back(std::move(o));
     }
   }
   auto prefixes = j.find("prefixes");
@@ -252,8 +263,9 @@ absl::StatusOr<std::unique_ptr<ReadableFile>> GcsStorage::OpenRead(
 }
 
 absl::Status GcsStorage::List(const GcsObject& dir, bool shallow,
-                              std::vector<std::string>* names,
-                              int max_results) {
+                              std::vector<std::string>* names, int max_results,
+                              std::vector<ListedObject>* objects,
+                              uint64_t max_objects) {
   const std::string prefix = dir.name.empty() ? "" : dir.name + "/";
   std::string token;
   do {
@@ -266,9 +278,13 @@ absl::Status GcsStorage::List(const GcsObject& dir, bool shallow,
     if (!token.empty()) c.query.push_back({"pageToken", token});
     ASSIGN_OR_RETURN(auto rep, client_->Do(c));
     RETURN_IF_ERROR(ParseGcsListPage(
-        rep.body, absl::StrCat("gs://", dir.bucket, "/", prefix), names,
-        &token));
+        rep.body, absl::StrCat("gs://", dir.bucket, "/", prefix), names, &token,
+        objects));
     if (max_results > 0) break;
+    if (objects != nullptr && objects->size() > max_objects) {
+      return TooManyListed(absl::StrCat("gs://", dir.bucket, "/", prefix),
+                           max_objects);
+    }
   } while (!token.empty());
   return absl::OkStatus();
 }
@@ -288,6 +304,15 @@ absl::StatusOr<std::vector<std::string>> GcsStorage::ListDir(
   if (names.empty())
     return absl::NotFoundError(absl::StrCat(path, ": nothing stored under it"));
   return names;
+}
+
+absl::StatusOr<std::vector<ListedObject>> GcsStorage::ListTree(
+    const std::string& dir, uint64_t max_objects) {
+  ASSIGN_OR_RETURN(auto obj, ParseGsUri(dir));
+  std::vector<std::string> unused;
+  std::vector<ListedObject> all;
+  RETURN_IF_ERROR(List(obj, /*shallow=*/false, &unused, 0, &all, max_objects));
+  return TreeUnder(std::move(all), obj.name, dir, max_objects);
 }
 
 absl::StatusOr<std::vector<std::string>> GcsStorage::ListNames(

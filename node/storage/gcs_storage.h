@@ -28,10 +28,13 @@ struct GcsObjectInfo {
 };
 absl::StatusOr<GcsObjectInfo> ParseGcsObjectInfo(const std::string& body,
                                                  const std::string& what);
-// One page of objects.list: item names and prefixes into *names.
+// One page of objects.list: item names and prefixes into *names; with
+// `objects`, the items go there instead, each with its size (an item
+// without a decimal size is DataLoss).
 absl::Status ParseGcsListPage(const std::string& body, const std::string& what,
                               std::vector<std::string>* names,
-                              std::string* next_page_token);
+                              std::string* next_page_token,
+                              std::vector<ListedObject>* objects = nullptr);
 
 class GcsStorage : public Storage {
  public:
@@ -57,6 +60,8 @@ class GcsStorage : public Storage {
   absl::StatusOr<std::vector<std::string>> ListDir(
       const std::string& path) override;
   absl::StatusOr<bool> Exists(const std::string& path) override;
+  absl::StatusOr<std::vector<ListedObject>> ListTree(
+      const std::string& dir, uint64_t max_objects) override;
   absl::Status RemoveTree(const std::string& path) override;
   absl::Status RemoveFiles(const std::string& dir,
                            const std::vector<std::string>& names) override;
@@ -86,7 +91,9 @@ class GcsStorage : public Storage {
  private:
   // One page-walking listing: names (and with a delimiter, prefixes).
   absl::Status List(const GcsObject& dir, bool shallow,
-                    std::vector<std::string>* names, int max_results = 0);
+                    std::vector<std::string>* names, int max_results = 0,
+                    std::vector<ListedObject>* objects = nullptr,
+                    uint64_t max_objects = 0);
 
   std::shared_ptr<GcsClient> client_;
 };

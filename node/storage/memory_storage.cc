@@ -166,6 +166,16 @@ absl::Status MemoryStorage::SyncDir(const std::string& path) {
   return absl::OkStatus();
 }
 
+absl::StatusOr<std::vector<ListedObject>> MemoryStorage::ListTree(
+    const std::string& dir, uint64_t max_objects) {
+  MemoryStore& s = *store_;
+  std::lock_guard<std::mutex> lock(s.mu_);
+  const std::string key = Trim(dir);
+  std::vector<ListedObject> all;
+  for (const auto& [k, v] : s.files_) all.push_back({k, v->size()});
+  return TreeUnder(std::move(all), key, dir, max_objects);
+}
+
 absl::StatusOr<std::vector<std::string>> MemoryStorage::ListDir(
     const std::string& path) {
   MemoryStore& s = *store_;

@@ -68,6 +68,8 @@ class MemoryStorage : public Storage {
   absl::StatusOr<std::vector<std::string>> ListDir(
       const std::string& path) override;
   absl::StatusOr<bool> Exists(const std::string& path) override;
+  absl::StatusOr<std::vector<ListedObject>> ListTree(
+      const std::string& dir, uint64_t max_objects) override;
   absl::Status RemoveTree(const std::string& path) override;
   absl::Status RemoveFiles(const std::string& dir,
                            const std::vector<std::string>& names) override;

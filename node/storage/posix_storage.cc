@@ -18,8 +18,10 @@
 #include "common/files.h"
 #include "common/names.h"
 #include "common/status_macros.h"
+#include "common/text.h"
 #include "node/storage/page_cache.h"
 #include "node/storage/posix_open.h"
+#include "node/storage/posix_tree.h"
 
 namespace ckpt {
 namespace {
@@ -283,6 +285,11 @@ absl::StatusOr<std::vector<std::string>> PosixStorage::ListDir(
   }
   closedir(d);
   return names;
+}
+
+absl::StatusOr<std::vector<ListedObject>> PosixStorage::ListTree(
+    const std::string& dir, uint64_t max_objects) {
+  return ListRegularFiles(dir, max_objects);
 }
 
 absl::StatusOr<bool> PosixStorage::Exists(const std::string& path) {

@@ -167,6 +167,32 @@ absl::StatusOr<std::vector<std::string>> S3Storage::ListDir(
   return names;
 }
 
+absl::StatusOr<std::vector<ListedObject>> S3Storage::ListTree(
+    const std::string& dir, uint64_t max_objects) {
+  ASSIGN_OR_RETURN(auto loc, ParseS3Uri(dir));
+  const std::string prefix = loc.key.empty() ? "" : loc.key + "/";
+  std::vector<ListedObject> all;
+  std::string token;
+  do {
+    S3Call c = MakeS3Call(HttpMethod::kGet, loc.bucket, "",
+                          {{"list-type", "2"}, {"prefix", prefix}});
+    if (!token.empty()) c.query.push_back({"continuation-token", token});
+    ASSIGN_OR_RETURN(auto rep, client_->Do(c));
+    for (const std::string& item : XmlValues(rep.body, "Contents")) {
+      ListedObject o{XmlValue(item, "Key"), 0};
+      if (!absl::SimpleAtoi(XmlValue(item, "Size"), &o.size)) {
+        return absl::DataLossError(absl::StrCat(
+            "listing ", EscapeForTerminal(dir), ": an object without a size"));
+      }
+      all.push_back(std::move(o));
+    }
+    if (all.size() > max_objects) return TooManyListed(dir, max_objects);
+    token =
+        Truncated(rep.body) ? XmlValue(rep.body, "NextContinuationToken") : "";
+  } while (!token.empty());
+  return TreeUnder(std::move(all), loc.key, dir, max_objects);
+}
+
 absl::StatusOr<std::vector<std::string>> S3Storage::ListKeys(
     const S3Location& dir) {
   std::string prefix = dir.key.empty() ? "" : dir.key + "/";

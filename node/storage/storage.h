@@ -16,6 +16,7 @@
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "absl/strings/str_cat.h"
 #include "common/kinds.h"
 #include "common/step_layout.h"
 #include "common/storage_facts.h"
@@ -58,6 +59,13 @@ class WritableFile {
   virtual absl::Status Close() = 0;
 };
 
+// An object found by Storage::ListTree: its name relative to the listed
+// directory ('/' between components) and its size.
+struct ListedObject {
+  std::string name;
+  uint64_t size = 0;
+};
+
 class ReadableFile {
  public:
   virtual ~ReadableFile() = default;
@@ -90,6 +98,19 @@ class Storage {
   virtual absl::StatusOr<std::vector<std::string>> ListDir(
       const std::string& path) = 0;
   virtual absl::StatusOr<bool> Exists(const std::string& path) = 0;
+  // Every object under `dir` at any depth with its size (a dataset
+  // ckptbench did not make): object stores list the prefix "dir/" (no
+  // delimiter, the sizes from the listing itself); file systems walk it
+  // without following links, listing regular files only: a link, device,
+  // FIFO or socket is FailedPrecondition naming it. Each name passes
+  // CheckRelativeName. More than `max_objects` is ResourceExhausted;
+  // nothing under `dir` is NotFound. Any order (the caller sorts).
+  virtual absl::StatusOr<std::vector<ListedObject>> ListTree(
+      const std::string& dir, uint64_t max_objects) {
+    (void)max_objects;
+    return absl::UnimplementedError(
+        absl::StrCat("listing ", dir, ": this backend lists no datasets"));
+  }
   // Removes a directory and everything under it; OK if missing.
   virtual absl::Status RemoveTree(const std::string& path) = 0;
   // Removes the named entries of `dir` (missing ones are fine), then `dir`
@@ -159,6 +180,15 @@ absl::StatusOr<std::string> ReadAtMost(Storage& storage,
 // as names in it: CheckEntryName (no '/', not "." or "..", no control
 // characters; on an object store a key such as "dir/../x" lists as "..").
 // What it drops, it logs.
+// An object store's listing of "key/" (full object names) as ListTree
+// gives it: the names below `key` ("" = the bucket's root), each checked
+// with CheckRelativeName; the error names `shown` (the listed URI).
+// Objects ending in '/' (a console's folder markers) are left out.
+absl::StatusOr<std::vector<ListedObject>> TreeUnder(
+    std::vector<ListedObject> all, const std::string& key,
+    const std::string& shown, uint64_t max_objects);
+absl::Status TooManyListed(const std::string& shown, uint64_t max_objects);
+
 absl::StatusOr<std::vector<std::string>> ListEntries(Storage& storage,
                                                      const std::string& dir);
 

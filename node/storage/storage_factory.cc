@@ -10,6 +10,7 @@
 #include "common/log.h"
 #include "common/names.h"
 #include "common/status_macros.h"
+#include "common/text.h"
 #include "node/storage/gcs_storage.h"
 #include "node/storage/memory_storage.h"
 #include "node/storage/null_storage.h"
@@ -62,6 +63,34 @@ absl::StatusOr<std::vector<std::string>> ListEntries(Storage& storage,
     }
   }
   return usable;
+}
+
+absl::Status TooManyListed(const std::string& shown, uint64_t max_objects) {
+  return absl::ResourceExhaustedError(absl::StrCat(
+      EscapeForTerminal(shown), " holds more than ", max_objects, " objects"));
+}
+
+absl::StatusOr<std::vector<ListedObject>> TreeUnder(
+    std::vector<ListedObject> all, const std::string& key,
+    const std::string& shown, uint64_t max_objects) {
+  const std::string prefix = key.empty() ? "" : key + "/";
+  std::vector<ListedObject> out;
+  for (ListedObject& o : all) {
+    if (o.name.size() <= prefix.size() || o.name.rfind(prefix, 0) != 0 ||
+        o.name.back() == '/') {
+      continue;  // not below it, or a folder marker
+    }
+    o.name = o.name.substr(prefix.size());
+    RETURN_IF_ERROR(
+        CheckRelativeName(o.name, absl::StrCat("an object under ", shown)));
+    if (out.size() >= max_objects) return TooManyListed(shown, max_objects);
+    out.push_back(std::move(o));
+  }
+  if (out.empty()) {
+    return absl::NotFoundError(
+        absl::StrCat(EscapeForTerminal(shown), ": nothing stored under it"));
+  }
+  return out;
 }
 
 std::string NativePath(const std::string& uri) {

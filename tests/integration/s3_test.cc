@@ -293,6 +293,50 @@ TEST_F(S3Test, DatagenShardsAreByteExactReadOnceByTheLoaderAndRemovedAlone) {
   EXPECT_EQ(ls.out.find("ckptbench-dataset.json"), std::string::npos);
 }
 
+// A user's own files under a prefix, uploaded by the AWS CLI (one with '&'
+// and a space in its key, which the listing's XML escapes), read as a
+// listed dataset: one LIST, then one GET per sample with no HEAD (the
+// sizes come from the listing), every sample once, and the bytes said to
+// be unverified.
+TEST_F(S3Test, AUsersOwnPrefixIsListedAndReadWithOneGetPerSample) {
+  std::filesystem::create_directories(tmp_.Sub("mine/sub"));
+  uint64_t bytes = 0;
+  for (int i = 0; i < 24; ++i) {
+    const std::string name =
+        i == 5 ? "sub/a&b c.jpg" : absl::StrCat(i % 2 ? "sub/" : "", i, ".jpg");
+    std::ofstream(tmp_.Sub("mine/" + name)) << std::string(3000 + 101 * i, 'x');
+    bytes += 3000 + 101 * i;
+  }
+  ASSERT_EQ(swift()
+                .Aws({"s3", "cp", "--recursive", "--quiet", tmp_.Sub("mine"),
+                      Uri("mine")})
+                .exit_code,
+            0);
+  auto r = Ckpt({"run", "-q", "--results-dir", tmp_.Sub("rm")},
+                S3Env({{"CKPT_DATASET_PATH", Uri("mine")},
+                       {"CKPT_DATASET_SOURCE", "listed"},
+                       {"CKPT_DATASET_FORMAT", "files"},
+                       {"CKPT_WORKLOAD", "dataload"},
+                       {"CKPT_EPOCHS", "1"},
+                       {"CKPT_BATCH_SIZE", "2"},
+                       {"CKPT_NUM_WORKERS", "3"}}));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("not verified"), std::string::npos) << r.out;
+  json j = json::parse(ReadFile(tmp_.Sub("rm/result.json")));
+  EXPECT_EQ(j["dataset"]["samples"], 24);
+  EXPECT_EQ(j["dataset"]["bytes"], bytes);
+  EXPECT_EQ(j["dataset"]["verified"], false);
+  EXPECT_GE(j["dataset"]["listing"]["list_requests"].get<uint64_t>(), 1u);
+  const json& epoch = j["rounds"][0]["epoch"];
+  EXPECT_EQ(epoch["each_sample_once"], true) << epoch.dump();
+  EXPECT_EQ(epoch["bytes"], bytes);
+  uint64_t requests = 0;
+  for (const json& w : epoch["workers"]) {
+    requests += w["requests"].get<uint64_t>();
+  }
+  EXPECT_EQ(requests, 24u);
+}
+
 TEST_F(S3Test, ReshardedRestoresReadOnlyTheRangesTheyNeed) {
   // 4 -> 2, 2 -> 4, 8 -> 6 ranks on the same bucket. Ranges of at most 16
   // MiB (each rank's file is smaller): a load makes one ranged GET per

@@ -2,6 +2,7 @@
 #include "tests/testing/storage_conformance.h"
 
 #include <algorithm>
+#include <map>
 #include <set>
 #include <string>
 #include <thread>
@@ -59,6 +60,28 @@ TEST_P(StorageConformance, ListExistsRemove) {
   ASSERT_TRUE(storage_->RemoveTree(JoinPath(root_, "step-1")).ok());
   EXPECT_FALSE(*storage_->Exists(JoinPath(root_, "step-1/.metadata")));
   EXPECT_TRUE(storage_->RemoveTree(JoinPath(root_, "missing")).ok());
+}
+
+// A dataset's listing: every object under the directory at any depth, with
+// its size and its name below the directory; a sibling whose name starts
+// the same is not under it; more than the bound is refused.
+TEST_P(StorageConformance, ListTreeFindsEveryObjectBelowWithItsSize) {
+  const std::string dir = JoinPath(root_, "data");
+  ASSERT_TRUE(storage_->CreateDirs(JoinPath(dir, "a/b")).ok());
+  ASSERT_TRUE(storage_->WriteAtomic(JoinPath(dir, "x.jpg"), "12345").ok());
+  ASSERT_TRUE(storage_->WriteAtomic(JoinPath(dir, "a/b/y z&.jpg"), "").ok());
+  ASSERT_TRUE(storage_->WriteAtomic(JoinPath(dir, "a/w.tar"), "abc").ok());
+  ASSERT_TRUE(storage_->WriteAtomic(JoinPath(root_, "data2"), "no").ok());
+  auto listed = storage_->ListTree(dir, 10);
+  ASSERT_TRUE(listed.ok()) << listed.status();
+  std::map<std::string, uint64_t> got;
+  for (const ListedObject& o : *listed) got[o.name] = o.size;
+  EXPECT_EQ(got, (std::map<std::string, uint64_t>{
+                     {"a/b/y z&.jpg", 0}, {"a/w.tar", 3}, {"x.jpg", 5}}));
+  auto bounded = storage_->ListTree(dir, 2);
+  EXPECT_TRUE(absl::IsResourceExhausted(bounded.status())) << bounded.status();
+  EXPECT_TRUE(absl::IsNotFound(
+      storage_->ListTree(JoinPath(root_, "none"), 10).status()));
 }
 
 TEST_P(StorageConformance, RemoveFilesTouchesOnlyTheNamedEntries) {

@@ -5,11 +5,13 @@
 #include <fcntl.h>
 #include <gtest/gtest.h>
 #include <linux/magic.h>
+#include <sys/stat.h>
 #include <sys/statfs.h>
 #include <unistd.h>
 
 #include <cstdio>
 #include <filesystem>
+#include <fstream>
 #include <memory>
 #include <set>
 #include <thread>
@@ -208,6 +210,30 @@ TEST(PosixStorage, FuseFlavourMakesNewFilesAndNeverUsesDirectIo) {
   // auto: /proc is not a FUSE mount.
   EXPECT_EQ(PosixStorage::Make(StorageFlavour::kAuto, "/proc").value()->Kind(),
             StorageKind::kPosix);
+}
+
+// Posix: links, FIFOs and sockets under a listed dataset are refused,
+// named; a link is not followed out of it.
+TEST(PosixStorage, ListTreeRefusesLinksAndSpecialFiles) {
+  TempDir t;
+  std::filesystem::create_directories(t.Sub("ds/sub"));
+  { std::ofstream(t.Sub("ds/sub/a.jpg")) << "abc"; }
+  auto storage = PosixStorage::Make().value();
+  auto ok = storage->ListTree(t.Sub("ds"), 10);
+  ASSERT_TRUE(ok.ok()) << ok.status();
+  ASSERT_EQ(ok->size(), 1u);
+  EXPECT_EQ((*ok)[0].name, "sub/a.jpg");
+  EXPECT_EQ((*ok)[0].size, 3u);
+  ASSERT_EQ(mkfifo(t.Sub("ds/sub/pipe").c_str(), 0600), 0);
+  auto fifo = storage->ListTree(t.Sub("ds"), 10);
+  EXPECT_TRUE(absl::IsFailedPrecondition(fifo.status())) << fifo.status();
+  EXPECT_NE(fifo.status().message().find("sub/pipe is a link, device, FIFO"),
+            std::string::npos)
+      << fifo.status();
+  std::filesystem::remove(t.Sub("ds/sub/pipe"));
+  std::filesystem::create_directory_symlink("/etc", t.Sub("ds/etc"));
+  auto link = storage->ListTree(t.Sub("ds"), 10);
+  EXPECT_TRUE(absl::IsFailedPrecondition(link.status())) << link.status();
 }
 
 }  // namespace

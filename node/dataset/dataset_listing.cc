@@ -1,0 +1,205 @@
+#include "node/dataset/dataset_listing.h"
+
+#include <algorithm>
+#include <chrono>
+#include <mutex>
+
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
+#include "common/dataset_layout.h"
+#include "common/dataset_manifest.h"
+#include "common/hash_mix.h"
+#include "common/status_macros.h"
+#include "common/step_layout.h"
+#include "common/text.h"
+#include "node/dataset/tar_reader.h"
+
+namespace ckpt {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double Since(Clock::time_point t0) {
+  return std::chrono::duration<double>(Clock::now() - t0).count();
+}
+
+uint64_t Chain(uint64_t h, uint64_t v) { return Mix64(h ^ Mix64(v + kGolden)); }
+
+uint64_t HashText(uint64_t h, const std::string& s) {
+  h = Chain(h, s.size());
+  for (unsigned char c : s) h = Chain(h, c);
+  return h;
+}
+
+// Groups one shard's members into samples by WebDataset's key.
+class MemberIndexer : public TarSink {
+ public:
+  MemberIndexer(ListedDataset::Members* m, std::string shard)
+      : m_(m), shard_(std::move(shard)) {}
+
+  absl::Status OnMember(const TarMember& member) override {
+    const std::string key = WebDatasetKey(member.name);
+    if (member.offset % kTarBlock != 0 ||
+        member.offset / kTarBlock > UINT32_MAX) {
+      return absl::DataLossError(absl::StrCat(
+          shard_, ": member ", EscapeForTerminal(member.name), " at byte ",
+          member.offset, ": expected a 512-byte block under 2 TiB"));
+    }
+    if (open_ && key == key_) {
+      m_->size.back() = member.offset + member.size - start_;
+      return absl::OkStatus();
+    }
+    if (m_->size.size() >= kMaxDatasetSamples) {
+      return absl::ResourceExhaustedError(absl::StrCat(
+          "the shards hold more than ", kMaxDatasetSamples, " samples"));
+    }
+    open_ = true;
+    key_ = key;
+    start_ = member.offset;
+    m_->block.push_back(static_cast<uint32_t>(member.offset / kTarBlock));
+    m_->size.push_back(member.size);
+    return absl::OkStatus();
+  }
+  absl::Status OnData(const TarMember&, uint64_t, const unsigned char*,
+                      size_t) override {
+    return absl::OkStatus();
+  }
+
+ private:
+  ListedDataset::Members* m_;
+  const std::string shard_;
+  bool open_ = false;
+  std::string key_;
+  uint64_t start_ = 0;
+};
+
+// Reads every shard whole, indexing its members.
+absl::StatusOr<std::shared_ptr<const ListedDataset::Members>> IndexShards(
+    Storage& storage, const std::string& root,
+    const std::vector<ListedObject>& shards, uint64_t* bytes) {
+  auto m = std::make_shared<ListedDataset::Members>();
+  std::vector<unsigned char> buf(4 << 20);
+  for (const ListedObject& shard : shards) {
+    m->first_sample.push_back(m->size.size());
+    const std::string shown = EscapeForTerminal(shard.name);
+    ReadOptions options;
+    options.size = shard.size;
+    options.extents = {{0, shard.size}};
+    ASSIGN_OR_RETURN(std::unique_ptr<ReadableFile> f,
+                     storage.OpenRead(JoinPath(root, shard.name), options));
+    TarStreamReader tar(shown, shard.size);
+    MemberIndexer sink(m.get(), shown);
+    for (uint64_t at = 0; at < shard.size;) {
+      const size_t want =
+          static_cast<size_t>(std::min<uint64_t>(buf.size(), shard.size - at));
+      ASSIGN_OR_RETURN(size_t n, f->Read(at, buf.data(), want));
+      if (n == 0) {
+        return absl::DataLossError(absl::StrCat(shown, " ends after ", at,
+                                                " of its ", shard.size,
+                                                " listed bytes"));
+      }
+      RETURN_IF_ERROR(tar.Feed(buf.data(), n, sink));
+      at += n;
+      *bytes += n;
+    }
+    (void)f->Close();
+    RETURN_IF_ERROR(tar.Finish());
+  }
+  m->first_sample.push_back(m->size.size());
+  return std::shared_ptr<const ListedDataset::Members>(std::move(m));
+}
+
+// The last index made, for later epochs of one process.
+struct KeptIndex {
+  std::string root;
+  uint64_t listing_digest = 0;
+  std::shared_ptr<const ListedDataset::Members> members;
+};
+std::mutex kept_mu;
+KeptIndex& Kept() {
+  static KeptIndex* kept = new KeptIndex();
+  return *kept;
+}
+
+}  // namespace
+
+std::string WebDatasetKey(const std::string& member) {
+  const size_t slash = member.rfind('/');
+  const size_t base = slash == std::string::npos ? 0 : slash + 1;
+  const size_t dot = member.find('.', base);
+  return dot == std::string::npos ? member : member.substr(0, dot);
+}
+
+absl::StatusOr<ListedDataset> ListDataset(Storage& storage,
+                                          const ObjectStoreCounters& counters,
+                                          const std::string& root,
+                                          DatasetFormat format,
+                                          const std::string& shown) {
+  ListedDataset d;
+  d.format = format;
+  const uint64_t requests0 = counters.requests.load();
+  auto t0 = Clock::now();
+  ASSIGN_OR_RETURN(std::vector<ListedObject> all,
+                   storage.ListTree(root, kMaxListedObjects));
+  d.list_seconds = Since(t0);
+  d.list_requests = counters.requests.load() - requests0;
+  for (ListedObject& o : all) {
+    const bool ours = format == DatasetFormat::kTar
+                          ? absl::EndsWith(o.name, ".tar")
+                          : o.name != kDatasetManifestName;
+    if (!ours) {
+      ++d.ignored;
+      continue;
+    }
+    d.bytes += o.size;
+    d.objects.push_back(std::move(o));
+  }
+  std::sort(d.objects.begin(), d.objects.end(),
+            [](const ListedObject& a, const ListedObject& b) {
+              return a.name < b.name;
+            });
+  if (d.objects.empty()) {
+    return absl::NotFoundError(absl::StrCat(
+        "no dataset at ", shown, ": its ", all.size(), " objects hold no ",
+        format == DatasetFormat::kTar ? "TAR shard (*.tar)" : "file"));
+  }
+  uint64_t h = Chain(0, static_cast<uint64_t>(format));
+  for (const ListedObject& o : d.objects)
+    h = Chain(HashText(h, o.name), o.size);
+  if (format == DatasetFormat::kFiles) {
+    if (d.objects.size() > kMaxDatasetSamples) {
+      return absl::ResourceExhaustedError(absl::StrCat(
+          shown, " holds more than ", kMaxDatasetSamples, " files"));
+    }
+    d.samples = d.objects.size();
+    d.sample_bytes = d.bytes;
+    d.digest = h;
+    return d;
+  }
+  {
+    std::lock_guard<std::mutex> lock(kept_mu);
+    if (Kept().members && Kept().root == root && Kept().listing_digest == h) {
+      d.members = Kept().members;
+      d.index_reused = true;
+    }
+  }
+  if (!d.members) {
+    const uint64_t r0 = counters.requests.load();
+    t0 = Clock::now();
+    ASSIGN_OR_RETURN(d.members,
+                     IndexShards(storage, root, d.objects, &d.index_bytes));
+    d.index_seconds = Since(t0);
+    d.index_requests = counters.requests.load() - r0;
+    std::lock_guard<std::mutex> lock(kept_mu);
+    Kept() = {root, h, d.members};
+  }
+  d.samples = d.members->size.size();
+  for (size_t s = 0; s < d.samples; ++s) {
+    d.sample_bytes += d.members->size[s];
+    h = Chain(Chain(h, d.members->block[s]), d.members->size[s]);
+  }
+  d.digest = h;
+  return d;
+}
+
+}  // namespace ckpt

@@ -1,0 +1,73 @@
+// A dataset ckptbench did not make (dataset.source=listed): the user's own
+// files or WebDataset TAR shards under a directory or prefix, found by
+// listing it (Storage::ListTree) at the epoch's untimed prepare. Files:
+// every object is one sample (the manifest's name left out), in name
+// order. Tar: the objects ending in ".tar" are shards, in name order; the
+// others are counted and left out. Their members are indexed by reading
+// every shard whole through the hostile TarStreamReader and grouping
+// consecutive members by WebDataset's key (the member's path up to the
+// first '.' of its last component): a sample is one key's members, read
+// map-style as one ranged read from its first member's data to its last
+// member's end. The index is kept for later epochs of the process while a
+// new listing finds the same names and sizes. The bytes are the user's:
+// nothing is verified but that they are there.
+#ifndef CKPTBENCH_NODE_DATASET_DATASET_LISTING_H_
+#define CKPTBENCH_NODE_DATASET_DATASET_LISTING_H_
+
+#include <atomic>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "common/kinds.h"
+#include "node/storage/http_client.h"
+#include "node/storage/storage.h"
+
+namespace ckpt {
+
+inline constexpr uint64_t kMaxListedObjects = 1ull << 26;  // 64 Mi
+
+struct ListedDataset {
+  DatasetFormat format = DatasetFormat::kFiles;
+  std::vector<ListedObject> objects;  // shards or sample files, sorted
+  uint64_t ignored = 0;               // listed, not of the format
+  uint64_t bytes = 0;                 // the objects'
+  // Tar: the shards' members, shared with later epochs' listings.
+  struct Members {
+    // Shard k holds samples [first_sample[k], first_sample[k + 1]);
+    // sample s spans size[s] bytes from block[s] * 512 of its shard.
+    std::vector<uint64_t> first_sample;
+    std::vector<uint32_t> block;
+    std::vector<uint64_t> size;
+  };
+  std::shared_ptr<const Members> members;
+  uint64_t samples = 0;
+  uint64_t sample_bytes = 0;  // the samples' spans summed (files: objects)
+  // Of the names and sizes listed (and the members indexed): nodes that
+  // read one shared dataset must agree on it.
+  uint64_t digest = 0;
+  // What it cost, this prepare: the listing's, and the index's (0 when a
+  // kept index served; index_reused says so).
+  double list_seconds = 0;
+  uint64_t list_requests = 0;
+  double index_seconds = 0;
+  uint64_t index_requests = 0, index_bytes = 0;
+  bool index_reused = false;
+};
+
+// Lists (and indexes) the dataset at `root` (the backend's path) of
+// `format`; `shown` names it in errors; requests count in `counters`.
+absl::StatusOr<ListedDataset> ListDataset(Storage& storage,
+                                          const ObjectStoreCounters& counters,
+                                          const std::string& root,
+                                          DatasetFormat format,
+                                          const std::string& shown);
+
+// WebDataset's key of a member name: "a/b.c.jpg" is "a/b".
+std::string WebDatasetKey(const std::string& member);
+
+}  // namespace ckpt
+
+#endif  // CKPTBENCH_NODE_DATASET_DATASET_LISTING_H_

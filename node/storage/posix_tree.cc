@@ -1,0 +1,95 @@
+#include "node/storage/posix_tree.h"
+
+#include <dirent.h>
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+
+#include "absl/strings/str_cat.h"
+#include "common/names.h"
+#include "common/status_macros.h"
+#include "common/step_layout.h"
+#include "common/text.h"
+#include "node/storage/posix_open.h"
+
+namespace ckpt {
+namespace {
+
+constexpr int kMaxListDepth = 64;
+
+// The regular files under the directory `fd` (closed here), named
+// `prefix` + their path below it, into *out.
+absl::Status WalkTree(int fd, const std::string& root,
+                      const std::string& prefix, int depth,
+                      uint64_t max_objects, std::vector<ListedObject>* out) {
+  DIR* d = fdopendir(fd);
+  if (d == nullptr) {
+    const int err = errno;
+    close(fd);
+    return PosixError("list", JoinPath(root, prefix), err);
+  }
+  absl::Status status;
+  while (dirent* e = readdir(d)) {
+    const std::string n = e->d_name;
+    if (IsDotName(n)) continue;
+    const std::string name = prefix.empty() ? n : absl::StrCat(prefix, "/", n);
+    status = CheckRelativeName(name, absl::StrCat("an entry under ", root));
+    if (!status.ok()) break;
+    struct stat st;
+    if (fstatat(dirfd(d), n.c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0) {
+      status = PosixError("stat", JoinPath(root, name), errno);
+      break;
+    }
+    if (S_ISDIR(st.st_mode)) {
+      if (depth >= kMaxListDepth) {
+        status = absl::FailedPreconditionError(
+            absl::StrCat(EscapeForTerminal(JoinPath(root, name)),
+                         ": more than ", kMaxListDepth, " directories deep"));
+        break;
+      }
+      const int sub = openat(dirfd(d), n.c_str(),
+                             O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+      if (sub < 0) {
+        status = PosixError("open directory", JoinPath(root, name), errno);
+        break;
+      }
+      status = WalkTree(sub, root, name, depth + 1, max_objects, out);
+      if (!status.ok()) break;
+    } else if (S_ISREG(st.st_mode)) {
+      if (out->size() >= max_objects) {
+        status = absl::ResourceExhaustedError(
+            absl::StrCat(EscapeForTerminal(root), " holds more than ",
+                         max_objects, " files"));
+        break;
+      }
+      out->push_back({name, static_cast<uint64_t>(st.st_size)});
+    } else {
+      status = absl::FailedPreconditionError(absl::StrCat(
+          EscapeForTerminal(JoinPath(root, name)),
+          " is a link, device, FIFO or socket: a dataset holds regular "
+          "files and directories only"));
+      break;
+    }
+  }
+  closedir(d);
+  return status;
+}
+
+}  // namespace
+
+absl::StatusOr<std::vector<ListedObject>> ListRegularFiles(
+    const std::string& dir, uint64_t max_objects) {
+  const int fd = open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (fd < 0) return PosixError("list", dir, errno);
+  std::vector<ListedObject> out;
+  RETURN_IF_ERROR(WalkTree(fd, dir, "", 0, max_objects, &out));
+  if (out.empty()) {
+    return absl::NotFoundError(
+        absl::StrCat(EscapeForTerminal(dir), ": no files under it"));
+  }
+  return out;
+}
+
+}  // namespace ckpt
