@@ -30,6 +30,8 @@ Suites:
          1 against one curl --aws-sigv4 PUT / ranged GET of the same size;
          N in flight against N curls in parallel; ckptbench's defaults
          against the AWS CLI (aws s3 cp, its defaults).
+  dataload  ckptbench's data loader against fio (local disk, a job per
+         directory of sample files) and curl -Z (S3): bench/fair_dataload.py.
 Needs root (drop_caches), fio, curl, the AWS CLI and Swift
 (scripts/install-deps.sh). Writes the markdown table to --out and stdout.
 """
@@ -357,7 +359,7 @@ def parallel(name, cmds):
     return Run(name, nbytes / MIB / slowest, wall, cpu, nbytes)
 
 
-def s3_suite(args, ck, rows):
+def s3_suite(args, ck, rows, cases=("checkpoint",)):
     work = os.path.join(args.dir, "s3")
     shm = tempfile.mkdtemp(prefix="ckptbench-fair.", dir="/dev/shm")
     swift = os.path.join(work, "swift")
@@ -390,6 +392,11 @@ def s3_suite(args, ck, rows):
         else:
             raise SystemExit("fair.py: could not create the bucket: " +
                              made.stderr.decode()[-500:])
+        if "dataload" in cases:
+            import fair_dataload
+            fair_dataload.s3_case(args, ck, rows, endpoint, user, work)
+        if "checkpoint" not in cases:
+            return
         plan = ["NUM_LAYERS=%d" % args.s3_layers, "NUM_DEVICES=1",
                 "CKPT_THREAD_COUNT=1"]
         size = ck.plan_bytes(plan)
@@ -490,7 +497,8 @@ def table(rows):
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--suite", choices=["local", "s3", "all"], default="all")
+    ap.add_argument("--suite", choices=["local", "s3", "dataload", "all"],
+                    default="all")
     ap.add_argument("--pairs", type=int, default=5)
     ap.add_argument("--layers", type=int, default=520,
                     help="transformer NUM_LAYERS for local (520: 3.9 GiB)")
@@ -503,6 +511,15 @@ def main():
                     help="more settings for ckptbench's local runs, e.g. "
                     "io.queue_depth=0")
     ap.add_argument("--streams", type=int, nargs="+", default=[1, 4])
+    ap.add_argument("--dl-samples", type=int, default=20000,
+                    help="dataload: sample files in the dataset")
+    ap.add_argument("--dl-s3-samples", type=int, default=2000,
+                    help="dataload: sample objects on S3 (Swift on loopback "
+                    "answers a few hundred GETs a second here)")
+    ap.add_argument("--dl-sample-bytes", type=int, default=64 * 1024,
+                    help="dataload: each sample's size (fio's --bs)")
+    ap.add_argument("--dl-workers", type=int, default=4,
+                    help="dataload: workers per rank (readers per rank)")
     ap.add_argument("--dir", default="/var/tmp/ckptbench-fair")
     ap.add_argument("--bin", default=os.environ.get(
         "CKPTBENCH_BIN", os.path.join(ROOT, "build/ckptbench")))
@@ -520,6 +537,8 @@ def main():
     if args.smoke:
         args.pairs, args.layers, args.s3_layers = 1, 2, 2
         args.streams = [1, 2]
+        args.dl_samples, args.dl_sample_bytes, args.dl_workers = 400, 16384, 2
+        args.dl_s3_samples = 200
         SETTLE["seconds"] = 0
     if os.geteuid() != 0:
         raise SystemExit("fair.py: needs root to drop the page cache "
@@ -537,8 +556,13 @@ def main():
     try:
         if args.suite in ("local", "all"):
             local_suite(args, ck, rows)
-        if args.suite in ("s3", "all"):
-            s3_suite(args, ck, rows)
+        if args.suite in ("dataload", "all"):
+            import fair_dataload
+            fair_dataload.local_case(args, ck, rows)
+        s3_cases = {"s3": ("checkpoint",), "dataload": ("dataload",),
+                    "all": ("checkpoint", "dataload")}.get(args.suite)
+        if s3_cases:
+            s3_suite(args, ck, rows, s3_cases)
     finally:
         shutil.rmtree(args.dir, ignore_errors=True)
     text = table(rows)
@@ -551,4 +575,6 @@ def main():
 
 
 if __name__ == "__main__":
+    # bench/fair_dataload.py imports this module as `fair`: the same one.
+    sys.modules.setdefault("fair", sys.modules["__main__"])
     main()

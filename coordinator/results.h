@@ -363,6 +363,16 @@ struct ReshardResult {
 };
 
 // What a datagen run made or found (result.json's "dataset").
+// A listed dataset: what its first epoch's listing found and cost
+// (seconds the slowest node's, requests and bytes over all nodes).
+struct DatasetListingResult {
+  uint64_t ignored = 0;  // objects not of the format
+  double list_seconds = 0;
+  uint64_t list_requests = 0;
+  double index_seconds = 0;  // tar: the members indexed
+  uint64_t index_requests = 0, index_bytes = 0;
+};
+
 struct DatasetResult {
   std::string uri;
   // listed: spec holds the format, the sample count and the mean sample
@@ -370,15 +380,7 @@ struct DatasetResult {
   DatasetSource source = DatasetSource::kCkptbench;
   DatasetSpec spec;
   DatasetTotals totals;  // the whole dataset's objects and bytes
-  // A listed dataset: what its first epoch's listing found and cost
-  // (seconds the slowest node's, requests and bytes over all nodes).
-  struct Listing {
-    uint64_t ignored = 0;  // objects not of the format
-    double list_seconds = 0;
-    uint64_t list_requests = 0;
-    double index_seconds = 0;  // tar: the members indexed
-    uint64_t index_requests = 0, index_bytes = 0;
-  };
+  using Listing = DatasetListingResult;
   std::optional<Listing> listing;
   // A manifest matching the request was there: nothing was written.
   bool reused = false;
