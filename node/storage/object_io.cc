@@ -83,12 +83,34 @@ CacheReport ObjectStoreCacheReport() {
   return r;
 }
 
+namespace {
+
+// The bytes a reader of `extents` (none: all) of a `size`-byte object
+// reads at most.
+uint64_t SpanBytes(uint64_t size,
+                   const std::vector<std::pair<uint64_t, uint64_t>>& extents) {
+  if (extents.empty()) return size;
+  uint64_t n = 0;
+  for (const auto& [from, to] : extents) {
+    if (from < to && from < size) n += std::min(to, size) - from;
+  }
+  return n;
+}
+
+}  // namespace
+
+// The ranges, their buffers and the threads fetching them are no more than
+// the extents need: a small read (a dataset's sample) gets one range of
+// its own size and one thread, not range_size x ranges_in_flight.
 RangedReadableFile::RangedReadableFile(
     uint64_t size, uint64_t range_size, int depth, RangeFetch fetch,
     std::vector<std::pair<uint64_t, uint64_t>> extents)
     : size_(size),
-      range_(std::max<uint64_t>(1, std::min(range_size, size))),
-      depth_(static_cast<size_t>(std::max(1, depth))),
+      range_(std::max<uint64_t>(
+          1, std::min(range_size, SpanBytes(size, extents)))),
+      depth_(static_cast<size_t>(std::clamp<uint64_t>(
+          (SpanBytes(size, extents) + range_ - 1) / range_, 1,
+          static_cast<uint64_t>(std::max(1, depth))))),
       fetch_(std::move(fetch)),
       extents_(std::move(extents)),
       tally_(CurrentIoTally()) {
@@ -165,6 +187,18 @@ absl::StatusOr<size_t> RangedReadableFile::Read(uint64_t offset, void* buf,
     Fill();
     const size_t i = order_.front();
     Slot& r = slots_[i];
+    if (workers_.empty() && !r.done) {  // one range: fetched here
+      jobs_.pop_front();
+      lock.unlock();
+      absl::Status st;
+      {
+        ScopedIoTally tally(tally_);
+        st = fetch_(r.offset, r.size, r.data.get());
+      }
+      lock.lock();
+      r.status = std::move(st);
+      r.done = true;
+    }
     cv_.wait(lock, [&] { return r.done; });
     if (!r.status.ok()) {
       absl::Status s = r.status;
@@ -194,7 +228,9 @@ void RangedReadableFile::Fill() {
       slots_[i].data.reset(new char[range_]);
       free_.push_back(i);
     }
-    for (size_t i = 0; i < depth_; ++i) {
+    // One range at a time gains nothing from a thread: the reader's own
+    // fetches it (Read), sparing a thread's start and hand-offs per object.
+    for (size_t i = 0; depth_ > 1 && i < depth_; ++i) {
       workers_.emplace_back([this] { Work(); });
     }
   }
