@@ -108,9 +108,9 @@ RangedReadableFile::RangedReadableFile(
     : size_(size),
       range_(std::max<uint64_t>(
           1, std::min(range_size, SpanBytes(size, extents)))),
-      depth_(static_cast<size_t>(std::clamp<uint64_t>(
-          (SpanBytes(size, extents) + range_ - 1) / range_, 1,
-          static_cast<uint64_t>(std::max(1, depth))))),
+      depth_(static_cast<size_t>(
+          std::clamp<uint64_t>((SpanBytes(size, extents) + range_ - 1) / range_,
+                               1, static_cast<uint64_t>(std::max(1, depth))))),
       fetch_(std::move(fetch)),
       extents_(std::move(extents)),
       tally_(CurrentIoTally()) {
