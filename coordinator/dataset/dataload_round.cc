@@ -178,7 +178,14 @@ void DataloadRound::AddListing(size_t node, const v1::DatasetListing& l) {
     objects_ = l.objects();
     SetProgressBytes(d.totals);
     d.listing.emplace().ignored = l.ignored();
-  } else if (!listed_ || (l.digest() != listing_digest_ && !plan_.node_local)) {
+  } else if (!listed_ ||
+             (plan_.node_local
+                  // Each node its own copy: the same counts, or the
+                  // sampler's split differs between them.
+                  ? l.objects() != objects_ ||
+                        std::min<uint64_t>(l.samples(), kMaxDatasetSamples) !=
+                            spec_.samples
+                  : l.digest() != listing_digest_)) {
     manifests_agree_ = false;  // another listing of one shared path
   }
   if (!listed_) return;
@@ -197,8 +204,11 @@ absl::Status DataloadRound::CheckReport(size_t node, const PhaseOutcome& report,
   if (!manifests_agree_) {
     return absl::FailedPreconditionError(absl::StrCat(
         who,
-        plan_.listed ? " listed other objects than node 0 at "
-                     : " read another manifest than node 0 at ",
+        plan_.listed
+            ? (plan_.node_local ? " listed another count of objects or samples "
+                                  "than node 0 at "
+                                : " listed other objects than node 0 at ")
+            : " read another manifest than node 0 at ",
         plan_.uri, ": the dataset changed during the epoch's prepare"));
   }
   RETURN_IF_ERROR(CheckReportFigures(report, who));

@@ -144,6 +144,13 @@ absl::StatusOr<ListedDataset> ListDataset(Storage& storage,
   d.list_seconds = Since(t0);
   d.list_requests = counters.requests.load() - requests0;
   for (ListedObject& o : all) {
+    // Every name is printed as it is from here on (errors, logs).
+    if (EscapeForTerminal(o.name) != o.name) {
+      return absl::FailedPreconditionError(absl::StrCat(
+          shown, ": an object's name, ", EscapeForTerminal(o.name),
+          ", holds control characters, bidirectional overrides or invalid "
+          "UTF-8; expected printable names"));
+    }
     const bool ours = format == DatasetFormat::kTar
                           ? absl::EndsWith(o.name, ".tar")
                           : o.name != kDatasetManifestName;
@@ -164,8 +171,14 @@ absl::StatusOr<ListedDataset> ListDataset(Storage& storage,
         format == DatasetFormat::kTar ? "TAR shard (*.tar)" : "file"));
   }
   uint64_t h = Chain(0, static_cast<uint64_t>(format));
-  for (const ListedObject& o : d.objects)
+  // `h`: names and sizes, what nodes sharing the dataset must agree on;
+  // `kept`: with the versions too (a shared mount's inode numbers may
+  // differ between nodes), what a kept index must match.
+  uint64_t kept = 0;
+  for (const ListedObject& o : d.objects) {
     h = Chain(HashText(h, o.name), o.size);
+    kept = HashText(Chain(kept, h), o.version);
+  }
   if (format == DatasetFormat::kFiles) {
     if (d.objects.size() > kMaxDatasetSamples) {
       return absl::ResourceExhaustedError(absl::StrCat(
@@ -178,7 +191,8 @@ absl::StatusOr<ListedDataset> ListDataset(Storage& storage,
   }
   {
     std::lock_guard<std::mutex> lock(kept_mu);
-    if (Kept().members && Kept().root == root && Kept().listing_digest == h) {
+    if (Kept().members && Kept().root == root &&
+        Kept().listing_digest == kept) {
       d.members = Kept().members;
       d.index_reused = true;
     }
@@ -191,7 +205,7 @@ absl::StatusOr<ListedDataset> ListDataset(Storage& storage,
     d.index_seconds = Since(t0);
     d.index_requests = counters.requests.load() - r0;
     std::lock_guard<std::mutex> lock(kept_mu);
-    Kept() = {root, h, d.members};
+    Kept() = {root, kept, d.members};
   }
   d.samples = d.members->size.size();
   for (size_t s = 0; s < d.samples; ++s) {

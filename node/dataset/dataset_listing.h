@@ -9,8 +9,10 @@
 // first '.' of its last component): a sample is one key's members, read
 // map-style as one ranged read from its first member's data to its last
 // member's end. The index is kept for later epochs of the process while a
-// new listing finds the same names and sizes. The bytes are the user's:
-// nothing is verified but that they are there.
+// new listing finds the same names, sizes and versions (ListedObject). The
+// bytes are the user's: nothing is verified but that they are there.
+// Every name must be printable text (EscapeForTerminal leaves it as it
+// is): it is printed as it is from here on.
 #ifndef CKPTBENCH_NODE_DATASET_DATASET_LISTING_H_
 #define CKPTBENCH_NODE_DATASET_DATASET_LISTING_H_
 

@@ -7,6 +7,7 @@
 #include "absl/strings/str_cat.h"
 #include "common/status_macros.h"
 #include "common/step_layout.h"
+#include "common/text.h"
 #include "node/checkpoint/pattern.h"
 #include "node/dataset/dataset_bytes.h"
 #include "node/storage/timed_storage.h"
@@ -86,8 +87,8 @@ absl::Status MapSource::ReadSample(uint64_t sample) {
                                          buffer_.data() + got, want - got));
       if (n == 0) {
         return absl::DataLossError(absl::StrCat(
-            "sample ", SampleKey(sample), " in ", loc.object, " ends after ",
-            done + got, " of its ", loc.size, " bytes"));
+            "sample ", SampleKey(sample), " in ", EscapeForTerminal(loc.object),
+            " ends after ", done + got, " of its ", loc.size, " bytes"));
       }
       got += n;
     }
@@ -97,9 +98,10 @@ absl::Status MapSource::ReadSample(uint64_t sample) {
             ? FirstPatternMismatch(key, done, buffer_.data(), got)
             : got;
     if (bad < got) {
-      return absl::DataLossError(absl::StrCat(
-          "sample ", SampleKey(sample), " in ", loc.object, ": byte ",
-          done + bad, " of its data differs from what datagen wrote"));
+      return absl::DataLossError(
+          absl::StrCat("sample ", SampleKey(sample), " in ",
+                       EscapeForTerminal(loc.object), ": byte ", done + bad,
+                       " of its data differs from what datagen wrote"));
     }
     done += got;
     c_.Counted(got);

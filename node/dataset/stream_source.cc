@@ -148,8 +148,9 @@ absl::Status StreamSource::ReadSome() {
     ASSIGN_OR_RETURN(
         size_t n, o.file->Read(o.pos + got, buffer_.data() + got, want - got));
     if (n == 0) {
-      return absl::DataLossError(absl::StrCat(
-          o.name, " ends after ", o.pos + got, " of its ", o.size, " bytes"));
+      return absl::DataLossError(absl::StrCat(EscapeForTerminal(o.name),
+                                              " ends after ", o.pos + got,
+                                              " of its ", o.size, " bytes"));
     }
     got += n;
   }

@@ -205,10 +205,14 @@ absl::Status ParseGcsListPage(const std::string& body, const std::string& what,
         names->push_back(JsonString(item, "name"));
         continue;
       }
-      ListedObject o{JsonString(item, "name"), 0};
-      if (!absl::SimpleAtoi(JsonString(item, "size"), &o.size)) {
-        return absl::DataLossError(
-            absl::StrCat("listing ", what, ": an item without a decimal size"));
+      ListedObject o{JsonString(item, "name"), 0,
+                     JsonString(item, "generation")};
+      if (!absl::SimpleAtoi(JsonString(item, "size"), &o.size) ||
+          o.name.size() > kMaxListedName || o.version.size() > kMaxListedName) {
+        return absl::DataLossError(absl::StrCat(
+            "listing ", EscapeForTerminal(what),
+            ": an item without a decimal size, or a name or generation over ",
+            kMaxListedName, " bytes"));
       }
       objects->push_back(std::move(o));
     }
@@ -268,7 +272,9 @@ absl::Status GcsStorage::List(const GcsObject& dir, bool shallow,
                               uint64_t max_objects) {
   const std::string prefix = dir.name.empty() ? "" : dir.name + "/";
   std::string token;
+  int empty_pages = 0;
   do {
+    const size_t before = objects != nullptr ? objects->size() : 0;
     GcsCall c;
     c.path = absl::StrCat("/storage/v1/b/", UriEncode(dir.bucket, true), "/o");
     c.query = {{"prefix", prefix}};
@@ -284,6 +290,15 @@ absl::Status GcsStorage::List(const GcsObject& dir, bool shallow,
     if (objects != nullptr && objects->size() > max_objects) {
       return TooManyListed(absl::StrCat("gs://", dir.bucket, "/", prefix),
                            max_objects);
+    }
+    // A dataset's listing: a server paging without end is refused.
+    if (objects != nullptr && objects->size() == before && !token.empty() &&
+        ++empty_pages > kMaxEmptyListPages) {
+      return absl::DataLossError(absl::StrCat(
+          "listing ",
+          EscapeForTerminal(absl::StrCat("gs://", dir.bucket, "/", prefix)),
+          ": more than ", kMaxEmptyListPages,
+          " empty pages, each with a next page token"));
     }
   } while (!token.empty());
   return absl::OkStatus();

@@ -172,7 +172,7 @@ absl::StatusOr<std::vector<ListedObject>> MemoryStorage::ListTree(
   std::lock_guard<std::mutex> lock(s.mu_);
   const std::string key = Trim(dir);
   std::vector<ListedObject> all;
-  for (const auto& [k, v] : s.files_) all.push_back({k, v->size()});
+  for (const auto& [k, v] : s.files_) all.push_back({k, v->size(), ""});
   return TreeUnder(std::move(all), key, dir, max_objects);
 }
 

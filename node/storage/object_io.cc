@@ -85,14 +85,28 @@ CacheReport ObjectStoreCacheReport() {
 
 namespace {
 
-// The bytes a reader of `extents` (none: all) of a `size`-byte object
-// reads at most.
-uint64_t SpanBytes(uint64_t size,
-                   const std::vector<std::pair<uint64_t, uint64_t>>& extents) {
+using Extents = std::vector<std::pair<uint64_t, uint64_t>>;
+
+// The largest piece a reader of `extents` (none: all) of a `size`-byte
+// object reads at once: a range need be no larger.
+uint64_t LargestExtent(uint64_t size, const Extents& extents) {
   if (extents.empty()) return size;
+  uint64_t most = 0;
+  for (const auto& [from, to] : extents) {
+    if (from < to && from < size)
+      most = std::max(most, std::min(to, size) - from);
+  }
+  return most;
+}
+
+// The ranges of `range` bytes that cover the extents: more in flight
+// than that would fetch nothing.
+uint64_t RangesNeeded(uint64_t size, uint64_t range, const Extents& extents) {
+  if (extents.empty()) return (size + range - 1) / range;
   uint64_t n = 0;
   for (const auto& [from, to] : extents) {
-    if (from < to && from < size) n += std::min(to, size) - from;
+    if (from < to && from < size)
+      n += (std::min(to, size) - from + range - 1) / range;
   }
   return n;
 }
@@ -101,16 +115,18 @@ uint64_t SpanBytes(uint64_t size,
 
 // The ranges, their buffers and the threads fetching them are no more than
 // the extents need: a small read (a dataset's sample) gets one range of
-// its own size and one thread, not range_size x ranges_in_flight.
+// its own size, fetched by the reader itself, not range_size x
+// ranges_in_flight and as many threads; many small extents (a resharded
+// restore) still get ranges_in_flight of them at once.
 RangedReadableFile::RangedReadableFile(
     uint64_t size, uint64_t range_size, int depth, RangeFetch fetch,
     std::vector<std::pair<uint64_t, uint64_t>> extents)
     : size_(size),
       range_(std::max<uint64_t>(
-          1, std::min(range_size, SpanBytes(size, extents)))),
+          1, std::min(range_size, LargestExtent(size, extents)))),
       depth_(static_cast<size_t>(
-          std::clamp<uint64_t>((SpanBytes(size, extents) + range_ - 1) / range_,
-                               1, static_cast<uint64_t>(std::max(1, depth))))),
+          std::clamp<uint64_t>(RangesNeeded(size, range_, extents), 1,
+                               static_cast<uint64_t>(std::max(1, depth))))),
       fetch_(std::move(fetch)),
       extents_(std::move(extents)),
       tally_(CurrentIoTally()) {
@@ -188,7 +204,9 @@ absl::StatusOr<size_t> RangedReadableFile::Read(uint64_t offset, void* buf,
     const size_t i = order_.front();
     Slot& r = slots_[i];
     if (workers_.empty() && !r.done) {  // one range: fetched here
+      // depth_ 1: the one slot, queued by Fill just now.
       jobs_.pop_front();
+      ++fetching_;
       lock.unlock();
       absl::Status st;
       {
@@ -196,6 +214,7 @@ absl::StatusOr<size_t> RangedReadableFile::Read(uint64_t offset, void* buf,
         st = fetch_(r.offset, r.size, r.data.get());
       }
       lock.lock();
+      --fetching_;
       r.status = std::move(st);
       r.done = true;
     }

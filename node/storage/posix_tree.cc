@@ -28,10 +28,19 @@ absl::Status WalkTree(int fd, const std::string& root,
   if (d == nullptr) {
     const int err = errno;
     close(fd);
-    return PosixError("list", JoinPath(root, prefix), err);
+    return PosixError("list", EscapeForTerminal(JoinPath(root, prefix)), err);
   }
   absl::Status status;
-  while (dirent* e = readdir(d)) {
+  for (;;) {
+    errno = 0;
+    dirent* e = readdir(d);
+    if (e == nullptr) {
+      if (errno != 0) {
+        status = PosixError("list", EscapeForTerminal(JoinPath(root, prefix)),
+                            errno);
+      }
+      break;
+    }
     const std::string n = e->d_name;
     if (IsDotName(n)) continue;
     const std::string name = prefix.empty() ? n : absl::StrCat(prefix, "/", n);
@@ -39,7 +48,8 @@ absl::Status WalkTree(int fd, const std::string& root,
     if (!status.ok()) break;
     struct stat st;
     if (fstatat(dirfd(d), n.c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0) {
-      status = PosixError("stat", JoinPath(root, name), errno);
+      status =
+          PosixError("stat", EscapeForTerminal(JoinPath(root, name)), errno);
       break;
     }
     if (S_ISDIR(st.st_mode)) {
@@ -52,7 +62,8 @@ absl::Status WalkTree(int fd, const std::string& root,
       const int sub = openat(dirfd(d), n.c_str(),
                              O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
       if (sub < 0) {
-        status = PosixError("open directory", JoinPath(root, name), errno);
+        status = PosixError("open directory",
+                            EscapeForTerminal(JoinPath(root, name)), errno);
         break;
       }
       status = WalkTree(sub, root, name, depth + 1, max_objects, out);
@@ -64,7 +75,9 @@ absl::Status WalkTree(int fd, const std::string& root,
                          max_objects, " files"));
         break;
       }
-      out->push_back({name, static_cast<uint64_t>(st.st_size)});
+      out->push_back({name, static_cast<uint64_t>(st.st_size),
+                      absl::StrCat(st.st_mtim.tv_sec, ".", st.st_mtim.tv_nsec,
+                                   "/", st.st_ino)});
     } else {
       status = absl::FailedPreconditionError(absl::StrCat(
           EscapeForTerminal(JoinPath(root, name)),

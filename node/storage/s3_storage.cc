@@ -173,22 +173,41 @@ absl::StatusOr<std::vector<ListedObject>> S3Storage::ListTree(
   const std::string prefix = loc.key.empty() ? "" : loc.key + "/";
   std::vector<ListedObject> all;
   std::string token;
+  int empty_pages = 0;
+  const std::string shown = EscapeForTerminal(dir);
   do {
     S3Call c = MakeS3Call(HttpMethod::kGet, loc.bucket, "",
                           {{"list-type", "2"}, {"prefix", prefix}});
     if (!token.empty()) c.query.push_back({"continuation-token", token});
     ASSIGN_OR_RETURN(auto rep, client_->Do(c));
-    for (const std::string& item : XmlValues(rep.body, "Contents")) {
-      ListedObject o{XmlValue(item, "Key"), 0};
-      if (!absl::SimpleAtoi(XmlValue(item, "Size"), &o.size)) {
-        return absl::DataLossError(absl::StrCat(
-            "listing ", EscapeForTerminal(dir), ": an object without a size"));
+    const std::vector<std::string> items = XmlValues(rep.body, "Contents");
+    for (const std::string& item : items) {
+      ListedObject o{XmlValue(item, "Key"), 0, XmlValue(item, "ETag")};
+      if (!absl::SimpleAtoi(XmlValue(item, "Size"), &o.size) ||
+          o.name.size() > kMaxListedName || o.version.size() > kMaxListedName) {
+        return absl::DataLossError(
+            absl::StrCat("listing ", shown,
+                         ": an object without a size, or a key or ETag over ",
+                         kMaxListedName, " bytes"));
       }
       all.push_back(std::move(o));
     }
     if (all.size() > max_objects) return TooManyListed(dir, max_objects);
-    token =
-        Truncated(rep.body) ? XmlValue(rep.body, "NextContinuationToken") : "";
+    // A server that pages without end (empty pages, or a token it never
+    // stops giving) is refused, as is a truncated page with no token.
+    if (items.empty() && ++empty_pages > kMaxEmptyListPages) {
+      return absl::DataLossError(
+          absl::StrCat("listing ", shown, ": more than ", kMaxEmptyListPages,
+                       " empty pages, each with a continuation"));
+    }
+    const bool truncated = Truncated(rep.body);
+    token = truncated ? XmlValue(rep.body, "NextContinuationToken") : "";
+    if (truncated && token.empty()) {
+      return absl::DataLossError(
+          absl::StrCat("listing ", shown,
+                       ": a truncated page without a continuation "
+                       "token"));
+    }
   } while (!token.empty());
   return TreeUnder(std::move(all), loc.key, dir, max_objects);
 }

@@ -64,7 +64,15 @@ class WritableFile {
 struct ListedObject {
   std::string name;
   uint64_t size = 0;
+  // What changes when the object is rewritten, as the backend has it (S3:
+  // the ETag; GCS: the generation; file systems: mtime and inode): a
+  // dataset's index is kept only while every version is the same.
+  std::string version;
 };
+// A listing's bounds against a hostile server: a name (or version) longer
+// than this, or more empty pages with a continuation, is refused.
+inline constexpr size_t kMaxListedName = 4096;
+inline constexpr int kMaxEmptyListPages = 16;
 
 class ReadableFile {
  public:
@@ -176,10 +184,6 @@ absl::StatusOr<std::string> ReadAtMost(Storage& storage,
                                        const std::string& path,
                                        uint64_t max_bytes);
 
-// The entries of `dir` (Storage::ListDir on any backend) that may be used
-// as names in it: CheckEntryName (no '/', not "." or "..", no control
-// characters; on an object store a key such as "dir/../x" lists as "..").
-// What it drops, it logs.
 // An object store's listing of "key/" (full object names) as ListTree
 // gives it: the names below `key` ("" = the bucket's root), each checked
 // with CheckRelativeName; the error names `shown` (the listed URI).
@@ -189,6 +193,10 @@ absl::StatusOr<std::vector<ListedObject>> TreeUnder(
     const std::string& shown, uint64_t max_objects);
 absl::Status TooManyListed(const std::string& shown, uint64_t max_objects);
 
+// The entries of `dir` (Storage::ListDir on any backend) that may be used
+// as names in it: CheckEntryName (no '/', not "." or "..", no control
+// characters; on an object store a key such as "dir/../x" lists as "..").
+// What it drops, it logs.
 absl::StatusOr<std::vector<std::string>> ListEntries(Storage& storage,
                                                      const std::string& dir);
 

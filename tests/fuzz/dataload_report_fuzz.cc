@@ -185,6 +185,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const std::string input(reinterpret_cast<const char*>(data), size);
   (void)CheckAndAggregate(input, DataAccess::kMap, false);
   (void)CheckAndAggregate(input, DataAccess::kIterable, false);
+  (void)CheckAndAggregate(input, DataAccess::kMap, true);
   (void)CheckAndAggregate(input, DataAccess::kIterable, true);
   return 0;
 }

@@ -148,6 +148,34 @@ TEST(ListedDataset, ALinkAndAHostileMemberAreRefusedNamingThem) {
             std::string::npos)
       << r.err;
   EXPECT_TRUE(std::filesystem::exists(t.Sub("res/result.json")));
+  std::filesystem::remove(t.Sub("ds/a/b/secret.jpg"));
+
+  // Names a terminal would act on are refused, shown escaped: an escape
+  // sequence, and a bidirectional override (printable to CheckRelativeName,
+  // but it reorders what a reader sees).
+  { std::ofstream(t.Sub("ds/a/\x1b[31mred.jpg")) << "x"; }
+  r = Dataload(t, t.Sub("ds"), "files", "res1");
+  EXPECT_NE(r.exit_code, 0);
+  EXPECT_NE(r.err.find("a/\\x1B[31mred.jpg': holds a control character"),
+            std::string::npos)
+      << r.err;
+  EXPECT_EQ(r.err.find("\x1b"), std::string::npos);
+  std::filesystem::remove(t.Sub("ds/a/\x1b[31mred.jpg"));
+  {
+    std::ofstream(
+        t.Sub("ds/a/gpj.\xe2\x80\xae"
+              "evil.jpg"))
+        << "x";
+  }
+  r = Dataload(t, t.Sub("ds"), "files", "res3");
+  EXPECT_NE(r.exit_code, 0);
+  EXPECT_NE(r.err.find("a/gpj.\\u{202E}evil.jpg, holds control characters, "
+                       "bidirectional overrides"),
+            std::string::npos)
+      << r.err;
+  std::filesystem::remove(
+      t.Sub("ds/a/gpj.\xe2\x80\xae"
+            "evil.jpg"));
 
   ProcessResult py =
       RunProcess({"/usr/bin/python3", "-c",
