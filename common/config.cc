@@ -9,9 +9,9 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "common/bytes.h"
+#include "common/config_dataset_checks.h"
 #include "common/config_keys.h"
 #include "common/cuda.h"
-#include "common/epoch_order.h"
 #include "common/status_macros.h"
 
 namespace ckpt {
@@ -151,48 +151,6 @@ absl::Status CheckStorageUri(const std::string& name, const std::string& v) {
   return absl::OkStatus();
 }
 
-namespace {
-
-// The dataset's keys, for a run of a dataset workload.
-absl::Status CheckDatasetOptions(const Config& c, bool need_storage) {
-  if (c.run.workload == Workload::kCheckpoint) return absl::OkStatus();
-  if (need_storage && c.dataset.path.empty() && c.storage.path.empty()) {
-    return absl::InvalidArgumentError(
-        "dataset.path (CKPT_DATASET_PATH) is not set, nor storage.path "
-        "(CKPT_DIR_PATH): expected the directory or URI of the dataset, "
-        "e.g. CKPT_DATASET_PATH=/mnt/data/imagenet-like");
-  }
-  if (c.dataset.sample_spread > c.dataset.sample_bytes) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "dataset.sample_spread (CKPT_SAMPLE_SPREAD) = ",
-        c.dataset.sample_spread,
-        ": expected at most dataset.sample_bytes (CKPT_SAMPLE_BYTES), ",
-        c.dataset.sample_bytes));
-  }
-  if (c.dataset.spread_prefixes > static_cast<int>(kMaxSpreadPrefixes)) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "dataset.spread_prefixes (CKPT_DATASET_SPREAD_PREFIXES) = ",
-        c.dataset.spread_prefixes, ": expected at most ", kMaxSpreadPrefixes));
-  }
-  if (c.dataset.source == DatasetSource::kListed &&
-      c.run.workload == Workload::kDatagen) {
-    return absl::InvalidArgumentError(
-        "dataset.source (CKPT_DATASET_SOURCE) = listed with run.workload = "
-        "datagen: datagen makes a dataset of ckptbench's own; expected "
-        "dataset.source = ckptbench, or run.workload = dataload to read "
-        "yours");
-  }
-  if (c.dataload.shuffle_buffer > static_cast<int>(kMaxShuffleBuffer)) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("dataload.shuffle_buffer (CKPT_SHUFFLE_BUFFER) = ",
-                     c.dataload.shuffle_buffer, ": expected at most ",
-                     kMaxShuffleBuffer, " samples"));
-  }
-  return absl::OkStatus();
-}
-
-}  // namespace
-
 absl::Status ValidateConfig(const Config& c, bool need_storage) {
   if (auto s = CheckStorageUri("storage.path (CKPT_DIR_PATH)", c.storage.path);
       !s.ok()) {
@@ -208,7 +166,7 @@ absl::Status ValidateConfig(const Config& c, bool need_storage) {
       !s.ok()) {
     return s;
   }
-  if (auto s = CheckDatasetOptions(c, need_storage); !s.ok()) return s;
+  if (auto s = CheckDatasetWorkloads(c, need_storage); !s.ok()) return s;
   if (c.storage.node_local && c.load.rank_shift > 0) {
     return absl::InvalidArgumentError(absl::StrCat(
         "load.rank_shift (CKPT_RANK_SHIFT) = ", c.load.rank_shift,
@@ -243,11 +201,13 @@ absl::Status ValidateConfig(const Config& c, bool need_storage) {
     }
   }
 #endif
-  if (c.run.async && c.run.interval <= 0 && c.DoSave()) {
+  if (c.run.async && c.run.interval <= 0 && c.DoSave() &&
+      c.run.workload == Workload::kCheckpoint) {
     return absl::InvalidArgumentError(
         "run.async (CKPT_ASYNC) = true needs run.interval (CKPT_INTERVAL) > "
         "0: the training time between saves that persisting a save "
-        "overlaps; expected e.g. CKPT_INTERVAL=30s");
+        "overlaps; expected e.g. CKPT_INTERVAL=30s (or, during a dataload "
+        "epoch, dataload.checkpoint_every)");
   }
   if (need_storage && c.storage.path.empty() &&
       c.run.workload == Workload::kCheckpoint &&

@@ -184,6 +184,9 @@ struct DataloadOptions {
   bool drop_last = true;      // the sampler's (DistributedSampler)
   bool warm_epochs = false;   // epochs after the first may read from caches
   int shuffle_buffer = 1000;  // iterable: samples held to shuffle (1: none)
+  // A checkpoint (the model.* one, saved as run.async says) after every
+  // this many batches of each rank; 0 = none.
+  int checkpoint_every = 0;
 };
 
 // The coordinator's control port when an address names none.

@@ -141,6 +141,11 @@ void AddDataloadKeys(std::vector<KeyDef>* out) {
       [](Config& c) -> int& { return c.dataload.shuffle_buffer; },
       "iterable access: samples each worker holds to shuffle (WebDataset's "
       "shuffle(K)); 1: the objects' own order"));
+  keys.push_back(IntKey(
+      "dataload.checkpoint_every", "CKPT_CHECKPOINT_EVERY", 0,
+      [](Config& c) -> int& { return c.dataload.checkpoint_every; },
+      "a checkpoint (model.*, sync or run.async) after every N batches of "
+      "each rank, under storage.path's checkpoints/ (0: none)"));
 }
 
 }  // namespace ckpt

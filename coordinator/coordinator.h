@@ -26,6 +26,8 @@
 
 namespace ckpt {
 
+class EpochSaves;
+
 class Coordinator {
  public:
   // `run_id` "" = a new one.
@@ -105,6 +107,11 @@ class Coordinator {
   absl::Status RunDatagen(RunResult* result);
   // run.workload=dataload: the epochs (coordinator_dataload.cc).
   absl::Status RunDataload(RunResult* result);
+  // After an epoch with checkpoints (result->rounds[epoch_at]): its saves'
+  // rounds after the rounds so far, their steps this run's, a step a save
+  // did not commit removed; the step claimed for the next save (0: none).
+  uint64_t TakeEpochSaves(EpochSaves& saves, const std::string& dir,
+                          size_t epoch_at, RunResult* result);
   absl::Status RunLoads(RunResult* result);
   absl::Status Stage(RunResult* result,
                      const std::vector<StepListing>& listings);

@@ -1,15 +1,101 @@
 // Coordinator::RunDataload: a run whose workload is dataload
 // (run.workload=dataload): dataload.epochs rounds of the data loader
 // (coordinator/dataset/dataload_round.h) through the round protocol, the
-// first always cold, later ones warm with dataload.warm_epochs.
+// first always cold, later ones warm with dataload.warm_epochs; with
+// dataload.checkpoint_every, checkpoints saved during each epoch
+// (coordinator/dataset/epoch_saves.h), their rounds after the epoch's.
+#include <algorithm>
+
 #include "absl/strings/str_cat.h"
 #include "common/log.h"
+#include "common/status_macros.h"
+#include "common/step_layout.h"
 #include "coordinator/client_check.h"
 #include "coordinator/coordinator.h"
 #include "coordinator/dataset/dataload_round.h"
+#include "coordinator/dataset/epoch_saves.h"
 #include "coordinator/round/round_protocol.h"
+#include "coordinator/steps.h"
 
 namespace ckpt {
+namespace {
+
+// The training between saves, for goodput: the median gap between the
+// starts of consecutive saves of an epoch, the first from its start.
+double SaveInterval(const std::vector<RoundResult>& rounds) {
+  std::vector<double> gaps;
+  for (const auto& r : rounds) {
+    if (!r.epoch) continue;
+    double last = 0;
+    for (const auto& s : r.epoch->saves) {
+      gaps.push_back(s.start_seconds - last);
+      last = s.start_seconds;
+    }
+  }
+  if (gaps.empty()) return 0;
+  std::sort(gaps.begin(), gaps.end());
+  return gaps[gaps.size() / 2];
+}
+
+// What a save during an epoch cost its training, for goodput (one model
+// with a checkpoint run's): the training its window lost against the rest
+// of the epoch's rate, the ranks' hold included. Sync: its whole hold (the
+// round's time leaves out the ranks' wait at the start barrier). Async:
+// the staging's block, and the rest as the training's slowdown.
+void AddInterference(const EpochResult::Save& w, const EpochResult& ep,
+                     RoundStaging* st) {
+  if (!st->async) {
+    st->checkpoint_cost_seconds =
+        std::max(st->checkpoint_cost_seconds, w.blocked_seconds);
+    return;
+  }
+  double lost = w.blocked_seconds;
+  if (ep.rest_samples_per_second > 0 && w.window_samples_per_second > 0) {
+    const double in_epoch = w.window_samples / w.window_samples_per_second;
+    lost = std::max(lost,
+                    in_epoch - w.window_samples / ep.rest_samples_per_second);
+  }
+  const double slower = std::max(0.0, lost - st->blocking_seconds);
+  st->checkpoint_cost_seconds += slower - st->slowdown_seconds;
+  st->slowdown_seconds = slower;
+}
+
+}  // namespace
+
+uint64_t Coordinator::TakeEpochSaves(EpochSaves& saves, const std::string& dir,
+                                     size_t epoch_at, RunResult* result) {
+  std::vector<RoundResult> rounds = saves.TakeRounds();
+  const uint64_t uncommitted = saves.uncommitted_step();
+  for (RoundResult& s : rounds) {
+    written_steps_.insert(s.step);
+    if (s.status == RunStatus::kOk) {
+      saved_ = true;
+      committed_step_ = std::max(committed_step_, s.step);
+      LOG_INFO("save %d (during epoch %d): step-%d, %.3f s, %.1f MiB/s",
+               s.index, result->rounds[epoch_at].index, s.step, s.seconds,
+               s.throughput_mib_s);
+    }
+  }
+  if (std::optional<EpochResult>& ep = result->rounds[epoch_at].epoch) {
+    for (size_t k = 0; k < ep->saves.size(); ++k) {
+      EpochResult::Save& w = ep->saves[k];
+      for (RoundResult& s : rounds) {
+        if (s.step != w.step) continue;
+        w.index = s.index;
+        AddInterference(w, *ep, &s.staging);
+        // The next save started before this one was done: it waited.
+        s.staging.fell_behind =
+            s.staging.async && k + 1 < ep->saves.size() &&
+            ep->saves[k + 1].start_seconds < w.start_seconds + w.window_seconds;
+      }
+    }
+  }
+  for (RoundResult& s : rounds) result->rounds.push_back(std::move(s));
+  if (uncommitted != 0) {
+    RemoveFailedStep(dir, uncommitted, result);
+  }
+  return saves.next_step();
+}
 
 absl::Status Coordinator::RunDataload(RunResult* result) {
   DataloadPlan plan;
@@ -25,13 +111,51 @@ absl::Status Coordinator::RunDataload(RunResult* result) {
   plan.block_size = config_.io.block_size;
   plan.backend = backend_;
   RoundProtocol protocol(nodes_, progress_, config_.run.progress_interval);
+  // Checkpoints during the epochs: the first step claimed before them.
+  const std::string dir = config_.CheckpointsPath();
+  const bool checkpoints = config_.dataload.checkpoint_every > 0;
+  uint64_t next_step = 0;
+  int saves_before = 0;
+  if (checkpoints) {
+    auto listings = InspectAll(dir, /*probe=*/true, false);
+    if (!listings.ok()) {
+      return absl::Status(
+          listings.status().code(),
+          absl::StrCat("storage.path (CKPT_DIR_PATH) is not usable for the "
+                       "epochs' checkpoints: ",
+                       listings.status().message()));
+    }
+    ASSIGN_OR_RETURN(next_step, ClaimStep(dir, MaxStep(*listings) + 1));
+  }
+  absl::Status status;
   for (int e = 0; e < config_.dataload.epochs && !interrupted_; ++e) {
     plan.epoch = static_cast<uint64_t>(e);
     plan.warm = config_.dataload.warm_epochs && e > 0;
+    std::unique_ptr<EpochSaves> saves;
+    if (checkpoints && next_step != 0) {
+      EpochSavesContext context;
+      context.spec = [this, dir](uint64_t step) {
+        return NewSpec(/*save=*/true, 0, dir, step, config_.run.seed);
+      };
+      context.claim = [this, dir](uint64_t step) {
+        return ClaimStep(dir, step);
+      };
+      context.step_uri = [dir](uint64_t step) { return StepUri(dir, step); };
+      context.index_base = saves_before;
+      saves = std::make_unique<EpochSaves>(config_, plan_, nodes_,
+                                           std::move(context), next_step);
+    }
+    plan.saves = saves.get();
     DataloadRound round(nodes_, plan);
     RoundIds ids{run_id_, next_round_id_++, &interrupted_};
+    const size_t at = result->rounds.size();
     result->rounds.push_back(protocol.Run(round, ids));
-    RoundResult& r = result->rounds.back();
+    if (saves) {
+      const size_t before = result->rounds.size();
+      next_step = TakeEpochSaves(*saves, dir, at, result);
+      saves_before += static_cast<int>(result->rounds.size() - before);
+      saves.reset();
+    }
     if (!result->dataset && round.listed()) {
       result->dataset = *round.listed();
     } else if (!result->dataset && round.manifest()) {
@@ -40,9 +164,11 @@ absl::Status Coordinator::RunDataload(RunResult* result) {
       read.spec = round.manifest()->spec;
       read.totals = round.manifest()->totals;
     }
+    RoundResult& r = result->rounds[at];
     if (r.status != RunStatus::kOk) {
       Publish(result);
-      return absl::AbortedError(r.error);
+      status = absl::AbortedError(r.error);
+      break;
     }
     const EpochResult& ep = *r.epoch;
     LOG_INFO(
@@ -58,7 +184,13 @@ absl::Status Coordinator::RunDataload(RunResult* result) {
     FlagClientBound(&r);
     Publish(result);
   }
-  return absl::OkStatus();
+  if (checkpoints) {
+    result->interval_seconds = SaveInterval(result->rounds);
+    // The step claimed for a save no epoch took: this run's, removed.
+    if (next_step != 0) RemoveFailedStep(dir, next_step, result);
+    Publish(result);
+  }
+  return status;
 }
 
 }  // namespace ckpt

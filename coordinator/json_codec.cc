@@ -206,28 +206,48 @@ ordered_json EpochJson(const EpochResult& e) {
                        {"mean_seconds", w.mean_seconds},
                        {"variance", w.variance}});
   }
-  return {{"access", e.access},
-          {"shuffle_buffer", e.shuffle_buffer},
-          {"idle_workers", e.idle_workers},
-          {"warm", e.warm},
-          {"samples", e.samples},
-          {"bytes", e.bytes},
-          {"batches", e.batches},
-          {"samples_per_second", e.samples_per_second},
-          {"mib_per_second", e.mib_per_second},
-          {"first_batch_seconds", e.first_batch_seconds},
-          {"compute_seconds", e.compute_seconds},
-          {"utilization", e.utilization},
-          {"dataset_samples", e.dataset_samples},
-          {"dropped", e.dropped},
-          {"padded", e.padded},
-          {"each_sample_once", e.each_sample_once},
-          {"wait", OpJson(e.wait)},
-          {"sample_first_byte", OpJson(e.sample_first_byte)},
-          {"sample_last_byte", OpJson(e.sample_last_byte)},
-          {"step_windows", windows},
-          {"ranks", ranks},
-          {"workers", workers}};
+  ordered_json j = {{"access", e.access},
+                    {"shuffle_buffer", e.shuffle_buffer},
+                    {"idle_workers", e.idle_workers},
+                    {"warm", e.warm},
+                    {"samples", e.samples},
+                    {"bytes", e.bytes},
+                    {"batches", e.batches},
+                    {"samples_per_second", e.samples_per_second},
+                    {"mib_per_second", e.mib_per_second},
+                    {"first_batch_seconds", e.first_batch_seconds},
+                    {"compute_seconds", e.compute_seconds},
+                    {"utilization", e.utilization},
+                    {"dataset_samples", e.dataset_samples},
+                    {"dropped", e.dropped},
+                    {"padded", e.padded},
+                    {"each_sample_once", e.each_sample_once},
+                    {"wait", OpJson(e.wait)},
+                    {"sample_first_byte", OpJson(e.sample_first_byte)},
+                    {"sample_last_byte", OpJson(e.sample_last_byte)},
+                    {"step_windows", windows},
+                    {"ranks", ranks},
+                    {"workers", workers}};
+  if (!e.saves.empty()) {
+    ordered_json saves = ordered_json::array();
+    for (const auto& s : e.saves) {
+      saves.push_back(
+          {{"index", s.index},
+           {"step", s.step},
+           {"batch", s.batch},
+           {"start_seconds", s.start_seconds},
+           {"window_seconds", s.window_seconds},
+           {"blocked_seconds", s.blocked_seconds},
+           {"state_seconds", s.state_seconds},
+           {"window_samples", s.window_samples},
+           {"window_samples_per_second", s.window_samples_per_second},
+           {"window_utilization", s.window_utilization}});
+    }
+    j["checkpoints"] = {{"saves", saves},
+                        {"rest_samples_per_second", e.rest_samples_per_second},
+                        {"rest_utilization", e.rest_utilization}};
+  }
+  return j;
 }
 
 ordered_json RoundJson(const RoundResult& r) {

@@ -56,6 +56,24 @@ void ReadEpoch(const Fields& f, EpochResult* e) {
     k.Get("new_connections", &w.new_connections);
     k.Get("objects", &w.objects);
   });
+  if (f.Has("checkpoints")) {
+    const Fields c = f.Object("checkpoints");
+    c.Get("rest_samples_per_second", &e->rest_samples_per_second);
+    c.Get("rest_utilization", &e->rest_utilization);
+    c.Each("saves", [&](const Fields& k) {
+      EpochResult::Save& s = e->saves.emplace_back();
+      k.Get("index", &s.index);
+      k.Get("step", &s.step);
+      k.Get("batch", &s.batch);
+      k.Get("start_seconds", &s.start_seconds);
+      k.Get("window_seconds", &s.window_seconds);
+      k.Get("blocked_seconds", &s.blocked_seconds);
+      k.Get("state_seconds", &s.state_seconds);
+      k.Get("window_samples", &s.window_samples);
+      k.Get("window_samples_per_second", &s.window_samples_per_second);
+      k.Get("window_utilization", &s.window_utilization);
+    });
+  }
 }
 
 void ReadDataset(const Fields& f, DatasetResult* d) {

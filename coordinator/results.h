@@ -224,6 +224,25 @@ struct EpochResult {
   std::vector<Window> windows;
   Histogram wait;  // per batch, the accelerator waiting for it
   Histogram sample_first_byte, sample_last_byte;  // per sample
+  // Checkpoints taken during the epoch (dataload.checkpoint_every): each
+  // save's window, from its first rank's arrival to its end (sync: the
+  // commit; async: durable and committed), the slowest node's; what the
+  // ranks consumed in it against the rest of the epoch. The save's own
+  // figures are its round's (rounds[] of phase save, by step).
+  struct Save {
+    int index = 0;  // the save round's
+    uint64_t step = 0;
+    uint64_t batch = 0;          // after each rank's batch
+    double start_seconds = 0;    // from the epoch's start (node 0's)
+    double window_seconds = 0;   // the slowest node's
+    double blocked_seconds = 0;  // the ranks held, the slowest node's
+    double state_seconds = 0;    // async: the next state, made beside
+    uint64_t window_samples = 0;
+    double window_samples_per_second = 0, window_utilization = 0;
+  };
+  std::vector<Save> saves;
+  // Outside every save's window.
+  double rest_samples_per_second = 0, rest_utilization = 0;
 };
 
 struct RoundResult {

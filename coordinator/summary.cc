@@ -80,7 +80,11 @@ std::optional<GoodputResult> RunResult::Goodput() const {
   std::vector<double> costs, persists, loads, visible;
   bool async = false;
   for (const auto& r : rounds) {
-    if (r.staged || r.status != RunStatus::kOk) continue;
+    // A dataload epoch is no restart's load.
+    if (r.staged || r.status != RunStatus::kOk ||
+        r.workload != Workload::kCheckpoint) {
+      continue;
+    }
     if (r.phase == Phase::kSave) {
       const RoundStaging& st = r.staging;
       async = async || st.async;
@@ -267,7 +271,16 @@ void AddStaging(const RunResult& r, std::string* out) {
       continue;
     std::string label = round.staged ? "stage" : std::to_string(round.index);
     absl::StrAppendFormat(&s, "%-6s %-5s", round.phase, label);
-    if (st.async) {
+    if (st.async && r.workload == Workload::kDataload) {
+      // Saved during an epoch: the training it overlapped is the epoch's.
+      absl::StrAppendFormat(
+          &s,
+          " training blocked %.3f s, then persisted in %.3f s beside the "
+          "epoch, which lost %.3f s more of training to it%s; cost %.3f s",
+          st.blocking_seconds, st.persist_seconds, st.slowdown_seconds,
+          st.fell_behind ? " FELL BEHIND: the next save waited" : "",
+          st.checkpoint_cost_seconds);
+    } else if (st.async) {
       absl::StrAppendFormat(
           &s,
           " training blocked %.3f s, then persisted in %.3f s while %.3f s "
@@ -307,10 +320,13 @@ void AddGoodput(const RunResult& r, std::string* out) {
         g->in.mttf_seconds, g->in.delta_seconds, g->delta_source,
         g->in.restart_seconds, g->restart_source);
     if (g->in.interval_seconds > 0) {
-      absl::StrAppendFormat(
-          &s, "  at run.interval %.6g s (cost %.3f s): goodput %.2f%%\n",
-          g->in.interval_seconds, g->at_interval.cost_seconds,
-          100 * g->at_interval.goodput);
+      absl::StrAppendFormat(&s,
+                            "  at %s %.6g s (cost %.3f s): goodput %.2f%%\n",
+                            r.workload == Workload::kDataload
+                                ? "the measured interval between saves"
+                                : "run.interval",
+                            g->in.interval_seconds, g->at_interval.cost_seconds,
+                            100 * g->at_interval.goodput);
     }
     absl::StrAppendFormat(
         &s,
@@ -371,6 +387,41 @@ void AddDataset(const DatasetResult& d, bool made, std::string* out) {
   }
 }
 
+// Checkpoints during epochs: each save's window against the rest of its
+// epoch.
+void AddEpochCheckpoints(const RunResult& r, std::string* out) {
+  for (const auto& round : r.rounds) {
+    if (!round.epoch || round.epoch->saves.empty()) continue;
+    const EpochResult& e = *round.epoch;
+    absl::StrAppendFormat(
+        out, "epoch %d checkpoints: rest of the epoch %.0f samples/s%s\n",
+        round.index, e.rest_samples_per_second,
+        e.compute_seconds > 0
+            ? absl::StrFormat(", util %.1f%%", 100 * e.rest_utilization)
+            : std::string());
+    for (const auto& c : e.saves) {
+      const double dip = e.rest_samples_per_second > 0
+                             ? 100 * (1 - c.window_samples_per_second /
+                                              e.rest_samples_per_second)
+                             : 0;
+      absl::StrAppendFormat(
+          out,
+          "  save %d (step-%d) after batch %d at %.3f s: window %.3f s, "
+          "ranks held %.3f s; %.0f samples/s in it (%.0f%% below the "
+          "rest)%s%s\n",
+          c.index, c.step, c.batch, c.start_seconds, c.window_seconds,
+          c.blocked_seconds, c.window_samples_per_second, dip,
+          e.compute_seconds > 0
+              ? absl::StrFormat(", util %.1f%%", 100 * c.window_utilization)
+              : std::string(),
+          c.state_seconds > 0
+              ? absl::StrFormat("; next state made in %.3f s beside",
+                                c.state_seconds)
+              : std::string());
+    }
+  }
+}
+
 // A dataload run: per epoch, what the data loader delivered.
 void AddEpochs(const RunResult& r, std::string* out) {
   std::string& s = *out;
@@ -404,6 +455,7 @@ void AddEpochs(const RunResult& r, std::string* out) {
         Ms(e.sample_last_byte.Percentile(0.99)), Ms(e.wait.Percentile(0.99)),
         util, read);
   }
+  AddEpochCheckpoints(r, &s);
   if (any && r.rounds.back().epoch && r.rounds.back().epoch->idle_workers > 0) {
     s += "idle: iterable access split fewer objects than ranks x workers "
          "(dataset.shard_bytes smaller, or fewer workers, gives each work)\n";

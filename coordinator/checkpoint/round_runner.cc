@@ -339,6 +339,10 @@ void CheckpointRound::Verify(RoundResult* result) const {
   if (!result->verified) result->flags.push_back(RoundFlag::kUnverified);
 }
 
+std::unique_ptr<RoundWorkload> RoundRunner::NewRound(const RoundSpec& spec) {
+  return std::make_unique<CheckpointRound>(*this, spec);
+}
+
 RoundResult RoundRunner::Run(const RoundSpec& spec) {
   CheckpointRound round(*this, spec);
   return protocol_.Run(round, {spec.run_id, spec.round_id, spec.interrupted});

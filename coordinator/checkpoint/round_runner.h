@@ -70,6 +70,10 @@ class RoundRunner {
   // once the round's clock stopped, before any of it is used: one that
   // fails fails its node.
   RoundResult Run(const RoundSpec& spec);
+  // The round Run runs, for a caller that drives it itself (checkpoints
+  // during a dataload epoch: coordinator/dataset/epoch_saves.h); `spec`
+  // must outlive it.
+  std::unique_ptr<RoundWorkload> NewRound(const RoundSpec& spec);
 
  private:
   // The node-reply fuzz target (tests/fuzz/node_reply_fuzz.cc) builds a

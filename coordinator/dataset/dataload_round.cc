@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <map>
 
 #include "absl/strings/str_cat.h"
 #include "common/bytes.h"
@@ -115,6 +116,9 @@ PhaseJob DataloadRound::BuildPrepare(size_t node) {
   job.set_block_size(plan_.block_size);
   *job.mutable_backend() = ToWire(plan_.backend);
   job.set_cache_mode(ToWire(plan_.warm ? CacheMode::kNone : plan_.cache_mode));
+  if (plan_.saves != nullptr) {
+    *job.mutable_checkpoint() = plan_.saves->JobFor(node);
+  }
   PhaseJob prepare;
   prepare.workload = "dataload";
   prepare.workload_job = job.SerializeAsString();
@@ -256,8 +260,31 @@ absl::Status DataloadRound::CheckReport(size_t node, const PhaseOutcome& report,
                               " with ", w.samples(), " samples"));
     }
   }
+  for (const v1::EpochSaveStats& w : r.saves()) {
+    if (plan_.saves == nullptr || w.save() == 0 ||
+        w.window_samples() > most * plan_.ranks_per_node) {
+      return bad(absl::StrCat("checkpoint ", w.save(), " with ",
+                              w.window_samples(), " samples in its window"));
+    }
+    for (double t : {w.start_seconds(), w.end_seconds(), w.blocked_seconds(),
+                     w.state_seconds(), w.window_compute_seconds()}) {
+      if (!IsReportDuration(t)) {
+        return bad(
+            absl::StrCat("checkpoint ", w.save(), " with a time of ", t, " s"));
+      }
+    }
+  }
   RETURN_IF_ERROR(CheckHistogram("sample first byte", r.sample_first_byte()));
   return CheckHistogram("sample last byte", r.sample_last_byte());
+}
+
+void DataloadRound::OnAction(size_t node, const ActionAsk& ask,
+                             ActionReplyFn reply) {
+  if (plan_.saves == nullptr) {
+    RoundWorkload::OnAction(node, ask, std::move(reply));
+    return;
+  }
+  plan_.saves->OnAsk(node, ask, std::move(reply));
 }
 
 uint64_t DataloadRound::MostPerRank() const {
@@ -344,15 +371,79 @@ void DataloadRound::Aggregate(const std::vector<PhaseOutcome>& reports,
   result->throughput_mib_s = MibPerSecond(result->bytes, result->seconds);
   // A listed dataset's bytes are the user's: read, not verified.
   result->verified = result->status == RunStatus::kOk && !plan_.listed;
+  // With checkpoints, the epoch ends at its last batch consumed: an async
+  // save's persisting after it is beside the epoch (its round says).
+  double seconds = result->seconds;
+  if (plan_.saves != nullptr) {
+    double last = 0;
+    for (const auto& rk : epoch.ranks) last = std::max(last, rk.seconds);
+    if (last > 0) seconds = std::min(seconds, last);
+    result->throughput_mib_s = MibPerSecond(result->bytes, seconds);
+    SumUpSaves(reports, seconds, &epoch);
+  }
   epoch.mib_per_second = result->throughput_mib_s;
-  epoch.samples_per_second =
-      result->seconds > 0 ? epoch.samples / result->seconds : 0;
+  epoch.samples_per_second = seconds > 0 ? epoch.samples / seconds : 0;
   epoch.utilization = sums.rank_seconds > 0 && plan_.loader.compute_time > 0
                           ? sums.compute / sums.rank_seconds
                           : 0;
   std::sort(epoch.ranks.begin(), epoch.ranks.end(),
             [](const auto& a, const auto& b) { return a.rank < b.rank; });
   CheckSamples(sums.digest, &epoch);
+}
+
+void DataloadRound::SumUpSaves(const std::vector<PhaseOutcome>& reports,
+                               double seconds, EpochResult* epoch) const {
+  std::map<uint32_t, EpochResult::Save> by_save;
+  std::map<uint32_t, double> compute;  // in each window, summed
+  for (size_t i = 0; i < reports.size(); ++i) {
+    v1::DataloadReport r;
+    if (!r.ParseFromString(reports[i].workload_report)) continue;
+    const double lag = std::max(0.0, reports[i].start_lag_seconds);
+    for (const v1::EpochSaveStats& w : r.saves()) {
+      EpochResult::Save& s = by_save[w.save()];
+      if (s.index == 0 || w.start_seconds() + lag < s.start_seconds) {
+        s.start_seconds = w.start_seconds() + lag;
+      }
+      s.index = static_cast<int>(w.save());
+      s.step = std::max(s.step, w.step());
+      s.batch = w.batch();
+      s.window_seconds = std::max(
+          s.window_seconds, std::max(0.0, w.end_seconds() - w.start_seconds()));
+      s.blocked_seconds = std::max(s.blocked_seconds, w.blocked_seconds());
+      s.state_seconds = std::max(s.state_seconds, w.state_seconds());
+      s.window_samples += w.window_samples();
+      compute[w.save()] += w.window_compute_seconds();
+    }
+  }
+  const double world = static_cast<double>(World());
+  double in_windows = 0, window_compute = 0;
+  uint64_t window_samples = 0;
+  for (auto& [k, s] : by_save) {
+    // Its rates over the part of it the epoch's batches ran in: a save
+    // after the last batch persists beside nothing.
+    const double in_epoch =
+        std::max(0.0, std::min(s.start_seconds + s.window_seconds, seconds) -
+                          s.start_seconds);
+    if (in_epoch > 0) {
+      s.window_samples_per_second = s.window_samples / in_epoch;
+      s.window_utilization = compute[k] / (world * in_epoch);
+    }
+    in_windows += in_epoch;
+    window_compute += compute[k];
+    window_samples += s.window_samples;
+    epoch->saves.push_back(s);
+  }
+  double total_compute = 0;
+  for (const auto& rk : epoch->ranks) total_compute += rk.compute_seconds;
+  const double rest = seconds - in_windows;
+  if (rest > 0) {
+    epoch->rest_samples_per_second =
+        static_cast<double>(epoch->samples -
+                            std::min(epoch->samples, window_samples)) /
+        rest;
+    epoch->rest_utilization =
+        std::max(0.0, total_compute - window_compute) / (world * rest);
+  }
 }
 
 }  // namespace ckpt

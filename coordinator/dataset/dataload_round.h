@@ -17,6 +17,7 @@
 
 #include "common/config.h"
 #include "common/dataset_manifest.h"
+#include "coordinator/dataset/epoch_saves.h"
 #include "coordinator/results.h"
 #include "coordinator/round/round_workload.h"
 #include "proto/ckptbench/v1/dataset.pb.h"
@@ -37,6 +38,8 @@ struct DataloadPlan {
   CacheMode cache_mode = CacheMode::kAuto;
   uint64_t block_size = 4 << 20;
   BackendOptions backend;
+  // Checkpoints during the epoch (dataload.checkpoint_every), or null.
+  EpochSaves* saves = nullptr;
 };
 
 class DataloadRound : public RoundWorkload {
@@ -54,6 +57,8 @@ class DataloadRound : public RoundWorkload {
   PhaseJob BuildPrepare(size_t node) override;
   void Prepared(const std::vector<PrepareOutcome>& prepared,
                 RoundResult* result) override;
+  void OnAction(size_t node, const ActionAsk& ask,
+                ActionReplyFn reply) override;
   absl::Status CheckReport(size_t node, const PhaseOutcome& report,
                            const std::string& who) override;
   void Aggregate(const std::vector<PhaseOutcome>& reports,
@@ -68,6 +73,9 @@ class DataloadRound : public RoundWorkload {
   // The most samples one rank may report this epoch.
   uint64_t MostPerRank() const;
   void CheckSamples(uint64_t digest, EpochResult* epoch) const;
+  // The checkpoints' windows against the rest of the epoch (`seconds`).
+  void SumUpSaves(const std::vector<PhaseOutcome>& reports, double seconds,
+                  EpochResult* epoch) const;
   void SetProgressBytes(const DatasetTotals& totals);
   // Node `node`'s listing of a listed dataset.
   void AddListing(size_t node, const ::ckptbench::v1::DatasetListing& l);

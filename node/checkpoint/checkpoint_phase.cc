@@ -123,6 +123,7 @@ void CheckpointPhase::TransferFiles(PhaseOutcome* out) {
   if (async_) {
     gate.wait();
     out->staging.blocking_seconds = SecondsSince(start_);
+    if (p_.on_staged) p_.on_staged();
     if (p_.compute != nullptr) {
       // `out` by value: the thread outlives this call (Run joins it).
       compute_ = std::thread([this, out] {

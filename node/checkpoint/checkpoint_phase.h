@@ -9,6 +9,7 @@
 #define CKPTBENCH_NODE_CHECKPOINT_CHECKPOINT_PHASE_H_
 
 #include <atomic>
+#include <functional>
 #include <latch>
 #include <memory>
 #include <thread>
@@ -36,6 +37,8 @@ struct PreparedPhase {
   const std::vector<std::unique_ptr<ShardMemory>>* memory = nullptr;
   const std::vector<std::unique_ptr<AlignedBuffer>>* staged = nullptr;
   const TrainingCompute* compute = nullptr;  // async saves
+  // An async save: called once every file is staged (training resumes).
+  std::function<void()> on_staged;
   const ObjectStoreCounters* counters = nullptr;
   // Each rank's bytes so far, one per rank of the job: the phase adds to
   // them, progress reads them meanwhile.

@@ -16,12 +16,12 @@
 namespace ckpt {
 
 absl::Status CheckBufferMemory(const PhaseJob& job, const Storage& storage,
-                               const MemoryBudget& budget) {
+                               const MemoryBudget& budget, bool state_held) {
   const Storage::BufferUse backend = storage.BufferPerFile(job.save);
   uint64_t files = 0, need = 0, held = 0;
   // An async save holds each file's bytes staged in host memory, and on the
   // CPU the training state they are staged from too.
-  const uint64_t copies = !(job.save && job.loop.async)               ? 0
+  const uint64_t copies = state_held || !(job.save && job.loop.async) ? 0
                           : job.loop.accelerator == Accelerator::kGpu ? 1
                                                                       : 2;
   for (const auto& r : job.ranks) {
@@ -144,7 +144,8 @@ absl::StatusOr<PrepareOutcome> CheckpointWorkload::Prepare(
   counters_ = &storage.counters();
   Storage& st = *location_.storage;
   job.io.queue_depth = ResolveQueueDepth(job.io, st.Kind(), job.save);
-  RETURN_IF_ERROR(CheckBufferMemory(job, st, AvailableMemory()));
+  RETURN_IF_ERROR(
+      CheckBufferMemory(job, st, AvailableMemory(), embedded_ != nullptr));
   ASSIGN_OR_RETURN(const std::vector<std::string> paths,
                    JoinFilePaths(job, location_.path));
   PrepareOutcome out;
@@ -166,7 +167,7 @@ absl::StatusOr<PrepareOutcome> CheckpointWorkload::Prepare(
             job.save ? ""
                      : absl::StrCat(std::string(Name(out.cache.method)), " ",
                                     out.cache.probe));
-  RETURN_IF_ERROR(PrepareLoop(job));
+  if (embedded_ == nullptr) RETURN_IF_ERROR(PrepareLoop(job));
   // Pinned when device bytes pass through them (CKPT_STAGING=pinned).
   const bool pinned = job.loop.accelerator == Accelerator::kGpu &&
                       job.loop.staging == HostStaging::kPinned;
@@ -194,8 +195,9 @@ PhaseOutcome CheckpointWorkload::Run(const NodePhaseContext& ctx) {
   prepared.read_direct = read_direct_;
   prepared.checksum = job_.io.checksum;
   prepared.buffers = &buffers_;
-  prepared.memory = &memory_;
-  prepared.staged = &staged_;
+  prepared.memory = embedded_ ? &embedded_->memory : &memory_;
+  prepared.staged = embedded_ ? &embedded_->staged : &staged_;
+  prepared.on_staged = on_staged_;
   prepared.compute = compute_ ? &*compute_ : nullptr;
   prepared.counters = counters_;
   prepared.rank_bytes = &rank_bytes_;
@@ -203,6 +205,12 @@ PhaseOutcome CheckpointWorkload::Run(const NodePhaseContext& ctx) {
   PhaseOutcome out = phase.Run(std::move(reserved_));
   Release();
   return out;
+}
+
+void CheckpointWorkload::Embed(SaveState* state,
+                               std::function<void()> on_staged) {
+  embedded_ = state;
+  on_staged_ = std::move(on_staged);
 }
 
 std::vector<RankProgress> CheckpointWorkload::Progress() const {

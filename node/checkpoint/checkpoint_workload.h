@@ -12,6 +12,7 @@
 
 #include <atomic>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <vector>
@@ -31,6 +32,21 @@
 #include "node/storage/storage_factory.h"
 
 namespace ckpt {
+
+// A save's training state kept across rounds by its caller (checkpoints
+// during a dataload epoch, node/dataset/epoch_checkpoint.h): each file's
+// bytes in host memory, made for one step, and the staged copy an async
+// save takes of them. Empty for a sync save, which makes its bytes as it
+// writes them.
+struct SaveState {
+  std::vector<std::unique_ptr<ShardMemory>> memory;
+  std::vector<std::unique_ptr<AlignedBuffer>> staged;
+};
+
+// Makes `state` hold the bytes of `job`'s files (an async save's: its
+// training state, and buffers to stage it into), reusing what it holds
+// when the sizes match.
+absl::Status FillSaveState(const PhaseJob& job, SaveState* state);
 
 class CheckpointWorkload : public NodeWorkload {
  public:
@@ -56,6 +72,12 @@ class CheckpointWorkload : public NodeWorkload {
   // TLB shootdowns, which must not delay it (at 256 agents in one process
   // they were a third of the round's CPU).
   void GiveBack() override;
+  // A save of a training loop its caller runs (an epoch's checkpoints):
+  // Prepare takes the state from `state` (which outlives the round)
+  // instead of making its own, no training compute is emulated, and
+  // `on_staged` (when set) is called as soon as every file is staged, while
+  // an async save persists on. Before Prepare.
+  void Embed(SaveState* state, std::function<void()> on_staged);
   static constexpr size_t kTrimSegments = 4096;
   static constexpr size_t kTrimBytes = size_t{64} << 20;
 
@@ -77,6 +99,8 @@ class CheckpointWorkload : public NodeWorkload {
   std::vector<std::unique_ptr<ShardMemory>> memory_;
   std::vector<std::unique_ptr<AlignedBuffer>> staged_;
   std::optional<TrainingCompute> compute_;  // async saves
+  SaveState* embedded_ = nullptr;           // Embed
+  std::function<void()> on_staged_;
   bool read_direct_ = false;
   // The report, its histograms held whole before the start (Prepare):
   // allocated after the last file, they delayed every report
@@ -93,8 +117,10 @@ class CheckpointWorkload : public NodeWorkload {
 // OK when the buffers a phase holds (a block per file, and the backend's
 // own per file) fit in 80% of `budget`; else ResourceExhausted with the
 // numbers. Prepare checks it before allocating anything.
+// `state_held`: the async state is allocated already (Embed).
 absl::Status CheckBufferMemory(const PhaseJob& job, const Storage& storage,
-                               const MemoryBudget& budget);
+                               const MemoryBudget& budget,
+                               bool state_held = false);
 
 // io.queue_depth as a phase uses it: the configured depth, or for auto 0
 // for buffered I/O on local files (posix, memory, null) and 2 for direct

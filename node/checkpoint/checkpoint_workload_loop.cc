@@ -78,3 +78,56 @@ absl::Status CheckpointWorkload::PrepareLoop(const PhaseJob& job) {
 }
 
 }  // namespace ckpt
+
+namespace ckpt {
+
+absl::Status FillSaveState(const PhaseJob& job, SaveState* state) {
+  if (!(job.save && job.loop.async)) {
+    state->memory.clear();
+    state->staged.clear();
+    return absl::OkStatus();
+  }
+  std::vector<const FileJob*> files;
+  for (const auto& r : job.ranks) {
+    for (const auto& f : r.files) files.push_back(&f);
+  }
+  const bool same = state->memory.size() == files.size() &&
+                    state->staged.size() == files.size();
+  if (!same) {
+    state->memory.clear();
+    state->staged.clear();
+  }
+  ASSIGN_OR_RETURN(auto bounce,
+                   AlignedBuffer::Create(job.io.block_size, false));
+  for (size_t i = 0; i < files.size(); ++i) {
+    const FileJob& f = *files[i];
+    if (same && (state->memory[i]->size() != f.size ||
+                 state->staged[i]->size() != f.size)) {
+      return absl::InternalError("a save's state changed size between saves");
+    }
+    if (!same) {
+      auto mem = ShardMemory::Create(Accelerator::kCpu, 0, f.size);
+      if (!mem.ok()) {
+        return absl::Status(
+            mem.status().code(),
+            absl::StrCat("rank ", f.rank, " file ", f.index, " (",
+                         FormatBytes(f.size), "): ", mem.status().message()));
+      }
+      state->memory.push_back(*std::move(mem));
+      ASSIGN_OR_RETURN(auto staged, AlignedBuffer::Create(f.size, false));
+      state->staged.push_back(std::move(staged));
+    }
+    const uint64_t key =
+        PatternStreamKey({job.seed, job.step, f.rank, f.index});
+    for (uint64_t off = 0; off < f.size;) {
+      const size_t n =
+          static_cast<size_t>(std::min<uint64_t>(bounce->size(), f.size - off));
+      FillPattern(key, off, bounce->data(), n);
+      RETURN_IF_ERROR(state->memory[i]->CopyIn(off, bounce->data(), n));
+      off += n;
+    }
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace ckpt

@@ -16,6 +16,7 @@
 #include "common/step_layout.h"
 #include "common/text.h"
 #include "node/dataset/dataset_listing.h"
+#include "node/dataset/epoch_checkpoint.h"
 #include "node/dataset/manifest_read.h"
 #include "node/dataset/rank_loader.h"
 #include "node/dataset/sample_index.h"
@@ -121,6 +122,7 @@ class DataloadWorkload : public NodeWorkload {
   std::vector<std::shared_ptr<Storage>> held_;     // their backends
   std::unique_ptr<std::atomic<uint64_t>[]> bytes_;
   const ObjectStoreCounters* counters_ = nullptr;
+  std::unique_ptr<EpochCheckpointer> checkpoints_;  // checkpoint_every
 };
 
 absl::StatusOr<PrepareOutcome> DataloadWorkload::Prepare(PhaseJob job,
@@ -174,6 +176,11 @@ absl::StatusOr<PrepareOutcome> DataloadWorkload::Prepare(PhaseJob job,
       r.workers.push_back(std::move(worker));
       held_.push_back(std::move(loc.storage));
     }
+  }
+  if (job_.has_checkpoint()) {
+    ASSIGN_OR_RETURN(
+        checkpoints_,
+        EpochCheckpointer::Prepare(job_.checkpoint(), storage, ranks_.size()));
   }
   PrepareOutcome out;
   ASSIGN_OR_RETURN(
@@ -284,7 +291,9 @@ PhaseOutcome DataloadWorkload::Run(const NodePhaseContext& ctx) {
     loaders.push_back(std::make_unique<RankLoader>(
         params, *index_, std::move(ranks_[r].plan), &ranks_[r].workers,
         ctx.abort, &bytes_[r]));
+    if (checkpoints_) loaders.back()->SetStepHook(checkpoints_.get(), r);
   }
+  if (checkpoints_) checkpoints_->Start(ctx, start);
   for (size_t r = 0; r < ranks_.size(); ++r) {
     threads.emplace_back([&, r] {
       status[r] = loaders[r]->Run(start);
@@ -297,6 +306,9 @@ PhaseOutcome DataloadWorkload::Run(const NodePhaseContext& ctx) {
     ctx.progress->AwaitDone(lock, cv, [&] { return running == 0; });
   }
   for (auto& t : threads) t.join();
+  // An async save still persisting is waited for: its commit is the
+  // epoch's too.
+  if (checkpoints_) status.push_back(checkpoints_->Finish());
   // The first real error (a rank stopped by another's is only aborted).
   for (const absl::Status& s : status) {
     if (!s.ok() && (out.status.ok() || absl::IsAborted(out.status))) {
@@ -376,6 +388,7 @@ void DataloadWorkload::Report(
   }
   HistogramToProto(first_byte, report.mutable_sample_first_byte());
   HistogramToProto(last_byte, report.mutable_sample_last_byte());
+  if (checkpoints_) checkpoints_->Report(&report);
   out->workload_report = report.SerializeAsString();
 }
 

@@ -180,13 +180,30 @@ absl::Status RankLoader::Run(Clock::time_point start) {
     stats_.wait_seconds += Seconds(t0, got);
     if (stats_.batches == 0) stats_.first_batch_seconds = Seconds(start, got);
     Consumed(batch);
+    double computed = 0;
     if (p_.compute_seconds > 0) {
       std::this_thread::sleep_until(got + compute);
-      stats_.compute_seconds += Seconds(got, Clock::now());
+      computed = Seconds(got, Clock::now());
+      stats_.compute_seconds += computed;
+    }
+    if (hook_ != nullptr) {
+      // A checkpoint after this step holds the rank: the step is longer.
+      absl::Status held =
+          hook_->AfterStep(hook_rank_, stats_.batches, batch.size(), computed);
+      if (!held.ok()) {
+        if (!absl::IsAborted(held)) Fail(std::move(held));
+        aborted = true;
+        AddStep(Seconds(t0, Clock::now()));
+        break;
+      }
     }
     AddStep(Seconds(t0, Clock::now()));
   }
   stats_.seconds = Seconds(start, Clock::now());
+  if (hook_ != nullptr && !aborted) {
+    absl::Status done = hook_->RankDone(hook_rank_);
+    if (!done.ok() && !absl::IsAborted(done)) Fail(std::move(done));
+  }
   for (auto& t : threads) t.join();
   CloseWindow();
   stats_.bytes = bytes_.load();

@@ -51,6 +51,20 @@ struct RankEpochStats {
   std::vector<Window> windows;  // per 100 steps
 };
 
+// What the accelerator meets between its steps (checkpoints during the
+// epoch: epoch_checkpoint.h). Called from every rank's thread.
+class StepHook {
+ public:
+  virtual ~StepHook() = default;
+  // After rank `rank`'s (the node's, 0-based) `batches`-th batch, of
+  // `samples`, computed for `compute_seconds`: may hold the rank; an error
+  // stops it.
+  virtual absl::Status AfterStep(size_t rank, uint64_t batches,
+                                 uint64_t samples, double compute_seconds) = 0;
+  // The rank has no more batches (its epoch's time is taken before).
+  virtual absl::Status RankDone(size_t rank) = 0;
+};
+
 class RankLoader {
  public:
   // `bytes` counts the rank's verified bytes as they arrive (progress).
@@ -61,6 +75,11 @@ class RankLoader {
   // The epoch, from `start`; the first error (a sample that does not match
   // names its object and key) stops the rank and sets the abort flag.
   absl::Status Run(std::chrono::steady_clock::time_point start);
+  // Called between steps as the node's rank `rank` (before Run).
+  void SetStepHook(StepHook* hook, size_t rank) {
+    hook_ = hook;
+    hook_rank_ = rank;
+  }
   const RankEpochStats& stats() const { return stats_; }
 
  private:
@@ -83,6 +102,8 @@ class RankLoader {
 
   const LoaderParams p_;
   const RankShare plan_;
+  StepHook* hook_ = nullptr;
+  size_t hook_rank_ = 0;
   std::vector<LoaderWorker>& workers_;
   std::atomic<bool>& abort_;
   std::atomic<uint64_t>& bytes_;

@@ -1,0 +1,96 @@
+#include "common/config_dataset_checks.h"
+
+#include <string>
+
+#include "absl/strings/str_cat.h"
+#include "common/epoch_order.h"
+
+namespace ckpt {
+namespace {
+
+// Checkpoints during a dataload epoch (dataload.checkpoint_every).
+absl::Status CheckEpochCheckpoints(const Config& c, bool need_storage) {
+  // datagen leaves the data loader's keys alone (one file makes and reads
+  // a dataset).
+  if (c.dataload.checkpoint_every == 0 ||
+      c.run.workload == Workload::kDatagen) {
+    return absl::OkStatus();
+  }
+  if (c.run.workload != Workload::kDataload) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "dataload.checkpoint_every (CKPT_CHECKPOINT_EVERY) = ",
+        c.dataload.checkpoint_every,
+        " with run.workload = ", std::string(Name(c.run.workload)),
+        ": checkpoints during training are taken by a dataload epoch; "
+        "expected run.workload = dataload, or 0"));
+  }
+  if (c.run.interval > 0) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "run.interval (CKPT_INTERVAL) = ", c.run.interval,
+        " with dataload.checkpoint_every (CKPT_CHECKPOINT_EVERY) = ",
+        c.dataload.checkpoint_every,
+        ": during an epoch the training between saves is the epoch's own "
+        "batches; expected run.interval unset (0)"));
+  }
+  if (c.cluster.accelerator == Accelerator::kGpu) {
+    return absl::InvalidArgumentError(
+        "dataload.checkpoint_every (CKPT_CHECKPOINT_EVERY) with "
+        "cluster.accelerator (ACCELERATOR) = gpu: checkpoints during an "
+        "epoch are saved from host memory in this version; expected "
+        "ACCELERATOR=cpu");
+  }
+  if (need_storage && c.storage.path.empty()) {
+    return absl::InvalidArgumentError(
+        "dataload.checkpoint_every (CKPT_CHECKPOINT_EVERY) with no "
+        "storage.path (CKPT_DIR_PATH): expected where the checkpoints go "
+        "(they are saved under its checkpoints/)");
+  }
+  return absl::OkStatus();
+}
+
+// The dataset's keys, for a run of a dataset workload.
+absl::Status CheckDatasetOptions(const Config& c, bool need_storage) {
+  if (c.run.workload == Workload::kCheckpoint) return absl::OkStatus();
+  if (need_storage && c.dataset.path.empty() && c.storage.path.empty()) {
+    return absl::InvalidArgumentError(
+        "dataset.path (CKPT_DATASET_PATH) is not set, nor storage.path "
+        "(CKPT_DIR_PATH): expected the directory or URI of the dataset, "
+        "e.g. CKPT_DATASET_PATH=/mnt/data/imagenet-like");
+  }
+  if (c.dataset.sample_spread > c.dataset.sample_bytes) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "dataset.sample_spread (CKPT_SAMPLE_SPREAD) = ",
+        c.dataset.sample_spread,
+        ": expected at most dataset.sample_bytes (CKPT_SAMPLE_BYTES), ",
+        c.dataset.sample_bytes));
+  }
+  if (c.dataset.spread_prefixes > static_cast<int>(kMaxSpreadPrefixes)) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "dataset.spread_prefixes (CKPT_DATASET_SPREAD_PREFIXES) = ",
+        c.dataset.spread_prefixes, ": expected at most ", kMaxSpreadPrefixes));
+  }
+  if (c.dataset.source == DatasetSource::kListed &&
+      c.run.workload == Workload::kDatagen) {
+    return absl::InvalidArgumentError(
+        "dataset.source (CKPT_DATASET_SOURCE) = listed with run.workload = "
+        "datagen: datagen makes a dataset of ckptbench's own; expected "
+        "dataset.source = ckptbench, or run.workload = dataload to read "
+        "yours");
+  }
+  if (c.dataload.shuffle_buffer > static_cast<int>(kMaxShuffleBuffer)) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("dataload.shuffle_buffer (CKPT_SHUFFLE_BUFFER) = ",
+                     c.dataload.shuffle_buffer, ": expected at most ",
+                     kMaxShuffleBuffer, " samples"));
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+absl::Status CheckDatasetWorkloads(const Config& c, bool need_storage) {
+  if (auto s = CheckDatasetOptions(c, need_storage); !s.ok()) return s;
+  return CheckEpochCheckpoints(c, need_storage);
+}
+
+}  // namespace ckpt

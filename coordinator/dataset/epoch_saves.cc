@@ -1,0 +1,245 @@
+#include "coordinator/dataset/epoch_saves.h"
+
+#include <algorithm>
+#include <chrono>
+#include <utility>
+
+#include "absl/strings/str_cat.h"
+#include "common/clock.h"
+#include "common/log.h"
+#include "common/step_layout.h"
+#include "wire/phase_report_codec.h"
+#include "wire/prepare_codec.h"
+
+namespace ckpt {
+namespace {
+
+namespace v1 = ::ckptbench::v1;
+using Clock = std::chrono::steady_clock;
+
+// The configuration the saves' rounds see: no time to visible, and the
+// training between saves the emulated accelerators' N batches (an async
+// save whose persisting takes longer holds the next one).
+Config ForEpochSaves(Config c) {
+  c.run.visible_timeout = 0;
+  c.run.interval = c.dataload.checkpoint_every * c.dataload.compute_time;
+  return c;
+}
+
+}  // namespace
+
+struct EpochSaves::Save {
+  uint32_t k = 0;
+  RoundSpec spec;
+  std::unique_ptr<RoundWorkload> round;
+  RoundResult result;
+  std::vector<Waiting> begun, saved;
+  std::vector<PhaseOutcome> reports;
+  absl::Status refused;  // a report that could not be held
+  Clock::time_point started;
+  bool began = false, committed = false;
+};
+
+EpochSaves::EpochSaves(const Config& config, const CheckpointPlan& plan,
+                       std::vector<NodeClient*> nodes,
+                       EpochSavesContext context, uint64_t first_step)
+    : config_(ForEpochSaves(config)),
+      nodes_(nodes.size()),
+      node_list_(nodes),
+      runner_(config_, plan, std::move(nodes), nullptr),
+      context_(std::move(context)),
+      next_step_(first_step),
+      index_(context_.index_base) {}
+
+EpochSaves::~EpochSaves() { (void)TakeRounds(); }
+
+v1::EpochCheckpoint EpochSaves::JobFor(size_t node) {
+  std::lock_guard<std::mutex> lock(mu_);  // for several nodes at once
+  const RoundSpec spec = context_.spec(next_step_);
+  std::unique_ptr<RoundWorkload> round = runner_.NewRound(spec);
+  PhaseJob job = round->BuildPrepare(node);
+  job.run_id = spec.run_id;
+  job.round_id = spec.round_id;
+  v1::EpochCheckpoint c;
+  c.set_every_batches(static_cast<uint32_t>(config_.dataload.checkpoint_every));
+  c.set_first_step(next_step_);
+  c.set_first_step_uri(job.step_uri);
+  *c.mutable_save() = ToWire(std::move(job));
+  return c;
+}
+
+EpochSaves::Save& EpochSaves::SaveAt(uint32_t k) {
+  for (auto& s : saves_) {
+    if (s->k == k) return *s;
+  }
+  auto& s = saves_.emplace_back(std::make_unique<Save>());
+  s->k = k;
+  s->reports.resize(nodes_);
+  return *s;
+}
+
+void EpochSaves::Answer(const ActionAsk& ask, const Reply& reply,
+                        const v1::EpochSaveAnswer& answer) {
+  reply({ask.round_id, ask.action_id, absl::OkStatus(),
+         answer.SerializeAsString()});
+}
+
+void EpochSaves::Refuse(const ActionAsk& ask, const Reply& reply,
+                        absl::Status s) {
+  reply({ask.round_id, ask.action_id, std::move(s), {}});
+}
+
+void EpochSaves::OnAsk(size_t node, const ActionAsk& ask, Reply reply) {
+  v1::EpochSaveAsk a;
+  if (!a.ParseFromString(ask.payload) || a.save() == 0 || node >= nodes_) {
+    Refuse(ask, reply,
+           absl::InvalidArgumentError("an ask about a save that does not "
+                                      "parse"));
+    return;
+  }
+  v1::EpochSaveAnswer skip;
+  skip.set_skip(true);
+  std::lock_guard<std::mutex> lock(mu_);
+  if (a.finished()) {
+    if (finished_at_ == 0 || a.save() < finished_at_) finished_at_ = a.save();
+    Answer(ask, reply, {});
+    // Nodes waiting at this save or a later one: no node can take it now.
+    for (auto& s : saves_) {
+      if (s->k < finished_at_ || s->began) continue;
+      for (auto& w : s->begun) Answer(w.ask, w.reply, skip);
+      s->begun.clear();
+    }
+    return;
+  }
+  Save& s = SaveAt(a.save());
+  if (!a.saved()) {
+    if (finished_at_ != 0 && a.save() >= finished_at_) {
+      Answer(ask, reply, skip);
+      return;
+    }
+    if (s.began) {
+      Refuse(ask, reply,
+             absl::FailedPreconditionError(
+                 absl::StrCat("a second start of checkpoint ", s.k)));
+      return;
+    }
+    s.begun.push_back({node, ask, std::move(reply)});
+    if (s.begun.size() == nodes_) Begin(s);
+    return;
+  }
+  if (!s.began || s.committed) {
+    Refuse(ask, reply,
+           absl::FailedPreconditionError(absl::StrCat(
+               "checkpoint ", s.k, " reported saved, and it is not running")));
+    return;
+  }
+  auto report = FromWire(a.report());
+  if (!report.ok()) {
+    if (s.refused.ok()) {
+      s.refused = absl::DataLossError(absl::StrCat(node_list_[node]->Who(),
+                                                   " sent a save report that "
+                                                   "cannot be held: ",
+                                                   report.status().message()));
+    }
+  } else {
+    s.reports[node] = *std::move(report);
+  }
+  s.saved.push_back({node, ask, std::move(reply)});
+  if (s.saved.size() == nodes_) {
+    Save* p = &s;
+    helpers_.emplace_back([this, p] { Commit(*p); });
+  }
+}
+
+void EpochSaves::Begin(Save& s) {
+  s.began = true;
+  s.spec = context_.spec(next_step_);
+  s.spec.index = ++index_;
+  s.round = runner_.NewRound(s.spec);
+  s.round->Begin(&s.result);
+  // What each node's report may say (the checkpoint's own check).
+  for (size_t i = 0; i < nodes_; ++i) (void)s.round->BuildPrepare(i);
+  s.started = Clock::now();
+  LOG_INFO("checkpoint %d of the epoch: %s", static_cast<int>(s.k),
+           StepDirName(s.spec.step));
+  for (auto& w : s.begun) {
+    v1::EpochSaveAnswer answer;
+    answer.set_step(s.spec.step);
+    answer.set_step_uri(ForNode(s.spec.step_uri, node_list_[w.node]->index()));
+    Answer(w.ask, w.reply, answer);
+  }
+  s.begun.clear();
+  // The next save's step, claimed while this one runs.
+  const uint64_t after = s.spec.step + 1;
+  next_claimed_ = false;
+  claiming_ = std::thread([this, after] {
+    auto claimed = context_.claim(after);
+    std::lock_guard<std::mutex> lock(mu_);
+    if (claimed.ok()) {
+      next_step_ = *claimed;
+      next_claimed_ = true;
+    } else {
+      claimed_ = claimed.status();
+    }
+  });
+}
+
+void EpochSaves::Commit(Save& s) {
+  if (claiming_.joinable()) claiming_.join();
+  const double reported =
+      std::chrono::duration<double>(Clock::now() - s.started).count();
+  absl::Status failed = s.refused;
+  for (size_t i = 0; i < nodes_ && failed.ok(); ++i) {
+    failed = s.round->CheckReport(i, s.reports[i], node_list_[i]->Who());
+  }
+  if (failed.ok()) failed = s.round->Finish(s.reports, &s.result);
+  s.result.transfer_seconds = reported;
+  s.result.seconds =
+      std::chrono::duration<double>(Clock::now() - s.started).count();
+  s.round->Aggregate(s.reports, {}, &s.result);
+  std::lock_guard<std::mutex> lock(mu_);
+  if (failed.ok() && !claimed_.ok()) failed = claimed_;
+  if (!failed.ok()) {
+    s.result.status = RunStatus::kFailed;
+    s.result.error = std::string(failed.message());
+    for (auto& w : s.saved) Refuse(w.ask, w.reply, failed);
+  } else {
+    s.committed = true;
+    s.round->Conclude({}, NowUnixNs(), &s.result);
+    const std::string next_uri = context_.step_uri(next_step_);
+    for (auto& w : s.saved) {
+      v1::EpochSaveAnswer answer;
+      answer.set_step(s.spec.step);
+      answer.set_next_step(next_step_);
+      answer.set_next_step_uri(ForNode(next_uri, node_list_[w.node]->index()));
+      Answer(w.ask, w.reply, answer);
+    }
+  }
+  s.saved.clear();
+  rounds_.push_back(s.result);
+}
+
+std::vector<RoundResult> EpochSaves::TakeRounds() {
+  // The helpers first: a commit joins the claim.
+  for (auto& t : helpers_) t.join();
+  helpers_.clear();
+  if (claiming_.joinable()) claiming_.join();
+  std::lock_guard<std::mutex> lock(mu_);
+  std::vector<RoundResult> out = std::move(rounds_);
+  rounds_.clear();
+  std::stable_sort(out.begin(), out.end(),
+                   [](const RoundResult& a, const RoundResult& b) {
+                     return a.step < b.step;
+                   });
+  return out;
+}
+
+uint64_t EpochSaves::uncommitted_step() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  for (const auto& s : saves_) {
+    if (s->began && !s->committed) return s->spec.step;
+  }
+  return 0;
+}
+
+}  // namespace ckpt

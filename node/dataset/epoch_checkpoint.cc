@@ -1,0 +1,283 @@
+#include "node/dataset/epoch_checkpoint.h"
+
+#include <utility>
+
+#include "absl/strings/str_cat.h"
+#include "common/error_kind.h"
+#include "common/status_macros.h"
+#include "wire/phase_report_codec.h"
+#include "wire/prepare_codec.h"
+
+namespace ckpt {
+namespace {
+
+namespace v1 = ::ckptbench::v1;
+
+// The abort flag is set from outside with no notify: waits look again at
+// least this often.
+constexpr auto kAbortPoll = std::chrono::milliseconds(20);
+
+}  // namespace
+
+absl::StatusOr<std::unique_ptr<EpochCheckpointer>> EpochCheckpointer::Prepare(
+    const v1::EpochCheckpoint& job, StorageSet& storage, size_t ranks) {
+  if (job.every_batches() < 1) {
+    return absl::InvalidArgumentError("dataload: a checkpoint every 0 batches");
+  }
+  ASSIGN_OR_RETURN(PhaseJob save, FromWire(job.save()));
+  if (!save.workload.empty() || !save.save) {
+    return absl::InvalidArgumentError(
+        "dataload: an epoch's checkpoint job that is not a save");
+  }
+  std::unique_ptr<EpochCheckpointer> c(new EpochCheckpointer(
+      std::move(save), storage, ranks, job.every_batches(), job.first_step(),
+      job.first_step_uri()));
+  PhaseJob first = c->save_;
+  first.step = c->step_;
+  RETURN_IF_ERROR(FillSaveState(first, &c->state_));
+  return c;
+}
+
+EpochCheckpointer::EpochCheckpointer(PhaseJob save, StorageSet& storage,
+                                     size_t ranks, uint32_t every,
+                                     uint64_t step, std::string step_uri)
+    : save_(std::move(save)),
+      storage_(storage),
+      ranks_(ranks),
+      every_(every),
+      async_(save_.loop.async),
+      step_(step),
+      step_uri_(std::move(step_uri)) {}
+
+EpochCheckpointer::~EpochCheckpointer() {
+  if (persist_.joinable()) persist_.join();
+}
+
+void EpochCheckpointer::Start(const NodePhaseContext& ctx,
+                              Clock::time_point start) {
+  ctx_ = ctx;
+  start_ = start;
+  quiet_ = std::make_unique<ProgressReporter>(nullptr, 1.0);
+  quiet_->Start();
+}
+
+double EpochCheckpointer::Now() const {
+  return std::chrono::duration<double>(Clock::now() - start_).count();
+}
+
+absl::Status EpochCheckpointer::Fail(absl::Status s) {
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (error_.ok()) error_ = s;
+  }
+  ctx_.abort->store(true);
+  cv_.notify_all();
+  return s;
+}
+
+absl::StatusOr<v1::EpochSaveAnswer> EpochCheckpointer::Ask(
+    const v1::EpochSaveAsk& ask) {
+  ASSIGN_OR_RETURN(const std::string payload,
+                   ctx_.ask(ask.SerializeAsString()));
+  v1::EpochSaveAnswer answer;
+  if (!answer.ParseFromString(payload)) {
+    return absl::InternalError(
+        "dataload: the coordinator's answer to a save does not parse");
+  }
+  return answer;
+}
+
+absl::Status EpochCheckpointer::AwaitRelease(std::unique_lock<std::mutex>& lock,
+                                             uint32_t k) {
+  while (released_ < k && error_.ok() &&
+         !ctx_.abort->load(std::memory_order_relaxed)) {
+    cv_.wait_for(lock, kAbortPoll);
+  }
+  if (released_ >= k) return absl::OkStatus();
+  return absl::AbortedError("dataload: aborted during a checkpoint");
+}
+
+void EpochCheckpointer::Release(uint32_t k) {
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (released_ >= k) return;
+    released_ = k;
+    arrived_ = 0;
+    if (!saves_.empty() && saves_.back().save() == k) {
+      saves_.back().set_blocked_seconds(Now() - saves_.back().start_seconds());
+    }
+  }
+  cv_.notify_all();
+}
+
+void EpochCheckpointer::CloseWindow(uint32_t k) {
+  std::lock_guard<std::mutex> lock(mu_);
+  for (size_t i = 0; i < saves_.size(); ++i) {
+    if (saves_[i].save() != k || !open_[i]) continue;
+    open_[i] = 0;
+    saves_[i].set_end_seconds(Now());
+  }
+}
+
+absl::Status EpochCheckpointer::AfterStep(size_t /*rank*/, uint64_t batches,
+                                          uint64_t samples,
+                                          double compute_seconds) {
+  std::unique_lock<std::mutex> lock(mu_);
+  for (size_t i = 0; i < saves_.size(); ++i) {
+    if (!open_[i]) continue;
+    v1::EpochSaveStats& w = saves_[i];
+    w.set_window_samples(w.window_samples() + samples);
+    w.set_window_compute_seconds(w.window_compute_seconds() + compute_seconds);
+  }
+  if (skipping_ || batches % every_ != 0) return absl::OkStatus();
+  const uint32_t k = next_;
+  if (arrived_ == 0) {  // the save's window opens with its first rank
+    v1::EpochSaveStats& w = saves_.emplace_back();
+    w.set_save(k);
+    w.set_batch(batches);
+    w.set_start_seconds(Now());
+    open_.push_back(1);
+  }
+  ++arrived_;
+  if (arrived_ + done_ < ranks_) return AwaitRelease(lock, k);
+  ++next_;
+  lock.unlock();
+  return Lead(k);
+}
+
+absl::Status EpochCheckpointer::RankDone(size_t /*rank*/) {
+  std::unique_lock<std::mutex> lock(mu_);
+  ++done_;
+  if (skipping_ || arrived_ + done_ < ranks_) return absl::OkStatus();
+  if (arrived_ > 0) {  // the others wait at a save: this rank leads it
+    const uint32_t k = next_++;
+    lock.unlock();
+    return Lead(k);
+  }
+  // None of the node's ranks reached the next save: say so, so no node
+  // waits for this one at it.
+  skipping_ = true;
+  const uint32_t k = next_;
+  lock.unlock();
+  if (persist_.joinable()) persist_.join();
+  v1::EpochSaveAsk ask;
+  ask.set_save(k);
+  ask.set_finished(true);
+  auto answer = Ask(ask);
+  if (!answer.ok()) return Fail(answer.status());
+  return absl::OkStatus();
+}
+
+absl::Status EpochCheckpointer::Lead(uint32_t k) {
+  // An async save still persisting: this one waits for it (the ranks are
+  // held meanwhile, as a checkpointer with one save in flight holds them).
+  if (persist_.joinable()) persist_.join();
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (!error_.ok()) return error_;
+  }
+  v1::EpochSaveAsk begin;
+  begin.set_save(k);
+  auto answer = Ask(begin);
+  if (!answer.ok()) return Fail(answer.status());
+  if (answer->skip()) {
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      skipping_ = true;
+      if (!saves_.empty() && saves_.back().save() == k) {
+        saves_.pop_back();
+        open_.pop_back();
+      }
+    }
+    Release(k);
+    return absl::OkStatus();
+  }
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    saves_.back().set_step(answer->step());
+  }
+  PhaseJob job = save_;
+  job.step = answer->step();
+  job.step_uri = answer->step_uri();
+  if (job.step != step_ && async_) {
+    return Fail(absl::InternalError(
+        absl::StrCat("dataload: the coordinator named step ", job.step,
+                     " for a save whose state was made for step ", step_)));
+  }
+  auto w = std::make_unique<CheckpointWorkload>();
+  w->Embed(&state_, [this, k] { Release(k); });
+  auto prepared = w->Prepare(std::move(job), storage_);
+  if (!prepared.ok()) {
+    return Fail(WithPrefix(prepared.status(),
+                           absl::StrCat("checkpoint ", k, " of the epoch: ")));
+  }
+  NodePhaseContext sub;
+  sub.round_id = ctx_.round_id;
+  sub.abort = ctx_.abort;
+  sub.progress = quiet_.get();
+  if (!async_) {
+    PhaseOutcome out = w->Run(sub);
+    absl::Status s = Saved(k, out);
+    Release(k);
+    CloseWindow(k);
+    return s;
+  }
+  persisting_ = std::move(w);
+  persist_ = std::thread([this, k, sub] {
+    PhaseOutcome out = persisting_->Run(sub);
+    persisting_.reset();
+    Release(k);  // staging failed: the ranks were not let go yet
+    (void)Saved(k, out);
+  });
+  std::unique_lock<std::mutex> lock(mu_);
+  return AwaitRelease(lock, k);
+}
+
+absl::Status EpochCheckpointer::Saved(uint32_t k, const PhaseOutcome& out) {
+  if (!out.status.ok()) {
+    CloseWindow(k);
+    return Fail(WithPrefix(out.status,
+                           absl::StrCat("checkpoint ", k, " of the epoch: ")));
+  }
+  v1::EpochSaveAsk saved;
+  saved.set_save(k);
+  saved.set_saved(true);
+  *saved.mutable_report() = ToWire(out);
+  auto answer = Ask(saved);
+  if (async_) CloseWindow(k);  // a sync save's closes as the ranks go on
+  if (!answer.ok()) return Fail(answer.status());
+  step_ = answer->next_step();
+  step_uri_ = answer->next_step_uri();
+  if (!async_) return absl::OkStatus();
+  // The next save's training state, made beside the epoch (a real job's
+  // state changes by itself; this costs the node CPU it would not).
+  const auto t0 = Clock::now();
+  PhaseJob next = save_;
+  next.step = step_;
+  absl::Status s = FillSaveState(next, &state_);
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    for (auto& w : saves_) {
+      if (w.save() == k) {
+        w.set_state_seconds(
+            std::chrono::duration<double>(Clock::now() - t0).count());
+      }
+    }
+  }
+  if (!s.ok()) return Fail(s);
+  return absl::OkStatus();
+}
+
+absl::Status EpochCheckpointer::Finish() {
+  if (persist_.joinable()) persist_.join();
+  quiet_->Stop();
+  std::lock_guard<std::mutex> lock(mu_);
+  return error_;
+}
+
+void EpochCheckpointer::Report(v1::DataloadReport* report) const {
+  std::lock_guard<std::mutex> lock(mu_);
+  for (const auto& w : saves_) *report->add_saves() = w;
+}
+
+}  // namespace ckpt

@@ -1,0 +1,177 @@
+// Checkpoints during a dataload epoch (dataload.checkpoint_every) through
+// the coordinator and in-process nodes: the dataset on memory storage, the
+// checkpoints on storage paced on purpose (null://mibps-N), so the dip in
+// samples/s while a save runs is what the rates say; and a checkpoint
+// taken during an epoch restored by a later load-only run.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+
+#include "absl/strings/match.h"
+#include "coordinator/summary.h"
+#include "tests/testing/inprocess_run.h"
+
+namespace ckpt {
+namespace {
+
+// 1,152 samples of 4 KiB over 2 ranks in batches of 4: 144 batches a
+// rank, an accelerator step of 8 ms, so the loader (memory, 2 workers a
+// rank) is never the limit: 2 x 4 / 8 ms = 1,000 samples/s. A checkpoint
+// after every 40 batches (320 ms of training): 3 saves of the
+// NUM_LAYERS=1 model without optimizer state (53.5 MiB), the last 24
+// batches before the epoch's end.
+Config EpochConfig() {
+  Config c;
+  c.dataset.path = "mem://bucket/ds";
+  c.dataset.format = DatasetFormat::kFiles;
+  c.dataset.samples = 1152;
+  c.dataset.sample_bytes = 4096;
+  c.dataset.sample_spread = 0;
+  c.dataset.write_threads = 2;
+  c.cluster.num_devices = "2";
+  c.model.num_layers = 1;
+  c.model.optimizer = Optimizer::kNone;
+  c.io.block_size = 1 << 20;
+  c.dataload.batch_size = 4;
+  c.dataload.num_workers = 2;
+  c.dataload.epochs = 1;
+  c.dataload.compute_time = 0.008;
+  c.dataload.checkpoint_every = 40;
+  c.run.progress_interval = 10;
+  return c;
+}
+
+void MakeDataset(const std::shared_ptr<MemoryStore>& memory, Config c) {
+  c.run.workload = Workload::kDatagen;
+  InProcessRun h(memory, c, 1);
+  ASSERT_TRUE(h.Run().ok());
+}
+
+const RoundResult& Epoch(const RunResult& r) {
+  return *std::find_if(r.rounds.begin(), r.rounds.end(),
+                       [](const RoundResult& x) { return x.epoch; });
+}
+
+std::vector<const RoundResult*> Saves(const RunResult& r) {
+  std::vector<const RoundResult*> out;
+  for (const auto& x : r.rounds) {
+    if (x.workload == Workload::kCheckpoint && x.phase == Phase::kSave) {
+      out.push_back(&x);
+    }
+  }
+  return out;
+}
+
+// At 512 MiB/s a save of B bytes takes B / 512 MiB/s (0.1 s): a sync
+// save holds every rank for all of it, so the window consumes at most the
+// batches the second rank finished before it got there: the dip is the
+// whole rate.
+TEST(EpochCheckpoint, ASyncSaveHoldsEveryRankForItsWholeWindow) {
+  auto memory = std::make_shared<MemoryStore>();
+  Config c = EpochConfig();
+  MakeDataset(memory, c);
+  c.run.workload = Workload::kDataload;
+  c.storage.path = "null://mibps-512";
+  InProcessRun h(memory, c, 1);
+  absl::Status s = h.Run();
+  ASSERT_TRUE(s.ok()) << s;
+  const EpochResult& ep = *Epoch(h.result).epoch;
+  EXPECT_TRUE(ep.each_sample_once);
+  const auto saves = Saves(h.result);
+  ASSERT_EQ(saves.size(), 3u);
+  ASSERT_EQ(ep.saves.size(), 3u);
+  const double bytes = static_cast<double>(h.plan.total_bytes);
+  const double paced = bytes / (512.0 * 1024 * 1024);
+  EXPECT_NEAR(ep.rest_samples_per_second, 1000, 250);
+  for (size_t k = 0; k < 3; ++k) {
+    const EpochResult::Save& w = ep.saves[k];
+    const RoundResult& r = *saves[k];
+    EXPECT_EQ(r.status, RunStatus::kOk) << r.error;
+    EXPECT_EQ(w.index, r.index);
+    EXPECT_EQ(w.step, r.step);
+    EXPECT_EQ(w.batch, 40u * (k + 1));
+    EXPECT_EQ(r.bytes, h.plan.total_bytes);
+    EXPECT_GE(w.window_seconds, paced) << k;
+    EXPECT_GE(w.blocked_seconds, paced) << k;
+    EXPECT_LE(w.window_samples, 4u) << k;  // the other rank's last batch
+    EXPECT_LT(w.window_samples_per_second, 0.1 * ep.rest_samples_per_second);
+    EXPECT_FALSE(r.staging.async);
+  }
+  // The epoch's time: the batches' compute and the three saves.
+  EXPECT_GE(Epoch(h.result).seconds, 144 * 0.008 + 3 * paced);
+  const std::string table = SummaryTable(h.result);
+  EXPECT_TRUE(absl::StrContains(table, "epoch 1 checkpoints")) << table;
+  EXPECT_TRUE(absl::StrContains(table, "save 3")) << table;
+}
+
+// An async save holds the ranks only while it stages (a copy in memory)
+// and persists beside the epoch: in its window the ranks consume at the
+// rest's rate for all but the time they were held.
+TEST(EpochCheckpoint, AnAsyncSaveHoldsTheRanksOnlyWhileItStages) {
+  auto memory = std::make_shared<MemoryStore>();
+  Config c = EpochConfig();
+  MakeDataset(memory, c);
+  c.run.workload = Workload::kDataload;
+  c.storage.path = "null://mibps-512";
+  c.run.async = true;
+  InProcessRun h(memory, c, 1);
+  absl::Status s = h.Run();
+  ASSERT_TRUE(s.ok()) << s;
+  const EpochResult& ep = *Epoch(h.result).epoch;
+  EXPECT_TRUE(ep.each_sample_once);
+  const auto saves = Saves(h.result);
+  ASSERT_EQ(saves.size(), 3u);
+  ASSERT_EQ(ep.saves.size(), 3u);
+  const double paced =
+      static_cast<double>(h.plan.total_bytes) / (512.0 * 1024 * 1024);
+  for (size_t k = 0; k < 3; ++k) {
+    const EpochResult::Save& w = ep.saves[k];
+    const RoundResult& r = *saves[k];
+    EXPECT_EQ(r.status, RunStatus::kOk) << r.error;
+    EXPECT_TRUE(r.staging.async);
+    EXPECT_GE(w.window_seconds, paced) << k;
+    EXPECT_LT(w.blocked_seconds, 0.5 * w.window_seconds) << k;
+    // What the rest's rate gives for the window's unheld part.
+    const double predicted =
+        ep.rest_samples_per_second * (w.window_seconds - w.blocked_seconds);
+    EXPECT_GE(w.window_samples, 0.6 * predicted)
+        << k << " window " << w.window_seconds << " blocked "
+        << w.blocked_seconds << " start " << w.start_seconds << " rest "
+        << ep.rest_samples_per_second;
+    EXPECT_LE(w.window_samples, 1.3 * predicted + 8) << k;
+  }
+}
+
+// Saved during an epoch on memory storage, then restored by a load-only
+// run as any checkpoint is: the newest step, every byte verified.
+TEST(EpochCheckpoint, ACheckpointTakenDuringAnEpochIsRestoredByALaterLoad) {
+  auto memory = std::make_shared<MemoryStore>();
+  Config c = EpochConfig();
+  MakeDataset(memory, c);
+  c.run.workload = Workload::kDataload;
+  c.storage.path = "mem://bucket/run";
+  c.dataload.compute_time = 0;
+  InProcessRun h(memory, c, 1);
+  absl::Status s = h.Run();
+  ASSERT_TRUE(s.ok()) << s;
+  const auto saves = Saves(h.result);
+  ASSERT_EQ(saves.size(), 3u);
+  const uint64_t newest = saves.back()->step;
+
+  Config load = EpochConfig();
+  load.storage.path = "mem://bucket/run";
+  load.dataload.checkpoint_every = 0;
+  load.run.mode = RunMode::kLoadOnly;
+  load.run.num_load_calls = 1;
+  InProcessRun l(memory, load, 1);
+  s = l.Run();
+  ASSERT_TRUE(s.ok()) << s;
+  ASSERT_EQ(l.result.rounds.size(), 1u);
+  const RoundResult& r = l.result.rounds[0];
+  EXPECT_EQ(r.phase, Phase::kLoad);
+  EXPECT_EQ(r.step, newest);
+  EXPECT_TRUE(r.verified);
+}
+
+}  // namespace
+}  // namespace ckpt
