@@ -93,8 +93,8 @@ TEST(EpochCheckpoint, ASyncSaveHoldsEveryRankForItsWholeWindow) {
     EXPECT_EQ(r.bytes, h.plan.total_bytes);
     EXPECT_GE(w.window_seconds, paced) << k;
     EXPECT_GE(w.blocked_seconds, paced) << k;
-    EXPECT_LE(w.window_samples, 4u) << k;  // the other rank's last batch
-    EXPECT_LT(w.window_samples_per_second, 0.1 * ep.rest_samples_per_second);
+    EXPECT_LE(w.window_samples, 12u) << k;  // the other rank catching up
+    EXPECT_LT(w.window_samples_per_second, 0.15 * ep.rest_samples_per_second);
     EXPECT_FALSE(r.staging.async);
   }
   // The epoch's time: the batches' compute and the three saves.

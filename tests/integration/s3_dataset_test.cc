@@ -143,3 +143,104 @@ TEST_F(S3Test, AUsersOwnPrefixIsListedAndReadWithOneGetPerSample) {
 
 }  // namespace
 }  // namespace ckpt
+
+namespace ckpt {
+namespace {
+
+// Checkpoints while data streams from S3: the dataset (TAR shards) and
+// the checkpoints (NUM_LAYERS=1 without optimizer state, 53.5 MiB, in
+// multipart uploads) on Swift, 2 ranks x 2 workers, 12 ms of compute a
+// batch of 4 (120 batches a rank), a save after every 30 batches of each
+// rank, sync and async.
+// A sync save holds every rank for its whole window (only the other rank
+// catching up to the batch consumes in it); an async one only while it
+// stages,
+// so its window consumes at the rest of the epoch's rate for the rest of
+// it, less what the uploads take from 2 cores shared with Swift. Then each
+// run's newest step is left under the prefix (neither removes the other's),
+// and a load-only run restores the newest.
+TEST_F(S3Test, CheckpointsDuringAnEpochSaveToS3BesideTheDataItStreams) {
+  Env env = S3Env({{"CKPT_DATASET_PATH", Uri("data")},
+                   {"CKPT_DIR_PATH", Uri("run")},
+                   {"CKPT_DATASET_SAMPLES", "960"},
+                   {"CKPT_SAMPLE_BYTES", "8KiB"},
+                   {"CKPT_SAMPLE_SPREAD", "0"},
+                   {"CKPT_SHARD_BYTES", "256KiB"},
+                   {"NUM_LAYERS", "1"},
+                   {"CKPT_OPTIMIZER", "none"},
+                   {"CKPT_EPOCHS", "1"},
+                   {"CKPT_BATCH_SIZE", "4"},
+                   {"CKPT_NUM_WORKERS", "2"},
+                   {"CKPT_COMPUTE_TIME", "0.012"},
+                   {"CKPT_CHECKPOINT_EVERY", "30"}});
+  auto g = Ckpt({"datagen", "-q", "--results-dir", tmp_.Sub("gen")}, env);
+  ASSERT_EQ(g.exit_code, 0) << g.err;
+  env["CKPT_WORKLOAD"] = "dataload";
+  std::vector<uint64_t> kept;
+  for (const bool async : {false, true}) {
+    SCOPED_TRACE(async ? "async" : "sync");
+    env["CKPT_ASYNC"] = async ? "true" : "false";
+    const std::string res = tmp_.Sub(async ? "async" : "sync");
+    auto r = Ckpt({"run", "-q", "--results-dir", res}, env);
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    const json j = json::parse(ReadFile(res + "/result.json"));
+    const json& rounds = j["rounds"];
+    // 120 batches a rank: saves after 30, 60, 90 and 120.
+    ASSERT_EQ(rounds.size(), 5u) << rounds.dump();
+    const json& epoch = rounds[0]["epoch"];
+    EXPECT_TRUE(epoch["each_sample_once"].get<bool>());
+    const json& cp = epoch["checkpoints"];
+    ASSERT_EQ(cp["saves"].size(), 4u);
+    const double rest = cp["rest_samples_per_second"].get<double>();
+    for (size_t k = 0; k < 4; ++k) {
+      const json& save = rounds[k + 1];
+      const json& w = cp["saves"][k];
+      EXPECT_EQ(save["phase"], "save");
+      EXPECT_EQ(save["status"], "ok") << save.dump();
+      EXPECT_GT(save["requests"].get<uint64_t>(), 2u);  // multipart
+      EXPECT_EQ(w["step"], save["step"]);
+      const double window = w["window_seconds"].get<double>();
+      const double held = w["blocked_seconds"].get<double>();
+      if (!async) {
+        // Only the other rank catching up to the batch: a batch or two
+        // over a window of a few hundred ms.
+        EXPECT_LE(w["window_samples"].get<uint64_t>(), 12u) << w.dump();
+        EXPECT_LT(w["window_samples_per_second"].get<double>(), 0.15 * rest)
+            << w.dump();
+        EXPECT_GE(held, 0.9 * window) << w.dump();
+      } else if (k < 3) {  // the last one persists after the last batch
+        EXPECT_LT(held, window) << w.dump();
+        EXPECT_GE(w["window_samples"].get<double>(),
+                  0.4 * rest * (window - held) - 8)
+            << w.dump();
+      }
+    }
+    kept.push_back(rounds[4]["step"].get<uint64_t>());
+  }
+  const uint64_t last_step = kept.back();
+  auto ls = swift().Aws(
+      {"s3api", "list-objects-v2", "--bucket", bucket_, "--prefix", "run/"});
+  ASSERT_EQ(ls.exit_code, 0) << ls.err;
+  EXPECT_NE(ls.out.find("step-" + std::to_string(last_step) + "/.metadata"),
+            std::string::npos)
+      << ls.out;
+  for (uint64_t s = 1; s <= last_step; ++s) {
+    const bool there =
+        ls.out.find("step-" + std::to_string(s) + "/") != std::string::npos;
+    EXPECT_EQ(there, s == kept[0] || s == kept[1]) << s << ": " << ls.out;
+  }
+  Env load = env;
+  load["CKPT_WORKLOAD"] = "checkpoint";
+  load["CKPT_CHECKPOINT_EVERY"] = "0";
+  load["CKPT_ASYNC"] = "false";
+  load["CKPT_MODE"] = "load-only";
+  load["NUM_LOAD_CALLS"] = "1";
+  auto l = Ckpt({"run", "-q", "--results-dir", tmp_.Sub("load")}, load);
+  ASSERT_EQ(l.exit_code, 0) << l.err;
+  const json lj = json::parse(ReadFile(tmp_.Sub("load/result.json")));
+  EXPECT_EQ(lj["rounds"][0]["step"], last_step);
+  EXPECT_TRUE(lj["rounds"][0]["verified"].get<bool>());
+}
+
+}  // namespace
+}  // namespace ckpt
