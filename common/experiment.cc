@@ -3,6 +3,7 @@
 #include <cctype>
 #include <filesystem>
 #include <set>
+#include <tuple>
 
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
@@ -18,11 +19,12 @@ namespace {
 
 constexpr char kDefaults[] = "defaults.";
 constexpr char kSweep[] = "sweep.";
+constexpr char kSmoke[] = "smoke.";
 
 // An unknown key at `where`, with groups and "repeat" among the suggestions.
 std::string UnknownKey(const std::string& where, const std::string& key,
                        const Experiment& e) {
-  std::vector<std::string> extra = {"repeat"};
+  std::vector<std::string> extra = {"repeat", "prepare", "smoke"};
   for (const auto& g : e.groups) extra.push_back(g.group);
   return absl::StrCat(where, ": ", UnknownKeyMessage(key, extra));
 }
@@ -155,8 +157,12 @@ std::string PathSafe(const std::string& s) {
 }  // namespace
 
 absl::StatusOr<Experiment> LoadExperiment(
-    const std::string& path, const std::vector<std::string>& overrides) {
+    const std::string& path, const std::vector<std::string>& overrides,
+    bool smoke) {
   Experiment e;
+  // The smoke: entries, (key, values, where), applied after the file's.
+  std::vector<std::tuple<std::string, std::vector<std::string>, std::string>>
+      smokes;
   e.path = path;
   e.name = std::filesystem::path(path).stem().string();
   ASSIGN_OR_RETURN(auto entries, ReadYamlFile(path, "experiment"));
@@ -189,6 +195,18 @@ absl::StatusOr<Experiment> LoadExperiment(
     }
     if (key == "name" || key == "description") {
       (key == "name" ? e.name : e.description) = entry.value;
+    } else if (key == "prepare") {
+      if (entry.value != "datagen") {
+        return absl::InvalidArgumentError(
+            absl::StrCat(where, ": prepare = '", entry.value,
+                         "': expected datagen (the points' dataset made "
+                         "first), or no prepare: key"));
+      }
+      e.prepare_datagen = true;
+    } else if (key.rfind(kSmoke, 0) == 0) {
+      smokes.emplace_back(key.substr(sizeof(kSmoke) - 1),
+                          entry.list ? entry.items : SplitValues(entry.value),
+                          absl::StrCat(where, " (smoke)"));
     } else if (key == "repeat") {
       ASSIGN_OR_RETURN(e.repeat, ParseRepeat(where, entry.value));
     } else if (key.rfind(kSweep, 0) == 0) {
@@ -206,6 +224,18 @@ absl::StatusOr<Experiment> LoadExperiment(
     } else {
       e.values.push_back({key, entry.value, where});
     }
+  }
+  if (smoke && smokes.empty()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(path, ": --smoke, and the file has no smoke: entries"));
+  }
+  for (auto& [key, values, where] : smoke ? smokes : decltype(smokes){}) {
+    if (key == "repeat") {
+      ASSIGN_OR_RETURN(e.repeat,
+                       ParseRepeat(where, absl::StrJoin(values, ",")));
+      continue;
+    }
+    RETURN_IF_ERROR(AddParam(e, key, std::move(values), where));
   }
   for (const auto& o : overrides) {
     size_t eq = o.find('=');

@@ -11,9 +11,16 @@
 //     storage: [s3, fuse]           # a group: one file per value
 //   run:
 //     num_save_calls: 3             # any configuration key
+//   prepare: datagen          # dataload points: their dataset made first
+//   smoke:                    # `sweep --smoke`: the seconds-long form
+//     dataset.samples: 200          # a value, or a,b to sweep
 //
 // Command-line `key=value` or `key=a,b,c` sweeps too (replacing the file's
 // sweep of that key); `repeat=N` and `GROUP=option` work there as well.
+// `smoke:` entries do the same, below the command line, only with --smoke.
+// `prepare: datagen`: every point that reads a dataset of ckptbench's
+// (run.workload=dataload) gets it made by a datagen run first, once per
+// dataset in the sweep (sweep/sweep_plan.h says where it goes).
 // Every error names the file and line (or "command line") and the key.
 // Pure apart from reading files; thread-compatible.
 #ifndef CKPTBENCH_COMMON_EXPERIMENT_H_
@@ -48,6 +55,8 @@ struct Experiment {
   std::vector<Group> groups;
   std::vector<SourcedValue> values;  // the file's own keys
   std::vector<SweepParam> params;    // in order; first varies slowest
+  // `prepare: datagen`: dataload points' datasets made first.
+  bool prepare_datagen = false;
 };
 
 // One run of the sweep: a point of the product, in one repeat pass.
@@ -67,8 +76,10 @@ struct SweepRun {
 
 // Reads `path` and applies the command-line `overrides`. Checks every key,
 // group and sweep value's key; values are checked per point by LoadConfig.
+// `smoke`: apply the file's smoke: entries (an error when it has none).
 absl::StatusOr<Experiment> LoadExperiment(
-    const std::string& path, const std::vector<std::string>& overrides);
+    const std::string& path, const std::vector<std::string>& overrides,
+    bool smoke = false);
 
 int PointCount(const Experiment& experiment);
 

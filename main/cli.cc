@@ -30,7 +30,8 @@ commands:
                writes DIR/NNN-<values>/result.json, collated_results.json,
                results.csv and report.html (DIR: --results-dir, default
                multirun/<date>/<time>); --resume finishes an interrupted
-               sweep, --dry-run validates and lists the runs
+               sweep, --dry-run validates and lists the runs, --smoke
+               runs the file's seconds-long form (its smoke: entries)
   report DIR   write DIR/report.html from a sweep or run directory
   compare A B  the same points of two sweep or run directories side by
                side, with changes larger than the run-to-run spread flagged
@@ -58,6 +59,7 @@ options:
   --resume            (sweep) finish the runs --results-dir DIR lacks (a
                       DIR with no sweep yet: start it)
   --dry-run           (sweep) validate every point and list the runs
+  --smoke             (sweep) the experiment's smoke: form (seconds long)
   --save-only         same as CKPT_MODE=save-only
   --load-only         same as CKPT_MODE=load-only
   --listen HOST:PORT  (coordinator) same as CKPT_LISTEN
@@ -95,6 +97,7 @@ const std::vector<FlagDef>& CliFlags() {
       {"--resume", false, "sweep: finish the runs DIR lacks"},
       {"--overwrite", false, "run/coordinator: replace DIR/result.json"},
       {"--dry-run", false, "sweep: validate and list the runs"},
+      {"--smoke", false, "sweep: the experiment file's smoke: form"},
       {"--per-rank", false, "plan: every rank's files"},
       {"--list", false, "plan: the model presets"},
       {"--abort", false, "uploads: abort the uploads listed"},
@@ -171,6 +174,7 @@ const std::map<std::string, Apply>& FlagActions() {
     (*m)["--resume"] = on(&CliArgs::resume);
     (*m)["--overwrite"] = on(&CliArgs::overwrite);
     (*m)["--dry-run"] = on(&CliArgs::dry_run);
+    (*m)["--smoke"] = on(&CliArgs::smoke);
     (*m)["--json"] = on(&CliArgs::json);
     (*m)["--per-rank"] = on(&CliArgs::per_rank);
     (*m)["--list"] = on(&CliArgs::list);

@@ -22,6 +22,7 @@ struct CliArgs {
   bool resume = false;     // sweep: finish the runs DIR lacks
   bool overwrite = false;  // run/coordinator: replace DIR/result.json
   bool dry_run = false;    // sweep: validate and list the runs, run nothing
+  bool smoke = false;      // sweep: the experiment file's smoke: form
   bool json = false;       // keys: the machine-readable interface
   bool per_rank = false;   // plan: list every rank
   bool list = false;       // plan: list presets

@@ -12,11 +12,13 @@
 #include "absl/strings/str_format.h"
 #include "common/experiment.h"
 #include "common/log.h"
+#include "common/text.h"
 #include "coordinator/coordinator.h"
 #include "coordinator/progress.h"
 #include "main/commands.h"
 #include "main/run_support.h"
 #include "report/html_report.h"
+#include "report/loader_sweep_section.h"
 #include "report/sweep_data.h"
 #include "sweep/sweep_dir.h"
 #include "sweep/sweep_plan.h"
@@ -42,6 +44,20 @@ void PrintPoints(const SweepData& data) {
   std::printf(
       "MiB/s: the point's timed rounds' bytes over their summed time; round "
       "stdev: of single rounds' MiB/s\n");
+  const std::vector<LoaderPoint> loader = LoaderPoints(data);
+  if (loader.empty()) return;
+  std::printf("\n%-48s %6s %12s %8s %12s\n", "point (data loader)", "epochs",
+              "samples/s", "util%", "step sd ms");
+  for (const LoaderPoint& p : loader) {
+    std::printf(
+        "%-48s %6d %12.0f %8s %12.3f\n",
+        EscapeForTerminal(p.point_name).c_str(), p.epochs, p.samples_per_second,
+        p.compute ? absl::StrFormat("%.1f", 100 * p.utilization).c_str() : "-",
+        p.step_sd_ms);
+  }
+  std::printf(
+      "samples/s: each point's cold epoch, the mean over its repeats; util%%: "
+      "the emulated accelerators' (dataload.compute_time > 0)\n");
 }
 
 // One run of the sweep, as `ckptbench run` would do it.
@@ -54,8 +70,9 @@ int RunOne(const CliArgs& args, const Experiment& experiment,
       experiment.name, run.index,      static_cast<int>(plan.runs.size()),
       run.name,        run.point_name, run.repeat,
       run.values};
-  if (int code =
-          PrepareRun(plan.checked[target.index].options, target.dir, &setup);
+  const CheckedRun& checked = plan.checked[target.index];
+  if (int code = PrepareRun(target.prepare ? *checked.prepare : checked.options,
+                            target.dir, &setup);
       code != 0) {
     return code;
   }
@@ -70,7 +87,9 @@ int RunOne(const CliArgs& args, const Experiment& experiment,
                         run.point_name.empty() ? run.name : run.point_name));
   }
   Coordinator coordinator(config, setup.plan, target.nodes, progress.get());
-  return ExecuteRun(target.dir, coordinator, signals, &setup.result);
+  // A prepare's result is the dataset's, replaced on --resume.
+  return ExecuteRun(target.dir, coordinator, signals, &setup.result,
+                    /*overwrite=*/target.prepare);
 }
 
 // Stops serving, writes the collated outputs and prints the points.
@@ -130,7 +149,8 @@ int SweepCommand(const CliArgs& args) {
         "sweep: --config does not apply; the experiment file is the "
         "configuration (its defaults: list composes group files)");
   }
-  auto experiment = LoadExperiment(args.positional[0], args.overrides);
+  auto experiment =
+      LoadExperiment(args.positional[0], args.overrides, args.smoke);
   if (!experiment.ok()) {
     return BadInput(std::string(experiment.status().message()));
   }

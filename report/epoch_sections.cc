@@ -6,6 +6,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "report/loader_sweep_section.h"
 #include "report/svg.h"
 
 namespace ckpt {
@@ -250,8 +251,9 @@ std::string DataLoaderSection(const SweepData& data) {
          "epoch's time, from the common start to the last batch consumed. The "
          "first epoch is always cold; warm epochs (dataload.warm_epochs) "
          "allow caches.</p>\n" +
-         RateSection(epochs) + UtilizationSection(epochs) +
-         LatencySection(epochs) + StepSection(epochs) + WorkerSection(epochs);
+         LoaderSweepSection(data) + RateSection(epochs) +
+         UtilizationSection(epochs) + LatencySection(epochs) +
+         StepSection(epochs) + WorkerSection(epochs);
 }
 
 }  // namespace ckpt

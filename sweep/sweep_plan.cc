@@ -6,8 +6,10 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "common/bytes.h"
 #include "common/config_keys.h"
 #include "common/log.h"
+#include "common/step_layout.h"
 #include "coordinator/checkpoint/planner.h"
 
 namespace ckpt {
@@ -49,6 +51,17 @@ absl::StatusOr<CheckedRun> CheckRun(const Experiment& e, const SweepRun& run,
   if (!loaded.ok()) return loaded.status();
   WarnEnvironmentOverGroups(e, *options, *loaded, warned);
   const StorageOptions& storage = loaded->config.storage;
+  const Config& given = loaded->config;
+  const bool prepare = e.prepare_datagen &&
+                       given.run.workload == Workload::kDataload &&
+                       given.dataset.source == DatasetSource::kCkptbench;
+  if (prepare && given.dataset.path.empty() && !storage.path.empty()) {
+    options->final_values.push_back(
+        {"dataset.path",
+         JoinPath(storage.path,
+                  "datasets/" + DatasetDirName(DatasetSpecOf(given))),
+         "sweep: prepare: datagen, the point's dataset"});
+  }
   const std::string where = "sweep: the point's own sub-path";
   if (!storage.path.empty()) {
     options->final_values.push_back(
@@ -68,7 +81,18 @@ absl::StatusOr<CheckedRun> CheckRun(const Experiment& e, const SweepRun& run,
   if (auto plan = MakePlan(PlanOptionsFromConfig(config)); !plan.ok()) {
     return plan.status();
   }
-  return CheckedRun{std::move(*options), config};
+  CheckedRun checked{std::move(*options), config, std::nullopt, ""};
+  if (prepare) {
+    LoadOptions gen = checked.options;
+    gen.final_values.push_back(
+        {"run.workload", "datagen", "sweep: prepare: datagen"});
+    auto made = LoadConfig(gen);
+    if (!made.ok()) return made.status();
+    if (auto s = ValidateConfig(made->config, true); !s.ok()) return s;
+    checked.prepare = std::move(gen);
+    checked.dataset = config.DatasetPath();
+  }
+  return checked;
 }
 
 }  // namespace
@@ -79,6 +103,30 @@ std::string PointPath(const std::string& path, int point) {
   std::string base = path;
   while (base.size() > 1 && base.back() == '/') base.pop_back();
   return absl::StrFormat("%s/point-%03d", base, point);
+}
+
+namespace {
+
+// Exact and short: "4MiB", "150KiB", "1000".
+std::string FormatSize(uint64_t b) {
+  if (b > 0 && b % kMiB == 0) return absl::StrCat(b / kMiB, "MiB");
+  if (b > 0 && b % kKiB == 0) return absl::StrCat(b / kKiB, "KiB");
+  return absl::StrCat(b);
+}
+
+}  // namespace
+
+std::string DatasetDirName(const DatasetSpec& spec) {
+  std::string name = absl::StrCat(
+      std::string(Name(spec.format)), "-", spec.samples, "x",
+      FormatSize(spec.sample_bytes), "-s", FormatSize(spec.sample_spread));
+  if (spec.format == DatasetFormat::kTar) {
+    absl::StrAppend(&name, "-shard", FormatSize(spec.shard_bytes));
+  } else if (spec.spread_prefixes > 0) {
+    absl::StrAppend(&name, "-p", spec.spread_prefixes);
+  }
+  absl::StrAppend(&name, "-seed", spec.seed);
+  return name;
 }
 
 // The control channel is set up once for the whole sweep: it must not vary.

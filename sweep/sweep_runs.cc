@@ -77,6 +77,10 @@ bool SweepRuns::RunOne(size_t i, const std::string& run_dir) {
     local_->set_progress_interval(config.run.progress_interval);
     target.nodes = {local_.get()};
   }
+  if (!Prepare(i, target)) {
+    ++failed_;
+    return signal_().empty();
+  }
   const int code = run_(target);
   if (interrupted_ = signal_(); !interrupted_.empty()) {
     // The signal stops the loop. The run it reached is set aside (a
@@ -92,6 +96,28 @@ bool SweepRuns::RunOne(size_t i, const std::string& run_dir) {
   }
   if (code != 0) ++failed_;
   return true;
+}
+
+bool SweepRuns::Prepare(size_t i, const SweepRunTarget& run) {
+  const CheckedRun& checked = plan_.checked[i];
+  if (!checked.prepare) return true;
+  auto it = prepared_.find(checked.dataset);
+  if (it != prepared_.end()) return it->second;
+  SweepRunTarget target = run;
+  target.prepare = true;
+  target.dir = (fs::path(dir_) / "prepare" / plan_.runs[i].name).string();
+  LOG_INFO("sweep: the dataset of run %s first: %s", plan_.runs[i].name,
+           checked.dataset);
+  SetResultAside(target.dir, "result.previous.json");
+  const bool made = run_(target) == 0;
+  if (!made) {
+    LOG_ERROR(
+        "sweep: no dataset at %s (%s/result.json says why); the runs that "
+        "read it are not run",
+        checked.dataset, target.dir);
+  }
+  prepared_[checked.dataset] = made;
+  return made;
 }
 
 void SweepRuns::StopServing(bool ok, const std::string& reason) {

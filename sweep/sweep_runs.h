@@ -4,6 +4,9 @@
 // agents once (control.*) and a point on k nodes runs on nodes 0..k-1; on
 // one node, every run shares one in-process node, so its storage
 // (connection pools, credentials) stays warm from run to run.
+// With prepare: datagen, a point's dataset is made (or found) by a datagen
+// run under DIR/prepare/<run name>/ before the first run that reads it; a
+// point whose dataset could not be made is not run (it counts as failed).
 // A run whose result.json says it finished is not run again (--resume);
 // a failed run's result is kept as result.failed.json and the run done
 // again. A signal stops the loop before the next run; the run it
@@ -14,6 +17,7 @@
 #define CKPTBENCH_SWEEP_SWEEP_RUNS_H_
 
 #include <functional>
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -31,6 +35,10 @@ namespace ckpt {
 // it runs on with their clock estimates (none for the in-process node).
 struct SweepRunTarget {
   size_t index = 0;
+  // The run's prepare (its dataset made or found by datagen: the plan's
+  // checked[index].prepare), not the run itself; its result may be
+  // replaced.
+  bool prepare = false;
   std::string dir;
   std::vector<NodeClient*> nodes;
   std::vector<NodeClock> clocks;
@@ -65,6 +73,9 @@ class SweepRuns {
  private:
   // Run i; false when a signal stopped it.
   bool RunOne(size_t i, const std::string& run_dir);
+  // Run i's dataset made first, once in the sweep (prepare: datagen): true
+  // when it is there (or the run needs none).
+  bool Prepare(size_t i, const SweepRunTarget& run);
 
   const SweepPlan& plan_;
   const std::string dir_;
@@ -73,6 +84,7 @@ class SweepRuns {
   std::optional<Fleet> fleet_;
   std::unique_ptr<HealthServer> health_;
   std::unique_ptr<LocalNodeClient> local_;
+  std::map<std::string, bool> prepared_;  // by dataset: made or found
   int failed_ = 0, done_before_ = 0;
   std::string interrupted_;
 };

@@ -107,5 +107,41 @@ TEST(Experiment, ErrorsNameFileLineAndKey) {
   }
 }
 
+// smoke: entries apply only with --smoke, over the file's sweep and below
+// the command line; prepare: takes only datagen.
+TEST(Experiment, SmokeEntriesReplaceTheSweepOnlyWhenAskedAndPrepareIsDatagen) {
+  TempDir t;
+  Write(t.Sub("e.yaml"),
+        "prepare: datagen\nrepeat: 3\nsweep:\n  NUM_LAYERS: [1, 2, 3]\n"
+        "smoke:\n  NUM_LAYERS: 1,2\n  io.block_size: 1MiB\n  repeat: 1\n");
+  auto full = LoadExperiment(t.Sub("e.yaml"), {});
+  ASSERT_TRUE(full.ok()) << full.status();
+  EXPECT_TRUE(full->prepare_datagen);
+  EXPECT_EQ(PointCount(*full), 3);
+  EXPECT_EQ(full->repeat, 3);
+  auto smoke = LoadExperiment(t.Sub("e.yaml"), {}, /*smoke=*/true);
+  ASSERT_TRUE(smoke.ok()) << smoke.status();
+  EXPECT_EQ(PointCount(*smoke), 2);
+  EXPECT_EQ(smoke->repeat, 1);
+  EXPECT_EQ(smoke->params[1].where, t.Sub("e.yaml") + ":7 (smoke)");
+  auto cli = LoadExperiment(t.Sub("e.yaml"), {"NUM_LAYERS=4"}, true);
+  ASSERT_TRUE(cli.ok()) << cli.status();
+  EXPECT_EQ(PointCount(*cli), 1);
+  EXPECT_EQ(cli->params[0].values, std::vector<std::string>{"4"});
+
+  Write(t.Sub("bad.yaml"), "prepare: make\n");
+  auto bad = LoadExperiment(t.Sub("bad.yaml"), {});
+  ASSERT_FALSE(bad.ok());
+  EXPECT_NE(bad.status().message().find(
+                t.Sub("bad.yaml") + ":1: prepare = 'make': expected datagen"),
+            std::string::npos)
+      << bad.status();
+  Write(t.Sub("none.yaml"), "sweep:\n  NUM_LAYERS: [1, 2]\n");
+  auto none = LoadExperiment(t.Sub("none.yaml"), {}, true);
+  ASSERT_FALSE(none.ok());
+  EXPECT_NE(none.status().message().find("has no smoke: entries"),
+            std::string::npos);
+}
+
 }  // namespace
 }  // namespace ckpt
