@@ -187,6 +187,10 @@ struct DataloadOptions {
   // A checkpoint (the model.* one, saved as run.async says) after every
   // this many batches of each rank; 0 = none.
   int checkpoint_every = 0;
+  // Search the most accelerators (ranks per node, up to this many) that
+  // the storage keeps at >= 90% utilization, one cold epoch a count; 0 =
+  // no search.
+  int find_accelerators = 0;
 };
 
 // The coordinator's control port when an address names none.

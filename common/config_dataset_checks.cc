@@ -86,11 +86,40 @@ absl::Status CheckDatasetOptions(const Config& c, bool need_storage) {
   return absl::OkStatus();
 }
 
+// The accelerator search (dataload.find_accelerators).
+absl::Status CheckAcceleratorSearch(const Config& c) {
+  const int n = c.dataload.find_accelerators;
+  if (n == 0 || c.run.workload != Workload::kDataload) {
+    return absl::OkStatus();
+  }
+  if (c.dataload.compute_time <= 0) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "dataload.find_accelerators (CKPT_FIND_ACCELERATORS) = ", n,
+        " with dataload.compute_time (CKPT_COMPUTE_TIME) = 0: utilization "
+        "needs an accelerator's time per batch; expected e.g. "
+        "CKPT_COMPUTE_TIME=0.188 (MLPerf Storage's unet3d on H100)"));
+  }
+  if (c.dataload.checkpoint_every > 0) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "dataload.find_accelerators (CKPT_FIND_ACCELERATORS) = ", n,
+        " with dataload.checkpoint_every (CKPT_CHECKPOINT_EVERY) = ",
+        c.dataload.checkpoint_every,
+        ": the search measures reading alone; expected one of them"));
+  }
+  if (n > 1024) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "dataload.find_accelerators (CKPT_FIND_ACCELERATORS) = ", n,
+        ": expected at most 1024 ranks per node"));
+  }
+  return absl::OkStatus();
+}
+
 }  // namespace
 
 absl::Status CheckDatasetWorkloads(const Config& c, bool need_storage) {
   if (auto s = CheckDatasetOptions(c, need_storage); !s.ok()) return s;
-  return CheckEpochCheckpoints(c, need_storage);
+  if (auto s = CheckEpochCheckpoints(c, need_storage); !s.ok()) return s;
+  return CheckAcceleratorSearch(c);
 }
 
 }  // namespace ckpt

@@ -146,6 +146,12 @@ void AddDataloadKeys(std::vector<KeyDef>* out) {
       [](Config& c) -> int& { return c.dataload.checkpoint_every; },
       "a checkpoint (model.*, sync or run.async) after every N batches of "
       "each rank, under storage.path's checkpoints/ (0: none)"));
+  keys.push_back(IntKey(
+      "dataload.find_accelerators", "CKPT_FIND_ACCELERATORS", 0,
+      [](Config& c) -> int& { return c.dataload.find_accelerators; },
+      "search the most accelerators (ranks per node, up to N) the storage "
+      "keeps at >= 90% utilization at dataload.compute_time, one cold epoch "
+      "per count (0: no search)"));
 }
 
 }  // namespace ckpt

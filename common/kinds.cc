@@ -99,6 +99,10 @@ constexpr Table<DatasetSource, 2> kDatasetSource{
     {{DatasetSource::kCkptbench, "ckptbench"},
      {DatasetSource::kListed, "listed"}}};
 constexpr const auto& TableOf(DatasetSource) { return kDatasetSource; }
+constexpr Table<SearchEnd, 3> kSearchEnd{{{SearchEnd::kStorage, "storage"},
+                                          {SearchEnd::kClient, "client"},
+                                          {SearchEnd::kLimit, "limit"}}};
+constexpr const auto& TableOf(SearchEnd) { return kSearchEnd; }
 constexpr Table<Workload, 3> kWorkload{{{Workload::kCheckpoint, "checkpoint"},
                                         {Workload::kDatagen, "datagen"},
                                         {Workload::kDataload, "dataload"}}};
@@ -155,6 +159,7 @@ std::string_view Name(GcsUpload v) { return NameIn(v); }
 std::string_view Name(ChecksumKind v) { return NameIn(v); }
 std::string_view Name(DatasetFormat v) { return NameIn(v); }
 std::string_view Name(DatasetSource v) { return NameIn(v); }
+std::string_view Name(SearchEnd v) { return NameIn(v); }
 std::string_view Name(Workload v) { return NameIn(v); }
 std::string_view Name(DataAccess v) { return NameIn(v); }
 std::string_view Name(RoundFlag v) { return NameIn(v); }
@@ -201,6 +206,7 @@ CKPT_KIND(GcsUpload)
 CKPT_KIND(ChecksumKind)
 CKPT_KIND(DatasetFormat)
 CKPT_KIND(DatasetSource)
+CKPT_KIND(SearchEnd)
 CKPT_KIND(Workload)
 CKPT_KIND(DataAccess)
 CKPT_KIND(RoundFlag)

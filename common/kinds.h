@@ -54,6 +54,10 @@ enum class DatasetFormat { kFiles, kTar };
 // datagen: its manifest read, every byte verified) | listed (the user's
 // own: listed, TAR shards indexed, read unverified).
 enum class DatasetSource { kCkptbench, kListed };
+// What ended an accelerator search (dataload.find_accelerators): storage
+// (the first count that fell did so on the storage) | client (that count
+// was client-bound) | limit (every count up to the limit held).
+enum class SearchEnd { kStorage, kClient, kLimit };
 // What a run does (run.workload): checkpoint (save and load rounds) |
 // datagen (make a dataset) | dataload (read it, epoch by epoch, as a
 // training job's data loader does).
@@ -107,6 +111,7 @@ std::string_view Name(ReshardReads v);
 std::string_view Name(ChecksumKind v);
 std::string_view Name(DatasetFormat v);
 std::string_view Name(DatasetSource v);
+std::string_view Name(SearchEnd v);
 std::string_view Name(Workload v);
 std::string_view Name(DataAccess v);
 std::string_view Name(RoundFlag v);
@@ -165,6 +170,7 @@ CKPT_KIND_TO_JSON(GcsUpload)
 CKPT_KIND_TO_JSON(ChecksumKind)
 CKPT_KIND_TO_JSON(DatasetFormat)
 CKPT_KIND_TO_JSON(DatasetSource)
+CKPT_KIND_TO_JSON(SearchEnd)
 CKPT_KIND_TO_JSON(Workload)
 CKPT_KIND_TO_JSON(DataAccess)
 CKPT_KIND_TO_JSON(RoundFlag)
@@ -185,6 +191,8 @@ template <>
 AlphaNum::AlphaNum(ckpt::DatasetFormat) = delete;
 template <>
 AlphaNum::AlphaNum(ckpt::DatasetSource) = delete;
+template <>
+AlphaNum::AlphaNum(ckpt::SearchEnd) = delete;
 template <>
 AlphaNum::AlphaNum(ckpt::Workload) = delete;
 template <>

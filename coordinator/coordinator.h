@@ -27,6 +27,7 @@
 namespace ckpt {
 
 class EpochSaves;
+struct DataloadPlan;
 
 class Coordinator {
  public:
@@ -107,6 +108,10 @@ class Coordinator {
   absl::Status RunDatagen(RunResult* result);
   // run.workload=dataload: the epochs (coordinator_dataload.cc).
   absl::Status RunDataload(RunResult* result);
+  // dataload.find_accelerators: one cold epoch per count of ranks per node
+  // (coordinator/dataset/accelerator_search.h).
+  absl::Status RunAcceleratorSearch(const DataloadPlan& base,
+                                    RunResult* result);
   // After an epoch with checkpoints (result->rounds[epoch_at]): its saves'
   // rounds after the rounds so far, their steps this run's, a step a save
   // did not commit removed; the step claimed for the next save (0: none).

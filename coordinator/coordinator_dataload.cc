@@ -12,6 +12,7 @@
 #include "common/step_layout.h"
 #include "coordinator/client_check.h"
 #include "coordinator/coordinator.h"
+#include "coordinator/dataset/accelerator_search.h"
 #include "coordinator/dataset/dataload_round.h"
 #include "coordinator/dataset/epoch_saves.h"
 #include "coordinator/round/round_protocol.h"
@@ -97,6 +98,58 @@ uint64_t Coordinator::TakeEpochSaves(EpochSaves& saves, const std::string& dir,
   return saves.next_step();
 }
 
+absl::Status Coordinator::RunAcceleratorSearch(const DataloadPlan& base,
+                                               RunResult* result) {
+  AcceleratorSearchResult& search = result->accelerator_search.emplace();
+  search.threshold = kMlperfUtilization;
+  search.max_per_node = config_.dataload.find_accelerators;
+  search.nodes = static_cast<int>(nodes_.size());
+  search.compute_seconds = config_.dataload.compute_time;
+  search.batch_size = config_.dataload.batch_size;
+  result->notes.push_back(absl::StrCat(
+      "accelerator search: one cold epoch per count of ranks per node "
+      "(dataload.epochs and cluster.num_devices are not used), up to ",
+      search.max_per_node, " per node"));
+  RoundProtocol protocol(nodes_, progress_, config_.run.progress_interval);
+  DataloadPlan plan = base;
+  plan.warm = false;
+  for (int n = NextRanksPerNode(search); n > 0 && !interrupted_;
+       n = NextRanksPerNode(search)) {
+    plan.epoch = search.trials.size();
+    plan.ranks_per_node = n;
+    DataloadRound round(nodes_, plan);
+    RoundIds ids{run_id_, next_round_id_++, &interrupted_};
+    result->rounds.push_back(protocol.Run(round, ids));
+    RoundResult& r = result->rounds.back();
+    if (!result->dataset && round.manifest()) {
+      DatasetResult& read = result->dataset.emplace();
+      read.uri = plan.uri;
+      read.spec = round.manifest()->spec;
+      read.totals = round.manifest()->totals;
+    } else if (!result->dataset && round.listed()) {
+      result->dataset = *round.listed();
+    }
+    if (r.status != RunStatus::kOk) {
+      Publish(result);
+      return absl::AbortedError(r.error);
+    }
+    FlagShortPhase(&r);
+    FlagClientBound(&r);
+    AddTrial(r, n, static_cast<int>(result->rounds.size() - 1), &search);
+    const auto& t = search.trials.back();
+    LOG_INFO(
+        "%d accelerator(s) (%d per node): utilization %.1f%%, %.0f "
+        "samples/s: %s%s",
+        t.accelerators, n, 100 * t.utilization, t.samples_per_second,
+        t.held ? "held" : "fell below 90%",
+        t.client_bound ? " (client-bound)" : "");
+    Publish(result);
+  }
+  ConcludeSearch(&search);
+  Publish(result);
+  return absl::OkStatus();
+}
+
 absl::Status Coordinator::RunDataload(RunResult* result) {
   DataloadPlan plan;
   plan.uri = config_.DatasetPath();
@@ -110,6 +163,9 @@ absl::Status Coordinator::RunDataload(RunResult* result) {
       config_.io.direct_read ? CacheMode::kDirect : config_.io.cache_mode;
   plan.block_size = config_.io.block_size;
   plan.backend = backend_;
+  if (config_.dataload.find_accelerators > 0) {
+    return RunAcceleratorSearch(plan, result);
+  }
   RoundProtocol protocol(nodes_, progress_, config_.run.progress_interval);
   // Checkpoints during the epochs: the first step claimed before them.
   const std::string dir = config_.CheckpointsPath();

@@ -486,6 +486,29 @@ std::string ResultToJson(const RunResult& r) {
                 {"nodes", clocks}};
   if (r.reshard) j["reshard"] = ReshardJson(*r.reshard);
   if (r.dataset) j["dataset"] = DatasetJson(*r.dataset);
+  if (r.accelerator_search) {
+    const AcceleratorSearchResult& a = *r.accelerator_search;
+    ordered_json trials = ordered_json::array();
+    for (const auto& t : a.trials) {
+      trials.push_back({{"ranks_per_node", t.ranks_per_node},
+                        {"accelerators", t.accelerators},
+                        {"round", t.round_index},
+                        {"utilization", t.utilization},
+                        {"samples_per_second", t.samples_per_second},
+                        {"batches_per_rank", t.batches_per_rank},
+                        {"client_bound", t.client_bound},
+                        {"held", t.held}});
+    }
+    j["accelerator_search"] = {{"threshold", a.threshold},
+                               {"max_per_node", a.max_per_node},
+                               {"nodes", a.nodes},
+                               {"compute_seconds", a.compute_seconds},
+                               {"batch_size", a.batch_size},
+                               {"largest_accelerators", a.largest_accelerators},
+                               {"largest_per_node", a.largest_per_node},
+                               {"ended_by", a.ended_by},
+                               {"trials", trials}};
+  }
   ordered_json rounds = ordered_json::array();
   for (const auto& round : r.rounds) rounds.push_back(RoundJson(round));
   j["rounds"] = rounds;

@@ -182,6 +182,7 @@ void ReadHistogram(const Fields& f, Histogram* out);
 // The datasets' parts (result_from_dataset_json.cc).
 void ReadEpoch(const Fields& f, EpochResult* e);
 void ReadDataset(const Fields& f, DatasetResult* d);
+void ReadAcceleratorSearch(const Fields& f, AcceleratorSearchResult* a);
 
 }  // namespace ckpt
 

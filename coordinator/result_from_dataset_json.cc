@@ -76,6 +76,28 @@ void ReadEpoch(const Fields& f, EpochResult* e) {
   }
 }
 
+void ReadAcceleratorSearch(const Fields& f, AcceleratorSearchResult* a) {
+  f.Get("threshold", &a->threshold);
+  f.Get("max_per_node", &a->max_per_node);
+  f.Get("nodes", &a->nodes);
+  f.Get("compute_seconds", &a->compute_seconds);
+  f.Get("batch_size", &a->batch_size);
+  f.Get("largest_accelerators", &a->largest_accelerators);
+  f.Get("largest_per_node", &a->largest_per_node);
+  f.Get("ended_by", &a->ended_by);
+  f.Each("trials", [&](const Fields& k) {
+    AcceleratorSearchResult::Trial& t = a->trials.emplace_back();
+    k.Get("ranks_per_node", &t.ranks_per_node);
+    k.Get("accelerators", &t.accelerators);
+    k.Get("round", &t.round_index);
+    k.Get("utilization", &t.utilization);
+    k.Get("samples_per_second", &t.samples_per_second);
+    k.Get("batches_per_rank", &t.batches_per_rank);
+    k.Get("client_bound", &t.client_bound);
+    k.Get("held", &t.held);
+  });
+}
+
 void ReadDataset(const Fields& f, DatasetResult* d) {
   f.Get("uri", &d->uri);
   f.Get("source", &d->source);

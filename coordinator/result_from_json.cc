@@ -383,6 +383,10 @@ absl::StatusOr<RunResult> ResultFromJson(const std::string& text,
   ReadContext(f, &r);
   if (f.Has("reshard")) ReadReshard(f.Object("reshard"), &r.reshard.emplace());
   if (f.Has("dataset")) ReadDataset(f.Object("dataset"), &r.dataset.emplace());
+  if (f.Has("accelerator_search")) {
+    ReadAcceleratorSearch(f.Object("accelerator_search"),
+                          &r.accelerator_search.emplace());
+  }
   f.Each("rounds", [&](const Fields& round) {
     ReadRound(round, &r.rounds.emplace_back());
   });

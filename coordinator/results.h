@@ -245,6 +245,31 @@ struct EpochResult {
   double rest_samples_per_second = 0, rest_utilization = 0;
 };
 
+// dataload.find_accelerators: the search for the most accelerators the
+// storage keeps at or above `threshold` utilization
+// (coordinator/dataset/accelerator_search.h).
+struct AcceleratorSearchResult {
+  double threshold = 0.9;
+  int max_per_node = 0;  // dataload.find_accelerators
+  int nodes = 1;
+  double compute_seconds = 0;  // per batch
+  int batch_size = 0;
+  struct Trial {
+    int ranks_per_node = 0, accelerators = 0;
+    int round_index = 0;  // its epoch's round in rounds[]
+    double utilization = 0, samples_per_second = 0;
+    uint64_t batches_per_rank = 0;
+    bool client_bound = false;  // its round was flagged client_bound
+    bool held = false;          // utilization >= threshold
+  };
+  std::vector<Trial> trials;  // in the order run
+  int largest_accelerators = 0, largest_per_node = 0;
+  // storage: the first count that fell did so on the storage; client:
+  // ckptbench's client was the limit there (client_bound), so the storage
+  // may feed more; limit: every count up to max_per_node held.
+  SearchEnd ended_by = SearchEnd::kStorage;
+};
+
 struct RoundResult {
   // The checkpoint's rounds are saves and loads; a dataset's round
   // (datagen) is a save that writes the dataset (a removal: one that
@@ -432,8 +457,9 @@ struct RunResult {
   SweepInfo sweep;
   std::optional<ReshardResult> reshard;  // loads of another layout
   std::optional<DatasetResult> dataset;  // run.workload=datagen
-  double mttf_seconds = 0;               // run.mttf: goodput when > 0
-  double interval_seconds = 0;           // run.interval
+  std::optional<AcceleratorSearchResult> accelerator_search;
+  double mttf_seconds = 0;      // run.mttf: goodput when > 0
+  double interval_seconds = 0;  // run.interval
 
   // Count, mean, stdev, min, max of the timed rounds of a phase.
   PhaseSummary Summarize(Phase phase) const;

@@ -422,6 +422,55 @@ void AddEpochCheckpoints(const RunResult& r, std::string* out) {
   }
 }
 
+// Below this many batches per rank, start-up is a large share of an
+// epoch's utilization.
+constexpr uint64_t kSteadyBatches = 50;
+
+// dataload.find_accelerators: each count tried, and the answer.
+void AddAcceleratorSearch(const RunResult& r, std::string* out) {
+  if (!r.accelerator_search) return;
+  const AcceleratorSearchResult& a = *r.accelerator_search;
+  absl::StrAppendFormat(
+      out,
+      "\naccelerators (%.3f s per batch of %d), one cold epoch each:\n%-13s "
+      "%-9s %8s %12s %12s  %s\n",
+      a.compute_seconds, a.batch_size, "accelerators", "per node", "util%",
+      "samples/s", "batches/rank", "");
+  for (const auto& t : a.trials) {
+    absl::StrAppendFormat(out, "%-13d %-9d %8.1f %12.0f %12d  %s%s\n",
+                          t.accelerators, t.ranks_per_node, 100 * t.utilization,
+                          t.samples_per_second, t.batches_per_rank,
+                          t.held ? "held" : "fell",
+                          t.client_bound ? " (client-bound)" : "");
+  }
+  const std::string why =
+      a.ended_by == SearchEnd::kClient
+          ? "the first count that fell was client-bound: ckptbench's CPU, not "
+            "the storage, ended the search, so the storage may feed more"
+      : a.ended_by == SearchEnd::kLimit
+          ? absl::StrCat("every count up to dataload.find_accelerators (",
+                         a.max_per_node, " per node) held")
+          : "the storage ended the search";
+  absl::StrAppendFormat(
+      out,
+      "largest kept at >= %.0f%% utilization: %d accelerator(s) (%d per "
+      "node x %d node(s)); %s\n",
+      100 * a.threshold, a.largest_accelerators, a.largest_per_node, a.nodes,
+      why);
+  uint64_t fewest = 0;
+  for (const auto& t : a.trials) {
+    if (fewest == 0 || t.batches_per_rank < fewest) fewest = t.batches_per_rank;
+  }
+  if (fewest > 0 && fewest < kSteadyBatches) {
+    absl::StrAppendFormat(
+        out,
+        "few batches per rank (%d at the most accelerators): the first "
+        "batch's wait weighs on utilization; a larger dataset.samples "
+        "measures the steady state\n",
+        fewest);
+  }
+}
+
 // A dataload run: per epoch, what the data loader delivered.
 void AddEpochs(const RunResult& r, std::string* out) {
   std::string& s = *out;
@@ -493,6 +542,7 @@ std::string SummaryTable(const RunResult& r) {
       E(r.environment.filesystem), E(r.environment.mount_point));
   AddRounds(r, &s);
   AddEpochs(r, &s);
+  AddAcceleratorSearch(r, &s);
   AddNodes(r, &s);
   s += "\n";
   AddPhases(r, &s);

@@ -1,6 +1,7 @@
 // The data-loading experiments shipped in conf/ (dataloading: loader kind x
 // workers; data-shards: TAR shard sizes; file-sizes: small files vs large
-// ones), each in its smoke form (`ckptbench sweep FILE --smoke`) through
+// ones; accelerators: MLPerf Storage's search for the most accelerators),
+// each in its smoke form (`ckptbench sweep FILE --smoke`) through
 // the binary: every point's dataset made once first by datagen and reused,
 // every epoch reading each sample once, and the report, opened in
 // Chromium, drawing samples/s, utilization and step-time variance against
@@ -92,7 +93,8 @@ INSTANTIATE_TEST_SUITE_P(
     Shipped, DataSweep,
     ::testing::Values(Shipped{"dataloading", 4, 1, "dataload.num_workers"},
                       Shipped{"data-shards", 2, 2, "dataset.shard_bytes"},
-                      Shipped{"file-sizes", 2, 2, "data"}),
+                      Shipped{"file-sizes", 2, 2, "data"},
+                      Shipped{"accelerators", 2, 2, "data"}),
     [](const auto& info) {
       std::string name = info.param.file;
       std::replace(name.begin(), name.end(), '-', '_');

@@ -99,6 +99,9 @@ TEST_P(EpochCheckpointCli, SavesEveryNBatchesAndTheWindowsShowTheDip) {
     }
   }
   EXPECT_GT(j["goodput"]["interval_seconds"].get<double>(), 0.3);
+  // result.json reads back whole (the report reads every field).
+  auto rep = Ckpt({"report", t.Sub("res")}, {});
+  EXPECT_EQ(rep.exit_code, 0) << rep.err;
   // This run's newest step only: the older ones and the step claimed for a
   // fourth save removed.
   std::vector<std::string> steps;
@@ -137,6 +140,17 @@ TEST(EpochCheckpointCli, BadCombinationsAreRefusedNamingTheKeys) {
   EXPECT_NE(r.err.find("run.interval (CKPT_INTERVAL)"), std::string::npos)
       << r.err;
   env.erase("CKPT_INTERVAL");
+  env["CKPT_CHECKPOINT_EVERY"] = "0";
+  env["CKPT_FIND_ACCELERATORS"] = "8";
+  env["CKPT_COMPUTE_TIME"] = "0";
+  r = Ckpt({"run", "-q", "--results-dir", t.Sub("c")}, env);
+  EXPECT_NE(r.exit_code, 0);
+  EXPECT_NE(r.err.find("dataload.find_accelerators (CKPT_FIND_ACCELERATORS) "
+                       "= 8 with dataload.compute_time"),
+            std::string::npos)
+      << r.err;
+  env.erase("CKPT_FIND_ACCELERATORS");
+  env["CKPT_CHECKPOINT_EVERY"] = "40";
   env["CKPT_WORKLOAD"] = "checkpoint";
   r = Ckpt({"run", "-q", "--results-dir", t.Sub("b")}, env);
   EXPECT_NE(r.exit_code, 0);
