@@ -239,6 +239,7 @@ ordered_json EpochJson(const EpochResult& e) {
            {"window_seconds", s.window_seconds},
            {"blocked_seconds", s.blocked_seconds},
            {"state_seconds", s.state_seconds},
+           {"arrival_spread_seconds", s.arrival_spread_seconds},
            {"window_samples", s.window_samples},
            {"window_samples_per_second", s.window_samples_per_second},
            {"window_utilization", s.window_utilization}});

@@ -69,6 +69,7 @@ void ReadEpoch(const Fields& f, EpochResult* e) {
       k.Get("window_seconds", &s.window_seconds);
       k.Get("blocked_seconds", &s.blocked_seconds);
       k.Get("state_seconds", &s.state_seconds);
+      k.Get("arrival_spread_seconds", &s.arrival_spread_seconds);
       k.Get("window_samples", &s.window_samples);
       k.Get("window_samples_per_second", &s.window_samples_per_second);
       k.Get("window_utilization", &s.window_utilization);

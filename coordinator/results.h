@@ -225,8 +225,9 @@ struct EpochResult {
   Histogram wait;  // per batch, the accelerator waiting for it
   Histogram sample_first_byte, sample_last_byte;  // per sample
   // Checkpoints taken during the epoch (dataload.checkpoint_every): each
-  // save's window, from its first rank's arrival to its end (sync: the
-  // commit; async: durable and committed), the slowest node's; what the
+  // save's window, from its start (every rank of a node at the batch) to
+  // its end (sync: the commit; async: durable and committed), the slowest
+  // node's; what the
   // ranks consumed in it against the rest of the epoch. The save's own
   // figures are its round's (rounds[] of phase save, by step).
   struct Save {
@@ -237,6 +238,8 @@ struct EpochResult {
     double window_seconds = 0;   // the slowest node's
     double blocked_seconds = 0;  // the ranks held, the slowest node's
     double state_seconds = 0;    // async: the next state, made beside
+    // The first rank's wait for the last at the batch (the slowest node's).
+    double arrival_spread_seconds = 0;
     uint64_t window_samples = 0;
     double window_samples_per_second = 0, window_utilization = 0;
   };

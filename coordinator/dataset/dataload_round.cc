@@ -267,7 +267,8 @@ absl::Status DataloadRound::CheckReport(size_t node, const PhaseOutcome& report,
                               w.window_samples(), " samples in its window"));
     }
     for (double t : {w.start_seconds(), w.end_seconds(), w.blocked_seconds(),
-                     w.state_seconds(), w.window_compute_seconds()}) {
+                     w.state_seconds(), w.window_compute_seconds(),
+                     w.arrival_spread_seconds()}) {
       if (!IsReportDuration(t)) {
         return bad(
             absl::StrCat("checkpoint ", w.save(), " with a time of ", t, " s"));
@@ -411,6 +412,8 @@ void DataloadRound::SumUpSaves(const std::vector<PhaseOutcome>& reports,
           s.window_seconds, std::max(0.0, w.end_seconds() - w.start_seconds()));
       s.blocked_seconds = std::max(s.blocked_seconds, w.blocked_seconds());
       s.state_seconds = std::max(s.state_seconds, w.state_seconds());
+      s.arrival_spread_seconds =
+          std::max(s.arrival_spread_seconds, w.arrival_spread_seconds());
       s.window_samples += w.window_samples();
       compute[w.save()] += w.window_compute_seconds();
     }

@@ -1,5 +1,6 @@
 #include "node/dataset/epoch_checkpoint.h"
 
+#include <algorithm>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
@@ -131,18 +132,26 @@ absl::Status EpochCheckpointer::AfterStep(size_t /*rank*/, uint64_t batches,
   }
   if (skipping_ || batches % every_ != 0) return absl::OkStatus();
   const uint32_t k = next_;
-  if (arrived_ == 0) {  // the save's window opens with its first rank
-    v1::EpochSaveStats& w = saves_.emplace_back();
-    w.set_save(k);
-    w.set_batch(batches);
-    w.set_start_seconds(Now());
-    open_.push_back(1);
-  }
+  if (arrived_ == 0) first_arrival_ = Now();
+  batch_ = batches;
   ++arrived_;
   if (arrived_ + done_ < ranks_) return AwaitRelease(lock, k);
   ++next_;
+  OpenWindow(k);
   lock.unlock();
   return Lead(k);
+}
+
+void EpochCheckpointer::OpenWindow(uint32_t k) {
+  // The save starts once every rank of the node is at the batch (or done):
+  // from here on none consumes until it lets them go.
+  const double now = Now();
+  v1::EpochSaveStats& w = saves_.emplace_back();
+  w.set_save(k);
+  w.set_batch(batch_);
+  w.set_start_seconds(now);
+  w.set_arrival_spread_seconds(std::max(0.0, now - first_arrival_));
+  open_.push_back(1);
 }
 
 absl::Status EpochCheckpointer::RankDone(size_t /*rank*/) {
@@ -151,6 +160,7 @@ absl::Status EpochCheckpointer::RankDone(size_t /*rank*/) {
   if (skipping_ || arrived_ + done_ < ranks_) return absl::OkStatus();
   if (arrived_ > 0) {  // the others wait at a save: this rank leads it
     const uint32_t k = next_++;
+    OpenWindow(k);
     lock.unlock();
     return Lead(k);
   }

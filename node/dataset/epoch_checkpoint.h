@@ -10,7 +10,8 @@
 // has). A sync save holds the ranks from the first one's arrival to the
 // commit; an async save holds them until its files are staged, persists
 // beside the epoch, and the next save waits for it. Meanwhile it counts
-// what the ranks consumed in each save's window, for the interference.
+// what the ranks consumed in each save's window (from the last rank's
+// arrival to the save's end), for the interference.
 // Thread-safe: every rank's thread calls in.
 #ifndef CKPTBENCH_NODE_DATASET_EPOCH_CHECKPOINT_H_
 #define CKPTBENCH_NODE_DATASET_EPOCH_CHECKPOINT_H_
@@ -73,6 +74,8 @@ class EpochCheckpointer : public StepHook {
   absl::StatusOr<::ckptbench::v1::EpochSaveAnswer> Ask(
       const ::ckptbench::v1::EpochSaveAsk& ask);
   void Release(uint32_t k);
+  // Save k starts: its figures and window (under mu_).
+  void OpenWindow(uint32_t k);
   void CloseWindow(uint32_t k);
   absl::Status Fail(absl::Status s);
   // Waits (under `lock`) until save k released the ranks, or an abort.
@@ -97,7 +100,9 @@ class EpochCheckpointer : public StepHook {
   uint32_t next_ = 1;      // the next save's number
   uint32_t released_ = 0;  // the last save that let the ranks go
   size_t arrived_ = 0, done_ = 0;
-  bool skipping_ = false;  // the coordinator said no more saves
+  double first_arrival_ = 0;  // of the next save's ranks
+  uint64_t batch_ = 0;        // the batch they are at
+  bool skipping_ = false;     // the coordinator said no more saves
   absl::Status error_;
   // Each save's figures, and whether its window is open (an async save's
   // may still be when the next one starts).
