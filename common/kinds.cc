@@ -99,9 +99,11 @@ constexpr Table<DatasetSource, 2> kDatasetSource{
     {{DatasetSource::kCkptbench, "ckptbench"},
      {DatasetSource::kListed, "listed"}}};
 constexpr const auto& TableOf(DatasetSource) { return kDatasetSource; }
-constexpr Table<SearchEnd, 3> kSearchEnd{{{SearchEnd::kStorage, "storage"},
-                                          {SearchEnd::kClient, "client"},
-                                          {SearchEnd::kLimit, "limit"}}};
+constexpr Table<SearchEnd, 4> kSearchEnd{
+    {{SearchEnd::kStorage, "storage"},
+     {SearchEnd::kClient, "client"},
+     {SearchEnd::kLimit, "limit"},
+     {SearchEnd::kInterrupted, "interrupted"}}};
 constexpr const auto& TableOf(SearchEnd) { return kSearchEnd; }
 constexpr Table<Workload, 3> kWorkload{{{Workload::kCheckpoint, "checkpoint"},
                                         {Workload::kDatagen, "datagen"},

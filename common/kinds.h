@@ -56,8 +56,9 @@ enum class DatasetFormat { kFiles, kTar };
 enum class DatasetSource { kCkptbench, kListed };
 // What ended an accelerator search (dataload.find_accelerators): storage
 // (the first count that fell did so on the storage) | client (that count
-// was client-bound) | limit (every count up to the limit held).
-enum class SearchEnd { kStorage, kClient, kLimit };
+// was client-bound) | limit (every count up to the limit held) |
+// interrupted (a signal: the counts so far are no answer).
+enum class SearchEnd { kStorage, kClient, kLimit, kInterrupted };
 // What a run does (run.workload): checkpoint (save and load rounds) |
 // datagen (make a dataset) | dataload (read it, epoch by epoch, as a
 // training job's data loader does).

@@ -21,16 +21,18 @@
 namespace ckpt {
 namespace {
 
-// The training between saves, for goodput: the median gap between the
-// starts of consecutive saves of an epoch, the first from its start.
+// The training between saves, for goodput: the median time from a save
+// letting the ranks go to the next one's start (less its ranks' wait for
+// each other at the batch), the first from the epoch's start.
 double SaveInterval(const std::vector<RoundResult>& rounds) {
   std::vector<double> gaps;
   for (const auto& r : rounds) {
     if (!r.epoch) continue;
-    double last = 0;
+    double resumed = 0;
     for (const auto& s : r.epoch->saves) {
-      gaps.push_back(s.start_seconds - last);
-      last = s.start_seconds;
+      gaps.push_back(
+          std::max(0.0, s.start_seconds - s.arrival_spread_seconds - resumed));
+      resumed = s.start_seconds + s.blocked_seconds;
     }
   }
   if (gaps.empty()) return 0;
@@ -57,8 +59,10 @@ void AddInterference(const EpochResult::Save& w, const EpochResult& ep,
                     in_epoch - w.window_samples / ep.rest_samples_per_second);
   }
   const double slower = std::max(0.0, lost - st->blocking_seconds);
-  st->checkpoint_cost_seconds += slower - st->slowdown_seconds;
+  // A save that fell behind holds the next one: that wait is in the next
+  // save's window, not here.
   st->slowdown_seconds = slower;
+  st->checkpoint_cost_seconds = st->blocking_seconds + slower;
 }
 
 }  // namespace
@@ -146,6 +150,7 @@ absl::Status Coordinator::RunAcceleratorSearch(const DataloadPlan& base,
     Publish(result);
   }
   ConcludeSearch(&search);
+  if (interrupted_) search.ended_by = SearchEnd::kInterrupted;
   Publish(result);
   return absl::OkStatus();
 }

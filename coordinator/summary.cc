@@ -447,6 +447,8 @@ void AddAcceleratorSearch(const RunResult& r, std::string* out) {
       a.ended_by == SearchEnd::kClient
           ? "the first count that fell was client-bound: ckptbench's CPU, not "
             "the storage, ended the search, so the storage may feed more"
+      : a.ended_by == SearchEnd::kInterrupted
+          ? "INTERRUPTED: the counts so far are no answer"
       : a.ended_by == SearchEnd::kLimit
           ? absl::StrCat("every count up to dataload.find_accelerators (",
                          a.max_per_node, " per node) held")

@@ -2,6 +2,7 @@
 
 #include <filesystem>
 
+#include "absl/strings/str_cat.h"
 #include "common/log.h"
 #include "coordinator/coordinator.h"
 #include "coordinator/environment.h"
@@ -78,8 +79,10 @@ bool SweepRuns::RunOne(size_t i, const std::string& run_dir) {
     target.nodes = {local_.get()};
   }
   if (!Prepare(i, target)) {
+    // A signal during the prepare stops the sweep, as during a run.
+    if (interrupted_ = signal_(); !interrupted_.empty()) return false;
     ++failed_;
-    return signal_().empty();
+    return true;
   }
   const int code = run_(target);
   if (interrupted_ = signal_(); !interrupted_.empty()) {
@@ -101,7 +104,14 @@ bool SweepRuns::RunOne(size_t i, const std::string& run_dir) {
 bool SweepRuns::Prepare(size_t i, const SweepRunTarget& run) {
   const CheckedRun& checked = plan_.checked[i];
   if (!checked.prepare) return true;
-  auto it = prepared_.find(checked.dataset);
+  // On node-local disks each node holds its own copy: a point on more
+  // nodes needs the copies the others lack.
+  const std::string key =
+      checked.config.storage.node_local
+          ? absl::StrCat(checked.dataset, " on ",
+                         checked.config.cluster.num_nodes, " node(s)")
+          : checked.dataset;
+  auto it = prepared_.find(key);
   if (it != prepared_.end()) return it->second;
   SweepRunTarget target = run;
   target.prepare = true;
@@ -116,7 +126,7 @@ bool SweepRuns::Prepare(size_t i, const SweepRunTarget& run) {
         "read it are not run",
         checked.dataset, target.dir);
   }
-  prepared_[checked.dataset] = made;
+  prepared_[key] = made;
   return made;
 }
 

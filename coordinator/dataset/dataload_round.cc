@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <map>
+#include <set>
 
 #include "absl/strings/str_cat.h"
 #include "common/bytes.h"
@@ -260,11 +261,15 @@ absl::Status DataloadRound::CheckReport(size_t node, const PhaseOutcome& report,
                               " with ", w.samples(), " samples"));
     }
   }
+  std::set<uint32_t> saves;
   for (const v1::EpochSaveStats& w : r.saves()) {
-    if (plan_.saves == nullptr || w.save() == 0 ||
+    if (plan_.saves == nullptr || !saves.insert(w.save()).second ||
+        !plan_.saves->SaveStepIs(w.save(), w.step()) ||
         w.window_samples() > most * plan_.ranks_per_node) {
-      return bad(absl::StrCat("checkpoint ", w.save(), " with ",
-                              w.window_samples(), " samples in its window"));
+      return bad(absl::StrCat("checkpoint ", w.save(), " (step ", w.step(),
+                              ") with ", w.window_samples(),
+                              " samples in its window: not a save of this "
+                              "epoch, or given twice"));
     }
     for (double t : {w.start_seconds(), w.end_seconds(), w.blocked_seconds(),
                      w.state_seconds(), w.window_compute_seconds(),
@@ -396,10 +401,17 @@ void DataloadRound::SumUpSaves(const std::vector<PhaseOutcome>& reports,
                                double seconds, EpochResult* epoch) const {
   std::map<uint32_t, EpochResult::Save> by_save;
   std::map<uint32_t, double> compute;  // in each window, summed
+  // Some window open (each batch once): the slowest node's time, and what
+  // all ranks consumed then.
+  double any_open = 0, any_open_compute = 0;
+  uint64_t any_open_samples = 0;
   for (size_t i = 0; i < reports.size(); ++i) {
     v1::DataloadReport r;
     if (!r.ParseFromString(reports[i].workload_report)) continue;
     const double lag = std::max(0.0, reports[i].start_lag_seconds);
+    any_open = std::max(any_open, r.checkpoint_window_seconds());
+    any_open_samples += r.checkpoint_window_samples();
+    any_open_compute += r.checkpoint_window_compute_seconds();
     for (const v1::EpochSaveStats& w : r.saves()) {
       EpochResult::Save& s = by_save[w.save()];
       if (s.index == 0 || w.start_seconds() + lag < s.start_seconds) {
@@ -419,8 +431,6 @@ void DataloadRound::SumUpSaves(const std::vector<PhaseOutcome>& reports,
     }
   }
   const double world = static_cast<double>(World());
-  double in_windows = 0, window_compute = 0;
-  uint64_t window_samples = 0;
   for (auto& [k, s] : by_save) {
     // Its rates over the part of it the epoch's batches ran in: a save
     // after the last batch persists beside nothing.
@@ -431,21 +441,18 @@ void DataloadRound::SumUpSaves(const std::vector<PhaseOutcome>& reports,
       s.window_samples_per_second = s.window_samples / in_epoch;
       s.window_utilization = compute[k] / (world * in_epoch);
     }
-    in_windows += in_epoch;
-    window_compute += compute[k];
-    window_samples += s.window_samples;
     epoch->saves.push_back(s);
   }
   double total_compute = 0;
   for (const auto& rk : epoch->ranks) total_compute += rk.compute_seconds;
-  const double rest = seconds - in_windows;
+  const double rest = seconds - any_open;
   if (rest > 0) {
     epoch->rest_samples_per_second =
         static_cast<double>(epoch->samples -
-                            std::min(epoch->samples, window_samples)) /
+                            std::min(epoch->samples, any_open_samples)) /
         rest;
     epoch->rest_utilization =
-        std::max(0.0, total_compute - window_compute) / (world * rest);
+        std::max(0.0, total_compute - any_open_compute) / (world * rest);
   }
 }
 

@@ -34,10 +34,11 @@ struct EpochSaves::Save {
   std::unique_ptr<RoundWorkload> round;
   RoundResult result;
   std::vector<Waiting> begun, saved;
+  std::vector<char> asked;  // per node: 0, 1 (started), 2 (saved)
   std::vector<PhaseOutcome> reports;
   absl::Status refused;  // a report that could not be held
   Clock::time_point started;
-  bool began = false, committed = false;
+  bool began = false, committing = false, committed = false;
 };
 
 EpochSaves::EpochSaves(const Config& config, const CheckpointPlan& plan,
@@ -49,7 +50,8 @@ EpochSaves::EpochSaves(const Config& config, const CheckpointPlan& plan,
       runner_(config_, plan, std::move(nodes), nullptr),
       context_(std::move(context)),
       next_step_(first_step),
-      index_(context_.index_base) {}
+      index_(context_.index_base),
+      finished_(nodes_, 0) {}
 
 EpochSaves::~EpochSaves() { (void)TakeRounds(); }
 
@@ -66,16 +68,6 @@ v1::EpochCheckpoint EpochSaves::JobFor(size_t node) {
   c.set_first_step_uri(job.step_uri);
   *c.mutable_save() = ToWire(std::move(job));
   return c;
-}
-
-EpochSaves::Save& EpochSaves::SaveAt(uint32_t k) {
-  for (auto& s : saves_) {
-    if (s->k == k) return *s;
-  }
-  auto& s = saves_.emplace_back(std::make_unique<Save>());
-  s->k = k;
-  s->reports.resize(nodes_);
-  return *s;
 }
 
 void EpochSaves::Answer(const ActionAsk& ask, const Reply& reply,
@@ -97,55 +89,78 @@ void EpochSaves::OnAsk(size_t node, const ActionAsk& ask, Reply reply) {
                                       "parse"));
     return;
   }
+  const std::string who = node_list_[node]->Who();
+  auto out_of_turn = [&](const std::string& what) {
+    Refuse(ask, reply,
+           absl::FailedPreconditionError(absl::StrCat(
+               who, " asked ", what, " of checkpoint ", a.save(),
+               " out of turn (the epoch's saves go one after another, "
+               "each node asking once)")));
+  };
   v1::EpochSaveAnswer skip;
   skip.set_skip(true);
   std::lock_guard<std::mutex> lock(mu_);
+  if (closed_) {
+    Refuse(ask, reply, absl::FailedPreconditionError("the epoch is over"));
+    return;
+  }
+  // The save a node may start next: the first, or the one after the last
+  // that committed.
+  const uint32_t next = static_cast<uint32_t>(committed_) + 1;
   if (a.finished()) {
-    if (finished_at_ == 0 || a.save() < finished_at_) finished_at_ = a.save();
+    if (a.save() != next || finished_[node]) return out_of_turn("finished");
+    finished_[node] = 1;
+    if (finished_at_ == 0) finished_at_ = a.save();
     Answer(ask, reply, {});
-    // Nodes waiting at this save or a later one: no node can take it now.
-    for (auto& s : saves_) {
-      if (s->k < finished_at_ || s->began) continue;
-      for (auto& w : s->begun) Answer(w.ask, w.reply, skip);
-      s->begun.clear();
+    // Nodes waiting at this save: no node can take it now.
+    if (!saves_.empty() && !saves_.back()->began) {
+      for (auto& w : saves_.back()->begun) Answer(w.ask, w.reply, skip);
+      saves_.back()->begun.clear();
     }
     return;
   }
-  Save& s = SaveAt(a.save());
   if (!a.saved()) {
-    if (finished_at_ != 0 && a.save() >= finished_at_) {
+    if (a.save() != next) return out_of_turn("the start");
+    if (finished_at_ != 0) {
       Answer(ask, reply, skip);
       return;
     }
-    if (s.began) {
-      Refuse(ask, reply,
-             absl::FailedPreconditionError(
-                 absl::StrCat("a second start of checkpoint ", s.k)));
-      return;
+    if (saves_.empty() || saves_.back()->k != a.save()) {
+      auto& fresh = saves_.emplace_back(std::make_unique<Save>());
+      fresh->k = a.save();
+      fresh->reports.resize(nodes_);
+      fresh->asked.assign(nodes_, 0);
     }
+    Save& s = *saves_.back();
+    if (s.began || s.asked[node] != 0) return out_of_turn("the start");
+    s.asked[node] = 1;
     s.begun.push_back({node, ask, std::move(reply)});
     if (s.begun.size() == nodes_) Begin(s);
     return;
   }
-  if (!s.began || s.committed) {
-    Refuse(ask, reply,
-           absl::FailedPreconditionError(absl::StrCat(
-               "checkpoint ", s.k, " reported saved, and it is not running")));
-    return;
+  Save* found = nullptr;
+  for (auto& p : saves_) {
+    if (p->k == a.save()) found = p.get();
   }
+  if (found == nullptr || !found->began || found->committing ||
+      found->asked[node] != 1) {
+    return out_of_turn("saved");
+  }
+  Save& s = *found;
+  s.asked[node] = 2;
   auto report = FromWire(a.report());
   if (!report.ok()) {
     if (s.refused.ok()) {
-      s.refused = absl::DataLossError(absl::StrCat(node_list_[node]->Who(),
-                                                   " sent a save report that "
-                                                   "cannot be held: ",
-                                                   report.status().message()));
+      s.refused = absl::DataLossError(
+          absl::StrCat(who, " sent a save report that cannot be held: ",
+                       report.status().message()));
     }
   } else {
     s.reports[node] = *std::move(report);
   }
   s.saved.push_back({node, ask, std::move(reply)});
   if (s.saved.size() == nodes_) {
+    s.committing = true;  // no ask touches it from here on
     Save* p = &s;
     helpers_.emplace_back([this, p] { Commit(*p); });
   }
@@ -205,6 +220,7 @@ void EpochSaves::Commit(Save& s) {
     for (auto& w : s.saved) Refuse(w.ask, w.reply, failed);
   } else {
     s.committed = true;
+    ++committed_;
     s.round->Conclude({}, NowUnixNs(), &s.result);
     const std::string next_uri = context_.step_uri(next_step_);
     for (auto& w : s.saved) {
@@ -220,6 +236,10 @@ void EpochSaves::Commit(Save& s) {
 }
 
 std::vector<RoundResult> EpochSaves::TakeRounds() {
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    closed_ = true;  // a late ask adds no helper
+  }
   // The helpers first: a commit joins the claim.
   for (auto& t : helpers_) t.join();
   helpers_.clear();
@@ -232,6 +252,14 @@ std::vector<RoundResult> EpochSaves::TakeRounds() {
                      return a.step < b.step;
                    });
   return out;
+}
+
+bool EpochSaves::SaveStepIs(uint32_t k, uint64_t step) const {
+  std::lock_guard<std::mutex> lock(mu_);
+  for (const auto& s : saves_) {
+    if (s->k == k) return s->began && s->spec.step == step;
+  }
+  return false;
 }
 
 uint64_t EpochSaves::uncommitted_step() const {

@@ -62,6 +62,8 @@ class EpochSaves {
   // After the epoch's round: the helper threads joined; the saves' rounds
   // in order (a failed one last), and the steps they wrote.
   std::vector<RoundResult> TakeRounds();
+  // Node `node`'s report may name save k with `step` (its step).
+  bool SaveStepIs(uint32_t k, uint64_t step) const;
   // The step claimed for the next save and not written (the next epoch's
   // first), and a step handed to a save that did not commit (0: none).
   // 0 when its claim failed.
@@ -84,7 +86,6 @@ class EpochSaves {
   void Begin(Save& s);
   // Every node's report: checked, committed, summed up (on a thread).
   void Commit(Save& s);
-  Save& SaveAt(uint32_t k);  // under mu_
 
   Config config_;  // the copy the runner refers to
   const size_t nodes_;
@@ -98,8 +99,11 @@ class EpochSaves {
   std::thread claiming_;      // the next step's claim
   absl::Status claimed_;      // its outcome
   std::vector<std::thread> helpers_;
-  int index_ = 0;             // the last save's round index
-  uint32_t finished_at_ = 0;  // a node's ranks were all done before it
+  int index_ = 0;               // the last save's round index
+  std::vector<char> finished_;  // per node: said it takes no more
+  uint32_t committed_ = 0;      // saves committed
+  bool closed_ = false;         // TakeRounds began: no more asks
+  uint32_t finished_at_ = 0;    // a node's ranks were all done before it
   std::vector<RoundResult> rounds_;
 };
 

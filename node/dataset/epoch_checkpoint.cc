@@ -4,7 +4,9 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
+#include "common/bytes.h"
 #include "common/error_kind.h"
+#include "common/memory.h"
 #include "common/status_macros.h"
 #include "wire/phase_report_codec.h"
 #include "wire/prepare_codec.h"
@@ -35,6 +37,23 @@ absl::StatusOr<std::unique_ptr<EpochCheckpointer>> EpochCheckpointer::Prepare(
       job.first_step_uri()));
   PhaseJob first = c->save_;
   first.step = c->step_;
+  if (first.loop.async) {
+    // The training state and its staged copy, held for the whole epoch.
+    uint64_t need = 0;
+    for (const auto& r : first.ranks) {
+      for (const auto& f : r.files) need += 2 * f.size;
+    }
+    const MemoryBudget budget = AvailableMemory();
+    if (budget.available_bytes > 0 && need > budget.available_bytes / 10 * 8) {
+      return absl::ResourceExhaustedError(absl::StrCat(
+          "dataload.checkpoint_every with run.async (CKPT_ASYNC): this node's "
+          "ranks hold their checkpoint twice (its state and the staged copy), ",
+          FormatBytes(need), ", more than 80% of the ",
+          FormatBytes(budget.available_bytes), " available (", budget.source,
+          "); expected a smaller model (model.*), fewer ranks per node, or "
+          "sync saves"));
+    }
+  }
   RETURN_IF_ERROR(FillSaveState(first, &c->state_));
   return c;
 }
@@ -116,7 +135,9 @@ void EpochCheckpointer::CloseWindow(uint32_t k) {
   for (size_t i = 0; i < saves_.size(); ++i) {
     if (saves_[i].save() != k || !open_[i]) continue;
     open_[i] = 0;
-    saves_[i].set_end_seconds(Now());
+    const double now = Now();
+    saves_[i].set_end_seconds(now);
+    if (--open_count_ == 0) any_open_.emplace_back(any_open_since_, now);
   }
 }
 
@@ -124,11 +145,16 @@ absl::Status EpochCheckpointer::AfterStep(size_t /*rank*/, uint64_t batches,
                                           uint64_t samples,
                                           double compute_seconds) {
   std::unique_lock<std::mutex> lock(mu_);
+  last_step_ = Now();
   for (size_t i = 0; i < saves_.size(); ++i) {
     if (!open_[i]) continue;
     v1::EpochSaveStats& w = saves_[i];
     w.set_window_samples(w.window_samples() + samples);
     w.set_window_compute_seconds(w.window_compute_seconds() + compute_seconds);
+  }
+  if (open_count_ > 0) {
+    any_open_samples_ += samples;
+    any_open_compute_ += compute_seconds;
   }
   if (skipping_ || batches % every_ != 0) return absl::OkStatus();
   const uint32_t k = next_;
@@ -152,6 +178,7 @@ void EpochCheckpointer::OpenWindow(uint32_t k) {
   w.set_start_seconds(now);
   w.set_arrival_spread_seconds(std::max(0.0, now - first_arrival_));
   open_.push_back(1);
+  if (open_count_++ == 0) any_open_since_ = now;
 }
 
 absl::Status EpochCheckpointer::RankDone(size_t /*rank*/) {
@@ -228,8 +255,8 @@ absl::Status EpochCheckpointer::Lead(uint32_t k) {
   if (!async_) {
     PhaseOutcome out = w->Run(sub);
     absl::Status s = Saved(k, out);
+    CloseWindow(k);  // before any rank goes on
     Release(k);
-    CloseWindow(k);
     return s;
   }
   persisting_ = std::move(w);
@@ -288,6 +315,16 @@ absl::Status EpochCheckpointer::Finish() {
 void EpochCheckpointer::Report(v1::DataloadReport* report) const {
   std::lock_guard<std::mutex> lock(mu_);
   for (const auto& w : saves_) *report->add_saves() = w;
+  // The periods any window was open, up to the last batch consumed: after
+  // it a save persists beside nothing.
+  double open = 0;
+  for (const auto& [from, to] : any_open_) {
+    open += std::max(0.0, std::min(to, last_step_) - from);
+  }
+  if (open_count_ > 0) open += std::max(0.0, last_step_ - any_open_since_);
+  report->set_checkpoint_window_seconds(open);
+  report->set_checkpoint_window_samples(any_open_samples_);
+  report->set_checkpoint_window_compute_seconds(any_open_compute_);
 }
 
 }  // namespace ckpt

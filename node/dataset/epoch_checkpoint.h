@@ -24,6 +24,7 @@
 #include <optional>
 #include <string>
 #include <thread>
+#include <utility>
 #include <vector>
 
 #include "absl/status/status.h"
@@ -108,6 +109,14 @@ class EpochCheckpointer : public StepHook {
   // may still be when the next one starts).
   std::vector<::ckptbench::v1::EpochSaveStats> saves_;
   std::vector<char> open_;
+  // Any window open: since when, the periods closed so far, and what the
+  // ranks consumed meanwhile (each batch once).
+  size_t open_count_ = 0;
+  double any_open_since_ = 0;
+  std::vector<std::pair<double, double>> any_open_;
+  uint64_t any_open_samples_ = 0;
+  double any_open_compute_ = 0;
+  double last_step_ = 0;  // the last batch consumed
 };
 
 }  // namespace ckpt
