@@ -261,6 +261,17 @@ absl::Status DataloadRound::CheckReport(size_t node, const PhaseOutcome& report,
                               " with ", w.samples(), " samples"));
     }
   }
+  if ((plan_.saves == nullptr &&
+       (r.checkpoint_window_seconds() != 0 ||
+        r.checkpoint_window_samples() != 0 ||
+        r.checkpoint_window_compute_seconds() != 0)) ||
+      !IsReportDuration(r.checkpoint_window_seconds()) ||
+      !IsReportDuration(r.checkpoint_window_compute_seconds()) ||
+      r.checkpoint_window_samples() > most * plan_.ranks_per_node) {
+    return bad(absl::StrCat("checkpoint windows of ",
+                            r.checkpoint_window_seconds(), " s and ",
+                            r.checkpoint_window_samples(), " samples"));
+  }
   std::set<uint32_t> saves;
   for (const v1::EpochSaveStats& w : r.saves()) {
     if (plan_.saves == nullptr || !saves.insert(w.save()).second ||
