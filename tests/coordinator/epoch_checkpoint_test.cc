@@ -14,17 +14,17 @@
 namespace ckpt {
 namespace {
 
-// 1,152 samples of 4 KiB over 2 ranks in batches of 4: 144 batches a
+// 1,536 samples of 4 KiB over 2 ranks in batches of 4: 192 batches a
 // rank, an accelerator step of 8 ms, so the loader (memory, 2 workers a
 // rank) is never the limit: 2 x 4 / 8 ms = 1,000 samples/s. A checkpoint
-// after every 40 batches (320 ms of training): 3 saves of the
-// NUM_LAYERS=1 model without optimizer state (53.5 MiB), the last 24
+// after every 60 batches (480 ms of training): 3 saves of the
+// NUM_LAYERS=1 model without optimizer state (53.5 MiB), the last 12
 // batches before the epoch's end.
 Config EpochConfig() {
   Config c;
   c.dataset.path = "mem://bucket/ds";
   c.dataset.format = DatasetFormat::kFiles;
-  c.dataset.samples = 1152;
+  c.dataset.samples = 1536;
   c.dataset.sample_bytes = 4096;
   c.dataset.sample_spread = 0;
   c.dataset.write_threads = 2;
@@ -36,7 +36,7 @@ Config EpochConfig() {
   c.dataload.num_workers = 2;
   c.dataload.epochs = 1;
   c.dataload.compute_time = 0.008;
-  c.dataload.checkpoint_every = 40;
+  c.dataload.checkpoint_every = 60;
   c.run.progress_interval = 10;
   return c;
 }
@@ -88,7 +88,7 @@ TEST(EpochCheckpoint, ASyncSaveHoldsEveryRankForItsWholeWindow) {
     EXPECT_EQ(r.status, RunStatus::kOk) << r.error;
     EXPECT_EQ(w.index, r.index);
     EXPECT_EQ(w.step, r.step);
-    EXPECT_EQ(w.batch, 40u * (k + 1));
+    EXPECT_EQ(w.batch, 60u * (k + 1));
     EXPECT_EQ(r.bytes, h.plan.total_bytes);
     EXPECT_GE(w.window_seconds, paced) << k;
     EXPECT_GE(w.blocked_seconds, paced) << k;
@@ -97,21 +97,22 @@ TEST(EpochCheckpoint, ASyncSaveHoldsEveryRankForItsWholeWindow) {
     EXPECT_FALSE(r.staging.async);
   }
   // The epoch's time: the batches' compute and the three saves.
-  EXPECT_GE(Epoch(h.result).seconds, 144 * 0.008 + 3 * paced);
+  EXPECT_GE(Epoch(h.result).seconds, 192 * 0.008 + 3 * paced);
   const std::string table = SummaryTable(h.result);
   EXPECT_TRUE(absl::StrContains(table, "epoch 1 checkpoints")) << table;
   EXPECT_TRUE(absl::StrContains(table, "save 3")) << table;
 }
 
 // An async save holds the ranks only while it stages (a copy in memory)
-// and persists beside the epoch: in its window the ranks consume at the
+// and persists beside the epoch, at 128 MiB/s (0.42 s, less than the 0.48
+// s of training to the next save): in its window the ranks consume at the
 // rest's rate for all but the time they were held.
 TEST(EpochCheckpoint, AnAsyncSaveHoldsTheRanksOnlyWhileItStages) {
   auto memory = std::make_shared<MemoryStore>();
   Config c = EpochConfig();
   MakeDataset(memory, c);
   c.run.workload = Workload::kDataload;
-  c.storage.path = "null://mibps-512";
+  c.storage.path = "null://mibps-128";
   c.run.async = true;
   InProcessRun h(memory, c, 1);
   absl::Status s = h.Run();
@@ -122,7 +123,7 @@ TEST(EpochCheckpoint, AnAsyncSaveHoldsTheRanksOnlyWhileItStages) {
   ASSERT_EQ(saves.size(), 3u);
   ASSERT_EQ(ep.saves.size(), 3u);
   const double paced =
-      static_cast<double>(h.plan.total_bytes) / (512.0 * 1024 * 1024);
+      static_cast<double>(h.plan.total_bytes) / (128.0 * 1024 * 1024);
   for (size_t k = 0; k < 3; ++k) {
     const EpochResult::Save& w = ep.saves[k];
     const RoundResult& r = *saves[k];
@@ -130,6 +131,7 @@ TEST(EpochCheckpoint, AnAsyncSaveHoldsTheRanksOnlyWhileItStages) {
     EXPECT_TRUE(r.staging.async);
     EXPECT_GE(w.window_seconds, paced) << k;
     EXPECT_LT(w.blocked_seconds, 0.5 * w.window_seconds) << k;
+    if (k == 2) continue;  // persists after the last batch
     // What the rest's rate gives for the window's unheld part.
     const double predicted =
         ep.rest_samples_per_second * (w.window_seconds - w.blocked_seconds);
