@@ -222,6 +222,11 @@ absl::Status EpochCheckpointer::Lead(uint32_t k) {
       std::lock_guard<std::mutex> lock(mu_);
       skipping_ = true;
       if (!saves_.empty() && saves_.back().save() == k) {
+        // No save: its window's figures go, the time its ranks were held
+        // stays out of the epoch's rest.
+        if (open_.back() && --open_count_ == 0) {
+          any_open_.emplace_back(any_open_since_, Now());
+        }
         saves_.pop_back();
         open_.pop_back();
       }

@@ -174,5 +174,36 @@ TEST(EpochCheckpoint, ACheckpointTakenDuringAnEpochIsRestoredByALaterLoad) {
   EXPECT_TRUE(r.verified);
 }
 
+// Iterable access gives ranks uneven batches: 7 sample files over 2 nodes'
+// single ranks (one worker each, batches of 1) give rank 0 four and rank 1
+// three. After batch 2 both save; at batch 4 only rank 0 is there, node 1
+// says its ranks are done, and node 0 is told to skip: one save, the epoch
+// whole, nothing left waiting.
+TEST(EpochCheckpoint, ANodeWhoseRanksAreDoneMakesTheOthersSkipTheSave) {
+  auto memory = std::make_shared<MemoryStore>();
+  Config c = EpochConfig();
+  c.dataset.samples = 7;
+  c.cluster.num_devices = "1";
+  MakeDataset(memory, c);
+  c.run.workload = Workload::kDataload;
+  c.storage.path = "mem://bucket/run";
+  c.dataload.access = DataAccess::kIterable;
+  c.dataload.shuffle = false;
+  c.dataload.shuffle_buffer = 1;
+  c.dataload.batch_size = 1;
+  c.dataload.num_workers = 1;
+  c.dataload.compute_time = 0;
+  c.dataload.checkpoint_every = 2;
+  InProcessRun h(memory, c, 2);
+  absl::Status s = h.Run();
+  ASSERT_TRUE(s.ok()) << s;
+  const EpochResult& ep = *Epoch(h.result).epoch;
+  EXPECT_TRUE(ep.each_sample_once);
+  ASSERT_EQ(ep.saves.size(), 1u);
+  EXPECT_EQ(ep.saves[0].batch, 2u);
+  ASSERT_EQ(Saves(h.result).size(), 1u);
+  EXPECT_EQ(Saves(h.result)[0]->status, RunStatus::kOk);
+}
+
 }  // namespace
 }  // namespace ckpt
