@@ -265,13 +265,15 @@ absl::Status EpochCheckpointer::Lead(uint32_t k) {
     return s;
   }
   persisting_ = std::move(w);
+  // Assigned under mu_: the ranks it lets go (Release takes mu_) may lead
+  // the next save or finish at once, and they look at persist_.
+  std::unique_lock<std::mutex> lock(mu_);
   persist_ = std::thread([this, k, sub] {
     PhaseOutcome out = persisting_->Run(sub);
     persisting_.reset();
     Release(k);  // staging failed: the ranks were not let go yet
     (void)Saved(k, out);
   });
-  std::unique_lock<std::mutex> lock(mu_);
   return AwaitRelease(lock, k);
 }
 
