@@ -10,6 +10,7 @@
 #include "common/step_layout.h"
 #include "wire/phase_report_codec.h"
 #include "wire/prepare_codec.h"
+#include "wire/round_codec.h"
 
 namespace ckpt {
 namespace {
@@ -36,7 +37,8 @@ struct EpochSaves::Save {
   std::vector<Waiting> begun, saved;
   std::vector<char> asked;  // per node: 0, 1 (started), 2 (saved)
   std::vector<PhaseOutcome> reports;
-  absl::Status refused;  // a report that could not be held
+  std::vector<PrepareOutcome> prepared;  // what each node's prepare found
+  absl::Status refused;                  // a report that could not be held
   Clock::time_point started;
   bool began = false, committing = false, committed = false;
 };
@@ -129,6 +131,7 @@ void EpochSaves::OnAsk(size_t node, const ActionAsk& ask, Reply reply) {
       auto& fresh = saves_.emplace_back(std::make_unique<Save>());
       fresh->k = a.save();
       fresh->reports.resize(nodes_);
+      fresh->prepared.resize(nodes_);
       fresh->asked.assign(nodes_, 0);
     }
     Save& s = *saves_.back();
@@ -157,6 +160,18 @@ void EpochSaves::OnAsk(size_t node, const ActionAsk& ask, Reply reply) {
     }
   } else {
     s.reports[node] = *std::move(report);
+  }
+  if (a.has_prepared()) {
+    auto found = FromWire(a.prepared());
+    if (found.ok()) {
+      s.prepared[node] = *std::move(found);
+    } else if (s.refused.ok()) {
+      s.refused = absl::DataLossError(
+          absl::StrCat(who,
+                       " sent a save's prepare outcome that cannot be "
+                       "held: ",
+                       found.status().message()));
+    }
   }
   s.saved.push_back({node, ask, std::move(reply)});
   if (s.saved.size() == nodes_) {
@@ -211,7 +226,7 @@ void EpochSaves::Commit(Save& s) {
   s.result.transfer_seconds = reported;
   s.result.seconds =
       std::chrono::duration<double>(Clock::now() - s.started).count();
-  s.round->Aggregate(s.reports, {}, &s.result);
+  s.round->Aggregate(s.reports, s.prepared, &s.result);
   std::lock_guard<std::mutex> lock(mu_);
   if (failed.ok() && !claimed_.ok()) failed = claimed_;
   if (!failed.ok()) {
@@ -221,7 +236,7 @@ void EpochSaves::Commit(Save& s) {
   } else {
     s.committed = true;
     ++committed_;
-    s.round->Conclude({}, NowUnixNs(), &s.result);
+    s.round->Conclude(s.prepared, NowUnixNs(), &s.result);
     const std::string next_uri = context_.step_uri(next_step_);
     for (auto& w : s.saved) {
       v1::EpochSaveAnswer answer;

@@ -10,6 +10,7 @@
 #include "common/status_macros.h"
 #include "wire/phase_report_codec.h"
 #include "wire/prepare_codec.h"
+#include "wire/round_codec.h"
 
 namespace ckpt {
 namespace {
@@ -259,7 +260,7 @@ absl::Status EpochCheckpointer::Lead(uint32_t k) {
   sub.progress = quiet_.get();
   if (!async_) {
     PhaseOutcome out = w->Run(sub);
-    absl::Status s = Saved(k, out);
+    absl::Status s = Saved(k, out, *prepared);
     CloseWindow(k);  // before any rank goes on
     Release(k);
     return s;
@@ -268,16 +269,17 @@ absl::Status EpochCheckpointer::Lead(uint32_t k) {
   // Assigned under mu_: the ranks it lets go (Release takes mu_) may lead
   // the next save or finish at once, and they look at persist_.
   std::unique_lock<std::mutex> lock(mu_);
-  persist_ = std::thread([this, k, sub] {
+  persist_ = std::thread([this, k, sub, found = *std::move(prepared)] {
     PhaseOutcome out = persisting_->Run(sub);
     persisting_.reset();
     Release(k);  // staging failed: the ranks were not let go yet
-    (void)Saved(k, out);
+    (void)Saved(k, out, found);
   });
   return AwaitRelease(lock, k);
 }
 
-absl::Status EpochCheckpointer::Saved(uint32_t k, const PhaseOutcome& out) {
+absl::Status EpochCheckpointer::Saved(uint32_t k, const PhaseOutcome& out,
+                                      const PrepareOutcome& prepared) {
   if (!out.status.ok()) {
     CloseWindow(k);
     return Fail(WithPrefix(out.status,
@@ -287,6 +289,7 @@ absl::Status EpochCheckpointer::Saved(uint32_t k, const PhaseOutcome& out) {
   saved.set_save(k);
   saved.set_saved(true);
   *saved.mutable_report() = ToWire(out);
+  *saved.mutable_prepared() = ToWire(prepared);
   auto answer = Ask(saved);
   if (async_) CloseWindow(k);  // a sync save's closes as the ranks go on
   if (!answer.ok()) return Fail(answer.status());

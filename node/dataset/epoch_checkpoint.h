@@ -71,7 +71,8 @@ class EpochCheckpointer : public StepHook {
   absl::Status Lead(uint32_t k);
   // The save's second ask (durable, with its report): its answer names
   // the next save's step; an async save then makes that step's state.
-  absl::Status Saved(uint32_t k, const PhaseOutcome& out);
+  absl::Status Saved(uint32_t k, const PhaseOutcome& out,
+                     const PrepareOutcome& prepared);
   absl::StatusOr<::ckptbench::v1::EpochSaveAnswer> Ask(
       const ::ckptbench::v1::EpochSaveAsk& ask);
   void Release(uint32_t k);

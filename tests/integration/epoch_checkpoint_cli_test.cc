@@ -78,6 +78,7 @@ TEST_P(EpochCheckpointCli, SavesEveryNBatchesAndTheWindowsShowTheDip) {
     EXPECT_EQ(w["step"], save["step"]);
     EXPECT_EQ(w["batch"], 40 * (k + 1));
     EXPECT_EQ(save["staging"]["async"].get<bool>(), async);
+    EXPECT_NE(save["nodes"][0]["filesystem"], "") << save["nodes"];
     const double window = w["window_seconds"].get<double>();
     const double held = w["blocked_seconds"].get<double>();
     const double in_window = w["window_samples_per_second"].get<double>();

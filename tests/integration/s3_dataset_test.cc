@@ -198,6 +198,7 @@ TEST_F(S3Test, CheckpointsDuringAnEpochSaveToS3BesideTheDataItStreams) {
       EXPECT_EQ(save["phase"], "save");
       EXPECT_EQ(save["status"], "ok") << save.dump();
       EXPECT_GT(save["requests"].get<uint64_t>(), 2u);  // multipart
+      EXPECT_EQ(save["nodes"][0]["filesystem"], "s3") << save["nodes"];
       EXPECT_EQ(w["step"], save["step"]);
       const double window = w["window_seconds"].get<double>();
       const double held = w["blocked_seconds"].get<double>();
