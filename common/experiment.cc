@@ -1,5 +1,6 @@
 #include "common/experiment.h"
 
+#include <algorithm>
 #include <cctype>
 #include <filesystem>
 #include <set>
@@ -20,6 +21,7 @@ namespace {
 constexpr char kDefaults[] = "defaults.";
 constexpr char kSweep[] = "sweep.";
 constexpr char kSmoke[] = "smoke.";
+constexpr uint64_t kMaxSweepPoints = 100000;
 
 // An unknown key at `where`, with groups and "repeat" among the suggestions.
 std::string UnknownKey(const std::string& where, const std::string& key,
@@ -249,6 +251,17 @@ absl::StatusOr<Experiment> LoadExperiment(
       continue;
     }
     RETURN_IF_ERROR(AddParam(e, key, SplitValues(value), "command line"));
+  }
+  // A product too large to run (and to count in an int) is refused.
+  uint64_t points = 1;
+  for (const auto& p : e.params) {
+    points *= std::max<uint64_t>(1, p.values.size());
+    if (points > kMaxSweepPoints) {
+      return absl::InvalidArgumentError(
+          absl::StrCat(path, ": the sweep's product has more than ",
+                       kMaxSweepPoints, " points (at ", p.where, ", ", p.name,
+                       "); expected fewer values or fewer swept keys"));
+    }
   }
   // Every group option named anywhere must have its file and valid keys.
   for (const auto& g : e.groups) {
