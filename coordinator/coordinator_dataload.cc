@@ -65,6 +65,21 @@ void AddInterference(const EpochResult::Save& w, const EpochResult& ep,
   st->checkpoint_cost_seconds = st->blocking_seconds + slower;
 }
 
+// The dataset the run read, as its first epoch found it: node 0's manifest,
+// or the nodes' listing.
+void NoteDataset(const DataloadRound& round, const std::string& uri,
+                 RunResult* result) {
+  if (result->dataset) return;
+  if (round.listed()) {
+    result->dataset = *round.listed();
+  } else if (round.manifest()) {
+    DatasetResult& read = result->dataset.emplace();
+    read.uri = uri;
+    read.spec = round.manifest()->spec;
+    read.totals = round.manifest()->totals;
+  }
+}
+
 }  // namespace
 
 uint64_t Coordinator::TakeEpochSaves(EpochSaves& saves, const std::string& dir,
@@ -125,14 +140,7 @@ absl::Status Coordinator::RunAcceleratorSearch(const DataloadPlan& base,
     RoundIds ids{run_id_, next_round_id_++, &interrupted_};
     result->rounds.push_back(protocol.Run(round, ids));
     RoundResult& r = result->rounds.back();
-    if (!result->dataset && round.manifest()) {
-      DatasetResult& read = result->dataset.emplace();
-      read.uri = plan.uri;
-      read.spec = round.manifest()->spec;
-      read.totals = round.manifest()->totals;
-    } else if (!result->dataset && round.listed()) {
-      result->dataset = *round.listed();
-    }
+    NoteDataset(round, plan.uri, result);
     if (r.status != RunStatus::kOk) {
       Publish(result);
       return absl::AbortedError(r.error);
@@ -217,14 +225,7 @@ absl::Status Coordinator::RunDataload(RunResult* result) {
       saves_before += static_cast<int>(result->rounds.size() - before);
       saves.reset();
     }
-    if (!result->dataset && round.listed()) {
-      result->dataset = *round.listed();
-    } else if (!result->dataset && round.manifest()) {
-      DatasetResult& read = result->dataset.emplace();
-      read.uri = plan.uri;
-      read.spec = round.manifest()->spec;
-      read.totals = round.manifest()->totals;
-    }
+    NoteDataset(round, plan.uri, result);
     RoundResult& r = result->rounds[at];
     if (r.status != RunStatus::kOk) {
       Publish(result);

@@ -193,6 +193,11 @@ class CheckpointRound : public RoundWorkload {
  public:
   CheckpointRound(RoundRunner& runner, const RoundSpec& spec)
       : r_(runner), spec_(spec), expected_(runner.nodes().size()) {}
+  // A round whose nodes were asked their jobs elsewhere: what each may
+  // report.
+  CheckpointRound(RoundRunner& runner, const RoundSpec& spec,
+                  std::vector<PhaseExpectation> expected)
+      : r_(runner), spec_(spec), expected_(std::move(expected)) {}
 
   void Begin(RoundResult* result) override {
     result->phase = spec_.save ? Phase::kSave : Phase::kLoad;
@@ -341,6 +346,11 @@ void CheckpointRound::Verify(RoundResult* result) const {
 
 std::unique_ptr<RoundWorkload> RoundRunner::NewRound(const RoundSpec& spec) {
   return std::make_unique<CheckpointRound>(*this, spec);
+}
+
+std::unique_ptr<RoundWorkload> RoundRunner::NewRound(
+    const RoundSpec& spec, std::vector<PhaseExpectation> expected) {
+  return std::make_unique<CheckpointRound>(*this, spec, std::move(expected));
 }
 
 RoundResult RoundRunner::Run(const RoundSpec& spec) {

@@ -22,6 +22,7 @@
 #include "common/plan.h"
 #include "coordinator/checkpoint/reshard.h"
 #include "coordinator/progress.h"
+#include "coordinator/reply_check.h"
 #include "coordinator/results.h"
 #include "coordinator/round/node_client.h"
 #include "coordinator/round/node_workers.h"
@@ -74,6 +75,10 @@ class RoundRunner {
   // during a dataload epoch: coordinator/dataset/epoch_saves.h); `spec`
   // must outlive it.
   std::unique_ptr<RoundWorkload> NewRound(const RoundSpec& spec);
+  // The same for nodes already asked their jobs: `expected` is what each
+  // node's report may say (ExpectPhase of its job), by node.
+  std::unique_ptr<RoundWorkload> NewRound(
+      const RoundSpec& spec, std::vector<PhaseExpectation> expected);
 
  private:
   // The node-reply fuzz target (tests/fuzz/node_reply_fuzz.cc) builds a

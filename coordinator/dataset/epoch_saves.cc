@@ -53,7 +53,8 @@ EpochSaves::EpochSaves(const Config& config, const CheckpointPlan& plan,
       context_(std::move(context)),
       next_step_(first_step),
       index_(context_.index_base),
-      finished_(nodes_, 0) {}
+      finished_(nodes_, 0),
+      expected_(nodes_) {}
 
 EpochSaves::~EpochSaves() { (void)TakeRounds(); }
 
@@ -64,6 +65,8 @@ v1::EpochCheckpoint EpochSaves::JobFor(size_t node) {
   PhaseJob job = round->BuildPrepare(node);
   job.run_id = spec.run_id;
   job.round_id = spec.round_id;
+  // What this node's saves may report: the same job for every step.
+  expected_[node] = ExpectPhase(job, 0);
   v1::EpochCheckpoint c;
   c.set_every_batches(static_cast<uint32_t>(config_.dataload.checkpoint_every));
   c.set_first_step(next_step_);
@@ -185,10 +188,8 @@ void EpochSaves::Begin(Save& s) {
   s.began = true;
   s.spec = context_.spec(next_step_);
   s.spec.index = ++index_;
-  s.round = runner_.NewRound(s.spec);
+  s.round = runner_.NewRound(s.spec, expected_);
   s.round->Begin(&s.result);
-  // What each node's report may say (the checkpoint's own check).
-  for (size_t i = 0; i < nodes_; ++i) (void)s.round->BuildPrepare(i);
   s.started = Clock::now();
   LOG_INFO("checkpoint %d of the epoch: %s", static_cast<int>(s.k),
            StepDirName(s.spec.step));

@@ -103,7 +103,10 @@ class EpochSaves {
   std::vector<char> finished_;  // per node: said it takes no more
   uint32_t committed_ = 0;      // saves committed
   bool closed_ = false;         // TakeRounds began: no more asks
-  uint32_t finished_at_ = 0;    // a node's ranks were all done before it
+  uint32_t finished_at_ = 0;
+  // What each node's save reports may say (JobFor: from its save job).
+  std::vector<PhaseExpectation>
+      expected_;  // a node's ranks were all done before it
   std::vector<RoundResult> rounds_;
 };
 
