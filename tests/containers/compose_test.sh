@@ -4,9 +4,14 @@
 # and the MinIO stand-in under MinIO's name), as docs/deploy.md runs it:
 #  1. `up --exit-code-from coordinator coordinator`: exit 0; result.json ok,
 #     3 nodes in every round, loads verified, nodes named node-0..2;
-#  2. the same with node-1's container killed mid-save (an override file
-#     makes the checkpoint bigger; sizes and timeouts only): the coordinator
-#     names node 1 and exits non-zero; result.json says failed.
+#  2. the profile `dataloading`, as docs/deploy.md runs it (an override file
+#     makes the dataset and checkpoint small; sizes only): exit 0; the
+#     dataset made once by datagen on the 3 nodes, then a sync and an async
+#     run, each an epoch that read every sample once with checkpoints saved
+#     during it (tests/containers/check_dataloading.py);
+#  3. the first run again with node-1's container killed mid-save (an
+#     override file makes the checkpoint bigger; sizes and timeouts only): the
+#     coordinator names node 1 and exits non-zero; result.json says failed.
 # Everything (containers, networks, volumes, the API service) is removed at
 # exit, failed or not.
 source "$(dirname "$0")/lib.sh"
@@ -97,7 +102,40 @@ hosts=$(ctr_json "$r" '" ".join(sorted({n["host"] for r in j["rounds"] for n in 
 say "   ok: $(ctr_json "$r" '", ".join("%s %.0f MiB/s" % (r["phase"], r["throughput_mib_s"]) for r in j["rounds"])')"
 "${COMPOSE[@]}" down -v -t 0 > /dev/null 2>&1
 
-say "2. the same, node-1 killed mid-save"
+say "2. the dataloading profile: datagen, then an epoch with checkpoints, sync and async"
+cat > "$W/small.yaml" <<'EOY'
+# Sizes only: a dataset and checkpoints of seconds.
+services:
+  dataloading:
+    environment:
+      CKPT_DATASET_SAMPLES: "600"
+      CKPT_SAMPLE_BYTES: 16KiB
+      CKPT_SAMPLE_SPREAD: 4KiB
+      CKPT_SHARD_BYTES: 256KiB
+      CKPT_BATCH_SIZE: "8"
+      CKPT_COMPUTE_TIME: "0.01"
+      CKPT_CHECKPOINT_EVERY: "4"
+      NUM_LAYERS: "4"
+      CKPT_OPTIMIZER: none
+EOY
+start=$SECONDS
+set +e
+timeout 300 "${COMPOSE[@]}" -f "$W/small.yaml" --profile dataloading up \
+  --exit-code-from dataloading dataloading > "$W/up-dl.log" 2>&1
+rc=$?
+set -e
+say "   exit $rc after $((SECONDS - start)) s"
+[ $rc = 0 ] || { tail -n 40 "$W/up-dl.log"; service_logs minio createbucket; fail "dataloading profile: exit $rc, expected 0"; }
+joined_promptly "$W/up-dl.log"
+grep -E 'sweep dataloading-checkpoints: ' "$W/up-dl.log" | sed 's/^[^|]*| */   /' || true
+mkdir "$W/dl"
+"${COMPOSE[@]}" run --rm --no-deps --entrypoint tar coordinator -C /results -c dataloading \
+  2> "$W/dl.err" | tar -x -C "$W/dl" || { cat "$W/dl.err"; fail "cannot read dataloading/ from the results volume"; }
+/usr/bin/python3 "$CTR_HERE/check_dataloading.py" "$W/dl/dataloading" 3 s3 node-0 node-1 node-2 ||
+  fail "dataloading profile: the results above"
+"${COMPOSE[@]}" down -v -t 0 > /dev/null 2>&1
+
+say "3. the first run again, node-1 killed mid-save"
 cat > "$W/bigger.yaml" <<'EOY'
 # Sizes and timeouts only: a save long enough to kill a node during it.
 services:

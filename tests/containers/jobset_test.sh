@@ -11,6 +11,9 @@
 #                   whole as its controller would, the sweep finished
 #   s3-compatible   as shipped, against the MinIO stand-in (a real S3 server)
 #                   started with the keys of the overlay's own Secret
+#   dataloading     on s3-compatible's storage (the same server): datagen,
+#                   then an epoch with checkpoints, sync and async
+#                   (check_dataloading.py)
 # and then docs/deploy.md's steps to read the results back. Checked for
 # each: every container's exit code, result.json in the JobSet's own
 # directory (<name>-<uid>) on the results claim (deploy/k8s/results), and
@@ -344,6 +347,20 @@ check_result "$r" save+load
 if grep -lF -- "$secret" "$W"/s3-compatible/log-*.log "$r"; then
   fail "s3-compatible: the secret key appears in the files above"
 fi
+s3_result=$r
+
+say "dataloading on s3-compatible's storage: datagen, then an epoch with checkpoints, sync and async"
+# Sizes only: a dataset of 800 samples, a checkpoint of 60 MiB.
+play dataloading "$SRC/deploy/k8s/overlays/dataloading" --alias "$endpoint_host=$S3IP" \
+  CKPT_DATASET_SAMPLES=800 CKPT_SAMPLE_BYTES=16KiB CKPT_SAMPLE_SPREAD=4KiB \
+  CKPT_SHARD_BYTES=256KiB CKPT_BATCH_SIZE=8 CKPT_COMPUTE_TIME=0.01 \
+  CKPT_CHECKPOINT_EVERY=4 NUM_LAYERS=4 CKPT_OPTIMIZER=none
+dl_dir=$(dirname "$RESULT")
+/usr/bin/python3 "$CTR_HERE/check_dataloading.py" "$dl_dir" 4 s3 \
+  ckptbench-nodes-0-{0,1,2,3} || fail "dataloading: the results above"
+if grep -lF -- "$secret" "$W"/dataloading/log-*.log "$dl_dir"/*/result.json; then
+  fail "dataloading: the secret key appears in the files above"
+fi
 say "docs/deploy.md's steps to read the results back, as written"
 # The fenced block after the marker, run by bash with `kubectl` a function
 # that does each step's podman equivalent (a pod from a manifest: kube play
@@ -377,7 +394,8 @@ EOK
 mkdir "$W/reader"
 (cd "$W/reader" && bash -euo pipefail -c "source '$W/kubectl.sh'
 $block") > "$W/reader.out" 2>&1 || { cat "$W/reader.out"; fail "the docs' steps to read results failed"; }
-for r in "$base_result" "$renamed_result" "$save_result" "$RESULT"; do
+for r in "$base_result" "$renamed_result" "$save_result" "$s3_result" \
+    "$dl_dir/001-run.async=true/result.json"; do
   copy=$W/reader/ckptbench-results/${r#$results_dir/}
   cmp -s "$r" "$copy" || fail "the docs' steps did not copy ${r#$results_dir/} (looked for $copy)"
 done

@@ -1,6 +1,8 @@
 // The data-loading experiments shipped in conf/ (dataloading: loader kind x
 // workers; data-shards: TAR shard sizes; file-sizes: small files vs large
-// ones; accelerators: MLPerf Storage's search for the most accelerators),
+// ones; accelerators: MLPerf Storage's search for the most accelerators;
+// dataloading-checkpoints: an epoch with a checkpoint every N batches, sync
+// and async, the file the compose profile and the JobSet overlay run),
 // each in its smoke form (`ckptbench sweep FILE --smoke`) through
 // the binary: every point's dataset made once first by datagen and reused,
 // every epoch reading each sample once, and the report, opened in
@@ -27,6 +29,7 @@ struct Shipped {
   int runs;      // in the smoke form
   int datasets;  // distinct, each made once
   const char* swept;
+  int saves = 0;  // checkpoints during each run's epoch
 };
 
 class DataSweep : public ::testing::TestWithParam<Shipped> {};
@@ -63,7 +66,19 @@ TEST_P(DataSweep, SmokeFormMakesEachDatasetOnceAndTheReportDrawsTheCharts) {
     const std::string dir = t.Sub("res/" + run["name"].get<std::string>());
     json j = json::parse(ReadFile(dir + "/result.json"));
     EXPECT_EQ(j["status"], "ok") << dir;
-    EXPECT_TRUE(j["rounds"][0]["epoch"]["each_sample_once"].get<bool>()) << dir;
+    const json& epoch = j["rounds"][0]["epoch"];
+    EXPECT_TRUE(epoch["each_sample_once"].get<bool>()) << dir;
+    // The epoch's saves, each a save round of the run as well.
+    const size_t saves = static_cast<size_t>(s.saves);
+    EXPECT_EQ(epoch.contains("checkpoints")
+                  ? epoch["checkpoints"]["saves"].size()
+                  : 0u,
+              saves)
+        << dir;
+    size_t save_rounds = 0;
+    for (const json& round : j["rounds"])
+      save_rounds += round["phase"] == "save";
+    EXPECT_EQ(save_rounds, saves) << dir;
   }
   const std::string html = t.Sub("res/report.html");
   const std::string text = ReadFile(html);
@@ -94,7 +109,8 @@ INSTANTIATE_TEST_SUITE_P(
     ::testing::Values(Shipped{"dataloading", 4, 1, "dataload.num_workers"},
                       Shipped{"data-shards", 2, 2, "dataset.shard_bytes"},
                       Shipped{"file-sizes", 2, 2, "data"},
-                      Shipped{"accelerators", 2, 2, "data"}),
+                      Shipped{"accelerators", 2, 2, "data"},
+                      Shipped{"dataloading-checkpoints", 2, 1, "run.async", 3}),
     [](const auto& info) {
       std::string name = info.param.file;
       std::replace(name.begin(), name.end(), '-', '_');

@@ -6,8 +6,11 @@
 //  - deploy/docker-compose.yaml passes docker-compose 1.29's `config -q`;
 //  - every env var, command and flag those files hand to ckptbench is one
 //    the binary accepts (`ckptbench keys --json`);
+//  - the dataloading overlay on each shared storage's overlay renders, keeps
+//    that storage's settings, and runs an experiment ckptbench accepts;
 //  - the Dockerfile's build stage runs the scripts CI runs.
 #include <gtest/gtest.h>
+#include <yaml-cpp/yaml.h>
 
 #include <filesystem>
 #include <fstream>
@@ -92,7 +95,7 @@ TEST(Deploy, EveryManifestRendersAndValidatesAgainstItsSchema) {
     std::printf("JobSet schema check skipped: %s is absent\n", kCrd.c_str());
   }
   const auto dirs = Kustomizations();
-  EXPECT_GE(dirs.size(), 14u);  // base, results (2) + 11 overlays
+  EXPECT_GE(dirs.size(), 15u);  // base, results (2) + 12 overlays
   std::set<std::string> names;
   for (const auto& dir : dirs) {
     std::string name = fs::path(dir).filename().string();
@@ -138,7 +141,7 @@ TEST(Deploy, EveryManifestRendersAndValidatesAgainstItsSchema) {
   for (const char* want :
        {"s3-irsa", "s3-pod-identity", "gcs-workload-identity", "gcsfuse",
         "mountpoint-s3", "boot-disk-save", "boot-disk-load", "kueue",
-        "s3-compatible", "llama-7b"}) {
+        "s3-compatible", "llama-7b", "dataloading"}) {
     EXPECT_TRUE(names.count(want)) << want;
   }
 }
@@ -325,6 +328,119 @@ TEST(Deploy, DockerfileBuildStageRunsTheScriptsCiRuns) {
       << ".dockerignore does not start from nothing";
   for (const char* dir : {"docs", "deploy", "tests", "bench"}) {
     EXPECT_EQ(ignore.find(std::string("!") + dir), std::string::npos) << dir;
+  }
+}
+
+// The documents of `kubectl kustomize DIR`, by "Kind/name".
+std::map<std::string, YAML::Node> Render(const TempDir& t,
+                                         const std::string& dir) {
+  auto r = RunProcess({kKubectl, "kustomize", dir}, Env(t));
+  EXPECT_EQ(r.exit_code, 0) << dir << ": " << r.err;
+  std::map<std::string, YAML::Node> docs;
+  for (const YAML::Node& d : YAML::LoadAll(r.out)) {
+    if (!d.IsMap()) continue;
+    docs[d["kind"].as<std::string>() + "/" +
+         d["metadata"]["name"].as<std::string>()] = d;
+  }
+  return docs;
+}
+
+YAML::Node PodSpec(const YAML::Node& jobset, int replicated_job) {
+  return jobset["spec"]["replicatedJobs"][replicated_job]["template"]["spec"]
+               ["template"]["spec"];
+}
+
+// The dataloading overlay on each shared storage, as its kustomization tells
+// a user to put it there: a copy whose bases: names that storage's overlay.
+// Each is rendered and checked against the schemas, ckptbench's interface
+// and Pod Security; its storage is the storage overlay's own, unchanged; and
+// ckptbench validates the experiment the coordinator pod runs with that
+// pod's env (`sweep --dry-run`: every point valid). The container test runs
+// it on S3 (s3-compatible); the GCS ones are rendered and checked, not run
+// (no GCS or GKE here).
+TEST(Deploy, TheDataloadingOverlayRendersOnEverySharedStorage) {
+  if (!HaveTools()) GTEST_SKIP() << "needs kubectl, node and tests/deploy";
+  TempDir t;
+  const fs::path overlays = kSource + "/deploy/k8s/overlays";
+  const std::set<std::string> set_here = {"NUM_LAYERS", "CKPT_SHUFFLE_BUFFER"};
+  const std::set<std::string> removed = {"CKPT_MODE", "NUM_SAVE_CALLS",
+                                         "NUM_LOAD_CALLS"};
+  for (const char* storage :
+       {"s3-compatible", "s3-irsa", "s3-pod-identity", "gcs-workload-identity",
+        "gcsfuse", "mountpoint-s3"}) {
+    SCOPED_TRACE(storage);
+    const fs::path dir = t.Sub(std::string("on-") + storage);
+    fs::create_directories(dir);
+    for (const auto& e : fs::directory_iterator(overlays / "dataloading")) {
+      std::string text = ReadFile(e.path().string());
+      if (e.path().filename() == "kustomization.yaml") {
+        const std::string shipped = "\n- ../s3-compatible\n";
+        const size_t at = text.find(shipped);
+        ASSERT_NE(at, std::string::npos) << "bases: is not ../s3-compatible";
+        text.replace(
+            at, shipped.size(),
+            "\n- " + fs::relative(overlays / storage, dir).string() + "\n");
+      }
+      std::ofstream(dir / e.path().filename()) << text;
+    }
+    auto docs = Render(t, dir.string());
+    auto alone = Render(t, (overlays / storage).string());
+    ASSERT_TRUE(docs.count("JobSet/ckptbench") &&
+                docs.count("ConfigMap/ckptbench-config"));
+    const YAML::Node data = docs["ConfigMap/ckptbench-config"]["data"];
+    const YAML::Node own = alone["ConfigMap/ckptbench-config"]["data"];
+    for (const auto& kv : own) {
+      const std::string key = kv.first.as<std::string>();
+      if (removed.count(key)) {
+        EXPECT_FALSE(data[key]) << key << ": a checkpoint-workload key left";
+      } else if (!set_here.count(key)) {
+        EXPECT_EQ(data[key].as<std::string>(""), kv.second.as<std::string>())
+            << key << " is not the storage overlay's";
+      }
+    }
+    // The node pods' storage (volumes, Secrets) is the storage overlay's.
+    const YAML::Node nodes = PodSpec(docs["JobSet/ckptbench"], 1);
+    const YAML::Node nodes_alone = PodSpec(alone["JobSet/ckptbench"], 1);
+    EXPECT_EQ(YAML::Dump(nodes["volumes"]), YAML::Dump(nodes_alone["volumes"]));
+    EXPECT_EQ(YAML::Dump(nodes["containers"][0]["envFrom"]),
+              YAML::Dump(nodes_alone["containers"][0]["envFrom"]));
+    EXPECT_EQ(docs.count("Secret/ckptbench-s3"),
+              alone.count("Secret/ckptbench-s3"));
+    // The coordinator runs the experiment from the image's conf/ (this
+    // repository's conf/), into its JobSet's own directory.
+    const YAML::Node args =
+        PodSpec(docs["JobSet/ckptbench"], 0)["containers"][0]["args"];
+    ASSERT_EQ(args.size(), 4u);
+    EXPECT_EQ(args[0].as<std::string>(), "sweep");
+    const std::string in_image = args[1].as<std::string>();
+    ASSERT_EQ(in_image.rfind("/etc/ckptbench/conf/", 0), 0u) << in_image;
+    EXPECT_EQ(args[3].as<std::string>(),
+              "/results/${JOBSET_NAME}-${JOBSET_UID}");
+    std::map<std::string, std::string> env = Env(t);
+    for (const auto& kv : data) {
+      env[kv.first.as<std::string>()] = kv.second.as<std::string>();
+    }
+    auto dry =
+        RunProcess({CkptbenchBinary(), "sweep",
+                    kSource + "/conf/" +
+                        in_image.substr(sizeof("/etc/ckptbench/conf/") - 1),
+                    "--dry-run"},
+                   env);
+    EXPECT_EQ(dry.exit_code, 0) << dry.out << dry.err;
+    EXPECT_NE(dry.out.find("2 run(s), all valid"), std::string::npos)
+        << dry.out << dry.err;
+    // Schemas, interface, Pod Security.
+    auto r = RunProcess({kKubectl, "kustomize", dir.string()}, Env(t));
+    const std::string rendered = (dir / "rendered.yaml").string();
+    std::ofstream(rendered) << r.out;
+    std::vector<std::string> check = {"--k8s", rendered};
+    if (fs::exists(kCrd)) check.insert(check.begin(), {"--crd", kCrd});
+    std::string out;
+    EXPECT_EQ(Check(t, check, &out), 0) << out;
+    auto pss = RunProcess(
+        {"/usr/bin/node", kSource + "/tests/deploy/pod_security.js", rendered},
+        Env(t));
+    EXPECT_EQ(pss.exit_code, 0) << pss.out << pss.err;
   }
 }
 
