@@ -1,5 +1,6 @@
 #include "common/config_dataset_checks.h"
 
+#include <algorithm>
 #include <string>
 
 #include "absl/strings/str_cat.h"
@@ -7,6 +8,37 @@
 
 namespace ckpt {
 namespace {
+
+// An epoch of a dataset of ckptbench's (its sample count known) too short
+// for one save: a run would end with none and say nothing was wrong.
+// Map-style, each rank's batches are known; iterable, ranks take whole
+// objects and differ, and a save happens while one rank of every node is
+// still reading: it cannot once N is past a node's whole share in batches.
+absl::Status CheckSavesFitTheEpoch(const Config& c) {
+  if (c.dataset.source != DatasetSource::kCkptbench) return absl::OkStatus();
+  const uint64_t nodes =
+      static_cast<uint64_t>(std::max(c.cluster.num_nodes, 1));
+  const uint64_t ranks = static_cast<uint64_t>(std::max(c.RanksPerNode(), 1));
+  const uint64_t batch =
+      static_cast<uint64_t>(std::max(c.dataload.batch_size, 1));
+  const bool map = c.dataload.access == DataAccess::kMap;
+  const uint64_t readers = map ? nodes * ranks : nodes;
+  const uint64_t samples =
+      c.dataset.samples / readers +
+      (!map || c.dataload.drop_last ? 0 : (c.dataset.samples % readers != 0));
+  const uint64_t batches = (samples + batch - 1) / batch;
+  if (static_cast<uint64_t>(c.dataload.checkpoint_every) <= batches) {
+    return absl::OkStatus();
+  }
+  return absl::InvalidArgumentError(absl::StrCat(
+      "dataload.checkpoint_every (CKPT_CHECKPOINT_EVERY) = ",
+      c.dataload.checkpoint_every, ": expected at most ", batches,
+      map ? ", the batches each rank has in an epoch"
+          : ", the batches of a node's share of the dataset",
+      " (dataset.samples ", c.dataset.samples, " over ", nodes, " node(s)",
+      map ? absl::StrCat(" x ", ranks, " rank(s)") : std::string(),
+      ", dataload.batch_size ", batch, "): no checkpoint would be taken"));
+}
 
 // Checkpoints during a dataload epoch (dataload.checkpoint_every).
 absl::Status CheckEpochCheckpoints(const Config& c, bool need_storage) {
@@ -45,7 +77,7 @@ absl::Status CheckEpochCheckpoints(const Config& c, bool need_storage) {
         "storage.path (CKPT_DIR_PATH): expected where the checkpoints go "
         "(they are saved under its checkpoints/)");
   }
-  return absl::OkStatus();
+  return CheckSavesFitTheEpoch(c);
 }
 
 // The dataset's keys, for a run of a dataset workload.

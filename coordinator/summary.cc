@@ -1,6 +1,7 @@
 #include "coordinator/summary.h"
 
 #include <algorithm>
+#include <cmath>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
@@ -407,10 +408,11 @@ void AddEpochCheckpoints(const RunResult& r, std::string* out) {
       absl::StrAppendFormat(
           out,
           "  save %d (step-%d) after batch %d at %.3f s: window %.3f s, "
-          "ranks held %.3f s; %.0f samples/s in it (%.0f%% below the "
+          "ranks held %.3f s; %.0f samples/s in it (%.0f%% %s the "
           "rest)%s%s\n",
           c.index, c.step, c.batch, c.start_seconds, c.window_seconds,
-          c.blocked_seconds, c.window_samples_per_second, dip,
+          c.blocked_seconds, c.window_samples_per_second, std::abs(dip),
+          dip < 0 ? "above" : "below",
           e.compute_seconds > 0
               ? absl::StrFormat(", util %.1f%%", 100 * c.window_utilization)
               : std::string(),

@@ -52,8 +52,13 @@ def main(argv):
             assert all(h > 0.99 for h in held), where + f"ranks held {held} of the windows"
             assert all(s["window_samples"] == 0 for s in saves), where + "samples read while held"
         else:
-            # An async save holds them for its staging only.
+            # An async save holds them for its staging only; the epoch goes
+            # on in the rest of its window.
             assert all(h < 1 for h in held), where + f"ranks held {held} of the windows"
+            blocked = sum(s["blocked_seconds"] for s in saves)
+            window = sum(s["window_seconds"] for s in saves)
+            assert blocked < 0.9 * window, where + f"ranks held {blocked:.3f} of {window:.3f} s"
+            assert sum(s["window_samples"] for s in saves) > 0, where + "nothing read in the windows"
         print(f"   {name}: {epoch['samples']} samples at {epoch['samples_per_second']:.0f}/s, "
               f"{len(saves)} save(s), ranks held "
               + ", ".join(f"{s['blocked_seconds']:.3f} of {s['window_seconds']:.3f} s" for s in saves))

@@ -139,5 +139,36 @@ TEST(Summary, MultinodeRunsShowSpreadStragglersAndClocks) {
   EXPECT_NE(s.find("node 1 +0.750 ms (rtt 0.200 ms)"), std::string::npos) << s;
 }
 
+// Checkpoints during an epoch: each save's window against the rest of the
+// epoch, a dip said as "below" and a window faster than the rest (an
+// async save overlapping the epoch's slow start) as "above", never a
+// negative "below".
+TEST(Summary, EpochSavesSayWhetherTheWindowWasBelowOrAboveTheRest) {
+  RunResult r;
+  r.status = RunStatus::kOk;
+  r.world_size = 2;
+  r.num_nodes = 1;
+  RoundResult round = Round(Phase::kLoad, 1, 10, 5);
+  round.epoch.emplace();
+  round.epoch->rest_samples_per_second = 500;
+  EpochResult::Save slower, faster;
+  slower.index = 1;
+  slower.step = 1;
+  slower.window_samples_per_second = 250;
+  faster.index = 2;
+  faster.step = 2;
+  faster.window_samples_per_second = 800;
+  round.epoch->saves = {slower, faster};
+  r.rounds.push_back(round);
+  const std::string table = SummaryTable(r);
+  EXPECT_NE(table.find("250 samples/s in it (50% below the rest)"),
+            std::string::npos)
+      << table;
+  EXPECT_NE(table.find("800 samples/s in it (60% above the rest)"),
+            std::string::npos)
+      << table;
+  EXPECT_EQ(table.find("-60%"), std::string::npos) << table;
+}
+
 }  // namespace
 }  // namespace ckpt

@@ -362,7 +362,7 @@ TEST(Deploy, TheDataloadingOverlayRendersOnEverySharedStorage) {
   if (!HaveTools()) GTEST_SKIP() << "needs kubectl, node and tests/deploy";
   TempDir t;
   const fs::path overlays = kSource + "/deploy/k8s/overlays";
-  const std::set<std::string> set_here = {"NUM_LAYERS", "CKPT_SHUFFLE_BUFFER"};
+  const std::map<std::string, std::string> set_here = {{"NUM_LAYERS", "40"}};
   const std::set<std::string> removed = {"CKPT_MODE", "NUM_SAVE_CALLS",
                                          "NUM_LOAD_CALLS"};
   for (const char* storage :
@@ -398,6 +398,17 @@ TEST(Deploy, TheDataloadingOverlayRendersOnEverySharedStorage) {
             << key << " is not the storage overlay's";
       }
     }
+    for (const auto& kv : data) {
+      const std::string key = kv.first.as<std::string>();
+      auto it = set_here.find(key);
+      if (it != set_here.end()) {
+        EXPECT_EQ(kv.second.as<std::string>(), it->second) << key;
+      } else {
+        EXPECT_TRUE(own[key]) << key << ": added by the overlay, unchecked";
+      }
+    }
+    EXPECT_EQ(YAML::Dump(docs["ServiceAccount/ckptbench"]),
+              YAML::Dump(alone["ServiceAccount/ckptbench"]));
     // The node pods' storage (volumes, Secrets) is the storage overlay's.
     const YAML::Node nodes = PodSpec(docs["JobSet/ckptbench"], 1);
     const YAML::Node nodes_alone = PodSpec(alone["JobSet/ckptbench"], 1);
@@ -433,7 +444,8 @@ TEST(Deploy, TheDataloadingOverlayRendersOnEverySharedStorage) {
     auto r = RunProcess({kKubectl, "kustomize", dir.string()}, Env(t));
     const std::string rendered = (dir / "rendered.yaml").string();
     std::ofstream(rendered) << r.out;
-    std::vector<std::string> check = {"--k8s", rendered};
+    std::vector<std::string> check = {"--k8s", rendered, "--plan",
+                                      CkptbenchBinary()};
     if (fs::exists(kCrd)) check.insert(check.begin(), {"--crd", kCrd});
     std::string out;
     EXPECT_EQ(Check(t, check, &out), 0) << out;

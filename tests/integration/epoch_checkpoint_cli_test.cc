@@ -150,6 +150,31 @@ TEST(EpochCheckpointCli, BadCombinationsAreRefusedNamingTheKeys) {
             std::string::npos)
       << r.err;
   env.erase("CKPT_FIND_ACCELERATORS");
+  // An epoch too short for one save: 1,200 samples over 2 ranks in
+  // batches of 4 are 150 batches a rank (map-style); iterable, a node's
+  // whole share is 300 batches.
+  env["CKPT_COMPUTE_TIME"] = "0.008";
+  env["CKPT_CHECKPOINT_EVERY"] = "151";
+  r = Ckpt({"run", "-q", "--results-dir", t.Sub("d")}, env);
+  EXPECT_NE(r.exit_code, 0);
+  EXPECT_NE(r.err.find("dataload.checkpoint_every (CKPT_CHECKPOINT_EVERY) = "
+                       "151: expected at most 150, the batches each rank "
+                       "has in an epoch (dataset.samples 1200 over 1 node(s) "
+                       "x 2 rank(s), dataload.batch_size 4): no checkpoint "
+                       "would be taken"),
+            std::string::npos)
+      << r.err;
+  env["CKPT_DATALOAD_ACCESS"] = "iterable";
+  r = Ckpt({"run", "-q", "--results-dir", t.Sub("e")}, env);
+  EXPECT_EQ(r.err.find("no checkpoint would be taken"), std::string::npos)
+      << r.err;  // it fails later: no dataset was made here
+  env["CKPT_CHECKPOINT_EVERY"] = "301";
+  r = Ckpt({"run", "-q", "--results-dir", t.Sub("f")}, env);
+  EXPECT_NE(r.err.find("= 301: expected at most 300, the batches of a node's "
+                       "share of the dataset"),
+            std::string::npos)
+      << r.err;
+  env.erase("CKPT_DATALOAD_ACCESS");
   env["CKPT_CHECKPOINT_EVERY"] = "40";
   env["CKPT_WORKLOAD"] = "checkpoint";
   r = Ckpt({"run", "-q", "--results-dir", t.Sub("b")}, env);
