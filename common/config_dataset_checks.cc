@@ -22,11 +22,12 @@ absl::Status CheckSavesFitTheEpoch(const Config& c) {
   const uint64_t batch =
       static_cast<uint64_t>(std::max(c.dataload.batch_size, 1));
   const bool map = c.dataload.access == DataAccess::kMap;
-  const uint64_t readers = map ? nodes * ranks : nodes;
-  const uint64_t samples =
-      c.dataset.samples / readers +
-      (!map || c.dataload.drop_last ? 0 : (c.dataset.samples % readers != 0));
-  const uint64_t batches = (samples + batch - 1) / batch;
+  // The sampler's split over the ranks (map), or a node's share (iterable).
+  SamplerSpec split;
+  split.samples = c.dataset.samples;
+  split.world = static_cast<uint32_t>(map ? nodes * ranks : nodes);
+  split.drop_last = !map || c.dataload.drop_last;
+  const uint64_t batches = (ShapeOf(split).per_rank + batch - 1) / batch;
   if (static_cast<uint64_t>(c.dataload.checkpoint_every) <= batches) {
     return absl::OkStatus();
   }

@@ -26,22 +26,16 @@ std::map<std::string, std::string> Env(
   return env;
 }
 
-ProcessResult Ckpt(std::vector<std::string> args,
-                   const std::map<std::string, std::string>& env) {
-  args.insert(args.begin(), CkptbenchBinary());
-  return RunProcess(args, env);
-}
-
 int CountLines(const std::string& s) {
   return static_cast<int>(std::count(s.begin(), s.end(), '\n'));
 }
 
 TEST(Cli, SaveLoadRunWritesResultsAndTable) {
   TempDir t;
-  auto r = Ckpt({"run", "--results-dir", t.Sub("res")},
-                Env(t, {{"NUM_LAYERS", "4"},
-                        {"NUM_SAVE_CALLS", "2"},
-                        {"NUM_LOAD_CALLS", "2"}}));
+  auto r = RunCkptbench({"run", "--results-dir", t.Sub("res")},
+                        Env(t, {{"NUM_LAYERS", "4"},
+                                {"NUM_SAVE_CALLS", "2"},
+                                {"NUM_LOAD_CALLS", "2"}}));
   ASSERT_EQ(r.exit_code, 0) << r.err;
   json j = json::parse(ReadFile(t.Sub("res/result.json")));
   EXPECT_EQ(j["schema"], "ckptbench.result/v1");
@@ -81,10 +75,11 @@ TEST(Cli, CleanupRemovesOnlyStepsThisRunWrote) {
   auto env = Env(
       t,
       {{"NUM_LAYERS", "2"}, {"NUM_SAVE_CALLS", "2"}, {"NUM_LOAD_CALLS", "0"}});
-  ASSERT_EQ(Ckpt({"run", "--results-dir", t.Sub("res")}, env).exit_code, 0);
+  ASSERT_EQ(RunCkptbench({"run", "--results-dir", t.Sub("res")}, env).exit_code,
+            0);
   // The first run kept its newest step, step-2. A second run writes 3 and 4
   // and removes 3, its own, but not step-2, which it did not write.
-  auto r = Ckpt({"run", "--results-dir", t.Sub("res2")}, env);
+  auto r = RunCkptbench({"run", "--results-dir", t.Sub("res2")}, env);
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_FALSE(fs::exists(t.Sub("ckpt/checkpoints/step-1")));
   EXPECT_TRUE(fs::exists(t.Sub("ckpt/checkpoints/step-2/.metadata")));
@@ -100,14 +95,15 @@ TEST(Cli, FlippedByteFailsLoadOnlyNamingTheFileAndStillWritesResults) {
   auto env = Env(
       t,
       {{"NUM_LAYERS", "2"}, {"NUM_SAVE_CALLS", "1"}, {"NUM_LOAD_CALLS", "1"}});
-  ASSERT_EQ(Ckpt({"run", "--save-only"}, env).exit_code, 0);
+  ASSERT_EQ(RunCkptbench({"run", "--save-only"}, env).exit_code, 0);
   std::string victim = t.Sub("ckpt/checkpoints/step-1/__1_0.distcp");
   {
     std::fstream f(victim, std::ios::in | std::ios::out | std::ios::binary);
     f.seekp(5000);
     f.put('\x5a');
   }
-  auto r = Ckpt({"run", "--load-only", "--results-dir", t.Sub("res")}, env);
+  auto r =
+      RunCkptbench({"run", "--load-only", "--results-dir", t.Sub("res")}, env);
   EXPECT_NE(r.exit_code, 0);
   EXPECT_NE(r.err.find(victim), std::string::npos) << r.err;
   EXPECT_NE(r.err.find("at byte offset 5000"), std::string::npos) << r.err;
@@ -119,7 +115,7 @@ TEST(Cli, FlippedByteFailsLoadOnlyNamingTheFileAndStillWritesResults) {
 
 TEST(Cli, BadNumberIsOneLineNamingTheKey) {
   TempDir t;
-  auto r = Ckpt({"run"}, Env(t, {{"NUM_SAVE_CALLS", "abc"}}));
+  auto r = RunCkptbench({"run"}, Env(t, {{"NUM_SAVE_CALLS", "abc"}}));
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_EQ(CountLines(r.err), 1) << r.err;
   EXPECT_NE(r.err.find("NUM_SAVE_CALLS"), std::string::npos);
@@ -131,7 +127,7 @@ TEST(Cli, MisspelledYamlKeyIsOneLineWithFileLineAndSuggestion) {
   TempDir t;
   std::ofstream(t.Sub("exp.yaml"))
       << "model:\n  num_layers: 2\nrun:\n  num_save_cals: 1\n";
-  auto r = Ckpt(
+  auto r = RunCkptbench(
       {"run", "--config", t.Sub("exp.yaml"), "--results-dir", t.Sub("res")},
       Env(t));
   EXPECT_EQ(r.exit_code, 2);
@@ -151,7 +147,7 @@ TEST(Cli, ClearErrorsBeforeAnyRound) {
   TempDir t;
   // No GPU here: a build without GPU support says so; one with it finds
   // none on the node, in the preflight, before any round.
-  auto gpu = Ckpt({"run"}, Env(t, {{"ACCELERATOR", "gpu"}}));
+  auto gpu = RunCkptbench({"run"}, Env(t, {{"ACCELERATOR", "gpu"}}));
   EXPECT_EQ(gpu.exit_code, 2) << gpu.err;
   EXPECT_TRUE(gpu.err.find("no GPU support") != std::string::npos ||
               gpu.err.find("no usable GPU") != std::string::npos ||
@@ -159,23 +155,24 @@ TEST(Cli, ClearErrorsBeforeAnyRound) {
       << gpu.err;
   std::ofstream(t.Sub("a-file")) << "x";
   auto unwritable =
-      Ckpt({"run"}, Env(t, {{"CKPT_DIR_PATH", t.Sub("a-file/sub")}}));
+      RunCkptbench({"run"}, Env(t, {{"CKPT_DIR_PATH", t.Sub("a-file/sub")}}));
   EXPECT_EQ(unwritable.exit_code, 2);
   EXPECT_NE(unwritable.err.find("CKPT_DIR_PATH"), std::string::npos)
       << unwritable.err;
   EXPECT_NE(unwritable.err.find(t.Sub("a-file/sub")), std::string::npos)
       << unwritable.err;
-  auto missing = Ckpt({"run"}, {{"NUM_LAYERS", "2"}});
+  auto missing = RunCkptbench({"run"}, {{"NUM_LAYERS", "2"}});
   EXPECT_EQ(missing.exit_code, 2);
   EXPECT_NE(missing.err.find("CKPT_DIR_PATH"), std::string::npos);
-  auto s3 = Ckpt({"run"}, Env(t, {{"CKPT_DIR_PATH", "s3://bucket/x"}}));
+  auto s3 = RunCkptbench({"run"}, Env(t, {{"CKPT_DIR_PATH", "s3://bucket/x"}}));
   EXPECT_EQ(s3.exit_code, 2);
 }
 
 TEST(Cli, LoadOnlyStagesThenNeverOverwritesAndRefusesOtherPlans) {
   TempDir t;
   auto env = Env(t, {{"NUM_LAYERS", "2"}, {"NUM_LOAD_CALLS", "1"}});
-  auto first = Ckpt({"run", "--load-only", "--results-dir", t.Sub("r1")}, env);
+  auto first =
+      RunCkptbench({"run", "--load-only", "--results-dir", t.Sub("r1")}, env);
   ASSERT_EQ(first.exit_code, 0) << first.err;
   json j = json::parse(ReadFile(t.Sub("r1/result.json")));
   EXPECT_TRUE(j["rounds"][0]["staged"].get<bool>());
@@ -184,12 +181,12 @@ TEST(Cli, LoadOnlyStagesThenNeverOverwritesAndRefusesOtherPlans) {
   std::string meta = t.Sub("ckpt/checkpoints/step-1/.metadata");
   auto before =
       fs::last_write_time(t.Sub("ckpt/checkpoints/step-1/__0_0.distcp"));
-  auto second = Ckpt({"run", "--load-only"}, env);
+  auto second = RunCkptbench({"run", "--load-only"}, env);
   ASSERT_EQ(second.exit_code, 0) << second.err;
   EXPECT_EQ(before,
             fs::last_write_time(t.Sub("ckpt/checkpoints/step-1/__0_0.distcp")));
   EXPECT_FALSE(fs::exists(t.Sub("ckpt/checkpoints/step-2")));
-  auto other = Ckpt({"run", "--load-only", "NUM_LAYERS=3"}, env);
+  auto other = RunCkptbench({"run", "--load-only", "NUM_LAYERS=3"}, env);
   EXPECT_EQ(other.exit_code, 2);
   EXPECT_NE(other.err.find("different model"), std::string::npos) << other.err;
 }
@@ -254,25 +251,27 @@ TEST(Cli, SigtermBeforeAnyRoundStillEndsTheRun) {
 
 TEST(Cli, ZeroCallsIsValid) {
   TempDir t;
-  auto r = Ckpt({"run", "--results-dir", t.Sub("res")},
-                Env(t, {{"NUM_SAVE_CALLS", "0"}, {"NUM_LOAD_CALLS", "0"}}));
+  auto r =
+      RunCkptbench({"run", "--results-dir", t.Sub("res")},
+                   Env(t, {{"NUM_SAVE_CALLS", "0"}, {"NUM_LOAD_CALLS", "0"}}));
   EXPECT_EQ(r.exit_code, 0) << r.err;
   json j = json::parse(ReadFile(t.Sub("res/result.json")));
   EXPECT_TRUE(j["rounds"].empty());
 }
 
 TEST(Cli, PlanAndKeys) {
-  auto plan = Ckpt({"plan", "CKPT_MODEL=llama-7b", "NUM_DEVICES=8"}, {});
+  auto plan =
+      RunCkptbench({"plan", "CKPT_MODEL=llama-7b", "NUM_DEVICES=8"}, {});
   EXPECT_EQ(plan.exit_code, 0) << plan.err;
   EXPECT_NE(plan.out.find("parameters   6889410560"), std::string::npos)
       << plan.out;
   EXPECT_NE(plan.out.find("world        8"), std::string::npos);
-  auto list = Ckpt({"plan", "--list"}, {});
+  auto list = RunCkptbench({"plan", "--list"}, {});
   EXPECT_NE(list.out.find("llama3-405b"), std::string::npos);
-  auto keys = Ckpt({"keys"}, {});
+  auto keys = RunCkptbench({"keys"}, {});
   EXPECT_NE(keys.out.find("run.num_save_calls\tNUM_SAVE_CALLS"),
             std::string::npos);
-  auto bad = Ckpt({"rnu"}, {});
+  auto bad = RunCkptbench({"rnu"}, {});
   EXPECT_EQ(bad.exit_code, 2);
   EXPECT_NE(bad.err.find("did you mean 'run'"), std::string::npos);
 }
@@ -287,11 +286,11 @@ namespace {
 // aborted the run (exit 134) before it wrote result.json.
 TEST(Cli, InvalidUtf8InAPathOrAGarbageMetadataStillWritesResults) {
   TempDir t;
-  auto r = Ckpt({"run", "-q", "--results-dir", t.Sub("r1")},
-                Env(t, {{"CKPT_DIR_PATH", t.Sub("ck\xFF")},
-                        {"NUM_LAYERS", "1"},
-                        {"NUM_SAVE_CALLS", "1"},
-                        {"NUM_LOAD_CALLS", "1"}}));
+  auto r = RunCkptbench({"run", "-q", "--results-dir", t.Sub("r1")},
+                        Env(t, {{"CKPT_DIR_PATH", t.Sub("ck\xFF")},
+                                {"NUM_LAYERS", "1"},
+                                {"NUM_SAVE_CALLS", "1"},
+                                {"NUM_LOAD_CALLS", "1"}}));
   ASSERT_EQ(r.exit_code, 0) << r.err;
   json j = json::parse(ReadFile(t.Sub("r1/result.json")));
   EXPECT_EQ(j["config"]["storage.path"]["value"], t.Sub("ck\\xFF"));
@@ -299,8 +298,9 @@ TEST(Cli, InvalidUtf8InAPathOrAGarbageMetadataStillWritesResults) {
   const std::string step = t.Sub("ck2/checkpoints/step-1");
   fs::create_directories(step);
   std::ofstream(step + "/.metadata") << "0\xFF\xFE\x80 not json";
-  auto g = Ckpt({"run", "-q", "--load-only", "--results-dir", t.Sub("r2")},
-                Env(t, {{"CKPT_DIR_PATH", t.Sub("ck2")}, {"NUM_LAYERS", "1"}}));
+  auto g = RunCkptbench(
+      {"run", "-q", "--load-only", "--results-dir", t.Sub("r2")},
+      Env(t, {{"CKPT_DIR_PATH", t.Sub("ck2")}, {"NUM_LAYERS", "1"}}));
   EXPECT_EQ(g.exit_code, 2) << g.err;
   json f = json::parse(ReadFile(t.Sub("r2/result.json")));
   EXPECT_EQ(f["status"], "failed");
@@ -321,7 +321,7 @@ TEST(Cli, VerboseAddsDebugLinesAndQuietRunsHaveNone) {
   auto env = Env(
       t,
       {{"NUM_LAYERS", "1"}, {"NUM_SAVE_CALLS", "1"}, {"NUM_LOAD_CALLS", "1"}});
-  auto v = Ckpt({"run", "-v", "--results-dir", t.Sub("v")}, env);
+  auto v = RunCkptbench({"run", "-v", "--results-dir", t.Sub("v")}, env);
   ASSERT_EQ(v.exit_code, 0) << v.err;
   EXPECT_NE(v.err.find("\nD "), std::string::npos) << v.err;
   EXPECT_NE(v.err.find("load round 1: starting 1 node(s) together"),
@@ -329,7 +329,7 @@ TEST(Cli, VerboseAddsDebugLinesAndQuietRunsHaveNone) {
       << v.err;
   EXPECT_NE(v.err.find("page cache: fadvise_dontneed"), std::string::npos)
       << v.err;
-  auto plain = Ckpt({"run", "--results-dir", t.Sub("p")}, env);
+  auto plain = RunCkptbench({"run", "--results-dir", t.Sub("p")}, env);
   ASSERT_EQ(plain.exit_code, 0) << plain.err;
   EXPECT_EQ(plain.err.find("\nD "), std::string::npos) << plain.err;
 }

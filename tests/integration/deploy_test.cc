@@ -331,11 +331,14 @@ TEST(Deploy, DockerfileBuildStageRunsTheScriptsCiRuns) {
   }
 }
 
-// The documents of `kubectl kustomize DIR`, by "Kind/name".
+// The documents of `kubectl kustomize DIR`, by "Kind/name"; the rendered
+// text in *text when asked.
 std::map<std::string, YAML::Node> Render(const TempDir& t,
-                                         const std::string& dir) {
+                                         const std::string& dir,
+                                         std::string* text = nullptr) {
   auto r = RunProcess({kKubectl, "kustomize", dir}, Env(t));
   EXPECT_EQ(r.exit_code, 0) << dir << ": " << r.err;
+  if (text) *text = r.out;
   std::map<std::string, YAML::Node> docs;
   for (const YAML::Node& d : YAML::LoadAll(r.out)) {
     if (!d.IsMap()) continue;
@@ -383,7 +386,8 @@ TEST(Deploy, TheDataloadingOverlayRendersOnEverySharedStorage) {
       }
       std::ofstream(dir / e.path().filename()) << text;
     }
-    auto docs = Render(t, dir.string());
+    std::string text;
+    auto docs = Render(t, dir.string(), &text);
     auto alone = Render(t, (overlays / storage).string());
     ASSERT_TRUE(docs.count("JobSet/ckptbench") &&
                 docs.count("ConfigMap/ckptbench-config"));
@@ -441,9 +445,8 @@ TEST(Deploy, TheDataloadingOverlayRendersOnEverySharedStorage) {
     EXPECT_NE(dry.out.find("2 run(s), all valid"), std::string::npos)
         << dry.out << dry.err;
     // Schemas, interface, Pod Security.
-    auto r = RunProcess({kKubectl, "kustomize", dir.string()}, Env(t));
     const std::string rendered = (dir / "rendered.yaml").string();
-    std::ofstream(rendered) << r.out;
+    std::ofstream(rendered) << text;
     std::vector<std::string> check = {"--k8s", rendered, "--plan",
                                       CkptbenchBinary()};
     if (fs::exists(kCrd)) check.insert(check.begin(), {"--crd", kCrd});

@@ -16,12 +16,6 @@ namespace {
 
 using nlohmann::json;
 
-ProcessResult Ckpt(std::vector<std::string> args,
-                   const std::map<std::string, std::string>& env) {
-  args.insert(args.begin(), CkptbenchBinary());
-  return RunProcess(args, env);
-}
-
 // 1,200 files of 4 KiB over 2 ranks in batches of 4: 150 batches a rank,
 // 8 ms of compute each (the loader, 2 workers a rank on local disk, keeps
 // ahead: 1,000 samples/s); the NUM_LAYERS=1 model without optimizer state
@@ -51,10 +45,10 @@ TEST_P(EpochCheckpointCli, SavesEveryNBatchesAndTheWindowsShowTheDip) {
   const bool async = GetParam();
   TempDir t;
   auto env = Env(t, async);
-  auto g = Ckpt({"datagen", "-q", "--results-dir", t.Sub("gen")}, env);
+  auto g = RunCkptbench({"datagen", "-q", "--results-dir", t.Sub("gen")}, env);
   ASSERT_EQ(g.exit_code, 0) << g.err;
   env["CKPT_WORKLOAD"] = "dataload";
-  auto r = Ckpt({"run", "--results-dir", t.Sub("res")}, env);
+  auto r = RunCkptbench({"run", "--results-dir", t.Sub("res")}, env);
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_NE(r.out.find("epoch 1 checkpoints"), std::string::npos) << r.out;
   json j = json::parse(ReadFile(t.Sub("res/result.json")));
@@ -100,7 +94,7 @@ TEST_P(EpochCheckpointCli, SavesEveryNBatchesAndTheWindowsShowTheDip) {
   }
   EXPECT_GT(j["goodput"]["interval_seconds"].get<double>(), 0.3);
   // result.json reads back whole (the report reads every field).
-  auto rep = Ckpt({"report", t.Sub("res")}, {});
+  auto rep = RunCkptbench({"report", t.Sub("res")}, {});
   EXPECT_EQ(rep.exit_code, 0) << rep.err;
   // This run's newest step only: the older ones and the step claimed for a
   // fourth save removed.
@@ -118,7 +112,7 @@ TEST_P(EpochCheckpointCli, SavesEveryNBatchesAndTheWindowsShowTheDip) {
   load["CKPT_ASYNC"] = "false";
   load["CKPT_MODE"] = "load-only";
   load["NUM_LOAD_CALLS"] = "1";
-  auto l = Ckpt({"run", "-q", "--results-dir", t.Sub("load")}, load);
+  auto l = RunCkptbench({"run", "-q", "--results-dir", t.Sub("load")}, load);
   ASSERT_EQ(l.exit_code, 0) << l.err;
   json lj = json::parse(ReadFile(t.Sub("load/result.json")));
   EXPECT_EQ(lj["rounds"][0]["step"], rounds[3]["step"]);
@@ -135,7 +129,7 @@ TEST(EpochCheckpointCli, BadCombinationsAreRefusedNamingTheKeys) {
   auto env = Env(t, false);
   env["CKPT_WORKLOAD"] = "dataload";
   env["CKPT_INTERVAL"] = "10s";
-  auto r = Ckpt({"run", "-q", "--results-dir", t.Sub("a")}, env);
+  auto r = RunCkptbench({"run", "-q", "--results-dir", t.Sub("a")}, env);
   EXPECT_NE(r.exit_code, 0);
   EXPECT_NE(r.err.find("run.interval (CKPT_INTERVAL)"), std::string::npos)
       << r.err;
@@ -143,7 +137,7 @@ TEST(EpochCheckpointCli, BadCombinationsAreRefusedNamingTheKeys) {
   env["CKPT_CHECKPOINT_EVERY"] = "0";
   env["CKPT_FIND_ACCELERATORS"] = "8";
   env["CKPT_COMPUTE_TIME"] = "0";
-  r = Ckpt({"run", "-q", "--results-dir", t.Sub("c")}, env);
+  r = RunCkptbench({"run", "-q", "--results-dir", t.Sub("c")}, env);
   EXPECT_NE(r.exit_code, 0);
   EXPECT_NE(r.err.find("dataload.find_accelerators (CKPT_FIND_ACCELERATORS) "
                        "= 8 with dataload.compute_time"),
@@ -155,7 +149,7 @@ TEST(EpochCheckpointCli, BadCombinationsAreRefusedNamingTheKeys) {
   // whole share is 300 batches.
   env["CKPT_COMPUTE_TIME"] = "0.008";
   env["CKPT_CHECKPOINT_EVERY"] = "151";
-  r = Ckpt({"run", "-q", "--results-dir", t.Sub("d")}, env);
+  r = RunCkptbench({"run", "-q", "--results-dir", t.Sub("d")}, env);
   EXPECT_NE(r.exit_code, 0);
   EXPECT_NE(r.err.find("dataload.checkpoint_every (CKPT_CHECKPOINT_EVERY) = "
                        "151: expected at most 150, the batches each rank "
@@ -165,11 +159,11 @@ TEST(EpochCheckpointCli, BadCombinationsAreRefusedNamingTheKeys) {
             std::string::npos)
       << r.err;
   env["CKPT_DATALOAD_ACCESS"] = "iterable";
-  r = Ckpt({"run", "-q", "--results-dir", t.Sub("e")}, env);
+  r = RunCkptbench({"run", "-q", "--results-dir", t.Sub("e")}, env);
   EXPECT_EQ(r.err.find("no checkpoint would be taken"), std::string::npos)
       << r.err;  // it fails later: no dataset was made here
   env["CKPT_CHECKPOINT_EVERY"] = "301";
-  r = Ckpt({"run", "-q", "--results-dir", t.Sub("f")}, env);
+  r = RunCkptbench({"run", "-q", "--results-dir", t.Sub("f")}, env);
   EXPECT_NE(r.err.find("= 301: expected at most 300, the batches of a node's "
                        "share of the dataset"),
             std::string::npos)
@@ -177,7 +171,7 @@ TEST(EpochCheckpointCli, BadCombinationsAreRefusedNamingTheKeys) {
   env.erase("CKPT_DATALOAD_ACCESS");
   env["CKPT_CHECKPOINT_EVERY"] = "40";
   env["CKPT_WORKLOAD"] = "checkpoint";
-  r = Ckpt({"run", "-q", "--results-dir", t.Sub("b")}, env);
+  r = RunCkptbench({"run", "-q", "--results-dir", t.Sub("b")}, env);
   EXPECT_NE(r.exit_code, 0);
   EXPECT_NE(r.err.find("dataload.checkpoint_every (CKPT_CHECKPOINT_EVERY)"),
             std::string::npos)

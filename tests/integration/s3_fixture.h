@@ -33,8 +33,7 @@ class S3Test : public ::testing::Test {
     return env;
   }
   ProcessResult Ckpt(std::vector<std::string> args, const Env& env) {
-    args.insert(args.begin(), CkptbenchBinary());
-    return RunProcess(args, env);
+    return RunCkptbench(std::move(args), env);
   }
   std::string Uri(const std::string& prefix) {
     return "s3://" + bucket_ + "/" + prefix;

@@ -27,12 +27,6 @@ std::map<std::string, std::string> Env(const TempDir& t) {
   return {{"CKPT_DIR_PATH", t.Sub("ckpt")}, {"HOME", t.path()}};
 }
 
-ProcessResult Ckpt(std::vector<std::string> args,
-                   const std::map<std::string, std::string>& env) {
-  args.insert(args.begin(), CkptbenchBinary());
-  return RunProcess(args, env);
-}
-
 std::vector<std::string> RunDirs(const std::string& dir) {
   std::vector<std::string> out;
   for (const auto& e : fs::directory_iterator(dir)) {
@@ -48,7 +42,8 @@ int CountLines(const std::string& s) {
 
 TEST(Sweep, SmokeSweepWritesEveryRunCollatedCsvAndAReportChromiumDraws) {
   TempDir t;
-  auto r = Ckpt({"sweep", kSmoke, "--results-dir", t.Sub("res"), "-q"}, Env(t));
+  auto r = RunCkptbench({"sweep", kSmoke, "--results-dir", t.Sub("res"), "-q"},
+                        Env(t));
   ASSERT_EQ(r.exit_code, 0) << r.err;
   const std::vector<std::string> want = {
       "000-NUM_LAYERS=1,NUM_DEVICES=1,repeat=1",
@@ -142,7 +137,7 @@ TEST(Sweep, SmokeSweepWritesEveryRunCollatedCsvAndAReportChromiumDraws) {
   EXPECT_LT(p01, p10);
 
   // Compare the sweep with itself: every point, nothing changed.
-  auto cmp = Ckpt({"compare", t.Sub("res"), t.Sub("res")}, Env(t));
+  auto cmp = RunCkptbench({"compare", t.Sub("res"), t.Sub("res")}, Env(t));
   ASSERT_EQ(cmp.exit_code, 0) << cmp.err;
   EXPECT_GT(CountLines(cmp.out), 8) << cmp.out;
   EXPECT_NE(cmp.out.find("within spread"), std::string::npos) << cmp.out;
@@ -181,12 +176,12 @@ TEST(Sweep, InterruptedSweepResumesWithoutRunningAFinishedPointTwice) {
   EXPECT_EQ(ok, finished);
 
   // Without --resume the directory is refused, and nothing is touched.
-  auto again = Ckpt({"sweep", kSmoke, "--results-dir", res}, Env(t));
+  auto again = RunCkptbench({"sweep", kSmoke, "--results-dir", res}, Env(t));
   EXPECT_EQ(again.exit_code, 2);
   EXPECT_NE(again.err.find("--resume"), std::string::npos) << again.err;
 
-  auto resumed =
-      Ckpt({"sweep", kSmoke, "--results-dir", res, "--resume", "-q"}, Env(t));
+  auto resumed = RunCkptbench(
+      {"sweep", kSmoke, "--results-dir", res, "--resume", "-q"}, Env(t));
   ASSERT_EQ(resumed.exit_code, 0) << resumed.err;
   EXPECT_NE(resumed.out.find("8 of 8 run(s) finished (" +
                              std::to_string(8 - finished) + " this time, " +
@@ -208,9 +203,9 @@ TEST(Sweep, InterruptedSweepResumesWithoutRunningAFinishedPointTwice) {
   for (const auto& run : c["runs"]) EXPECT_EQ(run["status"], "ok");
 
   // Resuming with other values is refused: it would be another sweep.
-  auto other =
-      Ckpt({"sweep", kSmoke, "NUM_LAYERS=3", "--results-dir", res, "--resume"},
-           Env(t));
+  auto other = RunCkptbench(
+      {"sweep", kSmoke, "NUM_LAYERS=3", "--results-dir", res, "--resume"},
+      Env(t));
   EXPECT_EQ(other.exit_code, 2);
   EXPECT_NE(other.err.find("a different sweep"), std::string::npos)
       << other.err;
@@ -222,9 +217,9 @@ TEST(Sweep, InterruptedSweepResumesWithoutRunningAFinishedPointTwice) {
 TEST(Sweep, ResumeWhereNoSweepStartedYetStartsIt) {
   TempDir t;
   const std::string res = t.Sub("fresh/sweep");
-  auto first = Ckpt({"sweep", kSmoke, "NUM_DEVICES=1", "NUM_LAYERS=1",
-                     "--results-dir", res, "--resume", "-q"},
-                    Env(t));
+  auto first = RunCkptbench({"sweep", kSmoke, "NUM_DEVICES=1", "NUM_LAYERS=1",
+                             "--results-dir", res, "--resume", "-q"},
+                            Env(t));
   ASSERT_EQ(first.exit_code, 0) << first.err;
   EXPECT_NE(first.err.find("holds no sweep yet; starting it"),
             std::string::npos)
@@ -232,9 +227,9 @@ TEST(Sweep, ResumeWhereNoSweepStartedYetStartsIt) {
   EXPECT_NE(first.out.find("2 of 2 run(s) finished (2 this time, 0 before)"),
             std::string::npos)
       << first.out;
-  auto again = Ckpt({"sweep", kSmoke, "NUM_DEVICES=1", "NUM_LAYERS=1",
-                     "--results-dir", res, "--resume", "-q"},
-                    Env(t));
+  auto again = RunCkptbench({"sweep", kSmoke, "NUM_DEVICES=1", "NUM_LAYERS=1",
+                             "--results-dir", res, "--resume", "-q"},
+                            Env(t));
   ASSERT_EQ(again.exit_code, 0) << again.err;
   EXPECT_NE(again.out.find("2 of 2 run(s) finished (0 this time, 2 before)"),
             std::string::npos)
@@ -242,8 +237,8 @@ TEST(Sweep, ResumeWhereNoSweepStartedYetStartsIt) {
   const std::string other = t.Sub("other");
   fs::create_directories(other);
   std::ofstream(other + "/sweep.json") << "{\"not\": \"a manifest\"}";
-  auto refused =
-      Ckpt({"sweep", kSmoke, "--results-dir", other, "--resume"}, Env(t));
+  auto refused = RunCkptbench(
+      {"sweep", kSmoke, "--results-dir", other, "--resume"}, Env(t));
   EXPECT_EQ(refused.exit_code, 2);
   EXPECT_NE(refused.err.find("not a sweep manifest"), std::string::npos)
       << refused.err;
@@ -258,16 +253,16 @@ TEST(Sweep, ReportOfASingleRunDirectory) {
   env["NUM_DEVICES"] = "2";
   env["NUM_SAVE_CALLS"] = "2";
   env["NUM_LOAD_CALLS"] = "2";
-  auto r = Ckpt({"run", "--results-dir", t.Sub("res"), "-q"}, env);
+  auto r = RunCkptbench({"run", "--results-dir", t.Sub("res"), "-q"}, env);
   ASSERT_EQ(r.exit_code, 0) << r.err;
-  auto rep = Ckpt({"report", t.Sub("res")}, env);
+  auto rep = RunCkptbench({"report", t.Sub("res")}, env);
   ASSERT_EQ(rep.exit_code, 0) << rep.err;
   std::string html = ReadFile(t.Sub("res/report.html"));
   for (const char* want : {"data-chart=\"bar\"", "data-chart=\"line\"",
                            "data-chart=\"timeline\"", "save 2 n0"}) {
     EXPECT_NE(html.find(want), std::string::npos) << want;
   }
-  auto none = Ckpt({"report", t.Sub("nothing")}, env);
+  auto none = RunCkptbench({"report", t.Sub("nothing")}, env);
   EXPECT_EQ(none.exit_code, 2);
   EXPECT_NE(none.err.find("found neither"), std::string::npos) << none.err;
 
@@ -280,7 +275,7 @@ TEST(Sweep, ReportOfASingleRunDirectory) {
   for (const std::vector<std::string>& args :
        {std::vector<std::string>{"report", t.Sub("bad")},
         std::vector<std::string>{"compare", t.Sub("res"), t.Sub("bad")}}) {
-    auto bad = Ckpt(args, env);
+    auto bad = RunCkptbench(args, env);
     EXPECT_EQ(bad.exit_code, 2) << args[0];
     EXPECT_NE(bad.err.find(t.Sub("bad/result.json") +
                            ": rounds[1].seconds: expected a number, found "
@@ -300,7 +295,7 @@ TEST(Sweep, FailedRunsAreKeptAndRunAgainOnResume) {
   const std::vector<std::string> args = {
       "sweep",    kSmoke,          "NUM_LAYERS=1", "NUM_DEVICES=1,2",
       "repeat=1", "--results-dir", t.Sub("res"),   "-q"};
-  auto r = Ckpt(args, env);
+  auto r = RunCkptbench(args, env);
   EXPECT_EQ(r.exit_code, 1) << r.err;
   EXPECT_NE(r.out.find("2 of 2 run(s) finished (2 this time, 0 before), 2 "
                        "failed"),
@@ -312,7 +307,7 @@ TEST(Sweep, FailedRunsAreKeptAndRunAgainOnResume) {
   fs::create_directories(t.Sub("blocker"));
   std::vector<std::string> resume = args;
   resume.push_back("--resume");
-  auto again = Ckpt(resume, env);
+  auto again = RunCkptbench(resume, env);
   ASSERT_EQ(again.exit_code, 0) << again.err;
   EXPECT_EQ(json::parse(ReadFile(first))["status"], "ok");
   EXPECT_EQ(json::parse(ReadFile(
@@ -355,7 +350,8 @@ TEST(Sweep, BadExperimentFailsBeforeAnyRunNamingFileLineAndKey) {
     fs::copy_file(
         std::string(CKPTBENCH_SOURCE_DIR) + "/conf/storage/scratch.yaml",
         t.Sub("storage/scratch.yaml"));
-    auto r = Ckpt({"sweep", exp, "--results-dir", t.Sub("res")}, Env(t));
+    auto r =
+        RunCkptbench({"sweep", exp, "--results-dir", t.Sub("res")}, Env(t));
     EXPECT_EQ(r.exit_code, 2) << c.yaml;
     for (const auto& w : c.want) {
       EXPECT_NE(r.err.find(w), std::string::npos)
@@ -365,7 +361,7 @@ TEST(Sweep, BadExperimentFailsBeforeAnyRunNamingFileLineAndKey) {
     EXPECT_FALSE(fs::exists(t.Sub("ckpt"))) << "storage was touched";
   }
   // The same on the command line.
-  auto r = Ckpt({"sweep", kSmoke, "NUM_DEVICE=1,2"}, Env(t));
+  auto r = RunCkptbench({"sweep", kSmoke, "NUM_DEVICE=1,2"}, Env(t));
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_NE(r.err.find("command line: unknown key 'NUM_DEVICE'"),
             std::string::npos)
@@ -374,9 +370,9 @@ TEST(Sweep, BadExperimentFailsBeforeAnyRunNamingFileLineAndKey) {
 
 TEST(Sweep, CommandLineSweepsReplaceTheFilesAndRepeatOverrides) {
   TempDir t;
-  auto r = Ckpt({"sweep", kSmoke, "NUM_LAYERS=3", "model.num_layers=3",
-                 "CKPT_THREAD_COUNT=1,2,4", "repeat=1", "--dry-run"},
-                Env(t));
+  auto r = RunCkptbench({"sweep", kSmoke, "NUM_LAYERS=3", "model.num_layers=3",
+                         "CKPT_THREAD_COUNT=1,2,4", "repeat=1", "--dry-run"},
+                        Env(t));
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_NE(r.out.find("6 run(s), all valid"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("000-NUM_DEVICES=1,CKPT_THREAD_COUNT=1\n"),
@@ -386,9 +382,9 @@ TEST(Sweep, CommandLineSweepsReplaceTheFilesAndRepeatOverrides) {
             std::string::npos)
       << r.out;
   // A group swept from the command line: one group file per value.
-  auto g = Ckpt({"sweep", kSmoke, "rounds=quick,standard", "repeat=1",
-                 "NUM_LAYERS=1", "NUM_DEVICES=1", "--dry-run"},
-                Env(t));
+  auto g = RunCkptbench({"sweep", kSmoke, "rounds=quick,standard", "repeat=1",
+                         "NUM_LAYERS=1", "NUM_DEVICES=1", "--dry-run"},
+                        Env(t));
   ASSERT_EQ(g.exit_code, 0) << g.err;
   EXPECT_NE(g.out.find("000-rounds=quick\n  001-rounds=standard\n"),
             std::string::npos)
@@ -406,8 +402,8 @@ TEST(Sweep, EveryShippedExperimentIsValid) {
     if (e.path().extension() != ".yaml") continue;
     if (ReadFile(e.path()).find("\nsweep:") == std::string::npos) continue;
     ++experiments;
-    auto r =
-        Ckpt({"sweep", e.path().string(), "--dry-run"}, {{"HOME", t.path()}});
+    auto r = RunCkptbench({"sweep", e.path().string(), "--dry-run"},
+                          {{"HOME", t.path()}});
     EXPECT_EQ(r.exit_code, 0) << e.path() << ": " << r.err;
     EXPECT_NE(r.out.find("all valid"), std::string::npos) << r.out;
   }

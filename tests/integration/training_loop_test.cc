@@ -15,16 +15,10 @@ namespace {
 
 using nlohmann::json;
 
-ProcessResult Ckpt(std::vector<std::string> args,
-                   const std::map<std::string, std::string>& env) {
-  args.insert(args.begin(), CkptbenchBinary());
-  return RunProcess(args, env);
-}
-
 // `ckptbench report DIR`, opened in Chromium: the DOM, or "" when there is
 // no Chromium (the test then checks the HTML text only).
 std::string ReportDom(const TempDir& t, const std::string& dir) {
-  auto r = Ckpt({"report", dir}, {});
+  auto r = RunCkptbench({"report", dir}, {});
   EXPECT_EQ(r.exit_code, 0) << r.err;
   std::string dom, console;
   if (!RenderInChromium(t, dir + "/report.html", &dom, &console)) {
@@ -66,7 +60,8 @@ std::map<std::string, std::string> SlowAsync(const std::string& interval) {
 
 TEST(TrainingLoop, AsyncSaveBlocksForTheStagingAndPersistsInTheBackground) {
   TempDir t;
-  auto r = Ckpt({"run", "--results-dir", t.Sub("res")}, SlowAsync("4s"));
+  auto r =
+      RunCkptbench({"run", "--results-dir", t.Sub("res")}, SlowAsync("4s"));
   ASSERT_EQ(r.exit_code, 0) << r.err;
   json j = json::parse(ReadFile(t.Sub("res/result.json")));
   json st = OnlySave(j)["staging"];
@@ -124,7 +119,8 @@ TEST(TrainingLoop, AsyncSaveBlocksForTheStagingAndPersistsInTheBackground) {
 
 TEST(TrainingLoop, AnIntervalShorterThanPersistingFallsBehindAndCostsTheWait) {
   TempDir t;
-  auto r = Ckpt({"run", "--results-dir", t.Sub("res")}, SlowAsync("0.5s"));
+  auto r =
+      RunCkptbench({"run", "--results-dir", t.Sub("res")}, SlowAsync("0.5s"));
   ASSERT_EQ(r.exit_code, 0) << r.err;
   json j = json::parse(ReadFile(t.Sub("res/result.json")));
   json st = OnlySave(j)["staging"];
@@ -141,16 +137,16 @@ TEST(TrainingLoop, AnIntervalShorterThanPersistingFallsBehindAndCostsTheWait) {
 
 TEST(TrainingLoop, AsyncSavesWrittenFromTheStagedCopyLoadVerified) {
   TempDir t;
-  auto r = Ckpt({"run", "--results-dir", t.Sub("res")},
-                {{"CKPT_DIR_PATH", t.Sub("ckpt")},
-                 {"CKPT_CACHE_MODE", "fadvise"},
-                 {"NUM_LAYERS", "2"},
-                 {"NUM_DEVICES", "2"},
-                 {"CKPT_THREAD_COUNT", "2"},
-                 {"NUM_SAVE_CALLS", "2"},
-                 {"NUM_LOAD_CALLS", "1"},
-                 {"CKPT_ASYNC", "true"},
-                 {"CKPT_INTERVAL", "0.2"}});
+  auto r = RunCkptbench({"run", "--results-dir", t.Sub("res")},
+                        {{"CKPT_DIR_PATH", t.Sub("ckpt")},
+                         {"CKPT_CACHE_MODE", "fadvise"},
+                         {"NUM_LAYERS", "2"},
+                         {"NUM_DEVICES", "2"},
+                         {"CKPT_THREAD_COUNT", "2"},
+                         {"NUM_SAVE_CALLS", "2"},
+                         {"NUM_LOAD_CALLS", "1"},
+                         {"CKPT_ASYNC", "true"},
+                         {"CKPT_INTERVAL", "0.2"}});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   json j = json::parse(ReadFile(t.Sub("res/result.json")));
   int saves = 0, loads = 0;
@@ -173,28 +169,28 @@ TEST(TrainingLoop, AsyncSavesWrittenFromTheStagedCopyLoadVerified) {
 TEST(TrainingLoop, AsyncWithoutAnIntervalOrGpuWithoutOneIsAClearError) {
   TempDir t;
   auto no_interval =
-      Ckpt({"run", "--results-dir", t.Sub("res1")},
-           {{"CKPT_DIR_PATH", t.Sub("ckpt")}, {"CKPT_ASYNC", "true"}});
+      RunCkptbench({"run", "--results-dir", t.Sub("res1")},
+                   {{"CKPT_DIR_PATH", t.Sub("ckpt")}, {"CKPT_ASYNC", "true"}});
   EXPECT_EQ(no_interval.exit_code, 2);
   EXPECT_NE(no_interval.err.find("run.interval (CKPT_INTERVAL) > 0"),
             std::string::npos)
       << no_interval.err;
   // This machine has no GPU: in a build with GPU support the node says so
   // before any round; in one without, the configuration check does.
-  auto gpu = Ckpt({"run", "--results-dir", t.Sub("res2")},
-                  {{"CKPT_DIR_PATH", t.Sub("ckpt")},
-                   {"NUM_LAYERS", "2"},
-                   {"ACCELERATOR", "gpu"}});
+  auto gpu = RunCkptbench({"run", "--results-dir", t.Sub("res2")},
+                          {{"CKPT_DIR_PATH", t.Sub("ckpt")},
+                           {"NUM_LAYERS", "2"},
+                           {"ACCELERATOR", "gpu"}});
   EXPECT_NE(gpu.exit_code, 0);
   EXPECT_NE(gpu.err.find("ACCELERATOR"), std::string::npos) << gpu.err;
   EXPECT_TRUE(gpu.err.find("no GPU support") != std::string::npos ||
               gpu.err.find("no usable GPU") != std::string::npos ||
               gpu.err.find("no GPU on this node") != std::string::npos)
       << gpu.err;
-  auto bad_rate = Ckpt({"run", "--results-dir", t.Sub("res3")},
-                       {{"CKPT_DIR_PATH", "null://mibps-fast"},
-                        {"CKPT_MODE", "save-only"},
-                        {"NUM_LAYERS", "2"}});
+  auto bad_rate = RunCkptbench({"run", "--results-dir", t.Sub("res3")},
+                               {{"CKPT_DIR_PATH", "null://mibps-fast"},
+                                {"CKPT_MODE", "save-only"},
+                                {"NUM_LAYERS", "2"}});
   EXPECT_NE(bad_rate.exit_code, 0);
   EXPECT_NE(bad_rate.err.find("null://mibps-N"), std::string::npos)
       << bad_rate.err;

@@ -28,6 +28,12 @@ std::string CkptbenchBinary() {
   return b ? b : "build/ckptbench";
 }
 
+ProcessResult RunCkptbench(std::vector<std::string> args,
+                           const std::map<std::string, std::string>& env) {
+  args.insert(args.begin(), CkptbenchBinary());
+  return RunProcess(args, env);
+}
+
 ProcessResult RunProcess(const std::vector<std::string>& argv,
                          const std::map<std::string, std::string>& env,
                          int signal_after_ms, int sig) {

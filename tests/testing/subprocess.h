@@ -54,6 +54,10 @@ inline int FreePort() { return FreePorts(1); }
 // The ckptbench binary under test ($CKPTBENCH_BIN, set by CTest).
 std::string CkptbenchBinary();
 
+// `ckptbench ARGS...`, the binary under test, with only `env`.
+ProcessResult RunCkptbench(std::vector<std::string> args,
+                           const std::map<std::string, std::string>& env);
+
 std::string ReadFile(const std::string& path);
 
 }  // namespace ckpt
