@@ -151,6 +151,18 @@ struct GcsConfig {
   bool operator==(const GcsConfig&) const = default;
 };
 
+// Bounds on a listed dataset's listing (dataset.list_*): a listing past
+// one is refused naming it (node/storage/listing_pager.h).
+struct ListLimits {
+  uint64_t max_objects = 1ull << 26;      // objects and prefixes
+  uint64_t max_pages = 1ull << 20;        // pages (object stores)
+  uint64_t max_key_bytes = 4ull << 30;    // names and versions, summed
+  uint64_t max_page_bytes = 16ull << 20;  // one page's answer
+  uint64_t max_bytes = 64ull << 30;       // every page's answer, summed
+
+  bool operator==(const ListLimits&) const = default;
+};
+
 // A dataset to make (run.workload=datagen) or read (dataload):
 // common/dataset_layout.h says what the numbers mean.
 struct DatasetOptions {
@@ -165,7 +177,14 @@ struct DatasetOptions {
   uint64_t seed = 1;
   int write_threads = 16;  // datagen: objects written at once per node
   bool remove = false;     // datagen: remove the dataset instead
+  ListLimits list;         // dataload of a listed dataset
 };
+
+// The data loader's bounds, one constant each for the key table (or the
+// configuration's checks) and the node that receives the value.
+inline constexpr int kMaxDataloadWorkers = 256;  // dataload.num_workers
+inline constexpr int kMaxPrefetchFactor = 64;    // dataload.prefetch_factor
+inline constexpr int kMaxDataloadRanks = 1024;   // NUM_DEVICES, per node
 
 // How a dataload run reads the dataset (run.workload=dataload), in
 // PyTorch DataLoader's terms: per rank, `num_workers` workers each make

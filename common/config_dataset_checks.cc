@@ -1,6 +1,7 @@
 #include "common/config_dataset_checks.h"
 
 #include <algorithm>
+#include <filesystem>
 #include <string>
 
 #include "absl/strings/str_cat.h"
@@ -110,6 +111,13 @@ absl::Status CheckDatasetOptions(const Config& c, bool need_storage) {
         "dataset.source = ckptbench, or run.workload = dataload to read "
         "yours");
   }
+  if (c.run.workload == Workload::kDataload &&
+      c.RanksPerNode() > kMaxDataloadRanks) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "cluster.num_devices (NUM_DEVICES) = ", c.RanksPerNode(),
+        " with run.workload = dataload: expected at most ", kMaxDataloadRanks,
+        " ranks per node (each runs dataload.num_workers workers)"));
+  }
   if (c.dataload.shuffle_buffer > static_cast<int>(kMaxShuffleBuffer)) {
     return absl::InvalidArgumentError(
         absl::StrCat("dataload.shuffle_buffer (CKPT_SHUFFLE_BUFFER) = ",
@@ -139,18 +147,78 @@ absl::Status CheckAcceleratorSearch(const Config& c) {
         c.dataload.checkpoint_every,
         ": the search measures reading alone; expected one of them"));
   }
-  if (n > 1024) {
+  if (n > kMaxDataloadRanks) {
     return absl::InvalidArgumentError(absl::StrCat(
         "dataload.find_accelerators (CKPT_FIND_ACCELERATORS) = ", n,
-        ": expected at most 1024 ranks per node"));
+        ": expected at most ", kMaxDataloadRanks, " ranks per node"));
   }
   return absl::OkStatus();
 }
 
 }  // namespace
 
+namespace {
+
+// "s3://b/p" stays; a path or file:// URI is made absolute and folded.
+std::string Normalized(const std::string& where) {
+  std::string p = where;
+  if (p.rfind("file://", 0) == 0) p = p.substr(7);
+  if (p.find("://") == std::string::npos) {
+    std::error_code ec;
+    std::filesystem::path abs = std::filesystem::absolute(p, ec);
+    if (!ec) p = abs.lexically_normal().string();
+  }
+  while (p.size() > 1 && p.back() == '/') p.pop_back();
+  return p;
+}
+
+// The checkpoints a dataload epoch saves must not be inside the dataset
+// (the next epoch would read them as samples), nor hold it.
+absl::Status CheckDatasetApartFromCheckpoints(const Config& c) {
+  if (c.run.workload != Workload::kDataload ||
+      c.dataload.checkpoint_every == 0 || c.storage.path.empty()) {
+    return absl::OkStatus();
+  }
+  const std::string dataset = c.DatasetPath();
+  const std::string checkpoints = c.CheckpointsPath();
+  if (!LocationsOverlap(dataset, checkpoints)) return absl::OkStatus();
+  return absl::InvalidArgumentError(absl::StrCat(
+      "dataset.path (CKPT_DATASET_PATH) ", dataset,
+      " and the checkpoints the epoch saves, ", checkpoints,
+      " (storage.path's checkpoints/), overlap: an epoch would read the "
+      "checkpoints as samples. Expected a dataset apart from them, e.g. "
+      "under storage.path's datasets/"));
+}
+
+}  // namespace
+
+bool LocationsOverlap(const std::string& a_in, const std::string& b_in) {
+  const std::string a = Normalized(a_in), b = Normalized(b_in);
+  if (a == b) return true;
+  auto holds = [](const std::string& outer, const std::string& inner) {
+    return inner.size() > outer.size() && inner.rfind(outer, 0) == 0 &&
+           (outer.back() == '/' || inner[outer.size()] == '/');
+  };
+  return holds(a, b) || holds(b, a);
+}
+
+absl::Status CheckDatasetApartFromResults(const Config& c,
+                                          const std::string& results_dir) {
+  if (c.run.workload == Workload::kCheckpoint || results_dir.empty()) {
+    return absl::OkStatus();
+  }
+  const std::string dataset = c.DatasetPath();
+  if (!LocationsOverlap(dataset, results_dir)) return absl::OkStatus();
+  return absl::InvalidArgumentError(absl::StrCat(
+      "dataset.path (CKPT_DATASET_PATH) ", dataset,
+      " and the results directory ", results_dir,
+      " overlap: a dataset's listing would hold the results, and a removal "
+      "could take them. Expected --results-dir apart from the dataset"));
+}
+
 absl::Status CheckDatasetWorkloads(const Config& c, bool need_storage) {
   if (auto s = CheckDatasetOptions(c, need_storage); !s.ok()) return s;
+  if (auto s = CheckDatasetApartFromCheckpoints(c); !s.ok()) return s;
   if (auto s = CheckEpochCheckpoints(c, need_storage); !s.ok()) return s;
   return CheckAcceleratorSearch(c);
 }

@@ -84,6 +84,31 @@ void AddDatasetKeys(std::vector<KeyDef>* out) {
       [](Config& c) -> bool& { return c.dataset.remove; },
       "datagen: remove the dataset ckptbench made at dataset.path (its "
       "manifest first, then exactly the objects it names)"));
+  keys.push_back(CountKey(
+      "dataset.list_max_objects", "CKPT_LIST_MAX_OBJECTS", 1, 1ull << 32,
+      [](Config& c) -> uint64_t& { return c.dataset.list.max_objects; },
+      "listed datasets: the most objects (and prefixes) a listing may "
+      "return"));
+  keys.push_back(CountKey(
+      "dataset.list_max_pages", "CKPT_LIST_MAX_PAGES", 1, 1ull << 32,
+      [](Config& c) -> uint64_t& { return c.dataset.list.max_pages; },
+      "listed datasets on object stores: the most pages a listing may take"));
+  keys.push_back(SizeKey(
+      "dataset.list_max_key_bytes", "CKPT_LIST_MAX_KEY_BYTES", 4096, 1ull << 40,
+      1, [](Config& c) -> uint64_t& { return c.dataset.list.max_key_bytes; },
+      "listed datasets: the most bytes of names (and versions) a listing "
+      "may hold"));
+  keys.push_back(SizeKey(
+      "dataset.list_max_page_bytes", "CKPT_LIST_MAX_PAGE_BYTES", 64 * 1024,
+      1ull << 30, 1,
+      [](Config& c) -> uint64_t& { return c.dataset.list.max_page_bytes; },
+      "listed datasets on object stores: the most bytes one listing page's "
+      "answer may have"));
+  keys.push_back(SizeKey(
+      "dataset.list_max_bytes", "CKPT_LIST_MAX_BYTES", 64 * 1024, 1ull << 44, 1,
+      [](Config& c) -> uint64_t& { return c.dataset.list.max_bytes; },
+      "listed datasets on object stores: the most bytes all of a listing's "
+      "answers may have"));
   AddDataloadKeys(out);
 }
 
@@ -105,12 +130,12 @@ void AddDataloadKeys(std::vector<KeyDef>* out) {
       [](Config& c) -> int& { return c.dataload.batch_size; },
       "samples per batch"));
   keys.push_back(IntKey(
-      "dataload.num_workers", "CKPT_NUM_WORKERS", 1,
+      "dataload.num_workers", "CKPT_NUM_WORKERS", 1, kMaxDataloadWorkers,
       [](Config& c) -> int& { return c.dataload.num_workers; },
       "workers per rank, each making whole batches (requests in flight per "
       "rank), each with its own connections"));
   keys.push_back(IntKey(
-      "dataload.prefetch_factor", "CKPT_PREFETCH_FACTOR", 1,
+      "dataload.prefetch_factor", "CKPT_PREFETCH_FACTOR", 1, kMaxPrefetchFactor,
       [](Config& c) -> int& { return c.dataload.prefetch_factor; },
       "batches each worker keeps ready ahead of the accelerator"));
   keys.push_back(DurationKey(

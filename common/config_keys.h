@@ -82,14 +82,45 @@ KeyDef DurationKey(std::string key, std::string env, Member member,
   return k;
 }
 
+// An integer from min to max (the bound the node checks too, where it
+// receives the value: one constant for both).
+template <typename Member>
+KeyDef IntKey(std::string key, std::string env, int min, int max, Member member,
+              std::string desc) {
+  const std::string expected = IntRange(min, max);
+  KeyDef k = NewKey(std::move(key), std::move(env), expected, std::move(desc));
+  k.set = [min, max, expected, member](Config& c, const std::string& v) {
+    int n = 0;
+    if (!ParseInt(v, min, &n).ok() || n > max) return Expect(expected);
+    member(c) = n;
+    return absl::OkStatus();
+  };
+  k.get = [member](const Config& c) {
+    return std::to_string(member(const_cast<Config&>(c)));
+  };
+  return k;
+}
+
 template <typename Member>
 KeyDef IntKey(std::string key, std::string env, int min, Member member,
               std::string desc) {
-  KeyDef k =
-      NewKey(std::move(key), std::move(env),
-             IntRange(min, std::numeric_limits<int>::max()), std::move(desc));
-  k.set = [min, member](Config& c, const std::string& v) {
-    return ParseInt(v, min, &member(c));
+  return IntKey(std::move(key), std::move(env), min,
+                std::numeric_limits<int>::max(), std::move(member),
+                std::move(desc));
+}
+
+// A count (a uint64) from min to max.
+template <typename Member>
+KeyDef CountKey(std::string key, std::string env, uint64_t min, uint64_t max,
+                Member member, std::string desc) {
+  const std::string expected =
+      absl::StrCat("an integer from ", min, " to ", max);
+  KeyDef k = NewKey(std::move(key), std::move(env), expected, std::move(desc));
+  k.set = [min, max, expected, member](Config& c, const std::string& v) {
+    uint64_t n = 0;
+    if (!ParseU64(v, &n).ok() || n < min || n > max) return Expect(expected);
+    member(c) = n;
+    return absl::OkStatus();
   };
   k.get = [member](const Config& c) {
     return std::to_string(member(const_cast<Config&>(c)));

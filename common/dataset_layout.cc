@@ -129,6 +129,14 @@ ShardTable BuildShardTable(const DatasetSpec& spec) {
   return t;
 }
 
+uint64_t ApproxObjects(const DatasetSpec& spec) {
+  if (spec.format != DatasetFormat::kTar) return spec.samples;
+  const uint64_t record = TarRecordBytes(spec.sample_bytes);
+  const uint64_t per_shard =
+      std::max<uint64_t>(1, record == 0 ? 1 : spec.shard_bytes / record);
+  return std::max<uint64_t>(1, (spec.samples + per_shard - 1) / per_shard);
+}
+
 DatasetTotals ComputeTotals(const DatasetSpec& spec) {
   DatasetTotals t;
   for (uint64_t i = 0; i < spec.samples; ++i)

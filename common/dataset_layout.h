@@ -89,6 +89,11 @@ struct ShardTable {
 };
 ShardTable BuildShardTable(const DatasetSpec& spec);
 
+// The objects' count without walking every sample (a plan's memory
+// estimate, before the walk): files, the samples; tar, the samples over
+// how many records of the mean size fit a shard.
+uint64_t ApproxObjects(const DatasetSpec& spec);
+
 // Every object's bytes summed (tar: the shards; files: the samples), and
 // how many objects there are.
 struct DatasetTotals {

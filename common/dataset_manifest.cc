@@ -1,5 +1,6 @@
 #include "common/dataset_manifest.h"
 
+#include <tuple>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
@@ -122,6 +123,24 @@ absl::StatusOr<DatasetManifest> DatasetManifestFromJson(
     m.created_unix_ns = created->get<int64_t>();
   }
   return m;
+}
+
+absl::Status CheckManifestTotals(const DatasetManifest& m,
+                                 const std::string& what) {
+  const DatasetTotals want = ComputeTotals(m.spec);
+  for (const auto& [field, got, layout] :
+       {std::tuple<const char*, uint64_t, uint64_t>{"objects", m.totals.objects,
+                                                    want.objects},
+        {"bytes", m.totals.bytes, want.bytes},
+        {"samples_bytes", m.totals.sample_bytes, want.sample_bytes}}) {
+    if (got != layout) {
+      return absl::DataLossError(absl::StrCat(
+          what, ": '", field, "' is ", got, ", but the dataset its numbers ",
+          "describe has ", layout,
+          " (an edited manifest, or not one ckptbench wrote)"));
+    }
+  }
+  return absl::OkStatus();
 }
 
 absl::Status CheckManifestMatches(const DatasetManifest& m,

@@ -18,6 +18,13 @@
 namespace ckpt {
 
 inline constexpr char kDatasetManifestName[] = "ckptbench-dataset.json";
+// A datagen's claim of the dataset's path (Storage::ClaimDir, as a save
+// claims its step), kept with the dataset, and in it the manifest the run
+// is writing the dataset of (pending until the real one is written): what
+// `--remove` removes when a datagen was killed before its manifest, or a
+// removal before its end.
+inline constexpr char kDatagenClaimDir[] = ".ckptbench-datagen";
+inline constexpr char kPendingManifestName[] = "pending.json";
 inline constexpr int kDatasetManifestVersion = 1;
 inline constexpr size_t kMaxDatasetManifestBytes = 64 * 1024;
 
@@ -32,6 +39,12 @@ std::string DatasetManifestToJson(const DatasetManifest& manifest);
 // `what` names the file in errors.
 absl::StatusOr<DatasetManifest> DatasetManifestFromJson(
     std::string_view text, const std::string& what);
+
+// Whether the manifest's totals (objects, bytes, the samples' bytes) are
+// what its spec's layout gives (ComputeTotals: a walk of every sample,
+// tens of ns each); if not, DataLoss naming `what`, the field, both values.
+absl::Status CheckManifestTotals(const DatasetManifest& manifest,
+                                 const std::string& what);
 
 // Whether the dataset the manifest describes is the one `spec` asks for;
 // if not, an error naming each field that differs, both values, and

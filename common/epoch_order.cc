@@ -1,12 +1,12 @@
 #include "common/epoch_order.h"
 
-#include <numeric>
+#include <algorithm>
+#include <cstdint>
 
+#include "absl/strings/str_cat.h"
 #include "common/hash_mix.h"
 
 namespace ckpt {
-namespace {}  // namespace
-
 SamplerShape ShapeOf(const SamplerSpec& s) {
   SamplerShape shape;
   const uint64_t world = s.world == 0 ? 1 : s.world;
@@ -20,39 +20,54 @@ SamplerShape ShapeOf(const SamplerSpec& s) {
   return shape;
 }
 
-std::vector<uint32_t> EpochPermutation(const SamplerSpec& s) {
-  std::vector<uint32_t> p(s.samples);
-  std::iota(p.begin(), p.end(), 0u);
-  if (!s.shuffle) return p;
-  uint64_t state = Mix64(s.seed ^ 0x65706f63686f7264ull) + s.epoch * kGolden;
-  for (uint64_t i = s.samples; i > 1; --i) {
-    state += kGolden;
-    // Lemire's multiply-shift: j in [0, i), the bias below 2^-32 here.
-    const uint64_t j = static_cast<uint64_t>(
-        (static_cast<unsigned __int128>(Mix64(state)) * i) >> 64);
-    std::swap(p[i - 1], p[j]);
+EpochOrder::EpochOrder(uint64_t size, uint64_t key, bool shuffle)
+    : size_(size), shuffle_(shuffle && size > 1) {
+  // An even number of bits, so the halves are equal: a domain of 4^k
+  // items, the smallest at least `size` (so under 4 times it).
+  unsigned bits = 2;
+  while (bits < 64 && (uint64_t{1} << bits) < size) bits += 2;
+  half_ = bits / 2;
+  mask_ = (uint64_t{1} << half_) - 1;
+  for (int i = 0; i < 4; ++i) {
+    keys_[i] = Mix64(key + static_cast<uint64_t>(i + 1) * kGolden);
   }
-  return p;
 }
 
-std::vector<uint32_t> ObjectOrder(uint64_t objects, uint64_t seed,
-                                  uint64_t epoch, bool shuffle) {
-  return EpochPermutation(
+uint64_t EpochOrder::Permute(uint64_t x) const {
+  uint64_t l = x >> half_, r = x & mask_;
+  for (const uint64_t k : keys_) {
+    const uint64_t t = l ^ (Mix64(r ^ k) & mask_);
+    l = r;
+    r = t;
+  }
+  return (l << half_) | r;
+}
+
+uint32_t EpochOrder::operator[](uint64_t position) const {
+  if (!shuffle_) return static_cast<uint32_t>(position);
+  // A bijection of the domain, walked until it lands inside [0, size):
+  // a bijection of [0, size) itself.
+  uint64_t x = Permute(position);
+  while (x >= size_) x = Permute(x);
+  return static_cast<uint32_t>(x);
+}
+
+EpochOrder SampleOrder(const SamplerSpec& s) {
+  return EpochOrder(s.samples,
+                    Mix64(s.seed ^ 0x65706f63686f7264ull) + s.epoch * kGolden,
+                    s.shuffle);
+}
+
+RankOrder::RankOrder(const SamplerSpec& spec, uint32_t rank)
+    : order_(SampleOrder(spec)),
+      rank_(rank),
+      world_(spec.world == 0 ? 1 : spec.world),
+      per_rank_(spec.samples == 0 ? 0 : ShapeOf(spec).per_rank) {}
+
+EpochOrder ObjectOrder(uint64_t objects, uint64_t seed, uint64_t epoch,
+                       bool shuffle) {
+  return SampleOrder(
       {objects, 1, seed ^ 0x6f626a6563747321ull, epoch, shuffle, false});
-}
-
-std::vector<uint32_t> WorkerObjects(const std::vector<uint32_t>& order,
-                                    uint32_t world, uint32_t rank,
-                                    uint32_t workers, uint32_t worker) {
-  const uint64_t ranks = world == 0 ? 1 : world;
-  const uint64_t per_rank = workers == 0 ? 1 : workers;
-  std::vector<uint32_t> mine;
-  // The rank's k-th object is order[rank + k * ranks]; the worker takes
-  // k = worker, worker + workers, ...
-  for (uint64_t k = worker; rank + k * ranks < order.size(); k += per_rank) {
-    mine.push_back(order[rank + k * ranks]);
-  }
-  return mine;
 }
 
 uint32_t ShuffleBuffer::Take() {
@@ -78,18 +93,34 @@ bool ShuffleBuffer::Drain(uint32_t* out) {
   return true;
 }
 
-std::vector<uint32_t> RankSamples(const std::vector<uint32_t>& p,
-                                  const SamplerSpec& s, uint32_t rank) {
-  const SamplerShape shape = ShapeOf(s);
-  std::vector<uint32_t> mine;
-  mine.reserve(shape.per_rank);
-  const uint64_t world = s.world == 0 ? 1 : s.world;
-  for (uint64_t k = 0; k < shape.per_rank; ++k) {
-    const uint64_t pos = rank + k * world;  // padding wraps to the start
-    if (p.empty()) break;
-    mine.push_back(p[pos % p.size()]);
+absl::Status CheckEveryRankReads(uint64_t samples, uint64_t objects,
+                                 uint64_t world, bool iterable, bool drop_last,
+                                 const std::string& shown) {
+  if (world == 0) world = 1;
+  if (iterable) {
+    if (objects >= world && samples > 0) return absl::OkStatus();
+    return absl::FailedPreconditionError(absl::StrCat(
+        shown, " holds ", objects, " object(s) of ", samples,
+        " sample(s) in all, and iterable access gives each of the ", world,
+        " ranks whole objects: ",
+        objects < world ? absl::StrCat(world - objects, " rank(s) would read ")
+                        : std::string("every rank would read "),
+        "nothing this epoch. Expected at least one object per rank (more, "
+        "smaller shards: dataset.shard_bytes), fewer ranks (NUM_DEVICES, "
+        "NUM_NODES) or dataload.access=map"));
   }
-  return mine;
+  SamplerSpec split;
+  split.samples = samples;
+  split.world = static_cast<uint32_t>(std::min<uint64_t>(world, UINT32_MAX));
+  split.drop_last = drop_last;
+  if (ShapeOf(split).per_rank > 0) return absl::OkStatus();
+  return absl::FailedPreconditionError(absl::StrCat(
+      shown, " holds ", samples, " sample(s) for ", world,
+      " ranks: each rank's share of the epoch would be 0 samples",
+      drop_last && samples > 0 ? " (dataload.drop_last drops the rest)" : "",
+      ". Expected at least one sample per rank: a larger dataset, fewer "
+      "ranks (NUM_DEVICES, NUM_NODES)",
+      drop_last && samples > 0 ? ", or dataload.drop_last=false" : ""));
 }
 
 uint64_t SampleDigest(uint64_t sample) {

@@ -49,14 +49,27 @@ absl::StatusOr<int> ParseRepeat(const std::string& where,
   return n;
 }
 
-// A group option names a file beside the experiment: no path separators.
-absl::Status CheckOption(const std::string& where, const std::string& group,
-                         const std::string& option) {
-  bool ok = !option.empty() && option[0] != '.';
-  for (char c : option)
+// A name, not a path: letters, digits, '-', '_' and '.', not starting
+// with '.' (no "..", no hidden file).
+bool IsPlainName(const std::string& name) {
+  bool ok = !name.empty() && name[0] != '.';
+  for (char c : name)
     ok &= std::isalnum(static_cast<unsigned char>(c)) || c == '-' || c == '_' ||
           c == '.';
-  if (ok) return absl::OkStatus();
+  return ok;
+}
+
+// A group and its option name a directory beside the experiment and a file
+// in it: names, never paths ("- /abs/dir: opt" read /abs/dir/opt.yaml).
+absl::Status CheckOption(const std::string& where, const std::string& group,
+                         const std::string& option) {
+  if (!IsPlainName(group)) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        where, ": defaults: group '", group,
+        "': expected the name of a directory beside the experiment "
+        "(letters, digits, '-', '_', '.'), not a path"));
+  }
+  if (IsPlainName(option)) return absl::OkStatus();
   return absl::InvalidArgumentError(
       absl::StrCat(where, ": ", group, " = '", option,
                    "': expected the name of a file in the ", group,

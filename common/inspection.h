@@ -44,12 +44,27 @@ struct StepListing {
   std::vector<std::string> ignored;
 };
 
+// A dataset's look from one node, before a datagen or dataload run's
+// first round: its manifest, what the file system holding it has free,
+// and the memory the node may still use.
+struct DatasetLook {
+  bool manifest_found = false;
+  std::string manifest;     // as read, at most kMaxDatasetManifestBytes
+  bool free_known = false;  // a local file system's figure (not FUSE's)
+  uint64_t free_bytes = 0;
+  std::string filesystem;     // "ext4 at /"
+  uint64_t memory_bytes = 0;  // common/memory.h; 0: unknown
+  std::string memory_source;
+};
+
 // What the coordinator asks. One of: a GPU check (accelerator gpu, maybe
 // with no directory), time to visible (visible.step set: nothing else is
-// done), or a listing of `checkpoints_uri`.
+// done), a dataset's look (dataset_uri set: nothing else is done), or a
+// listing of `checkpoints_uri`.
 struct InspectJob {
   std::string run_id;
   std::string checkpoints_uri;
+  std::string dataset_uri;
   // Create the directory and write then delete a probe file of this run's,
   // so an unwritable target fails before any round.
   bool probe_write = false;
@@ -66,6 +81,7 @@ struct Inspection {
   StepListing listing;
   std::string gpus;  // "2 x NVIDIA H100 80GB HBM3" (a GPU check)
   VisibleOutcome visible;
+  DatasetLook dataset;
 };
 
 }  // namespace ckpt

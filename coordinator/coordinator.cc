@@ -56,8 +56,9 @@ RoundSpec Coordinator::NewSpec(bool save, int index, const std::string& dir,
 
 absl::Status Coordinator::Preflight(RunResult* result) {
   result->run_id = run_id_;
-  // A dataset's round checks its own target at prepare.
-  if (config_.run.workload != Workload::kCheckpoint) return absl::OkStatus();
+  if (config_.run.workload != Workload::kCheckpoint) {
+    return PreflightDataset();
+  }
   if (config_.DoLoad() && config_.load.rank_shift > 0 &&
       config_.load.rank_shift >= plan_.world_size) {
     return absl::InvalidArgumentError(absl::StrCat(

@@ -106,6 +106,9 @@ class Coordinator {
   // run.workload=datagen: makes (or removes) the dataset
   // (coordinator_datagen.cc).
   absl::Status RunDatagen(RunResult* result);
+  // A dataset run's preflight: each storage owner's look at the dataset,
+  // checked (coordinator/dataset/dataset_preflight.h).
+  absl::Status PreflightDataset();
   // run.workload=dataload: the epochs (coordinator_dataload.cc).
   absl::Status RunDataload(RunResult* result);
   // dataload.find_accelerators: one cold epoch per count of ranks per node

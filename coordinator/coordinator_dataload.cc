@@ -169,6 +169,7 @@ absl::Status Coordinator::RunDataload(RunResult* result) {
   plan.node_local = config_.storage.node_local;
   plan.listed = config_.dataset.source == DatasetSource::kListed;
   plan.listed_format = config_.dataset.format;
+  plan.list_limits = config_.dataset.list;
   plan.ranks_per_node = config_.RanksPerNode();
   plan.seed = config_.run.seed;
   plan.loader = config_.dataload;

@@ -10,6 +10,7 @@
 #include "common/step_layout.h"
 #include "coordinator/checkpoint/disk_match.h"
 #include "coordinator/coordinator.h"
+#include "coordinator/dataset/dataset_preflight.h"
 #include "coordinator/json_codec.h"
 #include "coordinator/reply_check.h"
 #include "coordinator/steps.h"
@@ -151,6 +152,28 @@ absl::StatusOr<StepListing> Coordinator::Inspect(const std::string& uri,
     partial_steps_.insert(StepUri(dir, step));
   }
   return std::move(found.listing);
+}
+
+absl::Status Coordinator::PreflightDataset() {
+  if (!LooksAtDataset(config_)) return absl::OkStatus();
+  std::vector<DatasetLook> looks;
+  std::vector<std::string> uris;
+  for (size_t i = 0; i < StorageOwners(); ++i) {
+    InspectJob job;
+    job.run_id = run_id_;
+    job.dataset_uri = ForNode(config_.DatasetPath(), nodes_[i]->index());
+    job.backend = backend_;
+    auto look = nodes_[i]->Inspect(job);
+    if (IsNodeError(look.status())) {
+      return WithPrefix(look.status(),
+                        absl::StrCat("dataset.path (CKPT_DATASET_PATH) ",
+                                     job.dataset_uri, " is not usable: "));
+    }
+    RETURN_IF_ERROR(look.status());
+    looks.push_back(std::move(look->dataset));
+    uris.push_back(job.dataset_uri);
+  }
+  return CheckDatasetBeforeRun(config_, looks, uris, nodes_.size());
 }
 
 size_t Coordinator::StorageOwners() const {

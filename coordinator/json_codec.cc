@@ -208,6 +208,7 @@ ordered_json EpochJson(const EpochResult& e) {
   }
   ordered_json j = {{"access", e.access},
                     {"shuffle_buffer", e.shuffle_buffer},
+                    {"order", e.order},
                     {"idle_workers", e.idle_workers},
                     {"warm", e.warm},
                     {"samples", e.samples},
@@ -438,6 +439,7 @@ ordered_json DatasetJson(const DatasetResult& d) {
                     {"bytes", d.totals.bytes},
                     {"reused", d.reused},
                     {"removed", d.removed},
+                    {"unfinished", d.unfinished},
                     {"written_objects", d.written_objects},
                     {"written_bytes", d.written_bytes},
                     {"written_samples", d.written_samples},
@@ -450,7 +452,10 @@ ordered_json DatasetJson(const DatasetResult& d) {
                     {"list_requests", l.list_requests},
                     {"index_seconds", l.index_seconds},
                     {"index_requests", l.index_requests},
-                    {"index_bytes", l.index_bytes}};
+                    {"index_bytes", l.index_bytes},
+                    {"overlong_objects", l.overlong_objects},
+                    {"overlong_bytes", l.overlong_bytes},
+                    {"overlong_first", l.overlong_first}};
   }
   return j;
 }

@@ -7,6 +7,7 @@ namespace ckpt {
 void ReadEpoch(const Fields& f, EpochResult* e) {
   f.Get("access", &e->access);
   f.Get("shuffle_buffer", &e->shuffle_buffer);
+  f.Get("order", &e->order);
   f.Get("idle_workers", &e->idle_workers);
   f.Get("warm", &e->warm);
   f.Get("samples", &e->samples);
@@ -113,6 +114,7 @@ void ReadDataset(const Fields& f, DatasetResult* d) {
   f.Get("bytes", &d->totals.bytes);
   f.Get("reused", &d->reused);
   f.Get("removed", &d->removed);
+  f.Get("unfinished", &d->unfinished);
   f.Get("written_objects", &d->written_objects);
   f.Get("written_bytes", &d->written_bytes);
   f.Get("written_samples", &d->written_samples);
@@ -127,6 +129,9 @@ void ReadDataset(const Fields& f, DatasetResult* d) {
     l.Get("index_seconds", &listing.index_seconds);
     l.Get("index_requests", &listing.index_requests);
     l.Get("index_bytes", &listing.index_bytes);
+    l.Get("overlong_objects", &listing.overlong_objects);
+    l.Get("overlong_bytes", &listing.overlong_bytes);
+    l.Get("overlong_first", &listing.overlong_first);
   }
 }
 

@@ -181,6 +181,10 @@ struct Visibility {
 // A dataload epoch (run.workload=dataload): what the data loader did.
 struct EpochResult {
   DataAccess access = DataAccess::kMap;
+  // The order generator of the sampler and the objects' split
+  // (kEpochOrderName); "" in results of versions before it was recorded
+  // (a Fisher-Yates shuffle).
+  std::string order;
   uint64_t shuffle_buffer = 0;  // iterable: samples per worker's buffer
   bool warm = false;  // caches allowed (dataload.warm_epochs, after the first)
   uint64_t samples = 0, bytes = 0, batches = 0;
@@ -418,6 +422,10 @@ struct DatasetListingResult {
   uint64_t list_requests = 0;
   double index_seconds = 0;  // tar: the members indexed
   uint64_t index_requests = 0, index_bytes = 0;
+  // tar: shards longer than their archive by more than a record (the rest
+  // never read), the bytes past the archives' ends, the first one's name.
+  uint64_t overlong_objects = 0, overlong_bytes = 0;
+  std::string overlong_first;
 };
 
 struct DatasetResult {
@@ -432,6 +440,9 @@ struct DatasetResult {
   // A manifest matching the request was there: nothing was written.
   bool reused = false;
   bool removed = false;  // ckptbench datagen --remove
+  // Removed: what a datagen (or removal) that did not finish wrote, named
+  // by its pending manifest (there was no manifest).
+  bool unfinished = false;
   // This run's, over all nodes (node-local disks: each node a replica).
   uint64_t written_objects = 0, written_bytes = 0, written_samples = 0;
   uint64_t removed_objects = 0;

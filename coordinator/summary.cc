@@ -356,13 +356,22 @@ void AddDataset(const DatasetResult& d, bool made, std::string* out) {
         FormatBytes(d.totals.bytes));
     if (d.listing) {
       const DatasetResult::Listing& l = *d.listing;
-      absl::StrAppendFormat(&s,
-                            "listing: %.3f s, %d requests, %d objects left out",
-                            l.list_seconds, l.list_requests, l.ignored);
+      absl::StrAppendFormat(
+          &s, "listing: %.3f s, %d requests, %d objects left out (not %s)",
+          l.list_seconds, l.list_requests, l.ignored,
+          d.spec.format == DatasetFormat::kTar ? "*.tar" : "files");
       if (d.spec.format == DatasetFormat::kTar) {
         absl::StrAppendFormat(&s, "; members indexed: %.3f s, %d requests, %s",
                               l.index_seconds, l.index_requests,
                               FormatBytes(l.index_bytes));
+      }
+      if (l.overlong_objects > 0) {
+        absl::StrAppendFormat(
+            &s,
+            "; %d shard(s) longer than their archive, %s past the end "
+            "blocks never read (first: %s)",
+            l.overlong_objects, FormatBytes(l.overlong_bytes),
+            E(l.overlong_first));
       }
       s += " (untimed, before epoch 1)\n";
     }
@@ -375,8 +384,15 @@ void AddDataset(const DatasetResult& d, bool made, std::string* out) {
       FormatBytes(d.totals.bytes));
   if (!made) return;
   if (d.removed) {
-    absl::StrAppendFormat(&s, "removed: %d objects and the manifest\n",
-                          d.removed_objects);
+    if (d.unfinished) {
+      absl::StrAppendFormat(&s,
+                            "removed: %d objects of a datagen that did not "
+                            "finish, and its claim\n",
+                            d.removed_objects);
+    } else {
+      absl::StrAppendFormat(&s, "removed: %d objects and the manifest\n",
+                            d.removed_objects);
+    }
   } else if (d.reused) {
     s += "reused: its manifest matches the request; nothing written\n";
   } else {

@@ -58,7 +58,8 @@ options:
   --overwrite         (run, coordinator) replace DIR/result.json if present
   --resume            (sweep) finish the runs --results-dir DIR lacks (a
                       DIR with no sweep yet: start it)
-  --dry-run           (sweep) validate every point and list the runs
+  --dry-run           (sweep) validate every point, list the runs and what
+                      each prepare: datagen writes (and whether it fits)
   --smoke             (sweep) the experiment's smoke: form (seconds long)
   --save-only         same as CKPT_MODE=save-only
   --load-only         same as CKPT_MODE=load-only

@@ -11,6 +11,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "common/bytes.h"
+#include "common/config_dataset_checks.h"
 #include "common/fd_reserve.h"
 #include "common/files.h"
 #include "common/log.h"
@@ -175,7 +176,7 @@ void SignalWatcher::ExpireLocked(const std::string& name, bool again) {
       std::chrono::duration<double>(std::chrono::steady_clock::now() - since_)
           .count();
   if (on_expire_) {
-    on_expire_(name, waited);
+    on_expire_(name, waited, again);
   } else if (again) {
     PrintError(absl::StrCat(name, " again: exiting"));
   } else {
@@ -317,6 +318,9 @@ int PrepareRun(const LoadOptions& options, const std::string& results_dir,
   if (auto s = ValidateConfig(config, /*need_storage=*/true); !s.ok()) {
     return FailRun(results_dir, &result, std::string(s.message()), 2);
   }
+  if (auto s = CheckDatasetApartFromResults(config, results_dir); !s.ok()) {
+    return FailRun(results_dir, &result, std::string(s.message()), 2);
+  }
   auto plan = MakePlan(PlanOptionsFromConfig(config));
   if (!plan.ok()) {
     return FailRun(results_dir, &result, std::string(plan.status().message()),
@@ -357,15 +361,20 @@ namespace {
 // What was measured when an interrupted run did not stop within
 // `waited` seconds: written, summarized, with the reason.
 void WriteMeasured(const std::string& results_dir, Coordinator& coordinator,
-                   const std::string& name, double waited) {
+                   const std::string& name, double waited, bool again) {
   RunResult snap = coordinator.Snapshot();
   snap.status = RunStatus::kFailed;
   snap.errors.push_back(absl::StrCat(
-      "interrupted by ", name, "; the run had not stopped ",
-      absl::StrFormat("%.1f", waited),
-      " s later (a thread blocked in storage or in a system call), so "
-      "ckptbench ended it: the rounds measured before are kept, and the "
-      "interrupted round's files may remain on storage"));
+      again
+          ? absl::StrCat("a second signal, ", name, ", came ",
+                         absl::StrFormat("%.1f", waited),
+                         " s after the first, before the run had stopped")
+          : absl::StrCat("interrupted by ", name, "; the run had not stopped ",
+                         absl::StrFormat("%.1f", waited),
+                         " s later (a thread blocked in storage or in a "
+                         "system call)"),
+      ", so ckptbench ended it: the rounds measured before are kept, and "
+      "the interrupted round's files may remain on storage"));
   snap.finished_at = UtcNowIso8601();
   PrintError(snap.errors.back());
   // Node 0 may be the one blocked: results meant for an object store go
@@ -430,8 +439,9 @@ int ExecuteRun(const std::string& results_dir, Coordinator& coordinator,
   // later (a thread stuck in storage or a system call no signal ends), or
   // at a second signal, what was measured is written and the process ends
   // (SignalWatcher).
-  auto write_measured = [&](const std::string& name, double waited) {
-    WriteMeasured(results_dir, coordinator, name, waited);
+  auto write_measured = [&](const std::string& name, double waited,
+                            bool again) {
+    WriteMeasured(results_dir, coordinator, name, waited, again);
   };
   signals.Watch(
       [&coordinator](const std::string& name) {

@@ -34,8 +34,10 @@ namespace ckpt {
 class SignalWatcher {
  public:
   using OnSignal = std::function<void(const std::string& signal)>;
+  // `again`: a second signal ended the wait (`signal` is the second's,
+  // `waited` the seconds since the first), not the grace period.
   using OnExpire =
-      std::function<void(const std::string& signal, double waited)>;
+      std::function<void(const std::string& signal, double waited, bool again)>;
   static constexpr double kGraceSeconds = 5;
   SignalWatcher();
   ~SignalWatcher();

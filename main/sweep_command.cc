@@ -8,8 +8,12 @@
 // collated outputs.
 #include <unistd.h>
 
+#include <set>
+
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "common/bytes.h"
+#include "common/dataset_layout.h"
 #include "common/experiment.h"
 #include "common/log.h"
 #include "common/text.h"
@@ -17,6 +21,8 @@
 #include "coordinator/progress.h"
 #include "main/commands.h"
 #include "main/run_support.h"
+#include "node/dataset/manifest_read.h"
+#include "node/storage/storage_factory.h"
 #include "report/html_report.h"
 #include "report/loader_sweep_section.h"
 #include "report/sweep_data.h"
@@ -137,6 +143,36 @@ int Finish(const CliArgs& args, const Experiment& experiment,
 
 }  // namespace
 
+// What a point's prepare: datagen will write: its dataset's objects and
+// bytes, and where; *fits false when a local file system has less free
+// (the run's preflight would refuse it).
+std::string DescribePrepare(const CheckedRun& c, bool* fits) {
+  const DatasetSpec spec = DatasetSpecOf(c.config);
+  const DatasetTotals totals = ComputeTotals(spec);
+  std::string line = absl::StrCat(
+      "prepare: datagen writes ", totals.objects, " objects, ",
+      FormatBytes(totals.bytes), " (", spec.samples, " samples), to ",
+      EscapeForTerminal(c.dataset), " unless its manifest is there");
+  // Local file systems only: a dry run sends no request to a store.
+  if (IsObjectStoreUri(c.dataset)) return line;
+  auto where = OpenStorage(c.dataset, BackendOptionsOf(c.config));
+  if (!where.ok()) return line;
+  auto text =
+      ReadManifest(*where->storage, where->path, EscapeForTerminal(c.dataset));
+  if (text.ok() && *text) return absl::StrCat(line, " (it is: reused)");
+  const std::optional<uint64_t> free = where->storage->FreeBytes(where->path);
+  if (!free) return line;
+  if (*free < totals.bytes) {
+    *fits = false;
+    return absl::StrCat(line, ": DOES NOT FIT, its file system has ",
+                        FormatBytes(*free),
+                        " free (the run would refuse it: a smaller dataset, "
+                        "dataset.samples or dataset.sample_bytes, or another "
+                        "storage.path)");
+  }
+  return absl::StrCat(line, " (", FormatBytes(*free), " free there)");
+}
+
 int SweepCommand(const CliArgs& args) {
   SignalWatcher signals;  // first, before any other thread exists
   if (args.positional.size() != 1) {
@@ -157,9 +193,20 @@ int SweepCommand(const CliArgs& args) {
   auto plan = PlanSweep(*experiment);
   if (!plan.ok()) return BadInput(std::string(plan.status().message()));
   if (args.dry_run) {
-    std::printf("%s: %d point(s) x %d repeat(s) = %zu run(s), all valid\n",
+    // What each prepare: datagen writes, once per dataset; one that does
+    // not fit where it goes is refused, as the run would be.
+    std::set<std::string> seen;
+    std::vector<std::string> prepares;
+    bool fits = true;
+    for (const CheckedRun& c : plan->checked) {
+      if (!c.prepare || !seen.insert(c.dataset).second) continue;
+      prepares.push_back(DescribePrepare(c, &fits));
+    }
+    std::printf("%s: %d point(s) x %d repeat(s) = %zu run(s), all valid%s\n",
                 experiment->name.c_str(), PointCount(*experiment),
-                experiment->repeat, plan->runs.size());
+                experiment->repeat, plan->runs.size(),
+                fits ? "" : "; a dataset does not fit where it goes (below)");
+    for (const auto& p : prepares) std::printf("  %s\n", p.c_str());
     for (const auto& run : plan->runs) std::printf("  %s\n", run.name.c_str());
     return 0;
   }

@@ -4,10 +4,12 @@
 
 #include "absl/strings/str_cat.h"
 #include "common/status_macros.h"
+#include "common/text.h"
 #include "node/checkpoint/checkpoint_workload.h"
 #include "node/checkpoint/visibility.h"
 #include "node/dataset/datagen_workload.h"
 #include "node/dataset/dataload_workload.h"
+#include "node/dataset/manifest_read.h"
 #include "wire/backend_codec.h"
 #include "wire/error_kind.h"
 #include "wire/inspect_codec.h"
@@ -69,6 +71,14 @@ absl::StatusOr<Inspection> NodeService::Inspect(const InspectJob& job) {
                      agent_.OpenStorageAt(job.checkpoints_uri, job.backend));
     found.visible = PollVisible(loc, job.visible);
     found.visible.lacked = ScrubSecrets(found.visible.lacked);
+    return found;
+  }
+  if (!job.dataset_uri.empty()) {  // a dataset's look: only that
+    ASSIGN_OR_RETURN(auto loc,
+                     agent_.OpenStorageAt(job.dataset_uri, job.backend));
+    ASSIGN_OR_RETURN(found.dataset,
+                     LookAtDataset(*loc.storage, loc.path,
+                                   EscapeForTerminal(job.dataset_uri)));
     return found;
   }
   if (job.accelerator == Accelerator::kGpu) {

@@ -4,6 +4,7 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
+#include "common/dataset_manifest.h"
 #include "common/plan.h"
 #include "common/status_macros.h"
 #include "wire/backend_codec.h"
@@ -15,6 +16,7 @@ v1::InspectRequest ToWire(const InspectJob& job) {
   v1::InspectRequest w;
   w.set_run_id(job.run_id);
   w.set_checkpoints_uri(job.checkpoints_uri);
+  w.set_dataset_uri(job.dataset_uri);
   w.set_probe_write(job.probe_write);
   w.set_want_metadata(job.want_metadata);
   w.set_metadata_step(job.metadata_step);
@@ -35,6 +37,7 @@ absl::StatusOr<InspectJob> FromWire(const v1::InspectRequest& w) {
   InspectJob job;
   job.run_id = w.run_id();
   job.checkpoints_uri = w.checkpoints_uri();
+  job.dataset_uri = w.dataset_uri();
   job.probe_write = w.probe_write();
   job.want_metadata = w.want_metadata();
   job.metadata_step = w.metadata_step();
@@ -69,6 +72,15 @@ v1::InspectReply ToWire(Inspection in) {
   w.set_visible_polls(v.polls);
   w.set_visible_lacked(v.lacked);
   w.set_visible_last_poll_seconds(v.last_poll_seconds);
+  DatasetLook& d = in.dataset;
+  v1::DatasetLook& dw = *w.mutable_dataset();
+  dw.set_manifest_found(d.manifest_found);
+  dw.set_manifest(std::move(d.manifest));
+  dw.set_free_known(d.free_known);
+  dw.set_free_bytes(d.free_bytes);
+  dw.set_filesystem(std::move(d.filesystem));
+  dw.set_memory_bytes(d.memory_bytes);
+  dw.set_memory_source(std::move(d.memory_source));
   return w;
 }
 
@@ -93,6 +105,15 @@ absl::Status CheckListing(const v1::InspectReply& reply) {
   }
   if (reply.metadata_step() > kMaxStep) {
     return bad(absl::StrCat(".metadata of step ", reply.metadata_step()));
+  }
+  if (reply.dataset().manifest().size() > kMaxDatasetManifestBytes ||
+      reply.dataset().filesystem().size() > 4096 ||
+      reply.dataset().memory_source().size() > 256) {
+    return absl::DataLossError(absl::StrCat(
+        "a dataset's look the coordinator cannot use: a manifest of ",
+        reply.dataset().manifest().size(), " bytes (at most ",
+        kMaxDatasetManifestBytes,
+        "), or a file system or memory source named at length"));
   }
   if (reply.newest_metadata().size() > kMaxMetadataBytes) {
     return bad(absl::StrCat("a .metadata of ", reply.newest_metadata().size(),
@@ -125,6 +146,15 @@ absl::StatusOr<Inspection> FromWire(v1::InspectReply w) {
   v.polls = w.visible_polls();
   v.lacked = std::move(*w.mutable_visible_lacked());
   v.last_poll_seconds = w.visible_last_poll_seconds();
+  v1::DatasetLook& dw = *w.mutable_dataset();
+  DatasetLook& d = in.dataset;
+  d.manifest_found = dw.manifest_found();
+  d.manifest = std::move(*dw.mutable_manifest());
+  d.free_known = dw.free_known();
+  d.free_bytes = dw.free_bytes();
+  d.filesystem = std::move(*dw.mutable_filesystem());
+  d.memory_bytes = dw.memory_bytes();
+  d.memory_source = std::move(*dw.mutable_memory_source());
   return in;
 }
 

@@ -79,6 +79,7 @@ void DatagenRound::Prepared(const std::vector<PrepareOutcome>& prepared,
     v1::DatagenPrepared p;
     if (!p.ParseFromString(prepared[i].workload_outcome)) continue;
     reused_[i] = p.reuse();
+    if (plan_.remove && i == 0) dataset_->unfinished = p.unfinished();
     if (plan_.remove && i == 0 && p.manifest_found()) {
       // What is being removed (the node checked the manifest already).
       auto m = DatasetManifestFromJson(p.manifest(), plan_.uri);

@@ -10,6 +10,7 @@
 #include "common/dataset_manifest.h"
 #include "common/epoch_order.h"
 #include "common/status_macros.h"
+#include "common/text.h"
 #include "coordinator/reply_check.h"
 #include "coordinator/round/node_sums.h"
 #include "proto/ckptbench/v1/dataset.pb.h"
@@ -108,6 +109,12 @@ PhaseJob DataloadRound::BuildPrepare(size_t node) {
     job.set_listed_format(plan_.listed_format == DatasetFormat::kFiles
                               ? v1::DATASET_FORMAT_FILES
                               : v1::DATASET_FORMAT_TAR);
+    v1::ListingLimits& limits = *job.mutable_list_limits();
+    limits.set_max_objects(plan_.list_limits.max_objects);
+    limits.set_max_pages(plan_.list_limits.max_pages);
+    limits.set_max_key_bytes(plan_.list_limits.max_key_bytes);
+    limits.set_max_page_bytes(plan_.list_limits.max_page_bytes);
+    limits.set_max_bytes(plan_.list_limits.max_bytes);
   }
   job.set_batch_size(static_cast<uint32_t>(plan_.loader.batch_size));
   job.set_num_workers(static_cast<uint32_t>(plan_.loader.num_workers));
@@ -182,7 +189,12 @@ void DataloadRound::AddListing(size_t node, const v1::DatasetListing& l) {
     d.totals = {l.objects(), l.bytes(), l.sample_bytes()};
     objects_ = l.objects();
     SetProgressBytes(d.totals);
-    d.listing.emplace().ignored = l.ignored();
+    DatasetResult::Listing& listing = d.listing.emplace();
+    listing.ignored = l.ignored();
+    listing.overlong_objects = l.overlong_objects();
+    listing.overlong_bytes = l.overlong_bytes();
+    listing.overlong_first =
+        EscapeForTerminal(l.overlong_first().substr(0, 4096));
   } else if (!listed_ ||
              (plan_.node_local
                   // Each node its own copy: the same counts, or the
@@ -233,6 +245,13 @@ absl::Status DataloadRound::CheckReport(size_t node, const PhaseOutcome& report,
   auto bad = [&](const std::string& what) {
     return absl::DataLossError(absl::StrCat(who, " reported ", what));
   };
+  if (r.order() != kEpochOrderName) {
+    // Its samples' digest is checked against this build's order.
+    return bad(absl::StrCat("an epoch read in the order '",
+                            EscapeForTerminal(r.order().substr(0, 64)),
+                            "'; this coordinator's is '", kEpochOrderName,
+                            "' (another ckptbench version on that node)"));
+  }
   for (const v1::RankEpoch& e : r.ranks()) {
     if (e.rank() < first || e.rank() >= first + plan_.ranks_per_node ||
         e.samples() > most) {
@@ -328,7 +347,8 @@ void DataloadRound::CheckSamples(uint64_t digest, EpochResult* epoch) const {
   epoch->dropped = shape.dropped;
   epoch->padded = shape.padded;
   if (spec_.samples == 0) return;
-  const std::vector<uint32_t> order = EpochPermutation(sampler);
+  // The sampler's order position by position: no list of it is held.
+  const EpochOrder order = SampleOrder(sampler);
   uint64_t expect = 0;
   const uint64_t total = shape.per_rank * World();
   for (uint64_t pos = 0; pos < total; ++pos) {
@@ -343,6 +363,7 @@ void DataloadRound::Aggregate(const std::vector<PhaseOutcome>& reports,
                               RoundResult* result) {
   EpochResult& epoch = result->epoch.emplace();
   epoch.access = plan_.loader.access;
+  epoch.order = kEpochOrderName;
   if (Iterable()) {
     epoch.shuffle_buffer = static_cast<uint64_t>(plan_.loader.shuffle_buffer);
   }

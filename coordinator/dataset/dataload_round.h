@@ -30,6 +30,7 @@ struct DataloadPlan {
   // A dataset ckptbench did not make, of this format: the nodes list it.
   bool listed = false;
   DatasetFormat listed_format = DatasetFormat::kTar;
+  ListLimits list_limits;  // its listing's bounds (dataset.list_*)
   int ranks_per_node = 1;
   uint64_t epoch = 0;  // 0-based
   uint64_t seed = 0;

@@ -131,7 +131,7 @@ absl::Status CheckFileSizes(Storage& st, const PhaseJob& job) {
 }  // namespace
 
 absl::StatusOr<PrepareOutcome> CheckpointWorkload::Prepare(
-    PhaseJob job, StorageSet& storage) {
+    PhaseJob job, StorageSet& storage, const std::atomic<bool>& /*abort*/) {
   // Whole again for this round's clean-up, should the last one have left
   // it short (taken again while descriptors were still scarce).
   ReserveDescriptors(kCleanupDescriptors);

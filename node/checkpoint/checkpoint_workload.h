@@ -57,8 +57,9 @@ class CheckpointWorkload : public NodeWorkload {
   // Untimed. The job's io.* go through this node's key table first
   // (RecheckKeys), and the buffers are checked against the memory left
   // (CheckBufferMemory) before any is allocated.
-  absl::StatusOr<PrepareOutcome> Prepare(PhaseJob job,
-                                         StorageSet& storage) override;
+  absl::StatusOr<PrepareOutcome> Prepare(
+      PhaseJob job, StorageSet& storage,
+      const std::atomic<bool>& abort) override;
   // The phase; frees its buffers and file list before returning (the
   // next round prepares anew), so they are not held while the commit's
   // .metadata or the next listing passes through the process.

@@ -64,6 +64,7 @@ absl::Status LoadStream::Open() {
   // The size the checkpoint's .metadata gives: object stores read without
   // a HEAD first, checking it on every ranged answer; file systems stat.
   if (job_.size > 0) options_.size = job_.size;  // an empty one: HEAD finds it
+  options_.size_from = "the checkpoint's .metadata";
   if (job_.ranges) {
     RETURN_IF_ERROR(CheckRangesJob(job_));
     options_.extents = ReadExtents(job_, params_.direct);

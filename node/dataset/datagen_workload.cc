@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "common/bytes.h"
 #include "common/dataset_manifest.h"
 #include "common/error_kind.h"
 #include "common/status_macros.h"
@@ -42,8 +43,9 @@ double SecondsSince(std::chrono::steady_clock::time_point t0) {
 
 class DatagenWorkload : public NodeWorkload {
  public:
-  absl::StatusOr<PrepareOutcome> Prepare(PhaseJob job,
-                                         StorageSet& storage) override;
+  absl::StatusOr<PrepareOutcome> Prepare(
+      PhaseJob job, StorageSet& storage,
+      const std::atomic<bool>& abort) override;
   PhaseOutcome Run(const NodePhaseContext& ctx) override;
   std::vector<RankProgress> Progress() const override {
     return {{0, bytes_.load(std::memory_order_relaxed), total_bytes_}};
@@ -65,6 +67,17 @@ class DatagenWorkload : public NodeWorkload {
                                                : SampleSize(spec_, k);
   }
   absl::Status CreateDirs(Storage& st);
+  // Making: claims the dataset's path for this run and writes the pending
+  // manifest there (manifest owner only).
+  absl::Status Claim(Storage& st, const std::string& run_id,
+                     const std::string& shown);
+  // Making: the dataset fits in what the file system has free.
+  absl::Status CheckFreeSpace(Storage& st, const std::string& shown) const;
+  // Removing: the claim and the pending manifest, last.
+  absl::Status RemoveClaim(Storage& st);
+  std::string ClaimDirPath() const {
+    return JoinPath(location_.path, kDatagenClaimDir);
+  }
   void Writer(OpStats* ops, const NodePhaseContext& ctx);
   absl::Status WriteObject(uint64_t k, Storage& st,
                            std::vector<unsigned char>& buffer);
@@ -77,6 +90,7 @@ class DatagenWorkload : public NodeWorkload {
   StorageLocation location_;
   const ObjectStoreCounters* counters_ = nullptr;
   bool reuse_ = false;
+  std::string manifest_text_;  // removing: the manifest (or pending) read
   uint64_t first_ = 0, end_ = 0, total_bytes_ = 0;
   std::atomic<uint64_t> next_{0}, bytes_{0}, objects_{0}, samples_{0};
   std::set<std::string> dirs_;  // made for the objects (relative)
@@ -104,8 +118,8 @@ absl::Status DatagenWorkload::CheckJob() const {
   return absl::OkStatus();
 }
 
-absl::StatusOr<PrepareOutcome> DatagenWorkload::Prepare(PhaseJob job,
-                                                        StorageSet& storage) {
+absl::StatusOr<PrepareOutcome> DatagenWorkload::Prepare(
+    PhaseJob job, StorageSet& storage, const std::atomic<bool>& /*abort*/) {
   if (!job_.ParseFromString(job.workload_job)) {
     return absl::InvalidArgumentError("datagen: a job that does not parse");
   }
@@ -126,14 +140,32 @@ absl::StatusOr<PrepareOutcome> DatagenWorkload::Prepare(PhaseJob job,
     ASSIGN_OR_RETURN(
         found, DatasetManifestFromJson(
                    *text, absl::StrCat(shown, "/", kDatasetManifestName)));
+    RETURN_IF_ERROR(CheckManifestTotals(
+        *found, absl::StrCat(shown, "/", kDatasetManifestName)));
   }
   if (job_.remove()) {
     if (!found) {
-      return absl::NotFoundError(absl::StrCat(
-          "no dataset at ", shown, ": it holds no ", kDatasetManifestName,
-          ", and ckptbench removes only the objects a manifest names"));
+      // A datagen (or a removal) that did not finish left its pending
+      // manifest: what it names is what that run wrote.
+      ASSIGN_OR_RETURN(
+          text, ReadManifest(st, ClaimDirPath(), shown, kPendingManifestName));
+      if (!text) {
+        return absl::NotFoundError(absl::StrCat(
+            "no dataset at ", shown, ": it holds no ", kDatasetManifestName,
+            " and no ", kDatagenClaimDir, "/", kPendingManifestName,
+            " of an unfinished datagen, and ckptbench removes only the "
+            "objects a manifest names"));
+      }
+      const std::string pending =
+          absl::StrCat(shown, "/", kDatagenClaimDir, "/", kPendingManifestName);
+      ASSIGN_OR_RETURN(found, DatasetManifestFromJson(*text, pending));
+      RETURN_IF_ERROR(CheckManifestTotals(*found, pending));
+      prepared.set_manifest_found(true);
+      prepared.set_manifest(*text);
+      prepared.set_unfinished(true);
     }
     spec_ = found->spec;
+    manifest_text_ = *text;
   } else {
     ASSIGN_OR_RETURN(spec_, FromWire(job_.spec()));
     RETURN_IF_ERROR(CheckDatasetSpec(spec_, "datagen"));
@@ -141,6 +173,9 @@ absl::StatusOr<PrepareOutcome> DatagenWorkload::Prepare(PhaseJob job,
       RETURN_IF_ERROR(CheckManifestMatches(*found, spec_, shown));
       reuse_ = true;
       prepared.set_reuse(true);
+    } else if (job_.manifest_owner()) {
+      RETURN_IF_ERROR(CheckFreeSpace(st, shown));
+      RETURN_IF_ERROR(Claim(st, job.run_id, shown));
     }
   }
   if (spec_.format == DatasetFormat::kTar) table_ = BuildShardTable(spec_);
@@ -158,6 +193,76 @@ absl::StatusOr<PrepareOutcome> DatagenWorkload::Prepare(PhaseJob job,
   out.cache.method = CacheMethod::kNone;
   out.workload_outcome = prepared.SerializeAsString();
   return out;
+}
+
+absl::Status DatagenWorkload::CheckFreeSpace(Storage& st,
+                                             const std::string& shown) const {
+  const std::optional<uint64_t> free = st.FreeBytes(location_.path);
+  if (!free) return absl::OkStatus();  // object stores, FUSE mounts
+  // Every share lands on the one file system (shared storage), or this
+  // node holds a whole replica (node-local disks): the whole dataset.
+  const uint64_t need = ComputeTotals(spec_).bytes;
+  if (need <= *free) return absl::OkStatus();
+  const FilesystemInfo fs = st.Filesystem(location_.path);
+  return absl::ResourceExhaustedError(absl::StrCat(
+      "datagen: the dataset asked for is ", FormatBytes(need), " but ", shown,
+      " is on a file system (", fs.type, " at ", fs.mount_point, ") with ",
+      FormatBytes(*free),
+      " free: nothing written. Expected fewer samples (dataset.samples), "
+      "smaller ones (dataset.sample_bytes) or another dataset.path"));
+}
+
+absl::Status DatagenWorkload::Claim(Storage& st, const std::string& run_id,
+                                    const std::string& shown) {
+  RETURN_IF_ERROR(st.CreateDirs(location_.path));
+  absl::StatusOr<std::string> claim = st.ClaimDir(ClaimDirPath(), run_id);
+  if (absl::IsAlreadyExists(claim.status())) {
+    // Whose: the pending manifest names the run and when it began.
+    std::string holder = "another run";
+    auto pending =
+        ReadManifest(st, ClaimDirPath(), shown, kPendingManifestName);
+    if (pending.ok() && *pending) {
+      auto m = DatasetManifestFromJson(**pending, kPendingManifestName);
+      if (m.ok()) {
+        holder =
+            absl::StrCat("run ", EscapeForTerminal(m->run_id.substr(0, 64)),
+                         " (", m->spec.samples, " samples, ",
+                         std::string(Name(m->spec.format)), ")");
+      }
+    }
+    return absl::FailedPreconditionError(absl::StrCat(
+        "datagen: ", shown, " is claimed by ", holder,
+        ", which has not written its ", kDatasetManifestName,
+        ": a datagen making it now, or one killed before it finished. "
+        "Nothing written. If none is running, `ckptbench datagen --remove` "
+        "(same dataset.path) removes what it wrote"));
+  }
+  RETURN_IF_ERROR(claim.status());
+  DatasetManifest pending;
+  pending.spec = spec_;
+  pending.totals = ComputeTotals(spec_);
+  pending.run_id = run_id;
+  pending.created_unix_ns =
+      std::chrono::duration_cast<std::chrono::nanoseconds>(
+          std::chrono::system_clock::now().time_since_epoch())
+          .count();
+  return st.WriteAtomic(JoinPath(ClaimDirPath(), kPendingManifestName),
+                        DatasetManifestToJson(pending));
+}
+
+absl::Status DatagenWorkload::RemoveClaim(Storage& st) {
+  auto names = ListEntries(st, ClaimDirPath());
+  if (absl::IsNotFound(names.status())) return absl::OkStatus();
+  RETURN_IF_ERROR(names.status());
+  std::vector<std::string> ours;
+  for (const std::string& n : *names) {
+    // The pending manifest and the claim (kClaimName, or kClaimName-<run>
+    // on stores without conditional writes); nothing else there is ours.
+    if (n == kPendingManifestName || n.rfind(kClaimName, 0) == 0) {
+      ours.push_back(n);
+    }
+  }
+  return st.RemoveFiles(ClaimDirPath(), ours);
 }
 
 absl::Status DatagenWorkload::CreateDirs(Storage& st) {
@@ -235,6 +340,13 @@ void DatagenWorkload::Writer(OpStats* ops, const NodePhaseContext& ctx) {
 absl::Status DatagenWorkload::Remove(const NodePhaseContext& ctx) {
   Storage& st = *location_.storage;
   if (job_.manifest_owner()) {
+    // The pending manifest first (a dataset made before there was one
+    // gets one now): a removal killed after the manifest went can be
+    // finished by the next --remove. Then the manifest, so nothing reads
+    // the dataset while its objects go.
+    RETURN_IF_ERROR(st.CreateDirs(ClaimDirPath()));
+    RETURN_IF_ERROR(st.WriteAtomic(
+        JoinPath(ClaimDirPath(), kPendingManifestName), manifest_text_));
     RETURN_IF_ERROR(st.RemoveFiles(location_.path, {kDatasetManifestName}));
   }
   // Names grouped by their directory, a batch at a time.
@@ -270,6 +382,8 @@ absl::Status DatagenWorkload::Remove(const NodePhaseContext& ctx) {
     }
   }
   RETURN_IF_ERROR(st.RemoveFiles(JoinPath(location_.path, top), {}));
+  // Last, the claim: until it goes, a later --remove finishes this one.
+  if (job_.manifest_owner()) RETURN_IF_ERROR(RemoveClaim(st));
   return absl::OkStatus();
 }
 

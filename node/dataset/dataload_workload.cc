@@ -4,14 +4,15 @@
 #include <condition_variable>
 #include <mutex>
 #include <optional>
-#include <set>
 #include <thread>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "common/dataload_memory.h"
 #include "common/dataset_manifest.h"
 #include "common/epoch_order.h"
 #include "common/hash_mix.h"
+#include "common/memory.h"
 #include "common/status_macros.h"
 #include "common/step_layout.h"
 #include "common/text.h"
@@ -31,9 +32,10 @@ namespace {
 
 namespace v1 = ::ckptbench::v1;
 
-constexpr uint32_t kMaxWorkers = 256;
-constexpr uint32_t kMaxPrefetch = 64;
-constexpr uint32_t kMaxRanks = 1024;
+// The key table's bounds (common/config.h), checked again on receipt.
+constexpr uint32_t kMaxWorkers = kMaxDataloadWorkers;
+constexpr uint32_t kMaxPrefetch = kMaxPrefetchFactor;
+constexpr uint32_t kMaxRanks = kMaxDataloadRanks;
 constexpr double kMaxStepSeconds = 3600;
 
 absl::Status Bad(const std::string& what) {
@@ -81,8 +83,9 @@ absl::Status CheckJob(const v1::DataloadJob& j) {
 
 class DataloadWorkload : public NodeWorkload {
  public:
-  absl::StatusOr<PrepareOutcome> Prepare(PhaseJob job,
-                                         StorageSet& storage) override;
+  absl::StatusOr<PrepareOutcome> Prepare(
+      PhaseJob job, StorageSet& storage,
+      const std::atomic<bool>& abort) override;
   PhaseOutcome Run(const NodePhaseContext& ctx) override;
   std::vector<RankProgress> Progress() const override {
     std::vector<RankProgress> p;
@@ -99,11 +102,18 @@ class DataloadWorkload : public NodeWorkload {
     std::vector<LoaderWorker> workers;
   };
   // Each rank's plan of the epoch: its samples (map-style) or its
-  // workers' objects (iterable); the objects they read into *objects.
-  void PlanRanks(std::set<std::string>* objects);
+  // workers' objects (iterable). Returns the paths of the objects they
+  // read (to be made cold).
+  std::vector<std::string> PlanRanks();
   // A dataset ckptbench did not make: listed (and indexed) into index_.
-  absl::StatusOr<v1::DatasetListing> ListDatasetAt(Storage& storage,
-                                                   const std::string& shown);
+  absl::StatusOr<v1::DatasetListing> ListDatasetAt(
+      Storage& storage, const std::string& shown,
+      const std::atomic<bool>& abort);
+  // The plan's index fits in what this node has (dataload_memory.h): the
+  // listing's or the manifest's counts, `what` naming them.
+  absl::Status CheckFootprint(DatasetFormat format, uint64_t samples,
+                              uint64_t objects, const std::string& what,
+                              uint64_t name_bytes = 0) const;
   // A worker's object-store counts in the phase.
   struct Counts {
     uint64_t requests = 0, retries = 0, throttles = 0, connections = 0;
@@ -125,8 +135,8 @@ class DataloadWorkload : public NodeWorkload {
   std::unique_ptr<EpochCheckpointer> checkpoints_;  // checkpoint_every
 };
 
-absl::StatusOr<PrepareOutcome> DataloadWorkload::Prepare(PhaseJob job,
-                                                         StorageSet& storage) {
+absl::StatusOr<PrepareOutcome> DataloadWorkload::Prepare(
+    PhaseJob job, StorageSet& storage, const std::atomic<bool>& abort) {
   if (!job_.ParseFromString(job.workload_job)) {
     return Bad("a job that does not parse");
   }
@@ -143,7 +153,7 @@ absl::StatusOr<PrepareOutcome> DataloadWorkload::Prepare(PhaseJob job,
   v1::DataloadPrepared prepared;
   if (job_.listed()) {
     ASSIGN_OR_RETURN(*prepared.mutable_listing(),
-                     ListDatasetAt(*root.storage, shown));
+                     ListDatasetAt(*root.storage, shown, abort));
   } else {
     ASSIGN_OR_RETURN(std::optional<std::string> text,
                      ReadManifest(*root.storage, root_, shown));
@@ -153,15 +163,25 @@ absl::StatusOr<PrepareOutcome> DataloadWorkload::Prepare(PhaseJob job,
           "; make one with `ckptbench datagen` (dataset.path), or read "
           "your own with dataset.source=listed"));
     }
-    ASSIGN_OR_RETURN(
-        const DatasetManifest manifest,
-        DatasetManifestFromJson(
-            *text, absl::StrCat(shown, "/", kDatasetManifestName)));
+    const std::string where = absl::StrCat(shown, "/", kDatasetManifestName);
+    ASSIGN_OR_RETURN(const DatasetManifest manifest,
+                     DatasetManifestFromJson(*text, where));
+    // Before anything is held for it: the plan fits (the manifest's
+    // numbers), then the totals are the layout's (a walk of every sample).
+    RETURN_IF_ERROR(
+        CheckFootprint(manifest.spec.format, manifest.spec.samples,
+                       ApproxObjects(manifest.spec),
+                       absl::StrCat("the manifest's samples ",
+                                    manifest.spec.samples, " at ", where)));
+    RETURN_IF_ERROR(CheckManifestTotals(manifest, where));
     index_.emplace(manifest.spec);
     prepared.set_manifest(*text);
   }
-  std::set<std::string> objects;  // the node's ranks read, kept cold
-  PlanRanks(&objects);
+  RETURN_IF_ERROR(CheckEveryRankReads(
+      index_->spec().samples, index_->objects(), job_.world(),
+      job_.access() == v1::DATA_ACCESS_ITERABLE, job_.drop_last(),
+      absl::StrCat("the dataset at ", shown)));
+  const std::vector<std::string> objects = PlanRanks();
   bytes_ = std::make_unique<std::atomic<uint64_t>[]>(ranks_.size());
   // Each worker its own backend (its own connections), opened untimed.
   for (Rank& r : ranks_) {
@@ -183,10 +203,7 @@ absl::StatusOr<PrepareOutcome> DataloadWorkload::Prepare(PhaseJob job,
         EpochCheckpointer::Prepare(job_.checkpoint(), storage, ranks_.size()));
   }
   PrepareOutcome out;
-  ASSIGN_OR_RETURN(
-      out.cache,
-      root.storage->PrepareColdRead(
-          std::vector<std::string>(objects.begin(), objects.end()), mode));
+  ASSIGN_OR_RETURN(out.cache, root.storage->PrepareColdRead(objects, mode));
   out.storage_kind = root.storage->Kind();
   out.filesystem = root.storage->Filesystem(root_);
   out.workload_outcome = prepared.SerializeAsString();
@@ -194,7 +211,8 @@ absl::StatusOr<PrepareOutcome> DataloadWorkload::Prepare(PhaseJob job,
 }
 
 absl::StatusOr<v1::DatasetListing> DataloadWorkload::ListDatasetAt(
-    Storage& storage, const std::string& shown) {
+    Storage& storage, const std::string& shown,
+    const std::atomic<bool>& abort) {
   DatasetFormat format;
   switch (job_.listed_format()) {
     case v1::DATASET_FORMAT_FILES:
@@ -208,8 +226,26 @@ absl::StatusOr<v1::DatasetListing> DataloadWorkload::ListDatasetAt(
                               static_cast<int>(job_.listed_format()),
                               ": expected files or tar"));
   }
-  ASSIGN_OR_RETURN(ListedDataset d,
-                   ListDataset(storage, *counters_, root_, format, shown));
+  // The coordinator's dataset.list_* (0: the default bound).
+  ListingBounds bounds;
+  const v1::ListingLimits& limits = job_.list_limits();
+  auto set = [](uint64_t v, uint64_t* bound) {
+    if (v != 0) *bound = v;
+  };
+  set(limits.max_objects(), &bounds.max_entries);
+  set(limits.max_pages(), &bounds.max_pages);
+  set(limits.max_key_bytes(), &bounds.max_name_bytes);
+  set(limits.max_page_bytes(), &bounds.max_page_bytes);
+  set(limits.max_bytes(), &bounds.max_bytes);
+  bounds.abort = &abort;
+  ASSIGN_OR_RETURN(ListedDataset d, ListDataset(storage, *counters_, root_,
+                                                format, shown, bounds));
+  uint64_t names = 0;
+  for (const ListedObject& o : d.objects) names += o.name.size();
+  RETURN_IF_ERROR(CheckFootprint(
+      format, d.samples, d.objects.size(),
+      absl::StrCat("the ", d.objects.size(), " objects listed at ", shown),
+      d.objects.empty() ? 0 : names / d.objects.size()));
   v1::DatasetListing l;
   l.set_objects(d.objects.size());
   l.set_bytes(d.bytes);
@@ -223,16 +259,41 @@ absl::StatusOr<v1::DatasetListing> DataloadWorkload::ListDatasetAt(
   l.set_index_requests(d.index_requests);
   l.set_index_bytes(d.index_bytes);
   l.set_index_reused(d.index_reused);
+  l.set_overlong_objects(d.overlong);
+  l.set_overlong_bytes(d.overlong_bytes);
+  l.set_overlong_first(d.overlong_first);
   index_.emplace(std::move(d));
   return l;
 }
 
-void DataloadWorkload::PlanRanks(std::set<std::string>* objects) {
+absl::Status DataloadWorkload::CheckFootprint(DatasetFormat format,
+                                              uint64_t samples,
+                                              uint64_t objects,
+                                              const std::string& what,
+                                              uint64_t name_bytes) const {
+  DataloadShape shape;
+  shape.format = format;
+  shape.listed = job_.listed();
+  shape.access = job_.access() == v1::DATA_ACCESS_ITERABLE
+                     ? DataAccess::kIterable
+                     : DataAccess::kMap;
+  shape.samples = samples;
+  shape.objects = objects;
+  shape.name_bytes = root_.size() + 1 + (name_bytes ? name_bytes : 32);
+  shape.ranks_per_node = job_.ranks();
+  shape.world = job_.world();
+  return CheckDataloadMemory(EstimateDataloadMemory(shape), /*node_side=*/true,
+                             AvailableMemory(), what);
+}
+
+std::vector<std::string> DataloadWorkload::PlanRanks() {
   const DatasetSpec& spec = index_->spec();
   ranks_.resize(job_.ranks());
+  // The objects the node's ranks read, one bit each, then their paths.
+  std::vector<bool> read(index_->objects(), false);
   if (job_.access() == v1::DATA_ACCESS_ITERABLE) {
-    const std::vector<uint32_t> order = ObjectOrder(
-        index_->objects(), job_.seed(), job_.epoch(), job_.shuffle());
+    const EpochOrder order = ObjectOrder(index_->objects(), job_.seed(),
+                                         job_.epoch(), job_.shuffle());
     for (uint32_t r = 0; r < job_.ranks(); ++r) {
       RankShare& plan = ranks_[r].plan;
       plan.access = DataAccess::kIterable;
@@ -242,23 +303,25 @@ void DataloadWorkload::PlanRanks(std::set<std::string>* objects) {
       for (uint32_t w = 0; w < job_.num_workers(); ++w) {
         plan.objects.push_back(
             WorkerObjects(order, job_.world(), rank, job_.num_workers(), w));
-        for (uint32_t o : plan.objects.back()) {
-          objects->insert(JoinPath(root_, index_->ObjectName(o)));
-        }
+        for (uint32_t o : plan.objects.back()) read[o] = true;
       }
     }
-    return;
-  }
-  SamplerSpec sampler{spec.samples, job_.world(),   job_.seed(),
-                      job_.epoch(), job_.shuffle(), job_.drop_last()};
-  const std::vector<uint32_t> order = EpochPermutation(sampler);
-  for (uint32_t r = 0; r < job_.ranks(); ++r) {
-    RankShare& plan = ranks_[r].plan;
-    plan.samples = RankSamples(order, sampler, job_.first_rank() + r);
-    for (uint32_t s : plan.samples) {
-      objects->insert(JoinPath(root_, index_->Locate(s).object));
+  } else {
+    const SamplerSpec sampler{spec.samples, job_.world(),   job_.seed(),
+                              job_.epoch(), job_.shuffle(), job_.drop_last()};
+    for (uint32_t r = 0; r < job_.ranks(); ++r) {
+      RankShare& plan = ranks_[r].plan;
+      plan.samples = RankOrder(sampler, job_.first_rank() + r);
+      for (uint64_t k = 0; k < plan.samples.size(); ++k) {
+        read[index_->ObjectOf(plan.samples[k])] = true;
+      }
     }
   }
+  std::vector<std::string> paths;
+  for (uint64_t o = 0; o < read.size(); ++o) {
+    if (read[o]) paths.push_back(JoinPath(root_, index_->ObjectName(o)));
+  }
+  return paths;
 }
 
 PhaseOutcome DataloadWorkload::Run(const NodePhaseContext& ctx) {
@@ -338,6 +401,7 @@ void DataloadWorkload::Report(
     const std::vector<Counts>& counts, PhaseOutcome* out) {
   size_t k = 0;
   v1::DataloadReport report;
+  report.set_order(kEpochOrderName);
   Histogram first_byte, last_byte;
   for (size_t r = 0; r < loaders.size(); ++r) {
     const RankEpochStats& st = loaders[r]->stats();

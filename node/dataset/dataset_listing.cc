@@ -73,23 +73,44 @@ class MemberIndexer : public TarSink {
   uint64_t start_ = 0;
 };
 
-// Reads every shard whole, indexing its members.
+// What indexing the shards found beyond their members.
+struct IndexNotes {
+  uint64_t bytes = 0;  // read
+  uint64_t overlong = 0, overlong_bytes = 0;
+  std::string overlong_first;
+};
+
+// Reads every shard up to its end-of-archive blocks, indexing its members;
+// stops at `abort`.
 absl::StatusOr<std::shared_ptr<const ListedDataset::Members>> IndexShards(
     Storage& storage, const std::string& root,
-    const std::vector<ListedObject>& shards, uint64_t* bytes) {
+    const std::vector<ListedObject>& shards, const std::atomic<bool>* abort,
+    IndexNotes* notes) {
   auto m = std::make_shared<ListedDataset::Members>();
   std::vector<unsigned char> buf(4 << 20);
   for (const ListedObject& shard : shards) {
     m->first_sample.push_back(m->size.size());
     const std::string shown = EscapeForTerminal(shard.name);
+    if (shard.size == 0) {
+      return absl::FailedPreconditionError(
+          absl::StrCat(shown,
+                       " is 0 bytes: not a TAR archive (expected a shard of at "
+                       "least one member)"));
+    }
     ReadOptions options;
     options.size = shard.size;
+    options.size_from = "the dataset's listing";
     options.extents = {{0, shard.size}};
     ASSIGN_OR_RETURN(std::unique_ptr<ReadableFile> f,
                      storage.OpenRead(JoinPath(root, shard.name), options));
     TarStreamReader tar(shown, shard.size);
     MemberIndexer sink(m.get(), shown);
-    for (uint64_t at = 0; at < shard.size;) {
+    for (uint64_t at = 0; at < shard.size && !tar.ended();) {
+      if (abort != nullptr && abort->load(std::memory_order_relaxed)) {
+        return absl::AbortedError(absl::StrCat("indexing ", shown,
+                                               ": stopped at byte ", at,
+                                               ": the run was aborted"));
+      }
       const size_t want =
           static_cast<size_t>(std::min<uint64_t>(buf.size(), shard.size - at));
       ASSIGN_OR_RETURN(size_t n, f->Read(at, buf.data(), want));
@@ -100,10 +121,15 @@ absl::StatusOr<std::shared_ptr<const ListedDataset::Members>> IndexShards(
       }
       RETURN_IF_ERROR(tar.Feed(buf.data(), n, sink));
       at += n;
-      *bytes += n;
+      notes->bytes += n;
     }
     (void)f->Close();
     RETURN_IF_ERROR(tar.Finish());
+    const uint64_t past = shard.size - tar.consumed();
+    if (tar.ended() && past > kTarRecordBytes) {
+      if (notes->overlong++ == 0) notes->overlong_first = shard.name;
+      notes->overlong_bytes += past;
+    }
   }
   m->first_sample.push_back(m->size.size());
   return std::shared_ptr<const ListedDataset::Members>(std::move(m));
@@ -114,6 +140,8 @@ struct KeptIndex {
   std::string root;
   uint64_t listing_digest = 0;
   std::shared_ptr<const ListedDataset::Members> members;
+  uint64_t overlong = 0, overlong_bytes = 0;
+  std::string overlong_first;
 };
 std::mutex kept_mu;
 KeptIndex& Kept() {
@@ -134,13 +162,14 @@ absl::StatusOr<ListedDataset> ListDataset(Storage& storage,
                                           const ObjectStoreCounters& counters,
                                           const std::string& root,
                                           DatasetFormat format,
-                                          const std::string& shown) {
+                                          const std::string& shown,
+                                          const ListingBounds& bounds) {
   ListedDataset d;
   d.format = format;
   const uint64_t requests0 = counters.requests.load();
   auto t0 = Clock::now();
   ASSIGN_OR_RETURN(std::vector<ListedObject> all,
-                   storage.ListTree(root, kMaxListedObjects));
+                   storage.ListTree(root, bounds));
   d.list_seconds = Since(t0);
   d.list_requests = counters.requests.load() - requests0;
   for (ListedObject& o : all) {
@@ -151,12 +180,24 @@ absl::StatusOr<ListedDataset> ListDataset(Storage& storage,
           ", holds control characters, bidirectional overrides or invalid "
           "UTF-8; expected printable names"));
     }
+    // A dataset ckptbench made, read as listed: its manifest and its
+    // datagen claim are not samples.
+    const bool ckptbench_own =
+        o.name == kDatasetManifestName ||
+        absl::StartsWith(o.name, absl::StrCat(kDatagenClaimDir, "/"));
     const bool ours = format == DatasetFormat::kTar
                           ? absl::EndsWith(o.name, ".tar")
-                          : o.name != kDatasetManifestName;
+                          : !ckptbench_own;
     if (!ours) {
       ++d.ignored;
       continue;
+    }
+    if (o.size > UINT64_MAX - d.bytes) {
+      // Sizes a server made up: their sum would wrap (two objects were
+      // printed as 99 B).
+      return absl::DataLossError(absl::StrCat(
+          shown, ": the listed sizes add up past 2^64 bytes (", o.name,
+          " is listed as ", o.size, "); expected real object sizes"));
     }
     d.bytes += o.size;
     d.objects.push_back(std::move(o));
@@ -169,6 +210,15 @@ absl::StatusOr<ListedDataset> ListDataset(Storage& storage,
     return absl::NotFoundError(absl::StrCat(
         "no dataset at ", shown, ": its ", all.size(), " objects hold no ",
         format == DatasetFormat::kTar ? "TAR shard (*.tar)" : "file"));
+  }
+  // A name listed twice (a server's repeat) would be read twice and the
+  // epoch called "each once".
+  for (size_t i = 1; i < d.objects.size(); ++i) {
+    if (d.objects[i].name == d.objects[i - 1].name) {
+      return absl::DataLossError(
+          absl::StrCat(shown, ": the listing names ", d.objects[i].name,
+                       " twice; expected each object once"));
+    }
   }
   uint64_t h = Chain(0, static_cast<uint64_t>(format));
   // `h`: names and sizes, what nodes sharing the dataset must agree on;
@@ -194,20 +244,35 @@ absl::StatusOr<ListedDataset> ListDataset(Storage& storage,
     if (Kept().members && Kept().root == root &&
         Kept().listing_digest == kept) {
       d.members = Kept().members;
+      d.overlong = Kept().overlong;
+      d.overlong_bytes = Kept().overlong_bytes;
+      d.overlong_first = Kept().overlong_first;
       d.index_reused = true;
     }
   }
   if (!d.members) {
     const uint64_t r0 = counters.requests.load();
     t0 = Clock::now();
-    ASSIGN_OR_RETURN(d.members,
-                     IndexShards(storage, root, d.objects, &d.index_bytes));
+    IndexNotes notes;
+    ASSIGN_OR_RETURN(
+        d.members, IndexShards(storage, root, d.objects, bounds.abort, &notes));
+    d.index_bytes = notes.bytes;
+    d.overlong = notes.overlong;
+    d.overlong_bytes = notes.overlong_bytes;
+    d.overlong_first = std::move(notes.overlong_first);
     d.index_seconds = Since(t0);
     d.index_requests = counters.requests.load() - r0;
     std::lock_guard<std::mutex> lock(kept_mu);
-    Kept() = {root, kept, d.members};
+    Kept() = {
+        root, kept, d.members, d.overlong, d.overlong_bytes, d.overlong_first};
   }
   d.samples = d.members->size.size();
+  if (d.samples == 0) {
+    return absl::FailedPreconditionError(absl::StrCat(
+        shown, ": its ", d.objects.size(),
+        " TAR shard(s) hold no regular member: an epoch would read no "
+        "sample"));
+  }
   for (size_t s = 0; s < d.samples; ++s) {
     d.sample_bytes += d.members->size[s];
     h = Chain(Chain(h, d.members->block[s]), d.members->size[s]);

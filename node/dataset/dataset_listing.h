@@ -8,11 +8,13 @@
 // consecutive members by WebDataset's key (the member's path up to the
 // first '.' of its last component): a sample is one key's members, read
 // map-style as one ranged read from its first member's data to its last
-// member's end. The index is kept for later epochs of the process while a
-// new listing finds the same names, sizes and versions (ListedObject). The
-// bytes are the user's: nothing is verified but that they are there.
-// Every name must be printable text (EscapeForTerminal leaves it as it
-// is): it is printed as it is from here on.
+// member's end. A shard is read to its end-of-archive blocks, no further:
+// an object longer than its archive by more than a record (10 KiB, what
+// tar pads to) is counted and named (overlong), its rest never read. The index
+// is kept for later epochs of the process while a new listing finds the same
+// names, sizes and versions (ListedObject). The bytes are the user's: nothing
+// is verified but that they are there. Every name must be printable text
+// (EscapeForTerminal leaves it as it is): it is printed as it is from here on.
 #ifndef CKPTBENCH_NODE_DATASET_DATASET_LISTING_H_
 #define CKPTBENCH_NODE_DATASET_DATASET_LISTING_H_
 
@@ -29,7 +31,9 @@
 
 namespace ckpt {
 
-inline constexpr uint64_t kMaxListedObjects = 1ull << 26;  // 64 Mi
+// The bytes tar pads an archive to (a record: 20 blocks): an object longer
+// than its end-of-archive by more than this is noted as overlong.
+inline constexpr uint64_t kTarRecordBytes = 20 * 512;
 
 struct ListedDataset {
   DatasetFormat format = DatasetFormat::kFiles;
@@ -57,15 +61,23 @@ struct ListedDataset {
   double index_seconds = 0;
   uint64_t index_requests = 0, index_bytes = 0;
   bool index_reused = false;
+  // Shards longer than their archive by more than a record, the bytes
+  // past their archives' ends, and the first one's name.
+  uint64_t overlong = 0, overlong_bytes = 0;
+  std::string overlong_first;
 };
 
 // Lists (and indexes) the dataset at `root` (the backend's path) of
-// `format`; `shown` names it in errors; requests count in `counters`.
+// `format` within `bounds` (whose abort flag also stops the index between
+// reads); `shown` names it in errors; requests count in `counters`. A name
+// listed twice, a 0-byte shard, and a dataset of no sample at all are
+// refused (FailedPrecondition, naming them).
 absl::StatusOr<ListedDataset> ListDataset(Storage& storage,
                                           const ObjectStoreCounters& counters,
                                           const std::string& root,
                                           DatasetFormat format,
-                                          const std::string& shown);
+                                          const std::string& shown,
+                                          const ListingBounds& bounds);
 
 // WebDataset's key of a member name: "a/b.c.jpg" is "a/b".
 std::string WebDatasetKey(const std::string& member);

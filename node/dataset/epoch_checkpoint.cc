@@ -249,7 +249,7 @@ absl::Status EpochCheckpointer::Lead(uint32_t k) {
   }
   auto w = std::make_unique<CheckpointWorkload>();
   w->Embed(&state_, [this, k] { Release(k); });
-  auto prepared = w->Prepare(std::move(job), storage_);
+  auto prepared = w->Prepare(std::move(job), storage_, *ctx_.abort);
   if (!prepared.ok()) {
     return Fail(WithPrefix(prepared.status(),
                            absl::StrCat("checkpoint ", k, " of the epoch: ")));

@@ -2,23 +2,48 @@
 
 #include "absl/strings/str_cat.h"
 #include "common/dataset_manifest.h"
+#include "common/memory.h"
 #include "common/status_macros.h"
 
 namespace ckpt {
 
 absl::StatusOr<std::optional<std::string>> ReadManifest(
-    Storage& st, const std::string& root, const std::string& shown) {
-  const std::string path = JoinPath(root, kDatasetManifestName);
+    Storage& st, const std::string& root, const std::string& shown,
+    const std::string& name) {
+  const std::string path = JoinPath(root, name);
   absl::StatusOr<std::unique_ptr<ReadableFile>> f = st.OpenRead(path, {});
   if (absl::IsNotFound(f.status())) return std::nullopt;
   if (!f.ok()) return f.status();
   if ((*f)->Size() > kMaxDatasetManifestBytes) {
     return absl::InvalidArgumentError(absl::StrCat(
-        shown, "/", kDatasetManifestName, " is ", (*f)->Size(),
+        shown, "/", name, " is ", (*f)->Size(),
         " bytes; a manifest is at most ", kMaxDatasetManifestBytes));
   }
   ASSIGN_OR_RETURN(std::string text, ReadWhole(**f, path));
   return text;
+}
+
+absl::StatusOr<DatasetLook> LookAtDataset(Storage& st, const std::string& root,
+                                          const std::string& shown) {
+  DatasetLook look;
+  ASSIGN_OR_RETURN(std::optional<std::string> text,
+                   ReadManifest(st, root, shown));
+  if (text) {
+    look.manifest_found = true;
+    look.manifest = *std::move(text);
+  }
+  if (const std::optional<uint64_t> free = st.FreeBytes(root)) {
+    look.free_known = true;
+    look.free_bytes = *free;
+  }
+  const FilesystemInfo fs = st.Filesystem(root);
+  if (!fs.type.empty()) {
+    look.filesystem = absl::StrCat(fs.type, " at ", fs.mount_point);
+  }
+  const MemoryBudget memory = AvailableMemory();
+  look.memory_bytes = memory.available_bytes;
+  look.memory_source = memory.source;
+  return look;
 }
 
 }  // namespace ckpt

@@ -8,14 +8,25 @@
 #include <string>
 
 #include "absl/status/statusor.h"
+#include "common/dataset_manifest.h"
+#include "common/inspection.h"
 #include "node/storage/storage.h"
 
 namespace ckpt {
 
 // The manifest's text at `root` (the backend's path), nullopt when there
-// is none; `shown` names the dataset in errors.
+// is none; `shown` names the dataset in errors. `name`: the manifest's
+// (kDatasetManifestName), or a pending one's in the datagen claim.
 absl::StatusOr<std::optional<std::string>> ReadManifest(
-    Storage& storage, const std::string& root, const std::string& shown);
+    Storage& storage, const std::string& root, const std::string& shown,
+    const std::string& name = kDatasetManifestName);
+
+// What a datagen or dataload run's preflight asks of a node (an Inspect
+// with a dataset_uri): the manifest at `root`, the free space of the file
+// system there, the memory this node may still use.
+absl::StatusOr<DatasetLook> LookAtDataset(Storage& storage,
+                                          const std::string& root,
+                                          const std::string& shown);
 
 }  // namespace ckpt
 

@@ -38,8 +38,7 @@ uint64_t Ns(Clock::time_point from, Clock::time_point to) {
 
 class MapSource : public BatchSource {
  public:
-  MapSource(const SourceContext& ctx, const std::vector<uint32_t>& samples,
-            uint32_t worker)
+  MapSource(const SourceContext& ctx, const RankOrder& samples, uint32_t worker)
       : c_(ctx), samples_(samples), next_(worker), buffer_(ctx.Buffer()) {}
 
   absl::StatusOr<bool> Next(std::vector<uint32_t>* batch) override {
@@ -61,7 +60,7 @@ class MapSource : public BatchSource {
   absl::Status ReadSample(uint64_t sample);
 
   const SourceContext c_;
-  const std::vector<uint32_t>& samples_;
+  const RankOrder& samples_;
   uint64_t next_;  // the worker's next batch of the rank
   std::vector<unsigned char> buffer_;
 };
@@ -72,6 +71,8 @@ absl::Status MapSource::ReadSample(uint64_t sample) {
   const std::string path = JoinPath(c_.params->root, loc.object);
   ReadOptions options;
   options.size = loc.object_size;
+  options.size_from =
+      c_.index->verified() ? "the dataset's manifest" : "the dataset's listing";
   options.extents = {{loc.offset, loc.offset + loc.size}};
   const uint64_t key = SampleStreamKey(c_.index->spec().seed, sample);
   TimedStorage timed(*worker.storage, &worker.ops);
@@ -116,7 +117,7 @@ absl::Status MapSource::ReadSample(uint64_t sample) {
 }  // namespace
 
 std::unique_ptr<BatchSource> NewMapSource(const SourceContext& ctx,
-                                          const std::vector<uint32_t>& samples,
+                                          const RankOrder& samples,
                                           uint32_t worker) {
   return std::make_unique<MapSource>(ctx, samples, worker);
 }

@@ -8,13 +8,14 @@
 #include <memory>
 #include <vector>
 
+#include "common/epoch_order.h"
 #include "node/dataset/batch_source.h"
 
 namespace ckpt {
 
 // `samples`: the rank's, in the sampler's order (outlives the source).
 std::unique_ptr<BatchSource> NewMapSource(const SourceContext& ctx,
-                                          const std::vector<uint32_t>& samples,
+                                          const RankOrder& samples,
                                           uint32_t worker);
 
 }  // namespace ckpt

@@ -21,6 +21,7 @@
 #include <vector>
 
 #include "absl/status/status.h"
+#include "common/epoch_order.h"
 #include "common/histogram.h"
 #include "common/kinds.h"
 #include "node/dataset/batch_source.h"
@@ -30,7 +31,7 @@ namespace ckpt {
 // What one rank reads in the epoch.
 struct RankShare {
   DataAccess access = DataAccess::kMap;
-  std::vector<uint32_t> samples;  // map-style: the rank's, in order
+  RankOrder samples;  // map-style: the rank's, in order (computed as read)
   // Iterable: each worker's objects, in order, and the seed of its
   // shuffle buffer (the worker's index added).
   std::vector<std::vector<uint32_t>> objects;

@@ -80,4 +80,15 @@ std::pair<uint64_t, uint64_t> SampleIndex::SamplesOf(uint64_t object) const {
   return {table_.first_sample[object], table_.first_sample[object + 1]};
 }
 
+uint64_t SampleIndex::ObjectOf(uint64_t sample) const {
+  if (listed_ && listed_->format == DatasetFormat::kTar) {
+    const ListedDataset::Members& m = *listed_->members;
+    const auto it =
+        std::upper_bound(m.first_sample.begin(), m.first_sample.end(), sample);
+    return static_cast<uint64_t>(it - m.first_sample.begin()) - 1;
+  }
+  if (listed_ || spec_.format != DatasetFormat::kTar) return sample;
+  return table_.ShardOf(sample);
+}
+
 }  // namespace ckpt

@@ -43,6 +43,8 @@ class SampleIndex {
   std::string ObjectName(uint64_t object) const;
   uint64_t ObjectSize(uint64_t object) const;
   std::pair<uint64_t, uint64_t> SamplesOf(uint64_t object) const;
+  // The object that holds `sample`.
+  uint64_t ObjectOf(uint64_t sample) const;
   const DatasetSpec& spec() const { return spec_; }
   const ShardTable& shards() const { return table_; }
 

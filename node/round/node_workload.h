@@ -62,8 +62,11 @@ class NodeWorkload {
   // Untimed: reads `job`; opens what it needs through `storage` (the
   // node's backends for the run). What it says goes back in the prepare
   // reply (a workload that opened no storage of its own says nothing).
-  virtual absl::StatusOr<PrepareOutcome> Prepare(PhaseJob job,
-                                                 StorageSet& storage) = 0;
+  // `abort` is set when the round is aborted meanwhile (a signal, another
+  // node's failure): a long prepare (a dataset's listing and index) stops
+  // at it with Aborted.
+  virtual absl::StatusOr<PrepareOutcome> Prepare(
+      PhaseJob job, StorageSet& storage, const std::atomic<bool>& abort) = 0;
   // Timed, from the common start instant (the protocol has slept to it):
   // the phase. Returns the node's report, a failure in its status with
   // its kind (ErrorKindOf); the protocol adds round_id and the start lag.

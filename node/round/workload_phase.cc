@@ -47,7 +47,8 @@ absl::StatusOr<PrepareOutcome> WorkloadPhases::Prepare(PhaseJob job,
   }
   std::unique_ptr<NodeWorkload> phase = it->second();
   Round round{job.run_id, job.round_id};
-  absl::StatusOr<PrepareOutcome> out = phase->Prepare(std::move(job), storage);
+  absl::StatusOr<PrepareOutcome> out =
+      phase->Prepare(std::move(job), storage, abort_);
   if (!out.ok()) return out;
   std::lock_guard<std::mutex> lock(mu_);
   prepared_ = std::move(phase);

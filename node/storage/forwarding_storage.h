@@ -45,8 +45,8 @@ class ForwardingStorage : public Storage {
     return inner_->Exists(path);
   }
   absl::StatusOr<std::vector<ListedObject>> ListTree(
-      const std::string& dir, uint64_t max_objects) override {
-    return inner_->ListTree(dir, max_objects);
+      const std::string& dir, const ListingBounds& bounds) override {
+    return inner_->ListTree(dir, bounds);
   }
   absl::Status RemoveTree(const std::string& path) override {
     return inner_->RemoveTree(path);
@@ -76,6 +76,9 @@ class ForwardingStorage : public Storage {
   }
   FilesystemInfo Filesystem(const std::string& path) override {
     return inner_->Filesystem(path);
+  }
+  std::optional<uint64_t> FreeBytes(const std::string& path) override {
+    return inner_->FreeBytes(path);
   }
   BufferUse BufferPerFile(bool save) const override {
     return inner_->BufferPerFile(save);

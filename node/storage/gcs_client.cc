@@ -101,6 +101,7 @@ absl::StatusOr<HttpResponse> GcsClient::Do(const GcsCall& call) {
   req.body_tail = call.body_tail;
   req.sink = call.sink;
   req.sink_capacity = call.sink_capacity;
+  req.max_body = call.max_body;
   // What errors name: the method and the object, never the session's
   // upload_id (it acts as a credential).
   const std::string what =

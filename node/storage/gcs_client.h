@@ -38,6 +38,7 @@ struct GcsCall {
   std::string_view body_head, body_tail;  // around body (HttpRequest)
   void* sink = nullptr;                   // response body into this buffer
   size_t sink_capacity = 0;
+  uint64_t max_body = kMaxResponseBody;  // without a sink (HttpRequest)
   bool retry = true;          // false: one attempt, the caller recovers
   std::vector<long> also_ok;  // statuses besides 2xx that are answers (308)
 };

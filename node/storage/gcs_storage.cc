@@ -47,6 +47,7 @@ struct ObjectPin {
   std::string crc32c;      // base64; "" until known
   std::string generation;  // from the metadata: asked for; "" = the live one
   std::optional<uint64_t> want_size;
+  std::string size_from;  // what gave want_size (ReadOptions)
   // With want_size: the first answer's x-goog-generation, which every
   // later answer must repeat.
   std::string answered_generation;
@@ -79,13 +80,14 @@ RangeFetch GcsRangeFetch(std::shared_ptr<GcsClient> client, GcsObject obj,
     if (pin->want_size && absl::IsFailedPrecondition(got.status())) {
       auto info = GetInfo(*client, obj);
       if (info.ok() && info->size != *pin->want_size) {
-        return SizeMismatch(GsUri(obj), info->size, *pin->want_size);
+        return SizeMismatch(GsUri(obj), info->size, *pin->want_size,
+                            pin->size_from);
       }
     }
     ASSIGN_OR_RETURN(auto rep, std::move(got));
     if (pin->want_size) {
-      RETURN_IF_ERROR(
-          CheckRangedAnswer(rep, off, len, *pin->want_size, GsUri(obj)));
+      RETURN_IF_ERROR(CheckRangedAnswer(rep, off, len, *pin->want_size,
+                                        GsUri(obj), pin->size_from));
     }
     if (rep.received != len) {
       return absl::DataLossError(absl::StrCat(GsUri(obj), ": asked for ", len,
@@ -256,6 +258,7 @@ absl::StatusOr<std::unique_ptr<ReadableFile>> GcsStorage::OpenRead(
   if (options.size) {
     size = *options.size;  // no metadata GET: the ranged GETs check it
     pin->want_size = options.size;
+    pin->size_from = options.size_from;
   } else {
     ASSIGN_OR_RETURN(auto info, GetInfo(*client_, obj));
     size = info.size;
@@ -269,12 +272,12 @@ absl::StatusOr<std::unique_ptr<ReadableFile>> GcsStorage::OpenRead(
 absl::Status GcsStorage::List(const GcsObject& dir, bool shallow,
                               std::vector<std::string>* names, int max_results,
                               std::vector<ListedObject>* objects,
-                              uint64_t max_objects) {
+                              const ListingBounds& bounds) {
   const std::string prefix = dir.name.empty() ? "" : dir.name + "/";
-  std::string token;
-  int empty_pages = 0;
-  do {
-    const size_t before = objects != nullptr ? objects->size() : 0;
+  const std::string shown = absl::StrCat("gs://", dir.bucket, "/", prefix);
+  ListingPager pager(bounds, shown, "nextPageToken");
+  auto fetch = [&](const std::string& token,
+                   uint64_t ceiling) -> absl::StatusOr<std::string> {
     GcsCall c;
     c.path = absl::StrCat("/storage/v1/b/", UriEncode(dir.bucket, true), "/o");
     c.query = {{"prefix", prefix}};
@@ -282,26 +285,33 @@ absl::Status GcsStorage::List(const GcsObject& dir, bool shallow,
     if (max_results > 0)
       c.query.push_back({"maxResults", std::to_string(max_results)});
     if (!token.empty()) c.query.push_back({"pageToken", token});
+    c.max_body = ceiling;
     ASSIGN_OR_RETURN(auto rep, client_->Do(c));
-    RETURN_IF_ERROR(ParseGcsListPage(
-        rep.body, absl::StrCat("gs://", dir.bucket, "/", prefix), names, &token,
-        objects));
-    if (max_results > 0) break;
-    if (objects != nullptr && objects->size() > max_objects) {
-      return TooManyListed(absl::StrCat("gs://", dir.bucket, "/", prefix),
-                           max_objects);
+    return std::move(rep.body);
+  };
+  auto parse = [&](const std::string& body) -> absl::StatusOr<PageTally> {
+    const size_t names_before = names->size();
+    const size_t objects_before = objects != nullptr ? objects->size() : 0;
+    PageTally t;
+    RETURN_IF_ERROR(ParseGcsListPage(body, shown, names, &t.token, objects));
+    // One page was asked for (maxResults): the listing ends with it.
+    t.truncated = max_results == 0 && !t.token.empty();
+    // Prefixes count as entries, and their bytes as names', whether the
+    // listing keeps them or not.
+    t.entries = names->size() - names_before;
+    for (size_t i = names_before; i < names->size(); ++i) {
+      t.name_bytes += (*names)[i].size();
     }
-    // A dataset's listing: a server paging without end is refused.
-    if (objects != nullptr && objects->size() == before && !token.empty() &&
-        ++empty_pages > kMaxEmptyListPages) {
-      return absl::DataLossError(absl::StrCat(
-          "listing ",
-          EscapeForTerminal(absl::StrCat("gs://", dir.bucket, "/", prefix)),
-          ": more than ", kMaxEmptyListPages,
-          " empty pages, each with a next page token"));
+    if (objects != nullptr) {
+      t.entries += objects->size() - objects_before;
+      for (size_t i = objects_before; i < objects->size(); ++i) {
+        t.name_bytes +=
+            (*objects)[i].name.size() + (*objects)[i].version.size();
+      }
     }
-  } while (!token.empty());
-  return absl::OkStatus();
+    return t;
+  };
+  return PageThrough(pager, fetch, parse);
 }
 
 absl::StatusOr<std::vector<std::string>> GcsStorage::ListDir(
@@ -322,12 +332,12 @@ absl::StatusOr<std::vector<std::string>> GcsStorage::ListDir(
 }
 
 absl::StatusOr<std::vector<ListedObject>> GcsStorage::ListTree(
-    const std::string& dir, uint64_t max_objects) {
+    const std::string& dir, const ListingBounds& bounds) {
   ASSIGN_OR_RETURN(auto obj, ParseGsUri(dir));
-  std::vector<std::string> unused;
+  std::vector<std::string> prefixes;  // none asked for; counted if sent
   std::vector<ListedObject> all;
-  RETURN_IF_ERROR(List(obj, /*shallow=*/false, &unused, 0, &all, max_objects));
-  return TreeUnder(std::move(all), obj.name, dir, max_objects);
+  RETURN_IF_ERROR(List(obj, /*shallow=*/false, &prefixes, 0, &all, bounds));
+  return TreeUnder(std::move(all), obj.name, dir, bounds.max_entries);
 }
 
 absl::StatusOr<std::vector<std::string>> GcsStorage::ListNames(

@@ -61,7 +61,7 @@ class GcsStorage : public Storage {
       const std::string& path) override;
   absl::StatusOr<bool> Exists(const std::string& path) override;
   absl::StatusOr<std::vector<ListedObject>> ListTree(
-      const std::string& dir, uint64_t max_objects) override;
+      const std::string& dir, const ListingBounds& bounds) override;
   absl::Status RemoveTree(const std::string& path) override;
   absl::Status RemoveFiles(const std::string& dir,
                            const std::vector<std::string>& names) override;
@@ -89,11 +89,13 @@ class GcsStorage : public Storage {
   absl::StatusOr<std::vector<std::string>> ListNames(const GcsObject& dir);
 
  private:
-  // One page-walking listing: names (and with a delimiter, prefixes).
+  // One page-walking listing (listing_pager.h's bounds): names (and with
+  // a delimiter, prefixes), or objects with their sizes when `objects` is
+  // given; max_results > 0 asks one page of at most that many.
   absl::Status List(const GcsObject& dir, bool shallow,
                     std::vector<std::string>* names, int max_results = 0,
                     std::vector<ListedObject>* objects = nullptr,
-                    uint64_t max_objects = 0);
+                    const ListingBounds& bounds = ListingBounds{});
 
   std::shared_ptr<GcsClient> client_;
 };

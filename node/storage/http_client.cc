@@ -3,6 +3,7 @@
 #include <curl/curl.h>
 #include <sys/socket.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <chrono>
 #include <cstdlib>
@@ -38,6 +39,7 @@ struct Transfer {
   curl_off_t moved = -1;
   SteadyClock::time_point last_move = SteadyClock::now();
   bool stalled = false;
+  bool too_large = false;  // the body passed the request's ceiling
 };
 
 // libcurl's socket(), so that its errno is kept: libcurl itself reports a
@@ -82,7 +84,11 @@ size_t WriteBody(char* ptr, size_t size, size_t n, void* user) {
   auto* t = static_cast<Transfer*>(user);
   size_t len = size * n;
   if (t->req->sink != nullptr && (t->status < 200 || t->status >= 300)) {
-    t->rep->body.append(ptr, len);  // an error body: not the caller's bytes
+    // An error body: not the caller's bytes; its start is what says why.
+    const size_t room = t->rep->body.size() < kMaxErrorBody
+                            ? kMaxErrorBody - t->rep->body.size()
+                            : 0;
+    t->rep->body.append(ptr, std::min(len, room));
     return len;
   }
   if (t->req->sink != nullptr) {
@@ -90,6 +96,10 @@ size_t WriteBody(char* ptr, size_t size, size_t n, void* user) {
       return 0;  // overflow: fail
     std::memcpy(static_cast<char*>(t->req->sink) + t->rep->received, ptr, len);
   } else {
+    if (t->rep->body.size() + len > t->req->max_body) {
+      t->too_large = true;
+      return 0;  // CURLE_WRITE_ERROR, said as what it is below
+    }
     t->rep->body.append(ptr, len);
   }
   t->rep->received += len;
@@ -245,6 +255,17 @@ void NoteFailure(CURL* c, CURLcode rc, const char* errbuf, const Transfer& t,
                  double stall_seconds, HttpResponse* rep) {
   rep->curl_error = errbuf[0] ? errbuf : curl_easy_strerror(rc);
   rep->stalled = rc == CURLE_OPERATION_TIMEDOUT;
+  if (t.too_large) {
+    rep->body.clear();
+    rep->body.shrink_to_fit();
+    rep->curl_code = CURLE_FILESIZE_EXCEEDED;
+    rep->curl_error = absl::StrFormat(
+        "the response body passed %llu bytes, the most read into memory for "
+        "this request (a hostile or broken server, or a listing page larger "
+        "than dataset.list_max_page_bytes)",
+        static_cast<unsigned long long>(t.req->max_body));
+    return;
+  }
   if (t.stalled && rc == CURLE_ABORTED_BY_CALLBACK) {
     rep->stalled = true;
     rep->curl_code = CURLE_OPERATION_TIMEDOUT;

@@ -34,6 +34,14 @@ enum class HttpMethod { kGet, kHead, kPut, kPost, kDelete };
 // "GET", "HEAD", ...: the request line's and SigV4's spelling.
 std::string_view MethodName(HttpMethod m);
 
+// The most bytes of a response body read into memory (HttpResponse::body)
+// unless the request sets its own ceiling: a listing page is ~1 MiB, an
+// error or a token a few KiB. A body past its ceiling ends the transfer
+// (CURLE_FILESIZE_EXCEEDED, not retried) instead of growing without end.
+inline constexpr uint64_t kMaxResponseBody = 16ull << 20;
+// The most bytes of an error body kept when the body was to go to a sink.
+inline constexpr uint64_t kMaxErrorBody = 64ull << 10;
+
 struct HttpRequest {
   HttpMethod method = HttpMethod::kGet;
   std::string url;
@@ -47,6 +55,8 @@ struct HttpRequest {
   // into the block) or, when null, HttpResponse::body.
   void* sink = nullptr;
   size_t sink_capacity = 0;
+  // Without a sink: the most bytes of body read into HttpResponse::body.
+  uint64_t max_body = kMaxResponseBody;
 };
 
 struct HttpResponse {

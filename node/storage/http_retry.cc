@@ -19,7 +19,8 @@ bool PermanentTransportError(int curl_code) {
          curl_code == CURLE_SSL_CACERT_BADFILE ||
          curl_code == CURLE_SSL_CERTPROBLEM ||
          curl_code == CURLE_URL_MALFORMAT ||
-         curl_code == CURLE_UNSUPPORTED_PROTOCOL;
+         curl_code == CURLE_UNSUPPORTED_PROTOCOL ||
+         curl_code == CURLE_FILESIZE_EXCEEDED;  // a body past its ceiling
 }
 
 std::string FailureDetail(const HttpResponse& rep, const std::string& where,
@@ -32,6 +33,9 @@ std::string FailureDetail(const HttpResponse& rep, const std::string& where,
           std::strerror(rep.local_errno));
     }
     return absl::StrCat(cause, "; no request reached ", where);
+  }
+  if (rep.status == 0 && rep.curl_code == CURLE_FILESIZE_EXCEEDED) {
+    return absl::StrCat(rep.curl_error, " (", where, ")");
   }
   if (rep.status == 0) {
     return absl::StrCat(

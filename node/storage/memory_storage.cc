@@ -72,6 +72,16 @@ std::shared_ptr<Pacer> MemoryStore::pacer() const {
   return pacer_;
 }
 
+void MemoryStore::SetWrapper(Wrapper wrap) {
+  std::lock_guard<std::mutex> lock(mu_);
+  wrapper_ = std::move(wrap);
+}
+
+MemoryStore::Wrapper MemoryStore::wrapper() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return wrapper_;
+}
+
 void MemoryStore::Put(const std::string& path, const std::string& data) {
   std::lock_guard<std::mutex> lock(mu_);
   files_[path] = std::make_shared<std::string>(data);
@@ -167,13 +177,16 @@ absl::Status MemoryStorage::SyncDir(const std::string& path) {
 }
 
 absl::StatusOr<std::vector<ListedObject>> MemoryStorage::ListTree(
-    const std::string& dir, uint64_t max_objects) {
+    const std::string& dir, const ListingBounds& bounds) {
   MemoryStore& s = *store_;
   std::lock_guard<std::mutex> lock(s.mu_);
   const std::string key = Trim(dir);
   std::vector<ListedObject> all;
-  for (const auto& [k, v] : s.files_) all.push_back({k, v->size(), ""});
-  return TreeUnder(std::move(all), key, dir, max_objects);
+  const std::string prefix = key.empty() ? "" : key + "/";
+  for (const auto& [k, v] : s.files_) {
+    if (k.rfind(prefix, 0) == 0) all.push_back({k, v->size(), ""});
+  }
+  return TreeUnder(std::move(all), key, dir, bounds.max_entries);
 }
 
 absl::StatusOr<std::vector<std::string>> MemoryStorage::ListDir(

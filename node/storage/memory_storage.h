@@ -5,6 +5,7 @@
 #ifndef CKPTBENCH_NODE_STORAGE_MEMORY_STORAGE_H_
 #define CKPTBENCH_NODE_STORAGE_MEMORY_STORAGE_H_
 
+#include <functional>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -42,6 +43,12 @@ class MemoryStore {
   // storage of a known rate.
   void SetRate(double bytes_per_second);
   std::shared_ptr<Pacer> pacer() const;
+  // From now on, every backend made over this store is `wrap`ped (a test's
+  // fault decorator: a full disk, a failing call); null: none.
+  using Wrapper =
+      std::function<std::shared_ptr<Storage>(std::shared_ptr<Storage>)>;
+  void SetWrapper(Wrapper wrap);
+  Wrapper wrapper() const;
 
  private:
   friend class MemoryStorage;
@@ -50,6 +57,7 @@ class MemoryStore {
   std::set<std::string> dirs_;
   std::vector<std::string> synced_dirs_;  // SyncDir calls, in order
   std::shared_ptr<Pacer> pacer_;          // SetRate
+  Wrapper wrapper_;                       // SetWrapper
 };
 
 class MemoryStorage : public Storage {
@@ -69,7 +77,7 @@ class MemoryStorage : public Storage {
       const std::string& path) override;
   absl::StatusOr<bool> Exists(const std::string& path) override;
   absl::StatusOr<std::vector<ListedObject>> ListTree(
-      const std::string& dir, uint64_t max_objects) override;
+      const std::string& dir, const ListingBounds& bounds) override;
   absl::Status RemoveTree(const std::string& path) override;
   absl::Status RemoveFiles(const std::string& dir,
                            const std::vector<std::string>& names) override;

@@ -30,15 +30,16 @@ absl::StatusOr<BucketKey> SplitBucketUri(const std::string& uri,
 }
 
 absl::Status SizeMismatch(const std::string& uri, uint64_t actual,
-                          uint64_t expected) {
-  return absl::DataLossError(absl::StrCat(
-      uri, " is ", actual, " bytes; the reader expected ", expected,
-      " (the size it was given: for a load, the checkpoint's .metadata)"));
+                          uint64_t expected, const std::string& size_from) {
+  return absl::DataLossError(absl::StrCat(uri, " is ", actual,
+                                          " bytes; the reader expected ",
+                                          expected, " (", size_from, ")"));
 }
 
 absl::Status CheckRangedAnswer(const HttpResponse& rep, uint64_t off,
                                size_t len, uint64_t want,
-                               const std::string& uri) {
+                               const std::string& uri,
+                               const std::string& size_from) {
   const uint64_t last = off + len - 1;
   if (rep.status == 200) {
     if (off == 0 && len == want) return absl::OkStatus();
@@ -67,7 +68,7 @@ absl::Status CheckRangedAnswer(const HttpResponse& rep, uint64_t off,
                      EscapeForTerminal(range.substr(0, 80)),
                      "'); expected 'bytes ", off, "-", last, "/", want, "'"));
   }
-  if (total != want) return SizeMismatch(uri, total, want);
+  if (total != want) return SizeMismatch(uri, total, want, size_from);
   if (first != off || end != last) {
     return absl::DataLossError(absl::StrCat(uri, ": asked for bytes ", off, "-",
                                             last, ", the server sent ", first,

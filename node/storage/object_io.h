@@ -39,7 +39,7 @@ CacheReport ObjectStoreCacheReport();
 // The error of an object whose size is not the one its reader was given
 // (ReadOptions::size).
 absl::Status SizeMismatch(const std::string& uri, uint64_t actual,
-                          uint64_t expected);
+                          uint64_t expected, const std::string& size_from);
 // With the object's size known (`want`, no HEAD sent), what a ranged GET of
 // [off, off + len) must have answered: a 206 whose Content-Range is exactly
 // "bytes off-(off+len-1)/want", or a 200 of the whole object (off 0, len
@@ -47,7 +47,8 @@ absl::Status SizeMismatch(const std::string& uri, uint64_t actual,
 // range, no size at all ("/*", absent, malformed).
 absl::Status CheckRangedAnswer(const HttpResponse& rep, uint64_t off,
                                size_t len, uint64_t want,
-                               const std::string& uri);
+                               const std::string& uri,
+                               const std::string& size_from);
 
 // Fetches `len` bytes at `offset` of the object into `dst`; the result must
 // be exactly len bytes.

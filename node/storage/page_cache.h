@@ -24,7 +24,8 @@ absl::Status DropCaches();
 // Files are opened as reads are (posix_open.h: no FIFO, no special file,
 // no link out of their directory).
 absl::Status FadviseDontNeed(const std::string& path);
-// Bytes of the file currently in the page cache; its size into *size.
+// Bytes of the file's data extents (a hole is no storage to read)
+// currently in the page cache; its size into *size.
 absl::StatusOr<uint64_t> ResidentBytes(const std::string& path,
                                        uint64_t* size = nullptr);
 

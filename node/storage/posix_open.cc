@@ -46,14 +46,8 @@ absl::Status PosixError(const std::string& what, const std::string& path,
 
 std::string RootOf(const std::string& path) { return DirOf(DirOf(path)); }
 
-namespace {
-
-constexpr char kOutside[] =
-    " (a symbolic link or '..' that leaves it): refused; ckptbench reads "
-    "and writes only beneath the directory it was given";
-
-// `path` relative to `root`, or "" when it is not beneath it.
 std::string RelativeTo(const std::string& path, const std::string& root) {
+  if (path.empty()) return "";
   if (root == "." && path.find('/') == std::string::npos) return path;
   if (root == "." && path.rfind("./", 0) == 0) return path.substr(2);
   if (root == "/")
@@ -65,6 +59,12 @@ std::string RelativeTo(const std::string& path, const std::string& root) {
   if (root == "." && path[0] != '/') return path;
   return "";
 }
+
+namespace {
+
+constexpr char kOutside[] =
+    " (a symbolic link or '..' that leaves it): refused; ckptbench reads "
+    "and writes only beneath the directory it was given";
 
 std::vector<std::string> Components(const std::string& rel) {
   std::vector<std::string> parts;
@@ -130,6 +130,9 @@ absl::Status Refusal(const std::string& path, const std::string& root, int err,
     return absl::FailedPreconditionError(absl::StrCat(
         path, " is a socket or a device: refused (expected a regular file)"));
   }
+  if (err == EEXIST) {  // O_EXCL: the caller decides what to do with it
+    return absl::AlreadyExistsError(absl::StrCat(path, " exists"));
+  }
   if (err == EINVAL && (flags & O_DIRECT)) {
     return absl::InvalidArgumentError(absl::StrCat(
         "open ", path,
@@ -163,36 +166,97 @@ absl::StatusOr<int> OpenBeneath(const std::string& path, int flags,
   return fd;
 }
 
-absl::StatusOr<int> OpenDirBeneath(const std::string& dir_in) {
-  std::string dir = dir_in;
-  while (dir.size() > 1 && dir.back() == '/') dir.pop_back();
-  const std::string parent = DirOf(dir);
-  const std::string rel = RelativeTo(dir, parent);
+namespace {
+
+std::string Stripped(std::string p) {
+  while (p.size() > 1 && p.back() == '/') p.pop_back();
+  return p;
+}
+
+absl::Status NotADirectory(const std::string& dir, const std::string& root) {
+  return absl::FailedPreconditionError(absl::StrCat(
+      dir,
+      " is not a directory (a symbolic link or a file where a directory "
+      "must be): refused; ckptbench follows no link below ",
+      root));
+}
+
+// Opens `dir` plainly: a root as the user gave it.
+absl::StatusOr<int> OpenPlainDir(const std::string& dir) {
+  const int fd = open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (fd < 0) return PosixError("open directory", dir, errno);
+  return fd;
+}
+
+}  // namespace
+
+absl::StatusOr<int> OpenDirBeneath(const std::string& dir_in,
+                                   const std::string& root_in) {
+  const std::string dir = Stripped(dir_in);
+  const std::string root = root_in.empty() ? DirOf(dir) : Stripped(root_in);
+  if (!root_in.empty() && dir == root) return OpenPlainDir(root);
+  const std::string rel = RelativeTo(dir, root);
   if (rel.empty() || IsDotName(rel)) {
     return absl::InvalidArgumentError(
         absl::StrCat(dir, ": not a directory ckptbench may work in"));
   }
-  const int pfd = open(parent.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-  if (pfd < 0) return PosixError("open directory", parent, errno);
+  ASSIGN_OR_RETURN(const int pfd, OpenPlainDir(root));
   const int fd = OpenAt2(pfd, rel, O_RDONLY | O_DIRECTORY | O_CLOEXEC, 0,
                          /*no_symlinks=*/true);
   const int err = fd < 0 ? errno : 0;
   close(pfd);
   if (fd < 0) {
     if (err == ELOOP || err == ENOTDIR || err == EXDEV) {
-      return absl::FailedPreconditionError(absl::StrCat(
-          dir,
-          " is not a directory (a symbolic link or a file where a step "
-          "directory was): refused"));
+      return NotADirectory(dir, root);
     }
     return PosixError("open directory", dir, err);
   }
   return fd;
 }
 
-absl::Status RemoveBeneath(const std::string& dir,
-                           const std::vector<std::string>& names) {
-  auto dfd = OpenDirBeneath(dir);
+absl::Status MakeDirsBeneath(const std::string& path_in,
+                             const std::string& root_in) {
+  const std::string path = Stripped(path_in);
+  const std::string root = Stripped(root_in);
+  const std::string rel = path == root ? "" : RelativeTo(path, root);
+  if (path != root && rel.empty()) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        path, " is not inside ", root, ", the directory it must be under"));
+  }
+  int at = open(root.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (at < 0) return PosixError("open directory", root, errno);
+  std::string made = root;
+  for (const std::string& part : Components(rel)) {
+    made = JoinName(made, part);
+    if (IsDotName(part)) {
+      close(at);
+      return absl::InvalidArgumentError(absl::StrCat(
+          made, ": a '.' or '..' component; expected a name inside ", root));
+    }
+    if (mkdirat(at, part.c_str(), 0777) != 0 && errno != EEXIST) {
+      const int err = errno;
+      close(at);
+      return PosixError("create directory", made, err);
+    }
+    const int next = openat(at, part.c_str(),
+                            O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    const int err = errno;
+    close(at);
+    if (next < 0) {
+      if (err == ELOOP || err == ENOTDIR) return NotADirectory(made, root);
+      return PosixError("open directory", made, err);
+    }
+    at = next;
+  }
+  close(at);
+  return absl::OkStatus();
+}
+
+absl::Status RemoveBeneath(const std::string& dir_in,
+                           const std::vector<std::string>& names,
+                           const std::string& root_in) {
+  const std::string dir = Stripped(dir_in);
+  auto dfd = OpenDirBeneath(dir, root_in);
   if (!dfd.ok()) {
     if (absl::IsNotFound(dfd.status())) return absl::OkStatus();
     return dfd.status();
@@ -212,20 +276,52 @@ absl::Status RemoveBeneath(const std::string& dir,
   }
   close(*dfd);
   // The directory itself, if that left it empty, relative to its parent:
-  // unlinkat never follows a link it finds there instead.
-  std::string d = dir;
-  while (d.size() > 1 && d.back() == '/') d.pop_back();
-  const std::string parent = DirOf(d);
-  const int pfd = open(parent.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-  if (pfd < 0) return PosixError("open directory", parent, errno);
+  // unlinkat never follows a link it finds there instead. Below a root,
+  // the parent is opened through no link either.
+  const std::string parent = DirOf(dir);
+  const std::string root = root_in.empty() ? "" : Stripped(root_in);
+  absl::StatusOr<int> pfd = root.empty() || parent == root || dir == root
+                                ? OpenPlainDir(parent)
+                                : OpenDirBeneath(parent, root);
+  if (!pfd.ok()) return pfd.status();
   const std::string base =
-      d.substr(d.rfind('/') == std::string::npos ? 0 : d.rfind('/') + 1);
-  const int rc = unlinkat(pfd, base.c_str(), AT_REMOVEDIR);
+      dir.substr(dir.rfind('/') == std::string::npos ? 0 : dir.rfind('/') + 1);
+  const int rc = unlinkat(*pfd, base.c_str(), AT_REMOVEDIR);
   const int err = errno;
-  close(pfd);
+  close(*pfd);
   if (rc != 0 && err != ENOENT && err != ENOTEMPTY && err != EEXIST) {
     return PosixError("remove directory", dir, err);
   }
+  return absl::OkStatus();
+}
+
+absl::Status UnlinkFileBeneath(const std::string& path,
+                               const std::string& root) {
+  const std::string dir = DirOf(path);
+  const std::string name = path.substr(path.rfind('/') + 1);
+  if (name.empty() || IsDotName(name)) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("refusing to remove ", path, ": not a name of an entry"));
+  }
+  ASSIGN_OR_RETURN(const int dfd, OpenDirBeneath(dir, root));
+  struct stat st;
+  if (fstatat(dfd, name.c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0) {
+    const int err = errno;
+    close(dfd);
+    if (err == ENOENT) return absl::OkStatus();
+    return PosixError("stat", path, err);
+  }
+  if (!S_ISREG(st.st_mode)) {
+    close(dfd);
+    return absl::FailedPreconditionError(absl::StrCat(
+        path,
+        " is a symbolic link, a directory or a special file where ckptbench "
+        "writes a file: refused (not written through, not removed)"));
+  }
+  const int rc = unlinkat(dfd, name.c_str(), 0);
+  const int err = errno;
+  close(dfd);
+  if (rc != 0 && err != ENOENT) return PosixError("remove", path, err);
   return absl::OkStatus();
 }
 

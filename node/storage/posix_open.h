@@ -37,16 +37,42 @@ std::string RootOf(const std::string& path);
 absl::StatusOr<int> OpenBeneath(const std::string& path, int flags,
                                 const std::string& root = "", mode_t mode = 0);
 
-// Opens the directory `dir` (O_DIRECTORY), refusing a symbolic link as its
-// last component and resolving beneath RootOf(dir + "/x") (its parent).
-absl::StatusOr<int> OpenDirBeneath(const std::string& dir);
+// Opens the directory `dir` (O_DIRECTORY) following no symbolic link
+// below `root`: by default ("") its parent, so only its last component is
+// checked; with a root above it (a dataset's directory), every component
+// below the root, so a `samples/` swapped for a link is refused too. `dir`
+// equal to `root` opens the root as it was given (links there are the
+// user's). A link where a directory must be is FailedPrecondition.
+absl::StatusOr<int> OpenDirBeneath(const std::string& dir,
+                                   const std::string& root = "");
+
+// Makes `path` and the directories above it up to `root` (which must be
+// there: it is the user's, made as given), one mkdirat(2) at a time
+// relative to the directory made before, following no symbolic link below
+// `root`: a component that is a link or a file is FailedPrecondition
+// naming it. `path` must be `root` or beneath it.
+absl::Status MakeDirsBeneath(const std::string& path, const std::string& root);
 
 // Removes `names` from `dir` (missing ones are fine) with unlinkat(2)
-// relative to the directory opened by OpenDirBeneath, then `dir` itself if
-// that left it empty, relative to its parent: a step directory swapped for
+// relative to the directory opened by OpenDirBeneath(dir, root), then
+// `dir` itself if that left it empty, relative to its parent (opened the
+// same way): a step directory, or any directory below `root`, swapped for
 // a symbolic link is never followed.
 absl::Status RemoveBeneath(const std::string& dir,
-                           const std::vector<std::string>& names);
+                           const std::vector<std::string>& names,
+                           const std::string& root = "");
+
+// Unlinks the regular file `path` names (missing is fine) relative to its
+// directory opened by OpenDirBeneath(its directory, root), before a new
+// file is written there: another name of the same file (a hard link) keeps
+// its bytes. A symbolic link or anything but a regular file there is
+// refused (FailedPrecondition), never removed: it is not ckptbench's.
+absl::Status UnlinkFileBeneath(const std::string& path,
+                               const std::string& root);
+
+// `path` relative to `root` when it lies strictly beneath it ("a/b" for
+// "/r/a/b" under "/r"), else "". Purely by name: resolves nothing.
+std::string RelativeTo(const std::string& path, const std::string& root);
 
 // "WHAT PATH: <errno's text>" as the status its errno calls for: NotFound,
 // PermissionDenied, ResourceExhausted (a full disk, or this process out of

@@ -3,6 +3,7 @@
 #include <dirent.h>
 #include <fcntl.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <unistd.h>
 
 #include <atomic>
@@ -188,32 +189,49 @@ absl::StatusOr<std::unique_ptr<Storage>> PosixStorage::Make(
   } else if (flavour == StorageFlavour::kAuto) {
     if (MountOf(root).type.rfind("fuse", 0) == 0) f = Flavour::kFuse;
   }
-  return std::make_unique<PosixStorage>(f, std::move(probes));
+  return std::make_unique<PosixStorage>(f, std::move(probes), root);
+}
+
+PosixStorage::PosixStorage(Flavour flavour,
+                           std::shared_ptr<EvictionProbes> probes,
+                           std::string root)
+    : flavour_(flavour),
+      root_(std::move(root)),
+      probes_(probes ? std::move(probes) : std::make_shared<EvictionProbes>()) {
+  while (root_.size() > 1 && root_.back() == '/') root_.pop_back();
+}
+
+bool PosixStorage::InRoot(const std::string& path) const {
+  if (root_.empty()) return false;
+  std::string p = path;
+  while (p.size() > 1 && p.back() == '/') p.pop_back();
+  return p == root_ || !RelativeTo(p, root_).empty();
+}
+
+std::string PosixStorage::WriteRoot(const std::string& path) const {
+  if (!root_.empty() && !RelativeTo(path, root_).empty()) return root_;
+  return RootOf(path);
 }
 
 absl::StatusOr<std::unique_ptr<WritableFile>> PosixStorage::OpenWrite(
     const std::string& path, const WriteOptions& options) {
   const bool fuse = flavour_ == Flavour::kFuse;
-  int flags = O_WRONLY | O_CREAT;
-  if (fuse) {
-    // A new object: never truncate or overwrite one in place.
-    flags |= O_EXCL;
-    const std::string dir = std::filesystem::path(path).parent_path().string();
-    const std::string name = std::filesystem::path(path).filename().string();
-    ASSIGN_OR_RETURN(int dfd, OpenDirBeneath(dir));
-    const int rc = unlinkat(dfd, name.c_str(), 0);
-    const int err = errno;
-    close(dfd);
-    if (rc != 0 && err != ENOENT)
-      return Errno("remove before writing", path, err);
-  } else {
-    flags |= O_TRUNC;
-    if (options.direct) flags |= O_DIRECT;
+  const std::string root = WriteRoot(path);
+  // Always a new file: never truncated or overwritten in place (a FUSE
+  // mount's objects allow nothing else; on a local disk another name of
+  // the same inode, a planted hard link, would be rewritten too).
+  int flags = O_WRONLY | O_CREAT | O_EXCL;
+  if (options.direct && !fuse) flags |= O_DIRECT;
+  const std::string unlink_root = root == RootOf(path) ? "" : root;
+  if (fuse) RETURN_IF_ERROR(UnlinkFileBeneath(path, unlink_root));
+  // Beneath the location (or the checkpoints directory) and through no
+  // symbolic link there: a link planted where a file goes, or a directory
+  // swapped for one, is refused instead of written through.
+  auto fd = OpenBeneath(path, flags, root, 0644);
+  if (!fuse && absl::IsAlreadyExists(fd.status())) {
+    RETURN_IF_ERROR(UnlinkFileBeneath(path, unlink_root));
+    fd = OpenBeneath(path, flags, root, 0644);
   }
-  // Beneath the checkpoints directory and through no symbolic link there:
-  // a link planted where a shard goes, or a step directory swapped for one,
-  // is refused instead of written through.
-  auto fd = OpenBeneath(path, flags, "", 0644);
   if (!fd.ok()) {
     if (options.direct && absl::IsInvalidArgument(fd.status())) {
       return absl::InvalidArgumentError(
@@ -244,11 +262,16 @@ absl::StatusOr<std::unique_ptr<ReadableFile>> PosixStorage::OpenRead(
 }
 
 absl::Status PosixStorage::CreateDirs(const std::string& path) {
+  // The location itself (and what is above it) as the user gave it; below
+  // it, one directory at a time through no link.
+  const bool below = InRoot(path);
+  const std::string top = below ? root_ : path;
   std::error_code ec;
-  std::filesystem::create_directories(path, ec);
-  if (!ec) return absl::OkStatus();
-  absl::Status s = Errno("create directory", path, ec.value());
-  if (ec.value() != EACCES && ec.value() != EPERM) return s;
+  std::filesystem::create_directories(top, ec);
+  absl::Status s =
+      ec ? Errno("create directory", top, ec.value()) : absl::OkStatus();
+  if (s.ok() && below) s = MakeDirsBeneath(path, root_);
+  if (s.ok() || !absl::IsPermissionDenied(s)) return s;
   // Who may not write where: the usual cause in a container (the image
   // runs as uid 10001; a mounted host directory belongs to root).
   std::filesystem::path parent = std::filesystem::path(path).parent_path();
@@ -288,8 +311,8 @@ absl::StatusOr<std::vector<std::string>> PosixStorage::ListDir(
 }
 
 absl::StatusOr<std::vector<ListedObject>> PosixStorage::ListTree(
-    const std::string& dir, uint64_t max_objects) {
-  return ListRegularFiles(dir, max_objects);
+    const std::string& dir, const ListingBounds& bounds) {
+  return ListRegularFiles(dir, bounds);
 }
 
 absl::StatusOr<bool> PosixStorage::Exists(const std::string& path) {
@@ -311,7 +334,8 @@ absl::Status PosixStorage::RemoveFiles(const std::string& dir,
   // Relative to the directory opened without following a link: a step
   // swapped for a link to elsewhere is refused, never emptied. The
   // directory stays when something this run did not write is still there.
-  return RemoveBeneath(dir, names);
+  // Below the location, no directory on the way is a link either.
+  return RemoveBeneath(dir, names, InRoot(dir) ? root_ : "");
 }
 
 absl::StatusOr<std::string> PosixStorage::ClaimDir(const std::string& dir,
@@ -320,17 +344,30 @@ absl::StatusOr<std::string> PosixStorage::ClaimDir(const std::string& dir,
   if (!parent.empty()) RETURN_IF_ERROR(CreateDirs(parent));
   // mkdir is the atomic claim: of two runs, one gets EEXIST. (On an
   // object-store FUSE mount the daemon decides; s3fs checks, then creates.)
-  if (mkdir(dir.c_str(), 0777) != 0) {
-    if (errno == EEXIST) {
+  // Made relative to its parent, opened through no link below the location.
+  const std::string where = parent.empty() ? "." : parent;
+  int pfd = -1;
+  if (InRoot(where)) {
+    ASSIGN_OR_RETURN(pfd, OpenDirBeneath(where, root_));
+  } else {
+    pfd = open(where.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (pfd < 0) return Errno("open directory", where);
+  }
+  const std::string base = std::filesystem::path(dir).filename().string();
+  const int rc = mkdirat(pfd, base.c_str(), 0777);
+  const int err = errno;
+  close(pfd);
+  if (rc != 0) {
+    if (err == EEXIST) {
       return absl::AlreadyExistsError(absl::StrCat(
           dir, " exists (another run's step, or one an earlier run left)"));
     }
-    return Errno("create directory", dir);
+    return Errno("create directory", dir, err);
   }
   absl::Status written = WriteAtomic(JoinPath(dir, kClaimName), owner);
   if (!written.ok()) {
     // Not a claim after all (e.g. no inode left): leave nothing behind.
-    (void)RemoveBeneath(dir, {kClaimName});
+    (void)RemoveBeneath(dir, {kClaimName}, InRoot(dir) ? root_ : "");
     return written;
   }
   return std::string(kClaimName);
@@ -350,7 +387,7 @@ absl::Status PosixStorage::WriteAtomic(const std::string& path,
   const std::filesystem::path p(path);
   const std::string dir =
       p.parent_path().empty() ? "." : p.parent_path().string();
-  ASSIGN_OR_RETURN(int dfd, OpenDirBeneath(dir));
+  ASSIGN_OR_RETURN(int dfd, OpenDirBeneath(dir, InRoot(dir) ? root_ : ""));
   absl::Status written =
       WriteFileAtomicallyAt(dfd, dir, p.filename().string(), data);
   close(dfd);
@@ -480,6 +517,16 @@ absl::StatusOr<CacheReport> PosixStorage::PrepareColdRead(
     report.method = CacheMethod::kODirect;
   }
   return report;
+}
+
+std::optional<uint64_t> PosixStorage::FreeBytes(const std::string& path) {
+  if (flavour_ == Flavour::kFuse) return std::nullopt;
+  std::filesystem::path p(path);
+  std::error_code ec;
+  while (!p.empty() && !std::filesystem::exists(p, ec)) p = p.parent_path();
+  struct statvfs vfs;
+  if (statvfs(p.empty() ? "." : p.c_str(), &vfs) != 0) return std::nullopt;
+  return static_cast<uint64_t>(vfs.f_bavail) * vfs.f_frsize;
 }
 
 FilesystemInfo PosixStorage::Filesystem(const std::string& path) {

@@ -7,6 +7,15 @@
 // durability point (the upload) and is checked, fsync is done when asked
 // but ENOSYS/EINVAL/ENOTSUP from it or from a directory fsync is not an
 // error. Both evict the page cache before loads. Thread-safe.
+//
+// The location it was made for (`root`: the path the user gave, a dataset
+// or a step directory) is resolved as given, links included: it is the
+// user's choice. Below it, every write, directory creation and removal
+// follows no symbolic link (openat2 RESOLVE_NO_SYMLINKS, mkdirat and
+// unlinkat one component at a time), and a file is written as a new inode
+// (O_EXCL; an existing one is unlinked first), so a hard link planted
+// under the location keeps its other name's bytes. Paths outside it keep
+// the default root of posix_open.h (a step's checkpoints directory).
 #ifndef CKPTBENCH_NODE_STORAGE_POSIX_STORAGE_H_
 #define CKPTBENCH_NODE_STORAGE_POSIX_STORAGE_H_
 
@@ -28,10 +37,8 @@ class PosixStorage : public Storage {
       const std::string& root = "",
       std::shared_ptr<EvictionProbes> probes = nullptr);
   explicit PosixStorage(Flavour flavour = Flavour::kLocal,
-                        std::shared_ptr<EvictionProbes> probes = nullptr)
-      : flavour_(flavour),
-        probes_(probes ? std::move(probes)
-                       : std::make_shared<EvictionProbes>()) {}
+                        std::shared_ptr<EvictionProbes> probes = nullptr,
+                        std::string root = "");
   Flavour flavour() const { return flavour_; }
 
   StorageKind Kind() const override {
@@ -48,7 +55,7 @@ class PosixStorage : public Storage {
       const std::string& path) override;
   absl::StatusOr<bool> Exists(const std::string& path) override;
   absl::StatusOr<std::vector<ListedObject>> ListTree(
-      const std::string& dir, uint64_t max_objects) override;
+      const std::string& dir, const ListingBounds& bounds) override;
   absl::Status RemoveTree(const std::string& path) override;
   absl::Status RemoveFiles(const std::string& dir,
                            const std::vector<std::string>& names) override;
@@ -60,9 +67,19 @@ class PosixStorage : public Storage {
   absl::StatusOr<CacheReport> PrepareColdRead(
       const std::vector<std::string>& paths, CacheMode mode) override;
   FilesystemInfo Filesystem(const std::string& path) override;
+  // statvfs's f_bavail blocks (local flavour only: a FUSE mount's figures
+  // are made up).
+  std::optional<uint64_t> FreeBytes(const std::string& path) override;
 
  private:
+  // The directory writes of `path` stay beneath, following no link below
+  // it: the location's root when `path` lies under it, else RootOf(path).
+  std::string WriteRoot(const std::string& path) const;
+  // Whether `path` is the location's root or lies beneath it.
+  bool InRoot(const std::string& path) const;
+
   Flavour flavour_;
+  std::string root_;  // "" = none
   std::shared_ptr<EvictionProbes> probes_;
 };
 

@@ -23,7 +23,14 @@ constexpr int kMaxListDepth = 64;
 // `prefix` + their path below it, into *out.
 absl::Status WalkTree(int fd, const std::string& root,
                       const std::string& prefix, int depth,
-                      uint64_t max_objects, std::vector<ListedObject>* out) {
+                      const ListingBounds& bounds,
+                      std::vector<ListedObject>* out) {
+  if (bounds.abort != nullptr && bounds.abort->load()) {
+    close(fd);
+    return absl::AbortedError(absl::StrCat("listing ", EscapeForTerminal(root),
+                                           ": stopped after ", out->size(),
+                                           " files: the run was aborted"));
+  }
   DIR* d = fdopendir(fd);
   if (d == nullptr) {
     const int err = errno;
@@ -66,13 +73,14 @@ absl::Status WalkTree(int fd, const std::string& root,
                             EscapeForTerminal(JoinPath(root, name)), errno);
         break;
       }
-      status = WalkTree(sub, root, name, depth + 1, max_objects, out);
+      status = WalkTree(sub, root, name, depth + 1, bounds, out);
       if (!status.ok()) break;
     } else if (S_ISREG(st.st_mode)) {
-      if (out->size() >= max_objects) {
-        status = absl::ResourceExhaustedError(
-            absl::StrCat(EscapeForTerminal(root), " holds more than ",
-                         max_objects, " files"));
+      if (out->size() >= bounds.max_entries) {
+        status = absl::ResourceExhaustedError(absl::StrCat(
+            EscapeForTerminal(root), " holds more than ", bounds.max_entries,
+            " files; expected a smaller dataset, or a larger "
+            "dataset.list_max_objects (CKPT_LIST_MAX_OBJECTS)"));
         break;
       }
       out->push_back({name, static_cast<uint64_t>(st.st_size),
@@ -93,11 +101,11 @@ absl::Status WalkTree(int fd, const std::string& root,
 }  // namespace
 
 absl::StatusOr<std::vector<ListedObject>> ListRegularFiles(
-    const std::string& dir, uint64_t max_objects) {
+    const std::string& dir, const ListingBounds& bounds) {
   const int fd = open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
   if (fd < 0) return PosixError("list", dir, errno);
   std::vector<ListedObject> out;
-  RETURN_IF_ERROR(WalkTree(fd, dir, "", 0, max_objects, &out));
+  RETURN_IF_ERROR(WalkTree(fd, dir, "", 0, bounds, &out));
   if (out.empty()) {
     return absl::NotFoundError(
         absl::StrCat(EscapeForTerminal(dir), ": no files under it"));

@@ -1,7 +1,9 @@
 // A file system directory walked for Storage::ListTree (a dataset
 // ckptbench did not make): every regular file at any depth, with its size,
 // without following a link; a link, device, FIFO or socket is refused,
-// named, and so is a tree more than 64 directories deep.
+// named, and so is a tree more than 64 directories deep. More than
+// `bounds.max_entries` files is ResourceExhausted; the abort flag is
+// looked at before each directory (Aborted).
 #ifndef CKPTBENCH_NODE_STORAGE_POSIX_TREE_H_
 #define CKPTBENCH_NODE_STORAGE_POSIX_TREE_H_
 
@@ -15,7 +17,7 @@
 namespace ckpt {
 
 absl::StatusOr<std::vector<ListedObject>> ListRegularFiles(
-    const std::string& dir, uint64_t max_objects);
+    const std::string& dir, const ListingBounds& bounds);
 
 }  // namespace ckpt
 

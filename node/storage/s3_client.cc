@@ -266,6 +266,7 @@ absl::StatusOr<HttpResponse> S3Client::Do(const S3Call& call) {
     req.body_len = call.body_len;
     req.sink = call.sink;
     req.sink_capacity = call.sink_capacity;
+    req.max_body = call.max_body;
     return req;
   };
   // CompleteMultipartUpload may answer 200 with an <Error> in the body.

@@ -37,6 +37,7 @@ struct S3Call {
   size_t body_len = 0;
   void* sink = nullptr;  // response body into this buffer
   size_t sink_capacity = 0;
+  uint64_t max_body = kMaxResponseBody;  // without a sink (HttpRequest)
   bool error_in_200 =
       false;  // CompleteMultipartUpload may answer 200 + <Error>
 };

@@ -14,6 +14,7 @@
 #include "common/status_macros.h"
 #include "common/text.h"
 #include "node/storage/object_io.h"
+#include "node/storage/s3_listing.h"
 #include "node/storage/s3_upload.h"
 
 namespace ckpt {
@@ -48,9 +49,10 @@ absl::StatusOr<uint64_t> HeadSize(S3Client& client, const S3Location& loc) {
 // (CheckRangedAnswer). A GET refused then (an object shorter than the
 // range: 416) is followed by a HEAD, so a wrong size is named as one.
 RangeFetch S3RangeFetch(std::shared_ptr<S3Client> client, S3Location loc,
-                        std::optional<uint64_t> want) {
-  return [client = std::move(client), loc = std::move(loc), want](
-             uint64_t off, size_t len, char* dst) -> absl::Status {
+                        std::optional<uint64_t> want, std::string size_from) {
+  return [client = std::move(client), loc = std::move(loc), want,
+          size_from = std::move(size_from)](uint64_t off, size_t len,
+                                            char* dst) -> absl::Status {
     S3Call c = MakeS3Call(
         HttpMethod::kGet, loc.bucket, loc.key, {},
         {{"Range", absl::StrCat("bytes=", off, "-", off + len - 1)}});
@@ -60,12 +62,13 @@ RangeFetch S3RangeFetch(std::shared_ptr<S3Client> client, S3Location loc,
     if (want && absl::IsFailedPrecondition(got.status())) {
       auto size = HeadSize(*client, loc);
       if (size.ok() && *size != *want) {
-        return SizeMismatch(S3Where(loc), *size, *want);
+        return SizeMismatch(S3Where(loc), *size, *want, size_from);
       }
     }
     ASSIGN_OR_RETURN(auto rep, std::move(got));
     if (want) {
-      RETURN_IF_ERROR(CheckRangedAnswer(rep, off, len, *want, S3Where(loc)));
+      RETURN_IF_ERROR(
+          CheckRangedAnswer(rep, off, len, *want, S3Where(loc), size_from));
     }
     if (rep.received != len) {
       return absl::DataLossError(absl::StrCat(S3Where(loc), ": asked for ", len,
@@ -74,12 +77,6 @@ RangeFetch S3RangeFetch(std::shared_ptr<S3Client> client, S3Location loc,
     }
     return absl::OkStatus();
   };
-}
-
-// A listing's answer says more follows (ListObjectsV2,
-// ListMultipartUploads: <IsTruncated>true</IsTruncated>).
-bool Truncated(const std::string& body) {
-  return XmlValue(body, "IsTruncated") == "true";
 }
 
 }  // namespace
@@ -134,7 +131,8 @@ absl::StatusOr<std::unique_ptr<ReadableFile>> S3Storage::OpenRead(
   }
   return std::unique_ptr<ReadableFile>(new RangedReadableFile(
       size, client_->config().range_size, client_->config().ranges_in_flight,
-      S3RangeFetch(client_, loc, options.size), options.extents));
+      S3RangeFetch(client_, loc, options.size, options.size_from),
+      options.extents));
 }
 
 absl::StatusOr<std::vector<std::string>> S3Storage::ListDir(
@@ -142,90 +140,77 @@ absl::StatusOr<std::vector<std::string>> S3Storage::ListDir(
   ASSIGN_OR_RETURN(auto loc, ParseS3Uri(path));
   std::string prefix = loc.key.empty() ? "" : loc.key + "/";
   std::vector<std::string> names;
-  std::string token;
-  do {
-    S3Call c = MakeS3Call(
-        HttpMethod::kGet, loc.bucket, "",
-        {{"list-type", "2"}, {"prefix", prefix}, {"delimiter", "/"}});
-    if (!token.empty()) c.query.push_back({"continuation-token", token});
-    ASSIGN_OR_RETURN(auto rep, client_->Do(c));
-    for (auto p : XmlTexts(rep.body, "Prefix")) {
-      if (p.size() <= prefix.size() || p.rfind(prefix, 0) != 0) continue;
-      p = p.substr(prefix.size());
-      if (!p.empty() && p.back() == '/') p.pop_back();
-      names.push_back(p);
-    }
-    for (const auto& k : XmlTexts(rep.body, "Key")) {
-      if (k.size() > prefix.size() && k.rfind(prefix, 0) == 0)
-        names.push_back(k.substr(prefix.size()));
-    }
-    token =
-        Truncated(rep.body) ? XmlValue(rep.body, "NextContinuationToken") : "";
-  } while (!token.empty());
+  RETURN_IF_ERROR(ListObjectPages(
+      *client_, loc.bucket, prefix, /*delimited=*/true, ListingBounds{},
+      [&](const std::string& body) -> absl::StatusOr<PageTally> {
+        PageTally t;
+        auto take = [&](std::string n) {
+          if (n.size() <= prefix.size() || n.rfind(prefix, 0) != 0) return;
+          n = n.substr(prefix.size());
+          if (!n.empty() && n.back() == '/') n.pop_back();
+          t.name_bytes += n.size();
+          names.push_back(std::move(n));
+        };
+        for (auto& p : XmlTexts(body, "Prefix")) take(std::move(p));
+        for (auto& k : XmlTexts(body, "Key")) take(std::move(k));
+        t.entries = XmlValues(body, "Contents").size() +
+                    XmlValues(body, "CommonPrefixes").size();
+        return t;
+      }));
   if (names.empty())
     return absl::NotFoundError(absl::StrCat(path, ": nothing stored under it"));
   return names;
 }
 
 absl::StatusOr<std::vector<ListedObject>> S3Storage::ListTree(
-    const std::string& dir, uint64_t max_objects) {
+    const std::string& dir, const ListingBounds& bounds) {
   ASSIGN_OR_RETURN(auto loc, ParseS3Uri(dir));
   const std::string prefix = loc.key.empty() ? "" : loc.key + "/";
   std::vector<ListedObject> all;
-  std::string token;
-  int empty_pages = 0;
   const std::string shown = EscapeForTerminal(dir);
-  do {
-    S3Call c = MakeS3Call(HttpMethod::kGet, loc.bucket, "",
-                          {{"list-type", "2"}, {"prefix", prefix}});
-    if (!token.empty()) c.query.push_back({"continuation-token", token});
-    ASSIGN_OR_RETURN(auto rep, client_->Do(c));
-    const std::vector<std::string> items = XmlValues(rep.body, "Contents");
-    for (const std::string& item : items) {
-      ListedObject o{XmlValue(item, "Key"), 0, XmlValue(item, "ETag")};
-      if (!absl::SimpleAtoi(XmlValue(item, "Size"), &o.size) ||
-          o.name.size() > kMaxListedName || o.version.size() > kMaxListedName) {
-        return absl::DataLossError(
-            absl::StrCat("listing ", shown,
-                         ": an object without a size, or a key or ETag over ",
-                         kMaxListedName, " bytes"));
-      }
-      all.push_back(std::move(o));
-    }
-    if (all.size() > max_objects) return TooManyListed(dir, max_objects);
-    // A server that pages without end (empty pages, or a token it never
-    // stops giving) is refused, as is a truncated page with no token.
-    if (items.empty() && ++empty_pages > kMaxEmptyListPages) {
-      return absl::DataLossError(
-          absl::StrCat("listing ", shown, ": more than ", kMaxEmptyListPages,
-                       " empty pages, each with a continuation"));
-    }
-    const bool truncated = Truncated(rep.body);
-    token = truncated ? XmlValue(rep.body, "NextContinuationToken") : "";
-    if (truncated && token.empty()) {
-      return absl::DataLossError(
-          absl::StrCat("listing ", shown,
-                       ": a truncated page without a continuation "
-                       "token"));
-    }
-  } while (!token.empty());
-  return TreeUnder(std::move(all), loc.key, dir, max_objects);
+  RETURN_IF_ERROR(ListObjectPages(
+      *client_, loc.bucket, prefix, /*delimited=*/false, bounds,
+      [&](const std::string& body) -> absl::StatusOr<PageTally> {
+        PageTally t;
+        // A hostile server's CommonPrefixes count too, though kept none.
+        for (const std::string& p : XmlTexts(body, "Prefix")) {
+          t.name_bytes += p.size();
+        }
+        t.entries += XmlValues(body, "CommonPrefixes").size();
+        for (const std::string& item : XmlValues(body, "Contents")) {
+          ListedObject o{XmlValue(item, "Key"), 0, XmlValue(item, "ETag")};
+          if (!absl::SimpleAtoi(XmlValue(item, "Size"), &o.size) ||
+              o.name.size() > kMaxListedName ||
+              o.version.size() > kMaxListedName) {
+            return absl::DataLossError(absl::StrCat(
+                "listing ", shown,
+                ": an object without a size, or a key or ETag over ",
+                kMaxListedName, " bytes"));
+          }
+          ++t.entries;
+          t.name_bytes += o.name.size() + o.version.size();
+          all.push_back(std::move(o));
+        }
+        return t;
+      }));
+  return TreeUnder(std::move(all), loc.key, dir, bounds.max_entries);
 }
 
 absl::StatusOr<std::vector<std::string>> S3Storage::ListKeys(
     const S3Location& dir) {
   std::string prefix = dir.key.empty() ? "" : dir.key + "/";
   std::vector<std::string> keys;
-  std::string token;
-  do {
-    S3Call c = MakeS3Call(HttpMethod::kGet, dir.bucket, "",
-                          {{"list-type", "2"}, {"prefix", prefix}});
-    if (!token.empty()) c.query.push_back({"continuation-token", token});
-    ASSIGN_OR_RETURN(auto rep, client_->Do(c));
-    for (const auto& k : XmlTexts(rep.body, "Key")) keys.push_back(k);
-    token =
-        Truncated(rep.body) ? XmlValue(rep.body, "NextContinuationToken") : "";
-  } while (!token.empty());
+  RETURN_IF_ERROR(ListObjectPages(
+      *client_, dir.bucket, prefix, /*delimited=*/false, ListingBounds{},
+      [&](const std::string& body) -> absl::StatusOr<PageTally> {
+        PageTally t;
+        for (auto& k : XmlTexts(body, "Key")) {
+          ++t.entries;
+          t.name_bytes += k.size();
+          keys.push_back(std::move(k));
+        }
+        return t;
+      }));
   return keys;
 }
 
@@ -273,24 +258,21 @@ absl::Status S3Storage::RemoveFiles(const std::string& dir,
 absl::StatusOr<std::vector<S3Upload>> S3Storage::ListUploads(
     const std::string& bucket, const std::string& prefix) {
   std::vector<S3Upload> out;
-  std::string key_marker, id_marker;
-  do {
-    S3Call c = MakeS3Call(HttpMethod::kGet, bucket, "",
-                          {{"uploads", ""}, {"prefix", prefix}});
-    if (!key_marker.empty()) {
-      c.query.push_back({"key-marker", key_marker});
-      c.query.push_back({"upload-id-marker", id_marker});
-    }
-    ASSIGN_OR_RETURN(auto rep, client_->Do(c));
-    for (const auto& upload : XmlValues(rep.body, "Upload")) {
-      S3Upload u{XmlValue(upload, "Key"), XmlValue(upload, "UploadId"),
-                 XmlValue(upload, "Initiated")};
-      if (!u.key.empty() && !u.upload_id.empty()) out.push_back(std::move(u));
-    }
-    const bool truncated = Truncated(rep.body);
-    key_marker = truncated ? XmlValue(rep.body, "NextKeyMarker") : "";
-    id_marker = truncated ? XmlValue(rep.body, "NextUploadIdMarker") : "";
-  } while (!key_marker.empty());
+  RETURN_IF_ERROR(ListUploadPages(
+      *client_, bucket, prefix, ListingBounds{},
+      [&](const std::string& body) -> absl::StatusOr<PageTally> {
+        PageTally t;
+        for (const auto& upload : XmlValues(body, "Upload")) {
+          S3Upload u{XmlValue(upload, "Key"), XmlValue(upload, "UploadId"),
+                     XmlValue(upload, "Initiated")};
+          ++t.entries;
+          t.name_bytes += u.key.size() + u.upload_id.size();
+          if (!u.key.empty() && !u.upload_id.empty()) {
+            out.push_back(std::move(u));
+          }
+        }
+        return t;
+      }));
   return out;
 }
 

@@ -47,7 +47,7 @@ class S3Storage : public Storage {
       const std::string& path) override;
   absl::StatusOr<bool> Exists(const std::string& path) override;
   absl::StatusOr<std::vector<ListedObject>> ListTree(
-      const std::string& dir, uint64_t max_objects) override;
+      const std::string& dir, const ListingBounds& bounds) override;
   absl::Status RemoveTree(const std::string& path) override;
   absl::Status RemoveFiles(const std::string& dir,
                            const std::vector<std::string>& names) override;

@@ -20,6 +20,7 @@
 #include "common/kinds.h"
 #include "common/step_layout.h"
 #include "common/storage_facts.h"
+#include "node/storage/listing_pager.h"
 
 namespace ckpt {
 
@@ -41,6 +42,9 @@ struct ReadOptions {
   // (Content-Range) must be it, else the read fails naming both sizes.
   // File systems ignore it (their size costs nothing).
   std::optional<uint64_t> size;
+  // What gave `size`, for the error when the object's is another: "the
+  // checkpoint's .metadata", "the dataset's listing", ...
+  std::string size_from = "the size the reader was given";
 };
 
 class WritableFile {
@@ -69,10 +73,9 @@ struct ListedObject {
   // dataset's index is kept only while every version is the same.
   std::string version;
 };
-// A listing's bounds against a hostile server: a name (or version) longer
-// than this, or more empty pages with a continuation, is refused.
+// A listing's bound against a hostile server: a name (or version) longer
+// than this is refused (listing_pager.h bounds the rest).
 inline constexpr size_t kMaxListedName = 4096;
-inline constexpr int kMaxEmptyListPages = 16;
 
 class ReadableFile {
  public:
@@ -111,11 +114,14 @@ class Storage {
   // delimiter, the sizes from the listing itself); file systems walk it
   // without following links, listing regular files only: a link, device,
   // FIFO or socket is FailedPrecondition naming it. Each name passes
-  // CheckRelativeName. More than `max_objects` is ResourceExhausted;
-  // nothing under `dir` is NotFound. Any order (the caller sorts).
+  // CheckRelativeName. Past one of `bounds` (bounds.max_entries objects;
+  // pages, names' and answers' bytes on object stores) is
+  // ResourceExhausted naming it; a server that pages wrong is DataLoss; the
+  // abort flag stops it (Aborted) between pages or directories; nothing
+  // under `dir` is NotFound. Any order (the caller sorts).
   virtual absl::StatusOr<std::vector<ListedObject>> ListTree(
-      const std::string& dir, uint64_t max_objects) {
-    (void)max_objects;
+      const std::string& dir, const ListingBounds& bounds) {
+    (void)bounds;
     return absl::UnimplementedError(
         absl::StrCat("listing ", dir, ": this backend lists no datasets"));
   }
@@ -158,6 +164,14 @@ class Storage {
 
   virtual FilesystemInfo Filesystem(const std::string& path) = 0;
 
+  // Bytes free to this process's writes on the file system holding `path`
+  // (or its nearest existing parent), where the figure is real: a local
+  // file system. nullopt where it is not (a FUSE mount's statfs answers
+  // made-up figures; object stores have no such figure).
+  virtual std::optional<uint64_t> FreeBytes(const std::string& /*path*/) {
+    return std::nullopt;
+  }
+
   // Memory the backend holds per open file beyond the caller's block
   // buffer, at most (part buffers of uploads in flight, read-ahead of
   // ranged reads; never more than the file itself), and the keys that set
@@ -187,7 +201,8 @@ absl::StatusOr<std::string> ReadAtMost(Storage& storage,
 // An object store's listing of "key/" (full object names) as ListTree
 // gives it: the names below `key` ("" = the bucket's root), each checked
 // with CheckRelativeName; the error names `shown` (the listed URI).
-// Objects ending in '/' (a console's folder markers) are left out.
+// Objects ending in '/' (a console's folder markers) are left out; a key
+// outside "key/" (a server that lists what it was not asked) is DataLoss.
 absl::StatusOr<std::vector<ListedObject>> TreeUnder(
     std::vector<ListedObject> all, const std::string& key,
     const std::string& shown, uint64_t max_objects);

@@ -66,8 +66,10 @@ absl::StatusOr<std::vector<std::string>> ListEntries(Storage& storage,
 }
 
 absl::Status TooManyListed(const std::string& shown, uint64_t max_objects) {
-  return absl::ResourceExhaustedError(absl::StrCat(
-      EscapeForTerminal(shown), " holds more than ", max_objects, " objects"));
+  return absl::ResourceExhaustedError(
+      absl::StrCat(EscapeForTerminal(shown), " holds more than ", max_objects,
+                   " objects; expected a smaller dataset, or a larger "
+                   "dataset.list_max_objects (CKPT_LIST_MAX_OBJECTS)"));
 }
 
 absl::StatusOr<std::vector<ListedObject>> TreeUnder(
@@ -76,9 +78,16 @@ absl::StatusOr<std::vector<ListedObject>> TreeUnder(
   const std::string prefix = key.empty() ? "" : key + "/";
   std::vector<ListedObject> out;
   for (ListedObject& o : all) {
-    if (o.name.size() <= prefix.size() || o.name.rfind(prefix, 0) != 0 ||
-        o.name.back() == '/') {
-      continue;  // not below it, or a folder marker
+    if (o.name.size() < prefix.size() || o.name.rfind(prefix, 0) != 0) {
+      // The server was asked for this prefix only: a key outside it is a
+      // server that does not list what it was asked.
+      return absl::DataLossError(absl::StrCat(
+          "listing ", EscapeForTerminal(shown), ": the server listed ",
+          EscapeForTerminal(o.name.substr(0, 256)),
+          ", a key outside the prefix it was asked for"));
+    }
+    if (o.name.size() == prefix.size() || o.name.back() == '/') {
+      continue;  // the prefix itself, or a folder marker
     }
     o.name = o.name.substr(prefix.size());
     RETURN_IF_ERROR(
@@ -111,6 +120,9 @@ absl::StatusOr<StorageLocation> StorageSet::Open(
     if (std::shared_ptr<Pacer> pacer = memory_->pacer()) {
       loc.storage =
           std::make_shared<PacedStorage>(std::move(loc.storage), pacer);
+    }
+    if (MemoryStore::Wrapper wrap = memory_->wrapper()) {
+      loc.storage = wrap(std::move(loc.storage));
     }
     loc.path = uri;
     return loc;

@@ -137,6 +137,36 @@ TEST(LoadConfig, RejectsBadValues) {
   }
 }
 
+// One bound per key, the node's (common/config.h): the key table refused
+// nothing up to 2^31 - 1, and the node refused at prepare (exit 1).
+TEST(LoadConfig, DataloadBoundsAreTheNodes) {
+  FakeEnv env;
+  for (const auto& [override_, want] :
+       std::vector<std::pair<std::string, std::string>>{
+           {"CKPT_NUM_WORKERS=257",
+            "(dataload.num_workers) = '257': expected an integer from 1 to "
+            "256"},
+           {"CKPT_PREFETCH_FACTOR=65",
+            "(dataload.prefetch_factor) = '65': expected an integer from 1 to "
+            "64"}}) {
+    auto c = LoadConfig({"", {override_}, env.Fn(), {}, {}});
+    ASSERT_FALSE(c.ok()) << override_;
+    EXPECT_NE(c.status().message().find(want), std::string::npos) << c.status();
+  }
+  auto c = LoadConfig({"",
+                       {"CKPT_WORKLOAD=dataload", "NUM_DEVICES=2000",
+                        "CKPT_DATASET_PATH=/tmp/ds"},
+                       env.Fn(),
+                       {},
+                       {}});
+  ASSERT_TRUE(c.ok()) << c.status();
+  absl::Status s = ValidateConfig(c->config, true);
+  EXPECT_NE(s.message().find("cluster.num_devices (NUM_DEVICES) = 2000 with "
+                             "run.workload = dataload: expected at most 1024"),
+            std::string::npos)
+      << s;
+}
+
 TEST(LoadConfig, YamlListIsAnErrorWithLine) {
   std::string yaml = WriteYaml("model:\n  num_layers:\n    - 1\n    - 2\n");
   FakeEnv env;

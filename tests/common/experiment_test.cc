@@ -107,6 +107,22 @@ TEST(Experiment, ErrorsNameFileLineAndKey) {
   }
 }
 
+// A defaults: group names a directory beside the experiment, never a path
+// ("- /abs/dir: opt" read /abs/dir/opt.yaml).
+TEST(Experiment, AGroupThatIsAPathIsRefused) {
+  TempDir t;
+  Write(t.Sub("abs/opt.yaml"), "model:\n  num_layers: 3\n");
+  for (const std::string& group : {t.Sub("abs"), std::string("a/b")}) {
+    Write(t.Sub("x/e.yaml"), "defaults:\n  - " + group + ": opt\n");
+    auto e = LoadExperiment(t.Sub("x/e.yaml"), {});
+    ASSERT_FALSE(e.ok()) << group;
+    EXPECT_NE(e.status().message().find("defaults: "), std::string::npos)
+        << e.status();
+    EXPECT_NE(e.status().message().find("not a path"), std::string::npos)
+        << e.status();
+  }
+}
+
 // smoke: entries apply only with --smoke, over the file's sweep and below
 // the command line; prepare: takes only datagen.
 TEST(Experiment, SmokeEntriesReplaceTheSweepOnlyWhenAskedAndPrepareIsDatagen) {

@@ -221,6 +221,34 @@ TEST(Signals, ARunStuckInASystemCallEndsSecondsAfterSigterm) {
       << j["errors"];
 }
 
+// A second signal before the run stopped ends it at once, and says so (it
+// said "the run had not stopped 0.0 s later").
+TEST(Signals, ASecondSignalSaysSo) {
+  TempDir t;
+  auto env = Env(t.Sub("ckpt"), 1, "save-only");
+  env["NUM_SAVE_CALLS"] = "2";
+  env["CKPTBENCH_TEST_HANG_IN_SAVE"] = "1";
+  Process p({CkptbenchBinary(), "run", "--results-dir", t.Sub("res")}, env);
+  ASSERT_TRUE(p.WaitForOutput("per checkpoint", 30)) << p.Err();
+  std::this_thread::sleep_for(std::chrono::milliseconds(1000));
+  p.Signal(SIGTERM);
+  std::this_thread::sleep_for(std::chrono::milliseconds(400));
+  const auto t0 = std::chrono::steady_clock::now();
+  p.Signal(SIGINT);
+  const int code = p.Wait(20);
+  ASSERT_NE(code, -1) << "still running 20 s after SIGINT: " << p.Err();
+  EXPECT_EQ(code, 1) << p.Err();
+  EXPECT_LT(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0)
+                .count(),
+            3);
+  EXPECT_NE(p.Err().find("a second signal, SIGINT, came 0."), std::string::npos)
+      << p.Err();
+  EXPECT_EQ(p.Err().find("had not stopped"), std::string::npos) << p.Err();
+  json j = json::parse(ReadFile(t.Sub("res/result.json")));
+  EXPECT_NE(j["errors"].dump().find("a second signal"), std::string::npos)
+      << j["errors"];
+}
+
 // A closed terminal (SIGHUP) is an interrupt like SIGTERM: the round is
 // aborted and result.json written (the default action ended the process
 // with no result and a partial step).

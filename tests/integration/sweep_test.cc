@@ -392,6 +392,42 @@ TEST(Sweep, CommandLineSweepsReplaceTheFilesAndRepeatOverrides) {
   EXPECT_FALSE(fs::exists(t.Sub("ckpt")));
 }
 
+// --dry-run says what a prepare: datagen will write, once per dataset,
+// and that one does not fit on its local file system (it said "all
+// valid" for a dataset 40 times the disk, and nothing else), writing
+// nothing.
+TEST(Sweep, DryRunSaysWhatAPrepareWritesAndWhetherItFits) {
+  TempDir t;
+  const std::string conf =
+      std::string(CKPTBENCH_SOURCE_DIR) + "/conf/dataloading.yaml";
+  auto ok = RunCkptbench({"sweep", conf, "--smoke", "--dry-run",
+                          "CKPT_DIR_PATH=" + t.Sub("store")},
+                         {{"HOME", t.path()}});
+  ASSERT_EQ(ok.exit_code, 0) << ok.err;
+  EXPECT_NE(ok.out.find("prepare: datagen writes "), std::string::npos)
+      << ok.out;
+  EXPECT_NE(ok.out.find("(600 samples), to " + t.Sub("store") + "/datasets/"),
+            std::string::npos)
+      << ok.out;
+  auto big = RunCkptbench(
+      {"sweep", conf, "--smoke", "--dry-run", "CKPT_DIR_PATH=" + t.Sub("store"),
+       "dataset.samples=1000000", "dataset.sample_bytes=4GiB",
+       "dataset.sample_spread=0"},
+      {{"HOME", t.path()}});
+  EXPECT_EQ(big.exit_code, 0) << big.err;
+  EXPECT_NE(big.out.find("all valid; a dataset does not fit where it goes"),
+            std::string::npos)
+      << big.out;
+  EXPECT_NE(big.out.find(" PiB (1000000 samples), to " + t.Sub("store") +
+                         "/datasets/"),
+            std::string::npos)
+      << big.out;
+  EXPECT_NE(big.out.find(": DOES NOT FIT, its file system has "),
+            std::string::npos)
+      << big.out;
+  EXPECT_FALSE(fs::exists(t.Sub("store")));
+}
+
 // Every experiment shipped in conf/ loads, composes and validates at every
 // point (no I/O: --dry-run).
 TEST(Sweep, EveryShippedExperimentIsValid) {

@@ -24,7 +24,8 @@ struct Calls {
 class RecordingWorkload : public NodeWorkload {
  public:
   explicit RecordingWorkload(Calls* calls) : calls_(calls) {}
-  absl::StatusOr<PrepareOutcome> Prepare(PhaseJob job, StorageSet&) override {
+  absl::StatusOr<PrepareOutcome> Prepare(PhaseJob job, StorageSet&,
+                                         const std::atomic<bool>&) override {
     round_ = job.round_id;
     return PrepareOutcome{};
   }

@@ -13,7 +13,8 @@ namespace t = ::ckptbench::test;
 
 class CountingPhase : public NodeWorkload {
  public:
-  absl::StatusOr<PrepareOutcome> Prepare(PhaseJob job, StorageSet&) override {
+  absl::StatusOr<PrepareOutcome> Prepare(PhaseJob job, StorageSet&,
+                                         const std::atomic<bool>&) override {
     if (!job_.ParseFromString(job.workload_job) || job_.items() == 0) {
       return absl::InvalidArgumentError("counting: a job without items");
     }

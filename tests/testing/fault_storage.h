@@ -13,6 +13,7 @@
 #include <cstdint>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -84,6 +85,19 @@ class FaultStorage : public ForwardingStorage {
                            const std::vector<std::string>& names) override;
   absl::StatusOr<std::string> ClaimDir(const std::string& dir,
                                        const std::string& owner) override;
+  // What FreeBytes answers from now on (a disk of this much free space);
+  // nullopt: the storage underneath's answer.
+  void SetFreeBytes(std::optional<uint64_t> bytes) {
+    std::lock_guard<std::mutex> lock(mu_);
+    free_bytes_ = bytes;
+  }
+  std::optional<uint64_t> FreeBytes(const std::string& path) override {
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      if (free_bytes_) return free_bytes_;
+    }
+    return ForwardingStorage::FreeBytes(path);
+  }
 
  private:
   struct Rule {
@@ -92,8 +106,9 @@ class FaultStorage : public ForwardingStorage {
   };
   static constexpr int kOps = static_cast<int>(StorageOp::kClaimDir) + 1;
   mutable std::mutex mu_;
-  std::vector<Rule> rules_;   // guarded by mu_
-  int64_t calls_[kOps] = {};  // guarded by mu_
+  std::vector<Rule> rules_;             // guarded by mu_
+  int64_t calls_[kOps] = {};            // guarded by mu_
+  std::optional<uint64_t> free_bytes_;  // guarded by mu_
   std::atomic<int> injected_{0};
 };
 

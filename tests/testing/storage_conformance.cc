@@ -72,16 +72,16 @@ TEST_P(StorageConformance, ListTreeFindsEveryObjectBelowWithItsSize) {
   ASSERT_TRUE(storage_->WriteAtomic(JoinPath(dir, "a/b/y z&.jpg"), "").ok());
   ASSERT_TRUE(storage_->WriteAtomic(JoinPath(dir, "a/w.tar"), "abc").ok());
   ASSERT_TRUE(storage_->WriteAtomic(JoinPath(root_, "data2"), "no").ok());
-  auto listed = storage_->ListTree(dir, 10);
+  auto listed = storage_->ListTree(dir, AtMost(10));
   ASSERT_TRUE(listed.ok()) << listed.status();
   std::map<std::string, uint64_t> got;
   for (const ListedObject& o : *listed) got[o.name] = o.size;
   EXPECT_EQ(got, (std::map<std::string, uint64_t>{
                      {"a/b/y z&.jpg", 0}, {"a/w.tar", 3}, {"x.jpg", 5}}));
-  auto bounded = storage_->ListTree(dir, 2);
+  auto bounded = storage_->ListTree(dir, AtMost(2));
   EXPECT_TRUE(absl::IsResourceExhausted(bounded.status())) << bounded.status();
   EXPECT_TRUE(absl::IsNotFound(
-      storage_->ListTree(JoinPath(root_, "none"), 10).status()));
+      storage_->ListTree(JoinPath(root_, "none"), AtMost(10)).status()));
 }
 
 TEST_P(StorageConformance, RemoveFilesTouchesOnlyTheNamedEntries) {

@@ -173,9 +173,9 @@ TEST(PosixStorage, DirectReadAndWriteWork) {
 namespace ckpt {
 namespace {
 
-// The fuse flavour never truncates or overwrites a file in place (a hard
-// link to the old file keeps the old bytes: a new file was made), never
-// asks for O_DIRECT, and writes small files without a temporary name.
+// Neither flavour truncates or overwrites a file in place (a hard link to
+// the old file keeps the old bytes: a new file was made); the fuse flavour
+// never asks for O_DIRECT, and writes small files without a temporary name.
 TEST(PosixStorage, FuseFlavourMakesNewFilesAndNeverUsesDirectIo) {
   TempDir t;
   auto fuse = PosixStorage::Make(StorageFlavour::kFuse).value();
@@ -194,14 +194,16 @@ TEST(PosixStorage, FuseFlavourMakesNewFilesAndNeverUsesDirectIo) {
   ASSERT_TRUE((*f)->Close().ok());
   EXPECT_EQ(*fuse->ReadSmall(a), "new");
   EXPECT_EQ(*fuse->ReadSmall(b), "old bytes");
-  // The local flavour truncates in place: a link sees the new bytes.
+  // The local flavour makes a new file too (it truncated in place, and a
+  // hard link planted beside a dataset's object had its bytes rewritten).
   const std::string c = t.Sub("c");
   ASSERT_EQ(link(a.c_str(), c.c_str()), 0);
   auto g = local->OpenWrite(a, {});
   ASSERT_TRUE(g.ok());
   ASSERT_TRUE((*g)->Append("local", 5).ok());
   ASSERT_TRUE((*g)->Close().ok());
-  EXPECT_EQ(*local->ReadSmall(c), "local");
+  EXPECT_EQ(*local->ReadSmall(a), "local");
+  EXPECT_EQ(*local->ReadSmall(c), "new");
   ASSERT_TRUE(fuse->WriteAtomic(t.Sub("meta"), "{}").ok());
   auto names = fuse->ListDir(t.path());
   ASSERT_TRUE(names.ok());
@@ -219,20 +221,20 @@ TEST(PosixStorage, ListTreeRefusesLinksAndSpecialFiles) {
   std::filesystem::create_directories(t.Sub("ds/sub"));
   { std::ofstream(t.Sub("ds/sub/a.jpg")) << "abc"; }
   auto storage = PosixStorage::Make().value();
-  auto ok = storage->ListTree(t.Sub("ds"), 10);
+  auto ok = storage->ListTree(t.Sub("ds"), AtMost(10));
   ASSERT_TRUE(ok.ok()) << ok.status();
   ASSERT_EQ(ok->size(), 1u);
   EXPECT_EQ((*ok)[0].name, "sub/a.jpg");
   EXPECT_EQ((*ok)[0].size, 3u);
   ASSERT_EQ(mkfifo(t.Sub("ds/sub/pipe").c_str(), 0600), 0);
-  auto fifo = storage->ListTree(t.Sub("ds"), 10);
+  auto fifo = storage->ListTree(t.Sub("ds"), AtMost(10));
   EXPECT_TRUE(absl::IsFailedPrecondition(fifo.status())) << fifo.status();
   EXPECT_NE(fifo.status().message().find("sub/pipe is a link, device, FIFO"),
             std::string::npos)
       << fifo.status();
   std::filesystem::remove(t.Sub("ds/sub/pipe"));
   std::filesystem::create_directory_symlink("/etc", t.Sub("ds/etc"));
-  auto link = storage->ListTree(t.Sub("ds"), 10);
+  auto link = storage->ListTree(t.Sub("ds"), AtMost(10));
   EXPECT_TRUE(absl::IsFailedPrecondition(link.status())) << link.status();
 }
 

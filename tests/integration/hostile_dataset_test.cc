@@ -1,0 +1,121 @@
+// Hostile datasets as a user's command meets them (`ckptbench datagen`,
+// `ckptbench run` of a dataload): a dataset directory whose `samples/` was
+// swapped for a symbolic link, a hard link planted where an object goes.
+// What lies outside the dataset must survive byte for byte; the command
+// fails naming what it refused.
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <map>
+
+#include "tests/testing/subprocess.h"
+#include "tests/testing/temp_dir.h"
+
+namespace ckpt {
+namespace {
+
+namespace fs = std::filesystem;
+
+// Every regular file under `dir`, by path, with its bytes.
+std::map<std::string, std::string> Snapshot(const std::string& dir) {
+  std::map<std::string, std::string> files;
+  for (const auto& e : fs::recursive_directory_iterator(dir)) {
+    if (e.is_regular_file()) files[e.path().string()] = ReadFile(e.path());
+  }
+  return files;
+}
+
+void Write(const std::string& path, const std::string& bytes) {
+  fs::create_directories(fs::path(path).parent_path());
+  std::ofstream(path, std::ios::binary) << bytes;
+}
+
+// A files-format dataset of 8 small samples under 4 hash prefixes.
+ProcessResult Datagen(const TempDir& t, std::vector<std::string> args = {}) {
+  args.insert(args.begin(), "datagen");
+  args.push_back("-q");
+  return RunCkptbench(args, {{"CKPT_DATASET_PATH", t.Sub("ds")},
+                             {"CKPT_DATASET_FORMAT", "files"},
+                             {"CKPT_DATASET_SPREAD_PREFIXES", "4"},
+                             {"CKPT_DATASET_SAMPLES", "8"},
+                             {"CKPT_SAMPLE_BYTES", "4KiB"},
+                             {"CKPT_SAMPLE_SPREAD", "0"}});
+}
+
+// --remove through a `samples/` that was moved elsewhere and replaced by a
+// link: nothing behind the link is deleted (it deleted the 8 files and
+// both prefix directories), and the command fails naming the link.
+TEST(HostileDataset, RemoveThroughASymlinkedSamplesDirectoryDeletesNothing) {
+  TempDir t;
+  ProcessResult made = Datagen(t);
+  ASSERT_EQ(made.exit_code, 0) << made.err;
+  fs::create_directories(t.Sub("elsewhere"));
+  fs::rename(t.Sub("ds/samples"), t.Sub("elsewhere/samples"));
+  Write(t.Sub("elsewhere/samples/00/canary.txt"), "not ckptbench's");
+  Write(t.Sub("elsewhere/canary"), "keep me");
+  fs::create_directory_symlink(t.Sub("elsewhere/samples"), t.Sub("ds/samples"));
+  const auto before = Snapshot(t.Sub("elsewhere"));
+  ASSERT_EQ(before.size(), 10u);  // 8 samples and 2 canaries
+
+  ProcessResult gone = Datagen(t, {"--remove"});
+  EXPECT_NE(gone.exit_code, 0);
+  EXPECT_NE(gone.err.find(t.Sub("ds/samples")), std::string::npos) << gone.err;
+  EXPECT_NE(gone.err.find("symbolic link"), std::string::npos) << gone.err;
+  EXPECT_EQ(Snapshot(t.Sub("elsewhere")), before);
+}
+
+// A datagen into a dataset directory whose `samples/` links to a
+// directory holding files of the same names writes none of them (it
+// overwrote 7, exit 0).
+TEST(HostileDataset, DatagenThroughASymlinkedSamplesDirectoryWritesNothing) {
+  TempDir t;
+  ProcessResult made = Datagen(t);
+  ASSERT_EQ(made.exit_code, 0) << made.err;
+  // The same names, other bytes, in a directory of someone else's; a new
+  // dataset directory whose samples/ is a link to it.
+  fs::create_directories(t.Sub("elsewhere"));
+  fs::rename(t.Sub("ds/samples"), t.Sub("elsewhere/samples"));
+  for (const auto& [path, bytes] : Snapshot(t.Sub("elsewhere"))) {
+    Write(path, "someone else's " + path);
+  }
+  fs::remove_all(t.Sub("ds"));
+  fs::create_directories(t.Sub("ds"));
+  fs::create_directory_symlink(t.Sub("elsewhere/samples"), t.Sub("ds/samples"));
+  const auto before = Snapshot(t.Sub("elsewhere"));
+  ASSERT_EQ(before.size(), 8u);
+
+  ProcessResult again = Datagen(t);
+  EXPECT_NE(again.exit_code, 0);
+  EXPECT_NE(again.err.find("symbolic link"), std::string::npos) << again.err;
+  EXPECT_EQ(Snapshot(t.Sub("elsewhere")), before);
+  EXPECT_FALSE(fs::exists(t.Sub("ds/ckptbench-dataset.json")));
+}
+
+// A hard link planted where datagen writes an object: the object is made
+// anew, and the link's other name keeps its bytes (O_TRUNC rewrote them).
+TEST(HostileDataset, AHardLinkPlantedUnderTheDatasetKeepsItsOtherNamesBytes) {
+  TempDir t;
+  ProcessResult made = Datagen(t);
+  ASSERT_EQ(made.exit_code, 0) << made.err;
+  const auto samples = Snapshot(t.Sub("ds/samples"));
+  ASSERT_EQ(samples.size(), 8u);
+  const std::string planted = samples.begin()->first;
+  const std::string sample_bytes = samples.begin()->second;
+  // A new dataset directory where one object's name is a hard link to a
+  // file outside it.
+  fs::remove_all(t.Sub("ds"));
+  Write(t.Sub("victim"), "the victim's bytes");
+  fs::create_directories(fs::path(planted).parent_path());
+  ASSERT_EQ(link(t.Sub("victim").c_str(), planted.c_str()), 0);
+
+  ProcessResult again = Datagen(t);
+  ASSERT_EQ(again.exit_code, 0) << again.err;
+  EXPECT_EQ(ReadFile(t.Sub("victim")), "the victim's bytes");
+  EXPECT_EQ(ReadFile(planted), sample_bytes);
+  EXPECT_EQ(fs::hard_link_count(planted), 1u);
+}
+
+}  // namespace
+}  // namespace ckpt
