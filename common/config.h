@@ -154,11 +154,11 @@ struct GcsConfig {
 // Bounds on a listed dataset's listing (dataset.list_*): a listing past
 // one is refused naming it (node/storage/listing_pager.h).
 struct ListLimits {
-  uint64_t max_objects = 1ull << 26;      // objects and prefixes
+  uint64_t max_objects = 1ull << 25;      // objects and prefixes
   uint64_t max_pages = 1ull << 20;        // pages (object stores)
-  uint64_t max_key_bytes = 4ull << 30;    // names and versions, summed
+  uint64_t max_key_bytes = 2ull << 30;    // names and versions, summed
   uint64_t max_page_bytes = 16ull << 20;  // one page's answer
-  uint64_t max_bytes = 64ull << 30;       // every page's answer, summed
+  uint64_t max_bytes = 32ull << 30;       // every page's answer, summed
 
   bool operator==(const ListLimits&) const = default;
 };

@@ -58,8 +58,11 @@ struct CleanupOutcome {
   int aborted_uploads = 0;
 };
 
-// Writes `data` as dir_uri/name (result.json); with check_only, only says
-// whether one is there (`exists`, unless `overwrite`).
+// Writes `data` as dir_uri/name (result.json, a dataset's manifest); with
+// check_only, only says whether one is there (`exists`, unless
+// `overwrite`); with release_claim, instead removes the datagen claim of
+// the dataset dir_uri is (its kDatagenClaimDir: the pending manifest and
+// claim entries, nothing else), once every node of the round reported.
 struct PutResultJob {
   std::string dir_uri;
   std::string name;
@@ -67,6 +70,7 @@ struct PutResultJob {
   bool check_only = false;
   bool overwrite = false;
   BackendOptions backend;
+  bool release_claim = false;
 };
 
 struct PutResultOutcome {

@@ -75,7 +75,8 @@ absl::StatusOr<Inspection> NodeService::Inspect(const InspectJob& job) {
   }
   if (!job.dataset_uri.empty()) {  // a dataset's look: only that
     ASSIGN_OR_RETURN(auto loc,
-                     agent_.OpenStorageAt(job.dataset_uri, job.backend));
+                     agent_.OpenStorageAt(job.dataset_uri, job.backend,
+                                          LocationRoot::kAsGiven));
     ASSIGN_OR_RETURN(found.dataset,
                      LookAtDataset(*loc.storage, loc.path,
                                    EscapeForTerminal(job.dataset_uri)));
@@ -165,13 +166,20 @@ v1::PutResultReply NodeService::PutResult(const v1::PutResultRequest& req) {
 
 absl::StatusOr<PutResultOutcome> NodeService::PutResult(
     const PutResultJob& job) {
+  if (job.release_claim) {
+    ASSIGN_OR_RETURN(auto loc, agent_.OpenStorageAt(job.dir_uri, job.backend,
+                                                    LocationRoot::kAsGiven));
+    RETURN_IF_ERROR(ReleaseDatagenClaim(*loc.storage,
+                                        JoinPath(loc.path, kDatagenClaimDir)));
+    return PutResultOutcome{};
+  }
   if (job.check_only) {
     ASSIGN_OR_RETURN(const bool exists,
                      agent_.FileExists(job.dir_uri, job.name, job.backend));
     return PutResultOutcome{exists && !job.overwrite};
   }
-  RETURN_IF_ERROR(
-      agent_.WriteFile(job.dir_uri, job.name, job.data, job.backend));
+  RETURN_IF_ERROR(agent_.WriteFile(job.dir_uri, job.name, job.data, job.backend,
+                                   LocationRoot::kAsGiven));
   return PutResultOutcome{};
 }
 

@@ -81,6 +81,7 @@ v1::PutResultRequest ToWire(const PutResultJob& job) {
   w.set_check_only(job.check_only);
   w.set_overwrite(job.overwrite);
   *w.mutable_backend() = ToWire(job.backend);
+  w.set_release_claim(job.release_claim);
   return w;
 }
 
@@ -92,6 +93,7 @@ absl::StatusOr<PutResultJob> FromWire(const v1::PutResultRequest& w) {
   job.check_only = w.check_only();
   job.overwrite = w.overwrite();
   ASSIGN_OR_RETURN(job.backend, FromWire(w.backend()));
+  job.release_claim = w.release_claim();
   return job;
 }
 

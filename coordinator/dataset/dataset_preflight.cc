@@ -67,10 +67,14 @@ absl::Status CheckDataload(const Config& c, const DatasetLook& look,
       f, /*node_side=*/false, AvailableMemory(),
       absl::StrCat("the manifest's samples ", m.spec.samples, " at ", where)));
   RETURN_IF_ERROR(CheckManifestTotals(m, where));
+  // The accelerator search's first count is 1 rank per node; its memory
+  // above is its largest's.
+  const uint64_t first =
+      c.dataload.find_accelerators > 0
+          ? 1
+          : static_cast<uint64_t>(std::max(c.RanksPerNode(), 1));
   return CheckEveryRankReads(
-      m.spec.samples, m.totals.objects,
-      static_cast<uint64_t>(std::max(c.RanksPerNode(), 1)) *
-          std::max<size_t>(nodes, 1),
+      m.spec.samples, m.totals.objects, first * std::max<size_t>(nodes, 1),
       c.dataload.access == DataAccess::kIterable, c.dataload.drop_last,
       absl::StrCat("the dataset at ", shown));
 }

@@ -147,8 +147,9 @@ absl::Status NodeAgent::Commit(const std::string& step_uri,
 absl::Status NodeAgent::WriteFile(const std::string& dir_uri,
                                   const std::string& name,
                                   const std::string& data,
-                                  const BackendOptions& options) {
-  ASSIGN_OR_RETURN(auto loc, storage_.Open(dir_uri, options));
+                                  const BackendOptions& options,
+                                  LocationRoot root) {
+  ASSIGN_OR_RETURN(auto loc, storage_.Open(dir_uri, options, root));
   return loc.storage->WriteAtomic(JoinPath(loc.path, name), data);
 }
 

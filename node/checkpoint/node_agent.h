@@ -44,10 +44,11 @@ class NodeAgent {
   absl::Status Commit(const std::string& step_uri, const std::string& metadata,
                       const BackendOptions& options = {});
   // A small file `name` in `dir_uri`, whole or not at all, durably (the
-  // commit's .metadata, a run's result.json); and whether one is there.
+  // commit's .metadata, a run's result.json, a dataset's manifest: `root`
+  // kAsGiven for the last two); and whether one is there.
   absl::Status WriteFile(const std::string& dir_uri, const std::string& name,
-                         const std::string& data,
-                         const BackendOptions& options);
+                         const std::string& data, const BackendOptions& options,
+                         LocationRoot root = LocationRoot::kDefault);
   absl::StatusOr<bool> FileExists(const std::string& dir_uri,
                                   const std::string& name,
                                   const BackendOptions& options);
@@ -77,9 +78,10 @@ class NodeAgent {
 
   // `uri` on this agent's backends (StorageSet::Open): what the
   // coordinator's time-to-visible poll reads with.
-  absl::StatusOr<StorageLocation> OpenStorageAt(const std::string& uri,
-                                                const BackendOptions& options) {
-    return storage_.Open(uri, options);
+  absl::StatusOr<StorageLocation> OpenStorageAt(
+      const std::string& uri, const BackendOptions& options,
+      LocationRoot root = LocationRoot::kDefault) {
+    return storage_.Open(uri, options, root);
   }
 
  private:

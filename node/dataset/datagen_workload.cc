@@ -73,8 +73,6 @@ class DatagenWorkload : public NodeWorkload {
                      const std::string& shown);
   // Making: the dataset fits in what the file system has free.
   absl::Status CheckFreeSpace(Storage& st, const std::string& shown) const;
-  // Removing: the claim and the pending manifest, last.
-  absl::Status RemoveClaim(Storage& st);
   std::string ClaimDirPath() const {
     return JoinPath(location_.path, kDatagenClaimDir);
   }
@@ -90,6 +88,7 @@ class DatagenWorkload : public NodeWorkload {
   StorageLocation location_;
   const ObjectStoreCounters* counters_ = nullptr;
   bool reuse_ = false;
+  bool claim_only_ = false;    // removing: a claim without a pending manifest
   std::string manifest_text_;  // removing: the manifest (or pending) read
   uint64_t first_ = 0, end_ = 0, total_bytes_ = 0;
   std::atomic<uint64_t> next_{0}, bytes_{0}, objects_{0}, samples_{0};
@@ -126,7 +125,8 @@ absl::StatusOr<PrepareOutcome> DatagenWorkload::Prepare(
   RETURN_IF_ERROR(CheckJob());
   ASSIGN_OR_RETURN(const BackendOptions backend, FromWire(job_.backend()));
   RETURN_IF_ERROR(CheckBackendOptions(backend));
-  ASSIGN_OR_RETURN(location_, storage.Open(job_.dataset_uri(), backend));
+  ASSIGN_OR_RETURN(location_, storage.Open(job_.dataset_uri(), backend,
+                                           LocationRoot::kAsGiven));
   counters_ = &storage.counters();
   Storage& st = *location_.storage;
   const std::string shown = EscapeForTerminal(job_.dataset_uri());
@@ -150,11 +150,25 @@ absl::StatusOr<PrepareOutcome> DatagenWorkload::Prepare(
       ASSIGN_OR_RETURN(
           text, ReadManifest(st, ClaimDirPath(), shown, kPendingManifestName));
       if (!text) {
-        return absl::NotFoundError(absl::StrCat(
-            "no dataset at ", shown, ": it holds no ", kDatasetManifestName,
-            " and no ", kDatagenClaimDir, "/", kPendingManifestName,
-            " of an unfinished datagen, and ckptbench removes only the "
-            "objects a manifest names"));
+        // A claim alone (a datagen killed before its pending manifest):
+        // nothing was written; the claim goes (DatagenRound::Finish).
+        ASSIGN_OR_RETURN(const bool claimed,
+                         HoldsDatagenClaim(st, ClaimDirPath()));
+        if (!claimed) {
+          return absl::NotFoundError(absl::StrCat(
+              "no dataset at ", shown, ": it holds no ", kDatasetManifestName,
+              " and no ", kDatagenClaimDir,
+              "/ of an unfinished datagen, and "
+              "ckptbench removes only the objects a manifest names"));
+        }
+        prepared.set_unfinished(true);
+        claim_only_ = true;
+        PrepareOutcome out;
+        out.storage_kind = st.Kind();
+        out.filesystem = st.Filesystem(location_.path);
+        out.cache.method = CacheMethod::kNone;
+        out.workload_outcome = prepared.SerializeAsString();
+        return out;
       }
       const std::string pending =
           absl::StrCat(shown, "/", kDatagenClaimDir, "/", kPendingManifestName);
@@ -246,23 +260,15 @@ absl::Status DatagenWorkload::Claim(Storage& st, const std::string& run_id,
       std::chrono::duration_cast<std::chrono::nanoseconds>(
           std::chrono::system_clock::now().time_since_epoch())
           .count();
-  return st.WriteAtomic(JoinPath(ClaimDirPath(), kPendingManifestName),
-                        DatasetManifestToJson(pending));
-}
-
-absl::Status DatagenWorkload::RemoveClaim(Storage& st) {
-  auto names = ListEntries(st, ClaimDirPath());
-  if (absl::IsNotFound(names.status())) return absl::OkStatus();
-  RETURN_IF_ERROR(names.status());
-  std::vector<std::string> ours;
-  for (const std::string& n : *names) {
-    // The pending manifest and the claim (kClaimName, or kClaimName-<run>
-    // on stores without conditional writes); nothing else there is ours.
-    if (n == kPendingManifestName || n.rfind(kClaimName, 0) == 0) {
-      ours.push_back(n);
-    }
+  absl::Status written =
+      st.WriteAtomic(JoinPath(ClaimDirPath(), kPendingManifestName),
+                     DatasetManifestToJson(pending));
+  if (!written.ok()) {
+    // No object is written without the pending manifest: the claim goes
+    // too, or it would hold the path with nothing to say what it holds.
+    (void)ReleaseDatagenClaim(st, ClaimDirPath());
   }
-  return st.RemoveFiles(ClaimDirPath(), ours);
+  return written;
 }
 
 absl::Status DatagenWorkload::CreateDirs(Storage& st) {
@@ -339,6 +345,7 @@ void DatagenWorkload::Writer(OpStats* ops, const NodePhaseContext& ctx) {
 
 absl::Status DatagenWorkload::Remove(const NodePhaseContext& ctx) {
   Storage& st = *location_.storage;
+  if (claim_only_) return absl::OkStatus();  // nothing but the claim
   if (job_.manifest_owner()) {
     // The pending manifest first (a dataset made before there was one
     // gets one now): a removal killed after the manifest went can be
@@ -382,8 +389,8 @@ absl::Status DatagenWorkload::Remove(const NodePhaseContext& ctx) {
     }
   }
   RETURN_IF_ERROR(st.RemoveFiles(JoinPath(location_.path, top), {}));
-  // Last, the claim: until it goes, a later --remove finishes this one.
-  if (job_.manifest_owner()) RETURN_IF_ERROR(RemoveClaim(st));
+  // The claim stays until every node's share is gone (DatagenRound::
+  // Finish releases it): until then, a later --remove finishes this one.
   return absl::OkStatus();
 }
 

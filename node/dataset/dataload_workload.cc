@@ -145,8 +145,9 @@ absl::StatusOr<PrepareOutcome> DataloadWorkload::Prepare(
   RETURN_IF_ERROR(CheckBackendOptions(backend));
   ASSIGN_OR_RETURN(const CacheMode mode,
                    FromWire(job_.cache_mode(), "io.cache_mode"));
-  ASSIGN_OR_RETURN(StorageLocation root,
-                   storage.Open(job_.dataset_uri(), backend));
+  ASSIGN_OR_RETURN(
+      StorageLocation root,
+      storage.Open(job_.dataset_uri(), backend, LocationRoot::kAsGiven));
   counters_ = &storage.counters();
   root_ = root.path;
   const std::string shown = EscapeForTerminal(job_.dataset_uri());
@@ -188,7 +189,8 @@ absl::StatusOr<PrepareOutcome> DataloadWorkload::Prepare(
     for (uint32_t w = 0; w < job_.num_workers(); ++w) {
       sets_.push_back(std::make_unique<StorageSet>(storage.memory()));
       ASSIGN_OR_RETURN(StorageLocation loc,
-                       sets_.back()->Open(job_.dataset_uri(), backend));
+                       sets_.back()->Open(job_.dataset_uri(), backend,
+                                          LocationRoot::kAsGiven));
       LoaderWorker worker;
       worker.storage = loc.storage.get();
       worker.counters = &sets_.back()->counters();
@@ -238,6 +240,8 @@ absl::StatusOr<v1::DatasetListing> DataloadWorkload::ListDatasetAt(
   set(limits.max_page_bytes(), &bounds.max_page_bytes);
   set(limits.max_bytes(), &bounds.max_bytes);
   bounds.abort = &abort;
+  bounds.keys = "dataset.list_max_";
+  bounds.memory_bytes = AvailableMemory().available_bytes / 5 * 4;
   ASSIGN_OR_RETURN(ListedDataset d, ListDataset(storage, *counters_, root_,
                                                 format, shown, bounds));
   uint64_t names = 0;

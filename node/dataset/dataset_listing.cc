@@ -6,6 +6,7 @@
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "common/bytes.h"
 #include "common/dataset_layout.h"
 #include "common/dataset_manifest.h"
 #include "common/hash_mix.h"
@@ -34,8 +35,10 @@ uint64_t HashText(uint64_t h, const std::string& s) {
 // Groups one shard's members into samples by WebDataset's key.
 class MemberIndexer : public TarSink {
  public:
-  MemberIndexer(ListedDataset::Members* m, std::string shard)
-      : m_(m), shard_(std::move(shard)) {}
+  // `memory_bytes`: what the index may hold (0: unchecked).
+  MemberIndexer(ListedDataset::Members* m, std::string shard,
+                uint64_t memory_bytes)
+      : m_(m), shard_(std::move(shard)), memory_bytes_(memory_bytes) {}
 
   absl::Status OnMember(const TarMember& member) override {
     const std::string key = WebDatasetKey(member.name);
@@ -53,6 +56,14 @@ class MemberIndexer : public TarSink {
       return absl::ResourceExhaustedError(absl::StrCat(
           "the shards hold more than ", kMaxDatasetSamples, " samples"));
     }
+    // 20 bytes a sample (its block and size, vectors that may double).
+    if (memory_bytes_ != 0 && m_->size.size() % 65536 == 65535 &&
+        m_->size.size() * 2 * 20 > memory_bytes_) {
+      return absl::ResourceExhaustedError(absl::StrCat(
+          "the shards' index reached ", m_->size.size(), " samples at ", shard_,
+          ": more than the ", FormatBytes(memory_bytes_),
+          " (80% of the memory available) this node may hold for it"));
+    }
     open_ = true;
     key_ = key;
     start_ = member.offset;
@@ -68,6 +79,7 @@ class MemberIndexer : public TarSink {
  private:
   ListedDataset::Members* m_;
   const std::string shard_;
+  const uint64_t memory_bytes_;
   bool open_ = false;
   std::string key_;
   uint64_t start_ = 0;
@@ -84,8 +96,9 @@ struct IndexNotes {
 // stops at `abort`.
 absl::StatusOr<std::shared_ptr<const ListedDataset::Members>> IndexShards(
     Storage& storage, const std::string& root,
-    const std::vector<ListedObject>& shards, const std::atomic<bool>* abort,
+    const std::vector<ListedObject>& shards, const ListingBounds& bounds,
     IndexNotes* notes) {
+  const std::atomic<bool>* abort = bounds.abort;
   auto m = std::make_shared<ListedDataset::Members>();
   std::vector<unsigned char> buf(4 << 20);
   for (const ListedObject& shard : shards) {
@@ -104,7 +117,7 @@ absl::StatusOr<std::shared_ptr<const ListedDataset::Members>> IndexShards(
     ASSIGN_OR_RETURN(std::unique_ptr<ReadableFile> f,
                      storage.OpenRead(JoinPath(root, shard.name), options));
     TarStreamReader tar(shown, shard.size);
-    MemberIndexer sink(m.get(), shown);
+    MemberIndexer sink(m.get(), shown, bounds.memory_bytes);
     for (uint64_t at = 0; at < shard.size && !tar.ended();) {
       if (abort != nullptr && abort->load(std::memory_order_relaxed)) {
         return absl::AbortedError(absl::StrCat("indexing ", shown,
@@ -254,8 +267,8 @@ absl::StatusOr<ListedDataset> ListDataset(Storage& storage,
     const uint64_t r0 = counters.requests.load();
     t0 = Clock::now();
     IndexNotes notes;
-    ASSIGN_OR_RETURN(
-        d.members, IndexShards(storage, root, d.objects, bounds.abort, &notes));
+    ASSIGN_OR_RETURN(d.members,
+                     IndexShards(storage, root, d.objects, bounds, &notes));
     d.index_bytes = notes.bytes;
     d.overlong = notes.overlong;
     d.overlong_bytes = notes.overlong_bytes;

@@ -70,8 +70,9 @@ struct ListedDataset {
 // Lists (and indexes) the dataset at `root` (the backend's path) of
 // `format` within `bounds` (whose abort flag also stops the index between
 // reads); `shown` names it in errors; requests count in `counters`. A name
-// listed twice, a 0-byte shard, and a dataset of no sample at all are
-// refused (FailedPrecondition, naming them).
+// listed twice (DataLoss: the server's), a 0-byte shard and a dataset of no
+// sample at all (FailedPrecondition) are refused, naming them; so is an
+// index past bounds.memory_bytes (ResourceExhausted).
 absl::StatusOr<ListedDataset> ListDataset(Storage& storage,
                                           const ObjectStoreCounters& counters,
                                           const std::string& root,

@@ -23,6 +23,36 @@ absl::StatusOr<std::optional<std::string>> ReadManifest(
   return text;
 }
 
+namespace {
+
+bool IsClaimEntry(const std::string& name) {
+  return name.rfind(kClaimName, 0) == 0;
+}
+
+}  // namespace
+
+absl::Status ReleaseDatagenClaim(Storage& st, const std::string& claim_dir) {
+  auto names = ListEntries(st, claim_dir);
+  if (absl::IsNotFound(names.status())) return absl::OkStatus();
+  RETURN_IF_ERROR(names.status());
+  std::vector<std::string> ours;
+  for (const std::string& n : *names) {
+    if (n == kPendingManifestName || IsClaimEntry(n)) ours.push_back(n);
+  }
+  return st.RemoveFiles(claim_dir, ours);
+}
+
+absl::StatusOr<bool> HoldsDatagenClaim(Storage& st,
+                                       const std::string& claim_dir) {
+  auto names = ListEntries(st, claim_dir);
+  if (absl::IsNotFound(names.status())) return false;
+  RETURN_IF_ERROR(names.status());
+  for (const std::string& n : *names) {
+    if (IsClaimEntry(n)) return true;
+  }
+  return false;
+}
+
 absl::StatusOr<DatasetLook> LookAtDataset(Storage& st, const std::string& root,
                                           const std::string& shown) {
   DatasetLook look;

@@ -15,12 +15,18 @@ ListingPager::ListingPager(const ListingBounds& bounds, std::string shown,
       shown_(EscapeForTerminal(shown)),
       token_name_(std::move(token_name)) {}
 
+std::string ListingPager::Key(const char* name, const char* env) const {
+  if (bounds_.keys.empty()) return "";
+  return absl::StrCat(bounds_.keys, name, " (", env, ")");
+}
+
 absl::Status ListingPager::Exceeded(const std::string& what, uint64_t bound,
                                     const std::string& key) const {
   return absl::ResourceExhaustedError(absl::StrCat(
       "listing ", shown_, ": more than ", what, " ", bound, " after ", pages_,
       " page(s) (", entries_, " entries, ", FormatBytes(bytes_),
-      " of answers); expected a smaller listing, or a larger ", key));
+      " of answers); expected a smaller listing",
+      key.empty() ? "" : absl::StrCat(", or a larger ", key)));
 }
 
 absl::Status ListingPager::BeforePage() {
@@ -32,7 +38,11 @@ absl::Status ListingPager::BeforePage() {
   }
   if (pages_ >= bounds_.max_pages) {
     return Exceeded("the pages allowed,", bounds_.max_pages,
-                    "dataset.list_max_pages (CKPT_LIST_MAX_PAGES)");
+                    Key("pages", "CKPT_LIST_MAX_PAGES"));
+  }
+  if (bytes_ >= bounds_.max_bytes) {
+    return Exceeded("the bytes all pages may have,", bounds_.max_bytes,
+                    Key("bytes", "CKPT_LIST_MAX_BYTES"));
   }
   ++pages_;
   return absl::OkStatus();
@@ -52,19 +62,28 @@ absl::Status ListingPager::AfterPage(uint64_t body_bytes, uint64_t entries,
   name_bytes_ += name_bytes;
   if (body_bytes > bounds_.max_page_bytes) {
     return Exceeded("the bytes one page may have,", bounds_.max_page_bytes,
-                    "dataset.list_max_page_bytes (CKPT_LIST_MAX_PAGE_BYTES)");
+                    Key("page_bytes", "CKPT_LIST_MAX_PAGE_BYTES"));
   }
   if (bytes_ > bounds_.max_bytes) {
     return Exceeded("the bytes all pages may have,", bounds_.max_bytes,
-                    "dataset.list_max_bytes (CKPT_LIST_MAX_BYTES)");
+                    Key("bytes", "CKPT_LIST_MAX_BYTES"));
   }
   if (entries_ > bounds_.max_entries) {
     return Exceeded("the objects and prefixes allowed,", bounds_.max_entries,
-                    "dataset.list_max_objects (CKPT_LIST_MAX_OBJECTS)");
+                    Key("objects", "CKPT_LIST_MAX_OBJECTS"));
   }
   if (name_bytes_ > bounds_.max_name_bytes) {
     return Exceeded("the bytes of names allowed,", bounds_.max_name_bytes,
-                    "dataset.list_max_key_bytes (CKPT_LIST_MAX_KEY_BYTES)");
+                    Key("key_bytes", "CKPT_LIST_MAX_KEY_BYTES"));
+  }
+  const uint64_t held = entries_ * kListedEntryBytes + name_bytes_;
+  if (bounds_.memory_bytes != 0 && held > bounds_.memory_bytes) {
+    return absl::ResourceExhaustedError(absl::StrCat(
+        "listing ", shown_, ": its ", entries_, " entries would hold ",
+        FormatBytes(held), " after ", pages_, " page(s), more than the ",
+        FormatBytes(bounds_.memory_bytes),
+        " (80% of the memory available) this node may use for it; expected "
+        "a smaller listing, or a node with more memory"));
   }
   if (!truncated) {
     // A last page with a token is a server that does not say what it

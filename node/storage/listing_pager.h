@@ -24,15 +24,25 @@ namespace ckpt {
 // A listing's bounds (dataset.list_* for a dataset's listing, these
 // defaults for every other). Objects and prefixes both count as entries.
 struct ListingBounds {
-  uint64_t max_entries = 1ull << 26;      // 64 Mi objects and prefixes
+  uint64_t max_entries = 1ull << 25;      // 32 Mi objects and prefixes
   uint64_t max_pages = 1ull << 20;        // pages asked, in all
-  uint64_t max_name_bytes = 4ull << 30;   // names and versions kept, summed
+  uint64_t max_name_bytes = 2ull << 30;   // names and versions kept, summed
   uint64_t max_page_bytes = 16ull << 20;  // one page's response body
-  uint64_t max_bytes = 64ull << 30;       // all pages' bodies, summed
+  uint64_t max_bytes = 32ull << 30;       // all pages' bodies, summed
+  // What the listing may hold in memory (kListedEntryBytes per entry and
+  // its names' bytes); 0: unchecked. A dataset's listing: 80% of what the
+  // node has.
+  uint64_t memory_bytes = 0;
+  // The keys that set these bounds, named in errors ("dataset.list_max_");
+  // "": the bounds every other listing has, which no key sets.
+  std::string keys = "";
   // Set when the run is stopped (a signal, the coordinator's abort): the
   // listing ends before its next page. May be null.
   const std::atomic<bool>* abort = nullptr;
 };
+
+// What one listed entry holds beside its names (a ListedObject).
+inline constexpr uint64_t kListedEntryBytes = 96;
 
 // The default bounds with at most `entries` entries.
 inline ListingBounds AtMost(uint64_t entries) {
@@ -77,6 +87,8 @@ class ListingPager {
  private:
   absl::Status Exceeded(const std::string& what, uint64_t bound,
                         const std::string& key) const;
+  // "dataset.list_max_pages (CKPT_LIST_MAX_PAGES)", or "" (no key).
+  std::string Key(const char* name, const char* env) const;
 
   const ListingBounds bounds_;
   const std::string shown_;

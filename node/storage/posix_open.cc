@@ -1,5 +1,6 @@
 #include "node/storage/posix_open.h"
 
+#include <dirent.h>
 #include <fcntl.h>
 #include <linux/openat2.h>
 #include <sys/stat.h>
@@ -289,10 +290,81 @@ absl::Status RemoveBeneath(const std::string& dir_in,
   const int rc = unlinkat(*pfd, base.c_str(), AT_REMOVEDIR);
   const int err = errno;
   close(*pfd);
-  if (rc != 0 && err != ENOENT && err != ENOTEMPTY && err != EEXIST) {
+  // ENOTDIR: the root is a symbolic link the user chose (resolved as
+  // given): the link stays, as a directory that is not empty would.
+  if (rc != 0 && err != ENOENT && err != ENOTEMPTY && err != EEXIST &&
+      !(err == ENOTDIR && dir == root)) {
     return PosixError("remove directory", dir, err);
   }
   return absl::OkStatus();
+}
+
+namespace {
+
+constexpr int kMaxRemoveDepth = 64;
+
+// Removes the entry `name` of the directory `dfd` and, for a directory,
+// what it holds first; nothing is followed.
+absl::Status RemoveAllAt(int dfd, const std::string& name,
+                         const std::string& shown, int depth) {
+  struct stat st;
+  if (fstatat(dfd, name.c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0) {
+    if (errno == ENOENT) return absl::OkStatus();
+    return PosixError("stat", shown, errno);
+  }
+  if (S_ISDIR(st.st_mode)) {
+    if (depth >= kMaxRemoveDepth) {
+      return absl::FailedPreconditionError(
+          absl::StrCat(shown, ": more than ", kMaxRemoveDepth,
+                       " directories deep; not removed"));
+    }
+    const int sub = openat(dfd, name.c_str(),
+                           O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    if (sub < 0) return PosixError("open directory", shown, errno);
+    DIR* d = fdopendir(sub);
+    if (d == nullptr) {
+      const int err = errno;
+      close(sub);
+      return PosixError("list", shown, err);
+    }
+    std::vector<std::string> names;
+    while (dirent* e = readdir(d)) {
+      if (!IsDotName(e->d_name)) names.push_back(e->d_name);
+    }
+    absl::Status s;
+    for (const std::string& n : names) {
+      s = RemoveAllAt(dirfd(d), n, JoinName(shown, n), depth + 1);
+      if (!s.ok()) break;
+    }
+    closedir(d);
+    if (!s.ok()) return s;
+  }
+  if (unlinkat(dfd, name.c_str(), S_ISDIR(st.st_mode) ? AT_REMOVEDIR : 0) !=
+          0 &&
+      errno != ENOENT) {
+    return PosixError("remove", shown, errno);
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+absl::Status RemoveAllBeneath(const std::string& path,
+                              const std::string& root) {
+  const std::string p = Stripped(path);
+  const std::string name = p.substr(p.rfind('/') + 1);
+  if (name.empty() || IsDotName(name)) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("refusing to remove ", path, ": not a name of an entry"));
+  }
+  auto dfd = OpenDirBeneath(DirOf(p), root);
+  if (!dfd.ok()) {
+    if (absl::IsNotFound(dfd.status())) return absl::OkStatus();
+    return dfd.status();
+  }
+  absl::Status s = RemoveAllAt(*dfd, name, p, 0);
+  close(*dfd);
+  return s;
 }
 
 absl::Status UnlinkFileBeneath(const std::string& path,

@@ -62,6 +62,11 @@ absl::Status RemoveBeneath(const std::string& dir,
                            const std::vector<std::string>& names,
                            const std::string& root = "");
 
+// Removes `path` and, if it is a directory, everything under it, relative
+// to its parent opened by OpenDirBeneath(its directory, root): no link on
+// the way, nor inside (a link is removed, never followed). Missing is fine.
+absl::Status RemoveAllBeneath(const std::string& path, const std::string& root);
+
 // Unlinks the regular file `path` names (missing is fine) relative to its
 // directory opened by OpenDirBeneath(its directory, root), before a new
 // file is written there: another name of the same file (a hard link) keeps

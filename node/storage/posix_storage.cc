@@ -181,13 +181,13 @@ std::string FuseCacheNote(const std::string& path, uint64_t resident,
 }  // namespace
 
 absl::StatusOr<std::unique_ptr<Storage>> PosixStorage::Make(
-    StorageFlavour flavour, const std::string& root,
-    std::shared_ptr<EvictionProbes> probes) {
+    StorageFlavour flavour, const std::string& where,
+    std::shared_ptr<EvictionProbes> probes, const std::string& root) {
   Flavour f = Flavour::kLocal;
   if (flavour == StorageFlavour::kFuse) {
     f = Flavour::kFuse;
   } else if (flavour == StorageFlavour::kAuto) {
-    if (MountOf(root).type.rfind("fuse", 0) == 0) f = Flavour::kFuse;
+    if (MountOf(where).type.rfind("fuse", 0) == 0) f = Flavour::kFuse;
   }
   return std::make_unique<PosixStorage>(f, std::move(probes), root);
 }
@@ -248,9 +248,14 @@ absl::StatusOr<std::unique_ptr<WritableFile>> PosixStorage::OpenWrite(
 absl::StatusOr<std::unique_ptr<ReadableFile>> PosixStorage::OpenRead(
     const std::string& path, const ReadOptions& options) {
   const bool direct = options.direct && flavour_ != Flavour::kFuse;
-  // Not blocking on a FIFO, refusing special files, links only beneath.
-  ASSIGN_OR_RETURN(int fd, OpenBeneath(path, O_RDONLY | (direct ? O_DIRECT : 0),
-                                       options.beneath));
+  // Not blocking on a FIFO, refusing special files, links only beneath
+  // (the location trusted as given, when the path lies under it).
+  const std::string beneath = !options.beneath.empty() || root_.empty() ||
+                                      RelativeTo(path, root_).empty()
+                                  ? options.beneath
+                                  : root_;
+  ASSIGN_OR_RETURN(
+      int fd, OpenBeneath(path, O_RDONLY | (direct ? O_DIRECT : 0), beneath));
   struct stat st;
   if (fstat(fd, &st) != 0) {
     int err = errno;
@@ -323,6 +328,12 @@ absl::StatusOr<bool> PosixStorage::Exists(const std::string& path) {
 }
 
 absl::Status PosixStorage::RemoveTree(const std::string& path) {
+  // Below the location, through no link (a directory on the way swapped
+  // for one is refused); elsewhere as std::filesystem does (no link inside
+  // the tree is followed either way).
+  if (InRoot(path) && RelativeTo(path, root_) != "") {
+    return RemoveAllBeneath(path, root_);
+  }
   std::error_code ec;
   std::filesystem::remove_all(path, ec);
   if (ec) return Errno("remove", path, ec.value());

@@ -8,14 +8,16 @@
 // but ENOSYS/EINVAL/ENOTSUP from it or from a directory fsync is not an
 // error. Both evict the page cache before loads. Thread-safe.
 //
-// The location it was made for (`root`: the path the user gave, a dataset
-// or a step directory) is resolved as given, links included: it is the
-// user's choice. Below it, every write, directory creation and removal
-// follows no symbolic link (openat2 RESOLVE_NO_SYMLINKS, mkdirat and
-// unlinkat one component at a time), and a file is written as a new inode
-// (O_EXCL; an existing one is unlinked first), so a hard link planted
-// under the location keeps its other name's bytes. Paths outside it keep
-// the default root of posix_open.h (a step's checkpoints directory).
+// Every file is written as a new inode (O_EXCL; an existing regular file
+// is unlinked first, a link or anything else refused), so a hard link
+// planted where a file goes keeps its other name's bytes. A location
+// trusted as given (`root`: a dataset.path, a results directory; see
+// LocationRoot in storage_factory.h) is resolved as given, links included:
+// it is the user's choice. Below it, every write, directory creation and
+// removal follows no symbolic link (openat2 RESOLVE_NO_SYMLINKS, mkdirat
+// and unlinkat one component at a time), and reads resolve beneath it.
+// Without one (a step's files), paths keep the default root of
+// posix_open.h: the checkpoints directory above the step.
 #ifndef CKPTBENCH_NODE_STORAGE_POSIX_STORAGE_H_
 #define CKPTBENCH_NODE_STORAGE_POSIX_STORAGE_H_
 
@@ -29,13 +31,15 @@ namespace ckpt {
 class PosixStorage : public Storage {
  public:
   enum class Flavour { kLocal, kFuse };
-  // Flavour auto: fuse when `root`'s mount type is fuse.* (or fuseblk).
+  // Flavour auto: fuse when `where`'s mount type is fuse.* (or fuseblk).
   // Cold-read probes are kept in `probes` (the StorageSet's), or in a set of
-  // the backend's own when null.
+  // the backend's own when null. `root`: a location trusted as given (see
+  // above), "" for none.
   static absl::StatusOr<std::unique_ptr<Storage>> Make(
       StorageFlavour flavour = StorageFlavour::kLocal,
-      const std::string& root = "",
-      std::shared_ptr<EvictionProbes> probes = nullptr);
+      const std::string& where = "",
+      std::shared_ptr<EvictionProbes> probes = nullptr,
+      const std::string& root = "");
   explicit PosixStorage(Flavour flavour = Flavour::kLocal,
                         std::shared_ptr<EvictionProbes> probes = nullptr,
                         std::string root = "");

@@ -50,6 +50,25 @@ absl::Status WalkTree(int fd, const std::string& root,
     }
     const std::string n = e->d_name;
     if (IsDotName(n)) continue;
+    // A directory of millions of entries: the abort flag and the memory
+    // bound looked at every few thousand, not only per directory.
+    if (out->size() % 4096 == 4095) {
+      if (bounds.abort != nullptr && bounds.abort->load()) {
+        status = absl::AbortedError(absl::StrCat(
+            "listing ", EscapeForTerminal(root), ": stopped after ",
+            out->size(), " files: the run was aborted"));
+        break;
+      }
+      const uint64_t held = out->size() * (kListedEntryBytes + 64);
+      if (bounds.memory_bytes != 0 && held > bounds.memory_bytes) {
+        status = absl::ResourceExhaustedError(absl::StrCat(
+            "listing ", EscapeForTerminal(root), ": its ", out->size(),
+            " files would hold about ", held, " bytes, more than the ",
+            bounds.memory_bytes,
+            " (80% of the memory available) this node may use for it"));
+        break;
+      }
+    }
     const std::string name = prefix.empty() ? n : absl::StrCat(prefix, "/", n);
     status = CheckRelativeName(name, absl::StrCat("an entry under ", root));
     if (!status.ok()) break;

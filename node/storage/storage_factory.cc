@@ -112,8 +112,9 @@ StorageSet::StorageSet(std::shared_ptr<MemoryStore> memory)
       probes_(std::make_shared<EvictionProbes>()),
       memory_(memory ? std::move(memory) : std::make_shared<MemoryStore>()) {}
 
-absl::StatusOr<StorageLocation> StorageSet::Open(
-    const std::string& uri, const BackendOptions& options) {
+absl::StatusOr<StorageLocation> StorageSet::Open(const std::string& uri,
+                                                 const BackendOptions& options,
+                                                 LocationRoot root) {
   StorageLocation loc;
   if (absl::StartsWith(uri, "mem://")) {
     loc.storage = MemoryStorage::Make(memory_);
@@ -182,14 +183,17 @@ absl::StatusOr<StorageLocation> StorageSet::Open(
   if (loc.path.empty()) {
     return absl::InvalidArgumentError("empty storage path");
   }
-  ASSIGN_OR_RETURN(loc.storage,
-                   PosixStorage::Make(options.flavour, loc.path, probes_));
+  ASSIGN_OR_RETURN(
+      loc.storage,
+      PosixStorage::Make(options.flavour, loc.path, probes_,
+                         root == LocationRoot::kAsGiven ? loc.path : ""));
   return loc;
 }
 
 absl::StatusOr<StorageLocation> OpenStorage(const std::string& uri,
-                                            const BackendOptions& options) {
-  return StorageSet().Open(uri, options);
+                                            const BackendOptions& options,
+                                            LocationRoot root) {
+  return StorageSet().Open(uri, options, root);
 }
 
 }  // namespace ckpt

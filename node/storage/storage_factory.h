@@ -24,6 +24,14 @@ struct StorageLocation {
   std::string path;  // the location in the backend's namespace
 };
 
+// How a file system location is trusted (posix_storage.h): kDefault, each
+// file beneath the directory above its own (a step's: the checkpoints
+// directory); kAsGiven, the location itself is the user's choice (a
+// dataset.path, a results directory): resolved as given, links and all,
+// and below it nothing written, made or removed follows a link, nothing
+// read leads out of it.
+enum class LocationRoot { kDefault, kAsGiven };
+
 // The backends a node holds for one run (its session with the coordinator,
 // or an in-process node's life): object-store backends are kept, one per
 // scheme and option set, so their connection pools, credentials and tokens
@@ -43,8 +51,9 @@ class StorageSet {
   // `options` are the backend settings the coordinator's configuration
   // resolved (s3.*, gcs.*, storage.flavour); the node reads none of them
   // from its environment.
-  absl::StatusOr<StorageLocation> Open(const std::string& uri,
-                                       const BackendOptions& options = {});
+  absl::StatusOr<StorageLocation> Open(
+      const std::string& uri, const BackendOptions& options = {},
+      LocationRoot root = LocationRoot::kDefault);
 
   const ObjectStoreCounters& counters() const { return *counters_; }
   // The store its mem:// locations live in (a set of a worker's own, made
@@ -71,8 +80,9 @@ class StorageSet {
 
 // A backend of its own for one use (a command that reads a file, a test):
 // what a new StorageSet opens.
-absl::StatusOr<StorageLocation> OpenStorage(const std::string& uri,
-                                            const BackendOptions& options = {});
+absl::StatusOr<StorageLocation> OpenStorage(
+    const std::string& uri, const BackendOptions& options = {},
+    LocationRoot root = LocationRoot::kDefault);
 
 // The path part of `uri` as the backend addresses it ("file:///a" -> "/a").
 std::string NativePath(const std::string& uri);

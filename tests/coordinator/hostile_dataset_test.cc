@@ -133,6 +133,25 @@ TEST(HostileDatasetRun, ARemovalThatDidNotFinishIsFinishedByTheNext) {
             std::vector<std::string>{"mem://b/ds/notes.txt"});
 }
 
+// A claim with no pending manifest (a datagen killed between the two, or
+// whose pending write failed) is no dead end: --remove clears it, and the
+// path is free again.
+TEST(HostileDatasetRun, AClaimWithoutAPendingManifestIsClearedByRemove) {
+  auto memory = std::make_shared<MemoryStore>();
+  memory->Put("mem://b/ds/.ckptbench-datagen/.ckptbench-claim", "run-x");
+  Config c = DatagenConfig("mem://b/ds");
+  InProcessRun blocked(memory, c);
+  ASSERT_FALSE(blocked.Run().ok());
+  Config rm = c;
+  rm.dataset.remove = true;
+  InProcessRun removal(memory, rm);
+  absl::Status s = removal.Run();
+  ASSERT_TRUE(s.ok()) << s;
+  EXPECT_EQ(removal.result.dataset->removed_objects, 0u);
+  EXPECT_EQ(Under(memory, "mem://b/ds/"), std::vector<std::string>{});
+  ASSERT_TRUE(InProcessRun(memory, c).Run().ok());
+}
+
 // A dataset larger than the file system's free space is refused before
 // anything is written (preflight: input to fix), with both figures.
 TEST(HostileDatasetRun, ADatasetLargerThanTheFreeSpaceIsRefusedFirst) {

@@ -6,9 +6,11 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <chrono>
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <thread>
 
 #include "tests/testing/subprocess.h"
 #include "tests/testing/temp_dir.h"
@@ -115,6 +117,54 @@ TEST(HostileDataset, AHardLinkPlantedUnderTheDatasetKeepsItsOtherNamesBytes) {
   EXPECT_EQ(ReadFile(t.Sub("victim")), "the victim's bytes");
   EXPECT_EQ(ReadFile(planted), sample_bytes);
   EXPECT_EQ(fs::hard_link_count(planted), 1u);
+}
+
+// A dataset.path that is itself a link the user chose is resolved as
+// given: datagen and --remove work through it, and the link stays.
+TEST(HostileDataset, ADatasetPathThatIsALinkIsTheUsersChoice) {
+  TempDir t;
+  fs::create_directories(t.Sub("real"));
+  fs::create_directory_symlink(t.Sub("real"), t.Sub("ds"));
+  ProcessResult made = Datagen(t);
+  ASSERT_EQ(made.exit_code, 0) << made.err;
+  EXPECT_EQ(Snapshot(t.Sub("real/samples")).size(), 8u);
+  ProcessResult gone = Datagen(t, {"--remove"});
+  ASSERT_EQ(gone.exit_code, 0) << gone.err;
+  EXPECT_TRUE(fs::is_symlink(t.Sub("ds")));
+  EXPECT_TRUE(fs::is_directory(t.Sub("real")));
+  EXPECT_TRUE(fs::is_empty(t.Sub("real")));
+}
+
+// Two datagens of different datasets on one path, the second started
+// 0.3 s after the first (both exited 0, leaving a dataset whose next read
+// failed on a checksum): the second is refused naming the first's claim,
+// and the first's dataset reads back whole, every byte checked.
+TEST(HostileDataset, TwoDatagensOnOnePathOneMakesItTheOtherIsRefused) {
+  TempDir t;
+  auto env = [&](const std::string& samples) {
+    return std::map<std::string, std::string>{
+        {"CKPT_DATASET_PATH", t.Sub("ds")}, {"CKPT_DATASET_FORMAT", "files"},
+        {"CKPT_DATASET_SAMPLES", samples},  {"CKPT_SAMPLE_BYTES", "4KiB"},
+        {"CKPT_SAMPLE_SPREAD", "0"},        {"CKPT_DATAGEN_THREADS", "1"}};
+  };
+  Process first({CkptbenchBinary(), "datagen", "-q"}, env("4000"));
+  std::this_thread::sleep_for(std::chrono::milliseconds(300));
+  ProcessResult second = RunCkptbench({"datagen", "-q"}, env("3000"));
+  ASSERT_EQ(first.Wait(120), 0) << first.Err();
+  EXPECT_NE(second.exit_code, 0);
+  const bool claimed =
+      second.err.find("is claimed by run") != std::string::npos;
+  const bool other =
+      second.err.find("is another one than asked for") != std::string::npos;
+  EXPECT_TRUE(claimed || other) << second.err;
+  auto read = env("4000");
+  read["CKPT_WORKLOAD"] = "dataload";
+  read["CKPT_EPOCHS"] = "1";
+  read["NUM_DEVICES"] = "1";
+  ProcessResult epoch =
+      RunCkptbench({"run", "--results-dir", t.Sub("res")}, read);
+  ASSERT_EQ(epoch.exit_code, 0) << epoch.err;
+  EXPECT_NE(epoch.out.find("each once"), std::string::npos) << epoch.out;
 }
 
 }  // namespace

@@ -75,6 +75,7 @@ TEST(ListingPager, RefusesARepeatedTokenATruncatedPageWithoutOneAndBounds) {
   }
   {
     b.max_pages = 3;
+    b.keys = "dataset.list_max_";
     ListingPager p(b, "s3://b/p/", "t");
     for (int i = 0; i < 3; ++i) {
       ASSERT_TRUE(p.BeforePage().ok());
@@ -121,6 +122,7 @@ TEST(HostileListing, AnS3ServerWithNewTokensForEverStopsAtThePageBound) {
   });
   auto st = FakeS3(s3);
   ListingBounds b;
+  b.keys = "dataset.list_max_";
   b.max_pages = 40;
   auto listed = st->ListTree("s3://b/ds", b);
   ASSERT_FALSE(listed.ok());
@@ -131,6 +133,7 @@ TEST(HostileListing, AnS3ServerWithNewTokensForEverStopsAtThePageBound) {
   EXPECT_EQ(s3.requests().size(), 40u);
   // The objects bound the same way.
   b = ListingBounds{};
+  b.keys = "dataset.list_max_";
   b.max_entries = 25;
   listed = st->ListTree("s3://b/ds", b);
   ASSERT_FALSE(listed.ok());
@@ -216,6 +219,7 @@ TEST(HostileListing, GcsPrefixesWithoutEndCountAgainstTheBounds) {
   });
   auto st = FakeGcs(gcs);
   ListingBounds b;
+  b.keys = "dataset.list_max_";
   b.max_name_bytes = 8 << 20;  // 8 pages' worth
   auto listed = st->ListTree("gs://b/ds", b);
   ASSERT_FALSE(listed.ok());
@@ -227,12 +231,59 @@ TEST(HostileListing, GcsPrefixesWithoutEndCountAgainstTheBounds) {
   // Without that bound, the objects' bound counts prefixes too.
   n = 0;
   b = ListingBounds{};
+  b.keys = "dataset.list_max_";
   b.max_entries = 5000;
   listed = st->ListTree("gs://b/ds", b);
   ASSERT_FALSE(listed.ok());
   EXPECT_NE(listed.status().message().find("dataset.list_max_objects"),
             std::string::npos)
       << listed.status();
+}
+
+TEST(HostileListing, AHugeGcsPageEndsAtItsCeilingUnread) {
+  std::string items;
+  while (items.size() < (20u << 20)) {
+    absl::StrAppend(&items, items.empty() ? "" : ",", "{\"name\":\"ds/",
+                    std::string(1000, 'g'), items.size(),
+                    ".tar\",\"size\":\"5\"}");
+  }
+  const std::string page = absl::StrCat("{\"items\":[", items, "]}");
+  items.clear();
+  StubHttpServer gcs([&](const StubRequest&) {
+    return StubResponse{200, page, "Content-Type: application/json\r\n"};
+  });
+  auto st = FakeGcs(gcs);
+  auto listed = st->ListTree("gs://b/ds", ListingBounds{});
+  ASSERT_FALSE(listed.ok());
+  EXPECT_NE(listed.status().message().find("the response body passed "
+                                           "16777216 bytes"),
+            std::string::npos)
+      << listed.status();
+  EXPECT_EQ(gcs.requests().size(), 1u);
+}
+
+// What a listing holds is bounded by the node's memory (a dataset's
+// listing: 80% of it): here 1 MiB, reached within a few pages.
+TEST(HostileListing, AListingPastTheMemoryItMayHoldIsRefused) {
+  std::atomic<int> n{0};
+  StubHttpServer s3([&](const StubRequest&) {
+    std::string keys;
+    const int k = n++;
+    for (int i = 0; i < 1000; ++i) {
+      absl::StrAppend(&keys, S3Key(absl::StrCat("ds/", k, "-", i, ".tar")));
+    }
+    return StubResponse{200, S3Page(keys, absl::StrCat("t", k))};
+  });
+  auto st = FakeS3(s3);
+  ListingBounds b;
+  b.memory_bytes = 1 << 20;
+  auto listed = st->ListTree("s3://b/ds", b);
+  ASSERT_FALSE(listed.ok());
+  EXPECT_TRUE(absl::IsResourceExhausted(listed.status())) << listed.status();
+  EXPECT_NE(listed.status().message().find("of the memory available"),
+            std::string::npos)
+      << listed.status();
+  EXPECT_LE(s3.requests().size(), 12u);
 }
 
 TEST(HostileListing, TheAbortFlagStopsAListingBetweenPages) {
