@@ -125,6 +125,13 @@ absl::StatusOr<DatasetManifest> DatasetManifestFromJson(
   return m;
 }
 
+absl::Status NoDatasetAt(const std::string& shown) {
+  return absl::NotFoundError(absl::StrCat(
+      "no dataset at ", shown, ": it holds no ", kDatasetManifestName,
+      "; make one with `ckptbench datagen` (dataset.path), or read your own "
+      "with dataset.source=listed"));
+}
+
 absl::Status CheckManifestTotals(const DatasetManifest& m,
                                  const std::string& what) {
   const DatasetTotals want = ComputeTotals(m.spec);

@@ -40,6 +40,10 @@ std::string DatasetManifestToJson(const DatasetManifest& manifest);
 absl::StatusOr<DatasetManifest> DatasetManifestFromJson(
     std::string_view text, const std::string& what);
 
+// A dataload of a dataset of ckptbench's where `shown` holds no manifest:
+// NotFound saying how to make one or read one's own.
+absl::Status NoDatasetAt(const std::string& shown);
+
 // Whether the manifest's totals (objects, bytes, the samples' bytes) are
 // what its spec's layout gives (ComputeTotals: a walk of every sample,
 // tens of ns each); if not, DataLoss naming `what`, the field, both values.

@@ -37,12 +37,7 @@ absl::Status CheckDatagen(const Config& c, const DatasetLook& look,
 absl::Status CheckDataload(const Config& c, const DatasetLook& look,
                            const std::string& uri, size_t nodes) {
   const std::string shown = EscapeForTerminal(uri);
-  if (!look.manifest_found) {
-    return absl::NotFoundError(absl::StrCat(
-        "no dataset at ", shown, ": it holds no ", kDatasetManifestName,
-        "; make one with `ckptbench datagen` (dataset.path), or read your "
-        "own with dataset.source=listed"));
-  }
+  if (!look.manifest_found) return NoDatasetAt(shown);
   const std::string where = absl::StrCat(shown, "/", kDatasetManifestName);
   ASSIGN_OR_RETURN(const DatasetManifest m,
                    DatasetManifestFromJson(look.manifest, where));

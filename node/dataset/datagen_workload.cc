@@ -67,6 +67,8 @@ class DatagenWorkload : public NodeWorkload {
                                                : SampleSize(spec_, k);
   }
   absl::Status CreateDirs(Storage& st);
+  // The prepare's reply: where the dataset is and what was found there.
+  PrepareOutcome Outcome(const v1::DatagenPrepared& prepared) const;
   // Making: claims the dataset's path for this run and writes the pending
   // manifest there (manifest owner only).
   absl::Status Claim(Storage& st, const std::string& run_id,
@@ -163,12 +165,7 @@ absl::StatusOr<PrepareOutcome> DatagenWorkload::Prepare(
         }
         prepared.set_unfinished(true);
         claim_only_ = true;
-        PrepareOutcome out;
-        out.storage_kind = st.Kind();
-        out.filesystem = st.Filesystem(location_.path);
-        out.cache.method = CacheMethod::kNone;
-        out.workload_outcome = prepared.SerializeAsString();
-        return out;
+        return Outcome(prepared);
       }
       const std::string pending =
           absl::StrCat(shown, "/", kDatagenClaimDir, "/", kPendingManifestName);
@@ -201,9 +198,14 @@ absl::StatusOr<PrepareOutcome> DatagenWorkload::Prepare(
     for (uint64_t k = first_; k < end_; ++k) total_bytes_ += ObjectBytes(k);
     RETURN_IF_ERROR(CreateDirs(st));
   }
+  return Outcome(prepared);
+}
+
+PrepareOutcome DatagenWorkload::Outcome(
+    const v1::DatagenPrepared& prepared) const {
   PrepareOutcome out;
-  out.storage_kind = st.Kind();
-  out.filesystem = st.Filesystem(location_.path);
+  out.storage_kind = location_.storage->Kind();
+  out.filesystem = location_.storage->Filesystem(location_.path);
   out.cache.method = CacheMethod::kNone;
   out.workload_outcome = prepared.SerializeAsString();
   return out;

@@ -158,12 +158,7 @@ absl::StatusOr<PrepareOutcome> DataloadWorkload::Prepare(
   } else {
     ASSIGN_OR_RETURN(std::optional<std::string> text,
                      ReadManifest(*root.storage, root_, shown));
-    if (!text) {
-      return absl::NotFoundError(absl::StrCat(
-          "no dataset at ", shown, ": it holds no ", kDatasetManifestName,
-          "; make one with `ckptbench datagen` (dataset.path), or read "
-          "your own with dataset.source=listed"));
-    }
+    if (!text) return NoDatasetAt(shown);
     const std::string where = absl::StrCat(shown, "/", kDatasetManifestName);
     ASSIGN_OR_RETURN(const DatasetManifest manifest,
                      DatasetManifestFromJson(*text, where));

@@ -190,16 +190,23 @@ TEST(HostileFiles, AHugeSparseShardIsRefusedByItsSizeAtOnce) {
       << load.err;
 }
 
+// A save whose file thread the test hook blocks in read(2) (a system call
+// no signal ends here, as in a FUSE mount whose daemon stopped answering).
+Process HungSave(const TempDir& t) {
+  auto env = Env(t.Sub("ckpt"), 1, "save-only");
+  env["NUM_SAVE_CALLS"] = "2";
+  env["CKPTBENCH_TEST_HANG_IN_SAVE"] = "1";
+  return Process({CkptbenchBinary(), "run", "--results-dir", t.Sub("res")},
+                 env);
+}
+
 // Issue 27, item 3: signals end a run within a few seconds whatever it is
 // blocked in. A save's file thread stuck in read(2) (a system call no
 // signal ends here, as in a FUSE mount whose daemon stopped answering)
 // once kept the process until SIGKILL, with no result.json.
 TEST(Signals, ARunStuckInASystemCallEndsSecondsAfterSigterm) {
   TempDir t;
-  auto env = Env(t.Sub("ckpt"), 1, "save-only");
-  env["NUM_SAVE_CALLS"] = "2";
-  env["CKPTBENCH_TEST_HANG_IN_SAVE"] = "1";
-  Process p({CkptbenchBinary(), "run", "--results-dir", t.Sub("res")}, env);
+  Process p = HungSave(t);
   ASSERT_TRUE(p.WaitForOutput("per checkpoint", 30)) << p.Err();
   std::this_thread::sleep_for(std::chrono::milliseconds(1000));
   const auto t0 = std::chrono::steady_clock::now();
@@ -225,10 +232,7 @@ TEST(Signals, ARunStuckInASystemCallEndsSecondsAfterSigterm) {
 // said "the run had not stopped 0.0 s later").
 TEST(Signals, ASecondSignalSaysSo) {
   TempDir t;
-  auto env = Env(t.Sub("ckpt"), 1, "save-only");
-  env["NUM_SAVE_CALLS"] = "2";
-  env["CKPTBENCH_TEST_HANG_IN_SAVE"] = "1";
-  Process p({CkptbenchBinary(), "run", "--results-dir", t.Sub("res")}, env);
+  Process p = HungSave(t);
   ASSERT_TRUE(p.WaitForOutput("per checkpoint", 30)) << p.Err();
   std::this_thread::sleep_for(std::chrono::milliseconds(1000));
   p.Signal(SIGTERM);
