@@ -16,6 +16,7 @@
 #include <google/protobuf/stubs/logging.h>
 #include <google/protobuf/util/message_differencer.h>
 
+#include <atomic>
 #include <cstddef>
 #include <cstdint>
 #include <cstdlib>
@@ -126,7 +127,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   if (ckpt::SmallEnoughToPrepare(*job)) {
     ckpt::StorageSet storage;
     ckpt::CheckpointWorkload workload;
-    (void)workload.Prepare(*std::move(job), storage);
+    const std::atomic<bool> abort{false};
+    (void)workload.Prepare(*std::move(job), storage, abort);
     workload.GiveBack();
   }
   return 0;
