@@ -22,8 +22,7 @@ COPY . .
 # sets CCACHE_BASEDIR, so the paths match).
 ARG CCACHE_DIR=/var/cache/ccache
 RUN --mount=type=cache,target=/var/cache/ccache,id=ckptbench-ccache \
-    CKPT_TARGETS=ckptbench bash scripts/build.sh build \
-      -DCKPTBENCH_TESTS=OFF -DCKPTBENCH_BENCH=OFF \
+    bash scripts/build.sh --main \
  && strip --strip-all -o /ckptbench build/ckptbench
 
 FROM debian:12-slim

@@ -21,12 +21,17 @@ std::string Config::CheckpointsPath() const {
   return p + "/checkpoints";
 }
 
+uint64_t Config::SampleSpread() const {
+  return dataset.sample_spread == kAutoSpread ? dataset.sample_bytes / 6
+                                              : dataset.sample_spread;
+}
+
 DatasetSpec DatasetSpecOf(const Config& c) {
   DatasetSpec s;
   s.format = c.dataset.format;
   s.samples = c.dataset.samples;
   s.sample_bytes = c.dataset.sample_bytes;
-  s.sample_spread = c.dataset.sample_spread;
+  s.sample_spread = c.SampleSpread();
   s.shard_bytes =
       c.dataset.format == DatasetFormat::kTar ? c.dataset.shard_bytes : 0;
   s.spread_prefixes = c.dataset.format == DatasetFormat::kFiles

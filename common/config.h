@@ -151,6 +151,9 @@ struct GcsConfig {
   bool operator==(const GcsConfig&) const = default;
 };
 
+// dataset.sample_spread = auto: a sixth of the sample's size.
+inline constexpr uint64_t kAutoSpread = UINT64_MAX;
+
 // Bounds on a listed dataset's listing (dataset.list_*): a listing past
 // one is refused naming it (node/storage/listing_pager.h).
 struct ListLimits {
@@ -171,9 +174,11 @@ struct DatasetOptions {
   DatasetFormat format = DatasetFormat::kTar;
   uint64_t samples = 10000;
   uint64_t sample_bytes = 150 * 1024;  // the mean
-  uint64_t sample_spread = 25 * 1024;  // the standard deviation
-  uint64_t shard_bytes = 4 << 20;      // tar
-  int spread_prefixes = 0;             // files
+  // The standard deviation; kAutoSpread: a sixth of sample_bytes (25 KiB
+  // for the default 150 KiB), so a size set alone brings its own.
+  uint64_t sample_spread = kAutoSpread;
+  uint64_t shard_bytes = 4 << 20;  // tar
+  int spread_prefixes = 0;         // files
   uint64_t seed = 1;
   int write_threads = 16;  // datagen: objects written at once per node
   bool remove = false;     // datagen: remove the dataset instead
@@ -249,6 +254,7 @@ struct Config {
 
   // Resolved helpers.
   std::string DatasetPath() const;  // dataset.path, or <storage.path>/dataset
+  uint64_t SampleSpread() const;    // dataset.sample_spread, auto resolved
   std::string RestorePath() const;
   std::string CheckpointsPath() const;  // <storage.path>/checkpoints
   int RanksPerNode() const;             // resolves "auto"

@@ -91,7 +91,7 @@ absl::Status CheckDatasetOptions(const Config& c, bool need_storage) {
         "(CKPT_DIR_PATH): expected the directory or URI of the dataset, "
         "e.g. CKPT_DATASET_PATH=/mnt/data/imagenet-like");
   }
-  if (c.dataset.sample_spread > c.dataset.sample_bytes) {
+  if (c.SampleSpread() > c.dataset.sample_bytes) {
     return absl::InvalidArgumentError(absl::StrCat(
         "dataset.sample_spread (CKPT_SAMPLE_SPREAD) = ",
         c.dataset.sample_spread,

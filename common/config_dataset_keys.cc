@@ -51,11 +51,31 @@ void AddDatasetKeys(std::vector<KeyDef>* out) {
       "dataset.sample_bytes", "CKPT_SAMPLE_BYTES", 1, kMaxSampleBytes, 1,
       [](Config& c) -> uint64_t& { return c.dataset.sample_bytes; },
       "a sample's size, the mean when dataset.sample_spread > 0"));
-  keys.push_back(SizeKey(
-      "dataset.sample_spread", "CKPT_SAMPLE_SPREAD", 0, kMaxSampleBytes, 1,
-      [](Config& c) -> uint64_t& { return c.dataset.sample_spread; },
-      "standard deviation of sample sizes (0: all the same; at most "
-      "dataset.sample_bytes)"));
+  {
+    KeyDef k = NewKey("dataset.sample_spread", "CKPT_SAMPLE_SPREAD",
+                      absl::StrCat("auto or a byte size from 0 to ",
+                                   SizeText(kMaxSampleBytes)),
+                      "standard deviation of sample sizes: auto = a sixth "
+                      "of dataset.sample_bytes (25KiB for 150KiB), 0 = all "
+                      "the same; at most dataset.sample_bytes");
+    k.set = [expected = k.expected](Config& c,
+                                    const std::string& v) -> absl::Status {
+      if (v == "auto") {
+        c.dataset.sample_spread = kAutoSpread;
+        return absl::OkStatus();
+      }
+      auto s = ParseByteSize(v);
+      if (!s.ok() || *s > kMaxSampleBytes) return Expect(expected);
+      c.dataset.sample_spread = *s;
+      return absl::OkStatus();
+    };
+    k.get = [](const Config& c) {
+      return c.dataset.sample_spread == kAutoSpread
+                 ? std::string("auto")
+                 : std::to_string(c.dataset.sample_spread);
+    };
+    keys.push_back(k);
+  }
   keys.push_back(SizeKey(
       "dataset.shard_bytes", "CKPT_SHARD_BYTES", 4096, 1ull << 40, 1,
       [](Config& c) -> uint64_t& { return c.dataset.shard_bytes; },

@@ -1,9 +1,18 @@
 #!/usr/bin/env bash
 # Configures and builds ckptbench into BUILD_DIR (default: build).
 # Usage: scripts/build.sh [BUILD_DIR] [extra cmake args...]
+#        scripts/build.sh --main   the ckptbench binary alone, into build/
+#                                  (no tests or benchmarks: the README's
+#                                  first command; what install-deps.sh
+#                                  --build installs is enough)
 # CKPT_TARGETS="a b" builds only those targets (the TSan build).
 set -euo pipefail
 cd "$(dirname "$0")/.."
+if [ "${1:-}" = "--main" ]; then
+  shift
+  set -- build -DCKPTBENCH_TESTS=OFF -DCKPTBENCH_BENCH=OFF "$@"
+  export CKPT_TARGETS=ckptbench
+fi
 dir=${1:-build}
 shift || true
 launcher=()

@@ -10,6 +10,7 @@
 #include "common/dataset_layout.h"
 #include "common/dataset_manifest.h"
 #include "common/hash_mix.h"
+#include "common/log.h"
 #include "common/status_macros.h"
 #include "common/step_layout.h"
 #include "common/text.h"
@@ -222,7 +223,20 @@ absl::StatusOr<ListedDataset> ListDataset(Storage& storage,
   if (d.objects.empty()) {
     return absl::NotFoundError(absl::StrCat(
         "no dataset at ", shown, ": its ", all.size(), " objects hold no ",
-        format == DatasetFormat::kTar ? "TAR shard (*.tar)" : "file"));
+        format == DatasetFormat::kTar ? "TAR shard (*.tar)" : "file",
+        format == DatasetFormat::kTar && d.ignored > 0
+            ? absl::StrCat("; dataset.format=files reads each of its ",
+                           d.ignored, " files as one sample")
+            : std::string()));
+  }
+  if (format == DatasetFormat::kFiles &&
+      std::all_of(d.objects.begin(), d.objects.end(), [](const auto& o) {
+        return absl::EndsWith(o.name, ".tar");
+      })) {
+    LOG_WARN(
+        "%s: all %d objects are TAR shards (*.tar), each read as one sample; "
+        "dataset.format=tar reads their members as the samples",
+        shown, d.objects.size());
   }
   // A name listed twice (a server's repeat) would be read twice and the
   // epoch called "each once".

@@ -141,5 +141,21 @@ TEST(DatagenCli, BadDatasetKeysAreOneLineNamingTheKey) {
   EXPECT_NE(r.err.find("files, tar"), std::string::npos) << r.err;
 }
 
+// A size set alone brings its spread (auto: a sixth of it): 8 KiB samples
+// failed on the default 25 KiB spread.
+TEST(DatagenCli, ASampleSizeSetAloneBringsItsSpread) {
+  TempDir t;
+  ProcessResult r = Datagen(t, {"--results-dir", t.Sub("res")},
+                            {{"CKPT_SAMPLE_BYTES", "8KiB"}});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  json j = json::parse(ReadFile(t.Sub("res/result.json")));
+  EXPECT_EQ(j["dataset"]["sample_bytes"], 8192);
+  EXPECT_EQ(j["dataset"]["sample_spread"], 8192 / 6);
+  ProcessResult keys = RunCkptbench({"keys"}, {});
+  EXPECT_NE(keys.out.find("auto = a sixth of dataset.sample_bytes"),
+            std::string::npos)
+      << keys.out;
+}
+
 }  // namespace
 }  // namespace ckpt

@@ -193,6 +193,30 @@ TEST(ListedDataset, ALinkAndAHostileMemberAreRefusedNamingThem) {
   EXPECT_NE(r.err.find("../../escape.jpg"), std::string::npos) << r.err;
 }
 
+// A directory of plain files read as TAR shards says which format reads
+// them; TAR shards read as files are read, with a word on the other way.
+TEST(ListedDataset, TheOtherFormatIsNamedWhenTheFilesAreOfIt) {
+  TempDir t;
+  WriteFiles(t.Sub("jpegs"), 8);
+  ProcessResult r = Dataload(t, t.Sub("jpegs"), "tar", "r1");
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_NE(r.err.find("hold no TAR shard (*.tar); dataset.format=files reads "
+                       "each of its 8 files as one sample"),
+            std::string::npos)
+      << r.err;
+  std::filesystem::create_directories(t.Sub("tars"));
+  for (int i = 0; i < 4; ++i) {
+    std::ofstream(t.Sub("tars/" + std::to_string(i) + ".tar"))
+        << std::string(2048, 'x');
+  }
+  r = Dataload(t, t.Sub("tars"), "files", "r2");
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.err.find("all 4 objects are TAR shards (*.tar), each read as one "
+                       "sample; dataset.format=tar reads their members"),
+            std::string::npos)
+      << r.err;
+}
+
 TEST(ListedDataset, DatagenOfAListedDatasetIsRefused) {
   TempDir t;
   ProcessResult r = RunProcess(
