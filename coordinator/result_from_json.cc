@@ -14,7 +14,9 @@
 
 namespace ckpt {
 
-using result_json::json;
+// Ordered, as result_fields.h reads it (a name of its own: a unity build
+// puts other files' `json` beside this one).
+using ResultJson = result_json::json;
 
 // An op_latency entry back into a Histogram, from its buckets
 // ([low_ns, count] each) and its exact count, sum, min and max.
@@ -25,7 +27,7 @@ void ReadHistogram(const Fields& f, Histogram* out) {
   f.Get("min_ns", &min);
   f.Get("max_ns", &max);
   std::vector<uint64_t> counts(Histogram::kNumBuckets, 0);
-  f.EachValue("buckets", [&](const json& b, const std::string& at) {
+  f.EachValue("buckets", [&](const ResultJson& b, const std::string& at) {
     std::vector<uint64_t> pair;
     f.Read(b, at, &pair);
     if (pair.size() != 2) return f.Fail(at, "a pair [low_ns, count]", b);
@@ -34,11 +36,11 @@ void ReadHistogram(const Fields& f, Histogram* out) {
   });
   if (total != count) {
     return f.Fail(absl::StrCat(f.path(), ".buckets"),
-                  "bucket counts adding up to its count", json(total));
+                  "bucket counts adding up to its count", ResultJson(total));
   }
   if (count > 0 && min > max) {
     return f.Fail(absl::StrCat(f.path(), ".min_ns"), "at most its max_ns",
-                  json(min));
+                  ResultJson(min));
   }
   *out = Histogram::FromParts(std::move(counts), count, sum, min, max);
 }
@@ -101,12 +103,12 @@ void ReadRank(const Fields& f, RankResult* k) {
 }
 
 // Reads one cell of the per-file table into its FileRecord field.
-using Cell = std::function<void(const Fields&, const json&, const std::string&,
-                                FileRecord*)>;
+using Cell = std::function<void(const Fields&, const ResultJson&,
+                                const std::string&, FileRecord*)>;
 
 template <typename T>
 std::pair<const char*, Cell> Column(const char* name, T FileRecord::*m) {
-  return {name, [m](const Fields& f, const json& v, const std::string& at,
+  return {name, [m](const Fields& f, const ResultJson& v, const std::string& at,
                     FileRecord* r) { f.Read(v, at, &(r->*m)); }};
 }
 
@@ -142,7 +144,7 @@ void ReadFiles(const Fields& f, std::vector<FileRecord>* files) {
     auto it = FileColumns().find(name);
     cells.push_back(it == FileColumns().end() ? nullptr : &it->second);
   }
-  f.EachValue("rows", [&](const json& row, const std::string& at) {
+  f.EachValue("rows", [&](const ResultJson& row, const std::string& at) {
     if (!row.is_array()) return f.Fail(at, "an array", row);
     FileRecord r;
     for (size_t c = 0; c < cells.size() && c < row.size(); ++c) {
@@ -241,20 +243,20 @@ void ReadRound(const Fields& f, RoundResult* r) {
   cpu.Get("user_seconds", &r->cpu_user_seconds);
   cpu.Get("system_seconds", &r->cpu_system_seconds);
   cpu.Get("host_busy", &r->host_cpu_busy);
-  f.Members("op_latency",
-            [&](const std::string& name, const json& v, const std::string& at) {
-              if (!v.is_object()) return f.Fail(at, "an object", v);
-              const Fields op(v, at, f.status());
-              if (op.Has("buckets")) return ReadHistogram(op, &r->ops[name]);
-              // Written before the buckets were: the percentiles it gives.
-              OpPercentiles& p = r->ops_without_buckets[name];
-              op.Get("count", &p.count);
-              op.Get("min_ms", &p.min_ms);
-              op.Get("p50_ms", &p.p50_ms);
-              op.Get("p90_ms", &p.p90_ms);
-              op.Get("p99_ms", &p.p99_ms);
-              op.Get("max_ms", &p.max_ms);
-            });
+  f.Members("op_latency", [&](const std::string& name, const ResultJson& v,
+                              const std::string& at) {
+    if (!v.is_object()) return f.Fail(at, "an object", v);
+    const Fields op(v, at, f.status());
+    if (op.Has("buckets")) return ReadHistogram(op, &r->ops[name]);
+    // Written before the buckets were: the percentiles it gives.
+    OpPercentiles& p = r->ops_without_buckets[name];
+    op.Get("count", &p.count);
+    op.Get("min_ms", &p.min_ms);
+    op.Get("p50_ms", &p.p50_ms);
+    op.Get("p90_ms", &p.p90_ms);
+    op.Get("p99_ms", &p.p99_ms);
+    op.Get("max_ms", &p.max_ms);
+  });
   f.Each("nodes",
          [&](const Fields& n) { ReadNode(n, &r->nodes.emplace_back()); });
   f.Each("stragglers", [&](const Fields& s) {
@@ -282,23 +284,23 @@ void ReadContext(const Fields& f, RunResult* r) {
     s.Get("run", &r->sweep.run_name);
     s.Get("point", &r->sweep.point_name);
     s.Get("repeat", &r->sweep.repeat);
-    s.Members("values",
-              [&](const std::string& k, const json& v, const std::string& at) {
-                std::string value;
-                s.Read(v, at, &value);
-                r->sweep.values.emplace_back(k, value);
-              });
+    s.Members("values", [&](const std::string& k, const ResultJson& v,
+                            const std::string& at) {
+      std::string value;
+      s.Read(v, at, &value);
+      r->sweep.values.emplace_back(k, value);
+    });
   }
-  f.Members("config",
-            [&](const std::string& key, const json& v, const std::string& at) {
-              if (!v.is_object()) return f.Fail(at, "an object", v);
-              const Fields k(v, at, f.status());
-              ResolvedKey& rk = r->config.emplace_back();
-              rk.key = key;
-              k.Get("value", &rk.value);
-              k.Get("source", &rk.source);
-              k.Get("env", &rk.env);
-            });
+  f.Members("config", [&](const std::string& key, const ResultJson& v,
+                          const std::string& at) {
+    if (!v.is_object()) return f.Fail(at, "an object", v);
+    const Fields k(v, at, f.status());
+    ResolvedKey& rk = r->config.emplace_back();
+    rk.key = key;
+    k.Get("value", &rk.value);
+    k.Get("source", &rk.source);
+    k.Get("env", &rk.env);
+  });
   const Fields e = f.Object("environment");
   EnvironmentInfo& env = r->environment;
   e.Get("host", &env.host);
@@ -358,7 +360,8 @@ void ReadReshard(const Fields& f, ReshardResult* rs) {
 
 absl::StatusOr<RunResult> ResultFromJson(const std::string& text,
                                          const std::string& where) {
-  const json j = json::parse(text, nullptr, /*allow_exceptions=*/false);
+  const ResultJson j =
+      ResultJson::parse(text, nullptr, /*allow_exceptions=*/false);
   if (j.is_discarded() || !j.is_object()) {
     return absl::DataLossError(absl::StrCat(where, ": not a JSON object"));
   }

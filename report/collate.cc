@@ -46,7 +46,7 @@ std::string CsvField(const std::string& s) {
   return out + "\"";
 }
 
-std::string Num(double v) { return absl::StrFormat("%.6g", v); }
+std::string CsvNumber(double v) { return absl::StrFormat("%.6g", v); }
 
 }  // namespace
 
@@ -147,13 +147,13 @@ std::string ResultsCsv(const SweepData& data) {
       cells.push_back(std::to_string(s.count));
       for (const Spread* a : {&s.seconds, &s.mib_s}) {
         for (double v : {a->mean, a->stdev, a->min, a->max}) {
-          cells.push_back(Num(v));
+          cells.push_back(CsvNumber(v));
         }
       }
     }
     cells.push_back(CsvField(absl::StrJoin(res.errors, "; ")));
     for (const PhaseSummary& s : phases) {
-      cells.push_back(run.has_result ? Num(s.total_mib_s) : "");
+      cells.push_back(run.has_result ? CsvNumber(s.total_mib_s) : "");
     }
     absl::StrAppend(&out, absl::StrJoin(cells, ","), "\n");
   }

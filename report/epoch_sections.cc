@@ -7,15 +7,14 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "report/loader_sweep_section.h"
+#include "report/report_format.h"
 #include "report/svg.h"
 
 namespace ckpt {
 namespace {
 
-constexpr size_t kMaxCharts = 8;      // of each kind
-constexpr size_t kMaxWindows = 40;    // points on a step-time chart
-constexpr double kMlperfLine = 90.0;  // % utilization
-
+constexpr size_t kMaxCharts = 8;    // of each kind
+constexpr size_t kMaxWindows = 40;  // points on a step-time chart
 struct Epoch {
   const EpochResult* e = nullptr;
   std::string label;
@@ -38,16 +37,12 @@ std::vector<Epoch> EpochsOf(const SweepData& data) {
   return out;
 }
 
-std::string F(double v, int digits) {
-  return absl::StrFormat("%.*f", digits, v);
-}
-
 double Ms(const Histogram& h, double q) {
   return static_cast<double>(h.Percentile(q)) / 1e6;
 }
 
 std::string MsCell(const Histogram& h, double q) {
-  return h.count() > 0 ? F(Ms(h, q), 3) : "-";
+  return h.count() > 0 ? Fixed(Ms(h, q), 3) : "-";
 }
 
 std::string RateSection(const std::vector<Epoch>& epochs) {
@@ -59,8 +54,8 @@ std::string RateSection(const std::vector<Epoch>& epochs) {
     categories.push_back(ep.label);
     rate.values.push_back(e.samples_per_second);
     rows.push_back({ep.label, std::string(Name(e.access)),
-                    std::to_string(e.samples), F(e.samples_per_second, 0),
-                    F(e.mib_per_second, 1), F(e.first_batch_seconds, 3),
+                    std::to_string(e.samples), Fixed(e.samples_per_second, 0),
+                    Fixed(e.mib_per_second, 1), Fixed(e.first_batch_seconds, 3),
                     std::to_string(e.dropped), std::to_string(e.padded),
                     e.each_sample_once ? "yes" : "no"});
   }
@@ -86,8 +81,8 @@ std::string UtilizationSection(const std::vector<Epoch>& epochs) {
       categories.push_back(absl::StrCat("rank ", r.rank));
       util.values.push_back(100 * r.utilization);
     }
-    rows.push_back({ep.label, F(e.compute_seconds, 4),
-                    F(100 * e.utilization, 1), F(100 * lowest, 1),
+    rows.push_back({ep.label, Fixed(e.compute_seconds, 4),
+                    Fixed(100 * e.utilization, 1), Fixed(100 * lowest, 1),
                     100 * e.utilization >= kMlperfLine ? "yes" : "no"});
     if (rows.size() > kMaxCharts) continue;
     charts += BarChart(
@@ -181,7 +176,8 @@ std::string StepSection(const std::vector<Epoch>& epochs) {
       sum += static_cast<double>(w.steps) * w.mean_seconds;
     }
     rows.push_back({ep.label, std::to_string(e.windows.size()),
-                    F(n > 0 ? 1e3 * sum / n : 0, 3), F(1e3 * worst, 3)});
+                    Fixed(n > 0 ? 1e3 * sum / n : 0, 3),
+                    Fixed(1e3 * worst, 3)});
     if (rows.size() > kMaxCharts) continue;
     std::vector<std::string> x;
     LineSeries mean{"mean step ms", {}}, sd{"standard deviation ms", {}};

@@ -14,6 +14,7 @@
 #include "report/collate.h"
 #include "report/epoch_sections.h"
 #include "report/loop_sections.h"
+#include "report/report_format.h"
 #include "report/restore_sections.h"
 #include "report/svg.h"
 
@@ -27,10 +28,6 @@ std::string PhaseTitle(Phase p) { return p == Phase::kSave ? "Save" : "Load"; }
 std::string PhaseColor(Phase p) {
   return SeriesColor(p == Phase::kSave ? 0 : 1);
 }
-std::string F(double v, int digits = 2) {
-  return absl::StrFormat("%.*f", digits, v);
-}
-
 // A point's label on a chart: its swept values alone ("1, 2"); the
 // parameters' names are said once above the charts.
 std::string ShortName(const SweepData& data, const PointStats& p) {
@@ -89,9 +86,9 @@ std::string PointsSection(const SweepData& data,
       Spread r = ps.mib_s(), t = ps.seconds();
       rows.push_back({p.point_name, std::string(Name(phase)),
                       std::to_string(p.runs.size()), std::to_string(r.count),
-                      F(ps.total_mib_s(), 1), F(r.stdev, 1), F(r.min, 1),
-                      F(r.max, 1), F(t.mean, 3), F(t.stdev, 3), F(t.min, 3),
-                      F(t.max, 3)});
+                      Fixed(ps.total_mib_s(), 1), Fixed(r.stdev, 1),
+                      Fixed(r.min, 1), Fixed(r.max, 1), Fixed(t.mean, 3),
+                      Fixed(t.stdev, 3), Fixed(t.min, 3), Fixed(t.max, 3)});
     }
   }
   s += HtmlTable({"point", "phase", "runs", "rounds", "MiB/s (bytes / time)",
@@ -130,10 +127,11 @@ std::string SlowestSection(const SweepData& data) {
     for (const NodeResult& n : slowest->nodes) {
       names.push_back(absl::StrCat("node ", n.node));
       b.values.push_back(n.seconds);
-      rows.push_back({std::to_string(n.node), n.host, F(n.seconds, 3),
-                      F(n.throughput_mib_s, 1), F(n.start_lag_seconds * 1e3, 3),
-                      F(n.first_done_seconds, 3), F(n.last_done_seconds, 3),
-                      std::to_string(n.retries)});
+      rows.push_back(
+          {std::to_string(n.node), n.host, Fixed(n.seconds, 3),
+           Fixed(n.throughput_mib_s, 1), Fixed(n.start_lag_seconds * 1e3, 3),
+           Fixed(n.first_done_seconds, 3), Fixed(n.last_done_seconds, 3),
+           std::to_string(n.retries)});
     }
     s += BarChart(title, "seconds", names, {b});
     s += HtmlTable({"node", "host", "seconds", "MiB/s", "start lag ms",
@@ -237,7 +235,7 @@ std::string LatencySection(const SweepData& data,
       std::vector<std::string> row = {
           p.point_name,
           l->all_buckets ? std::to_string(l->count) : "(median of rounds)"};
-      for (double v : l->values) row.push_back(F(v, 3));
+      for (double v : l->values) row.push_back(Fixed(v, 3));
       series.push_back(LineSeries{ShortName(data, p), l->values});
       rows.push_back(std::move(row));
     }
@@ -284,8 +282,8 @@ std::string TimelineSection(const SweepData& data) {
         r.end = lag + n.seconds;
         r.mark = lag + n.first_done_seconds;
         r.color = PhaseColor(phase);
-        table.push_back({label, std::to_string(n.node), F(r.start * 1e3, 3),
-                         F(r.mark, 3), F(r.end, 3)});
+        table.push_back({label, std::to_string(n.node), Fixed(r.start * 1e3, 3),
+                         Fixed(r.mark, 3), Fixed(r.end, 3)});
         rows.push_back(std::move(r));
       }
     }

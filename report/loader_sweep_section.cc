@@ -8,12 +8,11 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
+#include "report/report_format.h"
 #include "report/svg.h"
 
 namespace ckpt {
 namespace {
-
-constexpr double kMlperfLine = 90.0;  // % utilization
 
 // One point's cold epochs over its repeats.
 struct Cell {
@@ -45,10 +44,6 @@ double StepSdMs(const EpochResult& e) {
     var += static_cast<double>(w.steps) * (w.variance + d * d);
   }
   return 1e3 * std::sqrt(var / n);
-}
-
-std::string F(double v, int digits) {
-  return absl::StrFormat("%.*f", digits, v);
 }
 
 }  // namespace
@@ -129,8 +124,9 @@ std::string LoaderSweepSection(const SweepData& data) {
         const double n = it->second.epochs;
         c = {it->second.rate / n, it->second.util / n,
              it->second.step_sd_ms / n, it->second.epochs};
-        rows.push_back({series[i], x, std::to_string(c.epochs), F(c.rate, 0),
-                        any_compute ? F(c.util, 1) : "-", F(c.step_sd_ms, 3)});
+        rows.push_back({series[i], x, std::to_string(c.epochs),
+                        Fixed(c.rate, 0), any_compute ? Fixed(c.util, 1) : "-",
+                        Fixed(c.step_sd_ms, 3)});
       }
       rate.back().values.push_back(c.rate);
       util.back().values.push_back(c.util);

@@ -5,16 +5,13 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "common/bytes.h"
+#include "report/report_format.h"
 #include "report/svg.h"
 
 namespace ckpt {
 namespace {
 
 constexpr size_t kMaxGoodputCharts = 8;
-
-std::string F(double v, int digits) {
-  return absl::StrFormat("%.*f", digits, v);
-}
 
 std::string Duration(double s) {
   if (s >= 3600) return absl::StrFormat("%.1f h", s / 3600);
@@ -44,13 +41,14 @@ std::string TrainingLoopSection(const SweepData& data) {
       }
       rows.push_back(
           {RunLabel(data, run), RoundName(round),
-           async ? F(st.blocking_seconds, 3) : "-",
-           async ? F(st.persist_seconds, 3) : "-",
+           async ? Fixed(st.blocking_seconds, 3) : "-",
+           async ? Fixed(st.persist_seconds, 3) : "-",
            async ? absl::StrFormat("%.3f (%.2fx)", st.compute_seconds,
                                    st.compute_slowdown)
                  : "-",
            async ? (st.fell_behind ? "FELL BEHIND" : "no") : "-",
-           round.phase == Phase::kSave ? F(st.checkpoint_cost_seconds, 3) : "-",
+           round.phase == Phase::kSave ? Fixed(st.checkpoint_cost_seconds, 3)
+                                       : "-",
            copies});
     }
   }
@@ -84,8 +82,9 @@ std::string GoodputSection(const SweepData& data) {
     const double interval = g.in.interval_seconds;
     rows.push_back(
         {RunLabel(data, run), Duration(g.in.mttf_seconds),
-         absl::StrCat(F(g.in.delta_seconds, 3), " (", g.delta_source, ")"),
-         absl::StrCat(F(g.in.restart_seconds, 3), " (", g.restart_source, ")"),
+         absl::StrCat(Fixed(g.in.delta_seconds, 3), " (", g.delta_source, ")"),
+         absl::StrCat(Fixed(g.in.restart_seconds, 3), " (", g.restart_source,
+                      ")"),
          interval > 0 ? absl::StrFormat("%s: %.3f%%", Duration(interval),
                                         100 * g.at_interval.goodput)
                       : "-",

@@ -5,6 +5,8 @@
 #include <cstring>
 #include <vector>
 
+#include "common/hash_mix.h"
+
 namespace ckpt {
 namespace {
 
@@ -12,19 +14,11 @@ constexpr size_t kChunk = 4096;
 constexpr size_t kChunkWords = kChunk / 8;
 constexpr size_t kPoolChunks = 256;  // 1 MiB: fits in L2 beside the output
 
-inline uint64_t Mix(uint64_t z) {  // splitmix64 finalizer
-  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-  z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-  return z ^ (z >> 31);
-}
-
-constexpr uint64_t kGolden = 0x9e3779b97f4a7c15ull;
-
 struct Pool {
   std::vector<uint64_t> words;
   Pool() : words(kPoolChunks * kChunkWords) {
     for (size_t i = 0; i < words.size(); ++i) {
-      words[i] = Mix(0x706f6f6c786f7231ull + i * kGolden);
+      words[i] = Mix64(0x706f6f6c786f7231ull + i * kGolden);
     }
   }
 };
@@ -41,8 +35,8 @@ struct ChunkRecipe {
 };
 
 inline ChunkRecipe Recipe(const uint64_t* pool, uint64_t key, uint64_t c) {
-  uint64_t a = Mix(key + c * kGolden);
-  uint64_t b = Mix(a ^ 0x5851f42d4c957f2dull);
+  uint64_t a = Mix64(key + c * kGolden);
+  uint64_t b = Mix64(a ^ 0x5851f42d4c957f2dull);
   return {pool + (b >> 56) % kPoolChunks * kChunkWords, a, b};
 }
 
@@ -85,9 +79,9 @@ void FillRange(const uint64_t* pool, uint64_t key, uint64_t offset,
 }  // namespace
 
 uint64_t PatternStreamKey(const PatternKey& k) {
-  uint64_t h = Mix(k.seed ^ 0x636b7074626e6368ull);
-  h = Mix(h ^ k.step);
-  h = Mix(h ^ (static_cast<uint64_t>(k.rank) << 32 | k.file));
+  uint64_t h = Mix64(k.seed ^ 0x636b7074626e6368ull);
+  h = Mix64(h ^ k.step);
+  h = Mix64(h ^ (static_cast<uint64_t>(k.rank) << 32 | k.file));
   return h;
 }
 

@@ -9,6 +9,7 @@
 #define CKPTBENCH_NODE_DATASET_BATCH_SOURCE_H_
 
 #include <atomic>
+#include <chrono>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -21,6 +22,13 @@
 #include "node/storage/storage.h"
 
 namespace ckpt {
+
+// Nanoseconds from one steady-clock reading to a later one.
+inline uint64_t ElapsedNs(std::chrono::steady_clock::time_point from,
+                          std::chrono::steady_clock::time_point to) {
+  return static_cast<uint64_t>(
+      std::chrono::duration_cast<std::chrono::nanoseconds>(to - from).count());
+}
 
 struct LoaderParams {
   uint32_t batch_size = 1;

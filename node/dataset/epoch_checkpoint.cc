@@ -17,10 +17,6 @@ namespace {
 
 namespace v1 = ::ckptbench::v1;
 
-// The abort flag is set from outside with no notify: waits look again at
-// least this often.
-constexpr auto kAbortPoll = std::chrono::milliseconds(20);
-
 }  // namespace
 
 absl::StatusOr<std::unique_ptr<EpochCheckpointer>> EpochCheckpointer::Prepare(

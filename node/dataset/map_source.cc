@@ -31,11 +31,6 @@ std::vector<unsigned char> SourceContext::Buffer() const {
 
 namespace {
 
-uint64_t Ns(Clock::time_point from, Clock::time_point to) {
-  return static_cast<uint64_t>(
-      std::chrono::duration_cast<std::chrono::nanoseconds>(to - from).count());
-}
-
 class MapSource : public BatchSource {
  public:
   MapSource(const SourceContext& ctx, const RankOrder& samples, uint32_t worker)
@@ -93,7 +88,7 @@ absl::Status MapSource::ReadSample(uint64_t sample) {
       }
       got += n;
     }
-    if (done == 0) worker.first_byte.Record(Ns(t0, Clock::now()));
+    if (done == 0) worker.first_byte.Record(ElapsedNs(t0, Clock::now()));
     const size_t bad =
         c_.index->verified()
             ? FirstPatternMismatch(key, done, buffer_.data(), got)
@@ -107,7 +102,7 @@ absl::Status MapSource::ReadSample(uint64_t sample) {
     done += got;
     c_.Counted(got);
   }
-  worker.last_byte.Record(Ns(t0, Clock::now()));
+  worker.last_byte.Record(ElapsedNs(t0, Clock::now()));
   (void)f->Close();
   ++worker.samples;
   c_.Preprocess();

@@ -15,18 +15,8 @@ using Clock = std::chrono::steady_clock;
 
 constexpr uint64_t kStepWindow = 100;
 
-// The abort flag is also set from outside (another rank's failure, the
-// coordinator's Abort) with no notify of this loader's condition variable:
-// every wait looks at it again at least this often.
-constexpr auto kAbortPoll = std::chrono::milliseconds(20);
-
 double Seconds(Clock::time_point from, Clock::time_point to) {
   return std::chrono::duration<double>(to - from).count();
-}
-
-uint64_t Ns(Clock::time_point from, Clock::time_point to) {
-  return static_cast<uint64_t>(
-      std::chrono::duration_cast<std::chrono::nanoseconds>(to - from).count());
 }
 
 }  // namespace
@@ -176,7 +166,7 @@ absl::Status RankLoader::Run(Clock::time_point start) {
     if (!Take(&turn, &batch, &aborted)) break;
     cv_.notify_all();  // a worker may make its next batch
     const auto got = Clock::now();
-    stats_.wait.Record(Ns(t0, got));
+    stats_.wait.Record(ElapsedNs(t0, got));
     stats_.wait_seconds += Seconds(t0, got);
     if (stats_.batches == 0) stats_.first_batch_seconds = Seconds(start, got);
     Consumed(batch);

@@ -28,6 +28,11 @@
 
 namespace ckpt {
 
+// The abort flag is also set from outside (another rank's failure, the
+// coordinator's Abort) with no notify of a waiter's condition variable: the
+// loaders' and the epoch's saves' waits look at it again at least this often.
+inline constexpr auto kAbortPoll = std::chrono::milliseconds(20);
+
 // What one rank reads in the epoch.
 struct RankShare {
   DataAccess access = DataAccess::kMap;

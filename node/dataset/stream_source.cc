@@ -20,11 +20,6 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-uint64_t Ns(Clock::time_point from, Clock::time_point to) {
-  return static_cast<uint64_t>(
-      std::chrono::duration_cast<std::chrono::nanoseconds>(to - from).count());
-}
-
 // The sample a member's name stands for: "s<10 digits>.<ext>", or none.
 std::optional<uint64_t> SampleOfMember(const std::string& name,
                                        const char* ext) {
@@ -156,7 +151,7 @@ absl::Status StreamSource::ReadSome() {
     }
     got += n;
   }
-  if (o.pos == 0) c_.worker->first_byte.Record(Ns(o.t0, Clock::now()));
+  if (o.pos == 0) c_.worker->first_byte.Record(ElapsedNs(o.t0, Clock::now()));
   RETURN_IF_ERROR(Check(buffer_.data(), got));
   c_.Counted(got);
   if (o.tar) RETURN_IF_ERROR(o.tar->Feed(buffer_.data(), got, *this));
@@ -168,7 +163,7 @@ absl::Status StreamSource::ReadSome() {
   }
   o.pos += got;
   if (o.pos < o.size) return absl::OkStatus();
-  c_.worker->last_byte.Record(Ns(o.t0, Clock::now()));
+  c_.worker->last_byte.Record(ElapsedNs(o.t0, Clock::now()));
   (void)o.file->Close();
   if (o.tar) {
     RETURN_IF_ERROR(o.tar->Finish());

@@ -25,7 +25,7 @@ namespace ckpt {
 namespace {
 constexpr char kDropCaches[] = "/proc/sys/vm/drop_caches";
 
-absl::Status Errno(const std::string& what, const std::string& path) {
+absl::Status CacheError(const std::string& what, const std::string& path) {
   return absl::InternalError(
       absl::StrCat(what, " ", path, ": ", std::strerror(errno)));
 }
@@ -38,13 +38,13 @@ bool CanDropCaches() {
 absl::Status DropCaches() {
   sync();
   int fd = open(kDropCaches, O_WRONLY | O_CLOEXEC);
-  if (fd < 0) return Errno("open", kDropCaches);
+  if (fd < 0) return CacheError("open", kDropCaches);
   ssize_t n = write(fd, "3", 1);
   int err = errno;
   close(fd);
   if (n != 1) {
     errno = err;
-    return Errno("write", kDropCaches);
+    return CacheError("write", kDropCaches);
   }
   return absl::OkStatus();
 }
@@ -68,7 +68,7 @@ absl::StatusOr<uint64_t> ResidentBytes(const std::string& path,
   struct stat st;
   if (fstat(fd, &st) != 0) {
     close(fd);
-    return Errno("stat", path);
+    return CacheError("stat", path);
   }
   if (size_out != nullptr) *size_out = static_cast<uint64_t>(st.st_size);
   if (st.st_size == 0) {
@@ -102,7 +102,7 @@ absl::StatusOr<uint64_t> ResidentBytes(const std::string& path,
                      static_cast<off_t>(off));
       if (m == MAP_FAILED) {
         close(fd);
-        return Errno("mmap", path);
+        return CacheError("mmap", path);
       }
       size_t pages = (len + page - 1) / page;
       vec.assign(pages, 0);
@@ -110,7 +110,7 @@ absl::StatusOr<uint64_t> ResidentBytes(const std::string& path,
       munmap(m, len);
       if (rc != 0) {
         close(fd);
-        return Errno("mincore", path);
+        return CacheError("mincore", path);
       }
       for (size_t i = 0; i < pages; ++i) {
         if (vec[i] & 1) resident += std::min(page, len - i * page);
