@@ -20,7 +20,7 @@ ours() {
 if podman image exists "$BASE_IMAGE" &&
    ! podman image inspect --format '{{.Config.Env}}' "$BASE_IMAGE" | grep -q 'PATH='; then
   ours "$BASE_IMAGE" ||
-    fail "$BASE_IMAGE has no PATH and was not made by base_image.sh: not removing it (remove it, or name another with CKPT_BASE_IMAGE)"
+    fail "$BASE_IMAGE has no PATH and was not made by this script: not removing it (remove it, or name another with CKPT_BASE_IMAGE)"
   podman rmi "$BASE_IMAGE" >/dev/null ||
     fail "cannot remove $BASE_IMAGE, base_image.sh's old base image (a container uses it?)"
 fi
