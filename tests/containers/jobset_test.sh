@@ -106,9 +106,23 @@ probe() {  # HOST IP PORTS
 play_start() {  # NAME KUSTOMIZATION [ARGS...]
   local name=$1 kdir=$2 out=$W/$1
   shift 2
-  mkdir -p "$out"
-  kubectl kustomize "$kdir" > "$out/rendered.yaml" 2> "$out/kustomize.err" ||
+  local mine=$W/mine-$name  # beside what is played, never inside it
+  mkdir -p "$out" "$mine"
+  # The image set as the docs say: one images: entry in a kustomization of
+  # the user's own on top of what is played (the manifests name a placeholder).
+  cat > "$mine/kustomization.yaml" <<EOK
+resources:
+- $(realpath --relative-to="$mine" "$kdir")
+images:
+- name: ckptbench
+  newName: ${IMAGE_K8S%:*}
+  newTag: ${IMAGE_K8S##*:}
+EOK
+  kubectl kustomize "$mine" > "$out/rendered.yaml" 2> "$out/kustomize.err" ||
     { cat "$out/kustomize.err"; fail "kubectl kustomize $kdir failed"; }
+  grep -q "image: $IMAGE_K8S\$" "$out/rendered.yaml" &&
+    ! grep -q "set-your-image" "$out/rendered.yaml" ||
+    fail "$kdir: the images: entry did not set every container's image"
   FIRST=$((FIRST + 10))  # addresses of this play's own (see jobset_pods.py)
   /usr/bin/python3 "$CTR_HERE/jobset_pods.py" "$out/rendered.yaml" "$out" "$PFX" "$FIRST" "$HOSTROOT" "$@"
   secrets "$out"

@@ -360,6 +360,89 @@ YAML::Node PodSpec(const YAML::Node& jobset, int replicated_job) {
                ["template"]["spec"];
 }
 
+// Every container of every ckptbench pod (an init container included),
+// depth-first: {path, image}.
+void Containers(const YAML::Node& n, const std::string& at,
+                std::vector<std::pair<std::string, std::string>>* out) {
+  if (n.IsMap()) {
+    for (const auto& kv : n) {
+      const std::string key = kv.first.as<std::string>();
+      if ((key == "containers" || key == "initContainers") &&
+          kv.second.IsSequence()) {
+        for (const YAML::Node& c : kv.second) {
+          out->push_back({at + "/" + key + "/" + c["name"].as<std::string>(""),
+                          c["image"].as<std::string>("")});
+        }
+      } else {
+        Containers(kv.second, at + "/" + key, out);
+      }
+    }
+  } else if (n.IsSequence()) {
+    for (size_t i = 0; i < n.size(); ++i) {
+      Containers(n[i], at + "/" + std::to_string(i), out);
+    }
+  }
+}
+
+constexpr char kImagePlaceholder[] =
+    "ckptbench:set-your-image-with-kustomize-images";
+
+// One image setting: every overlay's every container (the boot-disk init
+// container too) shows the placeholder, which names what to set; a
+// kustomization of the user's own on top with one `images:` entry, as
+// docs/deploy.md writes it, sets them all. And every Job of every JobSet has
+// the run's time limit (activeDeadlineSeconds), the same for the
+// coordinator and the nodes, longer than the waits for registration: a pod
+// that never starts ends the run instead of holding it forever.
+TEST(Deploy, OneImageSettingReachesEveryContainerAndEveryJobHasARunLimit) {
+  if (kKubectl.empty()) GTEST_SKIP() << "needs kubectl";
+  TempDir t;
+  const std::string docs_text = ReadFile(kSource + "/docs/deploy.md");
+  EXPECT_NE(docs_text.find("images:\n- name: ckptbench\n  newName: "),
+            std::string::npos)
+      << "docs/deploy.md does not show the images: entry";
+  int jobsets = 0;
+  for (const auto& dir : Kustomizations()) {
+    const std::string name = fs::path(dir).filename().string();
+    if (name.rfind("results", 0) == 0) continue;
+    SCOPED_TRACE(name);
+    auto docs = Render(t, dir);
+    const fs::path mine = t.Sub("mine-" + name);
+    fs::create_directories(mine);
+    std::ofstream(mine / "kustomization.yaml")
+        << "resources:\n- " << fs::relative(dir, mine).string()
+        << "\nimages:\n- name: ckptbench\n  newName: "
+           "registry.example.com/team/ckptbench\n  newTag: v7\n";
+    auto set = Render(t, mine.string());
+    ASSERT_TRUE(docs.count("JobSet/ckptbench")) << name;
+    ++jobsets;
+    std::vector<std::pair<std::string, std::string>> shipped, changed;
+    Containers(docs["JobSet/ckptbench"], "", &shipped);
+    Containers(set["JobSet/ckptbench"], "", &changed);
+    ASSERT_GE(shipped.size(), 2u);
+    ASSERT_EQ(shipped.size(), changed.size());
+    for (size_t i = 0; i < shipped.size(); ++i) {
+      EXPECT_EQ(shipped[i].second, kImagePlaceholder) << shipped[i].first;
+      EXPECT_EQ(changed[i].second, "registry.example.com/team/ckptbench:v7")
+          << changed[i].first;
+    }
+    const YAML::Node jobs = docs["JobSet/ckptbench"]["spec"]["replicatedJobs"];
+    const int64_t register_timeout =
+        docs["ConfigMap/ckptbench-config"]["data"]["CKPT_REGISTER_TIMEOUT"]
+            .as<int64_t>(300);
+    int64_t limit = -1;
+    for (const YAML::Node& j : jobs) {
+      const std::string job = j["name"].as<std::string>();
+      const YAML::Node d = j["template"]["spec"]["activeDeadlineSeconds"];
+      ASSERT_TRUE(d) << job << " has no activeDeadlineSeconds";
+      if (limit < 0) limit = d.as<int64_t>();
+      EXPECT_EQ(d.as<int64_t>(), limit) << job;
+      EXPECT_GT(d.as<int64_t>(), 2 * register_timeout) << job;
+    }
+  }
+  EXPECT_GE(jobsets, 13);  // base + 12 overlays
+}
+
 // The dataloading overlay on each shared storage, as its kustomization tells
 // a user to put it there: a copy whose bases: names that storage's overlay.
 // Each is rendered and checked against the schemas, ckptbench's interface
