@@ -318,6 +318,48 @@ TEST(LoadConfig, BackendSettingsFromOtherToolsVariablesOnlyWhenUnset) {
   EXPECT_EQ(c->sources.at("gcs.endpoint"), "default");
 }
 
+// The manifests' placeholders (names under .invalid, RFC 2606) stop a run
+// before anything, naming the setting; real names, IPs and ports pass.
+TEST(ValidateConfig, PlaceholderEndpointsAndBucketsAreRefused) {
+  auto message = [](const Config& c) {
+    return std::string(ValidateConfig(c, true).message());
+  };
+  Config c;
+  c.storage.path = "s3://your-bucket.invalid/ckptbench";
+  EXPECT_NE(message(c).find("storage.path (CKPT_DIR_PATH) = "
+                            "'s3://your-bucket.invalid/ckptbench' is a "
+                            "placeholder (a name under .invalid"),
+            std::string::npos)
+      << message(c);
+  EXPECT_NE(message(c).find("expected s3://YOUR-BUCKET/PREFIX"),
+            std::string::npos);
+  c.storage.path = "gs://BUCKET.INVALID.";
+  EXPECT_NE(message(c).find("is a placeholder"), std::string::npos);
+  c.storage.path = "s3://ckptbench/checkpoints";
+  c.dataset.path = "s3://x.invalid/ds";
+  EXPECT_NE(message(c).find("dataset.path (CKPT_DATASET_PATH)"),
+            std::string::npos);
+  c.dataset.path = "";
+  c.s3.endpoint = "http://user@your-s3-server.invalid:9000/";
+  EXPECT_NE(message(c).find("s3.endpoint (AWS_ENDPOINT_URL_S3) = "
+                            "'http://user@your-s3-server.invalid:9000/' is a "
+                            "placeholder"),
+            std::string::npos)
+      << message(c);
+  EXPECT_NE(message(c).find("expected your server's URL"), std::string::npos);
+  c.s3.endpoint = "";
+  c.gcs.endpoint = "storage.invalid:4443";
+  EXPECT_NE(message(c).find("gcs.endpoint (CKPT_GCS_ENDPOINT)"),
+            std::string::npos);
+  // Names that only contain the word, and addresses, are real ones.
+  c.gcs.endpoint = "http://invalid.example.com:4443";
+  c.s3.endpoint = "http://[::1]:9000";
+  c.storage.path = "s3://invalid-bucket/x";
+  EXPECT_TRUE(ValidateConfig(c, true).ok()) << ValidateConfig(c, true);
+  c.s3.endpoint = "https://s3.storage.svc:9000";
+  EXPECT_TRUE(ValidateConfig(c, true).ok());
+}
+
 TEST(ValidateConfig, GpuAndMissingPathAndDirectAlignment) {
   Config c;
   c.storage.path = "/tmp/x";
