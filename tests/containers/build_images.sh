@@ -3,7 +3,8 @@
 #  - the Debian 12 base images the Dockerfiles start FROM, made with
 #    debootstrap from the machine's Debian mirror (no registry is reachable);
 #  - ckptbench from the project's Dockerfile, unchanged, tagged with the
-#    compose file's name (ckptbench:local) and the manifests' (ckptbench:latest);
+#    compose file's name (ckptbench:local) and ckptbench:latest, which the JobSet
+#    test's images: entry sets in place of the manifests' placeholder;
 #    the host's ccache directory is bound at /ccache and named by the
 #    Dockerfile's CCACHE_DIR argument, so the build stage reuses the objects
 #    of the host's build that came before it;

@@ -6,8 +6,9 @@ set -euo pipefail
 CTR_HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 SRC=$(cd "$CTR_HERE/../.." && pwd)
 export CONTAINERS_CONF=$CTR_HERE/containers.conf
-# The images: ckptbench under the names the compose file and the manifests
-# use, and the MinIO stand-in under the compose file's MinIO name.
+# The images: ckptbench under the compose file's name and the one the JobSet
+# test's images: entry sets (the manifests name a placeholder), and the MinIO
+# stand-in under the compose file's MinIO name.
 IMAGE=ckptbench:local
 IMAGE_K8S=ckptbench:latest
 MINIO_IMAGE=$(sed -n 's/^ *image: *\(quay\.io\/minio\/minio:[^ ]*\) *$/\1/p' \
