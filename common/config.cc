@@ -205,30 +205,16 @@ absl::Status CheckStorageUri(const std::string& name, const std::string& v) {
 }
 
 absl::Status ValidateConfig(const Config& c, bool need_storage) {
-  if (auto s = CheckStorageUri("storage.path (CKPT_DIR_PATH)", c.storage.path);
-      !s.ok()) {
-    return s;
-  }
-  if (auto s = CheckStorageUri("storage.restore_path (CKPT_RESTORE_PATH)",
-                               c.storage.restore_path);
-      !s.ok()) {
-    return s;
-  }
-  if (auto s =
-          CheckStorageUri("dataset.path (CKPT_DATASET_PATH)", c.dataset.path);
-      !s.ok()) {
-    return s;
-  }
-  if (auto s =
-          CheckEndpoint("s3.endpoint (AWS_ENDPOINT_URL_S3)", c.s3.endpoint);
-      !s.ok()) {
-    return s;
-  }
-  if (auto s =
-          CheckEndpoint("gcs.endpoint (CKPT_GCS_ENDPOINT)", c.gcs.endpoint);
-      !s.ok()) {
-    return s;
-  }
+  RETURN_IF_ERROR(
+      CheckStorageUri("storage.path (CKPT_DIR_PATH)", c.storage.path));
+  RETURN_IF_ERROR(CheckStorageUri("storage.restore_path (CKPT_RESTORE_PATH)",
+                                  c.storage.restore_path));
+  RETURN_IF_ERROR(
+      CheckStorageUri("dataset.path (CKPT_DATASET_PATH)", c.dataset.path));
+  RETURN_IF_ERROR(
+      CheckEndpoint("s3.endpoint (AWS_ENDPOINT_URL_S3)", c.s3.endpoint));
+  RETURN_IF_ERROR(
+      CheckEndpoint("gcs.endpoint (CKPT_GCS_ENDPOINT)", c.gcs.endpoint));
   if (auto s = CheckDatasetWorkloads(c, need_storage); !s.ok()) return s;
   if (c.storage.node_local && c.load.rank_shift > 0) {
     return absl::InvalidArgumentError(absl::StrCat(
