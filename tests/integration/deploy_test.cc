@@ -449,6 +449,63 @@ TEST(Deploy, OneImageSettingReachesEveryContainerEveryJobHasARunLimitNoSecret) {
   EXPECT_GE(jobsets, 13);  // base + 12 overlays
 }
 
+// Two runs in one namespace, as docs/deploy.md makes them: the same overlay
+// under two prefixes shares no object name and no PV volumeHandle (the
+// driver's rule: unique), every reference follows its object, and the docs
+// name the binding the renamed ServiceAccount needs on each cloud.
+TEST(Deploy, TwoPrefixesOfAnOverlayShareNoNameAndNoVolumeHandle) {
+  if (kKubectl.empty()) GTEST_SKIP() << "needs kubectl";
+  TempDir t;
+  const std::string docs_text = ReadFile(kSource + "/docs/deploy.md");
+  for (const char* binding :
+       {"system:serviceaccount:NS:b-ckptbench", "--service-account b-ckptbench",
+        "/subject/ns/NS/sa/b-ckptbench", "[NS/b-ckptbench]"}) {
+    EXPECT_NE(docs_text.find(binding), std::string::npos) << binding;
+  }
+  for (const auto& dir : Kustomizations()) {
+    const std::string name = fs::path(dir).filename().string();
+    if (name.rfind("results", 0) == 0) continue;
+    SCOPED_TRACE(name);
+    std::map<std::string, std::set<std::string>> names, handles;
+    for (const char* prefix : {"a-", "b-"}) {
+      const fs::path run = t.Sub(std::string(prefix) + name);
+      fs::create_directories(run);
+      std::ofstream(run / "kustomization.yaml")
+          << "resources:\n- " << fs::relative(dir, run).string()
+          << "\nnamePrefix: " << prefix << "\n";
+      std::string text;
+      for (const auto& [id, doc] : Render(t, run.string(), &text)) {
+        EXPECT_EQ(doc["metadata"]["name"].as<std::string>().rfind(prefix, 0),
+                  0u)
+            << id << " is not renamed";
+        names[prefix].insert(id);
+        if (doc["spec"] && doc["spec"]["csi"] &&
+            doc["spec"]["csi"]["volumeHandle"]) {
+          handles[prefix].insert(
+              doc["spec"]["csi"]["volumeHandle"].as<std::string>());
+        }
+      }
+      // Every reference follows: no name of the unprefixed objects is left
+      // but the results claim's, which is applied apart and shared.
+      for (const char* old :
+           {"name: ckptbench\n", "name: ckptbench-config\n",
+            "claimName: ckptbench-s3\n", "serviceAccountName: ckptbench\n"}) {
+        EXPECT_EQ(text.find(std::string(" ") + old), std::string::npos)
+            << old << " is left under " << prefix;
+      }
+    }
+    for (const auto& id : names["a-"]) {
+      EXPECT_FALSE(names["b-"].count(id)) << id << " in both";
+    }
+    for (const auto& h : handles["a-"]) {
+      EXPECT_FALSE(handles["b-"].count(h)) << "volumeHandle " << h;
+    }
+    if (name == "mountpoint-s3") {
+      EXPECT_EQ(handles["a-"], std::set<std::string>{"a-ckptbench-s3"});
+    }
+  }
+}
+
 // The dataloading overlay on each shared storage, as its kustomization tells
 // a user to put it there: a copy whose bases: names that storage's overlay.
 // Each is rendered and checked against the schemas, ckptbench's interface
