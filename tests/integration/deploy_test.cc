@@ -9,6 +9,7 @@
 //  - the dataloading overlay on each shared storage's overlay renders, keeps
 //    that storage's settings, and runs an experiment ckptbench accepts;
 //  - the Dockerfile's build stage runs the scripts CI runs.
+// What a user sets on top of the manifests: deploy_user_setup_test.cc.
 #include <gtest/gtest.h>
 #include <yaml-cpp/yaml.h>
 
@@ -18,6 +19,7 @@
 #include <set>
 #include <sstream>
 
+#include "tests/integration/deploy_testing.h"
 #include "tests/testing/subprocess.h"
 #include "tests/testing/temp_dir.h"
 
@@ -25,64 +27,6 @@ namespace ckpt {
 namespace {
 
 namespace fs = std::filesystem;
-
-const std::string kSource = CKPTBENCH_SOURCE_DIR;
-const std::string kCrd = kSource + "/../shared/k8s/jobset-crd.yaml";
-
-// A program on PATH, as an absolute path ("" if none).
-std::string Which(const std::string& name) {
-  std::string path = std::getenv("PATH") ? std::getenv("PATH") : "";
-  std::stringstream dirs(path);
-  for (std::string dir; std::getline(dirs, dir, ':');) {
-    if (!dir.empty() && fs::exists(dir + "/" + name)) return dir + "/" + name;
-  }
-  return "";
-}
-
-const std::string kKubectl = Which("kubectl");
-
-std::map<std::string, std::string> Env(const TempDir& t) {
-  return {{"HOME", t.path()}};
-}
-
-// The binary's interface, written where check.js can read it.
-std::string InterfaceFile(const TempDir& t) {
-  auto r = RunProcess({CkptbenchBinary(), "keys", "--json"}, Env(t));
-  EXPECT_EQ(r.exit_code, 0) << r.err;
-  std::string path = t.Sub("interface.json");
-  std::ofstream(path) << r.out;
-  return path;
-}
-
-std::vector<std::string> Kustomizations() {
-  std::vector<std::string> dirs = {kSource + "/deploy/k8s/base",
-                                   kSource + "/deploy/k8s/results",
-                                   kSource + "/deploy/k8s/results-eks"};
-  for (const auto& e :
-       fs::directory_iterator(kSource + "/deploy/k8s/overlays")) {
-    if (fs::exists(e.path() / "kustomization.yaml")) {
-      dirs.push_back(e.path().string());
-    }
-  }
-  std::sort(dirs.begin(), dirs.end());
-  return dirs;
-}
-
-// Runs check.js; its stdout and stderr in `out`.
-int Check(const TempDir& t, std::vector<std::string> args, std::string* out) {
-  std::vector<std::string> argv = {"/usr/bin/node",
-                                   kSource + "/tests/deploy/check.js",
-                                   "--interface", InterfaceFile(t)};
-  argv.insert(argv.end(), args.begin(), args.end());
-  auto r = RunProcess(argv, Env(t));
-  *out = r.out + r.err;
-  return r.exit_code;
-}
-
-bool HaveTools() {
-  return !kKubectl.empty() && fs::exists("/usr/bin/node") &&
-         fs::exists(kSource + "/tests/deploy/node_modules/ajv");
-}
 
 TEST(Deploy, EveryManifestRendersAndValidatesAgainstItsSchema) {
   if (!HaveTools()) {
@@ -335,174 +279,6 @@ TEST(Deploy, DockerfileBuildStageRunsTheScriptsCiRuns) {
       << ".dockerignore does not start from nothing";
   for (const char* dir : {"docs", "deploy", "tests", "bench"}) {
     EXPECT_EQ(ignore.find(std::string("!") + dir), std::string::npos) << dir;
-  }
-}
-
-// The documents of `kubectl kustomize DIR`, by "Kind/name"; the rendered
-// text in *text when asked.
-std::map<std::string, YAML::Node> Render(const TempDir& t,
-                                         const std::string& dir,
-                                         std::string* text = nullptr) {
-  auto r = RunProcess({kKubectl, "kustomize", dir}, Env(t));
-  EXPECT_EQ(r.exit_code, 0) << dir << ": " << r.err;
-  if (text) *text = r.out;
-  std::map<std::string, YAML::Node> docs;
-  for (const YAML::Node& d : YAML::LoadAll(r.out)) {
-    if (!d.IsMap()) continue;
-    docs[d["kind"].as<std::string>() + "/" +
-         d["metadata"]["name"].as<std::string>()] = d;
-  }
-  return docs;
-}
-
-YAML::Node PodSpec(const YAML::Node& jobset, int replicated_job) {
-  return jobset["spec"]["replicatedJobs"][replicated_job]["template"]["spec"]
-               ["template"]["spec"];
-}
-
-// Every container of every ckptbench pod (an init container included),
-// depth-first: {path, image}.
-void Containers(const YAML::Node& n, const std::string& at,
-                std::vector<std::pair<std::string, std::string>>* out) {
-  if (n.IsMap()) {
-    for (const auto& kv : n) {
-      const std::string key = kv.first.as<std::string>();
-      if ((key == "containers" || key == "initContainers") &&
-          kv.second.IsSequence()) {
-        for (const YAML::Node& c : kv.second) {
-          out->push_back({at + "/" + key + "/" + c["name"].as<std::string>(""),
-                          c["image"].as<std::string>("")});
-        }
-      } else {
-        Containers(kv.second, at + "/" + key, out);
-      }
-    }
-  } else if (n.IsSequence()) {
-    for (size_t i = 0; i < n.size(); ++i) {
-      Containers(n[i], at + "/" + std::to_string(i), out);
-    }
-  }
-}
-
-constexpr char kImagePlaceholder[] =
-    "ckptbench:set-your-image-with-kustomize-images";
-
-// One image setting: every overlay's every container (the boot-disk init
-// container too) shows the placeholder, which names what to set; a
-// kustomization of the user's own on top with one `images:` entry, as
-// docs/deploy.md writes it, sets them all. And every Job of every JobSet has
-// the run's time limit (activeDeadlineSeconds), the same for the
-// coordinator and the nodes, longer than the waits for registration: a pod
-// that never starts ends the run instead of holding it forever. No overlay
-// renders a Secret.
-TEST(Deploy, OneImageSettingReachesEveryContainerEveryJobHasARunLimitNoSecret) {
-  if (kKubectl.empty()) GTEST_SKIP() << "needs kubectl";
-  TempDir t;
-  const std::string docs_text = ReadFile(kSource + "/docs/deploy.md");
-  EXPECT_NE(docs_text.find("images:\n- name: ckptbench\n  newName: "),
-            std::string::npos)
-      << "docs/deploy.md does not show the images: entry";
-  int jobsets = 0;
-  for (const auto& dir : Kustomizations()) {
-    const std::string name = fs::path(dir).filename().string();
-    if (name.rfind("results", 0) == 0) continue;
-    SCOPED_TRACE(name);
-    auto docs = Render(t, dir);
-    const fs::path mine = t.Sub("mine-" + name);
-    fs::create_directories(mine);
-    std::ofstream(mine / "kustomization.yaml")
-        << "resources:\n- " << fs::relative(dir, mine).string()
-        << "\nimages:\n- name: ckptbench\n  newName: "
-           "registry.example.com/team/ckptbench\n  newTag: v7\n";
-    auto set = Render(t, mine.string());
-    ASSERT_TRUE(docs.count("JobSet/ckptbench")) << name;
-    ++jobsets;
-    // Secrets are the user's (docs/deploy.md: kubectl create secret):
-    // applying an overlay never replaces one.
-    for (const auto& [id, doc] : docs) {
-      EXPECT_NE(id.rfind("Secret/", 0), 0u) << id << " is shipped";
-    }
-    std::vector<std::pair<std::string, std::string>> shipped, changed;
-    Containers(docs["JobSet/ckptbench"], "", &shipped);
-    Containers(set["JobSet/ckptbench"], "", &changed);
-    ASSERT_GE(shipped.size(), 2u);
-    ASSERT_EQ(shipped.size(), changed.size());
-    for (size_t i = 0; i < shipped.size(); ++i) {
-      EXPECT_EQ(shipped[i].second, kImagePlaceholder) << shipped[i].first;
-      EXPECT_EQ(changed[i].second, "registry.example.com/team/ckptbench:v7")
-          << changed[i].first;
-    }
-    const YAML::Node jobs = docs["JobSet/ckptbench"]["spec"]["replicatedJobs"];
-    const int64_t register_timeout =
-        docs["ConfigMap/ckptbench-config"]["data"]["CKPT_REGISTER_TIMEOUT"]
-            .as<int64_t>(300);
-    int64_t limit = -1;
-    for (const YAML::Node& j : jobs) {
-      const std::string job = j["name"].as<std::string>();
-      const YAML::Node d = j["template"]["spec"]["activeDeadlineSeconds"];
-      ASSERT_TRUE(d) << job << " has no activeDeadlineSeconds";
-      if (limit < 0) limit = d.as<int64_t>();
-      EXPECT_EQ(d.as<int64_t>(), limit) << job;
-      EXPECT_GT(d.as<int64_t>(), 2 * register_timeout) << job;
-    }
-  }
-  EXPECT_GE(jobsets, 13);  // base + 12 overlays
-}
-
-// Two runs in one namespace, as docs/deploy.md makes them: the same overlay
-// under two prefixes shares no object name and no PV volumeHandle (the
-// driver's rule: unique), every reference follows its object, and the docs
-// name the binding the renamed ServiceAccount needs on each cloud.
-TEST(Deploy, TwoPrefixesOfAnOverlayShareNoNameAndNoVolumeHandle) {
-  if (kKubectl.empty()) GTEST_SKIP() << "needs kubectl";
-  TempDir t;
-  const std::string docs_text = ReadFile(kSource + "/docs/deploy.md");
-  for (const char* binding :
-       {"system:serviceaccount:NS:b-ckptbench", "--service-account b-ckptbench",
-        "/subject/ns/NS/sa/b-ckptbench", "[NS/b-ckptbench]"}) {
-    EXPECT_NE(docs_text.find(binding), std::string::npos) << binding;
-  }
-  for (const auto& dir : Kustomizations()) {
-    const std::string name = fs::path(dir).filename().string();
-    if (name.rfind("results", 0) == 0) continue;
-    SCOPED_TRACE(name);
-    std::map<std::string, std::set<std::string>> names, handles;
-    for (const char* prefix : {"a-", "b-"}) {
-      const fs::path run = t.Sub(std::string(prefix) + name);
-      fs::create_directories(run);
-      std::ofstream(run / "kustomization.yaml")
-          << "resources:\n- " << fs::relative(dir, run).string()
-          << "\nnamePrefix: " << prefix << "\n";
-      std::string text;
-      for (const auto& [id, doc] : Render(t, run.string(), &text)) {
-        EXPECT_EQ(doc["metadata"]["name"].as<std::string>().rfind(prefix, 0),
-                  0u)
-            << id << " is not renamed";
-        names[prefix].insert(id);
-        if (doc["spec"] && doc["spec"]["csi"] &&
-            doc["spec"]["csi"]["volumeHandle"]) {
-          handles[prefix].insert(
-              doc["spec"]["csi"]["volumeHandle"].as<std::string>());
-        }
-      }
-      // Every reference follows: no name of the unprefixed objects is left
-      // but the results claim's, which is applied apart and shared.
-      for (const char* old :
-           {"name: ckptbench\n", "name: ckptbench-config\n",
-            "claimName: ckptbench-s3\n", "serviceAccountName: ckptbench\n"}) {
-        EXPECT_EQ(text.find(std::string(" ") + old), std::string::npos)
-            << old << " is left under " << prefix;
-      }
-    }
-    for (const auto& id : names["a-"]) {
-      EXPECT_FALSE(names["b-"].count(id)) << id << " in both";
-    }
-    for (const auto& h : handles["a-"]) {
-      EXPECT_FALSE(handles["b-"].count(h)) << "volumeHandle " << h;
-    }
-    if (name == "mountpoint-s3") {
-      EXPECT_EQ(handles["a-"], std::set<std::string>{"a-ckptbench-s3"});
-    }
   }
 }
 
