@@ -169,19 +169,13 @@ std::string PathSafe(const std::string& s) {
   return out;
 }
 
-}  // namespace
+// Smoke: entries, (key, values, where), applied after the file's.
+using SmokeEntries =
+    std::vector<std::tuple<std::string, std::vector<std::string>, std::string>>;
 
-absl::StatusOr<Experiment> LoadExperiment(
-    const std::string& path, const std::vector<std::string>& overrides,
-    bool smoke) {
-  Experiment e;
-  // The smoke: entries, (key, values, where), applied after the file's.
-  std::vector<std::tuple<std::string, std::vector<std::string>, std::string>>
-      smokes;
-  e.path = path;
-  e.name = std::filesystem::path(path).stem().string();
-  ASSIGN_OR_RETURN(auto entries, ReadYamlFile(path, "experiment"));
-  // Groups first: sweep keys and overrides may name them.
+// The file's defaults: groups, first: sweep keys and overrides may name them.
+absl::Status ReadGroups(const std::string& path,
+                        const std::vector<YamlEntry>& entries, Experiment& e) {
   for (const auto& entry : entries) {
     if (entry.key.rfind(kDefaults, 0) != 0) continue;
     std::string where = absl::StrCat(path, ":", entry.line);
@@ -198,6 +192,14 @@ absl::StatusOr<Experiment> LoadExperiment(
     RETURN_IF_ERROR(CheckOption(where, group, entry.value));
     e.groups.push_back({group, entry.value, where});
   }
+  return absl::OkStatus();
+}
+
+// The file's other keys: name, description, prepare, repeat, sweep:, smoke:
+// (kept in `smokes`) and fixed values.
+absl::Status ReadKeys(const std::string& path,
+                      const std::vector<YamlEntry>& entries, Experiment& e,
+                      SmokeEntries* smokes) {
   for (const auto& entry : entries) {
     std::string where = absl::StrCat(path, ":", entry.line);
     const std::string& key = entry.key;
@@ -219,9 +221,9 @@ absl::StatusOr<Experiment> LoadExperiment(
       }
       e.prepare_datagen = true;
     } else if (key.rfind(kSmoke, 0) == 0) {
-      smokes.emplace_back(key.substr(sizeof(kSmoke) - 1),
-                          entry.list ? entry.items : SplitValues(entry.value),
-                          absl::StrCat(where, " (smoke)"));
+      smokes->emplace_back(key.substr(sizeof(kSmoke) - 1),
+                           entry.list ? entry.items : SplitValues(entry.value),
+                           absl::StrCat(where, " (smoke)"));
     } else if (key == "repeat") {
       ASSIGN_OR_RETURN(e.repeat, ParseRepeat(where, entry.value));
     } else if (key.rfind(kSweep, 0) == 0) {
@@ -240,6 +242,15 @@ absl::StatusOr<Experiment> LoadExperiment(
       e.values.push_back({key, entry.value, where});
     }
   }
+  return absl::OkStatus();
+}
+
+// --smoke's entries, then the command line's key=value sweeps, each
+// replacing the file's sweep of that key.
+absl::Status ApplySmokeAndOverrides(const std::string& path, bool smoke,
+                                    SmokeEntries smokes,
+                                    const std::vector<std::string>& overrides,
+                                    Experiment& e) {
   if (smoke && smokes.empty()) {
     return absl::InvalidArgumentError(
         absl::StrCat(path, ": --smoke, and the file has no smoke: entries"));
@@ -265,6 +276,11 @@ absl::StatusOr<Experiment> LoadExperiment(
     }
     RETURN_IF_ERROR(AddParam(e, key, SplitValues(value), "command line"));
   }
+  return absl::OkStatus();
+}
+
+// The sweep's size, and every group option it names, checked.
+absl::Status CheckSweep(const std::string& path, const Experiment& e) {
   // A product too large to run (and to count in an int) is refused.
   uint64_t points = 1;
   for (const auto& p : e.params) {
@@ -286,6 +302,24 @@ absl::StatusOr<Experiment> LoadExperiment(
       RETURN_IF_ERROR(GroupValues(e, g.group, option, g.where).status());
     }
   }
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+absl::StatusOr<Experiment> LoadExperiment(
+    const std::string& path, const std::vector<std::string>& overrides,
+    bool smoke) {
+  Experiment e;
+  e.path = path;
+  e.name = std::filesystem::path(path).stem().string();
+  ASSIGN_OR_RETURN(auto entries, ReadYamlFile(path, "experiment"));
+  RETURN_IF_ERROR(ReadGroups(path, entries, e));
+  SmokeEntries smokes;
+  RETURN_IF_ERROR(ReadKeys(path, entries, e, &smokes));
+  RETURN_IF_ERROR(
+      ApplySmokeAndOverrides(path, smoke, std::move(smokes), overrides, e));
+  RETURN_IF_ERROR(CheckSweep(path, e));
   return e;
 }
 

@@ -163,6 +163,113 @@ KeptIndex& Kept() {
   return *kept;
 }
 
+// The listing's objects that are samples (or shards) of `format`, into
+// d->objects sorted by name, with their bytes; refused: unprintable names,
+// sizes that wrap, none at all (naming the format that would read them),
+// a name listed twice.
+absl::Status TakeSampleObjects(std::vector<ListedObject> all,
+                               DatasetFormat format, const std::string& shown,
+                               ListedDataset* d) {
+  for (ListedObject& o : all) {
+    // Every name is printed as it is from here on (errors, logs).
+    if (EscapeForTerminal(o.name) != o.name) {
+      return absl::FailedPreconditionError(absl::StrCat(
+          shown, ": an object's name, ", EscapeForTerminal(o.name),
+          ", holds control characters, bidirectional overrides or invalid "
+          "UTF-8; expected printable names"));
+    }
+    // A dataset ckptbench made, read as listed: its manifest and its
+    // datagen claim are not samples.
+    const bool ckptbench_own =
+        o.name == kDatasetManifestName ||
+        absl::StartsWith(o.name, absl::StrCat(kDatagenClaimDir, "/"));
+    const bool ours = format == DatasetFormat::kTar
+                          ? absl::EndsWith(o.name, ".tar")
+                          : !ckptbench_own;
+    if (!ours) {
+      ++d->ignored;
+      continue;
+    }
+    if (o.size > UINT64_MAX - d->bytes) {
+      // Sizes a server made up: their sum would wrap (two objects were
+      // printed as 99 B).
+      return absl::DataLossError(absl::StrCat(
+          shown, ": the listed sizes add up past 2^64 bytes (", o.name,
+          " is listed as ", o.size, "); expected real object sizes"));
+    }
+    d->bytes += o.size;
+    d->objects.push_back(std::move(o));
+  }
+  std::sort(d->objects.begin(), d->objects.end(),
+            [](const ListedObject& a, const ListedObject& b) {
+              return a.name < b.name;
+            });
+  if (d->objects.empty()) {
+    return absl::NotFoundError(absl::StrCat(
+        "no dataset at ", shown, ": its ", all.size(), " objects hold no ",
+        format == DatasetFormat::kTar ? "TAR shard (*.tar)" : "file",
+        format == DatasetFormat::kTar && d->ignored > 0
+            ? absl::StrCat("; dataset.format=files reads each of its ",
+                           d->ignored, " files as one sample")
+            : std::string()));
+  }
+  if (format == DatasetFormat::kFiles &&
+      std::all_of(d->objects.begin(), d->objects.end(), [](const auto& o) {
+        return absl::EndsWith(o.name, ".tar");
+      })) {
+    LOG_WARN(
+        "%s: all %d objects are TAR shards (*.tar), each read as one sample; "
+        "dataset.format=tar reads their members as the samples",
+        shown, d->objects.size());
+  }
+  // A name listed twice (a server's repeat) would be read twice and the
+  // epoch called "each once".
+  for (size_t i = 1; i < d->objects.size(); ++i) {
+    if (d->objects[i].name == d->objects[i - 1].name) {
+      return absl::DataLossError(
+          absl::StrCat(shown, ": the listing names ", d->objects[i].name,
+                       " twice; expected each object once"));
+    }
+  }
+  return absl::OkStatus();
+}
+
+// d->members: the TAR shards' members, from the index kept for this root
+// while its listing (`kept_digest`, versions included) is unchanged, else
+// indexed now and kept.
+absl::Status IndexMembers(Storage& storage, const ObjectStoreCounters& counters,
+                          const std::string& root, uint64_t kept_digest,
+                          const ListingBounds& bounds, ListedDataset* d) {
+  {
+    std::lock_guard<std::mutex> lock(kept_mu);
+    if (Kept().members && Kept().root == root &&
+        Kept().listing_digest == kept_digest) {
+      d->members = Kept().members;
+      d->overlong = Kept().overlong;
+      d->overlong_bytes = Kept().overlong_bytes;
+      d->overlong_first = Kept().overlong_first;
+      d->index_reused = true;
+    }
+  }
+  if (!d->members) {
+    const uint64_t r0 = counters.requests.load();
+    const auto t0 = Clock::now();
+    IndexNotes notes;
+    ASSIGN_OR_RETURN(d->members,
+                     IndexShards(storage, root, d->objects, bounds, &notes));
+    d->index_bytes = notes.bytes;
+    d->overlong = notes.overlong;
+    d->overlong_bytes = notes.overlong_bytes;
+    d->overlong_first = std::move(notes.overlong_first);
+    d->index_seconds = Since(t0);
+    d->index_requests = counters.requests.load() - r0;
+    std::lock_guard<std::mutex> lock(kept_mu);
+    Kept() = {root,        kept_digest,       d->members,
+              d->overlong, d->overlong_bytes, d->overlong_first};
+  }
+  return absl::OkStatus();
+}
+
 }  // namespace
 
 std::string WebDatasetKey(const std::string& member) {
@@ -186,67 +293,7 @@ absl::StatusOr<ListedDataset> ListDataset(Storage& storage,
                    storage.ListTree(root, bounds));
   d.list_seconds = Since(t0);
   d.list_requests = counters.requests.load() - requests0;
-  for (ListedObject& o : all) {
-    // Every name is printed as it is from here on (errors, logs).
-    if (EscapeForTerminal(o.name) != o.name) {
-      return absl::FailedPreconditionError(absl::StrCat(
-          shown, ": an object's name, ", EscapeForTerminal(o.name),
-          ", holds control characters, bidirectional overrides or invalid "
-          "UTF-8; expected printable names"));
-    }
-    // A dataset ckptbench made, read as listed: its manifest and its
-    // datagen claim are not samples.
-    const bool ckptbench_own =
-        o.name == kDatasetManifestName ||
-        absl::StartsWith(o.name, absl::StrCat(kDatagenClaimDir, "/"));
-    const bool ours = format == DatasetFormat::kTar
-                          ? absl::EndsWith(o.name, ".tar")
-                          : !ckptbench_own;
-    if (!ours) {
-      ++d.ignored;
-      continue;
-    }
-    if (o.size > UINT64_MAX - d.bytes) {
-      // Sizes a server made up: their sum would wrap (two objects were
-      // printed as 99 B).
-      return absl::DataLossError(absl::StrCat(
-          shown, ": the listed sizes add up past 2^64 bytes (", o.name,
-          " is listed as ", o.size, "); expected real object sizes"));
-    }
-    d.bytes += o.size;
-    d.objects.push_back(std::move(o));
-  }
-  std::sort(d.objects.begin(), d.objects.end(),
-            [](const ListedObject& a, const ListedObject& b) {
-              return a.name < b.name;
-            });
-  if (d.objects.empty()) {
-    return absl::NotFoundError(absl::StrCat(
-        "no dataset at ", shown, ": its ", all.size(), " objects hold no ",
-        format == DatasetFormat::kTar ? "TAR shard (*.tar)" : "file",
-        format == DatasetFormat::kTar && d.ignored > 0
-            ? absl::StrCat("; dataset.format=files reads each of its ",
-                           d.ignored, " files as one sample")
-            : std::string()));
-  }
-  if (format == DatasetFormat::kFiles &&
-      std::all_of(d.objects.begin(), d.objects.end(), [](const auto& o) {
-        return absl::EndsWith(o.name, ".tar");
-      })) {
-    LOG_WARN(
-        "%s: all %d objects are TAR shards (*.tar), each read as one sample; "
-        "dataset.format=tar reads their members as the samples",
-        shown, d.objects.size());
-  }
-  // A name listed twice (a server's repeat) would be read twice and the
-  // epoch called "each once".
-  for (size_t i = 1; i < d.objects.size(); ++i) {
-    if (d.objects[i].name == d.objects[i - 1].name) {
-      return absl::DataLossError(
-          absl::StrCat(shown, ": the listing names ", d.objects[i].name,
-                       " twice; expected each object once"));
-    }
-  }
+  RETURN_IF_ERROR(TakeSampleObjects(std::move(all), format, shown, &d));
   uint64_t h = Chain(0, static_cast<uint64_t>(format));
   // `h`: names and sizes, what nodes sharing the dataset must agree on;
   // `kept`: with the versions too (a shared mount's inode numbers may
@@ -266,33 +313,7 @@ absl::StatusOr<ListedDataset> ListDataset(Storage& storage,
     d.digest = h;
     return d;
   }
-  {
-    std::lock_guard<std::mutex> lock(kept_mu);
-    if (Kept().members && Kept().root == root &&
-        Kept().listing_digest == kept) {
-      d.members = Kept().members;
-      d.overlong = Kept().overlong;
-      d.overlong_bytes = Kept().overlong_bytes;
-      d.overlong_first = Kept().overlong_first;
-      d.index_reused = true;
-    }
-  }
-  if (!d.members) {
-    const uint64_t r0 = counters.requests.load();
-    t0 = Clock::now();
-    IndexNotes notes;
-    ASSIGN_OR_RETURN(d.members,
-                     IndexShards(storage, root, d.objects, bounds, &notes));
-    d.index_bytes = notes.bytes;
-    d.overlong = notes.overlong;
-    d.overlong_bytes = notes.overlong_bytes;
-    d.overlong_first = std::move(notes.overlong_first);
-    d.index_seconds = Since(t0);
-    d.index_requests = counters.requests.load() - r0;
-    std::lock_guard<std::mutex> lock(kept_mu);
-    Kept() = {
-        root, kept, d.members, d.overlong, d.overlong_bytes, d.overlong_first};
-  }
+  RETURN_IF_ERROR(IndexMembers(storage, counters, root, kept, bounds, &d));
   d.samples = d.members->size.size();
   if (d.samples == 0) {
     return absl::FailedPreconditionError(absl::StrCat(
