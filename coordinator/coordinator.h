@@ -8,6 +8,7 @@
 
 #include <atomic>
 #include <map>
+#include <memory>
 #include <mutex>
 #include <set>
 #include <string>
@@ -111,6 +112,12 @@ class Coordinator {
   absl::Status PreflightDataset();
   // run.workload=dataload: the epochs (coordinator_dataload.cc).
   absl::Status RunDataload(RunResult* result);
+  // RunDataload's steps: the epochs' plan from the configuration, and an
+  // epoch's checkpoints, their first step `first_step` (claimed).
+  DataloadPlan MakeDataloadPlan() const;
+  std::unique_ptr<EpochSaves> NewEpochSaves(const std::string& dir,
+                                            uint64_t first_step,
+                                            int saves_before);
   // dataload.find_accelerators: one cold epoch per count of ranks per node
   // (coordinator/dataset/accelerator_search.h).
   absl::Status RunAcceleratorSearch(const DataloadPlan& base,

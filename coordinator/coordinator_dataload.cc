@@ -80,6 +80,20 @@ void NoteDataset(const DataloadRound& round, const std::string& uri,
   }
 }
 
+// An epoch's line in the log.
+void LogEpoch(int e, const RoundResult& r) {
+  const EpochResult& ep = *r.epoch;
+  LOG_INFO(
+      "epoch %d: %d samples, %.3f s, %.0f samples/s, %.1f MiB/s, first "
+      "batch %.3f s%s",
+      e + 1, ep.samples, r.seconds, ep.samples_per_second, ep.mib_per_second,
+      ep.first_batch_seconds,
+      ep.compute_seconds > 0
+          ? absl::StrFormat(", accelerator utilization %.1f%%",
+                            100 * ep.utilization)
+          : std::string());
+}
+
 }  // namespace
 
 uint64_t Coordinator::TakeEpochSaves(EpochSaves& saves, const std::string& dir,
@@ -163,7 +177,7 @@ absl::Status Coordinator::RunAcceleratorSearch(const DataloadPlan& base,
   return absl::OkStatus();
 }
 
-absl::Status Coordinator::RunDataload(RunResult* result) {
+DataloadPlan Coordinator::MakeDataloadPlan() const {
   DataloadPlan plan;
   plan.uri = config_.DatasetPath();
   plan.node_local = config_.storage.node_local;
@@ -177,6 +191,25 @@ absl::Status Coordinator::RunDataload(RunResult* result) {
       config_.io.direct_read ? CacheMode::kDirect : config_.io.cache_mode;
   plan.block_size = config_.io.block_size;
   plan.backend = backend_;
+  return plan;
+}
+
+std::unique_ptr<EpochSaves> Coordinator::NewEpochSaves(const std::string& dir,
+                                                       uint64_t first_step,
+                                                       int saves_before) {
+  EpochSavesContext context;
+  context.spec = [this, dir](uint64_t step) {
+    return NewSpec(/*save=*/true, 0, dir, step, config_.run.seed);
+  };
+  context.claim = [this, dir](uint64_t step) { return ClaimStep(dir, step); };
+  context.step_uri = [dir](uint64_t step) { return StepUri(dir, step); };
+  context.index_base = saves_before;
+  return std::make_unique<EpochSaves>(config_, plan_, nodes_,
+                                      std::move(context), first_step);
+}
+
+absl::Status Coordinator::RunDataload(RunResult* result) {
+  DataloadPlan plan = MakeDataloadPlan();
   if (config_.dataload.find_accelerators > 0) {
     return RunAcceleratorSearch(plan, result);
   }
@@ -203,17 +236,7 @@ absl::Status Coordinator::RunDataload(RunResult* result) {
     plan.warm = config_.dataload.warm_epochs && e > 0;
     std::unique_ptr<EpochSaves> saves;
     if (checkpoints && next_step != 0) {
-      EpochSavesContext context;
-      context.spec = [this, dir](uint64_t step) {
-        return NewSpec(/*save=*/true, 0, dir, step, config_.run.seed);
-      };
-      context.claim = [this, dir](uint64_t step) {
-        return ClaimStep(dir, step);
-      };
-      context.step_uri = [dir](uint64_t step) { return StepUri(dir, step); };
-      context.index_base = saves_before;
-      saves = std::make_unique<EpochSaves>(config_, plan_, nodes_,
-                                           std::move(context), next_step);
+      saves = NewEpochSaves(dir, next_step, saves_before);
     }
     plan.saves = saves.get();
     DataloadRound round(nodes_, plan);
@@ -233,16 +256,7 @@ absl::Status Coordinator::RunDataload(RunResult* result) {
       status = absl::AbortedError(r.error);
       break;
     }
-    const EpochResult& ep = *r.epoch;
-    LOG_INFO(
-        "epoch %d: %d samples, %.3f s, %.0f samples/s, %.1f MiB/s, first "
-        "batch %.3f s%s",
-        e + 1, ep.samples, r.seconds, ep.samples_per_second, ep.mib_per_second,
-        ep.first_batch_seconds,
-        ep.compute_seconds > 0
-            ? absl::StrFormat(", accelerator utilization %.1f%%",
-                              100 * ep.utilization)
-            : std::string());
+    LogEpoch(e, r);
     FlagShortPhase(&r);
     FlagClientBound(&r);
     Publish(result);

@@ -240,8 +240,6 @@ absl::Status DataloadRound::CheckReport(size_t node, const PhaseOutcome& report,
         plan_.ranks_per_node, " and ",
         plan_.ranks_per_node * plan_.loader.num_workers, ")"));
   }
-  const uint64_t most = MostPerRank();
-  const uint64_t first = node * plan_.ranks_per_node;
   auto bad = [&](const std::string& what) {
     return absl::DataLossError(absl::StrCat(who, " reported ", what));
   };
@@ -252,6 +250,20 @@ absl::Status DataloadRound::CheckReport(size_t node, const PhaseOutcome& report,
                             "'; this coordinator's is '", kEpochOrderName,
                             "' (another ckptbench version on that node)"));
   }
+  RETURN_IF_ERROR(CheckRankFigures(r, node, who));
+  RETURN_IF_ERROR(CheckSaveFigures(r, who));
+  RETURN_IF_ERROR(CheckHistogram("sample first byte", r.sample_first_byte()));
+  return CheckHistogram("sample last byte", r.sample_last_byte());
+}
+
+absl::Status DataloadRound::CheckRankFigures(const v1::DataloadReport& r,
+                                             size_t node,
+                                             const std::string& who) const {
+  const uint64_t most = MostPerRank();
+  const uint64_t first = node * plan_.ranks_per_node;
+  auto bad = [&](const std::string& what) {
+    return absl::DataLossError(absl::StrCat(who, " reported ", what));
+  };
   for (const v1::RankEpoch& e : r.ranks()) {
     if (e.rank() < first || e.rank() >= first + plan_.ranks_per_node ||
         e.samples() > most) {
@@ -280,6 +292,15 @@ absl::Status DataloadRound::CheckReport(size_t node, const PhaseOutcome& report,
                               " with ", w.samples(), " samples"));
     }
   }
+  return absl::OkStatus();
+}
+
+absl::Status DataloadRound::CheckSaveFigures(const v1::DataloadReport& r,
+                                             const std::string& who) const {
+  const uint64_t most = MostPerRank();
+  auto bad = [&](const std::string& what) {
+    return absl::DataLossError(absl::StrCat(who, " reported ", what));
+  };
   if ((plan_.saves == nullptr &&
        (r.checkpoint_window_seconds() != 0 ||
         r.checkpoint_window_samples() != 0 ||
@@ -310,8 +331,7 @@ absl::Status DataloadRound::CheckReport(size_t node, const PhaseOutcome& report,
       }
     }
   }
-  RETURN_IF_ERROR(CheckHistogram("sample first byte", r.sample_first_byte()));
-  return CheckHistogram("sample last byte", r.sample_last_byte());
+  return absl::OkStatus();
 }
 
 void DataloadRound::OnAction(size_t node, const ActionAsk& ask,

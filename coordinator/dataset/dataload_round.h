@@ -73,6 +73,12 @@ class DataloadRound : public RoundWorkload {
   bool Iterable() const { return plan_.loader.access == DataAccess::kIterable; }
   // The most samples one rank may report this epoch.
   uint64_t MostPerRank() const;
+  // CheckReport's steps: each rank's and worker's figures, then the
+  // checkpoints' windows (a node's report is hostile until checked).
+  absl::Status CheckRankFigures(const ::ckptbench::v1::DataloadReport& r,
+                                size_t node, const std::string& who) const;
+  absl::Status CheckSaveFigures(const ::ckptbench::v1::DataloadReport& r,
+                                const std::string& who) const;
   void CheckSamples(uint64_t digest, EpochResult* epoch) const;
   // The checkpoints' windows against the rest of the epoch (`seconds`).
   void SumUpSaves(const std::vector<PhaseOutcome>& reports, double seconds,

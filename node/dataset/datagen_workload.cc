@@ -69,6 +69,13 @@ class DatagenWorkload : public NodeWorkload {
   absl::Status CreateDirs(Storage& st);
   // The prepare's reply: where the dataset is and what was found there.
   PrepareOutcome Outcome(const v1::DatagenPrepared& prepared) const;
+  // Removing where no manifest is: what a datagen (or removal) that did not
+  // finish left, its pending manifest (into *text, *found), or its claim
+  // alone (claim_only_); neither is an error naming the dataset.
+  absl::Status FindUnfinished(Storage& st, const std::string& shown,
+                              std::optional<std::string>* text,
+                              std::optional<DatasetManifest>* found,
+                              v1::DatagenPrepared* prepared);
   // Making: claims the dataset's path for this run and writes the pending
   // manifest there (manifest owner only).
   absl::Status Claim(Storage& st, const std::string& run_id,
@@ -119,6 +126,38 @@ absl::Status DatagenWorkload::CheckJob() const {
   return absl::OkStatus();
 }
 
+absl::Status DatagenWorkload::FindUnfinished(
+    Storage& st, const std::string& shown, std::optional<std::string>* text,
+    std::optional<DatasetManifest>* found, v1::DatagenPrepared* prepared) {
+  // A datagen (or a removal) that did not finish left its pending
+  // manifest: what it names is what that run wrote.
+  ASSIGN_OR_RETURN(
+      *text, ReadManifest(st, ClaimDirPath(), shown, kPendingManifestName));
+  if (!*text) {
+    // A claim alone (a datagen killed before its pending manifest):
+    // nothing was written; the claim goes (DatagenRound::Finish).
+    ASSIGN_OR_RETURN(const bool claimed, HoldsDatagenClaim(st, ClaimDirPath()));
+    if (!claimed) {
+      return absl::NotFoundError(
+          absl::StrCat("no dataset at ", shown, ": it holds no ",
+                       kDatasetManifestName, " and no ", kDatagenClaimDir,
+                       "/ of an unfinished datagen, and "
+                       "ckptbench removes only the objects a manifest names"));
+    }
+    prepared->set_unfinished(true);
+    claim_only_ = true;
+    return absl::OkStatus();
+  }
+  const std::string pending =
+      absl::StrCat(shown, "/", kDatagenClaimDir, "/", kPendingManifestName);
+  ASSIGN_OR_RETURN(*found, DatasetManifestFromJson(**text, pending));
+  RETURN_IF_ERROR(CheckManifestTotals(**found, pending));
+  prepared->set_manifest_found(true);
+  prepared->set_manifest(**text);
+  prepared->set_unfinished(true);
+  return absl::OkStatus();
+}
+
 absl::StatusOr<PrepareOutcome> DatagenWorkload::Prepare(
     PhaseJob job, StorageSet& storage, const std::atomic<bool>& /*abort*/) {
   if (!job_.ParseFromString(job.workload_job)) {
@@ -147,33 +186,8 @@ absl::StatusOr<PrepareOutcome> DatagenWorkload::Prepare(
   }
   if (job_.remove()) {
     if (!found) {
-      // A datagen (or a removal) that did not finish left its pending
-      // manifest: what it names is what that run wrote.
-      ASSIGN_OR_RETURN(
-          text, ReadManifest(st, ClaimDirPath(), shown, kPendingManifestName));
-      if (!text) {
-        // A claim alone (a datagen killed before its pending manifest):
-        // nothing was written; the claim goes (DatagenRound::Finish).
-        ASSIGN_OR_RETURN(const bool claimed,
-                         HoldsDatagenClaim(st, ClaimDirPath()));
-        if (!claimed) {
-          return absl::NotFoundError(absl::StrCat(
-              "no dataset at ", shown, ": it holds no ", kDatasetManifestName,
-              " and no ", kDatagenClaimDir,
-              "/ of an unfinished datagen, and "
-              "ckptbench removes only the objects a manifest names"));
-        }
-        prepared.set_unfinished(true);
-        claim_only_ = true;
-        return Outcome(prepared);
-      }
-      const std::string pending =
-          absl::StrCat(shown, "/", kDatagenClaimDir, "/", kPendingManifestName);
-      ASSIGN_OR_RETURN(found, DatasetManifestFromJson(*text, pending));
-      RETURN_IF_ERROR(CheckManifestTotals(*found, pending));
-      prepared.set_manifest_found(true);
-      prepared.set_manifest(*text);
-      prepared.set_unfinished(true);
+      RETURN_IF_ERROR(FindUnfinished(st, shown, &text, &found, &prepared));
+      if (claim_only_) return Outcome(prepared);
     }
     spec_ = found->spec;
     manifest_text_ = *text;
