@@ -47,7 +47,7 @@ in_bare_debian() {  # NAME SRC_DIR LOG BODY
 }
 
 # Seconds as "m min s s".
-mmss() { awk -v s="$1" 'BEGIN { printf "%d min %02d s", int(s / 60), int(s + 0.5) % 60 }'; }
+mmss() { awk -v s="$1" 'BEGIN { t = int(s + 0.5); printf "%d min %02d s", int(t / 60), t % 60 }'; }
 
 rows=()
 for r in "${revs[@]}"; do

@@ -67,7 +67,7 @@ absl::Status CheckDataloadMemory(const DataloadFootprint& f, bool node_side,
                                  const std::string& what) {
   const uint64_t need = node_side ? f.node_bytes : f.coordinator_bytes;
   if (budget.available_bytes == 0) return absl::OkStatus();
-  const uint64_t allowed = budget.available_bytes / 5 * 4;
+  const uint64_t allowed = UsableBytes(budget);
   if (need <= allowed) return absl::OkStatus();
   return absl::FailedPreconditionError(absl::StrCat(
       "this dataset's plan would hold about ", FormatBytes(need), " on ",

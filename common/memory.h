@@ -17,6 +17,12 @@ struct MemoryBudget {
 
 MemoryBudget AvailableMemory();
 
+// What a plan may hold of the available memory: 80% of it (0: unknown), the
+// rest left to the system and the process's other needs.
+inline uint64_t UsableBytes(const MemoryBudget& budget) {
+  return budget.available_bytes / 5 * 4;
+}
+
 // This process's peak resident set (VmHWM in /proc/self/status), 0 if
 // unknown.
 uint64_t PeakRssBytes();

@@ -236,7 +236,7 @@ absl::StatusOr<v1::DatasetListing> DataloadWorkload::ListDatasetAt(
   set(limits.max_bytes(), &bounds.max_bytes);
   bounds.abort = &abort;
   bounds.keys = "dataset.list_max_";
-  bounds.memory_bytes = AvailableMemory().available_bytes / 5 * 4;
+  bounds.memory_bytes = UsableBytes(AvailableMemory());
   ASSIGN_OR_RETURN(ListedDataset d, ListDataset(storage, *counters_, root_,
                                                 format, shown, bounds));
   uint64_t names = 0;

@@ -5,6 +5,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "common/bytes.h"
+#include "common/status_macros.h"
 #include "common/text.h"
 
 namespace ckpt {
@@ -119,18 +120,13 @@ absl::Status PageThrough(ListingPager& pager, const PageFetch& fetch,
                          const PageParser& parse) {
   std::string token;
   for (;;) {
-    if (absl::Status s = pager.BeforePage(); !s.ok()) return s;
-    absl::StatusOr<std::string> body = fetch(token, pager.PageCeiling());
-    if (!body.ok()) return body.status();
-    absl::StatusOr<PageTally> t = parse(*body);
-    if (!t.ok()) return t.status();
-    if (absl::Status s = pager.AfterPage(body->size(), t->entries,
-                                         t->name_bytes, t->truncated, t->token);
-        !s.ok()) {
-      return s;
-    }
-    if (!t->truncated) return absl::OkStatus();
-    token = std::move(t->token);
+    RETURN_IF_ERROR(pager.BeforePage());
+    ASSIGN_OR_RETURN(const std::string body, fetch(token, pager.PageCeiling()));
+    ASSIGN_OR_RETURN(PageTally t, parse(body));
+    RETURN_IF_ERROR(pager.AfterPage(body.size(), t.entries, t.name_bytes,
+                                    t.truncated, t.token));
+    if (!t.truncated) return absl::OkStatus();
+    token = std::move(t.token);
   }
 }
 

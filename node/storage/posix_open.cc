@@ -347,16 +347,24 @@ absl::Status RemoveAllAt(int dfd, const std::string& name,
   return absl::OkStatus();
 }
 
+// The last component of `p` (`path` as given, for the message): a name of
+// an entry, never empty, "." or "..".
+absl::StatusOr<std::string> EntryToRemove(const std::string& path,
+                                          const std::string& p) {
+  std::string name = p.substr(p.rfind('/') + 1);
+  if (name.empty() || IsDotName(name)) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("refusing to remove ", path, ": not a name of an entry"));
+  }
+  return name;
+}
+
 }  // namespace
 
 absl::Status RemoveAllBeneath(const std::string& path,
                               const std::string& root) {
   const std::string p = Stripped(path);
-  const std::string name = p.substr(p.rfind('/') + 1);
-  if (name.empty() || IsDotName(name)) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("refusing to remove ", path, ": not a name of an entry"));
-  }
+  ASSIGN_OR_RETURN(const std::string name, EntryToRemove(path, p));
   auto dfd = OpenDirBeneath(DirOf(p), root);
   if (!dfd.ok()) {
     if (absl::IsNotFound(dfd.status())) return absl::OkStatus();
@@ -370,11 +378,7 @@ absl::Status RemoveAllBeneath(const std::string& path,
 absl::Status UnlinkFileBeneath(const std::string& path,
                                const std::string& root) {
   const std::string dir = DirOf(path);
-  const std::string name = path.substr(path.rfind('/') + 1);
-  if (name.empty() || IsDotName(name)) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("refusing to remove ", path, ": not a name of an entry"));
-  }
+  ASSIGN_OR_RETURN(const std::string name, EntryToRemove(path, path));
   ASSIGN_OR_RETURN(const int dfd, OpenDirBeneath(dir, root));
   struct stat st;
   if (fstatat(dfd, name.c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0) {

@@ -46,15 +46,20 @@ ProcessResult Datagen(const TempDir& t, std::vector<std::string> args = {}) {
                              {"CKPT_SAMPLE_SPREAD", "0"}});
 }
 
+// A dataset made at ds/, its samples/ then moved to elsewhere/samples.
+void MadeWithSamplesElsewhere(const TempDir& t) {
+  ProcessResult made = Datagen(t);
+  ASSERT_EQ(made.exit_code, 0) << made.err;
+  fs::create_directories(t.Sub("elsewhere"));
+  fs::rename(t.Sub("ds/samples"), t.Sub("elsewhere/samples"));
+}
+
 // --remove through a `samples/` that was moved elsewhere and replaced by a
 // link: nothing behind the link is deleted (it deleted the 8 files and
 // both prefix directories), and the command fails naming the link.
 TEST(HostileDataset, RemoveThroughASymlinkedSamplesDirectoryDeletesNothing) {
   TempDir t;
-  ProcessResult made = Datagen(t);
-  ASSERT_EQ(made.exit_code, 0) << made.err;
-  fs::create_directories(t.Sub("elsewhere"));
-  fs::rename(t.Sub("ds/samples"), t.Sub("elsewhere/samples"));
+  ASSERT_NO_FATAL_FAILURE(MadeWithSamplesElsewhere(t));
   Write(t.Sub("elsewhere/samples/00/canary.txt"), "not ckptbench's");
   Write(t.Sub("elsewhere/canary"), "keep me");
   fs::create_directory_symlink(t.Sub("elsewhere/samples"), t.Sub("ds/samples"));
@@ -73,12 +78,9 @@ TEST(HostileDataset, RemoveThroughASymlinkedSamplesDirectoryDeletesNothing) {
 // overwrote 7, exit 0).
 TEST(HostileDataset, DatagenThroughASymlinkedSamplesDirectoryWritesNothing) {
   TempDir t;
-  ProcessResult made = Datagen(t);
-  ASSERT_EQ(made.exit_code, 0) << made.err;
   // The same names, other bytes, in a directory of someone else's; a new
   // dataset directory whose samples/ is a link to it.
-  fs::create_directories(t.Sub("elsewhere"));
-  fs::rename(t.Sub("ds/samples"), t.Sub("elsewhere/samples"));
+  ASSERT_NO_FATAL_FAILURE(MadeWithSamplesElsewhere(t));
   for (const auto& [path, bytes] : Snapshot(t.Sub("elsewhere"))) {
     Write(path, "someone else's " + path);
   }
