@@ -217,7 +217,7 @@ int RunOnce(const std::string& self, int nodes, int rounds, int per_process,
   if (!registered.ok()) {
     std::fprintf(stderr, "%s\n",
                  std::string(registered.status().message()).c_str());
-    (*server)->Shutdown(false, "bench failed");
+    (*server)->Shutdown(ExitCode::kFailed, "bench failed");
     reap();
     return 1;
   }
@@ -239,7 +239,7 @@ int RunOnce(const std::string& self, int nodes, int rounds, int per_process,
   if (s.ok()) s = coordinator.Run(&result);
   const int peak_threads = threads.Stop();
   const CpuDelta cpu = CpuBetween(cpu0, SampleCpu());
-  (*server)->Shutdown(s.ok(), "");
+  (*server)->Shutdown(s.ok() ? ExitCode::kOk : ExitCode::kFailed, "");
   reap();
   if (!s.ok()) {
     std::fprintf(stderr, "run failed: %s\n", std::string(s.message()).c_str());

@@ -155,6 +155,14 @@ void Coordinator::Interrupt(const std::string& reason) {
   for (auto* n : nodes) (void)n->Abort(run_id_, reason);
 }
 
+ExitCode Coordinator::FailureCode() const {
+  if (interrupted_) return ExitCode::kInterrupted;
+  for (const NodeClient* n : nodes_) {
+    if (n->lost()) return ExitCode::kInterrupted;
+  }
+  return ExitCode::kFailed;
+}
+
 void Coordinator::NoteListings(RunResult* result) const {
   // The first few by name; thousands of them would bury the summary.
   constexpr size_t kNamed = 10;

@@ -16,6 +16,7 @@
 
 #include "absl/status/status.h"
 #include "common/config.h"
+#include "common/exit_code.h"
 #include "common/inspection.h"
 #include "common/plan.h"
 #include "common/storage_commands.h"
@@ -55,6 +56,11 @@ class Coordinator {
   // Safe from another thread (the signal thread): tells the nodes to
   // abort, fails the round in flight and starts no further rounds.
   void Interrupt(const std::string& reason);
+
+  // After Run failed: why, as an exit status. kInterrupted when it was
+  // interrupted or a node was lost (the same run on new pods may finish),
+  // kFailed otherwise.
+  ExitCode FailureCode() const;
 
   // Safe from another thread: the run's result as of the last round that
   // ended (Run publishes a copy as it starts and after every round), for

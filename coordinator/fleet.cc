@@ -69,6 +69,17 @@ absl::Status EstimateClocks(Fleet* fleet) {
 
 }  // namespace
 
+ExitCode FleetExitCode(const absl::Status& error) {
+  if (absl::IsInvalidArgument(error)) return ExitCode::kBadInput;
+  // Interrupted while waiting, or a node lost before its clock was known
+  // (EstimateClocks' Unavailable); nodes that never came (the wait's
+  // DeadlineExceeded) are not lost: the same pods would not bring them.
+  if (absl::IsCancelled(error) || absl::IsUnavailable(error)) {
+    return ExitCode::kInterrupted;
+  }
+  return ExitCode::kFailed;
+}
+
 absl::StatusOr<Fleet> StartFleet(const ControlOptions& control, int num_nodes,
                                  const std::string& run_id,
                                  const WatchInterrupts& watch) {
@@ -103,7 +114,8 @@ absl::StatusOr<Fleet> StartFleet(const ControlOptions& control, int num_nodes,
     auto health = HealthServer::Start(control.coordinator_health_port,
                                       "control.coordinator_health_port");
     if (!health.ok()) {
-      fleet.server->Shutdown(false, std::string(health.status().message()));
+      fleet.server->Shutdown(ExitCode::kBadInput,
+                             std::string(health.status().message()));
       return health.status();
     }
     fleet.health = std::move(*health);
@@ -120,7 +132,8 @@ absl::StatusOr<Fleet> StartFleet(const ControlOptions& control, int num_nodes,
   auto nodes = s->WaitForNodes(control.register_timeout);
   watch(nullptr);
   if (!nodes.ok()) {
-    s->Shutdown(false, std::string(nodes.status().message()));
+    s->Shutdown(FleetExitCode(nodes.status()),
+                std::string(nodes.status().message()));
     if (absl::IsDeadlineExceeded(nodes.status())) {
       return absl::DeadlineExceededError(
           absl::StrCat(nodes.status().message(), KubernetesHint()));
@@ -130,7 +143,7 @@ absl::StatusOr<Fleet> StartFleet(const ControlOptions& control, int num_nodes,
   fleet.nodes = *nodes;
 
   if (absl::Status clocks = EstimateClocks(&fleet); !clocks.ok()) {
-    s->Shutdown(false, std::string(clocks.message()));
+    s->Shutdown(FleetExitCode(clocks), std::string(clocks.message()));
     return clocks;
   }
   return fleet;

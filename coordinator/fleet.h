@@ -13,6 +13,7 @@
 
 #include "absl/status/statusor.h"
 #include "common/config.h"
+#include "common/exit_code.h"
 #include "common/health_server.h"
 #include "coordinator/results.h"
 #include "coordinator/session_server.h"
@@ -40,6 +41,11 @@ using WatchInterrupts =
 // is shut down before an error returns. Nodes missing after
 // control.register_timeout are named by index, and in a Kubernetes pod
 // (KUBERNETES_SERVICE_HOST set) the error says where to look.
+// The exit status a StartFleet error ends the process with (and its nodes
+// with it): 2 for bad settings, 3 when interrupted while waiting or a node
+// was lost before its clock was estimated, else 1.
+ExitCode FleetExitCode(const absl::Status& error);
+
 absl::StatusOr<Fleet> StartFleet(const ControlOptions& control, int num_nodes,
                                  const std::string& run_id,
                                  const WatchInterrupts& watch);

@@ -24,6 +24,11 @@ bool RemoteNode::connected() const {
   return !disconnected_;
 }
 
+bool RemoteNode::lost() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return disconnected_ || silent_;
+}
+
 void RemoteNode::OnMessage(v1::NodeMessage&& msg) {
   decltype(WireListener::progress) progress;
   decltype(WireListener::action) action;
@@ -107,6 +112,7 @@ void RemoteNode::CheckSilence() {
     // Judged and emptied under one lock: a reply or a new call in between
     // must not be failed for a silence that just ended.
     failed.swap(pending_);
+    silent_ = true;
   }
   const absl::Status error = absl::DeadlineExceededError(absl::StrFormat(
       "%s sent nothing for %.1f s (control.node_timeout = %g s)", Who(), silent,
@@ -288,10 +294,11 @@ absl::StatusOr<v1::PingReply> RemoteNode::SendPing(const v1::PingRequest& r) {
                  &v1::NodeMessage::mutable_ping, Who());
 }
 
-void RemoteNode::Shutdown(bool ok, const std::string& reason) {
+void RemoteNode::Shutdown(ExitCode end, const std::string& reason) {
   v1::CoordinatorMessage m;
-  m.mutable_shutdown()->set_ok(ok);
+  m.mutable_shutdown()->set_ok(end == ExitCode::kOk);
   m.mutable_shutdown()->set_reason(reason);
+  m.mutable_shutdown()->set_exit_code(ToInt(end));
   Write(std::move(m));
 }
 

@@ -17,6 +17,7 @@
 #include <string>
 
 #include "common/clock.h"
+#include "common/exit_code.h"
 #include "coordinator/round/node_client.h"
 
 namespace ckpt {
@@ -47,13 +48,17 @@ class RemoteNode : public NodeClient {
 
   bool async() const override { return true; }
 
-  // Tells the node the run is over (no reply expected).
-  void Shutdown(bool ok, const std::string& reason);
+  // Tells the node the run is over and how it ended, the exit status it
+  // takes too (no reply expected).
+  void Shutdown(ExitCode end, const std::string& reason);
 
   // From the stream.
   void OnMessage(v1::NodeMessage&& msg);
   void OnDisconnect(const std::string& why);
   bool connected() const;
+  // Whether the node was lost: it disconnected, or went silent past
+  // node_timeout.
+  bool lost() const override;
   // Fails every call in flight if the node has sent nothing for longer
   // than node_timeout.
   void CheckSilence();
@@ -114,6 +119,7 @@ class RemoteNode : public NodeClient {
   std::map<uint64_t, Pending> pending_;
   SteadyClock::time_point last_heard_;
   bool disconnected_ = false;
+  bool silent_ = false;  // CheckSilence failed its calls
   std::string disconnect_reason_;
 };
 

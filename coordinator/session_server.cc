@@ -457,10 +457,10 @@ void SessionServer::CancelWait(const std::string& reason) {
   cv_.notify_all();
 }
 
-void SessionServer::Shutdown(bool ok, const std::string& reason) {
+void SessionServer::Shutdown(ExitCode end, const std::string& reason) {
   {
     std::lock_guard<std::mutex> lock(mu_);
-    for (auto& [i, n] : nodes_) n->Shutdown(ok, reason);
+    for (auto& [i, n] : nodes_) n->Shutdown(end, reason);
   }
   // Give nodes a moment to close their streams, then stop.
   std::unique_lock<std::mutex> lock(mu_);

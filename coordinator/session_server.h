@@ -51,8 +51,9 @@ class SessionServer {
   // Makes a WaitForNodes in progress return Cancelled with `reason`.
   void CancelWait(const std::string& reason);
 
-  // Tells every connected node the run is over, then stops serving.
-  void Shutdown(bool ok, const std::string& reason);
+  // Tells every connected node the run is over and the exit status it
+  // ended with, then stops serving.
+  void Shutdown(ExitCode end, const std::string& reason);
 
   // From a stream's first message: registers the node (its replies go to
   // `writer`) and fills `reply`; null, with `reply` saying why, if refused.

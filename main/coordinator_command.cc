@@ -20,7 +20,7 @@ int CoordinatorCommand(const CliArgs& args) {
   if (!fleet.ok()) {
     return FailRun(args.results_dir, &result,
                    std::string(fleet.status().message()),
-                   absl::IsInvalidArgument(fleet.status()) ? 2 : 1);
+                   ToInt(FleetExitCode(fleet.status())));
   }
   result.clocks = fleet->clocks;
   std::unique_ptr<ProgressPrinter> progress;
@@ -32,7 +32,7 @@ int CoordinatorCommand(const CliArgs& args) {
   Coordinator coordinator(config, setup.plan, clients, progress.get(), run_id);
   int code = ExecuteRun(args.results_dir, coordinator, signals, &result,
                         args.overwrite);
-  fleet->server->Shutdown(code == 0,
+  fleet->server->Shutdown(static_cast<ExitCode>(code),
                           result.errors.empty() ? "" : result.errors.back());
   return code;
 }

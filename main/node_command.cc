@@ -10,6 +10,7 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "common/config_loader.h"
+#include "common/exit_code.h"
 #include "common/grpc_tls.h"
 #include "common/health_server.h"
 #include "common/log.h"
@@ -87,7 +88,7 @@ int NodeCommand(const CliArgs& args) {
   signals.Watch([](const std::string& name) {
     // The coordinator sees the session end and fails the round naming us.
     std::fprintf(stderr, "ckptbench node: %s: leaving\n", name.c_str());
-    std::_Exit(name == "SIGINT" ? 130 : 143);
+    std::_Exit(ToInt(ExitCode::kInterrupted));
   });
   LOG_INFO("node %d (%s, index from %s) dialing %s", index, host, source,
            WithDefaultPort(c.coordinator, kDefaultControlPort));
@@ -109,7 +110,10 @@ int NodeCommand(const CliArgs& args) {
   }
   PrintError(std::string(s.message()),
              absl::StrCat("ckptbench node ", index, ": "));
-  return absl::IsFailedPrecondition(s) ? 2 : 1;
+  // RunNodeSession gives each exit status a status code of its own.
+  if (absl::IsFailedPrecondition(s)) return ToInt(ExitCode::kBadInput);
+  if (absl::IsUnavailable(s)) return ToInt(ExitCode::kInterrupted);
+  return ToInt(ExitCode::kFailed);
 }
 
 }  // namespace ckpt

@@ -12,6 +12,7 @@
 #include "absl/strings/str_format.h"
 #include "common/bytes.h"
 #include "common/config_dataset_checks.h"
+#include "common/exit_code.h"
 #include "common/fd_reserve.h"
 #include "common/files.h"
 #include "common/log.h"
@@ -189,7 +190,7 @@ void SignalWatcher::ExpireLocked(const std::string& name, bool again) {
                    : " s (blocked before any round could start); exiting"));
   }
   std::fflush(nullptr);
-  _exit(1);
+  _exit(ToInt(ExitCode::kInterrupted));
 }
 
 SignalWatcher::~SignalWatcher() {
@@ -418,8 +419,8 @@ int ExecuteRun(const std::string& results_dir, Coordinator& coordinator,
   }
   if (std::string sig = signals.Pending(); !sig.empty()) {
     return FailRun(results_dir, result,
-                   absl::StrCat("interrupted by ", sig, " before any round"), 1,
-                   &coordinator);
+                   absl::StrCat("interrupted by ", sig, " before any round"),
+                   ToInt(ExitCode::kInterrupted), &coordinator);
   }
   if (auto s = coordinator.Preflight(result); !s.ok()) {
     // Exit 2 is for input to fix (a path, a bucket, credentials, a plan);
@@ -463,7 +464,7 @@ int ExecuteRun(const std::string& results_dir, Coordinator& coordinator,
   std::fflush(stdout);
   if (!status.ok()) {
     PrintError(std::string(status.message()));
-    return 1;
+    return ToInt(coordinator.FailureCode());
   }
   return wrote ? 0 : 1;
 }

@@ -30,7 +30,8 @@ namespace ckpt {
 // no signal ends): from the first signal, the work it interrupts has that
 // long to end (whoever took it calls Watch again, or Take); if it has not,
 // or at a second signal, the `on_expire` watching then runs (it writes what
-// was measured) and the process exits with code 1. Thread-safe.
+// was measured) and the process exits with code 3 (ExitCode::kInterrupted).
+// Thread-safe.
 class SignalWatcher {
  public:
   using OnSignal = std::function<void(const std::string& signal)>;
@@ -111,7 +112,9 @@ int PrepareRun(const LoadOptions& options, const std::string& results_dir,
 int FailRun(const std::string& results_dir, RunResult* result,
             const std::string& error, int code, Coordinator* via = nullptr);
 
-// Preflight, run, DIR/result.json, summary table. Returns the exit code.
+// Preflight, run, DIR/result.json, summary table. Returns the exit code:
+// 0, 1 (a failed run: Coordinator::FailureCode), 2 (bad input), 3
+// (interrupted, or a node lost: Coordinator::FailureCode).
 // An object-store DIR is checked (before any round, unless `overwrite`) and
 // written by node 0.
 int ExecuteRun(const std::string& results_dir, Coordinator& coordinator,

@@ -14,6 +14,7 @@
 #include "absl/strings/str_format.h"
 #include "common/bytes.h"
 #include "common/dataset_layout.h"
+#include "common/exit_code.h"
 #include "common/experiment.h"
 #include "common/log.h"
 #include "common/text.h"
@@ -108,15 +109,23 @@ int Finish(const CliArgs& args, const Experiment& experiment,
   signals.Watch([](const std::string& name) {
     PrintError(absl::StrCat(name, ": exiting before the sweep's outputs"));
     std::fflush(nullptr);
-    _exit(1);
+    _exit(ToInt(ExitCode::kInterrupted));
   });
   const std::string& interrupted = sweep.interrupted();
-  sweep.StopServing(sweep.failed() == 0 && interrupted.empty(),
-                    interrupted.empty() ? "" : "sweep interrupted");
+  // Interrupted or a node lost: 3, which a restart (--resume) may finish;
+  // a run that failed otherwise: 1.
+  const ExitCode end = !interrupted.empty() || !sweep.lost_node().empty()
+                           ? ExitCode::kInterrupted
+                       : sweep.failed() > 0 ? ExitCode::kFailed
+                                            : ExitCode::kOk;
+  sweep.StopServing(end, !interrupted.empty() ? "sweep interrupted"
+                         : !sweep.lost_node().empty()
+                             ? "sweep stopped: a node was lost"
+                             : "");
   auto data = LoadSweepDir(dir);
   if (!data.ok()) {
     PrintError(std::string(data.status().message()));
-    return 1;
+    return end == ExitCode::kOk ? 1 : ToInt(end);
   }
   absl::Status wrote = WriteSweepOutputs(*data);
   if (!wrote.ok()) PrintError(std::string(wrote.message()));
@@ -136,7 +145,16 @@ int Finish(const CliArgs& args, const Experiment& experiment,
                  "ckptbench: sweep interrupted by %s; finish it with: "
                  "ckptbench sweep %s ... --results-dir %s --resume\n",
                  interrupted.c_str(), args.positional[0].c_str(), dir.c_str());
-    return 1;
+    return ToInt(end);
+  }
+  if (!sweep.lost_node().empty()) {
+    std::fprintf(stderr,
+                 "ckptbench: sweep stopped: run %s lost a node (its "
+                 "result.json says which); finish it, every node there, with: "
+                 "ckptbench sweep %s ... --results-dir %s --resume\n",
+                 EscapeForTerminal(sweep.lost_node()).c_str(),
+                 args.positional[0].c_str(), dir.c_str());
+    return ToInt(end);
   }
   return sweep.failed() == 0 && wrote.ok() ? 0 : 1;
 }

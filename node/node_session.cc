@@ -63,6 +63,25 @@ std::chrono::system_clock::time_point ToSystemDeadline(
              t - SteadyClock::now());
 }
 
+// How the coordinator said the run ended, as the status whose exit code
+// (RunNodeSession's) is the coordinator's.
+absl::Status ShutdownStatus(const v1::Shutdown& end) {
+  if (end.ok()) return absl::OkStatus();
+  switch (end.exit_code()) {
+    case 2:
+      return absl::FailedPreconditionError(absl::StrCat(
+          "the coordinator ended the run: input to fix: ", end.reason()));
+    case 3:
+      return absl::UnavailableError(
+          absl::StrCat("the coordinator ended the run: interrupted or a node "
+                       "lost: ",
+                       end.reason()));
+    default:
+      return absl::AbortedError(absl::StrCat(
+          "the coordinator ended the run as failed: ", end.reason()));
+  }
+}
+
 // Serves one registered session until shutdown or loss.
 class Session {
  public:
@@ -196,11 +215,7 @@ class Session {
         *out.mutable_ping() = service_.Ping(msg.ping());
         break;
       case v1::CoordinatorMessage::kShutdown:
-        *result = msg.shutdown().ok()
-                      ? absl::OkStatus()
-                      : absl::AbortedError(absl::StrCat(
-                            "the coordinator ended the run as failed: ",
-                            msg.shutdown().reason()));
+        *result = ShutdownStatus(msg.shutdown());
         return true;
       default:
         return false;  // unknown command from a newer coordinator: ignore
@@ -310,7 +325,10 @@ absl::Status RunNodeSession(const NodeSessionOptions& o) {
       return *end;
     }
     if (SteadyClock::now() >= deadline) {
-      return absl::UnavailableError(absl::StrCat(
+      // Never reached (a wrong address, TLS settings that do not match, a
+      // coordinator that never started): not a lost peer that new pods
+      // would bring back (node_session.h).
+      return absl::DeadlineExceededError(absl::StrCat(
           "could not reach the coordinator at ", o.coordinator, " within ",
           o.connect_timeout, " s (control.connect_timeout): ", last_error));
     }

@@ -30,9 +30,13 @@ struct NodeSessionOptions {
   NodeWorkloads workloads;
 };
 
-// OK: the coordinator ended the run successfully. Aborted: it ended the run
-// as failed. FailedPrecondition / PermissionDenied: registration refused.
-// Unavailable / DeadlineExceeded: could not reach or lost the coordinator.
+// How the session ended, one code per exit status (common/exit_code.h):
+// OK: the coordinator ended the run successfully (0). Aborted: it ended
+// the run as failed (1). FailedPrecondition: registration refused, or the
+// coordinator ended the run for input to fix (2). DeadlineExceeded: could
+// not reach the coordinator within connect_timeout (1). Unavailable: lost
+// the coordinator after registering, or it ended the run as interrupted
+// or short of a node (3).
 absl::Status RunNodeSession(const NodeSessionOptions& options);
 
 }  // namespace ckpt

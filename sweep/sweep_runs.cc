@@ -82,7 +82,7 @@ bool SweepRuns::RunOne(size_t i, const std::string& run_dir) {
     // A signal during the prepare stops the sweep, as during a run.
     if (interrupted_ = signal_(); !interrupted_.empty()) return false;
     ++failed_;
-    return true;
+    return lost_node_.empty();
   }
   const int code = run_(target);
   if (interrupted_ = signal_(); !interrupted_.empty()) {
@@ -98,6 +98,12 @@ bool SweepRuns::RunOne(size_t i, const std::string& run_dir) {
     return false;
   }
   if (code != 0) ++failed_;
+  if (code == ToInt(ExitCode::kInterrupted)) {
+    // No signal: a node was lost. The runs after this one would fail at
+    // once for want of it.
+    lost_node_ = run.name;
+    return false;
+  }
   return true;
 }
 
@@ -119,7 +125,11 @@ bool SweepRuns::Prepare(size_t i, const SweepRunTarget& run) {
   LOG_INFO("sweep: the dataset of run %s first: %s", plan_.runs[i].name,
            checked.dataset);
   SetResultAside(target.dir, "result.previous.json");
-  const bool made = run_(target) == 0;
+  const int code = run_(target);
+  if (code == ToInt(ExitCode::kInterrupted) && signal_().empty()) {
+    lost_node_ = "prepare/" + plan_.runs[i].name;  // a node lost: see RunOne
+  }
+  const bool made = code == 0;
   if (!made) {
     LOG_ERROR(
         "sweep: no dataset at %s (%s/result.json says why); the runs that "
@@ -130,8 +140,8 @@ bool SweepRuns::Prepare(size_t i, const SweepRunTarget& run) {
   return made;
 }
 
-void SweepRuns::StopServing(bool ok, const std::string& reason) {
-  if (fleet_) fleet_->server->Shutdown(ok, reason);
+void SweepRuns::StopServing(ExitCode end, const std::string& reason) {
+  if (fleet_) fleet_->server->Shutdown(end, reason);
 }
 
 }  // namespace ckpt

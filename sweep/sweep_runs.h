@@ -11,7 +11,10 @@
 // a failed run's result is kept as result.failed.json and the run done
 // again. A signal stops the loop before the next run; the run it
 // interrupted keeps its partial result as result.interrupted.json (a run
-// that had finished before it is kept as finished).
+// that had finished before it is kept as finished). A run (or prepare)
+// that lost a node (exit 3 with no signal) stops it too, its result kept
+// as failed: the runs after it would fail for want of the node; a resume
+// on nodes that are all there runs them.
 // Not thread-safe: one sweep, on one thread.
 #ifndef CKPTBENCH_SWEEP_SWEEP_RUNS_H_
 #define CKPTBENCH_SWEEP_SWEEP_RUNS_H_
@@ -24,6 +27,7 @@
 #include <vector>
 
 #include "absl/status/status.h"
+#include "common/exit_code.h"
 #include "common/health_server.h"
 #include "coordinator/fleet.h"
 #include "inprocess/local_node_client.h"
@@ -62,13 +66,15 @@ class SweepRuns {
   absl::Status Serve(const WatchInterrupts& watch);
   // Every run not finished before, until a signal.
   void RunAll();
-  // Ends the fleet's sessions: the node agents exit 0 when `ok`.
-  void StopServing(bool ok, const std::string& reason);
+  // Ends the fleet's sessions: the node agents exit with `end`.
+  void StopServing(ExitCode end, const std::string& reason);
 
   int failed() const { return failed_; }
   int done_before() const { return done_before_; }
   // The signal that stopped the sweep, "" when none did.
   const std::string& interrupted() const { return interrupted_; }
+  // The run that lost a node and stopped the sweep, "" when none did.
+  const std::string& lost_node() const { return lost_node_; }
 
  private:
   // Run i; false when a signal stopped it.
@@ -87,6 +93,7 @@ class SweepRuns {
   std::map<std::string, bool> prepared_;  // by dataset: made or found
   int failed_ = 0, done_before_ = 0;
   std::string interrupted_;
+  std::string lost_node_;
 };
 
 }  // namespace ckpt

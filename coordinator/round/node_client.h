@@ -83,6 +83,10 @@ class NodeClient {
   // A new estimate (EstimateClock); an in-process node has no other clock.
   virtual bool remote() const { return false; }
   virtual void SetClock(int64_t /*offset_ns*/, double /*rtt_seconds*/) {}
+  // Whether the node was lost (its connection ended or it went silent):
+  // the run failed for want of it, not for its storage. Never for a node
+  // in this process.
+  virtual bool lost() const { return false; }
 
   // A listing the codec refuses (wire/inspect_codec.h) names the node.
   absl::StatusOr<Inspection> Inspect(const InspectJob& job) {

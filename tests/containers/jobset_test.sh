@@ -7,8 +7,14 @@
 #                   time a renamed copy (namePrefix b-): two runs at once
 #   boot-disk-save  then boot-disk-load on the per-node host directories,
 #                   permuted between the two (pods land on other machines)
-#   sweep           a node pod killed mid-sweep, the JobSet restarted as a
-#                   whole as its controller would, the sweep finished
+#   base            with input to fix found once the nodes joined: every
+#                   pod exits 2, which fails the JobSet at once
+#   sweep           a node pod killed mid-sweep: the others exit 3, which
+#                   restarts the JobSet; restarted as a whole as its
+#                   controller would, the sweep finished
+# (podman runs no controller: jobset_verdict.py applies the manifests'
+# podFailurePolicy and failurePolicy.rules to the exit codes as the Job and
+# JobSet controllers do)
 #   s3-compatible   set up as its header says, against the MinIO stand-in (a
 #                   real S3 server): the user's Secret made by the docs'
 #                   `kubectl create secret`, the endpoint and bucket set over
@@ -91,9 +97,9 @@ show_logs() {  # OUTDIR: the end of every container's log, on failure
   done
 }
 
-probe() {  # HOST IP PORTS
+probe() {  # HOST IP PORTS (none while PROBE=0: a run that ends at once)
   local port
-  [ "$3" = - ] && return
+  [ "$3" = - ] || [ "${PROBE:-1}" = 0 ] && return
   for port in ${3//,/ }; do
     ctr_check_route "$2"
     /usr/bin/python3 "$CTR_HERE/grpc_health.py" "$2:$port" 30 > "$W/probe.out" ||
@@ -157,23 +163,53 @@ for f in sys.argv[1:]:
   set -- ${nodes[$last]}; kube "$1" "$2"; probe "$1" "$2" "$3"
 }
 
+# Waits up to SECONDS from the play's start for every container of play
+# NAME: its exit code to OUTDIR/exits ("HOST-CONTAINER CODE"), its log to
+# OUTDIR/log-HOST-CONTAINER.log.
+wait_exits() {  # NAME SECONDS
+  local name=$1 out=$W/$1
+  local code left end=$(($(cat "$out/start") + $2)) host ip rj containers probes
+  : > "$out/exits"
+  while IFS=$'\t' read -r host ip rj containers probes; do
+    for c in ${containers//,/ }; do
+      left=$((end - $(date +%s))); [ $left -gt 1 ] || left=1
+      code=$(timeout $left podman wait "$host-$c") || code="no-exit-within-$2-s"
+      echo "$host-$c $code" >> "$out/exits"
+      podman logs "$host-$c" > "$out/log-$host-$c.log" 2>&1 || true
+    done
+  done < "$out/pods.tsv"
+  say "   $name: every pod done after $(($(date +%s) - $(cat "$out/start"))) s: $(awk '{print $2}' "$out/exits" | sort | uniq -c | xargs)"
+}
+
+# What the Job and JobSet controllers would make of play NAME's exit codes
+# (jobset_verdict.py; extra arguments go to it), checked against WANT (the
+# action).
+verdict() {  # NAME WANT [ARGS...]
+  local name=$1 want=$2 out=$W/$1 v
+  shift 2
+  v=$(/usr/bin/python3 "$CTR_HERE/jobset_verdict.py" "$out/rendered.yaml" "$out/pods.tsv" "$out/exits" "$@") ||
+    fail "$name: jobset_verdict.py failed: $v"
+  say "   $name: the controllers would do: $v"
+  [ "${v%% *}" = "$want" ] || { show_logs "$out"; fail "$name: expected $want, the controllers would do: $v"; }
+}
+
+# An emptyDir lives as long as its pod: play NAME's pods go, and their
+# volumes (a new pod's emptyDir is new).
+remove_pods() {  # NAME
+  local out=$W/$1 host claim
+  while IFS=$'\t' read -r host _; do podman pod rm -f -t 0 "$host" > /dev/null; done < "$out/pods.tsv"
+  for claim in $(sed -n 's/^ *claimName: *//p' "$out"/pod-*.yaml | sort -u | grep -v "^$RESULTS\$"); do
+    podman volume rm -f "$claim" > /dev/null
+  done
+}
+
 # Waits for every container of play NAME; checks exit codes; removes its
 # pods and their emptyDirs. RESULT (the play's result.json on the results
 # claim: <jobset name>-<jobset uid>/result.json) is set.
 play_wait() {  # NAME
   local name=$1 out=$W/$1
-  local bad=0 code left end=$(($(cat "$out/start") + 240)) host ip rj containers probes
-  while IFS=$'\t' read -r host ip rj containers probes; do
-    for c in ${containers//,/ }; do
-      left=$((end - $(date +%s))); [ $left -gt 1 ] || left=1
-      code=$(timeout $left podman wait "$host-$c") || code="no exit within 240 s"
-      echo "$host-$c $code" >> "$out/exits"
-      podman logs "$host-$c" > "$out/log-$host-$c.log" 2>&1 || true
-      [ "$code" = 0 ] || bad=1
-    done
-  done < "$out/pods.tsv"
-  say "   $name: every pod done after $(($(date +%s) - $(cat "$out/start"))) s: $(awk '{print $2}' "$out/exits" | sort | uniq -c | xargs)"
-  if [ $bad = 1 ]; then
+  wait_exits "$name" 240
+  if grep -qv ' 0$' "$out/exits"; then
     show_logs "$out"
     # Each failed container's own reason (its last "ckptbench: ..." line).
     local why
@@ -185,11 +221,7 @@ play_wait() {  # NAME
     fail "$name: containers exited non-zero:
 $why"
   fi
-  # An emptyDir lives as long as its pod: the pods go, and their volumes.
-  while IFS=$'\t' read -r host _; do podman pod rm -f -t 0 "$host" > /dev/null; done < "$out/pods.tsv"
-  for claim in $(sed -n 's/^ *claimName: *//p' "$out"/pod-*.yaml | sort -u | grep -v "^$RESULTS\$"); do
-    podman volume rm -f "$claim" > /dev/null
-  done
+  remove_pods "$name"
   RESULT=$results_dir/$(/usr/bin/python3 -c 'import sys,yaml; print(next(d for d in yaml.safe_load_all(open(sys.argv[1])) if d and d["kind"]=="JobSet")["metadata"]["name"])' "$out/rendered.yaml")-$(cat "$out/jobset-uid")/result.json
 }
 
@@ -270,12 +302,30 @@ want="node 0 (ckptbench-nodes-0-0) loads what index 3 saved; node 1 (ckptbench-n
   fail "boot-disk-load staged its own checkpoint instead of loading the saved one"
 check_result "$save_result" save-only   # still there, in a directory of its own
 
+say "input to fix found once the nodes joined: every pod exits 2, the JobSet fails at once"
+# The storage path runs through a file of the image: the coordinator's
+# preflight refuses it after the nodes registered, and tells them.
+PROBE=0 play_start bad-input "$SRC/deploy/k8s/base" "${small[@]}" \
+  CKPT_DIR_PATH=/etc/ckptbench/conf/dataloading-checkpoints.yaml/ckpt
+wait_exits bad-input 120
+[ "$(awk '{print $2}' "$W/bad-input/exits" | sort -u | xargs)" = 2 ] ||
+  { show_logs "$W/bad-input"; fail "bad-input: expected every container to exit 2"; }
+grep -q "storage.path (CKPT_DIR_PATH) is not usable" "$W/bad-input/log-ckptbench-coordinator-0-0-coordinator.log" ||
+  { show_logs "$W/bad-input"; fail "bad-input: the coordinator did not name storage.path"; }
+# With maxRestarts 3 too (the sweep's): input to fix is never restarted.
+verdict bad-input FailJobSet --restarts 0
+sed -i 's/^    maxRestarts: 0/    maxRestarts: 3/' "$W/bad-input/rendered.yaml"
+verdict bad-input FailJobSet --restarts 0
+remove_pods bad-input
+
 say "sweep: a node pod killed mid-sweep, the JobSet restarted as a whole, the sweep finished"
 # What the JobSet controller does when a node pod is lost (its Job fails
-# with backoffLimit 0; failurePolicy.maxRestarts 3 means RestartJobSet):
-# every Job is deleted (their pods get SIGTERM, then SIGKILL after the
-# grace period) and made again, pods new and labelled restart-attempt 1,
-# the JobSet's uid unchanged. This test does those steps itself.
+# with backoffLimit 0; the other pods exit 3, which is no failurePolicy
+# rule's: RestartJobSet while maxRestarts 3 allows; jobset_verdict.py says
+# so from the exit codes): every Job is deleted (their pods get SIGTERM,
+# then SIGKILL after the grace period) and made again, pods new and
+# labelled restart-attempt 1, the JobSet's uid unchanged. This test does
+# those steps itself.
 sweep_args=(NUM_SAVE_CALLS=3 NUM_LOAD_CALLS=1)
 play_start sweep "$SRC/deploy/k8s/overlays/sweep" "${sweep_args[@]}"
 uid=$(cat "$W/sweep/jobset-uid")
@@ -299,10 +349,21 @@ lost="node 2 \(ckptbench-nodes-0-2\) disconnected"
 for _ in $(seq 150); do logged "$lost" && break; sleep 0.2; done
 logged "$lost" ||
   { tail -n 20 "$W/sweep/coordinator.log"; fail "sweep: the coordinator did not see node 2 go"; }
-while IFS=$'\t' read -r host _; do podman pod rm -f -t 30 "$host" > /dev/null; done < "$W/sweep/pods.tsv"
-for claim in $(sed -n 's/^ *claimName: *//p' "$W/sweep"/pod-*.yaml | sort -u | grep -v "^$RESULTS\$"); do
-  podman volume rm -f "$claim" > /dev/null   # a new pod's emptyDir is new
-done
+# The sweep stops at the lost node: the coordinator and the other nodes
+# exit 3 (interrupted or a node lost), node 2 137 (SIGKILL).
+wait_exits sweep 600
+want="ckptbench-coordinator-0-0-coordinator 3
+ckptbench-nodes-0-0-node 3
+ckptbench-nodes-0-1-node 3
+ckptbench-nodes-0-2-node 137
+ckptbench-nodes-0-3-node 3"
+[ "$(sort "$W/sweep/exits")" = "$want" ] ||
+  { show_logs "$W/sweep"; fail "sweep: exit codes after node 2's loss: $(sort "$W/sweep/exits" | xargs)"; }
+verdict sweep RestartJobSet --restarts 0
+# The same exits from a preempted node pod (its DisruptionTarget
+# condition): a restart too.
+verdict sweep RestartJobSet --restarts 0 --disrupted ckptbench-nodes-0-2
+remove_pods sweep
 play_start sweep-restart "$SRC/deploy/k8s/overlays/sweep" --uid "$uid" --restart-attempt 1 "${sweep_args[@]}"
 play_wait sweep-restart
 /usr/bin/python3 - "$sweep_dir" "$first_id" <<'EOP' || fail "sweep: the results after the restart are not every point once"

@@ -122,7 +122,7 @@ TEST(Fleet, FormsWhenEveryNodeRegisteredAndKnowsEachNodesClock) {
     EXPECT_EQ(hook.watched, 1);
     EXPECT_EQ(hook.unwatched, 1);  // the wait ended: no longer watched
   }
-  fleet->server->Shutdown(true, "done");
+  fleet->server->Shutdown(ExitCode::kOk, "done");
   ASSERT_EQ(n0.wait_for(std::chrono::seconds(20)), std::future_status::ready);
   ASSERT_EQ(n1.wait_for(std::chrono::seconds(20)), std::future_status::ready);
   EXPECT_TRUE(n0.get().ok());
@@ -259,7 +259,7 @@ TEST(Fleet, BadControlSettingsAreInvalidArgumentAndLeaveThePortFree) {
   auto n0 = Join(again, 0);
   fleet = StartFleet(again, 1, "run-fleet-2", hook.Watch());
   ASSERT_TRUE(fleet.ok()) << fleet.status();
-  fleet->server->Shutdown(true, "done");
+  fleet->server->Shutdown(ExitCode::kOk, "done");
   ASSERT_EQ(n0.wait_for(std::chrono::seconds(20)), std::future_status::ready);
   EXPECT_TRUE(n0.get().ok());
 }

@@ -81,7 +81,7 @@ TEST(SessionServer, NodesRegisterServeCommandsOnTheStreamAndAreShutDown) {
   EXPECT_TRUE(IsNodeError(listing.status())) << listing.status();
   EXPECT_EQ(NodeErrorKindOf(listing.status()), ErrorKind::kNotFound);
   EXPECT_TRUE(absl::IsNotFound(listing.status())) << listing.status();
-  server->Shutdown(true, "done");
+  server->Shutdown(ExitCode::kOk, "done");
   ASSERT_EQ(n0.wait_for(std::chrono::seconds(20)), std::future_status::ready);
   ASSERT_EQ(n1.wait_for(std::chrono::seconds(20)), std::future_status::ready);
   EXPECT_TRUE(n0.get().ok());
@@ -93,10 +93,37 @@ TEST(SessionServer, AFailedRunEndsTheNodesWithAborted) {
   ASSERT_NE(server, nullptr);
   auto n0 = Join(NodeOptions(*server, 0));
   ASSERT_TRUE(server->WaitForNodes(20).ok());
-  server->Shutdown(false, "round 2 failed");
+  server->Shutdown(ExitCode::kFailed, "round 2 failed");
   ASSERT_EQ(n0.wait_for(std::chrono::seconds(20)), std::future_status::ready);
   absl::Status s = n0.get();
   EXPECT_TRUE(absl::IsAborted(s)) << s;
+}
+
+// The node exits with the coordinator's exit status (node_command.cc maps
+// each status code to one): input to fix ends it with FailedPrecondition
+// (2), an interrupted run or a lost node with Unavailable (3), so that a
+// Job's podFailurePolicy sees one verdict on every pod.
+TEST(SessionServer, HowTheRunEndedReachesEveryNode) {
+  const std::pair<ExitCode, absl::StatusCode> cases[] = {
+      {ExitCode::kBadInput, absl::StatusCode::kFailedPrecondition},
+      {ExitCode::kInterrupted, absl::StatusCode::kUnavailable},
+      {ExitCode::kFailed, absl::StatusCode::kAborted}};
+  for (const auto& [end, code] : cases) {
+    auto server = StartServer(2);
+    ASSERT_NE(server, nullptr);
+    auto n0 = Join(NodeOptions(*server, 0));
+    auto n1 = Join(NodeOptions(*server, 1));
+    ASSERT_TRUE(server->WaitForNodes(20).ok());
+    server->Shutdown(end, "node 1 (vm) disconnected");
+    for (auto* n : {&n0, &n1}) {
+      ASSERT_EQ(n->wait_for(std::chrono::seconds(20)),
+                std::future_status::ready);
+      absl::Status s = n->get();
+      EXPECT_EQ(s.code(), code) << ToInt(end) << ": " << s;
+      EXPECT_NE(s.message().find("node 1 (vm) disconnected"), std::string::npos)
+          << s;
+    }
+  }
 }
 
 // Each refusal names the rule and never echoes the token.
@@ -152,7 +179,7 @@ TEST(SessionServer, RegistrationsThatBreakTheRulesAreRefusedByName) {
                              "(duplicate index)"),
             std::string::npos)
       << s;
-  server->Shutdown(false, "test over");
+  server->Shutdown(ExitCode::kFailed, "test over");
   ASSERT_EQ(first.wait_for(std::chrono::seconds(20)),
             std::future_status::ready);
 }
@@ -167,7 +194,7 @@ TEST(SessionServer, AReplyOfAnotherTypeFailsTheCallNamingTheNode) {
   // Ends the liar whatever the assertions below do: the server first.
   struct Ender {
     SessionServer* server;
-    ~Ender() { server->Shutdown(false, "test over"); }
+    ~Ender() { server->Shutdown(ExitCode::kFailed, "test over"); }
   };
   LyingNode liar(server->port(), kToken, "liar");
   Ender ender{server.get()};
@@ -210,7 +237,7 @@ TEST(SessionServer, ASecondServerOnAPortInUseRefusesToStart) {
                 " is already in use (another coordinator, or another program, "
                 "listens there); expected a free HOST:PORT (or port 0 for "
                 "any)");
-  first->Shutdown(false, "test over");
+  first->Shutdown(ExitCode::kFailed, "test over");
 }
 
 // Issue 27, item 10: a registration's host name, sent before any check,
@@ -228,7 +255,8 @@ TEST(SessionServer, AHostNameWithControlCharactersCannotForgeLogLines) {
     auto session = Join(o);
     const bool ended =
         session.wait_for(std::chrono::seconds(10)) == std::future_status::ready;
-    if (!ended) server->Shutdown(false, "admitted a host it should refuse");
+    if (!ended)
+      server->Shutdown(ExitCode::kFailed, "admitted a host it should refuse");
     absl::Status s = session.get();
     const std::string log = ::testing::internal::GetCapturedStderr();
     EXPECT_TRUE(ended) << "the registration was accepted";
@@ -247,7 +275,7 @@ TEST(SessionServer, AHostNameWithControlCharactersCannotForgeLogLines) {
           << s;
     }
   }
-  server->Shutdown(false, "test over");
+  server->Shutdown(ExitCode::kFailed, "test over");
 }
 
 // Issue 14, case 12: a node whose coordinator is not there gives up after
@@ -269,7 +297,8 @@ TEST(NodeSession, ANodeWithNoCoordinatorGivesUpAfterTheConnectTimeout) {
   const double took =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - t0)
           .count();
-  EXPECT_TRUE(absl::IsUnavailable(s) || absl::IsDeadlineExceeded(s)) << s;
+  // Never reached is exit 1 (DeadlineExceeded), not a lost coordinator's 3.
+  EXPECT_TRUE(absl::IsDeadlineExceeded(s)) << s;
   EXPECT_NE(s.message().find("2 s (control.connect_timeout)"),
             std::string::npos)
       << s;

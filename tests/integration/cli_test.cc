@@ -204,7 +204,7 @@ TEST(Cli, SigintAbortsTheRoundAndStillWritesResults) {
       env);
   ASSERT_TRUE(p.WaitForOutput("progress: save 1  ", 60)) << p.Err();
   p.Signal(SIGINT);
-  EXPECT_EQ(p.Wait(30), 1) << p.Err();
+  EXPECT_EQ(p.Wait(30), 3) << p.Err();  // interrupted
   std::string err = p.Err();
   EXPECT_NE(err.find("SIGINT"), std::string::npos) << err;
   // Not a terminal: plain periodic progress lines.
@@ -242,7 +242,7 @@ TEST(Cli, SigtermBeforeAnyRoundStillEndsTheRun) {
   // loading the binary, and the default action would end it.
   for (int i = 0; i < 500 && !BlocksSigterm(p.pid()); ++i) usleep(2000);
   p.Signal(SIGTERM);
-  EXPECT_EQ(p.Wait(60), 1) << p.Err();
+  EXPECT_EQ(p.Wait(60), 3) << p.Err();
   json j = json::parse(ReadFile(t.Sub("res/result.json")));
   EXPECT_EQ(j["status"], "failed");
   EXPECT_NE(j["errors"].back().get<std::string>().find("SIGTERM"),

@@ -193,7 +193,8 @@ ip -n "$br" link set "${link_of[node-1]}" down   # the cut
 cut_at=$(date +%s)
 wait_for "$c" 60
 took=$(( $(date +%s) - cut_at ))
-[ "$rc" = 1 ] || { tail -20 "$tmp/run2-coordinator.log"; fail "run 2: coordinator exit $rc, expected 1"; }
+# 3: a node lost (README, "Exit status"), not a storage failure's 1.
+[ "$rc" = 3 ] || { tail -20 "$tmp/run2-coordinator.log"; fail "run 2: coordinator exit $rc, expected 3"; }
 res=$tmp/results-run2/result.json
 [ "$(json "$res" 'j["status"]')" = failed ] || fail "run 2: status not failed"
 error=$(json "$res" 'j["errors"][0]')
@@ -203,11 +204,12 @@ codes=""
 for p in "$n0" "$n2"; do
   wait_for "$p" 60
   [ "$rc" != 124 ] || fail "run 2: a connected node did not exit"
+  [ "$rc" = 3 ] || fail "run 2: a connected node exited $rc, expected the coordinator's 3"
   codes="$codes $rc"
 done
 # Nothing committed by the failed save: the only .metadata is run 1's step.
 listing=$(s3 ls --recursive s3://bench/ckptbench/checkpoints/)
 [ "$(grep -c '/.metadata$' <<< "$listing")" = 1 ] ||
   fail "run 2: the failed save committed a step"
-echo "run 2: node-1's link cut mid-save; coordinator exit 1 after ${took}s: $(json "$res" 'j["errors"][0]'); nodes 0 and 2 exited with$codes"
+echo "run 2: node-1's link cut mid-save; coordinator exit 3 after ${took}s: $(json "$res" 'j["errors"][0]'); nodes 0 and 2 exited with$codes"
 echo PASS

@@ -354,11 +354,13 @@ TEST(Deploy, TheDataloadingOverlayRendersOnEverySharedStorage) {
     // repository's conf/), into its JobSet's own directory.
     const YAML::Node args =
         PodSpec(docs["JobSet/ckptbench"], 0)["containers"][0]["args"];
-    ASSERT_EQ(args.size(), 4u);
+    // --resume: a restart (failurePolicy) finishes what is missing.
+    ASSERT_EQ(args.size(), 5u);
     EXPECT_EQ(args[0].as<std::string>(), "sweep");
     const std::string in_image = args[1].as<std::string>();
     ASSERT_EQ(in_image.rfind("/etc/ckptbench/conf/", 0), 0u) << in_image;
-    EXPECT_EQ(args[3].as<std::string>(),
+    EXPECT_EQ(args[2].as<std::string>(), "--resume");
+    EXPECT_EQ(args[4].as<std::string>(),
               "/results/${JOBSET_NAME}-${JOBSET_UID}");
     std::map<std::string, std::string> env = Env(t);
     for (const auto& kv : data) {

@@ -207,7 +207,7 @@ TEST(HostileDatasetCli, ASignalDuringAnEndlessListingStopsItAtTheNextPage) {
   const auto t0 = Clock::now();
   p.Signal(SIGTERM);
   const int code = p.Wait(10);
-  EXPECT_EQ(code, 1) << p.Err();
+  EXPECT_EQ(code, 3) << p.Err();
   EXPECT_LT(Since(t0), 2.0) << p.Err();
   EXPECT_NE(p.Err().find("listing s3://b/ds/: stopped after"),
             std::string::npos)

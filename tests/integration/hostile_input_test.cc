@@ -216,7 +216,7 @@ TEST(Signals, ARunStuckInASystemCallEndsSecondsAfterSigterm) {
       std::chrono::duration<double>(std::chrono::steady_clock::now() - t0)
           .count();
   ASSERT_NE(code, -1) << "still running 20 s after SIGTERM: " << p.Err();
-  EXPECT_EQ(code, 1) << p.Err();
+  EXPECT_EQ(code, 3) << p.Err();
   EXPECT_LT(took, 10);
   EXPECT_GE(took, 4);  // the run had its grace period to stop by itself
   EXPECT_NE(p.Err().find("interrupted by SIGTERM; the run had not stopped"),
@@ -241,7 +241,7 @@ TEST(Signals, ASecondSignalSaysSo) {
   p.Signal(SIGINT);
   const int code = p.Wait(20);
   ASSERT_NE(code, -1) << "still running 20 s after SIGINT: " << p.Err();
-  EXPECT_EQ(code, 1) << p.Err();
+  EXPECT_EQ(code, 3) << p.Err();
   EXPECT_LT(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0)
                 .count(),
             3);
@@ -263,7 +263,7 @@ TEST(Signals, SighupAbortsTheRunAndKeepsItsResult) {
   ASSERT_TRUE(p.WaitForOutput("per checkpoint", 30)) << p.Err();
   std::this_thread::sleep_for(std::chrono::milliseconds(500));
   p.Signal(SIGHUP);
-  ASSERT_EQ(p.Wait(20), 1) << p.Err();
+  ASSERT_EQ(p.Wait(20), 3) << p.Err();
   json j = json::parse(ReadFile(t.Sub("res/result.json")));
   EXPECT_EQ(j["status"], "failed");
   EXPECT_NE(j["errors"].dump().find("interrupted by SIGHUP"), std::string::npos)

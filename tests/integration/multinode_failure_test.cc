@@ -1,8 +1,13 @@
 // Failure is a result, not a hang: dead, hung and interrupted processes.
+// Each process exits with what ended the run (common/exit_code.h), the
+// coordinator's verdict on every node: 3 for a node lost or a signal (new
+// pods may finish it), 1 for a node's own failure, 2 for input to fix, so
+// that a Kubernetes Job's podFailurePolicy sees one answer on every pod.
 #include <gtest/gtest.h>
 #include <signal.h>
 
 #include <chrono>
+#include <fstream>
 #include <nlohmann/json.hpp>
 
 #include "tests/testing/cluster.h"
@@ -38,7 +43,7 @@ TEST(MultinodeFailure, KilledNodeFailsTheRoundNamingItAndKeepsCompletedRounds) {
   nodes[2]->Signal(SIGKILL);
   int code = coord->Wait(30);
   double took = Since(killed_at);
-  EXPECT_EQ(code, 1) << coord->Err();
+  EXPECT_EQ(code, 3) << coord->Err();
   // Bound: control.node_timeout, plus the shutdown grace and slack for a
   // loaded CI machine; the default timeout keeps this well under a minute.
   EXPECT_LT(took, 4 + 10.0);
@@ -52,9 +57,12 @@ TEST(MultinodeFailure, KilledNodeFailsTheRoundNamingItAndKeepsCompletedRounds) {
   EXPECT_NE(last["error"].get<std::string>().find("node 2 ("),
             std::string::npos)
       << last;
-  // The survivors were told to abort and exit non-zero.
-  EXPECT_EQ(nodes[0]->Wait(15), 1) << nodes[0]->Err();
-  EXPECT_EQ(nodes[1]->Wait(15), 1) << nodes[1]->Err();
+  // The survivors were told to abort, and why: they exit 3 too.
+  EXPECT_EQ(nodes[0]->Wait(15), 3) << nodes[0]->Err();
+  EXPECT_EQ(nodes[1]->Wait(15), 3) << nodes[1]->Err();
+  EXPECT_NE(nodes[0]->Err().find("interrupted or a node lost: node 2 ("),
+            std::string::npos)
+      << nodes[0]->Err();
 }
 
 TEST(MultinodeFailure, HungNodeFailsTheRoundAfterNodeTimeout) {
@@ -67,12 +75,12 @@ TEST(MultinodeFailure, HungNodeFailsTheRoundAfterNodeTimeout) {
   n1->Signal(SIGSTOP);  // alive but silent: no heartbeats, no progress
   int code = coord->Wait(30);
   double took = Since(stopped_at);
-  EXPECT_EQ(code, 1) << coord->Err();
+  EXPECT_EQ(code, 3) << coord->Err();
   EXPECT_LT(took, 4 + 10.0);
   EXPECT_NE(coord->Err().find("node 1 ("), std::string::npos) << coord->Err();
   EXPECT_NE(coord->Err().find("sent nothing for"), std::string::npos)
       << coord->Err();
-  EXPECT_EQ(n0->Wait(15), 1);
+  EXPECT_EQ(n0->Wait(15), 3);
   n1->Signal(SIGKILL);
 }
 
@@ -84,7 +92,7 @@ TEST(MultinodeFailure, NodeAbortsAndExitsWhenTheCoordinatorDisappears) {
   auto killed_at = Clock::now();
   coord->Signal(SIGKILL);
   int code = node->Wait(20);
-  EXPECT_EQ(code, 1) << node->Err();
+  EXPECT_EQ(code, 3) << node->Err();
   EXPECT_LT(Since(killed_at), 15);
   EXPECT_NE(node->Err().find("lost the coordinator"), std::string::npos)
       << node->Err();
@@ -97,16 +105,76 @@ TEST(MultinodeFailure, SigintOnTheCoordinatorAbortsEveryNodeAndKeepsResults) {
   auto n1 = c.StartNode(1);
   ASSERT_TRUE(coord->WaitForOutput("save 1: step-1", 120)) << coord->Err();
   coord->Signal(SIGINT);
-  EXPECT_EQ(coord->Wait(20), 1) << coord->Err();
+  EXPECT_EQ(coord->Wait(20), 3) << coord->Err();
   json j = json::parse(ReadFile(c.ResultPath()));
   EXPECT_EQ(j["status"], "failed");
   EXPECT_NE(j["errors"].back().get<std::string>().find("interrupted by SIGINT"),
             std::string::npos);
   EXPECT_EQ(j["rounds"][0]["status"], "ok");
-  EXPECT_EQ(n0->Wait(15), 1);
-  EXPECT_EQ(n1->Wait(15), 1);
+  EXPECT_EQ(n0->Wait(15), 3);
+  EXPECT_EQ(n1->Wait(15), 3);
+  EXPECT_NE(n0->Err().find("interrupted or a node lost: interrupted by SIGINT"),
+            std::string::npos)
+      << n0->Err();
+}
+
+// A node preempted: SIGTERM on the node ends it with 3 at once, and the
+// run with it: the coordinator and the other node exit 3.
+TEST(MultinodeFailure, SigtermOnANodeEndsEveryProcessWithThree) {
+  Cluster c;
+  auto coord = c.StartCoordinator(BigSaves(2));
+  auto n0 = c.StartNode(0);
+  auto n1 = c.StartNode(1);
+  ASSERT_TRUE(coord->WaitForOutput("save 1: step-1", 120)) << coord->Err();
+  n1->Signal(SIGTERM);
+  EXPECT_EQ(n1->Wait(10), 3) << n1->Err();
+  EXPECT_EQ(coord->Wait(30), 3) << coord->Err();
+  EXPECT_NE(coord->Err().find("node 1 ("), std::string::npos) << coord->Err();
+  EXPECT_EQ(n0->Wait(15), 3) << n0->Err();
+}
+
+// A node's own failure (its storage: here it runs out of file descriptors,
+// a real EMFILE from open) is the run's failure, not a lost node: 1 from
+// every process, which a restart would not fix.
+TEST(MultinodeFailure, ANodesOwnFailureEndsEveryProcessWithOne) {
+  Cluster c;
+  Env env = BigSaves(2);
+  env["CKPT_THREAD_COUNT"] = "16";  // 2 ranks x 16 files open at once
+  auto coord = c.StartCoordinator(env);
+  auto n0 = c.StartNode(0);
+  Process n1(
+      {"/bin/sh", "-c", "ulimit -n 36 && exec \"$0\" \"$@\"", CkptbenchBinary(),
+       "node", "--node-index", "1"},
+      {{"CKPT_COORDINATOR", c.address()}, {"CKPT_CONNECT_TIMEOUT", "30"}});
+  EXPECT_EQ(coord->Wait(120), 1) << coord->Err();
+  EXPECT_NE(coord->Err().find("node 1 ("), std::string::npos) << coord->Err();
+  EXPECT_NE(coord->Err().find("out of file descriptors"), std::string::npos)
+      << coord->Err();
+  EXPECT_EQ(n0->Wait(15), 1) << n0->Err();
+  EXPECT_EQ(n1.Wait(15), 1) << n1.Err();
   EXPECT_NE(n0->Err().find("ended the run as failed"), std::string::npos)
       << n0->Err();
+}
+
+// Input to fix found once the nodes are there (the storage path runs
+// through a file): 2 from every process.
+TEST(MultinodeFailure,
+     InputToFixFoundAfterTheNodesJoinedEndsEveryProcessWithTwo) {
+  Cluster c;
+  std::ofstream(c.tmp().Sub("afile")) << "";
+  auto coord = c.StartCoordinator(
+      {{"NUM_NODES", "2"}, {"CKPT_DIR_PATH", c.tmp().Sub("afile/ckpt")}});
+  auto n0 = c.StartNode(0);
+  auto n1 = c.StartNode(1);
+  EXPECT_EQ(coord->Wait(60), 2) << coord->Err();
+  EXPECT_NE(coord->Err().find("storage.path (CKPT_DIR_PATH) is not usable"),
+            std::string::npos)
+      << coord->Err();
+  for (auto* n : {n0.get(), n1.get()}) {
+    EXPECT_EQ(n->Wait(15), 2) << n->Err();
+    EXPECT_NE(n->Err().find("input to fix: storage.path"), std::string::npos)
+        << n->Err();
+  }
 }
 
 }  // namespace

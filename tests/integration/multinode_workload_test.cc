@@ -54,7 +54,7 @@ class GrpcNodes {
     }
   }
   ~GrpcNodes() {
-    server_->Shutdown(true, "test over");
+    server_->Shutdown(ExitCode::kOk, "test over");
     for (auto& s : sessions_) s.wait();
   }
   std::vector<NodeClient*>& nodes() { return nodes_; }

@@ -138,7 +138,7 @@ TEST_F(S3Test, AStuckRunWithResultsOnS3WritesTheLocalFallbackOnSigterm) {
   std::this_thread::sleep_for(std::chrono::seconds(1));
   const auto t0 = std::chrono::steady_clock::now();
   p.Signal(SIGTERM);
-  ASSERT_EQ(p.Wait(20), 1) << p.Err();
+  ASSERT_EQ(p.Wait(20), 3) << p.Err();
   EXPECT_LT(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0)
                 .count(),
             10);

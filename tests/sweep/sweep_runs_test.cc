@@ -2,7 +2,8 @@
 // `ckptbench run`: --resume skips what finished and runs a failed run
 // again with its result kept aside, a signal stops the loop and keeps the
 // interrupted run's partial result aside (a run that finished before the
-// signal is kept), failures are counted, and every
+// signal is kept), a run that lost a node stops it too, failures are
+// counted, and every
 // run of a single-node sweep gets the same in-process node.
 #include "sweep/sweep_runs.h"
 
@@ -89,6 +90,41 @@ TEST(SweepRuns, ResumeSkipsWhatFinishedAndRunsAFailedRunAgain) {
   EXPECT_EQ(nodes[0], nodes[1]);
   EXPECT_EQ(nodes[1], nodes[2]);
   EXPECT_EQ(nodes[0]->index(), 0);
+}
+
+// A run that exits 3 with no signal lost a node: the runs after it would
+// fail at once for want of it, so the loop stops there (it ran them all,
+// each failing); the run's failed result stays, and a resume runs it again
+// with the rest.
+TEST(SweepRuns, ARunThatLostANodeStopsTheLoop) {
+  TempDir t;
+  auto plan = PlanOf(t, 4);
+  ASSERT_TRUE(plan.ok()) << plan.status();
+  const std::string dir = t.Sub("sweep");
+  std::vector<size_t> ran;
+  SweepRuns sweep(
+      *plan, dir,
+      [&](const SweepRunTarget& target) {
+        ran.push_back(target.index);
+        const bool lost = target.index == 1;
+        WriteResult(target.dir, lost ? RunStatus::kFailed : RunStatus::kOk);
+        return lost ? ToInt(ExitCode::kInterrupted) : 0;
+      },
+      [] { return std::string(); });
+  sweep.RunAll();
+  EXPECT_EQ(ran, (std::vector<size_t>{0, 1}));
+  EXPECT_EQ(sweep.lost_node(), plan->runs[1].name);
+  EXPECT_TRUE(sweep.interrupted().empty());
+  EXPECT_EQ(sweep.failed(), 1);
+  const std::string run1 = dir + "/" + plan->runs[1].name;
+  EXPECT_TRUE(fs::exists(run1 + "/result.json"));
+  EXPECT_FALSE(FinishedOk(run1));
+
+  SweepRuns resumed(*plan, dir, FinishEach(&ran), [] { return std::string(); });
+  resumed.RunAll();
+  EXPECT_EQ(ran, (std::vector<size_t>{0, 1, 1, 2, 3}));
+  EXPECT_TRUE(resumed.lost_node().empty());
+  EXPECT_TRUE(fs::exists(run1 + "/result.failed.json"));
 }
 
 TEST(SweepRuns, ASignalStopsTheLoopAndKeepsTheInterruptedRunAside) {
