@@ -17,9 +17,12 @@
 // cluster that schedules the JobSet beside the cluster's own system pods
 // (a greedy simulation of kube-scheduler: each pod to the feasible node with
 // the most free capacity, spreading a group with anti-affinity), and whether
-// the provider's default node count does. Prints the table as markdown;
+// the provider's default node count does. And for GKE Autopilot
+// (types.autopilot), which has no node types: whether it admits each pod
+// (hostPath, capabilities, per-pod maximums) and the request it bills (its
+// minimums and CPU:memory ratio applied). Prints the table as markdown;
 // --markdown also writes it to a file. Exits 1 if the base does not fit a
-// provider's default cluster, naming the node types.
+// provider's default cluster, naming the node types, or Autopilot rejects it.
 "use strict";
 const fs = require("fs");
 const yaml = require("js-yaml");
@@ -145,7 +148,7 @@ function jobsetPods(js, types) {
     const parallel = Math.min(job.parallelism ?? 1, job.completions ?? job.parallelism ?? 1);
     const { req, sidecar } = podRequest(tmpl, types);
     groups.push({ name: rj.name, coordinator: rj.name === coord, count: (rj.replicas ?? 1) * parallel,
-                  req, sidecar, spread: antiAffinity(tmpl, labels) });
+                  req, sidecar, spread: antiAffinity(tmpl, labels), tmpl });
   }
   return groups;
 }
@@ -266,6 +269,71 @@ const fmtReq = (r) => `${fmtCpu(r.cpu)} / ${fmtMem(r.mem)} / ${fmtMem(r.eph)}`;
 const plural = (n, w) => `${n} ${w}${n === 1 ? "" : "s"}`;
 const RES_NAME = { cpu: "cpu", mem: "memory", eph: "ephemeral-storage" };
 
+// --- GKE Autopilot ----------------------------------------------------------
+
+// What Autopilot (types.autopilot: its general-purpose class) does with one
+// pod group: the security rules it rejects a pod for (a hostPath outside its
+// prefixes or written, a capability it does not allow, privileged), the
+// per-pod maximums it rejects above, and the request it bills: raised to
+// the minimums, then the smaller of CPU and memory raised into the ratio.
+function autopilotPod(tmpl, group, ap) {
+  const spec = tmpl.spec;
+  const why = [];
+  const containers = [...(spec.initContainers || []), ...(spec.containers || [])];
+  for (const v of spec.volumes || []) {
+    if (!v.hostPath) continue;
+    const path = v.hostPath.path.replace(/\/?$/, "/");
+    const written = containers.some((c) => (c.volumeMounts || []).some(
+      (m) => m.name === v.name && !m.readOnly));
+    if (!ap.hostPathPrefixes.some((p) => path.startsWith(p)))
+      why.push(`hostPath ${v.hostPath.path} (only ${ap.hostPathPrefixes.join(", ")})`);
+    else if (ap.hostPathReadOnly && written) why.push(`hostPath ${v.hostPath.path} written`);
+  }
+  for (const c of containers) {
+    const sc = c.securityContext || {};
+    if (sc.privileged) why.push(`${c.name} privileged`);
+    for (const cap of (sc.capabilities && sc.capabilities.add) || [])
+      if (!ap.capabilities.includes(cap)) why.push(`${c.name} adds ${cap}`);
+  }
+  const r = { ...group.req };
+  const raised = [];
+  if (r.cpu < ap.minCpu) { r.cpu = ap.minCpu; raised.push("cpu raised to its minimum"); }
+  if (r.mem < ap.minMemoryMiB) { r.mem = ap.minMemoryMiB; raised.push("memory raised to its minimum"); }
+  // A pod that asks no ephemeral storage gets the default; one that asks
+  // less than the minimum, the minimum.
+  if (r.eph === 0) r.eph = ap.defaultEphemeralMiB;
+  else if (r.eph < ap.minEphemeralMiB) r.eph = ap.minEphemeralMiB;
+  const perCpu = r.mem / 1024 / (r.cpu / 1000);  // GiB of memory per vCPU
+  if (perCpu > ap.ratioMax) {
+    r.cpu = Math.ceil((r.mem / 1024 / ap.ratioMax) * 1000);
+    raised.push(`cpu raised for 1:${ap.ratioMax}`);
+  } else if (perCpu < ap.ratioMin) {
+    r.mem = Math.ceil((r.cpu / 1000) * ap.ratioMin * 1024);
+    raised.push(`memory raised for 1:${ap.ratioMin}`);
+  }
+  if (r.cpu > ap.maxCpu) why.push(`cpu ${fmtCpu(r.cpu)} > ${fmtCpu(ap.maxCpu)}`);
+  if (r.mem > ap.maxMemoryMiB) why.push(`memory ${fmtMem(r.mem)} > ${fmtMem(ap.maxMemoryMiB)}`);
+  if (r.eph > ap.maxEphemeralMiB)
+    why.push(`ephemeral-storage ${fmtMem(r.eph)} > ${fmtMem(ap.maxEphemeralMiB)}`);
+  return { why, billed: r, raised };
+}
+
+function autopilotCell(o, types) {
+  const ap = types.autopilot;
+  const other = Object.entries(types.providers).find(([name, q]) =>
+    name !== ap.provider && q.markers.some((re) => new RegExp(re).test(o.text)));
+  if (other) return `n/a (${other[0]} only)`;
+  const parts = [];
+  const why = [];
+  for (const g of o.groups) {
+    const a = autopilotPod(g.tmpl, g, ap);
+    for (const w of a.why) if (!why.includes(w)) why.push(w);
+    parts.push(`${g.name} ${fmtReq(a.billed)}` + (a.raised.length ? ` (${a.raised.join(", ")})` : ""));
+  }
+  if (why.length) return "**no**: " + why.join("; ");
+  return "yes: " + parts.join("; ");
+}
+
 function cell(e) {
   if (e.na) return `n/a (${e.na} only)`;
   if (e.short.length)
@@ -304,19 +372,24 @@ function markdown(types, rows, results) {
   out.push(`Cluster-wide system pods placed first (JobSet controller included): ${sys.join("; ")}.`);
   out.push("");
   out.push("| Overlay | Pods | Node pod requests (cpu / memory / ephemeral) | Node pods' anti-affinity | " +
-           types.nodeTypes.map((t) => t.name).join(" | ") + " |");
-  out.push("|---|---|---|---|" + types.nodeTypes.map(() => "---|").join(""));
+           types.nodeTypes.map((t) => t.name).join(" | ") + " | " + types.autopilot.name + " |");
+  out.push("|---|---|---|---|" + types.nodeTypes.map(() => "---|").join("") + "---|");
   for (const o of rows) {
     const node = o.groups.find((g) => !g.coordinator) || o.groups[0];
     const pods = o.groups.map((g) => g.count).join(" + ");
     const req = fmtReq(node.req) + (node.sidecar ? " (gcsfuse sidecar included)" : "");
     out.push(`| ${o.name} | ${pods} | ${req} | ${node.spread} | ` +
-             types.nodeTypes.map((t) => cell(results.get(o.name).get(t.name))).join(" | ") + " |");
+             types.nodeTypes.map((t) => cell(results.get(o.name).get(t.name))).join(" | ") + " | " +
+             autopilotCell(o, types) + " |");
   }
   out.push("");
   out.push("Each cell: node pods per node after the per-node system pods · the smallest cluster of that " +
            "type that schedules the whole JobSet · whether the provider's default node count does. " +
-           "**no**: a node pod does not fit on an empty node (the short resource named).");
+           "**no**: a node pod does not fit on an empty node (the short resource named). " +
+           `${types.autopilot.name}: whether it admits every pod (**no**: what it rejects) and each ` +
+           "pod's request as it bills it: raised to its minimums, then the smaller of cpu and memory " +
+           `raised into the 1:${types.autopilot.ratioMin} to 1:${types.autopilot.ratioMax} ratio ` +
+           "(GiB per vCPU); Autopilot has no nodes to fit, it makes them.");
   return out.join("\n") + "\n";
 }
 
@@ -375,6 +448,9 @@ function main() {
                       (e.smallest === null ? "more than 64 nodes" : plural(e.smallest, "node")));
       }
     }
+  // docs/deploy.md: the base is the boot-disk choice Autopilot admits.
+  if (base && autopilotCell(base, types).startsWith("**no**"))
+    problems.push(`${types.autopilot.name} rejects the base: ${autopilotCell(base, types)}`);
   if (problems.length) {
     for (const p of problems) console.error("FAIL: " + p);
     process.exit(1);
