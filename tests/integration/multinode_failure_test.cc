@@ -33,6 +33,19 @@ Env BigSaves(int nodes) {
           {"CKPT_NODE_TIMEOUT", "4"}};
 }
 
+// A coordinator and two nodes of BigSaves, past their first save.
+struct SavingPair {
+  Cluster c;
+  std::unique_ptr<Process> coord, n0, n1;
+};
+void StartSavingPair(SavingPair* p) {
+  p->coord = p->c.StartCoordinator(BigSaves(2));
+  p->n0 = p->c.StartNode(0);
+  p->n1 = p->c.StartNode(1);
+  ASSERT_TRUE(p->coord->WaitForOutput("save 1: step-1", 120))
+      << p->coord->Err();
+}
+
 TEST(MultinodeFailure, KilledNodeFailsTheRoundNamingItAndKeepsCompletedRounds) {
   Cluster c;
   auto coord = c.StartCoordinator(BigSaves(3));
@@ -66,22 +79,21 @@ TEST(MultinodeFailure, KilledNodeFailsTheRoundNamingItAndKeepsCompletedRounds) {
 }
 
 TEST(MultinodeFailure, HungNodeFailsTheRoundAfterNodeTimeout) {
-  Cluster c;
-  auto coord = c.StartCoordinator(BigSaves(2));
-  auto n0 = c.StartNode(0);
-  auto n1 = c.StartNode(1);
-  ASSERT_TRUE(coord->WaitForOutput("save 1: step-1", 120)) << coord->Err();
+  SavingPair p;
+  StartSavingPair(&p);
+  if (HasFatalFailure()) return;
   auto stopped_at = Clock::now();
-  n1->Signal(SIGSTOP);  // alive but silent: no heartbeats, no progress
-  int code = coord->Wait(30);
+  p.n1->Signal(SIGSTOP);  // alive but silent: no heartbeats, no progress
+  int code = p.coord->Wait(30);
   double took = Since(stopped_at);
-  EXPECT_EQ(code, 3) << coord->Err();
+  EXPECT_EQ(code, 3) << p.coord->Err();
   EXPECT_LT(took, 4 + 10.0);
-  EXPECT_NE(coord->Err().find("node 1 ("), std::string::npos) << coord->Err();
-  EXPECT_NE(coord->Err().find("sent nothing for"), std::string::npos)
-      << coord->Err();
-  EXPECT_EQ(n0->Wait(15), 3);
-  n1->Signal(SIGKILL);
+  EXPECT_NE(p.coord->Err().find("node 1 ("), std::string::npos)
+      << p.coord->Err();
+  EXPECT_NE(p.coord->Err().find("sent nothing for"), std::string::npos)
+      << p.coord->Err();
+  EXPECT_EQ(p.n0->Wait(15), 3);
+  p.n1->Signal(SIGKILL);
 }
 
 TEST(MultinodeFailure, NodeAbortsAndExitsWhenTheCoordinatorDisappears) {
@@ -99,38 +111,36 @@ TEST(MultinodeFailure, NodeAbortsAndExitsWhenTheCoordinatorDisappears) {
 }
 
 TEST(MultinodeFailure, SigintOnTheCoordinatorAbortsEveryNodeAndKeepsResults) {
-  Cluster c;
-  auto coord = c.StartCoordinator(BigSaves(2));
-  auto n0 = c.StartNode(0);
-  auto n1 = c.StartNode(1);
-  ASSERT_TRUE(coord->WaitForOutput("save 1: step-1", 120)) << coord->Err();
-  coord->Signal(SIGINT);
-  EXPECT_EQ(coord->Wait(20), 3) << coord->Err();
-  json j = json::parse(ReadFile(c.ResultPath()));
+  SavingPair p;
+  StartSavingPair(&p);
+  if (HasFatalFailure()) return;
+  p.coord->Signal(SIGINT);
+  EXPECT_EQ(p.coord->Wait(20), 3) << p.coord->Err();
+  json j = json::parse(ReadFile(p.c.ResultPath()));
   EXPECT_EQ(j["status"], "failed");
   EXPECT_NE(j["errors"].back().get<std::string>().find("interrupted by SIGINT"),
             std::string::npos);
   EXPECT_EQ(j["rounds"][0]["status"], "ok");
-  EXPECT_EQ(n0->Wait(15), 3);
-  EXPECT_EQ(n1->Wait(15), 3);
-  EXPECT_NE(n0->Err().find("interrupted or a node lost: interrupted by SIGINT"),
-            std::string::npos)
-      << n0->Err();
+  EXPECT_EQ(p.n0->Wait(15), 3);
+  EXPECT_EQ(p.n1->Wait(15), 3);
+  EXPECT_NE(
+      p.n0->Err().find("interrupted or a node lost: interrupted by SIGINT"),
+      std::string::npos)
+      << p.n0->Err();
 }
 
 // A node preempted: SIGTERM on the node ends it with 3 at once, and the
 // run with it: the coordinator and the other node exit 3.
 TEST(MultinodeFailure, SigtermOnANodeEndsEveryProcessWithThree) {
-  Cluster c;
-  auto coord = c.StartCoordinator(BigSaves(2));
-  auto n0 = c.StartNode(0);
-  auto n1 = c.StartNode(1);
-  ASSERT_TRUE(coord->WaitForOutput("save 1: step-1", 120)) << coord->Err();
-  n1->Signal(SIGTERM);
-  EXPECT_EQ(n1->Wait(10), 3) << n1->Err();
-  EXPECT_EQ(coord->Wait(30), 3) << coord->Err();
-  EXPECT_NE(coord->Err().find("node 1 ("), std::string::npos) << coord->Err();
-  EXPECT_EQ(n0->Wait(15), 3) << n0->Err();
+  SavingPair p;
+  StartSavingPair(&p);
+  if (HasFatalFailure()) return;
+  p.n1->Signal(SIGTERM);
+  EXPECT_EQ(p.n1->Wait(10), 3) << p.n1->Err();
+  EXPECT_EQ(p.coord->Wait(30), 3) << p.coord->Err();
+  EXPECT_NE(p.coord->Err().find("node 1 ("), std::string::npos)
+      << p.coord->Err();
+  EXPECT_EQ(p.n0->Wait(15), 3) << p.n0->Err();
 }
 
 // A node's own failure (its storage: here it runs out of file descriptors,
