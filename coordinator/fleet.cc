@@ -52,8 +52,12 @@ absl::Status EstimateClocks(Fleet* fleet) {
   }
   for (size_t i = 0; i < fleet->nodes.size(); ++i) {
     if (!errors[i].ok()) {
-      return absl::UnavailableError(
-          absl::StrCat("clock estimate: ", errors[i].message()));
+      // Unavailable only for a node lost meanwhile (FleetExitCode: 3); a
+      // reply that makes no sense is the run's failure.
+      const std::string why =
+          absl::StrCat("clock estimate: ", errors[i].message());
+      return fleet->nodes[i]->lost() ? absl::UnavailableError(why)
+                                     : absl::InternalError(why);
     }
     RemoteNode* n = fleet->nodes[i];
     fleet->clocks.push_back({n->index(), n->host(),

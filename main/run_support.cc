@@ -406,6 +406,16 @@ void NoteStorage(RunResult* result) {
 
 int ExecuteRun(const std::string& results_dir, Coordinator& coordinator,
                SignalWatcher& signals, RunResult* result, bool overwrite) {
+  // A step that failed while a node was lost, or with a signal pending,
+  // failed for that: 3, whatever the step's own error says (a lost node 0
+  // makes the results check look like input to fix, a preflight like a
+  // store down).
+  auto verdict = [&](int code) {
+    const bool interrupted =
+        !signals.Pending().empty() ||
+        coordinator.FailureCode() == ExitCode::kInterrupted;
+    return interrupted ? ToInt(ExitCode::kInterrupted) : code;
+  };
   if (IsObjectStoreUri(results_dir)) {
     // First of all, before any failure could write there: node 0 checks
     // that no earlier run's results are at the prefix; on refusal nothing
@@ -414,7 +424,7 @@ int ExecuteRun(const std::string& results_dir, Coordinator& coordinator,
                                        /*check_only=*/true, overwrite);
         !s.ok()) {
       return FailRun("", result, absl::StrCat("--results-dir: ", s.message()),
-                     2);
+                     verdict(ToInt(ExitCode::kBadInput)));
     }
   }
   if (std::string sig = signals.Pending(); !sig.empty()) {
@@ -428,7 +438,7 @@ int ExecuteRun(const std::string& results_dir, Coordinator& coordinator,
     const bool environment = absl::IsUnavailable(s) || absl::IsInternal(s) ||
                              absl::IsUnknown(s) || absl::IsDeadlineExceeded(s);
     return FailRun(results_dir, result, std::string(s.message()),
-                   environment ? 1 : 2, &coordinator);
+                   verdict(environment ? 1 : 2), &coordinator);
   }
   if (result->workload == Workload::kCheckpoint) {
     LOG_INFO("run %s: %s, %s per checkpoint, %d node(s) x %d rank(s)",
@@ -466,7 +476,7 @@ int ExecuteRun(const std::string& results_dir, Coordinator& coordinator,
     PrintError(std::string(status.message()));
     return ToInt(coordinator.FailureCode());
   }
-  return wrote ? 0 : 1;
+  return wrote ? 0 : verdict(1);
 }
 
 }  // namespace ckpt

@@ -242,7 +242,7 @@ int SweepCommand(const CliArgs& args) {
       [&] { return signals.Received(); });
   if (absl::Status served = sweep.Serve(WatchWith(signals)); !served.ok()) {
     PrintError(std::string(served.message()));
-    return absl::IsInvalidArgument(served) ? 2 : 1;
+    return ToInt(FleetExitCode(served));
   }
   sweep.RunAll();
   return Finish(args, *experiment, *plan, *dir, sweep, signals);

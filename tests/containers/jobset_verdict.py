@@ -29,6 +29,13 @@ onJobFailureReasons, its replicatedJob in targetReplicatedJobs; empty lists
 match all) gives the action; none matching: RestartJobSet, which past
 maxRestarts fails the JobSet (ReachedMaxRestarts).
 
+It judges the pods' final state. The controllers act on what has failed
+when they look: a Job holding both a pod that FailJob matches and one that
+is counted fails with whichever they see first, and the JobSet matches its
+rules against the Jobs failed by then. ckptbench makes every pod of a run
+exit alike (the coordinator tells its nodes), so the order does not change
+the outcome here; a mix would.
+
 usage: jobset_verdict.py RENDERED PODS_TSV EXITS [--restarts N]
                          [--disrupted HOST]...
 EXITS: lines "HOST-CONTAINER CODE", as jobset_test.sh writes them.
@@ -92,8 +99,8 @@ def main(argv):
         count = 0
         reason = None
         for host, codes in pods.get(rjob["name"], []):
-            if all(c == 0 for c in codes.values()) and host not in disrupted:
-                continue
+            if all(c == 0 for c in codes.values()):
+                continue  # Succeeded, disrupted or not
             action = pod_action(spec.get("podFailurePolicy"), codes,
                                 host in disrupted)
             if action == "FailJob":

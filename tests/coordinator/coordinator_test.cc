@@ -11,6 +11,7 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "common/error_kind.h"
 #include "coordinator/checkpoint/planner.h"
 #include "coordinator/summary.h"
 #include "inprocess/local_node_client.h"
@@ -410,6 +411,10 @@ class LosesPhase : public LocalNodeClient {
   std::function<std::optional<absl::StatusOr<v1::ClaimReply>>(
       const v1::ClaimRequest&)>
       on_claim;
+  // Its phase fails as the node's own error (kind: no_space), not as a
+  // lost connection.
+  bool own_failure = false;
+  bool lost() const override { return lost_; }
 
  protected:
   absl::StatusOr<v1::InspectReply> SendInspect(
@@ -421,6 +426,10 @@ class LosesPhase : public LocalNodeClient {
   absl::StatusOr<v1::PhaseReport> SendStartPhase(
       const v1::StartPhaseRequest& r, const WireListener& p) override {
     if (++phases_ == fail_at_) {
+      if (own_failure) {
+        return NodeErrorStatus(ErrorKind::kNoSpace, "node 0: disk full");
+      }
+      lost_ = true;
       return absl::UnavailableError("node 0 (test-host) disconnected");
     }
     return LocalNodeClient::SendStartPhase(r, p);
@@ -435,6 +444,7 @@ class LosesPhase : public LocalNodeClient {
  private:
   const int fail_at_;
   int phases_ = 0;
+  bool lost_ = false;
 };
 
 // A run that fails after committing steps keeps them (retention runs after
@@ -463,6 +473,32 @@ TEST(Coordinator, AFailedRunNamesTheOlderStepsItDidNotRemove) {
             "checkpoints (kept with step-2, its newest)") != std::string::npos;
   }
   EXPECT_TRUE(named) << SummaryTable(result);
+  // A node lost: the exit status a restart may fix.
+  EXPECT_EQ(coordinator.FailureCode(), ExitCode::kInterrupted);
+}
+
+// What ended a failed run, as its exit status (common/exit_code.h): the
+// node's own failure is 1; a lost node (above) or an interrupt is 3.
+TEST(Coordinator, AFailedRunsExitStatusTellsANodesOwnFailureFromAnInterrupt) {
+  auto memory = std::make_shared<MemoryStore>();
+  Config c = MemConfig(RunMode::kSaveOnly, 2, 0);
+  CheckpointPlan plan = *MakePlan(PlanOptionsFromConfig(c));
+  {
+    LosesPhase full(0, "test-host", memory, 2);
+    full.own_failure = true;
+    Coordinator coordinator(c, plan, {&full}, nullptr);
+    RunResult result;
+    ASSERT_TRUE(coordinator.Preflight(&result).ok());
+    ASSERT_FALSE(coordinator.Run(&result).ok());
+    EXPECT_EQ(coordinator.FailureCode(), ExitCode::kFailed);
+  }
+  LosesPhase fine(0, "test-host", memory);
+  Coordinator coordinator(c, plan, {&fine}, nullptr);
+  RunResult result;
+  ASSERT_TRUE(coordinator.Preflight(&result).ok());
+  coordinator.Interrupt("interrupted by SIGTERM");
+  EXPECT_FALSE(coordinator.Run(&result).ok());
+  EXPECT_EQ(coordinator.FailureCode(), ExitCode::kInterrupted);
 }
 
 // Issue 27: step numbers from a node are checked like any reply value; a
