@@ -57,6 +57,13 @@ class Coordinator {
   // abort, fails the round in flight and starts no further rounds.
   void Interrupt(const std::string& reason);
 
+  // A datagen run only: the run ids of this run's own earlier attempts (a
+  // resumed sweep's prepare), whose unfinished datagen of the same dataset
+  // this run may finish instead of being refused by its claim.
+  void TakeOverDatagenOf(std::vector<std::string> run_ids) {
+    take_over_ = std::move(run_ids);
+  }
+
   // After Run failed: why, as an exit status. kInterrupted when it was
   // interrupted or a node was lost (the same run on new pods may finish),
   // kFailed otherwise.
@@ -144,6 +151,7 @@ class Coordinator {
   Config config_;
   const CheckpointPlan& plan_;
   std::vector<NodeClient*> nodes_;
+  std::vector<std::string> take_over_;  // TakeOverDatagenOf
   ProgressPrinter* progress_;
   std::string run_id_;
   // The backend settings every storage command carries (BackendOptions).

@@ -23,6 +23,7 @@ absl::Status Coordinator::RunDatagen(RunResult* result) {
   plan.block_size = config_.io.block_size;
   plan.fsync = config_.io.fsync;
   plan.backend = backend_;
+  plan.take_over = take_over_;
   DatasetResult& dataset = result->dataset.emplace();
   RoundProtocol protocol(nodes_, progress_, config_.run.progress_interval);
   DatagenRound round(nodes_, plan, &dataset);

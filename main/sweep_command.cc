@@ -93,7 +93,10 @@ int RunOne(const CliArgs& args, const Experiment& experiment,
         absl::StrFormat("[run %d/%zu %s]", run.index + 1, plan.runs.size(),
                         run.point_name.empty() ? run.name : run.point_name));
   }
-  Coordinator coordinator(config, setup.plan, target.nodes, progress.get());
+  Coordinator coordinator(config, setup.plan, target.nodes, progress.get(),
+                          target.run_id);
+  // A prepare finishes the datagen an earlier attempt of it left.
+  coordinator.TakeOverDatagenOf(target.take_over);
   // A prepare's result is the dataset's, replaced on --resume.
   return ExecuteRun(target.dir, coordinator, signals, &setup.result,
                     /*overwrite=*/target.prepare);

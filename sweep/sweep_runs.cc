@@ -1,8 +1,13 @@
 #include "sweep/sweep_runs.h"
 
+#include <algorithm>
 #include <filesystem>
 
+#include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "absl/strings/str_split.h"
+#include "common/files.h"
 #include "common/log.h"
 #include "coordinator/coordinator.h"
 #include "coordinator/environment.h"
@@ -12,6 +17,39 @@ namespace ckpt {
 namespace {
 
 namespace fs = std::filesystem;
+
+// The run ids of a prepare's earlier attempts (kAttemptsFile in `dir`),
+// then `run_id` recorded after them. The file is this sweep's, but read as
+// any file is (regular, bounded; only lines that look like run ids, the
+// last kMaxAttempts) and written through a temporary and a rename.
+std::vector<std::string> RecordAttempt(const std::string& dir,
+                                       const std::string& run_id) {
+  constexpr size_t kMaxAttempts = 16;
+  const std::string file = (fs::path(dir) / kAttemptsFile).string();
+  std::vector<std::string> earlier;
+  auto text = ReadRegularFile(file, 64 << 10, "a prepare's attempts");
+  if (text.ok()) {
+    for (absl::string_view line : absl::StrSplit(*text, '\n')) {
+      const bool id = !line.empty() && line.size() <= 64 &&
+                      std::all_of(line.begin(), line.end(), [](char c) {
+                        return absl::ascii_isalnum(c) || c == '-';
+                      });
+      if (id) earlier.emplace_back(line);
+    }
+  } else if (!absl::IsNotFound(text.status())) {
+    LOG_WARN("sweep: %s", text.status().message());
+  }
+  if (earlier.size() > kMaxAttempts) {
+    earlier.erase(earlier.begin(), earlier.end() - kMaxAttempts);
+  }
+  std::error_code ec;
+  fs::create_directories(dir, ec);
+  absl::Status wrote = WriteFileAtomically(
+      file, absl::StrCat(absl::StrJoin(earlier, "\n"),
+                         earlier.empty() ? "" : "\n", run_id, "\n"));
+  if (!wrote.ok()) LOG_WARN("sweep: %s", wrote.message());
+  return earlier;
+}
 
 // Moves run_dir's result.json aside as `name`, when there is one.
 void SetResultAside(const std::string& run_dir, const char* name) {
@@ -125,6 +163,10 @@ bool SweepRuns::Prepare(size_t i, const SweepRunTarget& run) {
   LOG_INFO("sweep: the dataset of run %s first: %s", plan_.runs[i].name,
            checked.dataset);
   SetResultAside(target.dir, "result.previous.json");
+  // Recorded before it runs: an attempt killed with its process (no
+  // result.json) is known to the next.
+  target.run_id = NewRunId();
+  target.take_over = RecordAttempt(target.dir, target.run_id);
   const int code = run_(target);
   if (code == ToInt(ExitCode::kInterrupted) && signal_().empty()) {
     lost_node_ = "prepare/" + plan_.runs[i].name;  // a node lost: see RunOne

@@ -46,7 +46,16 @@ struct SweepRunTarget {
   std::string dir;
   std::vector<NodeClient*> nodes;
   std::vector<NodeClock> clocks;
+  // A prepare's run id, chosen before it runs and recorded in its
+  // directory (kAttemptsFile), and the ids of its earlier attempts there:
+  // a resumed sweep's datagen finishes what one of them left unfinished
+  // (Coordinator::TakeOverDatagenOf). Empty for a run.
+  std::string run_id;
+  std::vector<std::string> take_over;
 };
+
+// A prepare's attempts, one run id a line, in DIR/prepare/<run>/.
+inline constexpr char kAttemptsFile[] = "attempts.txt";
 
 class SweepRuns {
  public:

@@ -67,6 +67,7 @@ PhaseJob DatagenRound::BuildPrepare(size_t node) {
   *job.mutable_backend() = ToWire(plan_.backend);
   job.set_remove(plan_.remove);
   job.set_manifest_owner(node < Owners());
+  for (const std::string& r : plan_.take_over) job.add_take_over(r);
   PhaseJob prepare;
   prepare.workload = "datagen";
   prepare.workload_job = job.SerializeAsString();

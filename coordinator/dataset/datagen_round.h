@@ -29,6 +29,9 @@ struct DatagenPlan {
   uint64_t block_size = 4 << 20;
   bool fsync = true;
   BackendOptions backend;
+  // Making: this run's own earlier attempts, whose unfinished datagen of
+  // the same dataset it may finish (DatagenJob.take_over).
+  std::vector<std::string> take_over;
 };
 
 class DatagenRound : public RoundWorkload {

@@ -15,6 +15,7 @@
 #include "common/bytes.h"
 #include "common/dataset_manifest.h"
 #include "common/error_kind.h"
+#include "common/log.h"
 #include "common/status_macros.h"
 #include "common/step_layout.h"
 #include "common/text.h"
@@ -77,9 +78,12 @@ class DatagenWorkload : public NodeWorkload {
                               std::optional<DatasetManifest>* found,
                               v1::DatagenPrepared* prepared);
   // Making: claims the dataset's path for this run and writes the pending
-  // manifest there (manifest owner only).
+  // manifest there (manifest owner only); a claim an earlier attempt of
+  // this run holds (job_.take_over) is taken over.
   absl::Status Claim(Storage& st, const std::string& run_id,
                      const std::string& shown);
+  // The pending manifest: what this run is about to write.
+  absl::Status WritePending(Storage& st, const std::string& run_id) const;
   // Making: the dataset fits in what the file system has free.
   absl::Status CheckFreeSpace(Storage& st, const std::string& shown) const;
   std::string ClaimDirPath() const {
@@ -242,6 +246,20 @@ absl::Status DatagenWorkload::CheckFreeSpace(Storage& st,
       "smaller ones (dataset.sample_bytes) or another dataset.path"));
 }
 
+absl::Status DatagenWorkload::WritePending(Storage& st,
+                                           const std::string& run_id) const {
+  DatasetManifest pending;
+  pending.spec = spec_;
+  pending.totals = ComputeTotals(spec_);
+  pending.run_id = run_id;
+  pending.created_unix_ns =
+      std::chrono::duration_cast<std::chrono::nanoseconds>(
+          std::chrono::system_clock::now().time_since_epoch())
+          .count();
+  return st.WriteAtomic(JoinPath(ClaimDirPath(), kPendingManifestName),
+                        DatasetManifestToJson(pending));
+}
+
 absl::Status DatagenWorkload::Claim(Storage& st, const std::string& run_id,
                                     const std::string& shown) {
   RETURN_IF_ERROR(st.CreateDirs(location_.path));
@@ -258,6 +276,19 @@ absl::Status DatagenWorkload::Claim(Storage& st, const std::string& run_id,
             absl::StrCat("run ", EscapeForTerminal(m->run_id.substr(0, 64)),
                          " (", m->spec.samples, " samples, ",
                          std::string(Name(m->spec.format)), ")");
+        // An earlier attempt of this run (a resumed sweep) making the same
+        // dataset: finished by this one, its objects written again (a
+        // write replaces what is there), its claim kept and its pending
+        // manifest renamed to this run.
+        const auto& ours = job_.take_over();
+        if (std::find(ours.begin(), ours.end(), m->run_id) != ours.end() &&
+            CheckManifestMatches(*m, spec_, shown).ok()) {
+          LOG_INFO(
+              "datagen: %s: finishing the datagen run %s began (an earlier "
+              "attempt of this run): every object is written again",
+              shown, EscapeForTerminal(m->run_id.substr(0, 64)));
+          return WritePending(st, run_id);
+        }
       }
     }
     return absl::FailedPreconditionError(absl::StrCat(
@@ -268,17 +299,7 @@ absl::Status DatagenWorkload::Claim(Storage& st, const std::string& run_id,
         "(same dataset.path) removes what it wrote"));
   }
   RETURN_IF_ERROR(claim.status());
-  DatasetManifest pending;
-  pending.spec = spec_;
-  pending.totals = ComputeTotals(spec_);
-  pending.run_id = run_id;
-  pending.created_unix_ns =
-      std::chrono::duration_cast<std::chrono::nanoseconds>(
-          std::chrono::system_clock::now().time_since_epoch())
-          .count();
-  absl::Status written =
-      st.WriteAtomic(JoinPath(ClaimDirPath(), kPendingManifestName),
-                     DatasetManifestToJson(pending));
+  absl::Status written = WritePending(st, run_id);
   if (!written.ok()) {
     // No object is written without the pending manifest: the claim goes
     // too, or it would hold the path with nothing to say what it holds.

@@ -3,9 +3,12 @@
 // report in a real browser, interrupt + --resume, and strict validation.
 #include <gtest/gtest.h>
 #include <signal.h>
+#include <unistd.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <nlohmann/json.hpp>
 #include <regex>
 #include <set>
@@ -426,6 +429,115 @@ TEST(Sweep, DryRunSaysWhatAPrepareWritesAndWhetherItFits) {
             std::string::npos)
       << big.out;
   EXPECT_FALSE(fs::exists(t.Sub("store")));
+}
+
+// Files under `dir`, recursively (0 when it is not there).
+size_t FilesUnder(const std::string& dir) {
+  size_t n = 0;
+  std::error_code ec;
+  for (auto it = fs::recursive_directory_iterator(dir, ec);
+       !ec && it != fs::recursive_directory_iterator(); it.increment(ec)) {
+    if (it->is_regular_file(ec)) ++n;
+  }
+  return n;
+}
+
+// A sweep killed in its prepare's datagen (its pods lost, the JobSet
+// restarted) is resumed: the datagen finishes what its killed attempt
+// began (that attempt's run id was recorded before it ran) instead of
+// being refused by the claim it left, and the sweep finishes. (It was
+// refused: "claimed by run R ... which has not written its manifest".)
+TEST(Sweep, AResumedSweepFinishesTheDatagenItsKilledAttemptBegan) {
+  TempDir t;
+  const std::vector<std::string> args = {
+      "sweep",
+      std::string(CKPTBENCH_SOURCE_DIR) + "/conf/dataloading.yaml",
+      "--smoke",
+      "--results-dir",
+      t.Sub("res"),
+      "CKPT_DIR_PATH=" + t.Sub("store"),
+      "dataset.format=files",
+      "dataset.samples=20000",
+      "dataset.sample_bytes=2KiB",
+      "dataset.sample_spread=0",
+      "dataset.write_threads=1"};
+  const std::map<std::string, std::string> env = {{"HOME", t.path()}};
+  {
+    std::vector<std::string> argv = args;
+    argv.insert(argv.begin(), CkptbenchBinary());
+    Process p(argv, env);
+    for (int i = 0; i < 6000 && FilesUnder(t.Sub("store/datasets")) < 500;
+         ++i) {
+      usleep(5000);
+    }
+    p.Signal(SIGKILL);
+    p.Wait(10);
+  }
+  const size_t written = FilesUnder(t.Sub("store/datasets"));
+  ASSERT_GE(written, 500u);
+  ASSERT_LT(written, 20000u) << "the datagen finished before it was killed";
+  std::string dataset, attempts;
+  for (const auto& e : fs::directory_iterator(t.Sub("store/datasets"))) {
+    dataset = e.path().string();
+  }
+  for (const auto& e : fs::directory_iterator(t.Sub("res/prepare"))) {
+    attempts = (e.path() / "attempts.txt").string();
+  }
+  ASSERT_TRUE(fs::exists(dataset + "/.ckptbench-datagen")) << dataset;
+  ASSERT_FALSE(fs::exists(dataset + "/ckptbench-dataset.json"));
+  ASSERT_TRUE(fs::exists(attempts));
+  const std::string first = ReadFile(attempts);
+
+  std::vector<std::string> resume = args;
+  resume.push_back("--resume");
+  auto again = RunCkptbench(resume, env);
+  ASSERT_EQ(again.exit_code, 0) << again.err;
+  EXPECT_NE(again.out.find("4 of 4 run(s) finished"), std::string::npos)
+      << again.out;
+  EXPECT_NE(again.err.find("finishing the datagen run " +
+                           first.substr(0, first.find('\n')) + " began"),
+            std::string::npos)
+      << again.err;
+  EXPECT_TRUE(fs::exists(dataset + "/ckptbench-dataset.json"));
+  EXPECT_FALSE(fs::exists(dataset + "/.ckptbench-datagen"));
+  // Every sample once: the dataset is whole, nothing of the attempt's
+  // beside it (20000 samples + the manifest).
+  EXPECT_EQ(FilesUnder(dataset), 20001u);
+  // Both attempts recorded, the killed one first.
+  const std::string both = ReadFile(attempts);
+  EXPECT_EQ(both.rfind(first, 0), 0u) << both;
+  EXPECT_EQ(std::count(both.begin(), both.end(), '\n'), 2) << both;
+
+  // Another run's unfinished datagen (a `ckptbench datagen` killed) at the
+  // path is not this sweep's to finish: still refused, naming it.
+  const std::string other =
+      t.Sub("store2/datasets") + "/" + fs::path(dataset).filename().string();
+  {
+    Process p({CkptbenchBinary(), "datagen", "-q"},
+              {{"HOME", t.path()},
+               {"CKPT_DATASET_PATH", other},
+               {"CKPT_DATASET_FORMAT", "files"},
+               {"CKPT_DATASET_SAMPLES", "20000"},
+               {"CKPT_SAMPLE_BYTES", "2KiB"},
+               {"CKPT_SAMPLE_SPREAD", "0"},
+               {"CKPT_DATAGEN_THREADS", "1"}});
+    for (int i = 0; i < 6000 && FilesUnder(other) < 500; ++i) usleep(5000);
+    p.Signal(SIGKILL);
+    p.Wait(10);
+  }
+  ASSERT_TRUE(fs::exists(other + "/.ckptbench-datagen")) << other;
+  std::vector<std::string> foreign = resume;
+  for (auto& a : foreign) {
+    if (a == t.Sub("res")) a = t.Sub("res2");
+    if (a == "CKPT_DIR_PATH=" + t.Sub("store")) {
+      a = "CKPT_DIR_PATH=" + t.Sub("store2");
+    }
+  }
+  auto refused = RunCkptbench(foreign, env);
+  EXPECT_NE(refused.exit_code, 0) << refused.out;
+  EXPECT_NE(refused.err.find("is claimed by run"), std::string::npos)
+      << refused.err;
+  EXPECT_FALSE(fs::exists(other + "/ckptbench-dataset.json"));
 }
 
 // Every experiment shipped in conf/ loads, composes and validates at every
