@@ -19,28 +19,16 @@ namespace {
 namespace fs = std::filesystem;
 
 // The run ids of a prepare's earlier attempts (kAttemptsFile in `dir`),
-// then `run_id` recorded after them. The file is this sweep's, but read as
-// any file is (regular, bounded; only lines that look like run ids, the
-// last kMaxAttempts) and written through a temporary and a rename.
+// then `run_id` recorded after them, through a temporary and a rename.
 std::vector<std::string> RecordAttempt(const std::string& dir,
                                        const std::string& run_id) {
-  constexpr size_t kMaxAttempts = 16;
   const std::string file = (fs::path(dir) / kAttemptsFile).string();
   std::vector<std::string> earlier;
-  auto text = ReadRegularFile(file, 64 << 10, "a prepare's attempts");
+  auto text = ReadRegularFile(file, kMaxAttemptsBytes, "a prepare's attempts");
   if (text.ok()) {
-    for (absl::string_view line : absl::StrSplit(*text, '\n')) {
-      const bool id = !line.empty() && line.size() <= 64 &&
-                      std::all_of(line.begin(), line.end(), [](char c) {
-                        return absl::ascii_isalnum(c) || c == '-';
-                      });
-      if (id) earlier.emplace_back(line);
-    }
+    earlier = ParseAttempts(*text);
   } else if (!absl::IsNotFound(text.status())) {
     LOG_WARN("sweep: %s", text.status().message());
-  }
-  if (earlier.size() > kMaxAttempts) {
-    earlier.erase(earlier.begin(), earlier.end() - kMaxAttempts);
   }
   std::error_code ec;
   fs::create_directories(dir, ec);
@@ -58,6 +46,21 @@ void SetResultAside(const std::string& run_dir, const char* name) {
 }
 
 }  // namespace
+
+std::vector<std::string> ParseAttempts(const std::string& text) {
+  std::vector<std::string> ids;
+  for (absl::string_view line : absl::StrSplit(text, '\n')) {
+    const bool id = !line.empty() && line.size() <= 64 &&
+                    std::all_of(line.begin(), line.end(), [](char c) {
+                      return absl::ascii_isalnum(c) || c == '-';
+                    });
+    if (id) ids.emplace_back(line);
+  }
+  if (ids.size() > kMaxAttempts) {
+    ids.erase(ids.begin(), ids.end() - kMaxAttempts);
+  }
+  return ids;
+}
 
 SweepRuns::SweepRuns(const SweepPlan& plan, std::string dir, RunFn run,
                      InterruptedFn interrupted)

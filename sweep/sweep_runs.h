@@ -19,6 +19,7 @@
 #ifndef CKPTBENCH_SWEEP_SWEEP_RUNS_H_
 #define CKPTBENCH_SWEEP_SWEEP_RUNS_H_
 
+#include <cstdint>
 #include <functional>
 #include <map>
 #include <memory>
@@ -54,8 +55,16 @@ struct SweepRunTarget {
   std::vector<std::string> take_over;
 };
 
-// A prepare's attempts, one run id a line, in DIR/prepare/<run>/.
+// A prepare's attempts, one run id a line, in DIR/prepare/<run>/: read
+// back at most kMaxAttemptsBytes of it, and of those the last kMaxAttempts.
 inline constexpr char kAttemptsFile[] = "attempts.txt";
+inline constexpr uint64_t kMaxAttemptsBytes = 64 << 10;
+inline constexpr size_t kMaxAttempts = 16;
+
+// The run ids in an attempts file's text, read as any file is: only lines
+// that look like run ids (letters, digits and '-', at most 64), the last
+// kMaxAttempts of them.
+std::vector<std::string> ParseAttempts(const std::string& text);
 
 class SweepRuns {
  public:
