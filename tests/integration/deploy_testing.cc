@@ -56,6 +56,16 @@ std::vector<std::string> Kustomizations() {
   return dirs;
 }
 
+std::vector<std::string> JobSetKustomizations() {
+  std::vector<std::string> dirs;
+  for (const std::string& d : Kustomizations()) {
+    if (fs::path(d).filename().string().rfind("results", 0) != 0) {
+      dirs.push_back(d);
+    }
+  }
+  return dirs;
+}
+
 // Runs check.js; its stdout and stderr in `out`.
 int Check(const TempDir& t, std::vector<std::string> args, std::string* out) {
   std::vector<std::string> argv = {"/usr/bin/node",

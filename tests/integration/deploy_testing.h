@@ -29,6 +29,8 @@ std::map<std::string, std::string> Env(const TempDir& t);
 std::string InterfaceFile(const TempDir& t);
 // deploy/k8s/base, results, results-eks and every overlay, sorted.
 std::vector<std::string> Kustomizations();
+// The same but the results claims': those that hold a JobSet.
+std::vector<std::string> JobSetKustomizations();
 // Runs check.js; its stdout and stderr in `out`.
 int Check(const TempDir& t, std::vector<std::string> args, std::string* out);
 // kubectl, node and tests/deploy/node_modules (check.js's) are there.

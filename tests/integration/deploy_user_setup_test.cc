@@ -62,9 +62,8 @@ TEST(Deploy, OneImageSettingReachesEveryContainerEveryJobHasARunLimitNoSecret) {
             std::string::npos)
       << "docs/deploy.md does not show the images: entry";
   int jobsets = 0;
-  for (const auto& dir : Kustomizations()) {
+  for (const auto& dir : JobSetKustomizations()) {
     const std::string name = fs::path(dir).filename().string();
-    if (name.rfind("results", 0) == 0) continue;
     SCOPED_TRACE(name);
     auto docs = Render(t, dir);
     const fs::path mine = t.Sub("mine-" + name);
@@ -121,9 +120,8 @@ TEST(Deploy, TwoPrefixesOfAnOverlayShareNoNameAndNoVolumeHandle) {
         "/subject/ns/NS/sa/b-ckptbench", "[NS/b-ckptbench]"}) {
     EXPECT_NE(docs_text.find(binding), std::string::npos) << binding;
   }
-  for (const auto& dir : Kustomizations()) {
+  for (const auto& dir : JobSetKustomizations()) {
     const std::string name = fs::path(dir).filename().string();
-    if (name.rfind("results", 0) == 0) continue;
     SCOPED_TRACE(name);
     std::map<std::string, std::set<std::string>> names, handles;
     for (const char* prefix : {"a-", "b-"}) {

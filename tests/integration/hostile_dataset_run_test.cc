@@ -217,18 +217,6 @@ TEST(HostileDatasetCli, ASignalDuringAnEndlessListingStopsItAtTheNextPage) {
   EXPECT_EQ(res["status"], "failed");
 }
 
-// Files in `dir` (recursively).
-size_t CountFiles(const std::string& dir) {
-  size_t n = 0;
-  std::error_code ec;
-  for (auto it = fs::recursive_directory_iterator(dir, ec);
-       it != fs::recursive_directory_iterator(); it.increment(ec)) {
-    if (ec) break;
-    if (it->is_regular_file(ec)) ++n;
-  }
-  return n;
-}
-
 // A datagen SIGKILLed mid-way leaves objects and no manifest; a removal
 // SIGKILLed mid-way leaves objects and no manifest either. Each time the
 // next `datagen --remove` finishes the job: nothing ckptbench wrote stays.

@@ -431,17 +431,6 @@ TEST(Sweep, DryRunSaysWhatAPrepareWritesAndWhetherItFits) {
   EXPECT_FALSE(fs::exists(t.Sub("store")));
 }
 
-// Files under `dir`, recursively (0 when it is not there).
-size_t FilesUnder(const std::string& dir) {
-  size_t n = 0;
-  std::error_code ec;
-  for (auto it = fs::recursive_directory_iterator(dir, ec);
-       !ec && it != fs::recursive_directory_iterator(); it.increment(ec)) {
-    if (it->is_regular_file(ec)) ++n;
-  }
-  return n;
-}
-
 // A sweep killed in its prepare's datagen (its pods lost, the JobSet
 // restarted) is resumed: the datagen finishes what its killed attempt
 // began (that attempt's run id was recorded before it ran) instead of
@@ -466,14 +455,14 @@ TEST(Sweep, AResumedSweepFinishesTheDatagenItsKilledAttemptBegan) {
     std::vector<std::string> argv = args;
     argv.insert(argv.begin(), CkptbenchBinary());
     Process p(argv, env);
-    for (int i = 0; i < 6000 && FilesUnder(t.Sub("store/datasets")) < 500;
+    for (int i = 0; i < 6000 && CountFiles(t.Sub("store/datasets")) < 500;
          ++i) {
       usleep(5000);
     }
     p.Signal(SIGKILL);
     p.Wait(10);
   }
-  const size_t written = FilesUnder(t.Sub("store/datasets"));
+  const size_t written = CountFiles(t.Sub("store/datasets"));
   ASSERT_GE(written, 500u);
   ASSERT_LT(written, 20000u) << "the datagen finished before it was killed";
   std::string dataset, attempts;
@@ -502,7 +491,7 @@ TEST(Sweep, AResumedSweepFinishesTheDatagenItsKilledAttemptBegan) {
   EXPECT_FALSE(fs::exists(dataset + "/.ckptbench-datagen"));
   // Every sample once: the dataset is whole, nothing of the attempt's
   // beside it (20000 samples + the manifest).
-  EXPECT_EQ(FilesUnder(dataset), 20001u);
+  EXPECT_EQ(CountFiles(dataset), 20001u);
   // Both attempts recorded, the killed one first.
   const std::string both = ReadFile(attempts);
   EXPECT_EQ(both.rfind(first, 0), 0u) << both;
@@ -521,7 +510,7 @@ TEST(Sweep, AResumedSweepFinishesTheDatagenItsKilledAttemptBegan) {
                {"CKPT_SAMPLE_BYTES", "2KiB"},
                {"CKPT_SAMPLE_SPREAD", "0"},
                {"CKPT_DATAGEN_THREADS", "1"}});
-    for (int i = 0; i < 6000 && FilesUnder(other) < 500; ++i) usleep(5000);
+    for (int i = 0; i < 6000 && CountFiles(other) < 500; ++i) usleep(5000);
     p.Signal(SIGKILL);
     p.Wait(10);
   }

@@ -2,6 +2,7 @@
 #ifndef CKPTBENCH_TESTS_TESTING_TEMP_DIR_H_
 #define CKPTBENCH_TESTS_TESTING_TEMP_DIR_H_
 
+#include <cstddef>
 #include <cstdlib>
 #include <filesystem>
 #include <string>
@@ -28,6 +29,19 @@ class TempDir {
  private:
   std::string path_;
 };
+
+// Regular files under `dir`, recursively (0 when it is not there; what
+// cannot be read, such as a directory removed meanwhile, ends the count).
+inline size_t CountFiles(const std::string& dir) {
+  size_t n = 0;
+  std::error_code ec;
+  for (auto it = std::filesystem::recursive_directory_iterator(dir, ec);
+       !ec && it != std::filesystem::recursive_directory_iterator();
+       it.increment(ec)) {
+    if (it->is_regular_file(ec)) ++n;
+  }
+  return n;
+}
 
 }  // namespace ckpt
 
