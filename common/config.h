@@ -124,6 +124,10 @@ struct S3Config {
   // Step claims: auto (If-None-Match: *, else claim objects + listing) |
   // if_none_match | listing.
   S3Claim claim = S3Claim::kAuto;
+  // The Kubernetes Secret the node's access keys come from ("": any source
+  // of the chain). Set: only AWS_ACCESS_KEY_ID/AWS_SECRET_ACCESS_KEY count,
+  // and a node without them fails naming the Secret.
+  std::string keys_secret;
 
   bool operator==(const S3Config&) const = default;
 };

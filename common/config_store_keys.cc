@@ -1,3 +1,5 @@
+#include <algorithm>
+
 #include "common/config_keys.h"
 
 namespace ckpt {
@@ -159,6 +161,34 @@ void AddObjectStoreKeys(std::vector<KeyDef>* out) {
       "conditional PUT; AWS, MinIO), listing (a claim object per run, then a "
       "listing: any other entry loses; for stores that reject conditional "
       "PUTs, e.g. Swift), auto (the first, else the second)"));
+  {
+    // A Secret's name is a DNS subdomain (RFC 1123): lowercase letters,
+    // digits, '-' and '.', starting and ending with a letter or digit.
+    const std::string expected =
+        "a Kubernetes Secret name (lowercase letters, digits, '-' and '.', "
+        "at most 253) or empty";
+    KeyDef k = NewKey(
+        "s3.keys_secret", "CKPT_S3_KEYS_SECRET", expected,
+        "the Kubernetes Secret the nodes' AWS_ACCESS_KEY_ID and "
+        "AWS_SECRET_ACCESS_KEY come from (envFrom); set, a node without them "
+        "fails before any round naming the Secret (exit 2), and no other "
+        "credential source is tried");
+    k.set = [expected](Config& c, const std::string& v) -> absl::Status {
+      auto alnum = [](char ch) {
+        return (ch >= 'a' && ch <= 'z') || (ch >= '0' && ch <= '9');
+      };
+      const bool ok = v.empty() ||
+                      (v.size() <= 253 && alnum(v.front()) && alnum(v.back()) &&
+                       std::all_of(v.begin(), v.end(), [&](char ch) {
+                         return alnum(ch) || ch == '-' || ch == '.';
+                       }));
+      if (!ok) return Expect(expected);
+      c.s3.keys_secret = v;
+      return absl::OkStatus();
+    };
+    k.get = [](const Config& c) { return c.s3.keys_secret; };
+    keys.push_back(k);
+  }
   AddGcsKeys(&keys);
 }
 

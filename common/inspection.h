@@ -74,6 +74,8 @@ struct InspectJob {
   BackendOptions backend;
   Accelerator accelerator = Accelerator::kCpu;
   VisibleWant visible;
+  // Only open the storage at checkpoints_uri, sending no request.
+  bool open_only = false;
 };
 
 // What the node found (the parts its job asked for).

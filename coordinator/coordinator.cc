@@ -56,6 +56,7 @@ RoundSpec Coordinator::NewSpec(bool save, int index, const std::string& dir,
 
 absl::Status Coordinator::Preflight(RunResult* result) {
   result->run_id = run_id_;
+  RETURN_IF_ERROR(OpenOnEveryNode());
   if (config_.run.workload != Workload::kCheckpoint) {
     return PreflightDataset();
   }

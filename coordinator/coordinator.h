@@ -120,6 +120,10 @@ class Coordinator {
   // run.workload=datagen: makes (or removes) the dataset
   // (coordinator_datagen.cc).
   absl::Status RunDatagen(RunResult* result);
+  // Every node opens each object store the run names (no request): one
+  // without its own credentials fails the run before any round, though
+  // only storage owners list and probe.
+  absl::Status OpenOnEveryNode();
   // A dataset run's preflight: each storage owner's look at the dataset,
   // checked (coordinator/dataset/dataset_preflight.h).
   absl::Status PreflightDataset();

@@ -1,7 +1,11 @@
 // The coordinator's look at the storage before it saves or loads: each
 // storage owner's listing (steps, the newest .metadata), node-local disks
 // matched to the indexes that saved on them, and the .metadata a load
-// restores, checked against this run.
+// restores, checked against this run; and every node's open of the object
+// stores the run names.
+#include <set>
+#include <utility>
+
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "common/error_kind.h"
@@ -174,6 +178,33 @@ absl::Status Coordinator::PreflightDataset() {
     uris.push_back(job.dataset_uri);
   }
   return CheckDatasetBeforeRun(config_, looks, uris, nodes_.size());
+}
+
+absl::Status Coordinator::OpenOnEveryNode() {
+  // Every target a workload may use: an open sends nothing.
+  const std::pair<std::string, std::string> targets[] = {
+      {"storage.path (CKPT_DIR_PATH)", config_.CheckpointsPath()},
+      {"storage.restore_path (CKPT_RESTORE_PATH)", config_.RestorePath()},
+      {"dataset.path (CKPT_DATASET_PATH)", config_.DatasetPath()}};
+  std::set<std::string> opened;
+  for (const auto& [key, uri] : targets) {
+    if (!IsObjectStoreUri(uri) || !opened.insert(uri).second) continue;
+    for (NodeClient* n : nodes_) {
+      InspectJob job;
+      job.run_id = run_id_;
+      job.checkpoints_uri = ForNode(uri, n->index());
+      job.backend = backend_;
+      job.open_only = true;
+      auto opens = n->Inspect(job);
+      if (IsNodeError(opens.status())) {
+        return WithPrefix(
+            opens.status(),
+            absl::StrCat(key, " is not usable: ", n->Who(), ": "));
+      }
+      RETURN_IF_ERROR(opens.status());
+    }
+  }
+  return absl::OkStatus();
 }
 
 size_t Coordinator::StorageOwners() const {

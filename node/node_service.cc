@@ -66,6 +66,11 @@ v1::InspectReply NodeService::Inspect(const v1::InspectRequest& req) {
 
 absl::StatusOr<Inspection> NodeService::Inspect(const InspectJob& job) {
   Inspection found;
+  if (job.open_only) {  // the storage opens: only that
+    RETURN_IF_ERROR(
+        agent_.OpenStorageAt(job.checkpoints_uri, job.backend).status());
+    return found;
+  }
   if (job.visible.step > 0) {  // time to visible: only that
     ASSIGN_OR_RETURN(auto loc,
                      agent_.OpenStorageAt(job.checkpoints_uri, job.backend));

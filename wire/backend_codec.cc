@@ -24,6 +24,7 @@ v1::S3Options S3ToWire(const S3Config& c) {
   w.set_spread_prefixes(c.spread_prefixes);
   w.set_checksum(ToWire(c.checksum));
   w.set_claim(ToWire(c.claim));
+  w.set_keys_secret(c.keys_secret);
   return w;
 }
 
@@ -46,6 +47,7 @@ absl::StatusOr<S3Config> S3FromWire(const v1::S3Options& w) {
   c.spread_prefixes = w.spread_prefixes();
   ASSIGN_OR_RETURN(c.checksum, FromWire(w.checksum(), "s3.checksum"));
   ASSIGN_OR_RETURN(c.claim, FromWire(w.claim(), "s3.claim"));
+  c.keys_secret = w.keys_secret();
   return c;
 }
 

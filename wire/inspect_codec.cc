@@ -22,6 +22,7 @@ v1::InspectRequest ToWire(const InspectJob& job) {
   w.set_metadata_step(job.metadata_step);
   *w.mutable_backend() = ToWire(job.backend);
   w.set_accelerator(ToWire(job.accelerator));
+  w.set_open_only(job.open_only);
   if (job.visible.step > 0) {  // time to visible: only then
     w.set_visible_step(job.visible.step);
     w.set_visible_metadata_size(job.visible.metadata_size);
@@ -49,6 +50,7 @@ absl::StatusOr<InspectJob> FromWire(const v1::InspectRequest& w) {
   job.visible.shard = w.visible_shard();
   job.visible.shard_size = w.visible_shard_size();
   job.visible.timeout_seconds = w.visible_timeout_seconds();
+  job.open_only = w.open_only();
   return job;
 }
 

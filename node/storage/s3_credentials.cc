@@ -49,10 +49,29 @@ absl::StatusOr<std::string> ReadTokenFile(const std::string& what,
   return token;
 }
 
+// A node whose keys should have come from Kubernetes Secret `secret`
+// (envFrom, optional) and did not: input to fix, with the fix. `which`:
+// "" (neither key is set) or "only one of ".
+absl::Status KeysSecretMissing(const std::string& secret,
+                               const std::string& which) {
+  return absl::InvalidArgumentError(absl::StrCat(
+      "no S3 access keys on this node: s3.keys_secret (CKPT_S3_KEYS_SECRET) "
+      "says they come from the Kubernetes Secret '",
+      secret, "', and ", which.empty() ? "neither of " : which,
+      "AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY is set in the pod; the "
+      "Secret is missing from the namespace or lacks those keys. Create it "
+      "(kubectl create secret generic ",
+      secret,
+      " --from-literal=AWS_ACCESS_KEY_ID=... "
+      "--from-literal=AWS_SECRET_ACCESS_KEY=...) and apply again; no other "
+      "credential source is tried"));
+}
+
 }  // namespace
 
-AwsCredentialChain::AwsCredentialChain(EnvLookup env)
-    : env_(EnvOrProcess(std::move(env))) {}
+AwsCredentialChain::AwsCredentialChain(EnvLookup env, std::string keys_secret)
+    : env_(EnvOrProcess(std::move(env))),
+      keys_secret_(std::move(keys_secret)) {}
 
 absl::StatusOr<std::optional<AwsCredentials>>
 AwsCredentialChain::FromEnvironment() {
@@ -299,31 +318,41 @@ absl::StatusOr<AwsCredentials> AwsCredentialChain::Get() {
       (cached_->expires_unix == 0 || cached_->expires_unix - now > 300)) {
     return *cached_;
   }
+  std::optional<AwsCredentials> found;
+  if (!keys_secret_.empty()) {
+    auto c = FromEnvironment();
+    if (!c.ok() || !c->has_value()) {
+      return KeysSecretMissing(keys_secret_, c.ok() ? "" : "only one of ");
+    }
+    found = **c;
+  }
   for (auto source : {&AwsCredentialChain::FromEnvironment,
                       &AwsCredentialChain::FromSharedFile,
                       &AwsCredentialChain::FromWebIdentity,
                       &AwsCredentialChain::FromContainer,
                       &AwsCredentialChain::FromInstanceMetadata}) {
+    if (found) break;
     auto c = (this->*source)();
     // Errors may quote what an endpoint answered, which may echo a token.
     if (!c.ok()) {
       return absl::Status(c.status().code(),
                           ScrubSecrets(c.status().message()));
     }
-    if (c->has_value()) {
-      // The access key id is an identifier, not a secret.
-      RegisterSecret((*c)->secret_key);
-      RegisterSecret((*c)->session_token);
-      cached_ = **c;
-      return *cached_;
-    }
+    found = *std::move(c);
   }
-  return absl::UnauthenticatedError(
-      "no AWS credentials: tried AWS_ACCESS_KEY_ID/AWS_SECRET_ACCESS_KEY, the "
-      "shared credentials file (AWS_SHARED_CREDENTIALS_FILE, "
-      "~/.aws/credentials, AWS_PROFILE), web identity "
-      "(AWS_WEB_IDENTITY_TOKEN_FILE + AWS_ROLE_ARN), the container endpoint "
-      "(AWS_CONTAINER_CREDENTIALS_FULL_URI) and instance metadata");
+  if (!found) {
+    return absl::UnauthenticatedError(
+        "no AWS credentials: tried AWS_ACCESS_KEY_ID/AWS_SECRET_ACCESS_KEY, "
+        "the shared credentials file (AWS_SHARED_CREDENTIALS_FILE, "
+        "~/.aws/credentials, AWS_PROFILE), web identity "
+        "(AWS_WEB_IDENTITY_TOKEN_FILE + AWS_ROLE_ARN), the container endpoint "
+        "(AWS_CONTAINER_CREDENTIALS_FULL_URI) and instance metadata");
+  }
+  // The access key id is an identifier, not a secret.
+  RegisterSecret(found->secret_key);
+  RegisterSecret(found->session_token);
+  cached_ = std::move(found);
+  return *cached_;
 }
 
 }  // namespace ckpt

@@ -10,6 +10,10 @@
 //     _FILE) or AWS_CONTAINER_CREDENTIALS_RELATIVE_URI
 //  5. EC2 IMDSv2 (AWS_EC2_METADATA_SERVICE_ENDPOINT), unless
 //     AWS_EC2_METADATA_DISABLED=true
+// With a Kubernetes Secret named (s3.keys_secret), only the environment's
+// static keys count: without them Get() fails naming the Secret (a pod
+// whose optional Secret is missing), never falling through to a node's
+// instance role.
 // Temporary credentials are refreshed 5 minutes before they expire.
 // Secrets never appear in errors. Thread-safe.
 #ifndef CKPTBENCH_NODE_STORAGE_S3_CREDENTIALS_H_
@@ -18,6 +22,7 @@
 #include <functional>
 #include <mutex>
 #include <optional>
+#include <string>
 
 #include "absl/status/statusor.h"
 #include "common/env.h"
@@ -27,8 +32,10 @@ namespace ckpt {
 
 class AwsCredentialChain {
  public:
-  // `env` defaults to ::getenv (tests inject their own).
-  explicit AwsCredentialChain(EnvLookup env = nullptr);
+  // `env` defaults to ::getenv (tests inject their own). `keys_secret`:
+  // s3.keys_secret ("": every source above).
+  explicit AwsCredentialChain(EnvLookup env = nullptr,
+                              std::string keys_secret = "");
 
   // Cached; looked up again when expiring within 5 minutes. The error says
   // which sources were tried.
@@ -42,6 +49,7 @@ class AwsCredentialChain {
   absl::StatusOr<std::optional<AwsCredentials>> FromInstanceMetadata();
 
   EnvLookup env_;
+  const std::string keys_secret_;
   std::mutex mu_;
   std::optional<AwsCredentials> cached_;
 };

@@ -83,14 +83,30 @@ RangeFetch S3RangeFetch(std::shared_ptr<S3Client> client, S3Location loc,
 
 absl::StatusOr<std::unique_ptr<Storage>> S3Storage::Make(
     S3Config config, std::shared_ptr<ObjectStoreCounters> counters) {
-  return std::make_unique<S3Storage>(std::move(config), std::move(counters));
+  auto credentials =
+      std::make_shared<AwsCredentialChain>(nullptr, config.keys_secret);
+  // Keys that should come from a Secret are there at the open, or the
+  // open fails naming it: before any round, without a request.
+  if (!config.keys_secret.empty()) {
+    RETURN_IF_ERROR(credentials->Get().status());
+  }
+  return std::unique_ptr<Storage>(new S3Storage(
+      std::move(config), std::move(credentials), std::move(counters)));
 }
 
 S3Storage::S3Storage(S3Config config,
                      std::shared_ptr<ObjectStoreCounters> counters)
-    : client_(std::make_shared<S3Client>(std::move(config),
-                                         std::make_shared<AwsCredentialChain>(),
-                                         std::move(counters))) {}
+    : S3Storage(std::move(config), nullptr, std::move(counters)) {}
+
+S3Storage::S3Storage(S3Config config,
+                     std::shared_ptr<AwsCredentialChain> credentials,
+                     std::shared_ptr<ObjectStoreCounters> counters)
+    : client_(std::make_shared<S3Client>(
+          config,
+          credentials ? std::move(credentials)
+                      : std::make_shared<AwsCredentialChain>(
+                            nullptr, config.keys_secret),
+          std::move(counters))) {}
 
 std::string S3Storage::SpreadPrefix(uint32_t rank, int n) {
   uint64_t h =

@@ -29,7 +29,8 @@ class S3Storage : public Storage {
   static absl::StatusOr<std::unique_ptr<Storage>> Make(
       S3Config config, std::shared_ptr<ObjectStoreCounters> counters);
   // Credentials come from a chain of its own (s3_credentials.h), held as
-  // long as the backend.
+  // long as the backend. Make() also fails at once when the keys
+  // s3.keys_secret names are not there.
   explicit S3Storage(S3Config config,
                      std::shared_ptr<ObjectStoreCounters> counters = nullptr);
   const ObjectStoreCounters& counters() const { return client_->counters(); }
@@ -87,6 +88,9 @@ class S3Storage : public Storage {
   static std::string SpreadPrefix(uint32_t rank, int n);
 
  private:
+  S3Storage(S3Config config, std::shared_ptr<AwsCredentialChain> credentials,
+            std::shared_ptr<ObjectStoreCounters> counters);
+
   // s3.claim: true if this step was claimed with If-None-Match; false if
   // the store needs the listing method. AlreadyExists if another run won.
   absl::StatusOr<bool> PutClaim(const S3Location& claim,

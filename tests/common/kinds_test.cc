@@ -136,6 +136,7 @@ TEST(BackendCodec, EverySettingCrossesTheWireAndBack) {
   o.s3.spread_prefixes = 16;
   o.s3.checksum = S3Checksum::kMd5;
   o.s3.claim = S3Claim::kListing;
+  o.s3.keys_secret = "team-a.s3-keys";
   o.gcs.endpoint = "http://127.0.0.1:4443";
   o.gcs.project = "proj-1";
   o.gcs.user_project = true;
@@ -160,6 +161,7 @@ TEST(BackendCodec, EverySettingCrossesTheWireAndBack) {
   EXPECT_EQ(wire.s3().region(), "eu-west-3");
   EXPECT_TRUE(wire.s3().skip_tls_verify());
   EXPECT_EQ(back->s3.spread_prefixes, 16);
+  EXPECT_EQ(back->s3.keys_secret, "team-a.s3-keys");
   EXPECT_EQ(back->s3.multipart_threshold, 32u << 20);
   EXPECT_EQ(back->gcs.chunk_size, 512u << 10);
   EXPECT_EQ(back->gcs.single_threshold, 1u << 20);

@@ -6,6 +6,9 @@
 
 #include <gtest/gtest.h>
 
+#include <string>
+#include <vector>
+
 #include "common/secrets.h"
 
 namespace ckpt {
@@ -72,6 +75,30 @@ TEST(StorageCommandsCodec, BackendSettingsTheNodeRefusesFailTheJob) {
   EXPECT_TRUE(absl::IsInvalidArgument(job.status())) << job.status();
   EXPECT_NE(job.status().message().find("s3.addressing"), std::string::npos)
       << job.status();
+}
+
+// A Secret's name that is not one (a peer's, or a coordinator of another
+// version) is refused by the node before it is ever printed.
+TEST(StorageCommandsCodec, AKeysSecretThatIsNoSecretNameFailsTheJob) {
+  for (const std::string& bad :
+       std::vector<std::string>{"Ckptbench-S3", "-s3", "s3-", "a b", "s3/keys",
+                                "x\x1b[2J", std::string(254, 'a')}) {
+    v1::ClaimRequest w = ToWire(ClaimJob());
+    w.mutable_backend()->mutable_s3()->set_keys_secret(bad);
+    auto job = FromWire(w);
+    ASSERT_FALSE(job.ok()) << bad;
+    EXPECT_TRUE(absl::IsInvalidArgument(job.status())) << job.status();
+    EXPECT_NE(job.status().message().find("s3.keys_secret"), std::string::npos)
+        << job.status();
+  }
+  for (const std::string& good : std::vector<std::string>{
+           "", "ckptbench-s3", "a", "team-a.s3-keys", std::string(253, 'a')}) {
+    v1::ClaimRequest w = ToWire(ClaimJob());
+    w.mutable_backend()->mutable_s3()->set_keys_secret(good);
+    auto job = FromWire(w);
+    ASSERT_TRUE(job.ok()) << good << ": " << job.status();
+    EXPECT_EQ(job->backend.s3.keys_secret, good);
+  }
 }
 
 TEST(StorageCommandsCodec, EveryOutcomeCrossesTheWireAndBack) {

@@ -15,10 +15,12 @@
 # (podman runs no controller: jobset_verdict.py applies the manifests'
 # podFailurePolicy and failurePolicy.rules to the exit codes as the Job and
 # JobSet controllers do)
-#   s3-compatible   set up as its header says, against the MinIO stand-in (a
-#                   real S3 server): the user's Secret made by the docs'
-#                   `kubectl create secret`, the endpoint and bucket set over
-#                   the placeholders
+#   s3-compatible   without its Secret first: every pod exits 2 naming it,
+#                   which fails the JobSet at once (not a wait for the
+#                   register timeout); then set up as its header says,
+#                   against the MinIO stand-in (a real S3 server): the
+#                   user's Secret made by the docs' `kubectl create secret`,
+#                   the endpoint and bucket set over the placeholders
 #   dataloading     on s3-compatible's storage (the same server): datagen,
 #                   then an epoch with checkpoints, sync and async
 #                   (check_dataloading.py)
@@ -47,6 +49,7 @@ for js in ckptbench b-ckptbench; do
   done
 done
 podman pod rm -f -t 0 ckptbench-results-reader > /dev/null 2>&1 || true
+podman secret rm ckptbench-s3 > /dev/null 2>&1 || true  # secrets() makes it
 podman rm -f -t 0 ckptbench-jobset-s3 > /dev/null 2>&1 || true
 for v in $(podman volume ls -q | grep -E '^(b-)?ckptbench-(results|sweep|(coordinator|nodes)-0-[0-9]+-data)$' || true); do
   podman volume rm -f "$v" > /dev/null
@@ -413,6 +416,20 @@ done
 podman exec ckptbench-jobset-s3 mc mb --ignore-existing "local/$bucket" > "$W/mb.out" 2>&1 || {
   cat "$W/mb.out"; podman exec ckptbench-jobset-s3 sh -c 'tail -n 20 /data/swift/log/*.log'
   fail "cannot create bucket $bucket on the S3 stand-in"; }
+# First without the Secret (none made yet): the nodes start without keys
+# (the overlay's secretRef is optional) and stop at once, naming it.
+say "   s3-compatible without its Secret: every pod exits 2 naming it, the JobSet fails at once"
+PROBE=0 play_start s3-no-secret "$SRC/deploy/k8s/overlays/s3-compatible" --alias "$endpoint_host=$S3IP" "${small[@]}" "${s3_set[@]}"
+wait_exits s3-no-secret 120
+[ "$(awk '{print $2}' "$W/s3-no-secret/exits" | sort -u | xargs)" = 2 ] ||
+  { show_logs "$W/s3-no-secret"; fail "s3-no-secret: expected every container to exit 2"; }
+for want in "the Kubernetes Secret 'ckptbench-s3'" "kubectl create secret generic ckptbench-s3 "; do
+  grep -qF "$want" "$W/s3-no-secret/log-ckptbench-coordinator-0-0-coordinator.log" ||
+    { show_logs "$W/s3-no-secret"; fail "s3-no-secret: the coordinator's log does not say: $want"; }
+done
+say "   s3-no-secret: $(grep -ohE "node [0-9] \([^)]*\): no S3 access keys on this node" "$W/s3-no-secret/log-ckptbench-coordinator-0-0-coordinator.log" | head -n 1) ..."
+verdict s3-no-secret FailJobSet --restarts 0
+remove_pods s3-no-secret
 play s3-compatible "$SRC/deploy/k8s/overlays/s3-compatible" --alias "$endpoint_host=$S3IP" "${small[@]}" "${s3_set[@]}"
 r=$RESULT
 check_result "$r" save+load

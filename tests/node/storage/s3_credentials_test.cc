@@ -203,6 +203,65 @@ TEST(AwsCredentials, NothingConfiguredListsEverySource) {
   }
 }
 
+// Issue 47: keys that should come from a Kubernetes Secret (s3.keys_secret)
+// and are not in the pod (its optional Secret is missing) fail at once,
+// naming the Secret and how to make it, as input to fix; an instance role
+// that would answer is never asked (the run would go on as someone else).
+TEST(AwsCredentials, KeysThatShouldComeFromASecretFailNamingItAndNothingElse) {
+  StubHttpServer imds([](const StubRequest& r) {
+    if (r.method == "PUT") return StubResponse{200, "imdstok"};
+    if (r.target == "/latest/meta-data/iam/security-credentials/") {
+      return StubResponse{200, "node-role"};
+    }
+    return StubResponse{200,
+                        "{\"Code\":\"Success\",\"AccessKeyId\":\"ASIAEC2\","
+                        "\"SecretAccessKey\":\"ec2secret\",\"Token\":\"t\","
+                        "\"Expiration\":\"2099-01-01T00:00:00Z\"}"};
+  });
+  Env env;
+  env.vars.erase("AWS_EC2_METADATA_DISABLED");
+  env.vars["AWS_EC2_METADATA_SERVICE_ENDPOINT"] = imds.url();
+  // Without the Secret's name the chain reaches the instance role.
+  auto role = AwsCredentialChain(env.Fn()).Get();
+  ASSERT_TRUE(role.ok()) << role.status();
+  EXPECT_EQ(role->access_key, "ASIAEC2");
+  const size_t asked = imds.requests().size();
+
+  auto c = AwsCredentialChain(env.Fn(), "ckptbench-s3").Get();
+  ASSERT_FALSE(c.ok());
+  EXPECT_TRUE(absl::IsInvalidArgument(c.status())) << c.status();
+  std::string msg(c.status().message());
+  for (const char* s :
+       {"s3.keys_secret (CKPT_S3_KEYS_SECRET)",
+        "Kubernetes Secret 'ckptbench-s3'",
+        "neither of AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY",
+        "kubectl create secret generic ckptbench-s3 "
+        "--from-literal=AWS_ACCESS_KEY_ID=... "
+        "--from-literal=AWS_SECRET_ACCESS_KEY=..."}) {
+    EXPECT_NE(msg.find(s), std::string::npos) << s << " in: " << msg;
+  }
+  EXPECT_EQ(imds.requests().size(), asked) << "asked the instance metadata";
+
+  // A Secret with one of the two keys.
+  env.vars["AWS_ACCESS_KEY_ID"] = "AKIDONLY";
+  auto half = AwsCredentialChain(env.Fn(), "ckptbench-s3").Get();
+  ASSERT_FALSE(half.ok());
+  EXPECT_TRUE(absl::IsInvalidArgument(half.status())) << half.status();
+  EXPECT_NE(
+      std::string(half.status().message())
+          .find("only one of AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY"),
+      std::string::npos)
+      << half.status();
+
+  // Both there: they are the credentials.
+  env.vars["AWS_SECRET_ACCESS_KEY"] = "fromsecret";
+  auto keys = AwsCredentialChain(env.Fn(), "ckptbench-s3").Get();
+  ASSERT_TRUE(keys.ok()) << keys.status();
+  EXPECT_EQ(keys->access_key, "AKIDONLY");
+  EXPECT_EQ(keys->source, "environment");
+  EXPECT_EQ(imds.requests().size(), asked);
+}
+
 // Issue 27, item 4: a token file of unbounded size (/dev/zero) ended in
 // std::bad_alloc. Now it is refused by kind, naming the variable and file.
 TEST(AwsCredentials, ATokenFileThatIsADeviceIsRefusedNamingTheVariable) {
