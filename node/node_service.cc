@@ -48,7 +48,7 @@ Reply Answer(const Request& req, Call call) {
 NodeWorkloads WithCheckpoint(NodeWorkloads workloads) {
   workloads[""] = [] { return std::make_unique<CheckpointWorkload>(); };
   workloads[kDatagenWorkload] = [] { return NewDatagenWorkload(); };
-  workloads[kDataloadWorkload] = [] { return NewDataloadWorkload(); };
+  workloads[kDataloadWorkload] = DataloadWorkloads();
   return workloads;
 }
 

@@ -1,9 +1,12 @@
 #!/usr/bin/env python3
 """Figures of the code's shape, measured the same way before and after a
-restructuring (issue 29): the longest functions, rooms (a .h/.cc pair) over
-600 lines, coordinator/ including node/ headers, comparisons with string
-literals outside the config and JSON edges, process-global mutable state in
-the storage backends, and the backends the storage conformance suite runs.
+restructuring (issues 29 and 48): the longest functions, rooms (a .h/.cc
+pair) over 600 lines, coordinator/ including node/ headers, comparisons with
+string literals outside the config and JSON edges, process-global mutable
+state in all product code, the backends the storage conformance suite runs,
+and how far each workload is a unit of its own: the product files outside
+its folders that name it, the lines outside every workload folder that test
+the Workload enum, and the workload folders' uses of the wire types.
 
 Reads the product code only (common, wire, coordinator, node, inprocess,
 sweep, main, report; not tests, bench or generated files). C++ is read as text: comments,
@@ -32,7 +35,23 @@ EDGES = {
     "coordinator/result_from_json.cc",
     "report/sweep_data.cc",
 }
+# Process-wide state that is meant to be, each named in
+# docs/architecture.md: the secrets registry, the descriptor reserve, the
+# log's level and lock, the serial of WriteFileAtomically's temporaries.
+DELIBERATE_STATE = {"common/secrets.cc", "common/fd_reserve.cc",
+                    "common/log.cc", "common/files.cc"}
 CONTROL = {"if", "for", "while", "switch", "catch", "do", "else", "return"}
+# Each workload's own folders (a prefix of the path) and its name as the
+# code spells it (matched case-insensitively, in code and strings, not in
+# comments). datagen and dataload share the dataset folders for now.
+WORKLOADS = {
+    "checkpoint": ["coordinator/checkpoint/", "node/checkpoint/"],
+    "datagen": ["coordinator/dataset/", "node/dataset/"],
+    "dataload": ["coordinator/dataset/", "node/dataset/"],
+}
+WORKLOAD_FOLDERS = sorted({f for fs in WORKLOADS.values() for f in fs})
+# Beside the C++ sources: the build and the wire schema name workloads too.
+NAMING_EXTRA = ["CMakeLists.txt", "proto"]
 
 
 def product_files():
@@ -90,6 +109,78 @@ def blank(text):
     return "".join(out)
 
 
+def blank_comments(text):
+    """Comments replaced by spaces (strings kept: a name in a string is a
+    name the code uses)."""
+    code = blank(text)
+    out = list(text)
+    for i, (a, b) in enumerate(zip(text, code)):
+        if a != b and not _in_string(code, i):
+            out[i] = b
+    return "".join(out)
+
+
+def _in_string(code, i):
+    # blank() keeps a literal's quotes and blanks its inside: position i
+    # is inside a literal when the blanked line holds an odd number of
+    # quotes before it.
+    start = code.rfind("\n", 0, i) + 1
+    return code.count('"', start, i) % 2 == 1
+
+
+def naming_files():
+    """Product sources, the CMake files and the .proto files."""
+    yield from product_files()
+    for extra in NAMING_EXTRA:
+        p = os.path.join(ROOT, extra)
+        if os.path.isfile(p):
+            yield extra
+        for dirpath, _, names in os.walk(p):
+            for n in sorted(names):
+                if n.endswith(".proto") or n == "CMakeLists.txt":
+                    yield os.path.relpath(os.path.join(dirpath, n), ROOT)
+
+
+def workload_figures(show):
+    """Per workload, the files outside its folders that name it; the lines
+    outside every workload folder that test the Workload enum; the
+    workload folders' lines that use the wire types."""
+    naming = {w: [] for w in WORKLOADS}
+    enum_tests, wire_uses = [], []
+    for rel in naming_files():
+        text = open(os.path.join(ROOT, rel), encoding="utf-8", errors="replace").read()
+        code = blank_comments(text) if rel.endswith((".cc", ".h")) else \
+            re.sub(r"//[^\n]*", "", text) if rel.endswith(".proto") else \
+            re.sub(r"#[^\n]*", "", text)
+        for w, folders in WORKLOADS.items():
+            if not rel.startswith(tuple(folders)) and re.search(w, code, re.I):
+                naming[w].append(rel)
+        if not rel.endswith((".cc", ".h")):
+            continue
+        inside = rel.startswith(tuple(WORKLOAD_FOLDERS))
+        bare = blank(text).split("\n")
+        for i, line in enumerate(text.split("\n"), 1):
+            if not inside and re.search(r"\bWorkload::k\w+", bare[i - 1]):
+                enum_tests.append(f"{rel}:{i}: {line.strip()[:80]}")
+            if inside and (re.search(r"\bv1::", bare[i - 1]) or
+                           re.match(r'#include "(wire|proto|ckptbench)/', line)):
+                wire_uses.append(f"{rel}:{i}: {line.strip()[:80]}")
+    print("workload as a unit (files outside its own folders that name it, "
+          "the build and the .proto files included):")
+    for w, files in naming.items():
+        print(f"  {w}: {len(files)} (own folders: {', '.join(WORKLOADS[w])})")
+        for f in files[:show]:
+            print(f"      {f}")
+    print(f"lines testing the Workload enum outside the workload folders: {len(enum_tests)}")
+    by_file = collections.Counter(e.split(":")[0] for e in enum_tests)
+    for f, c in by_file.most_common(show):
+        print(f"  {c:4d}  {f}")
+    print(f"wire types (v1::, wire/, proto/ includes) in the workload folders: {len(wire_uses)} lines "
+          f"in {len({u.split(':')[0] for u in wire_uses})} files")
+    for f, c in collections.Counter(u.split(":")[0] for u in wire_uses).most_common(show):
+        print(f"  {c:4d}  {f}")
+
+
 def blocks(code):
     """(kind, name, first line, last line, depth) of every block."""
     stack, found, head, head_line = [], [], "", None
@@ -112,12 +203,17 @@ def blocks(code):
             name = ""
             if m:
                 name = m.group(1).split()[-1] if m.group(1).split() else ""
-            stack.append((kind, name, head_line or line))
+            stack.append((kind, name, head_line or line, h))
             head, head_line = "", None
         elif c == "}":
             if stack:
-                kind, name, first = stack.pop()
+                kind, name, first, h = stack.pop()
                 found.append((kind, name, first, line, len(stack)))
+                if kind == "other" and all(k == "ns" for k, *_ in stack) and \
+                        re.match(r"[\w:<>,\s*&]+\s+\w+\s*=?\s*$", h) and \
+                        not re.match(r"(extern|enum|namespace)\b", h):
+                    # A variable with a braced initializer (T x{...};).
+                    found.append(("stmt", h + "{};", first, line, len(stack)))
             head, head_line = "", None
         elif c == ";":
             if all(k == "ns" for k, *_ in stack):  # namespace scope
@@ -147,7 +243,7 @@ def main(argv):
                 body = "\n".join(lines[first - 1:last])
                 table = len(re.findall(r"\w+Key\(", body)) >= 10
                 funcs.append((last - first + 1, name, f"{rel}:{first}", table))
-            elif kind == "stmt" and rel.startswith("node/storage/"):
+            elif kind == "stmt":
                 s = " ".join(name.split())
                 if re.match(r"(using|typedef|class|struct|enum|template|extern|friend|static_assert|namespace)\b", s):
                     continue
@@ -156,10 +252,12 @@ def main(argv):
                 before_eq = s.split("=")[0]
                 if "(" in before_eq and "{" not in before_eq:
                     continue  # a function declaration
+                if not re.match(r"[A-Za-z_:]", s):
+                    continue  # the tail of a statement a brace cut (T{1} << 20)
                 if s.startswith("static ") or not re.search(r"\w", s):
                     continue  # a static function's declaration, or nothing
                 globals_.append(f"{rel}:{first}: {s[:90]}")
-        if rel.startswith("node/storage/"):
+        if True:
             # Function-local statics that are not constants.
             for m in re.finditer(r"\bstatic\s+(?!const\b|constexpr\b|inline\b)([^;(){}=]*?)\s*(=|\{|;)", code):
                 decl = m.group(1).strip()
@@ -199,8 +297,11 @@ def main(argv):
         if c:
             print(f"  {c:4d}  {f}")
     uniq = sorted(set(globals_))
-    print(f"process-global mutable state in node/storage: {len(uniq)}")
-    for g in uniq[:show]:
+    other = [g for g in uniq if g.split(":")[0] not in DELIBERATE_STATE]
+    print(f"process-global mutable state in product code: {len(uniq)} "
+          f"({len(uniq) - len(other)} deliberate, named in docs/architecture.md; "
+          f"others: {len(other)})")
+    for g in (other + [g for g in uniq if g not in other])[:show]:
         print(f"  {g}")
     # Every instantiation of the suite's cases, in whichever test binary.
     names = []
@@ -213,6 +314,7 @@ def main(argv):
                                    text, re.S):
                 names += re.findall(r'Backend\{\s*"([^"]+)"', inst)
     print("storage conformance suite backends: " + (", ".join(names) or "none found"))
+    workload_figures(show)
 
 
 if __name__ == "__main__":

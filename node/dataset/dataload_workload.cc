@@ -83,6 +83,8 @@ absl::Status CheckJob(const v1::DataloadJob& j) {
 
 class DataloadWorkload : public NodeWorkload {
  public:
+  explicit DataloadWorkload(std::shared_ptr<KeptIndex> kept)
+      : kept_(std::move(kept)) {}
   absl::StatusOr<PrepareOutcome> Prepare(
       PhaseJob job, StorageSet& storage,
       const std::atomic<bool>& abort) override;
@@ -124,6 +126,7 @@ class DataloadWorkload : public NodeWorkload {
   void Report(const std::vector<std::unique_ptr<RankLoader>>& loaders,
               const std::vector<Counts>& counts, PhaseOutcome* out);
 
+  const std::shared_ptr<KeptIndex> kept_;  // the node's, across epochs
   v1::DataloadJob job_;
   std::optional<SampleIndex> index_;
   std::string root_;
@@ -237,8 +240,9 @@ absl::StatusOr<v1::DatasetListing> DataloadWorkload::ListDatasetAt(
   bounds.abort = &abort;
   bounds.keys = "dataset.list_max_";
   bounds.memory_bytes = UsableBytes(AvailableMemory());
-  ASSIGN_OR_RETURN(ListedDataset d, ListDataset(storage, *counters_, root_,
-                                                format, shown, bounds));
+  ASSIGN_OR_RETURN(ListedDataset d,
+                   ListDataset(storage, *counters_, root_, format, shown,
+                               bounds, kept_.get()));
   uint64_t names = 0;
   for (const ListedObject& o : d.objects) names += o.name.size();
   RETURN_IF_ERROR(CheckFootprint(
@@ -457,8 +461,9 @@ void DataloadWorkload::Report(
 
 }  // namespace
 
-std::unique_ptr<NodeWorkload> NewDataloadWorkload() {
-  return std::make_unique<DataloadWorkload>();
+NodeWorkloadFactory DataloadWorkloads() {
+  auto kept = std::make_shared<KeptIndex>();
+  return [kept] { return std::make_unique<DataloadWorkload>(kept); };
 }
 
 }  // namespace ckpt

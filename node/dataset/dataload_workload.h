@@ -17,7 +17,10 @@ namespace ckpt {
 
 inline constexpr char kDataloadWorkload[] = "dataload";
 
-std::unique_ptr<NodeWorkload> NewDataloadWorkload();
+// A node's dataload epochs, each a new instance; the TAR index one of them
+// made serves the node's later epochs while the listing is unchanged (a
+// factory per node: nothing is shared between nodes of one process).
+NodeWorkloadFactory DataloadWorkloads();
 
 }  // namespace ckpt
 

@@ -149,20 +149,6 @@ absl::StatusOr<std::shared_ptr<const ListedDataset::Members>> IndexShards(
   return std::shared_ptr<const ListedDataset::Members>(std::move(m));
 }
 
-// The last index made, for later epochs of one process.
-struct KeptIndex {
-  std::string root;
-  uint64_t listing_digest = 0;
-  std::shared_ptr<const ListedDataset::Members> members;
-  uint64_t overlong = 0, overlong_bytes = 0;
-  std::string overlong_first;
-};
-std::mutex kept_mu;
-KeptIndex& Kept() {
-  static KeptIndex* kept = new KeptIndex();
-  return *kept;
-}
-
 // The listing's objects that are samples (or shards) of `format`, into
 // d->objects sorted by name, with their bytes; refused: unprintable names,
 // sizes that wrap, none at all (naming the format that would read them),
@@ -234,43 +220,55 @@ absl::Status TakeSampleObjects(std::vector<ListedObject> all,
   return absl::OkStatus();
 }
 
-// d->members: the TAR shards' members, from the index kept for this root
-// while its listing (`kept_digest`, versions included) is unchanged, else
-// indexed now and kept.
+// d->members: the TAR shards' members, from the index `kept` holds for
+// this root while its listing (`kept_digest`, versions included) is
+// unchanged, else indexed now and kept there.
 absl::Status IndexMembers(Storage& storage, const ObjectStoreCounters& counters,
                           const std::string& root, uint64_t kept_digest,
-                          const ListingBounds& bounds, ListedDataset* d) {
-  {
-    std::lock_guard<std::mutex> lock(kept_mu);
-    if (Kept().members && Kept().root == root &&
-        Kept().listing_digest == kept_digest) {
-      d->members = Kept().members;
-      d->overlong = Kept().overlong;
-      d->overlong_bytes = Kept().overlong_bytes;
-      d->overlong_first = Kept().overlong_first;
-      d->index_reused = true;
-    }
+                          const ListingBounds& bounds, KeptIndex* kept,
+                          ListedDataset* d) {
+  if (kept != nullptr && kept->Take(root, kept_digest, d)) {
+    return absl::OkStatus();
   }
-  if (!d->members) {
-    const uint64_t r0 = counters.requests.load();
-    const auto t0 = Clock::now();
-    IndexNotes notes;
-    ASSIGN_OR_RETURN(d->members,
-                     IndexShards(storage, root, d->objects, bounds, &notes));
-    d->index_bytes = notes.bytes;
-    d->overlong = notes.overlong;
-    d->overlong_bytes = notes.overlong_bytes;
-    d->overlong_first = std::move(notes.overlong_first);
-    d->index_seconds = Since(t0);
-    d->index_requests = counters.requests.load() - r0;
-    std::lock_guard<std::mutex> lock(kept_mu);
-    Kept() = {root,        kept_digest,       d->members,
-              d->overlong, d->overlong_bytes, d->overlong_first};
-  }
+  const uint64_t r0 = counters.requests.load();
+  const auto t0 = Clock::now();
+  IndexNotes notes;
+  ASSIGN_OR_RETURN(d->members,
+                   IndexShards(storage, root, d->objects, bounds, &notes));
+  d->index_bytes = notes.bytes;
+  d->overlong = notes.overlong;
+  d->overlong_bytes = notes.overlong_bytes;
+  d->overlong_first = std::move(notes.overlong_first);
+  d->index_seconds = Since(t0);
+  d->index_requests = counters.requests.load() - r0;
+  if (kept != nullptr) kept->Keep(root, kept_digest, *d);
   return absl::OkStatus();
 }
 
 }  // namespace
+
+bool KeptIndex::Take(const std::string& root, uint64_t digest,
+                     ListedDataset* d) const {
+  std::lock_guard<std::mutex> lock(mu_);
+  if (!members_ || root_ != root || digest_ != digest) return false;
+  d->members = members_;
+  d->overlong = overlong_;
+  d->overlong_bytes = overlong_bytes_;
+  d->overlong_first = overlong_first_;
+  d->index_reused = true;
+  return true;
+}
+
+void KeptIndex::Keep(const std::string& root, uint64_t digest,
+                     const ListedDataset& d) {
+  std::lock_guard<std::mutex> lock(mu_);
+  root_ = root;
+  digest_ = digest;
+  members_ = d.members;
+  overlong_ = d.overlong;
+  overlong_bytes_ = d.overlong_bytes;
+  overlong_first_ = d.overlong_first;
+}
 
 std::string WebDatasetKey(const std::string& member) {
   const size_t slash = member.rfind('/');
@@ -279,12 +277,10 @@ std::string WebDatasetKey(const std::string& member) {
   return dot == std::string::npos ? member : member.substr(0, dot);
 }
 
-absl::StatusOr<ListedDataset> ListDataset(Storage& storage,
-                                          const ObjectStoreCounters& counters,
-                                          const std::string& root,
-                                          DatasetFormat format,
-                                          const std::string& shown,
-                                          const ListingBounds& bounds) {
+absl::StatusOr<ListedDataset> ListDataset(
+    Storage& storage, const ObjectStoreCounters& counters,
+    const std::string& root, DatasetFormat format, const std::string& shown,
+    const ListingBounds& bounds, KeptIndex* kept_index) {
   ListedDataset d;
   d.format = format;
   const uint64_t requests0 = counters.requests.load();
@@ -313,7 +309,8 @@ absl::StatusOr<ListedDataset> ListDataset(Storage& storage,
     d.digest = h;
     return d;
   }
-  RETURN_IF_ERROR(IndexMembers(storage, counters, root, kept, bounds, &d));
+  RETURN_IF_ERROR(
+      IndexMembers(storage, counters, root, kept, bounds, kept_index, &d));
   d.samples = d.members->size.size();
   if (d.samples == 0) {
     return absl::FailedPreconditionError(absl::StrCat(

@@ -21,6 +21,7 @@
 #include <atomic>
 #include <cstdint>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <vector>
 
@@ -67,18 +68,38 @@ struct ListedDataset {
   std::string overlong_first;
 };
 
+// The last TAR index a node made, for its later epochs while the listing
+// is unchanged: one per node (the dataload workload's registration holds
+// it; nothing of it is process-wide). Thread-safe.
+class KeptIndex {
+ public:
+  // Into `d`: the kept index of `root` if its listing (`digest`) is the
+  // same; false if none is.
+  bool Take(const std::string& root, uint64_t digest, ListedDataset* d) const;
+  // Keeps `d`'s index of `root` (listing `digest`).
+  void Keep(const std::string& root, uint64_t digest, const ListedDataset& d);
+
+ private:
+  mutable std::mutex mu_;
+  std::string root_;
+  uint64_t digest_ = 0;
+  std::shared_ptr<const ListedDataset::Members> members_;
+  uint64_t overlong_ = 0, overlong_bytes_ = 0;
+  std::string overlong_first_;
+};
+
 // Lists (and indexes) the dataset at `root` (the backend's path) of
 // `format` within `bounds` (whose abort flag also stops the index between
-// reads); `shown` names it in errors; requests count in `counters`. A name
+// reads); `shown` names it in errors; requests count in `counters`; a TAR
+// index comes from `kept` (may be null) while the listing is unchanged,
+// and is kept there. A name
 // listed twice (DataLoss: the server's), a 0-byte shard and a dataset of no
 // sample at all (FailedPrecondition) are refused, naming them; so is an
 // index past bounds.memory_bytes (ResourceExhausted).
-absl::StatusOr<ListedDataset> ListDataset(Storage& storage,
-                                          const ObjectStoreCounters& counters,
-                                          const std::string& root,
-                                          DatasetFormat format,
-                                          const std::string& shown,
-                                          const ListingBounds& bounds);
+absl::StatusOr<ListedDataset> ListDataset(
+    Storage& storage, const ObjectStoreCounters& counters,
+    const std::string& root, DatasetFormat format, const std::string& shown,
+    const ListingBounds& bounds, KeptIndex* kept);
 
 // WebDataset's key of a member name: "a/b.c.jpg" is "a/b".
 std::string WebDatasetKey(const std::string& member);

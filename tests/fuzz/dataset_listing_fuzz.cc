@@ -45,11 +45,12 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   ckpt::ObjectStoreCounters counters;
   ckpt::ListingBounds bounds = ckpt::AtMost(64);
   bounds.memory_bytes = 1 << 20;
-  // One root for every input: an index kept from an earlier input is
-  // reused when the names and sizes are the same (as in a process's later
-  // epochs), and must hold for these bytes too.
-  auto listed =
-      ckpt::ListDataset(*storage, counters, "b/ds", format, "fuzz", bounds);
+  // One root for every input: with the first byte's second bit, an index
+  // kept from an earlier input is reused when the names and sizes are the
+  // same (as in a node's later epochs), and must hold for these bytes too.
+  static ckpt::KeptIndex kept;
+  auto listed = ckpt::ListDataset(*storage, counters, "b/ds", format, "fuzz",
+                                  bounds, (data[0] & 2) != 0 ? &kept : nullptr);
   if (!listed.ok()) return 0;
   const ckpt::ListedDataset& d = *listed;
   Check(!d.objects.empty() && d.objects.size() <= 64 && d.samples > 0);
