@@ -325,20 +325,21 @@ absl::StatusOr<AwsCredentials> AwsCredentialChain::Get() {
       return KeysSecretMissing(keys_secret_, c.ok() ? "" : "only one of ");
     }
     found = **c;
-  }
-  for (auto source : {&AwsCredentialChain::FromEnvironment,
-                      &AwsCredentialChain::FromSharedFile,
-                      &AwsCredentialChain::FromWebIdentity,
-                      &AwsCredentialChain::FromContainer,
-                      &AwsCredentialChain::FromInstanceMetadata}) {
-    if (found) break;
-    auto c = (this->*source)();
-    // Errors may quote what an endpoint answered, which may echo a token.
-    if (!c.ok()) {
-      return absl::Status(c.status().code(),
-                          ScrubSecrets(c.status().message()));
+  } else {
+    for (auto source : {&AwsCredentialChain::FromEnvironment,
+                        &AwsCredentialChain::FromSharedFile,
+                        &AwsCredentialChain::FromWebIdentity,
+                        &AwsCredentialChain::FromContainer,
+                        &AwsCredentialChain::FromInstanceMetadata}) {
+      auto c = (this->*source)();
+      // Errors may quote what an endpoint answered, which may echo a token.
+      if (!c.ok()) {
+        return absl::Status(c.status().code(),
+                            ScrubSecrets(c.status().message()));
+      }
+      found = *std::move(c);
+      if (found) break;
     }
-    found = *std::move(c);
   }
   if (!found) {
     return absl::UnauthenticatedError(

@@ -95,18 +95,10 @@ absl::StatusOr<std::unique_ptr<Storage>> S3Storage::Make(
 }
 
 S3Storage::S3Storage(S3Config config,
-                     std::shared_ptr<ObjectStoreCounters> counters)
-    : S3Storage(std::move(config), nullptr, std::move(counters)) {}
-
-S3Storage::S3Storage(S3Config config,
                      std::shared_ptr<AwsCredentialChain> credentials,
                      std::shared_ptr<ObjectStoreCounters> counters)
     : client_(std::make_shared<S3Client>(
-          config,
-          credentials ? std::move(credentials)
-                      : std::make_shared<AwsCredentialChain>(
-                            nullptr, config.keys_secret),
-          std::move(counters))) {}
+          std::move(config), std::move(credentials), std::move(counters))) {}
 
 std::string S3Storage::SpreadPrefix(uint32_t rank, int n) {
   uint64_t h =

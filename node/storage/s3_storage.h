@@ -26,13 +26,11 @@ struct S3Upload {
 class S3Storage : public Storage {
  public:
   // Requests count into `counters` (a set of its own when null).
+  // Credentials come from a chain of its own (s3_credentials.h), held as
+  // long as the backend; with s3.keys_secret set, keys that are not there
+  // fail the open at once, naming the Secret.
   static absl::StatusOr<std::unique_ptr<Storage>> Make(
       S3Config config, std::shared_ptr<ObjectStoreCounters> counters);
-  // Credentials come from a chain of its own (s3_credentials.h), held as
-  // long as the backend. Make() also fails at once when the keys
-  // s3.keys_secret names are not there.
-  explicit S3Storage(S3Config config,
-                     std::shared_ptr<ObjectStoreCounters> counters = nullptr);
   const ObjectStoreCounters& counters() const { return client_->counters(); }
 
   StorageKind Kind() const override { return StorageKind::kS3; }
