@@ -16,7 +16,7 @@
 
 #include "common/checksum.h"
 #include "node/checkpoint/file_io.h"
-#include "node/checkpoint/pattern.h"
+#include "node/pattern.h"
 #include "node/storage/null_storage.h"
 
 namespace {

@@ -21,4 +21,11 @@ Spread SpreadOf(const std::vector<double>& v) {
   return s;
 }
 
+double MedianOf(std::vector<double> v) {
+  if (v.empty()) return 0;
+  std::sort(v.begin(), v.end());
+  const size_t n = v.size();
+  return n % 2 == 1 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
 }  // namespace ckpt

@@ -1,6 +1,6 @@
 // Count, mean, sample standard deviation (n - 1), min and max of a list of
-// measurements: the one definition every summary, collation and comparison
-// uses. Pure; thread-safe.
+// measurements, and its median: the one definition every summary,
+// collation and comparison uses. Pure; thread-safe.
 #ifndef CKPTBENCH_COMMON_STATS_H_
 #define CKPTBENCH_COMMON_STATS_H_
 
@@ -15,6 +15,10 @@ struct Spread {
 
 // stdev is 0 for fewer than two values.
 Spread SpreadOf(const std::vector<double>& values);
+
+// The middle value, or the mean of the two middle ones for an even count;
+// 0 when empty.
+double MedianOf(std::vector<double> values);
 
 }  // namespace ckpt
 

@@ -13,7 +13,7 @@ namespace ckpt {
 inline constexpr char kMetadataFile[] = ".metadata";
 
 // The name of the generator of a checkpoint's bytes
-// (node/checkpoint/pattern.h), as .metadata records it: a load regenerates them
+// (node/pattern.h), as .metadata records it: a load regenerates them
 // to verify, so it refuses a checkpoint made by another. A change to the bytes
 // needs a new name.
 inline constexpr char kPatternName[] = "pool-xor-v1";

@@ -116,9 +116,11 @@ class Coordinator {
   // Copies what `result` holds now for Snapshot() (a round once, when it
   // is first published: call it once a round is final).
   void Publish(RunResult* result);
+  // run.workload=checkpoint: its save rounds, then its load rounds
+  // (coordinator/checkpoint/checkpoint_run.cc).
   absl::Status RunSaves(RunResult* result);
   // run.workload=datagen: makes (or removes) the dataset
-  // (coordinator_datagen.cc).
+  // (coordinator/dataset/datagen_run.cc).
   absl::Status RunDatagen(RunResult* result);
   // Every node opens each object store the run names (no request): one
   // without its own credentials fails the run before any round, though
@@ -127,7 +129,7 @@ class Coordinator {
   // A dataset run's preflight: each storage owner's look at the dataset,
   // checked (coordinator/dataset/dataset_preflight.h).
   absl::Status PreflightDataset();
-  // run.workload=dataload: the epochs (coordinator_dataload.cc).
+  // run.workload=dataload: the epochs (coordinator/dataset/dataload_run.cc).
   absl::Status RunDataload(RunResult* result);
   // RunDataload's steps: the epochs' plan from the configuration, and an
   // epoch's checkpoints, their first step `first_step` (claimed).

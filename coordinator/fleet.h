@@ -31,7 +31,7 @@ struct Fleet {
 // called with what to run on a signal (given its name, "SIGINT"), then
 // with null when the wait ends; once that call returns, the callback must
 // not be running (the fleet may free what it touches).
-// SignalWatcher::Watch (main/run_support.h) fits: it runs the callback
+// SignalWatcher::Watch (main/signal_watcher.h) fits: it runs the callback
 // under the lock Watch takes.
 using WatchInterrupts =
     std::function<void(std::function<void(const std::string& signal)>)>;

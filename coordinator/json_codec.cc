@@ -14,6 +14,7 @@
 #include "common/checksum.h"
 #include "common/json_utf8.h"
 #include "common/secrets.h"
+#include "coordinator/dataset/dataset_result_json.h"
 #include "coordinator/result_json_parts.h"
 
 namespace ckpt {
@@ -21,33 +22,6 @@ namespace {
 
 using nlohmann::json;
 using nlohmann::ordered_json;
-
-ordered_json OpJson(const Histogram& h) {
-  auto ms = [](uint64_t ns) { return static_cast<double>(ns) / 1e6; };
-  ordered_json j;
-  j["count"] = h.count();
-  j["mean_ms"] = h.Mean() / 1e6;
-  j["p50_ms"] = ms(h.Percentile(0.50));
-  j["p90_ms"] = ms(h.Percentile(0.90));
-  j["p99_ms"] = ms(h.Percentile(0.99));
-  j["max_ms"] = ms(h.max());
-  j["min_ms"] = ms(h.min());
-  // The histogram itself, so that readers merge rounds, nodes and runs by
-  // adding counts, never by averaging percentiles: [low_ns, count] for each
-  // bucket used (log-linear, 16 per power of two; a bucket holds
-  // [its low, the next bucket's low)), with the exact sum, min and max.
-  j["sum_ns"] = h.sum();
-  j["min_ns"] = h.min();
-  j["max_ns"] = h.max();
-  ordered_json buckets = ordered_json::array();
-  const std::vector<uint64_t> counts = h.TrimmedCounts();
-  for (size_t i = 0; i < counts.size(); ++i) {
-    if (counts[i] == 0) continue;
-    buckets.push_back({Histogram::BucketLow(static_cast<int>(i)), counts[i]});
-  }
-  j["buckets"] = buckets;
-  return j;
-}
 
 // A load's coverage, page cache and reshard figures.
 void AddLoadParts(const RoundResult& r, ordered_json* j) {
@@ -171,85 +145,6 @@ ordered_json StagingJson(const RoundStaging& st) {
           {"fell_behind", st.fell_behind},
           {"checkpoint_cost_seconds", st.checkpoint_cost_seconds},
           {"staged_bytes", st.staged_bytes}};
-}
-
-ordered_json EpochJson(const EpochResult& e) {
-  ordered_json ranks = ordered_json::array();
-  for (const auto& r : e.ranks) {
-    ranks.push_back({{"rank", r.rank},
-                     {"node", r.node},
-                     {"samples", r.samples},
-                     {"bytes", r.bytes},
-                     {"batches", r.batches},
-                     {"seconds", r.seconds},
-                     {"first_batch_seconds", r.first_batch_seconds},
-                     {"compute_seconds", r.compute_seconds},
-                     {"wait_seconds", r.wait_seconds},
-                     {"utilization", r.utilization},
-                     {"order_digest", r.order_digest}});
-  }
-  ordered_json workers = ordered_json::array();
-  for (const auto& w : e.workers) {
-    workers.push_back({{"rank", w.rank},
-                       {"worker", w.worker},
-                       {"samples", w.samples},
-                       {"batches", w.batches},
-                       {"requests", w.requests},
-                       {"retries", w.retries},
-                       {"throttles", w.throttles},
-                       {"new_connections", w.new_connections},
-                       {"objects", w.objects}});
-  }
-  ordered_json windows = ordered_json::array();
-  for (const auto& w : e.windows) {
-    windows.push_back({{"steps", w.steps},
-                       {"mean_seconds", w.mean_seconds},
-                       {"variance", w.variance}});
-  }
-  ordered_json j = {{"access", e.access},
-                    {"shuffle_buffer", e.shuffle_buffer},
-                    {"order", e.order},
-                    {"idle_workers", e.idle_workers},
-                    {"warm", e.warm},
-                    {"samples", e.samples},
-                    {"bytes", e.bytes},
-                    {"batches", e.batches},
-                    {"samples_per_second", e.samples_per_second},
-                    {"mib_per_second", e.mib_per_second},
-                    {"first_batch_seconds", e.first_batch_seconds},
-                    {"compute_seconds", e.compute_seconds},
-                    {"utilization", e.utilization},
-                    {"dataset_samples", e.dataset_samples},
-                    {"dropped", e.dropped},
-                    {"padded", e.padded},
-                    {"each_sample_once", e.each_sample_once},
-                    {"wait", OpJson(e.wait)},
-                    {"sample_first_byte", OpJson(e.sample_first_byte)},
-                    {"sample_last_byte", OpJson(e.sample_last_byte)},
-                    {"step_windows", windows},
-                    {"ranks", ranks},
-                    {"workers", workers}};
-  if (!e.saves.empty()) {
-    ordered_json saves = ordered_json::array();
-    for (const auto& s : e.saves) {
-      saves.push_back(
-          {{"index", s.index},
-           {"step", s.step},
-           {"batch", s.batch},
-           {"start_seconds", s.start_seconds},
-           {"window_seconds", s.window_seconds},
-           {"blocked_seconds", s.blocked_seconds},
-           {"state_seconds", s.state_seconds},
-           {"arrival_spread_seconds", s.arrival_spread_seconds},
-           {"window_samples", s.window_samples},
-           {"window_samples_per_second", s.window_samples_per_second},
-           {"window_utilization", s.window_utilization}});
-    }
-    j["checkpoints"] = {{"saves", saves},
-                        {"rest_samples_per_second", e.rest_samples_per_second},
-                        {"rest_utilization", e.rest_utilization}};
-  }
-  return j;
 }
 
 ordered_json RoundJson(const RoundResult& r) {
@@ -424,43 +319,34 @@ ordered_json ReshardJson(const ReshardResult& rs) {
           {"ranks", ranks}};
 }
 
-ordered_json DatasetJson(const DatasetResult& d) {
-  ordered_json j = {{"uri", d.uri},
-                    {"source", d.source},
-                    {"verified", d.source == DatasetSource::kCkptbench},
-                    {"format", d.spec.format},
-                    {"samples", d.spec.samples},
-                    {"sample_bytes", d.spec.sample_bytes},
-                    {"sample_spread", d.spec.sample_spread},
-                    {"shard_bytes", d.spec.shard_bytes},
-                    {"spread_prefixes", d.spec.spread_prefixes},
-                    {"seed", d.spec.seed},
-                    {"objects", d.totals.objects},
-                    {"bytes", d.totals.bytes},
-                    {"reused", d.reused},
-                    {"removed", d.removed},
-                    {"unfinished", d.unfinished},
-                    {"written_objects", d.written_objects},
-                    {"written_bytes", d.written_bytes},
-                    {"written_samples", d.written_samples},
-                    {"removed_objects", d.removed_objects},
-                    {"samples_per_second", d.samples_per_second}};
-  if (d.listing) {
-    const DatasetResult::Listing& l = *d.listing;
-    j["listing"] = {{"ignored_objects", l.ignored},
-                    {"list_seconds", l.list_seconds},
-                    {"list_requests", l.list_requests},
-                    {"index_seconds", l.index_seconds},
-                    {"index_requests", l.index_requests},
-                    {"index_bytes", l.index_bytes},
-                    {"overlong_objects", l.overlong_objects},
-                    {"overlong_bytes", l.overlong_bytes},
-                    {"overlong_first", l.overlong_first}};
+}  // namespace
+
+ordered_json OpJson(const Histogram& h) {
+  auto ms = [](uint64_t ns) { return static_cast<double>(ns) / 1e6; };
+  ordered_json j;
+  j["count"] = h.count();
+  j["mean_ms"] = h.Mean() / 1e6;
+  j["p50_ms"] = ms(h.Percentile(0.50));
+  j["p90_ms"] = ms(h.Percentile(0.90));
+  j["p99_ms"] = ms(h.Percentile(0.99));
+  j["max_ms"] = ms(h.max());
+  j["min_ms"] = ms(h.min());
+  // The histogram itself, so that readers merge rounds, nodes and runs by
+  // adding counts, never by averaging percentiles: [low_ns, count] for each
+  // bucket used (log-linear, 16 per power of two; a bucket holds
+  // [its low, the next bucket's low)), with the exact sum, min and max.
+  j["sum_ns"] = h.sum();
+  j["min_ns"] = h.min();
+  j["max_ns"] = h.max();
+  ordered_json buckets = ordered_json::array();
+  const std::vector<uint64_t> counts = h.TrimmedCounts();
+  for (size_t i = 0; i < counts.size(); ++i) {
+    if (counts[i] == 0) continue;
+    buckets.push_back({Histogram::BucketLow(static_cast<int>(i)), counts[i]});
   }
+  j["buckets"] = buckets;
   return j;
 }
-
-}  // namespace
 
 std::string ResultToJson(const RunResult& r) {
   ordered_json j;
@@ -493,27 +379,7 @@ std::string ResultToJson(const RunResult& r) {
   if (r.reshard) j["reshard"] = ReshardJson(*r.reshard);
   if (r.dataset) j["dataset"] = DatasetJson(*r.dataset);
   if (r.accelerator_search) {
-    const AcceleratorSearchResult& a = *r.accelerator_search;
-    ordered_json trials = ordered_json::array();
-    for (const auto& t : a.trials) {
-      trials.push_back({{"ranks_per_node", t.ranks_per_node},
-                        {"accelerators", t.accelerators},
-                        {"round", t.round_index},
-                        {"utilization", t.utilization},
-                        {"samples_per_second", t.samples_per_second},
-                        {"batches_per_rank", t.batches_per_rank},
-                        {"client_bound", t.client_bound},
-                        {"held", t.held}});
-    }
-    j["accelerator_search"] = {{"threshold", a.threshold},
-                               {"max_per_node", a.max_per_node},
-                               {"nodes", a.nodes},
-                               {"compute_seconds", a.compute_seconds},
-                               {"batch_size", a.batch_size},
-                               {"largest_accelerators", a.largest_accelerators},
-                               {"largest_per_node", a.largest_per_node},
-                               {"ended_by", a.ended_by},
-                               {"trials", trials}};
+    j["accelerator_search"] = AcceleratorSearchJson(*r.accelerator_search);
   }
   ordered_json rounds = ordered_json::array();
   for (const auto& round : r.rounds) rounds.push_back(RoundJson(round));

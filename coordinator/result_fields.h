@@ -1,6 +1,6 @@
 // Reading result.json back (ResultFromJson, coordinator/
-// result_from_json.cc): one object's members by name, each checked, and
-// the readers of its parts that live in files of their own.
+// result_from_json.cc, and the workloads' parts: coordinator/dataset/
+// dataset_result_json.h): one object's members by name, each checked.
 #ifndef CKPTBENCH_COORDINATOR_RESULT_FIELDS_H_
 #define CKPTBENCH_COORDINATOR_RESULT_FIELDS_H_
 
@@ -179,10 +179,6 @@ using result_json::Fields;
 
 // An op_latency entry back into a Histogram (result_from_json.cc).
 void ReadHistogram(const Fields& f, Histogram* out);
-// The datasets' parts (result_from_dataset_json.cc).
-void ReadEpoch(const Fields& f, EpochResult* e);
-void ReadDataset(const Fields& f, DatasetResult* d);
-void ReadAcceleratorSearch(const Fields& f, AcceleratorSearchResult* a);
 
 }  // namespace ckpt
 

@@ -9,6 +9,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "common/text.h"
+#include "coordinator/dataset/dataset_result_json.h"
 #include "coordinator/json_codec.h"
 #include "coordinator/result_fields.h"
 

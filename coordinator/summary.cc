@@ -7,6 +7,7 @@
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
 #include "common/bytes.h"
+#include "common/stats.h"
 #include "common/text.h"
 
 namespace ckpt {
@@ -66,16 +67,6 @@ PhaseSummary RunResult::Summarize(Phase phase) const {
   return s;
 }
 
-namespace {
-
-double Median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  const size_t n = v.size();
-  return n % 2 == 1 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
-}
-
-}  // namespace
-
 std::optional<GoodputResult> RunResult::Goodput() const {
   if (mttf_seconds <= 0) return std::nullopt;
   std::vector<double> costs, persists, loads, visible;
@@ -102,11 +93,11 @@ std::optional<GoodputResult> RunResult::Goodput() const {
   }
   if (costs.empty()) return std::nullopt;
   GoodputInputs in;
-  in.delta_seconds = Median(costs);
-  in.persist_seconds = Median(persists);
+  in.delta_seconds = MedianOf(costs);
+  in.persist_seconds = MedianOf(persists);
   // A restart waits for the newest step to be visible, then loads it.
-  const double to_visible = visible.empty() ? 0 : Median(visible);
-  in.restart_seconds = (loads.empty() ? 0 : Median(loads)) + to_visible;
+  const double to_visible = visible.empty() ? 0 : MedianOf(visible);
+  in.restart_seconds = (loads.empty() ? 0 : MedianOf(loads)) + to_visible;
   in.mttf_seconds = mttf_seconds;
   in.interval_seconds = interval_seconds;
   GoodputResult g = ComputeGoodput(in);
@@ -252,7 +243,7 @@ void AddVisible(const RunResult& r, std::string* out) {
                           node, same ? ", the writer itself" : "");
     if (!v.empty()) {
       absl::StrAppendFormat(&s, "median %.3f s, max %.3f s over %d saves",
-                            Median(v), *std::max_element(v.begin(), v.end()),
+                            MedianOf(v), *std::max_element(v.begin(), v.end()),
                             static_cast<int>(v.size()));
     }
     if (not_visible > 0) {

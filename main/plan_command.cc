@@ -8,8 +8,8 @@
 #include "common/config_loader.h"
 #include "common/env_vars.h"
 #include "common/log.h"
+#include "common/model_presets.h"
 #include "coordinator/checkpoint/planner.h"
-#include "coordinator/checkpoint/presets.h"
 #include "main/commands.h"
 #include "main/run_support.h"
 

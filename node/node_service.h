@@ -13,7 +13,7 @@
 #include "absl/status/statusor.h"
 #include "common/inspection.h"
 #include "common/storage_commands.h"
-#include "node/checkpoint/node_agent.h"
+#include "node/node_agent.h"
 #include "node/round/node_workload.h"
 #include "node/round/workload_phase.h"
 #include "proto/ckptbench/v1/node.pb.h"

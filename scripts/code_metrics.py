@@ -30,7 +30,7 @@ PRODUCT = ["common", "wire", "coordinator", "node", "inprocess", "sweep",
 EDGES = {
     "common/config.cc", "common/config_keys.cc", "common/config_store_keys.cc",
     "common/config_run_keys.cc",
-    "common/config_loader.cc", "common/experiment.cc",
+    "common/config_loader.cc", "common/experiment.cc", "common/storage_uri.cc",
     "coordinator/json_codec.cc", "coordinator/checkpoint/metadata_json.cc",
     "coordinator/result_from_json.cc",
     "report/sweep_data.cc",

@@ -11,8 +11,8 @@
 #include "common/bytes.h"
 #include "common/checksum.h"
 #include "common/memory.h"
+#include "common/model_presets.h"
 #include "common/status_macros.h"
-#include "coordinator/checkpoint/presets.h"
 
 namespace ckpt {
 namespace {

@@ -9,6 +9,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "common/bytes.h"
+#include "common/stats.h"
 #include "coordinator/checkpoint/round_runner.h"
 #include "coordinator/round/node_sums.h"
 
@@ -32,12 +33,6 @@ struct Parts {
     return m == &Parts::lag ? lag : files ? this->*m / files : 0;
   }
 };
-
-double Median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  const size_t k = v.size();
-  return k % 2 ? v[k / 2] : (v[k / 2 - 1] + v[k / 2]) / 2;
-}
 
 std::map<int, Parts> PartsByNode(const RoundResult& result) {
   std::map<int, Parts> parts;
@@ -68,7 +63,7 @@ std::string WhySlow(int node, std::map<int, Parts>& parts,
   for (const Part& part : kParts) {
     std::vector<double> all;
     for (const auto* n : busy) all.push_back(parts[n->node].Mean(part.m));
-    const double mine = parts[node].Mean(part.m), med = Median(all);
+    const double mine = parts[node].Mean(part.m), med = MedianOf(all);
     if (mine - med <= most) continue;
     most = mine - med;
     reason = part.m == &Parts::lag
@@ -121,7 +116,7 @@ void FindStragglers(RoundResult* result) {
             });
   std::vector<double> finishes;
   for (const auto* n : busy) finishes.push_back(finish(n));
-  const double median = Median(finishes);
+  const double median = MedianOf(finishes);
   std::map<int, Parts> parts = PartsByNode(*result);
   for (size_t i = 0; i < busy.size() && i < 3; ++i) {
     Straggler st{busy[i]->node,

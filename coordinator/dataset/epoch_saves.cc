@@ -94,16 +94,6 @@ void EpochSaves::OnAsk(size_t node, const ActionAsk& ask, Reply reply) {
                                       "parse"));
     return;
   }
-  const std::string who = node_list_[node]->Who();
-  auto out_of_turn = [&](const std::string& what) {
-    Refuse(ask, reply,
-           absl::FailedPreconditionError(absl::StrCat(
-               who, " asked ", what, " of checkpoint ", a.save(),
-               " out of turn (the epoch's saves go one after another, "
-               "each node asking once)")));
-  };
-  v1::EpochSaveAnswer skip;
-  skip.set_skip(true);
   std::lock_guard<std::mutex> lock(mu_);
   if (closed_) {
     Refuse(ask, reply, absl::FailedPreconditionError("the epoch is over"));
@@ -112,68 +102,99 @@ void EpochSaves::OnAsk(size_t node, const ActionAsk& ask, Reply reply) {
   // The save a node may start next: the first, or the one after the last
   // that committed.
   const uint32_t next = static_cast<uint32_t>(committed_) + 1;
+  const char* what = a.finished() ? "finished"
+                     : a.saved()  ? "saved"
+                                  : "the start";
+  bool in_turn;
   if (a.finished()) {
-    if (a.save() != next || finished_[node]) return out_of_turn("finished");
-    finished_[node] = 1;
-    if (finished_at_ == 0) finished_at_ = a.save();
-    Answer(ask, reply, {});
-    // Nodes waiting at this save: no node can take it now.
-    if (!saves_.empty() && !saves_.back()->began) {
-      for (auto& w : saves_.back()->begun) Answer(w.ask, w.reply, skip);
-      saves_.back()->begun.clear();
-    }
-    return;
+    in_turn = a.save() == next && OnFinished(node, a.save(), ask, reply);
+  } else if (!a.saved()) {
+    in_turn = a.save() == next && OnStart(node, a.save(), ask, reply);
+  } else {
+    in_turn = OnSaved(node, a, ask, reply);
   }
-  if (!a.saved()) {
-    if (a.save() != next) return out_of_turn("the start");
-    if (finished_at_ != 0) {
-      Answer(ask, reply, skip);
-      return;
-    }
-    if (saves_.empty() || saves_.back()->k != a.save()) {
-      auto& fresh = saves_.emplace_back(std::make_unique<Save>());
-      fresh->k = a.save();
-      fresh->reports.resize(nodes_);
-      fresh->prepared.resize(nodes_);
-      fresh->asked.assign(nodes_, 0);
-    }
-    Save& s = *saves_.back();
-    if (s.began || s.asked[node] != 0) return out_of_turn("the start");
-    s.asked[node] = 1;
-    s.begun.push_back({node, ask, std::move(reply)});
-    if (s.begun.size() == nodes_) Begin(s);
-    return;
+  if (!in_turn) {
+    Refuse(ask, reply,
+           absl::FailedPreconditionError(absl::StrCat(
+               node_list_[node]->Who(), " asked ", what, " of checkpoint ",
+               a.save(),
+               " out of turn (the epoch's saves go one after another, "
+               "each node asking once)")));
   }
+}
+
+v1::EpochSaveAnswer EpochSaves::Skip() {
+  v1::EpochSaveAnswer skip;
+  skip.set_skip(true);
+  return skip;
+}
+
+bool EpochSaves::OnFinished(size_t node, uint32_t k, const ActionAsk& ask,
+                            Reply& reply) {
+  if (finished_[node]) return false;
+  finished_[node] = 1;
+  if (finished_at_ == 0) finished_at_ = k;
+  Answer(ask, reply, {});
+  // Nodes waiting at this save: no node can take it now.
+  if (!saves_.empty() && !saves_.back()->began) {
+    for (auto& w : saves_.back()->begun) Answer(w.ask, w.reply, Skip());
+    saves_.back()->begun.clear();
+  }
+  return true;
+}
+
+bool EpochSaves::OnStart(size_t node, uint32_t k, const ActionAsk& ask,
+                         Reply& reply) {
+  if (finished_at_ != 0) {
+    Answer(ask, reply, Skip());
+    return true;
+  }
+  if (saves_.empty() || saves_.back()->k != k) {
+    auto& fresh = saves_.emplace_back(std::make_unique<Save>());
+    fresh->k = k;
+    fresh->reports.resize(nodes_);
+    fresh->prepared.resize(nodes_);
+    fresh->asked.assign(nodes_, 0);
+  }
+  Save& s = *saves_.back();
+  if (s.began || s.asked[node] != 0) return false;
+  s.asked[node] = 1;
+  s.begun.push_back({node, ask, std::move(reply)});
+  if (s.begun.size() == nodes_) Begin(s);
+  return true;
+}
+
+bool EpochSaves::OnSaved(size_t node, const v1::EpochSaveAsk& a,
+                         const ActionAsk& ask, Reply& reply) {
   Save* found = nullptr;
   for (auto& p : saves_) {
     if (p->k == a.save()) found = p.get();
   }
   if (found == nullptr || !found->began || found->committing ||
       found->asked[node] != 1) {
-    return out_of_turn("saved");
+    return false;
   }
   Save& s = *found;
   s.asked[node] = 2;
+  const std::string who = node_list_[node]->Who();
+  auto keep_first_refusal = [&](const char* what, const absl::Status& why) {
+    if (s.refused.ok()) {
+      s.refused = absl::DataLossError(absl::StrCat(
+          who, " sent a save", what, " that cannot be held: ", why.message()));
+    }
+  };
   auto report = FromWire(a.report());
   if (!report.ok()) {
-    if (s.refused.ok()) {
-      s.refused = absl::DataLossError(
-          absl::StrCat(who, " sent a save report that cannot be held: ",
-                       report.status().message()));
-    }
+    keep_first_refusal(" report", report.status());
   } else {
     s.reports[node] = *std::move(report);
   }
   if (a.has_prepared()) {
-    auto found = FromWire(a.prepared());
-    if (found.ok()) {
-      s.prepared[node] = *std::move(found);
-    } else if (s.refused.ok()) {
-      s.refused = absl::DataLossError(
-          absl::StrCat(who,
-                       " sent a save's prepare outcome that cannot be "
-                       "held: ",
-                       found.status().message()));
+    auto prepared = FromWire(a.prepared());
+    if (prepared.ok()) {
+      s.prepared[node] = *std::move(prepared);
+    } else {
+      keep_first_refusal("'s prepare outcome", prepared.status());
     }
   }
   s.saved.push_back({node, ask, std::move(reply)});
@@ -182,6 +203,7 @@ void EpochSaves::OnAsk(size_t node, const ActionAsk& ask, Reply reply) {
     Save* p = &s;
     helpers_.emplace_back([this, p] { Commit(*p); });
   }
+  return true;
 }
 
 void EpochSaves::Begin(Save& s) {

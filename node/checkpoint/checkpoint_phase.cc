@@ -13,7 +13,7 @@
 #include "common/cpu_usage.h"
 #include "common/memory.h"
 #include "node/checkpoint/file_ranges.h"
-#include "node/checkpoint/pattern.h"
+#include "node/pattern.h"
 #include "node/round/phase_usage.h"
 #include "node/storage/io_tally.h"
 

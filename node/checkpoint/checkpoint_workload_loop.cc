@@ -8,7 +8,7 @@
 #include "common/status_macros.h"
 #include "node/checkpoint/checkpoint_workload.h"
 #include "node/checkpoint/file_ranges.h"
-#include "node/checkpoint/pattern.h"
+#include "node/pattern.h"
 
 namespace ckpt {
 

@@ -4,8 +4,8 @@
 
 #include "absl/strings/str_cat.h"
 #include "common/status_macros.h"
-#include "node/checkpoint/pattern.h"
 #include "node/checkpoint/shard_memory.h"
+#include "node/pattern.h"
 
 namespace ckpt {
 namespace {

@@ -9,8 +9,8 @@
 #include "common/clock.h"
 #include "common/status_macros.h"
 #include "node/checkpoint/block_ring.h"
-#include "node/checkpoint/pattern.h"
 #include "node/checkpoint/shard_memory.h"
+#include "node/pattern.h"
 #include "node/storage/io_tally.h"
 
 namespace ckpt {

@@ -11,8 +11,8 @@
 #include "common/clock.h"
 #include "common/status_macros.h"
 #include "node/checkpoint/block_ring.h"
-#include "node/checkpoint/pattern.h"
 #include "node/checkpoint/shard_memory.h"
+#include "node/pattern.h"
 #include "node/storage/io_tally.h"
 
 namespace ckpt {
@@ -33,7 +33,7 @@ int TestGenerateDelayMs() {
 // Tests only: with CKPTBENCH_TEST_HANG_IN_SAVE set, a save's file thread
 // blocks in read(2) on a pipe no one writes, as a thread stuck in a system
 // call no signal ends (a FUSE mount whose daemon stopped answering): what
-// the interrupt watchdog (main/run_support.h) must end.
+// the interrupt watchdog (main/signal_watcher.h) must end.
 void TestHangInSave() {
   static const bool hang =
       std::getenv("CKPTBENCH_TEST_HANG_IN_SAVE") != nullptr;

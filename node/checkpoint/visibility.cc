@@ -9,7 +9,7 @@
 #include "absl/strings/str_cat.h"
 #include "common/checksum.h"
 #include "common/clock.h"
-#include "node/checkpoint/node_agent.h"
+#include "node/node_agent.h"
 #include "node/storage/storage.h"
 
 namespace ckpt {

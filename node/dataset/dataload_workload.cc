@@ -32,7 +32,8 @@ namespace {
 
 namespace v1 = ::ckptbench::v1;
 
-// The key table's bounds (common/config.h), checked again on receipt.
+// The key table's bounds (common/dataset_options.h), checked again on
+// receipt.
 constexpr uint32_t kMaxWorkers = kMaxDataloadWorkers;
 constexpr uint32_t kMaxPrefetch = kMaxPrefetchFactor;
 constexpr uint32_t kMaxRanks = kMaxDataloadRanks;

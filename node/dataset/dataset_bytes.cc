@@ -4,8 +4,8 @@
 #include <cstring>
 #include <string>
 
-#include "node/checkpoint/pattern.h"
 #include "node/dataset/tar_header.h"
+#include "node/pattern.h"
 
 namespace ckpt {
 namespace {

@@ -1,7 +1,7 @@
 // The bytes of a dataset ckptbench makes (common/dataset_layout.h), made
 // at any offset so a writer streams them in blocks and a reader verifies
 // what it got without a stored copy: a sample's bytes are the checkpoint's
-// pattern (node/checkpoint/pattern.h) keyed by (seed, sample); a tar
+// pattern (node/pattern.h) keyed by (seed, sample); a tar
 // shard's are its members' headers, data, labels and padding. Pure;
 // thread-safe.
 #ifndef CKPTBENCH_NODE_DATASET_DATASET_BYTES_H_

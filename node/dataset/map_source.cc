@@ -8,8 +8,8 @@
 #include "common/status_macros.h"
 #include "common/step_layout.h"
 #include "common/text.h"
-#include "node/checkpoint/pattern.h"
 #include "node/dataset/dataset_bytes.h"
+#include "node/pattern.h"
 #include "node/storage/timed_storage.h"
 
 namespace ckpt {

@@ -15,7 +15,7 @@
 #include "coordinator/checkpoint/planner.h"
 #include "coordinator/summary.h"
 #include "inprocess/local_node_client.h"
-#include "node/checkpoint/pattern.h"
+#include "node/pattern.h"
 #include "node/storage/memory_storage.h"
 #include "tests/testing/temp_dir.h"
 

@@ -4,7 +4,7 @@
 
 #include <map>
 
-#include "coordinator/checkpoint/presets.h"
+#include "common/model_presets.h"
 
 namespace ckpt {
 namespace {

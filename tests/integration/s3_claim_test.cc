@@ -15,7 +15,7 @@
 #include <thread>
 
 #include "absl/strings/str_cat.h"
-#include "node/checkpoint/node_agent.h"
+#include "node/node_agent.h"
 #include "node/storage/s3_storage.h"
 #include "node/storage/storage_factory.h"
 #include "tests/testing/conditional_put_proxy.h"

@@ -7,8 +7,8 @@
 #include <tuple>
 
 #include "node/checkpoint/file_ranges.h"
-#include "node/checkpoint/pattern.h"
 #include "node/checkpoint/shard_memory.h"
+#include "node/pattern.h"
 #include "node/storage/posix_storage.h"
 #include "tests/testing/temp_dir.h"
 

@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "common/fd_reserve.h"
-#include "node/checkpoint/node_agent.h"
+#include "node/node_agent.h"
 #include "tests/testing/descriptors.h"
 #include "tests/testing/stub_http_server.h"
 

@@ -1,4 +1,4 @@
-#include "node/checkpoint/node_agent.h"
+#include "node/node_agent.h"
 
 #include <gtest/gtest.h>
 

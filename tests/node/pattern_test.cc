@@ -1,4 +1,4 @@
-#include "node/checkpoint/pattern.h"
+#include "node/pattern.h"
 
 #include <gtest/gtest.h>
 #include <zlib.h>

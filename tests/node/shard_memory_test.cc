@@ -10,8 +10,8 @@
 
 #include "common/cuda.h"
 #include "node/checkpoint/file_io.h"
-#include "node/checkpoint/pattern.h"
 #include "node/checkpoint/training_compute.h"
+#include "node/pattern.h"
 #include "node/storage/posix_storage.h"
 #include "tests/testing/temp_dir.h"
 

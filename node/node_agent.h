@@ -4,8 +4,8 @@
 // (StorageSet), which the rounds' workloads open their storage through.
 // A round's phase is the checkpoint workload's (checkpoint_workload.h).
 // Thread-safe.
-#ifndef CKPTBENCH_NODE_CHECKPOINT_NODE_AGENT_H_
-#define CKPTBENCH_NODE_CHECKPOINT_NODE_AGENT_H_
+#ifndef CKPTBENCH_NODE_NODE_AGENT_H_
+#define CKPTBENCH_NODE_NODE_AGENT_H_
 
 #include <cstdint>
 #include <memory>
@@ -101,4 +101,4 @@ absl::Status ProbeWrite(Storage& storage, const std::string& dir,
 
 }  // namespace ckpt
 
-#endif  // CKPTBENCH_NODE_CHECKPOINT_NODE_AGENT_H_
+#endif  // CKPTBENCH_NODE_NODE_AGENT_H_

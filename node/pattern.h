@@ -10,8 +10,8 @@
 // XOR-copy (tens of GiB/s), two chunks are equal only if their 128-bit
 // stamps are, and no 4 KiB window repeats within gzip's or zstd's reach.
 // Stateless; thread-safe.
-#ifndef CKPTBENCH_NODE_CHECKPOINT_PATTERN_H_
-#define CKPTBENCH_NODE_CHECKPOINT_PATTERN_H_
+#ifndef CKPTBENCH_NODE_PATTERN_H_
+#define CKPTBENCH_NODE_PATTERN_H_
 
 #include <cstddef>
 #include <cstdint>
@@ -42,4 +42,4 @@ size_t FirstPatternMismatch(uint64_t stream_key, uint64_t offset,
 
 }  // namespace ckpt
 
-#endif  // CKPTBENCH_NODE_CHECKPOINT_PATTERN_H_
+#endif  // CKPTBENCH_NODE_PATTERN_H_

@@ -1,8 +1,8 @@
 // Model presets: the tensors of a model's weights, or for the MLPerf
 // Storage checkpoint workloads the published checkpoint size and its
 // ZeRO parallelism. Pure data and functions; thread-safe.
-#ifndef CKPTBENCH_COORDINATOR_CHECKPOINT_PRESETS_H_
-#define CKPTBENCH_COORDINATOR_CHECKPOINT_PRESETS_H_
+#ifndef CKPTBENCH_COMMON_MODEL_PRESETS_H_
+#define CKPTBENCH_COMMON_MODEL_PRESETS_H_
 
 #include <cstdint>
 #include <string>
@@ -54,4 +54,4 @@ std::vector<TensorSpec> LlamaTensors(const LlamaShape& s, Dtype dtype);
 
 }  // namespace ckpt
 
-#endif  // CKPTBENCH_COORDINATOR_CHECKPOINT_PRESETS_H_
+#endif  // CKPTBENCH_COMMON_MODEL_PRESETS_H_

@@ -1,7 +1,7 @@
 // NodeAgent: the checkpoint's storage steps outside a phase: listing steps
 // and reading a .metadata (Inspect), the commit point, claims, and
 // cleanup.
-#include "node/checkpoint/node_agent.h"
+#include "node/node_agent.h"
 
 #include <algorithm>
 #include <string>

@@ -1,4 +1,4 @@
-#include "node/checkpoint/pattern.h"
+#include "node/pattern.h"
 
 #include <algorithm>
 #include <array>

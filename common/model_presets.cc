@@ -1,4 +1,4 @@
-#include "coordinator/checkpoint/presets.h"
+#include "common/model_presets.h"
 
 #include <cmath>
 

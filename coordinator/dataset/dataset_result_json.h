@@ -1,0 +1,24 @@
+// The dataset workloads' parts of result.json, written (ResultToJson) and
+// read back (ResultFromJson): a datagen run's "dataset", a dataload
+// round's "epoch", and the accelerator search's "accelerator_search".
+#ifndef CKPTBENCH_COORDINATOR_DATASET_DATASET_RESULT_JSON_H_
+#define CKPTBENCH_COORDINATOR_DATASET_DATASET_RESULT_JSON_H_
+
+#include <nlohmann/json.hpp>
+
+#include "coordinator/result_fields.h"
+#include "coordinator/results.h"
+
+namespace ckpt {
+
+nlohmann::ordered_json EpochJson(const EpochResult& e);
+nlohmann::ordered_json DatasetJson(const DatasetResult& d);
+nlohmann::ordered_json AcceleratorSearchJson(const AcceleratorSearchResult& a);
+
+void ReadEpoch(const Fields& f, EpochResult* e);
+void ReadDataset(const Fields& f, DatasetResult* d);
+void ReadAcceleratorSearch(const Fields& f, AcceleratorSearchResult* a);
+
+}  // namespace ckpt
+
+#endif  // CKPTBENCH_COORDINATOR_DATASET_DATASET_RESULT_JSON_H_

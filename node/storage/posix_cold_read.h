@@ -1,0 +1,34 @@
+// What a cold read takes on a file system path (PosixStorage's
+// PrepareColdRead), and the mount a path is on. The cache mode asked
+// (io.cache_mode) against what the file system allows: once per file
+// system an eviction probe (page_cache.h) says whether fadvise evicts,
+// whether it is memory-backed and whether O_DIRECT reads work; then the
+// files are evicted (fadvise or drop_caches) or read with O_DIRECT, and
+// what stayed resident is measured. A FUSE mount's own caches are out of
+// reach: the report's note says so. Thread-safe.
+#ifndef CKPTBENCH_NODE_STORAGE_POSIX_COLD_READ_H_
+#define CKPTBENCH_NODE_STORAGE_POSIX_COLD_READ_H_
+
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "common/kinds.h"
+#include "common/storage_facts.h"
+#include "node/storage/page_cache.h"
+
+namespace ckpt {
+
+// The mount holding `path` (the longest mount-point prefix in
+// /proc/self/mountinfo): its mount point, type and options.
+FilesystemInfo MountOf(const std::string& path);
+
+// Prepares `paths` (files on one file system; `fuse`: a FUSE mount) for a
+// cold read in `mode`, probing the file system once through `probes`.
+absl::StatusOr<CacheReport> PrepareColdReadOnPosix(
+    const std::vector<std::string>& paths, CacheMode mode, bool fuse,
+    EvictionProbes& probes);
+
+}  // namespace ckpt
+
+#endif  // CKPTBENCH_NODE_STORAGE_POSIX_COLD_READ_H_
