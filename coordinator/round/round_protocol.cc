@@ -2,10 +2,12 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <mutex>
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
 #include "common/bounded_tasks.h"
 #include "common/clock.h"
 #include "common/error_kind.h"
@@ -25,6 +27,14 @@ using Clock = SteadyClock;
 // the dispatch. The margin is untimed.
 constexpr double kStartMarginSeconds = 0.05;
 constexpr double kStartMarginPerNodeSeconds = 0.001;
+
+// Node `node`'s delay after the common instant, bounded
+// (RoundWorkload::StartDelaySeconds).
+int64_t StartDelayNs(const RoundWorkload& workload, size_t node) {
+  const double d = workload.StartDelaySeconds(node);
+  if (!std::isfinite(d) || d <= 0) return 0;
+  return static_cast<int64_t>(std::min(d, kMaxStartDelaySeconds) * 1e9);
+}
 
 }  // namespace
 
@@ -155,7 +165,7 @@ bool RoundProtocol::PrepareAll(Round& round) {
   return true;
 }
 
-RoundProtocol::Start RoundProtocol::ChooseStart(const std::string& label) {
+RoundProtocol::Start RoundProtocol::ChooseStart(const RoundWorkload& workload) {
   // Far enough ahead for the slowest link to carry the start message; each
   // node gets it on its own clock.
   const size_t n = nodes_.size();
@@ -165,10 +175,21 @@ RoundProtocol::Start RoundProtocol::ChooseStart(const std::string& label) {
       kStartMarginSeconds + kStartMarginPerNodeSeconds * static_cast<double>(n),
       4 * max_rtt + 0.01);
   const int64_t margin_ns = static_cast<int64_t>(margin * 1e9);
-  LOG_DEBUG("%s: starting %d node(s) together in %.3f s", label,
-            static_cast<int>(n), margin);
+  std::vector<int64_t> delay_ns(n);
+  int64_t last_ns = 0;
+  for (size_t i = 0; i < n; ++i) {
+    delay_ns[i] = StartDelayNs(workload, i);
+    last_ns = std::max(last_ns, delay_ns[i]);
+  }
+  LOG_DEBUG("%s: starting %d node(s) %s in %.3f s",
+            workload.Title(RoundNameForm::kLog), static_cast<int>(n),
+            last_ns > 0
+                ? absl::StrFormat("staggered over %.3f s", last_ns / 1e9)
+                : std::string("together"),
+            margin);
   return {NowUnixNs() + margin_ns,
-          Clock::now() + std::chrono::nanoseconds(margin_ns)};
+          Clock::now() + std::chrono::nanoseconds(margin_ns),
+          std::move(delay_ns)};
 }
 
 void RoundProtocol::Transfer(Round& round, const Start& start) {
@@ -190,9 +211,10 @@ void RoundProtocol::Transfer(Round& round, const Start& start) {
   };
   RoundWorkload& workload = round.workload;
   fanout_.Run(n, [&](size_t i, const std::function<void()>& done) {
-    const PhaseStart req{round.ids.run_id, round.ids.round_id,
-                         start.unix_ns + nodes_[i]->clock_offset_ns(),
-                         progress_interval_};
+    const PhaseStart req{
+        round.ids.run_id, round.ids.round_id,
+        start.unix_ns + start.delay_ns[i] + nodes_[i]->clock_offset_ns(),
+        progress_interval_};
     PhaseListener listener;
     listener.progress = [this, i](const PhaseProgress& p) {
       if (progress_) progress_->Update(static_cast<int>(i), p);
@@ -247,7 +269,7 @@ RoundResult RoundProtocol::Run(RoundWorkload& workload, const RoundIds& ids) {
   ReestimateClocks(&result);
   workload.Prepared(round.prepared, &result);
 
-  const Start start = ChooseStart(workload.Title(RoundNameForm::kLog));
+  const Start start = ChooseStart(workload);
   if (progress_) {
     progress_->BeginRound(workload.Title(RoundNameForm::kProgress),
                           workload.ProgressBytes(),

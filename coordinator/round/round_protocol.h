@@ -1,6 +1,7 @@
 // One round across all nodes, for any workload (round_workload.h): prepare
 // everywhere (untimed), re-estimate the remote nodes' clocks, one start
-// instant on the coordinator's clock (each node gets it on its own), the
+// instant on the coordinator's clock (each node gets it on its own, later
+// by the workload's delay for that node when it staggers the start), the
 // transfer with live progress and the workload's mid-phase actions, the
 // first error wins and aborts the others, every report checked once the
 // clock stopped, the workload's timed finish (a checkpoint's commit), and
@@ -24,6 +25,11 @@
 #include "coordinator/round/round_workload.h"
 
 namespace ckpt {
+
+// The most a workload may delay one node's start
+// (RoundWorkload::StartDelaySeconds): a node waits at most 600 s for a start
+// instant (node/round/phase_start.cc), the start margin included.
+inline constexpr double kMaxStartDelaySeconds = 540;
 
 struct RoundIds {
   std::string run_id;
@@ -51,15 +57,17 @@ class RoundProtocol {
  private:
   struct Round;
   // The round's start: on the coordinator's wall clock (what each node is
-  // sent, corrected by its offset) and on its monotonic clock.
+  // sent, later by its delay and corrected by its offset) and on its
+  // monotonic clock; each node's delay (RoundWorkload::StartDelaySeconds).
   struct Start {
     int64_t unix_ns = 0;
     SteadyClock::time_point steady;
+    std::vector<int64_t> delay_ns;
   };
   // Every node prepared (untimed); false, with the round's error noted, if
   // one failed.
   bool PrepareAll(Round& round);
-  Start ChooseStart(const std::string& label);
+  Start ChooseStart(const RoundWorkload& workload);
   // The transfer, until every node reported or failed; the first error
   // aborts the others.
   void Transfer(Round& round, const Start& start);

@@ -1,8 +1,10 @@
 // What a workload brings to a round (round_protocol.h runs it): the
-// checkpoint's save or load (coordinator/checkpoint_round.h), a test's own
-// (tests/testing/counting_workload.h), next the dataset reader. The
-// protocol calls these in order, from one thread unless said:
-//   Begin, BuildPrepare for every node, Prepared (untimed);
+// checkpoint's save or load (CheckpointRound, coordinator/checkpoint/
+// round_runner.h), the dataset workloads' (DatagenRound, DataloadRound in
+// coordinator/dataset/), a test's own (tests/testing/counting_workload.h).
+// The protocol calls these in order, from one thread unless said:
+//   Begin, BuildPrepare for every node, Prepared, StartDelaySeconds
+//   (untimed);
 //   OnAction whenever a node asks during the transfer (timed);
 //   CheckReport for every node, then Finish if no node failed (timed);
 //   Aggregate (after the clock stopped, also on failure), Conclude (only
@@ -43,6 +45,15 @@ class RoundWorkload {
   // Every node prepared without error (their outcomes, by node). Untimed.
   virtual void Prepared(const std::vector<PrepareOutcome>& /*prepared*/,
                         RoundResult* /*result*/) {}
+  // How long after the round's start instant node `node` starts: a
+  // staggered start (replicas of a serving fleet coming up one after
+  // another). The default, 0 for every node, is the common start. Each
+  // node still gets its instant on its own clock and its start lag is
+  // against it; the round's clock runs from the common instant to the
+  // last report. Asked once per node after Prepared; a value that is not
+  // finite or is below 0 counts as 0, one above kMaxStartDelaySeconds
+  // (round_protocol.h) as that.
+  virtual double StartDelaySeconds(size_t /*node*/) const { return 0; }
 
   // A node asked, mid-phase, for an action. Runs on the thread that got
   // the ask (a gRPC thread for a remote node): it must not block; `reply`

@@ -8,6 +8,7 @@
 #include <gtest/gtest.h>
 
 #include <chrono>
+#include <cmath>
 #include <future>
 #include <memory>
 #include <string>
@@ -202,6 +203,50 @@ TEST_P(RoundProtocolWorkload, AFailureBeforeTheBarrierReleasesTheWaiters) {
       << r.error;
   EXPECT_LE(round.asks(), 2);
   EXPECT_LT(took, 5.0);
+}
+
+// A workload may give each node its own start instant (a fleet of serving
+// replicas coming up one after another); without one, every node starts
+// at the common instant. Each node's start lag is against its own instant,
+// and the round's clock runs from the common one to the last report.
+TEST_P(RoundProtocolWorkload, StartsNodesTogetherOrStaggeredAsTheWorkloadSays) {
+  CountingSpec spec;
+  spec.items = 10;
+  spec.item_seconds = 0.01;
+  spec.ask_at = 0;
+  auto started_after_node0 = [](const CountingRound& round) {
+    std::vector<double> after;
+    const auto reports = round.reports();
+    for (const auto& rep : reports) {
+      after.push_back(static_cast<double>(rep.started_unix_ns() -
+                                          reports[0].started_unix_ns()) /
+                      1e9);
+    }
+    return after;
+  };
+  CountingRound together(3, spec, 1);
+  RoundResult r = RunRound(together, 1);
+  ASSERT_EQ(r.status, RunStatus::kOk) << r.error;
+  ASSERT_EQ(together.reports().size(), 3u);
+  for (double d : started_after_node0(together)) EXPECT_LT(std::abs(d), 0.2);
+
+  spec.stagger_seconds = 0.4;
+  CountingRound staggered(3, spec, 2);
+  r = RunRound(staggered, 2);
+  ASSERT_EQ(r.status, RunStatus::kOk) << r.error;
+  const std::vector<double> after = started_after_node0(staggered);
+  ASSERT_EQ(after.size(), 3u);
+  for (size_t i = 1; i < after.size(); ++i) {
+    EXPECT_GT(after[i], 0.4 * i - 0.05) << "node " << i;
+    EXPECT_LT(after[i], 0.4 * i + 0.2) << "node " << i;
+  }
+  for (const auto& n : r.nodes) {
+    EXPECT_GE(n.start_lag_seconds, -0.01);
+    EXPECT_LT(n.start_lag_seconds, 0.2);  // against its own instant
+  }
+  // The last node started 0.8 s after the first and counted for 0.1 s.
+  EXPECT_GE(r.transfer_seconds, 0.85);
+  EXPECT_LT(r.transfer_seconds, 10);
 }
 
 INSTANTIATE_TEST_SUITE_P(Nodes, RoundProtocolWorkload, ::testing::Bool(),

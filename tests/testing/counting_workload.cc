@@ -5,6 +5,7 @@
 #include <thread>
 
 #include "absl/strings/str_cat.h"
+#include "common/clock.h"
 
 namespace ckpt {
 namespace {
@@ -40,6 +41,7 @@ class CountingPhase : public NodeWorkload {
   absl::StatusOr<std::string> Count(const NodePhaseContext& ctx) {
     t::CountReport report;
     report.set_node(job_.node());
+    report.set_started_unix_ns(NowUnixNs());
     for (uint32_t k = 1; k <= job_.items(); ++k) {
       if (ctx.aborted()) {
         return absl::AbortedError(

@@ -31,6 +31,7 @@ struct CountingSpec {
   uint32_t ask_at = 10;  // 0: no ask
   int fail_node = -1;
   uint32_t fail_at = 0;
+  double stagger_seconds = 0;  // node i starts i times this late
 };
 
 // The coordinator's side of one round.
@@ -43,6 +44,9 @@ class CountingRound : public RoundWorkload {
   std::string Title(RoundNameForm form) const override;
   uint64_t ProgressBytes() const override;
   PhaseJob BuildPrepare(size_t node) override;
+  double StartDelaySeconds(size_t node) const override {
+    return spec_.stagger_seconds * static_cast<double>(node);
+  }
   void OnAction(size_t node, const ActionAsk& ask,
                 ActionReplyFn reply) override;
   absl::Status CheckReport(size_t node, const PhaseOutcome& report,
