@@ -118,12 +118,6 @@ absl::Status CheckDatasetOptions(const Config& c, bool need_storage) {
         " with run.workload = dataload: expected at most ", kMaxDataloadRanks,
         " ranks per node (each runs dataload.num_workers workers)"));
   }
-  if (c.dataload.shuffle_buffer > static_cast<int>(kMaxShuffleBuffer)) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("dataload.shuffle_buffer (CKPT_SHUFFLE_BUFFER) = ",
-                     c.dataload.shuffle_buffer, ": expected at most ",
-                     kMaxShuffleBuffer, " samples"));
-  }
   return absl::OkStatus();
 }
 

@@ -2,6 +2,7 @@
 // what `ckptbench datagen` makes and the dataload workload reads.
 #include "common/config_keys.h"
 #include "common/dataset_layout.h"
+#include "common/epoch_order.h"
 
 namespace ckpt {
 
@@ -97,6 +98,7 @@ void AddDatasetKeys(std::vector<KeyDef>* out) {
   }
   keys.push_back(IntKey(
       "dataset.write_threads", "CKPT_DATAGEN_THREADS", 1,
+      kMaxDatagenWriteThreads,
       [](Config& c) -> int& { return c.dataset.write_threads; },
       "datagen: objects each node writes at once"));
   keys.push_back(BoolKey(
@@ -159,12 +161,13 @@ void AddDataloadKeys(std::vector<KeyDef>* out) {
       [](Config& c) -> int& { return c.dataload.prefetch_factor; },
       "batches each worker keeps ready ahead of the accelerator"));
   keys.push_back(DurationKey(
-      "dataload.compute_time", "CKPT_COMPUTE_TIME",
+      "dataload.compute_time", "CKPT_COMPUTE_TIME", kMaxDataloadStepSeconds,
       [](Config& c) -> double& { return c.dataload.compute_time; },
       "the emulated accelerator's time per batch (0: no backpressure, the "
       "loader's upper limit)"));
   keys.push_back(DurationKey(
       "dataload.preprocess_time", "CKPT_PREPROCESS_TIME",
+      kMaxDataloadStepSeconds,
       [](Config& c) -> double& { return c.dataload.preprocess_time; },
       "a worker's time per sample after reading it (decoding), slept"));
   keys.push_back(BoolKey(
@@ -183,6 +186,7 @@ void AddDataloadKeys(std::vector<KeyDef>* out) {
       "client caches); the first is always cold"));
   keys.push_back(IntKey(
       "dataload.shuffle_buffer", "CKPT_SHUFFLE_BUFFER", 1,
+      static_cast<int>(kMaxShuffleBuffer),
       [](Config& c) -> int& { return c.dataload.shuffle_buffer; },
       "iterable access: samples each worker holds to shuffle (WebDataset's "
       "shuffle(K)); 1: the objects' own order"));

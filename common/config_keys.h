@@ -82,6 +82,27 @@ KeyDef DurationKey(std::string key, std::string env, Member member,
   return k;
 }
 
+// A duration from 0 to `max` seconds (the bound the node checks too, where
+// it receives the value).
+template <typename Member>
+KeyDef DurationKey(std::string key, std::string env, double max, Member member,
+                   std::string desc) {
+  const std::string expected = absl::StrCat(
+      "a duration from 0 to ", max,
+      " s: seconds, or a number with s, m or h such as 0.05 or 2m");
+  KeyDef k = NewKey(std::move(key), std::move(env), expected, std::move(desc));
+  k.set = [max, expected, member](Config& c, const std::string& v) {
+    double d = 0;
+    if (!ParseDuration(v, &d).ok() || d > max) return Expect(expected);
+    member(c) = d;
+    return absl::OkStatus();
+  };
+  k.get = [member](const Config& c) {
+    return absl::StrCat(member(const_cast<Config&>(c)));
+  };
+  return k;
+}
+
 // An integer from min to max (the bound the node checks too, where it
 // receives the value: one constant for both).
 template <typename Member>

@@ -47,11 +47,17 @@ struct DatasetOptions {
   ListLimits list;         // dataload of a listed dataset
 };
 
+// datagen's writers per node (dataset.write_threads): the key table's bound
+// and the node's (wire/datagen_codec.h checks a job through the table).
+inline constexpr int kMaxDatagenWriteThreads = 1024;
+
 // The data loader's bounds, one constant each for the key table (or the
 // configuration's checks) and the node that receives the value.
 inline constexpr int kMaxDataloadWorkers = 256;  // dataload.num_workers
 inline constexpr int kMaxPrefetchFactor = 64;    // dataload.prefetch_factor
 inline constexpr int kMaxDataloadRanks = 1024;   // NUM_DEVICES, per node
+// dataload.compute_time and dataload.preprocess_time, seconds.
+inline constexpr double kMaxDataloadStepSeconds = 3600;
 
 // How a dataload run reads the dataset (run.workload=dataload), in
 // PyTorch DataLoader's terms: per rank, `num_workers` workers each make

@@ -3,6 +3,8 @@
 #include <array>
 #include <utility>
 
+#include "common/datagen_job.h"
+
 namespace ckpt {
 namespace {
 
@@ -106,7 +108,7 @@ constexpr Table<SearchEnd, 4> kSearchEnd{
      {SearchEnd::kInterrupted, "interrupted"}}};
 constexpr const auto& TableOf(SearchEnd) { return kSearchEnd; }
 constexpr Table<Workload, 3> kWorkload{{{Workload::kCheckpoint, "checkpoint"},
-                                        {Workload::kDatagen, "datagen"},
+                                        {Workload::kDatagen, kDatagenWorkload},
                                         {Workload::kDataload, "dataload"}}};
 constexpr Table<DataAccess, 2> kDataAccess{
     {{DataAccess::kMap, "map"}, {DataAccess::kIterable, "iterable"}}};

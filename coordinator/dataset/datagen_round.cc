@@ -13,13 +13,9 @@
 #include "coordinator/reply_check.h"
 #include "coordinator/round/node_sums.h"
 #include "coordinator/round/round_protocol.h"
-#include "proto/ckptbench/v1/dataset.pb.h"
-#include "wire/backend_codec.h"
-#include "wire/dataset_codec.h"
+#include "wire/datagen_codec.h"
 
 namespace ckpt {
-
-namespace v1 = ::ckptbench::v1;
 
 DatagenRound::DatagenRound(std::vector<NodeClient*> nodes, DatagenPlan plan,
                            DatasetResult* dataset)
@@ -45,7 +41,7 @@ void DatagenRound::Begin(RoundResult* result) {
 }
 
 std::string DatagenRound::Title(RoundNameForm form) const {
-  const char* what = plan_.remove ? "remove dataset" : "datagen";
+  const char* what = plan_.remove ? "remove dataset" : kDatagenWorkload;
   return form == RoundNameForm::kLog ? absl::StrCat(what, " round")
                                      : std::string(what);
 }
@@ -55,22 +51,21 @@ uint64_t DatagenRound::ProgressBytes() const {
 }
 
 PhaseJob DatagenRound::BuildPrepare(size_t node) {
-  v1::DatagenJob job;
-  if (!plan_.remove) *job.mutable_spec() = ToWire(plan_.spec);
-  job.set_dataset_uri(UriOf(node));
-  job.set_share_index(plan_.node_local ? 0 : static_cast<uint32_t>(node));
-  job.set_share_count(plan_.node_local ? 1
-                                       : static_cast<uint32_t>(nodes_.size()));
-  job.set_write_threads(static_cast<uint32_t>(plan_.write_threads));
-  job.set_block_size(plan_.block_size);
-  job.set_fsync(plan_.fsync);
-  *job.mutable_backend() = ToWire(plan_.backend);
-  job.set_remove(plan_.remove);
-  job.set_manifest_owner(node < Owners());
-  for (const std::string& r : plan_.take_over) job.add_take_over(r);
+  DatagenJob job;
+  if (!plan_.remove) job.spec = plan_.spec;
+  job.dataset_uri = UriOf(node);
+  job.share_index = plan_.node_local ? 0 : static_cast<uint32_t>(node);
+  job.share_count = plan_.node_local ? 1 : static_cast<uint32_t>(nodes_.size());
+  job.write_threads = static_cast<uint32_t>(plan_.write_threads);
+  job.block_size = plan_.block_size;
+  job.fsync = plan_.fsync;
+  job.backend = plan_.backend;
+  job.remove = plan_.remove;
+  job.manifest_owner = node < Owners();
+  job.take_over = plan_.take_over;
   PhaseJob prepare;
-  prepare.workload = "datagen";
-  prepare.workload_job = job.SerializeAsString();
+  prepare.workload = kDatagenWorkload;
+  prepare.workload_job = EncodeDatagenJob(job);
   return prepare;
 }
 
@@ -78,13 +73,14 @@ void DatagenRound::Prepared(const std::vector<PrepareOutcome>& prepared,
                             RoundResult* /*result*/) {
   reused_.assign(prepared.size(), false);
   for (size_t i = 0; i < prepared.size(); ++i) {
-    v1::DatagenPrepared p;
-    if (!p.ParseFromString(prepared[i].workload_outcome)) continue;
-    reused_[i] = p.reuse();
-    if (plan_.remove && i == 0) dataset_->unfinished = p.unfinished();
-    if (plan_.remove && i == 0 && p.manifest_found()) {
+    absl::StatusOr<DatagenPrepared> p =
+        DecodeDatagenPrepared(prepared[i].workload_outcome);
+    if (!p.ok()) continue;
+    reused_[i] = p->reuse;
+    if (plan_.remove && i == 0) dataset_->unfinished = p->unfinished;
+    if (plan_.remove && i == 0 && p->manifest_found) {
       // What is being removed (the node checked the manifest already).
-      auto m = DatasetManifestFromJson(p.manifest(), plan_.uri);
+      auto m = DatasetManifestFromJson(p->manifest, plan_.uri);
       if (m.ok()) {
         dataset_->spec = m->spec;
         dataset_->totals = m->totals;
@@ -100,20 +96,20 @@ absl::Status DatagenRound::CheckReport(size_t /*node*/,
                                        const PhaseOutcome& report,
                                        const std::string& who) {
   RETURN_IF_ERROR(CheckReportFigures(report, who));
-  v1::DatagenReport r;
-  if (!r.ParseFromString(report.workload_report)) {
+  absl::StatusOr<DatagenReport> r = DecodeDatagenReport(report.workload_report);
+  if (!r.ok()) {
     return absl::DataLossError(
-        absl::StrCat(who, " sent a datagen report that does not parse"));
+        absl::StrCat(who, " sent ", r.status().message()));
   }
   const uint64_t rank_bytes = report.ranks.empty() ? 0 : report.ranks[0].bytes;
   const uint64_t most =
       plan_.remove ? dataset_->totals.objects : totals_.objects;
-  if (report.ranks.size() != 1 || r.bytes() != rank_bytes ||
-      r.objects() > most || (!plan_.remove && r.bytes() > totals_.bytes) ||
-      (!plan_.remove && r.samples() > plan_.spec.samples)) {
+  if (report.ranks.size() != 1 || r->bytes != rank_bytes || r->objects > most ||
+      (!plan_.remove && r->bytes > totals_.bytes) ||
+      (!plan_.remove && r->samples > plan_.spec.samples)) {
     return absl::DataLossError(absl::StrCat(
-        who, " reported ", r.objects(), " objects, ", r.bytes(), " bytes, ",
-        r.samples(), " samples over ", report.ranks.size(),
+        who, " reported ", r->objects, " objects, ", r->bytes, " bytes, ",
+        r->samples, " samples over ", report.ranks.size(),
         " stream(s): more than its share, or counts that disagree"));
   }
   return absl::OkStatus();
@@ -200,14 +196,13 @@ void DatagenRound::Aggregate(const std::vector<PhaseOutcome>& reports,
                        i < prepared.size() ? &prepared[i] : nullptr,
                        std::move(nr), result)
                 .host_cpu_busy;
-    v1::DatagenReport r;
-    if (r.ParseFromString(rep.workload_report)) {
+    if (auto r = DecodeDatagenReport(rep.workload_report); r.ok()) {
       if (plan_.remove) {
-        dataset_->removed_objects += r.objects();
+        dataset_->removed_objects += r->objects;
       } else {
-        dataset_->written_objects += r.objects();
-        dataset_->written_bytes += r.bytes();
-        dataset_->written_samples += r.samples();
+        dataset_->written_objects += r->objects;
+        dataset_->written_bytes += r->bytes;
+        dataset_->written_samples += r->samples;
       }
     }
   }

@@ -13,9 +13,8 @@
 #include "coordinator/reply_check.h"
 #include "coordinator/round/node_sums.h"
 #include "proto/ckptbench/v1/dataset.pb.h"
-#include "wire/backend_codec.h"
+#include "wire/dataload_codec.h"
 #include "wire/histogram_codec.h"
-#include "wire/kinds_codec.h"
 
 namespace ckpt {
 
@@ -37,44 +36,25 @@ std::string DataloadRound::Title(RoundNameForm form) const {
 }
 
 PhaseJob DataloadRound::BuildPrepare(size_t node) {
-  v1::DataloadJob job;
-  job.set_dataset_uri(
-      plan_.node_local ? ForNode(plan_.uri, nodes_[node]->index()) : plan_.uri);
-  job.set_first_rank(static_cast<uint32_t>(node * plan_.ranks_per_node));
-  job.set_ranks(static_cast<uint32_t>(plan_.ranks_per_node));
-  job.set_world(World());
-  job.set_epoch(plan_.epoch);
-  job.set_seed(plan_.seed);
-  job.set_shuffle(plan_.loader.shuffle);
-  job.set_drop_last(plan_.loader.drop_last);
-  job.set_access(Iterable() ? v1::DATA_ACCESS_ITERABLE : v1::DATA_ACCESS_MAP);
-  job.set_shuffle_buffer(static_cast<uint32_t>(plan_.loader.shuffle_buffer));
-  if (plan_.listed) {
-    job.set_listed(true);
-    job.set_listed_format(plan_.listed_format == DatasetFormat::kFiles
-                              ? v1::DATASET_FORMAT_FILES
-                              : v1::DATASET_FORMAT_TAR);
-    v1::ListingLimits& limits = *job.mutable_list_limits();
-    limits.set_max_objects(plan_.list_limits.max_objects);
-    limits.set_max_pages(plan_.list_limits.max_pages);
-    limits.set_max_key_bytes(plan_.list_limits.max_key_bytes);
-    limits.set_max_page_bytes(plan_.list_limits.max_page_bytes);
-    limits.set_max_bytes(plan_.list_limits.max_bytes);
-  }
-  job.set_batch_size(static_cast<uint32_t>(plan_.loader.batch_size));
-  job.set_num_workers(static_cast<uint32_t>(plan_.loader.num_workers));
-  job.set_prefetch_factor(static_cast<uint32_t>(plan_.loader.prefetch_factor));
-  job.set_compute_seconds(plan_.loader.compute_time);
-  job.set_preprocess_seconds(plan_.loader.preprocess_time);
-  job.set_block_size(plan_.block_size);
-  *job.mutable_backend() = ToWire(plan_.backend);
-  job.set_cache_mode(ToWire(plan_.warm ? CacheMode::kNone : plan_.cache_mode));
-  if (plan_.saves != nullptr) {
-    *job.mutable_checkpoint() = plan_.saves->JobFor(node);
-  }
+  DataloadJob job;
+  job.dataset_uri =
+      plan_.node_local ? ForNode(plan_.uri, nodes_[node]->index()) : plan_.uri;
+  job.first_rank = static_cast<uint32_t>(node * plan_.ranks_per_node);
+  job.ranks = static_cast<uint32_t>(plan_.ranks_per_node);
+  job.world = World();
+  job.epoch = plan_.epoch;
+  job.seed = plan_.seed;
+  job.loader = plan_.loader;
+  job.listed = plan_.listed;
+  job.listed_format = plan_.listed_format;
+  job.list_limits = plan_.list_limits;
+  job.block_size = plan_.block_size;
+  job.backend = plan_.backend;
+  job.cache_mode = plan_.warm ? CacheMode::kNone : plan_.cache_mode;
+  if (plan_.saves != nullptr) job.checkpoint = plan_.saves->JobFor(node);
   PhaseJob prepare;
-  prepare.workload = "dataload";
-  prepare.workload_job = job.SerializeAsString();
+  prepare.workload = kDataloadWorkload;
+  prepare.workload_job = EncodeDataloadJob(job);
   return prepare;
 }
 
@@ -83,17 +63,18 @@ void DataloadRound::Prepared(const std::vector<PrepareOutcome>& prepared,
   SumUpColdReads(prepared, Title(RoundNameForm::kLog), result);
   std::string first;
   for (size_t i = 0; i < prepared.size(); ++i) {
-    v1::DataloadPrepared p;
-    if (!p.ParseFromString(prepared[i].workload_outcome)) {
+    absl::StatusOr<DataloadPrepared> p =
+        DecodeDataloadPrepared(prepared[i].workload_outcome);
+    if (!p.ok()) {
       manifests_agree_ = false;
       continue;
     }
     if (plan_.listed) {
-      AddListing(i, p.listing());
+      AddListing(i, p->listing.value_or(DatasetListing()));
       continue;
     }
     if (i == 0) {
-      first = p.manifest();
+      first = p->manifest;
       auto m = DatasetManifestFromJson(first, plan_.uri);
       if (m.ok()) {
         spec_ = m->spec;
@@ -101,7 +82,7 @@ void DataloadRound::Prepared(const std::vector<PrepareOutcome>& prepared,
         objects_ = m->totals.objects;
         SetProgressBytes(m->totals);
       }
-    } else if (p.manifest() != first && !plan_.node_local) {
+    } else if (p->manifest != first && !plan_.node_local) {
       manifests_agree_ = false;  // another dataset on one shared path
     }
   }
@@ -121,44 +102,44 @@ void DataloadRound::SetProgressBytes(const DatasetTotals& totals) {
                               static_cast<double>(spec_.samples));
 }
 
-void DataloadRound::AddListing(size_t node, const v1::DatasetListing& l) {
+void DataloadRound::AddListing(size_t node, const DatasetListing& l) {
   if (node == 0) {
-    listing_digest_ = l.digest();
+    listing_digest_ = l.digest;
     DatasetResult& d = listed_.emplace();
     d.uri = plan_.uri;
     d.source = DatasetSource::kListed;
     spec_.format = plan_.listed_format;
-    spec_.samples = std::min<uint64_t>(l.samples(), kMaxDatasetSamples);
-    spec_.sample_bytes = spec_.samples ? l.sample_bytes() / spec_.samples : 0;
+    spec_.samples = std::min<uint64_t>(l.samples, kMaxDatasetSamples);
+    spec_.sample_bytes = spec_.samples ? l.sample_bytes / spec_.samples : 0;
     d.spec = spec_;
-    d.totals = {l.objects(), l.bytes(), l.sample_bytes()};
-    objects_ = l.objects();
+    d.totals = {l.objects, l.bytes, l.sample_bytes};
+    objects_ = l.objects;
     SetProgressBytes(d.totals);
     DatasetResult::Listing& listing = d.listing.emplace();
-    listing.ignored = l.ignored();
-    listing.overlong_objects = l.overlong_objects();
-    listing.overlong_bytes = l.overlong_bytes();
+    listing.ignored = l.ignored;
+    listing.overlong_objects = l.overlong_objects;
+    listing.overlong_bytes = l.overlong_bytes;
     listing.overlong_first =
-        EscapeForTerminal(l.overlong_first().substr(0, 4096));
+        EscapeForTerminal(l.overlong_first.substr(0, 4096));
   } else if (!listed_ ||
              (plan_.node_local
                   // Each node its own copy: the same counts, or the
                   // sampler's split differs between them.
-                  ? l.objects() != objects_ ||
-                        std::min<uint64_t>(l.samples(), kMaxDatasetSamples) !=
+                  ? l.objects != objects_ ||
+                        std::min<uint64_t>(l.samples, kMaxDatasetSamples) !=
                             spec_.samples
-                  : l.digest() != listing_digest_)) {
+                  : l.digest != listing_digest_)) {
     manifests_agree_ = false;  // another listing of one shared path
   }
   if (!listed_) return;
   DatasetResult::Listing& sum = *listed_->listing;
-  if (std::isfinite(l.list_seconds()) && std::isfinite(l.index_seconds())) {
-    sum.list_seconds = std::max(sum.list_seconds, l.list_seconds());
-    sum.index_seconds = std::max(sum.index_seconds, l.index_seconds());
+  if (std::isfinite(l.list_seconds) && std::isfinite(l.index_seconds)) {
+    sum.list_seconds = std::max(sum.list_seconds, l.list_seconds);
+    sum.index_seconds = std::max(sum.index_seconds, l.index_seconds);
   }
-  sum.list_requests += l.list_requests();
-  sum.index_requests += l.index_requests();
-  sum.index_bytes += l.index_bytes();
+  sum.list_requests += l.list_requests;
+  sum.index_requests += l.index_requests;
+  sum.index_bytes += l.index_bytes;
 }
 
 absl::Status DataloadRound::CheckReport(size_t node, const PhaseOutcome& report,

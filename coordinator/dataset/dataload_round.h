@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "common/config.h"
+#include "common/dataload_job.h"
 #include "common/dataset_manifest.h"
 #include "coordinator/dataset/epoch_saves.h"
 #include "coordinator/results.h"
@@ -85,7 +86,7 @@ class DataloadRound : public RoundWorkload {
                   EpochResult* epoch) const;
   void SetProgressBytes(const DatasetTotals& totals);
   // Node `node`'s listing of a listed dataset.
-  void AddListing(size_t node, const ::ckptbench::v1::DatasetListing& l);
+  void AddListing(size_t node, const DatasetListing& l);
 
   const std::vector<NodeClient*> nodes_;
   const DataloadPlan plan_;

@@ -58,7 +58,7 @@ EpochSaves::EpochSaves(const Config& config, const CheckpointPlan& plan,
 
 EpochSaves::~EpochSaves() { (void)TakeRounds(); }
 
-v1::EpochCheckpoint EpochSaves::JobFor(size_t node) {
+EpochCheckpointJob EpochSaves::JobFor(size_t node) {
   std::lock_guard<std::mutex> lock(mu_);  // for several nodes at once
   const RoundSpec spec = context_.spec(next_step_);
   std::unique_ptr<RoundWorkload> round = runner_.NewRound(spec);
@@ -67,11 +67,11 @@ v1::EpochCheckpoint EpochSaves::JobFor(size_t node) {
   job.round_id = spec.round_id;
   // What this node's saves may report: the same job for every step.
   expected_[node] = ExpectPhase(job, 0);
-  v1::EpochCheckpoint c;
-  c.set_every_batches(static_cast<uint32_t>(config_.dataload.checkpoint_every));
-  c.set_first_step(next_step_);
-  c.set_first_step_uri(job.step_uri);
-  *c.mutable_save() = ToWire(std::move(job));
+  EpochCheckpointJob c;
+  c.every_batches = static_cast<uint32_t>(config_.dataload.checkpoint_every);
+  c.first_step = next_step_;
+  c.first_step_uri = job.step_uri;
+  c.save = std::move(job);
   return c;
 }
 

@@ -25,6 +25,7 @@
 
 #include "absl/status/statusor.h"
 #include "common/config.h"
+#include "common/dataload_job.h"
 #include "common/plan.h"
 #include "coordinator/checkpoint/round_runner.h"
 #include "coordinator/results.h"
@@ -55,7 +56,7 @@ class EpochSaves {
   ~EpochSaves();
 
   // Node `node`'s part of the epoch's job (untimed).
-  ::ckptbench::v1::EpochCheckpoint JobFor(size_t node);
+  EpochCheckpointJob JobFor(size_t node);
   // A node's ask (DataloadRound::OnAction).
   void OnAsk(size_t node, const ActionAsk& ask,
              RoundWorkload::ActionReplyFn reply);

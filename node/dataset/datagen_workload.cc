@@ -24,17 +24,11 @@
 #include "node/pattern.h"
 #include "node/round/phase_usage.h"
 #include "node/storage/timed_storage.h"
-#include "proto/ckptbench/v1/dataset.pb.h"
-#include "wire/backend_codec.h"
-#include "wire/dataset_codec.h"
+#include "wire/datagen_codec.h"
 
 namespace ckpt {
 namespace {
 
-namespace v1 = ::ckptbench::v1;
-
-constexpr uint64_t kMaxBlock = 1ull << 30;
-constexpr uint32_t kMaxWriteThreads = 1024;
 constexpr size_t kRemoveBatch = 1000;
 
 double SecondsSince(std::chrono::steady_clock::time_point t0) {
@@ -53,7 +47,6 @@ class DatagenWorkload : public NodeWorkload {
   }
 
  private:
-  absl::Status CheckJob() const;
   // Objects [first_, end_): shards (tar) or sample files.
   uint64_t ObjectCount() const {
     return spec_.format == DatasetFormat::kTar ? table_.shards()
@@ -69,14 +62,14 @@ class DatagenWorkload : public NodeWorkload {
   }
   absl::Status CreateDirs(Storage& st);
   // The prepare's reply: where the dataset is and what was found there.
-  PrepareOutcome Outcome(const v1::DatagenPrepared& prepared) const;
+  PrepareOutcome Outcome(const DatagenPrepared& prepared) const;
   // Removing where no manifest is: what a datagen (or removal) that did not
   // finish left, its pending manifest (into *text, *found), or its claim
   // alone (claim_only_); neither is an error naming the dataset.
   absl::Status FindUnfinished(Storage& st, const std::string& shown,
                               std::optional<std::string>* text,
                               std::optional<DatasetManifest>* found,
-                              v1::DatagenPrepared* prepared);
+                              DatagenPrepared* prepared);
   // Making: claims the dataset's path for this run and writes the pending
   // manifest there (manifest owner only); a claim an earlier attempt of
   // this run holds (job_.take_over) is taken over.
@@ -95,7 +88,7 @@ class DatagenWorkload : public NodeWorkload {
   absl::Status Remove(const NodePhaseContext& ctx);
   void Fail(absl::Status s, const NodePhaseContext& ctx);
 
-  v1::DatagenJob job_;
+  DatagenJob job_;
   DatasetSpec spec_;
   ShardTable table_;
   StorageLocation location_;
@@ -112,27 +105,9 @@ class DatagenWorkload : public NodeWorkload {
   absl::Status first_error_;
 };
 
-absl::Status DatagenWorkload::CheckJob() const {
-  if (job_.share_count() == 0 || job_.share_index() >= job_.share_count()) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("datagen: share ", job_.share_index(), " of ",
-                     job_.share_count(), " is not a share"));
-  }
-  if (job_.write_threads() < 1 || job_.write_threads() > kMaxWriteThreads) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("dataset.write_threads = ", job_.write_threads(),
-                     ": expected 1 to ", kMaxWriteThreads));
-  }
-  if (job_.block_size() < 1 || job_.block_size() > kMaxBlock) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "io.block_size = ", job_.block_size(), ": expected 1 to ", kMaxBlock));
-  }
-  return absl::OkStatus();
-}
-
 absl::Status DatagenWorkload::FindUnfinished(
     Storage& st, const std::string& shown, std::optional<std::string>* text,
-    std::optional<DatasetManifest>* found, v1::DatagenPrepared* prepared) {
+    std::optional<DatasetManifest>* found, DatagenPrepared* prepared) {
   // A datagen (or a removal) that did not finish left its pending
   // manifest: what it names is what that run wrote.
   ASSIGN_OR_RETURN(
@@ -148,7 +123,7 @@ absl::Status DatagenWorkload::FindUnfinished(
                        "/ of an unfinished datagen, and "
                        "ckptbench removes only the objects a manifest names"));
     }
-    prepared->set_unfinished(true);
+    prepared->unfinished = true;
     claim_only_ = true;
     return absl::OkStatus();
   }
@@ -156,39 +131,34 @@ absl::Status DatagenWorkload::FindUnfinished(
       absl::StrCat(shown, "/", kDatagenClaimDir, "/", kPendingManifestName);
   ASSIGN_OR_RETURN(*found, DatasetManifestFromJson(**text, pending));
   RETURN_IF_ERROR(CheckManifestTotals(**found, pending));
-  prepared->set_manifest_found(true);
-  prepared->set_manifest(**text);
-  prepared->set_unfinished(true);
+  prepared->manifest_found = true;
+  prepared->manifest = **text;
+  prepared->unfinished = true;
   return absl::OkStatus();
 }
 
 absl::StatusOr<PrepareOutcome> DatagenWorkload::Prepare(
     PhaseJob job, StorageSet& storage, const std::atomic<bool>& /*abort*/) {
-  if (!job_.ParseFromString(job.workload_job)) {
-    return absl::InvalidArgumentError("datagen: a job that does not parse");
-  }
-  RETURN_IF_ERROR(CheckJob());
-  ASSIGN_OR_RETURN(const BackendOptions backend, FromWire(job_.backend()));
-  RETURN_IF_ERROR(CheckBackendOptions(backend));
-  ASSIGN_OR_RETURN(location_, storage.Open(job_.dataset_uri(), backend,
+  ASSIGN_OR_RETURN(job_, DecodeDatagenJob(job.workload_job));
+  ASSIGN_OR_RETURN(location_, storage.Open(job_.dataset_uri, job_.backend,
                                            LocationRoot::kAsGiven));
   counters_ = &storage.counters();
   Storage& st = *location_.storage;
-  const std::string shown = EscapeForTerminal(job_.dataset_uri());
+  const std::string shown = EscapeForTerminal(job_.dataset_uri);
   ASSIGN_OR_RETURN(std::optional<std::string> text,
                    ReadManifest(st, location_.path, shown));
-  v1::DatagenPrepared prepared;
+  DatagenPrepared prepared;
   std::optional<DatasetManifest> found;
   if (text) {
-    prepared.set_manifest_found(true);
-    prepared.set_manifest(*text);
+    prepared.manifest_found = true;
+    prepared.manifest = *text;
     ASSIGN_OR_RETURN(
         found, DatasetManifestFromJson(
                    *text, absl::StrCat(shown, "/", kDatasetManifestName)));
     RETURN_IF_ERROR(CheckManifestTotals(
         *found, absl::StrCat(shown, "/", kDatasetManifestName)));
   }
-  if (job_.remove()) {
+  if (job_.remove) {
     if (!found) {
       RETURN_IF_ERROR(FindUnfinished(st, shown, &text, &found, &prepared));
       if (claim_only_) return Outcome(prepared);
@@ -196,36 +166,35 @@ absl::StatusOr<PrepareOutcome> DatagenWorkload::Prepare(
     spec_ = found->spec;
     manifest_text_ = *text;
   } else {
-    ASSIGN_OR_RETURN(spec_, FromWire(job_.spec()));
-    RETURN_IF_ERROR(CheckDatasetSpec(spec_, "datagen"));
+    spec_ = job_.spec;
+    RETURN_IF_ERROR(CheckDatasetSpec(spec_, kDatagenWorkload));
     if (found) {
       RETURN_IF_ERROR(CheckManifestMatches(*found, spec_, shown));
       reuse_ = true;
-      prepared.set_reuse(true);
-    } else if (job_.manifest_owner()) {
+      prepared.reuse = true;
+    } else if (job_.manifest_owner) {
       RETURN_IF_ERROR(CheckFreeSpace(st, shown));
       RETURN_IF_ERROR(Claim(st, job.run_id, shown));
     }
   }
   if (spec_.format == DatasetFormat::kTar) table_ = BuildShardTable(spec_);
   const uint64_t n = ObjectCount();
-  first_ = n * job_.share_index() / job_.share_count();
-  end_ = n * (job_.share_index() + 1) / job_.share_count();
+  first_ = n * job_.share_index / job_.share_count;
+  end_ = n * (job_.share_index + 1) / job_.share_count;
   next_ = first_;
-  if (!reuse_ && !job_.remove()) {
+  if (!reuse_ && !job_.remove) {
     for (uint64_t k = first_; k < end_; ++k) total_bytes_ += ObjectBytes(k);
     RETURN_IF_ERROR(CreateDirs(st));
   }
   return Outcome(prepared);
 }
 
-PrepareOutcome DatagenWorkload::Outcome(
-    const v1::DatagenPrepared& prepared) const {
+PrepareOutcome DatagenWorkload::Outcome(const DatagenPrepared& prepared) const {
   PrepareOutcome out;
   out.storage_kind = location_.storage->Kind();
   out.filesystem = location_.storage->Filesystem(location_.path);
   out.cache.method = CacheMethod::kNone;
-  out.workload_outcome = prepared.SerializeAsString();
+  out.workload_outcome = EncodeDatagenPrepared(prepared);
   return out;
 }
 
@@ -280,7 +249,7 @@ absl::Status DatagenWorkload::Claim(Storage& st, const std::string& run_id,
         // dataset: finished by this one, its objects written again (a
         // write replaces what is there), its claim kept and its pending
         // manifest renamed to this run.
-        const auto& ours = job_.take_over();
+        const auto& ours = job_.take_over;
         if (std::find(ours.begin(), ours.end(), m->run_id) != ours.end() &&
             CheckManifestMatches(*m, spec_, shown).ok()) {
           LOG_INFO(
@@ -350,7 +319,7 @@ absl::Status DatagenWorkload::WriteObject(uint64_t k, Storage& st,
     off += n;
     bytes_.fetch_add(n, std::memory_order_relaxed);
   }
-  if (job_.fsync()) RETURN_IF_ERROR(f->Sync());
+  if (job_.fsync) RETURN_IF_ERROR(f->Sync());
   RETURN_IF_ERROR(f->Close());
   objects_.fetch_add(1, std::memory_order_relaxed);
   samples_.fetch_add(shard ? shard->end() - shard->first() : 1,
@@ -364,8 +333,8 @@ void DatagenWorkload::Writer(OpStats* ops, const NodePhaseContext& ctx) {
   for (uint64_t k = first_; k < end_ && k < first_ + 1024; ++k) {
     largest = std::max(largest, ObjectBytes(k));
   }
-  std::vector<unsigned char> buffer(static_cast<size_t>(std::min<uint64_t>(
-      job_.block_size(), std::max(largest, uint64_t{4096}))));
+  std::vector<unsigned char> buffer(static_cast<size_t>(
+      std::min<uint64_t>(job_.block_size, std::max(largest, uint64_t{4096}))));
   for (;;) {
     if (ctx.aborted()) break;
     const uint64_t k = next_.fetch_add(1);
@@ -383,7 +352,7 @@ void DatagenWorkload::Writer(OpStats* ops, const NodePhaseContext& ctx) {
 absl::Status DatagenWorkload::Remove(const NodePhaseContext& ctx) {
   Storage& st = *location_.storage;
   if (claim_only_) return absl::OkStatus();  // nothing but the claim
-  if (job_.manifest_owner()) {
+  if (job_.manifest_owner) {
     // The pending manifest first (a dataset made before there was one
     // gets one now): a removal killed after the manifest went can be
     // finished by the next --remove. Then the manifest, so nothing reads
@@ -435,11 +404,11 @@ PhaseOutcome DatagenWorkload::Run(const NodePhaseContext& ctx) {
   PhaseOutcome out;
   const auto t0 = std::chrono::steady_clock::now();
   const PhaseUsage usage(*counters_);
-  if (job_.remove()) {
+  if (job_.remove) {
     first_error_ = Remove(ctx);
   } else if (!reuse_ && end_ > first_) {
     const uint32_t threads = static_cast<uint32_t>(
-        std::min<uint64_t>(job_.write_threads(), end_ - first_));
+        std::min<uint64_t>(job_.write_threads, end_ - first_));
     std::vector<OpStats> ops(threads);
     std::vector<std::thread> writers;
     running_ = static_cast<int>(threads);
@@ -463,7 +432,7 @@ PhaseOutcome DatagenWorkload::Run(const NodePhaseContext& ctx) {
     // stores have none to sync).
     const auto sync0 = std::chrono::steady_clock::now();
     for (const std::string& d : dirs_) {
-      if (!first_error_.ok() || !job_.fsync()) break;
+      if (!first_error_.ok() || !job_.fsync) break;
       first_error_ = location_.storage->SyncDir(JoinPath(location_.path, d));
     }
     out.dir_sync_seconds = SecondsSince(sync0);
@@ -475,11 +444,8 @@ PhaseOutcome DatagenWorkload::Run(const NodePhaseContext& ctx) {
   rank.done_seconds = seconds;
   out.ranks.push_back(rank);
   usage.Into(&out);
-  v1::DatagenReport report;
-  report.set_objects(objects_.load());
-  report.set_bytes(bytes_.load());
-  report.set_samples(samples_.load());
-  out.workload_report = report.SerializeAsString();
+  out.workload_report =
+      EncodeDatagenReport({objects_.load(), bytes_.load(), samples_.load()});
   return out;
 }
 

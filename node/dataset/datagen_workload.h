@@ -12,11 +12,12 @@
 
 #include <memory>
 
+#include "common/datagen_job.h"
 #include "node/round/node_workload.h"
 
 namespace ckpt {
 
-inline constexpr char kDatagenWorkload[] = "datagen";
+// Registered under kDatagenWorkload (common/datagen_job.h).
 
 std::unique_ptr<NodeWorkload> NewDatagenWorkload();
 

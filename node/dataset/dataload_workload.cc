@@ -23,64 +23,13 @@
 #include "node/dataset/sample_index.h"
 #include "node/round/phase_usage.h"
 #include "proto/ckptbench/v1/dataset.pb.h"
-#include "wire/backend_codec.h"
+#include "wire/dataload_codec.h"
 #include "wire/histogram_codec.h"
-#include "wire/kinds_codec.h"
 
 namespace ckpt {
 namespace {
 
 namespace v1 = ::ckptbench::v1;
-
-// The key table's bounds (common/dataset_options.h), checked again on
-// receipt.
-constexpr uint32_t kMaxWorkers = kMaxDataloadWorkers;
-constexpr uint32_t kMaxPrefetch = kMaxPrefetchFactor;
-constexpr uint32_t kMaxRanks = kMaxDataloadRanks;
-constexpr double kMaxStepSeconds = 3600;
-
-absl::Status Bad(const std::string& what) {
-  return absl::InvalidArgumentError(absl::StrCat("dataload: ", what));
-}
-
-absl::Status CheckJob(const v1::DataloadJob& j) {
-  if (j.ranks() < 1 || j.ranks() > kMaxRanks || j.world() < 1 ||
-      j.first_rank() >= j.world() || j.ranks() > j.world() - j.first_rank()) {
-    return Bad(absl::StrCat("ranks ", j.first_rank(), " + ", j.ranks(),
-                            " of a world of ", j.world(), " are no share"));
-  }
-  if (j.batch_size() < 1 || j.num_workers() < 1 ||
-      j.num_workers() > kMaxWorkers || j.prefetch_factor() < 1 ||
-      j.prefetch_factor() > kMaxPrefetch) {
-    return Bad(absl::StrCat(
-        "batch_size ", j.batch_size(), ", num_workers ", j.num_workers(),
-        ", prefetch_factor ", j.prefetch_factor(),
-        ": expected at least 1, at "
-        "most ",
-        kMaxWorkers, " workers and ", kMaxPrefetch, " batches each"));
-  }
-  for (double t : {j.compute_seconds(), j.preprocess_seconds()}) {
-    if (!std::isfinite(t) || t < 0 || t > kMaxStepSeconds) {
-      return Bad(absl::StrCat("a compute or preprocess time of ", t,
-                              " s: expected 0 to ", kMaxStepSeconds));
-    }
-  }
-  if (j.block_size() < 4096 || j.block_size() > (1ull << 30)) {
-    return Bad(absl::StrCat("io.block_size ", j.block_size(),
-                            ": expected 4 KiB to 1 GiB"));
-  }
-  if (j.access() != v1::DATA_ACCESS_MAP &&
-      j.access() != v1::DATA_ACCESS_ITERABLE) {
-    return Bad(absl::StrCat("an access of ", static_cast<int>(j.access()),
-                            ": expected map or iterable"));
-  }
-  if (j.access() == v1::DATA_ACCESS_ITERABLE &&
-      (j.shuffle_buffer() < 1 || j.shuffle_buffer() > kMaxShuffleBuffer)) {
-    return Bad(absl::StrCat("a shuffle buffer of ", j.shuffle_buffer(),
-                            " samples: expected 1 to ", kMaxShuffleBuffer));
-  }
-  return absl::OkStatus();
-}
 
 class DataloadWorkload : public NodeWorkload {
  public:
@@ -93,7 +42,7 @@ class DataloadWorkload : public NodeWorkload {
   std::vector<RankProgress> Progress() const override {
     std::vector<RankProgress> p;
     for (size_t r = 0; r < ranks_.size(); ++r) {
-      p.push_back({job_.first_rank() + static_cast<uint32_t>(r),
+      p.push_back({job_.first_rank + static_cast<uint32_t>(r),
                    bytes_[r].load(std::memory_order_relaxed), 0});
     }
     return p;
@@ -109,9 +58,9 @@ class DataloadWorkload : public NodeWorkload {
   // read (to be made cold).
   std::vector<std::string> PlanRanks();
   // A dataset ckptbench did not make: listed (and indexed) into index_.
-  absl::StatusOr<v1::DatasetListing> ListDatasetAt(
-      Storage& storage, const std::string& shown,
-      const std::atomic<bool>& abort);
+  absl::StatusOr<DatasetListing> ListDatasetAt(Storage& storage,
+                                               const std::string& shown,
+                                               const std::atomic<bool>& abort);
   // The plan's index fits in what this node has (dataload_memory.h): the
   // listing's or the manifest's counts, `what` naming them.
   absl::Status CheckFootprint(DatasetFormat format, uint64_t samples,
@@ -128,7 +77,12 @@ class DataloadWorkload : public NodeWorkload {
               const std::vector<Counts>& counts, PhaseOutcome* out);
 
   const std::shared_ptr<KeptIndex> kept_;  // the node's, across epochs
-  v1::DataloadJob job_;
+  // The job's workers per rank (the key table's bound, checked).
+  uint32_t Workers() const {
+    return static_cast<uint32_t>(job_.loader.num_workers);
+  }
+
+  DataloadJob job_;
   std::optional<SampleIndex> index_;
   std::string root_;
   std::vector<Rank> ranks_;
@@ -141,23 +95,16 @@ class DataloadWorkload : public NodeWorkload {
 
 absl::StatusOr<PrepareOutcome> DataloadWorkload::Prepare(
     PhaseJob job, StorageSet& storage, const std::atomic<bool>& abort) {
-  if (!job_.ParseFromString(job.workload_job)) {
-    return Bad("a job that does not parse");
-  }
-  RETURN_IF_ERROR(CheckJob(job_));
-  ASSIGN_OR_RETURN(const BackendOptions backend, FromWire(job_.backend()));
-  RETURN_IF_ERROR(CheckBackendOptions(backend));
-  ASSIGN_OR_RETURN(const CacheMode mode,
-                   FromWire(job_.cache_mode(), "io.cache_mode"));
-  ASSIGN_OR_RETURN(
-      StorageLocation root,
-      storage.Open(job_.dataset_uri(), backend, LocationRoot::kAsGiven));
+  ASSIGN_OR_RETURN(job_, DecodeDataloadJob(job.workload_job));
+  const BackendOptions& backend = job_.backend;
+  ASSIGN_OR_RETURN(StorageLocation root, storage.Open(job_.dataset_uri, backend,
+                                                      LocationRoot::kAsGiven));
   counters_ = &storage.counters();
   root_ = root.path;
-  const std::string shown = EscapeForTerminal(job_.dataset_uri());
-  v1::DataloadPrepared prepared;
-  if (job_.listed()) {
-    ASSIGN_OR_RETURN(*prepared.mutable_listing(),
+  const std::string shown = EscapeForTerminal(job_.dataset_uri);
+  DataloadPrepared prepared;
+  if (job_.listed) {
+    ASSIGN_OR_RETURN(prepared.listing,
                      ListDatasetAt(*root.storage, shown, abort));
   } else {
     ASSIGN_OR_RETURN(std::optional<std::string> text,
@@ -175,20 +122,20 @@ absl::StatusOr<PrepareOutcome> DataloadWorkload::Prepare(
                                     manifest.spec.samples, " at ", where)));
     RETURN_IF_ERROR(CheckManifestTotals(manifest, where));
     index_.emplace(manifest.spec);
-    prepared.set_manifest(*text);
+    prepared.manifest = *text;
   }
   RETURN_IF_ERROR(CheckEveryRankReads(
-      index_->spec().samples, index_->objects(), job_.world(),
-      job_.access() == v1::DATA_ACCESS_ITERABLE, job_.drop_last(),
+      index_->spec().samples, index_->objects(), job_.world,
+      job_.loader.access == DataAccess::kIterable, job_.loader.drop_last,
       absl::StrCat("the dataset at ", shown)));
   const std::vector<std::string> objects = PlanRanks();
   bytes_ = std::make_unique<std::atomic<uint64_t>[]>(ranks_.size());
   // Each worker its own backend (its own connections), opened untimed.
   for (Rank& r : ranks_) {
-    for (uint32_t w = 0; w < job_.num_workers(); ++w) {
+    for (uint32_t w = 0; w < Workers(); ++w) {
       sets_.push_back(std::make_unique<StorageSet>(storage.memory()));
       ASSIGN_OR_RETURN(StorageLocation loc,
-                       sets_.back()->Open(job_.dataset_uri(), backend,
+                       sets_.back()->Open(job_.dataset_uri, backend,
                                           LocationRoot::kAsGiven));
       LoaderWorker worker;
       worker.storage = loc.storage.get();
@@ -198,46 +145,35 @@ absl::StatusOr<PrepareOutcome> DataloadWorkload::Prepare(
       held_.push_back(std::move(loc.storage));
     }
   }
-  if (job_.has_checkpoint()) {
+  if (job_.checkpoint) {
     ASSIGN_OR_RETURN(
         checkpoints_,
-        EpochCheckpointer::Prepare(job_.checkpoint(), storage, ranks_.size()));
+        EpochCheckpointer::Prepare(*job_.checkpoint, storage, ranks_.size()));
   }
   PrepareOutcome out;
-  ASSIGN_OR_RETURN(out.cache, root.storage->PrepareColdRead(objects, mode));
+  ASSIGN_OR_RETURN(out.cache,
+                   root.storage->PrepareColdRead(objects, job_.cache_mode));
   out.storage_kind = root.storage->Kind();
   out.filesystem = root.storage->Filesystem(root_);
-  out.workload_outcome = prepared.SerializeAsString();
+  out.workload_outcome = EncodeDataloadPrepared(prepared);
   return out;
 }
 
-absl::StatusOr<v1::DatasetListing> DataloadWorkload::ListDatasetAt(
+absl::StatusOr<DatasetListing> DataloadWorkload::ListDatasetAt(
     Storage& storage, const std::string& shown,
     const std::atomic<bool>& abort) {
-  DatasetFormat format;
-  switch (job_.listed_format()) {
-    case v1::DATASET_FORMAT_FILES:
-      format = DatasetFormat::kFiles;
-      break;
-    case v1::DATASET_FORMAT_TAR:
-      format = DatasetFormat::kTar;
-      break;
-    default:
-      return Bad(absl::StrCat("a listed dataset of format ",
-                              static_cast<int>(job_.listed_format()),
-                              ": expected files or tar"));
-  }
+  const DatasetFormat format = job_.listed_format;
   // The coordinator's dataset.list_* (0: the default bound).
   ListingBounds bounds;
-  const v1::ListingLimits& limits = job_.list_limits();
+  const ListLimits& limits = job_.list_limits;
   auto set = [](uint64_t v, uint64_t* bound) {
     if (v != 0) *bound = v;
   };
-  set(limits.max_objects(), &bounds.max_entries);
-  set(limits.max_pages(), &bounds.max_pages);
-  set(limits.max_key_bytes(), &bounds.max_name_bytes);
-  set(limits.max_page_bytes(), &bounds.max_page_bytes);
-  set(limits.max_bytes(), &bounds.max_bytes);
+  set(limits.max_objects, &bounds.max_entries);
+  set(limits.max_pages, &bounds.max_pages);
+  set(limits.max_key_bytes, &bounds.max_name_bytes);
+  set(limits.max_page_bytes, &bounds.max_page_bytes);
+  set(limits.max_bytes, &bounds.max_bytes);
   bounds.abort = &abort;
   bounds.keys = "dataset.list_max_";
   bounds.memory_bytes = UsableBytes(AvailableMemory());
@@ -250,22 +186,22 @@ absl::StatusOr<v1::DatasetListing> DataloadWorkload::ListDatasetAt(
       format, d.samples, d.objects.size(),
       absl::StrCat("the ", d.objects.size(), " objects listed at ", shown),
       d.objects.empty() ? 0 : names / d.objects.size()));
-  v1::DatasetListing l;
-  l.set_objects(d.objects.size());
-  l.set_bytes(d.bytes);
-  l.set_samples(d.samples);
-  l.set_sample_bytes(d.sample_bytes);
-  l.set_ignored(d.ignored);
-  l.set_digest(d.digest);
-  l.set_list_seconds(d.list_seconds);
-  l.set_list_requests(d.list_requests);
-  l.set_index_seconds(d.index_seconds);
-  l.set_index_requests(d.index_requests);
-  l.set_index_bytes(d.index_bytes);
-  l.set_index_reused(d.index_reused);
-  l.set_overlong_objects(d.overlong);
-  l.set_overlong_bytes(d.overlong_bytes);
-  l.set_overlong_first(d.overlong_first);
+  DatasetListing l;
+  l.objects = d.objects.size();
+  l.bytes = d.bytes;
+  l.samples = d.samples;
+  l.sample_bytes = d.sample_bytes;
+  l.ignored = d.ignored;
+  l.digest = d.digest;
+  l.list_seconds = d.list_seconds;
+  l.list_requests = d.list_requests;
+  l.index_seconds = d.index_seconds;
+  l.index_requests = d.index_requests;
+  l.index_bytes = d.index_bytes;
+  l.index_reused = d.index_reused;
+  l.overlong_objects = d.overlong;
+  l.overlong_bytes = d.overlong_bytes;
+  l.overlong_first = d.overlong_first;
   index_.emplace(std::move(d));
   return l;
 }
@@ -277,45 +213,45 @@ absl::Status DataloadWorkload::CheckFootprint(DatasetFormat format,
                                               uint64_t name_bytes) const {
   DataloadShape shape;
   shape.format = format;
-  shape.listed = job_.listed();
-  shape.access = job_.access() == v1::DATA_ACCESS_ITERABLE
+  shape.listed = job_.listed;
+  shape.access = job_.loader.access == DataAccess::kIterable
                      ? DataAccess::kIterable
                      : DataAccess::kMap;
   shape.samples = samples;
   shape.objects = objects;
   shape.name_bytes = root_.size() + 1 + (name_bytes ? name_bytes : 32);
-  shape.ranks_per_node = job_.ranks();
-  shape.world = job_.world();
+  shape.ranks_per_node = job_.ranks;
+  shape.world = job_.world;
   return CheckDataloadMemory(EstimateDataloadMemory(shape), /*node_side=*/true,
                              AvailableMemory(), what);
 }
 
 std::vector<std::string> DataloadWorkload::PlanRanks() {
   const DatasetSpec& spec = index_->spec();
-  ranks_.resize(job_.ranks());
+  ranks_.resize(job_.ranks);
   // The objects the node's ranks read, one bit each, then their paths.
   std::vector<bool> read(index_->objects(), false);
-  if (job_.access() == v1::DATA_ACCESS_ITERABLE) {
-    const EpochOrder order = ObjectOrder(index_->objects(), job_.seed(),
-                                         job_.epoch(), job_.shuffle());
-    for (uint32_t r = 0; r < job_.ranks(); ++r) {
+  if (job_.loader.access == DataAccess::kIterable) {
+    const EpochOrder order = ObjectOrder(index_->objects(), job_.seed,
+                                         job_.epoch, job_.loader.shuffle);
+    for (uint32_t r = 0; r < job_.ranks; ++r) {
       RankShare& plan = ranks_[r].plan;
       plan.access = DataAccess::kIterable;
-      const uint32_t rank = job_.first_rank() + r;
-      plan.shuffle_seed =
-          Mix64(job_.seed() ^ Mix64(job_.epoch() * kGolden + rank));
-      for (uint32_t w = 0; w < job_.num_workers(); ++w) {
+      const uint32_t rank = job_.first_rank + r;
+      plan.shuffle_seed = Mix64(job_.seed ^ Mix64(job_.epoch * kGolden + rank));
+      for (uint32_t w = 0; w < Workers(); ++w) {
         plan.objects.push_back(
-            WorkerObjects(order, job_.world(), rank, job_.num_workers(), w));
+            WorkerObjects(order, job_.world, rank, Workers(), w));
         for (uint32_t o : plan.objects.back()) read[o] = true;
       }
     }
   } else {
-    const SamplerSpec sampler{spec.samples, job_.world(),   job_.seed(),
-                              job_.epoch(), job_.shuffle(), job_.drop_last()};
-    for (uint32_t r = 0; r < job_.ranks(); ++r) {
+    const SamplerSpec sampler{spec.samples,        job_.world,
+                              job_.seed,           job_.epoch,
+                              job_.loader.shuffle, job_.loader.drop_last};
+    for (uint32_t r = 0; r < job_.ranks; ++r) {
       RankShare& plan = ranks_[r].plan;
-      plan.samples = RankOrder(sampler, job_.first_rank() + r);
+      plan.samples = RankOrder(sampler, job_.first_rank + r);
       for (uint64_t k = 0; k < plan.samples.size(); ++k) {
         read[index_->ObjectOf(plan.samples[k])] = true;
       }
@@ -339,13 +275,13 @@ PhaseOutcome DataloadWorkload::Run(const NodePhaseContext& ctx) {
     }
   }
   LoaderParams params;
-  params.batch_size = job_.batch_size();
-  params.num_workers = job_.num_workers();
-  params.prefetch_factor = job_.prefetch_factor();
-  params.compute_seconds = job_.compute_seconds();
-  params.preprocess_seconds = job_.preprocess_seconds();
-  params.block_size = job_.block_size();
-  params.shuffle_buffer = job_.shuffle_buffer();
+  params.batch_size = job_.loader.batch_size;
+  params.num_workers = job_.loader.num_workers;
+  params.prefetch_factor = job_.loader.prefetch_factor;
+  params.compute_seconds = job_.loader.compute_time;
+  params.preprocess_seconds = job_.loader.preprocess_time;
+  params.block_size = job_.block_size;
+  params.shuffle_buffer = job_.loader.shuffle_buffer;
   params.root = root_;
   std::vector<std::unique_ptr<RankLoader>> loaders;
   std::vector<absl::Status> status(ranks_.size());
@@ -409,7 +345,7 @@ void DataloadWorkload::Report(
   Histogram first_byte, last_byte;
   for (size_t r = 0; r < loaders.size(); ++r) {
     const RankEpochStats& st = loaders[r]->stats();
-    const uint32_t rank = job_.first_rank() + static_cast<uint32_t>(r);
+    const uint32_t rank = job_.first_rank + static_cast<uint32_t>(r);
     v1::RankEpoch* e = report.add_ranks();
     e->set_rank(rank);
     e->set_samples(st.samples);

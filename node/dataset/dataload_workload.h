@@ -11,11 +11,12 @@
 
 #include <memory>
 
+#include "common/dataload_job.h"
 #include "node/round/node_workload.h"
 
 namespace ckpt {
 
-inline constexpr char kDataloadWorkload[] = "dataload";
+// Registered under kDataloadWorkload (common/dataload_job.h).
 
 // A node's dataload epochs, each a new instance; the TAR index one of them
 // made serves the node's later epochs while the listing is unchanged (a

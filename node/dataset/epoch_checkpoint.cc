@@ -20,18 +20,10 @@ namespace v1 = ::ckptbench::v1;
 }  // namespace
 
 absl::StatusOr<std::unique_ptr<EpochCheckpointer>> EpochCheckpointer::Prepare(
-    const v1::EpochCheckpoint& job, StorageSet& storage, size_t ranks) {
-  if (job.every_batches() < 1) {
-    return absl::InvalidArgumentError("dataload: a checkpoint every 0 batches");
-  }
-  ASSIGN_OR_RETURN(PhaseJob save, FromWire(job.save()));
-  if (!save.workload.empty() || !save.save) {
-    return absl::InvalidArgumentError(
-        "dataload: an epoch's checkpoint job that is not a save");
-  }
-  std::unique_ptr<EpochCheckpointer> c(new EpochCheckpointer(
-      std::move(save), storage, ranks, job.every_batches(), job.first_step(),
-      job.first_step_uri()));
+    const EpochCheckpointJob& job, StorageSet& storage, size_t ranks) {
+  std::unique_ptr<EpochCheckpointer> c(
+      new EpochCheckpointer(job.save, storage, ranks, job.every_batches,
+                            job.first_step, job.first_step_uri));
   PhaseJob first = c->save_;
   first.step = c->step_;
   if (first.loop.async) {

@@ -29,6 +29,7 @@
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "common/dataload_job.h"
 #include "common/phase_job.h"
 #include "node/checkpoint/checkpoint_workload.h"
 #include "node/dataset/rank_loader.h"
@@ -41,12 +42,12 @@ namespace ckpt {
 
 class EpochCheckpointer : public StepHook {
  public:
-  // Untimed, at the epoch's prepare: the save's job (checked as the
-  // checkpoint's own prepare checks it, at each save), and an async
-  // save's state for the first step. `ranks`: the node's.
+  // Untimed, at the epoch's prepare: the save's job (a save of the
+  // checkpoint, wire/dataload_codec.h made sure; checked as the
+  // checkpoint's own prepare checks it, at each save), and an async save's
+  // state for the first step. `ranks`: the node's.
   static absl::StatusOr<std::unique_ptr<EpochCheckpointer>> Prepare(
-      const ::ckptbench::v1::EpochCheckpoint& job, StorageSet& storage,
-      size_t ranks);
+      const EpochCheckpointJob& job, StorageSet& storage, size_t ranks);
   ~EpochCheckpointer() override;
 
   // The phase starts: its abort flag and asks, its start instant.

@@ -27,6 +27,7 @@
 #include "coordinator/summary.h"
 #include "inprocess/local_node_client.h"
 #include "proto/ckptbench/v1/dataset.pb.h"
+#include "wire/dataload_codec.h"
 
 namespace ckpt {
 namespace {
@@ -80,20 +81,20 @@ DataloadPlan Plan(DataAccess access, bool listed) {
 PrepareOutcome Prepared(bool listed) {
   const DatasetSpec spec = Spec();
   const DatasetTotals totals = ComputeTotals(spec);
-  v1::DataloadPrepared p;
+  DataloadPrepared p;
   if (listed) {
-    v1::DatasetListing* l = p.mutable_listing();
-    l->set_objects(totals.objects);
-    l->set_bytes(totals.bytes);
-    l->set_samples(spec.samples);
-    l->set_sample_bytes(totals.sample_bytes);
-    l->set_list_seconds(0.01);
-    l->set_index_seconds(0.02);
+    DatasetListing& l = p.listing.emplace();
+    l.objects = totals.objects;
+    l.bytes = totals.bytes;
+    l.samples = spec.samples;
+    l.sample_bytes = totals.sample_bytes;
+    l.list_seconds = 0.01;
+    l.index_seconds = 0.02;
   } else {
-    p.set_manifest(DatasetManifestToJson({spec, totals, "run-fuzz", 0}));
+    p.manifest = DatasetManifestToJson({spec, totals, "run-fuzz", 0});
   }
   PrepareOutcome out;
-  out.workload_outcome = p.SerializeAsString();
+  out.workload_outcome = EncodeDataloadPrepared(p);
   return out;
 }
 
