@@ -13,6 +13,7 @@
 #include "common/config_dataset_checks.h"
 #include "common/config_keys.h"
 #include "common/cuda.h"
+#include "common/key_recheck.h"
 #include "common/status_macros.h"
 
 namespace ckpt {
@@ -108,17 +109,34 @@ absl::Status CheckBackendOptions(const BackendOptions& options) {
   return RecheckKeys(c, "gcs.");
 }
 
+namespace {
+
+absl::Status Recheck(const KeyDef& k, const std::string& v, Config& scratch) {
+  if (auto s = k.set(scratch, v); !s.ok()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(k.key, " = '", v, "': ", s.message()));
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace
+
 absl::Status RecheckKeys(const Config& config, const std::string& prefix) {
   Config scratch;
   for (const auto& k : ConfigKeys()) {
     if (k.key.rfind(prefix, 0) != 0) continue;
-    const std::string v = k.get(config);
-    if (auto s = k.set(scratch, v); !s.ok()) {
-      return absl::InvalidArgumentError(
-          absl::StrCat(k.key, " = '", v, "': ", s.message()));
-    }
+    RETURN_IF_ERROR(Recheck(k, k.get(config), scratch));
   }
   return absl::OkStatus();
+}
+
+absl::Status RecheckKey(const std::string& key, const std::string& value) {
+  const KeyDef* k = FindKey(key);
+  if (k == nullptr) {
+    return absl::InternalError(absl::StrCat("no configuration key ", key));
+  }
+  Config scratch;
+  return Recheck(*k, value, scratch);
 }
 
 absl::Status ValidateConfig(const Config& c, bool need_storage) {

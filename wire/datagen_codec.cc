@@ -1,33 +1,13 @@
 #include "wire/datagen_codec.h"
 
-#include <limits>
-
 #include "absl/strings/str_cat.h"
-#include "common/dataset_manifest.h"
+#include "common/key_recheck.h"
 #include "common/status_macros.h"
 #include "proto/ckptbench/v1/dataset.pb.h"
 #include "wire/backend_codec.h"
 #include "wire/dataset_codec.h"
 
 namespace ckpt {
-namespace {
-
-// dataset.write_threads and io.block_size as the key table takes them:
-// one bound for the configuration and the node.
-absl::Status CheckThroughKeys(uint32_t write_threads, uint64_t block_size) {
-  if (write_threads > static_cast<uint32_t>(std::numeric_limits<int>::max())) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "dataset.write_threads = '", write_threads,
-        "': expected an integer from 1 to ", kMaxDatagenWriteThreads));
-  }
-  Config c;
-  c.dataset.write_threads = static_cast<int>(write_threads);
-  c.io.block_size = block_size;
-  RETURN_IF_ERROR(RecheckKeys(c, "dataset.write_threads"));
-  return RecheckKeys(c, "io.block_size");
-}
-
-}  // namespace
 
 std::string EncodeDatagenJob(const DatagenJob& job) {
   v1::DatagenJob w;
@@ -65,10 +45,12 @@ absl::StatusOr<DatagenJob> DecodeDatagenJob(const std::string& bytes) {
   }
   job.write_threads = w.write_threads();
   job.block_size = w.block_size();
-  RETURN_IF_ERROR(CheckThroughKeys(job.write_threads, job.block_size));
+  // Through the key table: the configuration's bounds are the node's.
+  RETURN_IF_ERROR(
+      RecheckKey("dataset.write_threads", absl::StrCat(job.write_threads)));
+  RETURN_IF_ERROR(RecheckKey("io.block_size", absl::StrCat(job.block_size)));
   job.fsync = w.fsync();
-  ASSIGN_OR_RETURN(job.backend, FromWire(w.backend()));
-  RETURN_IF_ERROR(CheckBackendOptions(job.backend));
+  ASSIGN_OR_RETURN(job.backend, FromWire(w.backend()));  // checked there
   job.manifest_owner = w.manifest_owner();
   job.take_over.assign(w.take_over().begin(), w.take_over().end());
   return job;
@@ -89,11 +71,8 @@ absl::StatusOr<DatagenPrepared> DecodeDatagenPrepared(
   if (!w.ParseFromString(bytes)) {
     return absl::DataLossError("a datagen prepare outcome that does not parse");
   }
-  if (w.manifest().size() > kMaxDatasetManifestBytes) {
-    return absl::DataLossError(absl::StrCat(
-        "a datagen prepare outcome with a manifest of ", w.manifest().size(),
-        " bytes (at most ", kMaxDatasetManifestBytes, ")"));
-  }
+  RETURN_IF_ERROR(
+      CheckManifestOnWire(w.manifest(), "a datagen prepare outcome"));
   DatagenPrepared p;
   p.manifest_found = w.manifest_found();
   p.manifest = w.manifest();

@@ -1,13 +1,14 @@
 #include "wire/dataload_codec.h"
 
-#include <limits>
+#include <optional>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
-#include "common/dataset_manifest.h"
+#include "common/key_recheck.h"
 #include "common/status_macros.h"
 #include "proto/ckptbench/v1/dataset.pb.h"
 #include "wire/backend_codec.h"
+#include "wire/dataset_codec.h"
 #include "wire/kinds_codec.h"
 #include "wire/prepare_codec.h"
 
@@ -18,14 +19,21 @@ absl::Status Bad(const std::string& what) {
   return absl::InvalidArgumentError(absl::StrCat("dataload: ", what));
 }
 
-// A count the key table holds as an int: one past int's range is refused
-// here (the table would see it wrapped), naming the key.
-absl::StatusOr<int> AsInt(uint32_t v, const char* key) {
-  if (v > static_cast<uint32_t>(std::numeric_limits<int>::max())) {
-    return absl::InvalidArgumentError(
-        absl::StrCat(key, " = '", v, "': out of range"));
+// The loader's settings and the block size as they arrived, through the
+// key table: the configuration's bounds are the node's.
+absl::Status CheckThroughKeys(const v1::DataloadJob& w) {
+  const std::pair<const char*, std::string> values[] = {
+      {"dataload.batch_size", absl::StrCat(w.batch_size())},
+      {"dataload.num_workers", absl::StrCat(w.num_workers())},
+      {"dataload.prefetch_factor", absl::StrCat(w.prefetch_factor())},
+      {"dataload.shuffle_buffer", absl::StrCat(w.shuffle_buffer())},
+      {"dataload.compute_time", absl::StrCat(w.compute_seconds())},
+      {"dataload.preprocess_time", absl::StrCat(w.preprocess_seconds())},
+      {"io.block_size", absl::StrCat(w.block_size())}};
+  for (const auto& [key, value] : values) {
+    RETURN_IF_ERROR(RecheckKey(key, value));
   }
-  return static_cast<int>(v);
+  return absl::OkStatus();
 }
 
 absl::StatusOr<DataloadOptions> LoaderFromWire(const v1::DataloadJob& w) {
@@ -41,29 +49,16 @@ absl::StatusOr<DataloadOptions> LoaderFromWire(const v1::DataloadJob& w) {
       return Bad(absl::StrCat("an access of ", static_cast<int>(w.access()),
                               ": expected map or iterable"));
   }
-  ASSIGN_OR_RETURN(o.batch_size, AsInt(w.batch_size(), "dataload.batch_size"));
-  ASSIGN_OR_RETURN(o.num_workers,
-                   AsInt(w.num_workers(), "dataload.num_workers"));
-  ASSIGN_OR_RETURN(o.prefetch_factor,
-                   AsInt(w.prefetch_factor(), "dataload.prefetch_factor"));
-  ASSIGN_OR_RETURN(o.shuffle_buffer,
-                   AsInt(w.shuffle_buffer(), "dataload.shuffle_buffer"));
+  RETURN_IF_ERROR(CheckThroughKeys(w));  // each count fits an int now
+  o.batch_size = static_cast<int>(w.batch_size());
+  o.num_workers = static_cast<int>(w.num_workers());
+  o.prefetch_factor = static_cast<int>(w.prefetch_factor());
+  o.shuffle_buffer = static_cast<int>(w.shuffle_buffer());
   o.compute_time = w.compute_seconds();
   o.preprocess_time = w.preprocess_seconds();
   o.shuffle = w.shuffle();
   o.drop_last = w.drop_last();
   return o;
-}
-
-// The loader's settings and the block size as the key table takes them:
-// one bound for the configuration and the node.
-absl::Status CheckThroughKeys(const DataloadOptions& loader,
-                              uint64_t block_size) {
-  Config c;
-  c.dataload = loader;
-  c.io.block_size = block_size;
-  RETURN_IF_ERROR(RecheckKeys(c, "dataload."));
-  return RecheckKeys(c, "io.block_size");
 }
 
 absl::StatusOr<EpochCheckpointJob> CheckpointFromWire(
@@ -145,9 +140,7 @@ std::string EncodeDataloadJob(const DataloadJob& job) {
   w.set_preprocess_seconds(o.preprocess_time);
   if (job.listed) {
     w.set_listed(true);
-    w.set_listed_format(job.listed_format == DatasetFormat::kFiles
-                            ? v1::DATASET_FORMAT_FILES
-                            : v1::DATASET_FORMAT_TAR);
+    w.set_listed_format(FormatToWire(job.listed_format));
     v1::ListingLimits& limits = *w.mutable_list_limits();
     limits.set_max_objects(job.list_limits.max_objects);
     limits.set_max_pages(job.list_limits.max_pages);
@@ -186,24 +179,18 @@ absl::StatusOr<DataloadJob> DecodeDataloadJob(const std::string& bytes) {
   job.seed = w.seed();
   ASSIGN_OR_RETURN(job.loader, LoaderFromWire(w));
   job.block_size = w.block_size();
-  RETURN_IF_ERROR(CheckThroughKeys(job.loader, job.block_size));
-  ASSIGN_OR_RETURN(job.backend, FromWire(w.backend()));
-  RETURN_IF_ERROR(CheckBackendOptions(job.backend));
+  ASSIGN_OR_RETURN(job.backend, FromWire(w.backend()));  // checked there
   ASSIGN_OR_RETURN(job.cache_mode, FromWire(w.cache_mode(), "io.cache_mode"));
   job.listed = w.listed();
   if (job.listed) {
-    switch (w.listed_format()) {
-      case v1::DATASET_FORMAT_FILES:
-        job.listed_format = DatasetFormat::kFiles;
-        break;
-      case v1::DATASET_FORMAT_TAR:
-        job.listed_format = DatasetFormat::kTar;
-        break;
-      default:
-        return Bad(absl::StrCat("a listed dataset of format ",
-                                static_cast<int>(w.listed_format()),
-                                ": expected files or tar"));
+    const std::optional<DatasetFormat> format =
+        FormatFromWire(w.listed_format());
+    if (!format) {
+      return Bad(absl::StrCat("a listed dataset of format ",
+                              static_cast<int>(w.listed_format()),
+                              ": expected files or tar"));
     }
+    job.listed_format = *format;
     const v1::ListingLimits& l = w.list_limits();
     job.list_limits = {l.max_objects(), l.max_pages(), l.max_key_bytes(),
                        l.max_page_bytes(), l.max_bytes()};
@@ -228,11 +215,8 @@ absl::StatusOr<DataloadPrepared> DecodeDataloadPrepared(
     return absl::DataLossError(
         "a dataload prepare outcome that does not parse");
   }
-  if (w.manifest().size() > kMaxDatasetManifestBytes) {
-    return absl::DataLossError(absl::StrCat(
-        "a dataload prepare outcome with a manifest of ", w.manifest().size(),
-        " bytes (at most ", kMaxDatasetManifestBytes, ")"));
-  }
+  RETURN_IF_ERROR(
+      CheckManifestOnWire(w.manifest(), "a dataload prepare outcome"));
   DataloadPrepared p;
   p.manifest = w.manifest();
   if (w.has_listing()) p.listing = ListingFromWire(w.listing());
