@@ -4,6 +4,8 @@
 #include <utility>
 
 #include "common/datagen_job.h"
+#include "common/dataload_job.h"
+#include "common/phase_job.h"
 
 namespace ckpt {
 namespace {
@@ -107,9 +109,10 @@ constexpr Table<SearchEnd, 4> kSearchEnd{
      {SearchEnd::kLimit, "limit"},
      {SearchEnd::kInterrupted, "interrupted"}}};
 constexpr const auto& TableOf(SearchEnd) { return kSearchEnd; }
-constexpr Table<Workload, 3> kWorkload{{{Workload::kCheckpoint, "checkpoint"},
-                                        {Workload::kDatagen, kDatagenWorkload},
-                                        {Workload::kDataload, "dataload"}}};
+constexpr Table<Workload, 3> kWorkload{
+    {{Workload::kCheckpoint, kCheckpointWorkload},
+     {Workload::kDatagen, kDatagenWorkload},
+     {Workload::kDataload, kDataloadWorkload}}};
 constexpr Table<DataAccess, 2> kDataAccess{
     {{DataAccess::kMap, "map"}, {DataAccess::kIterable, "iterable"}}};
 constexpr const auto& TableOf(DataAccess) { return kDataAccess; }

@@ -96,7 +96,7 @@ int RunOne(const CliArgs& args, const Experiment& experiment,
   Coordinator coordinator(config, setup.plan, target.nodes, progress.get(),
                           target.run_id);
   // A prepare finishes the datagen an earlier attempt of it left.
-  coordinator.TakeOverDatagenOf(target.take_over);
+  coordinator.TakeOverOf(target.take_over);
   // A prepare's result is the dataset's, replaced on --resume.
   return ExecuteRun(target.dir, coordinator, signals, &setup.result,
                     /*overwrite=*/target.prepare);

@@ -1,84 +1,182 @@
-// The checkpoint workload's run (run.workload=checkpoint): save rounds
-// (RunSaves: a claimed step each, run.num_save_calls of them), then load
-// rounds (RunLoads: the step this run committed, else the newest committed
-// one under the restore path, else one written untimed first (Stage);
-// resharded when its layout differs from this run's plan), each a
-// CheckpointRound (coordinator/checkpoint/round_runner.h) through the
-// round protocol.
+// CheckpointRun (coordinator/checkpoint/checkpoint_run.h): the checkpoint
+// workload's preflight, and its save rounds then its load rounds.
+#include "coordinator/checkpoint/checkpoint_run.h"
+
 #include <chrono>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "common/error_kind.h"
 #include "common/log.h"
 #include "common/status_macros.h"
 #include "common/step_layout.h"
-#include "coordinator/checkpoint/disk_match.h"
 #include "coordinator/checkpoint/round_runner.h"
 #include "coordinator/client_check.h"
-#include "coordinator/coordinator.h"
-#include "coordinator/json_codec.h"
+#include "coordinator/reply_check.h"
 #include "coordinator/steps.h"
 
 namespace ckpt {
+namespace {
 
-absl::Status Coordinator::RunSaves(RunResult* result) {
-  if (config_.run.num_save_calls == 0) return absl::OkStatus();
-  const std::string dir = config_.CheckpointsPath();
-  ASSIGN_OR_RETURN(auto listings, InspectAll(dir, false, false));
+// Every node, before any round: a node without a usable GPU fails here.
+absl::Status CheckGpus(RunContext& ctx, RunResult* result) {
+  for (auto* n : ctx.nodes()) {
+    InspectJob job;
+    job.run_id = ctx.run_id();
+    job.accelerator = Accelerator::kGpu;
+    job.backend = ctx.backend();
+    auto rep = n->Inspect(job);
+    if (IsNodeError(rep.status())) {
+      return WithPrefix(rep.status(), absl::StrCat(n->Who(), ": "));
+    }
+    RETURN_IF_ERROR(rep.status());
+    result->notes.push_back(absl::StrCat(n->Who(), " GPUs: ", rep->gpus));
+  }
+  return absl::OkStatus();
+}
+
+// A restore path a load-only run reads (or stages into): its newest
+// committed step of this model, or room to stage one.
+absl::Status CheckRestorePath(RunContext& ctx, RunResult* result) {
+  const Config& config = ctx.config();
+  ASSIGN_OR_RETURN(auto listings,
+                   ctx.InspectAll(config.RestorePath(), false, true));
+  RETURN_IF_ERROR(MatchDisks(ctx, &listings, config.RestorePath(), result));
+  RETURN_IF_ERROR(
+      CheckedMetadata(ctx, listings, config.RestorePath()).status());
+  if (CommonNewest(listings) != 0) return absl::OkStatus();
+  // Staging will write there: make sure it can.
+  auto probe = ctx.InspectAll(config.RestorePath(), /*probe=*/true, false);
+  if (!probe.ok()) {
+    return absl::Status(
+        probe.status().code(),
+        absl::StrCat("storage.restore_path (CKPT_RESTORE_PATH) is not usable: ",
+                     probe.status().message()));
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+RoundSpec NewRoundSpec(RunContext& ctx, bool save, int index,
+                       const std::string& dir, uint64_t step, uint64_t seed) {
+  RoundSpec spec;
+  spec.run_id = ctx.run_id();
+  spec.round_id = ctx.TakeRoundId();
+  spec.save = save;
+  spec.index = index;
+  spec.step = step;
+  spec.seed = seed;
+  spec.step_uri = StepUri(dir, step);
+  spec.dir = dir;
+  spec.interrupted = ctx.interrupted_flag();
+  return spec;
+}
+
+absl::Status CheckpointRun::Preflight(RunContext& ctx, RunResult* result) {
+  const Config& config = ctx.config();
+  const CheckpointPlan& plan = ctx.plan();
+  if (config.DoLoad() && config.load.rank_shift > 0 &&
+      config.load.rank_shift >= plan.world_size) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "load.rank_shift (CKPT_RANK_SHIFT) = ", config.load.rank_shift,
+        ": expected less than the world size, ", plan.world_size,
+        " (nodes x ranks per node)"));
+  }
+  if (const int shift = EffectiveRankShift(config, plan);
+      config.DoLoad() && shift > 0) {
+    result->notes.push_back(absl::StrCat(
+        "loads read other ranks' shards: load.rank_shift = ", shift,
+        " (rank r loads what rank (r + ", shift, ") mod ", plan.world_size,
+        " wrote; rounds[].nodes[].read_from_nodes says whose each node read)"));
+  }
+  if (config.cluster.accelerator == Accelerator::kGpu) {
+    RETURN_IF_ERROR(CheckGpus(ctx, result));
+  }
+  if (config.DoSave() && config.run.num_save_calls > 0) {
+    auto listing =
+        ctx.InspectAll(config.CheckpointsPath(), /*probe=*/true, false);
+    if (!listing.ok()) {
+      return absl::Status(
+          listing.status().code(),
+          absl::StrCat("storage.path (CKPT_DIR_PATH) is not usable: ",
+                       listing.status().message()));
+    }
+  }
+  if (config.DoLoad() && config.run.num_load_calls > 0 &&
+      !(config.DoSave() && config.run.num_save_calls > 0 &&
+        config.RestorePath() == config.CheckpointsPath())) {
+    RETURN_IF_ERROR(CheckRestorePath(ctx, result));
+  }
+  return absl::OkStatus();
+}
+
+absl::Status CheckpointRun::Run(RunContext& ctx, RunResult* result) {
+  absl::Status s;
+  if (ctx.config().DoSave()) s = RunSaves(ctx, result);
+  if (s.ok() && ctx.config().DoLoad()) s = RunLoads(ctx, result);
+  return s;
+}
+
+absl::Status CheckpointRun::RunSaves(RunContext& ctx, RunResult* result) {
+  const Config& config = ctx.config();
+  if (config.run.num_save_calls == 0) return absl::OkStatus();
+  const std::string dir = config.CheckpointsPath();
+  ASSIGN_OR_RETURN(auto listings, ctx.InspectAll(dir, false, false));
   uint64_t step = MaxStep(listings) + 1;
-  RoundRunner runner(config_, plan_, nodes_, progress_);
-  for (int i = 1; i <= config_.run.num_save_calls && !interrupted_;
+  RoundRunner runner(config, ctx.plan(), ctx.nodes(), ctx.progress());
+  for (int i = 1; i <= config.run.num_save_calls && !ctx.interrupted();
        ++i, ++step) {
-    ASSIGN_OR_RETURN(step, ClaimStep(dir, step));
-    written_steps_.insert(step);
-    RoundSpec spec = NewSpec(/*save=*/true, i, dir, step, config_.run.seed);
+    ASSIGN_OR_RETURN(step, ctx.ClaimStep(dir, step));
+    RoundSpec spec =
+        NewRoundSpec(ctx, /*save=*/true, i, dir, step, config.run.seed);
     result->rounds.push_back(runner.Run(spec));
     const RoundResult& r = result->rounds.back();
     if (r.status != RunStatus::kOk) {
-      Publish(result);
-      RemoveFailedStep(dir, step, result);
+      ctx.Publish(result);
+      ctx.RemoveFailedStep(dir, step, result);
       return absl::AbortedError(r.error);
     }
-    saved_ = true;
-    committed_step_ = step;
+    ctx.NoteCommitted(step);
     LOG_INFO("save %d: step-%d, %.3f s, %.1f MiB/s", i, step, r.seconds,
              r.throughput_mib_s);
     FlagShortPhase(&result->rounds.back());
     FlagClientBound(&result->rounds.back());
-    Publish(result);
+    ctx.Publish(result);
   }
   return absl::OkStatus();
 }
 
-absl::Status Coordinator::Stage(RunResult* result,
-                                const std::vector<StepListing>& listings) {
-  const std::string dir = config_.RestorePath();
-  ASSIGN_OR_RETURN(uint64_t step, ClaimStep(dir, MaxStep(listings) + 1));
-  written_steps_.insert(step);
-  RoundSpec spec = NewSpec(/*save=*/true, 0, dir, step, config_.run.seed);
+absl::StatusOr<uint64_t> CheckpointRun::Stage(
+    RunContext& ctx, RunResult* result,
+    const std::vector<StepListing>& listings) {
+  const Config& config = ctx.config();
+  const std::string dir = config.RestorePath();
+  ASSIGN_OR_RETURN(uint64_t step, ctx.ClaimStep(dir, MaxStep(listings) + 1));
+  RoundSpec spec =
+      NewRoundSpec(ctx, /*save=*/true, 0, dir, step, config.run.seed);
   spec.staged = true;
   std::string note = absl::StrCat(
       "no committed checkpoint",
-      config_.storage.node_local ? " common to every node's disk" : "",
+      config.storage.node_local ? " common to every node's disk" : "",
       " under ", dir, ": staged ", StepDirName(spec.step),
       " first (untimed, not in the summary)");
   LOG_INFO("%s", note);
   result->notes.push_back(note);
-  RoundRunner runner(config_, plan_, nodes_, progress_);
+  RoundRunner runner(config, ctx.plan(), ctx.nodes(), ctx.progress());
   result->rounds.push_back(runner.Run(spec));
-  Publish(result);
+  ctx.Publish(result);
   const RoundResult& r = result->rounds.back();
   if (r.status != RunStatus::kOk) {
-    RemoveFailedStep(dir, spec.step, result);
+    ctx.RemoveFailedStep(dir, spec.step, result);
     return absl::AbortedError(absl::StrCat("staging: ", r.error));
   }
-  staged_step_ = spec.step;
-  return absl::OkStatus();
+  return spec.step;
 }
 
-absl::StatusOr<ReshardPlan> Coordinator::PlanResharded(
-    const std::vector<StepListing>& listings, const std::string& dir,
-    const CheckpointMetadata& meta) {
+absl::StatusOr<ReshardPlan> PlanResharded(
+    const RunContext& ctx, const std::vector<StepListing>& listings,
+    const std::string& dir, const CheckpointMetadata& meta) {
   const auto t0 = std::chrono::steady_clock::now();
   // One storage owner (shared storage): its .metadata maps every file.
   const auto& l = listings.front();
@@ -86,8 +184,9 @@ absl::StatusOr<ReshardPlan> Coordinator::PlanResharded(
       absl::StrCat(StepUri(dir, l.metadata_step), "/.metadata");
   std::vector<SavedFile> saved;
   RETURN_IF_ERROR(ParseMetadata(l.newest_metadata, where, &saved).status());
-  ASSIGN_OR_RETURN(auto plan, PlanReshard(plan_, std::move(saved),
-                                          config_.load.reshard_reads, where));
+  ASSIGN_OR_RETURN(auto plan,
+                   PlanReshard(ctx.plan(), std::move(saved),
+                               ctx.config().load.reshard_reads, where));
   plan.from_world = meta.world_size;
   plan.from_ranks_per_node = std::max(1, meta.ranks_per_node);
   plan.from_layout = meta.layout;
@@ -102,32 +201,32 @@ absl::StatusOr<ReshardPlan> Coordinator::PlanResharded(
   return plan;
 }
 
-absl::Status Coordinator::RunLoads(RunResult* result) {
-  if (config_.run.num_load_calls == 0) return absl::OkStatus();
-  const std::string dir = config_.RestorePath();
+absl::Status CheckpointRun::RunLoads(RunContext& ctx, RunResult* result) {
+  const Config& config = ctx.config();
+  if (config.run.num_load_calls == 0) return absl::OkStatus();
+  const std::string dir = config.RestorePath();
   // A run that saved there loads the step it committed itself, never a
   // newer one a concurrent run committed meanwhile; a staged step likewise.
-  uint64_t step = dir == config_.CheckpointsPath() ? committed_step_ : 0;
+  uint64_t step = dir == config.CheckpointsPath() ? ctx.committed_step() : 0;
   std::vector<StepListing> listings;
   if (step == 0) {
-    ASSIGN_OR_RETURN(listings, InspectAll(dir, false, true));
+    ASSIGN_OR_RETURN(listings, ctx.InspectAll(dir, false, true));
     step = CommonNewest(listings);
     if (step == 0) {
-      RETURN_IF_ERROR(Stage(result, listings));
-      step = staged_step_;
+      ASSIGN_OR_RETURN(step, Stage(ctx, result, listings));
     }
   }
   // Each owner's .metadata of that step (NotFound where it is missing).
   if (listings.empty() || step != CommonNewest(listings)) {
-    ASSIGN_OR_RETURN(listings, InspectAll(dir, false, true, step));
+    ASSIGN_OR_RETURN(listings, ctx.InspectAll(dir, false, true, step));
   }
-  RETURN_IF_ERROR(MatchDisks(&listings, dir, result));
-  ASSIGN_OR_RETURN(auto meta, CheckedMetadata(listings, dir));
+  RETURN_IF_ERROR(MatchDisks(ctx, &listings, dir, result));
+  ASSIGN_OR_RETURN(auto meta, CheckedMetadata(ctx, listings, dir));
   // CheckedMetadata made sure the seed and checksum kind are this run's.
   std::optional<ReshardPlan> reshard;
-  if (meta.layout != plan_.layout) {
-    ASSIGN_OR_RETURN(reshard, PlanResharded(listings, dir, meta));
-    result->reshard = SummarizeReshard(*reshard, plan_);
+  if (meta.layout != ctx.plan().layout) {
+    ASSIGN_OR_RETURN(reshard, PlanResharded(ctx, listings, dir, meta));
+    result->reshard = SummarizeReshard(*reshard, ctx.plan());
     result->notes.push_back(absl::StrCat(
         "resharded restore: ", StepUri(dir, step), " was saved by ",
         reshard->from_world, " ranks and is loaded by ", reshard->to_world,
@@ -135,9 +234,9 @@ absl::Status Coordinator::RunLoads(RunResult* result) {
         "): ", absl::StrFormat("%.3f", reshard->Amplification()),
         "x read amplification; see reshard"));
   }
-  RoundRunner runner(config_, plan_, nodes_, progress_);
-  for (int i = 1; i <= config_.run.num_load_calls && !interrupted_; ++i) {
-    RoundSpec spec = NewSpec(/*save=*/false, i, dir, step, meta.seed);
+  RoundRunner runner(config, ctx.plan(), ctx.nodes(), ctx.progress());
+  for (int i = 1; i <= config.run.num_load_calls && !ctx.interrupted(); ++i) {
+    RoundSpec spec = NewRoundSpec(ctx, /*save=*/false, i, dir, step, meta.seed);
     if (reshard) spec.reshard = &*reshard;
     spec.expected = [&meta](uint32_t rank, uint32_t file, uint32_t seg,
                             uint64_t* out) {
@@ -149,14 +248,14 @@ absl::Status Coordinator::RunLoads(RunResult* result) {
     result->rounds.push_back(runner.Run(spec));
     const RoundResult& r = result->rounds.back();
     if (r.status != RunStatus::kOk) {
-      Publish(result);
+      ctx.Publish(result);
       return absl::AbortedError(r.error);
     }
     LOG_INFO("load %d: step-%d, %.3f s, %.1f MiB/s, verified (%s)", i, step,
              r.seconds, r.throughput_mib_s, r.cache.method);
     FlagShortPhase(&result->rounds.back());
     FlagClientBound(&result->rounds.back());
-    Publish(result);
+    ctx.Publish(result);
   }
   return absl::OkStatus();
 }

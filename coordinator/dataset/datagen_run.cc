@@ -1,37 +1,42 @@
-// Coordinator::RunDatagen: a run whose workload is datagen (`ckptbench
-// datagen`, or run.workload=datagen): one round of the dataset workload
-// (coordinator/dataset/datagen_round.h) through the round protocol, its
-// result in the run's rounds and its dataset block.
+// DatagenRun (coordinator/dataset/datagen_run.h).
+#include "coordinator/dataset/datagen_run.h"
+
 #include "absl/strings/str_cat.h"
 #include "common/bytes.h"
 #include "common/log.h"
+#include "common/status_macros.h"
 #include "coordinator/client_check.h"
-#include "coordinator/coordinator.h"
 #include "coordinator/dataset/datagen_round.h"
+#include "coordinator/dataset/dataset_preflight.h"
 #include "coordinator/round/round_protocol.h"
 
 namespace ckpt {
 
-absl::Status Coordinator::RunDatagen(RunResult* result) {
+absl::Status DatagenRun::Preflight(RunContext& ctx, RunResult*) {
+  return PreflightDataset(ctx);
+}
+
+absl::Status DatagenRun::Run(RunContext& ctx, RunResult* result) {
+  const Config& config = ctx.config();
   DatagenPlan plan;
-  plan.run_id = run_id_;
-  plan.spec = DatasetSpecOf(config_);
-  plan.uri = config_.DatasetPath();
-  plan.node_local = config_.storage.node_local;
-  plan.remove = config_.dataset.remove;
-  plan.write_threads = config_.dataset.write_threads;
-  plan.block_size = config_.io.block_size;
-  plan.fsync = config_.io.fsync;
-  plan.backend = backend_;
-  plan.take_over = take_over_;
+  plan.run_id = ctx.run_id();
+  plan.spec = DatasetSpecOf(config);
+  plan.uri = config.DatasetPath();
+  plan.node_local = config.storage.node_local;
+  plan.remove = config.dataset.remove;
+  plan.write_threads = config.dataset.write_threads;
+  plan.block_size = config.io.block_size;
+  plan.fsync = config.io.fsync;
+  plan.backend = ctx.backend();
+  plan.take_over = ctx.take_over();
   DatasetResult& dataset = result->dataset.emplace();
-  RoundProtocol protocol(nodes_, progress_, config_.run.progress_interval);
-  DatagenRound round(nodes_, plan, &dataset);
-  RoundIds ids{run_id_, next_round_id_++, &interrupted_};
-  result->rounds.push_back(protocol.Run(round, ids));
+  RoundProtocol protocol(ctx.nodes(), ctx.progress(),
+                         config.run.progress_interval);
+  DatagenRound round(ctx.nodes(), plan, &dataset);
+  result->rounds.push_back(protocol.Run(round, ctx.NextRound()));
   RoundResult& r = result->rounds.back();
   if (r.status != RunStatus::kOk) {
-    Publish(result);
+    ctx.Publish(result);
     return absl::AbortedError(r.error);
   }
   if (plan.remove) {
@@ -46,10 +51,10 @@ absl::Status Coordinator::RunDatagen(RunResult* result) {
     LOG_INFO("datagen: %d objects, %s, %.3f s, %.1f MiB/s, %.0f samples/s",
              dataset.written_objects, FormatBytes(dataset.written_bytes),
              r.seconds, r.throughput_mib_s, dataset.samples_per_second);
-    FlagShortPhase(&r);
+    FlagShortPhase(&r, kLargerDataset);
     FlagClientBound(&r);
   }
-  Publish(result);
+  ctx.Publish(result);
   return absl::OkStatus();
 }
 

@@ -1,19 +1,18 @@
-// Coordinator::RunDataload: a run whose workload is dataload
-// (run.workload=dataload): dataload.epochs rounds of the data loader
-// (coordinator/dataset/dataload_round.h) through the round protocol, the
-// first always cold, later ones warm with dataload.warm_epochs; with
-// dataload.checkpoint_every, checkpoints saved during each epoch
-// (coordinator/dataset/epoch_saves.h), their rounds after the epoch's.
+// DataloadRun (coordinator/dataset/dataload_run.h).
+#include "coordinator/dataset/dataload_run.h"
+
 #include <algorithm>
 
 #include "absl/strings/str_cat.h"
 #include "common/log.h"
 #include "common/status_macros.h"
 #include "common/step_layout.h"
+#include "coordinator/checkpoint/checkpoint_run.h"
 #include "coordinator/client_check.h"
-#include "coordinator/coordinator.h"
 #include "coordinator/dataset/accelerator_search.h"
+#include "coordinator/dataset/datagen_run.h"
 #include "coordinator/dataset/dataload_round.h"
+#include "coordinator/dataset/dataset_preflight.h"
 #include "coordinator/dataset/epoch_saves.h"
 #include "coordinator/round/round_protocol.h"
 #include "coordinator/steps.h"
@@ -94,17 +93,35 @@ void LogEpoch(int e, const RoundResult& r) {
           : std::string());
 }
 
+// The epochs' plan from the configuration.
+DataloadPlan MakeDataloadPlan(const RunContext& ctx) {
+  const Config& config = ctx.config();
+  DataloadPlan plan;
+  plan.uri = config.DatasetPath();
+  plan.node_local = config.storage.node_local;
+  plan.listed = config.dataset.source == DatasetSource::kListed;
+  plan.listed_format = config.dataset.format;
+  plan.list_limits = config.dataset.list;
+  plan.ranks_per_node = config.RanksPerNode();
+  plan.seed = config.run.seed;
+  plan.loader = config.dataload;
+  plan.cache_mode =
+      config.io.direct_read ? CacheMode::kDirect : config.io.cache_mode;
+  plan.block_size = config.io.block_size;
+  plan.backend = ctx.backend();
+  return plan;
+}
+
 }  // namespace
 
-uint64_t Coordinator::TakeEpochSaves(EpochSaves& saves, const std::string& dir,
-                                     size_t epoch_at, RunResult* result) {
+uint64_t DataloadRun::TakeEpochSaves(RunContext& ctx, EpochSaves& saves,
+                                     const std::string& dir, size_t epoch_at,
+                                     RunResult* result) {
   std::vector<RoundResult> rounds = saves.TakeRounds();
   const uint64_t uncommitted = saves.uncommitted_step();
   for (RoundResult& s : rounds) {
-    written_steps_.insert(s.step);
     if (s.status == RunStatus::kOk) {
-      saved_ = true;
-      committed_step_ = std::max(committed_step_, s.step);
+      ctx.NoteCommitted(s.step);
       LOG_INFO("save %d (during epoch %d): step-%d, %.3f s, %.1f MiB/s",
                s.index, result->rounds[epoch_at].index, s.step, s.seconds,
                s.throughput_mib_s);
@@ -126,40 +143,42 @@ uint64_t Coordinator::TakeEpochSaves(EpochSaves& saves, const std::string& dir,
   }
   for (RoundResult& s : rounds) result->rounds.push_back(std::move(s));
   if (uncommitted != 0) {
-    RemoveFailedStep(dir, uncommitted, result);
+    ctx.RemoveFailedStep(dir, uncommitted, result);
   }
   return saves.next_step();
 }
 
-absl::Status Coordinator::RunAcceleratorSearch(const DataloadPlan& base,
+absl::Status DataloadRun::RunAcceleratorSearch(RunContext& ctx,
+                                               const DataloadPlan& base,
                                                RunResult* result) {
+  const Config& config = ctx.config();
   AcceleratorSearchResult& search = result->accelerator_search.emplace();
   search.threshold = kMlperfUtilization;
-  search.max_per_node = config_.dataload.find_accelerators;
-  search.nodes = static_cast<int>(nodes_.size());
-  search.compute_seconds = config_.dataload.compute_time;
-  search.batch_size = config_.dataload.batch_size;
+  search.max_per_node = config.dataload.find_accelerators;
+  search.nodes = static_cast<int>(ctx.nodes().size());
+  search.compute_seconds = config.dataload.compute_time;
+  search.batch_size = config.dataload.batch_size;
   result->notes.push_back(absl::StrCat(
       "accelerator search: one cold epoch per count of ranks per node "
       "(dataload.epochs and cluster.num_devices are not used), up to ",
       search.max_per_node, " per node"));
-  RoundProtocol protocol(nodes_, progress_, config_.run.progress_interval);
+  RoundProtocol protocol(ctx.nodes(), ctx.progress(),
+                         config.run.progress_interval);
   DataloadPlan plan = base;
   plan.warm = false;
-  for (int n = NextRanksPerNode(search); n > 0 && !interrupted_;
+  for (int n = NextRanksPerNode(search); n > 0 && !ctx.interrupted();
        n = NextRanksPerNode(search)) {
     plan.epoch = search.trials.size();
     plan.ranks_per_node = n;
-    DataloadRound round(nodes_, plan);
-    RoundIds ids{run_id_, next_round_id_++, &interrupted_};
-    result->rounds.push_back(protocol.Run(round, ids));
+    DataloadRound round(ctx.nodes(), plan);
+    result->rounds.push_back(protocol.Run(round, ctx.NextRound()));
     RoundResult& r = result->rounds.back();
     NoteDataset(round, plan.uri, result);
     if (r.status != RunStatus::kOk) {
-      Publish(result);
+      ctx.Publish(result);
       return absl::AbortedError(r.error);
     }
-    FlagShortPhase(&r);
+    FlagShortPhase(&r, kLargerDataset);
     FlagClientBound(&r);
     AddTrial(r, n, static_cast<int>(result->rounds.size() - 1), &search);
     const auto& t = search.trials.back();
@@ -169,58 +188,52 @@ absl::Status Coordinator::RunAcceleratorSearch(const DataloadPlan& base,
         t.accelerators, n, 100 * t.utilization, t.samples_per_second,
         t.held ? "held" : "fell below 90%",
         t.client_bound ? " (client-bound)" : "");
-    Publish(result);
+    ctx.Publish(result);
   }
   ConcludeSearch(&search);
-  if (interrupted_) search.ended_by = SearchEnd::kInterrupted;
-  Publish(result);
+  if (ctx.interrupted()) search.ended_by = SearchEnd::kInterrupted;
+  ctx.Publish(result);
   return absl::OkStatus();
 }
 
-DataloadPlan Coordinator::MakeDataloadPlan() const {
-  DataloadPlan plan;
-  plan.uri = config_.DatasetPath();
-  plan.node_local = config_.storage.node_local;
-  plan.listed = config_.dataset.source == DatasetSource::kListed;
-  plan.listed_format = config_.dataset.format;
-  plan.list_limits = config_.dataset.list;
-  plan.ranks_per_node = config_.RanksPerNode();
-  plan.seed = config_.run.seed;
-  plan.loader = config_.dataload;
-  plan.cache_mode =
-      config_.io.direct_read ? CacheMode::kDirect : config_.io.cache_mode;
-  plan.block_size = config_.io.block_size;
-  plan.backend = backend_;
-  return plan;
-}
-
-std::unique_ptr<EpochSaves> Coordinator::NewEpochSaves(const std::string& dir,
+std::unique_ptr<EpochSaves> DataloadRun::NewEpochSaves(RunContext& ctx,
+                                                       const std::string& dir,
                                                        uint64_t first_step,
                                                        int saves_before) {
+  const Config& config = ctx.config();
   EpochSavesContext context;
-  context.spec = [this, dir](uint64_t step) {
-    return NewSpec(/*save=*/true, 0, dir, step, config_.run.seed);
+  context.spec = [&ctx, dir](uint64_t step) {
+    return NewRoundSpec(ctx, /*save=*/true, 0, dir, step,
+                        ctx.config().run.seed);
   };
-  context.claim = [this, dir](uint64_t step) { return ClaimStep(dir, step); };
+  context.claim = [&ctx, dir](uint64_t step) {
+    return ctx.ClaimStep(dir, step);
+  };
   context.step_uri = [dir](uint64_t step) { return StepUri(dir, step); };
   context.index_base = saves_before;
-  return std::make_unique<EpochSaves>(config_, plan_, nodes_,
+  return std::make_unique<EpochSaves>(config, ctx.plan(), ctx.nodes(),
                                       std::move(context), first_step);
 }
 
-absl::Status Coordinator::RunDataload(RunResult* result) {
-  DataloadPlan plan = MakeDataloadPlan();
-  if (config_.dataload.find_accelerators > 0) {
-    return RunAcceleratorSearch(plan, result);
+absl::Status DataloadRun::Preflight(RunContext& ctx, RunResult*) {
+  return PreflightDataset(ctx);
+}
+
+absl::Status DataloadRun::Run(RunContext& ctx, RunResult* result) {
+  const Config& config = ctx.config();
+  DataloadPlan plan = MakeDataloadPlan(ctx);
+  if (config.dataload.find_accelerators > 0) {
+    return RunAcceleratorSearch(ctx, plan, result);
   }
-  RoundProtocol protocol(nodes_, progress_, config_.run.progress_interval);
+  RoundProtocol protocol(ctx.nodes(), ctx.progress(),
+                         config.run.progress_interval);
   // Checkpoints during the epochs: the first step claimed before them.
-  const std::string dir = config_.CheckpointsPath();
-  const bool checkpoints = config_.dataload.checkpoint_every > 0;
+  const std::string dir = config.CheckpointsPath();
+  const bool checkpoints = config.dataload.checkpoint_every > 0;
   uint64_t next_step = 0;
   int saves_before = 0;
   if (checkpoints) {
-    auto listings = InspectAll(dir, /*probe=*/true, false);
+    auto listings = ctx.InspectAll(dir, /*probe=*/true, false);
     if (!listings.ok()) {
       return absl::Status(
           listings.status().code(),
@@ -228,44 +241,43 @@ absl::Status Coordinator::RunDataload(RunResult* result) {
                        "epochs' checkpoints: ",
                        listings.status().message()));
     }
-    ASSIGN_OR_RETURN(next_step, ClaimStep(dir, MaxStep(*listings) + 1));
+    ASSIGN_OR_RETURN(next_step, ctx.ClaimStep(dir, MaxStep(*listings) + 1));
   }
   absl::Status status;
-  for (int e = 0; e < config_.dataload.epochs && !interrupted_; ++e) {
+  for (int e = 0; e < config.dataload.epochs && !ctx.interrupted(); ++e) {
     plan.epoch = static_cast<uint64_t>(e);
-    plan.warm = config_.dataload.warm_epochs && e > 0;
+    plan.warm = config.dataload.warm_epochs && e > 0;
     std::unique_ptr<EpochSaves> saves;
     if (checkpoints && next_step != 0) {
-      saves = NewEpochSaves(dir, next_step, saves_before);
+      saves = NewEpochSaves(ctx, dir, next_step, saves_before);
     }
     plan.saves = saves.get();
-    DataloadRound round(nodes_, plan);
-    RoundIds ids{run_id_, next_round_id_++, &interrupted_};
+    DataloadRound round(ctx.nodes(), plan);
     const size_t at = result->rounds.size();
-    result->rounds.push_back(protocol.Run(round, ids));
+    result->rounds.push_back(protocol.Run(round, ctx.NextRound()));
     if (saves) {
       const size_t before = result->rounds.size();
-      next_step = TakeEpochSaves(*saves, dir, at, result);
+      next_step = TakeEpochSaves(ctx, *saves, dir, at, result);
       saves_before += static_cast<int>(result->rounds.size() - before);
       saves.reset();
     }
     NoteDataset(round, plan.uri, result);
     RoundResult& r = result->rounds[at];
     if (r.status != RunStatus::kOk) {
-      Publish(result);
+      ctx.Publish(result);
       status = absl::AbortedError(r.error);
       break;
     }
     LogEpoch(e, r);
-    FlagShortPhase(&r);
+    FlagShortPhase(&r, kLargerDataset);
     FlagClientBound(&r);
-    Publish(result);
+    ctx.Publish(result);
   }
   if (checkpoints) {
     result->interval_seconds = SaveInterval(result->rounds);
     // The step claimed for a save no epoch took: this run's, removed.
-    if (next_step != 0) RemoveFailedStep(dir, next_step, result);
-    Publish(result);
+    if (next_step != 0) ctx.RemoveFailedStep(dir, next_step, result);
+    ctx.Publish(result);
   }
   return status;
 }

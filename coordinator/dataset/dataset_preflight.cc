@@ -5,8 +5,10 @@
 #include "common/dataload_memory.h"
 #include "common/dataset_manifest.h"
 #include "common/epoch_order.h"
+#include "common/error_kind.h"
 #include "common/memory.h"
 #include "common/status_macros.h"
+#include "common/storage_uri.h"
 #include "common/text.h"
 
 namespace ckpt {
@@ -94,6 +96,30 @@ absl::Status CheckDatasetBeforeRun(const Config& c,
     }
   }
   return absl::OkStatus();
+}
+
+absl::Status PreflightDataset(RunContext& ctx) {
+  const Config& config = ctx.config();
+  if (!LooksAtDataset(config)) return absl::OkStatus();
+  std::vector<DatasetLook> looks;
+  std::vector<std::string> uris;
+  for (size_t i = 0; i < ctx.StorageOwners(); ++i) {
+    NodeClient* node = ctx.nodes()[i];
+    InspectJob job;
+    job.run_id = ctx.run_id();
+    job.dataset_uri = ForNode(config.DatasetPath(), node->index());
+    job.backend = ctx.backend();
+    auto look = node->Inspect(job);
+    if (IsNodeError(look.status())) {
+      return WithPrefix(look.status(),
+                        absl::StrCat("dataset.path (CKPT_DATASET_PATH) ",
+                                     job.dataset_uri, " is not usable: "));
+    }
+    RETURN_IF_ERROR(look.status());
+    looks.push_back(std::move(look->dataset));
+    uris.push_back(job.dataset_uri);
+  }
+  return CheckDatasetBeforeRun(config, looks, uris, ctx.nodes().size());
 }
 
 }  // namespace ckpt

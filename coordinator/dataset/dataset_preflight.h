@@ -22,6 +22,7 @@
 #include "absl/status/status.h"
 #include "common/config.h"
 #include "common/inspection.h"
+#include "coordinator/run_context.h"
 
 namespace ckpt {
 
@@ -35,6 +36,10 @@ absl::Status CheckDatasetBeforeRun(const Config& config,
                                    const std::vector<DatasetLook>& looks,
                                    const std::vector<std::string>& uris,
                                    size_t nodes);
+
+// The dataset workloads' preflight: each storage owner's look at the
+// dataset (an Inspect), checked as above; nothing when !LooksAtDataset.
+absl::Status PreflightDataset(RunContext& ctx);
 
 }  // namespace ckpt
 

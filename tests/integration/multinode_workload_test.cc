@@ -14,9 +14,13 @@
 #include <string>
 #include <vector>
 
+#include "absl/strings/str_cat.h"
 #include "coordinator/progress.h"
 #include "coordinator/round/round_protocol.h"
+#include "coordinator/run_context.h"
+#include "coordinator/run_workload.h"
 #include "coordinator/session_server.h"
+#include "coordinator/workload_registry.h"
 #include "inprocess/local_node_client.h"
 #include "node/node_session.h"
 #include "tests/testing/counting_workload.h"
@@ -88,6 +92,15 @@ class RoundProtocolWorkload : public ::testing::TestWithParam<bool> {
  protected:
   // Runs one counting round on 3 nodes, over gRPC or in process.
   RoundResult RunRound(CountingRound& round, uint64_t round_id = 1) {
+    Nodes();
+    if (!protocol_) {
+      protocol_ = std::make_unique<RoundProtocol>(nodes_, &progress_, 0.05);
+    }
+    return protocol_->Run(round, {"run-w", round_id, nullptr});
+  }
+
+  // 3 nodes, over gRPC or in process.
+  const std::vector<NodeClient*>& Nodes() {
     if (GetParam()) {
       if (!grpc_) grpc_ = std::make_unique<GrpcNodes>(3);
       nodes_ = grpc_->nodes();
@@ -95,10 +108,7 @@ class RoundProtocolWorkload : public ::testing::TestWithParam<bool> {
       if (!local_) local_ = std::make_unique<LocalNodes>(3);
       nodes_ = local_->nodes();
     }
-    if (!protocol_) {
-      protocol_ = std::make_unique<RoundProtocol>(nodes_, &progress_, 0.05);
-    }
-    return protocol_->Run(round, {"run-w", round_id, nullptr});
+    return nodes_;
   }
 
   ProgressPrinter progress_{0.05, false};
@@ -247,6 +257,82 @@ TEST_P(RoundProtocolWorkload, StartsNodesTogetherOrStaggeredAsTheWorkloadSays) {
   // The last node started 0.8 s after the first and counted for 0.1 s.
   EXPECT_GE(r.transfer_seconds, 0.85);
   EXPECT_LT(r.transfer_seconds, 10);
+}
+
+// A run-level workload (coordinator/run_workload.h) made of counting
+// rounds: what a new workload brings above the round, registered beside the
+// built-in ones and run through the RunContext the coordinator shares.
+class CountingRun : public RunWorkload {
+ public:
+  CountingRun(int rounds, CountingSpec spec, int interrupt_after)
+      : rounds_(rounds), spec_(spec), interrupt_after_(interrupt_after) {}
+  absl::Status Preflight(RunContext& ctx, RunResult* result) override {
+    result->notes.push_back(
+        absl::StrCat("counting on ", ctx.nodes().size(), " nodes"));
+    return absl::OkStatus();
+  }
+  absl::Status Run(RunContext& ctx, RunResult* result) override {
+    RoundProtocol protocol(ctx.nodes(), ctx.progress(), 0.05);
+    for (int i = 1; i <= rounds_ && !ctx.interrupted(); ++i) {
+      CountingRound round(ctx.nodes().size(), spec_, i);
+      result->rounds.push_back(protocol.Run(round, ctx.NextRound()));
+      const RoundResult& r = result->rounds.back();
+      FlagShortPhase(&result->rounds.back(), "more items");
+      ctx.Publish(result);
+      if (r.status != RunStatus::kOk) return absl::AbortedError(r.error);
+      published.push_back(ctx.Snapshot().rounds.size());
+      if (i == interrupt_after_) ctx.Interrupt("the test has seen enough");
+    }
+    return absl::OkStatus();
+  }
+  std::vector<size_t> published;  // Snapshot's rounds after each
+
+ private:
+  const int rounds_;
+  const CountingSpec spec_;
+  const int interrupt_after_;
+};
+
+TEST_P(RoundProtocolWorkload, ARunLevelWorkloadDrivesItsRoundsThroughTheRun) {
+  CountingSpec spec;
+  spec.items = 10;
+  spec.item_seconds = 0.005;
+  spec.ask_at = 5;
+  CountingRun* made = nullptr;
+  auto registry = WorkloadRegistry::BuiltIn().With(
+      {"counting", [&]() -> std::unique_ptr<RunWorkload> {
+         auto run = std::make_unique<CountingRun>(3, spec, 2);
+         made = run.get();
+         return run;
+       }});
+  ASSERT_TRUE(registry.ok()) << registry.status();
+  auto run = registry->New("counting");
+  ASSERT_TRUE(run.ok()) << run.status();
+  Config config;
+  CheckpointPlan plan;
+  RunContext ctx(config, plan, Nodes(), &progress_, "run-w");
+  RunResult result;
+  ASSERT_TRUE((*run)->Preflight(ctx, &result).ok());
+  testing::internal::CaptureStderr();
+  const absl::Status s = (*run)->Run(ctx, &result);
+  const std::string log = testing::internal::GetCapturedStderr();
+  ASSERT_TRUE(s.ok()) << s;
+  EXPECT_EQ(result.notes, std::vector<std::string>{"counting on 3 nodes"});
+  // The interrupt after the second round kept the third from starting.
+  ASSERT_EQ(result.rounds.size(), 2u);
+  for (const RoundResult& r : result.rounds) {
+    EXPECT_EQ(r.status, RunStatus::kOk) << r.error;
+    EXPECT_EQ(r.nodes.size(), 3u);
+    // Under a second: flagged, with this workload's own advice.
+    EXPECT_NE(std::find(r.flags.begin(), r.flags.end(), RoundFlag::kShortPhase),
+              r.flags.end());
+  }
+  EXPECT_NE(log.find("expected more items"), std::string::npos) << log;
+  ASSERT_NE(made, nullptr);
+  EXPECT_EQ(made->published, (std::vector<size_t>{1, 2}));
+  EXPECT_TRUE(ctx.interrupted());
+  EXPECT_EQ(ctx.interrupt_reason(), "the test has seen enough");
+  EXPECT_EQ(ctx.Snapshot().rounds.size(), 2u);
 }
 
 INSTANTIATE_TEST_SUITE_P(Nodes, RoundProtocolWorkload, ::testing::Bool(),

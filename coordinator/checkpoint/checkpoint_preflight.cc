@@ -1,22 +1,16 @@
-// The coordinator's look at the storage before it saves or loads: each
-// storage owner's listing (steps, the newest .metadata), node-local disks
-// matched to the indexes that saved on them, and the .metadata a load
-// restores, checked against this run; and every node's open of the object
-// stores the run names.
-#include <set>
+// The checkpoint's look at a restore path before it loads: node-local
+// disks matched to the indexes that saved on them, and the .metadata a
+// load restores, checked against this run's plan and configuration.
 #include <utility>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
-#include "common/error_kind.h"
 #include "common/log.h"
 #include "common/status_macros.h"
 #include "common/step_layout.h"
+#include "coordinator/checkpoint/checkpoint_run.h"
 #include "coordinator/checkpoint/disk_match.h"
-#include "coordinator/coordinator.h"
-#include "coordinator/dataset/dataset_preflight.h"
 #include "coordinator/json_codec.h"
-#include "coordinator/reply_check.h"
 #include "coordinator/steps.h"
 
 namespace ckpt {
@@ -125,121 +119,15 @@ absl::Status CheckSums(const CheckpointMetadata& meta,
 
 }  // namespace
 
-absl::StatusOr<StepListing> Coordinator::Inspect(const std::string& uri,
-                                                 bool probe, bool want_metadata,
-                                                 size_t node,
-                                                 uint64_t metadata_step) {
-  InspectJob job;
-  job.metadata_step = metadata_step;
-  job.run_id = run_id_;
-  job.checkpoints_uri = ForNode(uri, nodes_[node]->index());
-  job.probe_write = probe;
-  job.want_metadata = want_metadata;
-  job.backend = backend_;
-  auto listed = nodes_[node]->Inspect(job);
-  if (IsNodeError(listed.status())) {
-    std::string where = config_.storage.node_local
-                            ? absl::StrCat(" on node ", nodes_[node]->index(),
-                                           " (", nodes_[node]->host(), ")")
-                            : "";
-    // The node's kind decides: a bucket that does not exist is bad input,
-    // a store that answers 503 is not.
-    return WithPrefix(listed.status(), absl::StrCat(uri, where, ": "));
-  }
-  ASSIGN_OR_RETURN(Inspection found, std::move(listed));
-  const std::string dir = ForNode(uri, nodes_[node]->index());
-  for (const auto& name : found.listing.ignored) {
-    ignored_steps_.insert(JoinPath(dir, name));
-  }
-  for (const auto& [step, committed] : found.listing.steps) {
-    if (committed || written_steps_.count(step)) continue;
-    partial_steps_.insert(StepUri(dir, step));
-  }
-  return std::move(found.listing);
-}
-
-absl::Status Coordinator::PreflightDataset() {
-  if (!LooksAtDataset(config_)) return absl::OkStatus();
-  std::vector<DatasetLook> looks;
-  std::vector<std::string> uris;
-  for (size_t i = 0; i < StorageOwners(); ++i) {
-    InspectJob job;
-    job.run_id = run_id_;
-    job.dataset_uri = ForNode(config_.DatasetPath(), nodes_[i]->index());
-    job.backend = backend_;
-    auto look = nodes_[i]->Inspect(job);
-    if (IsNodeError(look.status())) {
-      return WithPrefix(look.status(),
-                        absl::StrCat("dataset.path (CKPT_DATASET_PATH) ",
-                                     job.dataset_uri, " is not usable: "));
-    }
-    RETURN_IF_ERROR(look.status());
-    looks.push_back(std::move(look->dataset));
-    uris.push_back(job.dataset_uri);
-  }
-  return CheckDatasetBeforeRun(config_, looks, uris, nodes_.size());
-}
-
-absl::Status Coordinator::OpenOnEveryNode() {
-  // Every target a workload may use: an open sends nothing.
-  const std::pair<std::string, std::string> targets[] = {
-      {"storage.path (CKPT_DIR_PATH)", config_.CheckpointsPath()},
-      {"storage.restore_path (CKPT_RESTORE_PATH)", config_.RestorePath()},
-      {"dataset.path (CKPT_DATASET_PATH)", config_.DatasetPath()}};
-  std::set<std::string> opened;
-  for (const auto& [key, uri] : targets) {
-    if (!IsObjectStoreUri(uri) || !opened.insert(uri).second) continue;
-    for (NodeClient* n : nodes_) {
-      InspectJob job;
-      job.run_id = run_id_;
-      job.checkpoints_uri = ForNode(uri, n->index());
-      job.backend = backend_;
-      job.open_only = true;
-      auto opens = n->Inspect(job);
-      if (IsNodeError(opens.status())) {
-        return WithPrefix(
-            opens.status(),
-            absl::StrCat(key, " is not usable: ", n->Who(), ": "));
-      }
-      RETURN_IF_ERROR(opens.status());
-    }
-  }
-  return absl::OkStatus();
-}
-
-size_t Coordinator::StorageOwners() const {
-  return config_.storage.node_local ? nodes_.size() : 1;
-}
-
-absl::StatusOr<std::vector<StepListing>> Coordinator::InspectAll(
-    const std::string& uri, bool probe, bool want_metadata,
-    uint64_t metadata_step) {
-  std::vector<StepListing> out;
-  for (size_t i = 0; i < StorageOwners(); ++i) {
-    ASSIGN_OR_RETURN(auto rep,
-                     Inspect(uri, probe, want_metadata, i, metadata_step));
-    out.push_back(std::move(rep));
-  }
-  return out;
-}
-
-absl::Status Coordinator::MatchDisks(std::vector<StepListing>* listings,
-                                     const std::string& dir,
-                                     RunResult* result) {
-  if (!config_.storage.node_local) return absl::OkStatus();
-  ASSIGN_OR_RETURN(DiskMatch m,
-                   MatchDisksToIndexes(plan_, *listings, nodes_, dir));
+absl::Status MatchDisks(RunContext& ctx, std::vector<StepListing>* listings,
+                        const std::string& dir, RunResult* result) {
+  if (!ctx.config().storage.node_local) return absl::OkStatus();
+  ASSIGN_OR_RETURN(DiskMatch m, MatchDisksToIndexes(ctx.plan(), *listings,
+                                                    ctx.nodes(), dir));
   if (m.identity) return absl::OkStatus();
-  std::vector<NodeClient*> nodes;
   std::vector<StepListing> ordered;
-  for (size_t j : m.order) {
-    nodes.push_back(nodes_[j]);
-    ordered.push_back(std::move((*listings)[j]));
-  }
-  {
-    std::lock_guard<std::mutex> lock(interrupt_mu_);  // Interrupt reads them
-    nodes_ = std::move(nodes);
-  }
+  for (size_t j : m.order) ordered.push_back(std::move((*listings)[j]));
+  ctx.ReorderNodes(m.order);
   *listings = std::move(ordered);
   std::string note = absl::StrCat(
       "node-local disks: the nodes are not on the machines their indexes "
@@ -250,29 +138,32 @@ absl::Status Coordinator::MatchDisks(std::vector<StepListing>* listings,
   return absl::OkStatus();
 }
 
-absl::StatusOr<CheckpointMetadata> Coordinator::CheckedMetadata(
-    const std::vector<StepListing>& listings, const std::string& dir) {
+absl::StatusOr<CheckpointMetadata> CheckedMetadata(
+    const RunContext& ctx, const std::vector<StepListing>& listings,
+    const std::string& dir) {
+  const Config& config = ctx.config();
+  const auto& nodes = ctx.nodes();
   CheckpointMetadata merged;
   for (size_t i = 0; i < listings.size(); ++i) {
     const auto& l = listings[i];
     if (l.metadata_step == 0) continue;
     std::string where =
         absl::StrCat(StepUri(dir, l.metadata_step), "/.metadata");
-    if (config_.storage.node_local) {
-      absl::StrAppend(&where, " on node ", nodes_[i]->index(), " (",
-                      nodes_[i]->host(), ")");
+    if (config.storage.node_local) {
+      absl::StrAppend(&where, " on node ", nodes[i]->index(), " (",
+                      nodes[i]->host(), ")");
     }
     ASSIGN_OR_RETURN(auto meta, ParseMetadata(l.newest_metadata, where));
     ASSIGN_OR_RETURN(const bool resharded,
-                     CheckLoadable(meta, plan_, config_, where));
+                     CheckLoadable(meta, ctx.plan(), config, where));
     // Every planned segment this storage owner holds needs its checksum:
     // a load of segments without one would verify nothing. (A resharded
     // restore checks every byte against the writer's regenerated bytes
     // instead.)
     if (!resharded) {
       RETURN_IF_ERROR(CheckSums(
-          meta, plan_, config_.storage.node_local ? static_cast<int>(i) : -1,
-          where));
+          meta, ctx.plan(),
+          config.storage.node_local ? static_cast<int>(i) : -1, where));
     }
     auto sums = std::move(meta.sums);
     if (merged.fingerprint.empty()) merged = std::move(meta);

@@ -1,5 +1,6 @@
-// The coordinator's steps: the listing helpers (steps.h), and claiming,
-// cleaning up after a failed save and retiring the run's older steps.
+// The run's checkpoint steps: the listing helpers (steps.h), and claiming,
+// cleaning up after a failed save and retiring the run's older steps
+// (RunContext).
 #include <algorithm>
 #include <chrono>
 #include <random>
@@ -11,7 +12,7 @@
 #include "common/log.h"
 #include "common/status_macros.h"
 #include "common/step_layout.h"
-#include "coordinator/coordinator.h"
+#include "coordinator/run_context.h"
 #include "coordinator/steps.h"
 
 namespace ckpt {
@@ -37,7 +38,7 @@ uint64_t CommonNewest(const std::vector<StepListing>& listings) {
   return step;
 }
 
-CleanupJob Coordinator::CleanupOf(const std::string& dir, size_t owner) const {
+CleanupJob RunContext::CleanupOf(const std::string& dir, size_t owner) const {
   CleanupJob job;
   job.run_id = run_id_;
   job.checkpoints_uri = ForNode(dir, nodes_[owner]->index());
@@ -51,8 +52,8 @@ CleanupJob Coordinator::CleanupOf(const std::string& dir, size_t owner) const {
   return job;
 }
 
-ClaimJob Coordinator::ClaimOf(const std::string& dir, size_t owner,
-                              uint64_t step) const {
+ClaimJob RunContext::ClaimOf(const std::string& dir, size_t owner,
+                             uint64_t step) const {
   ClaimJob job;
   job.run_id = run_id_;
   job.checkpoints_uri = ForNode(dir, nodes_[owner]->index());
@@ -61,8 +62,8 @@ ClaimJob Coordinator::ClaimOf(const std::string& dir, size_t owner,
   return job;
 }
 
-absl::StatusOr<uint64_t> Coordinator::ClaimStep(const std::string& dir,
-                                                uint64_t step) {
+absl::StatusOr<uint64_t> RunContext::ClaimStep(const std::string& dir,
+                                               uint64_t step) {
   constexpr int kAttempts = 12;
   std::vector<std::string> taken;
   std::mt19937_64 rng(std::random_device{}());
@@ -108,6 +109,7 @@ absl::StatusOr<uint64_t> Coordinator::ClaimStep(const std::string& dir,
     }
     if (lost.empty()) {
       for (const auto& w : won) claim_names_.insert(w.second);
+      written_steps_.insert(step);
       return step;
     }
     taken.push_back(lost);
@@ -132,8 +134,8 @@ absl::StatusOr<uint64_t> Coordinator::ClaimStep(const std::string& dir,
       "of each run's own"));
 }
 
-void Coordinator::RemoveFailedStep(const std::string& dir, uint64_t step,
-                                   RunResult* result) {
+void RunContext::RemoveFailedStep(const std::string& dir, uint64_t step,
+                                  RunResult* result) {
   for (size_t i = 0; i < StorageOwners(); ++i) {
     CleanupJob req = CleanupOf(dir, i);
     req.remove_steps.push_back(step);
@@ -167,7 +169,32 @@ void Coordinator::RemoveFailedStep(const std::string& dir, uint64_t step,
   }
 }
 
-absl::Status Coordinator::RemoveOldSteps(RunResult* result) {
+void RunContext::NoteCommitted(uint64_t step) {
+  saved_ = true;
+  committed_step_ = std::max(committed_step_, step);
+}
+
+absl::Status RunContext::RetireSteps(bool finished, RunResult* result) {
+  result->leftovers.insert(result->leftovers.end(), unreleased_claims_.begin(),
+                           unreleased_claims_.end());
+  if (!saved_ || config_.run.keep_all_steps) return absl::OkStatus();
+  if (finished) return RemoveOldSteps(result);
+  // Retention runs only after a run that finished: say what stays.
+  std::vector<std::string> older;
+  for (uint64_t step : written_steps_) {
+    if (step < committed_step_) older.push_back(StepDirName(step));
+  }
+  if (!older.empty()) {
+    result->notes.push_back(absl::StrCat(
+        "the run did not finish, so older steps it committed were not "
+        "removed: ",
+        absl::StrJoin(older, ", "), " under ", config_.CheckpointsPath(),
+        " (kept with ", StepDirName(committed_step_), ", its newest)"));
+  }
+  return absl::OkStatus();
+}
+
+absl::Status RunContext::RemoveOldSteps(RunResult* result) {
   const std::string dir = config_.CheckpointsPath();
   ASSIGN_OR_RETURN(auto listings, InspectAll(dir, false, false));
   int removed = 0, foreign = 0;

@@ -1,0 +1,63 @@
+// The checkpoint workload's run (run.workload=checkpoint): its preflight
+// (the save directory writable, a restore path's newest committed step of
+// this model), then save rounds (a claimed step each, run.num_save_calls of
+// them), then load rounds (the step this run committed, else the newest
+// committed one under the restore path, else one written untimed first;
+// resharded when its layout differs from this run's plan), each a
+// CheckpointRound (coordinator/checkpoint/round_runner.h) through the
+// round protocol.
+#ifndef CKPTBENCH_COORDINATOR_CHECKPOINT_CHECKPOINT_RUN_H_
+#define CKPTBENCH_COORDINATOR_CHECKPOINT_CHECKPOINT_RUN_H_
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "common/inspection.h"
+#include "coordinator/checkpoint/reshard.h"
+#include "coordinator/checkpoint/round_runner.h"
+#include "coordinator/json_codec.h"
+#include "coordinator/run_workload.h"
+
+namespace ckpt {
+
+class CheckpointRun : public RunWorkload {
+ public:
+  absl::Status Preflight(RunContext& ctx, RunResult* result) override;
+  absl::Status Run(RunContext& ctx, RunResult* result) override;
+
+ private:
+  absl::Status RunSaves(RunContext& ctx, RunResult* result);
+  absl::Status RunLoads(RunContext& ctx, RunResult* result);
+  // A load-only run without a committed step: one saved untimed first.
+  absl::StatusOr<uint64_t> Stage(RunContext& ctx, RunResult* result,
+                                 const std::vector<StepListing>& listings);
+};
+
+// A checkpoint round of this run (`save` or a load), with the next round
+// id: for the checkpoint's own rounds and those it runs embedded in another
+// workload's (EpochSaves).
+RoundSpec NewRoundSpec(RunContext& ctx, bool save, int index,
+                       const std::string& dir, uint64_t step, uint64_t seed);
+
+// Node-local disks: puts each node where its disk's files are (the
+// context's nodes and `listings` reordered so that node j holds what index
+// j saved), noting it; an error when the disks do not hold one index each.
+// Round results then list the nodes in that order, each by its own index.
+absl::Status MatchDisks(RunContext& ctx, std::vector<StepListing>* listings,
+                        const std::string& dir, RunResult* result);
+// Parses the newest .metadata of each listing, refuses a different plan,
+// and merges the segment checksums.
+absl::StatusOr<CheckpointMetadata> CheckedMetadata(
+    const RunContext& ctx, const std::vector<StepListing>& listings,
+    const std::string& dir);
+// A resharded restore's plan: the .metadata's file map (listings of shared
+// storage: one owner) under this run's plan, timed.
+absl::StatusOr<ReshardPlan> PlanResharded(
+    const RunContext& ctx, const std::vector<StepListing>& listings,
+    const std::string& dir, const CheckpointMetadata& meta);
+
+}  // namespace ckpt
+
+#endif  // CKPTBENCH_COORDINATOR_CHECKPOINT_CHECKPOINT_RUN_H_

@@ -1,0 +1,68 @@
+// The registry (coordinator/workload_registry.h): the built-in workloads,
+// each registered here once.
+#include "coordinator/workload_registry.h"
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "common/datagen_job.h"
+#include "common/dataload_job.h"
+#include "common/phase_job.h"
+#include "coordinator/checkpoint/checkpoint_run.h"
+#include "coordinator/dataset/datagen_run.h"
+#include "coordinator/dataset/dataload_run.h"
+
+namespace ckpt {
+namespace {
+
+template <typename Run>
+RunWorkloadEntry Entry(const char* name) {
+  return {name, [] { return std::make_unique<Run>(); }};
+}
+
+}  // namespace
+
+const WorkloadRegistry& WorkloadRegistry::BuiltIn() {
+  static const WorkloadRegistry* const kBuiltIn = [] {
+    auto* r = new WorkloadRegistry;
+    r->entries_ = {Entry<CheckpointRun>(kCheckpointWorkload),
+                   Entry<DatagenRun>(kDatagenWorkload),
+                   Entry<DataloadRun>(kDataloadWorkload)};
+    return r;
+  }();
+  return *kBuiltIn;
+}
+
+absl::StatusOr<WorkloadRegistry> WorkloadRegistry::With(
+    RunWorkloadEntry entry) const {
+  if (entry.name.empty() || !entry.make) {
+    return absl::InvalidArgumentError(
+        "a workload needs a name and a way to make its run");
+  }
+  for (const auto& e : entries_) {
+    if (e.name == entry.name) {
+      return absl::AlreadyExistsError(
+          absl::StrCat("workload '", entry.name, "' is registered already"));
+    }
+  }
+  WorkloadRegistry copy = *this;
+  copy.entries_.push_back(std::move(entry));
+  return copy;
+}
+
+absl::StatusOr<std::unique_ptr<RunWorkload>> WorkloadRegistry::New(
+    std::string_view name) const {
+  for (const auto& e : entries_) {
+    if (e.name == name) return e.make();
+  }
+  return absl::InvalidArgumentError(
+      absl::StrCat("run.workload: no workload '", std::string(name),
+                   "' (expected one of ", absl::StrJoin(Names(), ", "), ")"));
+}
+
+std::vector<std::string> WorkloadRegistry::Names() const {
+  std::vector<std::string> names;
+  for (const auto& e : entries_) names.push_back(e.name);
+  return names;
+}
+
+}  // namespace ckpt
