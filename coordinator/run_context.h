@@ -45,10 +45,8 @@ class RunContext {
   // The backend settings every storage command carries.
   const BackendOptions& backend() const { return backend_; }
   bool interrupted() const { return interrupted_; }
-  const std::atomic<bool>* interrupted_flag() const { return &interrupted_; }
   // The ids of the run's next round.
   RoundIds NextRound();
-  uint64_t TakeRoundId() { return next_round_id_++; }
 
   // A resumed sweep's prepare: the run ids of this run's own earlier
   // attempts, whose unfinished work of the same target it may finish.

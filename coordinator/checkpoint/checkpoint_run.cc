@@ -62,14 +62,15 @@ RoundSpec NewRoundSpec(RunContext& ctx, bool save, int index,
                        const std::string& dir, uint64_t step, uint64_t seed) {
   RoundSpec spec;
   spec.run_id = ctx.run_id();
-  spec.round_id = ctx.TakeRoundId();
+  const RoundIds ids = ctx.NextRound();
+  spec.round_id = ids.round_id;
   spec.save = save;
   spec.index = index;
   spec.step = step;
   spec.seed = seed;
   spec.step_uri = StepUri(dir, step);
   spec.dir = dir;
-  spec.interrupted = ctx.interrupted_flag();
+  spec.interrupted = ids.interrupted;
   return spec;
 }
 
