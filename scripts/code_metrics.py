@@ -54,11 +54,12 @@ WORKLOAD_FOLDERS = sorted({f for fs in WORKLOADS.values() for f in fs})
 # wire/ (both sides use them; issue 48 counts them as the workload's).
 WORKLOAD_OWN = {
     "datagen": ["common/datagen_job.h", "wire/datagen_codec."],
-    "dataload": ["common/dataload_job.h", "wire/dataload_codec."],
+    "dataload": ["common/dataload_job.h", "common/dataload_report.h",
+                 "wire/dataload_codec.", "wire/dataload_report_codec."],
 }
 # Including one's own codec is the rule, not a use of the wire types.
 OWN_CODEC_INCLUDE = re.compile(
-    r'#include "wire/(%s)_codec\.h"' % "|".join(WORKLOADS))
+    r'#include "wire/(%s)(_[a-z]+)?_codec\.h"' % "|".join(WORKLOADS))
 # Beside the C++ sources: the build and the wire schema name workloads too.
 NAMING_EXTRA = ["CMakeLists.txt", "proto"]
 

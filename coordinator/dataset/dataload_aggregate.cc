@@ -8,13 +8,9 @@
 #include "common/epoch_order.h"
 #include "coordinator/dataset/dataload_round.h"
 #include "coordinator/round/node_sums.h"
-#include "proto/ckptbench/v1/dataset.pb.h"
-#include "wire/histogram_codec.h"
+#include "wire/dataload_report_codec.h"
 
 namespace ckpt {
-
-namespace v1 = ::ckptbench::v1;
-
 namespace {
 
 // What an epoch's ranks add up to.
@@ -26,43 +22,42 @@ struct EpochSums {
 
 // One rank's epoch (of node `node`, which started `lag` late) into the
 // round's.
-void AddRankEpoch(const v1::RankEpoch& e, int node, double lag,
+void AddRankEpoch(const RankEpochReport& e, int node, double lag,
                   double compute_time, EpochSums* sums, EpochResult* epoch) {
   EpochResult::Rank rk;
-  rk.rank = e.rank();
+  rk.rank = e.rank;
   rk.node = node;
-  rk.samples = e.samples();
-  rk.bytes = e.bytes();
-  rk.batches = e.batches();
-  rk.seconds = e.seconds() + lag;
+  rk.samples = e.samples;
+  rk.bytes = e.bytes;
+  rk.batches = e.batches;
+  rk.seconds = e.seconds + lag;
   // -1: the rank got no batch (an iterable epoch's idle rank).
   rk.first_batch_seconds =
-      e.first_batch_seconds() < 0 ? -1 : e.first_batch_seconds() + lag;
-  rk.compute_seconds = e.compute_seconds();
-  rk.wait_seconds = e.wait_seconds();
-  rk.utilization = e.seconds() > 0 && compute_time > 0
-                       ? e.compute_seconds() / e.seconds()
-                       : 0;
-  rk.order_digest = e.order_digest();
-  sums->compute += e.compute_seconds();
-  sums->rank_seconds += e.seconds();
-  sums->digest += e.digest();
-  epoch->samples += e.samples();
-  epoch->bytes += e.bytes();
-  epoch->batches += e.batches();
+      e.first_batch_seconds < 0 ? -1 : e.first_batch_seconds + lag;
+  rk.compute_seconds = e.compute_seconds;
+  rk.wait_seconds = e.wait_seconds;
+  rk.utilization =
+      e.seconds > 0 && compute_time > 0 ? e.compute_seconds / e.seconds : 0;
+  rk.order_digest = e.order_digest;
+  sums->compute += e.compute_seconds;
+  sums->rank_seconds += e.seconds;
+  sums->digest += e.digest;
+  epoch->samples += e.samples;
+  epoch->bytes += e.bytes;
+  epoch->batches += e.batches;
   epoch->first_batch_seconds =
       std::max(epoch->first_batch_seconds, rk.first_batch_seconds);
-  epoch->wait.Merge(HistogramFromProto(e.wait()));
-  for (int w = 0; w < e.windows_size(); ++w) {
-    if (epoch->windows.size() <= static_cast<size_t>(w)) {
+  epoch->wait.Merge(e.wait);
+  for (size_t w = 0; w < e.windows.size(); ++w) {
+    if (epoch->windows.size() <= w) {
       epoch->windows.emplace_back();
       sums->window_ranks.push_back(0);
     }
     ++sums->window_ranks[w];
     EpochResult::Window& win = epoch->windows[w];
-    win.steps += e.windows(w).steps();
-    win.mean_seconds += e.windows(w).mean_seconds();
-    win.variance += e.windows(w).variance();
+    win.steps += e.windows[w].steps;
+    win.mean_seconds += e.windows[w].mean_seconds;
+    win.variance += e.windows[w].variance;
   }
   epoch->ranks.push_back(rk);
 }
@@ -110,6 +105,9 @@ void DataloadRound::Aggregate(const std::vector<PhaseOutcome>& reports,
   epoch.compute_seconds = plan_.loader.compute_time;
   EpochSums sums;
   double busy = 0;
+  // The reports that decode (a node's that does not failed its check).
+  std::vector<DataloadReport> decoded;
+  std::vector<double> lags;
   for (size_t i = 0; i < reports.size(); ++i) {
     const PhaseOutcome& rep = reports[i];
     NodeResult nr;
@@ -123,20 +121,23 @@ void DataloadRound::Aggregate(const std::vector<PhaseOutcome>& reports,
                        i < prepared.size() ? &prepared[i] : nullptr,
                        std::move(nr), result)
                 .host_cpu_busy;
-    v1::DataloadReport r;
-    if (!r.ParseFromString(rep.workload_report)) continue;
-    for (const v1::RankEpoch& e : r.ranks()) {
+    absl::StatusOr<DataloadReport> r =
+        DecodeDataloadReport(rep.workload_report);
+    if (!r.ok()) continue;
+    for (const RankEpochReport& e : r->ranks) {
       AddRankEpoch(e, nodes_[i]->index(), lag, plan_.loader.compute_time, &sums,
                    &epoch);
     }
-    for (const v1::WorkerStats& w : r.workers()) {
-      epoch.workers.push_back({w.rank(), w.worker(), w.samples(), w.batches(),
-                               w.requests(), w.retries(), w.throttles(),
-                               w.new_connections(), w.objects()});
-      if (Iterable() && w.objects() == 0) ++epoch.idle_workers;
+    for (const WorkerReport& w : r->workers) {
+      epoch.workers.push_back({w.rank, w.worker, w.samples, w.batches,
+                               w.requests, w.retries, w.throttles,
+                               w.new_connections, w.objects});
+      if (Iterable() && w.objects == 0) ++epoch.idle_workers;
     }
-    epoch.sample_first_byte.Merge(HistogramFromProto(r.sample_first_byte()));
-    epoch.sample_last_byte.Merge(HistogramFromProto(r.sample_last_byte()));
+    epoch.sample_first_byte.Merge(r->sample_first_byte);
+    epoch.sample_last_byte.Merge(r->sample_last_byte);
+    decoded.push_back(*std::move(r));
+    lags.push_back(lag);
   }
   // Window k's figures averaged over the ranks that reached it.
   for (size_t w = 0; w < epoch.windows.size(); ++w) {
@@ -156,7 +157,7 @@ void DataloadRound::Aggregate(const std::vector<PhaseOutcome>& reports,
     for (const auto& rk : epoch.ranks) last = std::max(last, rk.seconds);
     if (last > 0) seconds = std::min(seconds, last);
     result->throughput_mib_s = MibPerSecond(result->bytes, seconds);
-    SumUpSaves(reports, seconds, &epoch);
+    SumUpSaves(decoded, lags, seconds, &epoch);
   }
   epoch.mib_per_second = result->throughput_mib_s;
   epoch.samples_per_second = seconds > 0 ? epoch.samples / seconds : 0;
@@ -168,8 +169,9 @@ void DataloadRound::Aggregate(const std::vector<PhaseOutcome>& reports,
   CheckSamples(sums.digest, &epoch);
 }
 
-void DataloadRound::SumUpSaves(const std::vector<PhaseOutcome>& reports,
-                               double seconds, EpochResult* epoch) const {
+void DataloadRound::SumUpSaves(const std::vector<DataloadReport>& reports,
+                               const std::vector<double>& lags, double seconds,
+                               EpochResult* epoch) const {
   std::map<uint32_t, EpochResult::Save> by_save;
   std::map<uint32_t, double> compute;  // in each window, summed
   // Some window open (each batch once): the slowest node's time, and what
@@ -177,28 +179,27 @@ void DataloadRound::SumUpSaves(const std::vector<PhaseOutcome>& reports,
   double any_open = 0, any_open_compute = 0;
   uint64_t any_open_samples = 0;
   for (size_t i = 0; i < reports.size(); ++i) {
-    v1::DataloadReport r;
-    if (!r.ParseFromString(reports[i].workload_report)) continue;
-    const double lag = std::max(0.0, reports[i].start_lag_seconds);
-    any_open = std::max(any_open, r.checkpoint_window_seconds());
-    any_open_samples += r.checkpoint_window_samples();
-    any_open_compute += r.checkpoint_window_compute_seconds();
-    for (const v1::EpochSaveStats& w : r.saves()) {
-      EpochResult::Save& s = by_save[w.save()];
-      if (s.index == 0 || w.start_seconds() + lag < s.start_seconds) {
-        s.start_seconds = w.start_seconds() + lag;
+    const DataloadReport& r = reports[i];
+    const double lag = lags[i];
+    any_open = std::max(any_open, r.checkpoint_window_seconds);
+    any_open_samples += r.checkpoint_window_samples;
+    any_open_compute += r.checkpoint_window_compute_seconds;
+    for (const EpochSaveStats& w : r.saves) {
+      EpochResult::Save& s = by_save[w.save];
+      if (s.index == 0 || w.start_seconds + lag < s.start_seconds) {
+        s.start_seconds = w.start_seconds + lag;
       }
-      s.index = static_cast<int>(w.save());
-      s.step = std::max(s.step, w.step());
-      s.batch = w.batch();
+      s.index = static_cast<int>(w.save);
+      s.step = std::max(s.step, w.step);
+      s.batch = w.batch;
       s.window_seconds = std::max(
-          s.window_seconds, std::max(0.0, w.end_seconds() - w.start_seconds()));
-      s.blocked_seconds = std::max(s.blocked_seconds, w.blocked_seconds());
-      s.state_seconds = std::max(s.state_seconds, w.state_seconds());
+          s.window_seconds, std::max(0.0, w.end_seconds - w.start_seconds));
+      s.blocked_seconds = std::max(s.blocked_seconds, w.blocked_seconds);
+      s.state_seconds = std::max(s.state_seconds, w.state_seconds);
       s.arrival_spread_seconds =
-          std::max(s.arrival_spread_seconds, w.arrival_spread_seconds());
-      s.window_samples += w.window_samples();
-      compute[w.save()] += w.window_compute_seconds();
+          std::max(s.arrival_spread_seconds, w.arrival_spread_seconds);
+      s.window_samples += w.window_samples;
+      compute[w.save] += w.window_compute_seconds;
     }
   }
   const double world = static_cast<double>(World());

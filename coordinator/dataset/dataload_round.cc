@@ -12,9 +12,8 @@
 #include "common/text.h"
 #include "coordinator/reply_check.h"
 #include "coordinator/round/node_sums.h"
-#include "proto/ckptbench/v1/dataset.pb.h"
 #include "wire/dataload_codec.h"
-#include "wire/histogram_codec.h"
+#include "wire/dataload_report_codec.h"
 
 namespace ckpt {
 
@@ -155,34 +154,38 @@ absl::Status DataloadRound::CheckReport(size_t node, const PhaseOutcome& report,
         plan_.uri, ": the dataset changed during the epoch's prepare"));
   }
   RETURN_IF_ERROR(CheckReportFigures(report, who));
-  v1::DataloadReport r;
-  if (!r.ParseFromString(report.workload_report) ||
-      r.ranks_size() != plan_.ranks_per_node ||
+  absl::StatusOr<DataloadReport> decoded =
+      DecodeDataloadReport(report.workload_report);
+  if (!decoded.ok()) {
+    return absl::DataLossError(
+        absl::StrCat(who, " sent ", decoded.status().message()));
+  }
+  const DataloadReport& r = *decoded;
+  const size_t workers = static_cast<size_t>(plan_.ranks_per_node) *
+                         static_cast<size_t>(plan_.loader.num_workers);
+  if (r.ranks.size() != static_cast<size_t>(plan_.ranks_per_node) ||
       report.ranks.size() != static_cast<size_t>(plan_.ranks_per_node) ||
-      r.workers_size() != plan_.ranks_per_node * plan_.loader.num_workers) {
-    return absl::DataLossError(absl::StrCat(
-        who, " sent a dataload report that does not parse or names ",
-        r.ranks_size(), " ranks and ", r.workers_size(), " workers (expected ",
-        plan_.ranks_per_node, " and ",
-        plan_.ranks_per_node * plan_.loader.num_workers, ")"));
+      r.workers.size() != workers) {
+    return absl::DataLossError(
+        absl::StrCat(who, " sent a dataload report that names ", r.ranks.size(),
+                     " ranks and ", r.workers.size(), " workers (expected ",
+                     plan_.ranks_per_node, " and ", workers, ")"));
   }
   auto bad = [&](const std::string& what) {
     return absl::DataLossError(absl::StrCat(who, " reported ", what));
   };
-  if (r.order() != kEpochOrderName) {
+  if (r.order != kEpochOrderName) {
     // Its samples' digest is checked against this build's order.
     return bad(absl::StrCat("an epoch read in the order '",
-                            EscapeForTerminal(r.order().substr(0, 64)),
+                            EscapeForTerminal(r.order.substr(0, 64)),
                             "'; this coordinator's is '", kEpochOrderName,
                             "' (another ckptbench version on that node)"));
   }
   RETURN_IF_ERROR(CheckRankFigures(r, node, who));
-  RETURN_IF_ERROR(CheckSaveFigures(r, who));
-  RETURN_IF_ERROR(CheckHistogram("sample first byte", r.sample_first_byte()));
-  return CheckHistogram("sample last byte", r.sample_last_byte());
+  return CheckSaveFigures(r, who);
 }
 
-absl::Status DataloadRound::CheckRankFigures(const v1::DataloadReport& r,
+absl::Status DataloadRound::CheckRankFigures(const DataloadReport& r,
                                              size_t node,
                                              const std::string& who) const {
   const uint64_t most = MostPerRank();
@@ -190,70 +193,68 @@ absl::Status DataloadRound::CheckRankFigures(const v1::DataloadReport& r,
   auto bad = [&](const std::string& what) {
     return absl::DataLossError(absl::StrCat(who, " reported ", what));
   };
-  for (const v1::RankEpoch& e : r.ranks()) {
-    if (e.rank() < first || e.rank() >= first + plan_.ranks_per_node ||
-        e.samples() > most) {
+  for (const RankEpochReport& e : r.ranks) {
+    if (e.rank < first || e.rank >= first + plan_.ranks_per_node ||
+        e.samples > most) {
       return bad(absl::StrCat(
-          e.samples(), " samples for rank ", e.rank(), "; its ranks are ",
-          first, " to ", first + plan_.ranks_per_node - 1, ", each of at most ",
-          most, " samples this epoch"));
+          e.samples, " samples for rank ", e.rank, "; its ranks are ", first,
+          " to ", first + plan_.ranks_per_node - 1, ", each of at most ", most,
+          " samples this epoch"));
     }
-    for (double t : {e.seconds(), e.first_batch_seconds(), e.compute_seconds(),
-                     e.wait_seconds()}) {
+    for (double t : {e.seconds, e.first_batch_seconds, e.compute_seconds,
+                     e.wait_seconds}) {
       if (!IsReportDuration(t)) return bad(absl::StrCat("a time of ", t, " s"));
     }
-    for (const v1::StepWindow& w : e.windows()) {
-      if (!IsReportDuration(w.mean_seconds()) || !std::isfinite(w.variance()) ||
-          w.variance() < 0) {
+    for (const StepWindowStats& w : e.windows) {
+      if (!IsReportDuration(w.mean_seconds) || !std::isfinite(w.variance) ||
+          w.variance < 0) {
         return bad("a step window that is no duration");
       }
     }
-    RETURN_IF_ERROR(CheckHistogram("batch wait", e.wait()));
   }
-  for (const v1::WorkerStats& w : r.workers()) {
-    if (w.rank() < first || w.rank() >= first + plan_.ranks_per_node ||
-        w.worker() >= static_cast<uint32_t>(plan_.loader.num_workers) ||
-        w.samples() > most || w.objects() > objects_) {
-      return bad(absl::StrCat("worker ", w.worker(), " of rank ", w.rank(),
-                              " with ", w.samples(), " samples"));
+  for (const WorkerReport& w : r.workers) {
+    if (w.rank < first || w.rank >= first + plan_.ranks_per_node ||
+        w.worker >= static_cast<uint32_t>(plan_.loader.num_workers) ||
+        w.samples > most || w.objects > objects_) {
+      return bad(absl::StrCat("worker ", w.worker, " of rank ", w.rank,
+                              " with ", w.samples, " samples"));
     }
   }
   return absl::OkStatus();
 }
 
-absl::Status DataloadRound::CheckSaveFigures(const v1::DataloadReport& r,
+absl::Status DataloadRound::CheckSaveFigures(const DataloadReport& r,
                                              const std::string& who) const {
   const uint64_t most = MostPerRank();
   auto bad = [&](const std::string& what) {
     return absl::DataLossError(absl::StrCat(who, " reported ", what));
   };
   if ((plan_.saves == nullptr &&
-       (r.checkpoint_window_seconds() != 0 ||
-        r.checkpoint_window_samples() != 0 ||
-        r.checkpoint_window_compute_seconds() != 0)) ||
-      !IsReportDuration(r.checkpoint_window_seconds()) ||
-      !IsReportDuration(r.checkpoint_window_compute_seconds()) ||
-      r.checkpoint_window_samples() > most * plan_.ranks_per_node) {
+       (r.checkpoint_window_seconds != 0 || r.checkpoint_window_samples != 0 ||
+        r.checkpoint_window_compute_seconds != 0)) ||
+      !IsReportDuration(r.checkpoint_window_seconds) ||
+      !IsReportDuration(r.checkpoint_window_compute_seconds) ||
+      r.checkpoint_window_samples > most * plan_.ranks_per_node) {
     return bad(absl::StrCat("checkpoint windows of ",
-                            r.checkpoint_window_seconds(), " s and ",
-                            r.checkpoint_window_samples(), " samples"));
+                            r.checkpoint_window_seconds, " s and ",
+                            r.checkpoint_window_samples, " samples"));
   }
   std::set<uint32_t> saves;
-  for (const v1::EpochSaveStats& w : r.saves()) {
-    if (plan_.saves == nullptr || !saves.insert(w.save()).second ||
-        !plan_.saves->SaveStepIs(w.save(), w.step()) ||
-        w.window_samples() > most * plan_.ranks_per_node) {
-      return bad(absl::StrCat("checkpoint ", w.save(), " (step ", w.step(),
-                              ") with ", w.window_samples(),
+  for (const EpochSaveStats& w : r.saves) {
+    if (plan_.saves == nullptr || !saves.insert(w.save).second ||
+        !plan_.saves->SaveStepIs(w.save, w.step) ||
+        w.window_samples > most * plan_.ranks_per_node) {
+      return bad(absl::StrCat("checkpoint ", w.save, " (step ", w.step,
+                              ") with ", w.window_samples,
                               " samples in its window: not a save of this "
                               "epoch, or given twice"));
     }
-    for (double t : {w.start_seconds(), w.end_seconds(), w.blocked_seconds(),
-                     w.state_seconds(), w.window_compute_seconds(),
-                     w.arrival_spread_seconds()}) {
+    for (double t :
+         {w.start_seconds, w.end_seconds, w.blocked_seconds, w.state_seconds,
+          w.window_compute_seconds, w.arrival_spread_seconds}) {
       if (!IsReportDuration(t)) {
         return bad(
-            absl::StrCat("checkpoint ", w.save(), " with a time of ", t, " s"));
+            absl::StrCat("checkpoint ", w.save, " with a time of ", t, " s"));
       }
     }
   }

@@ -21,7 +21,6 @@
 #include "coordinator/dataset/epoch_saves.h"
 #include "coordinator/results.h"
 #include "coordinator/round/round_workload.h"
-#include "proto/ckptbench/v1/dataset.pb.h"
 
 namespace ckpt {
 
@@ -76,13 +75,15 @@ class DataloadRound : public RoundWorkload {
   uint64_t MostPerRank() const;
   // CheckReport's steps: each rank's and worker's figures, then the
   // checkpoints' windows (a node's report is hostile until checked).
-  absl::Status CheckRankFigures(const ::ckptbench::v1::DataloadReport& r,
-                                size_t node, const std::string& who) const;
-  absl::Status CheckSaveFigures(const ::ckptbench::v1::DataloadReport& r,
+  absl::Status CheckRankFigures(const DataloadReport& r, size_t node,
+                                const std::string& who) const;
+  absl::Status CheckSaveFigures(const DataloadReport& r,
                                 const std::string& who) const;
   void CheckSamples(uint64_t digest, EpochResult* epoch) const;
   // The checkpoints' windows against the rest of the epoch (`seconds`).
-  void SumUpSaves(const std::vector<PhaseOutcome>& reports, double seconds,
+  // `lags`: each report's node's start lag.
+  void SumUpSaves(const std::vector<DataloadReport>& reports,
+                  const std::vector<double>& lags, double seconds,
                   EpochResult* epoch) const;
   void SetProgressBytes(const DatasetTotals& totals);
   // Node `node`'s listing of a listed dataset.

@@ -8,14 +8,11 @@
 #include "common/clock.h"
 #include "common/log.h"
 #include "common/step_layout.h"
-#include "wire/phase_report_codec.h"
-#include "wire/prepare_codec.h"
-#include "wire/round_codec.h"
+#include "wire/dataload_report_codec.h"
 
 namespace ckpt {
 namespace {
 
-namespace v1 = ::ckptbench::v1;
 using Clock = std::chrono::steady_clock;
 
 // The configuration the saves' rounds see: no time to visible, and the
@@ -76,9 +73,9 @@ EpochCheckpointJob EpochSaves::JobFor(size_t node) {
 }
 
 void EpochSaves::Answer(const ActionAsk& ask, const Reply& reply,
-                        const v1::EpochSaveAnswer& answer) {
+                        const EpochSaveAnswer& answer) {
   reply({ask.round_id, ask.action_id, absl::OkStatus(),
-         answer.SerializeAsString()});
+         EncodeEpochSaveAnswer(answer)});
 }
 
 void EpochSaves::Refuse(const ActionAsk& ask, const Reply& reply,
@@ -87,8 +84,8 @@ void EpochSaves::Refuse(const ActionAsk& ask, const Reply& reply,
 }
 
 void EpochSaves::OnAsk(size_t node, const ActionAsk& ask, Reply reply) {
-  v1::EpochSaveAsk a;
-  if (!a.ParseFromString(ask.payload) || a.save() == 0 || node >= nodes_) {
+  absl::StatusOr<EpochSaveAsk> a = DecodeEpochSaveAsk(ask.payload);
+  if (!a.ok() || node >= nodes_) {
     Refuse(ask, reply,
            absl::InvalidArgumentError("an ask about a save that does not "
                                       "parse"));
@@ -102,30 +99,30 @@ void EpochSaves::OnAsk(size_t node, const ActionAsk& ask, Reply reply) {
   // The save a node may start next: the first, or the one after the last
   // that committed.
   const uint32_t next = static_cast<uint32_t>(committed_) + 1;
-  const char* what = a.finished() ? "finished"
-                     : a.saved()  ? "saved"
-                                  : "the start";
+  const char* what = a->finished ? "finished"
+                     : a->saved  ? "saved"
+                                 : "the start";
+  const uint32_t k = a->save;
   bool in_turn;
-  if (a.finished()) {
-    in_turn = a.save() == next && OnFinished(node, a.save(), ask, reply);
-  } else if (!a.saved()) {
-    in_turn = a.save() == next && OnStart(node, a.save(), ask, reply);
+  if (a->finished) {
+    in_turn = k == next && OnFinished(node, k, ask, reply);
+  } else if (!a->saved) {
+    in_turn = k == next && OnStart(node, k, ask, reply);
   } else {
-    in_turn = OnSaved(node, a, ask, reply);
+    in_turn = OnSaved(node, *a, ask, reply);
   }
   if (!in_turn) {
     Refuse(ask, reply,
            absl::FailedPreconditionError(absl::StrCat(
-               node_list_[node]->Who(), " asked ", what, " of checkpoint ",
-               a.save(),
+               node_list_[node]->Who(), " asked ", what, " of checkpoint ", k,
                " out of turn (the epoch's saves go one after another, "
                "each node asking once)")));
   }
 }
 
-v1::EpochSaveAnswer EpochSaves::Skip() {
-  v1::EpochSaveAnswer skip;
-  skip.set_skip(true);
+EpochSaveAnswer EpochSaves::Skip() {
+  EpochSaveAnswer skip;
+  skip.skip = true;
   return skip;
 }
 
@@ -164,11 +161,11 @@ bool EpochSaves::OnStart(size_t node, uint32_t k, const ActionAsk& ask,
   return true;
 }
 
-bool EpochSaves::OnSaved(size_t node, const v1::EpochSaveAsk& a,
-                         const ActionAsk& ask, Reply& reply) {
+bool EpochSaves::OnSaved(size_t node, EpochSaveAsk& a, const ActionAsk& ask,
+                         Reply& reply) {
   Save* found = nullptr;
   for (auto& p : saves_) {
-    if (p->k == a.save()) found = p.get();
+    if (p->k == a.save) found = p.get();
   }
   if (found == nullptr || !found->began || found->committing ||
       found->asked[node] != 1) {
@@ -176,27 +173,12 @@ bool EpochSaves::OnSaved(size_t node, const v1::EpochSaveAsk& a,
   }
   Save& s = *found;
   s.asked[node] = 2;
-  const std::string who = node_list_[node]->Who();
-  auto keep_first_refusal = [&](const char* what, const absl::Status& why) {
-    if (s.refused.ok()) {
-      s.refused = absl::DataLossError(absl::StrCat(
-          who, " sent a save", what, " that cannot be held: ", why.message()));
-    }
-  };
-  auto report = FromWire(a.report());
-  if (!report.ok()) {
-    keep_first_refusal(" report", report.status());
-  } else {
-    s.reports[node] = *std::move(report);
+  if (!a.unheld.ok() && s.refused.ok()) {
+    s.refused = absl::DataLossError(
+        absl::StrCat(node_list_[node]->Who(), " sent ", a.unheld.message()));
   }
-  if (a.has_prepared()) {
-    auto prepared = FromWire(a.prepared());
-    if (prepared.ok()) {
-      s.prepared[node] = *std::move(prepared);
-    } else {
-      keep_first_refusal("'s prepare outcome", prepared.status());
-    }
-  }
+  s.reports[node] = std::move(a.report);
+  if (a.prepared.has_value()) s.prepared[node] = *std::move(a.prepared);
   s.saved.push_back({node, ask, std::move(reply)});
   if (s.saved.size() == nodes_) {
     s.committing = true;  // no ask touches it from here on
@@ -216,9 +198,9 @@ void EpochSaves::Begin(Save& s) {
   LOG_INFO("checkpoint %d of the epoch: %s", static_cast<int>(s.k),
            StepDirName(s.spec.step));
   for (auto& w : s.begun) {
-    v1::EpochSaveAnswer answer;
-    answer.set_step(s.spec.step);
-    answer.set_step_uri(ForNode(s.spec.step_uri, node_list_[w.node]->index()));
+    EpochSaveAnswer answer;
+    answer.step = s.spec.step;
+    answer.step_uri = ForNode(s.spec.step_uri, node_list_[w.node]->index());
     Answer(w.ask, w.reply, answer);
   }
   s.begun.clear();
@@ -262,10 +244,10 @@ void EpochSaves::Commit(Save& s) {
     s.round->Conclude(s.prepared, NowUnixNs(), &s.result);
     const std::string next_uri = context_.step_uri(next_step_);
     for (auto& w : s.saved) {
-      v1::EpochSaveAnswer answer;
-      answer.set_step(s.spec.step);
-      answer.set_next_step(next_step_);
-      answer.set_next_step_uri(ForNode(next_uri, node_list_[w.node]->index()));
+      EpochSaveAnswer answer;
+      answer.step = s.spec.step;
+      answer.next_step = next_step_;
+      answer.next_step_uri = ForNode(next_uri, node_list_[w.node]->index());
       Answer(w.ask, w.reply, answer);
     }
   }

@@ -26,11 +26,11 @@
 #include "absl/status/statusor.h"
 #include "common/config.h"
 #include "common/dataload_job.h"
+#include "common/dataload_report.h"
 #include "common/plan.h"
 #include "coordinator/checkpoint/round_runner.h"
 #include "coordinator/results.h"
 #include "coordinator/round/round_workload.h"
-#include "proto/ckptbench/v1/dataset.pb.h"
 
 namespace ckpt {
 
@@ -80,16 +80,16 @@ class EpochSaves {
     Reply reply;
   };
   void Answer(const ActionAsk& ask, const Reply& reply,
-              const ::ckptbench::v1::EpochSaveAnswer& answer);
+              const EpochSaveAnswer& answer);
   void Refuse(const ActionAsk& ask, const Reply& reply, absl::Status s);
-  static ::ckptbench::v1::EpochSaveAnswer Skip();
+  static EpochSaveAnswer Skip();
   // OnAsk's three asks, under mu_: a node with no more saves to take, a
   // node at save k's start, a node whose save is durable. False when the
   // ask is out of turn (OnAsk refuses it; `reply` is left untouched).
   bool OnFinished(size_t node, uint32_t k, const ActionAsk& ask, Reply& reply);
   bool OnStart(size_t node, uint32_t k, const ActionAsk& ask, Reply& reply);
-  bool OnSaved(size_t node, const ::ckptbench::v1::EpochSaveAsk& a,
-               const ActionAsk& ask, Reply& reply);
+  bool OnSaved(size_t node, EpochSaveAsk& a, const ActionAsk& ask,
+               Reply& reply);
   // Every node asked at save k's start: the answers, and the next step's
   // claim on a thread.
   void Begin(Save& s);

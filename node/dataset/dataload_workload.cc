@@ -22,14 +22,11 @@
 #include "node/dataset/rank_loader.h"
 #include "node/dataset/sample_index.h"
 #include "node/round/phase_usage.h"
-#include "proto/ckptbench/v1/dataset.pb.h"
 #include "wire/dataload_codec.h"
-#include "wire/histogram_codec.h"
+#include "wire/dataload_report_codec.h"
 
 namespace ckpt {
 namespace {
-
-namespace v1 = ::ckptbench::v1;
 
 class DataloadWorkload : public NodeWorkload {
  public:
@@ -340,29 +337,25 @@ void DataloadWorkload::Report(
     const std::vector<std::unique_ptr<RankLoader>>& loaders,
     const std::vector<Counts>& counts, PhaseOutcome* out) {
   size_t k = 0;
-  v1::DataloadReport report;
-  report.set_order(kEpochOrderName);
-  Histogram first_byte, last_byte;
+  DataloadReport report;
+  report.order = kEpochOrderName;
   for (size_t r = 0; r < loaders.size(); ++r) {
     const RankEpochStats& st = loaders[r]->stats();
     const uint32_t rank = job_.first_rank + static_cast<uint32_t>(r);
-    v1::RankEpoch* e = report.add_ranks();
-    e->set_rank(rank);
-    e->set_samples(st.samples);
-    e->set_bytes(st.bytes);
-    e->set_batches(st.batches);
-    e->set_seconds(st.seconds);
-    e->set_first_batch_seconds(st.first_batch_seconds);
-    e->set_compute_seconds(st.compute_seconds);
-    e->set_wait_seconds(st.wait_seconds);
-    e->set_digest(st.digest);
-    e->set_order_digest(st.order_digest);
-    HistogramToProto(st.wait, e->mutable_wait());
+    RankEpochReport& e = report.ranks.emplace_back();
+    e.rank = rank;
+    e.samples = st.samples;
+    e.bytes = st.bytes;
+    e.batches = st.batches;
+    e.seconds = st.seconds;
+    e.first_batch_seconds = st.first_batch_seconds;
+    e.compute_seconds = st.compute_seconds;
+    e.wait_seconds = st.wait_seconds;
+    e.digest = st.digest;
+    e.order_digest = st.order_digest;
+    e.wait = st.wait;
     for (const auto& win : st.windows) {
-      v1::StepWindow* sw = e->add_windows();
-      sw->set_steps(win.steps);
-      sw->set_mean_seconds(win.mean);
-      sw->set_variance(win.variance);
+      e.windows.push_back({win.steps, win.mean, win.variance});
     }
     RankOutcome ro;
     ro.rank = rank;
@@ -374,26 +367,18 @@ void DataloadWorkload::Report(
     out->ranks.push_back(ro);
     for (size_t w = 0; w < ranks_[r].workers.size(); ++w) {
       const LoaderWorker& lw = ranks_[r].workers[w];
-      v1::WorkerStats* ws = report.add_workers();
-      ws->set_rank(rank);
-      ws->set_worker(static_cast<uint32_t>(w));
-      ws->set_samples(lw.samples);
-      ws->set_batches(lw.batches);
-      ws->set_requests(counts[k].requests);
-      ws->set_retries(counts[k].retries);
-      ws->set_throttles(counts[k].throttles);
-      ws->set_new_connections(counts[k].connections);
-      ws->set_objects(lw.objects);
+      report.workers.push_back({rank, static_cast<uint32_t>(w), lw.samples,
+                                lw.batches, counts[k].requests,
+                                counts[k].retries, counts[k].throttles,
+                                counts[k].connections, lw.objects});
       ++k;
       out->ops.Merge(lw.ops);
-      first_byte.Merge(lw.first_byte);
-      last_byte.Merge(lw.last_byte);
+      report.sample_first_byte.Merge(lw.first_byte);
+      report.sample_last_byte.Merge(lw.last_byte);
     }
   }
-  HistogramToProto(first_byte, report.mutable_sample_first_byte());
-  HistogramToProto(last_byte, report.mutable_sample_last_byte());
   if (checkpoints_) checkpoints_->Report(&report);
-  out->workload_report = report.SerializeAsString();
+  out->workload_report = EncodeDataloadReport(report);
 }
 
 }  // namespace

@@ -8,16 +8,9 @@
 #include "common/error_kind.h"
 #include "common/memory.h"
 #include "common/status_macros.h"
-#include "wire/phase_report_codec.h"
-#include "wire/prepare_codec.h"
-#include "wire/round_codec.h"
+#include "wire/dataload_report_codec.h"
 
 namespace ckpt {
-namespace {
-
-namespace v1 = ::ckptbench::v1;
-
-}  // namespace
 
 absl::StatusOr<std::unique_ptr<EpochCheckpointer>> EpochCheckpointer::Prepare(
     const EpochCheckpointJob& job, StorageSet& storage, size_t ranks) {
@@ -84,16 +77,11 @@ absl::Status EpochCheckpointer::Fail(absl::Status s) {
   return s;
 }
 
-absl::StatusOr<v1::EpochSaveAnswer> EpochCheckpointer::Ask(
-    const v1::EpochSaveAsk& ask) {
+absl::StatusOr<EpochSaveAnswer> EpochCheckpointer::Ask(
+    const EpochSaveAsk& ask) {
   ASSIGN_OR_RETURN(const std::string payload,
-                   ctx_.ask(ask.SerializeAsString()));
-  v1::EpochSaveAnswer answer;
-  if (!answer.ParseFromString(payload)) {
-    return absl::InternalError(
-        "dataload: the coordinator's answer to a save does not parse");
-  }
-  return answer;
+                   ctx_.ask(EncodeEpochSaveAsk(ask)));
+  return DecodeEpochSaveAnswer(payload);
 }
 
 absl::Status EpochCheckpointer::AwaitRelease(std::unique_lock<std::mutex>& lock,
@@ -112,8 +100,8 @@ void EpochCheckpointer::Release(uint32_t k) {
     if (released_ >= k) return;
     released_ = k;
     arrived_ = 0;
-    if (!saves_.empty() && saves_.back().save() == k) {
-      saves_.back().set_blocked_seconds(Now() - saves_.back().start_seconds());
+    if (!saves_.empty() && saves_.back().save == k) {
+      saves_.back().blocked_seconds = Now() - saves_.back().start_seconds;
     }
   }
   cv_.notify_all();
@@ -122,10 +110,10 @@ void EpochCheckpointer::Release(uint32_t k) {
 void EpochCheckpointer::CloseWindow(uint32_t k) {
   std::lock_guard<std::mutex> lock(mu_);
   for (size_t i = 0; i < saves_.size(); ++i) {
-    if (saves_[i].save() != k || !open_[i]) continue;
+    if (saves_[i].save != k || !open_[i]) continue;
     open_[i] = 0;
     const double now = Now();
-    saves_[i].set_end_seconds(now);
+    saves_[i].end_seconds = now;
     if (--open_count_ == 0) any_open_.emplace_back(any_open_since_, now);
   }
 }
@@ -137,9 +125,9 @@ absl::Status EpochCheckpointer::AfterStep(size_t /*rank*/, uint64_t batches,
   last_step_ = Now();
   for (size_t i = 0; i < saves_.size(); ++i) {
     if (!open_[i]) continue;
-    v1::EpochSaveStats& w = saves_[i];
-    w.set_window_samples(w.window_samples() + samples);
-    w.set_window_compute_seconds(w.window_compute_seconds() + compute_seconds);
+    EpochSaveStats& w = saves_[i];
+    w.window_samples += samples;
+    w.window_compute_seconds += compute_seconds;
   }
   if (open_count_ > 0) {
     any_open_samples_ += samples;
@@ -161,11 +149,11 @@ void EpochCheckpointer::OpenWindow(uint32_t k) {
   // The save starts once every rank of the node is at the batch (or done):
   // from here on none consumes until it lets them go.
   const double now = Now();
-  v1::EpochSaveStats& w = saves_.emplace_back();
-  w.set_save(k);
-  w.set_batch(batch_);
-  w.set_start_seconds(now);
-  w.set_arrival_spread_seconds(std::max(0.0, now - first_arrival_));
+  EpochSaveStats& w = saves_.emplace_back();
+  w.save = k;
+  w.batch = batch_;
+  w.start_seconds = now;
+  w.arrival_spread_seconds = std::max(0.0, now - first_arrival_);
   open_.push_back(1);
   if (open_count_++ == 0) any_open_since_ = now;
 }
@@ -186,9 +174,9 @@ absl::Status EpochCheckpointer::RankDone(size_t /*rank*/) {
   const uint32_t k = next_;
   lock.unlock();
   if (persist_.joinable()) persist_.join();
-  v1::EpochSaveAsk ask;
-  ask.set_save(k);
-  ask.set_finished(true);
+  EpochSaveAsk ask;
+  ask.save = k;
+  ask.finished = true;
   auto answer = Ask(ask);
   if (!answer.ok()) return Fail(answer.status());
   return absl::OkStatus();
@@ -202,15 +190,15 @@ absl::Status EpochCheckpointer::Lead(uint32_t k) {
     std::lock_guard<std::mutex> lock(mu_);
     if (!error_.ok()) return error_;
   }
-  v1::EpochSaveAsk begin;
-  begin.set_save(k);
+  EpochSaveAsk begin;
+  begin.save = k;
   auto answer = Ask(begin);
   if (!answer.ok()) return Fail(answer.status());
-  if (answer->skip()) {
+  if (answer->skip) {
     {
       std::lock_guard<std::mutex> lock(mu_);
       skipping_ = true;
-      if (!saves_.empty() && saves_.back().save() == k) {
+      if (!saves_.empty() && saves_.back().save == k) {
         // No save: its window's figures go, the time its ranks were held
         // stays out of the epoch's rest.
         if (open_.back() && --open_count_ == 0) {
@@ -225,11 +213,11 @@ absl::Status EpochCheckpointer::Lead(uint32_t k) {
   }
   {
     std::lock_guard<std::mutex> lock(mu_);
-    saves_.back().set_step(answer->step());
+    saves_.back().step = answer->step;
   }
   PhaseJob job = save_;
-  job.step = answer->step();
-  job.step_uri = answer->step_uri();
+  job.step = answer->step;
+  job.step_uri = answer->step_uri;
   if (job.step != step_ && async_) {
     return Fail(absl::InternalError(
         absl::StrCat("dataload: the coordinator named step ", job.step,
@@ -273,16 +261,16 @@ absl::Status EpochCheckpointer::Saved(uint32_t k, const PhaseOutcome& out,
     return Fail(WithPrefix(out.status,
                            absl::StrCat("checkpoint ", k, " of the epoch: ")));
   }
-  v1::EpochSaveAsk saved;
-  saved.set_save(k);
-  saved.set_saved(true);
-  *saved.mutable_report() = ToWire(out);
-  *saved.mutable_prepared() = ToWire(prepared);
+  EpochSaveAsk saved;
+  saved.save = k;
+  saved.saved = true;
+  saved.report = out;
+  saved.prepared = prepared;
   auto answer = Ask(saved);
   if (async_) CloseWindow(k);  // a sync save's closes as the ranks go on
   if (!answer.ok()) return Fail(answer.status());
-  step_ = answer->next_step();
-  step_uri_ = answer->next_step_uri();
+  step_ = answer->next_step;
+  step_uri_ = answer->next_step_uri;
   if (!async_) return absl::OkStatus();
   // The next save's training state, made beside the epoch (a real job's
   // state changes by itself; this costs the node CPU it would not).
@@ -293,9 +281,9 @@ absl::Status EpochCheckpointer::Saved(uint32_t k, const PhaseOutcome& out,
   {
     std::lock_guard<std::mutex> lock(mu_);
     for (auto& w : saves_) {
-      if (w.save() == k) {
-        w.set_state_seconds(
-            std::chrono::duration<double>(Clock::now() - t0).count());
+      if (w.save == k) {
+        w.state_seconds =
+            std::chrono::duration<double>(Clock::now() - t0).count();
       }
     }
   }
@@ -310,9 +298,9 @@ absl::Status EpochCheckpointer::Finish() {
   return error_;
 }
 
-void EpochCheckpointer::Report(v1::DataloadReport* report) const {
+void EpochCheckpointer::Report(DataloadReport* report) const {
   std::lock_guard<std::mutex> lock(mu_);
-  for (const auto& w : saves_) *report->add_saves() = w;
+  report->saves.insert(report->saves.end(), saves_.begin(), saves_.end());
   // The periods any window was open, up to the last batch consumed: after
   // it a save persists beside nothing.
   double open = 0;
@@ -320,9 +308,9 @@ void EpochCheckpointer::Report(v1::DataloadReport* report) const {
     open += std::max(0.0, std::min(to, last_step_) - from);
   }
   if (open_count_ > 0) open += std::max(0.0, last_step_ - any_open_since_);
-  report->set_checkpoint_window_seconds(open);
-  report->set_checkpoint_window_samples(any_open_samples_);
-  report->set_checkpoint_window_compute_seconds(any_open_compute_);
+  report->checkpoint_window_seconds = open;
+  report->checkpoint_window_samples = any_open_samples_;
+  report->checkpoint_window_compute_seconds = any_open_compute_;
 }
 
 }  // namespace ckpt

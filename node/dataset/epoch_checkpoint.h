@@ -30,13 +30,13 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "common/dataload_job.h"
+#include "common/dataload_report.h"
 #include "common/phase_job.h"
 #include "node/checkpoint/checkpoint_workload.h"
 #include "node/dataset/rank_loader.h"
 #include "node/round/node_workload.h"
 #include "node/round/progress_reporter.h"
 #include "node/storage/storage_factory.h"
-#include "proto/ckptbench/v1/dataset.pb.h"
 
 namespace ckpt {
 
@@ -60,7 +60,7 @@ class EpochCheckpointer : public StepHook {
   // error, or the first save's that failed.
   absl::Status Finish();
   // The saves taken, into the node's report.
-  void Report(::ckptbench::v1::DataloadReport* report) const;
+  void Report(DataloadReport* report) const;
 
  private:
   using Clock = std::chrono::steady_clock;
@@ -74,8 +74,7 @@ class EpochCheckpointer : public StepHook {
   // the next save's step; an async save then makes that step's state.
   absl::Status Saved(uint32_t k, const PhaseOutcome& out,
                      const PrepareOutcome& prepared);
-  absl::StatusOr<::ckptbench::v1::EpochSaveAnswer> Ask(
-      const ::ckptbench::v1::EpochSaveAsk& ask);
+  absl::StatusOr<EpochSaveAnswer> Ask(const EpochSaveAsk& ask);
   void Release(uint32_t k);
   // Save k starts: its figures and window (under mu_).
   void OpenWindow(uint32_t k);
@@ -109,7 +108,7 @@ class EpochCheckpointer : public StepHook {
   absl::Status error_;
   // Each save's figures, and whether its window is open (an async save's
   // may still be when the next one starts).
-  std::vector<::ckptbench::v1::EpochSaveStats> saves_;
+  std::vector<EpochSaveStats> saves_;
   std::vector<char> open_;
   // Any window open: since when, the periods closed so far, and what the
   // ranks consumed meanwhile (each batch once).
