@@ -34,6 +34,7 @@ Coordinator::Coordinator(const Config& config, const CheckpointPlan& plan,
 
 absl::Status Coordinator::Preflight(RunResult* result) {
   result->run_id = ctx_.run_id();
+  result->workload = config_.run.workload;
   RETURN_IF_ERROR(workload_.status());
   RETURN_IF_ERROR(ctx_.OpenOnEveryNode());
   return (*workload_)->Preflight(ctx_, result);
@@ -75,6 +76,7 @@ ExitCode Coordinator::FailureCode() const {
 
 absl::Status Coordinator::Run(RunResult* result) {
   result->run_id = ctx_.run_id();
+  result->workload = config_.run.workload;  // what the summary shows it as
   ctx_.Publish(result);
   RETURN_IF_ERROR(workload_.status());
   const absl::Status s = (*workload_)->Run(ctx_, result);

@@ -8,15 +8,17 @@
 #include "common/dataload_job.h"
 #include "common/phase_job.h"
 #include "coordinator/checkpoint/checkpoint_run.h"
+#include "coordinator/checkpoint/checkpoint_summary.h"
 #include "coordinator/dataset/datagen_run.h"
 #include "coordinator/dataset/dataload_run.h"
+#include "coordinator/dataset/dataset_summary.h"
 
 namespace ckpt {
 namespace {
 
 template <typename Run>
-RunWorkloadEntry Entry(const char* name) {
-  return {name, [] { return std::make_unique<Run>(); }};
+RunWorkloadEntry Entry(const char* name, WorkloadSummary summary) {
+  return {name, [] { return std::make_unique<Run>(); }, std::move(summary)};
 }
 
 }  // namespace
@@ -24,9 +26,10 @@ RunWorkloadEntry Entry(const char* name) {
 const WorkloadRegistry& WorkloadRegistry::BuiltIn() {
   static const WorkloadRegistry* const kBuiltIn = [] {
     auto* r = new WorkloadRegistry;
-    r->entries_ = {Entry<CheckpointRun>(kCheckpointWorkload),
-                   Entry<DatagenRun>(kDatagenWorkload),
-                   Entry<DataloadRun>(kDataloadWorkload)};
+    r->entries_ = {
+        Entry<CheckpointRun>(kCheckpointWorkload, CheckpointSummary()),
+        Entry<DatagenRun>(kDatagenWorkload, DatagenSummary()),
+        Entry<DataloadRun>(kDataloadWorkload, DataloadSummary())};
     return r;
   }();
   return *kBuiltIn;
@@ -57,6 +60,19 @@ absl::StatusOr<std::unique_ptr<RunWorkload>> WorkloadRegistry::New(
   return absl::InvalidArgumentError(
       absl::StrCat("run.workload: no workload '", std::string(name),
                    "' (expected one of ", absl::StrJoin(Names(), ", "), ")"));
+}
+
+const WorkloadSummary* WorkloadRegistry::SummaryOf(
+    std::string_view name) const {
+  for (const auto& e : entries_) {
+    if (e.name == name) return &e.summary;
+  }
+  return nullptr;
+}
+
+void WorkloadRegistry::ForEachSummary(
+    const std::function<void(const WorkloadSummary&)>& fn) const {
+  for (const auto& e : entries_) fn(e.summary);
 }
 
 std::vector<std::string> WorkloadRegistry::Names() const {

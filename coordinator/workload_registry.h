@@ -1,5 +1,6 @@
 // The workloads a run can drive, each registered once: its name (the value
-// of run.workload) and how to make its run (coordinator/run_workload.h).
+// of run.workload), how to make its run (coordinator/run_workload.h) and
+// its parts of the terminal summary (coordinator/summary_parts.h).
 // The coordinator finds a run's workload here and knows none by name. A
 // registry is a value: the built-in one is immutable, and a test (or a
 // tool built on ckptbench) adds its own workloads to a copy.
@@ -10,18 +11,26 @@
 #include <memory>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "absl/status/statusor.h"
 #include "coordinator/run_workload.h"
+#include "coordinator/summary_parts.h"
 
 namespace ckpt {
 
 using RunWorkloadFactory = std::function<std::unique_ptr<RunWorkload>()>;
 
 struct RunWorkloadEntry {
+  RunWorkloadEntry(std::string name, RunWorkloadFactory make,
+                   WorkloadSummary summary = {})
+      : name(std::move(name)),
+        make(std::move(make)),
+        summary(std::move(summary)) {}
   std::string name;  // run.workload's value
   RunWorkloadFactory make;
+  WorkloadSummary summary;  // its parts of the terminal summary
 };
 
 class WorkloadRegistry {
@@ -36,6 +45,12 @@ class WorkloadRegistry {
   // The run of workload `name`; InvalidArgument naming the registered ones
   // when there is none.
   absl::StatusOr<std::unique_ptr<RunWorkload>> New(std::string_view name) const;
+
+  // The summary parts of workload `name`; null when there is none.
+  const WorkloadSummary* SummaryOf(std::string_view name) const;
+  // Each workload's summary parts, in registration order.
+  void ForEachSummary(
+      const std::function<void(const WorkloadSummary&)>& fn) const;
 
   // In registration order.
   std::vector<std::string> Names() const;

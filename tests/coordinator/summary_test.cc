@@ -3,9 +3,11 @@
 
 #include <gtest/gtest.h>
 
+#include <memory>
 #include <string>
 
 #include "coordinator/results.h"
+#include "coordinator/workload_registry.h"
 
 namespace ckpt {
 namespace {
@@ -168,6 +170,39 @@ TEST(Summary, EpochSavesSayWhetherTheWindowWasBelowOrAboveTheRest) {
             std::string::npos)
       << table;
   EXPECT_EQ(table.find("-60%"), std::string::npos) << table;
+}
+
+// A workload's parts come from the registry: one a test registers adds its
+// own table beside the built-in ones', and a run of a workload the
+// registry does not know still shows its rounds, saying what is missing.
+TEST(Summary, AWorkloadsPartsComeFromTheRegistry) {
+  const RunResult r = TwoSavesOneLoad();
+  WorkloadSummary counting;
+  counting.tables = [](const RunResult& run, std::string* out) {
+    *out += "counting: " + std::to_string(run.rounds.size()) + " rounds\n";
+  };
+  auto registry = WorkloadRegistry::BuiltIn().With(
+      {"counting", [] { return std::unique_ptr<RunWorkload>(); }, counting});
+  ASSERT_TRUE(registry.ok()) << registry.status();
+  const std::string table = SummaryTable(r, *registry);
+  EXPECT_NE(table.find("counting: 4 rounds\n"), std::string::npos) << table;
+  // The built-in parts are all still there, in their places.
+  const std::string plain = SummaryTable(r);
+  std::string without = table;
+  without.erase(without.find("counting: 4 rounds\n"),
+                std::string("counting: 4 rounds\n").size());
+  EXPECT_EQ(without, plain);
+
+  const std::string unknown = SummaryTable(r, WorkloadRegistry());
+  EXPECT_NE(unknown.find("ckptbench ok: checkpoint on 1 node(s)\n"),
+            std::string::npos)
+      << unknown;
+  EXPECT_NE(unknown.find("save   1"), std::string::npos) << unknown;
+  EXPECT_NE(unknown.find("note: this build has no summary of workload "
+                         "'checkpoint' beyond its rounds\n"),
+            std::string::npos)
+      << unknown;
+  EXPECT_EQ(unknown.find("phase    n"), std::string::npos) << unknown;
 }
 
 }  // namespace

@@ -1,0 +1,39 @@
+// A workload's parts of the terminal summary (coordinator/summary.h),
+// registered with it in the WorkloadRegistry: the line that says what ran
+// (for a run of that workload), its tables after the rounds' and its
+// figures after the nodes' (for any run whose result carries them: a
+// dataload run's checkpoint saves are the checkpoint's to show). The
+// summary itself holds what every workload's has: the storage, a line per
+// round, the nodes and clocks, notes, leftovers and errors. Every string
+// that came from a node, a server or a listing goes through Escaped: a
+// newline or an escape sequence in one cannot forge a line of the table.
+#ifndef CKPTBENCH_COORDINATOR_SUMMARY_PARTS_H_
+#define CKPTBENCH_COORDINATOR_SUMMARY_PARTS_H_
+
+#include <cstdint>
+#include <functional>
+#include <string>
+
+#include "common/text.h"
+#include "coordinator/results.h"
+
+namespace ckpt {
+
+using SummaryPart = std::function<void(const RunResult&, std::string*)>;
+
+struct WorkloadSummary {
+  SummaryPart head;     // its runs': after a blank line, "ckptbench ok: ..."
+  SummaryPart tables;   // after the rounds' table, what the result has of it
+  SummaryPart figures;  // after the nodes', what the result has of it
+};
+
+// Milliseconds of a latency in nanoseconds.
+inline double LatencyMs(uint64_t ns) { return static_cast<double>(ns) / 1e6; }
+// A string from outside, escaped for the terminal.
+inline std::string Escaped(const std::string& text) {
+  return EscapeForTerminal(text);
+}
+
+}  // namespace ckpt
+
+#endif  // CKPTBENCH_COORDINATOR_SUMMARY_PARTS_H_
