@@ -15,7 +15,12 @@ block whose head has a parameter list and is not a control statement is a
 function.
 Heuristic, but the same heuristic each time.
 
-usage: scripts/code-metrics.sh [--list N]   (N: how many of each to name)
+usage: scripts/code-metrics.sh [--list N] [--check DOC]
+  --list N     how many of each to name
+  --check DOC  exit 1 when a figure is past its limit in DOC's table of
+               limits (the rows between "<!-- code-metrics limits -->" and
+               "<!-- /code-metrics limits -->", each "| figure | limit |"),
+               or when the table and this script name different figures
 """
 import collections
 import os
@@ -192,6 +197,38 @@ def workload_figures(show):
           f"in {len({u.split(':')[0] for u in wire_uses})} files")
     for f, c in collections.Counter(u.split(":")[0] for u in wire_uses).most_common(show):
         print(f"  {c:4d}  {f}")
+    figures = {f"files outside its folders naming {w}": len(files)
+               for w, files in naming.items()}
+    figures["lines testing the Workload enum outside the workload folders"] = len(enum_tests)
+    figures["wire type uses in the workload folders"] = len(wire_uses)
+    return figures
+
+
+LIMITS_BEGIN = "<!-- code-metrics limits -->"
+LIMITS_END = "<!-- /code-metrics limits -->"
+
+
+def check(figures, doc):
+    """The figures against DOC's table of limits: the failures, as lines."""
+    text = open(doc, encoding="utf-8").read()
+    if LIMITS_BEGIN not in text or LIMITS_END not in text:
+        return [f"{doc}: no table of limits between {LIMITS_BEGIN} and {LIMITS_END}"]
+    table = text.split(LIMITS_BEGIN, 1)[1].split(LIMITS_END, 1)[0]
+    limits = {}
+    for row in table.splitlines():
+        m = re.match(r"\|\s*([^|]+?)\s*\|\s*(\d+)\s*\|", row)
+        if m:
+            limits[m.group(1)] = int(m.group(2))
+    failures = []
+    for name in sorted(set(limits) - set(figures)):
+        failures.append(f"{doc} limits '{name}', a figure this script does not measure")
+    for name in sorted(set(figures) - set(limits)):
+        failures.append(f"'{name}' ({figures[name]}) has no limit in {doc}")
+    for name in sorted(set(figures) & set(limits)):
+        if figures[name] > limits[name]:
+            failures.append(f"'{name}' is {figures[name]}, past its limit of "
+                            f"{limits[name]} in {doc}")
+    return failures
 
 
 def blocks(code):
@@ -240,9 +277,16 @@ def blocks(code):
 
 
 def main(argv):
-    show = 10
-    if len(argv) == 2 and argv[0] == "--list":
-        show = int(argv[1])
+    show, doc = 10, None
+    args = list(argv)
+    while args:
+        if len(args) >= 2 and args[0] == "--list":
+            show = int(args[1])
+        elif len(args) >= 2 and args[0] == "--check":
+            doc = args[1]
+        else:
+            sys.exit("usage: scripts/code-metrics.sh [--list N] [--check DOC]")
+        args = args[2:]
     funcs, rooms, globals_, literal_cmp = [], collections.Counter(), [], collections.Counter()
     node_includes = []
     for rel in product_files():
@@ -327,7 +371,18 @@ def main(argv):
                                    text, re.S):
                 names += re.findall(r'Backend\{\s*"([^"]+)"', inst)
     print("storage conformance suite backends: " + (", ".join(names) or "none found"))
-    workload_figures(show)
+    figures = workload_figures(show)
+    figures["longest product function"] = longest[0]
+    figures["rooms over 600 lines"] = len(big)
+    figures["node/ includes in coordinator/"] = len(node_includes)
+    figures["process-global mutable state not deliberate"] = len(other)
+    if doc is not None:
+        failures = check(figures, doc)
+        for f in failures:
+            print(f"code-metrics check FAILED: {f}")
+        if failures:
+            sys.exit(1)
+        print(f"code-metrics check: every figure within its limit in {doc}")
 
 
 if __name__ == "__main__":
