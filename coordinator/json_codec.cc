@@ -15,6 +15,7 @@
 #include "common/json_utf8.h"
 #include "common/secrets.h"
 #include "coordinator/dataset/dataset_result_json.h"
+#include "coordinator/result_foreign.h"
 #include "coordinator/result_json_parts.h"
 
 namespace ckpt {
@@ -150,7 +151,11 @@ ordered_json StagingJson(const RoundStaging& st) {
 ordered_json RoundJson(const RoundResult& r) {
   const bool load = r.phase == Phase::kLoad;
   ordered_json j;
-  if (r.workload != Workload::kCheckpoint) j["workload"] = r.workload;
+  if (!r.foreign.workload.empty()) {
+    j["workload"] = r.foreign.workload;
+  } else if (r.workload != Workload::kCheckpoint) {
+    j["workload"] = r.workload;
+  }
   if (r.epoch) j["epoch"] = EpochJson(*r.epoch);
   j["phase"] = r.phase;
   j["index"] = r.index;
@@ -209,6 +214,7 @@ ordered_json RoundJson(const RoundResult& r) {
   j["ranks"] = ranks;
   j["files"] = FilesJson(r.files);
   j["staging"] = StagingJson(r.staging);
+  WriteForeign(r.foreign, &j);  // what another build's file had, as it was
   return j;
 }
 
@@ -351,7 +357,11 @@ ordered_json OpJson(const Histogram& h) {
 std::string ResultToJson(const RunResult& r) {
   ordered_json j;
   j["schema"] = kResultSchema;
-  if (r.workload != Workload::kCheckpoint) j["workload"] = r.workload;
+  if (!r.foreign.workload.empty()) {
+    j["workload"] = r.foreign.workload;
+  } else if (r.workload != Workload::kCheckpoint) {
+    j["workload"] = r.workload;
+  }
   j["status"] = r.status;
   j["errors"] = r.errors;
   j["notes"] = r.notes;
@@ -387,6 +397,7 @@ std::string ResultToJson(const RunResult& r) {
   j["summary"] = {{"save", SummaryJson(r.Summarize(Phase::kSave))},
                   {"load", SummaryJson(r.Summarize(Phase::kLoad))}};
   if (auto g = r.Goodput()) j["goodput"] = GoodputJson(*g);
+  WriteForeign(r.foreign, &j);  // what another build's file had, as it was
   SanitizeUtf8(j);
   // Whatever a message quotes, no credential this process holds (in one
   // process with its node, `ckptbench run`) reaches the file, in any of

@@ -32,6 +32,7 @@ class Fields {
       : j_(j), path_(std::move(path)), status_(status) {}
 
   const std::string& path() const { return path_; }
+  const json& value() const { return j_; }
   absl::Status* status() const { return status_; }
 
   template <typename T>

@@ -4,14 +4,17 @@
 #include <limits>
 #include <map>
 #include <nlohmann/json.hpp>
+#include <string_view>
 #include <type_traits>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
+#include "common/log.h"
 #include "common/text.h"
 #include "coordinator/dataset/dataset_result_json.h"
 #include "coordinator/json_codec.h"
 #include "coordinator/result_fields.h"
+#include "coordinator/result_foreign.h"
 
 namespace ckpt {
 
@@ -210,8 +213,26 @@ void ReadPhaseParts(const Fields& f, RoundResult* r) {
   }
 }
 
+// The members of a round and of a run that this build reads; any other is
+// carried through (result_foreign.h).
+// clang-format off
+constexpr std::string_view kRoundMembers[] = {
+    "workload", "epoch", "phase", "index", "staged", "step", "status",
+    "error", "error_kind", "seconds", "transfer_seconds", "commit_seconds",
+    "bytes", "throughput_mib_s", "flags", "client_bound", "rank_shift",
+    "resharded", "read_amplification", "bytes_read", "verified", "coverage",
+    "page_cache", "time_to_visible", "clock", "start_spread_seconds",
+    "requests", "retries", "throttles", "backoff_seconds", "new_connections",
+    "cpu", "op_latency", "nodes", "stragglers", "ranks", "files", "staging"};
+constexpr std::string_view kRunMembers[] = {
+    "schema", "workload", "status", "errors", "notes", "leftovers", "run_id",
+    "started_at", "finished_at", "sweep", "config", "environment", "plan",
+    "clock", "reshard", "dataset", "accelerator_search", "rounds", "summary",
+    "goodput"};
+// clang-format on
+
 void ReadRound(const Fields& f, RoundResult* r) {
-  f.Get("workload", &r->workload);
+  ReadForeign(f, kRoundMembers, &r->workload, &r->foreign);
   if (f.Has("epoch")) ReadEpoch(f.Object("epoch"), &r->epoch.emplace());
   f.Get("phase", &r->phase);
   f.Get("index", &r->index);
@@ -376,7 +397,7 @@ absl::StatusOr<RunResult> ResultFromJson(const std::string& text,
         "\"; expected ", kResultSchema));
   }
   RunResult r;
-  f.Get("workload", &r.workload);
+  ReadForeign(f, kRunMembers, &r.workload, &r.foreign);
   f.Get("status", &r.status);
   f.Get("errors", &r.errors);
   f.Get("notes", &r.notes);
@@ -401,6 +422,9 @@ absl::StatusOr<RunResult> ResultFromJson(const std::string& text,
   if (!status.ok()) {
     return absl::InvalidArgumentError(
         absl::StrCat(where, ": ", status.message()));
+  }
+  for (const std::string& line : ForeignLines(r)) {
+    LOG_WARN("%s: %s", EscapeForTerminal(where), line);
   }
   return r;
 }

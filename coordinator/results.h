@@ -277,6 +277,17 @@ struct AcceleratorSearchResult {
   SearchEnd ended_by = SearchEnd::kStorage;
 };
 
+// What a result.json held that this build does not read: a workload it
+// does not know (another build's), and sections it has no reader for.
+// ResultFromJson keeps them as they were, ResultToJson writes them back,
+// and the summary and the report say they were carried through unread.
+struct ForeignParts {
+  std::string workload;  // the file's name for it; "" when known
+  // Each section's name and its JSON text, in the file's order.
+  std::vector<std::pair<std::string, std::string>> sections;
+  bool empty() const { return workload.empty() && sections.empty(); }
+};
+
 struct RoundResult {
   // The checkpoint's rounds are saves and loads; a dataset's round
   // (datagen) is a save that writes the dataset (a removal: one that
@@ -340,6 +351,7 @@ struct RoundResult {
   // used for its start instant and its clock-corrected times.
   std::vector<NodeClock> clocks;
   std::optional<EpochResult> epoch;  // dataload
+  ForeignParts foreign;  // read back from another build's result.json
 };
 
 struct PhaseSummary {
@@ -474,6 +486,7 @@ struct RunResult {
   std::optional<AcceleratorSearchResult> accelerator_search;
   double mttf_seconds = 0;      // run.mttf: goodput when > 0
   double interval_seconds = 0;  // run.interval
+  ForeignParts foreign;         // read back from another build's result.json
 
   // Count, mean, stdev, min, max of the timed rounds of a phase.
   PhaseSummary Summarize(Phase phase) const;

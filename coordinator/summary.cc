@@ -9,6 +9,7 @@
 #include "common/bytes.h"
 #include "common/stats.h"
 #include "common/text.h"
+#include "coordinator/result_foreign.h"
 #include "coordinator/summary_parts.h"
 
 namespace ckpt {
@@ -29,6 +30,10 @@ std::string CheckpointRoundName(Phase phase, int index, bool staged,
 }
 
 std::string RoundName(const RoundResult& r) {
+  if (!r.foreign.workload.empty()) {  // another build's: its name, escaped
+    return absl::StrFormat("%s %d", EscapeForTerminal(r.foreign.workload),
+                           r.index);
+  }
   if (r.workload != Workload::kCheckpoint) {
     return absl::StrFormat("%s %d", r.workload, r.index);
   }
@@ -42,8 +47,8 @@ PhaseSummary RunResult::Summarize(Phase phase) const {
   uint64_t bytes = 0;
   double total = 0;
   for (const auto& r : rounds) {
-    if (r.workload != Workload::kCheckpoint || r.phase != phase || r.staged ||
-        r.status != RunStatus::kOk) {
+    if (r.workload != Workload::kCheckpoint || !r.foreign.workload.empty() ||
+        r.phase != phase || r.staged || r.status != RunStatus::kOk) {
       continue;
     }
     secs.push_back(r.seconds);
@@ -70,7 +75,7 @@ std::optional<GoodputResult> RunResult::Goodput() const {
   for (const auto& r : rounds) {
     // A dataload epoch is no restart's load.
     if (r.staged || r.status != RunStatus::kOk ||
-        r.workload != Workload::kCheckpoint) {
+        r.workload != Workload::kCheckpoint || !r.foreign.workload.empty()) {
       continue;
     }
     if (r.phase == Phase::kSave) {
@@ -144,8 +149,11 @@ void AddRounds(const RunResult& r, std::string* out) {
         &s,
         "%-6s %-5s %-5d %11s %9.3f %10.1f %9.2f %9.2f %9.2f %8.2f %5.0f%%  "
         "%-16s %s\n",
-        round.workload == Workload::kCheckpoint ? Name(round.phase)
-                                                : Name(round.workload),
+        !round.foreign.workload.empty()
+            ? Escaped(round.foreign.workload.substr(0, 6))
+        : round.workload == Workload::kCheckpoint
+            ? std::string(Name(round.phase))
+            : std::string(Name(round.workload)),
         label, round.step, FormatBytes(round.bytes), round.seconds,
         round.throughput_mib_s, LatencyMs(h.Percentile(0.5)),
         LatencyMs(h.Percentile(0.99)), LatencyMs(h.max()),
@@ -197,7 +205,9 @@ void AddNodes(const RunResult& r, std::string* out) {
 
 std::string SummaryTable(const RunResult& r, const WorkloadRegistry& registry) {
   std::string s;
-  const std::string workload(Name(r.workload));
+  const std::string workload = r.foreign.workload.empty()
+                                   ? std::string(Name(r.workload))
+                                   : r.foreign.workload;
   const WorkloadSummary* parts = registry.SummaryOf(workload);
   if (parts != nullptr && parts->head) {
     parts->head(r, &s);
@@ -225,6 +235,9 @@ std::string SummaryTable(const RunResult& r, const WorkloadRegistry& registry) {
   }
   for (const auto& n : r.notes) {
     absl::StrAppendFormat(&s, "note: %s\n", Escaped(n));
+  }
+  for (const std::string& line : ForeignLines(r)) {  // escaped there
+    absl::StrAppendFormat(&s, "note: read back: %s\n", line);
   }
   for (const auto& n : r.leftovers) {
     absl::StrAppendFormat(&s, "left behind: %s\n", Escaped(n));

@@ -10,6 +10,7 @@
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
 #include "common/files.h"
+#include "coordinator/result_foreign.h"
 #include "coordinator/results.h"
 #include "report/collate.h"
 #include "report/epoch_sections.h"
@@ -334,7 +335,8 @@ std::string Header(const SweepData& data) {
     rows.push_back(
         {"storage", absl::StrCat(env.storage_kind, " ", env.filesystem, " ",
                                  env.mount_point)});
-    if (first->workload == Workload::kCheckpoint) {
+    if (first->workload == Workload::kCheckpoint &&
+        first->foreign.workload.empty()) {
       rows.push_back({"first run's plan",
                       absl::StrCat(first->model, ", ", first->checkpoint_bytes,
                                    " bytes, ", first->world_size, " rank(s), ",
@@ -361,6 +363,21 @@ std::string Header(const SweepData& data) {
   }
   if (!errors.empty())
     absl::StrAppend(&s, "<h2>Errors</h2><ul>", errors, "</ul>\n");
+  // What another build's result.json had that this build did not read.
+  std::string unread;
+  for (const auto& r : data.runs) {
+    if (!r.has_result) continue;
+    for (const std::string& line : ForeignLines(r.result)) {
+      absl::StrAppend(&unread, "<li>", HtmlEscape(r.name), ": ",
+                      HtmlEscape(line), "</li>");
+    }
+  }
+  if (!unread.empty()) {
+    absl::StrAppend(&s,
+                    "<h2>Not read by this build</h2><p>Carried through "
+                    "as the files had them; not in the figures below.</p><ul>",
+                    unread, "</ul>\n");
+  }
   return s;
 }
 

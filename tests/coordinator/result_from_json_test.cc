@@ -4,7 +4,10 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
+#include "absl/strings/str_cat.h"
 #include "coordinator/json_codec.h"
+#include "coordinator/result_foreign.h"
+#include "coordinator/summary.h"
 
 namespace ckpt {
 namespace {
@@ -246,6 +249,77 @@ TEST(ResultFromJson, AnotherSchemaOrNotJsonIsRefused) {
   ASSERT_FALSE(r.ok());
   EXPECT_TRUE(absl::IsDataLoss(r.status())) << r.status();
   EXPECT_EQ(r.status().message(), "cut.json: not a JSON object");
+}
+
+// A result.json of a workload this build does not know (another build's),
+// with sections and round members it has no reader for: read, not refused;
+// written back with them as they were; and the summary names what it did
+// not read, escaped. Past the bounds (a long name, too many sections) the
+// file is refused naming where.
+TEST(ResultFromJson, AWorkloadThisBuildDoesNotKnowIsCarriedThroughAndSaidSo) {
+  json j = json::parse(ResultToJson(Everything()));
+  j["workload"] = "serving";
+  j["serving"] = {{"replicas", 8}, {"model", "llama-3-8b"}};
+  j["cold_start"] = json::array({1.5, 2.25});
+  j["rounds"][0]["workload"] = "serving\x1b[2J";
+  j["rounds"][0]["replica_load"] = {{"seconds", 3.5}};
+  auto back = ResultFromJson(j.dump(), "other/result.json");
+  ASSERT_TRUE(back.ok()) << back.status();
+  EXPECT_EQ(back->foreign.workload, "serving");
+  ASSERT_EQ(back->foreign.sections.size(), 2u);
+  // In the file's order (this test's json writes its keys sorted).
+  EXPECT_EQ(back->foreign.sections[0].first, "cold_start");
+  EXPECT_EQ(back->foreign.sections[1].first, "serving");
+  EXPECT_EQ(back->rounds[0].foreign.workload, "serving\x1b[2J");
+  ASSERT_EQ(back->rounds[0].foreign.sections.size(), 1u);
+  EXPECT_EQ(back->rounds[0].foreign.sections[0].first, "replica_load");
+  EXPECT_TRUE(back->rounds[1].foreign.empty());
+
+  // Written again: every member as it was. The summary and goodput are
+  // the checkpoint's figures, derived again without the foreign round.
+  json again = json::parse(ResultToJson(*back));
+  for (json* x : {&j, &again}) {
+    x->erase("summary");
+    x->erase("goodput");
+  }
+  EXPECT_EQ(again, j);
+
+  const std::string table = SummaryTable(*back);
+  EXPECT_NE(table.find("ckptbench failed: serving on "), std::string::npos)
+      << table;
+  EXPECT_NE(table.find("note: read back: workload 'serving' (unknown to this "
+                       "build); sections carried through unread: cold_start, "
+                       "serving\n"),
+            std::string::npos)
+      << table;
+  EXPECT_NE(table.find("note: read back: round 1 of rounds[]: workload "
+                       "'serving\\x1B[2J' (unknown to this build); sections "
+                       "carried through unread: replica_load\n"),
+            std::string::npos)
+      << table;
+  EXPECT_EQ(table.find('\x1b'), std::string::npos) << "escaped";
+  EXPECT_EQ(table.find("phase    n"), std::string::npos)
+      << "no checkpoint phases for another workload's run: " << table;
+
+  json long_name = j;
+  long_name["workload"] = std::string(kMaxForeignName + 1, 'w');
+  auto refused = ResultFromJson(long_name.dump(), "r.json");
+  ASSERT_FALSE(refused.ok());
+  EXPECT_NE(refused.status().message().find(
+                "r.json: workload: expected a workload's name of 1 to 64 "
+                "characters"),
+            std::string::npos)
+      << refused.status();
+  json many = j;
+  for (size_t i = 0; i <= kMaxForeignSections; ++i) {
+    many[absl::StrCat("extra_", i)] = i;
+  }
+  refused = ResultFromJson(many.dump(), "r.json");
+  ASSERT_FALSE(refused.ok());
+  EXPECT_NE(refused.status().message().find("expected at most 64 members this "
+                                            "build does not read"),
+            std::string::npos)
+      << refused.status();
 }
 
 }  // namespace

@@ -1,0 +1,94 @@
+#include "coordinator/result_foreign.h"
+
+#include <algorithm>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "common/text.h"
+
+namespace ckpt {
+namespace {
+
+std::string At(const Fields& f, const std::string& key) {
+  return f.path().empty() ? key : absl::StrCat(f.path(), ".", key);
+}
+
+}  // namespace
+
+void ReadForeign(const Fields& f, absl::Span<const std::string_view> known,
+                 Workload* workload, ForeignParts* out) {
+  const nlohmann::ordered_json& obj = f.value();
+  if (!f.status()->ok() || !obj.is_object()) return;
+  auto w = obj.find("workload");
+  if (w != obj.end() && w->is_string() &&
+      !ParseKind<Workload>(w->get<std::string>())) {
+    const std::string name = w->get<std::string>();
+    if (name.empty() || name.size() > kMaxForeignName) {
+      const std::string want = absl::StrCat("a workload's name of 1 to ",
+                                            kMaxForeignName, " characters");
+      return f.Fail(At(f, "workload"), want.c_str(), *w);
+    }
+    out->workload = name;
+  } else {
+    f.Get("workload", workload);  // not a string: refused there
+  }
+  for (const auto& [key, value] : obj.items()) {
+    if (value.is_null() ||  // as absent, as Fields reads it
+        std::find(known.begin(), known.end(), key) != known.end()) {
+      continue;
+    }
+    if (out->sections.size() == kMaxForeignSections ||
+        key.size() > kMaxForeignName) {
+      const std::string want =
+          absl::StrCat("at most ", kMaxForeignSections,
+                       " members this build does not read, each named in at "
+                       "most ",
+                       kMaxForeignName, " characters");
+      return f.Fail(At(f, key.substr(0, kMaxForeignName)), want.c_str(), value);
+    }
+    out->sections.emplace_back(key, value.dump());
+  }
+}
+
+void WriteForeign(const ForeignParts& foreign, nlohmann::ordered_json* j) {
+  if (!foreign.workload.empty()) (*j)["workload"] = foreign.workload;
+  for (const auto& [name, text] : foreign.sections) {
+    if (j->contains(name)) continue;  // this build's own wins
+    nlohmann::ordered_json v = nlohmann::ordered_json::parse(
+        text, nullptr, /*allow_exceptions=*/false);
+    if (!v.is_discarded()) (*j)[name] = std::move(v);
+  }
+}
+
+std::string DescribeForeign(const ForeignParts& foreign) {
+  if (foreign.empty()) return "";
+  std::vector<std::string> parts;
+  if (!foreign.workload.empty()) {
+    parts.push_back(absl::StrCat("workload '",
+                                 EscapeForTerminal(foreign.workload),
+                                 "' (unknown to this build)"));
+  }
+  if (!foreign.sections.empty()) {
+    std::vector<std::string> names;
+    for (const auto& [name, text] : foreign.sections) {
+      names.push_back(EscapeForTerminal(name));
+    }
+    parts.push_back(absl::StrCat("sections carried through unread: ",
+                                 absl::StrJoin(names, ", ")));
+  }
+  return absl::StrJoin(parts, "; ");
+}
+
+std::vector<std::string> ForeignLines(const RunResult& r) {
+  std::vector<std::string> lines;
+  if (!r.foreign.empty()) lines.push_back(DescribeForeign(r.foreign));
+  for (size_t i = 0; i < r.rounds.size(); ++i) {
+    if (r.rounds[i].foreign.empty()) continue;
+    lines.push_back(absl::StrCat("round ", i + 1, " of rounds[]: ",
+                                 DescribeForeign(r.rounds[i].foreign)));
+  }
+  return lines;
+}
+
+}  // namespace ckpt

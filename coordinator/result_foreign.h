@@ -1,0 +1,46 @@
+// The parts of a result.json this build does not read (ForeignParts,
+// coordinator/results.h): a workload another build knows and this one
+// does not, and sections it has no reader for. Read, they are kept as they
+// were, within bounds; written, they go back as they came; shown, they are
+// named (escaped), so a reader of the summary or the report knows what it
+// did not see. A whole file is never refused for them.
+#ifndef CKPTBENCH_COORDINATOR_RESULT_FOREIGN_H_
+#define CKPTBENCH_COORDINATOR_RESULT_FOREIGN_H_
+
+#include <nlohmann/json.hpp>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "absl/types/span.h"
+#include "coordinator/result_fields.h"
+#include "coordinator/results.h"
+
+namespace ckpt {
+
+// At most this many sections per object, each name at most this long, and
+// a workload's name at most kMaxForeignName characters: past them the file
+// is refused, naming the object.
+inline constexpr size_t kMaxForeignSections = 64;
+inline constexpr size_t kMaxForeignName = 64;
+
+// The object's "workload" (one this build knows into *workload, another's
+// name into out->workload) and each member not in `known` into
+// out->sections. A failure goes to the fields' status.
+void ReadForeign(const Fields& f, absl::Span<const std::string_view> known,
+                 Workload* workload, ForeignParts* out);
+
+// Back into the object: the workload's name (when foreign) and each section.
+void WriteForeign(const ForeignParts& foreign, nlohmann::ordered_json* j);
+
+// "workload 'serving' (unknown to this build); sections carried through
+// unread: model, replicas", escaped for a terminal; "" when there is none.
+std::string DescribeForeign(const ForeignParts& foreign);
+
+// The run's and its rounds' foreign parts, one line each ("round 3: ..."),
+// for the summary and the report.
+std::vector<std::string> ForeignLines(const RunResult& r);
+
+}  // namespace ckpt
+
+#endif  // CKPTBENCH_COORDINATOR_RESULT_FOREIGN_H_

@@ -1,0 +1,72 @@
+// The report of runs whose result.json came from another build: the
+// workload and the sections this build does not read are named under
+// "Not read by this build" (escaped for HTML), the report is still made,
+// and the other runs' figures are unchanged by them.
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+#include <string>
+
+#include "coordinator/json_codec.h"
+#include "report/html_report.h"
+#include "report/sweep_data.h"
+
+namespace ckpt {
+namespace {
+
+using nlohmann::json;
+
+LoadedRun Read(const std::string& name, const json& j) {
+  LoadedRun run;
+  run.name = name;
+  run.point_name = name;
+  auto r = ResultFromJson(j.dump(), name + "/result.json");
+  EXPECT_TRUE(r.ok()) << r.status();
+  if (r.ok()) {
+    run.has_result = true;
+    run.result = *r;
+    run.status = Name(r->status);
+  }
+  return run;
+}
+
+json Saved() {
+  RunResult r;
+  r.status = RunStatus::kOk;
+  RoundResult round;
+  round.phase = Phase::kSave;
+  round.index = 1;
+  round.seconds = 2.0;
+  round.bytes = 1 << 20;
+  round.throughput_mib_s = 0.5;
+  r.rounds.push_back(round);
+  return json::parse(ResultToJson(r));
+}
+
+TEST(Report, AnotherBuildsWorkloadAndSectionsAreNamedAsNotRead) {
+  json other = Saved();
+  other["workload"] = "serving<b>";
+  other["replicas"] = {{"count", 8}};
+  SweepData d;
+  d.name = "t";
+  d.runs = {Read("mine", Saved()), Read("theirs", other)};
+  const std::string html = HtmlReport(d);
+  EXPECT_NE(html.find("<h2>Not read by this build</h2>"), std::string::npos)
+      << html;
+  EXPECT_NE(html.find("<li>theirs: workload &#39;serving&lt;b&gt;&#39; "
+                      "(unknown to this build); sections carried through "
+                      "unread: replicas</li>"),
+            std::string::npos)
+      << html;
+  EXPECT_EQ(html.find("<li>mine:"), std::string::npos) << html;
+  EXPECT_EQ(html.find("serving<b>"), std::string::npos) << "escaped";
+
+  SweepData only_mine;
+  only_mine.name = "t";
+  only_mine.runs = {Read("mine", Saved())};
+  EXPECT_EQ(HtmlReport(only_mine).find("Not read by this build"),
+            std::string::npos);
+}
+
+}  // namespace
+}  // namespace ckpt
