@@ -1,6 +1,7 @@
 #include "coordinator/result_foreign.h"
 
 #include <algorithm>
+#include <utility>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
@@ -11,7 +12,26 @@ namespace ckpt {
 namespace {
 
 std::string At(const Fields& f, const std::string& key) {
-  return f.path().empty() ? key : absl::StrCat(f.path(), ".", key);
+  const std::string shown = EscapeForTerminal(key);  // a name from the file
+  return f.path().empty() ? shown : absl::StrCat(f.path(), ".", shown);
+}
+
+// How deep `v` nests, counted without recursion (a hostile file may nest
+// far deeper than a stack holds), up to `limit` + 1.
+size_t DepthOf(const nlohmann::ordered_json& v, size_t limit) {
+  std::vector<std::pair<const nlohmann::ordered_json*, size_t>> todo = {
+      {&v, 1}};
+  size_t deepest = 0;
+  while (!todo.empty()) {
+    auto [at, depth] = todo.back();
+    todo.pop_back();
+    deepest = std::max(deepest, depth);
+    if (deepest > limit) return deepest;
+    if (at->is_structured()) {
+      for (const auto& child : *at) todo.emplace_back(&child, depth + 1);
+    }
+  }
+  return deepest;
 }
 
 }  // namespace
@@ -25,8 +45,8 @@ void ReadForeign(const Fields& f, absl::Span<const std::string_view> known,
       !ParseKind<Workload>(w->get<std::string>())) {
     const std::string name = w->get<std::string>();
     if (name.empty() || name.size() > kMaxForeignName) {
-      const std::string want = absl::StrCat("a workload's name of 1 to ",
-                                            kMaxForeignName, " characters");
+      const std::string want =
+          absl::StrCat("a workload's name of 1 to ", kMaxForeignName, " bytes");
       return f.Fail(At(f, "workload"), want.c_str(), *w);
     }
     out->workload = name;
@@ -44,8 +64,13 @@ void ReadForeign(const Fields& f, absl::Span<const std::string_view> known,
           absl::StrCat("at most ", kMaxForeignSections,
                        " members this build does not read, each named in at "
                        "most ",
-                       kMaxForeignName, " characters");
+                       kMaxForeignName, " bytes");
       return f.Fail(At(f, key.substr(0, kMaxForeignName)), want.c_str(), value);
+    }
+    if (DepthOf(value, kMaxForeignDepth) > kMaxForeignDepth) {
+      const std::string want =
+          absl::StrCat("a member nested at most ", kMaxForeignDepth, " deep");
+      return f.Fail(At(f, key), want.c_str(), value);
     }
     out->sections.emplace_back(key, value.dump());
   }
@@ -83,10 +108,17 @@ std::string DescribeForeign(const ForeignParts& foreign) {
 std::vector<std::string> ForeignLines(const RunResult& r) {
   std::vector<std::string> lines;
   if (!r.foreign.empty()) lines.push_back(DescribeForeign(r.foreign));
+  size_t rounds = 0;
   for (size_t i = 0; i < r.rounds.size(); ++i) {
     if (r.rounds[i].foreign.empty()) continue;
-    lines.push_back(absl::StrCat("round ", i + 1, " of rounds[]: ",
-                                 DescribeForeign(r.rounds[i].foreign)));
+    if (++rounds <= kMaxForeignRoundLines) {
+      lines.push_back(absl::StrCat("round ", i + 1, " of rounds[]: ",
+                                   DescribeForeign(r.rounds[i].foreign)));
+    }
+  }
+  if (rounds > kMaxForeignRoundLines) {
+    lines.push_back(absl::StrCat(rounds - kMaxForeignRoundLines,
+                                 " more round(s) with parts not read"));
   }
   return lines;
 }

@@ -18,11 +18,15 @@
 
 namespace ckpt {
 
-// At most this many sections per object, each name at most this long, and
-// a workload's name at most kMaxForeignName characters: past them the file
-// is refused, naming the object.
+// Per run and per round object: at most this many sections, each named in
+// at most kMaxForeignName bytes and nested at most kMaxForeignDepth deep,
+// and a workload's name of at most kMaxForeignName bytes; past them the
+// file is refused, naming the member. ForeignLines names at most
+// kMaxForeignRoundLines rounds, then counts the rest.
 inline constexpr size_t kMaxForeignSections = 64;
 inline constexpr size_t kMaxForeignName = 64;
+inline constexpr size_t kMaxForeignDepth = 32;
+inline constexpr size_t kMaxForeignRoundLines = 8;
 
 // The object's "workload" (one this build knows into *workload, another's
 // name into out->workload) and each member not in `known` into
@@ -37,8 +41,8 @@ void WriteForeign(const ForeignParts& foreign, nlohmann::ordered_json* j);
 // unread: model, replicas", escaped for a terminal; "" when there is none.
 std::string DescribeForeign(const ForeignParts& foreign);
 
-// The run's and its rounds' foreign parts, one line each ("round 3: ..."),
-// for the summary and the report.
+// The run's and its rounds' foreign parts, one line each ("round 3 of
+// rounds[]: ..."), for the readers' warning, the summary and the report.
 std::vector<std::string> ForeignLines(const RunResult& r);
 
 }  // namespace ckpt

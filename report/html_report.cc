@@ -345,7 +345,10 @@ std::string Header(const SweepData& data) {
       const DatasetResult& d = *first->dataset;
       rows.push_back(
           {absl::StrCat("first run's dataset (",
-                        std::string(Name(first->workload)), ")"),
+                        first->foreign.workload.empty()
+                            ? std::string(Name(first->workload))
+                            : first->foreign.workload,
+                        ")"),
            absl::StrCat(d.uri, ", ", std::string(Name(d.spec.format)), ", ",
                         d.spec.samples, " samples, ", d.totals.objects,
                         " objects, ", d.totals.bytes, " bytes")});
@@ -363,8 +366,12 @@ std::string Header(const SweepData& data) {
   }
   if (!errors.empty())
     absl::StrAppend(&s, "<h2>Errors</h2><ul>", errors, "</ul>\n");
-  // What another build's result.json had that this build did not read.
-  std::string unread;
+  return s;
+}
+
+// What another build's result.json had that this build did not read.
+std::string UnreadSection(const SweepData& data) {
+  std::string s, unread;
   for (const auto& r : data.runs) {
     if (!r.has_result) continue;
     for (const std::string& line : ForeignLines(r.result)) {
@@ -374,8 +381,11 @@ std::string Header(const SweepData& data) {
   }
   if (!unread.empty()) {
     absl::StrAppend(&s,
-                    "<h2>Not read by this build</h2><p>Carried through "
-                    "as the files had them; not in the figures below.</p><ul>",
+                    "<h2>Not read by this build</h2><p>What these runs' "
+                    "result.json files hold that this build has no reader "
+                    "for: their rounds' common figures (time, bytes, nodes, "
+                    "latency) are below like any round's; these parts are "
+                    "not.</p><ul>",
                     unread, "</ul>\n");
   }
   return s;
@@ -442,6 +452,7 @@ std::string HtmlReport(const SweepData& data) {
       "<title>ckptbench report: ",
       HtmlEscape(data.name), "</title>\n", kStyle, "</head><body>\n");
   s += Header(data);
+  s += UnreadSection(data);
   s += FlaggedSection(data);
   s += PointsSection(data, points);
   s += SlowestSection(data);

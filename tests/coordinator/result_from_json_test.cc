@@ -3,6 +3,7 @@
 
 #include <nlohmann/json.hpp>
 #include <string>
+#include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "coordinator/json_codec.h"
@@ -307,7 +308,7 @@ TEST(ResultFromJson, AWorkloadThisBuildDoesNotKnowIsCarriedThroughAndSaidSo) {
   ASSERT_FALSE(refused.ok());
   EXPECT_NE(refused.status().message().find(
                 "r.json: workload: expected a workload's name of 1 to 64 "
-                "characters"),
+                "bytes"),
             std::string::npos)
       << refused.status();
   json many = j;
@@ -320,6 +321,42 @@ TEST(ResultFromJson, AWorkloadThisBuildDoesNotKnowIsCarriedThroughAndSaidSo) {
                                             "build does not read"),
             std::string::npos)
       << refused.status();
+  // Nested deeper than a reader's stack should follow: refused, not read.
+  const std::string deep =
+      std::string(100'000, '[') + "1" + std::string(100'000, ']');
+  std::string text = j.dump();
+  text.insert(text.size() - 1, ",\"abyss\":" + deep);
+  refused = ResultFromJson(text, "r.json");
+  ASSERT_FALSE(refused.ok());
+  EXPECT_NE(refused.status().message().find(
+                "r.json: abyss: expected a member nested at most 32 deep"),
+            std::string::npos)
+      << refused.status();
+  // A key from the file is escaped in the error.
+  json odd = j;
+  odd["extra\x1b[2J"] = std::string(1, 'v');
+  for (int i = 0; i < 40; ++i) {
+    odd["extra\x1b[2J"] = json::array({odd["extra\x1b[2J"]});
+  }
+  refused = ResultFromJson(odd.dump(), "r.json");
+  ASSERT_FALSE(refused.ok());
+  EXPECT_EQ(std::string(refused.status().message()).find('\x1b'),
+            std::string::npos)
+      << refused.status();
+}
+
+// Many rounds with parts not read: a few are named, the rest counted.
+TEST(ResultFromJson, ManyForeignRoundsAreNamedAFewThenCounted) {
+  RunResult r;
+  for (int i = 0; i < 20; ++i) {
+    RoundResult round;
+    round.index = i + 1;
+    round.foreign.workload = "serving";
+    r.rounds.push_back(round);
+  }
+  const std::vector<std::string> lines = ForeignLines(r);
+  ASSERT_EQ(lines.size(), kMaxForeignRoundLines + 1);
+  EXPECT_EQ(lines.back(), "12 more round(s) with parts not read");
 }
 
 }  // namespace
