@@ -488,6 +488,7 @@ struct RunResult {
   double interval_seconds = 0;  // run.interval
   ForeignParts foreign;         // read back from another build's result.json
 
+  // The checkpoint's figures (coordinator/checkpoint/checkpoint_figures.cc).
   // Count, mean, stdev, min, max of the timed rounds of a phase.
   PhaseSummary Summarize(Phase phase) const;
   // Goodput at run.interval and at the optimal interval (goodput.h), from
