@@ -33,6 +33,10 @@ class Fields {
 
   const std::string& path() const { return path_; }
   const json& value() const { return j_; }
+  // The path of member `key`, for an error ("rounds[1].nodes[0].seconds").
+  std::string Path(const std::string& key) const {
+    return path_.empty() ? key : absl::StrCat(path_, ".", key);
+  }
   absl::Status* status() const { return status_; }
 
   template <typename T>
@@ -164,9 +168,6 @@ class Fields {
     if (!status_->ok() || !j_.is_object()) return nullptr;
     auto it = j_.find(key);
     return it == j_.end() || it->is_null() ? nullptr : &*it;
-  }
-  std::string Path(const char* key) const {
-    return path_.empty() ? std::string(key) : absl::StrCat(path_, ".", key);
   }
 
   const json& j_;

@@ -11,11 +11,6 @@
 namespace ckpt {
 namespace {
 
-std::string At(const Fields& f, const std::string& key) {
-  const std::string shown = EscapeForTerminal(key);  // a name from the file
-  return f.path().empty() ? shown : absl::StrCat(f.path(), ".", shown);
-}
-
 // How deep `v` nests, counted without recursion (a hostile file may nest
 // far deeper than a stack holds), up to `limit` + 1.
 size_t DepthOf(const nlohmann::ordered_json& v, size_t limit) {
@@ -47,7 +42,7 @@ void ReadForeign(const Fields& f, absl::Span<const std::string_view> known,
     if (name.empty() || name.size() > kMaxForeignName) {
       const std::string want =
           absl::StrCat("a workload's name of 1 to ", kMaxForeignName, " bytes");
-      return f.Fail(At(f, "workload"), want.c_str(), *w);
+      return f.Fail(f.Path("workload"), want.c_str(), *w);
     }
     out->workload = name;
   } else {
@@ -65,12 +60,13 @@ void ReadForeign(const Fields& f, absl::Span<const std::string_view> known,
                        " members this build does not read, each named in at "
                        "most ",
                        kMaxForeignName, " bytes");
-      return f.Fail(At(f, key.substr(0, kMaxForeignName)), want.c_str(), value);
+      return f.Fail(f.Path(EscapeForTerminal(key.substr(0, kMaxForeignName))),
+                    want.c_str(), value);
     }
     if (DepthOf(value, kMaxForeignDepth) > kMaxForeignDepth) {
       const std::string want =
           absl::StrCat("a member nested at most ", kMaxForeignDepth, " deep");
-      return f.Fail(At(f, key), want.c_str(), value);
+      return f.Fail(f.Path(EscapeForTerminal(key)), want.c_str(), value);
     }
     out->sections.emplace_back(key, value.dump());
   }
