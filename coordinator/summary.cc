@@ -64,7 +64,7 @@ void AddRounds(const RunResult& r, std::string* out) {
         "%-6s %-5s %-5d %11s %9.3f %10.1f %9.2f %9.2f %9.2f %8.2f %5.0f%%  "
         "%-16s %s\n",
         !round.foreign.workload.empty()
-            ? Escaped(round.foreign.workload.substr(0, 6))
+            ? EscapeForTerminal(round.foreign.workload.substr(0, 6))
         : round.workload == Workload::kCheckpoint
             ? std::string(Name(round.phase))
             : std::string(Name(round.workload)),
@@ -87,7 +87,8 @@ void AddNodes(const RunResult& r, std::string* out) {
       std::string slow;
       for (const auto& st : round.stragglers) {
         absl::StrAppendFormat(&slow, "  node %d (%s) %.3f s %.2fx", st.node,
-                              Escaped(st.host), st.seconds, st.ratio_to_median);
+                              EscapeForTerminal(st.host), st.seconds,
+                              st.ratio_to_median);
       }
       absl::StrAppendFormat(
           &s, "%-6s %-5s spread %7.3f ms %s\n", round.phase,
@@ -100,9 +101,10 @@ void AddNodes(const RunResult& r, std::string* out) {
         if (st.ratio_to_median >= kStragglerRatio && !st.reason.empty()) {
           absl::StrAppendFormat(
               &s, "%-6s %-5s straggler node %d (%s): %s%s\n", "", "", st.node,
-              Escaped(st.host), Escaped(st.reason),
-              st.files.empty() ? ""
-                               : "; slowest file " + Escaped(st.files.front()));
+              EscapeForTerminal(st.host), EscapeForTerminal(st.reason),
+              st.files.empty()
+                  ? ""
+                  : "; slowest file " + EscapeForTerminal(st.files.front()));
         }
       }
     }
@@ -127,11 +129,12 @@ std::string SummaryTable(const RunResult& r, const WorkloadRegistry& registry) {
     parts->head(r, &s);
   } else {
     absl::StrAppendFormat(&s, "\nckptbench %s: %s on %d node(s)\n", r.status,
-                          Escaped(workload), r.num_nodes);
+                          EscapeForTerminal(workload), r.num_nodes);
   }
-  absl::StrAppendFormat(
-      &s, "storage: %s (%s %s)\n", Escaped(r.environment.storage_kind),
-      Escaped(r.environment.filesystem), Escaped(r.environment.mount_point));
+  absl::StrAppendFormat(&s, "storage: %s (%s %s)\n",
+                        EscapeForTerminal(r.environment.storage_kind),
+                        EscapeForTerminal(r.environment.filesystem),
+                        EscapeForTerminal(r.environment.mount_point));
   AddRounds(r, &s);
   registry.ForEachSummary([&](const WorkloadSummary& w) {
     if (w.tables) w.tables(r, &s);
@@ -145,19 +148,19 @@ std::string SummaryTable(const RunResult& r, const WorkloadRegistry& registry) {
     absl::StrAppendFormat(&s,
                           "note: this build has no summary of workload '%s' "
                           "beyond its rounds\n",
-                          Escaped(workload));
+                          EscapeForTerminal(workload));
   }
   for (const auto& n : r.notes) {
-    absl::StrAppendFormat(&s, "note: %s\n", Escaped(n));
+    absl::StrAppendFormat(&s, "note: %s\n", EscapeForTerminal(n));
   }
   for (const std::string& line : ForeignLines(r)) {  // escaped there
     absl::StrAppendFormat(&s, "note: read back: %s\n", line);
   }
   for (const auto& n : r.leftovers) {
-    absl::StrAppendFormat(&s, "left behind: %s\n", Escaped(n));
+    absl::StrAppendFormat(&s, "left behind: %s\n", EscapeForTerminal(n));
   }
   for (const auto& e : r.errors) {
-    absl::StrAppendFormat(&s, "error: %s\n", Escaped(e));
+    absl::StrAppendFormat(&s, "error: %s\n", EscapeForTerminal(e));
   }
   return s;
 }

@@ -5,8 +5,9 @@
 // dataload run's checkpoint saves are the checkpoint's to show). The
 // summary itself holds what every workload's has: the storage, a line per
 // round, the nodes and clocks, notes, leftovers and errors. Every string
-// that came from a node, a server or a listing goes through Escaped: a
-// newline or an escape sequence in one cannot forge a line of the table.
+// that came from a node, a server or a listing goes through
+// EscapeForTerminal (common/text.h): a newline or an escape sequence in one
+// cannot forge a line of the table.
 #ifndef CKPTBENCH_COORDINATOR_SUMMARY_PARTS_H_
 #define CKPTBENCH_COORDINATOR_SUMMARY_PARTS_H_
 
@@ -29,10 +30,6 @@ struct WorkloadSummary {
 
 // Milliseconds of a latency in nanoseconds.
 inline double LatencyMs(uint64_t ns) { return static_cast<double>(ns) / 1e6; }
-// A string from outside, escaped for the terminal.
-inline std::string Escaped(const std::string& text) {
-  return EscapeForTerminal(text);
-}
 
 }  // namespace ckpt
 

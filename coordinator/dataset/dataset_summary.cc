@@ -21,7 +21,7 @@ void AddDataset(const DatasetResult& d, bool made, std::string* out) {
         &s,
         "dataset: %s, listed %s: %d samples of %s on average, %d objects, "
         "%s; not made by ckptbench: its bytes were read, not verified\n",
-        Escaped(d.uri), d.spec.format, d.spec.samples,
+        EscapeForTerminal(d.uri), d.spec.format, d.spec.samples,
         FormatBytes(d.spec.sample_bytes), d.totals.objects,
         FormatBytes(d.totals.bytes));
     if (d.listing) {
@@ -41,7 +41,7 @@ void AddDataset(const DatasetResult& d, bool made, std::string* out) {
             "; %d shard(s) longer than their archive, %s past the end "
             "blocks never read (first: %s)",
             l.overlong_objects, FormatBytes(l.overlong_bytes),
-            Escaped(l.overlong_first));
+            EscapeForTerminal(l.overlong_first));
       }
       s += " (untimed, before epoch 1)\n";
     }
@@ -49,7 +49,7 @@ void AddDataset(const DatasetResult& d, bool made, std::string* out) {
   }
   absl::StrAppendFormat(
       &s, "dataset: %s, %s: %d samples of %s (spread %s), %d objects, %s\n",
-      Escaped(d.uri), d.spec.format, d.spec.samples,
+      EscapeForTerminal(d.uri), d.spec.format, d.spec.samples,
       FormatBytes(d.spec.sample_bytes), FormatBytes(d.spec.sample_spread),
       d.totals.objects, FormatBytes(d.totals.bytes));
   if (!made) return;
