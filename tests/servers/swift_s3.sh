@@ -91,6 +91,14 @@ pipeline = catch_errors gatekeeper healthcheck proxy-logging cache listing_forma
 use = egg:swift#proxy
 allow_account_management = true
 account_autocreate = true
+# A CI machine runs many tests at once on 2 cores, and the one container
+# server can take more than Swift's default 0.5 s to accept. A lookup that
+# times out makes an object PUT answer 404 NoSuchBucket, and ten such
+# errors in a minute shut the only node out for a minute (the proxy's
+# error suppression). Wait longer, and never shut the node out.
+conn_timeout = 5
+node_timeout = 60
+error_suppression_limit = 1000000
 [filter:s3api]
 use = egg:swift#s3api
 location = us-east-1
