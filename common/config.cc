@@ -186,7 +186,7 @@ absl::Status ValidateConfig(const Config& c, bool need_storage) {
   }
 #endif
   if (c.run.async && c.run.interval <= 0 && c.DoSave() &&
-      c.run.workload == Workload::kCheckpoint) {
+      c.run.workload == kCheckpointWorkload) {
     return absl::InvalidArgumentError(
         "run.async (CKPT_ASYNC) = true needs run.interval (CKPT_INTERVAL) > "
         "0: the training time between saves that persisting a save "
@@ -194,7 +194,7 @@ absl::Status ValidateConfig(const Config& c, bool need_storage) {
         "epoch, dataload.checkpoint_every)");
   }
   if (need_storage && c.storage.path.empty() &&
-      c.run.workload == Workload::kCheckpoint &&
+      c.run.workload == kCheckpointWorkload &&
       !(c.run.mode == RunMode::kLoadOnly && !c.storage.restore_path.empty())) {
     return absl::InvalidArgumentError(
         "storage.path (CKPT_DIR_PATH) is not set: expected the directory or "

@@ -20,6 +20,10 @@
 
 namespace ckpt {
 
+// The checkpoint workload's name (run.workload): the default one, so
+// defined here, where every other workload's is beside its job.
+inline constexpr char kCheckpointWorkload[] = "checkpoint";
+
 struct StorageOptions {
   std::string path;          // CKPT_DIR_PATH: path, file://, s3://, gs://
   std::string restore_path;  // CKPT_RESTORE_PATH; "" = <path>/checkpoints
@@ -67,7 +71,9 @@ struct RunOptions {
   // to it (listed, .metadata readable; FUSE: a shard opens), at most this
   // long; 0 = not measured.
   double visible_timeout = 60;
-  Workload workload = Workload::kCheckpoint;
+  // What the run does: a workload's registered name (coordinator/
+  // workload_registry.h).
+  std::string workload = kCheckpointWorkload;
 };
 
 // One struct per area (io, s3, gcs, run): the defaults below are the only

@@ -5,6 +5,8 @@
 #include <string>
 
 #include "absl/strings/str_cat.h"
+#include "common/datagen_job.h"
+#include "common/dataload_job.h"
 #include "common/epoch_order.h"
 
 namespace ckpt {
@@ -46,15 +48,13 @@ absl::Status CheckSavesFitTheEpoch(const Config& c) {
 absl::Status CheckEpochCheckpoints(const Config& c, bool need_storage) {
   // datagen leaves the data loader's keys alone (one file makes and reads
   // a dataset).
-  if (c.dataload.checkpoint_every == 0 ||
-      c.run.workload == Workload::kDatagen) {
+  if (c.dataload.checkpoint_every == 0 || c.run.workload == kDatagenWorkload) {
     return absl::OkStatus();
   }
-  if (c.run.workload != Workload::kDataload) {
+  if (c.run.workload != kDataloadWorkload) {
     return absl::InvalidArgumentError(absl::StrCat(
         "dataload.checkpoint_every (CKPT_CHECKPOINT_EVERY) = ",
-        c.dataload.checkpoint_every,
-        " with run.workload = ", std::string(Name(c.run.workload)),
+        c.dataload.checkpoint_every, " with run.workload = ", c.run.workload,
         ": checkpoints during training are taken by a dataload epoch; "
         "expected run.workload = dataload, or 0"));
   }
@@ -84,7 +84,7 @@ absl::Status CheckEpochCheckpoints(const Config& c, bool need_storage) {
 
 // The dataset's keys, for a run of a dataset workload.
 absl::Status CheckDatasetOptions(const Config& c, bool need_storage) {
-  if (c.run.workload == Workload::kCheckpoint) return absl::OkStatus();
+  if (c.run.workload == kCheckpointWorkload) return absl::OkStatus();
   if (need_storage && c.dataset.path.empty() && c.storage.path.empty()) {
     return absl::InvalidArgumentError(
         "dataset.path (CKPT_DATASET_PATH) is not set, nor storage.path "
@@ -104,14 +104,14 @@ absl::Status CheckDatasetOptions(const Config& c, bool need_storage) {
         c.dataset.spread_prefixes, ": expected at most ", kMaxSpreadPrefixes));
   }
   if (c.dataset.source == DatasetSource::kListed &&
-      c.run.workload == Workload::kDatagen) {
+      c.run.workload == kDatagenWorkload) {
     return absl::InvalidArgumentError(
         "dataset.source (CKPT_DATASET_SOURCE) = listed with run.workload = "
         "datagen: datagen makes a dataset of ckptbench's own; expected "
         "dataset.source = ckptbench, or run.workload = dataload to read "
         "yours");
   }
-  if (c.run.workload == Workload::kDataload &&
+  if (c.run.workload == kDataloadWorkload &&
       c.RanksPerNode() > kMaxDataloadRanks) {
     return absl::InvalidArgumentError(absl::StrCat(
         "cluster.num_devices (NUM_DEVICES) = ", c.RanksPerNode(),
@@ -124,7 +124,7 @@ absl::Status CheckDatasetOptions(const Config& c, bool need_storage) {
 // The accelerator search (dataload.find_accelerators).
 absl::Status CheckAcceleratorSearch(const Config& c) {
   const int n = c.dataload.find_accelerators;
-  if (n == 0 || c.run.workload != Workload::kDataload) {
+  if (n == 0 || c.run.workload != kDataloadWorkload) {
     return absl::OkStatus();
   }
   if (c.dataload.compute_time <= 0) {
@@ -169,8 +169,8 @@ std::string Normalized(const std::string& where) {
 // The checkpoints a dataload epoch saves must not be inside the dataset
 // (the next epoch would read them as samples), nor hold it.
 absl::Status CheckDatasetApartFromCheckpoints(const Config& c) {
-  if (c.run.workload != Workload::kDataload ||
-      c.dataload.checkpoint_every == 0 || c.storage.path.empty()) {
+  if (c.run.workload != kDataloadWorkload || c.dataload.checkpoint_every == 0 ||
+      c.storage.path.empty()) {
     return absl::OkStatus();
   }
   const std::string dataset = c.DatasetPath();
@@ -198,7 +198,7 @@ bool LocationsOverlap(const std::string& a_in, const std::string& b_in) {
 
 absl::Status CheckDatasetApartFromResults(const Config& c,
                                           const std::string& results_dir) {
-  if (c.run.workload == Workload::kCheckpoint || results_dir.empty()) {
+  if (c.run.workload == kCheckpointWorkload || results_dir.empty()) {
     return absl::OkStatus();
   }
   const std::string dataset = c.DatasetPath();

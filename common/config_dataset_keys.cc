@@ -1,6 +1,8 @@
 // The dataset's keys (dataset.*) and the workload a run does (run.workload):
 // what `ckptbench datagen` makes and the dataload workload reads.
 #include "common/config_keys.h"
+#include "common/datagen_job.h"
+#include "common/dataload_job.h"
 #include "common/dataset_layout.h"
 #include "common/epoch_order.h"
 
@@ -10,9 +12,12 @@ using namespace keydefs;  // NOLINT: the key-building helpers
 
 void AddDatasetKeys(std::vector<KeyDef>* out) {
   std::vector<KeyDef>& keys = *out;
-  keys.push_back(KindKey<Workload>(
+  // The names WorkloadRegistry::BuiltIn() registers (a unit test holds
+  // them equal): the workloads this binary runs.
+  keys.push_back(EnumKey(
       "run.workload", "CKPT_WORKLOAD",
-      [](Config& c) -> Workload& { return c.run.workload; },
+      {kCheckpointWorkload, kDatagenWorkload, kDataloadWorkload},
+      [](Config& c) -> std::string& { return c.run.workload; },
       "what the run does: checkpoint (save and load rounds), datagen (make "
       "the dataset dataset.* describes; also `ckptbench datagen`), dataload "
       "(read it epoch by epoch as a data loader does: dataload.*)"));

@@ -3,10 +3,6 @@
 #include <array>
 #include <utility>
 
-#include "common/datagen_job.h"
-#include "common/dataload_job.h"
-#include "common/phase_job.h"
-
 namespace ckpt {
 namespace {
 
@@ -109,14 +105,9 @@ constexpr Table<SearchEnd, 4> kSearchEnd{
      {SearchEnd::kLimit, "limit"},
      {SearchEnd::kInterrupted, "interrupted"}}};
 constexpr const auto& TableOf(SearchEnd) { return kSearchEnd; }
-constexpr Table<Workload, 3> kWorkload{
-    {{Workload::kCheckpoint, kCheckpointWorkload},
-     {Workload::kDatagen, kDatagenWorkload},
-     {Workload::kDataload, kDataloadWorkload}}};
 constexpr Table<DataAccess, 2> kDataAccess{
     {{DataAccess::kMap, "map"}, {DataAccess::kIterable, "iterable"}}};
 constexpr const auto& TableOf(DataAccess) { return kDataAccess; }
-constexpr const auto& TableOf(Workload) { return kWorkload; }
 constexpr const auto& TableOf(Accelerator) { return kAccelerator; }
 constexpr const auto& TableOf(HostStaging) { return kHostStaging; }
 constexpr const auto& TableOf(CacheMode) { return kCacheMode; }
@@ -167,7 +158,6 @@ std::string_view Name(ChecksumKind v) { return NameIn(v); }
 std::string_view Name(DatasetFormat v) { return NameIn(v); }
 std::string_view Name(DatasetSource v) { return NameIn(v); }
 std::string_view Name(SearchEnd v) { return NameIn(v); }
-std::string_view Name(Workload v) { return NameIn(v); }
 std::string_view Name(DataAccess v) { return NameIn(v); }
 std::string_view Name(RoundFlag v) { return NameIn(v); }
 std::string_view Name(ErrorKind v) { return NameIn(v); }
@@ -214,7 +204,6 @@ CKPT_KIND(ChecksumKind)
 CKPT_KIND(DatasetFormat)
 CKPT_KIND(DatasetSource)
 CKPT_KIND(SearchEnd)
-CKPT_KIND(Workload)
 CKPT_KIND(DataAccess)
 CKPT_KIND(RoundFlag)
 CKPT_KIND(ErrorKind)

@@ -59,10 +59,6 @@ enum class DatasetSource { kCkptbench, kListed };
 // was client-bound) | limit (every count up to the limit held) |
 // interrupted (a signal: the counts so far are no answer).
 enum class SearchEnd { kStorage, kClient, kLimit, kInterrupted };
-// What a run does (run.workload): checkpoint (save and load rounds) |
-// datagen (make a dataset) | dataload (read it, epoch by epoch, as a
-// training job's data loader does).
-enum class Workload { kCheckpoint, kDatagen, kDataload };
 // How the data loader reads samples (dataload.access): map (a request per
 // sample, in the sampler's order) | iterable (objects streamed whole).
 enum class DataAccess { kMap, kIterable };
@@ -113,7 +109,6 @@ std::string_view Name(ChecksumKind v);
 std::string_view Name(DatasetFormat v);
 std::string_view Name(DatasetSource v);
 std::string_view Name(SearchEnd v);
-std::string_view Name(Workload v);
 std::string_view Name(DataAccess v);
 std::string_view Name(RoundFlag v);
 std::string_view Name(ErrorKind v);
@@ -172,7 +167,6 @@ CKPT_KIND_TO_JSON(ChecksumKind)
 CKPT_KIND_TO_JSON(DatasetFormat)
 CKPT_KIND_TO_JSON(DatasetSource)
 CKPT_KIND_TO_JSON(SearchEnd)
-CKPT_KIND_TO_JSON(Workload)
 CKPT_KIND_TO_JSON(DataAccess)
 CKPT_KIND_TO_JSON(RoundFlag)
 CKPT_KIND_TO_JSON(ErrorKind)
@@ -194,8 +188,6 @@ template <>
 AlphaNum::AlphaNum(ckpt::DatasetSource) = delete;
 template <>
 AlphaNum::AlphaNum(ckpt::SearchEnd) = delete;
-template <>
-AlphaNum::AlphaNum(ckpt::Workload) = delete;
 template <>
 AlphaNum::AlphaNum(ckpt::DataAccess) = delete;
 template <>

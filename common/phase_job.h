@@ -16,9 +16,6 @@
 
 namespace ckpt {
 
-// The checkpoint workload's name (run.workload).
-inline constexpr char kCheckpointWorkload[] = "checkpoint";
-
 struct SegmentJob {
   uint32_t tensor = 0;  // index into FileJob::tensor_names
   uint64_t tensor_offset = 0;

@@ -30,7 +30,7 @@ Coordinator::Coordinator(const Config& config, const CheckpointPlan& plan,
     : config_(config),
       ctx_(config_, plan, std::move(nodes), progress,
            run_id.empty() ? NewRunId() : std::move(run_id)),
-      workload_(registry.New(Name(config_.run.workload))) {}
+      workload_(registry.New(config_.run.workload)) {}
 
 absl::Status Coordinator::Preflight(RunResult* result) {
   result->run_id = ctx_.run_id();

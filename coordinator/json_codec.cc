@@ -151,11 +151,7 @@ ordered_json StagingJson(const RoundStaging& st) {
 ordered_json RoundJson(const RoundResult& r) {
   const bool load = r.phase == Phase::kLoad;
   ordered_json j;
-  if (!r.foreign.workload.empty()) {
-    j["workload"] = r.foreign.workload;
-  } else if (r.workload != Workload::kCheckpoint) {
-    j["workload"] = r.workload;
-  }
+  if (r.workload != kCheckpointWorkload) j["workload"] = r.workload;
   if (r.epoch) j["epoch"] = EpochJson(*r.epoch);
   j["phase"] = r.phase;
   j["index"] = r.index;
@@ -357,11 +353,7 @@ ordered_json OpJson(const Histogram& h) {
 std::string ResultToJson(const RunResult& r) {
   ordered_json j;
   j["schema"] = kResultSchema;
-  if (!r.foreign.workload.empty()) {
-    j["workload"] = r.foreign.workload;
-  } else if (r.workload != Workload::kCheckpoint) {
-    j["workload"] = r.workload;
-  }
+  if (r.workload != kCheckpointWorkload) j["workload"] = r.workload;
   j["status"] = r.status;
   j["errors"] = r.errors;
   j["notes"] = r.notes;

@@ -17,6 +17,8 @@
 
 namespace ckpt {
 
+class WorkloadRegistry;
+
 inline constexpr char kResultSchema[] = "ckptbench.result/v1";
 inline constexpr char kMetadataFormat[] = "ckptbench.checkpoint/v2";
 
@@ -35,8 +37,14 @@ std::string ResultToJson(const RunResult& result);
 // InvalidArgument; text that is not a JSON object is DataLoss. The
 // summary and goodput sections are not read: they are derived
 // (RunResult::Summarize, RunResult::Goodput) from what is.
+// A workload `registry` has not registered (the run's or a round's) is
+// carried through as foreign (result_foreign.h); the first form reads
+// with WorkloadRegistry::BuiltIn().
 absl::StatusOr<RunResult> ResultFromJson(const std::string& text,
                                          const std::string& where);
+absl::StatusOr<RunResult> ResultFromJson(const std::string& text,
+                                         const std::string& where,
+                                         const WorkloadRegistry& registry);
 
 // With only_node >= 0, lists only that node's files (node-local storage:
 // each node's .metadata describes the shards on its own disk).

@@ -7,6 +7,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "common/text.h"
+#include "coordinator/workload_registry.h"
 
 namespace ckpt {
 namespace {
@@ -32,19 +33,20 @@ size_t DepthOf(const nlohmann::ordered_json& v, size_t limit) {
 }  // namespace
 
 void ReadForeign(const Fields& f, absl::Span<const std::string_view> known,
-                 Workload* workload, ForeignParts* out) {
+                 const WorkloadRegistry& registry, std::string* workload,
+                 ForeignParts* out) {
   const nlohmann::ordered_json& obj = f.value();
   if (!f.status()->ok() || !obj.is_object()) return;
   auto w = obj.find("workload");
-  if (w != obj.end() && w->is_string() &&
-      !ParseKind<Workload>(w->get<std::string>())) {
+  if (w != obj.end() && w->is_string()) {
     const std::string name = w->get<std::string>();
     if (name.empty() || name.size() > kMaxForeignName) {
       const std::string want =
           absl::StrCat("a workload's name of 1 to ", kMaxForeignName, " bytes");
       return f.Fail(f.Path("workload"), want.c_str(), *w);
     }
-    out->workload = name;
+    *workload = name;
+    if (!registry.Has(name)) out->workload = name;
   } else {
     f.Get("workload", workload);  // not a string: refused there
   }

@@ -18,6 +18,8 @@
 
 namespace ckpt {
 
+class WorkloadRegistry;
+
 // Per run and per round object: at most this many sections, each named in
 // at most kMaxForeignName bytes and nested at most kMaxForeignDepth deep,
 // and a workload's name of at most kMaxForeignName bytes; past them the
@@ -28,11 +30,12 @@ inline constexpr size_t kMaxForeignName = 64;
 inline constexpr size_t kMaxForeignDepth = 32;
 inline constexpr size_t kMaxForeignRoundLines = 8;
 
-// The object's "workload" (one this build knows into *workload, another's
-// name into out->workload) and each member not in `known` into
+// The object's "workload" into *workload (and, when `registry` has no such
+// workload, into out->workload too) and each member not in `known` into
 // out->sections. A failure goes to the fields' status.
 void ReadForeign(const Fields& f, absl::Span<const std::string_view> known,
-                 Workload* workload, ForeignParts* out);
+                 const WorkloadRegistry& registry, std::string* workload,
+                 ForeignParts* out);
 
 // Back into the object: the workload's name (when foreign) and each section.
 void WriteForeign(const ForeignParts& foreign, nlohmann::ordered_json* j);

@@ -15,6 +15,7 @@
 #include "coordinator/json_codec.h"
 #include "coordinator/result_fields.h"
 #include "coordinator/result_foreign.h"
+#include "coordinator/workload_registry.h"
 
 namespace ckpt {
 
@@ -231,8 +232,9 @@ constexpr std::string_view kRunMembers[] = {
     "goodput"};
 // clang-format on
 
-void ReadRound(const Fields& f, RoundResult* r) {
-  ReadForeign(f, kRoundMembers, &r->workload, &r->foreign);
+void ReadRound(const Fields& f, const WorkloadRegistry& registry,
+               RoundResult* r) {
+  ReadForeign(f, kRoundMembers, registry, &r->workload, &r->foreign);
   if (f.Has("epoch")) ReadEpoch(f.Object("epoch"), &r->epoch.emplace());
   f.Get("phase", &r->phase);
   f.Get("index", &r->index);
@@ -382,6 +384,12 @@ void ReadReshard(const Fields& f, ReshardResult* rs) {
 
 absl::StatusOr<RunResult> ResultFromJson(const std::string& text,
                                          const std::string& where) {
+  return ResultFromJson(text, where, WorkloadRegistry::BuiltIn());
+}
+
+absl::StatusOr<RunResult> ResultFromJson(const std::string& text,
+                                         const std::string& where,
+                                         const WorkloadRegistry& registry) {
   const ResultJson j =
       ResultJson::parse(text, nullptr, /*allow_exceptions=*/false);
   if (j.is_discarded() || !j.is_object()) {
@@ -397,7 +405,7 @@ absl::StatusOr<RunResult> ResultFromJson(const std::string& text,
         "\"; expected ", kResultSchema));
   }
   RunResult r;
-  ReadForeign(f, kRunMembers, &r.workload, &r.foreign);
+  ReadForeign(f, kRunMembers, registry, &r.workload, &r.foreign);
   f.Get("status", &r.status);
   f.Get("errors", &r.errors);
   f.Get("notes", &r.notes);
@@ -413,7 +421,7 @@ absl::StatusOr<RunResult> ResultFromJson(const std::string& text,
                           &r.accelerator_search.emplace());
   }
   f.Each("rounds", [&](const Fields& round) {
-    ReadRound(round, &r.rounds.emplace_back());
+    ReadRound(round, registry, &r.rounds.emplace_back());
   });
   // What Goodput() is computed from (run.mttf, run.interval).
   const Fields g = f.Object("goodput");

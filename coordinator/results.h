@@ -11,6 +11,7 @@
 #include <utility>
 #include <vector>
 
+#include "common/config.h"
 #include "common/dataset_layout.h"
 #include "common/file_record.h"
 #include "common/histogram.h"
@@ -292,7 +293,7 @@ struct RoundResult {
   // The checkpoint's rounds are saves and loads; a dataset's round
   // (datagen) is a save that writes the dataset (a removal: one that
   // removes it); result.json names a workload other than the checkpoint.
-  Workload workload = Workload::kCheckpoint;
+  std::string workload = kCheckpointWorkload;
   Phase phase = Phase::kSave;
   int index = 0;        // 1-based within its phase
   bool staged = false;  // untimed staging save for a load-only run
@@ -462,7 +463,7 @@ struct DatasetResult {
 };
 
 struct RunResult {
-  Workload workload = Workload::kCheckpoint;  // run.workload
+  std::string workload = kCheckpointWorkload;  // run.workload
   RunStatus status = RunStatus::kOk;
   std::vector<std::string> errors;
   std::vector<std::string> notes;

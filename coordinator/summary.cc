@@ -29,7 +29,7 @@ std::string RoundName(const RoundResult& r) {
     return absl::StrFormat("%s %d", EscapeForTerminal(r.foreign.workload),
                            r.index);
   }
-  if (r.workload != Workload::kCheckpoint) {
+  if (r.workload != kCheckpointWorkload) {
     return absl::StrFormat("%s %d", r.workload, r.index);
   }
   return CheckpointRoundName(r.phase, r.index, r.staged,
@@ -65,9 +65,8 @@ void AddRounds(const RunResult& r, std::string* out) {
         "%-16s %s\n",
         !round.foreign.workload.empty()
             ? EscapeForTerminal(round.foreign.workload.substr(0, 6))
-        : round.workload == Workload::kCheckpoint
-            ? std::string(Name(round.phase))
-            : std::string(Name(round.workload)),
+        : round.workload == kCheckpointWorkload ? std::string(Name(round.phase))
+                                                : round.workload,
         label, round.step, FormatBytes(round.bytes), round.seconds,
         round.throughput_mib_s, LatencyMs(h.Percentile(0.5)),
         LatencyMs(h.Percentile(0.99)), LatencyMs(h.max()),
@@ -121,9 +120,8 @@ void AddNodes(const RunResult& r, std::string* out) {
 
 std::string SummaryTable(const RunResult& r, const WorkloadRegistry& registry) {
   std::string s;
-  const std::string workload = r.foreign.workload.empty()
-                                   ? std::string(Name(r.workload))
-                                   : r.foreign.workload;
+  const std::string workload =
+      r.foreign.workload.empty() ? r.workload : r.foreign.workload;
   const WorkloadSummary* parts = registry.SummaryOf(workload);
   if (parts != nullptr && parts->head) {
     parts->head(r, &s);

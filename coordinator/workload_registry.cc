@@ -62,6 +62,10 @@ absl::StatusOr<std::unique_ptr<RunWorkload>> WorkloadRegistry::New(
                    "' (expected one of ", absl::StrJoin(Names(), ", "), ")"));
 }
 
+bool WorkloadRegistry::Has(std::string_view name) const {
+  return SummaryOf(name) != nullptr;
+}
+
 const WorkloadSummary* WorkloadRegistry::SummaryOf(
     std::string_view name) const {
   for (const auto& e : entries_) {

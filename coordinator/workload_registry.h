@@ -46,6 +46,8 @@ class WorkloadRegistry {
   // when there is none.
   absl::StatusOr<std::unique_ptr<RunWorkload>> New(std::string_view name) const;
 
+  // Whether workload `name` is registered.
+  bool Has(std::string_view name) const;
   // The summary parts of workload `name`; null when there is none.
   const WorkloadSummary* SummaryOf(std::string_view name) const;
   // Each workload's summary parts, in registration order.

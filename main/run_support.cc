@@ -11,6 +11,7 @@
 #include "absl/strings/str_format.h"
 #include "common/bytes.h"
 #include "common/config_dataset_checks.h"
+#include "common/datagen_job.h"
 #include "common/exit_code.h"
 #include "common/fd_reserve.h"
 #include "common/files.h"
@@ -212,8 +213,8 @@ int PrepareRun(const LoadOptions& options, const std::string& results_dir,
                                               config.storage.path},
           {"storage.restore_path (CKPT_RESTORE_PATH)", config.RestorePath()},
           {"dataset.path (CKPT_DATASET_PATH)",
-           config.run.workload == Workload::kDatagen ? config.DatasetPath()
-                                                     : std::string()}}) {
+           config.run.workload == kDatagenWorkload ? config.DatasetPath()
+                                                   : std::string()}}) {
       const std::string p = trimmed(path);
       if (!p.empty() && (rd == p || absl::StartsWith(rd, p + "/"))) {
         return FailRun(
@@ -309,12 +310,6 @@ int ExecuteRun(const std::string& results_dir, Coordinator& coordinator,
                              absl::IsUnknown(s) || absl::IsDeadlineExceeded(s);
     return FailRun(results_dir, result, std::string(s.message()),
                    verdict(environment ? 1 : 2), &coordinator);
-  }
-  if (result->workload == Workload::kCheckpoint) {
-    LOG_INFO("run %s: %s, %s per checkpoint, %d node(s) x %d rank(s)",
-             result->run_id, result->model,
-             FormatBytes(result->checkpoint_bytes), result->num_nodes,
-             result->ranks_per_node);
   }
   // A signal aborts the run; if the run has not stopped kGraceSeconds
   // later (a thread stuck in storage or a system call no signal ends), or

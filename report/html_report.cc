@@ -335,7 +335,7 @@ std::string Header(const SweepData& data) {
     rows.push_back(
         {"storage", absl::StrCat(env.storage_kind, " ", env.filesystem, " ",
                                  env.mount_point)});
-    if (first->workload == Workload::kCheckpoint &&
+    if (first->workload == kCheckpointWorkload &&
         first->foreign.workload.empty()) {
       rows.push_back({"first run's plan",
                       absl::StrCat(first->model, ", ", first->checkpoint_bytes,
@@ -346,7 +346,7 @@ std::string Header(const SweepData& data) {
       rows.push_back(
           {absl::StrCat("first run's dataset (",
                         first->foreign.workload.empty()
-                            ? std::string(Name(first->workload))
+                            ? first->workload
                             : first->foreign.workload,
                         ")"),
            absl::StrCat(d.uri, ", ", std::string(Name(d.spec.format)), ", ",

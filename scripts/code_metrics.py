@@ -6,7 +6,7 @@ string literals outside the config and JSON edges, process-global mutable
 state in all product code, the backends the storage conformance suite runs,
 and how far each workload is a unit of its own: the product files outside
 its folders that name it, the lines outside every workload folder that test
-the Workload enum, and the workload folders' uses of the wire types.
+which workload a run is by name, and the workload folders' uses of the wire types.
 
 Reads the product code only (common, wire, coordinator, node, inprocess,
 sweep, main, report; not tests, bench or generated files). C++ is read as text: comments,
@@ -156,9 +156,17 @@ def naming_files():
                     yield os.path.relpath(os.path.join(dirpath, n), ROOT)
 
 
+# A line that tests which workload a run or a round is: compares a
+# `workload` with anything, or anything with a workload's name constant
+# (kCheckpointWorkload, ...), or names a Workload enum value.
+WORKLOAD_TEST = re.compile(
+    r"\bworkload\s*[!=]=|[!=]=\s*k\w+Workload\b|\bWorkload::k\w+")
+
+
 def workload_figures(show):
     """Per workload, the files outside its folders that name it; the lines
-    outside every workload folder that test the Workload enum; the
+    outside every workload folder that test which workload a run or a
+    round is (WORKLOAD_TEST: run.workload was the Workload enum); the
     workload folders' lines that use the wire types."""
     naming = {w: [] for w in WORKLOADS}
     enum_tests, wire_uses = [], []
@@ -176,7 +184,7 @@ def workload_figures(show):
         inside = rel.startswith(tuple(WORKLOAD_FOLDERS))
         bare = blank(text).split("\n")
         for i, line in enumerate(text.split("\n"), 1):
-            if not inside and re.search(r"\bWorkload::k\w+", bare[i - 1]):
+            if not inside and WORKLOAD_TEST.search(bare[i - 1]):
                 enum_tests.append(f"{rel}:{i}: {line.strip()[:80]}")
             if inside and (re.search(r"\bv1::", bare[i - 1]) or
                            (re.match(r'#include "(wire|proto|ckptbench)/', line)
@@ -189,7 +197,7 @@ def workload_figures(show):
         print(f"  {w}: {len(files)} (its own: {own})")
         for f in files[:show]:
             print(f"      {f}")
-    print(f"lines testing the Workload enum outside the workload folders: {len(enum_tests)}")
+    print(f"lines testing a workload by name outside the workload folders: {len(enum_tests)}")
     by_file = collections.Counter(e.split(":")[0] for e in enum_tests)
     for f, c in by_file.most_common(show):
         print(f"  {c:4d}  {f}")
@@ -199,7 +207,7 @@ def workload_figures(show):
         print(f"  {c:4d}  {f}")
     figures = {f"files outside its folders naming {w}": len(files)
                for w, files in naming.items()}
-    figures["lines testing the Workload enum outside the workload folders"] = len(enum_tests)
+    figures["lines testing a workload by name outside the workload folders"] = len(enum_tests)
     figures["wire type uses in the workload folders"] = len(wire_uses)
     return figures
 

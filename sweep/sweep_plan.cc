@@ -8,6 +8,7 @@
 #include "absl/strings/str_format.h"
 #include "common/bytes.h"
 #include "common/config_keys.h"
+#include "common/dataload_job.h"
 #include "common/log.h"
 #include "common/step_layout.h"
 #include "coordinator/checkpoint/planner.h"
@@ -53,7 +54,7 @@ absl::StatusOr<CheckedRun> CheckRun(const Experiment& e, const SweepRun& run,
   const StorageOptions& storage = loaded->config.storage;
   const Config& given = loaded->config;
   const bool prepare = e.prepare_datagen &&
-                       given.run.workload == Workload::kDataload &&
+                       given.run.workload == kDataloadWorkload &&
                        given.dataset.source == DatasetSource::kCkptbench;
   if (prepare && given.dataset.path.empty() && !storage.path.empty()) {
     options->final_values.push_back(

@@ -20,7 +20,7 @@ PhaseSummary RunResult::Summarize(Phase phase) const {
   uint64_t bytes = 0;
   double total = 0;
   for (const auto& r : rounds) {
-    if (r.workload != Workload::kCheckpoint || !r.foreign.workload.empty() ||
+    if (r.workload != kCheckpointWorkload || !r.foreign.workload.empty() ||
         r.phase != phase || r.staged || r.status != RunStatus::kOk) {
       continue;
     }
@@ -48,7 +48,7 @@ std::optional<GoodputResult> RunResult::Goodput() const {
   for (const auto& r : rounds) {
     // A dataload epoch is no restart's load.
     if (r.staged || r.status != RunStatus::kOk ||
-        r.workload != Workload::kCheckpoint || !r.foreign.workload.empty()) {
+        r.workload != kCheckpointWorkload || !r.foreign.workload.empty()) {
       continue;
     }
     if (r.phase == Phase::kSave) {

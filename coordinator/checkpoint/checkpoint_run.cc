@@ -6,6 +6,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "common/bytes.h"
 #include "common/error_kind.h"
 #include "common/log.h"
 #include "common/status_macros.h"
@@ -109,6 +110,9 @@ absl::Status CheckpointRun::Preflight(RunContext& ctx, RunResult* result) {
         config.RestorePath() == config.CheckpointsPath())) {
     RETURN_IF_ERROR(CheckRestorePath(ctx, result));
   }
+  LOG_INFO("run %s: %s, %s per checkpoint, %d node(s) x %d rank(s)",
+           ctx.run_id(), plan.model, FormatBytes(plan.total_bytes),
+           plan.num_nodes, plan.ranks_per_node);
   return absl::OkStatus();
 }
 

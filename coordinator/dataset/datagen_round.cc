@@ -35,7 +35,7 @@ std::string DatagenRound::UriOf(size_t node) const {
 }
 
 void DatagenRound::Begin(RoundResult* result) {
-  result->workload = Workload::kDatagen;
+  result->workload = kDatagenWorkload;
   result->phase = Phase::kSave;
   result->index = 1;
 }

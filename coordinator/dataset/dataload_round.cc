@@ -23,7 +23,7 @@ DataloadRound::DataloadRound(std::vector<NodeClient*> nodes, DataloadPlan plan)
     : nodes_(std::move(nodes)), plan_(std::move(plan)) {}
 
 void DataloadRound::Begin(RoundResult* result) {
-  result->workload = Workload::kDataload;
+  result->workload = kDataloadWorkload;
   result->phase = Phase::kLoad;
   result->index = static_cast<int>(plan_.epoch) + 1;
 }

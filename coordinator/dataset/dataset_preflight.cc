@@ -2,6 +2,8 @@
 
 #include "absl/strings/str_cat.h"
 #include "common/bytes.h"
+#include "common/datagen_job.h"
+#include "common/dataload_job.h"
 #include "common/dataload_memory.h"
 #include "common/dataset_manifest.h"
 #include "common/epoch_order.h"
@@ -79,8 +81,8 @@ absl::Status CheckDataload(const Config& c, const DatasetLook& look,
 }  // namespace
 
 bool LooksAtDataset(const Config& c) {
-  if (c.run.workload == Workload::kDatagen) return !c.dataset.remove;
-  return c.run.workload == Workload::kDataload &&
+  if (c.run.workload == kDatagenWorkload) return !c.dataset.remove;
+  return c.run.workload == kDataloadWorkload &&
          c.dataset.source == DatasetSource::kCkptbench;
 }
 
@@ -89,7 +91,7 @@ absl::Status CheckDatasetBeforeRun(const Config& c,
                                    const std::vector<std::string>& uris,
                                    size_t nodes) {
   for (size_t i = 0; i < looks.size() && i < uris.size(); ++i) {
-    if (c.run.workload == Workload::kDatagen) {
+    if (c.run.workload == kDatagenWorkload) {
       RETURN_IF_ERROR(CheckDatagen(c, looks[i], uris[i]));
     } else {
       RETURN_IF_ERROR(CheckDataload(c, looks[i], uris[i], nodes));

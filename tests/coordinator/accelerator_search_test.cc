@@ -7,6 +7,8 @@
 #include <gtest/gtest.h>
 
 #include "absl/strings/match.h"
+#include "common/datagen_job.h"
+#include "common/dataload_job.h"
 #include "coordinator/summary.h"
 #include "tests/testing/inprocess_run.h"
 
@@ -89,12 +91,12 @@ TEST(AcceleratorSearch, OnStoragePacedToAKnownRateItStopsAtTheCountByHand) {
   c.io.block_size = 64 * 1024;
   {
     Config gen = c;
-    gen.run.workload = Workload::kDatagen;
+    gen.run.workload = kDatagenWorkload;
     InProcessRun h(memory, gen, 1);
     ASSERT_TRUE(h.Run().ok());
   }
   memory->SetRate(22.0 * 1024 * 1024);
-  c.run.workload = Workload::kDataload;
+  c.run.workload = kDataloadWorkload;
   c.run.progress_interval = 10;
   c.dataload.batch_size = 4;
   c.dataload.num_workers = 2;

@@ -9,6 +9,7 @@
 #include <fstream>
 
 #include "absl/strings/match.h"
+#include "common/datagen_job.h"
 #include "common/dataset_manifest.h"
 #include "common/error_kind.h"
 #include "coordinator/checkpoint/planner.h"
@@ -27,7 +28,7 @@ namespace {
 
 Config DatagenConfig(const std::string& path, DatasetFormat format) {
   Config c;
-  c.run.workload = Workload::kDatagen;
+  c.run.workload = kDatagenWorkload;
   c.dataset.path = path;
   c.dataset.format = format;
   c.dataset.samples = 300;
@@ -83,7 +84,7 @@ TEST(Datagen, TwoNodesOnSharedStorageWriteEveryShardOnceAndTheManifestLast) {
   EXPECT_GT(d.samples_per_second, 0);
   ASSERT_EQ(h.result.rounds.size(), 1u);
   const RoundResult& r = h.result.rounds[0];
-  EXPECT_EQ(r.workload, Workload::kDatagen);
+  EXPECT_EQ(r.workload, kDatagenWorkload);
   EXPECT_EQ(r.bytes, totals.bytes);
   ASSERT_EQ(r.nodes.size(), 2u);
   EXPECT_GT(r.nodes[0].bytes, 0u);  // both took a share

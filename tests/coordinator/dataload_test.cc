@@ -10,6 +10,8 @@
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "common/datagen_job.h"
+#include "common/dataload_job.h"
 #include "common/epoch_order.h"
 #include "coordinator/checkpoint/planner.h"
 #include "coordinator/coordinator.h"
@@ -43,7 +45,7 @@ Config DatasetConfig(DatasetFormat format, uint64_t samples) {
 using Harness = InProcessRun;
 
 void MakeDataset(const std::shared_ptr<MemoryStore>& memory, Config c) {
-  c.run.workload = Workload::kDatagen;
+  c.run.workload = kDatagenWorkload;
   Harness h(memory, c, 1);
   ASSERT_TRUE(h.Run().ok());
 }
@@ -59,7 +61,7 @@ TEST_P(DataloadMatrix, EverySampleOncePerEpochInANewOrderEachEpoch) {
   auto memory = std::make_shared<MemoryStore>();
   Config c = DatasetConfig(format, 240);
   MakeDataset(memory, c);
-  c.run.workload = Workload::kDataload;
+  c.run.workload = kDataloadWorkload;
   c.dataload.access = access;
   c.dataload.shuffle_buffer = 16;
   const SampleIndex index(DatasetSpecOf(c));
@@ -70,7 +72,7 @@ TEST_P(DataloadMatrix, EverySampleOncePerEpochInANewOrderEachEpoch) {
   std::vector<uint64_t> order0;
   for (size_t e = 0; e < 2; ++e) {
     const RoundResult& r = h.result.rounds[e];
-    EXPECT_EQ(r.workload, Workload::kDataload);
+    EXPECT_EQ(r.workload, kDataloadWorkload);
     ASSERT_TRUE(r.epoch.has_value());
     const EpochResult& ep = *r.epoch;
     EXPECT_EQ(ep.access, access);
@@ -143,7 +145,7 @@ TEST(Dataload, IterableSplitsShardsAsWebDatasetDoesAndNamesIdleWorkers) {
   MakeDataset(memory, c);
   const SampleIndex index(DatasetSpecOf(c));
   ASSERT_EQ(index.objects(), 3u);
-  c.run.workload = Workload::kDataload;
+  c.run.workload = kDataloadWorkload;
   c.dataload.access = DataAccess::kIterable;
   c.dataload.shuffle = false;
   c.dataload.shuffle_buffer = 1;
@@ -193,7 +195,7 @@ TEST(Dataload, IterableNamesACorruptedMembersSampleAndShard) {
   const SampleIndex index(DatasetSpecOf(c));
   const SampleLocation loc = index.Locate(37);
   memory->FlipByte("mem://bucket/ds/" + loc.object, loc.offset + 100);
-  c.run.workload = Workload::kDataload;
+  c.run.workload = kDataloadWorkload;
   c.dataload.access = DataAccess::kIterable;
   Harness h(memory, c, 1);
   absl::Status s = h.Run();
@@ -209,7 +211,7 @@ TEST(Dataload, SamplesThatDoNotDivideAreDroppedAndCounted) {
   auto memory = std::make_shared<MemoryStore>();
   Config c = DatasetConfig(DatasetFormat::kFiles, 103);
   MakeDataset(memory, c);
-  c.run.workload = Workload::kDataload;
+  c.run.workload = kDataloadWorkload;
   c.dataload.epochs = 1;
   Harness h(memory, c, 1);  // 2 ranks
   ASSERT_TRUE(h.Run().ok());
@@ -226,7 +228,7 @@ TEST(Dataload, ACorruptedSampleFailsTheEpochNamingItsShardAndKey) {
   const SampleIndex index(DatasetSpecOf(c));
   const SampleLocation loc = index.Locate(37);
   memory->FlipByte("mem://bucket/ds/" + loc.object, loc.offset + 100);
-  c.run.workload = Workload::kDataload;
+  c.run.workload = kDataloadWorkload;
   c.dataload.shuffle = false;
   Harness h(memory, c, 1);
   absl::Status s = h.Run();
@@ -254,7 +256,7 @@ TEST(Dataload, ARanksFailureStopsTheRanksStillWaiting) {
   const SampleLocation loc = index.Locate(1);
   memory->FlipByte("mem://bucket/ds/" + loc.object, loc.offset + 100);
   memory->SetRate(1024.0 * 1024);
-  c.run.workload = Workload::kDataload;
+  c.run.workload = kDataloadWorkload;
   c.dataload.shuffle = false;
   c.dataload.epochs = 1;
   Harness h(memory, c, 1);  // 2 ranks: samples 0, 2, ... and 1, 3, ...
@@ -285,7 +287,7 @@ TEST(Dataload, UtilizationOnPacedStorageIsWhatTheRatesSay) {
     c.dataset.sample_spread = 0;
     MakeDataset(memory, c);
     memory->SetRate(8.0 * 1024 * 1024);
-    c.run.workload = Workload::kDataload;
+    c.run.workload = kDataloadWorkload;
     c.cluster.num_devices = "1";
     c.dataload.epochs = 1;
     c.dataload.batch_size = 4;

@@ -8,6 +8,8 @@
 #include <algorithm>
 
 #include "absl/strings/match.h"
+#include "common/datagen_job.h"
+#include "common/dataload_job.h"
 #include "coordinator/summary.h"
 #include "tests/testing/inprocess_run.h"
 
@@ -42,7 +44,7 @@ Config EpochConfig() {
 }
 
 void MakeDataset(const std::shared_ptr<MemoryStore>& memory, Config c) {
-  c.run.workload = Workload::kDatagen;
+  c.run.workload = kDatagenWorkload;
   InProcessRun h(memory, c, 1);
   ASSERT_TRUE(h.Run().ok());
 }
@@ -55,7 +57,7 @@ const RoundResult& Epoch(const RunResult& r) {
 std::vector<const RoundResult*> Saves(const RunResult& r) {
   std::vector<const RoundResult*> out;
   for (const auto& x : r.rounds) {
-    if (x.workload == Workload::kCheckpoint && x.phase == Phase::kSave) {
+    if (x.workload == kCheckpointWorkload && x.phase == Phase::kSave) {
       out.push_back(&x);
     }
   }
@@ -69,7 +71,7 @@ TEST(EpochCheckpoint, ASyncSaveHoldsEveryRankForItsWholeWindow) {
   auto memory = std::make_shared<MemoryStore>();
   Config c = EpochConfig();
   MakeDataset(memory, c);
-  c.run.workload = Workload::kDataload;
+  c.run.workload = kDataloadWorkload;
   c.storage.path = "null://mibps-512";
   InProcessRun h(memory, c, 1);
   absl::Status s = h.Run();
@@ -111,7 +113,7 @@ TEST(EpochCheckpoint, AnAsyncSaveHoldsTheRanksOnlyWhileItStages) {
   auto memory = std::make_shared<MemoryStore>();
   Config c = EpochConfig();
   MakeDataset(memory, c);
-  c.run.workload = Workload::kDataload;
+  c.run.workload = kDataloadWorkload;
   c.storage.path = "null://mibps-128";
   c.run.async = true;
   InProcessRun h(memory, c, 1);
@@ -149,7 +151,7 @@ TEST(EpochCheckpoint, ACheckpointTakenDuringAnEpochIsRestoredByALaterLoad) {
   auto memory = std::make_shared<MemoryStore>();
   Config c = EpochConfig();
   MakeDataset(memory, c);
-  c.run.workload = Workload::kDataload;
+  c.run.workload = kDataloadWorkload;
   c.storage.path = "mem://bucket/run";
   c.dataload.compute_time = 0;
   InProcessRun h(memory, c, 1);
@@ -185,7 +187,7 @@ TEST(EpochCheckpoint, ANodeWhoseRanksAreDoneMakesTheOthersSkipTheSave) {
   c.dataset.samples = 7;
   c.cluster.num_devices = "1";
   MakeDataset(memory, c);
-  c.run.workload = Workload::kDataload;
+  c.run.workload = kDataloadWorkload;
   c.storage.path = "mem://bucket/run";
   c.dataload.access = DataAccess::kIterable;
   c.dataload.shuffle = false;

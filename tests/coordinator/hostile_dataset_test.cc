@@ -12,6 +12,8 @@
 #include <vector>
 
 #include "absl/strings/match.h"
+#include "common/datagen_job.h"
+#include "common/dataload_job.h"
 #include "common/dataset_manifest.h"
 #include "node/storage/memory_storage.h"
 #include "tests/testing/fault_storage.h"
@@ -22,7 +24,7 @@ namespace {
 
 Config DatagenConfig(const std::string& path) {
   Config c;
-  c.run.workload = Workload::kDatagen;
+  c.run.workload = kDatagenWorkload;
   c.dataset.path = path;
   c.dataset.format = DatasetFormat::kFiles;
   c.dataset.spread_prefixes = 4;
@@ -175,7 +177,7 @@ TEST(HostileDatasetRun, AnEpochThatLeavesARankNothingIsRefusedFirst) {
   c.dataset.samples = 1;
   ASSERT_TRUE(InProcessRun(memory, c).Run().ok());
   Config load = c;
-  load.run.workload = Workload::kDataload;
+  load.run.workload = kDataloadWorkload;
   load.cluster.num_devices = "4";
   InProcessRun run(memory, load);
   absl::Status s = run.Run();

@@ -9,7 +9,9 @@
 #include <string>
 #include <vector>
 
-#include "common/kinds.h"
+#include "absl/strings/str_join.h"
+#include "common/config.h"
+#include "common/config_keys.h"
 
 namespace ckpt {
 namespace {
@@ -28,18 +30,28 @@ RunWorkloadEntry Nothing(std::string name) {
   return {std::move(name), [] { return std::make_unique<NothingRun>(); }};
 }
 
+// The names the key run.workload takes are exactly the built-in ones, in
+// order: a user can name each, and no other.
 TEST(WorkloadRegistry, HoldsEveryBuiltInWorkloadByItsConfigurationName) {
   const auto& builtin = WorkloadRegistry::BuiltIn();
   const std::vector<std::string> names = builtin.Names();
   ASSERT_EQ(names.size(), 3u);
-  for (Workload w :
-       {Workload::kCheckpoint, Workload::kDatagen, Workload::kDataload}) {
-    const std::string name(Name(w));
-    EXPECT_NE(std::find(names.begin(), names.end(), name), names.end()) << name;
+  const KeyDef* key = FindKey("run.workload");
+  ASSERT_NE(key, nullptr);
+  EXPECT_EQ(key->expected, "one of " + absl::StrJoin(names, ", "));
+  for (const std::string& name : names) {
+    Config c;
+    c.run.workload.clear();
+    ASSERT_TRUE(key->set(c, name).ok()) << name;
+    EXPECT_EQ(c.run.workload, name);
+    EXPECT_TRUE(builtin.Has(name));
     auto run = builtin.New(name);
     ASSERT_TRUE(run.ok()) << run.status();
     EXPECT_NE(run->get(), nullptr);
   }
+  Config c;
+  EXPECT_FALSE(key->set(c, "serving").ok());
+  EXPECT_FALSE(builtin.Has("serving"));
 }
 
 TEST(WorkloadRegistry, AddsAWorkloadToACopyOnly) {

@@ -19,6 +19,7 @@
 #include <string>
 #include <vector>
 
+#include "common/dataload_job.h"
 #include "common/dataset_manifest.h"
 #include "coordinator/dataset/datagen_round.h"
 #include "coordinator/dataset/dataload_round.h"
@@ -109,7 +110,7 @@ absl::Status CheckAndAggregate(const std::string& input, DataAccess access,
                                bool listed) {
   DataloadRound round({&TheNode()}, Plan(access, listed));
   RunResult run;
-  run.workload = Workload::kDataload;
+  run.workload = kDataloadWorkload;
   RoundResult& result = run.rounds.emplace_back();
   round.Begin(&result);
   const PrepareOutcome prepared = Prepared(listed);

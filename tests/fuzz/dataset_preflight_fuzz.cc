@@ -12,6 +12,8 @@
 #include <vector>
 
 #include "common/config.h"
+#include "common/datagen_job.h"
+#include "common/dataload_job.h"
 #include "common/inspection.h"
 #include "coordinator/dataset/dataset_preflight.h"
 
@@ -35,7 +37,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   --size;
   ckpt::Config config;
   config.run.workload =
-      (flags & 1) ? ckpt::Workload::kDatagen : ckpt::Workload::kDataload;
+      (flags & 1) ? ckpt::kDatagenWorkload : ckpt::kDataloadWorkload;
   ckpt::DatasetLook look;
   look.manifest_found = (flags & 2) != 0;
   look.free_known = (flags & 4) != 0;
@@ -47,8 +49,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const size_t nodes = 1 + (flags >> 4);
   const auto s = ckpt::CheckDatasetBeforeRun(config, {look},
                                              {"mem://fuzz/dataset"}, nodes);
-  if (config.run.workload == ckpt::Workload::kDataload &&
-      !look.manifest_found && s.ok()) {
+  if (config.run.workload == ckpt::kDataloadWorkload && !look.manifest_found &&
+      s.ok()) {
     std::abort();
   }
   return 0;

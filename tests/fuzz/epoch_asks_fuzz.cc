@@ -16,6 +16,7 @@
 #include <string>
 #include <vector>
 
+#include "common/dataload_job.h"
 #include "coordinator/checkpoint/planner.h"
 #include "coordinator/dataset/epoch_saves.h"
 #include "coordinator/steps.h"
@@ -34,7 +35,7 @@ struct Fixture {
     config.cluster.num_devices = "1";
     config.model.num_layers = 1;
     config.model.optimizer = Optimizer::kNone;
-    config.run.workload = Workload::kDataload;
+    config.run.workload = kDataloadWorkload;
     config.dataload.checkpoint_every = 2;
     plan = *MakePlan(PlanOptionsFromConfig(config));
     for (int i = 0; i < 2; ++i) {
