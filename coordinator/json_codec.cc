@@ -389,6 +389,12 @@ std::string ResultToJson(const RunResult& r) {
   j["summary"] = {{"save", SummaryJson(r.Summarize(Phase::kSave))},
                   {"load", SummaryJson(r.Summarize(Phase::kLoad))}};
   if (auto g = r.Goodput()) j["goodput"] = GoodputJson(*g);
+  for (const auto& [member, section] : r.sections) {
+    // A workload's own codec wrote it; text that is not one object is its
+    // bug, kept visible rather than dropped.
+    ordered_json s = ordered_json::parse(section->ToJson(), nullptr, false);
+    j[member] = s.is_object() ? s : ordered_json(section->ToJson());
+  }
   WriteForeign(r.foreign, &j);  // what another build's file had, as it was
   SanitizeUtf8(j);
   // Whatever a message quotes, no credential this process holds (in one

@@ -33,8 +33,8 @@ size_t DepthOf(const nlohmann::ordered_json& v, size_t limit) {
 }  // namespace
 
 void ReadForeign(const Fields& f, absl::Span<const std::string_view> known,
-                 const WorkloadRegistry& registry, std::string* workload,
-                 ForeignParts* out) {
+                 const WorkloadRegistry& registry, bool run_object,
+                 std::string* workload, ForeignParts* out) {
   const nlohmann::ordered_json& obj = f.value();
   if (!f.status()->ok() || !obj.is_object()) return;
   auto w = obj.find("workload");
@@ -52,7 +52,8 @@ void ReadForeign(const Fields& f, absl::Span<const std::string_view> known,
   }
   for (const auto& [key, value] : obj.items()) {
     if (value.is_null() ||  // as absent, as Fields reads it
-        std::find(known.begin(), known.end(), key) != known.end()) {
+        std::find(known.begin(), known.end(), key) != known.end() ||
+        (run_object && registry.SectionCodec(key) != nullptr)) {
       continue;
     }
     if (out->sections.size() == kMaxForeignSections ||

@@ -31,11 +31,12 @@ inline constexpr size_t kMaxForeignDepth = 32;
 inline constexpr size_t kMaxForeignRoundLines = 8;
 
 // The object's "workload" into *workload (and, when `registry` has no such
-// workload, into out->workload too) and each member not in `known` into
-// out->sections. A failure goes to the fields' status.
+// workload, into out->workload too) and each member not in `known` (nor,
+// in the run's object, a workload's section `registry` has a codec for)
+// into out->sections. A failure goes to the fields' status.
 void ReadForeign(const Fields& f, absl::Span<const std::string_view> known,
-                 const WorkloadRegistry& registry, std::string* workload,
-                 ForeignParts* out);
+                 const WorkloadRegistry& registry, bool run_object,
+                 std::string* workload, ForeignParts* out);
 
 // Back into the object: the workload's name (when foreign) and each section.
 void WriteForeign(const ForeignParts& foreign, nlohmann::ordered_json* j);

@@ -1,5 +1,6 @@
 // ResultFromJson (json_codec.h): result.json read back field by field into
 // RunResult, the inverse of ResultToJson (json_codec.cc).
+#include <algorithm>
 #include <functional>
 #include <limits>
 #include <map>
@@ -234,7 +235,8 @@ constexpr std::string_view kRunMembers[] = {
 
 void ReadRound(const Fields& f, const WorkloadRegistry& registry,
                RoundResult* r) {
-  ReadForeign(f, kRoundMembers, registry, &r->workload, &r->foreign);
+  ReadForeign(f, kRoundMembers, registry, /*run_object=*/false, &r->workload,
+              &r->foreign);
   if (f.Has("epoch")) ReadEpoch(f.Object("epoch"), &r->epoch.emplace());
   f.Get("phase", &r->phase);
   f.Get("index", &r->index);
@@ -380,7 +382,33 @@ void ReadReshard(const Fields& f, ReshardResult* rs) {
   });
 }
 
+// Each member of the run's object that a workload of `registry` has a
+// codec for, read by it into its type.
+void ReadSections(const Fields& f, const WorkloadRegistry& registry,
+                  ResultSections* out) {
+  const ResultJson& obj = f.value();
+  if (!f.status()->ok() || !obj.is_object()) return;
+  for (const auto& [key, value] : obj.items()) {
+    const ResultSectionCodec* codec = registry.SectionCodec(key);
+    if (codec == nullptr || value.is_null()) continue;
+    if (!value.is_object()) return f.Fail(f.Path(key), "an object", value);
+    auto section = codec->read(value.dump());
+    if (!section.ok() || *section == nullptr) {
+      *f.status() = absl::InvalidArgumentError(absl::StrCat(
+          f.Path(key), ": ",
+          section.ok() ? "no section" : section.status().message()));
+      return;
+    }
+    out->emplace(key, std::move(*section));
+  }
+}
+
 }  // namespace
+
+bool IsRunResultMember(std::string_view name) {
+  return std::find(std::begin(kRunMembers), std::end(kRunMembers), name) !=
+         std::end(kRunMembers);
+}
 
 absl::StatusOr<RunResult> ResultFromJson(const std::string& text,
                                          const std::string& where) {
@@ -405,7 +433,9 @@ absl::StatusOr<RunResult> ResultFromJson(const std::string& text,
         "\"; expected ", kResultSchema));
   }
   RunResult r;
-  ReadForeign(f, kRunMembers, registry, &r.workload, &r.foreign);
+  ReadForeign(f, kRunMembers, registry, /*run_object=*/true, &r.workload,
+              &r.foreign);
+  ReadSections(f, registry, &r.sections);
   f.Get("status", &r.status);
   f.Get("errors", &r.errors);
   f.Get("notes", &r.notes);

@@ -18,6 +18,7 @@
 #include "common/kinds.h"
 #include "common/stats.h"
 #include "coordinator/goodput.h"
+#include "coordinator/result_section.h"
 
 namespace ckpt {
 
@@ -487,7 +488,10 @@ struct RunResult {
   std::optional<AcceleratorSearchResult> accelerator_search;
   double mttf_seconds = 0;      // run.mttf: goodput when > 0
   double interval_seconds = 0;  // run.interval
-  ForeignParts foreign;         // read back from another build's result.json
+  // Each registered workload's own section of result.json, by member
+  // (coordinator/result_section.h).
+  ResultSections sections;
+  ForeignParts foreign;  // read back from another build's result.json
 
   // The checkpoint's figures (coordinator/checkpoint/checkpoint_figures.cc).
   // Count, mean, stdev, min, max of the timed rounds of a phase.

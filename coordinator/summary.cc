@@ -25,12 +25,8 @@ std::string CheckpointRoundName(Phase phase, int index, bool staged,
 }
 
 std::string RoundName(const RoundResult& r) {
-  if (!r.foreign.workload.empty()) {  // another build's: its name, escaped
-    return absl::StrFormat("%s %d", EscapeForTerminal(r.foreign.workload),
-                           r.index);
-  }
-  if (r.workload != kCheckpointWorkload) {
-    return absl::StrFormat("%s %d", r.workload, r.index);
+  if (r.workload != kCheckpointWorkload) {  // maybe another build's: escaped
+    return absl::StrFormat("%s %d", EscapeForTerminal(r.workload), r.index);
   }
   return CheckpointRoundName(r.phase, r.index, r.staged,
                              RoundNameForm::kReport);
@@ -120,8 +116,7 @@ void AddNodes(const RunResult& r, std::string* out) {
 
 std::string SummaryTable(const RunResult& r, const WorkloadRegistry& registry) {
   std::string s;
-  const std::string workload =
-      r.foreign.workload.empty() ? r.workload : r.foreign.workload;
+  const std::string& workload = r.workload;
   const WorkloadSummary* parts = registry.SummaryOf(workload);
   if (parts != nullptr && parts->head) {
     parts->head(r, &s);

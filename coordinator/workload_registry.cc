@@ -12,6 +12,7 @@
 #include "coordinator/dataset/datagen_run.h"
 #include "coordinator/dataset/dataload_run.h"
 #include "coordinator/dataset/dataset_summary.h"
+#include "coordinator/json_codec.h"
 
 namespace ckpt {
 namespace {
@@ -40,6 +41,18 @@ absl::StatusOr<WorkloadRegistry> WorkloadRegistry::With(
   if (entry.name.empty() || !entry.make) {
     return absl::InvalidArgumentError(
         "a workload needs a name and a way to make its run");
+  }
+  const std::string& member = entry.result.member;
+  if (!member.empty() && !entry.result.read) {
+    return absl::InvalidArgumentError(absl::StrCat("workload '", entry.name,
+                                                   "': result section '",
+                                                   member, "' needs a reader"));
+  }
+  if (IsRunResultMember(member) ||
+      (!member.empty() && SectionCodec(member) != nullptr)) {
+    return absl::AlreadyExistsError(absl::StrCat("workload '", entry.name,
+                                                 "': result.json's member '",
+                                                 member, "' is taken"));
   }
   for (const auto& e : entries_) {
     if (e.name == entry.name) {
@@ -72,6 +85,23 @@ const WorkloadSummary* WorkloadRegistry::SummaryOf(
     if (e.name == name) return &e.summary;
   }
   return nullptr;
+}
+
+const ResultSectionCodec* WorkloadRegistry::SectionCodec(
+    std::string_view member) const {
+  for (const auto& e : entries_) {
+    if (!e.result.member.empty() && e.result.member == member) {
+      return &e.result;
+    }
+  }
+  return nullptr;
+}
+
+void WorkloadRegistry::ForEachReport(
+    const std::function<void(const WorkloadReport&)>& fn) const {
+  for (const auto& e : entries_) {
+    if (e.report) fn(e.report);
+  }
 }
 
 void WorkloadRegistry::ForEachSummary(

@@ -1,6 +1,8 @@
 // The workloads a run can drive, each registered once: its name (the value
-// of run.workload), how to make its run (coordinator/run_workload.h) and
-// its parts of the terminal summary (coordinator/summary_parts.h).
+// of run.workload), how to make its run (coordinator/run_workload.h), its
+// parts of the terminal summary (coordinator/summary_parts.h), its own
+// section of result.json (coordinator/result_section.h) and its sections
+// of the HTML report (coordinator/report_parts.h).
 // The coordinator finds a run's workload here and knows none by name. A
 // registry is a value: the built-in one is immutable, and a test (or a
 // tool built on ckptbench) adds its own workloads to a copy.
@@ -15,6 +17,8 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "coordinator/report_parts.h"
+#include "coordinator/result_section.h"
 #include "coordinator/run_workload.h"
 #include "coordinator/summary_parts.h"
 
@@ -24,13 +28,18 @@ using RunWorkloadFactory = std::function<std::unique_ptr<RunWorkload>()>;
 
 struct RunWorkloadEntry {
   RunWorkloadEntry(std::string name, RunWorkloadFactory make,
-                   WorkloadSummary summary = {})
+                   WorkloadSummary summary = {}, ResultSectionCodec result = {},
+                   WorkloadReport report = {})
       : name(std::move(name)),
         make(std::move(make)),
-        summary(std::move(summary)) {}
+        summary(std::move(summary)),
+        result(std::move(result)),
+        report(std::move(report)) {}
   std::string name;  // run.workload's value
   RunWorkloadFactory make;
-  WorkloadSummary summary;  // its parts of the terminal summary
+  WorkloadSummary summary;    // its parts of the terminal summary
+  ResultSectionCodec result;  // its section of result.json, if any
+  WorkloadReport report;      // its sections of the HTML report, if any
 };
 
 class WorkloadRegistry {
@@ -38,8 +47,10 @@ class WorkloadRegistry {
   // checkpoint, datagen and dataload.
   static const WorkloadRegistry& BuiltIn();
 
-  // This registry and `entry`; AlreadyExists when its name is taken,
-  // InvalidArgument when it is empty or has no factory.
+  // This registry and `entry`; AlreadyExists when its name or its result
+  // section's member is taken (by another workload, or by a member every
+  // result.json has), InvalidArgument when it is empty, has no factory, or
+  // has a section member without a reader.
   absl::StatusOr<WorkloadRegistry> With(RunWorkloadEntry entry) const;
 
   // The run of workload `name`; InvalidArgument naming the registered ones
@@ -50,6 +61,12 @@ class WorkloadRegistry {
   bool Has(std::string_view name) const;
   // The summary parts of workload `name`; null when there is none.
   const WorkloadSummary* SummaryOf(std::string_view name) const;
+  // The codec of the result section under `member`; null when no
+  // workload has one there.
+  const ResultSectionCodec* SectionCodec(std::string_view member) const;
+  // Each workload's report part that is set, in registration order.
+  void ForEachReport(
+      const std::function<void(const WorkloadReport&)>& fn) const;
   // Each workload's summary parts, in registration order.
   void ForEachSummary(
       const std::function<void(const WorkloadSummary&)>& fn) const;

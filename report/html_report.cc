@@ -335,8 +335,7 @@ std::string Header(const SweepData& data) {
     rows.push_back(
         {"storage", absl::StrCat(env.storage_kind, " ", env.filesystem, " ",
                                  env.mount_point)});
-    if (first->workload == kCheckpointWorkload &&
-        first->foreign.workload.empty()) {
+    if (first->workload == kCheckpointWorkload) {
       rows.push_back({"first run's plan",
                       absl::StrCat(first->model, ", ", first->checkpoint_bytes,
                                    " bytes, ", first->world_size, " rank(s), ",
@@ -344,11 +343,7 @@ std::string Header(const SweepData& data) {
     } else if (first->dataset) {
       const DatasetResult& d = *first->dataset;
       rows.push_back(
-          {absl::StrCat("first run's dataset (",
-                        first->foreign.workload.empty()
-                            ? first->workload
-                            : first->foreign.workload,
-                        ")"),
+          {absl::StrCat("first run's dataset (", first->workload, ")"),
            absl::StrCat(d.uri, ", ", std::string(Name(d.spec.format)), ", ",
                         d.spec.samples, " samples, ", d.totals.objects,
                         " objects, ", d.totals.bytes, " bytes")});
@@ -445,7 +440,8 @@ document.getElementById('self-check').textContent=drawn+' of '+figs.length+' cha
 
 }  // namespace
 
-std::string HtmlReport(const SweepData& data) {
+std::string HtmlReport(const SweepData& data,
+                       const WorkloadRegistry& registry) {
   std::vector<PointStats> points = ByPoint(data);
   std::string s = absl::StrCat(
       "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
@@ -464,6 +460,11 @@ std::string HtmlReport(const SweepData& data) {
   s += TrainingLoopSection(data);
   s += GoodputSection(data);
   s += DataLoaderSection(data);
+  std::vector<ReportRun> runs;
+  for (const LoadedRun& run : data.runs) {
+    if (run.has_result) runs.push_back({RunLabel(data, run), &run.result});
+  }
+  registry.ForEachReport([&](const WorkloadReport& part) { s += part(runs); });
   s += kSelfCheck;
   s += "</body></html>\n";
   return s;
@@ -476,10 +477,11 @@ absl::Status WriteSweepOutputs(const SweepData& data) {
   return WriteHtmlReport(data);
 }
 
-absl::Status WriteHtmlReport(const SweepData& data) {
+absl::Status WriteHtmlReport(const SweepData& data,
+                             const WorkloadRegistry& registry) {
   return WriteFileAtomically(
       (std::filesystem::path(data.dir) / "report.html").string(),
-      HtmlReport(data));
+      HtmlReport(data, registry));
 }
 
 }  // namespace ckpt

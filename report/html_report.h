@@ -15,14 +15,20 @@
 #include <string>
 
 #include "absl/status/status.h"
+#include "coordinator/workload_registry.h"
 #include "report/sweep_data.h"
 
 namespace ckpt {
 
-std::string HtmlReport(const SweepData& data);
+// After the sections every report has, each workload's own part
+// (coordinator/report_parts.h) that `registry` holds, in its order.
+std::string HtmlReport(const SweepData& data, const WorkloadRegistry& registry =
+                                                  WorkloadRegistry::BuiltIn());
 
 // Writes data.dir/report.html.
-absl::Status WriteHtmlReport(const SweepData& data);
+absl::Status WriteHtmlReport(
+    const SweepData& data,
+    const WorkloadRegistry& registry = WorkloadRegistry::BuiltIn());
 
 // Everything `sweep` and `report` leave in data.dir: for a sweep its
 // collated_results.json and results.csv, then report.html.

@@ -41,12 +41,13 @@ absl::Status Expect(bool ok, const fs::path& path, const std::string& what) {
 
 // The run's result.json, typed: absent or not JSON reads as "missing"; a
 // field of the wrong type is an error naming the file and the field.
-absl::Status ReadResult(const fs::path& file, LoadedRun* run) {
+absl::Status ReadResult(const fs::path& file, const WorkloadRegistry& registry,
+                        LoadedRun* run) {
   run->status = "missing";
   if (!fs::exists(file)) return absl::OkStatus();
   auto text = ReadRegularFile(file.string(), kMaxJsonBytes, "results file");
   if (!text.ok()) return absl::OkStatus();
-  auto result = ResultFromJson(*text, file.string());
+  auto result = ResultFromJson(*text, file.string(), registry);
   if (absl::IsDataLoss(result.status())) return absl::OkStatus();
   if (!result.ok()) return result.status();
   run->has_result = true;
@@ -91,7 +92,8 @@ ordered_json SweepManifest(const Experiment& e,
   return j;
 }
 
-absl::StatusOr<SweepData> LoadSweepDir(const std::string& dir) {
+absl::StatusOr<SweepData> LoadSweepDir(const std::string& dir,
+                                       const WorkloadRegistry& registry) {
   SweepData d;
   d.dir = dir;
   fs::path manifest = fs::path(dir) / "sweep.json";
@@ -106,7 +108,7 @@ absl::StatusOr<SweepData> LoadSweepDir(const std::string& dir) {
     d.name = fs::path(dir).filename().string();
     LoadedRun run;
     run.name = ".";
-    if (auto s = ReadResult(result, &run); !s.ok()) return s;
+    if (auto s = ReadResult(result, registry, &run); !s.ok()) return s;
     if (!run.has_result) {
       return absl::InvalidArgumentError(
           absl::StrCat(result.string(), ": not a JSON object"));
@@ -155,7 +157,8 @@ absl::StatusOr<SweepData> LoadSweepDir(const std::string& dir) {
       return absl::InvalidArgumentError(absl::StrCat(
           manifest.string(), ": run ", run.index, ": expected a name"));
     }
-    if (auto s = ReadResult(fs::path(dir) / run.name / "result.json", &run);
+    if (auto s = ReadResult(fs::path(dir) / run.name / "result.json", registry,
+                            &run);
         !s.ok()) {
       return s;
     }

@@ -17,6 +17,7 @@
 #include "common/histogram.h"
 #include "common/stats.h"
 #include "coordinator/results.h"
+#include "coordinator/workload_registry.h"
 
 namespace ckpt {
 
@@ -52,7 +53,10 @@ struct SweepData {
 // A result.json that is not JSON (or absent) reads as a run whose status
 // is "missing"; one with a field of the wrong type fails the load, naming
 // the file and the field.
-absl::StatusOr<SweepData> LoadSweepDir(const std::string& dir);
+// Results are read with `registry`'s workloads (ResultFromJson).
+absl::StatusOr<SweepData> LoadSweepDir(
+    const std::string& dir,
+    const WorkloadRegistry& registry = WorkloadRegistry::BuiltIn());
 
 // How the report names a run: its directory, or the sweep's name for a
 // plain run directory (".").

@@ -20,8 +20,8 @@ PhaseSummary RunResult::Summarize(Phase phase) const {
   uint64_t bytes = 0;
   double total = 0;
   for (const auto& r : rounds) {
-    if (r.workload != kCheckpointWorkload || !r.foreign.workload.empty() ||
-        r.phase != phase || r.staged || r.status != RunStatus::kOk) {
+    if (r.workload != kCheckpointWorkload || r.phase != phase || r.staged ||
+        r.status != RunStatus::kOk) {
       continue;
     }
     secs.push_back(r.seconds);
@@ -48,7 +48,7 @@ std::optional<GoodputResult> RunResult::Goodput() const {
   for (const auto& r : rounds) {
     // A dataload epoch is no restart's load.
     if (r.staged || r.status != RunStatus::kOk ||
-        r.workload != kCheckpointWorkload || !r.foreign.workload.empty()) {
+        r.workload != kCheckpointWorkload) {
       continue;
     }
     if (r.phase == Phase::kSave) {

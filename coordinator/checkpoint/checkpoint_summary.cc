@@ -159,7 +159,7 @@ WorkloadSummary CheckpointSummary() {
   s.figures = [](const RunResult& r, std::string* out) {
     // Per phase for a checkpoint run; its saves' figures in any run (a
     // dataload's are taken during its epochs, whose training they overlap).
-    if (r.workload == kCheckpointWorkload && r.foreign.workload.empty()) {
+    if (r.workload == kCheckpointWorkload) {
       AddPhases(r, out);
     }
     const bool during_epochs =

@@ -11,19 +11,28 @@
 #include <cmath>
 #include <future>
 #include <memory>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "common/files.h"
+#include "coordinator/coordinator.h"
+#include "coordinator/json_codec.h"
 #include "coordinator/progress.h"
 #include "coordinator/round/round_protocol.h"
 #include "coordinator/run_context.h"
 #include "coordinator/run_workload.h"
 #include "coordinator/session_server.h"
+#include "coordinator/summary.h"
 #include "coordinator/workload_registry.h"
 #include "inprocess/local_node_client.h"
 #include "node/node_session.h"
+#include "report/html_report.h"
+#include "report/sweep_data.h"
+#include "tests/testing/counting_run.h"
 #include "tests/testing/counting_workload.h"
+#include "tests/testing/temp_dir.h"
 
 namespace ckpt {
 namespace {
@@ -259,40 +268,6 @@ TEST_P(RoundProtocolWorkload, StartsNodesTogetherOrStaggeredAsTheWorkloadSays) {
   EXPECT_LT(r.transfer_seconds, 10);
 }
 
-// A run-level workload (coordinator/run_workload.h) made of counting
-// rounds: what a new workload brings above the round, registered beside the
-// built-in ones and run through the RunContext the coordinator shares.
-class CountingRun : public RunWorkload {
- public:
-  CountingRun(int rounds, CountingSpec spec, int interrupt_after)
-      : rounds_(rounds), spec_(spec), interrupt_after_(interrupt_after) {}
-  absl::Status Preflight(RunContext& ctx, RunResult* result) override {
-    result->notes.push_back(
-        absl::StrCat("counting on ", ctx.nodes().size(), " nodes"));
-    return absl::OkStatus();
-  }
-  absl::Status Run(RunContext& ctx, RunResult* result) override {
-    RoundProtocol protocol(ctx.nodes(), ctx.progress(), 0.05);
-    for (int i = 1; i <= rounds_ && !ctx.interrupted(); ++i) {
-      CountingRound round(ctx.nodes().size(), spec_, i);
-      result->rounds.push_back(protocol.Run(round, ctx.NextRound()));
-      const RoundResult& r = result->rounds.back();
-      FlagShortPhase(&result->rounds.back(), "more items");
-      ctx.Publish(result);
-      if (r.status != RunStatus::kOk) return absl::AbortedError(r.error);
-      published.push_back(ctx.Snapshot().rounds.size());
-      if (i == interrupt_after_) ctx.Interrupt("the test has seen enough");
-    }
-    return absl::OkStatus();
-  }
-  std::vector<size_t> published;  // Snapshot's rounds after each
-
- private:
-  const int rounds_;
-  const CountingSpec spec_;
-  const int interrupt_after_;
-};
-
 TEST_P(RoundProtocolWorkload, ARunLevelWorkloadDrivesItsRoundsThroughTheRun) {
   CountingSpec spec;
   spec.items = 10;
@@ -300,11 +275,7 @@ TEST_P(RoundProtocolWorkload, ARunLevelWorkloadDrivesItsRoundsThroughTheRun) {
   spec.ask_at = 5;
   CountingRun* made = nullptr;
   auto registry = WorkloadRegistry::BuiltIn().With(
-      {"counting", [&]() -> std::unique_ptr<RunWorkload> {
-         auto run = std::make_unique<CountingRun>(3, spec, 2);
-         made = run.get();
-         return run;
-       }});
+      CountingRunEntry(3, spec, 2, [&](CountingRun* run) { made = run; }));
   ASSERT_TRUE(registry.ok()) << registry.status();
   auto run = registry->New("counting");
   ASSERT_TRUE(run.ok()) << run.status();
@@ -333,6 +304,122 @@ TEST_P(RoundProtocolWorkload, ARunLevelWorkloadDrivesItsRoundsThroughTheRun) {
   EXPECT_TRUE(ctx.interrupted());
   EXPECT_EQ(ctx.interrupt_reason(), "the test has seen enough");
   EXPECT_EQ(ctx.Snapshot().rounds.size(), 2u);
+}
+
+// The test-only workload registered whole (counting_run.h) and named by
+// run.workload: the Coordinator runs it, its section of the result is its
+// own type, its lines are in the summary and its section in the report;
+// result.json holds it and reads back byte for byte; a build that does not
+// have it carries it through, unread, and says so.
+TEST_P(RoundProtocolWorkload, ARegisteredWorkloadRunsThroughTheCoordinator) {
+  CountingSpec spec;
+  spec.items = 6;
+  spec.item_seconds = 0.002;
+  spec.ask_at = 3;
+  auto registry = WorkloadRegistry::BuiltIn().With(CountingRunEntry(2, spec));
+  ASSERT_TRUE(registry.ok()) << registry.status();
+  Config config;
+  config.run.workload = kCountingWorkload;
+  RunResult result;
+  {
+    Coordinator coordinator(config, CheckpointPlan{}, Nodes(), &progress_,
+                            "run-c", *registry);
+    const absl::Status pre = coordinator.Preflight(&result);
+    ASSERT_TRUE(pre.ok()) << pre;
+    const absl::Status run = coordinator.Run(&result);
+    ASSERT_TRUE(run.ok()) << run;
+  }
+  EXPECT_EQ(result.workload, "counting");
+  ASSERT_EQ(result.rounds.size(), 2u);
+  const auto* section =
+      SectionAs<CountingSection>(result.sections, kCountingSection);
+  ASSERT_NE(section, nullptr);
+  EXPECT_EQ(section->rounds, 2u);
+  EXPECT_EQ(section->per_node, (std::vector<uint64_t>{12, 12, 12}));
+  EXPECT_EQ(section->items, 36u);
+
+  const std::string summary = SummaryTable(result, *registry);
+  EXPECT_NE(summary.find("ckptbench ok: counting on 3 node(s)\n"),
+            std::string::npos)
+      << summary;
+  EXPECT_NE(summary.find("counted: 36 item(s) in 2 round(s); per node 12 12 "
+                         "12\n"),
+            std::string::npos)
+      << summary;
+  EXPECT_EQ(summary.find("no summary"), std::string::npos) << summary;
+
+  const std::string text = ResultToJson(result);
+  const nlohmann::json j = nlohmann::json::parse(text);
+  EXPECT_EQ(j["workload"], "counting");
+  EXPECT_EQ(j["counting"]["per_node"], nlohmann::json({12, 12, 12}));
+  EXPECT_EQ(j["rounds"][1]["workload"], "counting");
+  auto back = ResultFromJson(text, "result.json", *registry);
+  ASSERT_TRUE(back.ok()) << back.status();
+  EXPECT_TRUE(back->foreign.empty());
+  const auto* read =
+      SectionAs<CountingSection>(back->sections, kCountingSection);
+  ASSERT_NE(read, nullptr);
+  EXPECT_EQ(read->per_node, section->per_node);
+  EXPECT_EQ(ResultToJson(*back), text);
+
+  auto unread = ResultFromJson(text, "result.json");  // the built-in three
+  ASSERT_TRUE(unread.ok()) << unread.status();
+  EXPECT_EQ(unread->foreign.workload, "counting");
+  EXPECT_TRUE(unread->sections.empty());
+  EXPECT_EQ(ResultToJson(*unread), text);
+  EXPECT_NE(SummaryTable(*unread).find(
+                "no summary of workload 'counting' beyond its rounds"),
+            std::string::npos);
+
+  TempDir dir;
+  ASSERT_TRUE(WriteFileAtomically(dir.Sub("result.json"), text).ok());
+  auto data = LoadSweepDir(dir.path(), *registry);
+  ASSERT_TRUE(data.ok()) << data.status();
+  const std::string html = HtmlReport(*data, *registry);
+  EXPECT_NE(html.find("<section id=\"counting\"><h2>Counting</h2>"),
+            std::string::npos);
+  EXPECT_NE(html.find("</td><td>2</td><td>36</td><td>12 12 12</td></tr>"),
+            std::string::npos);
+  auto plain = LoadSweepDir(dir.path());
+  ASSERT_TRUE(plain.ok()) << plain.status();
+  const std::string plain_html = HtmlReport(*plain);
+  EXPECT_EQ(plain_html.find("id=\"counting\""), std::string::npos);
+  EXPECT_NE(plain_html.find("Not read by this build"), std::string::npos);
+}
+
+// A section's reader is the workload's own: what it refuses, the file is
+// refused for, naming the member; a member every result has, or another
+// workload's, cannot be taken.
+TEST(RegisteredWorkloadSections, ABadSectionIsRefusedNamingItsMember) {
+  auto registry =
+      WorkloadRegistry::BuiltIn().With(CountingRunEntry(1, CountingSpec{}));
+  ASSERT_TRUE(registry.ok()) << registry.status();
+  const std::string good =
+      R"({"workload":"counting","counting":{"rounds":1,"items":3,"per_node":[1,2]}})";
+  auto ok = ResultFromJson(good, "r.json", *registry);
+  ASSERT_TRUE(ok.ok()) << ok.status();
+  EXPECT_EQ(SectionAs<CountingSection>(ok->sections, kCountingSection)->items,
+            3u);
+  for (const auto& [text, why] :
+       std::vector<std::pair<std::string, std::string>>{
+           {R"({"counting":{"rounds":1,"items":4,"per_node":[1,2]}})",
+            "counting: expected items 4 to be per_node's sum, 3"},
+           {R"({"counting":{"rounds":1,"items":3,"per_node":[1,2],"x":1}})",
+            "counting: expected rounds, items and per_node only, found 'x'"},
+           {R"({"counting":[1]})", "counting: expected an object, found"}}) {
+    auto bad = ResultFromJson(text, "r.json", *registry);
+    ASSERT_FALSE(bad.ok()) << text;
+    EXPECT_NE(bad.status().message().find("r.json: " + why), std::string::npos)
+        << bad.status();
+  }
+  auto taken = WorkloadRegistry::BuiltIn().With(RunWorkloadEntry(
+      "other", [] { return std::unique_ptr<RunWorkload>(); }, {},
+      ResultSectionCodec{"rounds", ReadCountingSection}));
+  EXPECT_EQ(taken.status().code(), absl::StatusCode::kAlreadyExists);
+  auto twice = registry->With(RunWorkloadEntry(
+      "other", [] { return std::unique_ptr<RunWorkload>(); }, {},
+      ResultSectionCodec{kCountingSection, ReadCountingSection}));
+  EXPECT_EQ(twice.status().code(), absl::StatusCode::kAlreadyExists);
 }
 
 INSTANTIATE_TEST_SUITE_P(Nodes, RoundProtocolWorkload, ::testing::Bool(),

@@ -85,7 +85,10 @@ NodeWorkloads CountingNodeWorkloads() {
       {kCountingWorkload, [] { return std::make_unique<CountingPhase>(); }}};
 }
 
-void CountingRound::Begin(RoundResult* result) { result->index = index_; }
+void CountingRound::Begin(RoundResult* result) {
+  result->workload = kCountingWorkload;
+  result->index = index_;
+}
 
 std::string CountingRound::Title(RoundNameForm /*form*/) const {
   return absl::StrCat("count ", index_);

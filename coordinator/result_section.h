@@ -1,0 +1,55 @@
+// A workload's own section of result.json: a member of the run's object,
+// named by the workload, holding a type of the workload's own, written and
+// read by the workload's own codec. The workload registers the codec with
+// its name (coordinator/workload_registry.h: RunWorkloadEntry::result);
+// ResultToJson writes every section a RunResult holds, ResultFromJson reads
+// the members its registry has a codec for, and a member no registered
+// codec reads is carried through unread (coordinator/result_foreign.h).
+#ifndef CKPTBENCH_COORDINATOR_RESULT_SECTION_H_
+#define CKPTBENCH_COORDINATOR_RESULT_SECTION_H_
+
+#include <functional>
+#include <map>
+#include <memory>
+#include <string>
+#include <string_view>
+
+#include "absl/status/statusor.h"
+
+namespace ckpt {
+
+class ResultSection {
+ public:
+  virtual ~ResultSection() = default;
+  // The section as the text of one JSON object.
+  virtual std::string ToJson() const = 0;
+};
+
+// By member name. Shared and immutable: a RunResult is copied (a snapshot
+// per round), its sections are not.
+using ResultSections =
+    std::map<std::string, std::shared_ptr<const ResultSection>, std::less<>>;
+
+struct ResultSectionCodec {
+  // Its member of the run object; "" when the workload has no section.
+  std::string member;
+  // The section back from its JSON text (one object, bounded by the file's
+  // own bound); InvalidArgument saying what is wrong in it (the caller adds
+  // the file and the member's name).
+  std::function<absl::StatusOr<std::shared_ptr<const ResultSection>>(
+      const std::string& json)>
+      read;
+};
+
+// The section under `member` as the workload's type T, or null when there
+// is none or it is of another type.
+template <typename T>
+const T* SectionAs(const ResultSections& sections, std::string_view member) {
+  auto it = sections.find(member);
+  return it == sections.end() ? nullptr
+                              : dynamic_cast<const T*>(it->second.get());
+}
+
+}  // namespace ckpt
+
+#endif  // CKPTBENCH_COORDINATOR_RESULT_SECTION_H_

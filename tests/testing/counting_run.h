@@ -1,0 +1,67 @@
+// A test-only run-level workload made of counting rounds
+// (counting_workload.h): everything a new workload brings above the round,
+// registered beside the built-in ones through the same interface
+// (coordinator/workload_registry.h) and run by the Coordinator as
+// run.workload = counting: its run (preflight, rounds through the
+// RoundProtocol, publishing, interrupts), its own section of result.json
+// (typed, its own codec), its lines of the terminal summary and its section
+// of the HTML report. Nothing outside tests/ knows it.
+#ifndef CKPTBENCH_TESTS_TESTING_COUNTING_RUN_H_
+#define CKPTBENCH_TESTS_TESTING_COUNTING_RUN_H_
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "coordinator/result_section.h"
+#include "coordinator/run_workload.h"
+#include "coordinator/workload_registry.h"
+#include "tests/testing/counting_workload.h"
+
+namespace ckpt {
+
+// Its member of result.json.
+inline constexpr char kCountingSection[] = "counting";
+
+// What the counting run adds to result.json.
+struct CountingSection : ResultSection {
+  uint32_t rounds = 0;             // that ended ok
+  uint64_t items = 0;              // counted, every node and round
+  std::vector<uint64_t> per_node;  // counted by each node, over the rounds
+  std::string ToJson() const override;
+};
+
+// Its codec's reader: an object of exactly those members, bounded (at most
+// kMaxCountingNodes nodes), or InvalidArgument naming what is wrong.
+inline constexpr size_t kMaxCountingNodes = 1024;
+absl::StatusOr<std::shared_ptr<const ResultSection>> ReadCountingSection(
+    const std::string& json);
+
+class CountingRun : public RunWorkload {
+ public:
+  // `rounds` counting rounds; after round `interrupt_after` (0: none) the
+  // run interrupts itself, as a signal would.
+  CountingRun(int rounds, CountingSpec spec, int interrupt_after)
+      : rounds_(rounds), spec_(spec), interrupt_after_(interrupt_after) {}
+  absl::Status Preflight(RunContext& ctx, RunResult* result) override;
+  absl::Status Run(RunContext& ctx, RunResult* result) override;
+  std::vector<size_t> published;  // Snapshot's rounds after each
+
+ private:
+  const int rounds_;
+  const CountingSpec spec_;
+  const int interrupt_after_;
+};
+
+// The registration: its run, summary, result section and report section.
+// `made` (optional) sees each run the registry makes.
+RunWorkloadEntry CountingRunEntry(
+    int rounds, CountingSpec spec, int interrupt_after = 0,
+    std::function<void(CountingRun*)> made = nullptr);
+
+}  // namespace ckpt
+
+#endif  // CKPTBENCH_TESTS_TESTING_COUNTING_RUN_H_
