@@ -219,7 +219,7 @@ absl::Status ReadKeys(const std::string& path,
                          "': expected datagen (the points' dataset made "
                          "first), or no prepare: key"));
       }
-      e.prepare_datagen = true;
+      e.prepare = entry.value;
     } else if (key.rfind(kSmoke, 0) == 0) {
       smokes->emplace_back(key.substr(sizeof(kSmoke) - 1),
                            entry.list ? entry.items : SplitValues(entry.value),

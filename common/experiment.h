@@ -55,8 +55,9 @@ struct Experiment {
   std::vector<Group> groups;
   std::vector<SourcedValue> values;  // the file's own keys
   std::vector<SweepParam> params;    // in order; first varies slowest
-  // `prepare: datagen`: dataload points' datasets made first.
-  bool prepare_datagen = false;
+  // `prepare: datagen`: the points a workload of theirs prepares (dataload
+  // points' datasets) made first (coordinator/run_workload.h, Preparation).
+  std::string prepare;  // the preparing workload's name; "" = none
 };
 
 // One run of the sweep: a point of the product, in one repeat pass.

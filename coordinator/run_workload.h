@@ -9,9 +9,14 @@
 #ifndef CKPTBENCH_COORDINATOR_RUN_WORKLOAD_H_
 #define CKPTBENCH_COORDINATOR_RUN_WORKLOAD_H_
 
+#include <functional>
+#include <optional>
+#include <string>
 #include <string_view>
+#include <vector>
 
 #include "absl/status/status.h"
+#include "common/config_loader.h"
 #include "coordinator/results.h"
 #include "coordinator/run_context.h"
 
@@ -28,6 +33,20 @@ class RunWorkload {
   // published as it ends; the first error. Stops starting rounds once
   // ctx.interrupted().
   virtual absl::Status Run(RunContext& ctx, RunResult* result) = 0;
+};
+
+// One workload prepared by another: before a sweep's run of this workload,
+// with `prepare: <by>`, a run of workload `by` on the same configuration
+// makes (or finds) what it reads, once per target in the sweep.
+struct Preparation {
+  std::string by;  // the preparing workload's name; "" = none
+  // For a configuration of this workload: none when it needs no preparing
+  // (it reads what the user made); else the values its run (and the
+  // preparing run) get on top of it, e.g. where the prepared data lives.
+  std::function<std::optional<std::vector<SourcedValue>>(const Config&)> needs;
+  // What the preparing run makes for a configuration (its name among the
+  // sweep's targets: one preparing run each).
+  std::function<std::string(const Config&)> target;
 };
 
 // A timed round shorter than this is flagged "short_phase" and warned

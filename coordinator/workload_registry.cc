@@ -18,8 +18,14 @@ namespace ckpt {
 namespace {
 
 template <typename Run>
-RunWorkloadEntry Entry(const char* name, WorkloadSummary summary) {
-  return {name, [] { return std::make_unique<Run>(); }, std::move(summary)};
+RunWorkloadEntry Entry(const char* name, WorkloadSummary summary,
+                       Preparation prepared = {}) {
+  return {name,
+          [] { return std::make_unique<Run>(); },
+          std::move(summary),
+          {},
+          {},
+          std::move(prepared)};
 }
 
 }  // namespace
@@ -30,7 +36,8 @@ const WorkloadRegistry& WorkloadRegistry::BuiltIn() {
     r->entries_ = {
         Entry<CheckpointRun>(kCheckpointWorkload, CheckpointSummary()),
         Entry<DatagenRun>(kDatagenWorkload, DatagenSummary()),
-        Entry<DataloadRun>(kDataloadWorkload, DataloadSummary())};
+        Entry<DataloadRun>(kDataloadWorkload, DataloadSummary(),
+                           DataloadPreparation())};
     return r;
   }();
   return *kBuiltIn;
@@ -43,6 +50,12 @@ absl::StatusOr<WorkloadRegistry> WorkloadRegistry::With(
         "a workload needs a name and a way to make its run");
   }
   const std::string& member = entry.result.member;
+  const Preparation& prep = entry.prepared;
+  if (!prep.by.empty() && (!prep.needs || !prep.target)) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("workload '", entry.name, "': prepared by '", prep.by,
+                     "' needs what it needs and what the preparing run makes"));
+  }
   if (!member.empty() && !entry.result.read) {
     return absl::InvalidArgumentError(absl::StrCat("workload '", entry.name,
                                                    "': result section '",
@@ -83,6 +96,14 @@ const WorkloadSummary* WorkloadRegistry::SummaryOf(
     std::string_view name) const {
   for (const auto& e : entries_) {
     if (e.name == name) return &e.summary;
+  }
+  return nullptr;
+}
+
+const Preparation* WorkloadRegistry::PreparationOf(
+    std::string_view name) const {
+  for (const auto& e : entries_) {
+    if (e.name == name && !e.prepared.by.empty()) return &e.prepared;
   }
   return nullptr;
 }

@@ -29,17 +29,19 @@ using RunWorkloadFactory = std::function<std::unique_ptr<RunWorkload>()>;
 struct RunWorkloadEntry {
   RunWorkloadEntry(std::string name, RunWorkloadFactory make,
                    WorkloadSummary summary = {}, ResultSectionCodec result = {},
-                   WorkloadReport report = {})
+                   WorkloadReport report = {}, Preparation prepared = {})
       : name(std::move(name)),
         make(std::move(make)),
         summary(std::move(summary)),
         result(std::move(result)),
-        report(std::move(report)) {}
+        report(std::move(report)),
+        prepared(std::move(prepared)) {}
   std::string name;  // run.workload's value
   RunWorkloadFactory make;
   WorkloadSummary summary;    // its parts of the terminal summary
   ResultSectionCodec result;  // its section of result.json, if any
   WorkloadReport report;      // its sections of the HTML report, if any
+  Preparation prepared;       // the workload that prepares it, if any
 };
 
 class WorkloadRegistry {
@@ -61,6 +63,8 @@ class WorkloadRegistry {
   bool Has(std::string_view name) const;
   // The summary parts of workload `name`; null when there is none.
   const WorkloadSummary* SummaryOf(std::string_view name) const;
+  // How workload `name` is prepared by another; null when it is not.
+  const Preparation* PreparationOf(std::string_view name) const;
   // The codec of the result section under `member`; null when no
   // workload has one there.
   const ResultSectionCodec* SectionCodec(std::string_view member) const;

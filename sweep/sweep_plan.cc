@@ -8,10 +8,10 @@
 #include "absl/strings/str_format.h"
 #include "common/bytes.h"
 #include "common/config_keys.h"
-#include "common/dataload_job.h"
 #include "common/log.h"
 #include "common/step_layout.h"
 #include "coordinator/checkpoint/planner.h"
+#include "coordinator/workload_registry.h"
 
 namespace ckpt {
 namespace {
@@ -53,15 +53,13 @@ absl::StatusOr<CheckedRun> CheckRun(const Experiment& e, const SweepRun& run,
   WarnEnvironmentOverGroups(e, *options, *loaded, warned);
   const StorageOptions& storage = loaded->config.storage;
   const Config& given = loaded->config;
-  const bool prepare = e.prepare_datagen &&
-                       given.run.workload == kDataloadWorkload &&
-                       given.dataset.source == DatasetSource::kCkptbench;
-  if (prepare && given.dataset.path.empty() && !storage.path.empty()) {
-    options->final_values.push_back(
-        {"dataset.path",
-         JoinPath(storage.path,
-                  "datasets/" + DatasetDirName(DatasetSpecOf(given))),
-         "sweep: prepare: datagen, the point's dataset"});
+  // One workload prepared by another, as the registry says.
+  const Preparation* by =
+      WorkloadRegistry::BuiltIn().PreparationOf(given.run.workload);
+  std::optional<std::vector<SourcedValue>> prepare;
+  if (by != nullptr && e.prepare == by->by) prepare = by->needs(given);
+  if (prepare) {
+    for (const SourcedValue& v : *prepare) options->final_values.push_back(v);
   }
   const std::string where = "sweep: the point's own sub-path";
   if (!storage.path.empty()) {
@@ -86,12 +84,12 @@ absl::StatusOr<CheckedRun> CheckRun(const Experiment& e, const SweepRun& run,
   if (prepare) {
     LoadOptions gen = checked.options;
     gen.final_values.push_back(
-        {"run.workload", "datagen", "sweep: prepare: datagen"});
+        {"run.workload", by->by, absl::StrCat("sweep: prepare: ", by->by)});
     auto made = LoadConfig(gen);
     if (!made.ok()) return made.status();
     if (auto s = ValidateConfig(made->config, true); !s.ok()) return s;
     checked.prepare = std::move(gen);
-    checked.dataset = config.DatasetPath();
+    checked.dataset = by->target(config);
   }
   return checked;
 }
@@ -104,30 +102,6 @@ std::string PointPath(const std::string& path, int point) {
   std::string base = path;
   while (base.size() > 1 && base.back() == '/') base.pop_back();
   return absl::StrFormat("%s/point-%03d", base, point);
-}
-
-namespace {
-
-// Exact and short: "4MiB", "150KiB", "1000".
-std::string FormatSize(uint64_t b) {
-  if (b > 0 && b % kMiB == 0) return absl::StrCat(b / kMiB, "MiB");
-  if (b > 0 && b % kKiB == 0) return absl::StrCat(b / kKiB, "KiB");
-  return absl::StrCat(b);
-}
-
-}  // namespace
-
-std::string DatasetDirName(const DatasetSpec& spec) {
-  std::string name = absl::StrCat(
-      std::string(Name(spec.format)), "-", spec.samples, "x",
-      FormatSize(spec.sample_bytes), "-s", FormatSize(spec.sample_spread));
-  if (spec.format == DatasetFormat::kTar) {
-    absl::StrAppend(&name, "-shard", FormatSize(spec.shard_bytes));
-  } else if (spec.spread_prefixes > 0) {
-    absl::StrAppend(&name, "-p", spec.spread_prefixes);
-  }
-  absl::StrAppend(&name, "-seed", spec.seed);
-  return name;
 }
 
 // The control channel is set up once for the whole sweep: it must not vary.

@@ -20,9 +20,11 @@ namespace ckpt {
 struct CheckedRun {
   LoadOptions options;
   Config config;
-  // prepare: datagen, for a point that reads a dataset of ckptbench's: the
-  // datagen run that makes (or finds) it first, and the dataset's path,
-  // which names it among the sweep's (one datagen each).
+  // `prepare: W`, for a point whose workload W prepares (the registry's
+  // Preparation: a dataload of a dataset of ckptbench's is prepared by
+  // datagen): the run that makes (or finds) what it reads first, and what
+  // that run makes (the dataset's path), which names it among the sweep's
+  // (one preparing run each).
   std::optional<LoadOptions> prepare;
   std::string dataset;
 };
@@ -36,12 +38,6 @@ struct SweepPlan {
 // "<path>/point-NNN": each point of the product its own part of the storage
 // target, so points with different plans never read each other's steps.
 std::string PointPath(const std::string& path, int point);
-
-// With prepare: datagen, a point whose dataset.path is unset reads
-// "<storage.path>/datasets/<this>" (storage.path as the point gives it,
-// before its point-NNN): the same dataset for every point that asks for
-// the same one, made once. E.g. "tar-20000x150KiB-s25KiB-shard4MiB-seed1".
-std::string DatasetDirName(const DatasetSpec& spec);
 
 // OK when `a` and `b` serve the same control channel (control.*, tls.*,
 // auth.*); else InvalidArgument saying it must not vary.

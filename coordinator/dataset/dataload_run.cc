@@ -4,6 +4,8 @@
 #include <algorithm>
 
 #include "absl/strings/str_cat.h"
+#include "common/bytes.h"
+#include "common/datagen_job.h"
 #include "common/log.h"
 #include "common/status_macros.h"
 #include "common/step_layout.h"
@@ -110,6 +112,13 @@ DataloadPlan MakeDataloadPlan(const RunContext& ctx) {
   plan.block_size = config.io.block_size;
   plan.backend = ctx.backend();
   return plan;
+}
+
+// Exact and short: "4MiB", "150KiB", "1000".
+std::string ExactSize(uint64_t b) {
+  if (b > 0 && b % kMiB == 0) return absl::StrCat(b / kMiB, "MiB");
+  if (b > 0 && b % kKiB == 0) return absl::StrCat(b / kKiB, "KiB");
+  return absl::StrCat(b);
 }
 
 }  // namespace
@@ -280,6 +289,38 @@ absl::Status DataloadRun::Run(RunContext& ctx, RunResult* result) {
     ctx.Publish(result);
   }
   return status;
+}
+
+std::string DatasetDirName(const DatasetSpec& spec) {
+  std::string name = absl::StrCat(
+      std::string(Name(spec.format)), "-", spec.samples, "x",
+      ExactSize(spec.sample_bytes), "-s", ExactSize(spec.sample_spread));
+  if (spec.format == DatasetFormat::kTar) {
+    absl::StrAppend(&name, "-shard", ExactSize(spec.shard_bytes));
+  } else if (spec.spread_prefixes > 0) {
+    absl::StrAppend(&name, "-p", spec.spread_prefixes);
+  }
+  absl::StrAppend(&name, "-seed", spec.seed);
+  return name;
+}
+
+Preparation DataloadPreparation() {
+  Preparation p;
+  p.by = kDatagenWorkload;
+  p.needs = [](const Config& c) -> std::optional<std::vector<SourcedValue>> {
+    if (c.dataset.source != DatasetSource::kCkptbench) return std::nullopt;
+    std::vector<SourcedValue> values;
+    if (c.dataset.path.empty() && !c.storage.path.empty()) {
+      values.push_back(
+          {"dataset.path",
+           JoinPath(c.storage.path,
+                    "datasets/" + DatasetDirName(DatasetSpecOf(c))),
+           "sweep: prepare: datagen, the point's dataset"});
+    }
+    return values;
+  };
+  p.target = [](const Config& c) { return c.DatasetPath(); };
+  return p;
 }
 
 }  // namespace ckpt

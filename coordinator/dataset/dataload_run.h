@@ -13,12 +13,24 @@
 #include <memory>
 #include <string>
 
+#include "common/dataset_layout.h"
 #include "coordinator/run_workload.h"
 
 namespace ckpt {
 
 class EpochSaves;
 struct DataloadPlan;
+
+// A dataload of a dataset of ckptbench's is prepared by datagen (a
+// sweep's `prepare: datagen`): the dataset the configuration describes,
+// under <storage.path>/datasets/<its name> when dataset.path is unset.
+Preparation DataloadPreparation();
+
+// The prepared dataset's directory under <storage.path>/datasets/ (as the
+// point gives storage.path, before its point-NNN): the same dataset for
+// every point that asks for the same one, made once. E.g.
+// "tar-20000x150KiB-s25KiB-shard4MiB-seed1".
+std::string DatasetDirName(const DatasetSpec& spec);
 
 class DataloadRun : public RunWorkload {
  public:

@@ -132,7 +132,7 @@ TEST(Experiment, SmokeEntriesReplaceTheSweepOnlyWhenAskedAndPrepareIsDatagen) {
         "smoke:\n  NUM_LAYERS: 1,2\n  io.block_size: 1MiB\n  repeat: 1\n");
   auto full = LoadExperiment(t.Sub("e.yaml"), {});
   ASSERT_TRUE(full.ok()) << full.status();
-  EXPECT_TRUE(full->prepare_datagen);
+  EXPECT_EQ(full->prepare, "datagen");
   EXPECT_EQ(PointCount(*full), 3);
   EXPECT_EQ(full->repeat, 3);
   auto smoke = LoadExperiment(t.Sub("e.yaml"), {}, /*smoke=*/true);

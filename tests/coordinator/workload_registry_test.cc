@@ -67,6 +67,41 @@ TEST(WorkloadRegistry, AddsAWorkloadToACopyOnly) {
   EXPECT_FALSE(WorkloadRegistry::BuiltIn().New("nothing").ok());
 }
 
+// One workload prepared by another is the registry's to say: a dataload of
+// a dataset of ckptbench's is prepared by datagen (a sweep's
+// `prepare: datagen`), one of the user's own is not; what the sweep adds
+// and what the preparing run makes come from the dataload's registration.
+TEST(WorkloadRegistry, SaysWhichWorkloadPreparesAnother) {
+  const auto& builtin = WorkloadRegistry::BuiltIn();
+  EXPECT_EQ(builtin.PreparationOf("checkpoint"), nullptr);
+  EXPECT_EQ(builtin.PreparationOf("datagen"), nullptr);
+  const Preparation* p = builtin.PreparationOf("dataload");
+  ASSERT_NE(p, nullptr);
+  EXPECT_EQ(p->by, "datagen");
+  Config c;
+  c.run.workload = "dataload";
+  c.storage.path = "/data/ckpt";
+  c.dataset.samples = 20000;
+  auto values = p->needs(c);
+  ASSERT_TRUE(values.has_value());
+  ASSERT_EQ(values->size(), 1u);
+  EXPECT_EQ((*values)[0].key, "dataset.path");
+  EXPECT_EQ((*values)[0].value.rfind("/data/ckpt/datasets/", 0), 0u)
+      << (*values)[0].value;
+  EXPECT_NE((*values)[0].value.find("-20000x"), std::string::npos);
+  c.dataset.path = "/data/mine";
+  values = p->needs(c);
+  ASSERT_TRUE(values.has_value());
+  EXPECT_TRUE(values->empty());  // the user's path stands
+  EXPECT_EQ(p->target(c), "/data/mine");
+  c.dataset.source = DatasetSource::kListed;
+  EXPECT_FALSE(p->needs(c).has_value());  // the user's own files
+  auto half = builtin.With(RunWorkloadEntry(
+      "half", [] { return std::make_unique<NothingRun>(); }, {}, {}, {},
+      Preparation{"datagen", nullptr, nullptr}));
+  EXPECT_EQ(half.status().code(), absl::StatusCode::kInvalidArgument);
+}
+
 TEST(WorkloadRegistry, RefusesATakenNameAnEmptyOneAndNamesTheKnownOnes) {
   auto taken = WorkloadRegistry::BuiltIn().With(Nothing("dataload"));
   EXPECT_EQ(taken.status().code(), absl::StatusCode::kAlreadyExists);
