@@ -11,7 +11,6 @@
 #include "absl/strings/str_format.h"
 #include "common/bytes.h"
 #include "common/config_dataset_checks.h"
-#include "common/datagen_job.h"
 #include "common/exit_code.h"
 #include "common/fd_reserve.h"
 #include "common/files.h"
@@ -208,13 +207,11 @@ int PrepareRun(const LoadOptions& options, const std::string& results_dir,
       return s;
     };
     const std::string rd = trimmed(results_dir);
+    // (A dataset run's dataset.path: CheckDatasetApartFromResults above.)
     for (const auto& [name, path] :
          {std::pair<std::string, std::string>{"storage.path (CKPT_DIR_PATH)",
                                               config.storage.path},
-          {"storage.restore_path (CKPT_RESTORE_PATH)", config.RestorePath()},
-          {"dataset.path (CKPT_DATASET_PATH)",
-           config.run.workload == kDatagenWorkload ? config.DatasetPath()
-                                                   : std::string()}}) {
+          {"storage.restore_path (CKPT_RESTORE_PATH)", config.RestorePath()}}) {
       const std::string p = trimmed(path);
       if (!p.empty() && (rd == p || absl::StartsWith(rd, p + "/"))) {
         return FailRun(

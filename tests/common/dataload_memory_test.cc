@@ -8,6 +8,7 @@
 #include <gtest/gtest.h>
 
 #include "common/config_dataset_checks.h"
+#include "common/datagen_job.h"
 #include "common/epoch_order.h"
 
 namespace ckpt {
@@ -98,6 +99,22 @@ TEST(LocationsOverlap, ByWholeComponentsAfterFolding) {
   EXPECT_TRUE(LocationsOverlap("s3://b/p", "s3://b/p/checkpoints"));
   EXPECT_FALSE(LocationsOverlap("s3://b/p", "s3://b/p2"));
   EXPECT_FALSE(LocationsOverlap("s3://b/p", "gs://b/p"));
+}
+
+// A dataset run's results under its dataset's prefix, or holding it, on an
+// object store as on a path, are refused before anything is written.
+TEST(DatasetApartFromResults, AResultsPrefixInsideTheDatasetIsRefused) {
+  Config c;
+  c.run.workload = kDatagenWorkload;
+  c.dataset.path = "s3://b/ds";
+  for (const char* inside : {"s3://b/ds/results", "s3://b/ds", "s3://b"}) {
+    const absl::Status s = CheckDatasetApartFromResults(c, inside);
+    EXPECT_FALSE(s.ok()) << inside;
+    EXPECT_NE(s.message().find("overlap"), std::string::npos) << s;
+  }
+  EXPECT_TRUE(CheckDatasetApartFromResults(c, "s3://b/results").ok());
+  c.run.workload = kCheckpointWorkload;  // no dataset
+  EXPECT_TRUE(CheckDatasetApartFromResults(c, "s3://b/ds/results").ok());
 }
 
 }  // namespace
