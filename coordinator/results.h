@@ -410,12 +410,12 @@ struct ReshardRankResult {
 // progress line ("stage (untimed)"), the log ("save round 2", also for the
 // staging save).
 enum class RoundNameForm { kReport, kProgress, kLog };
-// A checkpoint round's name, in `form`: every place names a round through
-// this one function.
-std::string CheckpointRoundName(Phase phase, int index, bool staged,
-                                RoundNameForm form);
-// The round's name in reports (kReport).
+// The round's name in reports (kReport): its workload's (WorkloadSummary::
+// round_name, in the built-in registry or `registry`), or "<workload> <n>"
+// (summary.cc).
+class WorkloadRegistry;
 std::string RoundName(const RoundResult& r);
+std::string RoundName(const RoundResult& r, const WorkloadRegistry& registry);
 
 struct ReshardResult {
   ReshardReads mode = ReshardReads::kRanges;

@@ -9,33 +9,35 @@
 
 namespace ckpt {
 
-std::string CheckpointRoundName(Phase phase, int index, bool staged,
-                                RoundNameForm form) {
-  switch (form) {
-    case RoundNameForm::kLog:
-      return absl::StrFormat("%s round %d", phase, index);
-    case RoundNameForm::kProgress:
-      if (staged) return "stage (untimed)";
-      break;
-    case RoundNameForm::kReport:
-      if (staged) return absl::StrCat("stage ", index);
-      break;
-  }
-  return absl::StrFormat("%s %d", phase, index);
+std::string RoundName(const RoundResult& r) {
+  return RoundName(r, WorkloadRegistry::BuiltIn());
 }
 
-std::string RoundName(const RoundResult& r) {
-  if (r.workload != kCheckpointWorkload) {  // maybe another build's: escaped
-    return absl::StrFormat("%s %d", EscapeForTerminal(r.workload), r.index);
-  }
-  return CheckpointRoundName(r.phase, r.index, r.staged,
-                             RoundNameForm::kReport);
+std::string RoundName(const RoundResult& r, const WorkloadRegistry& registry) {
+  const WorkloadSummary* parts = registry.SummaryOf(r.workload);
+  if (parts != nullptr && parts->round_name) return parts->round_name(r);
+  // Maybe another build's workload: its name escaped.
+  return absl::StrFormat("%s %d", EscapeForTerminal(r.workload), r.index);
 }
 
 namespace {
 
 // One line per round: its time, rate, latency, CPU, cache and status.
-void AddRounds(const RunResult& r, std::string* out) {
+// A round's first column: its workload's kind of round (the checkpoint's
+// phase) or its name; another build's workload's name escaped, in 6 bytes;
+// a round of a workload `registry` has no summary of, its phase.
+std::string RoundKind(const RoundResult& round,
+                      const WorkloadRegistry& registry) {
+  if (!round.foreign.workload.empty()) {
+    return EscapeForTerminal(round.foreign.workload.substr(0, 6));
+  }
+  const WorkloadSummary* parts = registry.SummaryOf(round.workload);
+  if (parts == nullptr) return std::string(Name(round.phase));
+  return parts->round_kind ? parts->round_kind(round) : round.workload;
+}
+
+void AddRounds(const RunResult& r, const WorkloadRegistry& registry,
+               std::string* out) {
   std::string& s = *out;
   absl::StrAppendFormat(&s,
                         "%-6s %-5s %-5s %11s %9s %10s %9s %9s %9s %8s %6s  "
@@ -59,12 +61,8 @@ void AddRounds(const RunResult& r, std::string* out) {
         &s,
         "%-6s %-5s %-5d %11s %9.3f %10.1f %9.2f %9.2f %9.2f %8.2f %5.0f%%  "
         "%-16s %s\n",
-        !round.foreign.workload.empty()
-            ? EscapeForTerminal(round.foreign.workload.substr(0, 6))
-        : round.workload == kCheckpointWorkload ? std::string(Name(round.phase))
-                                                : round.workload,
-        label, round.step, FormatBytes(round.bytes), round.seconds,
-        round.throughput_mib_s, LatencyMs(h.Percentile(0.5)),
+        RoundKind(round, registry), label, round.step, FormatBytes(round.bytes),
+        round.seconds, round.throughput_mib_s, LatencyMs(h.Percentile(0.5)),
         LatencyMs(h.Percentile(0.99)), LatencyMs(h.max()),
         round.cpu_user_seconds + round.cpu_system_seconds,
         100 * round.host_cpu_busy,
@@ -128,7 +126,7 @@ std::string SummaryTable(const RunResult& r, const WorkloadRegistry& registry) {
                         EscapeForTerminal(r.environment.storage_kind),
                         EscapeForTerminal(r.environment.filesystem),
                         EscapeForTerminal(r.environment.mount_point));
-  AddRounds(r, &s);
+  AddRounds(r, registry, &s);
   registry.ForEachSummary([&](const WorkloadSummary& w) {
     if (w.tables) w.tables(r, &s);
   });

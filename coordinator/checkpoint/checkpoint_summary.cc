@@ -146,8 +146,30 @@ void AddGoodput(const RunResult& r, bool during_epochs, std::string* out) {
 
 }  // namespace
 
+std::string CheckpointRoundName(Phase phase, int index, bool staged,
+                                RoundNameForm form) {
+  switch (form) {
+    case RoundNameForm::kLog:
+      return absl::StrFormat("%s round %d", phase, index);
+    case RoundNameForm::kProgress:
+      if (staged) return "stage (untimed)";
+      break;
+    case RoundNameForm::kReport:
+      if (staged) return absl::StrCat("stage ", index);
+      break;
+  }
+  return absl::StrFormat("%s %d", phase, index);
+}
+
 WorkloadSummary CheckpointSummary() {
   WorkloadSummary s;
+  s.round_name = [](const RoundResult& r) {
+    return CheckpointRoundName(r.phase, r.index, r.staged,
+                               RoundNameForm::kReport);
+  };
+  s.round_kind = [](const RoundResult& r) {
+    return std::string(Name(r.phase));
+  };
   s.head = [](const RunResult& r, std::string* out) {
     absl::StrAppendFormat(
         out,

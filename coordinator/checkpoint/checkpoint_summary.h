@@ -6,11 +6,18 @@
 #ifndef CKPTBENCH_COORDINATOR_CHECKPOINT_CHECKPOINT_SUMMARY_H_
 #define CKPTBENCH_COORDINATOR_CHECKPOINT_CHECKPOINT_SUMMARY_H_
 
+#include <string>
+
 #include "coordinator/summary_parts.h"
 
 namespace ckpt {
 
 WorkloadSummary CheckpointSummary();
+
+// A checkpoint round's name, in `form`: every place names a round through
+// this one function.
+std::string CheckpointRoundName(Phase phase, int index, bool staged,
+                                RoundNameForm form);
 
 }  // namespace ckpt
 

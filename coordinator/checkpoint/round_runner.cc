@@ -15,6 +15,7 @@
 #include "common/cpu_usage.h"
 #include "common/error_kind.h"
 #include "common/log.h"
+#include "coordinator/checkpoint/checkpoint_summary.h"
 #include "coordinator/json_codec.h"
 #include "coordinator/reply_check.h"
 #include "coordinator/round/node_sums.h"
