@@ -13,6 +13,7 @@
 #include "absl/strings/str_format.h"
 #include "common/checksum.h"
 #include "common/json_utf8.h"
+#include "common/log.h"
 #include "common/secrets.h"
 #include "coordinator/dataset/dataset_result_json.h"
 #include "coordinator/result_foreign.h"
@@ -390,10 +391,16 @@ std::string ResultToJson(const RunResult& r) {
                   {"load", SummaryJson(r.Summarize(Phase::kLoad))}};
   if (auto g = r.Goodput()) j["goodput"] = GoodputJson(*g);
   for (const auto& [member, section] : r.sections) {
-    // A workload's own codec wrote it; text that is not one object is its
-    // bug, kept visible rather than dropped.
+    if (section == nullptr) continue;
+    // A workload's own type wrote it; text that is not one object (its
+    // bug) would make the file unreadable: left out, and said so.
     ordered_json s = ordered_json::parse(section->ToJson(), nullptr, false);
-    j[member] = s.is_object() ? s : ordered_json(section->ToJson());
+    if (s.is_object()) {
+      j[member] = std::move(s);
+    } else {
+      LOG_ERROR("result.json: the section '%s' is not a JSON object; left out",
+                member);
+    }
   }
   WriteForeign(r.foreign, &j);  // what another build's file had, as it was
   SanitizeUtf8(j);

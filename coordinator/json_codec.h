@@ -30,6 +30,10 @@ using SegmentChecksums =
 
 std::string ResultToJson(const RunResult& result);
 
+// Whether `name` is a member every result.json's run object may have (one
+// this build reads itself; a workload's own section is not).
+bool IsRunResultMember(std::string_view name);
+
 // result.json back into the types that wrote it (result_from_json.cc): a
 // field that is absent (an older result) or null (a NaN written) keeps its
 // default; one of the wrong type, or another schema, is refused naming the
@@ -37,10 +41,6 @@ std::string ResultToJson(const RunResult& result);
 // InvalidArgument; text that is not a JSON object is DataLoss. The
 // summary and goodput sections are not read: they are derived
 // (RunResult::Summarize, RunResult::Goodput) from what is.
-// Whether `name` is a member every result.json's run object may have (one
-// this build reads itself; a workload's own section is not).
-bool IsRunResultMember(std::string_view name);
-
 // A workload `registry` has not registered (the run's or a round's) is
 // carried through as foreign (result_foreign.h); the first form reads
 // with WorkloadRegistry::BuiltIn().

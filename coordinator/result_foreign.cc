@@ -10,10 +10,7 @@
 #include "coordinator/workload_registry.h"
 
 namespace ckpt {
-namespace {
 
-// How deep `v` nests, counted without recursion (a hostile file may nest
-// far deeper than a stack holds), up to `limit` + 1.
 size_t DepthOf(const nlohmann::ordered_json& v, size_t limit) {
   std::vector<std::pair<const nlohmann::ordered_json*, size_t>> todo = {
       {&v, 1}};
@@ -30,8 +27,6 @@ size_t DepthOf(const nlohmann::ordered_json& v, size_t limit) {
   return deepest;
 }
 
-}  // namespace
-
 void ReadForeign(const Fields& f, absl::Span<const std::string_view> known,
                  const WorkloadRegistry& registry, bool run_object,
                  std::string* workload, ForeignParts* out) {
@@ -47,8 +42,10 @@ void ReadForeign(const Fields& f, absl::Span<const std::string_view> known,
     }
     *workload = name;
     if (!registry.Has(name)) out->workload = name;
-  } else {
-    f.Get("workload", workload);  // not a string: refused there
+  } else if (w != obj.end() && !w->is_null()) {
+    const std::string want =
+        absl::StrCat("one of ", absl::StrJoin(registry.Names(), ", "));
+    return f.Fail(f.Path("workload"), want.c_str(), *w);
   }
   for (const auto& [key, value] : obj.items()) {
     if (value.is_null() ||  // as absent, as Fields reads it
@@ -76,7 +73,6 @@ void ReadForeign(const Fields& f, absl::Span<const std::string_view> known,
 }
 
 void WriteForeign(const ForeignParts& foreign, nlohmann::ordered_json* j) {
-  if (!foreign.workload.empty()) (*j)["workload"] = foreign.workload;
   for (const auto& [name, text] : foreign.sections) {
     if (j->contains(name)) continue;  // this build's own wins
     nlohmann::ordered_json v = nlohmann::ordered_json::parse(

@@ -38,8 +38,13 @@ void ReadForeign(const Fields& f, absl::Span<const std::string_view> known,
                  const WorkloadRegistry& registry, bool run_object,
                  std::string* workload, ForeignParts* out);
 
-// Back into the object: the workload's name (when foreign) and each section.
+// Back into the object: each section (the workload's name is the object's
+// own "workload", written with it).
 void WriteForeign(const ForeignParts& foreign, nlohmann::ordered_json* j);
+
+// How deep `v` nests, counted without recursion (a hostile file may nest
+// far deeper than a stack holds, and dump() recurses), up to `limit` + 1.
+size_t DepthOf(const nlohmann::ordered_json& v, size_t limit);
 
 // "workload 'serving' (unknown to this build); sections carried through
 // unread: model, replicas", escaped for a terminal; "" when there is none.

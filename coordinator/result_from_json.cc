@@ -392,6 +392,11 @@ void ReadSections(const Fields& f, const WorkloadRegistry& registry,
     const ResultSectionCodec* codec = registry.SectionCodec(key);
     if (codec == nullptr || value.is_null()) continue;
     if (!value.is_object()) return f.Fail(f.Path(key), "an object", value);
+    if (DepthOf(value, kMaxForeignDepth) > kMaxForeignDepth) {
+      const std::string want =
+          absl::StrCat("an object nested at most ", kMaxForeignDepth, " deep");
+      return f.Fail(f.Path(key), want.c_str(), value);
+    }
     auto section = codec->read(value.dump());
     if (!section.ok() || *section == nullptr) {
       *f.status() = absl::InvalidArgumentError(absl::StrCat(

@@ -26,9 +26,11 @@ struct WorkloadSummary {
   SummaryPart head;     // its runs': after a blank line, "ckptbench ok: ..."
   SummaryPart tables;   // after the rounds' table, what the result has of it
   SummaryPart figures;  // after the nodes', what the result has of it
-  // How its rounds are named in the summary, the report and warnings
-  // (RoundName; unset: "<workload> <index>"), and the rounds table's first
-  // column (unset: the workload's name).
+  // How its rounds are named (RoundName: the report's timeline, with the
+  // report's registry; the short-round warning and the checkpoint's own
+  // report sections, with the built-in one; unset: "<workload> <index>"),
+  // and the summary's rounds table's first column (unset: the workload's
+  // name).
   std::function<std::string(const RoundResult&)> round_name;
   std::function<std::string(const RoundResult&)> round_kind;
 };

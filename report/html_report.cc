@@ -250,7 +250,8 @@ std::string LatencySection(const SweepData& data,
 }
 
 // When each node started and finished, round by round, per run.
-std::string TimelineSection(const SweepData& data) {
+std::string TimelineSection(const SweepData& data,
+                            const WorkloadRegistry& registry) {
   std::string s =
       "<h2>Round timelines</h2>\n<p>Per run: each round's nodes from their "
       "start (after the common start instant) to their last rank durable or "
@@ -267,7 +268,7 @@ std::string TimelineSection(const SweepData& data) {
     std::vector<std::vector<std::string>> table;
     for (const RoundResult& round : run.result.rounds) {
       const Phase phase = round.phase;
-      std::string label = RoundName(round);
+      std::string label = RoundName(round, registry);
       // The round's straggler (docs/results.md), named on its bar.
       int straggler = -1;
       if (!round.stragglers.empty() &&
@@ -456,7 +457,7 @@ std::string HtmlReport(const SweepData& data,
   s += StragglerSection(data);
   s += VisibleSection(data);
   s += ReshardSection(data);
-  s += TimelineSection(data);
+  s += TimelineSection(data, registry);
   s += TrainingLoopSection(data);
   s += GoodputSection(data);
   s += DataLoaderSection(data);
@@ -470,11 +471,12 @@ std::string HtmlReport(const SweepData& data,
   return s;
 }
 
-absl::Status WriteSweepOutputs(const SweepData& data) {
+absl::Status WriteSweepOutputs(const SweepData& data,
+                               const WorkloadRegistry& registry) {
   if (data.is_sweep) {
     if (auto s = WriteCollated(data); !s.ok()) return s;
   }
-  return WriteHtmlReport(data);
+  return WriteHtmlReport(data, registry);
 }
 
 absl::Status WriteHtmlReport(const SweepData& data,

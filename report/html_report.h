@@ -32,7 +32,9 @@ absl::Status WriteHtmlReport(
 
 // Everything `sweep` and `report` leave in data.dir: for a sweep its
 // collated_results.json and results.csv, then report.html.
-absl::Status WriteSweepOutputs(const SweepData& data);
+absl::Status WriteSweepOutputs(
+    const SweepData& data,
+    const WorkloadRegistry& registry = WorkloadRegistry::BuiltIn());
 
 }  // namespace ckpt
 

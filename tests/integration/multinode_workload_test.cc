@@ -347,6 +347,10 @@ TEST_P(RoundProtocolWorkload, ARegisteredWorkloadRunsThroughTheCoordinator) {
             std::string::npos)
       << summary;
   EXPECT_EQ(summary.find("no summary"), std::string::npos) << summary;
+  // Its rounds are named its way, in the table's first column and by name.
+  EXPECT_NE(summary.find("\ntally  2 "), std::string::npos) << summary;
+  EXPECT_EQ(RoundName(result.rounds[1], *registry), "tally 2");
+  EXPECT_EQ(RoundName(result.rounds[1]), "counting 2");  // the built-in three
 
   const std::string text = ResultToJson(result);
   const nlohmann::json j = nlohmann::json::parse(text);
@@ -380,10 +384,13 @@ TEST_P(RoundProtocolWorkload, ARegisteredWorkloadRunsThroughTheCoordinator) {
             std::string::npos);
   EXPECT_NE(html.find("</td><td>2</td><td>36</td><td>12 12 12</td></tr>"),
             std::string::npos);
+  EXPECT_NE(html.find("tally 2"), std::string::npos);  // its timeline's rows
   auto plain = LoadSweepDir(dir.path());
   ASSERT_TRUE(plain.ok()) << plain.status();
   const std::string plain_html = HtmlReport(*plain);
   EXPECT_EQ(plain_html.find("id=\"counting\""), std::string::npos);
+  EXPECT_EQ(plain_html.find("tally 2"), std::string::npos);
+  EXPECT_NE(plain_html.find("counting 2"), std::string::npos);
   EXPECT_NE(plain_html.find("Not read by this build"), std::string::npos);
 }
 
@@ -400,13 +407,20 @@ TEST(RegisteredWorkloadSections, ABadSectionIsRefusedNamingItsMember) {
   ASSERT_TRUE(ok.ok()) << ok.status();
   EXPECT_EQ(SectionAs<CountingSection>(ok->sections, kCountingSection)->items,
             3u);
+  std::string deep = "1";  // 40 objects deep
+  for (int i = 0; i < 40; ++i) deep = absl::StrCat(R"({"a":)", deep, "}");
   for (const auto& [text, why] :
        std::vector<std::pair<std::string, std::string>>{
            {R"({"counting":{"rounds":1,"items":4,"per_node":[1,2]}})",
             "counting: expected items 4 to be per_node's sum, 3"},
            {R"({"counting":{"rounds":1,"items":3,"per_node":[1,2],"x":1}})",
             "counting: expected rounds, items and per_node only, found 'x'"},
-           {R"({"counting":[1]})", "counting: expected an object, found"}}) {
+           {R"({"counting":[1]})", "counting: expected an object, found"},
+           {R"({"workload":3})",
+            "workload: expected one of checkpoint, datagen, dataload, "
+            "counting, found"},
+           {absl::StrCat(R"({"counting":)", deep, "}"),
+            "counting: expected an object nested at most 32 deep"}}) {
     auto bad = ResultFromJson(text, "r.json", *registry);
     ASSERT_FALSE(bad.ok()) << text;
     EXPECT_NE(bad.status().message().find("r.json: " + why), std::string::npos)

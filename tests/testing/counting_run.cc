@@ -43,6 +43,10 @@ WorkloadSummary Summary() {
     absl::StrAppendFormat(out, "\nckptbench %s: counting on %d node(s)\n",
                           r.status, c != nullptr ? c->per_node.size() : 0);
   };
+  s.round_name = [](const RoundResult& r) {
+    return absl::StrCat("tally ", r.index);
+  };
+  s.round_kind = [](const RoundResult&) { return std::string("tally"); };
   s.tables = [](const RunResult& r, std::string* out) {
     const auto* c = SectionAs<CountingSection>(r.sections, kCountingSection);
     if (c == nullptr) return;
