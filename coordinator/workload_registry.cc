@@ -61,51 +61,49 @@ absl::StatusOr<WorkloadRegistry> WorkloadRegistry::With(
                                                    "': result section '",
                                                    member, "' needs a reader"));
   }
-  if (IsRunResultMember(member) ||
-      (!member.empty() && SectionCodec(member) != nullptr)) {
+  if (IsRunResultMember(member) || SectionCodec(member) != nullptr) {
     return absl::AlreadyExistsError(absl::StrCat("workload '", entry.name,
                                                  "': result.json's member '",
                                                  member, "' is taken"));
   }
-  for (const auto& e : entries_) {
-    if (e.name == entry.name) {
-      return absl::AlreadyExistsError(
-          absl::StrCat("workload '", entry.name, "' is registered already"));
-    }
+  if (Find(entry.name) != nullptr) {
+    return absl::AlreadyExistsError(
+        absl::StrCat("workload '", entry.name, "' is registered already"));
   }
   WorkloadRegistry copy = *this;
   copy.entries_.push_back(std::move(entry));
   return copy;
 }
 
+const RunWorkloadEntry* WorkloadRegistry::Find(std::string_view name) const {
+  for (const auto& e : entries_) {
+    if (e.name == name) return &e;
+  }
+  return nullptr;
+}
+
 absl::StatusOr<std::unique_ptr<RunWorkload>> WorkloadRegistry::New(
     std::string_view name) const {
-  for (const auto& e : entries_) {
-    if (e.name == name) return e.make();
-  }
+  if (const RunWorkloadEntry* e = Find(name)) return e->make();
   return absl::InvalidArgumentError(
       absl::StrCat("run.workload: no workload '", std::string(name),
                    "' (expected one of ", absl::StrJoin(Names(), ", "), ")"));
 }
 
 bool WorkloadRegistry::Has(std::string_view name) const {
-  return SummaryOf(name) != nullptr;
-}
-
-const WorkloadSummary* WorkloadRegistry::SummaryOf(
-    std::string_view name) const {
-  for (const auto& e : entries_) {
-    if (e.name == name) return &e.summary;
-  }
-  return nullptr;
+  return Find(name) != nullptr;
 }
 
 const Preparation* WorkloadRegistry::PreparationOf(
     std::string_view name) const {
-  for (const auto& e : entries_) {
-    if (e.name == name && !e.prepared.by.empty()) return &e.prepared;
-  }
-  return nullptr;
+  const RunWorkloadEntry* e = Find(name);
+  return e != nullptr && !e->prepared.by.empty() ? &e->prepared : nullptr;
+}
+
+const WorkloadSummary* WorkloadRegistry::SummaryOf(
+    std::string_view name) const {
+  const RunWorkloadEntry* e = Find(name);
+  return e != nullptr ? &e->summary : nullptr;
 }
 
 const ResultSectionCodec* WorkloadRegistry::SectionCodec(

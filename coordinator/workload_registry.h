@@ -79,6 +79,9 @@ class WorkloadRegistry {
   std::vector<std::string> Names() const;
 
  private:
+  // The entry registered as `name`; null when there is none.
+  const RunWorkloadEntry* Find(std::string_view name) const;
+
   std::vector<RunWorkloadEntry> entries_;
 };
 
