@@ -17,6 +17,7 @@
 #include <dlfcn.h>
 #include <sanitizer/tsan_interface.h>
 
+#include <atomic>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
@@ -73,6 +74,7 @@ Fn Next(const char* symbol) {
   "_ZN4absl7debian37CondVar15WaitWithTimeoutEPNS0_5MutexENS0_8DurationE"
 #define CONDVAR_WAIT_DEADLINE \
   "_ZN4absl7debian37CondVar16WaitWithDeadlineEPNS0_5MutexENS0_4TimeE"
+#define STATUS_UNREF "_ZN4absl7debian36Status15UnrefNonInlinedEm"
 
 extern "C" {
 
@@ -85,6 +87,7 @@ bool AbslCondVarWaitWithTimeout(void* cv, void* mu,
                                 Duration d) __asm__(CONDVAR_WAIT_TIMEOUT);
 bool AbslCondVarWaitWithDeadline(void* cv, void* mu,
                                  Time t) __asm__(CONDVAR_WAIT_DEADLINE);
+void AbslStatusUnrefNonInlined(uintptr_t rep) __asm__(STATUS_UNREF);
 
 void AbslMutexLock(void* mu) {
   static auto next = Next<void (*)(void*)>(MUTEX_LOCK);
@@ -137,6 +140,29 @@ bool AbslCondVarWaitWithDeadline(void* cv, void* mu, Time t) {
   const bool timed_out = next(cv, mu, t);
   Acquire(mu);
   return timed_out;
+}
+
+// An absl::Status that is not OK points (rep - 1) at a StatusRep shared by
+// its copies and counted by an atomic. Every copy's release ends here, in
+// Abseil, which drops the count with memory_order_acq_rel and deletes the
+// StatusRep at zero (status.cc). A copy released on a gRPC thread after the
+// round's thread read the message of another copy and released it (the
+// round reads a node's error; the reply's copy goes after the callback
+// returns) was a delete TSan saw unordered with that read. Each release is a
+// release and an acquire on the StatusRep, as the acq_rel decrement is. The
+// spin lock, relaxed so that TSan sees no ordering in it, keeps each pair of
+// annotations with its own decrement: without it a release could slip
+// between another thread's acquire and its final decrement.
+void AbslStatusUnrefNonInlined(uintptr_t rep) {
+  static auto next = Next<void (*)(uintptr_t)>(STATUS_UNREF);
+  static std::atomic<bool> busy{false};
+  void* shared = reinterpret_cast<void*>(rep - 1);
+  while (busy.exchange(true, std::memory_order_relaxed)) {
+  }
+  Release(shared);
+  Acquire(shared);
+  next(rep);
+  busy.store(false, std::memory_order_relaxed);
 }
 
 }  // extern "C"
