@@ -10,7 +10,6 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "common/bytes.h"
-#include "common/config_dataset_checks.h"
 #include "common/config_keys.h"
 #include "common/cuda.h"
 #include "common/key_recheck.h"
@@ -139,7 +138,7 @@ absl::Status RecheckKey(const std::string& key, const std::string& value) {
   return Recheck(*k, value, scratch);
 }
 
-absl::Status ValidateConfig(const Config& c, bool need_storage) {
+absl::Status CheckStorageLocations(const Config& c) {
   RETURN_IF_ERROR(
       CheckStorageUri("storage.path (CKPT_DIR_PATH)", c.storage.path));
   RETURN_IF_ERROR(CheckStorageUri("storage.restore_path (CKPT_RESTORE_PATH)",
@@ -148,9 +147,10 @@ absl::Status ValidateConfig(const Config& c, bool need_storage) {
       CheckStorageUri("dataset.path (CKPT_DATASET_PATH)", c.dataset.path));
   RETURN_IF_ERROR(
       CheckEndpoint("s3.endpoint (AWS_ENDPOINT_URL_S3)", c.s3.endpoint));
-  RETURN_IF_ERROR(
-      CheckEndpoint("gcs.endpoint (CKPT_GCS_ENDPOINT)", c.gcs.endpoint));
-  if (auto s = CheckDatasetWorkloads(c, need_storage); !s.ok()) return s;
+  return CheckEndpoint("gcs.endpoint (CKPT_GCS_ENDPOINT)", c.gcs.endpoint);
+}
+
+absl::Status CheckSharedKeys(const Config& c) {
   if (c.storage.node_local && c.load.rank_shift > 0) {
     return absl::InvalidArgumentError(absl::StrCat(
         "load.rank_shift (CKPT_RANK_SHIFT) = ", c.load.rank_shift,
@@ -185,21 +185,6 @@ absl::Status ValidateConfig(const Config& c, bool need_storage) {
     }
   }
 #endif
-  if (c.run.async && c.run.interval <= 0 && c.DoSave() &&
-      c.run.workload == kCheckpointWorkload) {
-    return absl::InvalidArgumentError(
-        "run.async (CKPT_ASYNC) = true needs run.interval (CKPT_INTERVAL) > "
-        "0: the training time between saves that persisting a save "
-        "overlaps; expected e.g. CKPT_INTERVAL=30s (or, during a dataload "
-        "epoch, dataload.checkpoint_every)");
-  }
-  if (need_storage && c.storage.path.empty() &&
-      c.run.workload == kCheckpointWorkload &&
-      !(c.run.mode == RunMode::kLoadOnly && !c.storage.restore_path.empty())) {
-    return absl::InvalidArgumentError(
-        "storage.path (CKPT_DIR_PATH) is not set: expected the directory or "
-        "URI where checkpoints are written, e.g. CKPT_DIR_PATH=/mnt/ckpt");
-  }
   if ((c.io.direct_write || c.io.direct_read ||
        c.io.cache_mode == CacheMode::kDirect) &&
       c.io.block_size % 4096 != 0) {

@@ -252,9 +252,13 @@ absl::Status CheckBackendOptions(const BackendOptions& options);
 // the value and what was expected.
 absl::Status RecheckKeys(const Config& config, const std::string& prefix);
 
-// Cross-field checks run after all sources are merged. `need_storage` is
-// false for commands that do no I/O (plan).
-absl::Status ValidateConfig(const Config& config, bool need_storage);
+// Cross-field checks of the keys every run has, after all sources are
+// merged: the storage locations and endpoints (CheckStorageLocations),
+// then what storage, load, cluster and io keys need of each other
+// (CheckSharedKeys). ValidateConfig (coordinator/config_checks.h) runs
+// them around each workload's own checks.
+absl::Status CheckStorageLocations(const Config& config);
+absl::Status CheckSharedKeys(const Config& config);
 
 }  // namespace ckpt
 

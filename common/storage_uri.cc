@@ -1,5 +1,7 @@
 #include "common/storage_uri.h"
 
+#include <filesystem>
+
 #include "absl/strings/ascii.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
@@ -87,6 +89,33 @@ absl::Status CheckStorageUri(const std::string& name, const std::string& v) {
     }
   }
   return absl::OkStatus();
+}
+
+namespace {
+
+// "s3://b/p" stays; a path or file:// URI is made absolute and folded.
+std::string Normalized(const std::string& where) {
+  std::string p = where;
+  if (p.rfind("file://", 0) == 0) p = p.substr(7);
+  if (p.find("://") == std::string::npos) {
+    std::error_code ec;
+    std::filesystem::path abs = std::filesystem::absolute(p, ec);
+    if (!ec) p = abs.lexically_normal().string();
+  }
+  while (p.size() > 1 && p.back() == '/') p.pop_back();
+  return p;
+}
+
+}  // namespace
+
+bool LocationsOverlap(const std::string& a_in, const std::string& b_in) {
+  const std::string a = Normalized(a_in), b = Normalized(b_in);
+  if (a == b) return true;
+  auto holds = [](const std::string& outer, const std::string& inner) {
+    return inner.size() > outer.size() && inner.rfind(outer, 0) == 0 &&
+           (outer.back() == '/' || inner[outer.size()] == '/');
+  };
+  return holds(a, b) || holds(b, a);
 }
 
 }  // namespace ckpt

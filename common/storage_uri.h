@@ -26,6 +26,11 @@ absl::Status CheckStorageUri(const std::string& name, const std::string& v);
 // placeholder under .invalid (RFC 2606), naming `key`.
 absl::Status CheckEndpoint(const std::string& key, const std::string& v);
 
+// Whether two storage locations (paths, file://, s3:// or gs:// URIs)
+// overlap: one is the other or holds it, by whole path components
+// (relative paths taken from the working directory, "." and ".." folded).
+bool LocationsOverlap(const std::string& a, const std::string& b);
+
 }  // namespace ckpt
 
 #endif  // CKPTBENCH_COMMON_STORAGE_URI_H_

@@ -49,6 +49,21 @@ struct Preparation {
   std::function<std::string(const Config&)> target;
 };
 
+// A workload's checks of the configuration, before any node is asked
+// (ValidateConfig, coordinator/config_checks.h, runs them between the
+// checks of the keys every run has).
+struct ConfigChecks {
+  // Its own keys, given every configuration, whichever workload it runs (a
+  // key of its own set for another workload's run is refused here too):
+  // OK, or InvalidArgument naming the key, its value and what was
+  // expected. `need_storage` is false for commands that do no I/O (plan).
+  std::function<absl::Status(const Config&, bool need_storage)> keys;
+  // For its own runs only: what it reads or writes kept apart from the
+  // results directory (--results-dir); InvalidArgument naming both.
+  std::function<absl::Status(const Config&, const std::string& results_dir)>
+      results_apart;
+};
+
 // A timed round shorter than this is flagged "short_phase" and warned
 // about: its rate is mostly noise.
 inline constexpr double kShortPhaseSeconds = 1.0;

@@ -7,10 +7,12 @@
 #include "common/datagen_job.h"
 #include "common/dataload_job.h"
 #include "common/phase_job.h"
+#include "coordinator/checkpoint/checkpoint_config_checks.h"
 #include "coordinator/checkpoint/checkpoint_run.h"
 #include "coordinator/checkpoint/checkpoint_summary.h"
 #include "coordinator/dataset/datagen_run.h"
 #include "coordinator/dataset/dataload_run.h"
+#include "coordinator/dataset/dataset_config_checks.h"
 #include "coordinator/dataset/dataset_summary.h"
 #include "coordinator/json_codec.h"
 
@@ -19,13 +21,14 @@ namespace {
 
 template <typename Run>
 RunWorkloadEntry Entry(const char* name, WorkloadSummary summary,
-                       Preparation prepared = {}) {
+                       ConfigChecks checks, Preparation prepared = {}) {
   return {name,
           [] { return std::make_unique<Run>(); },
           std::move(summary),
           {},
           {},
-          std::move(prepared)};
+          std::move(prepared),
+          std::move(checks)};
 }
 
 }  // namespace
@@ -34,9 +37,12 @@ const WorkloadRegistry& WorkloadRegistry::BuiltIn() {
   static const WorkloadRegistry* const kBuiltIn = [] {
     auto* r = new WorkloadRegistry;
     r->entries_ = {
-        Entry<CheckpointRun>(kCheckpointWorkload, CheckpointSummary()),
-        Entry<DatagenRun>(kDatagenWorkload, DatagenSummary()),
+        Entry<CheckpointRun>(kCheckpointWorkload, CheckpointSummary(),
+                             {CheckCheckpointKeys, {}}),
+        Entry<DatagenRun>(kDatagenWorkload, DatagenSummary(),
+                          {CheckDatasetKeys, CheckDatasetApartFromResults}),
         Entry<DataloadRun>(kDataloadWorkload, DataloadSummary(),
+                           {CheckDataloadKeys, CheckDatasetApartFromResults},
                            DataloadPreparation())};
     return r;
   }();
@@ -92,6 +98,22 @@ absl::StatusOr<std::unique_ptr<RunWorkload>> WorkloadRegistry::New(
 
 bool WorkloadRegistry::Has(std::string_view name) const {
   return Find(name) != nullptr;
+}
+
+absl::Status WorkloadRegistry::CheckKeys(const Config& config,
+                                         bool need_storage) const {
+  for (const auto& e : entries_) {
+    if (!e.checks.keys) continue;
+    if (auto s = e.checks.keys(config, need_storage); !s.ok()) return s;
+  }
+  return absl::OkStatus();
+}
+
+absl::Status WorkloadRegistry::CheckResultsApart(
+    const Config& config, const std::string& results_dir) const {
+  const RunWorkloadEntry* e = Find(config.run.workload);
+  if (e == nullptr || !e->checks.results_apart) return absl::OkStatus();
+  return e->checks.results_apart(config, results_dir);
 }
 
 const Preparation* WorkloadRegistry::PreparationOf(

@@ -1,6 +1,7 @@
 // The workloads a run can drive, each registered once: its name (the value
 // of run.workload), how to make its run (coordinator/run_workload.h), its
-// parts of the terminal summary (coordinator/summary_parts.h), its own
+// checks of the configuration, its parts of the terminal summary
+// (coordinator/summary_parts.h), its own
 // section of result.json (coordinator/result_section.h) and its sections
 // of the HTML report (coordinator/report_parts.h).
 // The coordinator finds a run's workload here and knows none by name. A
@@ -29,19 +30,22 @@ using RunWorkloadFactory = std::function<std::unique_ptr<RunWorkload>()>;
 struct RunWorkloadEntry {
   RunWorkloadEntry(std::string name, RunWorkloadFactory make,
                    WorkloadSummary summary = {}, ResultSectionCodec result = {},
-                   WorkloadReport report = {}, Preparation prepared = {})
+                   WorkloadReport report = {}, Preparation prepared = {},
+                   ConfigChecks checks = {})
       : name(std::move(name)),
         make(std::move(make)),
         summary(std::move(summary)),
         result(std::move(result)),
         report(std::move(report)),
-        prepared(std::move(prepared)) {}
+        prepared(std::move(prepared)),
+        checks(std::move(checks)) {}
   std::string name;  // run.workload's value
   RunWorkloadFactory make;
   WorkloadSummary summary;    // its parts of the terminal summary
   ResultSectionCodec result;  // its section of result.json, if any
   WorkloadReport report;      // its sections of the HTML report, if any
   Preparation prepared;       // the workload that prepares it, if any
+  ConfigChecks checks;        // its checks of the configuration, if any
 };
 
 class WorkloadRegistry {
@@ -63,6 +67,13 @@ class WorkloadRegistry {
   bool Has(std::string_view name) const;
   // The summary parts of workload `name`; null when there is none.
   const WorkloadSummary* SummaryOf(std::string_view name) const;
+  // Every workload's checks of its keys, in registration order: the first
+  // error, or OK.
+  absl::Status CheckKeys(const Config& config, bool need_storage) const;
+  // The check of config.run.workload's data apart from `results_dir`; OK
+  // when it has none.
+  absl::Status CheckResultsApart(const Config& config,
+                                 const std::string& results_dir) const;
   // How workload `name` is prepared by another; null when it is not.
   const Preparation* PreparationOf(std::string_view name) const;
   // The codec of the result section under `member`; null when no

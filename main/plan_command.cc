@@ -10,6 +10,7 @@
 #include "common/log.h"
 #include "common/model_presets.h"
 #include "coordinator/checkpoint/planner.h"
+#include "coordinator/config_checks.h"
 #include "main/commands.h"
 #include "main/run_support.h"
 

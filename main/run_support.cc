@@ -10,12 +10,12 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "common/bytes.h"
-#include "common/config_dataset_checks.h"
 #include "common/exit_code.h"
 #include "common/fd_reserve.h"
 #include "common/files.h"
 #include "common/log.h"
 #include "coordinator/checkpoint/planner.h"
+#include "coordinator/config_checks.h"
 #include "coordinator/environment.h"
 #include "coordinator/json_codec.h"
 #include "coordinator/summary.h"
@@ -189,7 +189,9 @@ int PrepareRun(const LoadOptions& options, const std::string& results_dir,
   if (auto s = ValidateConfig(config, /*need_storage=*/true); !s.ok()) {
     return FailRun(results_dir, &result, std::string(s.message()), 2);
   }
-  if (auto s = CheckDatasetApartFromResults(config, results_dir); !s.ok()) {
+  if (auto s =
+          WorkloadRegistry::BuiltIn().CheckResultsApart(config, results_dir);
+      !s.ok()) {
     return FailRun(results_dir, &result, std::string(s.message()), 2);
   }
   auto plan = MakePlan(PlanOptionsFromConfig(config));
@@ -207,7 +209,7 @@ int PrepareRun(const LoadOptions& options, const std::string& results_dir,
       return s;
     };
     const std::string rd = trimmed(results_dir);
-    // (A dataset run's dataset.path: CheckDatasetApartFromResults above.)
+    // (A dataset run's dataset.path: its workload's CheckResultsApart above.)
     for (const auto& [name, path] :
          {std::pair<std::string, std::string>{"storage.path (CKPT_DIR_PATH)",
                                               config.storage.path},

@@ -11,6 +11,7 @@
 #include "common/log.h"
 #include "common/step_layout.h"
 #include "coordinator/checkpoint/planner.h"
+#include "coordinator/config_checks.h"
 #include "coordinator/workload_registry.h"
 
 namespace ckpt {

@@ -12,6 +12,7 @@
 
 #include "common/cuda.h"
 #include "common/text.h"
+#include "coordinator/config_checks.h"
 
 namespace ckpt {
 namespace {

@@ -7,9 +7,10 @@
 
 #include <gtest/gtest.h>
 
-#include "common/config_dataset_checks.h"
 #include "common/datagen_job.h"
 #include "common/epoch_order.h"
+#include "common/storage_uri.h"
+#include "coordinator/dataset/dataset_config_checks.h"
 
 namespace ckpt {
 namespace {

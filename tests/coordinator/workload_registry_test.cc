@@ -12,6 +12,7 @@
 #include "absl/strings/str_join.h"
 #include "common/config.h"
 #include "common/config_keys.h"
+#include "coordinator/config_checks.h"
 
 namespace ckpt {
 namespace {
@@ -100,6 +101,64 @@ TEST(WorkloadRegistry, SaysWhichWorkloadPreparesAnother) {
       "half", [] { return std::make_unique<NothingRun>(); }, {}, {}, {},
       Preparation{"datagen", nullptr, nullptr}));
   EXPECT_EQ(half.status().code(), absl::StatusCode::kInvalidArgument);
+}
+
+// A workload's checks of the configuration are registered with it: its
+// keys' check gets every configuration (whichever workload it runs), after
+// the storage locations' and before the shared keys'; its data apart from
+// the results directory is checked for its own runs only.
+TEST(WorkloadRegistry, RunsEachWorkloadsConfigurationChecks) {
+  std::vector<std::string> seen;
+  ConfigChecks checks{
+      [&seen](const Config& c, bool need_storage) {
+        seen.push_back(c.run.workload + (need_storage ? "+" : "-"));
+        if (c.cluster.num_nodes > 4) {
+          return absl::InvalidArgumentError(
+              "cluster.num_nodes: expected at most 4 for tally");
+        }
+        return absl::OkStatus();
+      },
+      [](const Config&, const std::string& results_dir) {
+        return results_dir == "/tally"
+                   ? absl::InvalidArgumentError("results in the tally")
+                   : absl::OkStatus();
+      }};
+  auto with = WorkloadRegistry::BuiltIn().With(RunWorkloadEntry(
+      "tally", [] { return std::make_unique<NothingRun>(); }, {}, {}, {}, {},
+      checks));
+  ASSERT_TRUE(with.ok()) << with.status();
+  Config c;
+  c.storage.path = "/ckpt";
+  c.cluster.num_nodes = 5;
+  // A checkpoint run: the tally's check sees it too, and refuses its key.
+  absl::Status s = ValidateConfig(c, /*need_storage=*/true, *with);
+  EXPECT_EQ(s.message(), "cluster.num_nodes: expected at most 4 for tally");
+  EXPECT_EQ(seen, std::vector<std::string>{"checkpoint+"});
+  EXPECT_TRUE(ValidateConfig(c, true).ok());  // the built-in ones accept it
+  // The storage locations come first: a bad one is named before any
+  // workload's check runs.
+  c.storage.path = "s3://";
+  EXPECT_NE(ValidateConfig(c, false, *with).message().find("storage.path"),
+            std::string::npos);
+  EXPECT_EQ(seen.size(), 1u);
+  c.storage.path = "/ckpt";
+  c.cluster.num_nodes = 1;
+  EXPECT_TRUE(ValidateConfig(c, false, *with).ok());
+  EXPECT_EQ(seen.back(), "checkpoint-");
+  // Results apart: only the run's own workload's check.
+  EXPECT_TRUE(with->CheckResultsApart(c, "/tally").ok());
+  c.run.workload = "tally";
+  EXPECT_EQ(with->CheckResultsApart(c, "/tally").message(),
+            "results in the tally");
+  EXPECT_TRUE(with->CheckResultsApart(c, "/elsewhere").ok());
+  // The dataset workloads' own: a dataset inside the results directory.
+  c.run.workload = "datagen";
+  c.dataset.path = "/results/ds";
+  EXPECT_FALSE(
+      WorkloadRegistry::BuiltIn().CheckResultsApart(c, "/results").ok());
+  c.run.workload = "checkpoint";
+  EXPECT_TRUE(
+      WorkloadRegistry::BuiltIn().CheckResultsApart(c, "/results").ok());
 }
 
 TEST(WorkloadRegistry, RefusesATakenNameAnEmptyOneAndNamesTheKnownOnes) {

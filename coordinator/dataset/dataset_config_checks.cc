@@ -1,13 +1,13 @@
-#include "common/config_dataset_checks.h"
+#include "coordinator/dataset/dataset_config_checks.h"
 
 #include <algorithm>
-#include <filesystem>
 #include <string>
 
 #include "absl/strings/str_cat.h"
 #include "common/datagen_job.h"
 #include "common/dataload_job.h"
 #include "common/epoch_order.h"
+#include "common/storage_uri.h"
 
 namespace ckpt {
 namespace {
@@ -82,8 +82,55 @@ absl::Status CheckEpochCheckpoints(const Config& c, bool need_storage) {
   return CheckSavesFitTheEpoch(c);
 }
 
-// The dataset's keys, for a run of a dataset workload.
-absl::Status CheckDatasetOptions(const Config& c, bool need_storage) {
+// The accelerator search (dataload.find_accelerators).
+absl::Status CheckAcceleratorSearch(const Config& c) {
+  const int n = c.dataload.find_accelerators;
+  if (n == 0 || c.run.workload != kDataloadWorkload) {
+    return absl::OkStatus();
+  }
+  if (c.dataload.compute_time <= 0) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "dataload.find_accelerators (CKPT_FIND_ACCELERATORS) = ", n,
+        " with dataload.compute_time (CKPT_COMPUTE_TIME) = 0: utilization "
+        "needs an accelerator's time per batch; expected e.g. "
+        "CKPT_COMPUTE_TIME=0.188 (MLPerf Storage's unet3d on H100)"));
+  }
+  if (c.dataload.checkpoint_every > 0) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "dataload.find_accelerators (CKPT_FIND_ACCELERATORS) = ", n,
+        " with dataload.checkpoint_every (CKPT_CHECKPOINT_EVERY) = ",
+        c.dataload.checkpoint_every,
+        ": the search measures reading alone; expected one of them"));
+  }
+  if (n > kMaxDataloadRanks) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "dataload.find_accelerators (CKPT_FIND_ACCELERATORS) = ", n,
+        ": expected at most ", kMaxDataloadRanks, " ranks per node"));
+  }
+  return absl::OkStatus();
+}
+
+// The checkpoints a dataload epoch saves must not be inside the dataset
+// (the next epoch would read them as samples), nor hold it.
+absl::Status CheckDatasetApartFromCheckpoints(const Config& c) {
+  if (c.run.workload != kDataloadWorkload || c.dataload.checkpoint_every == 0 ||
+      c.storage.path.empty()) {
+    return absl::OkStatus();
+  }
+  const std::string dataset = c.DatasetPath();
+  const std::string checkpoints = c.CheckpointsPath();
+  if (!LocationsOverlap(dataset, checkpoints)) return absl::OkStatus();
+  return absl::InvalidArgumentError(absl::StrCat(
+      "dataset.path (CKPT_DATASET_PATH) ", dataset,
+      " and the checkpoints the epoch saves, ", checkpoints,
+      " (storage.path's checkpoints/), overlap: an epoch would read the "
+      "checkpoints as samples. Expected a dataset apart from them, e.g. "
+      "under storage.path's datasets/"));
+}
+
+}  // namespace
+
+absl::Status CheckDatasetKeys(const Config& c, bool need_storage) {
   if (c.run.workload == kCheckpointWorkload) return absl::OkStatus();
   if (need_storage && c.dataset.path.empty() && c.storage.path.empty()) {
     return absl::InvalidArgumentError(
@@ -121,86 +168,11 @@ absl::Status CheckDatasetOptions(const Config& c, bool need_storage) {
   return absl::OkStatus();
 }
 
-// The accelerator search (dataload.find_accelerators).
-absl::Status CheckAcceleratorSearch(const Config& c) {
-  const int n = c.dataload.find_accelerators;
-  if (n == 0 || c.run.workload != kDataloadWorkload) {
-    return absl::OkStatus();
-  }
-  if (c.dataload.compute_time <= 0) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "dataload.find_accelerators (CKPT_FIND_ACCELERATORS) = ", n,
-        " with dataload.compute_time (CKPT_COMPUTE_TIME) = 0: utilization "
-        "needs an accelerator's time per batch; expected e.g. "
-        "CKPT_COMPUTE_TIME=0.188 (MLPerf Storage's unet3d on H100)"));
-  }
-  if (c.dataload.checkpoint_every > 0) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "dataload.find_accelerators (CKPT_FIND_ACCELERATORS) = ", n,
-        " with dataload.checkpoint_every (CKPT_CHECKPOINT_EVERY) = ",
-        c.dataload.checkpoint_every,
-        ": the search measures reading alone; expected one of them"));
-  }
-  if (n > kMaxDataloadRanks) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "dataload.find_accelerators (CKPT_FIND_ACCELERATORS) = ", n,
-        ": expected at most ", kMaxDataloadRanks, " ranks per node"));
-  }
-  return absl::OkStatus();
-}
-
-}  // namespace
-
-namespace {
-
-// "s3://b/p" stays; a path or file:// URI is made absolute and folded.
-std::string Normalized(const std::string& where) {
-  std::string p = where;
-  if (p.rfind("file://", 0) == 0) p = p.substr(7);
-  if (p.find("://") == std::string::npos) {
-    std::error_code ec;
-    std::filesystem::path abs = std::filesystem::absolute(p, ec);
-    if (!ec) p = abs.lexically_normal().string();
-  }
-  while (p.size() > 1 && p.back() == '/') p.pop_back();
-  return p;
-}
-
-// The checkpoints a dataload epoch saves must not be inside the dataset
-// (the next epoch would read them as samples), nor hold it.
-absl::Status CheckDatasetApartFromCheckpoints(const Config& c) {
-  if (c.run.workload != kDataloadWorkload || c.dataload.checkpoint_every == 0 ||
-      c.storage.path.empty()) {
-    return absl::OkStatus();
-  }
-  const std::string dataset = c.DatasetPath();
-  const std::string checkpoints = c.CheckpointsPath();
-  if (!LocationsOverlap(dataset, checkpoints)) return absl::OkStatus();
-  return absl::InvalidArgumentError(absl::StrCat(
-      "dataset.path (CKPT_DATASET_PATH) ", dataset,
-      " and the checkpoints the epoch saves, ", checkpoints,
-      " (storage.path's checkpoints/), overlap: an epoch would read the "
-      "checkpoints as samples. Expected a dataset apart from them, e.g. "
-      "under storage.path's datasets/"));
-}
-
-}  // namespace
-
-bool LocationsOverlap(const std::string& a_in, const std::string& b_in) {
-  const std::string a = Normalized(a_in), b = Normalized(b_in);
-  if (a == b) return true;
-  auto holds = [](const std::string& outer, const std::string& inner) {
-    return inner.size() > outer.size() && inner.rfind(outer, 0) == 0 &&
-           (outer.back() == '/' || inner[outer.size()] == '/');
-  };
-  return holds(a, b) || holds(b, a);
-}
-
 absl::Status CheckDatasetApartFromResults(const Config& c,
                                           const std::string& results_dir) {
-  if (c.run.workload == kCheckpointWorkload || results_dir.empty()) {
-    return absl::OkStatus();
-  }
+  const bool dataset_run =
+      c.run.workload == kDatagenWorkload || c.run.workload == kDataloadWorkload;
+  if (!dataset_run || results_dir.empty()) return absl::OkStatus();
   const std::string dataset = c.DatasetPath();
   if (!LocationsOverlap(dataset, results_dir)) return absl::OkStatus();
   return absl::InvalidArgumentError(absl::StrCat(
@@ -210,8 +182,7 @@ absl::Status CheckDatasetApartFromResults(const Config& c,
       "could take them. Expected --results-dir apart from the dataset"));
 }
 
-absl::Status CheckDatasetWorkloads(const Config& c, bool need_storage) {
-  if (auto s = CheckDatasetOptions(c, need_storage); !s.ok()) return s;
+absl::Status CheckDataloadKeys(const Config& c, bool need_storage) {
   if (auto s = CheckDatasetApartFromCheckpoints(c); !s.ok()) return s;
   if (auto s = CheckEpochCheckpoints(c, need_storage); !s.ok()) return s;
   return CheckAcceleratorSearch(c);
