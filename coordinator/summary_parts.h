@@ -13,7 +13,9 @@
 
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <string>
+#include <utility>
 
 #include "common/text.h"
 #include "coordinator/results.h"
@@ -33,6 +35,12 @@ struct WorkloadSummary {
   // name).
   std::function<std::string(const RoundResult&)> round_name;
   std::function<std::string(const RoundResult&)> round_kind;
+  // What a run of it ran, as a row of the HTML report's overview (shown
+  // for the report's first run): its label and its text; none, or unset:
+  // no row.
+  std::function<std::optional<std::pair<std::string, std::string>>(
+      const RunResult&)>
+      plan_row;
 };
 
 // Milliseconds of a latency in nanoseconds.

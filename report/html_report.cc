@@ -304,7 +304,7 @@ std::string TimelineSection(const SweepData& data,
   return s;
 }
 
-std::string Header(const SweepData& data) {
+std::string Header(const SweepData& data, const WorkloadRegistry& registry) {
   std::string s =
       absl::StrCat("<h1>ckptbench: ", HtmlEscape(data.name), "</h1>\n");
   if (!data.description.empty()) {
@@ -336,18 +336,11 @@ std::string Header(const SweepData& data) {
     rows.push_back(
         {"storage", absl::StrCat(env.storage_kind, " ", env.filesystem, " ",
                                  env.mount_point)});
-    if (first->workload == kCheckpointWorkload) {
-      rows.push_back({"first run's plan",
-                      absl::StrCat(first->model, ", ", first->checkpoint_bytes,
-                                   " bytes, ", first->world_size, " rank(s), ",
-                                   first->files, " file(s)")});
-    } else if (first->dataset) {
-      const DatasetResult& d = *first->dataset;
-      rows.push_back(
-          {absl::StrCat("first run's dataset (", first->workload, ")"),
-           absl::StrCat(d.uri, ", ", std::string(Name(d.spec.format)), ", ",
-                        d.spec.samples, " samples, ", d.totals.objects,
-                        " objects, ", d.totals.bytes, " bytes")});
+    const WorkloadSummary* part = registry.SummaryOf(first->workload);
+    if (part != nullptr && part->plan_row) {
+      if (auto row = part->plan_row(*first)) {
+        rows.push_back({row->first, row->second});
+      }
     }
     rows.push_back({"ckptbench", env.version});
   }
@@ -448,7 +441,7 @@ std::string HtmlReport(const SweepData& data,
       "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
       "<title>ckptbench report: ",
       HtmlEscape(data.name), "</title>\n", kStyle, "</head><body>\n");
-  s += Header(data);
+  s += Header(data, registry);
   s += UnreadSection(data);
   s += FlaggedSection(data);
   s += PointsSection(data, points);

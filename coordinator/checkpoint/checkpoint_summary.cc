@@ -170,6 +170,12 @@ WorkloadSummary CheckpointSummary() {
   s.round_kind = [](const RoundResult& r) {
     return std::string(Name(r.phase));
   };
+  s.plan_row = [](const RunResult& r) {
+    return std::make_optional(std::make_pair(
+        std::string("first run's plan"),
+        absl::StrCat(r.model, ", ", r.checkpoint_bytes, " bytes, ",
+                     r.world_size, " rank(s), ", r.files, " file(s)")));
+  };
   s.head = [](const RunResult& r, std::string* out) {
     absl::StrAppendFormat(
         out,

@@ -206,10 +206,23 @@ void AddEpochs(const RunResult& r, std::string* out) {
   }
 }
 
+// The report's row for the first run's dataset.
+std::optional<std::pair<std::string, std::string>> DatasetRow(
+    const RunResult& r) {
+  if (!r.dataset) return std::nullopt;
+  const DatasetResult& d = *r.dataset;
+  return std::make_pair(
+      absl::StrCat("first run's dataset (", r.workload, ")"),
+      absl::StrCat(d.uri, ", ", std::string(Name(d.spec.format)), ", ",
+                   d.spec.samples, " samples, ", d.totals.objects, " objects, ",
+                   d.totals.bytes, " bytes"));
+}
+
 }  // namespace
 
 WorkloadSummary DatagenSummary() {
   WorkloadSummary s;
+  s.plan_row = DatasetRow;
   s.head = [](const RunResult& r, std::string* out) {
     absl::StrAppendFormat(out, "\nckptbench %s: datagen on %d node(s)\n",
                           r.status, r.num_nodes);
@@ -220,6 +233,7 @@ WorkloadSummary DatagenSummary() {
 
 WorkloadSummary DataloadSummary() {
   WorkloadSummary s;
+  s.plan_row = DatasetRow;
   s.head = [](const RunResult& r, std::string* out) {
     absl::StrAppendFormat(out,
                           "\nckptbench %s: dataload, %d node(s) x %d rank(s)\n",

@@ -385,12 +385,16 @@ TEST_P(RoundProtocolWorkload, ARegisteredWorkloadRunsThroughTheCoordinator) {
   EXPECT_NE(html.find("</td><td>2</td><td>36</td><td>12 12 12</td></tr>"),
             std::string::npos);
   EXPECT_NE(html.find("tally 2"), std::string::npos);  // its timeline's rows
+  EXPECT_NE(
+      html.find("<td>first run&#39;s tally</td><td>2 round(s) counted</td>"),
+      std::string::npos);  // its row of the overview
   auto plain = LoadSweepDir(dir.path());
   ASSERT_TRUE(plain.ok()) << plain.status();
   const std::string plain_html = HtmlReport(*plain);
   EXPECT_EQ(plain_html.find("id=\"counting\""), std::string::npos);
   EXPECT_EQ(plain_html.find("tally 2"), std::string::npos);
   EXPECT_NE(plain_html.find("counting 2"), std::string::npos);
+  EXPECT_EQ(plain_html.find("first run&#39;s tally"), std::string::npos);
   EXPECT_NE(plain_html.find("Not read by this build"), std::string::npos);
 }
 

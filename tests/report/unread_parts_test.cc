@@ -68,5 +68,47 @@ TEST(Report, AnotherBuildsWorkloadAndSectionsAreNamedAsNotRead) {
             std::string::npos);
 }
 
+// The overview names what the first run ran, as its workload's summary
+// part says: a checkpoint's plan, a dataset run's dataset; a workload this
+// build does not know adds no row.
+TEST(Report, TheOverviewSaysWhatTheFirstRunRanByItsWorkload) {
+  auto overview = [](const RunResult& r) {
+    LoadedRun run;
+    run.name = run.point_name = "r";
+    run.has_result = true;
+    run.status = "ok";
+    run.result = r;
+    SweepData d;
+    d.name = "t";
+    d.runs = {run};
+    return HtmlReport(d);
+  };
+  RunResult ckpt;
+  ckpt.model = "llama3-8b";
+  ckpt.checkpoint_bytes = 1234;
+  ckpt.world_size = 8;
+  ckpt.files = 16;
+  EXPECT_NE(overview(ckpt).find("<td>first run&#39;s plan</td><td>llama3-8b, "
+                                "1234 bytes, 8 rank(s), 16 file(s)</td>"),
+            std::string::npos);
+  RunResult load;
+  load.workload = "dataload";
+  load.dataset.emplace();
+  load.dataset->uri = "s3://b/ds";
+  load.dataset->spec.samples = 100;
+  load.dataset->totals.objects = 10;
+  load.dataset->totals.bytes = 4096;
+  const std::string html = overview(load);
+  EXPECT_NE(html.find("<td>first run&#39;s dataset (dataload)</td><td>s3://b/"
+                      "ds, "),
+            std::string::npos)
+      << html;
+  EXPECT_NE(html.find(", 100 samples, 10 objects, 4096 bytes</td>"),
+            std::string::npos);
+  EXPECT_EQ(html.find("first run&#39;s plan"), std::string::npos);
+  load.workload = "serving";  // not this build's
+  EXPECT_EQ(overview(load).find("first run&#39;s"), std::string::npos);
+}
+
 }  // namespace
 }  // namespace ckpt

@@ -47,6 +47,11 @@ WorkloadSummary Summary() {
     return absl::StrCat("tally ", r.index);
   };
   s.round_kind = [](const RoundResult&) { return std::string("tally"); };
+  s.plan_row = [](const RunResult& r) {
+    return std::make_optional(
+        std::make_pair(std::string("first run's tally"),
+                       absl::StrCat(r.rounds.size(), " round(s) counted")));
+  };
   s.tables = [](const RunResult& r, std::string* out) {
     const auto* c = SectionAs<CountingSection>(r.sections, kCountingSection);
     if (c == nullptr) return;
