@@ -13,8 +13,8 @@
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
-#include "common/dataset_layout.h"
-#include "common/dataset_options.h"
+#include "common/dataset/dataset_layout.h"
+#include "common/dataset/dataset_options.h"
 #include "common/kinds.h"
 #include "common/storage_uri.h"
 

@@ -4,6 +4,8 @@
 
 #include "absl/strings/str_cat.h"
 #include "common/config_keys.h"
+#include "common/dataset/datagen_job.h"
+#include "common/dataset/dataload_job.h"
 
 namespace ckpt {
 
@@ -190,6 +192,15 @@ std::vector<KeyDef> BuildConfigKeys() {
       [](Config& c) -> ChecksumKind& { return c.io.checksum; },
       "checksum recorded in .metadata and verified on load"));
   AddObjectStoreKeys(&keys);
+  // The names WorkloadRegistry::BuiltIn() registers (a unit test holds
+  // them equal): the workloads this binary runs.
+  keys.push_back(EnumKey(
+      "run.workload", "CKPT_WORKLOAD",
+      {kCheckpointWorkload, kDatagenWorkload, kDataloadWorkload},
+      [](Config& c) -> std::string& { return c.run.workload; },
+      "what the run does: checkpoint (save and load rounds), datagen (make "
+      "the dataset dataset.* describes; also `ckptbench datagen`), dataload "
+      "(read it epoch by epoch as a data loader does: dataload.*)"));
   AddDatasetKeys(&keys);
   keys.push_back(KindKey<StorageFlavour>(
       "storage.flavour", "CKPT_STORAGE_FLAVOUR",

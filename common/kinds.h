@@ -48,7 +48,7 @@ enum class ReshardReads { kRanges, kSegments };  // ranges | segments
 // io.checksum, how segments are summed: xxh3 | crc32c (common/checksum.h).
 enum class ChecksumKind { kXxh3, kCrc32c };
 // How a dataset stores its samples (dataset.format): files (one object per
-// sample) | tar (WebDataset shards; common/dataset_layout.h).
+// sample) | tar (WebDataset shards; common/dataset/dataset_layout.h).
 enum class DatasetFormat { kFiles, kTar };
 // Whose dataset a dataload run reads (dataset.source): ckptbench (made by
 // datagen: its manifest read, every byte verified) | listed (the user's

@@ -12,7 +12,7 @@
 #include <vector>
 
 #include "common/config.h"
-#include "common/dataset_layout.h"
+#include "common/dataset/dataset_layout.h"
 #include "common/file_record.h"
 #include "common/histogram.h"
 #include "common/kinds.h"

@@ -4,8 +4,8 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
-#include "common/datagen_job.h"
-#include "common/dataload_job.h"
+#include "common/dataset/datagen_job.h"
+#include "common/dataset/dataload_job.h"
 #include "common/phase_job.h"
 #include "coordinator/checkpoint/checkpoint_config_checks.h"
 #include "coordinator/checkpoint/checkpoint_run.h"

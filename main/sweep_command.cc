@@ -13,7 +13,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "common/bytes.h"
-#include "common/dataset_layout.h"
+#include "common/dataset/dataset_layout.h"
 #include "common/exit_code.h"
 #include "common/experiment.h"
 #include "common/log.h"

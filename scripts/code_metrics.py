@@ -48,19 +48,20 @@ DELIBERATE_STATE = {"common/secrets.cc", "common/fd_reserve.cc",
 CONTROL = {"if", "for", "while", "switch", "catch", "do", "else", "return"}
 # Each workload's own folders (a prefix of the path) and its name as the
 # code spells it (matched case-insensitively, in code and strings, not in
-# comments). datagen and dataload share the dataset folders for now.
+# comments). datagen and dataload share the dataset folders for now; what
+# both sides of a dataset workload hold (its keys, jobs, layout, manifest,
+# sampler) is in common/dataset/.
 WORKLOADS = {
     "checkpoint": ["coordinator/checkpoint/", "node/checkpoint/"],
-    "datagen": ["coordinator/dataset/", "node/dataset/"],
-    "dataload": ["coordinator/dataset/", "node/dataset/"],
+    "datagen": ["common/dataset/", "coordinator/dataset/", "node/dataset/"],
+    "dataload": ["common/dataset/", "coordinator/dataset/", "node/dataset/"],
 }
 WORKLOAD_FOLDERS = sorted({f for fs in WORKLOADS.values() for f in fs})
-# A workload's own files outside its folders: its typed job and its codec in
-# wire/ (both sides use them; issue 48 counts them as the workload's).
+# A workload's own files outside its folders: its codec in wire/ (both
+# sides use it; issue 48 counts it as the workload's).
 WORKLOAD_OWN = {
-    "datagen": ["common/datagen_job.h", "wire/datagen_codec."],
-    "dataload": ["common/dataload_job.h", "common/dataload_report.h",
-                 "wire/dataload_codec.", "wire/dataload_report_codec."],
+    "datagen": ["wire/datagen_codec."],
+    "dataload": ["wire/dataload_codec.", "wire/dataload_report_codec."],
 }
 # Including one's own codec is the rule, not a use of the wire types.
 OWN_CODEC_INCLUDE = re.compile(

@@ -1,5 +1,5 @@
-// The datagen workload's messages (common/datagen_job.h) to and from the
-// bytes the round protocol carries for a workload (PrepareRequest's
+// The datagen workload's messages (common/dataset/datagen_job.h) to and from
+// the bytes the round protocol carries for a workload (PrepareRequest's
 // workload_job, PrepareReply's workload_outcome, PhaseReport's
 // workload_report), as ckptbench.v1 DatagenJob, DatagenPrepared and
 // DatagenReport (proto/ckptbench/v1/dataset.proto). Both sides use them:
@@ -16,7 +16,7 @@
 #include <string>
 
 #include "absl/status/statusor.h"
-#include "common/datagen_job.h"
+#include "common/dataset/datagen_job.h"
 
 namespace ckpt {
 

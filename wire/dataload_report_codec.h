@@ -1,5 +1,5 @@
 // A node's dataload report and the asks and answers of the checkpoints
-// during its epoch (common/dataload_report.h) to and from the bytes the
+// during its epoch (common/dataset/dataload_report.h) to and from the bytes the
 // round protocol carries for a workload (PhaseReport's workload_report,
 // ActionRequest's and ActionReply's payload), as ckptbench.v1
 // DataloadReport, EpochSaveAsk and EpochSaveAnswer (proto/ckptbench/v1/
@@ -12,7 +12,7 @@
 #include <string>
 
 #include "absl/status/statusor.h"
-#include "common/dataload_report.h"
+#include "common/dataset/dataload_report.h"
 
 namespace ckpt {
 

@@ -1,7 +1,7 @@
 #include "wire/dataset_codec.h"
 
 #include "absl/strings/str_cat.h"
-#include "common/dataset_manifest.h"
+#include "common/dataset/dataset_manifest.h"
 
 namespace ckpt {
 

@@ -1,5 +1,5 @@
-// A dataset's numbers (common/dataset_layout.h) as they cross the wire, in
-// the dataset workloads' own messages (proto/ckptbench/v1/dataset.proto).
+// A dataset's numbers (common/dataset/dataset_layout.h) as they cross the wire,
+// in the dataset workloads' own messages (proto/ckptbench/v1/dataset.proto).
 // The numbers are checked by the workload that reads them
 // (CheckDatasetSpec); a format this build does not know is refused here.
 #ifndef CKPTBENCH_WIRE_DATASET_CODEC_H_
@@ -9,7 +9,7 @@
 #include <string>
 
 #include "absl/status/statusor.h"
-#include "common/dataset_layout.h"
+#include "common/dataset/dataset_layout.h"
 #include "proto/ckptbench/v1/dataset.pb.h"
 
 namespace ckpt {

@@ -4,7 +4,7 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
-#include "common/dataset_manifest.h"
+#include "common/dataset/dataset_manifest.h"
 #include "common/plan.h"
 #include "common/status_macros.h"
 #include "wire/backend_codec.h"

@@ -5,7 +5,7 @@
 #include "absl/strings/str_cat.h"
 #include "common/bytes.h"
 #include "common/clock.h"
-#include "common/dataset_manifest.h"
+#include "common/dataset/dataset_manifest.h"
 #include "common/error_kind.h"
 #include "common/status_macros.h"
 #include "common/step_layout.h"

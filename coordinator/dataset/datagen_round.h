@@ -13,7 +13,7 @@
 #include <vector>
 
 #include "common/config.h"
-#include "common/dataset_layout.h"
+#include "common/dataset/dataset_layout.h"
 #include "coordinator/results.h"
 #include "coordinator/round/round_workload.h"
 

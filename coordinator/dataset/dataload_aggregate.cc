@@ -5,7 +5,7 @@
 #include <map>
 
 #include "common/bytes.h"
-#include "common/epoch_order.h"
+#include "common/dataset/epoch_order.h"
 #include "coordinator/dataset/dataload_round.h"
 #include "coordinator/round/node_sums.h"
 #include "wire/dataload_report_codec.h"

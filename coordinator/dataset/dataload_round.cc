@@ -6,8 +6,8 @@
 
 #include "absl/strings/str_cat.h"
 #include "common/bytes.h"
-#include "common/dataset_manifest.h"
-#include "common/epoch_order.h"
+#include "common/dataset/dataset_manifest.h"
+#include "common/dataset/epoch_order.h"
 #include "common/status_macros.h"
 #include "common/text.h"
 #include "coordinator/reply_check.h"

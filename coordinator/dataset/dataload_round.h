@@ -16,8 +16,8 @@
 #include <vector>
 
 #include "common/config.h"
-#include "common/dataload_job.h"
-#include "common/dataset_manifest.h"
+#include "common/dataset/dataload_job.h"
+#include "common/dataset/dataset_manifest.h"
 #include "coordinator/dataset/epoch_saves.h"
 #include "coordinator/results.h"
 #include "coordinator/round/round_workload.h"

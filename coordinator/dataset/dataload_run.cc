@@ -5,7 +5,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "common/bytes.h"
-#include "common/datagen_job.h"
+#include "common/dataset/datagen_job.h"
 #include "common/log.h"
 #include "common/status_macros.h"
 #include "common/step_layout.h"

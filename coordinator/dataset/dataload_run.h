@@ -13,7 +13,7 @@
 #include <memory>
 #include <string>
 
-#include "common/dataset_layout.h"
+#include "common/dataset/dataset_layout.h"
 #include "coordinator/run_workload.h"
 
 namespace ckpt {

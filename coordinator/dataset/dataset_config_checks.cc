@@ -4,9 +4,9 @@
 #include <string>
 
 #include "absl/strings/str_cat.h"
-#include "common/datagen_job.h"
-#include "common/dataload_job.h"
-#include "common/epoch_order.h"
+#include "common/dataset/datagen_job.h"
+#include "common/dataset/dataload_job.h"
+#include "common/dataset/epoch_order.h"
 #include "common/storage_uri.h"
 
 namespace ckpt {

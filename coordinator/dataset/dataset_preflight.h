@@ -10,7 +10,7 @@
 //    totals are not its layout's; an epoch that leaves a rank no sample (a
 //    map-style share of 0, or fewer objects than ranks when iterable);
 //    a plan whose index would not fit the node's memory
-//    (common/dataload_memory.h).
+//    (common/dataset/dataload_memory.h).
 // A listed dataset is known only at its epoch's prepare: the node checks
 // it there (exit 1).
 #ifndef CKPTBENCH_COORDINATOR_DATASET_DATASET_PREFLIGHT_H_

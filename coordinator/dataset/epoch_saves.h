@@ -25,8 +25,8 @@
 
 #include "absl/status/statusor.h"
 #include "common/config.h"
-#include "common/dataload_job.h"
-#include "common/dataload_report.h"
+#include "common/dataset/dataload_job.h"
+#include "common/dataset/dataload_report.h"
 #include "common/plan.h"
 #include "coordinator/checkpoint/round_runner.h"
 #include "coordinator/results.h"

@@ -13,7 +13,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "common/bytes.h"
-#include "common/dataset_manifest.h"
+#include "common/dataset/dataset_manifest.h"
 #include "common/error_kind.h"
 #include "common/log.h"
 #include "common/status_macros.h"

@@ -1,7 +1,7 @@
 // The node's side of `ckptbench datagen` (workload "datagen"): makes its
 // share of a dataset's objects (tar shards or sample files,
-// common/dataset_layout.h) with dataset.write_threads writers, each object
-// written, synced (io.fsync) and closed before it counts; or, asked to
+// common/dataset/dataset_layout.h) with dataset.write_threads writers, each
+// object written, synced (io.fsync) and closed before it counts; or, asked to
 // remove one, removes the manifest (its owner) and then exactly the
 // objects the manifest names. At prepare it reads the dataset's manifest:
 // one that matches what was asked means the dataset is there, and nothing
@@ -12,12 +12,12 @@
 
 #include <memory>
 
-#include "common/datagen_job.h"
+#include "common/dataset/datagen_job.h"
 #include "node/round/node_workload.h"
 
 namespace ckpt {
 
-// Registered under kDatagenWorkload (common/datagen_job.h).
+// Registered under kDatagenWorkload (common/dataset/datagen_job.h).
 
 std::unique_ptr<NodeWorkload> NewDatagenWorkload();
 

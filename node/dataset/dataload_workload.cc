@@ -8,9 +8,9 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
-#include "common/dataload_memory.h"
-#include "common/dataset_manifest.h"
-#include "common/epoch_order.h"
+#include "common/dataset/dataload_memory.h"
+#include "common/dataset/dataset_manifest.h"
+#include "common/dataset/epoch_order.h"
 #include "common/hash_mix.h"
 #include "common/memory.h"
 #include "common/status_macros.h"

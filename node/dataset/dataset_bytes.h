@@ -1,5 +1,5 @@
-// The bytes of a dataset ckptbench makes (common/dataset_layout.h), made
-// at any offset so a writer streams them in blocks and a reader verifies
+// The bytes of a dataset ckptbench makes (common/dataset/dataset_layout.h),
+// made at any offset so a writer streams them in blocks and a reader verifies
 // what it got without a stored copy: a sample's bytes are the checkpoint's
 // pattern (node/pattern.h) keyed by (seed, sample); a tar
 // shard's are its members' headers, data, labels and padding. Pure;
@@ -11,7 +11,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "common/dataset_layout.h"
+#include "common/dataset/dataset_layout.h"
 
 namespace ckpt {
 

@@ -29,8 +29,8 @@
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
-#include "common/dataload_job.h"
-#include "common/dataload_report.h"
+#include "common/dataset/dataload_job.h"
+#include "common/dataset/dataload_report.h"
 #include "common/phase_job.h"
 #include "node/checkpoint/checkpoint_workload.h"
 #include "node/dataset/rank_loader.h"

@@ -1,7 +1,7 @@
 #include "node/dataset/manifest_read.h"
 
 #include "absl/strings/str_cat.h"
-#include "common/dataset_manifest.h"
+#include "common/dataset/dataset_manifest.h"
 #include "common/memory.h"
 #include "common/status_macros.h"
 

@@ -8,7 +8,7 @@
 #include <string>
 
 #include "absl/status/statusor.h"
-#include "common/dataset_manifest.h"
+#include "common/dataset/dataset_manifest.h"
 #include "common/inspection.h"
 #include "node/storage/storage.h"
 

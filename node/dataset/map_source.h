@@ -8,7 +8,7 @@
 #include <memory>
 #include <vector>
 
-#include "common/epoch_order.h"
+#include "common/dataset/epoch_order.h"
 #include "node/dataset/batch_source.h"
 
 namespace ckpt {

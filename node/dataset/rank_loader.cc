@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <thread>
 
-#include "common/epoch_order.h"
+#include "common/dataset/epoch_order.h"
 #include "common/hash_mix.h"
 #include "node/dataset/map_source.h"
 #include "node/dataset/stream_source.h"

@@ -21,7 +21,7 @@
 #include <vector>
 
 #include "absl/status/status.h"
-#include "common/epoch_order.h"
+#include "common/dataset/epoch_order.h"
 #include "common/histogram.h"
 #include "common/kinds.h"
 #include "node/dataset/batch_source.h"

@@ -14,7 +14,7 @@
 #include <utility>
 #include <vector>
 
-#include "common/dataset_layout.h"
+#include "common/dataset/dataset_layout.h"
 #include "node/dataset/dataset_listing.h"
 
 namespace ckpt {

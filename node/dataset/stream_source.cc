@@ -6,7 +6,7 @@
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
-#include "common/epoch_order.h"
+#include "common/dataset/epoch_order.h"
 #include "common/status_macros.h"
 #include "common/step_layout.h"
 #include "common/text.h"

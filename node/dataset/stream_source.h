@@ -1,7 +1,7 @@
 // Iterable access (batch_source.h), as a WebDataset pipeline runs in one
 // DataLoader worker: the worker's objects (its share of the epoch's
 // shuffled TAR shards, or of the files of one sample each; see
-// WorkerObjects in common/epoch_order.h) are each read whole, in order
+// WorkerObjects in common/dataset/epoch_order.h) are each read whole, in order
 // (one request per object on object stores), copied out in pieces of the
 // worker's buffer (SourceContext::Buffer: up to io.block_size); a shard's
 // bytes go through the tar stream

@@ -11,7 +11,7 @@
 #include <string_view>
 
 #include "absl/status/statusor.h"
-#include "common/dataset_layout.h"  // kTarBlock
+#include "common/dataset/dataset_layout.h"  // kTarBlock
 
 namespace ckpt {
 

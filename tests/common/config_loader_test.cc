@@ -138,8 +138,9 @@ TEST(LoadConfig, RejectsBadValues) {
   }
 }
 
-// One bound per key, the node's (common/dataset_options.h): the key table
-// refused nothing up to 2^31 - 1, and the node refused at prepare (exit 1).
+// One bound per key, the node's (common/dataset/dataset_options.h): the key
+// table refused nothing up to 2^31 - 1, and the node refused at prepare (exit
+// 1).
 TEST(LoadConfig, DataloadBoundsAreTheNodes) {
   FakeEnv env;
   for (const auto& [override_, want] :

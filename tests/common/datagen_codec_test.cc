@@ -13,7 +13,7 @@
 #include <string>
 
 #include "common/config_loader.h"
-#include "common/dataset_manifest.h"
+#include "common/dataset/dataset_manifest.h"
 #include "proto/ckptbench/v1/dataset.pb.h"
 
 namespace ckpt {

@@ -1,14 +1,14 @@
-// What a data loader's plan holds per node (common/dataload_memory.h),
+// What a data loader's plan holds per node (common/dataset/dataload_memory.h),
 // worked by hand, and the refusal that names the bytes, the memory and the
-// key; an epoch that leaves a rank nothing (common/epoch_order.h); and
+// key; an epoch that leaves a rank nothing (common/dataset/epoch_order.h); and
 // locations that overlap by whole components (a dataset over its
 // checkpoints or results).
-#include "common/dataload_memory.h"
+#include "common/dataset/dataload_memory.h"
 
 #include <gtest/gtest.h>
 
-#include "common/datagen_job.h"
-#include "common/epoch_order.h"
+#include "common/dataset/datagen_job.h"
+#include "common/dataset/epoch_order.h"
 #include "common/storage_uri.h"
 #include "coordinator/dataset/dataset_config_checks.h"
 

@@ -1,9 +1,9 @@
-#include "common/dataset_layout.h"
+#include "common/dataset/dataset_layout.h"
 
 #include <cmath>
 #include <set>
 
-#include "common/dataset_manifest.h"
+#include "common/dataset/dataset_manifest.h"
 #include "gtest/gtest.h"
 
 namespace ckpt {

@@ -7,8 +7,8 @@
 #include <gtest/gtest.h>
 
 #include "absl/strings/match.h"
-#include "common/datagen_job.h"
-#include "common/dataload_job.h"
+#include "common/dataset/datagen_job.h"
+#include "common/dataset/dataload_job.h"
 #include "coordinator/summary.h"
 #include "tests/testing/inprocess_run.h"
 

@@ -9,8 +9,8 @@
 #include <fstream>
 
 #include "absl/strings/match.h"
-#include "common/datagen_job.h"
-#include "common/dataset_manifest.h"
+#include "common/dataset/datagen_job.h"
+#include "common/dataset/dataset_manifest.h"
 #include "common/error_kind.h"
 #include "coordinator/checkpoint/planner.h"
 #include "coordinator/coordinator.h"

@@ -10,9 +10,9 @@
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
-#include "common/datagen_job.h"
-#include "common/dataload_job.h"
-#include "common/epoch_order.h"
+#include "common/dataset/datagen_job.h"
+#include "common/dataset/dataload_job.h"
+#include "common/dataset/epoch_order.h"
 #include "coordinator/checkpoint/planner.h"
 #include "coordinator/coordinator.h"
 #include "coordinator/summary.h"

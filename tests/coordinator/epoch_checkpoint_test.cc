@@ -8,8 +8,8 @@
 #include <algorithm>
 
 #include "absl/strings/match.h"
-#include "common/datagen_job.h"
-#include "common/dataload_job.h"
+#include "common/dataset/datagen_job.h"
+#include "common/dataset/dataload_job.h"
 #include "coordinator/summary.h"
 #include "tests/testing/inprocess_run.h"
 

@@ -12,9 +12,9 @@
 #include <vector>
 
 #include "absl/strings/match.h"
-#include "common/datagen_job.h"
-#include "common/dataload_job.h"
-#include "common/dataset_manifest.h"
+#include "common/dataset/datagen_job.h"
+#include "common/dataset/dataload_job.h"
+#include "common/dataset/dataset_manifest.h"
 #include "node/storage/memory_storage.h"
 #include "tests/testing/fault_storage.h"
 #include "tests/testing/inprocess_run.h"

@@ -19,8 +19,8 @@
 #include <string>
 #include <vector>
 
-#include "common/dataload_job.h"
-#include "common/dataset_manifest.h"
+#include "common/dataset/dataload_job.h"
+#include "common/dataset/dataset_manifest.h"
 #include "coordinator/dataset/datagen_round.h"
 #include "coordinator/dataset/dataload_round.h"
 #include "coordinator/json_codec.h"

@@ -12,8 +12,8 @@
 #include <vector>
 
 #include "common/config.h"
-#include "common/datagen_job.h"
-#include "common/dataload_job.h"
+#include "common/dataset/datagen_job.h"
+#include "common/dataset/dataload_job.h"
 #include "common/inspection.h"
 #include "coordinator/dataset/dataset_preflight.h"
 

@@ -16,7 +16,7 @@
 #include <string>
 #include <vector>
 
-#include "common/dataload_job.h"
+#include "common/dataset/dataload_job.h"
 #include "coordinator/checkpoint/planner.h"
 #include "coordinator/dataset/epoch_saves.h"
 #include "coordinator/steps.h"

@@ -8,7 +8,7 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 
-#include "common/dataset_layout.h"
+#include "common/dataset/dataset_layout.h"
 #include "node/dataset/dataset_bytes.h"
 #include "tests/testing/gcs_server.h"
 #include "tests/testing/result_files.h"

@@ -6,8 +6,8 @@
 
 #include <filesystem>
 
-#include "common/dataset_layout.h"
-#include "common/dataset_manifest.h"
+#include "common/dataset/dataset_layout.h"
+#include "common/dataset/dataset_manifest.h"
 #include "nlohmann/json.hpp"
 #include "node/dataset/dataset_bytes.h"
 #include "tests/testing/cluster.h"

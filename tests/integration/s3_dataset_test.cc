@@ -9,7 +9,7 @@
 #include <nlohmann/json.hpp>
 
 #include "absl/strings/str_cat.h"
-#include "common/dataset_layout.h"
+#include "common/dataset/dataset_layout.h"
 #include "node/dataset/dataset_bytes.h"
 #include "tests/integration/s3_fixture.h"
 

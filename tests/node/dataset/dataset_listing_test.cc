@@ -10,7 +10,7 @@
 #include <string>
 #include <utility>
 
-#include "common/dataset_layout.h"
+#include "common/dataset/dataset_layout.h"
 #include "node/dataset/dataset_bytes.h"
 #include "node/storage/listing_pager.h"
 #include "node/storage/memory_storage.h"

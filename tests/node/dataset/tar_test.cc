@@ -8,7 +8,7 @@
 #include <random>
 #include <vector>
 
-#include "common/dataset_layout.h"
+#include "common/dataset/dataset_layout.h"
 #include "gtest/gtest.h"
 #include "node/dataset/dataset_bytes.h"
 #include "node/dataset/tar_reader.h"

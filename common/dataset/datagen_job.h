@@ -5,15 +5,15 @@
 // datagen_round.h) builds the job and reads the other two; the node's
 // (node/dataset/datagen_workload.h) the reverse; wire/datagen_codec.h
 // carries each inside the round protocol's workload bytes, checked.
-#ifndef CKPTBENCH_COMMON_DATAGEN_JOB_H_
-#define CKPTBENCH_COMMON_DATAGEN_JOB_H_
+#ifndef CKPTBENCH_COMMON_DATASET_DATAGEN_JOB_H_
+#define CKPTBENCH_COMMON_DATASET_DATAGEN_JOB_H_
 
 #include <cstdint>
 #include <string>
 #include <vector>
 
 #include "common/config.h"
-#include "common/dataset_layout.h"
+#include "common/dataset/dataset_layout.h"
 
 namespace ckpt {
 
@@ -63,4 +63,4 @@ struct DatagenReport {
 
 }  // namespace ckpt
 
-#endif  // CKPTBENCH_COMMON_DATAGEN_JOB_H_
+#endif  // CKPTBENCH_COMMON_DATASET_DATAGEN_JOB_H_

@@ -12,11 +12,11 @@
 // access keeps the objects each worker streams (4 bytes each); the node's
 // objects are named once for the cold read (a path each, ~96 bytes and
 // its length, and a bit per object). The sampler's order is computed per
-// position (common/epoch_order.h): it costs nothing on either side. On
+// position (common/dataset/epoch_order.h): it costs nothing on either side. On
 // the coordinator: a shard table (16 bytes a shard) for a dataset of
 // ckptbench's. Pure; thread-safe.
-#ifndef CKPTBENCH_COMMON_DATALOAD_MEMORY_H_
-#define CKPTBENCH_COMMON_DATALOAD_MEMORY_H_
+#ifndef CKPTBENCH_COMMON_DATASET_DATALOAD_MEMORY_H_
+#define CKPTBENCH_COMMON_DATASET_DATALOAD_MEMORY_H_
 
 #include <cstdint>
 #include <string>
@@ -56,4 +56,4 @@ absl::Status CheckDataloadMemory(const DataloadFootprint& footprint,
 
 }  // namespace ckpt
 
-#endif  // CKPTBENCH_COMMON_DATALOAD_MEMORY_H_
+#endif  // CKPTBENCH_COMMON_DATASET_DATALOAD_MEMORY_H_

@@ -24,8 +24,8 @@
 //    it stays within `shard_bytes` (a sample larger than that gets a shard
 //    of its own).
 // Pure; thread-safe.
-#ifndef CKPTBENCH_COMMON_DATASET_LAYOUT_H_
-#define CKPTBENCH_COMMON_DATASET_LAYOUT_H_
+#ifndef CKPTBENCH_COMMON_DATASET_DATASET_LAYOUT_H_
+#define CKPTBENCH_COMMON_DATASET_DATASET_LAYOUT_H_
 
 #include <cstdint>
 #include <string>
@@ -105,4 +105,4 @@ DatasetTotals ComputeTotals(const DatasetSpec& spec);
 
 }  // namespace ckpt
 
-#endif  // CKPTBENCH_COMMON_DATASET_LAYOUT_H_
+#endif  // CKPTBENCH_COMMON_DATASET_DATASET_LAYOUT_H_

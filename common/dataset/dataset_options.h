@@ -1,10 +1,10 @@
 // The dataset workloads' block of the configuration: dataset.* (a dataset
 // to make, run.workload=datagen, or to read) and dataload.* (how a
 // dataload run reads it), with the data loader's bounds. Members of
-// Config (config.h); their keys are in config_dataset_keys.cc.
+// Config (config.h); their keys are in dataset_keys.cc.
 // Thread-compatible (plain data).
-#ifndef CKPTBENCH_COMMON_DATASET_OPTIONS_H_
-#define CKPTBENCH_COMMON_DATASET_OPTIONS_H_
+#ifndef CKPTBENCH_COMMON_DATASET_DATASET_OPTIONS_H_
+#define CKPTBENCH_COMMON_DATASET_DATASET_OPTIONS_H_
 
 #include <cstdint>
 #include <string>
@@ -29,7 +29,7 @@ struct ListLimits {
 };
 
 // A dataset to make (run.workload=datagen) or read (dataload):
-// common/dataset_layout.h says what the numbers mean.
+// common/dataset/dataset_layout.h says what the numbers mean.
 struct DatasetOptions {
   std::string path;  // CKPT_DATASET_PATH; "" = <storage.path>/dataset
   DatasetSource source = DatasetSource::kCkptbench;  // dataload: whose
@@ -87,4 +87,4 @@ struct DataloadOptions {
 
 }  // namespace ckpt
 
-#endif  // CKPTBENCH_COMMON_DATASET_OPTIONS_H_
+#endif  // CKPTBENCH_COMMON_DATASET_DATASET_OPTIONS_H_

@@ -1,4 +1,4 @@
-#include "common/dataset_manifest.h"
+#include "common/dataset/dataset_manifest.h"
 
 #include <tuple>
 #include <vector>

@@ -7,8 +7,8 @@
 // outcome; the node's (node/dataset/dataload_workload.h) the reverse;
 // wire/dataload_codec.h carries both inside the round protocol's workload
 // bytes, checked.
-#ifndef CKPTBENCH_COMMON_DATALOAD_JOB_H_
-#define CKPTBENCH_COMMON_DATALOAD_JOB_H_
+#ifndef CKPTBENCH_COMMON_DATASET_DATALOAD_JOB_H_
+#define CKPTBENCH_COMMON_DATASET_DATALOAD_JOB_H_
 
 #include <cstdint>
 #include <optional>
@@ -89,4 +89,4 @@ struct DataloadPrepared {
 
 }  // namespace ckpt
 
-#endif  // CKPTBENCH_COMMON_DATALOAD_JOB_H_
+#endif  // CKPTBENCH_COMMON_DATASET_DATALOAD_JOB_H_

@@ -4,8 +4,8 @@
 // coordinator's (coordinator/dataset/dataload_round.cc, epoch_saves.cc)
 // checks and sums them up; wire/dataload_report_codec.h carries them in
 // the round protocol's workload report and mid-phase asks.
-#ifndef CKPTBENCH_COMMON_DATALOAD_REPORT_H_
-#define CKPTBENCH_COMMON_DATALOAD_REPORT_H_
+#ifndef CKPTBENCH_COMMON_DATASET_DATALOAD_REPORT_H_
+#define CKPTBENCH_COMMON_DATASET_DATALOAD_REPORT_H_
 
 #include <cstdint>
 #include <optional>
@@ -84,7 +84,8 @@ struct DataloadReport {
   double checkpoint_window_seconds = 0;
   uint64_t checkpoint_window_samples = 0;
   double checkpoint_window_compute_seconds = 0;
-  // The order generator the node's ranks read in (common/epoch_order.h).
+  // The order generator the node's ranks read in
+  // (common/dataset/epoch_order.h).
   std::string order;
 };
 
@@ -115,4 +116,4 @@ struct EpochSaveAnswer {
 
 }  // namespace ckpt
 
-#endif  // CKPTBENCH_COMMON_DATALOAD_REPORT_H_
+#endif  // CKPTBENCH_COMMON_DATASET_DATALOAD_REPORT_H_

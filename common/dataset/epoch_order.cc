@@ -1,4 +1,4 @@
-#include "common/epoch_order.h"
+#include "common/dataset/epoch_order.h"
 
 #include <algorithm>
 #include <cstdint>

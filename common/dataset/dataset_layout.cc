@@ -1,4 +1,4 @@
-#include "common/dataset_layout.h"
+#include "common/dataset/dataset_layout.h"
 
 #include <algorithm>
 #include <cstdio>

@@ -10,8 +10,8 @@
 // the epoch's order: a 2^30-sample epoch costs no memory for it. Its name,
 // kEpochOrderName, goes into result.json with each epoch. Pure;
 // thread-safe.
-#ifndef CKPTBENCH_COMMON_EPOCH_ORDER_H_
-#define CKPTBENCH_COMMON_EPOCH_ORDER_H_
+#ifndef CKPTBENCH_COMMON_DATASET_EPOCH_ORDER_H_
+#define CKPTBENCH_COMMON_DATASET_EPOCH_ORDER_H_
 
 #include <cstddef>
 #include <cstdint>
@@ -150,4 +150,4 @@ uint64_t ChainDigest(uint64_t digest, uint64_t sample);
 
 }  // namespace ckpt
 
-#endif  // CKPTBENCH_COMMON_EPOCH_ORDER_H_
+#endif  // CKPTBENCH_COMMON_DATASET_EPOCH_ORDER_H_

@@ -1,10 +1,11 @@
-// The dataset's keys (dataset.*) and the workload a run does (run.workload):
-// what `ckptbench datagen` makes and the dataload workload reads.
+// The dataset workloads' keys: the dataset's (dataset.*), what `ckptbench
+// datagen` makes and the dataload workload reads, and the data loader's
+// (dataload.*).
 #include "common/config_keys.h"
-#include "common/datagen_job.h"
-#include "common/dataload_job.h"
-#include "common/dataset_layout.h"
-#include "common/epoch_order.h"
+#include "common/dataset/datagen_job.h"
+#include "common/dataset/dataload_job.h"
+#include "common/dataset/dataset_layout.h"
+#include "common/dataset/epoch_order.h"
 
 namespace ckpt {
 
@@ -12,15 +13,6 @@ using namespace keydefs;  // NOLINT: the key-building helpers
 
 void AddDatasetKeys(std::vector<KeyDef>* out) {
   std::vector<KeyDef>& keys = *out;
-  // The names WorkloadRegistry::BuiltIn() registers (a unit test holds
-  // them equal): the workloads this binary runs.
-  keys.push_back(EnumKey(
-      "run.workload", "CKPT_WORKLOAD",
-      {kCheckpointWorkload, kDatagenWorkload, kDataloadWorkload},
-      [](Config& c) -> std::string& { return c.run.workload; },
-      "what the run does: checkpoint (save and load rounds), datagen (make "
-      "the dataset dataset.* describes; also `ckptbench datagen`), dataload "
-      "(read it epoch by epoch as a data loader does: dataload.*)"));
   keys.push_back(StringKey(
       "dataset.path", "CKPT_DATASET_PATH",
       "a path, file://path, s3:// or gs:// URI",

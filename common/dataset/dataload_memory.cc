@@ -1,4 +1,4 @@
-#include "common/dataload_memory.h"
+#include "common/dataset/dataload_memory.h"
 
 #include <algorithm>
 

@@ -2,18 +2,18 @@
 // last by `ckptbench datagen` (a dataset counts only once it is there, as a
 // step counts once its .metadata is), read before a dataset is reused or
 // read. It holds the numbers the whole layout derives from
-// (common/dataset_layout.h) and a few totals to cross-check, so it stays a
-// few hundred bytes at any sample count. Read as hostile input: bounded
+// (common/dataset/dataset_layout.h) and a few totals to cross-check, so it
+// stays a few hundred bytes at any sample count. Read as hostile input: bounded
 // size, known version and generator, every number in range. Pure.
-#ifndef CKPTBENCH_COMMON_DATASET_MANIFEST_H_
-#define CKPTBENCH_COMMON_DATASET_MANIFEST_H_
+#ifndef CKPTBENCH_COMMON_DATASET_DATASET_MANIFEST_H_
+#define CKPTBENCH_COMMON_DATASET_DATASET_MANIFEST_H_
 
 #include <cstdint>
 #include <string>
 #include <string_view>
 
 #include "absl/status/statusor.h"
-#include "common/dataset_layout.h"
+#include "common/dataset/dataset_layout.h"
 
 namespace ckpt {
 
@@ -59,4 +59,4 @@ absl::Status CheckManifestMatches(const DatasetManifest& manifest,
 
 }  // namespace ckpt
 
-#endif  // CKPTBENCH_COMMON_DATASET_MANIFEST_H_
+#endif  // CKPTBENCH_COMMON_DATASET_DATASET_MANIFEST_H_
