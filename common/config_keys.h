@@ -263,11 +263,9 @@ KeyDef SizeKey(std::string key, std::string env, uint64_t min, uint64_t max,
 std::vector<KeyDef> BuildConfigKeys();
 // Appends the s3.* and gcs.* keys (config_store_keys.cc).
 void AddObjectStoreKeys(std::vector<KeyDef>* keys);
-// Appends the dataset.* keys, then the dataload.* keys
+// Appends the dataset workloads' keys: dataset.*, then the data loader's
 // (common/dataset/dataset_keys.cc).
 void AddDatasetKeys(std::vector<KeyDef>* keys);
-// Appends the dataload.* keys (common/dataset/dataset_keys.cc).
-void AddDataloadKeys(std::vector<KeyDef>* keys);
 
 }  // namespace ckpt
 

@@ -11,6 +11,13 @@ namespace ckpt {
 
 using namespace keydefs;  // NOLINT: the key-building helpers
 
+namespace {
+
+// The data loader's keys (dataload.*), after the dataset's.
+void AddDataloadKeys(std::vector<KeyDef>* out);
+
+}  // namespace
+
 void AddDatasetKeys(std::vector<KeyDef>* out) {
   std::vector<KeyDef>& keys = *out;
   keys.push_back(StringKey(
@@ -131,6 +138,8 @@ void AddDatasetKeys(std::vector<KeyDef>* out) {
   AddDataloadKeys(out);
 }
 
+namespace {
+
 void AddDataloadKeys(std::vector<KeyDef>* out) {
   std::vector<KeyDef>& keys = *out;
   keys.push_back(KindKey<DataAccess>(
@@ -199,5 +208,7 @@ void AddDataloadKeys(std::vector<KeyDef>* out) {
       "keeps at >= 90% utilization at dataload.compute_time, one cold epoch "
       "per count (0: no search)"));
 }
+
+}  // namespace
 
 }  // namespace ckpt
