@@ -13,9 +13,10 @@
 namespace ckpt {
 
 // Cross-field checks run after all sources are merged: the storage
-// locations, every workload's keys (in registration order), then the
-// shared keys. `need_storage` is false for commands that do no I/O (plan).
-// The first error, naming the key, its value and what was expected.
+// locations, every workload's keys (WorkloadRegistry::CheckKeys: the
+// other workloads' first, then the run's own), then the shared keys.
+// `need_storage` is false for commands that do no I/O (plan). The first error,
+// naming the key, its value and what was expected.
 absl::Status ValidateConfig(
     const Config& config, bool need_storage,
     const WorkloadRegistry& registry = WorkloadRegistry::BuiltIn());

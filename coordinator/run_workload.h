@@ -51,7 +51,8 @@ struct Preparation {
 
 // A workload's checks of the configuration, before any node is asked
 // (ValidateConfig, coordinator/config_checks.h, runs them between the
-// checks of the keys every run has).
+// checks of the keys every run has: the other workloads' first, then the
+// run's own workload's).
 struct ConfigChecks {
   // Its own keys, given every configuration, whichever workload it runs (a
   // key of its own set for another workload's run is refused here too):

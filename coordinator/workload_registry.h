@@ -67,8 +67,9 @@ class WorkloadRegistry {
   bool Has(std::string_view name) const;
   // The summary parts of workload `name`; null when there is none.
   const WorkloadSummary* SummaryOf(std::string_view name) const;
-  // Every workload's checks of its keys, in registration order: the first
-  // error, or OK.
+  // Every workload's checks of its keys: the other workloads' first, in
+  // registration order (each refuses its own keys set for this run), then
+  // config.run.workload's own. The first error, or OK.
   absl::Status CheckKeys(const Config& config, bool need_storage) const;
   // The check of config.run.workload's data apart from `results_dir`; OK
   // when it has none.

@@ -161,6 +161,51 @@ TEST(WorkloadRegistry, RunsEachWorkloadsConfigurationChecks) {
       WorkloadRegistry::BuiltIn().CheckResultsApart(c, "/results").ok());
 }
 
+// Another workload's key set for this run is named before what the run's
+// own workload needs: a checkpoint run with dataload.checkpoint_every and
+// an asynchronous save without run.interval is told the first, as before
+// the checks were registered per workload.
+TEST(WorkloadRegistry, AnotherWorkloadsKeyIsNamedBeforeTheRunsOwnChecks) {
+  Config c;
+  c.storage.path = "/ckpt";
+  c.run.async = true;
+  c.dataload.checkpoint_every = 40;
+  absl::Status s = ValidateConfig(c, /*need_storage=*/true);
+  EXPECT_NE(
+      s.message().find("dataload.checkpoint_every (CKPT_CHECKPOINT_EVERY) "
+                       "= 40 with run.workload = checkpoint"),
+      std::string::npos)
+      << s;
+  c.dataload.checkpoint_every = 0;  // then the checkpoint's own
+  s = ValidateConfig(c, true);
+  EXPECT_NE(s.message().find("run.async (CKPT_ASYNC) = true needs "
+                             "run.interval"),
+            std::string::npos)
+      << s;
+  // The run's own workload's check runs after every other's, whatever the
+  // order they were registered in.
+  std::vector<std::string> seen;
+  auto note = [&seen](std::string name) {
+    return ConfigChecks{[&seen, name](const Config&, bool) {
+                          seen.push_back(name);
+                          return absl::OkStatus();
+                        },
+                        {}};
+  };
+  auto with = WorkloadRegistry::BuiltIn().With(RunWorkloadEntry(
+      "a", [] { return std::make_unique<NothingRun>(); }, {}, {}, {}, {},
+      note("a")));
+  ASSERT_TRUE(with.ok());
+  with = with->With(RunWorkloadEntry(
+      "b", [] { return std::make_unique<NothingRun>(); }, {}, {}, {}, {},
+      note("b")));
+  ASSERT_TRUE(with.ok());
+  c.run.async = false;
+  c.run.workload = "a";
+  EXPECT_TRUE(ValidateConfig(c, true, *with).ok());
+  EXPECT_EQ(seen, (std::vector<std::string>{"b", "a"}));
+}
+
 TEST(WorkloadRegistry, RefusesATakenNameAnEmptyOneAndNamesTheKnownOnes) {
   auto taken = WorkloadRegistry::BuiltIn().With(Nothing("dataload"));
   EXPECT_EQ(taken.status().code(), absl::StatusCode::kAlreadyExists);

@@ -155,6 +155,7 @@ bool AbslCondVarWaitWithDeadline(void* cv, void* mu, Time t) {
 // between another thread's acquire and its final decrement.
 void AbslStatusUnrefNonInlined(uintptr_t rep) {
   static auto next = Next<void (*)(uintptr_t)>(STATUS_UNREF);
+  if (!Enabled()) return next(rep);
   static std::atomic<bool> busy{false};
   void* shared = reinterpret_cast<void*>(rep - 1);
   while (busy.exchange(true, std::memory_order_relaxed)) {
