@@ -14,7 +14,74 @@ using namespace keydefs;  // NOLINT: the key-building helpers
 namespace {
 
 // The data loader's keys (dataload.*), after the dataset's.
-void AddDataloadKeys(std::vector<KeyDef>* out);
+void AddDataloadKeys(std::vector<KeyDef>* out) {
+  std::vector<KeyDef>& keys = *out;
+  keys.push_back(KindKey<DataAccess>(
+      "dataload.access", "CKPT_DATALOAD_ACCESS",
+      [](Config& c) -> DataAccess& { return c.dataload.access; },
+      "map: a request per sample in the sampler's order (TAR shards: a "
+      "ranged read of the member); iterable: objects split over ranks and "
+      "workers as WebDataset does, each streamed whole through a shuffle "
+      "buffer"));
+  keys.push_back(IntKey(
+      "dataload.epochs", "CKPT_EPOCHS", 1,
+      [](Config& c) -> int& { return c.dataload.epochs; },
+      "epochs, each a timed round"));
+  keys.push_back(IntKey(
+      "dataload.batch_size", "CKPT_BATCH_SIZE", 1,
+      [](Config& c) -> int& { return c.dataload.batch_size; },
+      "samples per batch"));
+  keys.push_back(IntKey(
+      "dataload.num_workers", "CKPT_NUM_WORKERS", 1, kMaxDataloadWorkers,
+      [](Config& c) -> int& { return c.dataload.num_workers; },
+      "workers per rank, each making whole batches (requests in flight per "
+      "rank), each with its own connections"));
+  keys.push_back(IntKey(
+      "dataload.prefetch_factor", "CKPT_PREFETCH_FACTOR", 1, kMaxPrefetchFactor,
+      [](Config& c) -> int& { return c.dataload.prefetch_factor; },
+      "batches each worker keeps ready ahead of the accelerator"));
+  keys.push_back(DurationKey(
+      "dataload.compute_time", "CKPT_COMPUTE_TIME", kMaxDataloadStepSeconds,
+      [](Config& c) -> double& { return c.dataload.compute_time; },
+      "the emulated accelerator's time per batch (0: no backpressure, the "
+      "loader's upper limit)"));
+  keys.push_back(DurationKey(
+      "dataload.preprocess_time", "CKPT_PREPROCESS_TIME",
+      kMaxDataloadStepSeconds,
+      [](Config& c) -> double& { return c.dataload.preprocess_time; },
+      "a worker's time per sample after reading it (decoding), slept"));
+  keys.push_back(BoolKey(
+      "dataload.shuffle", "CKPT_SHUFFLE",
+      [](Config& c) -> bool& { return c.dataload.shuffle; },
+      "a new order every epoch (by run.seed and the epoch)"));
+  keys.push_back(BoolKey(
+      "dataload.drop_last", "CKPT_DROP_LAST",
+      [](Config& c) -> bool& { return c.dataload.drop_last; },
+      "the sampler drops the samples that do not divide by the ranks "
+      "(false: pads by reading some twice)"));
+  keys.push_back(BoolKey(
+      "dataload.warm_epochs", "CKPT_WARM_EPOCHS",
+      [](Config& c) -> bool& { return c.dataload.warm_epochs; },
+      "epochs after the first may read from caches (page cache, FUSE "
+      "client caches); the first is always cold"));
+  keys.push_back(IntKey(
+      "dataload.shuffle_buffer", "CKPT_SHUFFLE_BUFFER", 1,
+      static_cast<int>(kMaxShuffleBuffer),
+      [](Config& c) -> int& { return c.dataload.shuffle_buffer; },
+      "iterable access: samples each worker holds to shuffle (WebDataset's "
+      "shuffle(K)); 1: the objects' own order"));
+  keys.push_back(IntKey(
+      "dataload.checkpoint_every", "CKPT_CHECKPOINT_EVERY", 0,
+      [](Config& c) -> int& { return c.dataload.checkpoint_every; },
+      "a checkpoint (model.*, sync or run.async) after every N batches of "
+      "each rank, under storage.path's checkpoints/ (0: none)"));
+  keys.push_back(IntKey(
+      "dataload.find_accelerators", "CKPT_FIND_ACCELERATORS", 0,
+      [](Config& c) -> int& { return c.dataload.find_accelerators; },
+      "search the most accelerators (ranks per node, up to N) the storage "
+      "keeps at >= 90% utilization at dataload.compute_time, one cold epoch "
+      "per count (0: no search)"));
+}
 
 }  // namespace
 
@@ -137,78 +204,5 @@ void AddDatasetKeys(std::vector<KeyDef>* out) {
       "answers may have"));
   AddDataloadKeys(out);
 }
-
-namespace {
-
-void AddDataloadKeys(std::vector<KeyDef>* out) {
-  std::vector<KeyDef>& keys = *out;
-  keys.push_back(KindKey<DataAccess>(
-      "dataload.access", "CKPT_DATALOAD_ACCESS",
-      [](Config& c) -> DataAccess& { return c.dataload.access; },
-      "map: a request per sample in the sampler's order (TAR shards: a "
-      "ranged read of the member); iterable: objects split over ranks and "
-      "workers as WebDataset does, each streamed whole through a shuffle "
-      "buffer"));
-  keys.push_back(IntKey(
-      "dataload.epochs", "CKPT_EPOCHS", 1,
-      [](Config& c) -> int& { return c.dataload.epochs; },
-      "epochs, each a timed round"));
-  keys.push_back(IntKey(
-      "dataload.batch_size", "CKPT_BATCH_SIZE", 1,
-      [](Config& c) -> int& { return c.dataload.batch_size; },
-      "samples per batch"));
-  keys.push_back(IntKey(
-      "dataload.num_workers", "CKPT_NUM_WORKERS", 1, kMaxDataloadWorkers,
-      [](Config& c) -> int& { return c.dataload.num_workers; },
-      "workers per rank, each making whole batches (requests in flight per "
-      "rank), each with its own connections"));
-  keys.push_back(IntKey(
-      "dataload.prefetch_factor", "CKPT_PREFETCH_FACTOR", 1, kMaxPrefetchFactor,
-      [](Config& c) -> int& { return c.dataload.prefetch_factor; },
-      "batches each worker keeps ready ahead of the accelerator"));
-  keys.push_back(DurationKey(
-      "dataload.compute_time", "CKPT_COMPUTE_TIME", kMaxDataloadStepSeconds,
-      [](Config& c) -> double& { return c.dataload.compute_time; },
-      "the emulated accelerator's time per batch (0: no backpressure, the "
-      "loader's upper limit)"));
-  keys.push_back(DurationKey(
-      "dataload.preprocess_time", "CKPT_PREPROCESS_TIME",
-      kMaxDataloadStepSeconds,
-      [](Config& c) -> double& { return c.dataload.preprocess_time; },
-      "a worker's time per sample after reading it (decoding), slept"));
-  keys.push_back(BoolKey(
-      "dataload.shuffle", "CKPT_SHUFFLE",
-      [](Config& c) -> bool& { return c.dataload.shuffle; },
-      "a new order every epoch (by run.seed and the epoch)"));
-  keys.push_back(BoolKey(
-      "dataload.drop_last", "CKPT_DROP_LAST",
-      [](Config& c) -> bool& { return c.dataload.drop_last; },
-      "the sampler drops the samples that do not divide by the ranks "
-      "(false: pads by reading some twice)"));
-  keys.push_back(BoolKey(
-      "dataload.warm_epochs", "CKPT_WARM_EPOCHS",
-      [](Config& c) -> bool& { return c.dataload.warm_epochs; },
-      "epochs after the first may read from caches (page cache, FUSE "
-      "client caches); the first is always cold"));
-  keys.push_back(IntKey(
-      "dataload.shuffle_buffer", "CKPT_SHUFFLE_BUFFER", 1,
-      static_cast<int>(kMaxShuffleBuffer),
-      [](Config& c) -> int& { return c.dataload.shuffle_buffer; },
-      "iterable access: samples each worker holds to shuffle (WebDataset's "
-      "shuffle(K)); 1: the objects' own order"));
-  keys.push_back(IntKey(
-      "dataload.checkpoint_every", "CKPT_CHECKPOINT_EVERY", 0,
-      [](Config& c) -> int& { return c.dataload.checkpoint_every; },
-      "a checkpoint (model.*, sync or run.async) after every N batches of "
-      "each rank, under storage.path's checkpoints/ (0: none)"));
-  keys.push_back(IntKey(
-      "dataload.find_accelerators", "CKPT_FIND_ACCELERATORS", 0,
-      [](Config& c) -> int& { return c.dataload.find_accelerators; },
-      "search the most accelerators (ranks per node, up to N) the storage "
-      "keeps at >= 90% utilization at dataload.compute_time, one cold epoch "
-      "per count (0: no search)"));
-}
-
-}  // namespace
 
 }  // namespace ckpt
