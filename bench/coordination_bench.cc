@@ -51,6 +51,8 @@
 #include "common/cpu_usage.h"
 #include "common/grpc_tls.h"
 #include "common/log.h"
+#include "common/plan.h"
+#include "coordinator/checkpoint/checkpoint_run.h"
 #include "coordinator/coordinator.h"
 #include "coordinator/round/clock_sync.h"
 #include "coordinator/session_server.h"
@@ -231,7 +233,19 @@ int RunOnce(const std::string& self, int nodes, int rounds, int per_process,
         worst_offset_us, std::abs(static_cast<double>(est->offset_ns)) / 1e3);
   }
   std::vector<NodeClient*> clients(registered->begin(), registered->end());
-  Coordinator coordinator(config, plan, clients, nullptr, "bench");
+  // The checkpoint's run with the tiny plan, as a workload of its own.
+  auto registry = WorkloadRegistry::BuiltIn().With(RunWorkloadEntry(
+      "checkpoint-bench",
+      [plan] { return std::make_unique<CheckpointRun>(plan); }));
+  if (!registry.ok()) {
+    std::fprintf(stderr, "%s\n",
+                 std::string(registry.status().message()).c_str());
+    (*server)->Shutdown(ExitCode::kFailed, "bench failed");
+    reap();
+    return 1;
+  }
+  config.run.workload = "checkpoint-bench";
+  Coordinator coordinator(config, clients, nullptr, "bench", *registry);
   RunResult result;
   absl::Status s = coordinator.Preflight(&result);
   const CpuSample cpu0 = SampleCpu();

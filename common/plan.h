@@ -8,6 +8,8 @@
 #include <string>
 #include <vector>
 
+#include "common/step_layout.h"
+
 namespace ckpt {
 
 struct TensorSpec {
@@ -86,12 +88,6 @@ struct CheckpointPlan {
 // refused, coordinator/checkpoint/planner.h) or reads (larger ones are refused
 // unread).
 inline constexpr uint64_t kMaxMetadataBytes = 512ull << 20;
-
-// The largest step number ckptbench writes or reads: 2^53 - 1, exact as a
-// JSON number (result.json, .metadata). A directory named past it was not
-// made by ckptbench and is ignored, with a note, so it cannot make step
-// numbers wrap or block other runs.
-inline constexpr uint64_t kMaxStep = (uint64_t{1} << 53) - 1;
 
 inline std::string ShardFileName(uint32_t rank, uint32_t index) {
   return "__" + std::to_string(rank) + "_" + std::to_string(index) + ".distcp";

@@ -9,6 +9,12 @@
 
 namespace ckpt {
 
+// The largest step number ckptbench writes or reads: 2^53 - 1, exact as a
+// JSON number (result.json, .metadata). A directory named past it was not
+// made by ckptbench and is ignored, with a note, so it cannot make step
+// numbers wrap or block other runs.
+inline constexpr uint64_t kMaxStep = (uint64_t{1} << 53) - 1;
+
 // The commit point's name in a step directory.
 inline constexpr char kMetadataFile[] = ".metadata";
 

@@ -23,12 +23,11 @@ std::string NewRunId() {
                          static_cast<uint32_t>(getpid()) & 0xffff);
 }
 
-Coordinator::Coordinator(const Config& config, const CheckpointPlan& plan,
-                         std::vector<NodeClient*> nodes,
+Coordinator::Coordinator(const Config& config, std::vector<NodeClient*> nodes,
                          ProgressPrinter* progress, std::string run_id,
                          const WorkloadRegistry& registry)
     : config_(config),
-      ctx_(config_, plan, std::move(nodes), progress,
+      ctx_(config_, std::move(nodes), progress,
            run_id.empty() ? NewRunId() : std::move(run_id)),
       workload_(registry.New(config_.run.workload)) {}
 

@@ -15,7 +15,6 @@
 #include "absl/status/status.h"
 #include "common/config.h"
 #include "common/exit_code.h"
-#include "common/plan.h"
 #include "coordinator/progress.h"
 #include "coordinator/results.h"
 #include "coordinator/round/node_client.h"
@@ -28,9 +27,8 @@ namespace ckpt {
 class Coordinator {
  public:
   // `run_id` "" = a new one. `registry`: where run.workload is found.
-  Coordinator(const Config& config, const CheckpointPlan& plan,
-              std::vector<NodeClient*> nodes, ProgressPrinter* progress,
-              std::string run_id = "",
+  Coordinator(const Config& config, std::vector<NodeClient*> nodes,
+              ProgressPrinter* progress, std::string run_id = "",
               const WorkloadRegistry& registry = WorkloadRegistry::BuiltIn());
 
   // Checks the targets before any round: every node opens the run's object

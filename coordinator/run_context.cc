@@ -9,11 +9,9 @@
 
 namespace ckpt {
 
-RunContext::RunContext(const Config& config, const CheckpointPlan& plan,
-                       std::vector<NodeClient*> nodes,
+RunContext::RunContext(const Config& config, std::vector<NodeClient*> nodes,
                        ProgressPrinter* progress, std::string run_id)
     : config_(config),
-      plan_(plan),
       nodes_(std::move(nodes)),
       progress_(progress),
       run_id_(std::move(run_id)),

@@ -20,7 +20,6 @@
 #include "absl/status/statusor.h"
 #include "common/config.h"
 #include "common/inspection.h"
-#include "common/plan.h"
 #include "common/storage_commands.h"
 #include "coordinator/progress.h"
 #include "coordinator/results.h"
@@ -29,16 +28,19 @@
 
 namespace ckpt {
 
+// A file each step of a run holds, by the node that writes it (its
+// position in the run's node order).
+struct StepFile {
+  size_t node = 0;
+  std::string name;
+};
+
 class RunContext {
  public:
-  RunContext(const Config& config, const CheckpointPlan& plan,
-             std::vector<NodeClient*> nodes, ProgressPrinter* progress,
-             std::string run_id);
+  RunContext(const Config& config, std::vector<NodeClient*> nodes,
+             ProgressPrinter* progress, std::string run_id);
 
   const Config& config() const { return config_; }
-  // The checkpoint's plan: what a checkpoint's rounds write and read, and
-  // the files a step of this run holds (cleanup).
-  const CheckpointPlan& plan() const { return plan_; }
   const std::vector<NodeClient*>& nodes() const { return nodes_; }
   ProgressPrinter* progress() const { return progress_; }
   const std::string& run_id() const { return run_id_; }
@@ -84,6 +86,14 @@ class RunContext {
   // Notes what the listings found (ignored and partial steps), once.
   void NoteListings(RunResult* result) const;
 
+  // The files each step this run claims holds: a workload that writes
+  // steps says so before its first ClaimStep. Cleanup (a failed save's
+  // step, the older steps) removes these and the run's claims, nothing
+  // else.
+  void set_step_files(std::vector<StepFile> files) {
+    step_files_ = std::move(files);
+  }
+
   // Claims the first free step from `step` on under `dir` on every storage
   // owner (NodeAgent::Claim); a step another run holds is skipped, a few
   // times, then the run stops with the steps it tried. The step counts as
@@ -108,7 +118,7 @@ class RunContext {
   absl::Status RemoveOldSteps(RunResult* result);
 
   const Config& config_;
-  const CheckpointPlan& plan_;
+  std::vector<StepFile> step_files_;
   std::vector<NodeClient*> nodes_;
   std::vector<std::string> take_over_;
   ProgressPrinter* progress_;

@@ -44,9 +44,9 @@ CleanupJob RunContext::CleanupOf(const std::string& dir, size_t owner) const {
   job.checkpoints_uri = ForNode(dir, nodes_[owner]->index());
   job.backend = backend_;
   // Shared storage: one node removes every rank's files.
-  for (const auto& r : plan_.ranks) {
-    if (config_.storage.node_local && r.node != owner) continue;
-    for (const auto& f : r.files) job.file_names.push_back(f.name);
+  for (const StepFile& f : step_files_) {
+    if (config_.storage.node_local && f.node != owner) continue;
+    job.file_names.push_back(f.name);
   }
   for (const auto& n : claim_names_) job.file_names.push_back(n);
   return job;

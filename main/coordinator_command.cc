@@ -29,7 +29,7 @@ int CoordinatorCommand(const CliArgs& args) {
                                                  isatty(STDERR_FILENO) != 0);
   }
   std::vector<NodeClient*> clients(fleet->nodes.begin(), fleet->nodes.end());
-  Coordinator coordinator(config, setup.plan, clients, progress.get(), run_id);
+  Coordinator coordinator(config, clients, progress.get(), run_id);
   int code = ExecuteRun(args.results_dir, coordinator, signals, &result,
                         args.overwrite);
   fleet->server->Shutdown(static_cast<ExitCode>(code),

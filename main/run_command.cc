@@ -30,7 +30,7 @@ int RunCommand(const CliArgs& args) {
     progress = std::make_unique<ProgressPrinter>(config.run.progress_interval,
                                                  isatty(STDERR_FILENO) != 0);
   }
-  Coordinator coordinator(config, setup.plan, {&node}, progress.get());
+  Coordinator coordinator(config, {&node}, progress.get());
   return ExecuteRun(args.results_dir, coordinator, signals, &setup.result,
                     args.overwrite);
 }

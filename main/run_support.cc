@@ -199,8 +199,7 @@ int PrepareRun(const LoadOptions& options, const std::string& results_dir,
     return FailRun(results_dir, &result, std::string(plan.status().message()),
                    2);
   }
-  setup->plan = std::move(*plan);
-  FillPlan(setup->plan, &result);
+  FillPlan(*plan, &result);
   if (IsObjectStoreUri(results_dir)) {
     // Results get a prefix of their own: cleanup of checkpoint steps and
     // load-only listings never meet them.

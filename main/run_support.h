@@ -8,7 +8,6 @@
 #include <string>
 
 #include "common/config_loader.h"
-#include "common/plan.h"
 #include "coordinator/coordinator.h"
 #include "coordinator/fleet.h"
 #include "coordinator/results.h"
@@ -24,7 +23,6 @@ absl::StatusOr<LoadedConfig> LoadConfigFromArgs(const CliArgs& args);
 
 struct RunSetup {
   LoadedConfig loaded;
-  CheckpointPlan plan;
   RunResult result;
 };
 

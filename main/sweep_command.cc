@@ -93,8 +93,7 @@ int RunOne(const CliArgs& args, const Experiment& experiment,
         absl::StrFormat("[run %d/%zu %s]", run.index + 1, plan.runs.size(),
                         run.point_name.empty() ? run.name : run.point_name));
   }
-  Coordinator coordinator(config, setup.plan, target.nodes, progress.get(),
-                          target.run_id);
+  Coordinator coordinator(config, target.nodes, progress.get(), target.run_id);
   // A prepare finishes the datagen an earlier attempt of it left.
   coordinator.TakeOverOf(target.take_over);
   // A prepare's result is the dataset's, replaced on --resume.

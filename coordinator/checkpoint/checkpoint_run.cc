@@ -11,6 +11,7 @@
 #include "common/log.h"
 #include "common/status_macros.h"
 #include "common/step_layout.h"
+#include "coordinator/checkpoint/planner.h"
 #include "coordinator/checkpoint/round_runner.h"
 #include "coordinator/client_check.h"
 #include "coordinator/reply_check.h"
@@ -38,13 +39,15 @@ absl::Status CheckGpus(RunContext& ctx, RunResult* result) {
 
 // A restore path a load-only run reads (or stages into): its newest
 // committed step of this model, or room to stage one.
-absl::Status CheckRestorePath(RunContext& ctx, RunResult* result) {
+absl::Status CheckRestorePath(RunContext& ctx, const CheckpointPlan& plan,
+                              RunResult* result) {
   const Config& config = ctx.config();
   ASSIGN_OR_RETURN(auto listings,
                    ctx.InspectAll(config.RestorePath(), false, true));
-  RETURN_IF_ERROR(MatchDisks(ctx, &listings, config.RestorePath(), result));
   RETURN_IF_ERROR(
-      CheckedMetadata(ctx, listings, config.RestorePath()).status());
+      MatchDisks(ctx, plan, &listings, config.RestorePath(), result));
+  RETURN_IF_ERROR(
+      CheckedMetadata(ctx, plan, listings, config.RestorePath()).status());
   if (CommonNewest(listings) != 0) return absl::OkStatus();
   // Staging will write there: make sure it can.
   auto probe = ctx.InspectAll(config.RestorePath(), /*probe=*/true, false);
@@ -75,9 +78,33 @@ RoundSpec NewRoundSpec(RunContext& ctx, bool save, int index,
   return spec;
 }
 
+std::vector<StepFile> StepFilesOf(const CheckpointPlan& plan) {
+  std::vector<StepFile> files;
+  for (const RankPlan& r : plan.ranks) {
+    for (const FilePlan& f : r.files) files.push_back({r.node, f.name});
+  }
+  return files;
+}
+
+absl::StatusOr<CheckpointPlan> PlanRunCheckpoints(RunContext& ctx) {
+  ASSIGN_OR_RETURN(CheckpointPlan plan,
+                   MakePlan(PlanOptionsFromConfig(ctx.config())));
+  ctx.set_step_files(StepFilesOf(plan));
+  return plan;
+}
+
+absl::StatusOr<const CheckpointPlan*> CheckpointRun::Plan(RunContext& ctx) {
+  if (!plan_) {
+    ASSIGN_OR_RETURN(plan_, MakePlan(PlanOptionsFromConfig(ctx.config())));
+  }
+  ctx.set_step_files(StepFilesOf(*plan_));
+  return &*plan_;
+}
+
 absl::Status CheckpointRun::Preflight(RunContext& ctx, RunResult* result) {
   const Config& config = ctx.config();
-  const CheckpointPlan& plan = ctx.plan();
+  ASSIGN_OR_RETURN(const CheckpointPlan* planned, Plan(ctx));
+  const CheckpointPlan& plan = *planned;
   if (config.DoLoad() && config.load.rank_shift > 0 &&
       config.load.rank_shift >= plan.world_size) {
     return absl::InvalidArgumentError(absl::StrCat(
@@ -108,7 +135,7 @@ absl::Status CheckpointRun::Preflight(RunContext& ctx, RunResult* result) {
   if (config.DoLoad() && config.run.num_load_calls > 0 &&
       !(config.DoSave() && config.run.num_save_calls > 0 &&
         config.RestorePath() == config.CheckpointsPath())) {
-    RETURN_IF_ERROR(CheckRestorePath(ctx, result));
+    RETURN_IF_ERROR(CheckRestorePath(ctx, plan, result));
   }
   LOG_INFO("run %s: %s, %s per checkpoint, %d node(s) x %d rank(s)",
            ctx.run_id(), plan.model, FormatBytes(plan.total_bytes),
@@ -117,19 +144,22 @@ absl::Status CheckpointRun::Preflight(RunContext& ctx, RunResult* result) {
 }
 
 absl::Status CheckpointRun::Run(RunContext& ctx, RunResult* result) {
+  ASSIGN_OR_RETURN(const CheckpointPlan* plan, Plan(ctx));
   absl::Status s;
-  if (ctx.config().DoSave()) s = RunSaves(ctx, result);
-  if (s.ok() && ctx.config().DoLoad()) s = RunLoads(ctx, result);
+  if (ctx.config().DoSave()) s = RunSaves(ctx, *plan, result);
+  if (s.ok() && ctx.config().DoLoad()) s = RunLoads(ctx, *plan, result);
   return s;
 }
 
-absl::Status CheckpointRun::RunSaves(RunContext& ctx, RunResult* result) {
+absl::Status CheckpointRun::RunSaves(RunContext& ctx,
+                                     const CheckpointPlan& plan,
+                                     RunResult* result) {
   const Config& config = ctx.config();
   if (config.run.num_save_calls == 0) return absl::OkStatus();
   const std::string dir = config.CheckpointsPath();
   ASSIGN_OR_RETURN(auto listings, ctx.InspectAll(dir, false, false));
   uint64_t step = MaxStep(listings) + 1;
-  RoundRunner runner(config, ctx.plan(), ctx.nodes(), ctx.progress());
+  RoundRunner runner(config, plan, ctx.nodes(), ctx.progress());
   for (int i = 1; i <= config.run.num_save_calls && !ctx.interrupted();
        ++i, ++step) {
     ASSIGN_OR_RETURN(step, ctx.ClaimStep(dir, step));
@@ -153,7 +183,7 @@ absl::Status CheckpointRun::RunSaves(RunContext& ctx, RunResult* result) {
 }
 
 absl::StatusOr<uint64_t> CheckpointRun::Stage(
-    RunContext& ctx, RunResult* result,
+    RunContext& ctx, const CheckpointPlan& plan, RunResult* result,
     const std::vector<StepListing>& listings) {
   const Config& config = ctx.config();
   const std::string dir = config.RestorePath();
@@ -168,7 +198,7 @@ absl::StatusOr<uint64_t> CheckpointRun::Stage(
       " first (untimed, not in the summary)");
   LOG_INFO("%s", note);
   result->notes.push_back(note);
-  RoundRunner runner(config, ctx.plan(), ctx.nodes(), ctx.progress());
+  RoundRunner runner(config, plan, ctx.nodes(), ctx.progress());
   result->rounds.push_back(runner.Run(spec));
   ctx.Publish(result);
   const RoundResult& r = result->rounds.back();
@@ -180,8 +210,9 @@ absl::StatusOr<uint64_t> CheckpointRun::Stage(
 }
 
 absl::StatusOr<ReshardPlan> PlanResharded(
-    const RunContext& ctx, const std::vector<StepListing>& listings,
-    const std::string& dir, const CheckpointMetadata& meta) {
+    const RunContext& ctx, const CheckpointPlan& run_plan,
+    const std::vector<StepListing>& listings, const std::string& dir,
+    const CheckpointMetadata& meta) {
   const auto t0 = std::chrono::steady_clock::now();
   // One storage owner (shared storage): its .metadata maps every file.
   const auto& l = listings.front();
@@ -190,7 +221,7 @@ absl::StatusOr<ReshardPlan> PlanResharded(
   std::vector<SavedFile> saved;
   RETURN_IF_ERROR(ParseMetadata(l.newest_metadata, where, &saved).status());
   ASSIGN_OR_RETURN(auto plan,
-                   PlanReshard(ctx.plan(), std::move(saved),
+                   PlanReshard(run_plan, std::move(saved),
                                ctx.config().load.reshard_reads, where));
   plan.from_world = meta.world_size;
   plan.from_ranks_per_node = std::max(1, meta.ranks_per_node);
@@ -206,7 +237,9 @@ absl::StatusOr<ReshardPlan> PlanResharded(
   return plan;
 }
 
-absl::Status CheckpointRun::RunLoads(RunContext& ctx, RunResult* result) {
+absl::Status CheckpointRun::RunLoads(RunContext& ctx,
+                                     const CheckpointPlan& plan,
+                                     RunResult* result) {
   const Config& config = ctx.config();
   if (config.run.num_load_calls == 0) return absl::OkStatus();
   const std::string dir = config.RestorePath();
@@ -218,20 +251,20 @@ absl::Status CheckpointRun::RunLoads(RunContext& ctx, RunResult* result) {
     ASSIGN_OR_RETURN(listings, ctx.InspectAll(dir, false, true));
     step = CommonNewest(listings);
     if (step == 0) {
-      ASSIGN_OR_RETURN(step, Stage(ctx, result, listings));
+      ASSIGN_OR_RETURN(step, Stage(ctx, plan, result, listings));
     }
   }
   // Each owner's .metadata of that step (NotFound where it is missing).
   if (listings.empty() || step != CommonNewest(listings)) {
     ASSIGN_OR_RETURN(listings, ctx.InspectAll(dir, false, true, step));
   }
-  RETURN_IF_ERROR(MatchDisks(ctx, &listings, dir, result));
-  ASSIGN_OR_RETURN(auto meta, CheckedMetadata(ctx, listings, dir));
+  RETURN_IF_ERROR(MatchDisks(ctx, plan, &listings, dir, result));
+  ASSIGN_OR_RETURN(auto meta, CheckedMetadata(ctx, plan, listings, dir));
   // CheckedMetadata made sure the seed and checksum kind are this run's.
   std::optional<ReshardPlan> reshard;
-  if (meta.layout != ctx.plan().layout) {
-    ASSIGN_OR_RETURN(reshard, PlanResharded(ctx, listings, dir, meta));
-    result->reshard = SummarizeReshard(*reshard, ctx.plan());
+  if (meta.layout != plan.layout) {
+    ASSIGN_OR_RETURN(reshard, PlanResharded(ctx, plan, listings, dir, meta));
+    result->reshard = SummarizeReshard(*reshard, plan);
     result->notes.push_back(absl::StrCat(
         "resharded restore: ", StepUri(dir, step), " was saved by ",
         reshard->from_world, " ranks and is loaded by ", reshard->to_world,
@@ -239,7 +272,7 @@ absl::Status CheckpointRun::RunLoads(RunContext& ctx, RunResult* result) {
         "): ", absl::StrFormat("%.3f", reshard->Amplification()),
         "x read amplification; see reshard"));
   }
-  RoundRunner runner(config, ctx.plan(), ctx.nodes(), ctx.progress());
+  RoundRunner runner(config, plan, ctx.nodes(), ctx.progress());
   for (int i = 1; i <= config.run.num_load_calls && !ctx.interrupted(); ++i) {
     RoundSpec spec = NewRoundSpec(ctx, /*save=*/false, i, dir, step, meta.seed);
     if (reshard) spec.reshard = &*reshard;

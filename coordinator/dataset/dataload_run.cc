@@ -220,7 +220,7 @@ std::unique_ptr<EpochSaves> DataloadRun::NewEpochSaves(RunContext& ctx,
   };
   context.step_uri = [dir](uint64_t step) { return StepUri(dir, step); };
   context.index_base = saves_before;
-  return std::make_unique<EpochSaves>(config, ctx.plan(), ctx.nodes(),
+  return std::make_unique<EpochSaves>(config, *checkpoint_plan_, ctx.nodes(),
                                       std::move(context), first_step);
 }
 
@@ -242,6 +242,7 @@ absl::Status DataloadRun::Run(RunContext& ctx, RunResult* result) {
   uint64_t next_step = 0;
   int saves_before = 0;
   if (checkpoints) {
+    ASSIGN_OR_RETURN(checkpoint_plan_, PlanRunCheckpoints(ctx));
     auto listings = ctx.InspectAll(dir, /*probe=*/true, false);
     if (!listings.ok()) {
       return absl::Status(

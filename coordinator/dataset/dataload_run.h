@@ -11,9 +11,11 @@
 #define CKPTBENCH_COORDINATOR_DATASET_DATALOAD_RUN_H_
 
 #include <memory>
+#include <optional>
 #include <string>
 
 #include "common/dataset/dataset_layout.h"
+#include "common/plan.h"
 #include "coordinator/run_workload.h"
 
 namespace ckpt {
@@ -52,6 +54,10 @@ class DataloadRun : public RunWorkload {
   uint64_t TakeEpochSaves(RunContext& ctx, EpochSaves& saves,
                           const std::string& dir, size_t epoch_at,
                           RunResult* result);
+
+  // The checkpoint's plan, for the saves during the epochs
+  // (dataload.checkpoint_every).
+  std::optional<CheckpointPlan> checkpoint_plan_;
 };
 
 }  // namespace ckpt

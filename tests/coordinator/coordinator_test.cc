@@ -42,7 +42,7 @@ struct Harness {
       : config(c),
         plan(*MakePlan(PlanOptionsFromConfig(c))),
         node(0, "test-host", 10, std::move(memory)),
-        coordinator(config, plan, {&node}, nullptr) {}
+        coordinator(config, {&node}, nullptr) {}
   absl::Status Run() {
     absl::Status s = coordinator.Preflight(&result);
     if (!s.ok()) return s;
@@ -452,9 +452,8 @@ class LosesPhase : public LocalNodeClient {
 TEST(Coordinator, AFailedRunNamesTheOlderStepsItDidNotRemove) {
   auto memory = std::make_shared<MemoryStore>();
   Config c = MemConfig(RunMode::kSaveOnly, 3, 0);
-  CheckpointPlan plan = *MakePlan(PlanOptionsFromConfig(c));
   LosesPhase lossy(0, "test-host", memory, 3);
-  Coordinator coordinator(c, plan, {&lossy}, nullptr);
+  Coordinator coordinator(c, {&lossy}, nullptr);
   RunResult result;
   ASSERT_TRUE(coordinator.Preflight(&result).ok());
   absl::Status s = coordinator.Run(&result);
@@ -482,18 +481,17 @@ TEST(Coordinator, AFailedRunNamesTheOlderStepsItDidNotRemove) {
 TEST(Coordinator, AFailedRunsExitStatusTellsANodesOwnFailureFromAnInterrupt) {
   auto memory = std::make_shared<MemoryStore>();
   Config c = MemConfig(RunMode::kSaveOnly, 2, 0);
-  CheckpointPlan plan = *MakePlan(PlanOptionsFromConfig(c));
   {
     LosesPhase full(0, "test-host", memory, 2);
     full.own_failure = true;
-    Coordinator coordinator(c, plan, {&full}, nullptr);
+    Coordinator coordinator(c, {&full}, nullptr);
     RunResult result;
     ASSERT_TRUE(coordinator.Preflight(&result).ok());
     ASSERT_FALSE(coordinator.Run(&result).ok());
     EXPECT_EQ(coordinator.FailureCode(), ExitCode::kFailed);
   }
   LosesPhase fine(0, "test-host", memory);
-  Coordinator coordinator(c, plan, {&fine}, nullptr);
+  Coordinator coordinator(c, {&fine}, nullptr);
   RunResult result;
   ASSERT_TRUE(coordinator.Preflight(&result).ok());
   coordinator.Interrupt("interrupted by SIGTERM");
@@ -506,7 +504,6 @@ TEST(Coordinator, AFailedRunsExitStatusTellsANodesOwnFailureFromAnInterrupt) {
 TEST(Coordinator, AListingWithAStepPastTheBoundFailsNamingTheNode) {
   auto memory = std::make_shared<MemoryStore>();
   Config c = MemConfig(RunMode::kSaveOnly, 1, 0);
-  CheckpointPlan plan = *MakePlan(PlanOptionsFromConfig(c));
   LosesPhase liar(0, "test-host", memory);
   liar.on_inspect = [](v1::InspectReply* r) {
     auto* st = r->add_steps();
@@ -520,7 +517,7 @@ TEST(Coordinator, AListingWithAStepPastTheBoundFailsNamingTheNode) {
     claimed_zero |= r.step() == 0;
     return std::nullopt;
   };
-  Coordinator coordinator(c, plan, {&liar}, nullptr);
+  Coordinator coordinator(c, {&liar}, nullptr);
   RunResult result;
   absl::Status s = coordinator.Preflight(&result);
   if (s.ok()) s = coordinator.Run(&result);
@@ -544,7 +541,6 @@ TEST(Coordinator, AClaimThatCannotBeGivenBackIsALeftover) {
   c.storage.node_local = true;
   c.cluster.num_nodes = 2;
   c.cluster.num_devices = "1";
-  CheckpointPlan plan = *MakePlan(PlanOptionsFromConfig(c));
   LosesPhase releases_fail(0, "h0", memory), loses_once(1, "h1");
   releases_fail.on_claim = [](const v1::ClaimRequest& r)
       -> std::optional<absl::StatusOr<v1::ClaimReply>> {
@@ -562,7 +558,7 @@ TEST(Coordinator, AClaimThatCannotBeGivenBackIsALeftover) {
     taken.set_error("claimed by run r-other");
     return absl::StatusOr<v1::ClaimReply>(taken);
   };
-  Coordinator coordinator(c, plan, {&releases_fail, &loses_once}, nullptr);
+  Coordinator coordinator(c, {&releases_fail, &loses_once}, nullptr);
   RunResult result;
   ASSERT_TRUE(coordinator.Preflight(&result).ok());
   ASSERT_TRUE(coordinator.Run(&result).ok());

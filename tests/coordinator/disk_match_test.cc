@@ -37,7 +37,7 @@ struct NodeLocal {
   absl::Status Run() {
     LocalNodeClient n0(0, "h0", 10, memory), n1(1, "h1", 10, memory),
         n2(2, "h2", 10, memory);
-    Coordinator c(config, plan, {&n0, &n1, &n2}, nullptr);
+    Coordinator c(config, {&n0, &n1, &n2}, nullptr);
     result = RunResult();
     if (auto s = c.Preflight(&result); !s.ok()) return s;
     return c.Run(&result);

@@ -280,8 +280,7 @@ TEST_P(RoundProtocolWorkload, ARunLevelWorkloadDrivesItsRoundsThroughTheRun) {
   auto run = registry->New("counting");
   ASSERT_TRUE(run.ok()) << run.status();
   Config config;
-  CheckpointPlan plan;
-  RunContext ctx(config, plan, Nodes(), &progress_, "run-w");
+  RunContext ctx(config, Nodes(), &progress_, "run-w");
   RunResult result;
   ASSERT_TRUE((*run)->Preflight(ctx, &result).ok());
   testing::internal::CaptureStderr();
@@ -322,8 +321,7 @@ TEST_P(RoundProtocolWorkload, ARegisteredWorkloadRunsThroughTheCoordinator) {
   config.run.workload = kCountingWorkload;
   RunResult result;
   {
-    Coordinator coordinator(config, CheckpointPlan{}, Nodes(), &progress_,
-                            "run-c", *registry);
+    Coordinator coordinator(config, Nodes(), &progress_, "run-c", *registry);
     const absl::Status pre = coordinator.Preflight(&result);
     ASSERT_TRUE(pre.ok()) << pre;
     const absl::Status run = coordinator.Run(&result);

@@ -24,7 +24,7 @@ struct InProcessRun {
           i, "host-" + std::to_string(i), 10, memory));
       clients.push_back(owned.back().get());
     }
-    coordinator = std::make_unique<Coordinator>(config, plan, clients, nullptr);
+    coordinator = std::make_unique<Coordinator>(config, clients, nullptr);
   }
   absl::Status Run() {
     absl::Status s = coordinator->Preflight(&result);
