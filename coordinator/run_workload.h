@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "absl/status/status.h"
+#include "absl/status/statusor.h"
 #include "common/config_loader.h"
 #include "coordinator/results.h"
 #include "coordinator/run_context.h"
@@ -63,6 +64,22 @@ struct ConfigChecks {
   // results directory (--results-dir); InvalidArgument naming both.
   std::function<absl::Status(const Config&, const std::string& results_dir)>
       results_apart;
+};
+
+// What a workload plans from the configuration, before any node is asked
+// (`ckptbench run`, `coordinator` and each of a sweep's points after
+// ValidateConfig; `ckptbench plan`). Both are given every configuration,
+// whichever workload it runs, as ConfigChecks::keys: the checkpoint's plan
+// is made (and its model keys checked) for every run, and every result
+// records it.
+struct Planning {
+  // Makes the plan: OK, or InvalidArgument naming the key and what was
+  // expected. With a `result`, records there what the run will do.
+  std::function<absl::Status(const Config&, RunResult* result)> record;
+  // `ckptbench plan`'s text for the configuration; `per_rank`: each
+  // rank's share too.
+  std::function<absl::StatusOr<std::string>(const Config&, bool per_rank)>
+      describe;
 };
 
 // A timed round shorter than this is flagged "short_phase" and warned

@@ -7,7 +7,9 @@
 #include "common/dataset/datagen_job.h"
 #include "common/dataset/dataload_job.h"
 #include "common/phase_job.h"
+#include "common/status_macros.h"
 #include "coordinator/checkpoint/checkpoint_config_checks.h"
+#include "coordinator/checkpoint/checkpoint_planning.h"
 #include "coordinator/checkpoint/checkpoint_run.h"
 #include "coordinator/checkpoint/checkpoint_summary.h"
 #include "coordinator/dataset/datagen_run.h"
@@ -21,14 +23,16 @@ namespace {
 
 template <typename Run>
 RunWorkloadEntry Entry(const char* name, WorkloadSummary summary,
-                       ConfigChecks checks, Preparation prepared = {}) {
+                       ConfigChecks checks, Preparation prepared = {},
+                       Planning planning = {}) {
   return {name,
           [] { return std::make_unique<Run>(); },
           std::move(summary),
           {},
           {},
           std::move(prepared),
-          std::move(checks)};
+          std::move(checks),
+          std::move(planning)};
 }
 
 }  // namespace
@@ -38,7 +42,8 @@ const WorkloadRegistry& WorkloadRegistry::BuiltIn() {
     auto* r = new WorkloadRegistry;
     r->entries_ = {
         Entry<CheckpointRun>(kCheckpointWorkload, CheckpointSummary(),
-                             {CheckCheckpointKeys, {}}),
+                             {CheckCheckpointKeys, {}}, {},
+                             CheckpointPlanning()),
         Entry<DatagenRun>(kDatagenWorkload, DatagenSummary(),
                           {CheckDatasetKeys, CheckDatasetApartFromResults}),
         Entry<DataloadRun>(kDataloadWorkload, DataloadSummary(),
@@ -119,6 +124,25 @@ absl::Status WorkloadRegistry::CheckResultsApart(
   const RunWorkloadEntry* e = Find(config.run.workload);
   if (e == nullptr || !e->checks.results_apart) return absl::OkStatus();
   return e->checks.results_apart(config, results_dir);
+}
+
+absl::Status WorkloadRegistry::Plan(const Config& config,
+                                    RunResult* result) const {
+  for (const RunWorkloadEntry& e : entries_) {
+    if (e.planning.record) RETURN_IF_ERROR(e.planning.record(config, result));
+  }
+  return absl::OkStatus();
+}
+
+absl::StatusOr<std::string> WorkloadRegistry::DescribePlan(
+    const Config& config, bool per_rank) const {
+  std::string text;
+  for (const RunWorkloadEntry& e : entries_) {
+    if (!e.planning.describe) continue;
+    ASSIGN_OR_RETURN(std::string part, e.planning.describe(config, per_rank));
+    text += part;
+  }
+  return text;
 }
 
 const Preparation* WorkloadRegistry::PreparationOf(

@@ -31,14 +31,15 @@ struct RunWorkloadEntry {
   RunWorkloadEntry(std::string name, RunWorkloadFactory make,
                    WorkloadSummary summary = {}, ResultSectionCodec result = {},
                    WorkloadReport report = {}, Preparation prepared = {},
-                   ConfigChecks checks = {})
+                   ConfigChecks checks = {}, Planning planning = {})
       : name(std::move(name)),
         make(std::move(make)),
         summary(std::move(summary)),
         result(std::move(result)),
         report(std::move(report)),
         prepared(std::move(prepared)),
-        checks(std::move(checks)) {}
+        checks(std::move(checks)),
+        planning(std::move(planning)) {}
   std::string name;  // run.workload's value
   RunWorkloadFactory make;
   WorkloadSummary summary;    // its parts of the terminal summary
@@ -46,6 +47,7 @@ struct RunWorkloadEntry {
   WorkloadReport report;      // its sections of the HTML report, if any
   Preparation prepared;       // the workload that prepares it, if any
   ConfigChecks checks;        // its checks of the configuration, if any
+  Planning planning;          // its plan from the configuration, if any
 };
 
 class WorkloadRegistry {
@@ -75,6 +77,13 @@ class WorkloadRegistry {
   // when it has none.
   absl::Status CheckResultsApart(const Config& config,
                                  const std::string& results_dir) const;
+  // Every workload's plan of `config`, in registration order, each
+  // recorded in `result` when it is not null; the first error, or OK.
+  absl::Status Plan(const Config& config, RunResult* result) const;
+  // Every workload's `ckptbench plan` text for `config`, in registration
+  // order; the first error.
+  absl::StatusOr<std::string> DescribePlan(const Config& config,
+                                           bool per_rank) const;
   // How workload `name` is prepared by another; null when it is not.
   const Preparation* PreparationOf(std::string_view name) const;
   // The codec of the result section under `member`; null when no

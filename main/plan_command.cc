@@ -9,8 +9,8 @@
 #include "common/env_vars.h"
 #include "common/log.h"
 #include "common/model_presets.h"
-#include "coordinator/checkpoint/planner.h"
 #include "coordinator/config_checks.h"
+#include "coordinator/workload_registry.h"
 #include "main/commands.h"
 #include "main/run_support.h"
 
@@ -35,12 +35,13 @@ int PlanCommand(const CliArgs& args) {
     PrintError(std::string(s.message()));
     return 2;
   }
-  auto plan = MakePlan(PlanOptionsFromConfig(loaded->config));
-  if (!plan.ok()) {
-    PrintError(std::string(plan.status().message()));
+  auto text =
+      WorkloadRegistry::BuiltIn().DescribePlan(loaded->config, args.per_rank);
+  if (!text.ok()) {
+    PrintError(std::string(text.status().message()));
     return 2;
   }
-  std::fputs(DescribePlan(*plan, args.per_rank).c_str(), stdout);
+  std::fputs(text->c_str(), stdout);
   return 0;
 }
 

@@ -14,11 +14,11 @@
 #include "common/fd_reserve.h"
 #include "common/files.h"
 #include "common/log.h"
-#include "coordinator/checkpoint/planner.h"
 #include "coordinator/config_checks.h"
 #include "coordinator/environment.h"
 #include "coordinator/json_codec.h"
 #include "coordinator/summary.h"
+#include "coordinator/workload_registry.h"
 
 namespace ckpt {
 namespace {
@@ -36,22 +36,6 @@ void FillConfig(const LoadedConfig& loaded, RunResult* r) {
   r->workload = loaded.config.run.workload;
   r->mttf_seconds = loaded.config.run.mttf;
   r->interval_seconds = loaded.config.run.interval;
-}
-
-void FillPlan(const CheckpointPlan& p, RunResult* r) {
-  r->model = p.model;
-  r->model_description = p.description;
-  r->sharding = p.sharding;
-  r->fingerprint = p.fingerprint;
-  r->layout = p.layout;
-  r->parameters = p.parameters;
-  r->checkpoint_bytes = p.total_bytes;
-  r->world_size = p.world_size;
-  r->num_nodes = p.num_nodes;
-  r->ranks_per_node = p.ranks_per_node;
-  r->thread_count = p.thread_count;
-  r->files = p.FileCount();
-  for (const auto& n : p.notes) r->notes.push_back(n);
 }
 
 // Results that could not go to their object-store URI: a new file in the
@@ -194,12 +178,9 @@ int PrepareRun(const LoadOptions& options, const std::string& results_dir,
       !s.ok()) {
     return FailRun(results_dir, &result, std::string(s.message()), 2);
   }
-  auto plan = MakePlan(PlanOptionsFromConfig(config));
-  if (!plan.ok()) {
-    return FailRun(results_dir, &result, std::string(plan.status().message()),
-                   2);
+  if (auto s = WorkloadRegistry::BuiltIn().Plan(config, &result); !s.ok()) {
+    return FailRun(results_dir, &result, std::string(s.message()), 2);
   }
-  FillPlan(*plan, &result);
   if (IsObjectStoreUri(results_dir)) {
     // Results get a prefix of their own: cleanup of checkpoint steps and
     // load-only listings never meet them.

@@ -10,7 +10,6 @@
 #include "common/config_keys.h"
 #include "common/log.h"
 #include "common/step_layout.h"
-#include "coordinator/checkpoint/planner.h"
 #include "coordinator/config_checks.h"
 #include "coordinator/workload_registry.h"
 
@@ -78,8 +77,8 @@ absl::StatusOr<CheckedRun> CheckRun(const Experiment& e, const SweepRun& run,
   if (auto s = ValidateConfig(config, /*need_storage=*/true); !s.ok()) {
     return s;
   }
-  if (auto plan = MakePlan(PlanOptionsFromConfig(config)); !plan.ok()) {
-    return plan.status();
+  if (auto s = WorkloadRegistry::BuiltIn().Plan(config, nullptr); !s.ok()) {
+    return s;
   }
   CheckedRun checked{std::move(*options), config, std::nullopt, ""};
   if (prepare) {

@@ -12,6 +12,7 @@
 #include "absl/strings/str_join.h"
 #include "common/config.h"
 #include "common/config_keys.h"
+#include "common/dataset/dataload_job.h"
 #include "coordinator/config_checks.h"
 
 namespace ckpt {
@@ -204,6 +205,57 @@ TEST(WorkloadRegistry, AnotherWorkloadsKeyIsNamedBeforeTheRunsOwnChecks) {
   c.run.workload = "a";
   EXPECT_TRUE(ValidateConfig(c, true, *with).ok());
   EXPECT_EQ(seen, (std::vector<std::string>{"b", "a"}));
+}
+
+// A workload's plan from the configuration is part of its registration:
+// every workload's is made for every run, in registration order, recorded
+// in the result, and `ckptbench plan` prints each one's text.
+TEST(WorkloadRegistry, MakesEveryWorkloadsPlanForEveryRun) {
+  Config c;
+  c.run.workload = kDataloadWorkload;
+  c.cluster.num_devices = "1";
+  RunResult result;
+  ASSERT_TRUE(WorkloadRegistry::BuiltIn().Plan(c, &result).ok());
+  // The checkpoint's plan, recorded for a dataload run as for its own.
+  EXPECT_EQ(result.model, "transformer");
+  EXPECT_GT(result.checkpoint_bytes, 0u);
+  EXPECT_EQ(result.world_size, 1);
+  auto text = WorkloadRegistry::BuiltIn().DescribePlan(c, false);
+  ASSERT_TRUE(text.ok()) << text.status();
+  EXPECT_NE(text->find("transformer"), std::string::npos) << *text;
+  c.model.name = "no-such-model";
+  const absl::Status bad = WorkloadRegistry::BuiltIn().Plan(c, nullptr);
+  EXPECT_EQ(bad.code(), absl::StatusCode::kInvalidArgument) << bad;
+  EXPECT_NE(bad.message().find("no-such-model"), std::string::npos) << bad;
+  EXPECT_FALSE(WorkloadRegistry::BuiltIn().DescribePlan(c, false).ok());
+
+  c.model.name = "transformer";
+  Planning planning;
+  planning.record = [](const Config& config, RunResult* r) {
+    if (config.run.seed == 7) {
+      return absl::InvalidArgumentError("run.seed = 7: expected another");
+    }
+    if (r != nullptr) r->notes.push_back("planned by b");
+    return absl::OkStatus();
+  };
+  planning.describe = [](const Config&, bool per_rank) {
+    return absl::StatusOr<std::string>(per_rank ? "b per rank\n" : "b\n");
+  };
+  auto with = WorkloadRegistry::BuiltIn().With(RunWorkloadEntry(
+      "b", [] { return std::make_unique<NothingRun>(); }, {}, {}, {}, {}, {},
+      planning));
+  ASSERT_TRUE(with.ok()) << with.status();
+  RunResult both;
+  ASSERT_TRUE(with->Plan(c, &both).ok());
+  EXPECT_EQ(both.model, "transformer");
+  ASSERT_FALSE(both.notes.empty());
+  EXPECT_EQ(both.notes.back(), "planned by b");
+  text = with->DescribePlan(c, true);
+  ASSERT_TRUE(text.ok()) << text.status();
+  EXPECT_TRUE(text->ends_with("\nb per rank\n")) << *text;
+  EXPECT_TRUE(with->Plan(c, nullptr).ok());
+  c.run.seed = 7;
+  EXPECT_EQ(with->Plan(c, nullptr).message(), "run.seed = 7: expected another");
 }
 
 TEST(WorkloadRegistry, RefusesATakenNameAnEmptyOneAndNamesTheKnownOnes) {
