@@ -13,6 +13,7 @@
 #include "coordinator/checkpoint/checkpoint_run.h"
 #include "coordinator/checkpoint/checkpoint_summary.h"
 #include "coordinator/dataset/datagen_run.h"
+#include "coordinator/dataset/dataload_html.h"
 #include "coordinator/dataset/dataload_run.h"
 #include "coordinator/dataset/dataset_config_checks.h"
 #include "coordinator/dataset/dataset_summary.h"
@@ -24,12 +25,12 @@ namespace {
 template <typename Run>
 RunWorkloadEntry Entry(const char* name, WorkloadSummary summary,
                        ConfigChecks checks, Preparation prepared = {},
-                       Planning planning = {}) {
+                       Planning planning = {}, WorkloadReport report = {}) {
   return {name,
           [] { return std::make_unique<Run>(); },
           std::move(summary),
           {},
-          {},
+          std::move(report),
           std::move(prepared),
           std::move(checks),
           std::move(planning)};
@@ -48,7 +49,7 @@ const WorkloadRegistry& WorkloadRegistry::BuiltIn() {
                           {CheckDatasetKeys, CheckDatasetApartFromResults}),
         Entry<DataloadRun>(kDataloadWorkload, DataloadSummary(),
                            {CheckDataloadKeys, CheckDatasetApartFromResults},
-                           DataloadPreparation())};
+                           DataloadPreparation(), {}, DataLoaderSection)};
     return r;
   }();
   return *kBuiltIn;

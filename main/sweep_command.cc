@@ -19,13 +19,13 @@
 #include "common/log.h"
 #include "common/text.h"
 #include "coordinator/coordinator.h"
+#include "coordinator/dataset/loader_sweep_html.h"
 #include "coordinator/progress.h"
 #include "main/commands.h"
 #include "main/run_support.h"
 #include "node/dataset/manifest_read.h"
 #include "node/storage/storage_factory.h"
 #include "report/html_report.h"
-#include "report/loader_sweep_section.h"
 #include "report/sweep_data.h"
 #include "sweep/sweep_dir.h"
 #include "sweep/sweep_plan.h"
@@ -51,7 +51,7 @@ void PrintPoints(const SweepData& data) {
   std::printf(
       "MiB/s: the point's timed rounds' bytes over their summed time; round "
       "stdev: of single rounds' MiB/s\n");
-  const std::vector<LoaderPoint> loader = LoaderPoints(data);
+  const std::vector<LoaderPoint> loader = LoaderPoints(ReportInputOf(data));
   if (loader.empty()) return;
   std::printf("\n%-48s %6s %12s %8s %12s\n", "point (data loader)", "epochs",
               "samples/s", "util%", "step sd ms");

@@ -13,11 +13,10 @@
 #include "coordinator/result_foreign.h"
 #include "coordinator/results.h"
 #include "report/collate.h"
-#include "report/epoch_sections.h"
+#include "report/draw/report_format.h"
+#include "report/draw/svg.h"
 #include "report/loop_sections.h"
-#include "report/report_format.h"
 #include "report/restore_sections.h"
-#include "report/svg.h"
 
 namespace ckpt {
 namespace {
@@ -453,12 +452,8 @@ std::string HtmlReport(const SweepData& data,
   s += TimelineSection(data, registry);
   s += TrainingLoopSection(data);
   s += GoodputSection(data);
-  s += DataLoaderSection(data);
-  std::vector<ReportRun> runs;
-  for (const LoadedRun& run : data.runs) {
-    if (run.has_result) runs.push_back({RunLabel(data, run), &run.result});
-  }
-  registry.ForEachReport([&](const WorkloadReport& part) { s += part(runs); });
+  const ReportInput input = ReportInputOf(data);
+  registry.ForEachReport([&](const WorkloadReport& part) { s += part(input); });
   s += kSelfCheck;
   s += "</body></html>\n";
   return s;

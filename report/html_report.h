@@ -5,9 +5,9 @@
 //   dots: each repeat's rate), per-node bars for the
 //   slowest round of each phase, latency percentiles per operation, and a
 //   timeline of each run's rounds (when each node started and finished),
-//   and for dataload epochs the data loader's section
-//   (report/epoch_sections.h), each chart with its numbers in a table
-//   beneath.
+//   then each workload's registered part (dataload's: the data loader's
+//   epochs, coordinator/dataset/dataload_html.h), each chart with its
+//   numbers in a table beneath.
 // Thread-compatible.
 #ifndef CKPTBENCH_REPORT_HTML_REPORT_H_
 #define CKPTBENCH_REPORT_HTML_REPORT_H_

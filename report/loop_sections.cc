@@ -5,8 +5,8 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "common/bytes.h"
-#include "report/report_format.h"
-#include "report/svg.h"
+#include "report/draw/report_format.h"
+#include "report/draw/svg.h"
 
 namespace ckpt {
 namespace {

@@ -9,7 +9,7 @@
 #include "absl/strings/str_join.h"
 #include "common/bytes.h"
 #include "coordinator/results.h"
-#include "report/svg.h"
+#include "report/draw/svg.h"
 
 namespace ckpt {
 

@@ -174,6 +174,19 @@ const json& JsonAt(const json& j, const char* key) {
   return it == j.end() || it->is_null() ? kEmpty : *it;
 }
 
+ReportInput ReportInputOf(const SweepData& data) {
+  ReportInput input;
+  input.all_runs = data.runs.size();
+  input.is_sweep = data.is_sweep;
+  input.swept = data.param_names;
+  for (const LoadedRun& run : data.runs) {
+    if (!run.has_result) continue;
+    input.runs.push_back(
+        {RunLabel(data, run), &run.result, run.point_name, run.values});
+  }
+  return input;
+}
+
 std::vector<PointStats> ByPoint(const SweepData& data) {
   std::vector<PointStats> points;
   std::map<std::string, size_t> at;

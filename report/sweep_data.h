@@ -16,6 +16,7 @@
 #include "common/experiment.h"
 #include "common/histogram.h"
 #include "common/stats.h"
+#include "coordinator/report_parts.h"
 #include "coordinator/results.h"
 #include "coordinator/workload_registry.h"
 
@@ -63,6 +64,10 @@ absl::StatusOr<SweepData> LoadSweepDir(
 inline std::string RunLabel(const SweepData& data, const LoadedRun& run) {
   return run.name == "." ? data.name : run.name;
 }
+
+// What a workload's report part is given (coordinator/report_parts.h):
+// the runs with a result, each by its label, and what the sweep swept.
+ReportInput ReportInputOf(const SweepData& data);
 
 // j[key] by reference, or an empty object (an empty range whose value()
 // gives defaults) when j has no such key: safe to iterate, unlike

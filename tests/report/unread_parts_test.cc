@@ -110,5 +110,56 @@ TEST(Report, TheOverviewSaysWhatTheFirstRunRanByItsWorkload) {
   EXPECT_EQ(overview(load).find("first run&#39;s"), std::string::npos);
 }
 
+// A workload's report part is given the runs with a result, by their
+// labels, their points and values, and what the sweep swept; the data
+// loader's section is dataload's registered part, drawn after the shared
+// sections as before.
+TEST(Report, AWorkloadsPartIsGivenTheRunsAndWhatTheSweepSwept) {
+  SweepData d;
+  d.name = "t";
+  d.is_sweep = true;
+  d.param_names = {"dataload.num_workers"};
+  LoadedRun a = Read("run-000", Saved());
+  a.values = {{"dataload.num_workers", "2"}};
+  LoadedRun missing;
+  missing.name = missing.point_name = "run-001";
+  missing.status = "missing";
+  d.runs = {a, missing};
+  const ReportInput input = ReportInputOf(d);
+  EXPECT_EQ(input.all_runs, 2u);
+  EXPECT_TRUE(input.is_sweep);
+  EXPECT_EQ(input.swept, d.param_names);
+  ASSERT_EQ(input.runs.size(), 1u);
+  EXPECT_EQ(input.runs[0].label, "run-000");
+  EXPECT_EQ(input.runs[0].point_name, "run-000");
+  EXPECT_EQ(input.runs[0].values, a.values);
+  EXPECT_EQ(input.runs[0].result, &d.runs[0].result);
+
+  RunResult load;
+  load.workload = "dataload";
+  RoundResult epoch;
+  epoch.index = 1;
+  epoch.epoch.emplace();
+  epoch.epoch->samples = 64;
+  epoch.epoch->samples_per_second = 321;
+  load.rounds.push_back(epoch);
+  LoadedRun run;
+  run.name = run.point_name = "r";
+  run.has_result = true;
+  run.result = load;
+  SweepData one;
+  one.name = "t";
+  one.runs = {run};
+  const std::string html = HtmlReport(one);
+  const size_t loader = html.find("<h2>The data loader</h2>");
+  ASSERT_NE(loader, std::string::npos) << html;
+  EXPECT_NE(html.find("<td>epoch 1 (cold)</td>", loader), std::string::npos);
+  EXPECT_LT(loader, html.find("</body></html>"));
+  int parts = 0;
+  WorkloadRegistry::BuiltIn().ForEachReport(
+      [&parts](const WorkloadReport&) { ++parts; });
+  EXPECT_EQ(parts, 1);  // dataload's
+}
+
 }  // namespace
 }  // namespace ckpt

@@ -7,7 +7,7 @@
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
 #include "coordinator/round/round_protocol.h"
-#include "report/svg.h"
+#include "report/draw/svg.h"
 
 namespace ckpt {
 namespace {
@@ -62,9 +62,9 @@ WorkloadSummary Summary() {
   return s;
 }
 
-std::string Report(const std::vector<ReportRun>& runs) {
+std::string Report(const ReportInput& input) {
   std::string rows;
-  for (const ReportRun& run : runs) {
+  for (const ReportRun& run : input.runs) {
     const auto* c =
         SectionAs<CountingSection>(run.result->sections, kCountingSection);
     if (c == nullptr) continue;

@@ -5,18 +5,18 @@
 // accelerator utilization against MLPerf Storage's 90% line, and the step
 // time's standard deviation, with the numbers in a table. Pure;
 // thread-safe.
-#ifndef CKPTBENCH_REPORT_LOADER_SWEEP_SECTION_H_
-#define CKPTBENCH_REPORT_LOADER_SWEEP_SECTION_H_
+#ifndef CKPTBENCH_COORDINATOR_DATASET_LOADER_SWEEP_HTML_H_
+#define CKPTBENCH_COORDINATOR_DATASET_LOADER_SWEEP_HTML_H_
 
 #include <string>
 #include <vector>
 
-#include "report/sweep_data.h"
+#include "coordinator/report_parts.h"
 
 namespace ckpt {
 
 // "" for a single run, a sweep with nothing swept, or no dataload epoch.
-std::string LoaderSweepSection(const SweepData& data);
+std::string LoaderSweepSection(const ReportInput& input);
 
 // Each point's cold epochs, the means over its repeats (the sweep's table
 // on the terminal).
@@ -27,8 +27,8 @@ struct LoaderPoint {
   double step_sd_ms = 0;
   bool compute = false;  // dataload.compute_time > 0
 };
-std::vector<LoaderPoint> LoaderPoints(const SweepData& data);
+std::vector<LoaderPoint> LoaderPoints(const ReportInput& input);
 
 }  // namespace ckpt
 
-#endif  // CKPTBENCH_REPORT_LOADER_SWEEP_SECTION_H_
+#endif  // CKPTBENCH_COORDINATOR_DATASET_LOADER_SWEEP_HTML_H_

@@ -1,4 +1,4 @@
-#include "report/svg.h"
+#include "report/draw/svg.h"
 
 #include <algorithm>
 #include <cmath>

@@ -1,4 +1,4 @@
-#include "report/epoch_sections.h"
+#include "coordinator/dataset/dataload_html.h"
 
 #include <algorithm>
 #include <cmath>
@@ -6,9 +6,9 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
-#include "report/loader_sweep_section.h"
-#include "report/report_format.h"
-#include "report/svg.h"
+#include "coordinator/dataset/loader_sweep_html.h"
+#include "report/draw/report_format.h"
+#include "report/draw/svg.h"
 
 namespace ckpt {
 namespace {
@@ -20,18 +20,16 @@ struct Epoch {
   std::string label;
 };
 
-std::vector<Epoch> EpochsOf(const SweepData& data) {
+std::vector<Epoch> EpochsOf(const ReportInput& input) {
   std::vector<Epoch> out;
-  for (const LoadedRun& run : data.runs) {
-    if (!run.has_result) continue;
-    for (const RoundResult& round : run.result.rounds) {
+  for (const ReportRun& run : input.runs) {
+    for (const RoundResult& round : run.result->rounds) {
       if (!round.epoch) continue;
       const std::string own = absl::StrCat(
           "epoch ", round.index, round.epoch->warm ? " (warm)" : " (cold)");
-      out.push_back(
-          {&*round.epoch, data.runs.size() == 1
-                              ? own
-                              : absl::StrCat(RunLabel(data, run), " ", own)});
+      out.push_back({&*round.epoch, input.all_runs == 1
+                                        ? own
+                                        : absl::StrCat(run.label, " ", own)});
     }
   }
   return out;
@@ -237,8 +235,8 @@ std::string WorkerSection(const std::vector<Epoch>& epochs) {
 
 }  // namespace
 
-std::string DataLoaderSection(const SweepData& data) {
-  const std::vector<Epoch> epochs = EpochsOf(data);
+std::string DataLoaderSection(const ReportInput& input) {
+  const std::vector<Epoch> epochs = EpochsOf(input);
   if (epochs.empty()) return "";
   return "<h2>The data loader</h2>\n<p>Dataload epochs "
          "(run.workload=dataload): ranks split the dataset as PyTorch's "
@@ -247,7 +245,7 @@ std::string DataLoaderSection(const SweepData& data) {
          "epoch's time, from the common start to the last batch consumed. The "
          "first epoch is always cold; warm epochs (dataload.warm_epochs) "
          "allow caches.</p>\n" +
-         LoaderSweepSection(data) + RateSection(epochs) +
+         LoaderSweepSection(input) + RateSection(epochs) +
          UtilizationSection(epochs) + LatencySection(epochs) +
          StepSection(epochs) + WorkerSection(epochs);
 }

@@ -1,4 +1,4 @@
-#include "report/loader_sweep_section.h"
+#include "coordinator/dataset/loader_sweep_html.h"
 
 #include <algorithm>
 #include <cmath>
@@ -8,8 +8,8 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
-#include "report/report_format.h"
-#include "report/svg.h"
+#include "report/draw/report_format.h"
+#include "report/draw/svg.h"
 
 namespace ckpt {
 namespace {
@@ -21,8 +21,8 @@ struct Cell {
 };
 
 // The first (cold) epoch of a run.
-const EpochResult* ColdEpoch(const LoadedRun& run) {
-  for (const RoundResult& r : run.result.rounds) {
+const EpochResult* ColdEpoch(const ReportRun& run) {
+  for (const RoundResult& r : run.result->rounds) {
     if (r.epoch && !r.epoch->warm) return &*r.epoch;
   }
   return nullptr;
@@ -48,10 +48,9 @@ double StepSdMs(const EpochResult& e) {
 
 }  // namespace
 
-std::vector<LoaderPoint> LoaderPoints(const SweepData& data) {
+std::vector<LoaderPoint> LoaderPoints(const ReportInput& input) {
   std::vector<LoaderPoint> out;
-  for (const LoadedRun& run : data.runs) {
-    if (!run.has_result) continue;
+  for (const ReportRun& run : input.runs) {
     const EpochResult* e = ColdEpoch(run);
     if (e == nullptr) continue;
     auto it = std::find_if(out.begin(), out.end(), [&](const LoaderPoint& p) {
@@ -75,16 +74,15 @@ std::vector<LoaderPoint> LoaderPoints(const SweepData& data) {
   return out;
 }
 
-std::string LoaderSweepSection(const SweepData& data) {
-  if (!data.is_sweep || data.param_names.empty()) return "";
-  const std::string& x_name = data.param_names.back();
+std::string LoaderSweepSection(const ReportInput& input) {
+  if (!input.is_sweep || input.swept.empty()) return "";
+  const std::string& x_name = input.swept.back();
   // Categories (x) and series (the other swept values) in the order the
   // sweep ran them.
   std::vector<std::string> xs, series;
   std::map<std::pair<std::string, std::string>, Cell> cells;
   bool any_compute = false;
-  for (const LoadedRun& run : data.runs) {
-    if (!run.has_result) continue;
+  for (const ReportRun& run : input.runs) {
     const EpochResult* e = ColdEpoch(run);
     if (e == nullptr) continue;
     std::string x;
@@ -92,8 +90,8 @@ std::string LoaderSweepSection(const SweepData& data) {
     for (const auto& [k, v] : run.values) {
       if (k == x_name) {
         x = v;
-      } else if (std::find(data.param_names.begin(), data.param_names.end(),
-                           k) != data.param_names.end()) {
+      } else if (std::find(input.swept.begin(), input.swept.end(), k) !=
+                 input.swept.end()) {
         others.push_back(absl::StrCat(k, "=", v));
       }
     }

@@ -1,9 +1,10 @@
 // Inline SVG charts for the HTML report: grouped bars with whiskers, lines
 // over a log axis, and a horizontal timeline. Each returns one <figure>
 // holding a self-contained <svg> (no scripts, no external references).
-// Pure functions; thread-safe.
-#ifndef CKPTBENCH_REPORT_SVG_H_
-#define CKPTBENCH_REPORT_SVG_H_
+// Pure functions; thread-safe. Below the coordinator (its own library,
+// ckpt_draw), so a workload's registered report part draws with it too.
+#ifndef CKPTBENCH_REPORT_DRAW_SVG_H_
+#define CKPTBENCH_REPORT_DRAW_SVG_H_
 
 #include <optional>
 #include <string>
@@ -63,4 +64,4 @@ std::string SeriesColor(size_t i);
 
 }  // namespace ckpt
 
-#endif  // CKPTBENCH_REPORT_SVG_H_
+#endif  // CKPTBENCH_REPORT_DRAW_SVG_H_

@@ -1,7 +1,8 @@
-// What the HTML report's sections share: how a number is printed in a table
-// and the line the utilization charts draw.
-#ifndef CKPTBENCH_REPORT_REPORT_FORMAT_H_
-#define CKPTBENCH_REPORT_REPORT_FORMAT_H_
+// What the HTML report's sections share, the workloads' registered parts
+// among them: how a number is printed in a table and the line the
+// utilization charts draw.
+#ifndef CKPTBENCH_REPORT_DRAW_REPORT_FORMAT_H_
+#define CKPTBENCH_REPORT_DRAW_REPORT_FORMAT_H_
 
 #include <string>
 
@@ -20,4 +21,4 @@ inline constexpr double kMlperfLine = 90.0;
 
 }  // namespace ckpt
 
-#endif  // CKPTBENCH_REPORT_REPORT_FORMAT_H_
+#endif  // CKPTBENCH_REPORT_DRAW_REPORT_FORMAT_H_
