@@ -18,6 +18,7 @@
 #include <utility>
 
 #include "common/text.h"
+#include "coordinator/report_parts.h"
 #include "coordinator/results.h"
 
 namespace ckpt {
@@ -41,6 +42,10 @@ struct WorkloadSummary {
   std::function<std::optional<std::pair<std::string, std::string>>(
       const RunResult&)>
       plan_row;
+  // Its table of a sweep's points, after the shared one at the end of
+  // `ckptbench sweep` (given what a report part is given); "" when the
+  // sweep's results have nothing of it.
+  std::function<std::string(const ReportInput&)> sweep_table;
 };
 
 // Milliseconds of a latency in nanoseconds.

@@ -19,7 +19,6 @@
 #include "common/log.h"
 #include "common/text.h"
 #include "coordinator/coordinator.h"
-#include "coordinator/dataset/loader_sweep_html.h"
 #include "coordinator/progress.h"
 #include "main/commands.h"
 #include "main/run_support.h"
@@ -51,20 +50,11 @@ void PrintPoints(const SweepData& data) {
   std::printf(
       "MiB/s: the point's timed rounds' bytes over their summed time; round "
       "stdev: of single rounds' MiB/s\n");
-  const std::vector<LoaderPoint> loader = LoaderPoints(ReportInputOf(data));
-  if (loader.empty()) return;
-  std::printf("\n%-48s %6s %12s %8s %12s\n", "point (data loader)", "epochs",
-              "samples/s", "util%", "step sd ms");
-  for (const LoaderPoint& p : loader) {
-    std::printf(
-        "%-48s %6d %12.0f %8s %12.3f\n",
-        EscapeForTerminal(p.point_name).c_str(), p.epochs, p.samples_per_second,
-        p.compute ? absl::StrFormat("%.1f", 100 * p.utilization).c_str() : "-",
-        p.step_sd_ms);
-  }
-  std::printf(
-      "samples/s: each point's cold epoch, the mean over its repeats; util%%: "
-      "the emulated accelerators' (dataload.compute_time > 0)\n");
+  // Each workload's own table of the points, after it.
+  const ReportInput input = ReportInputOf(data);
+  WorkloadRegistry::BuiltIn().ForEachSummary([&](const WorkloadSummary& s) {
+    if (s.sweep_table) std::fputs(s.sweep_table(input).c_str(), stdout);
+  });
 }
 
 // One run of the sweep, as `ckptbench run` would do it.

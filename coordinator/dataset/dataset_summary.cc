@@ -7,6 +7,8 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "common/bytes.h"
+#include "common/text.h"
+#include "coordinator/dataset/loader_sweep_html.h"
 
 namespace ckpt {
 namespace {
@@ -231,6 +233,25 @@ WorkloadSummary DatagenSummary() {
   return s;
 }
 
+std::string LoaderSweepTable(const ReportInput& input) {
+  const std::vector<LoaderPoint> loader = LoaderPoints(input);
+  if (loader.empty()) return "";
+  std::string out =
+      absl::StrFormat("\n%-48s %6s %12s %8s %12s\n", "point (data loader)",
+                      "epochs", "samples/s", "util%", "step sd ms");
+  for (const LoaderPoint& p : loader) {
+    absl::StrAppendFormat(
+        &out, "%-48s %6d %12.0f %8s %12.3f\n", EscapeForTerminal(p.point_name),
+        p.epochs, p.samples_per_second,
+        p.compute ? absl::StrFormat("%.1f", 100 * p.utilization) : "-",
+        p.step_sd_ms);
+  }
+  out +=
+      "samples/s: each point's cold epoch, the mean over its repeats; util%: "
+      "the emulated accelerators' (dataload.compute_time > 0)\n";
+  return out;
+}
+
 WorkloadSummary DataloadSummary() {
   WorkloadSummary s;
   s.plan_row = DatasetRow;
@@ -244,6 +265,7 @@ WorkloadSummary DataloadSummary() {
     AddEpochs(r, out);
     AddAcceleratorSearch(r, out);
   };
+  s.sweep_table = LoaderSweepTable;
   return s;
 }
 

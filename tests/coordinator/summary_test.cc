@@ -205,5 +205,48 @@ TEST(Summary, AWorkloadsPartsComeFromTheRegistry) {
   EXPECT_EQ(unknown.find("phase    n"), std::string::npos) << unknown;
 }
 
+// A dataload sweep's table of points is dataload's summary part: each
+// point's cold epochs, averaged over its repeats, its name escaped; none
+// without an epoch.
+TEST(Summary, ASweepsDataLoaderTableIsDataloadsPart) {
+  auto cold = [](double rate, double util) {
+    RunResult r;
+    r.workload = "dataload";
+    RoundResult round;
+    round.index = 1;
+    round.epoch.emplace();
+    round.epoch->samples_per_second = rate;
+    round.epoch->utilization = util;
+    round.epoch->compute_seconds = 1;
+    r.rounds.push_back(round);
+    return r;
+  };
+  const RunResult a = cold(100, 0.5), b = cold(300, 0.7), none;
+  ReportInput input;
+  input.is_sweep = true;
+  input.runs = {{"run-000", &a, "w=\x1b[2J", {}},
+                {"run-001", &b, "w=\x1b[2J", {}},
+                {"run-002", &none, "w=4", {}}};
+  std::string table;
+  WorkloadRegistry::BuiltIn().ForEachSummary([&](const WorkloadSummary& s) {
+    if (s.sweep_table) table += s.sweep_table(input);
+  });
+  EXPECT_NE(table.find("point (data loader)"), std::string::npos) << table;
+  const size_t row = table.find("w=\\x1B[2J");
+  ASSERT_NE(row, std::string::npos) << table;
+  EXPECT_EQ(table.find('\x1b'), std::string::npos) << "escaped";
+  const std::string line = table.substr(row, table.find('\n', row) - row);
+  EXPECT_NE(line.find("      2          200     60.0"), std::string::npos)
+      << line;
+  EXPECT_EQ(table.find("w=4"), std::string::npos) << table;
+  input.runs.resize(1);
+  input.runs[0].result = &none;
+  table.clear();
+  WorkloadRegistry::BuiltIn().ForEachSummary([&](const WorkloadSummary& s) {
+    if (s.sweep_table) table += s.sweep_table(input);
+  });
+  EXPECT_EQ(table, "");
+}
+
 }  // namespace
 }  // namespace ckpt
