@@ -1,6 +1,7 @@
 // A workload's sections of the HTML report (report/html_report.h),
-// registered with it in the WorkloadRegistry: given every run the report
-// shows (and, for a sweep, what it swept), the part draws what the runs that
+// registered with it in the WorkloadRegistry: given the runs the report
+// shows that have a result (a ReportInput: with how many runs there are
+// and, for a sweep, what it swept), the part draws what the runs that
 // carry its data have (its own result section, coordinator/result_section.h)
 // and returns "" when none does. The report itself holds what every workload's
 // has (the header, the points' rates, latencies, the timeline, what it could

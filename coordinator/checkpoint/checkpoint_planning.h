@@ -2,7 +2,8 @@
 // coordinator/run_workload.h), registered with it: made for every run
 // (a bad model.* or cluster shape is refused before any node is asked), and
 // what it says recorded in every run's result (the model, its sharding and
-// layout, the checkpoint's bytes, the world). Pure; thread-safe.
+// layout, the checkpoint's bytes, the world). Thread-safe; reads the
+// memory available (MakePlan's bound).
 #ifndef CKPTBENCH_COORDINATOR_CHECKPOINT_CHECKPOINT_PLANNING_H_
 #define CKPTBENCH_COORDINATOR_CHECKPOINT_CHECKPOINT_PLANNING_H_
 

@@ -87,17 +87,22 @@ std::vector<StepFile> StepFilesOf(const CheckpointPlan& plan) {
 }
 
 absl::StatusOr<CheckpointPlan> PlanRunCheckpoints(RunContext& ctx) {
-  ASSIGN_OR_RETURN(CheckpointPlan plan,
-                   MakePlan(PlanOptionsFromConfig(ctx.config())));
+  // The memory bound was checked when the configuration was planned
+  // (CheckpointPlanning); checked again here, memory the allocator kept
+  // from that plan could refuse the same one.
+  ASSIGN_OR_RETURN(
+      CheckpointPlan plan,
+      MakePlan(PlanOptionsFromConfig(ctx.config()), MemoryBudget{}));
   ctx.set_step_files(StepFilesOf(plan));
   return plan;
 }
 
 absl::StatusOr<const CheckpointPlan*> CheckpointRun::Plan(RunContext& ctx) {
-  if (!plan_) {
-    ASSIGN_OR_RETURN(plan_, MakePlan(PlanOptionsFromConfig(ctx.config())));
+  if (plan_) {
+    ctx.set_step_files(StepFilesOf(*plan_));
+  } else {
+    ASSIGN_OR_RETURN(plan_, PlanRunCheckpoints(ctx));
   }
-  ctx.set_step_files(StepFilesOf(*plan_));
   return &*plan_;
 }
 

@@ -56,7 +56,10 @@ class CheckpointRun : public RunWorkload {
 std::vector<StepFile> StepFilesOf(const CheckpointPlan& plan);
 // The checkpoint's plan for the run's configuration (its model, cluster
 // and sharding), what each of its steps holds told to `ctx` (cleanup): for
-// the checkpoint's own runs and those embedded in another workload's.
+// the checkpoint's own runs and those embedded in another workload's. Its
+// memory bound is the one the configuration's Planning checked before any
+// node was asked (coordinator/checkpoint/checkpoint_planning.h), not
+// checked again.
 absl::StatusOr<CheckpointPlan> PlanRunCheckpoints(RunContext& ctx);
 
 // A checkpoint round of this run (`save` or a load), with the next round

@@ -323,7 +323,12 @@ void PlaceRanks(const PlanOptions& o, const RankPieces& pieces,
 }  // namespace
 
 absl::StatusOr<CheckpointPlan> MakePlan(const PlanOptions& o) {
-  RETURN_IF_ERROR(CheckPlanBounds(o, AvailableMemory()));
+  return MakePlan(o, AvailableMemory());
+}
+
+absl::StatusOr<CheckpointPlan> MakePlan(const PlanOptions& o,
+                                        const MemoryBudget& budget) {
+  RETURN_IF_ERROR(CheckPlanBounds(o, budget));
   auto preset_or = MakePreset(o.model, o.num_layers);
   if (!preset_or.ok()) {
     return absl::InvalidArgumentError(

@@ -41,7 +41,11 @@ inline constexpr double kMetadataBytesPerSegment = 45;
 absl::Status CheckPlanBounds(const PlanOptions& options,
                              const MemoryBudget& budget);
 
+// Bounded by the memory this process has now (AvailableMemory).
 absl::StatusOr<CheckpointPlan> MakePlan(const PlanOptions& options);
+// Bounded by `budget` (available_bytes 0: the .metadata's bound only).
+absl::StatusOr<CheckpointPlan> MakePlan(const PlanOptions& options,
+                                        const MemoryBudget& budget);
 
 // Multi-line human-readable description (ckptbench plan).
 std::string DescribePlan(const CheckpointPlan& plan, bool per_rank);

@@ -210,5 +210,27 @@ TEST(Planner, HugePlansAreRefusedUpFrontWithTheNumbers) {
   EXPECT_TRUE(MakePlan(Opts("llama-7b", 16, 8)).ok());
 }
 
+// A run's own plan is made again from a configuration already planned
+// (CheckpointRun, PlanRunCheckpoints) with the memory left out of its
+// bounds: the plan a tiny budget refuses is made without one, and the
+// .metadata's bound still holds.
+TEST(Planner, APlanMadeWithoutAMemoryBudgetKeepsTheMetadataBound) {
+  const PlanOptions o = Opts("transformer", 1, 2);
+  auto tiny = MakePlan(o, MemoryBudget{1024, "t"});
+  ASSERT_TRUE(absl::IsInvalidArgument(tiny.status())) << tiny.status();
+  EXPECT_NE(tiny.status().message().find("available, t"), std::string::npos)
+      << tiny.status();
+  auto unbounded = MakePlan(o, MemoryBudget{});
+  ASSERT_TRUE(unbounded.ok()) << unbounded.status();
+  auto bounded = MakePlan(o);
+  ASSERT_TRUE(bounded.ok()) << bounded.status();
+  EXPECT_EQ(unbounded->fingerprint, bounded->fingerprint);
+  EXPECT_EQ(unbounded->layout, bounded->layout);
+  EXPECT_EQ(unbounded->total_bytes, bounded->total_bytes);
+  PlanOptions deep = o;
+  deep.num_layers = 1000000000;
+  EXPECT_FALSE(MakePlan(deep, MemoryBudget{}).ok());
+}
+
 }  // namespace
 }  // namespace ckpt
