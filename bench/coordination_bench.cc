@@ -215,14 +215,15 @@ int RunOnce(const std::string& self, int nodes, int rounds, int per_process,
   auto reap = [&children] {
     for (pid_t pid : children) waitpid(pid, nullptr, 0);
   };
-  auto registered = (*server)->WaitForNodes(60);
-  if (!registered.ok()) {
-    std::fprintf(stderr, "%s\n",
-                 std::string(registered.status().message()).c_str());
+  // Says why, ends the agents and waits for them.
+  auto fail = [&](const absl::Status& status) {
+    std::fprintf(stderr, "%s\n", std::string(status.message()).c_str());
     (*server)->Shutdown(ExitCode::kFailed, "bench failed");
     reap();
     return 1;
-  }
+  };
+  auto registered = (*server)->WaitForNodes(60);
+  if (!registered.ok()) return fail(registered.status());
   // One host: every true offset is 0, so what is estimated is its error.
   double worst_offset_us = 0;
   for (auto* n : *registered) {
@@ -237,13 +238,7 @@ int RunOnce(const std::string& self, int nodes, int rounds, int per_process,
   auto registry = WorkloadRegistry::BuiltIn().With(RunWorkloadEntry(
       "checkpoint-bench",
       [plan] { return std::make_unique<CheckpointRun>(plan); }));
-  if (!registry.ok()) {
-    std::fprintf(stderr, "%s\n",
-                 std::string(registry.status().message()).c_str());
-    (*server)->Shutdown(ExitCode::kFailed, "bench failed");
-    reap();
-    return 1;
-  }
+  if (!registry.ok()) return fail(registry.status());
   config.run.workload = "checkpoint-bench";
   Coordinator coordinator(config, clients, nullptr, "bench", *registry);
   RunResult result;
