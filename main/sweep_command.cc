@@ -20,9 +20,6 @@
 #include "common/text.h"
 #include "coordinator/coordinator.h"
 #include "coordinator/progress.h"
-#include "coordinator/report_parts.h"
-#include "coordinator/summary_parts.h"
-#include "coordinator/workload_registry.h"
 #include "main/commands.h"
 #include "main/run_support.h"
 #include "node/dataset/manifest_read.h"
@@ -42,22 +39,7 @@ int BadInput(const std::string& message) {
 }
 
 void PrintPoints(const SweepData& data) {
-  std::printf("\n%-40s %5s %14s %14s %14s %14s\n", "point", "runs",
-              "save MiB/s", "round stdev", "load MiB/s", "round stdev");
-  for (const auto& p : ByPoint(data)) {
-    Spread save = p.save.mib_s(), load = p.load.mib_s();
-    std::printf("%-40s %5zu %14.1f %14.1f %14.1f %14.1f\n",
-                p.point_name.c_str(), p.runs.size(), p.save.total_mib_s(),
-                save.stdev, p.load.total_mib_s(), load.stdev);
-  }
-  std::printf(
-      "MiB/s: the point's timed rounds' bytes over their summed time; round "
-      "stdev: of single rounds' MiB/s\n");
-  // Each workload's own table of the points, after it.
-  const ReportInput input = ReportInputOf(data);
-  WorkloadRegistry::BuiltIn().ForEachSummary([&](const WorkloadSummary& s) {
-    if (s.sweep_table) std::fputs(s.sweep_table(input).c_str(), stdout);
-  });
+  std::fputs(SweepPointsTable(data).c_str(), stdout);
 }
 
 // One run of the sweep, as `ckptbench run` would do it.

@@ -6,10 +6,13 @@
 #include <sstream>
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
 #include "common/bytes.h"
 #include "common/files.h"
 #include "common/names.h"
+#include "common/text.h"
 #include "coordinator/json_codec.h"
+#include "coordinator/summary_parts.h"
 
 namespace ckpt {
 namespace {
@@ -172,6 +175,29 @@ const json& JsonAt(const json& j, const char* key) {
   if (!j.is_object()) return kEmpty;
   auto it = j.find(key);
   return it == j.end() || it->is_null() ? kEmpty : *it;
+}
+
+std::string SweepPointsTable(const SweepData& data,
+                             const WorkloadRegistry& registry) {
+  std::string out =
+      absl::StrFormat("\n%-40s %5s %14s %14s %14s %14s\n", "point", "runs",
+                      "save MiB/s", "round stdev", "load MiB/s", "round stdev");
+  for (const auto& p : ByPoint(data)) {
+    const Spread save = p.save.mib_s(), load = p.load.mib_s();
+    absl::StrAppendFormat(&out, "%-40s %5d %14.1f %14.1f %14.1f %14.1f\n",
+                          EscapeForTerminal(p.point_name), p.runs.size(),
+                          p.save.total_mib_s(), save.stdev,
+                          p.load.total_mib_s(), load.stdev);
+  }
+  out +=
+      "MiB/s: the point's timed rounds' bytes over their summed time; round "
+      "stdev: of single rounds' MiB/s\n";
+  // Each workload's own table of the points, after it.
+  const ReportInput input = ReportInputOf(data);
+  registry.ForEachSummary([&](const WorkloadSummary& s) {
+    if (s.sweep_table) out += s.sweep_table(input);
+  });
+  return out;
 }
 
 ReportInput ReportInputOf(const SweepData& data) {

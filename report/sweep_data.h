@@ -69,6 +69,14 @@ inline std::string RunLabel(const SweepData& data, const LoadedRun& run) {
 // the runs with a result, each by its label, and what the sweep swept.
 ReportInput ReportInputOf(const SweepData& data);
 
+// The points' table at the end of `ckptbench sweep`: each point's save and
+// load MiB/s and their rounds' spread, then each workload's own table of
+// the points (WorkloadSummary::sweep_table) that `registry` holds. Point
+// names, read from sweep.json, are escaped for the terminal.
+std::string SweepPointsTable(
+    const SweepData& data,
+    const WorkloadRegistry& registry = WorkloadRegistry::BuiltIn());
+
 // j[key] by reference, or an empty object (an empty range whose value()
 // gives defaults) when j has no such key: safe to iterate, unlike
 // j.value(key, default), which is a temporary. (sweep.json)

@@ -161,5 +161,24 @@ TEST(Report, AWorkloadsPartIsGivenTheRunsAndWhatTheSweepSwept) {
   EXPECT_EQ(parts, 1);  // dataload's
 }
 
+// The points' table at the end of a sweep: a point's name comes from
+// sweep.json on disk and is escaped for the terminal; its rates as before.
+TEST(Report, TheSweepsPointTableEscapesPointNames) {
+  SweepData d;
+  d.name = "t";
+  d.is_sweep = true;
+  LoadedRun run = Read("run-000", Saved());
+  run.point_name = "w=\x1b]0;owned\x07";
+  d.runs = {run};
+  const std::string table = SweepPointsTable(d);
+  EXPECT_EQ(table.find('\x1b'), std::string::npos) << table;
+  EXPECT_EQ(table.find('\x07'), std::string::npos) << table;
+  EXPECT_NE(table.find("w=\\x1B]0;owned\\x07"), std::string::npos) << table;
+  EXPECT_NE(table.find("save MiB/s"), std::string::npos) << table;
+  // 1 MiB in 2 s.
+  EXPECT_NE(table.find("    1            0.5"), std::string::npos) << table;
+  EXPECT_EQ(table.find("point (data loader)"), std::string::npos) << table;
+}
+
 }  // namespace
 }  // namespace ckpt
