@@ -1,6 +1,8 @@
 // libFuzzer target: the result.json reader behind `report` and `compare`
 // (LoadSweepDir on a run directory, then the per-point statistics every
-// output shares, the comparison table and the HTML report).
+// output shares, the comparison table, the HTML report with each
+// workload's registered part, and the points' tables at the end of a sweep
+// with each workload's own).
 #include <unistd.h>
 
 #include <cstddef>
@@ -26,6 +28,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   if (!loaded.ok()) return 0;
   (void)ckpt::ByPoint(*loaded);
   (void)ckpt::HtmlReport(*loaded);
+  (void)ckpt::SweepPointsTable(*loaded);
   (void)ckpt::CompareTable(ckpt::ComparePoints(*loaded, *loaded), "a", "b");
   return 0;
 }
