@@ -19,7 +19,7 @@
 namespace ckpt {
 namespace {
 
-DatagenJob OffDefault() {
+DatagenJob OffDefaultDatagenJob() {
   DatagenJob j;
   j.spec.format = DatasetFormat::kFiles;
   j.spec.samples = 1234;
@@ -42,7 +42,7 @@ DatagenJob OffDefault() {
 }
 
 TEST(DatagenCodec, AJobArrivesAsItLeft) {
-  const DatagenJob j = OffDefault();
+  const DatagenJob j = OffDefaultDatagenJob();
   auto back = DecodeDatagenJob(EncodeDatagenJob(j));
   ASSERT_TRUE(back.ok()) << back.status();
   EXPECT_EQ(back->spec, j.spec);
@@ -58,7 +58,7 @@ TEST(DatagenCodec, AJobArrivesAsItLeft) {
   EXPECT_EQ(back->take_over, j.take_over);
 
   // Removing: no spec travels (the node's manifest says what to remove).
-  DatagenJob r = OffDefault();
+  DatagenJob r = OffDefaultDatagenJob();
   r.remove = true;
   auto removed = DecodeDatagenJob(EncodeDatagenJob(r));
   ASSERT_TRUE(removed.ok()) << removed.status();
@@ -86,7 +86,7 @@ TEST(DatagenCodec, AJobOutsideItsKeysIsRefusedNamingTheKey) {
        "io.block_size = '2147483648': expected a byte size from 4KiB to 1GiB"},
   };
   for (const Case& c : cases) {
-    DatagenJob j = OffDefault();
+    DatagenJob j = OffDefaultDatagenJob();
     c.spoil(&j);
     auto back = DecodeDatagenJob(EncodeDatagenJob(j));
     ASSERT_FALSE(back.ok()) << c.want;
@@ -96,7 +96,7 @@ TEST(DatagenCodec, AJobOutsideItsKeysIsRefusedNamingTheKey) {
   }
   // A format this build does not know, and bytes that are no job.
   ckptbench::v1::DatagenJob w;
-  ASSERT_TRUE(w.ParseFromString(EncodeDatagenJob(OffDefault())));
+  ASSERT_TRUE(w.ParseFromString(EncodeDatagenJob(OffDefaultDatagenJob())));
   w.mutable_spec()->set_format(static_cast<ckptbench::v1::DatasetFormat>(9));
   auto unknown = DecodeDatagenJob(w.SerializeAsString());
   ASSERT_FALSE(unknown.ok());

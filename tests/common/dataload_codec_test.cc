@@ -18,12 +18,13 @@
 
 #include "common/config_loader.h"
 #include "common/dataset/dataset_manifest.h"
+#include "common/dataset/dataset_options.h"
 #include "proto/ckptbench/v1/dataset.pb.h"
 
 namespace ckpt {
 namespace {
 
-DataloadJob OffDefault() {
+DataloadJob OffDefaultDataloadJob() {
   DataloadJob j;
   j.dataset_uri = "gs://bucket/ds";
   j.first_rank = 4;
@@ -60,7 +61,7 @@ DataloadJob OffDefault() {
 }
 
 TEST(DataloadCodec, AJobArrivesAsItLeft) {
-  const DataloadJob j = OffDefault();
+  const DataloadJob j = OffDefaultDataloadJob();
   auto back = DecodeDataloadJob(EncodeDataloadJob(j));
   ASSERT_TRUE(back.ok()) << back.status();
   EXPECT_EQ(back->dataset_uri, j.dataset_uri);
@@ -93,7 +94,7 @@ TEST(DataloadCodec, AJobArrivesAsItLeft) {
   EXPECT_EQ(back->checkpoint->save.step_uri, j.checkpoint->first_step_uri);
 
   // A job without a listing or checkpoints carries neither.
-  DataloadJob plain = OffDefault();
+  DataloadJob plain = OffDefaultDataloadJob();
   plain.listed = false;
   plain.checkpoint.reset();
   auto p = DecodeDataloadJob(EncodeDataloadJob(plain));
@@ -137,7 +138,7 @@ TEST(DataloadCodec, AJobOutsideItsKeysIsRefusedNamingTheKey) {
        "dataload: an epoch's checkpoint job that is not a save"},
   };
   for (const Case& c : cases) {
-    DataloadJob j = OffDefault();
+    DataloadJob j = OffDefaultDataloadJob();
     c.spoil(&j);
     auto back = DecodeDataloadJob(EncodeDataloadJob(j));
     ASSERT_FALSE(back.ok()) << c.want;
@@ -149,7 +150,7 @@ TEST(DataloadCodec, AJobOutsideItsKeysIsRefusedNamingTheKey) {
   // An access or a listed format this build does not know, a worker count
   // past int's range, and bytes that are no job.
   ckptbench::v1::DataloadJob w;
-  ASSERT_TRUE(w.ParseFromString(EncodeDataloadJob(OffDefault())));
+  ASSERT_TRUE(w.ParseFromString(EncodeDataloadJob(OffDefaultDataloadJob())));
   ckptbench::v1::DataloadJob access = w;
   access.set_access(static_cast<ckptbench::v1::DataAccess>(7));
   auto a = DecodeDataloadJob(access.SerializeAsString());

@@ -33,7 +33,7 @@ Histogram Of(uint64_t a, uint64_t b) {
   return h;
 }
 
-DataloadReport OffDefault() {
+DataloadReport OffDefaultReport() {
   DataloadReport r;
   RankEpochReport& e = r.ranks.emplace_back();
   e.rank = 5;
@@ -61,7 +61,7 @@ DataloadReport OffDefault() {
 }
 
 TEST(DataloadReportCodec, EveryFieldOfAReportCrossesTheWireAndBack) {
-  const DataloadReport sent = OffDefault();
+  const DataloadReport sent = OffDefaultReport();
   auto got = DecodeDataloadReport(EncodeDataloadReport(sent));
   ASSERT_TRUE(got.ok()) << got.status();
   ASSERT_EQ(got->ranks.size(), 1u);
@@ -97,7 +97,7 @@ TEST(DataloadReportCodec, AReportItCannotHoldIsRefusedSayingWhy) {
             "a dataload report that does not parse");
 
   v1::DataloadReport w;
-  ASSERT_TRUE(w.ParseFromString(EncodeDataloadReport(OffDefault())));
+  ASSERT_TRUE(w.ParseFromString(EncodeDataloadReport(OffDefaultReport())));
   w.mutable_ranks(0)->mutable_wait()->set_count(3);  // its counts add to 2
   auto bad_wait = DecodeDataloadReport(w.SerializeAsString());
   ASSERT_FALSE(bad_wait.ok());
@@ -106,7 +106,7 @@ TEST(DataloadReportCodec, AReportItCannotHoldIsRefusedSayingWhy) {
             "a dataload report whose batch wait latency counts add up to 2, "
             "not its count 3");
 
-  ASSERT_TRUE(w.ParseFromString(EncodeDataloadReport(OffDefault())));
+  ASSERT_TRUE(w.ParseFromString(EncodeDataloadReport(OffDefaultReport())));
   w.mutable_sample_last_byte()->set_min_ns(1'000'000'000);
   auto bad_last = DecodeDataloadReport(w.SerializeAsString());
   ASSERT_FALSE(bad_last.ok());

@@ -14,7 +14,7 @@
 namespace ckpt {
 namespace {
 
-PhaseOutcome OffDefault() {
+PhaseOutcome OffDefaultOutcome() {
   PhaseOutcome o;
   o.round_id = 42;
   o.ranks.push_back({3, 4096, 0.5, 1.25, true, 4000, 2});
@@ -56,7 +56,7 @@ PhaseOutcome OffDefault() {
 }
 
 TEST(PhaseReportCodec, EveryFieldCrossesTheWireAndBack) {
-  const PhaseOutcome o = OffDefault();
+  const PhaseOutcome o = OffDefaultOutcome();
   const v1::PhaseReport wire = ToWire(o);
   EXPECT_TRUE(wire.error().empty());
   ASSERT_EQ(wire.ops_size(), 2) << "only the operations that happened";
@@ -125,7 +125,7 @@ TEST(PhaseReportCodec, EveryFieldCrossesTheWireAndBack) {
 }
 
 TEST(PhaseReportCodec, AFailedNodesReportKeepsItsKindAndWhatItMeasured) {
-  PhaseOutcome o = OffDefault();
+  PhaseOutcome o = OffDefaultOutcome();
   o.status = absl::ResourceExhaustedError("no space left on /ckpt");
   const v1::PhaseReport wire = ToWire(o);
   EXPECT_EQ(wire.error(), "no space left on /ckpt");
@@ -140,7 +140,7 @@ TEST(PhaseReportCodec, AFailedNodesReportKeepsItsKindAndWhatItMeasured) {
 }
 
 TEST(PhaseReportCodec, AReportItCannotHoldIsRefusedSayingWhy) {
-  const v1::PhaseReport good = ToWire(OffDefault());
+  const v1::PhaseReport good = ToWire(OffDefaultOutcome());
   auto refused = [](const v1::PhaseReport& r) {
     auto o = FromWire(r);
     EXPECT_FALSE(o.ok());

@@ -17,7 +17,7 @@
 namespace ckpt {
 namespace {
 
-PhaseJob OffDefault() {
+PhaseJob OffDefaultPhaseJob() {
   PhaseJob j;
   j.run_id = "run-7";
   j.round_id = 42;
@@ -116,7 +116,7 @@ void ExpectSame(const PhaseJob& a, const PhaseJob& b) {
 }
 
 TEST(PrepareCodec, ACheckpointJobArrivesAsItLeft) {
-  const PhaseJob sent = OffDefault();
+  const PhaseJob sent = OffDefaultPhaseJob();
   v1::PrepareRequest req = ToWire(sent);
   EXPECT_EQ(req.phase(), v1::PHASE_LOAD);
   // Another rank's file says whose bytes it holds; its own does not.
@@ -132,20 +132,20 @@ TEST(PrepareCodec, ACheckpointJobArrivesAsItLeft) {
 }
 
 TEST(PrepareCodec, TheConsumingConversionFreesTheSegmentsItSent) {
-  PhaseJob job = OffDefault();
+  PhaseJob job = OffDefaultPhaseJob();
   v1::PrepareRequest req = ToWire(std::move(job));
   for (const RankJob& r : job.ranks) {  // NOLINT(bugprone-use-after-move)
     for (const FileJob& f : r.files) EXPECT_TRUE(f.segments.empty());
   }
   auto back = FromWire(std::move(req));
   ASSERT_TRUE(back.ok()) << back.status();
-  ExpectSame(OffDefault(), *back);
+  ExpectSame(OffDefaultPhaseJob(), *back);
   EXPECT_EQ(req.ranks(0).files(0).segments_size(), 0);  // NOLINT
   EXPECT_EQ(req.tensor_names_size(), 0);                // NOLINT
 }
 
 TEST(PrepareCodec, AnotherWorkloadCarriesOnlyItsNameAndJob) {
-  PhaseJob job = OffDefault();
+  PhaseJob job = OffDefaultPhaseJob();
   job.workload = "count";
   job.workload_job = std::string("\x08\x02\x10\x05", 4);
   v1::PrepareRequest req = ToWire(job);
@@ -191,7 +191,7 @@ TEST(PrepareCodec, AnUnknownEnumIsRefusedNamingItsField) {
               r->mutable_loop()->set_accelerator(
                   static_cast<v1::Accelerator>(77));
             }}}) {
-    v1::PrepareRequest req = ToWire(OffDefault());
+    v1::PrepareRequest req = ToWire(OffDefaultPhaseJob());
     c.spoil(&req);
     auto job = FromWire(req);
     ASSERT_FALSE(job.ok()) << c.field;
@@ -206,14 +206,14 @@ TEST(PrepareCodec, AnUnknownEnumIsRefusedNamingItsField) {
 TEST(PrepareCodec, ATrainingIntervalOutsideTheKeysRangeIsRefused) {
   for (double bad :
        {std::nan(""), -1.0, 1e300, std::numeric_limits<double>::infinity()}) {
-    v1::PrepareRequest req = ToWire(OffDefault());
+    v1::PrepareRequest req = ToWire(OffDefaultPhaseJob());
     req.mutable_loop()->set_interval_seconds(bad);
     auto job = FromWire(req);
     ASSERT_FALSE(job.ok()) << bad;
     EXPECT_NE(job.status().message().find("run.interval"), std::string::npos)
         << job.status();
   }
-  v1::PrepareRequest req = ToWire(OffDefault());
+  v1::PrepareRequest req = ToWire(OffDefaultPhaseJob());
   req.mutable_loop()->set_interval_seconds(2.5);
   auto job = FromWire(req);
   ASSERT_TRUE(job.ok()) << job.status();

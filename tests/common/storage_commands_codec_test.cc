@@ -14,7 +14,7 @@
 namespace ckpt {
 namespace {
 
-BackendOptions OffDefault() {
+BackendOptions OffDefaultBackend() {
   BackendOptions b;
   b.flavour = StorageFlavour::kLocal;
   b.s3.endpoint = "http://127.0.0.1:9000";
@@ -24,7 +24,7 @@ BackendOptions OffDefault() {
 
 TEST(StorageCommandsCodec, EveryJobCrossesTheWireAndBack) {
   CommitJob commit{"run-1", 7, "s3://b/c/step-3", std::string("m\0d", 3),
-                   OffDefault()};
+                   OffDefaultBackend()};
   auto c = FromWire(ToWire(commit));
   ASSERT_TRUE(c.ok()) << c.status();
   EXPECT_EQ(c->run_id, "run-1");
@@ -33,7 +33,8 @@ TEST(StorageCommandsCodec, EveryJobCrossesTheWireAndBack) {
   EXPECT_EQ(c->metadata, commit.metadata);
   EXPECT_EQ(c->backend, commit.backend);
 
-  ClaimJob claim{"run-1", "s3://b/c", 4, true, ".claim-run-1", OffDefault()};
+  ClaimJob claim{"run-1", "s3://b/c",     4,
+                 true,    ".claim-run-1", OffDefaultBackend()};
   auto cl = FromWire(ToWire(claim));
   ASSERT_TRUE(cl.ok()) << cl.status();
   EXPECT_EQ(cl->run_id, "run-1");
@@ -43,8 +44,9 @@ TEST(StorageCommandsCodec, EveryJobCrossesTheWireAndBack) {
   EXPECT_EQ(cl->claim_name, ".claim-run-1");
   EXPECT_EQ(cl->backend, claim.backend);
 
-  CleanupJob cleanup{"run-1", "gs://b/c",  {2, 3}, {"__0_0.distcp", ".claim-x"},
-                     true,    OffDefault()};
+  CleanupJob cleanup{"run-1", "gs://b/c",
+                     {2, 3},  {"__0_0.distcp", ".claim-x"},
+                     true,    OffDefaultBackend()};
   auto cu = FromWire(ToWire(cleanup));
   ASSERT_TRUE(cu.ok()) << cu.status();
   EXPECT_EQ(cu->run_id, "run-1");
@@ -54,8 +56,8 @@ TEST(StorageCommandsCodec, EveryJobCrossesTheWireAndBack) {
   EXPECT_TRUE(cu->abort_uploads);
   EXPECT_EQ(cu->backend, cleanup.backend);
 
-  PutResultJob put{"s3://b/results", "result.json", "{}", true, true,
-                   OffDefault()};
+  PutResultJob put{"s3://b/results",   "result.json", "{}", true, true,
+                   OffDefaultBackend()};
   auto p = FromWire(ToWire(put));
   ASSERT_TRUE(p.ok()) << p.status();
   EXPECT_EQ(p->dir_uri, put.dir_uri);

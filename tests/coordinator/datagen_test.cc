@@ -40,8 +40,6 @@ Config DatagenConfig(const std::string& path, DatasetFormat format) {
   return c;
 }
 
-using Harness = InProcessRun;
-
 std::string Read(const std::shared_ptr<MemoryStore>& memory,
                  const std::string& uri) {
   StorageSet set(memory);
@@ -71,7 +69,7 @@ void ExpectShards(const std::shared_ptr<MemoryStore>& memory,
 TEST(Datagen, TwoNodesOnSharedStorageWriteEveryShardOnceAndTheManifestLast) {
   auto memory = std::make_shared<MemoryStore>();
   Config c = DatagenConfig("mem://bucket/ds", DatasetFormat::kTar);
-  Harness h(memory, c, 2);
+  InProcessRun h(memory, c, 2);
   ASSERT_TRUE(h.Run().ok()) << h.result.errors.size();
   const DatasetSpec spec = DatasetSpecOf(c);
   const DatasetTotals totals = ComputeTotals(spec);
@@ -107,13 +105,13 @@ TEST(Datagen, AMatchingDatasetIsReusedAndADifferentOneRefused) {
   auto memory = std::make_shared<MemoryStore>();
   Config c = DatagenConfig("mem://bucket/ds", DatasetFormat::kTar);
   {
-    Harness h(memory, c);
+    InProcessRun h(memory, c);
     ASSERT_TRUE(h.Run().ok());
   }
   const size_t files = memory->AllPaths().size();
   memory->FlipByte("mem://bucket/ds/" + ShardName(0), 5000);  // a marker
   {
-    Harness h(memory, c);
+    InProcessRun h(memory, c);
     ASSERT_TRUE(h.Run().ok());
     ASSERT_TRUE(h.result.dataset.has_value());
     EXPECT_TRUE(h.result.dataset->reused);
@@ -126,7 +124,7 @@ TEST(Datagen, AMatchingDatasetIsReusedAndADifferentOneRefused) {
   Config other = c;
   other.dataset.samples = 301;
   other.dataset.seed = 5;
-  Harness h(memory, other);
+  InProcessRun h(memory, other);
   absl::Status s = h.Run();
   EXPECT_FALSE(s.ok());
   // Refused before any round: the preflight's look at the dataset found
@@ -142,7 +140,7 @@ TEST(Datagen, FilesOnLocalDiskWithPrefixesAreTheSamplesBytes) {
   TempDir dir;
   Config c = DatagenConfig(dir.Sub("ds"), DatasetFormat::kFiles);
   c.dataset.spread_prefixes = 4;
-  Harness h(std::make_shared<MemoryStore>(), c);
+  InProcessRun h(std::make_shared<MemoryStore>(), c);
   ASSERT_TRUE(h.Run().ok());
   const DatasetSpec spec = DatasetSpecOf(c);
   EXPECT_EQ(h.result.dataset->written_objects, spec.samples);
@@ -170,7 +168,7 @@ TEST(Datagen, RemoveTakesTheManifestAndItsObjectsAndNothingElse) {
   Config c = DatagenConfig("mem://bucket/ds", DatasetFormat::kFiles);
   c.dataset.spread_prefixes = 3;
   {
-    Harness h(memory, c, 2);
+    InProcessRun h(memory, c, 2);
     ASSERT_TRUE(h.Run().ok());
   }
   memory->Put("mem://bucket/ds/samples/00/mine.txt", "a user's file");
@@ -178,7 +176,7 @@ TEST(Datagen, RemoveTakesTheManifestAndItsObjectsAndNothingElse) {
   Config rm = c;
   rm.dataset.remove = true;
   rm.dataset.samples = 1;  // ignored: the manifest says what to remove
-  Harness h(memory, rm, 2);
+  InProcessRun h(memory, rm, 2);
   ASSERT_TRUE(h.Run().ok());
   EXPECT_TRUE(h.result.dataset->removed);
   EXPECT_EQ(h.result.dataset->removed_objects, 300u);
@@ -190,7 +188,7 @@ TEST(Datagen, RemoveTakesTheManifestAndItsObjectsAndNothingElse) {
             (std::vector<std::string>{"mem://bucket/ds/notes.txt",
                                       "mem://bucket/ds/samples/00/mine.txt"}));
   // Again: there is nothing ckptbench made there now.
-  Harness again(memory, rm);
+  InProcessRun again(memory, rm);
   absl::Status s = again.Run();
   EXPECT_TRUE(absl::StrContains(s.message(), "holds no ckptbench-dataset.json"))
       << s;
@@ -200,7 +198,7 @@ TEST(Datagen, NodeLocalDisksEachHoldAWholeReplica) {
   auto memory = std::make_shared<MemoryStore>();
   Config c = DatagenConfig("mem://bucket/node{node}/ds", DatasetFormat::kTar);
   c.storage.node_local = true;
-  Harness h(memory, c, 2);
+  InProcessRun h(memory, c, 2);
   ASSERT_TRUE(h.Run().ok());
   const DatasetSpec spec = DatasetSpecOf(c);
   EXPECT_EQ(h.result.dataset->written_samples, 2 * spec.samples);

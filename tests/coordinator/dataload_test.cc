@@ -42,14 +42,6 @@ Config DatasetConfig(DatasetFormat format, uint64_t samples) {
   return c;
 }
 
-using Harness = InProcessRun;
-
-void MakeDataset(const std::shared_ptr<MemoryStore>& memory, Config c) {
-  c.run.workload = kDatagenWorkload;
-  Harness h(memory, c, 1);
-  ASSERT_TRUE(h.Run().ok());
-}
-
 class DataloadMatrix
     : public ::testing::TestWithParam<std::tuple<DatasetFormat, DataAccess>> {};
 
@@ -65,7 +57,7 @@ TEST_P(DataloadMatrix, EverySampleOncePerEpochInANewOrderEachEpoch) {
   c.dataload.access = access;
   c.dataload.shuffle_buffer = 16;
   const SampleIndex index(DatasetSpecOf(c));
-  Harness h(memory, c, 2);
+  InProcessRun h(memory, c, 2);
   absl::Status s = h.Run();
   ASSERT_TRUE(s.ok()) << s;
   ASSERT_EQ(h.result.rounds.size(), 2u);
@@ -151,7 +143,7 @@ TEST(Dataload, IterableSplitsShardsAsWebDatasetDoesAndNamesIdleWorkers) {
   c.dataload.shuffle_buffer = 1;
   c.dataload.epochs = 1;
   c.dataload.batch_size = 4;
-  Harness h(memory, c, 1);  // 2 ranks
+  InProcessRun h(memory, c, 1);  // 2 ranks
   ASSERT_TRUE(h.Run().ok());
   const EpochResult& ep = *h.result.rounds[0].epoch;
   EXPECT_TRUE(ep.each_sample_once);
@@ -197,7 +189,7 @@ TEST(Dataload, IterableNamesACorruptedMembersSampleAndShard) {
   memory->FlipByte("mem://bucket/ds/" + loc.object, loc.offset + 100);
   c.run.workload = kDataloadWorkload;
   c.dataload.access = DataAccess::kIterable;
-  Harness h(memory, c, 1);
+  InProcessRun h(memory, c, 1);
   absl::Status s = h.Run();
   EXPECT_FALSE(s.ok());
   EXPECT_TRUE(absl::StrContains(
@@ -213,7 +205,7 @@ TEST(Dataload, SamplesThatDoNotDivideAreDroppedAndCounted) {
   MakeDataset(memory, c);
   c.run.workload = kDataloadWorkload;
   c.dataload.epochs = 1;
-  Harness h(memory, c, 1);  // 2 ranks
+  InProcessRun h(memory, c, 1);  // 2 ranks
   ASSERT_TRUE(h.Run().ok());
   const EpochResult& ep = *h.result.rounds[0].epoch;
   EXPECT_EQ(ep.samples, 102u);
@@ -230,7 +222,7 @@ TEST(Dataload, ACorruptedSampleFailsTheEpochNamingItsShardAndKey) {
   memory->FlipByte("mem://bucket/ds/" + loc.object, loc.offset + 100);
   c.run.workload = kDataloadWorkload;
   c.dataload.shuffle = false;
-  Harness h(memory, c, 1);
+  InProcessRun h(memory, c, 1);
   absl::Status s = h.Run();
   EXPECT_FALSE(s.ok());
   EXPECT_TRUE(absl::StrContains(
@@ -259,7 +251,7 @@ TEST(Dataload, ARanksFailureStopsTheRanksStillWaiting) {
   c.run.workload = kDataloadWorkload;
   c.dataload.shuffle = false;
   c.dataload.epochs = 1;
-  Harness h(memory, c, 1);  // 2 ranks: samples 0, 2, ... and 1, 3, ...
+  InProcessRun h(memory, c, 1);  // 2 ranks: samples 0, 2, ... and 1, 3, ...
   absl::Status s = h.Run();
   EXPECT_FALSE(s.ok());
   EXPECT_TRUE(absl::StrContains(s.message(), "sample s0000000001")) << s;
@@ -293,7 +285,7 @@ TEST(Dataload, UtilizationOnPacedStorageIsWhatTheRatesSay) {
     c.dataload.batch_size = 4;
     c.dataload.num_workers = 4;
     c.dataload.compute_time = k.compute;
-    Harness h(memory, c, 1);
+    InProcessRun h(memory, c, 1);
     ASSERT_TRUE(h.Run().ok());
     const EpochResult& ep = *h.result.rounds[0].epoch;
     EXPECT_GE(ep.utilization, k.low) << "compute " << k.compute;

@@ -43,12 +43,6 @@ Config EpochConfig() {
   return c;
 }
 
-void MakeDataset(const std::shared_ptr<MemoryStore>& memory, Config c) {
-  c.run.workload = kDatagenWorkload;
-  InProcessRun h(memory, c, 1);
-  ASSERT_TRUE(h.Run().ok());
-}
-
 const RoundResult& Epoch(const RunResult& r) {
   return *std::find_if(r.rounds.begin(), r.rounds.end(),
                        [](const RoundResult& x) { return x.epoch; });

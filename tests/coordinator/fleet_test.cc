@@ -24,12 +24,12 @@
 namespace ckpt {
 namespace {
 
-constexpr char kToken[] = "tok-fleet-52e1";
+constexpr char kFleetToken[] = "tok-fleet-52e1";
 
 ControlOptions Control(double register_timeout = 20) {
   ControlOptions c;
   c.listen = "127.0.0.1:" + std::to_string(FreePort());
-  c.token = kToken;
+  c.token = kFleetToken;
   c.register_timeout = register_timeout;
   return c;
 }
@@ -39,7 +39,7 @@ std::future<absl::Status> Join(const ControlOptions& control, int index) {
   o.coordinator = control.listen;
   o.node_index = index;
   o.host = "host-" + std::to_string(index);
-  o.token = kToken;
+  o.token = kFleetToken;
   o.credentials = grpc::InsecureChannelCredentials();
   o.connect_timeout = 20;
   return std::async(std::launch::async, [o] { return RunNodeSession(o); });

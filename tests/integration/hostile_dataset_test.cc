@@ -35,7 +35,8 @@ void Write(const std::string& path, const std::string& bytes) {
 }
 
 // A files-format dataset of 8 small samples under 4 hash prefixes.
-ProcessResult Datagen(const TempDir& t, std::vector<std::string> args = {}) {
+ProcessResult DatagenFilesDataset(const TempDir& t,
+                                  std::vector<std::string> args = {}) {
   args.insert(args.begin(), "datagen");
   args.push_back("-q");
   return RunCkptbench(args, {{"CKPT_DATASET_PATH", t.Sub("ds")},
@@ -48,7 +49,7 @@ ProcessResult Datagen(const TempDir& t, std::vector<std::string> args = {}) {
 
 // A dataset made at ds/, its samples/ then moved to elsewhere/samples.
 void MadeWithSamplesElsewhere(const TempDir& t) {
-  ProcessResult made = Datagen(t);
+  ProcessResult made = DatagenFilesDataset(t);
   ASSERT_EQ(made.exit_code, 0) << made.err;
   fs::create_directories(t.Sub("elsewhere"));
   fs::rename(t.Sub("ds/samples"), t.Sub("elsewhere/samples"));
@@ -66,7 +67,7 @@ TEST(HostileDataset, RemoveThroughASymlinkedSamplesDirectoryDeletesNothing) {
   const auto before = Snapshot(t.Sub("elsewhere"));
   ASSERT_EQ(before.size(), 10u);  // 8 samples and 2 canaries
 
-  ProcessResult gone = Datagen(t, {"--remove"});
+  ProcessResult gone = DatagenFilesDataset(t, {"--remove"});
   EXPECT_NE(gone.exit_code, 0);
   EXPECT_NE(gone.err.find(t.Sub("ds/samples")), std::string::npos) << gone.err;
   EXPECT_NE(gone.err.find("symbolic link"), std::string::npos) << gone.err;
@@ -90,7 +91,7 @@ TEST(HostileDataset, DatagenThroughASymlinkedSamplesDirectoryWritesNothing) {
   const auto before = Snapshot(t.Sub("elsewhere"));
   ASSERT_EQ(before.size(), 8u);
 
-  ProcessResult again = Datagen(t);
+  ProcessResult again = DatagenFilesDataset(t);
   EXPECT_NE(again.exit_code, 0);
   EXPECT_NE(again.err.find("symbolic link"), std::string::npos) << again.err;
   EXPECT_EQ(Snapshot(t.Sub("elsewhere")), before);
@@ -101,7 +102,7 @@ TEST(HostileDataset, DatagenThroughASymlinkedSamplesDirectoryWritesNothing) {
 // anew, and the link's other name keeps its bytes (O_TRUNC rewrote them).
 TEST(HostileDataset, AHardLinkPlantedUnderTheDatasetKeepsItsOtherNamesBytes) {
   TempDir t;
-  ProcessResult made = Datagen(t);
+  ProcessResult made = DatagenFilesDataset(t);
   ASSERT_EQ(made.exit_code, 0) << made.err;
   const auto samples = Snapshot(t.Sub("ds/samples"));
   ASSERT_EQ(samples.size(), 8u);
@@ -114,7 +115,7 @@ TEST(HostileDataset, AHardLinkPlantedUnderTheDatasetKeepsItsOtherNamesBytes) {
   fs::create_directories(fs::path(planted).parent_path());
   ASSERT_EQ(link(t.Sub("victim").c_str(), planted.c_str()), 0);
 
-  ProcessResult again = Datagen(t);
+  ProcessResult again = DatagenFilesDataset(t);
   ASSERT_EQ(again.exit_code, 0) << again.err;
   EXPECT_EQ(ReadFile(t.Sub("victim")), "the victim's bytes");
   EXPECT_EQ(ReadFile(planted), sample_bytes);
@@ -127,10 +128,10 @@ TEST(HostileDataset, ADatasetPathThatIsALinkIsTheUsersChoice) {
   TempDir t;
   fs::create_directories(t.Sub("real"));
   fs::create_directory_symlink(t.Sub("real"), t.Sub("ds"));
-  ProcessResult made = Datagen(t);
+  ProcessResult made = DatagenFilesDataset(t);
   ASSERT_EQ(made.exit_code, 0) << made.err;
   EXPECT_EQ(Snapshot(t.Sub("real/samples")).size(), 8u);
-  ProcessResult gone = Datagen(t, {"--remove"});
+  ProcessResult gone = DatagenFilesDataset(t, {"--remove"});
   ASSERT_EQ(gone.exit_code, 0) << gone.err;
   EXPECT_TRUE(fs::is_symlink(t.Sub("ds")));
   EXPECT_TRUE(fs::is_directory(t.Sub("real")));

@@ -15,7 +15,7 @@ namespace {
 
 using nlohmann::json;
 
-std::map<std::string, std::string> Env(
+std::map<std::string, std::string> RankShiftEnv(
     const TempDir& t, std::map<std::string, std::string> extra = {}) {
   std::map<std::string, std::string> env = {{"CKPT_DIR_PATH", t.Sub("ckpt")},
                                             {"CKPT_CACHE_MODE", "fadvise"},
@@ -30,7 +30,7 @@ std::map<std::string, std::string> Env(
 TEST(RankShift, EachRankLoadsAndVerifiesTheShardsRankPlusKWrote) {
   TempDir t;
   auto r = RunProcess({CkptbenchBinary(), "run", "--results-dir", t.Sub("res")},
-                      Env(t, {{"CKPT_RANK_SHIFT", "2"}}));
+                      RankShiftEnv(t, {{"CKPT_RANK_SHIFT", "2"}}));
   ASSERT_EQ(r.exit_code, 0) << r.err;
   json j = json::parse(ReadFile(t.Sub("res/result.json")));
   EXPECT_EQ(j["config"]["load.rank_shift"]["value"], "2");
@@ -63,7 +63,7 @@ TEST(RankShift, EachRankLoadsAndVerifiesTheShardsRankPlusKWrote) {
 TEST(RankShift, AShiftOfTheWorldSizeOrOnNodeLocalStorageIsAClearError) {
   TempDir t;
   auto wide = RunProcess({CkptbenchBinary(), "run"},
-                         Env(t, {{"CKPT_RANK_SHIFT", "3"}}));
+                         RankShiftEnv(t, {{"CKPT_RANK_SHIFT", "3"}}));
   EXPECT_EQ(wide.exit_code, 2) << wide.err;
   EXPECT_NE(wide.err.find("load.rank_shift (CKPT_RANK_SHIFT) = 3: expected "
                           "less than the world size, 3"),
@@ -72,7 +72,7 @@ TEST(RankShift, AShiftOfTheWorldSizeOrOnNodeLocalStorageIsAClearError) {
   EXPECT_FALSE(std::filesystem::exists(t.Sub("ckpt/checkpoints/step-1")));
   auto local = RunProcess(
       {CkptbenchBinary(), "run"},
-      Env(t, {{"CKPT_RANK_SHIFT", "1"}, {"CKPT_NODE_LOCAL", "true"}}));
+      RankShiftEnv(t, {{"CKPT_RANK_SHIFT", "1"}, {"CKPT_NODE_LOCAL", "true"}}));
   EXPECT_EQ(local.exit_code, 2) << local.err;
   EXPECT_NE(local.err.find("storage.node_local=true"), std::string::npos)
       << local.err;

@@ -4,10 +4,13 @@
 #ifndef CKPTBENCH_TESTS_TESTING_INPROCESS_RUN_H_
 #define CKPTBENCH_TESTS_TESTING_INPROCESS_RUN_H_
 
+#include <gtest/gtest.h>
+
 #include <memory>
 #include <string>
 #include <vector>
 
+#include "common/dataset/datagen_job.h"
 #include "coordinator/checkpoint/planner.h"
 #include "coordinator/coordinator.h"
 #include "inprocess/local_node_client.h"
@@ -38,6 +41,13 @@ struct InProcessRun {
   std::unique_ptr<Coordinator> coordinator;
   RunResult result;
 };
+
+// The dataset `c` describes, made on `memory` by a one-node datagen run.
+inline void MakeDataset(const std::shared_ptr<MemoryStore>& memory, Config c) {
+  c.run.workload = kDatagenWorkload;
+  InProcessRun h(memory, c, 1);
+  ASSERT_TRUE(h.Run().ok());
+}
 
 }  // namespace ckpt
 
