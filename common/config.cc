@@ -12,6 +12,7 @@
 #include "common/bytes.h"
 #include "common/config_keys.h"
 #include "common/cuda.h"
+#include "common/dataset/dataset_options.h"
 #include "common/key_recheck.h"
 #include "common/status_macros.h"
 
@@ -20,33 +21,6 @@ std::string Config::CheckpointsPath() const {
   std::string p = storage.path;
   while (p.size() > 1 && p.back() == '/') p.pop_back();
   return p + "/checkpoints";
-}
-
-uint64_t Config::SampleSpread() const {
-  return dataset.sample_spread == kAutoSpread ? dataset.sample_bytes / 6
-                                              : dataset.sample_spread;
-}
-
-DatasetSpec DatasetSpecOf(const Config& c) {
-  DatasetSpec s;
-  s.format = c.dataset.format;
-  s.samples = c.dataset.samples;
-  s.sample_bytes = c.dataset.sample_bytes;
-  s.sample_spread = c.SampleSpread();
-  s.shard_bytes =
-      c.dataset.format == DatasetFormat::kTar ? c.dataset.shard_bytes : 0;
-  s.spread_prefixes = c.dataset.format == DatasetFormat::kFiles
-                          ? static_cast<uint32_t>(c.dataset.spread_prefixes)
-                          : 0;
-  s.seed = c.dataset.seed;
-  return s;
-}
-
-std::string Config::DatasetPath() const {
-  if (!dataset.path.empty()) return dataset.path;
-  std::string p = storage.path;
-  while (p.size() > 1 && p.back() == '/') p.pop_back();
-  return p + "/dataset";
 }
 
 std::string Config::RestorePath() const {
@@ -144,7 +118,7 @@ absl::Status CheckStorageLocations(const Config& c) {
   RETURN_IF_ERROR(CheckStorageUri("storage.restore_path (CKPT_RESTORE_PATH)",
                                   c.storage.restore_path));
   RETURN_IF_ERROR(
-      CheckStorageUri("dataset.path (CKPT_DATASET_PATH)", c.dataset.path));
+      CheckStorageUri("dataset.path (CKPT_DATASET_PATH)", DatasetOf(c).path));
   RETURN_IF_ERROR(
       CheckEndpoint("s3.endpoint (AWS_ENDPOINT_URL_S3)", c.s3.endpoint));
   return CheckEndpoint("gcs.endpoint (CKPT_GCS_ENDPOINT)", c.gcs.endpoint);

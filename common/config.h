@@ -13,8 +13,7 @@
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
-#include "common/dataset/dataset_layout.h"
-#include "common/dataset/dataset_options.h"
+#include "common/config_blocks.h"
 #include "common/kinds.h"
 #include "common/storage_uri.h"
 
@@ -195,22 +194,17 @@ struct Config {
   ControlOptions control;
   S3Config s3;
   GcsConfig gcs;
-  DatasetOptions dataset;
-  DataloadOptions dataload;
+  // Each workload's own block of keys (common/config_blocks.h), e.g. the
+  // dataset workloads' DatasetOf(config) and DataloadOf(config).
+  ConfigBlocks blocks;
 
   // Resolved helpers.
-  std::string DatasetPath() const;  // dataset.path, or <storage.path>/dataset
-  uint64_t SampleSpread() const;    // dataset.sample_spread, auto resolved
   std::string RestorePath() const;
   std::string CheckpointsPath() const;  // <storage.path>/checkpoints
   int RanksPerNode() const;             // resolves "auto"
   bool DoSave() const { return run.mode != RunMode::kLoadOnly; }
   bool DoLoad() const { return run.mode != RunMode::kSaveOnly; }
 };
-
-// The dataset dataset.* describes (shard_bytes only for tar,
-// spread_prefixes only for files).
-DatasetSpec DatasetSpecOf(const Config& config);
 
 // One settable key.
 struct KeyDef {

@@ -263,9 +263,14 @@ KeyDef SizeKey(std::string key, std::string env, uint64_t min, uint64_t max,
 std::vector<KeyDef> BuildConfigKeys();
 // Appends the s3.* and gcs.* keys (config_store_keys.cc).
 void AddObjectStoreKeys(std::vector<KeyDef>* keys);
-// Appends the dataset workloads' keys: dataset.*, then the data loader's
-// (common/dataset/dataset_keys.cc).
-void AddDatasetKeys(std::vector<KeyDef>* keys);
+// A workload run.workload can name: its name and what it does (the key's
+// help in `ckptbench keys` says each). A workload's own keys function (e.g.
+// common/dataset/dataset_keys.h), called by BuildConfigKeys, appends its
+// keys and its choice.
+struct WorkloadChoice {
+  std::string name;
+  std::string does;
+};
 
 }  // namespace ckpt
 

@@ -3,13 +3,31 @@
 #include <limits>
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
 #include "common/config_keys.h"
-#include "common/dataset/datagen_job.h"
-#include "common/dataset/dataload_job.h"
+#include "common/dataset/dataset_keys.h"
 
 namespace ckpt {
 
 using namespace keydefs;  // NOLINT: the key-building helpers
+
+namespace {
+
+// run.workload: one of the workloads' names, each said in its help.
+KeyDef WorkloadKey(const std::vector<WorkloadChoice>& workloads) {
+  std::vector<std::string> names;
+  std::vector<std::string> said;
+  for (const WorkloadChoice& w : workloads) {
+    names.push_back(w.name);
+    said.push_back(absl::StrCat(w.name, " (", w.does, ")"));
+  }
+  return EnumKey(
+      "run.workload", "CKPT_WORKLOAD", std::move(names),
+      [](Config& c) -> std::string& { return c.run.workload; },
+      absl::StrCat("what the run does: ", absl::StrJoin(said, ", ")));
+}
+
+}  // namespace
 
 std::vector<KeyDef> BuildConfigKeys() {
   std::vector<KeyDef> keys;
@@ -193,15 +211,14 @@ std::vector<KeyDef> BuildConfigKeys() {
       "checksum recorded in .metadata and verified on load"));
   AddObjectStoreKeys(&keys);
   // The names WorkloadRegistry::BuiltIn() registers (a unit test holds
-  // them equal): the workloads this binary runs.
-  keys.push_back(EnumKey(
-      "run.workload", "CKPT_WORKLOAD",
-      {kCheckpointWorkload, kDatagenWorkload, kDataloadWorkload},
-      [](Config& c) -> std::string& { return c.run.workload; },
-      "what the run does: checkpoint (save and load rounds), datagen (make "
-      "the dataset dataset.* describes; also `ckptbench datagen`), dataload "
-      "(read it epoch by epoch as a data loader does: dataload.*)"));
-  AddDatasetKeys(&keys);
+  // them equal): the workloads this binary runs, each workload's keys
+  // after the key that chooses it.
+  std::vector<WorkloadChoice> workloads = {
+      {kCheckpointWorkload, "save and load rounds"}};
+  std::vector<KeyDef> workload_keys;
+  AddDatasetKeys(&workload_keys, &workloads);
+  keys.push_back(WorkloadKey(workloads));
+  for (KeyDef& k : workload_keys) keys.push_back(std::move(k));
   keys.push_back(KindKey<StorageFlavour>(
       "storage.flavour", "CKPT_STORAGE_FLAVOUR",
       [](Config& c) -> StorageFlavour& { return c.storage.flavour; },

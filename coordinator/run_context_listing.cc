@@ -6,6 +6,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "common/dataset/dataset_options.h"
 #include "common/error_kind.h"
 #include "common/log.h"
 #include "common/status_macros.h"
@@ -55,7 +56,7 @@ absl::Status RunContext::OpenOnEveryNode() {
   const std::pair<std::string, std::string> targets[] = {
       {"storage.path (CKPT_DIR_PATH)", config_.CheckpointsPath()},
       {"storage.restore_path (CKPT_RESTORE_PATH)", config_.RestorePath()},
-      {"dataset.path (CKPT_DATASET_PATH)", config_.DatasetPath()}};
+      {"dataset.path (CKPT_DATASET_PATH)", DatasetPath(config_)}};
   std::set<std::string> opened;
   for (const auto& [key, uri] : targets) {
     if (!IsObjectStoreUri(uri) || !opened.insert(uri).second) continue;

@@ -14,6 +14,7 @@
 #include "absl/strings/str_format.h"
 #include "common/bytes.h"
 #include "common/dataset/dataset_layout.h"
+#include "common/dataset/dataset_options.h"
 #include "common/exit_code.h"
 #include "common/experiment.h"
 #include "common/log.h"

@@ -4,6 +4,7 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
+#include "common/dataset/dataset_options.h"
 #include "common/key_recheck.h"
 #include "common/status_macros.h"
 #include "proto/ckptbench/v1/dataset.pb.h"

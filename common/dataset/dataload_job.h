@@ -15,6 +15,7 @@
 #include <string>
 
 #include "common/config.h"
+#include "common/dataset/dataset_options.h"
 #include "common/phase_job.h"
 
 namespace ckpt {

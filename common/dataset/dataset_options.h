@@ -1,7 +1,8 @@
 // The dataset workloads' block of the configuration: dataset.* (a dataset
 // to make, run.workload=datagen, or to read) and dataload.* (how a
-// dataload run reads it), with the data loader's bounds. Members of
-// Config (config.h); their keys are in dataset_keys.cc.
+// dataload run reads it), with the data loader's bounds. Blocks of Config
+// (common/config_blocks.h): DatasetOf(config), DataloadOf(config); their
+// keys are in dataset_keys.cc.
 // Thread-compatible (plain data).
 #ifndef CKPTBENCH_COMMON_DATASET_DATASET_OPTIONS_H_
 #define CKPTBENCH_COMMON_DATASET_DATASET_OPTIONS_H_
@@ -9,6 +10,8 @@
 #include <cstdint>
 #include <string>
 
+#include "common/config.h"
+#include "common/dataset/dataset_layout.h"
 #include "common/kinds.h"
 
 namespace ckpt {
@@ -84,6 +87,28 @@ struct DataloadOptions {
   // no search.
   int find_accelerators = 0;
 };
+
+// The dataset workloads' blocks of a configuration.
+inline DatasetOptions& DatasetOf(Config& config) {
+  return config.blocks.Get<DatasetOptions>();
+}
+inline const DatasetOptions& DatasetOf(const Config& config) {
+  return config.blocks.Get<DatasetOptions>();
+}
+inline DataloadOptions& DataloadOf(Config& config) {
+  return config.blocks.Get<DataloadOptions>();
+}
+inline const DataloadOptions& DataloadOf(const Config& config) {
+  return config.blocks.Get<DataloadOptions>();
+}
+
+// dataset.path, or <storage.path>/dataset.
+std::string DatasetPath(const Config& config);
+// dataset.sample_spread, auto resolved.
+uint64_t SampleSpread(const Config& config);
+// The dataset dataset.* describes (shard_bytes only for tar,
+// spread_prefixes only for files).
+DatasetSpec DatasetSpecOf(const Config& config);
 
 }  // namespace ckpt
 

@@ -3,6 +3,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "common/bytes.h"
+#include "common/dataset/dataset_options.h"
 #include "common/log.h"
 #include "common/status_macros.h"
 #include "coordinator/client_check.h"
@@ -21,10 +22,10 @@ absl::Status DatagenRun::Run(RunContext& ctx, RunResult* result) {
   DatagenPlan plan;
   plan.run_id = ctx.run_id();
   plan.spec = DatasetSpecOf(config);
-  plan.uri = config.DatasetPath();
+  plan.uri = DatasetPath(config);
   plan.node_local = config.storage.node_local;
-  plan.remove = config.dataset.remove;
-  plan.write_threads = config.dataset.write_threads;
+  plan.remove = DatasetOf(config).remove;
+  plan.write_threads = DatasetOf(config).write_threads;
   plan.block_size = config.io.block_size;
   plan.fsync = config.io.fsync;
   plan.backend = ctx.backend();

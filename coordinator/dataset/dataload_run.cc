@@ -6,6 +6,7 @@
 #include "absl/strings/str_cat.h"
 #include "common/bytes.h"
 #include "common/dataset/datagen_job.h"
+#include "common/dataset/dataset_options.h"
 #include "common/log.h"
 #include "common/status_macros.h"
 #include "common/step_layout.h"
@@ -99,14 +100,14 @@ void LogEpoch(int e, const RoundResult& r) {
 DataloadPlan MakeDataloadPlan(const RunContext& ctx) {
   const Config& config = ctx.config();
   DataloadPlan plan;
-  plan.uri = config.DatasetPath();
+  plan.uri = DatasetPath(config);
   plan.node_local = config.storage.node_local;
-  plan.listed = config.dataset.source == DatasetSource::kListed;
-  plan.listed_format = config.dataset.format;
-  plan.list_limits = config.dataset.list;
+  plan.listed = DatasetOf(config).source == DatasetSource::kListed;
+  plan.listed_format = DatasetOf(config).format;
+  plan.list_limits = DatasetOf(config).list;
   plan.ranks_per_node = config.RanksPerNode();
   plan.seed = config.run.seed;
-  plan.loader = config.dataload;
+  plan.loader = DataloadOf(config);
   plan.cache_mode =
       config.io.direct_read ? CacheMode::kDirect : config.io.cache_mode;
   plan.block_size = config.io.block_size;
@@ -163,10 +164,10 @@ absl::Status DataloadRun::RunAcceleratorSearch(RunContext& ctx,
   const Config& config = ctx.config();
   AcceleratorSearchResult& search = result->accelerator_search.emplace();
   search.threshold = kMlperfUtilization;
-  search.max_per_node = config.dataload.find_accelerators;
+  search.max_per_node = DataloadOf(config).find_accelerators;
   search.nodes = static_cast<int>(ctx.nodes().size());
-  search.compute_seconds = config.dataload.compute_time;
-  search.batch_size = config.dataload.batch_size;
+  search.compute_seconds = DataloadOf(config).compute_time;
+  search.batch_size = DataloadOf(config).batch_size;
   result->notes.push_back(absl::StrCat(
       "accelerator search: one cold epoch per count of ranks per node "
       "(dataload.epochs and cluster.num_devices are not used), up to ",
@@ -231,14 +232,14 @@ absl::Status DataloadRun::Preflight(RunContext& ctx, RunResult*) {
 absl::Status DataloadRun::Run(RunContext& ctx, RunResult* result) {
   const Config& config = ctx.config();
   DataloadPlan plan = MakeDataloadPlan(ctx);
-  if (config.dataload.find_accelerators > 0) {
+  if (DataloadOf(config).find_accelerators > 0) {
     return RunAcceleratorSearch(ctx, plan, result);
   }
   RoundProtocol protocol(ctx.nodes(), ctx.progress(),
                          config.run.progress_interval);
   // Checkpoints during the epochs: the first step claimed before them.
   const std::string dir = config.CheckpointsPath();
-  const bool checkpoints = config.dataload.checkpoint_every > 0;
+  const bool checkpoints = DataloadOf(config).checkpoint_every > 0;
   uint64_t next_step = 0;
   int saves_before = 0;
   if (checkpoints) {
@@ -254,9 +255,9 @@ absl::Status DataloadRun::Run(RunContext& ctx, RunResult* result) {
     ASSIGN_OR_RETURN(next_step, ctx.ClaimStep(dir, MaxStep(*listings) + 1));
   }
   absl::Status status;
-  for (int e = 0; e < config.dataload.epochs && !ctx.interrupted(); ++e) {
+  for (int e = 0; e < DataloadOf(config).epochs && !ctx.interrupted(); ++e) {
     plan.epoch = static_cast<uint64_t>(e);
-    plan.warm = config.dataload.warm_epochs && e > 0;
+    plan.warm = DataloadOf(config).warm_epochs && e > 0;
     std::unique_ptr<EpochSaves> saves;
     if (checkpoints && next_step != 0) {
       saves = NewEpochSaves(ctx, dir, next_step, saves_before);
@@ -309,9 +310,9 @@ Preparation DataloadPreparation() {
   Preparation p;
   p.by = kDatagenWorkload;
   p.needs = [](const Config& c) -> std::optional<std::vector<SourcedValue>> {
-    if (c.dataset.source != DatasetSource::kCkptbench) return std::nullopt;
+    if (DatasetOf(c).source != DatasetSource::kCkptbench) return std::nullopt;
     std::vector<SourcedValue> values;
-    if (c.dataset.path.empty() && !c.storage.path.empty()) {
+    if (DatasetOf(c).path.empty() && !c.storage.path.empty()) {
       values.push_back(
           {"dataset.path",
            JoinPath(c.storage.path,
@@ -320,7 +321,7 @@ Preparation DataloadPreparation() {
     }
     return values;
   };
-  p.target = [](const Config& c) { return c.DatasetPath(); };
+  p.target = [](const Config& c) { return DatasetPath(c); };
   return p;
 }
 

@@ -6,6 +6,7 @@
 #include "absl/strings/str_cat.h"
 #include "common/dataset/datagen_job.h"
 #include "common/dataset/dataload_job.h"
+#include "common/dataset/dataset_options.h"
 #include "common/dataset/epoch_order.h"
 #include "common/storage_uri.h"
 
@@ -18,28 +19,28 @@ namespace {
 // objects and differ, and a save happens while one rank of every node is
 // still reading: it cannot once N is past a node's whole share in batches.
 absl::Status CheckSavesFitTheEpoch(const Config& c) {
-  if (c.dataset.source != DatasetSource::kCkptbench) return absl::OkStatus();
+  if (DatasetOf(c).source != DatasetSource::kCkptbench) return absl::OkStatus();
   const uint64_t nodes =
       static_cast<uint64_t>(std::max(c.cluster.num_nodes, 1));
   const uint64_t ranks = static_cast<uint64_t>(std::max(c.RanksPerNode(), 1));
   const uint64_t batch =
-      static_cast<uint64_t>(std::max(c.dataload.batch_size, 1));
-  const bool map = c.dataload.access == DataAccess::kMap;
+      static_cast<uint64_t>(std::max(DataloadOf(c).batch_size, 1));
+  const bool map = DataloadOf(c).access == DataAccess::kMap;
   // The sampler's split over the ranks (map), or a node's share (iterable).
   SamplerSpec split;
-  split.samples = c.dataset.samples;
+  split.samples = DatasetOf(c).samples;
   split.world = static_cast<uint32_t>(map ? nodes * ranks : nodes);
-  split.drop_last = !map || c.dataload.drop_last;
+  split.drop_last = !map || DataloadOf(c).drop_last;
   const uint64_t batches = (ShapeOf(split).per_rank + batch - 1) / batch;
-  if (static_cast<uint64_t>(c.dataload.checkpoint_every) <= batches) {
+  if (static_cast<uint64_t>(DataloadOf(c).checkpoint_every) <= batches) {
     return absl::OkStatus();
   }
   return absl::InvalidArgumentError(absl::StrCat(
       "dataload.checkpoint_every (CKPT_CHECKPOINT_EVERY) = ",
-      c.dataload.checkpoint_every, ": expected at most ", batches,
+      DataloadOf(c).checkpoint_every, ": expected at most ", batches,
       map ? ", the batches each rank has in an epoch"
           : ", the batches of a node's share of the dataset",
-      " (dataset.samples ", c.dataset.samples, " over ", nodes, " node(s)",
+      " (dataset.samples ", DatasetOf(c).samples, " over ", nodes, " node(s)",
       map ? absl::StrCat(" x ", ranks, " rank(s)") : std::string(),
       ", dataload.batch_size ", batch, "): no checkpoint would be taken"));
 }
@@ -48,13 +49,14 @@ absl::Status CheckSavesFitTheEpoch(const Config& c) {
 absl::Status CheckEpochCheckpoints(const Config& c, bool need_storage) {
   // datagen leaves the data loader's keys alone (one file makes and reads
   // a dataset).
-  if (c.dataload.checkpoint_every == 0 || c.run.workload == kDatagenWorkload) {
+  if (DataloadOf(c).checkpoint_every == 0 ||
+      c.run.workload == kDatagenWorkload) {
     return absl::OkStatus();
   }
   if (c.run.workload != kDataloadWorkload) {
     return absl::InvalidArgumentError(absl::StrCat(
         "dataload.checkpoint_every (CKPT_CHECKPOINT_EVERY) = ",
-        c.dataload.checkpoint_every, " with run.workload = ", c.run.workload,
+        DataloadOf(c).checkpoint_every, " with run.workload = ", c.run.workload,
         ": checkpoints during training are taken by a dataload epoch; "
         "expected run.workload = dataload, or 0"));
   }
@@ -62,7 +64,7 @@ absl::Status CheckEpochCheckpoints(const Config& c, bool need_storage) {
     return absl::InvalidArgumentError(absl::StrCat(
         "run.interval (CKPT_INTERVAL) = ", c.run.interval,
         " with dataload.checkpoint_every (CKPT_CHECKPOINT_EVERY) = ",
-        c.dataload.checkpoint_every,
+        DataloadOf(c).checkpoint_every,
         ": during an epoch the training between saves is the epoch's own "
         "batches; expected run.interval unset (0)"));
   }
@@ -84,22 +86,22 @@ absl::Status CheckEpochCheckpoints(const Config& c, bool need_storage) {
 
 // The accelerator search (dataload.find_accelerators).
 absl::Status CheckAcceleratorSearch(const Config& c) {
-  const int n = c.dataload.find_accelerators;
+  const int n = DataloadOf(c).find_accelerators;
   if (n == 0 || c.run.workload != kDataloadWorkload) {
     return absl::OkStatus();
   }
-  if (c.dataload.compute_time <= 0) {
+  if (DataloadOf(c).compute_time <= 0) {
     return absl::InvalidArgumentError(absl::StrCat(
         "dataload.find_accelerators (CKPT_FIND_ACCELERATORS) = ", n,
         " with dataload.compute_time (CKPT_COMPUTE_TIME) = 0: utilization "
         "needs an accelerator's time per batch; expected e.g. "
         "CKPT_COMPUTE_TIME=0.188 (MLPerf Storage's unet3d on H100)"));
   }
-  if (c.dataload.checkpoint_every > 0) {
+  if (DataloadOf(c).checkpoint_every > 0) {
     return absl::InvalidArgumentError(absl::StrCat(
         "dataload.find_accelerators (CKPT_FIND_ACCELERATORS) = ", n,
         " with dataload.checkpoint_every (CKPT_CHECKPOINT_EVERY) = ",
-        c.dataload.checkpoint_every,
+        DataloadOf(c).checkpoint_every,
         ": the search measures reading alone; expected one of them"));
   }
   if (n > kMaxDataloadRanks) {
@@ -113,11 +115,11 @@ absl::Status CheckAcceleratorSearch(const Config& c) {
 // The checkpoints a dataload epoch saves must not be inside the dataset
 // (the next epoch would read them as samples), nor hold it.
 absl::Status CheckDatasetApartFromCheckpoints(const Config& c) {
-  if (c.run.workload != kDataloadWorkload || c.dataload.checkpoint_every == 0 ||
-      c.storage.path.empty()) {
+  if (c.run.workload != kDataloadWorkload ||
+      DataloadOf(c).checkpoint_every == 0 || c.storage.path.empty()) {
     return absl::OkStatus();
   }
-  const std::string dataset = c.DatasetPath();
+  const std::string dataset = DatasetPath(c);
   const std::string checkpoints = c.CheckpointsPath();
   if (!LocationsOverlap(dataset, checkpoints)) return absl::OkStatus();
   return absl::InvalidArgumentError(absl::StrCat(
@@ -132,25 +134,26 @@ absl::Status CheckDatasetApartFromCheckpoints(const Config& c) {
 
 absl::Status CheckDatasetKeys(const Config& c, bool need_storage) {
   if (c.run.workload == kCheckpointWorkload) return absl::OkStatus();
-  if (need_storage && c.dataset.path.empty() && c.storage.path.empty()) {
+  if (need_storage && DatasetOf(c).path.empty() && c.storage.path.empty()) {
     return absl::InvalidArgumentError(
         "dataset.path (CKPT_DATASET_PATH) is not set, nor storage.path "
         "(CKPT_DIR_PATH): expected the directory or URI of the dataset, "
         "e.g. CKPT_DATASET_PATH=/mnt/data/imagenet-like");
   }
-  if (c.SampleSpread() > c.dataset.sample_bytes) {
+  if (SampleSpread(c) > DatasetOf(c).sample_bytes) {
     return absl::InvalidArgumentError(absl::StrCat(
         "dataset.sample_spread (CKPT_SAMPLE_SPREAD) = ",
-        c.dataset.sample_spread,
+        DatasetOf(c).sample_spread,
         ": expected at most dataset.sample_bytes (CKPT_SAMPLE_BYTES), ",
-        c.dataset.sample_bytes));
+        DatasetOf(c).sample_bytes));
   }
-  if (c.dataset.spread_prefixes > static_cast<int>(kMaxSpreadPrefixes)) {
+  if (DatasetOf(c).spread_prefixes > static_cast<int>(kMaxSpreadPrefixes)) {
     return absl::InvalidArgumentError(absl::StrCat(
         "dataset.spread_prefixes (CKPT_DATASET_SPREAD_PREFIXES) = ",
-        c.dataset.spread_prefixes, ": expected at most ", kMaxSpreadPrefixes));
+        DatasetOf(c).spread_prefixes, ": expected at most ",
+        kMaxSpreadPrefixes));
   }
-  if (c.dataset.source == DatasetSource::kListed &&
+  if (DatasetOf(c).source == DatasetSource::kListed &&
       c.run.workload == kDatagenWorkload) {
     return absl::InvalidArgumentError(
         "dataset.source (CKPT_DATASET_SOURCE) = listed with run.workload = "
@@ -173,7 +176,7 @@ absl::Status CheckDatasetApartFromResults(const Config& c,
   const bool dataset_run =
       c.run.workload == kDatagenWorkload || c.run.workload == kDataloadWorkload;
   if (!dataset_run || results_dir.empty()) return absl::OkStatus();
-  const std::string dataset = c.DatasetPath();
+  const std::string dataset = DatasetPath(c);
   if (!LocationsOverlap(dataset, results_dir)) return absl::OkStatus();
   return absl::InvalidArgumentError(absl::StrCat(
       "dataset.path (CKPT_DATASET_PATH) ", dataset,

@@ -6,6 +6,7 @@
 #include "common/dataset/dataload_job.h"
 #include "common/dataset/dataload_memory.h"
 #include "common/dataset/dataset_manifest.h"
+#include "common/dataset/dataset_options.h"
 #include "common/dataset/epoch_order.h"
 #include "common/error_kind.h"
 #include "common/memory.h"
@@ -49,12 +50,12 @@ absl::Status CheckDataload(const Config& c, const DatasetLook& look,
   // totals' check below walks every sample.
   DataloadShape shape;
   shape.format = m.spec.format;
-  shape.access = c.dataload.access;
+  shape.access = DataloadOf(c).access;
   shape.samples = m.spec.samples;
   shape.objects = ApproxObjects(m.spec);  // the manifest's may lie
   shape.name_bytes = uri.size() + 32;
-  const int ranks = c.dataload.find_accelerators > 0
-                        ? c.dataload.find_accelerators
+  const int ranks = DataloadOf(c).find_accelerators > 0
+                        ? DataloadOf(c).find_accelerators
                         : c.RanksPerNode();
   shape.ranks_per_node = static_cast<uint64_t>(std::max(ranks, 1));
   shape.world = shape.ranks_per_node * std::max<size_t>(nodes, 1);
@@ -69,21 +70,21 @@ absl::Status CheckDataload(const Config& c, const DatasetLook& look,
   // The accelerator search's first count is 1 rank per node; its memory
   // above is its largest's.
   const uint64_t first =
-      c.dataload.find_accelerators > 0
+      DataloadOf(c).find_accelerators > 0
           ? 1
           : static_cast<uint64_t>(std::max(c.RanksPerNode(), 1));
   return CheckEveryRankReads(
       m.spec.samples, m.totals.objects, first * std::max<size_t>(nodes, 1),
-      c.dataload.access == DataAccess::kIterable, c.dataload.drop_last,
+      DataloadOf(c).access == DataAccess::kIterable, DataloadOf(c).drop_last,
       absl::StrCat("the dataset at ", shown));
 }
 
 }  // namespace
 
 bool LooksAtDataset(const Config& c) {
-  if (c.run.workload == kDatagenWorkload) return !c.dataset.remove;
+  if (c.run.workload == kDatagenWorkload) return !DatasetOf(c).remove;
   return c.run.workload == kDataloadWorkload &&
-         c.dataset.source == DatasetSource::kCkptbench;
+         DatasetOf(c).source == DatasetSource::kCkptbench;
 }
 
 absl::Status CheckDatasetBeforeRun(const Config& c,
@@ -109,7 +110,7 @@ absl::Status PreflightDataset(RunContext& ctx) {
     NodeClient* node = ctx.nodes()[i];
     InspectJob job;
     job.run_id = ctx.run_id();
-    job.dataset_uri = ForNode(config.DatasetPath(), node->index());
+    job.dataset_uri = ForNode(DatasetPath(config), node->index());
     job.backend = ctx.backend();
     auto look = node->Inspect(job);
     if (IsNodeError(look.status())) {

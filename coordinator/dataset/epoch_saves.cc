@@ -6,6 +6,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "common/clock.h"
+#include "common/dataset/dataset_options.h"
 #include "common/log.h"
 #include "common/step_layout.h"
 #include "wire/dataload_report_codec.h"
@@ -20,7 +21,7 @@ using Clock = std::chrono::steady_clock;
 // save whose persisting takes longer holds the next one).
 Config ForEpochSaves(Config c) {
   c.run.visible_timeout = 0;
-  c.run.interval = c.dataload.checkpoint_every * c.dataload.compute_time;
+  c.run.interval = DataloadOf(c).checkpoint_every * DataloadOf(c).compute_time;
   return c;
 }
 
@@ -65,7 +66,7 @@ EpochCheckpointJob EpochSaves::JobFor(size_t node) {
   // What this node's saves may report: the same job for every step.
   expected_[node] = ExpectPhase(job, 0);
   EpochCheckpointJob c;
-  c.every_batches = static_cast<uint32_t>(config_.dataload.checkpoint_every);
+  c.every_batches = static_cast<uint32_t>(DataloadOf(config_).checkpoint_every);
   c.first_step = next_step_;
   c.first_step_uri = job.step_uri;
   c.save = std::move(job);

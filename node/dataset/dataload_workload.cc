@@ -10,6 +10,7 @@
 #include "absl/strings/str_cat.h"
 #include "common/dataset/dataload_memory.h"
 #include "common/dataset/dataset_manifest.h"
+#include "common/dataset/dataset_options.h"
 #include "common/dataset/epoch_order.h"
 #include "common/hash_mix.h"
 #include "common/memory.h"

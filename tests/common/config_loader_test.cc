@@ -11,6 +11,7 @@
 #include <sstream>
 
 #include "common/cuda.h"
+#include "common/dataset/dataset_options.h"
 #include "common/text.h"
 #include "coordinator/config_checks.h"
 
@@ -338,10 +339,10 @@ TEST(ValidateConfig, PlaceholderEndpointsAndBucketsAreRefused) {
   c.storage.path = "gs://BUCKET.INVALID.";
   EXPECT_NE(message(c).find("is a placeholder"), std::string::npos);
   c.storage.path = "s3://ckptbench/checkpoints";
-  c.dataset.path = "s3://x.invalid/ds";
+  DatasetOf(c).path = "s3://x.invalid/ds";
   EXPECT_NE(message(c).find("dataset.path (CKPT_DATASET_PATH)"),
             std::string::npos);
-  c.dataset.path = "";
+  DatasetOf(c).path = "";
   c.s3.endpoint = "http://user@your-s3-server.invalid:9000/";
   EXPECT_NE(message(c).find("s3.endpoint (AWS_ENDPOINT_URL_S3) = "
                             "'http://user@your-s3-server.invalid:9000/' is a "

@@ -8,6 +8,7 @@
 #include <gtest/gtest.h>
 
 #include "common/dataset/datagen_job.h"
+#include "common/dataset/dataset_options.h"
 #include "common/dataset/epoch_order.h"
 #include "common/storage_uri.h"
 #include "coordinator/dataset/dataset_config_checks.h"
@@ -107,7 +108,7 @@ TEST(LocationsOverlap, ByWholeComponentsAfterFolding) {
 TEST(DatasetApartFromResults, AResultsPrefixInsideTheDatasetIsRefused) {
   Config c;
   c.run.workload = kDatagenWorkload;
-  c.dataset.path = "s3://b/ds";
+  DatasetOf(c).path = "s3://b/ds";
   for (const char* inside : {"s3://b/ds/results", "s3://b/ds", "s3://b"}) {
     const absl::Status s = CheckDatasetApartFromResults(c, inside);
     EXPECT_FALSE(s.ok()) << inside;

@@ -9,6 +9,7 @@
 #include "absl/strings/match.h"
 #include "common/dataset/datagen_job.h"
 #include "common/dataset/dataload_job.h"
+#include "common/dataset/dataset_options.h"
 #include "coordinator/summary.h"
 #include "tests/testing/inprocess_run.h"
 
@@ -82,12 +83,12 @@ TEST(AcceleratorSearch, DoublesThenHalvesTheGapAndSaysWhatEndedIt) {
 TEST(AcceleratorSearch, OnStoragePacedToAKnownRateItStopsAtTheCountByHand) {
   auto memory = std::make_shared<MemoryStore>();
   Config c;
-  c.dataset.path = "mem://bucket/ds";
-  c.dataset.format = DatasetFormat::kFiles;
-  c.dataset.samples = 480;
-  c.dataset.sample_bytes = 32 * 1024;
-  c.dataset.sample_spread = 0;
-  c.dataset.write_threads = 2;
+  DatasetOf(c).path = "mem://bucket/ds";
+  DatasetOf(c).format = DatasetFormat::kFiles;
+  DatasetOf(c).samples = 480;
+  DatasetOf(c).sample_bytes = 32 * 1024;
+  DatasetOf(c).sample_spread = 0;
+  DatasetOf(c).write_threads = 2;
   c.io.block_size = 64 * 1024;
   {
     Config gen = c;
@@ -98,10 +99,10 @@ TEST(AcceleratorSearch, OnStoragePacedToAKnownRateItStopsAtTheCountByHand) {
   memory->SetRate(22.0 * 1024 * 1024);
   c.run.workload = kDataloadWorkload;
   c.run.progress_interval = 10;
-  c.dataload.batch_size = 4;
-  c.dataload.num_workers = 2;
-  c.dataload.compute_time = 0.020;
-  c.dataload.find_accelerators = 8;
+  DataloadOf(c).batch_size = 4;
+  DataloadOf(c).num_workers = 2;
+  DataloadOf(c).compute_time = 0.020;
+  DataloadOf(c).find_accelerators = 8;
   InProcessRun h(memory, c, 1);
   absl::Status s = h.Run();
   ASSERT_TRUE(s.ok()) << s;

@@ -11,6 +11,7 @@
 #include "absl/strings/match.h"
 #include "common/dataset/datagen_job.h"
 #include "common/dataset/dataset_manifest.h"
+#include "common/dataset/dataset_options.h"
 #include "common/error_kind.h"
 #include "coordinator/checkpoint/planner.h"
 #include "coordinator/coordinator.h"
@@ -29,13 +30,13 @@ namespace {
 Config DatagenConfig(const std::string& path, DatasetFormat format) {
   Config c;
   c.run.workload = kDatagenWorkload;
-  c.dataset.path = path;
-  c.dataset.format = format;
-  c.dataset.samples = 300;
-  c.dataset.sample_bytes = 20000;
-  c.dataset.sample_spread = 6000;
-  c.dataset.shard_bytes = 256 * 1024;
-  c.dataset.write_threads = 3;
+  DatasetOf(c).path = path;
+  DatasetOf(c).format = format;
+  DatasetOf(c).samples = 300;
+  DatasetOf(c).sample_bytes = 20000;
+  DatasetOf(c).sample_spread = 6000;
+  DatasetOf(c).shard_bytes = 256 * 1024;
+  DatasetOf(c).write_threads = 3;
   c.io.block_size = 64 * 1024;  // shards take several blocks
   return c;
 }
@@ -122,8 +123,8 @@ TEST(Datagen, AMatchingDatasetIsReusedAndADifferentOneRefused) {
     ExpectShards(memory, "mem://bucket/ds", DatasetSpecOf(c));
   }
   Config other = c;
-  other.dataset.samples = 301;
-  other.dataset.seed = 5;
+  DatasetOf(other).samples = 301;
+  DatasetOf(other).seed = 5;
   InProcessRun h(memory, other);
   absl::Status s = h.Run();
   EXPECT_FALSE(s.ok());
@@ -139,7 +140,7 @@ TEST(Datagen, AMatchingDatasetIsReusedAndADifferentOneRefused) {
 TEST(Datagen, FilesOnLocalDiskWithPrefixesAreTheSamplesBytes) {
   TempDir dir;
   Config c = DatagenConfig(dir.Sub("ds"), DatasetFormat::kFiles);
-  c.dataset.spread_prefixes = 4;
+  DatasetOf(c).spread_prefixes = 4;
   InProcessRun h(std::make_shared<MemoryStore>(), c);
   ASSERT_TRUE(h.Run().ok());
   const DatasetSpec spec = DatasetSpecOf(c);
@@ -166,7 +167,7 @@ TEST(Datagen, FilesOnLocalDiskWithPrefixesAreTheSamplesBytes) {
 TEST(Datagen, RemoveTakesTheManifestAndItsObjectsAndNothingElse) {
   auto memory = std::make_shared<MemoryStore>();
   Config c = DatagenConfig("mem://bucket/ds", DatasetFormat::kFiles);
-  c.dataset.spread_prefixes = 3;
+  DatasetOf(c).spread_prefixes = 3;
   {
     InProcessRun h(memory, c, 2);
     ASSERT_TRUE(h.Run().ok());
@@ -174,8 +175,8 @@ TEST(Datagen, RemoveTakesTheManifestAndItsObjectsAndNothingElse) {
   memory->Put("mem://bucket/ds/samples/00/mine.txt", "a user's file");
   memory->Put("mem://bucket/ds/notes.txt", "another");
   Config rm = c;
-  rm.dataset.remove = true;
-  rm.dataset.samples = 1;  // ignored: the manifest says what to remove
+  DatasetOf(rm).remove = true;
+  DatasetOf(rm).samples = 1;  // ignored: the manifest says what to remove
   InProcessRun h(memory, rm, 2);
   ASSERT_TRUE(h.Run().ok());
   EXPECT_TRUE(h.result.dataset->removed);

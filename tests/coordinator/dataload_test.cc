@@ -12,6 +12,7 @@
 #include "absl/strings/str_cat.h"
 #include "common/dataset/datagen_job.h"
 #include "common/dataset/dataload_job.h"
+#include "common/dataset/dataset_options.h"
 #include "common/dataset/epoch_order.h"
 #include "coordinator/checkpoint/planner.h"
 #include "coordinator/coordinator.h"
@@ -27,18 +28,18 @@ namespace {
 
 Config DatasetConfig(DatasetFormat format, uint64_t samples) {
   Config c;
-  c.dataset.path = "mem://bucket/ds";
-  c.dataset.format = format;
-  c.dataset.samples = samples;
-  c.dataset.sample_bytes = 12000;
-  c.dataset.sample_spread = 3000;
-  c.dataset.shard_bytes = 128 * 1024;
-  c.dataset.write_threads = 2;
+  DatasetOf(c).path = "mem://bucket/ds";
+  DatasetOf(c).format = format;
+  DatasetOf(c).samples = samples;
+  DatasetOf(c).sample_bytes = 12000;
+  DatasetOf(c).sample_spread = 3000;
+  DatasetOf(c).shard_bytes = 128 * 1024;
+  DatasetOf(c).write_threads = 2;
   c.cluster.num_devices = "2";
   c.io.block_size = 64 * 1024;
-  c.dataload.batch_size = 8;
-  c.dataload.num_workers = 2;
-  c.dataload.epochs = 2;
+  DataloadOf(c).batch_size = 8;
+  DataloadOf(c).num_workers = 2;
+  DataloadOf(c).epochs = 2;
   return c;
 }
 
@@ -54,8 +55,8 @@ TEST_P(DataloadMatrix, EverySampleOncePerEpochInANewOrderEachEpoch) {
   Config c = DatasetConfig(format, 240);
   MakeDataset(memory, c);
   c.run.workload = kDataloadWorkload;
-  c.dataload.access = access;
-  c.dataload.shuffle_buffer = 16;
+  DataloadOf(c).access = access;
+  DataloadOf(c).shuffle_buffer = 16;
   const SampleIndex index(DatasetSpecOf(c));
   InProcessRun h(memory, c, 2);
   absl::Status s = h.Run();
@@ -129,20 +130,20 @@ INSTANTIATE_TEST_SUITE_P(
 TEST(Dataload, IterableSplitsShardsAsWebDatasetDoesAndNamesIdleWorkers) {
   auto memory = std::make_shared<MemoryStore>();
   Config c = DatasetConfig(DatasetFormat::kTar, 30);
-  c.dataset.sample_bytes = 4096;
-  c.dataset.sample_spread = 0;
+  DatasetOf(c).sample_bytes = 4096;
+  DatasetOf(c).sample_spread = 0;
   // A sample's record: its .jpg header and 4 KiB, its .cls header and
   // label block: 11 blocks of 512 bytes. Ten to a shard, with its trailer.
-  c.dataset.shard_bytes = 10 * 11 * 512 + kTarTrailerBytes;
+  DatasetOf(c).shard_bytes = 10 * 11 * 512 + kTarTrailerBytes;
   MakeDataset(memory, c);
   const SampleIndex index(DatasetSpecOf(c));
   ASSERT_EQ(index.objects(), 3u);
   c.run.workload = kDataloadWorkload;
-  c.dataload.access = DataAccess::kIterable;
-  c.dataload.shuffle = false;
-  c.dataload.shuffle_buffer = 1;
-  c.dataload.epochs = 1;
-  c.dataload.batch_size = 4;
+  DataloadOf(c).access = DataAccess::kIterable;
+  DataloadOf(c).shuffle = false;
+  DataloadOf(c).shuffle_buffer = 1;
+  DataloadOf(c).epochs = 1;
+  DataloadOf(c).batch_size = 4;
   InProcessRun h(memory, c, 1);  // 2 ranks
   ASSERT_TRUE(h.Run().ok());
   const EpochResult& ep = *h.result.rounds[0].epoch;
@@ -188,7 +189,7 @@ TEST(Dataload, IterableNamesACorruptedMembersSampleAndShard) {
   const SampleLocation loc = index.Locate(37);
   memory->FlipByte("mem://bucket/ds/" + loc.object, loc.offset + 100);
   c.run.workload = kDataloadWorkload;
-  c.dataload.access = DataAccess::kIterable;
+  DataloadOf(c).access = DataAccess::kIterable;
   InProcessRun h(memory, c, 1);
   absl::Status s = h.Run();
   EXPECT_FALSE(s.ok());
@@ -204,7 +205,7 @@ TEST(Dataload, SamplesThatDoNotDivideAreDroppedAndCounted) {
   Config c = DatasetConfig(DatasetFormat::kFiles, 103);
   MakeDataset(memory, c);
   c.run.workload = kDataloadWorkload;
-  c.dataload.epochs = 1;
+  DataloadOf(c).epochs = 1;
   InProcessRun h(memory, c, 1);  // 2 ranks
   ASSERT_TRUE(h.Run().ok());
   const EpochResult& ep = *h.result.rounds[0].epoch;
@@ -221,7 +222,7 @@ TEST(Dataload, ACorruptedSampleFailsTheEpochNamingItsShardAndKey) {
   const SampleLocation loc = index.Locate(37);
   memory->FlipByte("mem://bucket/ds/" + loc.object, loc.offset + 100);
   c.run.workload = kDataloadWorkload;
-  c.dataload.shuffle = false;
+  DataloadOf(c).shuffle = false;
   InProcessRun h(memory, c, 1);
   absl::Status s = h.Run();
   EXPECT_FALSE(s.ok());
@@ -249,8 +250,8 @@ TEST(Dataload, ARanksFailureStopsTheRanksStillWaiting) {
   memory->FlipByte("mem://bucket/ds/" + loc.object, loc.offset + 100);
   memory->SetRate(1024.0 * 1024);
   c.run.workload = kDataloadWorkload;
-  c.dataload.shuffle = false;
-  c.dataload.epochs = 1;
+  DataloadOf(c).shuffle = false;
+  DataloadOf(c).epochs = 1;
   InProcessRun h(memory, c, 1);  // 2 ranks: samples 0, 2, ... and 1, 3, ...
   absl::Status s = h.Run();
   EXPECT_FALSE(s.ok());
@@ -275,16 +276,16 @@ TEST(Dataload, UtilizationOnPacedStorageIsWhatTheRatesSay) {
        {Case{0.015625, 256, 0.42, 0.58}, Case{0.048, 128, 0.90, 1.0}}) {
     auto memory = std::make_shared<MemoryStore>();
     Config c = DatasetConfig(DatasetFormat::kFiles, k.samples);
-    c.dataset.sample_bytes = 64 * 1024;
-    c.dataset.sample_spread = 0;
+    DatasetOf(c).sample_bytes = 64 * 1024;
+    DatasetOf(c).sample_spread = 0;
     MakeDataset(memory, c);
     memory->SetRate(8.0 * 1024 * 1024);
     c.run.workload = kDataloadWorkload;
     c.cluster.num_devices = "1";
-    c.dataload.epochs = 1;
-    c.dataload.batch_size = 4;
-    c.dataload.num_workers = 4;
-    c.dataload.compute_time = k.compute;
+    DataloadOf(c).epochs = 1;
+    DataloadOf(c).batch_size = 4;
+    DataloadOf(c).num_workers = 4;
+    DataloadOf(c).compute_time = k.compute;
     InProcessRun h(memory, c, 1);
     ASSERT_TRUE(h.Run().ok());
     const EpochResult& ep = *h.result.rounds[0].epoch;

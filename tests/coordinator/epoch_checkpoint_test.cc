@@ -10,6 +10,7 @@
 #include "absl/strings/match.h"
 #include "common/dataset/datagen_job.h"
 #include "common/dataset/dataload_job.h"
+#include "common/dataset/dataset_options.h"
 #include "coordinator/summary.h"
 #include "tests/testing/inprocess_run.h"
 
@@ -24,21 +25,21 @@ namespace {
 // batches before the epoch's end.
 Config EpochConfig() {
   Config c;
-  c.dataset.path = "mem://bucket/ds";
-  c.dataset.format = DatasetFormat::kFiles;
-  c.dataset.samples = 1536;
-  c.dataset.sample_bytes = 4096;
-  c.dataset.sample_spread = 0;
-  c.dataset.write_threads = 2;
+  DatasetOf(c).path = "mem://bucket/ds";
+  DatasetOf(c).format = DatasetFormat::kFiles;
+  DatasetOf(c).samples = 1536;
+  DatasetOf(c).sample_bytes = 4096;
+  DatasetOf(c).sample_spread = 0;
+  DatasetOf(c).write_threads = 2;
   c.cluster.num_devices = "2";
   c.model.num_layers = 1;
   c.model.optimizer = Optimizer::kNone;
   c.io.block_size = 1 << 20;
-  c.dataload.batch_size = 4;
-  c.dataload.num_workers = 2;
-  c.dataload.epochs = 1;
-  c.dataload.compute_time = 0.008;
-  c.dataload.checkpoint_every = 60;
+  DataloadOf(c).batch_size = 4;
+  DataloadOf(c).num_workers = 2;
+  DataloadOf(c).epochs = 1;
+  DataloadOf(c).compute_time = 0.008;
+  DataloadOf(c).checkpoint_every = 60;
   c.run.progress_interval = 10;
   return c;
 }
@@ -147,7 +148,7 @@ TEST(EpochCheckpoint, ACheckpointTakenDuringAnEpochIsRestoredByALaterLoad) {
   MakeDataset(memory, c);
   c.run.workload = kDataloadWorkload;
   c.storage.path = "mem://bucket/run";
-  c.dataload.compute_time = 0;
+  DataloadOf(c).compute_time = 0;
   InProcessRun h(memory, c, 1);
   absl::Status s = h.Run();
   ASSERT_TRUE(s.ok()) << s;
@@ -157,7 +158,7 @@ TEST(EpochCheckpoint, ACheckpointTakenDuringAnEpochIsRestoredByALaterLoad) {
 
   Config load = EpochConfig();
   load.storage.path = "mem://bucket/run";
-  load.dataload.checkpoint_every = 0;
+  DataloadOf(load).checkpoint_every = 0;
   load.run.mode = RunMode::kLoadOnly;
   load.run.num_load_calls = 1;
   InProcessRun l(memory, load, 1);
@@ -178,18 +179,18 @@ TEST(EpochCheckpoint, ACheckpointTakenDuringAnEpochIsRestoredByALaterLoad) {
 TEST(EpochCheckpoint, ANodeWhoseRanksAreDoneMakesTheOthersSkipTheSave) {
   auto memory = std::make_shared<MemoryStore>();
   Config c = EpochConfig();
-  c.dataset.samples = 7;
+  DatasetOf(c).samples = 7;
   c.cluster.num_devices = "1";
   MakeDataset(memory, c);
   c.run.workload = kDataloadWorkload;
   c.storage.path = "mem://bucket/run";
-  c.dataload.access = DataAccess::kIterable;
-  c.dataload.shuffle = false;
-  c.dataload.shuffle_buffer = 1;
-  c.dataload.batch_size = 1;
-  c.dataload.num_workers = 1;
-  c.dataload.compute_time = 0;
-  c.dataload.checkpoint_every = 2;
+  DataloadOf(c).access = DataAccess::kIterable;
+  DataloadOf(c).shuffle = false;
+  DataloadOf(c).shuffle_buffer = 1;
+  DataloadOf(c).batch_size = 1;
+  DataloadOf(c).num_workers = 1;
+  DataloadOf(c).compute_time = 0;
+  DataloadOf(c).checkpoint_every = 2;
   InProcessRun h(memory, c, 2);
   absl::Status s = h.Run();
   ASSERT_TRUE(s.ok()) << s;

@@ -15,6 +15,7 @@
 #include "common/dataset/datagen_job.h"
 #include "common/dataset/dataload_job.h"
 #include "common/dataset/dataset_manifest.h"
+#include "common/dataset/dataset_options.h"
 #include "node/storage/memory_storage.h"
 #include "tests/testing/fault_storage.h"
 #include "tests/testing/inprocess_run.h"
@@ -25,13 +26,13 @@ namespace {
 Config DatagenConfig(const std::string& path) {
   Config c;
   c.run.workload = kDatagenWorkload;
-  c.dataset.path = path;
-  c.dataset.format = DatasetFormat::kFiles;
-  c.dataset.spread_prefixes = 4;
-  c.dataset.samples = 200;
-  c.dataset.sample_bytes = 4096;
-  c.dataset.sample_spread = 0;
-  c.dataset.write_threads = 2;
+  DatasetOf(c).path = path;
+  DatasetOf(c).format = DatasetFormat::kFiles;
+  DatasetOf(c).spread_prefixes = 4;
+  DatasetOf(c).samples = 200;
+  DatasetOf(c).sample_bytes = 4096;
+  DatasetOf(c).sample_spread = 0;
+  DatasetOf(c).write_threads = 2;
   return c;
 }
 
@@ -81,7 +82,7 @@ TEST(HostileDatasetRun, ASecondDatagenOnAClaimedPathIsRefusedNamingTheFirst) {
       0u);
 
   Config other = c;
-  other.dataset.samples = 300;
+  DatasetOf(other).samples = 300;
   InProcessRun second(memory, other);
   s = second.Run();
   ASSERT_FALSE(s.ok());
@@ -94,7 +95,7 @@ TEST(HostileDatasetRun, ASecondDatagenOnAClaimedPathIsRefusedNamingTheFirst) {
   // A removal finishes what the failed datagen left: every object it
   // wrote, its claim and pending manifest; nothing is left of it.
   Config rm = c;
-  rm.dataset.remove = true;
+  DatasetOf(rm).remove = true;
   InProcessRun removal(memory, rm);
   s = removal.Run();
   ASSERT_TRUE(s.ok()) << s;
@@ -116,7 +117,7 @@ TEST(HostileDatasetRun, ARemovalThatDidNotFinishIsFinishedByTheNext) {
   ASSERT_TRUE(InProcessRun(memory, c).Run().ok());
   memory->Put("mem://b/ds/notes.txt", "not ckptbench's");
   Config rm = c;
-  rm.dataset.remove = true;
+  DatasetOf(rm).remove = true;
   Inject(memory, {{StorageOp::kRemoveFiles, "samples/02", 0, 1,
                    absl::UnavailableError("injected: the store went away")}});
   InProcessRun killed(memory, rm);
@@ -145,7 +146,7 @@ TEST(HostileDatasetRun, AClaimWithoutAPendingManifestIsClearedByRemove) {
   InProcessRun blocked(memory, c);
   ASSERT_FALSE(blocked.Run().ok());
   Config rm = c;
-  rm.dataset.remove = true;
+  DatasetOf(rm).remove = true;
   InProcessRun removal(memory, rm);
   absl::Status s = removal.Run();
   ASSERT_TRUE(s.ok()) << s;
@@ -174,7 +175,7 @@ TEST(HostileDatasetRun, ADatasetLargerThanTheFreeSpaceIsRefusedFirst) {
 TEST(HostileDatasetRun, AnEpochThatLeavesARankNothingIsRefusedFirst) {
   auto memory = std::make_shared<MemoryStore>();
   Config c = DatagenConfig("mem://b/ds");
-  c.dataset.samples = 1;
+  DatasetOf(c).samples = 1;
   ASSERT_TRUE(InProcessRun(memory, c).Run().ok());
   Config load = c;
   load.run.workload = kDataloadWorkload;
@@ -185,7 +186,7 @@ TEST(HostileDatasetRun, AnEpochThatLeavesARankNothingIsRefusedFirst) {
   EXPECT_TRUE(absl::IsFailedPrecondition(s)) << s;
   EXPECT_TRUE(absl::StrContains(s.message(), "1 sample(s) for 4 ranks")) << s;
   EXPECT_TRUE(run.result.rounds.empty());
-  load.dataload.access = DataAccess::kIterable;
+  DataloadOf(load).access = DataAccess::kIterable;
   InProcessRun iterable(memory, load);
   s = iterable.Run();
   EXPECT_TRUE(absl::StrContains(s.message(), "3 rank(s) would read nothing"))

@@ -13,6 +13,7 @@
 #include "common/config.h"
 #include "common/config_keys.h"
 #include "common/dataset/dataload_job.h"
+#include "common/dataset/dataset_options.h"
 #include "coordinator/config_checks.h"
 
 namespace ckpt {
@@ -83,7 +84,7 @@ TEST(WorkloadRegistry, SaysWhichWorkloadPreparesAnother) {
   Config c;
   c.run.workload = "dataload";
   c.storage.path = "/data/ckpt";
-  c.dataset.samples = 20000;
+  DatasetOf(c).samples = 20000;
   auto values = p->needs(c);
   ASSERT_TRUE(values.has_value());
   ASSERT_EQ(values->size(), 1u);
@@ -91,12 +92,12 @@ TEST(WorkloadRegistry, SaysWhichWorkloadPreparesAnother) {
   EXPECT_EQ((*values)[0].value.rfind("/data/ckpt/datasets/", 0), 0u)
       << (*values)[0].value;
   EXPECT_NE((*values)[0].value.find("-20000x"), std::string::npos);
-  c.dataset.path = "/data/mine";
+  DatasetOf(c).path = "/data/mine";
   values = p->needs(c);
   ASSERT_TRUE(values.has_value());
   EXPECT_TRUE(values->empty());  // the user's path stands
   EXPECT_EQ(p->target(c), "/data/mine");
-  c.dataset.source = DatasetSource::kListed;
+  DatasetOf(c).source = DatasetSource::kListed;
   EXPECT_FALSE(p->needs(c).has_value());  // the user's own files
   auto half = builtin.With(RunWorkloadEntry(
       "half", [] { return std::make_unique<NothingRun>(); }, {}, {}, {},
@@ -154,7 +155,7 @@ TEST(WorkloadRegistry, RunsEachWorkloadsConfigurationChecks) {
   EXPECT_TRUE(with->CheckResultsApart(c, "/elsewhere").ok());
   // The dataset workloads' own: a dataset inside the results directory.
   c.run.workload = "datagen";
-  c.dataset.path = "/results/ds";
+  DatasetOf(c).path = "/results/ds";
   EXPECT_FALSE(
       WorkloadRegistry::BuiltIn().CheckResultsApart(c, "/results").ok());
   c.run.workload = "checkpoint";
@@ -170,14 +171,14 @@ TEST(WorkloadRegistry, AnotherWorkloadsKeyIsNamedBeforeTheRunsOwnChecks) {
   Config c;
   c.storage.path = "/ckpt";
   c.run.async = true;
-  c.dataload.checkpoint_every = 40;
+  DataloadOf(c).checkpoint_every = 40;
   absl::Status s = ValidateConfig(c, /*need_storage=*/true);
   EXPECT_NE(
       s.message().find("dataload.checkpoint_every (CKPT_CHECKPOINT_EVERY) "
                        "= 40 with run.workload = checkpoint"),
       std::string::npos)
       << s;
-  c.dataload.checkpoint_every = 0;  // then the checkpoint's own
+  DataloadOf(c).checkpoint_every = 0;  // then the checkpoint's own
   s = ValidateConfig(c, true);
   EXPECT_NE(s.message().find("run.async (CKPT_ASYNC) = true needs "
                              "run.interval"),

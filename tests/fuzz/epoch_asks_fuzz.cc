@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "common/dataset/dataload_job.h"
+#include "common/dataset/dataset_options.h"
 #include "coordinator/checkpoint/planner.h"
 #include "coordinator/dataset/epoch_saves.h"
 #include "coordinator/steps.h"
@@ -36,7 +37,7 @@ struct Fixture {
     config.model.num_layers = 1;
     config.model.optimizer = Optimizer::kNone;
     config.run.workload = kDataloadWorkload;
-    config.dataload.checkpoint_every = 2;
+    DataloadOf(config).checkpoint_every = 2;
     plan = *MakePlan(PlanOptionsFromConfig(config));
     for (int i = 0; i < 2; ++i) {
       owned.push_back(std::make_unique<LocalNodeClient>(
