@@ -59,9 +59,7 @@ KeyDef SecondsKey(std::string key, std::string env, Member member,
     member(c) = d;
     return absl::OkStatus();
   };
-  k.get = [member](const Config& c) {
-    return absl::StrCat(member(const_cast<Config&>(c)));
-  };
+  k.get = [member](const Config& c) { return absl::StrCat(member(c)); };
   return k;
 }
 
@@ -76,9 +74,7 @@ KeyDef DurationKey(std::string key, std::string env, Member member,
   k.set = [member](Config& c, const std::string& v) {
     return ParseDuration(v, &member(c));
   };
-  k.get = [member](const Config& c) {
-    return absl::StrCat(member(const_cast<Config&>(c)));
-  };
+  k.get = [member](const Config& c) { return absl::StrCat(member(c)); };
   return k;
 }
 
@@ -97,9 +93,7 @@ KeyDef DurationKey(std::string key, std::string env, double max, Member member,
     member(c) = d;
     return absl::OkStatus();
   };
-  k.get = [member](const Config& c) {
-    return absl::StrCat(member(const_cast<Config&>(c)));
-  };
+  k.get = [member](const Config& c) { return absl::StrCat(member(c)); };
   return k;
 }
 
@@ -116,9 +110,7 @@ KeyDef IntKey(std::string key, std::string env, int min, int max, Member member,
     member(c) = n;
     return absl::OkStatus();
   };
-  k.get = [member](const Config& c) {
-    return std::to_string(member(const_cast<Config&>(c)));
-  };
+  k.get = [member](const Config& c) { return std::to_string(member(c)); };
   return k;
 }
 
@@ -143,9 +135,7 @@ KeyDef CountKey(std::string key, std::string env, uint64_t min, uint64_t max,
     member(c) = n;
     return absl::OkStatus();
   };
-  k.get = [member](const Config& c) {
-    return std::to_string(member(const_cast<Config&>(c)));
-  };
+  k.get = [member](const Config& c) { return std::to_string(member(c)); };
   return k;
 }
 
@@ -167,7 +157,7 @@ KeyDef AutoIntKey(std::string key, std::string env, int min, int max,
     return absl::OkStatus();
   };
   k.get = [member](const Config& c) {
-    const int n = member(const_cast<Config&>(c));
+    const int n = member(c);
     return n < 0 ? std::string("auto") : std::to_string(n);
   };
   return k;
@@ -181,9 +171,7 @@ KeyDef BoolKey(std::string key, std::string env, Member member,
   k.set = [member](Config& c, const std::string& v) {
     return ParseBool(v, &member(c));
   };
-  k.get = [member](const Config& c) {
-    return BoolStr(member(const_cast<Config&>(c)));
-  };
+  k.get = [member](const Config& c) { return BoolStr(member(c)); };
   return k;
 }
 
@@ -197,7 +185,7 @@ KeyDef EnumKey(std::string key, std::string env,
   k.set = [allowed, member](Config& c, const std::string& v) {
     return ParseEnum(v, allowed, &member(c));
   };
-  k.get = [member](const Config& c) { return member(const_cast<Config&>(c)); };
+  k.get = [member](const Config& c) { return member(c); };
   return k;
 }
 
@@ -213,9 +201,7 @@ KeyDef KindKey(std::string key, std::string env, Member member,
     member(c) = *e;
     return absl::OkStatus();
   };
-  k.get = [member](const Config& c) {
-    return std::string(Name(member(const_cast<Config&>(c))));
-  };
+  k.get = [member](const Config& c) { return std::string(Name(member(c))); };
   return k;
 }
 
@@ -228,7 +214,7 @@ KeyDef StringKey(std::string key, std::string env, std::string expected,
     member(c) = v;
     return absl::OkStatus();
   };
-  k.get = [member](const Config& c) { return member(const_cast<Config&>(c)); };
+  k.get = [member](const Config& c) { return member(c); };
   return k;
 }
 
@@ -251,9 +237,7 @@ KeyDef SizeKey(std::string key, std::string env, uint64_t min, uint64_t max,
     member(c) = *s;
     return absl::OkStatus();
   };
-  k.get = [member](const Config& c) {
-    return std::to_string(member(const_cast<Config&>(c)));
-  };
+  k.get = [member](const Config& c) { return std::to_string(member(c)); };
   return k;
 }
 

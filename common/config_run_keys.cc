@@ -23,7 +23,7 @@ KeyDef WorkloadKey(const std::vector<WorkloadChoice>& workloads) {
   }
   return EnumKey(
       "run.workload", "CKPT_WORKLOAD", std::move(names),
-      [](Config& c) -> std::string& { return c.run.workload; },
+      [](auto& c) -> auto& { return c.run.workload; },
       absl::StrCat("what the run does: ", absl::StrJoin(said, ", ")));
 }
 
@@ -34,27 +34,27 @@ std::vector<KeyDef> BuildConfigKeys() {
   keys.push_back(StringKey(
       "storage.path", "CKPT_DIR_PATH",
       "a path, file://path, s3:// or gs:// URI",
-      [](Config& c) -> std::string& { return c.storage.path; },
+      [](auto& c) -> auto& { return c.storage.path; },
       "where checkpoints are written (saves go under <path>/checkpoints/)"));
   keys.push_back(StringKey(
       "storage.restore_path", "CKPT_RESTORE_PATH", "a path or URI",
-      [](Config& c) -> std::string& { return c.storage.restore_path; },
+      [](auto& c) -> auto& { return c.storage.restore_path; },
       "where checkpoints are loaded from (default <path>/checkpoints)"));
   keys.push_back(StringKey(
       "model.name", "CKPT_MODEL", "a model preset name (ckptbench plan --list)",
-      [](Config& c) -> std::string& { return c.model.name; },
+      [](auto& c) -> auto& { return c.model.name; },
       "model preset: transformer, llama-7b..70b, vit-base, llama3-8b..1t"));
   keys.push_back(IntKey(
       "model.num_layers", "NUM_LAYERS", 1,
-      [](Config& c) -> int& { return c.model.num_layers; },
+      [](auto& c) -> auto& { return c.model.num_layers; },
       "transformer preset: encoder and decoder layers (model size)"));
   keys.push_back(KindKey<Optimizer>(
       "model.optimizer", "CKPT_OPTIMIZER",
-      [](Config& c) -> Optimizer& { return c.model.optimizer; },
+      [](auto& c) -> auto& { return c.model.optimizer; },
       "optimizer state saved with the weights (adam: 2 fp32 moments)"));
   keys.push_back(IntKey(
       "cluster.num_nodes", "NUM_NODES", 1,
-      [](Config& c) -> int& { return c.cluster.num_nodes; },
+      [](auto& c) -> auto& { return c.cluster.num_nodes; },
       "nodes taking part"));
   {
     KeyDef k;
@@ -79,31 +79,31 @@ std::vector<KeyDef> BuildConfigKeys() {
   }
   keys.push_back(KindKey<Accelerator>(
       "cluster.accelerator", "ACCELERATOR",
-      [](Config& c) -> Accelerator& { return c.cluster.accelerator; },
+      [](auto& c) -> auto& { return c.cluster.accelerator; },
       "where shard bytes live before a save"));
   keys.push_back(KindKey<HostStaging>(
       "cluster.staging", "CKPT_STAGING",
-      [](Config& c) -> HostStaging& { return c.cluster.staging; },
+      [](auto& c) -> auto& { return c.cluster.staging; },
       "ACCELERATOR=gpu: host memory that device bytes are copied through "
       "(pageable is what a plain .cpu() copy gets)"));
   keys.push_back(KindKey<ShardingStrategy>(
       "sharding.strategy", "CKPT_SHARDING",
-      [](Config& c) -> ShardingStrategy& { return c.sharding.strategy; },
+      [](auto& c) -> auto& { return c.sharding.strategy; },
       "full: shard across all ranks; hybrid: within a node, node 0 writes"));
   keys.push_back(IntKey(
       "sharding.thread_count", "CKPT_THREAD_COUNT", 1,
-      [](Config& c) -> int& { return c.sharding.thread_count; },
+      [](auto& c) -> auto& { return c.sharding.thread_count; },
       "files per rank, each written by its own thread (DCP thread_count)"));
   keys.push_back(KindKey<RunMode>(
-      "run.mode", "CKPT_MODE", [](Config& c) -> RunMode& { return c.run.mode; },
+      "run.mode", "CKPT_MODE", [](auto& c) -> auto& { return c.run.mode; },
       "which phases run"));
   keys.push_back(IntKey(
       "run.num_save_calls", "NUM_SAVE_CALLS", 0,
-      [](Config& c) -> int& { return c.run.num_save_calls; },
+      [](auto& c) -> auto& { return c.run.num_save_calls; },
       "timed save rounds"));
   keys.push_back(IntKey(
       "run.num_load_calls", "NUM_LOAD_CALLS", 0,
-      [](Config& c) -> int& { return c.run.num_load_calls; },
+      [](auto& c) -> auto& { return c.run.num_load_calls; },
       "timed load rounds"));
   {
     KeyDef k;
@@ -119,32 +119,32 @@ std::vector<KeyDef> BuildConfigKeys() {
   }
   keys.push_back(BoolKey(
       "run.keep_all_steps", "CKPT_KEEP_ALL_STEPS",
-      [](Config& c) -> bool& { return c.run.keep_all_steps; },
+      [](auto& c) -> auto& { return c.run.keep_all_steps; },
       "keep every saved step (default: keep only the newest committed)"));
   keys.push_back(BoolKey(
-      "run.async", "CKPT_ASYNC", [](Config& c) -> bool& { return c.run.async; },
+      "run.async", "CKPT_ASYNC", [](auto& c) -> auto& { return c.run.async; },
       "asynchronous saves: training blocks only while a save stages its "
       "bytes; persisting them overlaps the next run.interval of simulated "
       "training"));
   keys.push_back(DurationKey(
       "run.interval", "CKPT_INTERVAL",
-      [](Config& c) -> double& { return c.run.interval; },
+      [](auto& c) -> auto& { return c.run.interval; },
       "training time between saves (simulated compute with run.async); the "
       "checkpoint interval goodput is computed at"));
   keys.push_back(DurationKey(
-      "run.mttf", "CKPT_MTTF", [](Config& c) -> double& { return c.run.mttf; },
+      "run.mttf", "CKPT_MTTF", [](auto& c) -> auto& { return c.run.mttf; },
       "mean time to failure of the job, for goodput and the optimal "
       "checkpoint interval (0: not computed)"));
   keys.push_back(DurationKey(
       "run.visible_timeout", "CKPT_VISIBLE_TIMEOUT",
-      [](Config& c) -> double& { return c.run.visible_timeout; },
+      [](auto& c) -> auto& { return c.run.visible_timeout; },
       "time to visible: after each save commits, another node (node 1; the "
       "same one in a one-node run) polls until it lists the step and reads "
       "its .metadata back (FUSE mounts: and opens a shard), for at most this "
       "long; 0: not measured"));
   keys.push_back(AutoIntKey(
       "load.rank_shift", "CKPT_RANK_SHIFT", 0, std::numeric_limits<int>::max(),
-      [](Config& c) -> int& { return c.load.rank_shift; },
+      [](auto& c) -> auto& { return c.load.rank_shift; },
       "rank r loads the shards rank (r + K) mod the world size wrote, so on "
       "shared storage nodes read what other nodes wrote and no node's client "
       "cache serves them (DLIO's recovery_rank_shift); auto: one node over "
@@ -152,7 +152,7 @@ std::vector<KeyDef> BuildConfigKeys() {
       "otherwise; K > 0 needs shared storage (not storage.node_local)"));
   keys.push_back(KindKey<ReshardReads>(
       "load.reshard_reads", "CKPT_RESHARD_READS",
-      [](Config& c) -> ReshardReads& { return c.load.reshard_reads; },
+      [](auto& c) -> auto& { return c.load.reshard_reads; },
       "a resharded restore (checkpoint saved with another world size or "
       "files per rank): ranges = each rank reads exactly the bytes it owns "
       "under the new sharding; segments = every saved segment holding any "
@@ -160,7 +160,7 @@ std::vector<KeyDef> BuildConfigKeys() {
       "so read amplification shows the cost"));
   keys.push_back(SecondsKey(
       "run.progress_interval", "CKPT_PROGRESS_INTERVAL",
-      [](Config& c) -> double& { return c.run.progress_interval; },
+      [](auto& c) -> auto& { return c.run.progress_interval; },
       "seconds between progress lines during a round"));
   {
     KeyDef k;
@@ -181,7 +181,7 @@ std::vector<KeyDef> BuildConfigKeys() {
   }
   keys.push_back(AutoIntKey(
       "io.queue_depth", "CKPT_QUEUE_DEPTH", 0, 64,
-      [](Config& c) -> int& { return c.io.queue_depth; },
+      [](auto& c) -> auto& { return c.io.queue_depth; },
       "blocks in flight per file: a load keeps this many reads going on "
       "their own threads while the file's thread verifies (reads of one "
       "file at once: only on paths; object stores have "
@@ -191,23 +191,22 @@ std::vector<KeyDef> BuildConfigKeys() {
       "using the CPU (direct I/O, FUSE mounts, object stores), 0 for "
       "buffered local files (the call is the kernel's copy)"));
   keys.push_back(BoolKey(
-      "io.fsync", "CKPT_FSYNC", [](Config& c) -> bool& { return c.io.fsync; },
+      "io.fsync", "CKPT_FSYNC", [](auto& c) -> auto& { return c.io.fsync; },
       "fsync each file (and the step directory) before a rank is durable"));
   keys.push_back(BoolKey(
       "io.direct_write", "CKPT_DIRECT_WRITE",
-      [](Config& c) -> bool& { return c.io.direct_write; },
+      [](auto& c) -> auto& { return c.io.direct_write; },
       "O_DIRECT for writes"));
   keys.push_back(BoolKey(
       "io.direct_read", "CKPT_DIRECT_READ",
-      [](Config& c) -> bool& { return c.io.direct_read; },
-      "O_DIRECT for reads"));
+      [](auto& c) -> auto& { return c.io.direct_read; }, "O_DIRECT for reads"));
   keys.push_back(KindKey<CacheMode>(
       "io.cache_mode", "CKPT_CACHE_MODE",
-      [](Config& c) -> CacheMode& { return c.io.cache_mode; },
+      [](auto& c) -> auto& { return c.io.cache_mode; },
       "how loads avoid the page cache (none: allow cached reads)"));
   keys.push_back(KindKey<ChecksumKind>(
       "io.checksum", "CKPT_CHECKSUM",
-      [](Config& c) -> ChecksumKind& { return c.io.checksum; },
+      [](auto& c) -> auto& { return c.io.checksum; },
       "checksum recorded in .metadata and verified on load"));
   AddObjectStoreKeys(&keys);
   // The names WorkloadRegistry::BuiltIn() registers (a unit test holds
@@ -221,75 +220,75 @@ std::vector<KeyDef> BuildConfigKeys() {
   for (KeyDef& k : workload_keys) keys.push_back(std::move(k));
   keys.push_back(KindKey<StorageFlavour>(
       "storage.flavour", "CKPT_STORAGE_FLAVOUR",
-      [](Config& c) -> StorageFlavour& { return c.storage.flavour; },
+      [](auto& c) -> auto& { return c.storage.flavour; },
       "paths: local disk, or a FUSE object-store mount (sequential writes, no "
       "O_DIRECT, no rename, close is the durability point); auto: from the "
       "mount type"));
   keys.push_back(BoolKey(
       "storage.node_local", "CKPT_NODE_LOCAL",
-      [](Config& c) -> bool& { return c.storage.node_local; },
+      [](auto& c) -> auto& { return c.storage.node_local; },
       "each node saves to and loads from its own disk (boot disks)"));
   keys.push_back(StringKey(
       "control.listen", "CKPT_LISTEN", "HOST:PORT",
-      [](Config& c) -> std::string& { return c.control.listen; },
+      [](auto& c) -> auto& { return c.control.listen; },
       "coordinator: address to serve the node sessions and health on"));
   keys.push_back(StringKey(
       "control.coordinator", "CKPT_COORDINATOR", "HOST[:PORT]",
-      [](Config& c) -> std::string& { return c.control.coordinator; },
+      [](auto& c) -> auto& { return c.control.coordinator; },
       "node: the coordinator's address (a DNS name in Kubernetes; port "
       "50051 if none)"));
   keys.push_back(AutoIntKey(
       "control.node_index", "CKPT_NODE_INDEX", 0,
       std::numeric_limits<int>::max(),
-      [](Config& c) -> int& { return c.control.node_index; },
+      [](auto& c) -> auto& { return c.control.node_index; },
       "node: its index (auto: JOB_COMPLETION_INDEX, NODE_RANK or the host "
       "name's trailing number)"));
   keys.push_back(SecondsKey(
       "control.register_timeout", "CKPT_REGISTER_TIMEOUT",
-      [](Config& c) -> double& { return c.control.register_timeout; },
+      [](auto& c) -> auto& { return c.control.register_timeout; },
       "coordinator: how long to wait for all NUM_NODES nodes"));
   keys.push_back(SecondsKey(
       "control.node_timeout", "CKPT_NODE_TIMEOUT",
-      [](Config& c) -> double& { return c.control.node_timeout; },
+      [](auto& c) -> auto& { return c.control.node_timeout; },
       "a node silent this long is failed (heartbeats every interval)"));
   keys.push_back(SecondsKey(
       "control.heartbeat_interval", "CKPT_HEARTBEAT_INTERVAL",
-      [](Config& c) -> double& { return c.control.heartbeat_interval; },
+      [](auto& c) -> auto& { return c.control.heartbeat_interval; },
       "how often nodes send a heartbeat"));
   keys.push_back(SecondsKey(
       "control.connect_timeout", "CKPT_CONNECT_TIMEOUT",
-      [](Config& c) -> double& { return c.control.connect_timeout; },
+      [](auto& c) -> auto& { return c.control.connect_timeout; },
       "node: how long to keep dialing a coordinator that is not up"));
   keys.push_back(IntKey(
       "control.node_health_port", "CKPT_NODE_HEALTH_PORT", 0,
-      [](Config& c) -> int& { return c.control.node_health_port; },
+      [](auto& c) -> auto& { return c.control.node_health_port; },
       "node: port of its gRPC health service, 0 = off"));
   keys.push_back(IntKey(
       "control.coordinator_health_port", "CKPT_COORDINATOR_HEALTH_PORT", 0,
-      [](Config& c) -> int& { return c.control.coordinator_health_port; },
+      [](auto& c) -> auto& { return c.control.coordinator_health_port; },
       "coordinator: port of a plaintext gRPC health service of its own, for "
       "probes that cannot speak TLS (Kubernetes'), 0 = off"));
   keys.push_back(StringKey(
       "tls.cert", "CKPT_TLS_CERT", "a PEM file path",
-      [](Config& c) -> std::string& { return c.control.tls_cert; },
+      [](auto& c) -> auto& { return c.control.tls_cert; },
       "certificate: the coordinator's server cert, or a node's client cert"));
   keys.push_back(StringKey(
       "tls.key", "CKPT_TLS_KEY", "a PEM file path",
-      [](Config& c) -> std::string& { return c.control.tls_key; },
+      [](auto& c) -> auto& { return c.control.tls_key; },
       "private key of tls.cert"));
   keys.push_back(StringKey(
       "tls.ca", "CKPT_TLS_CA", "a PEM file path",
-      [](Config& c) -> std::string& { return c.control.tls_ca; },
+      [](auto& c) -> auto& { return c.control.tls_ca; },
       "CA bundle to verify the peer; on the coordinator it requires client "
       "certificates (mutual TLS)"));
   keys.push_back(StringKey(
       "tls.server_name", "CKPT_TLS_SERVER_NAME", "a host name",
-      [](Config& c) -> std::string& { return c.control.tls_server_name; },
+      [](auto& c) -> auto& { return c.control.tls_server_name; },
       "node: name to verify in the coordinator's certificate"));
   {
     KeyDef k = StringKey(
         "auth.token", "CKPT_TOKEN", "a shared secret string",
-        [](Config& c) -> std::string& { return c.control.token; },
+        [](auto& c) -> auto& { return c.control.token; },
         "shared secret nodes must present to register (never logged)");
     k.secret = true;
     k.get = [](const Config& c) {

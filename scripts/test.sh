@@ -17,8 +17,9 @@ echo "== optimized build"
 # one are unity builds (a few sources to a file, the heavy headers parsed
 # once per batch); the clang build below compiles each source on its own,
 # so a source that does not include what it uses still fails CI. In a unity
-# build the test sources of one executable share batches: a helper's name is
-# unique within its executable.
+# build the test sources of one executable share batches: two of them that
+# each define a helper of one name and signature for themselves would clash,
+# so such a helper gets a name of its own or is shared from tests/testing/.
 bash scripts/build.sh build -DCKPTBENCH_TESTS=ON -DCKPTBENCH_BENCH=ON \
   -DCMAKE_UNITY_BUILD=ON
 # Unit tests first, then the integration tests with their servers and peers.

@@ -21,66 +21,66 @@ void AddDataloadKeys(std::vector<KeyDef>* out) {
   std::vector<KeyDef>& keys = *out;
   keys.push_back(KindKey<DataAccess>(
       "dataload.access", "CKPT_DATALOAD_ACCESS",
-      [](Config& c) -> DataAccess& { return DataloadOf(c).access; },
+      [](auto& c) -> auto& { return DataloadOf(c).access; },
       "map: a request per sample in the sampler's order (TAR shards: a "
       "ranged read of the member); iterable: objects split over ranks and "
       "workers as WebDataset does, each streamed whole through a shuffle "
       "buffer"));
   keys.push_back(IntKey(
       "dataload.epochs", "CKPT_EPOCHS", 1,
-      [](Config& c) -> int& { return DataloadOf(c).epochs; },
+      [](auto& c) -> auto& { return DataloadOf(c).epochs; },
       "epochs, each a timed round"));
   keys.push_back(IntKey(
       "dataload.batch_size", "CKPT_BATCH_SIZE", 1,
-      [](Config& c) -> int& { return DataloadOf(c).batch_size; },
+      [](auto& c) -> auto& { return DataloadOf(c).batch_size; },
       "samples per batch"));
   keys.push_back(IntKey(
       "dataload.num_workers", "CKPT_NUM_WORKERS", 1, kMaxDataloadWorkers,
-      [](Config& c) -> int& { return DataloadOf(c).num_workers; },
+      [](auto& c) -> auto& { return DataloadOf(c).num_workers; },
       "workers per rank, each making whole batches (requests in flight per "
       "rank), each with its own connections"));
   keys.push_back(IntKey(
       "dataload.prefetch_factor", "CKPT_PREFETCH_FACTOR", 1, kMaxPrefetchFactor,
-      [](Config& c) -> int& { return DataloadOf(c).prefetch_factor; },
+      [](auto& c) -> auto& { return DataloadOf(c).prefetch_factor; },
       "batches each worker keeps ready ahead of the accelerator"));
   keys.push_back(DurationKey(
       "dataload.compute_time", "CKPT_COMPUTE_TIME", kMaxDataloadStepSeconds,
-      [](Config& c) -> double& { return DataloadOf(c).compute_time; },
+      [](auto& c) -> auto& { return DataloadOf(c).compute_time; },
       "the emulated accelerator's time per batch (0: no backpressure, the "
       "loader's upper limit)"));
   keys.push_back(DurationKey(
       "dataload.preprocess_time", "CKPT_PREPROCESS_TIME",
       kMaxDataloadStepSeconds,
-      [](Config& c) -> double& { return DataloadOf(c).preprocess_time; },
+      [](auto& c) -> auto& { return DataloadOf(c).preprocess_time; },
       "a worker's time per sample after reading it (decoding), slept"));
   keys.push_back(BoolKey(
       "dataload.shuffle", "CKPT_SHUFFLE",
-      [](Config& c) -> bool& { return DataloadOf(c).shuffle; },
+      [](auto& c) -> auto& { return DataloadOf(c).shuffle; },
       "a new order every epoch (by run.seed and the epoch)"));
   keys.push_back(BoolKey(
       "dataload.drop_last", "CKPT_DROP_LAST",
-      [](Config& c) -> bool& { return DataloadOf(c).drop_last; },
+      [](auto& c) -> auto& { return DataloadOf(c).drop_last; },
       "the sampler drops the samples that do not divide by the ranks "
       "(false: pads by reading some twice)"));
   keys.push_back(BoolKey(
       "dataload.warm_epochs", "CKPT_WARM_EPOCHS",
-      [](Config& c) -> bool& { return DataloadOf(c).warm_epochs; },
+      [](auto& c) -> auto& { return DataloadOf(c).warm_epochs; },
       "epochs after the first may read from caches (page cache, FUSE "
       "client caches); the first is always cold"));
   keys.push_back(IntKey(
       "dataload.shuffle_buffer", "CKPT_SHUFFLE_BUFFER", 1,
       static_cast<int>(kMaxShuffleBuffer),
-      [](Config& c) -> int& { return DataloadOf(c).shuffle_buffer; },
+      [](auto& c) -> auto& { return DataloadOf(c).shuffle_buffer; },
       "iterable access: samples each worker holds to shuffle (WebDataset's "
       "shuffle(K)); 1: the objects' own order"));
   keys.push_back(IntKey(
       "dataload.checkpoint_every", "CKPT_CHECKPOINT_EVERY", 0,
-      [](Config& c) -> int& { return DataloadOf(c).checkpoint_every; },
+      [](auto& c) -> auto& { return DataloadOf(c).checkpoint_every; },
       "a checkpoint (model.*, sync or run.async) after every N batches of "
       "each rank, under storage.path's checkpoints/ (0: none)"));
   keys.push_back(IntKey(
       "dataload.find_accelerators", "CKPT_FIND_ACCELERATORS", 0,
-      [](Config& c) -> int& { return DataloadOf(c).find_accelerators; },
+      [](auto& c) -> auto& { return DataloadOf(c).find_accelerators; },
       "search the most accelerators (ranks per node, up to N) the storage "
       "keeps at >= 90% utilization at dataload.compute_time, one cold epoch "
       "per count (0: no search)"));
@@ -100,18 +100,18 @@ void AddDatasetKeys(std::vector<KeyDef>* out,
   keys.push_back(StringKey(
       "dataset.path", "CKPT_DATASET_PATH",
       "a path, file://path, s3:// or gs:// URI",
-      [](Config& c) -> std::string& { return DatasetOf(c).path; },
+      [](auto& c) -> auto& { return DatasetOf(c).path; },
       "where the dataset lives (default <storage.path>/dataset)"));
   keys.push_back(KindKey<DatasetSource>(
       "dataset.source", "CKPT_DATASET_SOURCE",
-      [](Config& c) -> DatasetSource& { return DatasetOf(c).source; },
+      [](auto& c) -> auto& { return DatasetOf(c).source; },
       "dataload: ckptbench (a dataset datagen made: its manifest read, every "
       "byte verified) or listed (your own files or *.tar shards of "
       "dataset.format under dataset.path: listed, shards indexed at "
       "prepare, read unverified)"));
   keys.push_back(KindKey<DatasetFormat>(
       "dataset.format", "CKPT_DATASET_FORMAT",
-      [](Config& c) -> DatasetFormat& { return DatasetOf(c).format; },
+      [](auto& c) -> auto& { return DatasetOf(c).format; },
       "files: one object per sample; tar: WebDataset TAR shards"));
   {
     KeyDef k = NewKey("dataset.samples", "CKPT_DATASET_SAMPLES",
@@ -133,7 +133,7 @@ void AddDatasetKeys(std::vector<KeyDef>* out,
   }
   keys.push_back(SizeKey(
       "dataset.sample_bytes", "CKPT_SAMPLE_BYTES", 1, kMaxSampleBytes, 1,
-      [](Config& c) -> uint64_t& { return DatasetOf(c).sample_bytes; },
+      [](auto& c) -> auto& { return DatasetOf(c).sample_bytes; },
       "a sample's size, the mean when dataset.sample_spread > 0"));
   {
     KeyDef k = NewKey("dataset.sample_spread", "CKPT_SAMPLE_SPREAD",
@@ -162,11 +162,11 @@ void AddDatasetKeys(std::vector<KeyDef>* out,
   }
   keys.push_back(SizeKey(
       "dataset.shard_bytes", "CKPT_SHARD_BYTES", 4096, 1ull << 40, 1,
-      [](Config& c) -> uint64_t& { return DatasetOf(c).shard_bytes; },
+      [](auto& c) -> auto& { return DatasetOf(c).shard_bytes; },
       "tar: a shard's target size (samples fill it in order)"));
   keys.push_back(IntKey(
       "dataset.spread_prefixes", "CKPT_DATASET_SPREAD_PREFIXES", 0,
-      [](Config& c) -> int& { return DatasetOf(c).spread_prefixes; },
+      [](auto& c) -> auto& { return DatasetOf(c).spread_prefixes; },
       "files: samples under N hash prefixes (samples/HH/); 0 = one "
       "directory"));
   {
@@ -182,36 +182,36 @@ void AddDatasetKeys(std::vector<KeyDef>* out,
   keys.push_back(IntKey(
       "dataset.write_threads", "CKPT_DATAGEN_THREADS", 1,
       kMaxDatagenWriteThreads,
-      [](Config& c) -> int& { return DatasetOf(c).write_threads; },
+      [](auto& c) -> auto& { return DatasetOf(c).write_threads; },
       "datagen: objects each node writes at once"));
   keys.push_back(BoolKey(
       "dataset.remove", "CKPT_DATASET_REMOVE",
-      [](Config& c) -> bool& { return DatasetOf(c).remove; },
+      [](auto& c) -> auto& { return DatasetOf(c).remove; },
       "datagen: remove the dataset ckptbench made at dataset.path (its "
       "manifest first, then exactly the objects it names)"));
   keys.push_back(CountKey(
       "dataset.list_max_objects", "CKPT_LIST_MAX_OBJECTS", 1, 1ull << 32,
-      [](Config& c) -> uint64_t& { return DatasetOf(c).list.max_objects; },
+      [](auto& c) -> auto& { return DatasetOf(c).list.max_objects; },
       "listed datasets: the most objects (and prefixes) a listing may "
       "return"));
   keys.push_back(CountKey(
       "dataset.list_max_pages", "CKPT_LIST_MAX_PAGES", 1, 1ull << 32,
-      [](Config& c) -> uint64_t& { return DatasetOf(c).list.max_pages; },
+      [](auto& c) -> auto& { return DatasetOf(c).list.max_pages; },
       "listed datasets on object stores: the most pages a listing may take"));
   keys.push_back(SizeKey(
       "dataset.list_max_key_bytes", "CKPT_LIST_MAX_KEY_BYTES", 4096, 1ull << 40,
-      1, [](Config& c) -> uint64_t& { return DatasetOf(c).list.max_key_bytes; },
+      1, [](auto& c) -> auto& { return DatasetOf(c).list.max_key_bytes; },
       "listed datasets: the most bytes of names (and versions) a listing "
       "may hold"));
   keys.push_back(SizeKey(
       "dataset.list_max_page_bytes", "CKPT_LIST_MAX_PAGE_BYTES", 64 * 1024,
       1ull << 30, 1,
-      [](Config& c) -> uint64_t& { return DatasetOf(c).list.max_page_bytes; },
+      [](auto& c) -> auto& { return DatasetOf(c).list.max_page_bytes; },
       "listed datasets on object stores: the most bytes one listing page's "
       "answer may have"));
   keys.push_back(SizeKey(
       "dataset.list_max_bytes", "CKPT_LIST_MAX_BYTES", 64 * 1024, 1ull << 44, 1,
-      [](Config& c) -> uint64_t& { return DatasetOf(c).list.max_bytes; },
+      [](auto& c) -> auto& { return DatasetOf(c).list.max_bytes; },
       "listed datasets on object stores: the most bytes all of a listing's "
       "answers may have"));
   AddDataloadKeys(out);

@@ -66,7 +66,8 @@ EpochCheckpointJob EpochSaves::JobFor(size_t node) {
   // What this node's saves may report: the same job for every step.
   expected_[node] = ExpectPhase(job, 0);
   EpochCheckpointJob c;
-  c.every_batches = static_cast<uint32_t>(DataloadOf(config_).checkpoint_every);
+  c.every_batches = static_cast<uint32_t>(
+      DataloadOf(std::as_const(config_)).checkpoint_every);
   c.first_step = next_step_;
   c.first_step_uri = job.step_uri;
   c.save = std::move(job);

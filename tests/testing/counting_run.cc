@@ -12,7 +12,7 @@
 namespace ckpt {
 namespace {
 
-using Json = nlohmann::json;
+using CountingJson = nlohmann::json;
 
 absl::Status Bad(const std::string& what) {
   return absl::InvalidArgumentError(absl::StrCat("expected ", what));
@@ -82,13 +82,15 @@ std::string Report(const ReportInput& input) {
 }  // namespace
 
 std::string CountingSection::ToJson() const {
-  return Json{{"rounds", rounds}, {"items", items}, {"per_node", per_node}}
+  return CountingJson{
+      {"rounds", rounds}, {"items", items}, {"per_node", per_node}}
       .dump();
 }
 
 absl::StatusOr<std::shared_ptr<const ResultSection>> ReadCountingSection(
     const std::string& json) {
-  const Json j = Json::parse(json, nullptr, /*allow_exceptions=*/false);
+  const CountingJson j =
+      CountingJson::parse(json, nullptr, /*allow_exceptions=*/false);
   if (!j.is_object()) return Bad("an object");
   for (const auto& [key, value] : j.items()) {
     if (key != "rounds" && key != "items" && key != "per_node") {
@@ -115,7 +117,7 @@ absl::StatusOr<std::shared_ptr<const ResultSection>> ReadCountingSection(
   s->rounds = rounds->get<uint32_t>();
   s->items = items->get<uint64_t>();
   uint64_t sum = 0;
-  for (const Json& n : *per_node) {
+  for (const CountingJson& n : *per_node) {
     if (!n.is_number_unsigned()) return Bad("per_node, a list of counts");
     s->per_node.push_back(n.get<uint64_t>());
     sum += s->per_node.back();
