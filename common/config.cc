@@ -46,10 +46,25 @@ int Config::RanksPerNode() const {
   return std::stoi(cluster.num_devices);
 }
 
-const std::vector<KeyDef>& ConfigKeys() {
-  static const std::vector<KeyDef>* keys =
-      new std::vector<KeyDef>(BuildConfigKeys());
-  return *keys;
+namespace {
+
+// The key table and the workloads' choices, built together once.
+struct ConfigKeyTable {
+  std::vector<WorkloadChoice> workloads;
+  std::vector<KeyDef> keys = BuildConfigKeys(&workloads);
+};
+
+const ConfigKeyTable& TheConfigKeyTable() {
+  static const ConfigKeyTable* table = new ConfigKeyTable;
+  return *table;
+}
+
+}  // namespace
+
+const std::vector<KeyDef>& ConfigKeys() { return TheConfigKeyTable().keys; }
+
+const std::vector<WorkloadChoice>& WorkloadChoices() {
+  return TheConfigKeyTable().workloads;
 }
 
 const KeyDef* FindKey(const std::string& name) {

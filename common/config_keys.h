@@ -243,18 +243,38 @@ KeyDef SizeKey(std::string key, std::string env, uint64_t min, uint64_t max,
 
 }  // namespace keydefs
 
-// Every key (config_run_keys.cc), once: ConfigKeys() keeps them.
-std::vector<KeyDef> BuildConfigKeys();
-// Appends the s3.* and gcs.* keys (config_store_keys.cc).
-void AddObjectStoreKeys(std::vector<KeyDef>* keys);
+// A flag of a workload's own command: the key=value it adds.
+struct WorkloadFlag {
+  std::string name;     // "--remove"
+  std::string help;     // its line in `ckptbench keys --json`
+  std::string applies;  // "dataset.remove=true"
+};
+
 // A workload run.workload can name: its name and what it does (the key's
 // help in `ckptbench keys` says each). A workload's own keys function (e.g.
 // common/dataset/dataset_keys.h), called by BuildConfigKeys, appends its
-// keys and its choice.
+// keys and its choice. Its choice also says how the command line reaches
+// it beyond run.workload: an experiment's `prepare: <name>`, and a
+// command `ckptbench <name>` of its own (main/cli.cc lists both).
 struct WorkloadChoice {
   std::string name;
   std::string does;
+  // What it makes for a sweep's points when an experiment file says
+  // `prepare: <name>` ("" = it prepares none).
+  std::string prepares;
+  // `ckptbench <name>`, a run of it ("" = no command of its own): its
+  // lines in `ckptbench help` after run's, and its flags.
+  std::vector<std::string> usage;
+  std::vector<WorkloadFlag> flags;
 };
+
+// Every key (config_run_keys.cc), once: ConfigKeys() keeps them; and
+// every workload's choice, in registration order, to `workloads`.
+std::vector<KeyDef> BuildConfigKeys(std::vector<WorkloadChoice>* workloads);
+// The choices BuildConfigKeys made, once (the checkpoint's first).
+const std::vector<WorkloadChoice>& WorkloadChoices();
+// Appends the s3.* and gcs.* keys (config_store_keys.cc).
+void AddObjectStoreKeys(std::vector<KeyDef>* keys);
 
 }  // namespace ckpt
 

@@ -29,7 +29,7 @@ KeyDef WorkloadKey(const std::vector<WorkloadChoice>& workloads) {
 
 }  // namespace
 
-std::vector<KeyDef> BuildConfigKeys() {
+std::vector<KeyDef> BuildConfigKeys(std::vector<WorkloadChoice>* workloads) {
   std::vector<KeyDef> keys;
   keys.push_back(StringKey(
       "storage.path", "CKPT_DIR_PATH",
@@ -212,11 +212,13 @@ std::vector<KeyDef> BuildConfigKeys() {
   // The names WorkloadRegistry::BuiltIn() registers (a unit test holds
   // them equal): the workloads this binary runs, each workload's keys
   // after the key that chooses it.
-  std::vector<WorkloadChoice> workloads = {
-      {kCheckpointWorkload, "save and load rounds"}};
+  WorkloadChoice checkpoint;
+  checkpoint.name = kCheckpointWorkload;
+  checkpoint.does = "save and load rounds";
+  *workloads = {std::move(checkpoint)};
   std::vector<KeyDef> workload_keys;
-  AddDatasetKeys(&workload_keys, &workloads);
-  keys.push_back(WorkloadKey(workloads));
+  AddDatasetKeys(&workload_keys, workloads);
+  keys.push_back(WorkloadKey(*workloads));
   for (KeyDef& k : workload_keys) keys.push_back(std::move(k));
   keys.push_back(KindKey<StorageFlavour>(
       "storage.flavour", "CKPT_STORAGE_FLAVOUR",

@@ -13,6 +13,7 @@
 #include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
 #include "common/config.h"
+#include "common/config_keys.h"
 #include "common/status_macros.h"
 
 namespace ckpt {
@@ -195,6 +196,20 @@ absl::Status ReadGroups(const std::string& path,
   return absl::OkStatus();
 }
 
+// `prepare: W`: W a workload whose choice says what it prepares for the
+// points (common/config_keys.h, WorkloadChoice::prepares).
+absl::Status CheckPrepare(const std::string& where, const std::string& value) {
+  std::vector<std::string> said;
+  for (const WorkloadChoice& w : WorkloadChoices()) {
+    if (w.prepares.empty()) continue;
+    if (w.name == value) return absl::OkStatus();
+    said.push_back(absl::StrCat(w.name, " (", w.prepares, ")"));
+  }
+  return absl::InvalidArgumentError(
+      absl::StrCat(where, ": prepare = '", value, "': expected ",
+                   absl::StrJoin(said, ", "), ", or no prepare: key"));
+}
+
 // The file's other keys: name, description, prepare, repeat, sweep:, smoke:
 // (kept in `smokes`) and fixed values.
 absl::Status ReadKeys(const std::string& path,
@@ -213,12 +228,7 @@ absl::Status ReadKeys(const std::string& path,
     if (key == "name" || key == "description") {
       (key == "name" ? e.name : e.description) = entry.value;
     } else if (key == "prepare") {
-      if (entry.value != "datagen") {
-        return absl::InvalidArgumentError(
-            absl::StrCat(where, ": prepare = '", entry.value,
-                         "': expected datagen (the points' dataset made "
-                         "first), or no prepare: key"));
-      }
+      RETURN_IF_ERROR(CheckPrepare(where, entry.value));
       e.prepare = entry.value;
     } else if (key.rfind(kSmoke, 0) == 0) {
       smokes->emplace_back(key.substr(sizeof(kSmoke) - 1),

@@ -18,6 +18,7 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "common/config_loader.h"
+#include "common/inspection.h"
 #include "coordinator/results.h"
 #include "coordinator/run_context.h"
 
@@ -49,6 +50,16 @@ struct Preparation {
   // sweep's targets: one preparing run each).
   std::function<std::string(const Config&)> target;
 };
+
+// What a preparing workload says in a sweep's dry run (`sweep --dry-run`)
+// of its run for a point it prepares: what it will write for `config` (the
+// point's) to the Preparation's target, and whether that is there already
+// or fits. `look`: what is at the target on this machine, as a node's
+// Inspect would find it; nullopt when none was taken (an object store: a
+// dry run sends it no request). *fits is set false when it would not fit
+// (its run's preflight would refuse it).
+using PrepareDescription = std::function<std::string(
+    const Config& config, const std::optional<DatasetLook>& look, bool* fits)>;
 
 // A workload's checks of the configuration, before any node is asked
 // (ValidateConfig, coordinator/config_checks.h, runs them between the

@@ -12,6 +12,7 @@
 #include "coordinator/checkpoint/checkpoint_planning.h"
 #include "coordinator/checkpoint/checkpoint_run.h"
 #include "coordinator/checkpoint/checkpoint_summary.h"
+#include "coordinator/dataset/datagen_dry_run.h"
 #include "coordinator/dataset/datagen_run.h"
 #include "coordinator/dataset/dataload_html.h"
 #include "coordinator/dataset/dataload_run.h"
@@ -25,7 +26,8 @@ namespace {
 template <typename Run>
 RunWorkloadEntry Entry(const char* name, WorkloadSummary summary,
                        ConfigChecks checks, Preparation prepared = {},
-                       Planning planning = {}, WorkloadReport report = {}) {
+                       Planning planning = {}, WorkloadReport report = {},
+                       PrepareDescription prepares = {}) {
   return {name,
           [] { return std::make_unique<Run>(); },
           std::move(summary),
@@ -33,7 +35,8 @@ RunWorkloadEntry Entry(const char* name, WorkloadSummary summary,
           std::move(report),
           std::move(prepared),
           std::move(checks),
-          std::move(planning)};
+          std::move(planning),
+          std::move(prepares)};
 }
 
 }  // namespace
@@ -46,7 +49,8 @@ const WorkloadRegistry& WorkloadRegistry::BuiltIn() {
                              {CheckCheckpointKeys, {}}, {},
                              CheckpointPlanning()),
         Entry<DatagenRun>(kDatagenWorkload, DatagenSummary(),
-                          {CheckDatasetKeys, CheckDatasetApartFromResults}),
+                          {CheckDatasetKeys, CheckDatasetApartFromResults}, {},
+                          {}, {}, DescribeDatasetPrepare),
         Entry<DataloadRun>(kDataloadWorkload, DataloadSummary(),
                            {CheckDataloadKeys, CheckDatasetApartFromResults},
                            DataloadPreparation(), {}, DataLoaderSection)};
@@ -150,6 +154,12 @@ const Preparation* WorkloadRegistry::PreparationOf(
     std::string_view name) const {
   const RunWorkloadEntry* e = Find(name);
   return e != nullptr && !e->prepared.by.empty() ? &e->prepared : nullptr;
+}
+
+const PrepareDescription* WorkloadRegistry::PrepareDescriptionOf(
+    std::string_view name) const {
+  const RunWorkloadEntry* e = Find(name);
+  return e != nullptr && e->prepares ? &e->prepares : nullptr;
 }
 
 const WorkloadSummary* WorkloadRegistry::SummaryOf(

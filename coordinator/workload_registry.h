@@ -31,7 +31,8 @@ struct RunWorkloadEntry {
   RunWorkloadEntry(std::string name, RunWorkloadFactory make,
                    WorkloadSummary summary = {}, ResultSectionCodec result = {},
                    WorkloadReport report = {}, Preparation prepared = {},
-                   ConfigChecks checks = {}, Planning planning = {})
+                   ConfigChecks checks = {}, Planning planning = {},
+                   PrepareDescription prepares = {})
       : name(std::move(name)),
         make(std::move(make)),
         summary(std::move(summary)),
@@ -39,7 +40,8 @@ struct RunWorkloadEntry {
         report(std::move(report)),
         prepared(std::move(prepared)),
         checks(std::move(checks)),
-        planning(std::move(planning)) {}
+        planning(std::move(planning)),
+        prepares(std::move(prepares)) {}
   std::string name;  // run.workload's value
   RunWorkloadFactory make;
   WorkloadSummary summary;    // its parts of the terminal summary
@@ -48,6 +50,9 @@ struct RunWorkloadEntry {
   Preparation prepared;       // the workload that prepares it, if any
   ConfigChecks checks;        // its checks of the configuration, if any
   Planning planning;          // its plan from the configuration, if any
+  // What it writes when it prepares another's point, in a dry run; set
+  // when it prepares one.
+  PrepareDescription prepares;
 };
 
 class WorkloadRegistry {
@@ -86,6 +91,9 @@ class WorkloadRegistry {
                                            bool per_rank) const;
   // How workload `name` is prepared by another; null when it is not.
   const Preparation* PreparationOf(std::string_view name) const;
+  // What workload `name` says in a dry run of its run preparing a point;
+  // null when it says nothing.
+  const PrepareDescription* PrepareDescriptionOf(std::string_view name) const;
   // The codec of the result section under `member`; null when no
   // workload has one there.
   const ResultSectionCodec* SectionCodec(std::string_view member) const;

@@ -8,22 +8,58 @@
 #include "absl/status/status.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "absl/strings/str_join.h"
+#include "common/config_keys.h"
 #include "common/path_vars.h"
 #include "common/text.h"
 
 namespace ckpt {
 
+namespace {
+
+// The workloads with a command of their own (`ckptbench <name>`), in the
+// key table's order.
+std::vector<const WorkloadChoice*> WorkloadCommands() {
+  std::vector<const WorkloadChoice*> out;
+  for (const WorkloadChoice& w : WorkloadChoices()) {
+    if (!w.usage.empty()) out.push_back(&w);
+  }
+  return out;
+}
+
+// Each workload command's lines in the usage: its name, then its lines.
+std::string WorkloadUsage() {
+  std::string out;
+  for (const WorkloadChoice* w : WorkloadCommands()) {
+    for (size_t i = 0; i < w->usage.size(); ++i) {
+      absl::StrAppend(&out, "  ",
+                      absl::StrFormat("%-13s", i == 0 ? w->name : ""),
+                      w->usage[i], "\n");
+    }
+  }
+  return out;
+}
+
+// The names an experiment's prepare: takes ("datagen"), joined.
+std::string Preparers() {
+  std::vector<std::string> names;
+  for (const WorkloadChoice& w : WorkloadChoices()) {
+    if (!w.prepares.empty()) names.push_back(w.name);
+  }
+  return absl::StrJoin(names, " or ");
+}
+
+}  // namespace
+
 std::string UsageText() {
-  return R"(usage: ckptbench <command> [options] [key=value ...]
+  return absl::StrCat(R"(usage: ckptbench <command> [options] [key=value ...]
 
 commands:
   run          single-node save/load benchmark (coordinator and node agent in
                one process); configured by --config, env vars and key=value
-  datagen      make the dataset dataset.* describes (dataset.path: a path,
-               file://, s3:// or gs://), timed, as `run` does a checkpoint
-               (multinode: run.workload=datagen with coordinator and node);
-               a matching dataset is reused; --remove removes one it made
-  sweep FILE [key=a,b,c ...]
+)",
+                      WorkloadUsage(), R"(  sweep FILE [key=a,b,c ...]
                run an experiment file's sweep: every point of the product
                of its sweep: values, `repeat` times (points with NUM_NODES
                > 1 make this process the coordinator of the node agents);
@@ -59,7 +95,8 @@ options:
   --resume            (sweep) finish the runs --results-dir DIR lacks (a
                       DIR with no sweep yet: start it)
   --dry-run           (sweep) validate every point, list the runs and what
-                      each prepare: datagen writes (and whether it fits)
+                      each prepare: )",
+                      Preparers(), R"( writes (and whether it fits)
   --smoke             (sweep) the experiment's smoke: form (seconds long)
   --save-only         same as CKPT_MODE=save-only
   --load-only         same as CKPT_MODE=load-only
@@ -75,43 +112,60 @@ options:
 precedence: key=value > environment > --config file > defaults.
 Keys are dotted YAML names (run.num_save_calls) or env names (NUM_SAVE_CALLS).
 example: CKPT_DIR_PATH=/mnt/ckpt ckptbench run NUM_LAYERS=20 --results-dir out
-)";
+)");
 }
 
 const std::vector<std::string>& CliCommands() {
-  static const std::vector<std::string> kCommands = {
-      "run",  "sweep", "report",  "compare", "coordinator", "node",
-      "plan", "keys",  "version", "help",    "uploads",     "datagen"};
-  return kCommands;
+  static const std::vector<std::string>* kCommands = [] {
+    auto* commands = new std::vector<std::string>{
+        "run",  "sweep", "report",  "compare", "coordinator", "node",
+        "plan", "keys",  "version", "help",    "uploads"};
+    for (const WorkloadChoice* w : WorkloadCommands()) {
+      commands->push_back(w->name);
+    }
+    return commands;
+  }();
+  return *kCommands;
 }
 
 const std::vector<FlagDef>& CliFlags() {
-  static const std::vector<FlagDef> kFlags = {
-      {"--config", true, "YAML configuration file"},
-      {"--results-dir", true, "directory for result.json / the sweep"},
-      {"--listen", true, "coordinator: control.listen"},
-      {"--coordinator", true, "node: control.coordinator"},
-      {"--node-index", true, "node: control.node_index"},
-      {"--protocol-version", true, "node: for testing version refusal"},
-      {"--save-only", false, "run.mode=save-only"},
-      {"--load-only", false, "run.mode=load-only"},
-      {"--resume", false, "sweep: finish the runs DIR lacks"},
-      {"--overwrite", false, "run/coordinator: replace DIR/result.json"},
-      {"--dry-run", false, "sweep: validate and list the runs"},
-      {"--smoke", false, "sweep: the experiment file's smoke: form"},
-      {"--per-rank", false, "plan: every rank's files"},
-      {"--list", false, "plan: the model presets"},
-      {"--abort", false, "uploads: abort the uploads listed"},
-      {"--remove", false, "datagen: remove the dataset (dataset.remove)"},
-      {"--json", false, "keys: the machine-readable interface"},
-      {"--verbose", false, "debug logging"},
-      {"-v", false, "debug logging"},
-      {"--quiet", false, "no progress lines"},
-      {"-q", false, "no progress lines"},
-      {"--help", false, "usage"},
-      {"-h", false, "usage"},
-  };
-  return kFlags;
+  // The commands' flags, the workload commands' flags, then the rest.
+  static const std::vector<FlagDef>* kFlags = [] {
+    auto* flags = new std::vector<FlagDef>{
+        {"--config", true, "YAML configuration file"},
+        {"--results-dir", true, "directory for result.json / the sweep"},
+        {"--listen", true, "coordinator: control.listen"},
+        {"--coordinator", true, "node: control.coordinator"},
+        {"--node-index", true, "node: control.node_index"},
+        {"--protocol-version", true, "node: for testing version refusal"},
+        {"--save-only", false, "run.mode=save-only"},
+        {"--load-only", false, "run.mode=load-only"},
+        {"--resume", false, "sweep: finish the runs DIR lacks"},
+        {"--overwrite", false, "run/coordinator: replace DIR/result.json"},
+        {"--dry-run", false, "sweep: validate and list the runs"},
+        {"--smoke", false, "sweep: the experiment file's smoke: form"},
+        {"--per-rank", false, "plan: every rank's files"},
+        {"--list", false, "plan: the model presets"},
+        {"--abort", false, "uploads: abort the uploads listed"},
+    };
+    for (const WorkloadChoice* w : WorkloadCommands()) {
+      for (const WorkloadFlag& f : w->flags) {
+        flags->push_back({f.name, false, f.help});
+      }
+    }
+    const FlagDef general[] = {
+        {"--json", false, "keys: the machine-readable interface"},
+        {"--verbose", false, "debug logging"},
+        {"-v", false, "debug logging"},
+        {"--quiet", false, "no progress lines"},
+        {"-q", false, "no progress lines"},
+        {"--help", false, "usage"},
+        {"-h", false, "usage"},
+    };
+    flags->insert(flags->end(), std::begin(general), std::end(general));
+    return flags;
+  }();
+  return *kFlags;
 }
 
 namespace {
@@ -168,10 +222,14 @@ const std::map<std::string, Apply>& FlagActions() {
       a.overrides.push_back("run.mode=load-only");
       return absl::OkStatus();
     };
-    (*m)["--remove"] = [](CliArgs& a, const std::string&) {
-      a.overrides.push_back("dataset.remove=true");
-      return absl::OkStatus();
-    };
+    for (const WorkloadChoice* w : WorkloadCommands()) {
+      for (const WorkloadFlag& f : w->flags) {
+        (*m)[f.name] = [applies = f.applies](CliArgs& a, const std::string&) {
+          a.overrides.push_back(applies);
+          return absl::OkStatus();
+        };
+      }
+    }
     (*m)["--resume"] = on(&CliArgs::resume);
     (*m)["--overwrite"] = on(&CliArgs::overwrite);
     (*m)["--dry-run"] = on(&CliArgs::dry_run);
@@ -204,9 +262,13 @@ absl::Status CheckCommand(const std::string& command) {
   std::string msg = absl::StrCat("unknown command '", command, "'");
   std::string near = ClosestMatch(command, commands);
   if (!near.empty()) absl::StrAppend(&msg, "; did you mean '", near, "'?");
+  absl::StrAppend(&msg, " expected run, ");
+  for (const WorkloadChoice* w : WorkloadCommands()) {
+    absl::StrAppend(&msg, w->name, ", ");
+  }
   absl::StrAppend(&msg,
-                  " expected run, datagen, sweep, report, compare, "
-                  "coordinator, node, plan, keys or version");
+                  "sweep, report, compare, coordinator, node, plan, keys or "
+                  "version");
   return absl::InvalidArgumentError(msg);
 }
 
@@ -249,8 +311,12 @@ absl::StatusOr<CliArgs> ParseCli(int argc, const char* const* argv) {
     a.command = "help";
   }
   if (absl::Status s = CheckCommand(a.command); !s.ok()) return s;
-  // `datagen` is a run of the datagen workload (RunCommand).
-  if (a.command == "datagen") a.overrides.push_back("run.workload=datagen");
+  // A workload's command is a run of it (RunCommand).
+  for (const WorkloadChoice* w : WorkloadCommands()) {
+    if (a.command == w->name) {
+      a.overrides.push_back(absl::StrCat("run.workload=", w->name));
+    }
+  }
   const bool positional =
       std::find(std::begin(kPositional), std::end(kPositional), a.command) !=
       std::end(kPositional);

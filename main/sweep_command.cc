@@ -8,19 +8,22 @@
 // collated outputs.
 #include <unistd.h>
 
+#include <optional>
 #include <set>
+#include <string>
+#include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
-#include "common/bytes.h"
-#include "common/dataset/dataset_layout.h"
-#include "common/dataset/dataset_options.h"
 #include "common/exit_code.h"
 #include "common/experiment.h"
+#include "common/inspection.h"
 #include "common/log.h"
+#include "common/storage_uri.h"
 #include "common/text.h"
 #include "coordinator/coordinator.h"
 #include "coordinator/progress.h"
+#include "coordinator/workload_registry.h"
 #include "main/commands.h"
 #include "main/run_support.h"
 #include "node/dataset/manifest_read.h"
@@ -70,7 +73,7 @@ int RunOne(const CliArgs& args, const Experiment& experiment,
                         run.point_name.empty() ? run.name : run.point_name));
   }
   Coordinator coordinator(config, target.nodes, progress.get(), target.run_id);
-  // A prepare finishes the datagen an earlier attempt of it left.
+  // A prepare finishes the preparing run an earlier attempt of it left.
   coordinator.TakeOverOf(target.take_over);
   // A prepare's result is the dataset's, replaced on --resume.
   return ExecuteRun(target.dir, coordinator, signals, &setup.result,
@@ -137,37 +140,44 @@ int Finish(const CliArgs& args, const Experiment& experiment,
   return sweep.failed() == 0 && wrote.ok() ? 0 : 1;
 }
 
-}  // namespace
-
-// What a point's prepare: datagen will write: its dataset's objects and
-// bytes, and where; *fits false when a local file system has less free
-// (the run's preflight would refuse it).
-std::string DescribePrepare(const CheckedRun& c, bool* fits) {
-  const DatasetSpec spec = DatasetSpecOf(c.config);
-  const DatasetTotals totals = ComputeTotals(spec);
-  std::string line = absl::StrCat(
-      "prepare: datagen writes ", totals.objects, " objects, ",
-      FormatBytes(totals.bytes), " (", spec.samples, " samples), to ",
-      EscapeForTerminal(c.dataset), " unless its manifest is there");
-  // Local file systems only: a dry run sends no request to a store.
-  if (IsObjectStoreUri(c.dataset)) return line;
+// What is at a prepare's target on this machine, as a node's Inspect would
+// find it (its manifest, else the free space there): local file systems
+// only, a dry run sends no request to a store.
+std::optional<DatasetLook> LookHere(const CheckedRun& c) {
+  if (IsObjectStoreUri(c.dataset)) return std::nullopt;
   auto where = OpenStorage(c.dataset, BackendOptionsOf(c.config));
-  if (!where.ok()) return line;
+  if (!where.ok()) return std::nullopt;
+  DatasetLook look;
   auto text =
       ReadManifest(*where->storage, where->path, EscapeForTerminal(c.dataset));
-  if (text.ok() && *text) return absl::StrCat(line, " (it is: reused)");
-  const std::optional<uint64_t> free = where->storage->FreeBytes(where->path);
-  if (!free) return line;
-  if (*free < totals.bytes) {
-    *fits = false;
-    return absl::StrCat(line, ": DOES NOT FIT, its file system has ",
-                        FormatBytes(*free),
-                        " free (the run would refuse it: a smaller dataset, "
-                        "dataset.samples or dataset.sample_bytes, or another "
-                        "storage.path)");
+  look.manifest_found = text.ok() && text->has_value();
+  if (look.manifest_found) return look;
+  if (const std::optional<uint64_t> free =
+          where->storage->FreeBytes(where->path)) {
+    look.free_known = true;
+    look.free_bytes = *free;
   }
-  return absl::StrCat(line, " (", FormatBytes(*free), " free there)");
+  return look;
 }
+
+// What each point's prepare writes, once per target, as the preparing
+// workload says it; *fits false when one does not fit where it goes.
+std::vector<std::string> DescribePrepares(const Experiment& experiment,
+                                          const SweepPlan& plan, bool* fits) {
+  const PrepareDescription* describe =
+      WorkloadRegistry::BuiltIn().PrepareDescriptionOf(experiment.prepare);
+  std::set<std::string> seen;
+  std::vector<std::string> prepares;
+  for (const CheckedRun& c : plan.checked) {
+    if (describe == nullptr || !c.prepare || !seen.insert(c.dataset).second) {
+      continue;
+    }
+    prepares.push_back((*describe)(c.config, LookHere(c), fits));
+  }
+  return prepares;
+}
+
+}  // namespace
 
 int SweepCommand(const CliArgs& args) {
   SignalWatcher signals;  // first, before any other thread exists
@@ -189,15 +199,11 @@ int SweepCommand(const CliArgs& args) {
   auto plan = PlanSweep(*experiment);
   if (!plan.ok()) return BadInput(std::string(plan.status().message()));
   if (args.dry_run) {
-    // What each prepare: datagen writes, once per dataset; one that does
-    // not fit where it goes is refused, as the run would be.
-    std::set<std::string> seen;
-    std::vector<std::string> prepares;
+    // What each prepare writes; one that does not fit where it goes is
+    // refused, as the run would be.
     bool fits = true;
-    for (const CheckedRun& c : plan->checked) {
-      if (!c.prepare || !seen.insert(c.dataset).second) continue;
-      prepares.push_back(DescribePrepare(c, &fits));
-    }
+    const std::vector<std::string> prepares =
+        DescribePrepares(*experiment, *plan, &fits);
     std::printf("%s: %d point(s) x %d repeat(s) = %zu run(s), all valid%s\n",
                 experiment->name.c_str(), PointCount(*experiment),
                 experiment->repeat, plan->runs.size(),

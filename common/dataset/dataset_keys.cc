@@ -3,6 +3,8 @@
 // (dataload.*).
 #include "common/dataset/dataset_keys.h"
 
+#include <utility>
+
 #include "common/config_keys.h"
 #include "common/dataset/datagen_job.h"
 #include "common/dataset/dataload_job.h"
@@ -90,12 +92,23 @@ void AddDataloadKeys(std::vector<KeyDef>* out) {
 
 void AddDatasetKeys(std::vector<KeyDef>* out,
                     std::vector<WorkloadChoice>* workloads) {
-  workloads->push_back(
-      {kDatagenWorkload,
-       "make the dataset dataset.* describes; also `ckptbench datagen`"});
-  workloads->push_back(
-      {kDataloadWorkload,
-       "read it epoch by epoch as a data loader does: dataload.*"});
+  WorkloadChoice datagen;
+  datagen.name = kDatagenWorkload;
+  datagen.does =
+      "make the dataset dataset.* describes; also `ckptbench datagen`";
+  datagen.prepares = "the points' dataset made first";
+  datagen.usage = {
+      "make the dataset dataset.* describes (dataset.path: a path,",
+      "file://, s3:// or gs://), timed, as `run` does a checkpoint",
+      "(multinode: run.workload=datagen with coordinator and node);",
+      "a matching dataset is reused; --remove removes one it made"};
+  datagen.flags = {{"--remove", "datagen: remove the dataset (dataset.remove)",
+                    "dataset.remove=true"}};
+  workloads->push_back(std::move(datagen));
+  WorkloadChoice dataload;
+  dataload.name = kDataloadWorkload;
+  dataload.does = "read it epoch by epoch as a data loader does: dataload.*";
+  workloads->push_back(std::move(dataload));
   std::vector<KeyDef>& keys = *out;
   keys.push_back(StringKey(
       "dataset.path", "CKPT_DATASET_PATH",
