@@ -34,7 +34,7 @@ std::string WorkloadUsage() {
   for (const WorkloadChoice* w : WorkloadCommands()) {
     for (size_t i = 0; i < w->usage.size(); ++i) {
       absl::StrAppend(&out, "  ",
-                      absl::StrFormat("%-13s", i == 0 ? w->name : ""),
+                      absl::StrFormat("%-12s ", i == 0 ? w->name : ""),
                       w->usage[i], "\n");
     }
   }

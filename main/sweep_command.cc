@@ -200,7 +200,7 @@ int SweepCommand(const CliArgs& args) {
   if (!plan.ok()) return BadInput(std::string(plan.status().message()));
   if (args.dry_run) {
     // What each prepare writes; one that does not fit where it goes is
-    // refused, as the run would be.
+    // flagged (the run would refuse it).
     bool fits = true;
     const std::vector<std::string> prepares =
         DescribePrepares(*experiment, *plan, &fits);

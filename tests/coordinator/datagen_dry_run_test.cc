@@ -12,6 +12,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "common/bytes.h"
+#include "common/config_keys.h"
 #include "common/dataset/dataset_layout.h"
 #include "common/dataset/dataset_options.h"
 #include "coordinator/workload_registry.h"
@@ -95,6 +96,21 @@ TEST(DatagenDryRun, IsWhatTheRegistryHasDatagenSayOfAPrepare) {
   ASSERT_NE(made, nullptr);
   EXPECT_EQ((*made)(c, std::nullopt, &fits), "prepare: maker makes it");
   EXPECT_FALSE(fits);
+}
+
+// What an experiment's prepare: accepts (the workloads' choices) and what
+// the registry describes in a dry run are registered apart: each workload
+// that prepares has both.
+TEST(DatagenDryRun, EveryWorkloadThatPreparesIsDescribedInADryRun) {
+  const WorkloadRegistry& builtin = WorkloadRegistry::BuiltIn();
+  int preparers = 0;
+  for (const WorkloadChoice& w : WorkloadChoices()) {
+    EXPECT_EQ(w.prepares.empty(),
+              builtin.PrepareDescriptionOf(w.name) == nullptr)
+        << w.name;
+    preparers += w.prepares.empty() ? 0 : 1;
+  }
+  EXPECT_EQ(preparers, 1);
 }
 
 }  // namespace
