@@ -27,7 +27,7 @@ template <typename Run>
 RunWorkloadEntry Entry(const char* name, WorkloadSummary summary,
                        ConfigChecks checks, Preparation prepared = {},
                        Planning planning = {}, WorkloadReport report = {},
-                       PrepareDescription prepares = {}) {
+                       PrepareDescription describe_prepare = {}) {
   return {name,
           [] { return std::make_unique<Run>(); },
           std::move(summary),
@@ -36,7 +36,7 @@ RunWorkloadEntry Entry(const char* name, WorkloadSummary summary,
           std::move(prepared),
           std::move(checks),
           std::move(planning),
-          std::move(prepares)};
+          std::move(describe_prepare)};
 }
 
 }  // namespace
@@ -159,7 +159,7 @@ const Preparation* WorkloadRegistry::PreparationOf(
 const PrepareDescription* WorkloadRegistry::PrepareDescriptionOf(
     std::string_view name) const {
   const RunWorkloadEntry* e = Find(name);
-  return e != nullptr && e->prepares ? &e->prepares : nullptr;
+  return e != nullptr && e->describe_prepare ? &e->describe_prepare : nullptr;
 }
 
 const WorkloadSummary* WorkloadRegistry::SummaryOf(

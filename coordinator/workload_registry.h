@@ -32,7 +32,7 @@ struct RunWorkloadEntry {
                    WorkloadSummary summary = {}, ResultSectionCodec result = {},
                    WorkloadReport report = {}, Preparation prepared = {},
                    ConfigChecks checks = {}, Planning planning = {},
-                   PrepareDescription prepares = {})
+                   PrepareDescription describe_prepare = {})
       : name(std::move(name)),
         make(std::move(make)),
         summary(std::move(summary)),
@@ -41,7 +41,7 @@ struct RunWorkloadEntry {
         prepared(std::move(prepared)),
         checks(std::move(checks)),
         planning(std::move(planning)),
-        prepares(std::move(prepares)) {}
+        describe_prepare(std::move(describe_prepare)) {}
   std::string name;  // run.workload's value
   RunWorkloadFactory make;
   WorkloadSummary summary;    // its parts of the terminal summary
@@ -52,7 +52,7 @@ struct RunWorkloadEntry {
   Planning planning;          // its plan from the configuration, if any
   // What it writes when it prepares another's point, in a dry run; set
   // when it prepares one.
-  PrepareDescription prepares;
+  PrepareDescription describe_prepare;
 };
 
 class WorkloadRegistry {

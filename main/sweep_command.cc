@@ -166,12 +166,11 @@ std::vector<std::string> DescribePrepares(const Experiment& experiment,
                                           const SweepPlan& plan, bool* fits) {
   const PrepareDescription* describe =
       WorkloadRegistry::BuiltIn().PrepareDescriptionOf(experiment.prepare);
-  std::set<std::string> seen;
   std::vector<std::string> prepares;
+  if (describe == nullptr) return prepares;
+  std::set<std::string> seen;
   for (const CheckedRun& c : plan.checked) {
-    if (describe == nullptr || !c.prepare || !seen.insert(c.dataset).second) {
-      continue;
-    }
+    if (!c.prepare || !seen.insert(c.dataset).second) continue;
     prepares.push_back((*describe)(c.config, LookHere(c), fits));
   }
   return prepares;

@@ -85,11 +85,11 @@ TEST(DatagenDryRun, IsWhatTheRegistryHasDatagenSayOfAPrepare) {
   EXPECT_EQ((*datagen)(c, std::nullopt, &fits), ExpectedLine(c, "/data/ds"));
   // A workload added to a copy says its own.
   RunWorkloadEntry maker("maker", [] { return nullptr; });
-  maker.prepares = [](const Config&, const std::optional<DatasetLook>& look,
-                      bool* fits) {
-    *fits = look.has_value();
-    return std::string("prepare: maker makes it");
-  };
+  maker.describe_prepare =
+      [](const Config&, const std::optional<DatasetLook>& look, bool* fits) {
+        *fits = look.has_value();
+        return std::string("prepare: maker makes it");
+      };
   auto with = builtin.With(std::move(maker));
   ASSERT_TRUE(with.ok()) << with.status();
   const PrepareDescription* made = with->PrepareDescriptionOf("maker");

@@ -3,7 +3,8 @@
 // read from storage anyone may have written to, the free space, the
 // memory, the file system's name. Whatever it holds, the check answers
 // (refusing or not) without crashing, and a dataload with no manifest is
-// always refused.
+// always refused. Then what a sweep's dry run says of a datagen on that
+// look (DescribeDatasetPrepare).
 #include <cstddef>
 #include <cstdint>
 #include <cstdlib>
@@ -14,7 +15,10 @@
 #include "common/config.h"
 #include "common/dataset/datagen_job.h"
 #include "common/dataset/dataload_job.h"
+#include "common/dataset/dataset_layout.h"
+#include "common/dataset/dataset_options.h"
 #include "common/inspection.h"
+#include "coordinator/dataset/datagen_dry_run.h"
 #include "coordinator/dataset/dataset_preflight.h"
 
 namespace {
@@ -51,6 +55,18 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
                                              {"mem://fuzz/dataset"}, nodes);
   if (config.run.workload == ckpt::kDataloadWorkload && !look.manifest_found &&
       s.ok()) {
+    std::abort();
+  }
+  // The same look as `sweep --dry-run` takes it, on a target whose name
+  // holds an escape sequence: the line names it escaped, and only a look
+  // with room for less than the dataset says it does not fit.
+  ckpt::DatasetOf(config).path = "/fuzz/\x1b[2Jdataset";
+  bool fits = true;
+  const std::string line = ckpt::DescribeDatasetPrepare(config, look, &fits);
+  const uint64_t bytes = ckpt::ComputeTotals(ckpt::DatasetSpecOf(config)).bytes;
+  const bool short_of_room =
+      !look.manifest_found && look.free_known && look.free_bytes < bytes;
+  if (line.find('\x1b') != std::string::npos || fits == short_of_room) {
     std::abort();
   }
   return 0;
