@@ -61,6 +61,31 @@ struct Preparation {
 using PrepareDescription = std::function<std::string(
     const Config& config, const std::optional<DatasetLook>& look, bool* fits)>;
 
+// A key of one workload that another sets its own way where it embeds the
+// first's rounds in its own.
+struct KeyInstead {
+  std::string key;    // the embedded workload's key, e.g. "run.interval"
+  std::string where;  // what sets it there, as a hint in the embedded
+                      // workload's errors puts it: "during a dataload
+                      // epoch, dataload.checkpoint_every"
+};
+
+// One workload embedding another's rounds in its own: dataload's epochs
+// take the checkpoint's saves (coordinator/dataset/epoch_saves.h), whose
+// interval the epoch's batches set, not run.interval.
+struct Embedding {
+  std::string workload;  // the embedded workload's name; "" = none
+  std::vector<KeyInstead> instead;
+};
+
+// What a check of a workload's keys is given besides the configuration.
+struct KeyCheckScope {
+  bool need_storage = true;  // false for commands that do no I/O (plan)
+  // What the workloads that embed this one set instead of its keys (their
+  // Embedding::instead, in registration order): for its errors' hints.
+  std::vector<KeyInstead> instead;
+};
+
 // A workload's checks of the configuration, before any node is asked
 // (ValidateConfig, coordinator/config_checks.h, runs them between the
 // checks of the keys every run has: the other workloads' first, then the
@@ -69,8 +94,8 @@ struct ConfigChecks {
   // Its own keys, given every configuration, whichever workload it runs (a
   // key of its own set for another workload's run is refused here too):
   // OK, or InvalidArgument naming the key, its value and what was
-  // expected. `need_storage` is false for commands that do no I/O (plan).
-  std::function<absl::Status(const Config&, bool need_storage)> keys;
+  // expected.
+  std::function<absl::Status(const Config&, const KeyCheckScope&)> keys;
   // For its own runs only: what it reads or writes kept apart from the
   // results directory (--results-dir); InvalidArgument naming both.
   std::function<absl::Status(const Config&, const std::string& results_dir)>

@@ -27,7 +27,8 @@ template <typename Run>
 RunWorkloadEntry Entry(const char* name, WorkloadSummary summary,
                        ConfigChecks checks, Preparation prepared = {},
                        Planning planning = {}, WorkloadReport report = {},
-                       PrepareDescription describe_prepare = {}) {
+                       PrepareDescription describe_prepare = {},
+                       Embedding embeds = {}) {
   return {name,
           [] { return std::make_unique<Run>(); },
           std::move(summary),
@@ -36,7 +37,8 @@ RunWorkloadEntry Entry(const char* name, WorkloadSummary summary,
           std::move(prepared),
           std::move(checks),
           std::move(planning),
-          std::move(describe_prepare)};
+          std::move(describe_prepare),
+          std::move(embeds)};
 }
 
 }  // namespace
@@ -53,7 +55,8 @@ const WorkloadRegistry& WorkloadRegistry::BuiltIn() {
                           {}, {}, DescribeDatasetPrepare),
         Entry<DataloadRun>(kDataloadWorkload, DataloadSummary(),
                            {CheckDataloadKeys, CheckDatasetApartFromResults},
-                           DataloadPreparation(), {}, DataLoaderSection)};
+                           DataloadPreparation(), {}, DataLoaderSection, {},
+                           DataloadEmbedding())};
     return r;
   }();
   return *kBuiltIn;
@@ -81,6 +84,12 @@ absl::StatusOr<WorkloadRegistry> WorkloadRegistry::With(
     return absl::AlreadyExistsError(absl::StrCat("workload '", entry.name,
                                                  "': result.json's member '",
                                                  member, "' is taken"));
+  }
+  const std::string& embedded = entry.embeds.workload;
+  if (!embedded.empty() && (embedded == entry.name || !Has(embedded))) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("workload '", entry.name, "': embeds '", embedded,
+                     "', which is not another registered workload"));
   }
   if (Find(entry.name) != nullptr) {
     return absl::AlreadyExistsError(
@@ -118,10 +127,23 @@ absl::Status WorkloadRegistry::CheckKeys(const Config& config,
   const RunWorkloadEntry* own = Find(config.run.workload);
   for (const auto& e : entries_) {
     if (&e == own || !e.checks.keys) continue;
-    if (auto s = e.checks.keys(config, need_storage); !s.ok()) return s;
+    auto s = e.checks.keys(config, ScopeOf(e.name, need_storage));
+    if (!s.ok()) return s;
   }
   if (own == nullptr || !own->checks.keys) return absl::OkStatus();
-  return own->checks.keys(config, need_storage);
+  return own->checks.keys(config, ScopeOf(own->name, need_storage));
+}
+
+KeyCheckScope WorkloadRegistry::ScopeOf(std::string_view name,
+                                        bool need_storage) const {
+  KeyCheckScope scope;
+  scope.need_storage = need_storage;
+  for (const auto& e : entries_) {
+    if (e.embeds.workload != name) continue;
+    scope.instead.insert(scope.instead.end(), e.embeds.instead.begin(),
+                         e.embeds.instead.end());
+  }
+  return scope;
 }
 
 absl::Status WorkloadRegistry::CheckResultsApart(

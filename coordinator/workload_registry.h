@@ -32,7 +32,8 @@ struct RunWorkloadEntry {
                    WorkloadSummary summary = {}, ResultSectionCodec result = {},
                    WorkloadReport report = {}, Preparation prepared = {},
                    ConfigChecks checks = {}, Planning planning = {},
-                   PrepareDescription describe_prepare = {})
+                   PrepareDescription describe_prepare = {},
+                   Embedding embeds = {})
       : name(std::move(name)),
         make(std::move(make)),
         summary(std::move(summary)),
@@ -41,7 +42,8 @@ struct RunWorkloadEntry {
         prepared(std::move(prepared)),
         checks(std::move(checks)),
         planning(std::move(planning)),
-        describe_prepare(std::move(describe_prepare)) {}
+        describe_prepare(std::move(describe_prepare)),
+        embeds(std::move(embeds)) {}
   std::string name;  // run.workload's value
   RunWorkloadFactory make;
   WorkloadSummary summary;    // its parts of the terminal summary
@@ -53,6 +55,7 @@ struct RunWorkloadEntry {
   // What it writes when it prepares another's point, in a dry run; set
   // when it prepares one.
   PrepareDescription describe_prepare;
+  Embedding embeds;  // the workload whose rounds it embeds, if any
 };
 
 class WorkloadRegistry {
@@ -63,7 +66,8 @@ class WorkloadRegistry {
   // This registry and `entry`; AlreadyExists when its name or its result
   // section's member is taken (by another workload, or by a member every
   // result.json has), InvalidArgument when it is empty, has no factory, or
-  // has a section member without a reader.
+  // has a section member without a reader, or embeds a workload that is
+  // not registered before it.
   absl::StatusOr<WorkloadRegistry> With(RunWorkloadEntry entry) const;
 
   // The run of workload `name`; InvalidArgument naming the registered ones
@@ -76,7 +80,8 @@ class WorkloadRegistry {
   const WorkloadSummary* SummaryOf(std::string_view name) const;
   // Every workload's checks of its keys: the other workloads' first, in
   // registration order (each refuses its own keys set for this run), then
-  // config.run.workload's own. The first error, or OK.
+  // config.run.workload's own. Each is told what the workloads embedding
+  // it set instead of its keys. The first error, or OK.
   absl::Status CheckKeys(const Config& config, bool need_storage) const;
   // The check of config.run.workload's data apart from `results_dir`; OK
   // when it has none.
@@ -110,6 +115,8 @@ class WorkloadRegistry {
  private:
   // The entry registered as `name`; null when there is none.
   const RunWorkloadEntry* Find(std::string_view name) const;
+  // What the check of workload `name`'s keys is given.
+  KeyCheckScope ScopeOf(std::string_view name, bool need_storage) const;
 
   std::vector<RunWorkloadEntry> entries_;
 };

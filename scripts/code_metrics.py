@@ -164,6 +164,10 @@ def naming_files():
 # (kCheckpointWorkload, ...), or names a Workload enum value.
 WORKLOAD_TEST = re.compile(
     r"\bworkload\s*[!=]=|[!=]=\s*k\w+Workload\b|\bWorkload::k\w+")
+# Where the workloads' names meet by design (issue 48: "outside the
+# workload folders and the registry"): the registry matches a run's
+# run.workload, a preparation's and an embedding's names with its entries.
+WORKLOAD_REGISTRY = ("coordinator/workload_registry.",)
 
 
 def workload_figures(show):
@@ -185,9 +189,10 @@ def workload_figures(show):
         if not rel.endswith((".cc", ".h")):
             continue
         inside = rel.startswith(tuple(WORKLOAD_FOLDERS))
+        registry = rel.startswith(WORKLOAD_REGISTRY)
         bare = blank(text).split("\n")
         for i, line in enumerate(text.split("\n"), 1):
-            if not inside and WORKLOAD_TEST.search(bare[i - 1]):
+            if not (inside or registry) and WORKLOAD_TEST.search(bare[i - 1]):
                 enum_tests.append(f"{rel}:{i}: {line.strip()[:80]}")
             if inside and (re.search(r"\bv1::", bare[i - 1]) or
                            (re.match(r'#include "(wire|proto|ckptbench)/', line)
@@ -200,7 +205,7 @@ def workload_figures(show):
         print(f"  {w}: {len(files)} (its own: {own})")
         for f in files[:show]:
             print(f"      {f}")
-    print(f"lines testing a workload by name outside the workload folders: {len(enum_tests)}")
+    print(f"lines testing a workload by name outside the workload folders and the registry: {len(enum_tests)}")
     by_file = collections.Counter(e.split(":")[0] for e in enum_tests)
     for f, c in by_file.most_common(show):
         print(f"  {c:4d}  {f}")
@@ -210,7 +215,7 @@ def workload_figures(show):
         print(f"  {c:4d}  {f}")
     figures = {f"files outside its folders naming {w}": len(files)
                for w, files in naming.items()}
-    figures["lines testing a workload by name outside the workload folders"] = len(enum_tests)
+    figures["lines testing a workload by name outside the workload folders and the registry"] = len(enum_tests)
     figures["wire type uses in the workload folders"] = len(wire_uses)
     return figures
 

@@ -1,17 +1,39 @@
 #include "coordinator/checkpoint/checkpoint_config_checks.h"
 
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+
 namespace ckpt {
 
-absl::Status CheckCheckpointKeys(const Config& c, bool need_storage) {
+namespace {
+
+// " (or, <where>)" for each workload that sets `key` its own way where it
+// embeds the checkpoint's saves (dataload's epochs); "" when none does.
+std::string InsteadHint(const KeyCheckScope& scope, std::string_view key) {
+  std::vector<std::string> wheres;
+  for (const KeyInstead& k : scope.instead) {
+    if (k.key == key) wheres.push_back(k.where);
+  }
+  if (wheres.empty()) return "";
+  return absl::StrCat(" (or, ", absl::StrJoin(wheres, "; or, "), ")");
+}
+
+}  // namespace
+
+absl::Status CheckCheckpointKeys(const Config& c, const KeyCheckScope& scope) {
   if (c.run.workload != kCheckpointWorkload) return absl::OkStatus();
   if (c.run.async && c.run.interval <= 0 && c.DoSave()) {
-    return absl::InvalidArgumentError(
+    return absl::InvalidArgumentError(absl::StrCat(
         "run.async (CKPT_ASYNC) = true needs run.interval (CKPT_INTERVAL) > "
         "0: the training time between saves that persisting a save "
-        "overlaps; expected e.g. CKPT_INTERVAL=30s (or, during a dataload "
-        "epoch, dataload.checkpoint_every)");
+        "overlaps; expected e.g. CKPT_INTERVAL=30s",
+        InsteadHint(scope, "run.interval")));
   }
-  if (need_storage && c.storage.path.empty() &&
+  if (scope.need_storage && c.storage.path.empty() &&
       !(c.run.mode == RunMode::kLoadOnly && !c.storage.restore_path.empty())) {
     return absl::InvalidArgumentError(
         "storage.path (CKPT_DIR_PATH) is not set: expected the directory or "

@@ -5,14 +5,16 @@
 
 #include "absl/status/status.h"
 #include "common/config.h"
+#include "coordinator/run_workload.h"
 
 namespace ckpt {
 
 // For a checkpoint run: where its checkpoints go (storage.path, unless a
 // load-only run reads storage.restore_path) and an asynchronous save's
 // training time to overlap (run.interval). OK, or InvalidArgument naming
-// the key, its value and what was expected.
-absl::Status CheckCheckpointKeys(const Config& c, bool need_storage);
+// the key, its value and what was expected; the hint names what a workload
+// embedding the checkpoint's saves sets instead (scope.instead).
+absl::Status CheckCheckpointKeys(const Config& c, const KeyCheckScope& scope);
 
 }  // namespace ckpt
 

@@ -325,4 +325,12 @@ Preparation DataloadPreparation() {
   return p;
 }
 
+Embedding DataloadEmbedding() {
+  Embedding e;
+  e.workload = kCheckpointWorkload;
+  e.instead.push_back(
+      {"run.interval", "during a dataload epoch, dataload.checkpoint_every"});
+  return e;
+}
+
 }  // namespace ckpt

@@ -28,6 +28,11 @@ struct DataloadPlan;
 // under <storage.path>/datasets/<its name> when dataset.path is unset.
 Preparation DataloadPreparation();
 
+// dataload embeds the checkpoint's saves (dataload.checkpoint_every): in an
+// epoch, the batches between saves set what run.interval sets for a
+// checkpoint run.
+Embedding DataloadEmbedding();
+
 // The prepared dataset's directory under <storage.path>/datasets/ (as the
 // point gives storage.path, before its point-NNN): the same dataset for
 // every point that asks for the same one, made once. E.g.

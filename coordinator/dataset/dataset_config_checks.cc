@@ -132,9 +132,10 @@ absl::Status CheckDatasetApartFromCheckpoints(const Config& c) {
 
 }  // namespace
 
-absl::Status CheckDatasetKeys(const Config& c, bool need_storage) {
+absl::Status CheckDatasetKeys(const Config& c, const KeyCheckScope& scope) {
   if (c.run.workload == kCheckpointWorkload) return absl::OkStatus();
-  if (need_storage && DatasetOf(c).path.empty() && c.storage.path.empty()) {
+  if (scope.need_storage && DatasetOf(c).path.empty() &&
+      c.storage.path.empty()) {
     return absl::InvalidArgumentError(
         "dataset.path (CKPT_DATASET_PATH) is not set, nor storage.path "
         "(CKPT_DIR_PATH): expected the directory or URI of the dataset, "
@@ -185,9 +186,9 @@ absl::Status CheckDatasetApartFromResults(const Config& c,
       "could take them. Expected --results-dir apart from the dataset"));
 }
 
-absl::Status CheckDataloadKeys(const Config& c, bool need_storage) {
+absl::Status CheckDataloadKeys(const Config& c, const KeyCheckScope& scope) {
   if (auto s = CheckDatasetApartFromCheckpoints(c); !s.ok()) return s;
-  if (auto s = CheckEpochCheckpoints(c, need_storage); !s.ok()) return s;
+  if (auto s = CheckEpochCheckpoints(c, scope.need_storage); !s.ok()) return s;
   return CheckAcceleratorSearch(c);
 }
 

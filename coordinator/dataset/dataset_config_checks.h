@@ -11,16 +11,17 @@
 
 #include "absl/status/status.h"
 #include "common/config.h"
+#include "coordinator/run_workload.h"
 
 namespace ckpt {
 
 // OK, or InvalidArgument naming the key, its value and what was expected.
 // The dataset's keys, for a run of either dataset workload (datagen's).
-absl::Status CheckDatasetKeys(const Config& c, bool need_storage);
+absl::Status CheckDatasetKeys(const Config& c, const KeyCheckScope& scope);
 // The data loader's keys (dataload's): the accelerator search, checkpoints
 // during an epoch (dataload.checkpoint_every), and a dataset that overlaps
 // the checkpoints an epoch saves (<storage.path>/checkpoints).
-absl::Status CheckDataloadKeys(const Config& c, bool need_storage);
+absl::Status CheckDataloadKeys(const Config& c, const KeyCheckScope& scope);
 
 // A dataset run whose dataset overlaps its results directory (one holds
 // the other, or they are one): InvalidArgument naming both, or OK.

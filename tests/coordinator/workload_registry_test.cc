@@ -112,8 +112,8 @@ TEST(WorkloadRegistry, SaysWhichWorkloadPreparesAnother) {
 TEST(WorkloadRegistry, RunsEachWorkloadsConfigurationChecks) {
   std::vector<std::string> seen;
   ConfigChecks checks{
-      [&seen](const Config& c, bool need_storage) {
-        seen.push_back(c.run.workload + (need_storage ? "+" : "-"));
+      [&seen](const Config& c, const KeyCheckScope& scope) {
+        seen.push_back(c.run.workload + (scope.need_storage ? "+" : "-"));
         if (c.cluster.num_nodes > 4) {
           return absl::InvalidArgumentError(
               "cluster.num_nodes: expected at most 4 for tally");
@@ -188,7 +188,7 @@ TEST(WorkloadRegistry, AnotherWorkloadsKeyIsNamedBeforeTheRunsOwnChecks) {
   // order they were registered in.
   std::vector<std::string> seen;
   auto note = [&seen](std::string name) {
-    return ConfigChecks{[&seen, name](const Config&, bool) {
+    return ConfigChecks{[&seen, name](const Config&, const KeyCheckScope&) {
                           seen.push_back(name);
                           return absl::OkStatus();
                         },
@@ -206,6 +206,64 @@ TEST(WorkloadRegistry, AnotherWorkloadsKeyIsNamedBeforeTheRunsOwnChecks) {
   c.run.workload = "a";
   EXPECT_TRUE(ValidateConfig(c, true, *with).ok());
   EXPECT_EQ(seen, (std::vector<std::string>{"b", "a"}));
+}
+
+// One workload embedding another's rounds is part of its registration:
+// what it sets instead of the embedded workload's keys reaches the
+// embedded workload's checks, whose errors name it (dataload's epochs set
+// the checkpoint's save interval, so a checkpoint run's asynchronous save
+// without run.interval is told of dataload.checkpoint_every, as before the
+// link was registered; a workload added later is told of too).
+TEST(WorkloadRegistry, AnEmbeddingWorkloadsKeysReachTheEmbeddedsChecks) {
+  Config c;
+  c.storage.path = "/ckpt";
+  c.run.async = true;
+  const std::string before =
+      "run.async (CKPT_ASYNC) = true needs run.interval (CKPT_INTERVAL) > 0: "
+      "the training time between saves that persisting a save overlaps; "
+      "expected e.g. CKPT_INTERVAL=30s (or, during a dataload epoch, "
+      "dataload.checkpoint_every)";
+  EXPECT_EQ(ValidateConfig(c, true).message(), before);
+
+  RunWorkloadEntry lap("lap", [] { return std::make_unique<NothingRun>(); });
+  lap.embeds.workload = kCheckpointWorkload;
+  lap.embeds.instead.push_back({"run.interval", "during a lap, lap.every"});
+  lap.embeds.instead.push_back({"run.seed", "lap.seed"});
+  auto with = WorkloadRegistry::BuiltIn().With(lap);
+  ASSERT_TRUE(with.ok()) << with.status();
+  EXPECT_EQ(
+      ValidateConfig(c, true, *with).message(),
+      before.substr(0, before.size() - 1) + "; or, during a lap, lap.every)");
+  // Only the embedded workload is told: the dataset workloads' checks are
+  // given no key instead of theirs.
+  std::vector<size_t> told;
+  RunWorkloadEntry seen("seen", [] { return std::make_unique<NothingRun>(); });
+  seen.checks.keys = [&told](const Config&, const KeyCheckScope& scope) {
+    told.push_back(scope.instead.size());
+    return absl::OkStatus();
+  };
+  seen.embeds.workload = kDatagenWorkload;
+  with = with->With(seen);
+  ASSERT_TRUE(with.ok()) << with.status();
+  c.run.async = false;
+  EXPECT_TRUE(ValidateConfig(c, true, *with).ok());
+  EXPECT_EQ(told, std::vector<size_t>{0});
+
+  // The embedded workload must be another, registered before it.
+  RunWorkloadEntry self("self", [] { return std::make_unique<NothingRun>(); });
+  self.embeds.workload = "self";
+  RunWorkloadEntry ahead("ahead",
+                         [] { return std::make_unique<NothingRun>(); });
+  ahead.embeds.workload = "later";
+  for (const auto& bad : {self, ahead}) {
+    auto refused = WorkloadRegistry::BuiltIn().With(bad);
+    ASSERT_FALSE(refused.ok()) << bad.name;
+    EXPECT_EQ(refused.status().code(), absl::StatusCode::kInvalidArgument);
+    EXPECT_NE(
+        refused.status().message().find("embeds '" + bad.embeds.workload + "'"),
+        std::string::npos)
+        << refused.status();
+  }
 }
 
 // A workload's plan from the configuration is part of its registration:
