@@ -18,6 +18,7 @@
 #include "coordinator/dataset/dataset_result_json.h"
 #include "coordinator/result_foreign.h"
 #include "coordinator/result_json_parts.h"
+#include "coordinator/workload_registry.h"
 
 namespace ckpt {
 namespace {
@@ -152,7 +153,9 @@ ordered_json StagingJson(const RoundStaging& st) {
 ordered_json RoundJson(const RoundResult& r) {
   const bool load = r.phase == Phase::kLoad;
   ordered_json j;
-  if (r.workload != kCheckpointWorkload) j["workload"] = r.workload;
+  if (WorkloadRegistry::NamedInResult(r.workload)) {
+    j["workload"] = r.workload;
+  }
   if (r.epoch) j["epoch"] = EpochJson(*r.epoch);
   j["phase"] = r.phase;
   j["index"] = r.index;
@@ -354,7 +357,9 @@ ordered_json OpJson(const Histogram& h) {
 std::string ResultToJson(const RunResult& r) {
   ordered_json j;
   j["schema"] = kResultSchema;
-  if (r.workload != kCheckpointWorkload) j["workload"] = r.workload;
+  if (WorkloadRegistry::NamedInResult(r.workload)) {
+    j["workload"] = r.workload;
+  }
   j["status"] = r.status;
   j["errors"] = r.errors;
   j["notes"] = r.notes;

@@ -212,6 +212,10 @@ void WorkloadRegistry::ForEachSummary(
   for (const auto& e : entries_) fn(e.summary);
 }
 
+bool WorkloadRegistry::NamedInResult(std::string_view name) {
+  return name != RunOptions().workload;
+}
+
 std::vector<std::string> WorkloadRegistry::Names() const {
   std::vector<std::string> names;
   for (const auto& e : entries_) names.push_back(e.name);

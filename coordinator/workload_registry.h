@@ -112,6 +112,12 @@ class WorkloadRegistry {
   // In registration order.
   std::vector<std::string> Names() const;
 
+  // Whether result.json names workload `name` (a run's or a round's
+  // "workload"): every workload but run.workload's default, the
+  // checkpoint's, which a file that names none ran (as every file did
+  // before there were other workloads).
+  static bool NamedInResult(std::string_view name);
+
  private:
   // The entry registered as `name`; null when there is none.
   const RunWorkloadEntry* Find(std::string_view name) const;

@@ -9,6 +9,7 @@
 #include "coordinator/json_codec.h"
 #include "coordinator/result_foreign.h"
 #include "coordinator/summary.h"
+#include "coordinator/workload_registry.h"
 
 namespace ckpt {
 namespace {
@@ -196,6 +197,29 @@ TEST(ResultFromJson, AnOlderResultWithoutNewerFieldsReads) {
   EXPECT_EQ(r->rounds[0].status, RunStatus::kOk);  // the default
   EXPECT_TRUE(r->rounds[0].nodes.empty());
   EXPECT_EQ(r->Summarize(Phase::kSave).count, 1);
+}
+
+// result.json names a run's and a round's workload unless it is
+// run.workload's default (the checkpoint's: a file that names none, as
+// every file before there were other workloads, is the checkpoint's), and
+// reads it back either way.
+TEST(ResultFromJson, NamesEveryWorkloadButTheDefaultAndReadsItBack) {
+  for (const std::string& name : WorkloadRegistry::BuiltIn().Names()) {
+    RunResult r;
+    r.workload = name;
+    r.rounds.emplace_back().workload = name;
+    const nlohmann::json j = nlohmann::json::parse(ResultToJson(r));
+    const bool named = name != Config().run.workload;
+    EXPECT_EQ(j.contains("workload"), named) << name;
+    EXPECT_EQ(j["rounds"][0].contains("workload"), named) << name;
+    if (named) {
+      EXPECT_EQ(j["workload"], name);
+    }
+    auto back = ResultFromJson(j.dump(), "result.json");
+    ASSERT_TRUE(back.ok()) << back.status();
+    EXPECT_EQ(back->workload, name);
+    EXPECT_EQ(back->rounds[0].workload, name);
+  }
 }
 
 TEST(ResultFromJson, AFieldOfTheWrongTypeIsRefusedNamingItsPath) {
