@@ -9,6 +9,7 @@
 #include "common/phase_job.h"
 #include "common/status_macros.h"
 #include "coordinator/checkpoint/checkpoint_config_checks.h"
+#include "coordinator/checkpoint/checkpoint_html.h"
 #include "coordinator/checkpoint/checkpoint_planning.h"
 #include "coordinator/checkpoint/checkpoint_run.h"
 #include "coordinator/checkpoint/checkpoint_summary.h"
@@ -49,7 +50,7 @@ const WorkloadRegistry& WorkloadRegistry::BuiltIn() {
     r->entries_ = {
         Entry<CheckpointRun>(kCheckpointWorkload, CheckpointSummary(),
                              {CheckCheckpointKeys, {}}, {},
-                             CheckpointPlanning()),
+                             CheckpointPlanning(), CheckpointReport()),
         Entry<DatagenRun>(kDatagenWorkload, DatagenSummary(),
                           {CheckDatasetKeys, CheckDatasetApartFromResults}, {},
                           {}, {}, DescribeDatasetPrepare),

@@ -102,7 +102,7 @@ class WorkloadRegistry {
   // The codec of the result section under `member`; null when no
   // workload has one there.
   const ResultSectionCodec* SectionCodec(std::string_view member) const;
-  // Each workload's report part that is set, in registration order.
+  // Each workload's report that has parts, in registration order.
   void ForEachReport(
       const std::function<void(const WorkloadReport&)>& fn) const;
   // Each workload's summary parts, in registration order.

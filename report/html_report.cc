@@ -15,8 +15,7 @@
 #include "report/collate.h"
 #include "report/draw/report_format.h"
 #include "report/draw/svg.h"
-#include "report/loop_sections.h"
-#include "report/restore_sections.h"
+#include "report/straggler_section.h"
 
 namespace ckpt {
 namespace {
@@ -447,13 +446,15 @@ std::string HtmlReport(const SweepData& data,
   s += SlowestSection(data);
   s += LatencySection(data, points);
   s += StragglerSection(data);
-  s += VisibleSection(data);
-  s += ReshardSection(data);
-  s += TimelineSection(data, registry);
-  s += TrainingLoopSection(data);
-  s += GoodputSection(data);
   const ReportInput input = ReportInputOf(data);
-  registry.ForEachReport([&](const WorkloadReport& part) { s += part(input); });
+  // Each workload's parts at their places, in registration order.
+  auto parts = [&](ReportPlace place) {
+    registry.ForEachReport(
+        [&](const WorkloadReport& report) { s += report.Draw(place, input); });
+  };
+  parts(ReportPlace::kBeforeTimeline);
+  s += TimelineSection(data, registry);
+  parts(ReportPlace::kAfterTimeline);
   s += kSelfCheck;
   s += "</body></html>\n";
   return s;

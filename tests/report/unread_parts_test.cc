@@ -6,8 +6,10 @@
 
 #include <nlohmann/json.hpp>
 #include <string>
+#include <vector>
 
 #include "coordinator/json_codec.h"
+#include "coordinator/workload_registry.h"
 #include "report/html_report.h"
 #include "report/sweep_data.h"
 
@@ -158,7 +160,75 @@ TEST(Report, AWorkloadsPartIsGivenTheRunsAndWhatTheSweepSwept) {
   int parts = 0;
   WorkloadRegistry::BuiltIn().ForEachReport(
       [&parts](const WorkloadReport&) { ++parts; });
-  EXPECT_EQ(parts, 1);  // dataload's
+  EXPECT_EQ(parts, 2);  // the checkpoint's and dataload's
+}
+
+// The checkpoint's sections are its registered parts, drawn where the
+// report drew them before they were: time to visible and the resharded
+// restores after the stragglers and before the timeline; the training loop
+// and goodput after the timeline and before the data loader's. A
+// workload's parts at each place follow the ones registered before it.
+TEST(Report, EachWorkloadsPartsAreDrawnAtTheirPlacesInRegistrationOrder) {
+  RunResult r;
+  RoundResult save;
+  save.index = 1;
+  save.seconds = 2;
+  save.visible.measured = save.visible.visible = true;
+  save.visible.seconds = 0.5;
+  save.staging.async = true;
+  Straggler slow;
+  slow.ratio_to_median = 2;
+  save.stragglers.push_back(slow);
+  r.rounds.push_back(save);
+  RoundResult load = save;
+  load.phase = Phase::kLoad;
+  load.resharded = true;
+  r.rounds.push_back(load);
+  r.reshard.emplace().ranks.emplace_back();
+  r.mttf_seconds = 3600;
+  RoundResult epoch;
+  epoch.workload = "dataload";
+  epoch.index = 1;
+  epoch.epoch.emplace().samples = 64;
+  r.rounds.push_back(epoch);
+  LoadedRun run;
+  run.name = run.point_name = "r";
+  run.has_result = true;
+  run.result = r;
+  SweepData one;
+  one.name = "t";
+  one.runs = {run};
+
+  RunWorkloadEntry tail("tail", [] { return nullptr; });
+  tail.report.parts = {
+      {ReportPlace::kAfterTimeline,
+       [](const ReportInput& in) {
+         return "<h2>tail after " + std::to_string(in.runs.size()) + "</h2>";
+       }},
+      {ReportPlace::kBeforeTimeline,
+       [](const ReportInput&) { return std::string("<h2>tail before</h2>"); }}};
+  auto with = WorkloadRegistry::BuiltIn().With(tail);
+  ASSERT_TRUE(with.ok()) << with.status();
+  const std::string html = HtmlReport(one, *with);
+  const std::vector<std::string> order = {
+      "<h2>Stragglers</h2>",
+      "<h2>Time to visible</h2>",
+      "<h2>Resharded restores</h2>",
+      "<h2>tail before</h2>",
+      "<h2>Round timelines</h2>",
+      "<h2>What saves cost the training loop</h2>",
+      "<h2>Goodput</h2>",
+      "<h2>The data loader</h2>",
+      "<h2>tail after 1</h2>"};
+  size_t at = 0;
+  for (const std::string& heading : order) {
+    const size_t found = html.find(heading);
+    ASSERT_NE(found, std::string::npos) << heading;
+    EXPECT_GT(found, at) << heading;
+    at = found;
+  }
+  // The built-in registry's report has neither of the tail's.
+  EXPECT_EQ(HtmlReport(one).find("tail "), std::string::npos);
 }
 
 // The points' table at the end of a sweep: a point's name comes from

@@ -1,4 +1,4 @@
-#include "report/loop_sections.h"
+#include "coordinator/checkpoint/loop_html.h"
 
 #include <vector>
 
@@ -21,11 +21,10 @@ std::string Duration(double s) {
 
 }  // namespace
 
-std::string TrainingLoopSection(const SweepData& data) {
+std::string TrainingLoopSection(const ReportInput& input) {
   std::vector<std::vector<std::string>> rows;
-  for (const auto& run : data.runs) {
-    if (!run.has_result) continue;
-    for (const RoundResult& round : run.result.rounds) {
+  for (const ReportRun& run : input.runs) {
+    for (const RoundResult& round : run.result->rounds) {
       const RoundStaging& st = round.staging;
       const bool async = st.async;
       const uint64_t copied = st.copy_bytes;
@@ -40,7 +39,7 @@ std::string TrainingLoopSection(const SweepData& data) {
                                                                 : "pageable");
       }
       rows.push_back(
-          {RunLabel(data, run), RoundName(round),
+          {run.label, RoundName(round),
            async ? Fixed(st.blocking_seconds, 3) : "-",
            async ? Fixed(st.persist_seconds, 3) : "-",
            async ? absl::StrFormat("%.3f (%.2fx)", st.compute_seconds,
@@ -68,20 +67,19 @@ std::string TrainingLoopSection(const SweepData& data) {
                    rows);
 }
 
-std::string GoodputSection(const SweepData& data) {
+std::string GoodputSection(const ReportInput& input) {
   std::string charts;
   std::vector<std::vector<std::string>> rows;
   size_t drawn = 0;
-  for (const auto& run : data.runs) {
-    if (!run.has_result) continue;
+  for (const ReportRun& run : input.runs) {
     // Computed again from the rounds, run.mttf and run.interval, as the
     // run computed what its result.json says.
-    const std::optional<GoodputResult> goodput = run.result.Goodput();
+    const std::optional<GoodputResult> goodput = run.result->Goodput();
     if (!goodput) continue;
     const GoodputResult& g = *goodput;
     const double interval = g.in.interval_seconds;
     rows.push_back(
-        {RunLabel(data, run), Duration(g.in.mttf_seconds),
+        {run.label, Duration(g.in.mttf_seconds),
          absl::StrCat(Fixed(g.in.delta_seconds, 3), " (", g.delta_source, ")"),
          absl::StrCat(Fixed(g.in.restart_seconds, 3), " (", g.restart_source,
                       ")"),
@@ -102,7 +100,7 @@ std::string GoodputSection(const SweepData& data) {
     if (x.empty()) continue;
     ++drawn;
     charts += LogLineChart(
-        absl::StrCat("Run ", RunLabel(data, run),
+        absl::StrCat("Run ", run.label,
                      ": time lost to checkpoints and failures vs interval"),
         "% of training time lost (log)", x, {lost});
   }

@@ -1,4 +1,4 @@
-#include "report/restore_sections.h"
+#include "coordinator/checkpoint/restore_html.h"
 
 #include <algorithm>
 #include <map>
@@ -13,11 +13,11 @@
 
 namespace ckpt {
 
-std::string ReshardSection(const SweepData& data) {
+std::string ReshardSection(const ReportInput& input) {
   std::string out;
-  for (const auto& run : data.runs) {
-    if (!run.has_result || !run.result.reshard) continue;
-    const ReshardResult& rs = *run.result.reshard;
+  for (const ReportRun& run : input.runs) {
+    if (!run.result->reshard) continue;
+    const ReshardResult& rs = *run.result->reshard;
     // The measured rounds: bytes the nodes read over the bytes needed; and
     // what the last one measured per share: the requests of the loading
     // rank that read it (rank r loads share (r + rank_shift) mod the world
@@ -26,7 +26,7 @@ std::string ReshardSection(const SweepData& data) {
     std::map<uint64_t, uint64_t> measured_requests;
     const uint64_t world =
         std::max<uint64_t>(1, static_cast<uint64_t>(std::max(0, rs.to_world)));
-    for (const RoundResult& round : run.result.rounds) {
+    for (const RoundResult& round : run.result->rounds) {
       if (!round.resharded) continue;
       measured.push_back(absl::StrFormat("load %d: %.3fx%s", round.index,
                                          round.read_amplification,
@@ -58,7 +58,7 @@ std::string ReshardSection(const SweepData& data) {
                       absl::StrJoin(from, ", ")});
     }
     absl::StrAppend(
-        &out, "<h3>", HtmlEscape(RunLabel(data, run)), "</h3>\n<p>",
+        &out, "<h3>", HtmlEscape(run.label), "</h3>\n<p>",
         HtmlEscape(absl::StrFormat(
             "Saved by %d ranks, loaded by %d (load.reshard_reads=%s). Read "
             "amplification %.3fx: %s read for %s needed. Planned in %.1f ms.",
@@ -69,7 +69,7 @@ std::string ReshardSection(const SweepData& data) {
             ? ""
             : HtmlEscape(" Measured: " + absl::StrJoin(measured, "; ") + "."),
         "</p>\n",
-        BarChart(absl::StrCat("Resharded restore ", RunLabel(data, run),
+        BarChart(absl::StrCat("Resharded restore ", run.label,
                               ": bytes per loading rank"),
                  "MiB", rank_names, {needed, read}),
         HtmlTable({"rank", "node", "needed", "read", "files", "reads",
@@ -92,28 +92,26 @@ std::string ReshardSection(const SweepData& data) {
       out);
 }
 
-std::string VisibleSection(const SweepData& data) {
+std::string VisibleSection(const ReportInput& input) {
   std::vector<std::vector<std::string>> rows;
   std::vector<std::string> names;
   BarSeries bars{"time to visible", SeriesColor(0), {}, {}, {}, {}};
-  for (const auto& run : data.runs) {
-    if (!run.has_result) continue;
-    for (const RoundResult& round : run.result.rounds) {
+  for (const ReportRun& run : input.runs) {
+    for (const RoundResult& round : run.result->rounds) {
       const Visibility& v = round.visible;
       if (!v.measured) continue;
       const std::string who =
           absl::StrCat("node ", v.node, " (", v.host,
                        v.same_node ? ", the writer itself" : "", ")");
-      names.push_back(
-          absl::StrCat(data.runs.size() > 1 ? RunLabel(data, run) + " " : "",
-                       "save ", round.index));
+      names.push_back(absl::StrCat(input.all_runs > 1 ? run.label + " " : "",
+                                   "save ", round.index));
       bars.values.push_back(v.visible ? v.seconds : v.poll_seconds);
-      rows.push_back(
-          {RunLabel(data, run), absl::StrCat("save ", round.index), who,
-           v.visible ? absl::StrFormat("%.3f s", v.seconds)
-                     : absl::StrFormat("NOT visible after %.1f s (no %s)",
-                                       v.poll_seconds, v.lacked),
-           std::to_string(v.polls)});
+      rows.push_back({run.label, absl::StrCat("save ", round.index), who,
+                      v.visible
+                          ? absl::StrFormat("%.3f s", v.seconds)
+                          : absl::StrFormat("NOT visible after %.1f s (no %s)",
+                                            v.poll_seconds, v.lacked),
+                      std::to_string(v.polls)});
     }
   }
   if (rows.empty()) return "";
@@ -126,33 +124,6 @@ std::string VisibleSection(const SweepData& data) {
       "coordinator's clock.</p>\n",
       BarChart("Time to visible after each save", "seconds", names, {bars}),
       HtmlTable({"run", "round", "polled by", "time to visible", "polls"},
-                rows));
-}
-
-std::string StragglerSection(const SweepData& data) {
-  std::vector<std::vector<std::string>> rows;
-  for (const auto& run : data.runs) {
-    if (!run.has_result) continue;
-    for (const RoundResult& round : run.result.rounds) {
-      if (round.stragglers.empty()) continue;
-      const Straggler& s0 = round.stragglers[0];
-      if (s0.ratio_to_median < kStragglerRatio) continue;
-      rows.push_back({RunLabel(data, run), RoundName(round),
-                      absl::StrCat("node ", s0.node, " (", s0.host, ")"),
-                      absl::StrFormat("%.3f s, %.2fx the median node",
-                                      s0.seconds, s0.ratio_to_median),
-                      s0.reason, absl::StrJoin(s0.files, "; ")});
-    }
-  }
-  if (rows.empty()) return "";
-  return absl::StrCat(
-      "<h2>Stragglers</h2>\n<p>Rounds whose slowest node took at least ",
-      absl::StrFormat("%.1f", kStragglerRatio),
-      "x the median node's time: what set it apart from the median node "
-      "(start lag, or its files' mean time making or checking bytes, in "
-      "storage calls, in fsync/close) and its slowest files, on the "
-      "coordinator's clock (seconds since the round's common start).</p>\n",
-      HtmlTable({"run", "round", "straggler", "time", "why", "slowest files"},
                 rows));
 }
 
