@@ -12,6 +12,7 @@
 #include "absl/strings/str_join.h"
 #include "common/config.h"
 #include "common/config_keys.h"
+#include "common/dataset/datagen_job.h"
 #include "common/dataset/dataload_job.h"
 #include "common/dataset/dataset_options.h"
 #include "coordinator/config_checks.h"
