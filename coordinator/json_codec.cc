@@ -5,7 +5,9 @@
 #include <cmath>
 #include <limits>
 #include <nlohmann/json.hpp>
+#include <set>
 #include <stdexcept>
+#include <string_view>
 
 #include "absl/status/status.h"
 #include "absl/strings/numbers.h"
@@ -354,7 +356,30 @@ ordered_json OpJson(const Histogram& h) {
   return j;
 }
 
+namespace {
+
+// A workload's section under `member`, as its own type writes it; text that
+// is not one object (its bug) would make the file unreadable: left out, and
+// said so.
+void AddResultSection(const std::string& member, const ResultSection* section,
+                      ordered_json* j) {
+  if (section == nullptr) return;
+  ordered_json s = ordered_json::parse(section->ToJson(), nullptr, false);
+  if (s.is_object()) {
+    (*j)[member] = std::move(s);
+  } else {
+    LOG_ERROR("result.json: the section '%s' is not a JSON object; left out",
+              member);
+  }
+}
+
+}  // namespace
+
 std::string ResultToJson(const RunResult& r) {
+  return ResultToJson(r, WorkloadRegistry::BuiltIn());
+}
+
+std::string ResultToJson(const RunResult& r, const WorkloadRegistry& registry) {
   ordered_json j;
   j["schema"] = kResultSchema;
   if (WorkloadRegistry::NamedInResult(r.workload)) {
@@ -385,10 +410,15 @@ std::string ResultToJson(const RunResult& r) {
   j["clock"] = {{"method", "8 ping exchanges per node, min round trip"},
                 {"nodes", clocks}};
   if (r.reshard) j["reshard"] = ReshardJson(*r.reshard);
-  if (r.dataset) j["dataset"] = DatasetJson(*r.dataset);
-  if (r.accelerator_search) {
-    j["accelerator_search"] = AcceleratorSearchJson(*r.accelerator_search);
-  }
+  // The sections placed before the rounds, in registration order.
+  std::set<std::string_view> placed;
+  registry.ForEachSection(ResultPlace::kBeforeRounds,
+                          [&](const ResultSectionCodec& codec) {
+                            auto it = r.sections.find(codec.member);
+                            if (it == r.sections.end()) return;
+                            AddResultSection(it->first, it->second.get(), &j);
+                            placed.insert(it->first);
+                          });
   ordered_json rounds = ordered_json::array();
   for (const auto& round : r.rounds) rounds.push_back(RoundJson(round));
   j["rounds"] = rounds;
@@ -396,16 +426,7 @@ std::string ResultToJson(const RunResult& r) {
                   {"load", SummaryJson(r.Summarize(Phase::kLoad))}};
   if (auto g = r.Goodput()) j["goodput"] = GoodputJson(*g);
   for (const auto& [member, section] : r.sections) {
-    if (section == nullptr) continue;
-    // A workload's own type wrote it; text that is not one object (its
-    // bug) would make the file unreadable: left out, and said so.
-    ordered_json s = ordered_json::parse(section->ToJson(), nullptr, false);
-    if (s.is_object()) {
-      j[member] = std::move(s);
-    } else {
-      LOG_ERROR("result.json: the section '%s' is not a JSON object; left out",
-                member);
-    }
+    if (!placed.contains(member)) AddResultSection(member, section.get(), &j);
   }
   WriteForeign(r.foreign, &j);  // what another build's file had, as it was
   SanitizeUtf8(j);

@@ -28,7 +28,13 @@ inline constexpr char kMetadataFormat[] = "ckptbench.checkpoint/v2";
 using SegmentChecksums =
     absl::flat_hash_map<std::tuple<uint32_t, uint32_t, uint32_t>, uint64_t>;
 
+// The run's result.json. Each workload's section (RunResult::sections) at
+// its place: those `registry` places before the rounds in its registration
+// order, every other after the run's own members, by member. The first form
+// writes with WorkloadRegistry::BuiltIn().
 std::string ResultToJson(const RunResult& result);
+std::string ResultToJson(const RunResult& result,
+                         const WorkloadRegistry& registry);
 
 // Whether `name` is a member every result.json's run object may have (one
 // this build reads itself; a workload's own section is not).

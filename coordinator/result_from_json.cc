@@ -229,8 +229,7 @@ constexpr std::string_view kRoundMembers[] = {
 constexpr std::string_view kRunMembers[] = {
     "schema", "workload", "status", "errors", "notes", "leftovers", "run_id",
     "started_at", "finished_at", "sweep", "config", "environment", "plan",
-    "clock", "reshard", "dataset", "accelerator_search", "rounds", "summary",
-    "goodput"};
+    "clock", "reshard", "rounds", "summary", "goodput"};
 // clang-format on
 
 void ReadRound(const Fields& f, const WorkloadRegistry& registry,
@@ -397,11 +396,11 @@ void ReadSections(const Fields& f, const WorkloadRegistry& registry,
           absl::StrCat("an object nested at most ", kMaxForeignDepth, " deep");
       return f.Fail(f.Path(key), want.c_str(), value);
     }
-    auto section = codec->read(value.dump());
+    auto section = codec->read(value.dump(), f.Path(key));
     if (!section.ok() || *section == nullptr) {
-      *f.status() = absl::InvalidArgumentError(absl::StrCat(
-          f.Path(key), ": ",
-          section.ok() ? "no section" : section.status().message()));
+      *f.status() = absl::InvalidArgumentError(
+          section.ok() ? absl::StrCat(f.Path(key), ": no section")
+                       : std::string(section.status().message()));
       return;
     }
     out->emplace(key, std::move(*section));
@@ -450,11 +449,6 @@ absl::StatusOr<RunResult> ResultFromJson(const std::string& text,
   f.Get("finished_at", &r.finished_at);
   ReadContext(f, &r);
   if (f.Has("reshard")) ReadReshard(f.Object("reshard"), &r.reshard.emplace());
-  if (f.Has("dataset")) ReadDataset(f.Object("dataset"), &r.dataset.emplace());
-  if (f.Has("accelerator_search")) {
-    ReadAcceleratorSearch(f.Object("accelerator_search"),
-                          &r.accelerator_search.emplace());
-  }
   f.Each("rounds", [&](const Fields& round) {
     ReadRound(round, registry, &r.rounds.emplace_back());
   });

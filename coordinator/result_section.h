@@ -2,7 +2,8 @@
 // named by the workload, holding a type of the workload's own, written and
 // read by the workload's own codec. The workload registers the codec with
 // its name (coordinator/workload_registry.h: RunWorkloadEntry::result);
-// ResultToJson writes every section a RunResult holds, ResultFromJson reads
+// ResultToJson writes every section a RunResult holds, each at its place
+// (ResultPlace), ResultFromJson reads
 // the members its registry has a codec for, and a member no registered
 // codec reads is carried through unread (coordinator/result_foreign.h).
 #ifndef CKPTBENCH_COORDINATOR_RESULT_SECTION_H_
@@ -30,15 +31,30 @@ class ResultSection {
 using ResultSections =
     std::map<std::string, std::shared_ptr<const ResultSection>, std::less<>>;
 
+// Where a section goes in the run's object.
+enum class ResultPlace {
+  // After the members every result.json has that describe the run (its
+  // configuration, plan, clocks, a resharded restore's plan), before its
+  // rounds: what the run was about (a dataset, an accelerator search).
+  kBeforeRounds,
+  // After every member of the run's (its rounds, summary, goodput): the
+  // default.
+  kAtEnd,
+};
+
 struct ResultSectionCodec {
   // Its member of the run object; "" when the workload has no section.
   std::string member;
   // The section back from its JSON text (one object, bounded by the file's
-  // own bound); InvalidArgument saying what is wrong in it (the caller adds
-  // the file and the member's name).
+  // own bound), found at `at` (its member's path in the file, e.g.
+  // "dataset"); InvalidArgument saying what is wrong in it, from `at` (the
+  // caller adds the file's name): "dataset.objects: expected ...".
   std::function<absl::StatusOr<std::shared_ptr<const ResultSection>>(
-      const std::string& json)>
+      const std::string& json, const std::string& at)>
       read;
+  // Sections placed before the rounds are written in the order their
+  // workloads were registered in; those at the end after them, by member.
+  ResultPlace place = ResultPlace::kAtEnd;
 };
 
 // The section under `member` as the workload's type T, or null when there

@@ -254,31 +254,6 @@ struct EpochResult {
   double rest_samples_per_second = 0, rest_utilization = 0;
 };
 
-// dataload.find_accelerators: the search for the most accelerators the
-// storage keeps at or above `threshold` utilization
-// (coordinator/dataset/accelerator_search.h).
-struct AcceleratorSearchResult {
-  double threshold = 0.9;
-  int max_per_node = 0;  // dataload.find_accelerators
-  int nodes = 1;
-  double compute_seconds = 0;  // per batch
-  int batch_size = 0;
-  struct Trial {
-    int ranks_per_node = 0, accelerators = 0;
-    int round_index = 0;  // its epoch's round in rounds[]
-    double utilization = 0, samples_per_second = 0;
-    uint64_t batches_per_rank = 0;
-    bool client_bound = false;  // its round was flagged client_bound
-    bool held = false;          // utilization >= threshold
-  };
-  std::vector<Trial> trials;  // in the order run
-  int largest_accelerators = 0, largest_per_node = 0;
-  // storage: the first count that fell did so on the storage; client:
-  // ckptbench's client was the limit there (client_bound), so the storage
-  // may feed more; limit: every count up to max_per_node held.
-  SearchEnd ended_by = SearchEnd::kStorage;
-};
-
 // What a result.json held that this build does not read: a workload it
 // does not know (another build's), and sections it has no reader for.
 // ResultFromJson keeps them as they were, ResultToJson writes them back,
@@ -427,42 +402,6 @@ struct ReshardResult {
   std::vector<ReshardRankResult> ranks;
 };
 
-// What a datagen run made or found (result.json's "dataset").
-// A listed dataset: what its first epoch's listing found and cost
-// (seconds the slowest node's, requests and bytes over all nodes).
-struct DatasetListingResult {
-  uint64_t ignored = 0;  // objects not of the format
-  double list_seconds = 0;
-  uint64_t list_requests = 0;
-  double index_seconds = 0;  // tar: the members indexed
-  uint64_t index_requests = 0, index_bytes = 0;
-  // tar: shards longer than their archive by more than a record (the rest
-  // never read), the bytes past the archives' ends, the first one's name.
-  uint64_t overlong_objects = 0, overlong_bytes = 0;
-  std::string overlong_first;
-};
-
-struct DatasetResult {
-  std::string uri;
-  // listed: spec holds the format, the sample count and the mean sample
-  // size only; totals what the listing found.
-  DatasetSource source = DatasetSource::kCkptbench;
-  DatasetSpec spec;
-  DatasetTotals totals;  // the whole dataset's objects and bytes
-  using Listing = DatasetListingResult;
-  std::optional<Listing> listing;
-  // A manifest matching the request was there: nothing was written.
-  bool reused = false;
-  bool removed = false;  // ckptbench datagen --remove
-  // Removed: what a datagen (or removal) that did not finish wrote, named
-  // by its pending manifest (there was no manifest).
-  bool unfinished = false;
-  // This run's, over all nodes (node-local disks: each node a replica).
-  uint64_t written_objects = 0, written_bytes = 0, written_samples = 0;
-  uint64_t removed_objects = 0;
-  double samples_per_second = 0;  // written samples over the round's time
-};
-
 struct RunResult {
   std::string workload = kCheckpointWorkload;  // run.workload
   RunStatus status = RunStatus::kOk;
@@ -484,10 +423,8 @@ struct RunResult {
   std::vector<NodeClock> clocks;  // multinode: estimated per node
   SweepInfo sweep;
   std::optional<ReshardResult> reshard;  // loads of another layout
-  std::optional<DatasetResult> dataset;  // run.workload=datagen
-  std::optional<AcceleratorSearchResult> accelerator_search;
-  double mttf_seconds = 0;      // run.mttf: goodput when > 0
-  double interval_seconds = 0;  // run.interval
+  double mttf_seconds = 0;               // run.mttf: goodput when > 0
+  double interval_seconds = 0;           // run.interval
   // Each registered workload's own section of result.json, by member
   // (coordinator/result_section.h).
   ResultSections sections;

@@ -18,28 +18,44 @@
 #include "coordinator/dataset/dataload_html.h"
 #include "coordinator/dataset/dataload_run.h"
 #include "coordinator/dataset/dataset_config_checks.h"
+#include "coordinator/dataset/dataset_result_json.h"
 #include "coordinator/dataset/dataset_summary.h"
 #include "coordinator/json_codec.h"
 
 namespace ckpt {
 namespace {
 
+// A built-in workload's registration: its run, summary and checks; the
+// rest is set on the entry.
 template <typename Run>
 RunWorkloadEntry Entry(const char* name, WorkloadSummary summary,
-                       ConfigChecks checks, Preparation prepared = {},
-                       Planning planning = {}, WorkloadReport report = {},
-                       PrepareDescription describe_prepare = {},
-                       Embedding embeds = {}) {
-  return {name,
-          [] { return std::make_unique<Run>(); },
-          std::move(summary),
-          {},
-          std::move(report),
-          std::move(prepared),
-          std::move(checks),
-          std::move(planning),
-          std::move(describe_prepare),
-          std::move(embeds)};
+                       ConfigChecks checks) {
+  RunWorkloadEntry e(
+      name, [] { return std::make_unique<Run>(); }, std::move(summary));
+  e.checks = std::move(checks);
+  return e;
+}
+
+std::vector<RunWorkloadEntry> BuiltInEntries() {
+  RunWorkloadEntry checkpoint = Entry<CheckpointRun>(
+      kCheckpointWorkload, CheckpointSummary(), {CheckCheckpointKeys, {}});
+  checkpoint.planning = CheckpointPlanning();
+  checkpoint.report = CheckpointReport();
+
+  RunWorkloadEntry datagen =
+      Entry<DatagenRun>(kDatagenWorkload, DatagenSummary(),
+                        {CheckDatasetKeys, CheckDatasetApartFromResults});
+  datagen.result = DatasetSectionCodec();
+  datagen.describe_prepare = DescribeDatasetPrepare;
+
+  RunWorkloadEntry dataload =
+      Entry<DataloadRun>(kDataloadWorkload, DataloadSummary(),
+                         {CheckDataloadKeys, CheckDatasetApartFromResults});
+  dataload.result = AcceleratorSearchSectionCodec();
+  dataload.report = DataLoaderSection;
+  dataload.prepared = DataloadPreparation();
+  dataload.embeds = DataloadEmbedding();
+  return {std::move(checkpoint), std::move(datagen), std::move(dataload)};
 }
 
 }  // namespace
@@ -47,17 +63,7 @@ RunWorkloadEntry Entry(const char* name, WorkloadSummary summary,
 const WorkloadRegistry& WorkloadRegistry::BuiltIn() {
   static const WorkloadRegistry* const kBuiltIn = [] {
     auto* r = new WorkloadRegistry;
-    r->entries_ = {
-        Entry<CheckpointRun>(kCheckpointWorkload, CheckpointSummary(),
-                             {CheckCheckpointKeys, {}}, {},
-                             CheckpointPlanning(), CheckpointReport()),
-        Entry<DatagenRun>(kDatagenWorkload, DatagenSummary(),
-                          {CheckDatasetKeys, CheckDatasetApartFromResults}, {},
-                          {}, {}, DescribeDatasetPrepare),
-        Entry<DataloadRun>(kDataloadWorkload, DataloadSummary(),
-                           {CheckDataloadKeys, CheckDatasetApartFromResults},
-                           DataloadPreparation(), {}, DataLoaderSection, {},
-                           DataloadEmbedding())};
+    r->entries_ = BuiltInEntries();
     return r;
   }();
   return *kBuiltIn;
@@ -199,6 +205,14 @@ const ResultSectionCodec* WorkloadRegistry::SectionCodec(
     }
   }
   return nullptr;
+}
+
+void WorkloadRegistry::ForEachSection(
+    ResultPlace place,
+    const std::function<void(const ResultSectionCodec&)>& fn) const {
+  for (const auto& e : entries_) {
+    if (!e.result.member.empty() && e.result.place == place) fn(e.result);
+  }
 }
 
 void WorkloadRegistry::ForEachReport(

@@ -102,6 +102,10 @@ class WorkloadRegistry {
   // The codec of the result section under `member`; null when no
   // workload has one there.
   const ResultSectionCodec* SectionCodec(std::string_view member) const;
+  // Each workload's result section codec at `place`, in registration order.
+  void ForEachSection(
+      ResultPlace place,
+      const std::function<void(const ResultSectionCodec&)>& fn) const;
   // Each workload's report that has parts, in registration order.
   void ForEachReport(
       const std::function<void(const WorkloadReport&)>& fn) const;

@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "coordinator/dataset/dataset_results.h"
 #include "coordinator/results.h"
 
 namespace ckpt {

@@ -14,6 +14,7 @@
 
 #include "common/config.h"
 #include "common/dataset/dataset_layout.h"
+#include "coordinator/dataset/dataset_results.h"
 #include "coordinator/results.h"
 #include "coordinator/round/round_workload.h"
 

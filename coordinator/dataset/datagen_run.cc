@@ -1,6 +1,8 @@
 // DatagenRun (coordinator/dataset/datagen_run.h).
 #include "coordinator/dataset/datagen_run.h"
 
+#include <memory>
+
 #include "absl/strings/str_cat.h"
 #include "common/bytes.h"
 #include "common/dataset/dataset_options.h"
@@ -9,6 +11,7 @@
 #include "coordinator/client_check.h"
 #include "coordinator/dataset/datagen_round.h"
 #include "coordinator/dataset/dataset_preflight.h"
+#include "coordinator/dataset/dataset_results.h"
 #include "coordinator/round/round_protocol.h"
 
 namespace ckpt {
@@ -30,11 +33,14 @@ absl::Status DatagenRun::Run(RunContext& ctx, RunResult* result) {
   plan.fsync = config.io.fsync;
   plan.backend = ctx.backend();
   plan.take_over = ctx.take_over();
-  DatasetResult& dataset = result->dataset.emplace();
+  // The round fills it in; the result holds it from the round's end.
+  auto made = std::make_shared<DatasetResult>();
+  const DatasetResult& dataset = *made;
   RoundProtocol protocol(ctx.nodes(), ctx.progress(),
                          config.run.progress_interval);
-  DatagenRound round(ctx.nodes(), plan, &dataset);
+  DatagenRound round(ctx.nodes(), plan, made.get());
   result->rounds.push_back(protocol.Run(round, ctx.NextRound()));
+  result->sections[kDatasetSection] = std::move(made);
   RoundResult& r = result->rounds.back();
   if (r.status != RunStatus::kOk) {
     ctx.Publish(result);

@@ -19,6 +19,7 @@
 #include "common/dataset/dataload_job.h"
 #include "common/dataset/dataset_manifest.h"
 #include "common/dataset/dataset_options.h"
+#include "coordinator/dataset/dataset_results.h"
 #include "coordinator/dataset/epoch_saves.h"
 #include "coordinator/results.h"
 #include "coordinator/round/round_workload.h"

@@ -16,6 +16,7 @@
 #include "coordinator/dataset/datagen_run.h"
 #include "coordinator/dataset/dataload_round.h"
 #include "coordinator/dataset/dataset_preflight.h"
+#include "coordinator/dataset/dataset_results.h"
 #include "coordinator/dataset/epoch_saves.h"
 #include "coordinator/round/round_protocol.h"
 #include "coordinator/steps.h"
@@ -71,14 +72,16 @@ void AddInterference(const EpochResult::Save& w, const EpochResult& ep,
 // or the nodes' listing.
 void NoteDataset(const DataloadRound& round, const std::string& uri,
                  RunResult* result) {
-  if (result->dataset) return;
+  if (DatasetResultOf(*result) != nullptr) return;
   if (round.listed()) {
-    result->dataset = *round.listed();
+    result->sections[kDatasetSection] =
+        std::make_shared<const DatasetResult>(*round.listed());
   } else if (round.manifest()) {
-    DatasetResult& read = result->dataset.emplace();
-    read.uri = uri;
-    read.spec = round.manifest()->spec;
-    read.totals = round.manifest()->totals;
+    auto read = std::make_shared<DatasetResult>();
+    read->uri = uri;
+    read->spec = round.manifest()->spec;
+    read->totals = round.manifest()->totals;
+    result->sections[kDatasetSection] = std::move(read);
   }
 }
 
@@ -162,7 +165,13 @@ absl::Status DataloadRun::RunAcceleratorSearch(RunContext& ctx,
                                                const DataloadPlan& base,
                                                RunResult* result) {
   const Config& config = ctx.config();
-  AcceleratorSearchResult& search = result->accelerator_search.emplace();
+  AcceleratorSearchResult search;
+  // The search so far in the result, then the result published.
+  auto publish = [&ctx, &search, result] {
+    result->sections[kAcceleratorSearchSection] =
+        std::make_shared<const AcceleratorSearchResult>(search);
+    ctx.Publish(result);
+  };
   search.threshold = kMlperfUtilization;
   search.max_per_node = DataloadOf(config).find_accelerators;
   search.nodes = static_cast<int>(ctx.nodes().size());
@@ -185,7 +194,7 @@ absl::Status DataloadRun::RunAcceleratorSearch(RunContext& ctx,
     RoundResult& r = result->rounds.back();
     NoteDataset(round, plan.uri, result);
     if (r.status != RunStatus::kOk) {
-      ctx.Publish(result);
+      publish();
       return absl::AbortedError(r.error);
     }
     FlagShortPhase(&r, kLargerDataset);
@@ -198,11 +207,11 @@ absl::Status DataloadRun::RunAcceleratorSearch(RunContext& ctx,
         t.accelerators, n, 100 * t.utilization, t.samples_per_second,
         t.held ? "held" : "fell below 90%",
         t.client_bound ? " (client-bound)" : "");
-    ctx.Publish(result);
+    publish();
   }
   ConcludeSearch(&search);
   if (ctx.interrupted()) search.ended_by = SearchEnd::kInterrupted;
-  ctx.Publish(result);
+  publish();
   return absl::OkStatus();
 }
 

@@ -1,11 +1,13 @@
 // The dataset workloads' parts of result.json, written (ResultToJson) and
-// read back (ResultFromJson): a datagen run's "dataset", a dataload
-// round's "epoch", and the accelerator search's "accelerator_search".
+// read back (ResultFromJson): a dataload round's "epoch", and the run's
+// sections (dataset_results.h), a datagen's "dataset" and the accelerator
+// search's "accelerator_search", with their codecs.
 #ifndef CKPTBENCH_COORDINATOR_DATASET_DATASET_RESULT_JSON_H_
 #define CKPTBENCH_COORDINATOR_DATASET_DATASET_RESULT_JSON_H_
 
 #include <nlohmann/json.hpp>
 
+#include "coordinator/dataset/dataset_results.h"
 #include "coordinator/result_fields.h"
 #include "coordinator/results.h"
 
@@ -18,6 +20,11 @@ nlohmann::ordered_json AcceleratorSearchJson(const AcceleratorSearchResult& a);
 void ReadEpoch(const Fields& f, EpochResult* e);
 void ReadDataset(const Fields& f, DatasetResult* d);
 void ReadAcceleratorSearch(const Fields& f, AcceleratorSearchResult* a);
+
+// The sections' codecs, registered with datagen and dataload: placed before
+// the rounds, read back as their types.
+ResultSectionCodec DatasetSectionCodec();
+ResultSectionCodec AcceleratorSearchSectionCodec();
 
 }  // namespace ckpt
 

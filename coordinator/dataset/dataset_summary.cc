@@ -8,6 +8,7 @@
 #include "absl/strings/str_format.h"
 #include "common/bytes.h"
 #include "common/text.h"
+#include "coordinator/dataset/dataset_results.h"
 #include "coordinator/dataset/loader_sweep_html.h"
 
 namespace ckpt {
@@ -118,8 +119,9 @@ constexpr uint64_t kSteadyBatches = 50;
 
 // dataload.find_accelerators: each count tried, and the answer.
 void AddAcceleratorSearch(const RunResult& r, std::string* out) {
-  if (!r.accelerator_search) return;
-  const AcceleratorSearchResult& a = *r.accelerator_search;
+  const AcceleratorSearchResult* search = AcceleratorSearchOf(r);
+  if (search == nullptr) return;
+  const AcceleratorSearchResult& a = *search;
   absl::StrAppendFormat(
       out,
       "\naccelerators (%.3f s per batch of %d), one cold epoch each:\n%-13s "
@@ -211,8 +213,9 @@ void AddEpochs(const RunResult& r, std::string* out) {
 // The report's row for the first run's dataset.
 std::optional<std::pair<std::string, std::string>> DatasetRow(
     const RunResult& r) {
-  if (!r.dataset) return std::nullopt;
-  const DatasetResult& d = *r.dataset;
+  const DatasetResult* dataset = DatasetResultOf(r);
+  if (dataset == nullptr) return std::nullopt;
+  const DatasetResult& d = *dataset;
   return std::make_pair(
       absl::StrCat("first run's dataset (", r.workload, ")"),
       absl::StrCat(d.uri, ", ", std::string(Name(d.spec.format)), ", ",
@@ -228,7 +231,7 @@ WorkloadSummary DatagenSummary() {
   s.head = [](const RunResult& r, std::string* out) {
     absl::StrAppendFormat(out, "\nckptbench %s: datagen on %d node(s)\n",
                           r.status, r.num_nodes);
-    if (r.dataset) AddDataset(*r.dataset, true, out);
+    if (const DatasetResult* d = DatasetResultOf(r)) AddDataset(*d, true, out);
   };
   return s;
 }
@@ -259,7 +262,7 @@ WorkloadSummary DataloadSummary() {
     absl::StrAppendFormat(out,
                           "\nckptbench %s: dataload, %d node(s) x %d rank(s)\n",
                           r.status, r.num_nodes, r.ranks_per_node);
-    if (r.dataset) AddDataset(*r.dataset, false, out);
+    if (const DatasetResult* d = DatasetResultOf(r)) AddDataset(*d, false, out);
   };
   s.tables = [](const RunResult& r, std::string* out) {
     AddEpochs(r, out);

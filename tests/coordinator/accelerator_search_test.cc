@@ -10,6 +10,7 @@
 #include "common/dataset/datagen_job.h"
 #include "common/dataset/dataload_job.h"
 #include "common/dataset/dataset_options.h"
+#include "coordinator/dataset/dataset_results.h"
 #include "coordinator/summary.h"
 #include "tests/testing/inprocess_run.h"
 
@@ -106,8 +107,8 @@ TEST(AcceleratorSearch, OnStoragePacedToAKnownRateItStopsAtTheCountByHand) {
   InProcessRun h(memory, c, 1);
   absl::Status s = h.Run();
   ASSERT_TRUE(s.ok()) << s;
-  ASSERT_TRUE(h.result.accelerator_search.has_value());
-  const AcceleratorSearchResult& a = *h.result.accelerator_search;
+  ASSERT_NE(AcceleratorSearchOf(h.result), nullptr);
+  const AcceleratorSearchResult& a = *AcceleratorSearchOf(h.result);
   std::vector<int> tried;
   for (const auto& t : a.trials) tried.push_back(t.ranks_per_node);
   EXPECT_EQ(tried, (std::vector<int>{1, 2, 4, 3}));

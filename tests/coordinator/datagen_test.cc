@@ -15,6 +15,7 @@
 #include "common/error_kind.h"
 #include "coordinator/checkpoint/planner.h"
 #include "coordinator/coordinator.h"
+#include "coordinator/dataset/dataset_results.h"
 #include "coordinator/summary.h"
 #include "inprocess/local_node_client.h"
 #include "node/dataset/dataset_bytes.h"
@@ -74,8 +75,8 @@ TEST(Datagen, TwoNodesOnSharedStorageWriteEveryShardOnceAndTheManifestLast) {
   ASSERT_TRUE(h.Run().ok()) << h.result.errors.size();
   const DatasetSpec spec = DatasetSpecOf(c);
   const DatasetTotals totals = ComputeTotals(spec);
-  ASSERT_TRUE(h.result.dataset.has_value());
-  const DatasetResult& d = *h.result.dataset;
+  ASSERT_NE(DatasetResultOf(h.result), nullptr);
+  const DatasetResult& d = *DatasetResultOf(h.result);
   EXPECT_FALSE(d.reused);
   EXPECT_EQ(d.written_objects, totals.objects);
   EXPECT_EQ(d.written_bytes, totals.bytes);
@@ -114,9 +115,9 @@ TEST(Datagen, AMatchingDatasetIsReusedAndADifferentOneRefused) {
   {
     InProcessRun h(memory, c);
     ASSERT_TRUE(h.Run().ok());
-    ASSERT_TRUE(h.result.dataset.has_value());
-    EXPECT_TRUE(h.result.dataset->reused);
-    EXPECT_EQ(h.result.dataset->written_objects, 0u);
+    ASSERT_NE(DatasetResultOf(h.result), nullptr);
+    EXPECT_TRUE(DatasetResultOf(h.result)->reused);
+    EXPECT_EQ(DatasetResultOf(h.result)->written_objects, 0u);
     EXPECT_EQ(h.result.rounds[0].bytes, 0u);
     // Not rewritten: the flipped byte is still flipped.
     memory->FlipByte("mem://bucket/ds/" + ShardName(0), 5000);
@@ -144,7 +145,7 @@ TEST(Datagen, FilesOnLocalDiskWithPrefixesAreTheSamplesBytes) {
   InProcessRun h(std::make_shared<MemoryStore>(), c);
   ASSERT_TRUE(h.Run().ok());
   const DatasetSpec spec = DatasetSpecOf(c);
-  EXPECT_EQ(h.result.dataset->written_objects, spec.samples);
+  EXPECT_EQ(DatasetResultOf(h.result)->written_objects, spec.samples);
   size_t found = 0;
   for (const auto& e :
        std::filesystem::recursive_directory_iterator(dir.Sub("ds/samples"))) {
@@ -179,8 +180,8 @@ TEST(Datagen, RemoveTakesTheManifestAndItsObjectsAndNothingElse) {
   DatasetOf(rm).samples = 1;  // ignored: the manifest says what to remove
   InProcessRun h(memory, rm, 2);
   ASSERT_TRUE(h.Run().ok());
-  EXPECT_TRUE(h.result.dataset->removed);
-  EXPECT_EQ(h.result.dataset->removed_objects, 300u);
+  EXPECT_TRUE(DatasetResultOf(h.result)->removed);
+  EXPECT_EQ(DatasetResultOf(h.result)->removed_objects, 300u);
   std::vector<std::string> left;
   for (const auto& p : memory->AllPaths()) {
     if (absl::StartsWith(p, "mem://bucket/ds/")) left.push_back(p);
@@ -202,7 +203,7 @@ TEST(Datagen, NodeLocalDisksEachHoldAWholeReplica) {
   InProcessRun h(memory, c, 2);
   ASSERT_TRUE(h.Run().ok());
   const DatasetSpec spec = DatasetSpecOf(c);
-  EXPECT_EQ(h.result.dataset->written_samples, 2 * spec.samples);
+  EXPECT_EQ(DatasetResultOf(h.result)->written_samples, 2 * spec.samples);
   for (const char* root : {"mem://bucket/node0/ds", "mem://bucket/node1/ds"}) {
     ExpectShards(memory, root, spec);
     EXPECT_FALSE(

@@ -16,6 +16,7 @@
 #include "common/dataset/dataload_job.h"
 #include "common/dataset/dataset_manifest.h"
 #include "common/dataset/dataset_options.h"
+#include "coordinator/dataset/dataset_results.h"
 #include "node/storage/memory_storage.h"
 #include "tests/testing/fault_storage.h"
 #include "tests/testing/inprocess_run.h"
@@ -99,8 +100,8 @@ TEST(HostileDatasetRun, ASecondDatagenOnAClaimedPathIsRefusedNamingTheFirst) {
   InProcessRun removal(memory, rm);
   s = removal.Run();
   ASSERT_TRUE(s.ok()) << s;
-  EXPECT_TRUE(removal.result.dataset->unfinished);
-  EXPECT_EQ(removal.result.dataset->removed_objects, 200u);
+  EXPECT_TRUE(DatasetResultOf(removal.result)->unfinished);
+  EXPECT_EQ(DatasetResultOf(removal.result)->removed_objects, 200u);
   EXPECT_EQ(Under(memory, "mem://b/ds/"), std::vector<std::string>{});
   // And the path is free: a datagen now makes the dataset whole.
   InProcessRun again(memory, other);
@@ -131,7 +132,7 @@ TEST(HostileDatasetRun, ARemovalThatDidNotFinishIsFinishedByTheNext) {
   InProcessRun finish(memory, rm);
   absl::Status s = finish.Run();
   ASSERT_TRUE(s.ok()) << s;
-  EXPECT_TRUE(finish.result.dataset->unfinished);
+  EXPECT_TRUE(DatasetResultOf(finish.result)->unfinished);
   EXPECT_EQ(Under(memory, "mem://b/ds/"),
             std::vector<std::string>{"mem://b/ds/notes.txt"});
 }
@@ -150,7 +151,7 @@ TEST(HostileDatasetRun, AClaimWithoutAPendingManifestIsClearedByRemove) {
   InProcessRun removal(memory, rm);
   absl::Status s = removal.Run();
   ASSERT_TRUE(s.ok()) << s;
-  EXPECT_EQ(removal.result.dataset->removed_objects, 0u);
+  EXPECT_EQ(DatasetResultOf(removal.result)->removed_objects, 0u);
   EXPECT_EQ(Under(memory, "mem://b/ds/"), std::vector<std::string>{});
   ASSERT_TRUE(InProcessRun(memory, c).Run().ok());
 }

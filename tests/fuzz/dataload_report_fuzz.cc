@@ -23,6 +23,7 @@
 #include "common/dataset/dataset_manifest.h"
 #include "coordinator/dataset/datagen_round.h"
 #include "coordinator/dataset/dataload_round.h"
+#include "coordinator/dataset/dataset_results.h"
 #include "coordinator/json_codec.h"
 #include "coordinator/round/round_protocol.h"
 #include "coordinator/summary.h"

@@ -4,10 +4,12 @@
 // and the other runs' figures are unchanged by them.
 #include <gtest/gtest.h>
 
+#include <memory>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
 
+#include "coordinator/dataset/dataset_results.h"
 #include "coordinator/json_codec.h"
 #include "coordinator/workload_registry.h"
 #include "report/html_report.h"
@@ -95,11 +97,12 @@ TEST(Report, TheOverviewSaysWhatTheFirstRunRanByItsWorkload) {
             std::string::npos);
   RunResult load;
   load.workload = "dataload";
-  load.dataset.emplace();
-  load.dataset->uri = "s3://b/ds";
-  load.dataset->spec.samples = 100;
-  load.dataset->totals.objects = 10;
-  load.dataset->totals.bytes = 4096;
+  auto dataset = std::make_shared<DatasetResult>();
+  dataset->uri = "s3://b/ds";
+  dataset->spec.samples = 100;
+  dataset->totals.objects = 10;
+  dataset->totals.bytes = 4096;
+  load.sections[kDatasetSection] = dataset;
   const std::string html = overview(load);
   EXPECT_NE(html.find("<td>first run&#39;s dataset (dataload)</td><td>s3://b/"
                       "ds, "),

@@ -14,10 +14,6 @@ namespace {
 
 using CountingJson = nlohmann::json;
 
-absl::Status Bad(const std::string& what) {
-  return absl::InvalidArgumentError(absl::StrCat("expected ", what));
-}
-
 // The section of the rounds that ended ok: each node's count summed.
 std::shared_ptr<const CountingSection> SectionOf(const RunResult& r) {
   auto s = std::make_shared<CountingSection>();
@@ -88,13 +84,16 @@ std::string CountingSection::ToJson() const {
 }
 
 absl::StatusOr<std::shared_ptr<const ResultSection>> ReadCountingSection(
-    const std::string& json) {
+    const std::string& json, const std::string& at) {
+  auto bad = [&at](const std::string& what) {
+    return absl::InvalidArgumentError(absl::StrCat(at, ": expected ", what));
+  };
   const CountingJson j =
       CountingJson::parse(json, nullptr, /*allow_exceptions=*/false);
-  if (!j.is_object()) return Bad("an object");
+  if (!j.is_object()) return bad("an object");
   for (const auto& [key, value] : j.items()) {
     if (key != "rounds" && key != "items" && key != "per_node") {
-      return Bad(absl::StrCat("rounds, items and per_node only, found '",
+      return bad(absl::StrCat("rounds, items and per_node only, found '",
                               EscapeForTerminal(key.substr(0, 64)), "'"));
     }
   }
@@ -104,26 +103,26 @@ absl::StatusOr<std::shared_ptr<const ResultSection>> ReadCountingSection(
   const auto per_node = j.find("per_node");
   if (rounds == j.end() || !rounds->is_number_unsigned() ||
       rounds->get<uint64_t>() > UINT32_MAX) {
-    return Bad("rounds, a count");
+    return bad("rounds, a count");
   }
   if (items == j.end() || !items->is_number_unsigned()) {
-    return Bad("items, a count");
+    return bad("items, a count");
   }
   if (per_node == j.end() || !per_node->is_array() ||
       per_node->size() > kMaxCountingNodes) {
-    return Bad(absl::StrCat("per_node, a list of at most ", kMaxCountingNodes,
+    return bad(absl::StrCat("per_node, a list of at most ", kMaxCountingNodes,
                             " counts"));
   }
   s->rounds = rounds->get<uint32_t>();
   s->items = items->get<uint64_t>();
   uint64_t sum = 0;
   for (const CountingJson& n : *per_node) {
-    if (!n.is_number_unsigned()) return Bad("per_node, a list of counts");
+    if (!n.is_number_unsigned()) return bad("per_node, a list of counts");
     s->per_node.push_back(n.get<uint64_t>());
     sum += s->per_node.back();
   }
   if (sum != s->items) {
-    return Bad(
+    return bad(
         absl::StrCat("items ", s->items, " to be per_node's sum, ", sum));
   }
   return std::shared_ptr<const ResultSection>(std::move(s));

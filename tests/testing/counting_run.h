@@ -35,10 +35,11 @@ struct CountingSection : ResultSection {
 };
 
 // Its codec's reader: an object of exactly those members, bounded (at most
-// kMaxCountingNodes nodes), or InvalidArgument naming what is wrong.
+// kMaxCountingNodes nodes), or InvalidArgument naming what is wrong, from
+// `at` (its member).
 inline constexpr size_t kMaxCountingNodes = 1024;
 absl::StatusOr<std::shared_ptr<const ResultSection>> ReadCountingSection(
-    const std::string& json);
+    const std::string& json, const std::string& at);
 
 class CountingRun : public RunWorkload {
  public:

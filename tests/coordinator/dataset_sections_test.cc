@@ -1,0 +1,133 @@
+// The dataset workloads' sections of result.json ("dataset", datagen's;
+// "accelerator_search", dataload's) are registered ResultSections placed
+// before the rounds: written where result.json always had them, read back
+// by their codecs with the same checks and messages, and a workload added
+// to the registry places its own section after them.
+#include <gtest/gtest.h>
+
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "coordinator/dataset/dataset_results.h"
+#include "coordinator/json_codec.h"
+#include "coordinator/workload_registry.h"
+
+namespace ckpt {
+namespace {
+
+using ordered = nlohmann::ordered_json;
+
+std::vector<std::string> Members(const std::string& text) {
+  std::vector<std::string> out;
+  const ordered j = ordered::parse(text);
+  for (const auto& [key, value] : j.items()) {
+    out.push_back(key);
+  }
+  return out;
+}
+
+RunResult Searched() {
+  RunResult r;
+  r.workload = "dataload";
+  auto d = std::make_shared<DatasetResult>();
+  d->uri = "s3://b/ds";
+  d->spec.samples = 100;
+  d->totals.objects = 10;
+  d->listing.emplace().list_requests = 3;
+  r.sections[kDatasetSection] = d;
+  auto a = std::make_shared<AcceleratorSearchResult>();
+  a->max_per_node = 4;
+  a->trials.emplace_back().ranks_per_node = 1;
+  a->ended_by = SearchEnd::kClient;
+  r.sections[kAcceleratorSearchSection] = a;
+  r.rounds.emplace_back().workload = "dataload";
+  return r;
+}
+
+// Where result.json had them before they were sections: after the clock,
+// the dataset then the search (registration order, not the members'
+// alphabetical one), then the rounds; read back whole.
+TEST(DatasetSections, AreWrittenBeforeTheRoundsAndReadBack) {
+  const std::string text = ResultToJson(Searched());
+  const std::vector<std::string> members = Members(text);
+  const auto at = [&members](const std::string& m) {
+    return std::find(members.begin(), members.end(), m) - members.begin();
+  };
+  EXPECT_EQ(at("clock") + 1, at("dataset")) << text;
+  EXPECT_EQ(at("dataset") + 1, at("accelerator_search"));
+  EXPECT_EQ(at("accelerator_search") + 1, at("rounds"));
+  auto back = ResultFromJson(text, "result.json");
+  ASSERT_TRUE(back.ok()) << back.status();
+  ASSERT_NE(DatasetResultOf(*back), nullptr);
+  EXPECT_EQ(DatasetResultOf(*back)->uri, "s3://b/ds");
+  EXPECT_EQ(DatasetResultOf(*back)->listing->list_requests, 3u);
+  ASSERT_NE(AcceleratorSearchOf(*back), nullptr);
+  EXPECT_EQ(AcceleratorSearchOf(*back)->ended_by, SearchEnd::kClient);
+  EXPECT_TRUE(back->foreign.empty());
+  EXPECT_EQ(ResultToJson(*back), text);  // the same file again
+}
+
+// A wrong field in a section is named by its path from the run's object,
+// as when result.json's own reader read it.
+TEST(DatasetSections, AWrongFieldIsNamedByItsPath) {
+  ordered j = ordered::parse(ResultToJson(Searched()));
+  j["dataset"]["objects"] = "many";
+  auto r = ResultFromJson(j.dump(), "run/result.json");
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.status().message(),
+            "run/result.json: dataset.objects: expected a whole number from "
+            "0, found the string \"many\"");
+  j = ordered::parse(ResultToJson(Searched()));
+  j["accelerator_search"]["trials"][0]["held"] = 1;
+  r = ResultFromJson(j.dump(), "r.json");
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.status().message(),
+            "r.json: accelerator_search.trials[0].held: expected true or "
+            "false, found the number 1");
+  j = ordered::parse(ResultToJson(Searched()));
+  j["dataset"] = "ds";
+  r = ResultFromJson(j.dump(), "r.json");
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.status().message(),
+            "r.json: dataset: expected an object, found the string \"ds\"");
+}
+
+struct Note : ResultSection {
+  std::string ToJson() const override { return R"({"n": 1})"; }
+};
+
+// A workload added to the registry places its section before the rounds
+// after the built-in ones, or at the end; the registry that writes decides
+// (the built-in one knows neither, so both go at the end).
+TEST(DatasetSections, AnAddedWorkloadsSectionsGoAtTheirPlaces) {
+  auto read = [](const std::string&, const std::string&)
+      -> absl::StatusOr<std::shared_ptr<const ResultSection>> {
+    return std::make_shared<const Note>();
+  };
+  RunWorkloadEntry early("early", [] { return nullptr; });
+  early.result = {"early_note", read, ResultPlace::kBeforeRounds};
+  RunWorkloadEntry late("late", [] { return nullptr; });
+  late.result = {"a_late_note", read, ResultPlace::kAtEnd};
+  auto with = WorkloadRegistry::BuiltIn().With(early);
+  ASSERT_TRUE(with.ok()) << with.status();
+  with = with->With(late);
+  ASSERT_TRUE(with.ok()) << with.status();
+  RunResult r = Searched();
+  r.sections["early_note"] = std::make_shared<const Note>();
+  r.sections["a_late_note"] = std::make_shared<const Note>();
+  std::vector<std::string> members = Members(ResultToJson(r, *with));
+  auto rounds = std::find(members.begin(), members.end(), "rounds");
+  ASSERT_NE(rounds, members.end());
+  EXPECT_EQ(*(rounds - 1), "early_note");
+  EXPECT_EQ(*(rounds - 2), "accelerator_search");
+  EXPECT_EQ(members.back(), "a_late_note");
+  members = Members(ResultToJson(r));
+  EXPECT_EQ(members[members.size() - 2], "a_late_note");
+  EXPECT_EQ(members.back(), "early_note");
+}
+
+}  // namespace
+}  // namespace ckpt
