@@ -17,7 +17,6 @@
 #include "common/json_utf8.h"
 #include "common/log.h"
 #include "common/secrets.h"
-#include "coordinator/dataset/dataset_result_json.h"
 #include "coordinator/result_foreign.h"
 #include "coordinator/result_json_parts.h"
 #include "coordinator/workload_registry.h"
@@ -152,13 +151,52 @@ ordered_json StagingJson(const RoundStaging& st) {
           {"staged_bytes", st.staged_bytes}};
 }
 
-ordered_json RoundJson(const RoundResult& r) {
+// A workload's section under `member`, as its own type writes it; text that
+// is not one object (its bug) would make the file unreadable: left out, and
+// said so.
+void AddResultSection(const std::string& member, const ResultSection* section,
+                      ordered_json* j) {
+  if (section == nullptr) return;
+  ordered_json s = ordered_json::parse(section->ToJson(), nullptr, false);
+  if (s.is_object()) {
+    (*j)[member] = std::move(s);
+  } else {
+    LOG_ERROR("result.json: the section '%s' is not a JSON object; left out",
+              member);
+  }
+}
+
+// The sections `registry` places at `place` that `sections` holds, in
+// registration order, each added to `placed`.
+void PlaceSections(const ResultSections& sections,
+                   const WorkloadRegistry& registry, ResultPlace place,
+                   ordered_json* j, std::set<std::string_view>* placed) {
+  registry.ForEachSection(place, [&](const ResultSectionCodec& codec) {
+    auto it = sections.find(codec.member);
+    if (it == sections.end()) return;
+    AddResultSection(it->first, it->second.get(), j);
+    placed->insert(it->first);
+  });
+}
+
+// The sections not in `placed`, by member.
+void AddOtherSections(const ResultSections& sections,
+                      const std::set<std::string_view>& placed,
+                      ordered_json* j) {
+  for (const auto& [member, section] : sections) {
+    if (!placed.contains(member)) AddResultSection(member, section.get(), j);
+  }
+}
+
+ordered_json RoundJson(const RoundResult& r, const WorkloadRegistry& registry) {
   const bool load = r.phase == Phase::kLoad;
   ordered_json j;
   if (WorkloadRegistry::NamedInResult(r.workload)) {
     j["workload"] = r.workload;
   }
-  if (r.epoch) j["epoch"] = EpochJson(*r.epoch);
+  // What the round was (a dataload's epoch): its sections at its head.
+  std::set<std::string_view> placed;
+  PlaceSections(r.sections, registry, ResultPlace::kRoundHead, &j, &placed);
   j["phase"] = r.phase;
   j["index"] = r.index;
   j["staged"] = r.staged;
@@ -216,6 +254,7 @@ ordered_json RoundJson(const RoundResult& r) {
   j["ranks"] = ranks;
   j["files"] = FilesJson(r.files);
   j["staging"] = StagingJson(r.staging);
+  AddOtherSections(r.sections, placed, &j);
   WriteForeign(r.foreign, &j);  // what another build's file had, as it was
   return j;
 }
@@ -356,25 +395,6 @@ ordered_json OpJson(const Histogram& h) {
   return j;
 }
 
-namespace {
-
-// A workload's section under `member`, as its own type writes it; text that
-// is not one object (its bug) would make the file unreadable: left out, and
-// said so.
-void AddResultSection(const std::string& member, const ResultSection* section,
-                      ordered_json* j) {
-  if (section == nullptr) return;
-  ordered_json s = ordered_json::parse(section->ToJson(), nullptr, false);
-  if (s.is_object()) {
-    (*j)[member] = std::move(s);
-  } else {
-    LOG_ERROR("result.json: the section '%s' is not a JSON object; left out",
-              member);
-  }
-}
-
-}  // namespace
-
 std::string ResultToJson(const RunResult& r) {
   return ResultToJson(r, WorkloadRegistry::BuiltIn());
 }
@@ -412,22 +432,16 @@ std::string ResultToJson(const RunResult& r, const WorkloadRegistry& registry) {
   if (r.reshard) j["reshard"] = ReshardJson(*r.reshard);
   // The sections placed before the rounds, in registration order.
   std::set<std::string_view> placed;
-  registry.ForEachSection(ResultPlace::kBeforeRounds,
-                          [&](const ResultSectionCodec& codec) {
-                            auto it = r.sections.find(codec.member);
-                            if (it == r.sections.end()) return;
-                            AddResultSection(it->first, it->second.get(), &j);
-                            placed.insert(it->first);
-                          });
+  PlaceSections(r.sections, registry, ResultPlace::kBeforeRounds, &j, &placed);
   ordered_json rounds = ordered_json::array();
-  for (const auto& round : r.rounds) rounds.push_back(RoundJson(round));
+  for (const auto& round : r.rounds) {
+    rounds.push_back(RoundJson(round, registry));
+  }
   j["rounds"] = rounds;
   j["summary"] = {{"save", SummaryJson(r.Summarize(Phase::kSave))},
                   {"load", SummaryJson(r.Summarize(Phase::kLoad))}};
   if (auto g = r.Goodput()) j["goodput"] = GoodputJson(*g);
-  for (const auto& [member, section] : r.sections) {
-    if (!placed.contains(member)) AddResultSection(member, section.get(), &j);
-  }
+  AddOtherSections(r.sections, placed, &j);
   WriteForeign(r.foreign, &j);  // what another build's file had, as it was
   SanitizeUtf8(j);
   // Whatever a message quotes, no credential this process holds (in one

@@ -30,8 +30,10 @@ using SegmentChecksums =
 
 // The run's result.json. Each workload's section (RunResult::sections) at
 // its place: those `registry` places before the rounds in its registration
-// order, every other after the run's own members, by member. The first form
-// writes with WorkloadRegistry::BuiltIn().
+// order, every other after the run's own members, by member; a round's
+// (RoundResult::sections) at the round's head in registration order, every
+// other at the round's end. The first form writes with
+// WorkloadRegistry::BuiltIn().
 std::string ResultToJson(const RunResult& result);
 std::string ResultToJson(const RunResult& result,
                          const WorkloadRegistry& registry);
@@ -39,6 +41,8 @@ std::string ResultToJson(const RunResult& result,
 // Whether `name` is a member every result.json's run object may have (one
 // this build reads itself; a workload's own section is not).
 bool IsRunResultMember(std::string_view name);
+// The same of a round's object (rounds[]).
+bool IsRoundResultMember(std::string_view name);
 
 // result.json back into the types that wrote it (result_from_json.cc): a
 // field that is absent (an older result) or null (a NaN written) keeps its

@@ -1,6 +1,9 @@
 #include "coordinator/result_foreign.h"
 
 #include <algorithm>
+#include <functional>
+#include <map>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -47,10 +50,14 @@ void ReadForeign(const Fields& f, absl::Span<const std::string_view> known,
         absl::StrCat("one of ", absl::StrJoin(registry.Names(), ", "));
     return f.Fail(f.Path("workload"), want.c_str(), *w);
   }
+  std::vector<std::string> pending;  // foreign, no known member after yet
   for (const auto& [key, value] : obj.items()) {
-    if (value.is_null() ||  // as absent, as Fields reads it
-        std::find(known.begin(), known.end(), key) != known.end() ||
-        (run_object && registry.SectionCodec(key) != nullptr)) {
+    if (value.is_null()) continue;  // as absent, as Fields reads it
+    if (std::find(known.begin(), known.end(), key) != known.end() ||
+        (run_object ? registry.SectionCodec(key)
+                    : registry.RoundSectionCodec(key)) != nullptr) {
+      for (std::string& name : pending) out->before[std::move(name)] = key;
+      pending.clear();
       continue;
     }
     if (out->sections.size() == kMaxForeignSections ||
@@ -69,16 +76,38 @@ void ReadForeign(const Fields& f, absl::Span<const std::string_view> known,
       return f.Fail(f.Path(EscapeForTerminal(key)), want.c_str(), value);
     }
     out->sections.emplace_back(key, value.dump());
+    pending.push_back(key);
   }
 }
 
 void WriteForeign(const ForeignParts& foreign, nlohmann::ordered_json* j) {
-  for (const auto& [name, text] : foreign.sections) {
+  if (foreign.sections.empty() || !j->is_object()) return;
+  // Each section, by the member it goes before ("": at the end).
+  std::map<std::string, std::vector<size_t>, std::less<>> at;
+  for (size_t i = 0; i < foreign.sections.size(); ++i) {
+    const std::string& name = foreign.sections[i].first;
     if (j->contains(name)) continue;  // this build's own wins
-    nlohmann::ordered_json v = nlohmann::ordered_json::parse(
-        text, nullptr, /*allow_exceptions=*/false);
-    if (!v.is_discarded()) (*j)[name] = std::move(v);
+    auto b = foreign.before.find(name);
+    const bool placed = b != foreign.before.end() && j->contains(b->second);
+    at[placed ? b->second : std::string()].push_back(i);
   }
+  nlohmann::ordered_json out = nlohmann::ordered_json::object();
+  auto add = [&](std::string_view member) {
+    auto it = at.find(member);
+    if (it == at.end()) return;
+    for (size_t i : it->second) {
+      const auto& [name, text] = foreign.sections[i];
+      nlohmann::ordered_json v = nlohmann::ordered_json::parse(
+          text, nullptr, /*allow_exceptions=*/false);
+      if (!v.is_discarded()) out[name] = std::move(v);
+    }
+  };
+  for (auto& [key, value] : j->items()) {
+    add(key);
+    out[key] = std::move(value);
+  }
+  add("");
+  *j = std::move(out);
 }
 
 std::string DescribeForeign(const ForeignParts& foreign) {

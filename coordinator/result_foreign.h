@@ -31,15 +31,19 @@ inline constexpr size_t kMaxForeignDepth = 32;
 inline constexpr size_t kMaxForeignRoundLines = 8;
 
 // The object's "workload" into *workload (and, when `registry` has no such
-// workload, into out->workload too) and each member not in `known` (nor,
-// in the run's object, a workload's section `registry` has a codec for)
-// into out->sections. A failure goes to the fields' status.
+// workload, into out->workload too) and each member not in `known` (nor a
+// workload's section `registry` has a codec for, of the run's object when
+// `run_object`, else of a round's) into out->sections, with the member
+// read that followed each into out->before. A failure goes to the
+// fields' status.
 void ReadForeign(const Fields& f, absl::Span<const std::string_view> known,
                  const WorkloadRegistry& registry, bool run_object,
                  std::string* workload, ForeignParts* out);
 
-// Back into the object: each section (the workload's name is the object's
-// own "workload", written with it).
+// Back into the object: each section where it was, before the member this
+// build reads that followed it in the file, or at the end (the workload's
+// name is the object's own "workload", written with it). A section under a
+// member the object has already is left out: this build's own wins.
 void WriteForeign(const ForeignParts& foreign, nlohmann::ordered_json* j);
 
 // How deep `v` nests, counted without recursion (a hostile file may nest

@@ -12,7 +12,6 @@
 #include "absl/strings/str_cat.h"
 #include "common/log.h"
 #include "common/text.h"
-#include "coordinator/dataset/dataset_result_json.h"
 #include "coordinator/json_codec.h"
 #include "coordinator/result_fields.h"
 #include "coordinator/result_foreign.h"
@@ -215,11 +214,38 @@ void ReadPhaseParts(const Fields& f, RoundResult* r) {
   }
 }
 
+// Each member of the run's object (of a round's, when `round`) that a
+// workload of `registry` has a codec for, read by it into its type.
+void ReadSections(const Fields& f, const WorkloadRegistry& registry, bool round,
+                  ResultSections* out) {
+  const ResultJson& obj = f.value();
+  if (!f.status()->ok() || !obj.is_object()) return;
+  for (const auto& [key, value] : obj.items()) {
+    const ResultSectionCodec* codec =
+        round ? registry.RoundSectionCodec(key) : registry.SectionCodec(key);
+    if (codec == nullptr || value.is_null()) continue;
+    if (!value.is_object()) return f.Fail(f.Path(key), "an object", value);
+    if (DepthOf(value, kMaxForeignDepth) > kMaxForeignDepth) {
+      const std::string want =
+          absl::StrCat("an object nested at most ", kMaxForeignDepth, " deep");
+      return f.Fail(f.Path(key), want.c_str(), value);
+    }
+    auto section = codec->read(value.dump(), f.Path(key));
+    if (!section.ok() || *section == nullptr) {
+      *f.status() = absl::InvalidArgumentError(
+          section.ok() ? absl::StrCat(f.Path(key), ": no section")
+                       : std::string(section.status().message()));
+      return;
+    }
+    out->emplace(key, std::move(*section));
+  }
+}
+
 // The members of a round and of a run that this build reads; any other is
 // carried through (result_foreign.h).
 // clang-format off
 constexpr std::string_view kRoundMembers[] = {
-    "workload", "epoch", "phase", "index", "staged", "step", "status",
+    "workload", "phase", "index", "staged", "step", "status",
     "error", "error_kind", "seconds", "transfer_seconds", "commit_seconds",
     "bytes", "throughput_mib_s", "flags", "client_bound", "rank_shift",
     "resharded", "read_amplification", "bytes_read", "verified", "coverage",
@@ -236,7 +262,7 @@ void ReadRound(const Fields& f, const WorkloadRegistry& registry,
                RoundResult* r) {
   ReadForeign(f, kRoundMembers, registry, /*run_object=*/false, &r->workload,
               &r->foreign);
-  if (f.Has("epoch")) ReadEpoch(f.Object("epoch"), &r->epoch.emplace());
+  ReadSections(f, registry, /*round=*/true, &r->sections);
   f.Get("phase", &r->phase);
   f.Get("index", &r->index);
   f.Get("staged", &r->staged);
@@ -381,37 +407,16 @@ void ReadReshard(const Fields& f, ReshardResult* rs) {
   });
 }
 
-// Each member of the run's object that a workload of `registry` has a
-// codec for, read by it into its type.
-void ReadSections(const Fields& f, const WorkloadRegistry& registry,
-                  ResultSections* out) {
-  const ResultJson& obj = f.value();
-  if (!f.status()->ok() || !obj.is_object()) return;
-  for (const auto& [key, value] : obj.items()) {
-    const ResultSectionCodec* codec = registry.SectionCodec(key);
-    if (codec == nullptr || value.is_null()) continue;
-    if (!value.is_object()) return f.Fail(f.Path(key), "an object", value);
-    if (DepthOf(value, kMaxForeignDepth) > kMaxForeignDepth) {
-      const std::string want =
-          absl::StrCat("an object nested at most ", kMaxForeignDepth, " deep");
-      return f.Fail(f.Path(key), want.c_str(), value);
-    }
-    auto section = codec->read(value.dump(), f.Path(key));
-    if (!section.ok() || *section == nullptr) {
-      *f.status() = absl::InvalidArgumentError(
-          section.ok() ? absl::StrCat(f.Path(key), ": no section")
-                       : std::string(section.status().message()));
-      return;
-    }
-    out->emplace(key, std::move(*section));
-  }
-}
-
 }  // namespace
 
 bool IsRunResultMember(std::string_view name) {
   return std::find(std::begin(kRunMembers), std::end(kRunMembers), name) !=
          std::end(kRunMembers);
+}
+
+bool IsRoundResultMember(std::string_view name) {
+  return std::find(std::begin(kRoundMembers), std::end(kRoundMembers), name) !=
+         std::end(kRoundMembers);
 }
 
 absl::StatusOr<RunResult> ResultFromJson(const std::string& text,
@@ -439,7 +444,7 @@ absl::StatusOr<RunResult> ResultFromJson(const std::string& text,
   RunResult r;
   ReadForeign(f, kRunMembers, registry, /*run_object=*/true, &r.workload,
               &r.foreign);
-  ReadSections(f, registry, &r.sections);
+  ReadSections(f, registry, /*round=*/false, &r.sections);
   f.Get("status", &r.status);
   f.Get("errors", &r.errors);
   f.Get("notes", &r.notes);

@@ -1,11 +1,12 @@
 // A workload's own section of result.json: a member of the run's object,
-// named by the workload, holding a type of the workload's own, written and
-// read by the workload's own codec. The workload registers the codec with
-// its name (coordinator/workload_registry.h: RunWorkloadEntry::result);
-// ResultToJson writes every section a RunResult holds, each at its place
-// (ResultPlace), ResultFromJson reads
-// the members its registry has a codec for, and a member no registered
-// codec reads is carried through unread (coordinator/result_foreign.h).
+// or of each of its rounds' objects, named by the workload, holding a type
+// of the workload's own, written and read by the workload's own codec. The
+// workload registers the codec with its name (coordinator/
+// workload_registry.h: RunWorkloadEntry::result, ::round_result);
+// ResultToJson writes every section a RunResult and its RoundResults hold,
+// each at its place (ResultPlace), ResultFromJson reads the members its
+// registry has a codec for, and a member no registered codec reads is
+// carried through unread (coordinator/result_foreign.h).
 #ifndef CKPTBENCH_COORDINATOR_RESULT_SECTION_H_
 #define CKPTBENCH_COORDINATOR_RESULT_SECTION_H_
 
@@ -27,11 +28,11 @@ class ResultSection {
 };
 
 // By member name. Shared and immutable: a RunResult is copied (a snapshot
-// per round), its sections are not.
+// per round), its sections are not (a section is made whole, then added).
 using ResultSections =
     std::map<std::string, std::shared_ptr<const ResultSection>, std::less<>>;
 
-// Where a section goes in the run's object.
+// Where a section goes: in the run's object, or in a round's.
 enum class ResultPlace {
   // After the members every result.json has that describe the run (its
   // configuration, plan, clocks, a resharded restore's plan), before its
@@ -40,10 +41,15 @@ enum class ResultPlace {
   // After every member of the run's (its rounds, summary, goodput): the
   // default.
   kAtEnd,
+  // A round's section (RoundResult::sections): at the round's head, after
+  // its workload's name and before its phase: what the round was (a
+  // dataload's epoch), in the order the workloads were registered in.
+  kRoundHead,
 };
 
 struct ResultSectionCodec {
-  // Its member of the run object; "" when the workload has no section.
+  // Its member of the run's object (of a round's, at kRoundHead); "" when
+  // the workload has no section there.
   std::string member;
   // The section back from its JSON text (one object, bounded by the file's
   // own bound), found at `at` (its member's path in the file, e.g.
@@ -52,8 +58,10 @@ struct ResultSectionCodec {
   std::function<absl::StatusOr<std::shared_ptr<const ResultSection>>(
       const std::string& json, const std::string& at)>
       read;
-  // Sections placed before the rounds are written in the order their
-  // workloads were registered in; those at the end after them, by member.
+  // Sections placed before the rounds (or at a round's head) are written in
+  // the order their workloads were registered in; those at the end after
+  // them, by member (a round's section no registered codec places: at the
+  // round's end).
   ResultPlace place = ResultPlace::kAtEnd;
 };
 

@@ -12,7 +12,6 @@
 #include <vector>
 
 #include "common/config.h"
-#include "common/dataset/dataset_layout.h"
 #include "common/file_record.h"
 #include "common/histogram.h"
 #include "common/kinds.h"
@@ -180,80 +179,6 @@ struct Visibility {
   std::string lacked;  // what the last failed poll lacked
 };
 
-// A dataload epoch (run.workload=dataload): what the data loader did.
-struct EpochResult {
-  DataAccess access = DataAccess::kMap;
-  // The order generator of the sampler and the objects' split
-  // (kEpochOrderName); "" in results of versions before it was recorded
-  // (a Fisher-Yates shuffle).
-  std::string order;
-  uint64_t shuffle_buffer = 0;  // iterable: samples per worker's buffer
-  bool warm = false;  // caches allowed (dataload.warm_epochs, after the first)
-  uint64_t samples = 0, bytes = 0, batches = 0;
-  double samples_per_second = 0, mib_per_second = 0;  // total over the round
-  double first_batch_seconds = 0;  // the slowest rank's first batch
-  double compute_seconds = 0;      // per batch, as asked
-  // The emulated accelerators' busy share: compute over each rank's epoch,
-  // summed over ranks; MLPerf Storage passes a system at >= 0.9. Only with
-  // compute_seconds > 0.
-  double utilization = 0;
-  uint64_t dataset_samples = 0;
-  uint64_t dropped = 0, padded = 0;  // by the sampler
-  // The samples read, order-independently, against what the sampler gave
-  // out: each exactly once when dropped and padded are 0.
-  bool each_sample_once = false;
-  struct Rank {
-    uint32_t rank = 0;
-    int node = 0;
-    uint64_t samples = 0, bytes = 0, batches = 0;
-    double seconds = 0, first_batch_seconds = 0;
-    double compute_seconds = 0, wait_seconds = 0, utilization = 0;
-    uint64_t order_digest = 0;
-  };
-  std::vector<Rank> ranks;
-  struct Worker {
-    uint32_t rank = 0, worker = 0;
-    uint64_t samples = 0, batches = 0;
-    uint64_t requests = 0, retries = 0, throttles = 0, new_connections = 0;
-    uint64_t objects = 0;  // iterable: the objects it streamed
-  };
-  std::vector<Worker> workers;
-  // Iterable: workers that got no object (fewer objects than ranks x
-  // workers).
-  uint64_t idle_workers = 0;
-  // Step times per window of 100 steps, over ranks: the mean of the
-  // ranks' means, and of their variances.
-  struct Window {
-    uint64_t steps = 0;
-    double mean_seconds = 0, variance = 0;
-  };
-  std::vector<Window> windows;
-  Histogram wait;  // per batch, the accelerator waiting for it
-  Histogram sample_first_byte, sample_last_byte;  // per sample
-  // Checkpoints taken during the epoch (dataload.checkpoint_every): each
-  // save's window, from its start (every rank of a node at the batch) to
-  // its end (sync: the commit; async: durable and committed), the slowest
-  // node's; what the
-  // ranks consumed in it against the rest of the epoch. The save's own
-  // figures are its round's (rounds[] of phase save, by step).
-  struct Save {
-    int index = 0;  // the save round's
-    uint64_t step = 0;
-    uint64_t batch = 0;          // after each rank's batch
-    double start_seconds = 0;    // from the epoch's start (node 0's)
-    double window_seconds = 0;   // the slowest node's
-    double blocked_seconds = 0;  // the ranks held, the slowest node's
-    double state_seconds = 0;    // async: the next state, made beside
-    // The first rank's wait for the last at the batch (the slowest node's).
-    double arrival_spread_seconds = 0;
-    uint64_t window_samples = 0;
-    double window_samples_per_second = 0, window_utilization = 0;
-  };
-  std::vector<Save> saves;
-  // Outside every save's window.
-  double rest_samples_per_second = 0, rest_utilization = 0;
-};
-
 // What a result.json held that this build does not read: a workload it
 // does not know (another build's), and sections it has no reader for.
 // ResultFromJson keeps them as they were, ResultToJson writes them back,
@@ -262,6 +187,10 @@ struct ForeignParts {
   std::string workload;  // the file's name for it; "" when known
   // Each section's name and its JSON text, in the file's order.
   std::vector<std::pair<std::string, std::string>> sections;
+  // A section's name -> the member this build reads that followed it in
+  // the file, before which it is written back (absent: none followed; it
+  // goes at the end).
+  std::map<std::string, std::string, std::less<>> before;
   bool empty() const { return workload.empty() && sections.empty(); }
 };
 
@@ -327,7 +256,9 @@ struct RoundResult {
   // Clock offsets re-estimated in this round's prepare (remote nodes),
   // used for its start instant and its clock-corrected times.
   std::vector<NodeClock> clocks;
-  std::optional<EpochResult> epoch;  // dataload
+  // Each registered workload's own section of this round (a dataload's
+  // epoch), by member (coordinator/result_section.h, at kRoundHead).
+  ResultSections sections;
   ForeignParts foreign;  // read back from another build's result.json
 };
 

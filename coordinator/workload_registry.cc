@@ -52,6 +52,7 @@ std::vector<RunWorkloadEntry> BuiltInEntries() {
       Entry<DataloadRun>(kDataloadWorkload, DataloadSummary(),
                          {CheckDataloadKeys, CheckDatasetApartFromResults});
   dataload.result = AcceleratorSearchSectionCodec();
+  dataload.round_result = EpochSectionCodec();
   dataload.report = DataLoaderSection;
   dataload.prepared = DataloadPreparation();
   dataload.embeds = DataloadEmbedding();
@@ -75,23 +76,14 @@ absl::StatusOr<WorkloadRegistry> WorkloadRegistry::With(
     return absl::InvalidArgumentError(
         "a workload needs a name and a way to make its run");
   }
-  const std::string& member = entry.result.member;
   const Preparation& prep = entry.prepared;
   if (!prep.by.empty() && (!prep.needs || !prep.target)) {
     return absl::InvalidArgumentError(
         absl::StrCat("workload '", entry.name, "': prepared by '", prep.by,
                      "' needs what it needs and what the preparing run makes"));
   }
-  if (!member.empty() && !entry.result.read) {
-    return absl::InvalidArgumentError(absl::StrCat("workload '", entry.name,
-                                                   "': result section '",
-                                                   member, "' needs a reader"));
-  }
-  if (IsRunResultMember(member) || SectionCodec(member) != nullptr) {
-    return absl::AlreadyExistsError(absl::StrCat("workload '", entry.name,
-                                                 "': result.json's member '",
-                                                 member, "' is taken"));
-  }
+  RETURN_IF_ERROR(CheckSection(entry, entry.result, /*round=*/false));
+  RETURN_IF_ERROR(CheckSection(entry, entry.round_result, /*round=*/true));
   const std::string& embedded = entry.embeds.workload;
   if (!embedded.empty() && (embedded == entry.name || !Has(embedded))) {
     return absl::InvalidArgumentError(
@@ -105,6 +97,34 @@ absl::StatusOr<WorkloadRegistry> WorkloadRegistry::With(
   WorkloadRegistry copy = *this;
   copy.entries_.push_back(std::move(entry));
   return copy;
+}
+
+absl::Status WorkloadRegistry::CheckSection(const RunWorkloadEntry& entry,
+                                            const ResultSectionCodec& codec,
+                                            bool round) const {
+  const std::string& member = codec.member;
+  if (member.empty()) return absl::OkStatus();
+  const char* level = round ? "a round's" : "the run's";
+  if (!codec.read) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("workload '", entry.name, "': ", level,
+                     " result section '", member, "' needs a reader"));
+  }
+  if (round != (codec.place == ResultPlace::kRoundHead)) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "workload '", entry.name, "': ", level, " result section '", member,
+        "' placed at the other level's place"));
+  }
+  const bool taken =
+      round
+          ? IsRoundResultMember(member) || RoundSectionCodec(member) != nullptr
+          : IsRunResultMember(member) || SectionCodec(member) != nullptr;
+  if (taken) {
+    return absl::AlreadyExistsError(
+        absl::StrCat("workload '", entry.name, "': result.json's member '",
+                     member, "' of ", level, " object is taken"));
+  }
+  return absl::OkStatus();
 }
 
 const RunWorkloadEntry* WorkloadRegistry::Find(std::string_view name) const {
@@ -207,11 +227,23 @@ const ResultSectionCodec* WorkloadRegistry::SectionCodec(
   return nullptr;
 }
 
+const ResultSectionCodec* WorkloadRegistry::RoundSectionCodec(
+    std::string_view member) const {
+  for (const auto& e : entries_) {
+    if (!e.round_result.member.empty() && e.round_result.member == member) {
+      return &e.round_result;
+    }
+  }
+  return nullptr;
+}
+
 void WorkloadRegistry::ForEachSection(
     ResultPlace place,
     const std::function<void(const ResultSectionCodec&)>& fn) const {
   for (const auto& e : entries_) {
-    if (!e.result.member.empty() && e.result.place == place) fn(e.result);
+    const ResultSectionCodec& codec =
+        place == ResultPlace::kRoundHead ? e.round_result : e.result;
+    if (!codec.member.empty() && codec.place == place) fn(codec);
   }
 }
 

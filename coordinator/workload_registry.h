@@ -48,10 +48,13 @@ struct RunWorkloadEntry {
   RunWorkloadFactory make;
   WorkloadSummary summary;    // its parts of the terminal summary
   ResultSectionCodec result;  // its section of result.json, if any
-  WorkloadReport report;      // its sections of the HTML report, if any
-  Preparation prepared;       // the workload that prepares it, if any
-  ConfigChecks checks;        // its checks of the configuration, if any
-  Planning planning;          // its plan from the configuration, if any
+  // Its section of each of its rounds in result.json (placed kRoundHead),
+  // if any.
+  ResultSectionCodec round_result;
+  WorkloadReport report;  // its sections of the HTML report, if any
+  Preparation prepared;   // the workload that prepares it, if any
+  ConfigChecks checks;    // its checks of the configuration, if any
+  Planning planning;      // its plan from the configuration, if any
   // What it writes when it prepares another's point, in a dry run; set
   // when it prepares one.
   PrepareDescription describe_prepare;
@@ -63,11 +66,12 @@ class WorkloadRegistry {
   // checkpoint, datagen and dataload.
   static const WorkloadRegistry& BuiltIn();
 
-  // This registry and `entry`; AlreadyExists when its name or its result
-  // section's member is taken (by another workload, or by a member every
-  // result.json has), InvalidArgument when it is empty, has no factory, or
-  // has a section member without a reader, or embeds a workload that is
-  // not registered before it.
+  // This registry and `entry`; AlreadyExists when its name or one of its
+  // result sections' members is taken (by another workload, or by a member
+  // every result.json's run or round has), InvalidArgument when it is
+  // empty, has no factory, has a section member without a reader or at the
+  // wrong level's place, or embeds a workload that is not registered before
+  // it.
   absl::StatusOr<WorkloadRegistry> With(RunWorkloadEntry entry) const;
 
   // The run of workload `name`; InvalidArgument naming the registered ones
@@ -99,10 +103,14 @@ class WorkloadRegistry {
   // What workload `name` says in a dry run of its run preparing a point;
   // null when it says nothing.
   const PrepareDescription* PrepareDescriptionOf(std::string_view name) const;
-  // The codec of the result section under `member`; null when no
+  // The codec of the run's result section under `member`; null when no
   // workload has one there.
   const ResultSectionCodec* SectionCodec(std::string_view member) const;
-  // Each workload's result section codec at `place`, in registration order.
+  // The codec of a round's result section under `member`; null when no
+  // workload has one there.
+  const ResultSectionCodec* RoundSectionCodec(std::string_view member) const;
+  // Each workload's result section codec at `place` (kRoundHead: its
+  // rounds'), in registration order.
   void ForEachSection(
       ResultPlace place,
       const std::function<void(const ResultSectionCodec&)>& fn) const;
@@ -127,6 +135,10 @@ class WorkloadRegistry {
   const RunWorkloadEntry* Find(std::string_view name) const;
   // What the check of workload `name`'s keys is given.
   KeyCheckScope ScopeOf(std::string_view name, bool need_storage) const;
+  // OK when `entry`'s section `codec` (of a round's object when `round`)
+  // can be registered beside this registry's; With()'s error when not.
+  absl::Status CheckSection(const RunWorkloadEntry& entry,
+                            const ResultSectionCodec& codec, bool round) const;
 
   std::vector<RunWorkloadEntry> entries_;
 };

@@ -190,9 +190,9 @@ WorkloadSummary CheckpointSummary() {
     if (r.workload == kCheckpointWorkload) {
       AddPhases(r, out);
     }
-    const bool during_epochs =
-        std::any_of(r.rounds.begin(), r.rounds.end(),
-                    [](const RoundResult& x) { return x.epoch.has_value(); });
+    // A run of another workload took these saves inside its rounds (a
+    // dataload's epochs): the training they overlapped is that run's.
+    const bool during_epochs = r.workload != kCheckpointWorkload;
     AddVisible(r, out);
     AddStaging(r, during_epochs, out);
     AddGoodput(r, during_epochs, out);

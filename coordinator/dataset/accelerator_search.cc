@@ -40,12 +40,10 @@ void AddTrial(const RoundResult& round, int ranks_per_node, int round_index,
   t.ranks_per_node = ranks_per_node;
   t.accelerators = ranks_per_node * s->nodes;
   t.round_index = round_index;
-  if (round.epoch) {
-    t.utilization = round.epoch->utilization;
-    t.samples_per_second = round.epoch->samples_per_second;
-    t.batches_per_rank = round.epoch->ranks.empty()
-                             ? 0
-                             : round.epoch->batches / round.epoch->ranks.size();
+  if (const EpochResult* e = EpochOf(round)) {
+    t.utilization = e->utilization;
+    t.samples_per_second = e->samples_per_second;
+    t.batches_per_rank = e->ranks.empty() ? 0 : e->batches / e->ranks.size();
   }
   t.client_bound = !round.client_bound.empty();
   t.held = round.status == RunStatus::kOk && t.utilization >= s->threshold;

@@ -95,7 +95,7 @@ void DataloadRound::CheckSamples(uint64_t digest, EpochResult* epoch) const {
 void DataloadRound::Aggregate(const std::vector<PhaseOutcome>& reports,
                               const std::vector<PrepareOutcome>& prepared,
                               RoundResult* result) {
-  EpochResult& epoch = result->epoch.emplace();
+  EpochResult& epoch = NewEpoch(result);
   epoch.access = plan_.loader.access;
   epoch.order = kEpochOrderName;
   if (Iterable()) {

@@ -6,6 +6,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "coordinator/dataset/dataset_results.h"
 #include "coordinator/dataset/loader_sweep_html.h"
 #include "report/draw/report_format.h"
 #include "report/draw/svg.h"
@@ -24,12 +25,12 @@ std::vector<Epoch> EpochsOf(const ReportInput& input) {
   std::vector<Epoch> out;
   for (const ReportRun& run : input.runs) {
     for (const RoundResult& round : run.result->rounds) {
-      if (!round.epoch) continue;
-      const std::string own = absl::StrCat(
-          "epoch ", round.index, round.epoch->warm ? " (warm)" : " (cold)");
-      out.push_back({&*round.epoch, input.all_runs == 1
-                                        ? own
-                                        : absl::StrCat(run.label, " ", own)});
+      const EpochResult* e = EpochOf(round);
+      if (e == nullptr) continue;
+      const std::string own =
+          absl::StrCat("epoch ", round.index, e->warm ? " (warm)" : " (cold)");
+      out.push_back(
+          {e, input.all_runs == 1 ? own : absl::StrCat(run.label, " ", own)});
     }
   }
   return out;

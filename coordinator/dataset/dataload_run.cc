@@ -30,9 +30,10 @@ namespace {
 double SaveInterval(const std::vector<RoundResult>& rounds) {
   std::vector<double> gaps;
   for (const auto& r : rounds) {
-    if (!r.epoch) continue;
+    const EpochResult* e = EpochOf(r);
+    if (e == nullptr) continue;
     double resumed = 0;
-    for (const auto& s : r.epoch->saves) {
+    for (const auto& s : e->saves) {
       gaps.push_back(
           std::max(0.0, s.start_seconds - s.arrival_spread_seconds - resumed));
       resumed = s.start_seconds + s.blocked_seconds;
@@ -87,7 +88,7 @@ void NoteDataset(const DataloadRound& round, const std::string& uri,
 
 // An epoch's line in the log.
 void LogEpoch(int e, const RoundResult& r) {
-  const EpochResult& ep = *r.epoch;
+  const EpochResult& ep = *EpochOf(r);
   LOG_INFO(
       "epoch %d: %d samples, %.3f s, %.0f samples/s, %.1f MiB/s, first "
       "batch %.3f s%s",
@@ -140,7 +141,10 @@ uint64_t DataloadRun::TakeEpochSaves(RunContext& ctx, EpochSaves& saves,
                s.throughput_mib_s);
     }
   }
-  if (std::optional<EpochResult>& ep = result->rounds[epoch_at].epoch) {
+  RoundResult& epoch_round = result->rounds[epoch_at];
+  if (const EpochResult* was = EpochOf(epoch_round)) {
+    // The epoch's section may be shared by a published copy: a new one.
+    auto ep = std::make_shared<EpochResult>(*was);
     for (size_t k = 0; k < ep->saves.size(); ++k) {
       EpochResult::Save& w = ep->saves[k];
       for (RoundResult& s : rounds) {
@@ -153,6 +157,7 @@ uint64_t DataloadRun::TakeEpochSaves(RunContext& ctx, EpochSaves& saves,
             ep->saves[k + 1].start_seconds < w.start_seconds + w.window_seconds;
       }
     }
+    epoch_round.sections[kEpochSection] = std::move(ep);
   }
   for (RoundResult& s : rounds) result->rounds.push_back(std::move(s));
   if (uncommitted != 0) {

@@ -278,6 +278,8 @@ void ReadDataset(const Fields& f, DatasetResult* d) {
   }
 }
 
+std::string EpochResult::ToJson() const { return EpochJson(*this).dump(); }
+
 std::string DatasetResult::ToJson() const { return DatasetJson(*this).dump(); }
 
 std::string AcceleratorSearchResult::ToJson() const {
@@ -324,6 +326,16 @@ ResultSectionCodec AcceleratorSearchSectionCodec() {
                                                   ReadAcceleratorSearch);
   };
   codec.place = ResultPlace::kBeforeRounds;
+  return codec;
+}
+
+ResultSectionCodec EpochSectionCodec() {
+  ResultSectionCodec codec;
+  codec.member = kEpochSection;
+  codec.read = [](const std::string& json, const std::string& at) {
+    return ReadSectionOf<EpochResult>(json, at, ReadEpoch);
+  };
+  codec.place = ResultPlace::kRoundHead;
   return codec;
 }
 

@@ -21,10 +21,12 @@ void ReadEpoch(const Fields& f, EpochResult* e);
 void ReadDataset(const Fields& f, DatasetResult* d);
 void ReadAcceleratorSearch(const Fields& f, AcceleratorSearchResult* a);
 
-// The sections' codecs, registered with datagen and dataload: placed before
-// the rounds, read back as their types.
+// The sections' codecs, registered with datagen and dataload: the run's
+// placed before the rounds, the epoch at its round's head; each read back
+// as its type.
 ResultSectionCodec DatasetSectionCodec();
 ResultSectionCodec AcceleratorSearchSectionCodec();
+ResultSectionCodec EpochSectionCodec();
 
 }  // namespace ckpt
 

@@ -1,12 +1,15 @@
 // The dataset workloads' sections of result.json (coordinator/
-// result_section.h), each placed before the rounds: "dataset", datagen's
-// (what a datagen made or found; dataload writes it too: the dataset its
-// first epoch read), and "accelerator_search", dataload's
-// (dataload.find_accelerators). Their codecs are dataset_result_json.h's.
+// result_section.h): the run's, each placed before the rounds, "dataset",
+// datagen's (what a datagen made or found; dataload writes it too: the
+// dataset its first epoch read), and "accelerator_search", dataload's
+// (dataload.find_accelerators); and a round's, at its head, "epoch",
+// dataload's (what an epoch's loader did). Their codecs are
+// dataset_result_json.h's.
 #ifndef CKPTBENCH_COORDINATOR_DATASET_DATASET_RESULTS_H_
 #define CKPTBENCH_COORDINATOR_DATASET_DATASET_RESULTS_H_
 
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -20,6 +23,83 @@ namespace ckpt {
 
 inline constexpr char kDatasetSection[] = "dataset";
 inline constexpr char kAcceleratorSearchSection[] = "accelerator_search";
+inline constexpr char kEpochSection[] = "epoch";
+
+// A dataload epoch: what the data loader did (a dataload round's "epoch").
+struct EpochResult : ResultSection {
+  DataAccess access = DataAccess::kMap;
+  // The order generator of the sampler and the objects' split
+  // (kEpochOrderName); "" in results of versions before it was recorded
+  // (a Fisher-Yates shuffle).
+  std::string order;
+  uint64_t shuffle_buffer = 0;  // iterable: samples per worker's buffer
+  bool warm = false;  // caches allowed (dataload.warm_epochs, after the first)
+  uint64_t samples = 0, bytes = 0, batches = 0;
+  double samples_per_second = 0, mib_per_second = 0;  // total over the round
+  double first_batch_seconds = 0;  // the slowest rank's first batch
+  double compute_seconds = 0;      // per batch, as asked
+  // The emulated accelerators' busy share: compute over each rank's epoch,
+  // summed over ranks; MLPerf Storage passes a system at >= 0.9. Only with
+  // compute_seconds > 0.
+  double utilization = 0;
+  uint64_t dataset_samples = 0;
+  uint64_t dropped = 0, padded = 0;  // by the sampler
+  // The samples read, order-independently, against what the sampler gave
+  // out: each exactly once when dropped and padded are 0.
+  bool each_sample_once = false;
+  struct Rank {
+    uint32_t rank = 0;
+    int node = 0;
+    uint64_t samples = 0, bytes = 0, batches = 0;
+    double seconds = 0, first_batch_seconds = 0;
+    double compute_seconds = 0, wait_seconds = 0, utilization = 0;
+    uint64_t order_digest = 0;
+  };
+  std::vector<Rank> ranks;
+  struct Worker {
+    uint32_t rank = 0, worker = 0;
+    uint64_t samples = 0, batches = 0;
+    uint64_t requests = 0, retries = 0, throttles = 0, new_connections = 0;
+    uint64_t objects = 0;  // iterable: the objects it streamed
+  };
+  std::vector<Worker> workers;
+  // Iterable: workers that got no object (fewer objects than ranks x
+  // workers).
+  uint64_t idle_workers = 0;
+  // Step times per window of 100 steps, over ranks: the mean of the
+  // ranks' means, and of their variances.
+  struct Window {
+    uint64_t steps = 0;
+    double mean_seconds = 0, variance = 0;
+  };
+  std::vector<Window> windows;
+  Histogram wait;  // per batch, the accelerator waiting for it
+  Histogram sample_first_byte, sample_last_byte;  // per sample
+  // Checkpoints taken during the epoch (dataload.checkpoint_every): each
+  // save's window, from its start (every rank of a node at the batch) to
+  // its end (sync: the commit; async: durable and committed), the slowest
+  // node's; what the
+  // ranks consumed in it against the rest of the epoch. The save's own
+  // figures are its round's (rounds[] of phase save, by step).
+  struct Save {
+    int index = 0;  // the save round's
+    uint64_t step = 0;
+    uint64_t batch = 0;          // after each rank's batch
+    double start_seconds = 0;    // from the epoch's start (node 0's)
+    double window_seconds = 0;   // the slowest node's
+    double blocked_seconds = 0;  // the ranks held, the slowest node's
+    double state_seconds = 0;    // async: the next state, made beside
+    // The first rank's wait for the last at the batch (the slowest node's).
+    double arrival_spread_seconds = 0;
+    uint64_t window_samples = 0;
+    double window_samples_per_second = 0, window_utilization = 0;
+  };
+  std::vector<Save> saves;
+  // Outside every save's window.
+  double rest_samples_per_second = 0, rest_utilization = 0;
+
+  std::string ToJson() const override;  // dataset_result_json.cc
+};
 
 // What a datagen run made or found (result.json's "dataset").
 // A listed dataset: what its first epoch's listing found and cost
@@ -93,6 +173,20 @@ inline const DatasetResult* DatasetResultOf(const RunResult& r) {
 inline const AcceleratorSearchResult* AcceleratorSearchOf(const RunResult& r) {
   return SectionAs<AcceleratorSearchResult>(r.sections,
                                             kAcceleratorSearchSection);
+}
+
+// A round's epoch, or null when it has none (not a dataload's epoch, or
+// one that failed before its figures were summed).
+inline const EpochResult* EpochOf(const RoundResult& r) {
+  return SectionAs<EpochResult>(r.sections, kEpochSection);
+}
+// A new epoch section in `r` (replacing any), to be filled before `r` is
+// copied or published: a section is shared by the copies of its round.
+inline EpochResult& NewEpoch(RoundResult* r) {
+  auto e = std::make_shared<EpochResult>();
+  EpochResult& ref = *e;
+  r->sections[kEpochSection] = std::move(e);
+  return ref;
 }
 
 }  // namespace ckpt

@@ -81,8 +81,9 @@ void AddDataset(const DatasetResult& d, bool made, std::string* out) {
 // epoch.
 void AddEpochCheckpoints(const RunResult& r, std::string* out) {
   for (const auto& round : r.rounds) {
-    if (!round.epoch || round.epoch->saves.empty()) continue;
-    const EpochResult& e = *round.epoch;
+    const EpochResult* epoch = EpochOf(round);
+    if (epoch == nullptr || epoch->saves.empty()) continue;
+    const EpochResult& e = *epoch;
     absl::StrAppendFormat(
         out, "epoch %d checkpoints: rest of the epoch %.0f samples/s%s\n",
         round.index, e.rest_samples_per_second,
@@ -170,7 +171,8 @@ void AddEpochs(const RunResult& r, std::string* out) {
   std::string& s = *out;
   bool any = false;
   for (const auto& round : r.rounds) {
-    if (!round.epoch) continue;
+    const EpochResult* epoch = EpochOf(round);
+    if (epoch == nullptr) continue;
     if (!any) {
       absl::StrAppendFormat(
           &s, "\n%-6s %-5s %10s %10s %10s %11s %9s %9s %9s %8s  %s\n", "epoch",
@@ -178,7 +180,7 @@ void AddEpochs(const RunResult& r, std::string* out) {
           "lat p99ms", "wait p99", "util%", "samples read");
       any = true;
     }
-    const EpochResult& e = *round.epoch;
+    const EpochResult& e = *epoch;
     const std::string util = e.compute_seconds > 0
                                  ? absl::StrFormat("%.1f", 100 * e.utilization)
                                  : std::string("-");
@@ -199,12 +201,12 @@ void AddEpochs(const RunResult& r, std::string* out) {
         LatencyMs(e.wait.Percentile(0.99)), util, read);
   }
   AddEpochCheckpoints(r, &s);
-  if (any && r.rounds.back().epoch && r.rounds.back().epoch->idle_workers > 0) {
+  const EpochResult* last = any ? EpochOf(r.rounds.back()) : nullptr;
+  if (last != nullptr && last->idle_workers > 0) {
     s += "idle: iterable access split fewer objects than ranks x workers "
          "(dataset.shard_bytes smaller, or fewer workers, gives each work)\n";
   }
-  if (any && r.rounds.back().epoch &&
-      r.rounds.back().epoch->compute_seconds > 0) {
+  if (last != nullptr && last->compute_seconds > 0) {
     s += "util%: the emulated accelerators' busy share (MLPerf Storage "
          "passes at 90%)\n";
   }

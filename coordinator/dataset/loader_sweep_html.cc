@@ -8,6 +8,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
+#include "coordinator/dataset/dataset_results.h"
 #include "report/draw/report_format.h"
 #include "report/draw/svg.h"
 
@@ -23,7 +24,8 @@ struct Cell {
 // The first (cold) epoch of a run.
 const EpochResult* ColdEpoch(const ReportRun& run) {
   for (const RoundResult& r : run.result->rounds) {
-    if (r.epoch && !r.epoch->warm) return &*r.epoch;
+    const EpochResult* e = EpochOf(r);
+    if (e != nullptr && !e->warm) return e;
   }
   return nullptr;
 }

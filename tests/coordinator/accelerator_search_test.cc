@@ -19,8 +19,7 @@ namespace {
 
 RoundResult Epoch(double utilization, bool client_bound = false) {
   RoundResult r;
-  r.epoch.emplace();
-  r.epoch->utilization = utilization;
+  NewEpoch(&r).utilization = utilization;
   if (client_bound) r.client_bound = "its CPUs were busy";
   return r;
 }
@@ -120,8 +119,8 @@ TEST(AcceleratorSearch, OnStoragePacedToAKnownRateItStopsAtTheCountByHand) {
   EXPECT_EQ(a.trials[3].batches_per_rank, 40u);
   // Each trial is a cold epoch of its own, with the world it had.
   ASSERT_EQ(h.result.rounds.size(), 4u);
-  EXPECT_EQ(h.result.rounds[2].epoch->ranks.size(), 4u);
-  EXPECT_TRUE(h.result.rounds[3].epoch->each_sample_once);
+  EXPECT_EQ(EpochOf(h.result.rounds[2])->ranks.size(), 4u);
+  EXPECT_TRUE(EpochOf(h.result.rounds[3])->each_sample_once);
   const std::string table = SummaryTable(h.result);
   EXPECT_TRUE(absl::StrContains(
       table, "largest kept at >= 90% utilization: 3 accelerator(s)"))

@@ -16,6 +16,7 @@
 #include "common/dataset/epoch_order.h"
 #include "coordinator/checkpoint/planner.h"
 #include "coordinator/coordinator.h"
+#include "coordinator/dataset/dataset_results.h"
 #include "coordinator/summary.h"
 #include "inprocess/local_node_client.h"
 #include "node/dataset/dataset_bytes.h"
@@ -66,8 +67,8 @@ TEST_P(DataloadMatrix, EverySampleOncePerEpochInANewOrderEachEpoch) {
   for (size_t e = 0; e < 2; ++e) {
     const RoundResult& r = h.result.rounds[e];
     EXPECT_EQ(r.workload, kDataloadWorkload);
-    ASSERT_TRUE(r.epoch.has_value());
-    const EpochResult& ep = *r.epoch;
+    ASSERT_NE(EpochOf(r), nullptr);
+    const EpochResult& ep = *EpochOf(r);
     EXPECT_EQ(ep.access, access);
     EXPECT_TRUE(ep.each_sample_once) << "epoch " << e;
     EXPECT_EQ(ep.samples, 240u);
@@ -146,7 +147,7 @@ TEST(Dataload, IterableSplitsShardsAsWebDatasetDoesAndNamesIdleWorkers) {
   DataloadOf(c).batch_size = 4;
   InProcessRun h(memory, c, 1);  // 2 ranks
   ASSERT_TRUE(h.Run().ok());
-  const EpochResult& ep = *h.result.rounds[0].epoch;
+  const EpochResult& ep = *EpochOf(h.result.rounds[0]);
   EXPECT_TRUE(ep.each_sample_once);
   EXPECT_EQ(ep.idle_workers, 1u);
   ASSERT_EQ(ep.workers.size(), 4u);
@@ -208,7 +209,7 @@ TEST(Dataload, SamplesThatDoNotDivideAreDroppedAndCounted) {
   DataloadOf(c).epochs = 1;
   InProcessRun h(memory, c, 1);  // 2 ranks
   ASSERT_TRUE(h.Run().ok());
-  const EpochResult& ep = *h.result.rounds[0].epoch;
+  const EpochResult& ep = *EpochOf(h.result.rounds[0]);
   EXPECT_EQ(ep.samples, 102u);
   EXPECT_EQ(ep.dropped, 1u);
   EXPECT_FALSE(ep.each_sample_once);
@@ -233,7 +234,7 @@ TEST(Dataload, ACorruptedSampleFailsTheEpochNamingItsShardAndKey) {
   ASSERT_EQ(h.result.rounds.size(), 1u);
   EXPECT_EQ(h.result.rounds[0].status, RunStatus::kFailed);
   EXPECT_EQ(h.result.rounds[0].error_kind, "data_loss");
-  EXPECT_TRUE(h.result.rounds[0].epoch.has_value());  // what was measured
+  EXPECT_NE(EpochOf(h.result.rounds[0]), nullptr);  // what was measured
 }
 
 // Rank 1's first sample is corrupted and storage is slow (one sample in
@@ -288,7 +289,7 @@ TEST(Dataload, UtilizationOnPacedStorageIsWhatTheRatesSay) {
     DataloadOf(c).compute_time = k.compute;
     InProcessRun h(memory, c, 1);
     ASSERT_TRUE(h.Run().ok());
-    const EpochResult& ep = *h.result.rounds[0].epoch;
+    const EpochResult& ep = *EpochOf(h.result.rounds[0]);
     EXPECT_GE(ep.utilization, k.low) << "compute " << k.compute;
     EXPECT_LE(ep.utilization, k.high) << "compute " << k.compute;
     const double seconds = h.result.rounds[0].seconds;

@@ -1,8 +1,9 @@
 // The dataset workloads' sections of result.json ("dataset", datagen's;
 // "accelerator_search", dataload's) are registered ResultSections placed
-// before the rounds: written where result.json always had them, read back
-// by their codecs with the same checks and messages, and a workload added
-// to the registry places its own section after them.
+// before the rounds, and a dataload round's "epoch" one at its round's
+// head: written where result.json always had them, read back by their
+// codecs with the same checks and messages, and a workload added to the
+// registry places its own section after them.
 #include <gtest/gtest.h>
 
 #include <memory>
@@ -93,6 +94,44 @@ TEST(DatasetSections, AWrongFieldIsNamedByItsPath) {
   ASSERT_FALSE(r.ok());
   EXPECT_EQ(r.status().message(),
             "r.json: dataset: expected an object, found the string \"ds\"");
+}
+
+// A dataload round's epoch: right after the round's workload, before its
+// phase, where result.json had it before it was a section; read back whole,
+// a wrong field named by its path; a round without one has none.
+TEST(DatasetSections, AnEpochIsWrittenAtItsRoundsHeadAndReadBack) {
+  RunResult r = Searched();
+  EpochResult& e = NewEpoch(&r.rounds[0]);
+  e.samples = 64;
+  e.warm = true;
+  e.saves.emplace_back().step = 7;
+  r.rounds.emplace_back().workload = "dataload";  // failed before its figures
+  const std::string text = ResultToJson(r);
+  const ordered j = ordered::parse(text);
+  const std::vector<std::string> head = Members(j["rounds"][0].dump());
+  ASSERT_GE(head.size(), 3u);
+  EXPECT_EQ(head[0], "workload");
+  EXPECT_EQ(head[1], "epoch");
+  EXPECT_EQ(head[2], "phase");
+  EXPECT_FALSE(j["rounds"][1].contains("epoch"));
+  auto back = ResultFromJson(text, "result.json");
+  ASSERT_TRUE(back.ok()) << back.status();
+  const EpochResult* read = EpochOf(back->rounds[0]);
+  ASSERT_NE(read, nullptr);
+  EXPECT_EQ(read->samples, 64u);
+  EXPECT_TRUE(read->warm);
+  ASSERT_EQ(read->saves.size(), 1u);
+  EXPECT_EQ(read->saves[0].step, 7u);
+  EXPECT_EQ(EpochOf(back->rounds[1]), nullptr);
+  EXPECT_TRUE(back->rounds[0].foreign.empty());
+  EXPECT_EQ(ResultToJson(*back), text);  // the same file again
+  ordered bad = j;
+  bad["rounds"][0]["epoch"]["samples"] = "x";
+  auto refused = ResultFromJson(bad.dump(), "r.json");
+  ASSERT_FALSE(refused.ok());
+  EXPECT_EQ(refused.status().message(),
+            "r.json: rounds[0].epoch.samples: expected a whole number from 0, "
+            "found the string \"x\"");
 }
 
 struct Note : ResultSection {

@@ -11,6 +11,7 @@
 #include "common/dataset/datagen_job.h"
 #include "common/dataset/dataload_job.h"
 #include "common/dataset/dataset_options.h"
+#include "coordinator/dataset/dataset_results.h"
 #include "coordinator/summary.h"
 #include "tests/testing/inprocess_run.h"
 
@@ -45,8 +46,9 @@ Config EpochConfig() {
 }
 
 const RoundResult& Epoch(const RunResult& r) {
-  return *std::find_if(r.rounds.begin(), r.rounds.end(),
-                       [](const RoundResult& x) { return x.epoch; });
+  return *std::find_if(
+      r.rounds.begin(), r.rounds.end(),
+      [](const RoundResult& x) { return EpochOf(x) != nullptr; });
 }
 
 std::vector<const RoundResult*> Saves(const RunResult& r) {
@@ -71,7 +73,7 @@ TEST(EpochCheckpoint, ASyncSaveHoldsEveryRankForItsWholeWindow) {
   InProcessRun h(memory, c, 1);
   absl::Status s = h.Run();
   ASSERT_TRUE(s.ok()) << s;
-  const EpochResult& ep = *Epoch(h.result).epoch;
+  const EpochResult& ep = *EpochOf(Epoch(h.result));
   EXPECT_TRUE(ep.each_sample_once);
   const auto saves = Saves(h.result);
   ASSERT_EQ(saves.size(), 3u);
@@ -114,7 +116,7 @@ TEST(EpochCheckpoint, AnAsyncSaveHoldsTheRanksOnlyWhileItStages) {
   InProcessRun h(memory, c, 1);
   absl::Status s = h.Run();
   ASSERT_TRUE(s.ok()) << s;
-  const EpochResult& ep = *Epoch(h.result).epoch;
+  const EpochResult& ep = *EpochOf(Epoch(h.result));
   EXPECT_TRUE(ep.each_sample_once);
   const auto saves = Saves(h.result);
   ASSERT_EQ(saves.size(), 3u);
@@ -194,7 +196,7 @@ TEST(EpochCheckpoint, ANodeWhoseRanksAreDoneMakesTheOthersSkipTheSave) {
   InProcessRun h(memory, c, 2);
   absl::Status s = h.Run();
   ASSERT_TRUE(s.ok()) << s;
-  const EpochResult& ep = *Epoch(h.result).epoch;
+  const EpochResult& ep = *EpochOf(Epoch(h.result));
   EXPECT_TRUE(ep.each_sample_once);
   ASSERT_EQ(ep.saves.size(), 1u);
   EXPECT_EQ(ep.saves[0].batch, 2u);

@@ -276,6 +276,33 @@ TEST(ResultFromJson, AnotherSchemaOrNotJsonIsRefused) {
   EXPECT_EQ(r.status().message(), "cut.json: not a JSON object");
 }
 
+// A member this build does not read, in the middle of the run's object and
+// of a round's (a newer build's section placed before the rounds, or at a
+// round's head), is written back where it was: the file again, byte for
+// byte.
+TEST(ResultFromJson, AMemberThisBuildDoesNotReadIsWrittenBackWhereItWas) {
+  using ordered = nlohmann::ordered_json;
+  const ordered written = ordered::parse(ResultToJson(Everything()));
+  // `o` with `member` inserted before `next`.
+  auto insert = [](const ordered& o, const std::string& next,
+                   const std::string& member, const ordered& value) {
+    ordered out = ordered::object();
+    for (const auto& [key, v] : o.items()) {
+      if (key == next) out[member] = value;
+      out[key] = v;
+    }
+    return out;
+  };
+  ordered j = insert(written, "rounds", "fleet", {{"replicas", 8}});
+  j["rounds"][0] = insert(j["rounds"][0], "phase", "replica", {{"n", 1}});
+  j["rounds"][0]["tail_part"] = {1, 2};  // at the end: stays there
+  const std::string text = j.dump(2) + "\n";
+  auto back = ResultFromJson(text, "r.json");
+  ASSERT_TRUE(back.ok()) << back.status();
+  ASSERT_EQ(back->rounds[0].foreign.sections.size(), 2u);
+  EXPECT_EQ(ResultToJson(*back), text);
+}
+
 // A result.json of a workload this build does not know (another build's),
 // with sections and round members it has no reader for: read, not refused;
 // written back with them as they were; and the summary names what it did

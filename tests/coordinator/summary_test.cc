@@ -6,6 +6,7 @@
 #include <memory>
 #include <string>
 
+#include "coordinator/dataset/dataset_results.h"
 #include "coordinator/results.h"
 #include "coordinator/workload_registry.h"
 
@@ -151,8 +152,8 @@ TEST(Summary, EpochSavesSayWhetherTheWindowWasBelowOrAboveTheRest) {
   r.world_size = 2;
   r.num_nodes = 1;
   RoundResult round = Round(Phase::kLoad, 1, 10, 5);
-  round.epoch.emplace();
-  round.epoch->rest_samples_per_second = 500;
+  EpochResult& epoch = NewEpoch(&round);
+  epoch.rest_samples_per_second = 500;
   EpochResult::Save slower, faster;
   slower.index = 1;
   slower.step = 1;
@@ -160,7 +161,7 @@ TEST(Summary, EpochSavesSayWhetherTheWindowWasBelowOrAboveTheRest) {
   faster.index = 2;
   faster.step = 2;
   faster.window_samples_per_second = 800;
-  round.epoch->saves = {slower, faster};
+  epoch.saves = {slower, faster};
   r.rounds.push_back(round);
   const std::string table = SummaryTable(r);
   EXPECT_NE(table.find("250 samples/s in it (50% below the rest)"),
@@ -214,10 +215,10 @@ TEST(Summary, ASweepsDataLoaderTableIsDataloadsPart) {
     r.workload = "dataload";
     RoundResult round;
     round.index = 1;
-    round.epoch.emplace();
-    round.epoch->samples_per_second = rate;
-    round.epoch->utilization = util;
-    round.epoch->compute_seconds = 1;
+    EpochResult& epoch = NewEpoch(&round);
+    epoch.samples_per_second = rate;
+    epoch.utilization = util;
+    epoch.compute_seconds = 1;
     r.rounds.push_back(round);
     return r;
   };

@@ -124,7 +124,7 @@ absl::Status CheckAndAggregate(const std::string& input, DataAccess access,
   if (!checked.ok()) return checked;
   result.seconds = 1;
   round.Aggregate({report}, {prepared}, &result);
-  const EpochResult& epoch = *result.epoch;
+  const EpochResult& epoch = *EpochOf(result);
   if (!std::isfinite(epoch.samples_per_second) ||
       !std::isfinite(epoch.utilization) ||
       !std::isfinite(epoch.mib_per_second)) {

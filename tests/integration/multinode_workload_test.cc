@@ -306,10 +306,11 @@ TEST_P(RoundProtocolWorkload, ARunLevelWorkloadDrivesItsRoundsThroughTheRun) {
 }
 
 // The test-only workload registered whole (counting_run.h) and named by
-// run.workload: the Coordinator runs it, its section of the result is its
-// own type, its lines are in the summary and its section in the report;
-// result.json holds it and reads back byte for byte; a build that does not
-// have it carries it through, unread, and says so.
+// run.workload: the Coordinator runs it, its sections of the result (the
+// run's and each round's, at the round's head) are its own types, its lines
+// are in the summary and its section in the report; result.json holds them
+// and reads back byte for byte; a build that does not have it carries them
+// through, unread, where they were, and says so.
 TEST_P(RoundProtocolWorkload, ARegisteredWorkloadRunsThroughTheCoordinator) {
   CountingSpec spec;
   spec.items = 6;
@@ -335,6 +336,11 @@ TEST_P(RoundProtocolWorkload, ARegisteredWorkloadRunsThroughTheCoordinator) {
   EXPECT_EQ(section->rounds, 2u);
   EXPECT_EQ(section->per_node, (std::vector<uint64_t>{12, 12, 12}));
   EXPECT_EQ(section->items, 36u);
+  const auto* tally =
+      SectionAs<TallySection>(result.rounds[1].sections, kTallySection);
+  ASSERT_NE(tally, nullptr);
+  EXPECT_EQ(tally->items, 18u);
+  EXPECT_EQ(tally->nodes, 3u);
 
   const std::string summary = SummaryTable(result, *registry);
   EXPECT_NE(summary.find("ckptbench ok: counting on 3 node(s)\n"),
@@ -350,11 +356,20 @@ TEST_P(RoundProtocolWorkload, ARegisteredWorkloadRunsThroughTheCoordinator) {
   EXPECT_EQ(RoundName(result.rounds[1], *registry), "tally 2");
   EXPECT_EQ(RoundName(result.rounds[1]), "counting 2");  // the built-in three
 
-  const std::string text = ResultToJson(result);
+  // Written by the registry that has it (its round's section at its head;
+  // the built-in one would put that at the round's end).
+  const std::string text = ResultToJson(result, *registry);
   const nlohmann::json j = nlohmann::json::parse(text);
   EXPECT_EQ(j["workload"], "counting");
   EXPECT_EQ(j["counting"]["per_node"], nlohmann::json({12, 12, 12}));
   EXPECT_EQ(j["rounds"][1]["workload"], "counting");
+  // The round's section at its head: after its workload's name.
+  const auto round = nlohmann::ordered_json::parse(text)["rounds"][1];
+  ASSERT_GE(round.size(), 3u);
+  EXPECT_EQ(round.begin().key(), "workload");
+  EXPECT_EQ(std::next(round.begin()).key(), "tally");
+  EXPECT_EQ(round["tally"],
+            nlohmann::ordered_json::parse(R"({"items":18,"nodes":3})"));
   auto back = ResultFromJson(text, "result.json", *registry);
   ASSERT_TRUE(back.ok()) << back.status();
   EXPECT_TRUE(back->foreign.empty());
@@ -362,16 +377,27 @@ TEST_P(RoundProtocolWorkload, ARegisteredWorkloadRunsThroughTheCoordinator) {
       SectionAs<CountingSection>(back->sections, kCountingSection);
   ASSERT_NE(read, nullptr);
   EXPECT_EQ(read->per_node, section->per_node);
-  EXPECT_EQ(ResultToJson(*back), text);
+  const auto* read_tally =
+      SectionAs<TallySection>(back->rounds[1].sections, kTallySection);
+  ASSERT_NE(read_tally, nullptr);
+  EXPECT_EQ(read_tally->items, 18u);
+  EXPECT_EQ(ResultToJson(*back, *registry), text);
 
   auto unread = ResultFromJson(text, "result.json");  // the built-in three
   ASSERT_TRUE(unread.ok()) << unread.status();
   EXPECT_EQ(unread->foreign.workload, "counting");
   EXPECT_TRUE(unread->sections.empty());
-  EXPECT_EQ(ResultToJson(*unread), text);
-  EXPECT_NE(SummaryTable(*unread).find(
+  EXPECT_TRUE(unread->rounds[1].sections.empty());
+  EXPECT_EQ(ResultToJson(*unread), text);  // the tally where it was
+  const std::string unread_summary = SummaryTable(*unread);
+  EXPECT_NE(unread_summary.find(
                 "no summary of workload 'counting' beyond its rounds"),
             std::string::npos);
+  EXPECT_NE(unread_summary.find("round 2 of rounds[]: workload 'counting' "
+                                "(unknown to this build); sections carried "
+                                "through unread: tally"),
+            std::string::npos)
+      << unread_summary;
 
   TempDir dir;
   ASSERT_TRUE(WriteFileAtomically(dir.Sub("result.json"), text).ok());
@@ -418,6 +444,8 @@ TEST(RegisteredWorkloadSections, ABadSectionIsRefusedNamingItsMember) {
            {R"({"counting":{"rounds":1,"items":3,"per_node":[1,2],"x":1}})",
             "counting: expected rounds, items and per_node only, found 'x'"},
            {R"({"counting":[1]})", "counting: expected an object, found"},
+           {R"({"rounds":[{"workload":"counting","tally":{"items":1}}]})",
+            "rounds[0].tally: expected items and nodes, counts"},
            {R"({"workload":3})",
             "workload: expected one of checkpoint, datagen, dataload, "
             "counting, found"},
@@ -436,6 +464,33 @@ TEST(RegisteredWorkloadSections, ABadSectionIsRefusedNamingItsMember) {
       "other", [] { return std::unique_ptr<RunWorkload>(); }, {},
       ResultSectionCodec{kCountingSection, ReadCountingSection}));
   EXPECT_EQ(twice.status().code(), absl::StatusCode::kAlreadyExists);
+  // A round's section: not under a member every round has, nor another
+  // workload's, nor at the run's places (nor the run's at a round's).
+  auto round_entry = [](ResultSectionCodec codec, bool round) {
+    RunWorkloadEntry e("other", [] { return std::unique_ptr<RunWorkload>(); },
+                       {});
+    (round ? e.round_result : e.result) = std::move(codec);
+    return e;
+  };
+  ResultSectionCodec phase = TallySectionCodec();
+  phase.member = "phase";
+  EXPECT_EQ(WorkloadRegistry::BuiltIn()
+                .With(round_entry(phase, true))
+                .status()
+                .code(),
+            absl::StatusCode::kAlreadyExists);
+  EXPECT_EQ(
+      registry->With(round_entry(TallySectionCodec(), true)).status().code(),
+      absl::StatusCode::kAlreadyExists);
+  ResultSectionCodec own = TallySectionCodec();
+  own.member = "own_tally";
+  EXPECT_TRUE(registry->With(round_entry(own, true)).ok());
+  own.place = ResultPlace::kAtEnd;
+  EXPECT_EQ(registry->With(round_entry(own, true)).status().code(),
+            absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(
+      registry->With(round_entry(TallySectionCodec(), false)).status().code(),
+      absl::StatusCode::kInvalidArgument);
 }
 
 INSTANTIATE_TEST_SUITE_P(Nodes, RoundProtocolWorkload, ::testing::Bool(),

@@ -144,9 +144,9 @@ TEST(Report, AWorkloadsPartIsGivenTheRunsAndWhatTheSweepSwept) {
   load.workload = "dataload";
   RoundResult epoch;
   epoch.index = 1;
-  epoch.epoch.emplace();
-  epoch.epoch->samples = 64;
-  epoch.epoch->samples_per_second = 321;
+  EpochResult& e = NewEpoch(&epoch);
+  e.samples = 64;
+  e.samples_per_second = 321;
   load.rounds.push_back(epoch);
   LoadedRun run;
   run.name = run.point_name = "r";
@@ -192,7 +192,7 @@ TEST(Report, EachWorkloadsPartsAreDrawnAtTheirPlacesInRegistrationOrder) {
   RoundResult epoch;
   epoch.workload = "dataload";
   epoch.index = 1;
-  epoch.epoch.emplace().samples = 64;
+  NewEpoch(&epoch).samples = 64;
   r.rounds.push_back(epoch);
   LoadedRun run;
   run.name = run.point_name = "r";

@@ -128,6 +128,34 @@ absl::StatusOr<std::shared_ptr<const ResultSection>> ReadCountingSection(
   return std::shared_ptr<const ResultSection>(std::move(s));
 }
 
+std::string TallySection::ToJson() const {
+  return CountingJson{{"items", items}, {"nodes", nodes}}.dump();
+}
+
+ResultSectionCodec TallySectionCodec() {
+  ResultSectionCodec codec;
+  codec.member = kTallySection;
+  codec.place = ResultPlace::kRoundHead;
+  codec.read = [](const std::string& json, const std::string& at)
+      -> absl::StatusOr<std::shared_ptr<const ResultSection>> {
+    const CountingJson j =
+        CountingJson::parse(json, nullptr, /*allow_exceptions=*/false);
+    const bool two = j.is_object() && j.size() == 2;
+    const auto items = two ? j.find("items") : j.end();
+    const auto nodes = two ? j.find("nodes") : j.end();
+    if (items == j.end() || nodes == j.end() || !items->is_number_unsigned() ||
+        !nodes->is_number_unsigned() || nodes->get<uint64_t>() > UINT32_MAX) {
+      return absl::InvalidArgumentError(
+          absl::StrCat(at, ": expected items and nodes, counts"));
+    }
+    auto s = std::make_shared<TallySection>();
+    s->items = items->get<uint64_t>();
+    s->nodes = nodes->get<uint32_t>();
+    return std::shared_ptr<const ResultSection>(std::move(s));
+  };
+  return codec;
+}
+
 absl::Status CountingRun::Preflight(RunContext& ctx, RunResult* result) {
   result->notes.push_back(
       absl::StrCat("counting on ", ctx.nodes().size(), " nodes"));
@@ -139,7 +167,11 @@ absl::Status CountingRun::Run(RunContext& ctx, RunResult* result) {
   for (int i = 1; i <= rounds_ && !ctx.interrupted(); ++i) {
     CountingRound round(ctx.nodes().size(), spec_, i);
     result->rounds.push_back(protocol.Run(round, ctx.NextRound()));
-    const RoundResult& r = result->rounds.back();
+    RoundResult& r = result->rounds.back();
+    auto tally = std::make_shared<TallySection>();
+    for (const NodeResult& n : r.nodes) tally->items += n.bytes;
+    tally->nodes = static_cast<uint32_t>(r.nodes.size());
+    r.sections[kTallySection] = std::move(tally);
     FlagShortPhase(&result->rounds.back(), "more items");
     result->sections[kCountingSection] = SectionOf(*result);
     ctx.Publish(result);
@@ -153,7 +185,7 @@ absl::Status CountingRun::Run(RunContext& ctx, RunResult* result) {
 RunWorkloadEntry CountingRunEntry(int rounds, CountingSpec spec,
                                   int interrupt_after,
                                   std::function<void(CountingRun*)> made) {
-  return RunWorkloadEntry(
+  RunWorkloadEntry entry(
       kCountingWorkload,
       [=]() -> std::unique_ptr<RunWorkload> {
         auto run = std::make_unique<CountingRun>(rounds, spec, interrupt_after);
@@ -162,6 +194,8 @@ RunWorkloadEntry CountingRunEntry(int rounds, CountingSpec spec,
       },
       Summary(), ResultSectionCodec{kCountingSection, ReadCountingSection},
       Report);
+  entry.round_result = TallySectionCodec();
+  return entry;
 }
 
 }  // namespace ckpt

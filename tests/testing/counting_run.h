@@ -3,9 +3,10 @@
 // registered beside the built-in ones through the same interface
 // (coordinator/workload_registry.h) and run by the Coordinator as
 // run.workload = counting: its run (preflight, rounds through the
-// RoundProtocol, publishing, interrupts), its own section of result.json
-// (typed, its own codec), its lines of the terminal summary and its section
-// of the HTML report. Nothing outside tests/ knows it.
+// RoundProtocol, publishing, interrupts), its own sections of result.json
+// (the run's and each round's, typed, its own codecs), its lines of the
+// terminal summary and its section of the HTML report. Nothing outside tests/
+// knows it.
 #ifndef CKPTBENCH_TESTS_TESTING_COUNTING_RUN_H_
 #define CKPTBENCH_TESTS_TESTING_COUNTING_RUN_H_
 
@@ -23,8 +24,9 @@
 
 namespace ckpt {
 
-// Its member of result.json.
+// Its members of result.json: the run's, and each of its rounds'.
 inline constexpr char kCountingSection[] = "counting";
+inline constexpr char kTallySection[] = "tally";
 
 // What the counting run adds to result.json.
 struct CountingSection : ResultSection {
@@ -40,6 +42,16 @@ struct CountingSection : ResultSection {
 inline constexpr size_t kMaxCountingNodes = 1024;
 absl::StatusOr<std::shared_ptr<const ResultSection>> ReadCountingSection(
     const std::string& json, const std::string& at);
+
+// What each of its rounds adds (at the round's head): the items its nodes
+// counted and how many nodes reported.
+struct TallySection : ResultSection {
+  uint64_t items = 0;
+  uint32_t nodes = 0;
+  std::string ToJson() const override;
+};
+// Its codec (placed kRoundHead); the reader takes exactly those members.
+ResultSectionCodec TallySectionCodec();
 
 class CountingRun : public RunWorkload {
  public:
@@ -57,7 +69,7 @@ class CountingRun : public RunWorkload {
   const int interrupt_after_;
 };
 
-// The registration: its run, summary, result section and report section.
+// The registration: its run, summary, result sections and report section.
 // `made` (optional) sees each run the registry makes.
 RunWorkloadEntry CountingRunEntry(
     int rounds, CountingSpec spec, int interrupt_after = 0,
