@@ -17,7 +17,7 @@
 #include "common/status_macros.h"
 
 namespace ckpt {
-std::string Config::CheckpointsPath() const {
+std::string Config::StepsPath() const {
   std::string p = storage.path;
   while (p.size() > 1 && p.back() == '/') p.pop_back();
   return p + "/checkpoints";
@@ -29,7 +29,7 @@ std::string Config::RestorePath() const {
     while (p.size() > 1 && p.back() == '/') p.pop_back();
     return p;
   }
-  return CheckpointsPath();
+  return StepsPath();
 }
 
 int Config::RanksPerNode() const {

@@ -200,8 +200,10 @@ struct Config {
 
   // Resolved helpers.
   std::string RestorePath() const;
-  std::string CheckpointsPath() const;  // <storage.path>/checkpoints
-  int RanksPerNode() const;             // resolves "auto"
+  // <storage.path>/checkpoints: where the run's steps (step-<n>) are
+  // claimed, written, listed and removed.
+  std::string StepsPath() const;
+  int RanksPerNode() const;  // resolves "auto"
   bool DoSave() const { return run.mode != RunMode::kLoadOnly; }
   bool DoLoad() const { return run.mode != RunMode::kSaveOnly; }
 };

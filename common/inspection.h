@@ -60,10 +60,10 @@ struct DatasetLook {
 // What the coordinator asks. One of: a GPU check (accelerator gpu, maybe
 // with no directory), time to visible (visible.step set: nothing else is
 // done), a dataset's look (dataset_uri set: nothing else is done), or a
-// listing of `checkpoints_uri`.
+// listing of `steps_uri`.
 struct InspectJob {
   std::string run_id;
-  std::string checkpoints_uri;
+  std::string steps_uri;  // the run's steps (step-<n>): Config::StepsPath
   std::string dataset_uri;
   // Create the directory and write then delete a probe file of this run's,
   // so an unwritable target fails before any round.
@@ -74,7 +74,7 @@ struct InspectJob {
   BackendOptions backend;
   Accelerator accelerator = Accelerator::kCpu;
   VisibleWant visible;
-  // Only open the storage at checkpoints_uri, sending no request.
+  // Only open the storage at steps_uri, sending no request.
   bool open_only = false;
 };
 

@@ -23,11 +23,11 @@ struct CommitJob {
   BackendOptions backend;
 };
 
-// Claims step `step` under checkpoints_uri for run_id (or, with `release`,
+// Claims step `step` under steps_uri for run_id (or, with `release`,
 // gives back the claim `claim_name` made).
 struct ClaimJob {
   std::string run_id;
-  std::string checkpoints_uri;
+  std::string steps_uri;  // the run's steps (Config::StepsPath)
   uint64_t step = 0;
   bool release = false;
   std::string claim_name;
@@ -47,7 +47,7 @@ struct ClaimOutcome {
 // unfinished uploads there.
 struct CleanupJob {
   std::string run_id;
-  std::string checkpoints_uri;
+  std::string steps_uri;  // the run's steps (Config::StepsPath)
   std::vector<uint64_t> remove_steps;
   std::vector<std::string> file_names;
   bool abort_uploads = false;

@@ -25,7 +25,7 @@ absl::StatusOr<StepListing> RunContext::Inspect(const std::string& uri,
   InspectJob job;
   job.metadata_step = metadata_step;
   job.run_id = run_id_;
-  job.checkpoints_uri = ForNode(uri, nodes_[node]->index());
+  job.steps_uri = ForNode(uri, nodes_[node]->index());
   job.probe_write = probe;
   job.want_metadata = want_metadata;
   job.backend = backend_;
@@ -54,7 +54,7 @@ absl::StatusOr<StepListing> RunContext::Inspect(const std::string& uri,
 absl::Status RunContext::OpenOnEveryNode() {
   // Every target a workload may use: an open sends nothing.
   const std::pair<std::string, std::string> targets[] = {
-      {"storage.path (CKPT_DIR_PATH)", config_.CheckpointsPath()},
+      {"storage.path (CKPT_DIR_PATH)", config_.StepsPath()},
       {"storage.restore_path (CKPT_RESTORE_PATH)", config_.RestorePath()},
       {"dataset.path (CKPT_DATASET_PATH)", DatasetPath(config_)}};
   std::set<std::string> opened;
@@ -63,7 +63,7 @@ absl::Status RunContext::OpenOnEveryNode() {
     for (NodeClient* n : nodes_) {
       InspectJob job;
       job.run_id = run_id_;
-      job.checkpoints_uri = ForNode(uri, n->index());
+      job.steps_uri = ForNode(uri, n->index());
       job.backend = backend_;
       job.open_only = true;
       auto opens = n->Inspect(job);

@@ -41,7 +41,7 @@ uint64_t CommonNewest(const std::vector<StepListing>& listings) {
 CleanupJob RunContext::CleanupOf(const std::string& dir, size_t owner) const {
   CleanupJob job;
   job.run_id = run_id_;
-  job.checkpoints_uri = ForNode(dir, nodes_[owner]->index());
+  job.steps_uri = ForNode(dir, nodes_[owner]->index());
   job.backend = backend_;
   // Shared storage: one node removes every rank's files.
   for (const StepFile& f : step_files_) {
@@ -56,7 +56,7 @@ ClaimJob RunContext::ClaimOf(const std::string& dir, size_t owner,
                              uint64_t step) const {
   ClaimJob job;
   job.run_id = run_id_;
-  job.checkpoints_uri = ForNode(dir, nodes_[owner]->index());
+  job.steps_uri = ForNode(dir, nodes_[owner]->index());
   job.step = step;
   job.backend = backend_;
   return job;
@@ -188,14 +188,14 @@ absl::Status RunContext::RetireSteps(bool finished, RunResult* result) {
     result->notes.push_back(absl::StrCat(
         "the run did not finish, so older steps it committed were not "
         "removed: ",
-        absl::StrJoin(older, ", "), " under ", config_.CheckpointsPath(),
+        absl::StrJoin(older, ", "), " under ", config_.StepsPath(),
         " (kept with ", StepDirName(committed_step_), ", its newest)"));
   }
   return absl::OkStatus();
 }
 
 absl::Status RunContext::RemoveOldSteps(RunResult* result) {
-  const std::string dir = config_.CheckpointsPath();
+  const std::string dir = config_.StepsPath();
   ASSIGN_OR_RETURN(auto listings, InspectAll(dir, false, false));
   int removed = 0, foreign = 0;
   for (size_t i = 0; i < listings.size(); ++i) {

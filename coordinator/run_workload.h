@@ -121,13 +121,10 @@ struct Planning {
 // A timed round shorter than this is flagged "short_phase" and warned
 // about: its rate is mostly noise.
 inline constexpr double kShortPhaseSeconds = 1.0;
-// What a short checkpoint round asks for instead.
-inline constexpr std::string_view kLargerCheckpoint =
-    "a larger checkpoint (NUM_LAYERS, model.name) or more ranks";
 // Flags a timed round that ran under kShortPhaseSeconds; the warning says
-// what would make it longer (`expected`: the workload's own advice).
-void FlagShortPhase(RoundResult* round,
-                    std::string_view expected = kLargerCheckpoint);
+// what would make it longer (`expected`: the workload's own advice, e.g.
+// its keys that make a round larger).
+void FlagShortPhase(RoundResult* round, std::string_view expected);
 
 }  // namespace ckpt
 

@@ -29,12 +29,12 @@ class NodeAgent {
   NodeAgent(const NodeAgent&) = delete;
   NodeAgent& operator=(const NodeAgent&) = delete;
 
-  // Lists step-<n> directories under checkpoints_uri (empty if missing).
+  // Lists step-<n> directories under steps_uri (empty if missing).
   // With a `probe_owner` (a run id), first creates the directory and writes
   // and removes a probe file of that run's own there (PermissionDenied etc.
   // naming the path). The .metadata returned is the newest committed
   // step's, or `metadata_step`'s when not 0.
-  absl::StatusOr<StepListing> Inspect(const std::string& checkpoints_uri,
+  absl::StatusOr<StepListing> Inspect(const std::string& steps_uri,
                                       const std::string& probe_owner = "",
                                       bool want_metadata = true,
                                       uint64_t metadata_step = 0,
@@ -52,13 +52,13 @@ class NodeAgent {
   absl::StatusOr<bool> FileExists(const std::string& dir_uri,
                                   const std::string& name,
                                   const BackendOptions& options);
-  // Claims step `step` under checkpoints_uri for run `owner`
+  // Claims step `step` under steps_uri for run `owner`
   // (Storage::ClaimDir): the claim entry's name, or AlreadyExists when
   // something holds the step. ReleaseClaim removes a claim this run won.
-  absl::StatusOr<std::string> Claim(const std::string& checkpoints_uri,
-                                    uint64_t step, const std::string& owner,
+  absl::StatusOr<std::string> Claim(const std::string& steps_uri, uint64_t step,
+                                    const std::string& owner,
                                     const BackendOptions& options);
-  absl::Status ReleaseClaim(const std::string& checkpoints_uri, uint64_t step,
+  absl::Status ReleaseClaim(const std::string& steps_uri, uint64_t step,
                             const std::string& claim_name,
                             const BackendOptions& options);
   // Removes, in each of `steps`, the .metadata and the named entries (what
@@ -67,7 +67,7 @@ class NodeAgent {
   // (Storage::AbortUploads), counted into *aborted. With `run_id`, a step
   // whose claim entry holds another run's id is not touched (an error
   // names it): the step was swapped or taken since this run wrote it.
-  absl::Status Cleanup(const std::string& checkpoints_uri,
+  absl::Status Cleanup(const std::string& steps_uri,
                        const std::vector<uint64_t>& steps,
                        const std::vector<std::string>& names,
                        const BackendOptions& options = {},

@@ -57,7 +57,7 @@ NodeWorkloads WithCheckpoint(NodeWorkloads workloads) {
 NodeService::NodeService(std::shared_ptr<MemoryStore> memory,
                          NodeWorkloads workloads)
     : agent_(std::move(memory)),
-      workloads_(WithCheckpoint(std::move(workloads))) {}
+      workloads_(WithCheckpoint(std::move(workloads)), kCheckpointWorkload) {}
 
 v1::InspectReply NodeService::Inspect(const v1::InspectRequest& req) {
   return Answer<v1::InspectReply>(
@@ -67,13 +67,12 @@ v1::InspectReply NodeService::Inspect(const v1::InspectRequest& req) {
 absl::StatusOr<Inspection> NodeService::Inspect(const InspectJob& job) {
   Inspection found;
   if (job.open_only) {  // the storage opens: only that
-    RETURN_IF_ERROR(
-        agent_.OpenStorageAt(job.checkpoints_uri, job.backend).status());
+    RETURN_IF_ERROR(agent_.OpenStorageAt(job.steps_uri, job.backend).status());
     return found;
   }
   if (job.visible.step > 0) {  // time to visible: only that
     ASSIGN_OR_RETURN(auto loc,
-                     agent_.OpenStorageAt(job.checkpoints_uri, job.backend));
+                     agent_.OpenStorageAt(job.steps_uri, job.backend));
     found.visible = PollVisible(loc, job.visible);
     found.visible.lacked = ScrubSecrets(found.visible.lacked);
     return found;
@@ -96,11 +95,11 @@ absl::StatusOr<Inspection> NodeService::Inspect(const InspectJob& job) {
                                        gpus.status().message()));
     }
     found.gpus = *std::move(gpus);
-    if (job.checkpoints_uri.empty()) return found;  // only the GPU check
+    if (job.steps_uri.empty()) return found;  // only the GPU check
   }
   ASSIGN_OR_RETURN(
       found.listing,
-      agent_.Inspect(job.checkpoints_uri,
+      agent_.Inspect(job.steps_uri,
                      job.probe_write ? job.run_id : std::string(),
                      job.want_metadata, job.metadata_step, job.backend));
   return found;
@@ -196,12 +195,11 @@ v1::ClaimReply NodeService::Claim(const v1::ClaimRequest& req) {
 absl::StatusOr<ClaimOutcome> NodeService::Claim(const ClaimJob& job) {
   ClaimOutcome outcome;
   if (job.release) {
-    RETURN_IF_ERROR(agent_.ReleaseClaim(job.checkpoints_uri, job.step,
-                                        job.claim_name, job.backend));
+    RETURN_IF_ERROR(agent_.ReleaseClaim(job.steps_uri, job.step, job.claim_name,
+                                        job.backend));
     return outcome;
   }
-  auto name =
-      agent_.Claim(job.checkpoints_uri, job.step, job.run_id, job.backend);
+  auto name = agent_.Claim(job.steps_uri, job.step, job.run_id, job.backend);
   if (absl::IsAlreadyExists(name.status())) {
     outcome.taken = true;
     outcome.holder = std::string(name.status().message());
@@ -218,7 +216,7 @@ v1::CleanupReply NodeService::Cleanup(const v1::CleanupRequest& req) {
 
 absl::StatusOr<CleanupOutcome> NodeService::Cleanup(const CleanupJob& job) {
   CleanupOutcome outcome;
-  RETURN_IF_ERROR(agent_.Cleanup(job.checkpoints_uri, job.remove_steps,
+  RETURN_IF_ERROR(agent_.Cleanup(job.steps_uri, job.remove_steps,
                                  job.file_names, job.backend, job.abort_uploads,
                                  &outcome.aborted_uploads, job.run_id));
   return outcome;

@@ -15,7 +15,7 @@ namespace ckpt {
 v1::InspectRequest ToWire(const InspectJob& job) {
   v1::InspectRequest w;
   w.set_run_id(job.run_id);
-  w.set_checkpoints_uri(job.checkpoints_uri);
+  w.set_steps_uri(job.steps_uri);
   w.set_dataset_uri(job.dataset_uri);
   w.set_probe_write(job.probe_write);
   w.set_want_metadata(job.want_metadata);
@@ -37,7 +37,7 @@ v1::InspectRequest ToWire(const InspectJob& job) {
 absl::StatusOr<InspectJob> FromWire(const v1::InspectRequest& w) {
   InspectJob job;
   job.run_id = w.run_id();
-  job.checkpoints_uri = w.checkpoints_uri();
+  job.steps_uri = w.steps_uri();
   job.dataset_uri = w.dataset_uri();
   job.probe_write = w.probe_write();
   job.want_metadata = w.want_metadata();

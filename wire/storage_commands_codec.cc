@@ -32,7 +32,7 @@ absl::StatusOr<CommitJob> FromWire(v1::CommitRequest w) {
 v1::ClaimRequest ToWire(const ClaimJob& job) {
   v1::ClaimRequest w;
   w.set_run_id(job.run_id);
-  w.set_checkpoints_uri(job.checkpoints_uri);
+  w.set_steps_uri(job.steps_uri);
   w.set_step(job.step);
   w.set_release(job.release);
   w.set_claim_name(job.claim_name);
@@ -43,7 +43,7 @@ v1::ClaimRequest ToWire(const ClaimJob& job) {
 absl::StatusOr<ClaimJob> FromWire(const v1::ClaimRequest& w) {
   ClaimJob job;
   job.run_id = w.run_id();
-  job.checkpoints_uri = w.checkpoints_uri();
+  job.steps_uri = w.steps_uri();
   job.step = w.step();
   job.release = w.release();
   job.claim_name = w.claim_name();
@@ -54,7 +54,7 @@ absl::StatusOr<ClaimJob> FromWire(const v1::ClaimRequest& w) {
 v1::CleanupRequest ToWire(const CleanupJob& job) {
   v1::CleanupRequest w;
   w.set_run_id(job.run_id);
-  w.set_checkpoints_uri(job.checkpoints_uri);
+  w.set_steps_uri(job.steps_uri);
   for (uint64_t step : job.remove_steps) w.add_remove_steps(step);
   for (const auto& name : job.file_names) w.add_file_names(name);
   w.set_abort_uploads(job.abort_uploads);
@@ -65,7 +65,7 @@ v1::CleanupRequest ToWire(const CleanupJob& job) {
 absl::StatusOr<CleanupJob> FromWire(const v1::CleanupRequest& w) {
   CleanupJob job;
   job.run_id = w.run_id();
-  job.checkpoints_uri = w.checkpoints_uri();
+  job.steps_uri = w.steps_uri();
   job.remove_steps.assign(w.remove_steps().begin(), w.remove_steps().end());
   job.file_names.assign(w.file_names().begin(), w.file_names().end());
   job.abort_uploads = w.abort_uploads();

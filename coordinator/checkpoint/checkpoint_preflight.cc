@@ -10,7 +10,7 @@
 #include "common/step_layout.h"
 #include "coordinator/checkpoint/checkpoint_run.h"
 #include "coordinator/checkpoint/disk_match.h"
-#include "coordinator/json_codec.h"
+#include "coordinator/checkpoint/metadata_json.h"
 #include "coordinator/steps.h"
 
 namespace ckpt {

@@ -128,8 +128,7 @@ absl::Status CheckpointRun::Preflight(RunContext& ctx, RunResult* result) {
     RETURN_IF_ERROR(CheckGpus(ctx, result));
   }
   if (config.DoSave() && config.run.num_save_calls > 0) {
-    auto listing =
-        ctx.InspectAll(config.CheckpointsPath(), /*probe=*/true, false);
+    auto listing = ctx.InspectAll(config.StepsPath(), /*probe=*/true, false);
     if (!listing.ok()) {
       return absl::Status(
           listing.status().code(),
@@ -139,7 +138,7 @@ absl::Status CheckpointRun::Preflight(RunContext& ctx, RunResult* result) {
   }
   if (config.DoLoad() && config.run.num_load_calls > 0 &&
       !(config.DoSave() && config.run.num_save_calls > 0 &&
-        config.RestorePath() == config.CheckpointsPath())) {
+        config.RestorePath() == config.StepsPath())) {
     RETURN_IF_ERROR(CheckRestorePath(ctx, plan, result));
   }
   LOG_INFO("run %s: %s, %s per checkpoint, %d node(s) x %d rank(s)",
@@ -161,7 +160,7 @@ absl::Status CheckpointRun::RunSaves(RunContext& ctx,
                                      RunResult* result) {
   const Config& config = ctx.config();
   if (config.run.num_save_calls == 0) return absl::OkStatus();
-  const std::string dir = config.CheckpointsPath();
+  const std::string dir = config.StepsPath();
   ASSIGN_OR_RETURN(auto listings, ctx.InspectAll(dir, false, false));
   uint64_t step = MaxStep(listings) + 1;
   RoundRunner runner(config, plan, ctx.nodes(), ctx.progress());
@@ -180,7 +179,7 @@ absl::Status CheckpointRun::RunSaves(RunContext& ctx,
     ctx.NoteCommitted(step);
     LOG_INFO("save %d: step-%d, %.3f s, %.1f MiB/s", i, step, r.seconds,
              r.throughput_mib_s);
-    FlagShortPhase(&result->rounds.back());
+    FlagShortPhase(&result->rounds.back(), kLargerCheckpoint);
     FlagClientBound(&result->rounds.back());
     ctx.Publish(result);
   }
@@ -250,7 +249,7 @@ absl::Status CheckpointRun::RunLoads(RunContext& ctx,
   const std::string dir = config.RestorePath();
   // A run that saved there loads the step it committed itself, never a
   // newer one a concurrent run committed meanwhile; a staged step likewise.
-  uint64_t step = dir == config.CheckpointsPath() ? ctx.committed_step() : 0;
+  uint64_t step = dir == config.StepsPath() ? ctx.committed_step() : 0;
   std::vector<StepListing> listings;
   if (step == 0) {
     ASSIGN_OR_RETURN(listings, ctx.InspectAll(dir, false, true));
@@ -296,7 +295,7 @@ absl::Status CheckpointRun::RunLoads(RunContext& ctx,
     }
     LOG_INFO("load %d: step-%d, %.3f s, %.1f MiB/s, verified (%s)", i, step,
              r.seconds, r.throughput_mib_s, r.cache.method);
-    FlagShortPhase(&result->rounds.back());
+    FlagShortPhase(&result->rounds.back(), kLargerCheckpoint);
     FlagClientBound(&result->rounds.back());
     ctx.Publish(result);
   }

@@ -12,18 +12,23 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
 #include "absl/status/statusor.h"
 #include "common/inspection.h"
 #include "common/plan.h"
+#include "coordinator/checkpoint/metadata_json.h"
 #include "coordinator/checkpoint/reshard.h"
 #include "coordinator/checkpoint/round_runner.h"
-#include "coordinator/json_codec.h"
 #include "coordinator/run_workload.h"
 
 namespace ckpt {
+
+// What a short checkpoint round asks for instead.
+inline constexpr std::string_view kLargerCheckpoint =
+    "a larger checkpoint (NUM_LAYERS, model.name) or more ranks";
 
 class CheckpointRun : public RunWorkload {
  public:

@@ -4,7 +4,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
-#include "coordinator/json_codec.h"
+#include "coordinator/checkpoint/metadata_json.h"
 #include "coordinator/steps.h"
 
 namespace ckpt {

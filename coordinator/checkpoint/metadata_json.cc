@@ -1,5 +1,7 @@
 // .metadata: written as a stream (MetadataToJson) and read back with a SAX
 // parser (ParseMetadata) that keeps only what a load needs.
+#include "coordinator/checkpoint/metadata_json.h"
+
 #include <algorithm>
 #include <cctype>
 #include <limits>
@@ -15,7 +17,6 @@
 #include "common/names.h"
 #include "common/status_macros.h"
 #include "common/step_layout.h"
-#include "coordinator/json_codec.h"
 
 namespace ckpt {
 namespace {

@@ -16,7 +16,7 @@
 #include "common/error_kind.h"
 #include "common/log.h"
 #include "coordinator/checkpoint/checkpoint_summary.h"
-#include "coordinator/json_codec.h"
+#include "coordinator/checkpoint/metadata_json.h"
 #include "coordinator/reply_check.h"
 #include "coordinator/round/node_sums.h"
 #include "coordinator/round/round_workload.h"

@@ -24,7 +24,7 @@ void RoundRunner::MeasureVisible(const RoundSpec& spec, uint64_t metadata_size,
   v.same_node = k == 0;
   InspectJob job;
   job.run_id = spec.run_id;
-  job.checkpoints_uri = ForNode(spec.dir, v.node);
+  job.steps_uri = ForNode(spec.dir, v.node);
   job.backend = backend_;
   job.visible.step = spec.step;
   job.visible.metadata_size = metadata_size;

@@ -252,7 +252,7 @@ absl::Status DataloadRun::Run(RunContext& ctx, RunResult* result) {
   RoundProtocol protocol(ctx.nodes(), ctx.progress(),
                          config.run.progress_interval);
   // Checkpoints during the epochs: the first step claimed before them.
-  const std::string dir = config.CheckpointsPath();
+  const std::string dir = config.StepsPath();
   const bool checkpoints = DataloadOf(config).checkpoint_every > 0;
   uint64_t next_step = 0;
   int saves_before = 0;

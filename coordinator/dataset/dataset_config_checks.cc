@@ -120,7 +120,7 @@ absl::Status CheckDatasetApartFromCheckpoints(const Config& c) {
     return absl::OkStatus();
   }
   const std::string dataset = DatasetPath(c);
-  const std::string checkpoints = c.CheckpointsPath();
+  const std::string checkpoints = c.StepsPath();
   if (!LocationsOverlap(dataset, checkpoints)) return absl::OkStatus();
   return absl::InvalidArgumentError(absl::StrCat(
       "dataset.path (CKPT_DATASET_PATH) ", dataset,

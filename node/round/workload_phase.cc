@@ -39,7 +39,7 @@ absl::StatusOr<PrepareOutcome> WorkloadPhases::Prepare(PhaseJob job,
     std::string known;
     for (const auto& [name, make] : workloads_) {
       absl::StrAppend(&known, known.empty() ? "" : ", ",
-                      name.empty() ? "checkpoint" : name);
+                      name.empty() ? unnamed_ : name);
     }
     return absl::FailedPreconditionError(absl::StrCat(
         "workload '", EscapeForTerminal(job.workload.substr(0, 100)),

@@ -32,8 +32,10 @@ namespace ckpt {
 
 class WorkloadPhases {
  public:
-  explicit WorkloadPhases(NodeWorkloads workloads)
-      : workloads_(std::move(workloads)) {}
+  // `unnamed`: what an error calls the workload under the name "" (the
+  // default one, run.workload's default; node_service.cc says which).
+  explicit WorkloadPhases(NodeWorkloads workloads, std::string unnamed = "")
+      : workloads_(std::move(workloads)), unnamed_(std::move(unnamed)) {}
 
   // Prepares the workload `job` names (the ones held before give back
   // what they hold first, so their memory is free for this one); an
@@ -65,6 +67,7 @@ class WorkloadPhases {
 
   using Round = std::pair<std::string, uint64_t>;  // (run, round)
   const NodeWorkloads workloads_;
+  const std::string unnamed_;
   std::mutex prepare_mu_;  // one prepare at a time
   mutable std::mutex mu_;  // guards what follows but abort_
   std::condition_variable cv_;

@@ -19,7 +19,7 @@ namespace {
 TEST(InspectCodec, EveryFieldOfTheJobCrossesTheWireAndBack) {
   InspectJob job;
   job.run_id = "run-7";
-  job.checkpoints_uri = "s3://b/p/checkpoints";
+  job.steps_uri = "s3://b/p/checkpoints";
   job.probe_write = true;
   job.want_metadata = true;
   job.metadata_step = 12;
@@ -31,7 +31,7 @@ TEST(InspectCodec, EveryFieldOfTheJobCrossesTheWireAndBack) {
   auto back = FromWire(ToWire(job));
   ASSERT_TRUE(back.ok()) << back.status();
   EXPECT_EQ(back->run_id, job.run_id);
-  EXPECT_EQ(back->checkpoints_uri, job.checkpoints_uri);
+  EXPECT_EQ(back->steps_uri, job.steps_uri);
   EXPECT_TRUE(back->probe_write);
   EXPECT_TRUE(back->want_metadata);
   EXPECT_EQ(back->metadata_step, 12u);

@@ -38,7 +38,7 @@ TEST(StorageCommandsCodec, EveryJobCrossesTheWireAndBack) {
   auto cl = FromWire(ToWire(claim));
   ASSERT_TRUE(cl.ok()) << cl.status();
   EXPECT_EQ(cl->run_id, "run-1");
-  EXPECT_EQ(cl->checkpoints_uri, "s3://b/c");
+  EXPECT_EQ(cl->steps_uri, "s3://b/c");
   EXPECT_EQ(cl->step, 4u);
   EXPECT_TRUE(cl->release);
   EXPECT_EQ(cl->claim_name, ".claim-run-1");
@@ -50,7 +50,7 @@ TEST(StorageCommandsCodec, EveryJobCrossesTheWireAndBack) {
   auto cu = FromWire(ToWire(cleanup));
   ASSERT_TRUE(cu.ok()) << cu.status();
   EXPECT_EQ(cu->run_id, "run-1");
-  EXPECT_EQ(cu->checkpoints_uri, "gs://b/c");
+  EXPECT_EQ(cu->steps_uri, "gs://b/c");
   EXPECT_EQ(cu->remove_steps, cleanup.remove_steps);
   EXPECT_EQ(cu->file_names, cleanup.file_names);
   EXPECT_TRUE(cu->abort_uploads);

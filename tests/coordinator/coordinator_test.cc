@@ -12,6 +12,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "common/error_kind.h"
+#include "coordinator/checkpoint/checkpoint_run.h"
 #include "coordinator/checkpoint/planner.h"
 #include "coordinator/summary.h"
 #include "inprocess/local_node_client.h"
@@ -358,21 +359,21 @@ TEST(Coordinator, ShortPhaseFlagMarksOnlyTimedRoundsUnderASecond) {
   RoundResult r;
   r.phase = Phase::kSave;
   r.seconds = 0.999;
-  FlagShortPhase(&r);
+  FlagShortPhase(&r, kLargerCheckpoint);
   EXPECT_EQ(r.flags, std::vector<RoundFlag>{RoundFlag::kShortPhase});
   RoundResult at;
   at.seconds = kShortPhaseSeconds;
-  FlagShortPhase(&at);
+  FlagShortPhase(&at, kLargerCheckpoint);
   EXPECT_TRUE(at.flags.empty());
   RoundResult staged;
   staged.staged = true;
   staged.seconds = 0.1;
-  FlagShortPhase(&staged);
+  FlagShortPhase(&staged, kLargerCheckpoint);
   EXPECT_TRUE(staged.flags.empty());
   RoundResult failed;
   failed.status = RunStatus::kFailed;
   failed.seconds = 0.1;
-  FlagShortPhase(&failed);
+  FlagShortPhase(&failed, kLargerCheckpoint);
   EXPECT_TRUE(failed.flags.empty());
 }
 

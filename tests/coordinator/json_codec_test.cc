@@ -5,6 +5,7 @@
 #include <nlohmann/json.hpp>
 
 #include "common/secrets.h"
+#include "coordinator/checkpoint/metadata_json.h"
 #include "coordinator/checkpoint/planner.h"
 
 namespace ckpt {

@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "coordinator/json_codec.h"
+#include "coordinator/checkpoint/metadata_json.h"
 
 namespace ckpt {
 namespace {

@@ -14,8 +14,8 @@
 #include <thread>
 #include <vector>
 
+#include "coordinator/checkpoint/metadata_json.h"
 #include "coordinator/checkpoint/planner.h"
-#include "coordinator/json_codec.h"
 #include "wire/kinds_codec.h"
 
 namespace ckpt {

@@ -72,7 +72,7 @@ TEST(SessionServer, NodesRegisterServeCommandsOnTheStreamAndAreShutDown) {
   // A node-side refusal comes back with the node's kind, told apart from a
   // transport failure.
   InspectJob inspect;
-  inspect.checkpoints_uri = "mem://b/checkpoints";
+  inspect.steps_uri = "mem://b/checkpoints";
   inspect.want_metadata = true;
   inspect.metadata_step = 7;
   auto listing = (*nodes)[1]->Inspect(inspect);

@@ -90,7 +90,7 @@ TEST(NodeService, SaveCommitInspectLoadAndIdempotentStart) {
 
   // Not committed yet: inspect sees an uncommitted step.
   v1::InspectRequest ireq;
-  ireq.set_checkpoints_uri("mem://b/checkpoints");
+  ireq.set_steps_uri("mem://b/checkpoints");
   ireq.set_want_metadata(true);
   auto listing = svc.Inspect(ireq);
   ASSERT_EQ(listing.steps_size(), 1);
@@ -335,7 +335,7 @@ TEST(NodeService, ReceivedBackendOptionsAreCheckedThroughTheKeyTable) {
             std::string::npos)
       << svc.Prepare(claim).error();
   v1::InspectRequest inspect;
-  inspect.set_checkpoints_uri("mem://b/checkpoints");
+  inspect.set_steps_uri("mem://b/checkpoints");
   inspect.mutable_backend()->set_flavour(static_cast<v1::StorageFlavour>(5));
   auto i = svc.Inspect(inspect);
   EXPECT_NE(i.error().find("storage.flavour = 5: expected one of auto, local, "
@@ -343,7 +343,7 @@ TEST(NodeService, ReceivedBackendOptionsAreCheckedThroughTheKeyTable) {
             std::string::npos)
       << i.error();
   v1::CleanupRequest cleanup;
-  cleanup.set_checkpoints_uri("mem://b/checkpoints");
+  cleanup.set_steps_uri("mem://b/checkpoints");
   cleanup.mutable_backend()->mutable_gcs()->set_chunk_size(1000);
   auto c = svc.Cleanup(cleanup);
   EXPECT_NE(c.error().find("gcs.chunk_size = '1000'"), std::string::npos)
@@ -395,7 +395,7 @@ TEST(NodeService, ErrorsCarryTheirKind) {
       << bad.error();
   EXPECT_EQ(bad.error_kind(), v1::ERROR_KIND_BAD_INPUT);
   v1::InspectRequest missing;
-  missing.set_checkpoints_uri("mem://b/checkpoints");
+  missing.set_steps_uri("mem://b/checkpoints");
   missing.set_want_metadata(true);
   missing.set_metadata_step(7);  // not there
   auto none = svc.Inspect(missing);
