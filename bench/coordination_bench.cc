@@ -47,6 +47,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
+#include "common/checkpoint/checkpoint_options.h"
 #include "common/config.h"
 #include "common/cpu_usage.h"
 #include "common/grpc_tls.h"
@@ -149,8 +150,8 @@ int RunOnce(const std::string& self, int nodes, int rounds, int per_process,
   config.storage.path = "null://bench";
   config.cluster.num_nodes = nodes;
   config.cluster.num_devices = "1";
-  config.run.mode = RunMode::kSaveOnly;
-  config.run.num_save_calls = rounds;
+  CheckpointOf(config).mode = RunMode::kSaveOnly;
+  CheckpointOf(config).num_save_calls = rounds;
   config.io.block_size = 1 << 20;
   config.control.node_timeout = 30;
   // A tiny plan (64 KiB per rank, one tensor) so the agents' own data work

@@ -10,6 +10,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "common/bytes.h"
+#include "common/checkpoint/checkpoint_options.h"
 #include "common/config_keys.h"
 #include "common/cuda.h"
 #include "common/dataset/dataset_options.h"
@@ -140,9 +141,9 @@ absl::Status CheckStorageLocations(const Config& c) {
 }
 
 absl::Status CheckSharedKeys(const Config& c) {
-  if (c.storage.node_local && c.load.rank_shift > 0) {
+  if (c.storage.node_local && CheckpointOf(c).load.rank_shift > 0) {
     return absl::InvalidArgumentError(absl::StrCat(
-        "load.rank_shift (CKPT_RANK_SHIFT) = ", c.load.rank_shift,
+        "load.rank_shift (CKPT_RANK_SHIFT) = ", CheckpointOf(c).load.rank_shift,
         " reads other ranks' shards, and with storage.node_local=true each "
         "node holds only its own: expected 0 or auto, or shared storage"));
   }

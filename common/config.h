@@ -48,28 +48,12 @@ struct ClusterOptions {
   HostStaging staging = HostStaging::kPinned;
 };
 
-struct ShardingOptions {
-  ShardingStrategy strategy = ShardingStrategy::kFull;
-  int thread_count = 1;  // files (writer threads) per rank
-};
-
+// What every run has of run.* (the checkpoint's saves and loads are its
+// block's: common/checkpoint/checkpoint_options.h).
 struct RunOptions {
-  RunMode mode = RunMode::kSaveAndLoad;
-  int num_save_calls = 3;
-  int num_load_calls = 3;
   uint64_t seed = 1234;
-  bool keep_all_steps = false;
+  bool keep_all_steps = false;     // the run's own older steps are kept
   double progress_interval = 2.0;  // seconds between progress lines
-  // Asynchronous checkpointing: a save blocks training only while it
-  // stages the shard bytes; persisting them overlaps the next `interval`
-  // of simulated training compute.
-  bool async = false;
-  double interval = 0;  // seconds of training between saves; 0 = none
-  double mttf = 0;      // mean time to failure (s) for goodput; 0 = off
-  // After each save commits, another node polls until the step is visible
-  // to it (listed, .metadata readable; FUSE: a shard opens), at most this
-  // long; 0 = not measured.
-  double visible_timeout = 60;
   // What the run does: a workload's registered name (coordinator/
   // workload_registry.h).
   std::string workload = kCheckpointWorkload;
@@ -83,22 +67,6 @@ struct RunOptions {
 // io.queue_depth=auto (as AutoIntKey stores it): the node picks per phase
 // (CheckpointWorkload::Prepare).
 inline constexpr int kQueueDepthAuto = -1;
-
-// How a load picks what each rank reads.
-struct RestoreLoadOptions {
-  // Rank r loads the shards rank (r + K) mod world size wrote (DLIO's
-  // recovery_rank_shift): on shared storage, nodes then read what other
-  // nodes wrote, so no node's client cache can serve them. -1 = auto: one
-  // node over (ranks per node) for a multinode run on shared storage, else
-  // 0. The effective K is resolved against the plan (EffectiveRankShift).
-  int rank_shift = -1;
-  // A resharded restore (the checkpoint was saved in another layout): what
-  // each rank reads. "ranges": exactly the bytes it owns under the new
-  // sharding; "segments": every saved segment that holds any of them,
-  // whole (as PyTorch DCP's FileSystemReader reads each stored item whole
-  // and narrows it in memory), so read amplification shows the cost.
-  ReshardReads reshard_reads = ReshardReads::kRanges;
-};
 
 struct IoOptions {
   uint64_t block_size = 4 << 20;  // bytes per write()/read() call
@@ -187,15 +155,14 @@ struct Config {
   StorageOptions storage;
   ModelOptions model;
   ClusterOptions cluster;
-  ShardingOptions sharding;
   RunOptions run;
-  RestoreLoadOptions load;
   IoOptions io;
   ControlOptions control;
   S3Config s3;
   GcsConfig gcs;
   // Each workload's own block of keys (common/config_blocks.h), e.g. the
-  // dataset workloads' DatasetOf(config) and DataloadOf(config).
+  // checkpoint's CheckpointOf(config), the dataset workloads' DatasetOf
+  // and DataloadOf.
   ConfigBlocks blocks;
 
   // Resolved helpers.
@@ -204,8 +171,6 @@ struct Config {
   // claimed, written, listed and removed.
   std::string StepsPath() const;
   int RanksPerNode() const;  // resolves "auto"
-  bool DoSave() const { return run.mode != RunMode::kLoadOnly; }
-  bool DoLoad() const { return run.mode != RunMode::kSaveOnly; }
 };
 
 // One settable key.

@@ -4,6 +4,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "common/checkpoint/checkpoint_options.h"
 #include "common/config_keys.h"
 #include "common/dataset/dataset_keys.h"
 
@@ -88,22 +89,23 @@ std::vector<KeyDef> BuildConfigKeys(std::vector<WorkloadChoice>* workloads) {
       "(pageable is what a plain .cpu() copy gets)"));
   keys.push_back(KindKey<ShardingStrategy>(
       "sharding.strategy", "CKPT_SHARDING",
-      [](auto& c) -> auto& { return c.sharding.strategy; },
+      [](auto& c) -> auto& { return CheckpointOf(c).sharding.strategy; },
       "full: shard across all ranks; hybrid: within a node, node 0 writes"));
   keys.push_back(IntKey(
       "sharding.thread_count", "CKPT_THREAD_COUNT", 1,
-      [](auto& c) -> auto& { return c.sharding.thread_count; },
+      [](auto& c) -> auto& { return CheckpointOf(c).sharding.thread_count; },
       "files per rank, each written by its own thread (DCP thread_count)"));
   keys.push_back(KindKey<RunMode>(
-      "run.mode", "CKPT_MODE", [](auto& c) -> auto& { return c.run.mode; },
+      "run.mode", "CKPT_MODE",
+      [](auto& c) -> auto& { return CheckpointOf(c).mode; },
       "which phases run"));
   keys.push_back(IntKey(
       "run.num_save_calls", "NUM_SAVE_CALLS", 0,
-      [](auto& c) -> auto& { return c.run.num_save_calls; },
+      [](auto& c) -> auto& { return CheckpointOf(c).num_save_calls; },
       "timed save rounds"));
   keys.push_back(IntKey(
       "run.num_load_calls", "NUM_LOAD_CALLS", 0,
-      [](auto& c) -> auto& { return c.run.num_load_calls; },
+      [](auto& c) -> auto& { return CheckpointOf(c).num_load_calls; },
       "timed load rounds"));
   {
     KeyDef k;
@@ -122,29 +124,31 @@ std::vector<KeyDef> BuildConfigKeys(std::vector<WorkloadChoice>* workloads) {
       [](auto& c) -> auto& { return c.run.keep_all_steps; },
       "keep every saved step (default: keep only the newest committed)"));
   keys.push_back(BoolKey(
-      "run.async", "CKPT_ASYNC", [](auto& c) -> auto& { return c.run.async; },
+      "run.async", "CKPT_ASYNC",
+      [](auto& c) -> auto& { return CheckpointOf(c).async; },
       "asynchronous saves: training blocks only while a save stages its "
       "bytes; persisting them overlaps the next run.interval of simulated "
       "training"));
   keys.push_back(DurationKey(
       "run.interval", "CKPT_INTERVAL",
-      [](auto& c) -> auto& { return c.run.interval; },
+      [](auto& c) -> auto& { return CheckpointOf(c).interval; },
       "training time between saves (simulated compute with run.async); the "
       "checkpoint interval goodput is computed at"));
   keys.push_back(DurationKey(
-      "run.mttf", "CKPT_MTTF", [](auto& c) -> auto& { return c.run.mttf; },
+      "run.mttf", "CKPT_MTTF",
+      [](auto& c) -> auto& { return CheckpointOf(c).mttf; },
       "mean time to failure of the job, for goodput and the optimal "
       "checkpoint interval (0: not computed)"));
   keys.push_back(DurationKey(
       "run.visible_timeout", "CKPT_VISIBLE_TIMEOUT",
-      [](auto& c) -> auto& { return c.run.visible_timeout; },
+      [](auto& c) -> auto& { return CheckpointOf(c).visible_timeout; },
       "time to visible: after each save commits, another node (node 1; the "
       "same one in a one-node run) polls until it lists the step and reads "
       "its .metadata back (FUSE mounts: and opens a shard), for at most this "
       "long; 0: not measured"));
   keys.push_back(AutoIntKey(
       "load.rank_shift", "CKPT_RANK_SHIFT", 0, std::numeric_limits<int>::max(),
-      [](auto& c) -> auto& { return c.load.rank_shift; },
+      [](auto& c) -> auto& { return CheckpointOf(c).load.rank_shift; },
       "rank r loads the shards rank (r + K) mod the world size wrote, so on "
       "shared storage nodes read what other nodes wrote and no node's client "
       "cache serves them (DLIO's recovery_rank_shift); auto: one node over "
@@ -152,7 +156,7 @@ std::vector<KeyDef> BuildConfigKeys(std::vector<WorkloadChoice>* workloads) {
       "otherwise; K > 0 needs shared storage (not storage.node_local)"));
   keys.push_back(KindKey<ReshardReads>(
       "load.reshard_reads", "CKPT_RESHARD_READS",
-      [](auto& c) -> auto& { return c.load.reshard_reads; },
+      [](auto& c) -> auto& { return CheckpointOf(c).load.reshard_reads; },
       "a resharded restore (checkpoint saved with another world size or "
       "files per rank): ranges = each rank reads exactly the bytes it owns "
       "under the new sharding; segments = every saved segment holding any "

@@ -34,8 +34,6 @@ void FillConfig(const LoadedConfig& loaded, RunResult* r) {
     r->config.push_back(rk);
   }
   r->workload = loaded.config.run.workload;
-  r->mttf_seconds = loaded.config.run.mttf;
-  r->interval_seconds = loaded.config.run.interval;
 }
 
 // Results that could not go to their object-store URI: a new file in the

@@ -50,9 +50,11 @@ CONTROL = {"if", "for", "while", "switch", "catch", "do", "else", "return"}
 # code spells it (matched case-insensitively, in code and strings, not in
 # comments). datagen and dataload share the dataset folders for now; what
 # both sides of a dataset workload hold (its keys, jobs, layout, manifest,
-# sampler) is in common/dataset/.
+# sampler) is in common/dataset/; the checkpoint's block of the
+# configuration in common/checkpoint/.
 WORKLOADS = {
-    "checkpoint": ["coordinator/checkpoint/", "node/checkpoint/"],
+    "checkpoint": ["common/checkpoint/", "coordinator/checkpoint/",
+                   "node/checkpoint/"],
     "datagen": ["common/dataset/", "coordinator/dataset/", "node/dataset/"],
     "dataload": ["common/dataset/", "coordinator/dataset/", "node/dataset/"],
 }

@@ -6,6 +6,7 @@
 #include <utility>
 #include <vector>
 
+#include "common/checkpoint/checkpoint_options.h"
 #include "common/config.h"
 #include "common/status_macros.h"
 #include "wire/backend_codec.h"
@@ -105,7 +106,7 @@ v1::PrepareRequest BuildRequest(Job& job) {
 // it came from (a duration >= 0, at most 10 years; never NaN).
 absl::Status CheckTrainingInterval(double seconds) {
   Config c;
-  c.run.interval = seconds;
+  CheckpointOf(c).interval = seconds;
   return RecheckKeys(c, "run.interval");
 }
 

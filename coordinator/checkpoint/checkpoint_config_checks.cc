@@ -6,6 +6,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "common/checkpoint/checkpoint_options.h"
 
 namespace ckpt {
 
@@ -26,7 +27,8 @@ std::string InsteadHint(const KeyCheckScope& scope, std::string_view key) {
 
 absl::Status CheckCheckpointKeys(const Config& c, const KeyCheckScope& scope) {
   if (c.run.workload != kCheckpointWorkload) return absl::OkStatus();
-  if (c.run.async && c.run.interval <= 0 && c.DoSave()) {
+  const CheckpointOptions& ck = CheckpointOf(c);
+  if (ck.async && ck.interval <= 0 && ck.DoSave()) {
     return absl::InvalidArgumentError(absl::StrCat(
         "run.async (CKPT_ASYNC) = true needs run.interval (CKPT_INTERVAL) > "
         "0: the training time between saves that persisting a save "
@@ -34,7 +36,7 @@ absl::Status CheckCheckpointKeys(const Config& c, const KeyCheckScope& scope) {
         InsteadHint(scope, "run.interval")));
   }
   if (scope.need_storage && c.storage.path.empty() &&
-      !(c.run.mode == RunMode::kLoadOnly && !c.storage.restore_path.empty())) {
+      !(ck.mode == RunMode::kLoadOnly && !c.storage.restore_path.empty())) {
     return absl::InvalidArgumentError(
         "storage.path (CKPT_DIR_PATH) is not set: expected the directory or "
         "URI where checkpoints are written, e.g. CKPT_DIR_PATH=/mnt/ckpt");

@@ -1,6 +1,7 @@
 // The checkpoint's Planning (coordinator/checkpoint/checkpoint_planning.h).
 #include "coordinator/checkpoint/checkpoint_planning.h"
 
+#include "common/checkpoint/checkpoint_options.h"
 #include "common/status_macros.h"
 #include "coordinator/checkpoint/planner.h"
 
@@ -27,7 +28,12 @@ Planning CheckpointPlanning() {
   p.record = [](const Config& config, RunResult* result) -> absl::Status {
     ASSIGN_OR_RETURN(CheckpointPlan plan,
                      MakePlan(PlanOptionsFromConfig(config)));
-    if (result != nullptr) RecordPlan(plan, result);
+    if (result != nullptr) {
+      RecordPlan(plan, result);
+      // What goodput is computed at (RunResult::Goodput).
+      result->mttf_seconds = CheckpointOf(config).mttf;
+      result->interval_seconds = CheckpointOf(config).interval;
+    }
     return absl::OkStatus();
   };
   p.describe = [](const Config& config,

@@ -7,6 +7,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "common/bytes.h"
+#include "common/checkpoint/checkpoint_options.h"
 #include "common/error_kind.h"
 #include "common/log.h"
 #include "common/status_macros.h"
@@ -108,17 +109,18 @@ absl::StatusOr<const CheckpointPlan*> CheckpointRun::Plan(RunContext& ctx) {
 
 absl::Status CheckpointRun::Preflight(RunContext& ctx, RunResult* result) {
   const Config& config = ctx.config();
+  const CheckpointOptions& ck = CheckpointOf(config);
   ASSIGN_OR_RETURN(const CheckpointPlan* planned, Plan(ctx));
   const CheckpointPlan& plan = *planned;
-  if (config.DoLoad() && config.load.rank_shift > 0 &&
-      config.load.rank_shift >= plan.world_size) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "load.rank_shift (CKPT_RANK_SHIFT) = ", config.load.rank_shift,
-        ": expected less than the world size, ", plan.world_size,
-        " (nodes x ranks per node)"));
+  if (ck.DoLoad() && ck.load.rank_shift > 0 &&
+      ck.load.rank_shift >= plan.world_size) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("load.rank_shift (CKPT_RANK_SHIFT) = ", ck.load.rank_shift,
+                     ": expected less than the world size, ", plan.world_size,
+                     " (nodes x ranks per node)"));
   }
   if (const int shift = EffectiveRankShift(config, plan);
-      config.DoLoad() && shift > 0) {
+      ck.DoLoad() && shift > 0) {
     result->notes.push_back(absl::StrCat(
         "loads read other ranks' shards: load.rank_shift = ", shift,
         " (rank r loads what rank (r + ", shift, ") mod ", plan.world_size,
@@ -127,7 +129,7 @@ absl::Status CheckpointRun::Preflight(RunContext& ctx, RunResult* result) {
   if (config.cluster.accelerator == Accelerator::kGpu) {
     RETURN_IF_ERROR(CheckGpus(ctx, result));
   }
-  if (config.DoSave() && config.run.num_save_calls > 0) {
+  if (ck.DoSave() && ck.num_save_calls > 0) {
     auto listing = ctx.InspectAll(config.StepsPath(), /*probe=*/true, false);
     if (!listing.ok()) {
       return absl::Status(
@@ -136,8 +138,8 @@ absl::Status CheckpointRun::Preflight(RunContext& ctx, RunResult* result) {
                        listing.status().message()));
     }
   }
-  if (config.DoLoad() && config.run.num_load_calls > 0 &&
-      !(config.DoSave() && config.run.num_save_calls > 0 &&
+  if (ck.DoLoad() && ck.num_load_calls > 0 &&
+      !(ck.DoSave() && ck.num_save_calls > 0 &&
         config.RestorePath() == config.StepsPath())) {
     RETURN_IF_ERROR(CheckRestorePath(ctx, plan, result));
   }
@@ -149,9 +151,10 @@ absl::Status CheckpointRun::Preflight(RunContext& ctx, RunResult* result) {
 
 absl::Status CheckpointRun::Run(RunContext& ctx, RunResult* result) {
   ASSIGN_OR_RETURN(const CheckpointPlan* plan, Plan(ctx));
+  const CheckpointOptions& ck = CheckpointOf(ctx.config());
   absl::Status s;
-  if (ctx.config().DoSave()) s = RunSaves(ctx, *plan, result);
-  if (s.ok() && ctx.config().DoLoad()) s = RunLoads(ctx, *plan, result);
+  if (ck.DoSave()) s = RunSaves(ctx, *plan, result);
+  if (s.ok() && ck.DoLoad()) s = RunLoads(ctx, *plan, result);
   return s;
 }
 
@@ -159,13 +162,13 @@ absl::Status CheckpointRun::RunSaves(RunContext& ctx,
                                      const CheckpointPlan& plan,
                                      RunResult* result) {
   const Config& config = ctx.config();
-  if (config.run.num_save_calls == 0) return absl::OkStatus();
+  const CheckpointOptions& ck = CheckpointOf(config);
+  if (ck.num_save_calls == 0) return absl::OkStatus();
   const std::string dir = config.StepsPath();
   ASSIGN_OR_RETURN(auto listings, ctx.InspectAll(dir, false, false));
   uint64_t step = MaxStep(listings) + 1;
   RoundRunner runner(config, plan, ctx.nodes(), ctx.progress());
-  for (int i = 1; i <= config.run.num_save_calls && !ctx.interrupted();
-       ++i, ++step) {
+  for (int i = 1; i <= ck.num_save_calls && !ctx.interrupted(); ++i, ++step) {
     ASSIGN_OR_RETURN(step, ctx.ClaimStep(dir, step));
     RoundSpec spec =
         NewRoundSpec(ctx, /*save=*/true, i, dir, step, config.run.seed);
@@ -224,9 +227,10 @@ absl::StatusOr<ReshardPlan> PlanResharded(
       absl::StrCat(StepUri(dir, l.metadata_step), "/.metadata");
   std::vector<SavedFile> saved;
   RETURN_IF_ERROR(ParseMetadata(l.newest_metadata, where, &saved).status());
-  ASSIGN_OR_RETURN(auto plan,
-                   PlanReshard(run_plan, std::move(saved),
-                               ctx.config().load.reshard_reads, where));
+  ASSIGN_OR_RETURN(
+      auto plan,
+      PlanReshard(run_plan, std::move(saved),
+                  CheckpointOf(ctx.config()).load.reshard_reads, where));
   plan.from_world = meta.world_size;
   plan.from_ranks_per_node = std::max(1, meta.ranks_per_node);
   plan.from_layout = meta.layout;
@@ -245,7 +249,8 @@ absl::Status CheckpointRun::RunLoads(RunContext& ctx,
                                      const CheckpointPlan& plan,
                                      RunResult* result) {
   const Config& config = ctx.config();
-  if (config.run.num_load_calls == 0) return absl::OkStatus();
+  const CheckpointOptions& ck = CheckpointOf(config);
+  if (ck.num_load_calls == 0) return absl::OkStatus();
   const std::string dir = config.RestorePath();
   // A run that saved there loads the step it committed itself, never a
   // newer one a concurrent run committed meanwhile; a staged step likewise.
@@ -277,7 +282,7 @@ absl::Status CheckpointRun::RunLoads(RunContext& ctx,
         "x read amplification; see reshard"));
   }
   RoundRunner runner(config, plan, ctx.nodes(), ctx.progress());
-  for (int i = 1; i <= config.run.num_load_calls && !ctx.interrupted(); ++i) {
+  for (int i = 1; i <= ck.num_load_calls && !ctx.interrupted(); ++i) {
     RoundSpec spec = NewRoundSpec(ctx, /*save=*/false, i, dir, step, meta.seed);
     if (reshard) spec.reshard = &*reshard;
     spec.expected = [&meta](uint32_t rank, uint32_t file, uint32_t seg,

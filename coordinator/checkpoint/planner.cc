@@ -9,6 +9,7 @@
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
 #include "common/bytes.h"
+#include "common/checkpoint/checkpoint_options.h"
 #include "common/checksum.h"
 #include "common/memory.h"
 #include "common/model_presets.h"
@@ -120,8 +121,8 @@ PlanOptions PlanOptionsFromConfig(const Config& c) {
   o.optimizer = c.model.optimizer;
   o.num_nodes = c.cluster.num_nodes;
   o.ranks_per_node = c.RanksPerNode();
-  o.thread_count = c.sharding.thread_count;
-  o.strategy = c.sharding.strategy;
+  o.thread_count = CheckpointOf(c).sharding.thread_count;
+  o.strategy = CheckpointOf(c).sharding.strategy;
   return o;
 }
 

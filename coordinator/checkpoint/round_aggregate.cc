@@ -9,6 +9,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "common/bytes.h"
+#include "common/checkpoint/checkpoint_options.h"
 #include "common/stats.h"
 #include "coordinator/checkpoint/round_runner.h"
 #include "coordinator/round/node_sums.h"
@@ -133,7 +134,7 @@ void RoundRunner::SumUpStaging(const RoundSpec& spec,
                                RoundResult* result) const {
   RoundStaging& st = result->staging;
   st.accelerator = config_.cluster.accelerator;
-  st.async = config_.run.async && spec.save && !spec.staged;
+  st.async = CheckpointOf(config_).async && spec.save && !spec.staged;
   double blocked = 0, durable = 0, worst_after = 0;
   for (const auto& n : result->nodes) {
     const NodeStaging& ns = n.staging;
@@ -154,8 +155,8 @@ void RoundRunner::SumUpStaging(const RoundSpec& spec,
     // so the verdict does not depend on how busy the node's CPU was).
     const double slower =
         std::max(0.0, ns.compute_seconds - ns.compute_baseline_seconds);
-    const double wait = std::max(
-        0.0, ns.durable_seconds - ns.blocking_seconds - config_.run.interval);
+    const double wait = std::max(0.0, ns.durable_seconds - ns.blocking_seconds -
+                                          CheckpointOf(config_).interval);
     if (wait > 0) st.fell_behind = true;
     st.slowdown_seconds = std::max(st.slowdown_seconds, slower);
     worst_after = std::max(worst_after, slower + wait);

@@ -10,6 +10,7 @@
 #include "absl/strings/str_cat.h"
 #include "common/bounded_tasks.h"
 #include "common/bytes.h"
+#include "common/checkpoint/checkpoint_options.h"
 #include "common/checksum.h"
 #include "common/clock.h"
 #include "common/cpu_usage.h"
@@ -33,7 +34,8 @@ using Clock = SteadyClock;
 int EffectiveRankShift(const Config& config, const CheckpointPlan& plan) {
   const int world = static_cast<int>(plan.world_size);
   if (world <= 0) return 0;
-  if (config.load.rank_shift >= 0) return config.load.rank_shift % world;
+  const int shift = CheckpointOf(config).load.rank_shift;
+  if (shift >= 0) return shift % world;
   return plan.num_nodes > 1 && !config.storage.node_local
              ? static_cast<int>(plan.ranks_per_node) % world
              : 0;
@@ -78,8 +80,8 @@ PhaseJob RoundRunner::BuildPrepare(const RoundSpec& spec, int node) const {
   job.loop.accelerator = config_.cluster.accelerator;
   job.loop.staging = config_.cluster.staging;
   // A load-only run's staging save writes a checkpoint, nothing more.
-  job.loop.async = config_.run.async && spec.save && !spec.staged;
-  job.loop.interval_seconds = config_.run.interval;
+  job.loop.async = CheckpointOf(config_).async && spec.save && !spec.staged;
+  job.loop.interval_seconds = CheckpointOf(config_).interval;
   job.tensor_names = tensor_names_;
   if (!spec.save && spec.reshard != nullptr) {
     AddReshardedRanks(*spec.reshard, node, &job);
@@ -307,7 +309,7 @@ void CheckpointRound::Conclude(const std::vector<PrepareOutcome>& prepared,
   r_.SumUpStaging(spec_, result);
   const Config& config = r_.config_;
   if (spec_.save && !spec_.staged && !config.storage.node_local &&
-      config.run.visible_timeout > 0) {
+      CheckpointOf(config).visible_timeout > 0) {
     r_.MeasureVisible(spec_, metadata_size_, metadata_xxh3_, prepared,
                       finished_unix_ns, result);
   }

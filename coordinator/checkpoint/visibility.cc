@@ -2,6 +2,7 @@
 #include <algorithm>
 
 #include "absl/strings/str_cat.h"
+#include "common/checkpoint/checkpoint_options.h"
 #include "common/log.h"
 #include "coordinator/checkpoint/round_runner.h"
 
@@ -29,7 +30,7 @@ void RoundRunner::MeasureVisible(const RoundSpec& spec, uint64_t metadata_size,
   job.visible.step = spec.step;
   job.visible.metadata_size = metadata_size;
   job.visible.metadata_xxh3 = metadata_xxh3;
-  job.visible.timeout_seconds = config_.run.visible_timeout;
+  job.visible.timeout_seconds = CheckpointOf(config_).visible_timeout;
   // A FUSE daemon caches listings and attributes: the reader must also
   // open a shard at its full size.
   if (k < prepared.size() && prepared[k].storage_kind == StorageKind::kFuse) {

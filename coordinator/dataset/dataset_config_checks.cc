@@ -4,6 +4,7 @@
 #include <string>
 
 #include "absl/strings/str_cat.h"
+#include "common/checkpoint/checkpoint_options.h"
 #include "common/dataset/datagen_job.h"
 #include "common/dataset/dataload_job.h"
 #include "common/dataset/dataset_options.h"
@@ -60,9 +61,9 @@ absl::Status CheckEpochCheckpoints(const Config& c, bool need_storage) {
         ": checkpoints during training are taken by a dataload epoch; "
         "expected run.workload = dataload, or 0"));
   }
-  if (c.run.interval > 0) {
+  if (CheckpointOf(c).interval > 0) {
     return absl::InvalidArgumentError(absl::StrCat(
-        "run.interval (CKPT_INTERVAL) = ", c.run.interval,
+        "run.interval (CKPT_INTERVAL) = ", CheckpointOf(c).interval,
         " with dataload.checkpoint_every (CKPT_CHECKPOINT_EVERY) = ",
         DataloadOf(c).checkpoint_every,
         ": during an epoch the training between saves is the epoch's own "

@@ -5,6 +5,7 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
+#include "common/checkpoint/checkpoint_options.h"
 #include "common/clock.h"
 #include "common/dataset/dataset_options.h"
 #include "common/log.h"
@@ -20,8 +21,9 @@ using Clock = std::chrono::steady_clock;
 // training between saves the emulated accelerators' N batches (an async
 // save whose persisting takes longer holds the next one).
 Config ForEpochSaves(Config c) {
-  c.run.visible_timeout = 0;
-  c.run.interval = DataloadOf(c).checkpoint_every * DataloadOf(c).compute_time;
+  CheckpointOf(c).visible_timeout = 0;
+  CheckpointOf(c).interval =
+      DataloadOf(c).checkpoint_every * DataloadOf(c).compute_time;
   return c;
 }
 

@@ -10,6 +10,7 @@
 #include <set>
 #include <sstream>
 
+#include "common/checkpoint/checkpoint_options.h"
 #include "common/cuda.h"
 #include "common/dataset/dataset_options.h"
 #include "common/text.h"
@@ -41,12 +42,12 @@ TEST(LoadConfig, DefaultsMatchDesign) {
   auto c = LoadConfig({"", {}, env.Fn(), {}, {}});
   ASSERT_TRUE(c.ok()) << c.status();
   EXPECT_EQ(c->config.model.num_layers, 10);
-  EXPECT_EQ(c->config.run.num_save_calls, 3);
-  EXPECT_EQ(c->config.run.num_load_calls, 3);
+  EXPECT_EQ(CheckpointOf(c->config).num_save_calls, 3);
+  EXPECT_EQ(CheckpointOf(c->config).num_load_calls, 3);
   EXPECT_EQ(c->config.cluster.num_nodes, 1);
   EXPECT_EQ(c->config.cluster.num_devices, "auto");
   EXPECT_EQ(c->config.model.name, "transformer");
-  EXPECT_EQ(c->config.run.mode, RunMode::kSaveAndLoad);
+  EXPECT_EQ(CheckpointOf(c->config).mode, RunMode::kSaveAndLoad);
   EXPECT_EQ(c->sources.at("run.num_save_calls"), "default");
 }
 
@@ -59,9 +60,9 @@ TEST(LoadConfig, PrecedenceCliOverEnvOverYamlOverDefault) {
   env.vars = {{"NUM_SAVE_CALLS", "2"}, {"NUM_LOAD_CALLS", "4"}};
   auto c = LoadConfig({yaml, {"NUM_LOAD_CALLS=0"}, env.Fn(), {}, {}});
   ASSERT_TRUE(c.ok()) << c.status();
-  EXPECT_EQ(c->config.model.num_layers, 7);    // yaml
-  EXPECT_EQ(c->config.run.num_save_calls, 2);  // env beats yaml
-  EXPECT_EQ(c->config.run.num_load_calls, 0);  // cli beats env
+  EXPECT_EQ(c->config.model.num_layers, 7);              // yaml
+  EXPECT_EQ(CheckpointOf(c->config).num_save_calls, 2);  // env beats yaml
+  EXPECT_EQ(CheckpointOf(c->config).num_load_calls, 0);  // cli beats env
   EXPECT_EQ(c->config.io.block_size, 1u << 20);
   EXPECT_EQ(c->sources.at("model.num_layers"), yaml + ":2");
   EXPECT_EQ(c->sources.at("run.num_save_calls"), "environment");
@@ -79,7 +80,7 @@ TEST(LoadConfig, EnvNamesWorkAsOverrideKeysAndDottedKeysToo) {
                   {}});
   ASSERT_TRUE(c.ok()) << c.status();
   EXPECT_EQ(c->config.model.num_layers, 3);
-  EXPECT_EQ(c->config.run.mode, RunMode::kLoadOnly);
+  EXPECT_EQ(CheckpointOf(c->config).mode, RunMode::kLoadOnly);
   EXPECT_EQ(c->config.model.name, "llama-7b");
 }
 
@@ -386,17 +387,19 @@ TEST(ValidateConfig, GpuAndMissingPathAndDirectAlignment) {
       std::string::npos);
 #endif
   c.cluster.accelerator = Accelerator::kCpu;
-  c.run.async = true;  // async saves overlap a training interval: needs one
+  CheckpointOf(c).async =
+      true;  // async saves overlap a training interval: needs one
   EXPECT_NE(std::string(ValidateConfig(c, true).message())
                 .find("run.async (CKPT_ASYNC) = true needs run.interval"),
             std::string::npos);
-  c.run.interval = 5;
+  CheckpointOf(c).interval = 5;
   EXPECT_TRUE(ValidateConfig(c, true).ok());
-  c.run.interval = 0;
-  c.run.mode = RunMode::kLoadOnly;  // no save to overlap: nothing to check
+  CheckpointOf(c).interval = 0;
+  CheckpointOf(c).mode =
+      RunMode::kLoadOnly;  // no save to overlap: nothing to check
   EXPECT_TRUE(ValidateConfig(c, true).ok());
-  c.run.mode = RunMode::kSaveAndLoad;
-  c.run.async = false;
+  CheckpointOf(c).mode = RunMode::kSaveAndLoad;
+  CheckpointOf(c).async = false;
   c.storage.path = "";
   EXPECT_NE(
       std::string(ValidateConfig(c, true).message()).find("CKPT_DIR_PATH"),
@@ -468,15 +471,15 @@ TEST(Text, ClosestMatch) {
 TEST(ConfigKeys, DurationsTakeSecondsOrAUnitAndNameWhatTheyExpect) {
   Config c;
   ASSERT_TRUE(FindKey("CKPT_MTTF")->set(c, "24h").ok());
-  EXPECT_EQ(c.run.mttf, 86400);
+  EXPECT_EQ(CheckpointOf(c).mttf, 86400);
   ASSERT_TRUE(FindKey("run.interval")->set(c, "90").ok());
-  EXPECT_EQ(c.run.interval, 90);
+  EXPECT_EQ(CheckpointOf(c).interval, 90);
   ASSERT_TRUE(FindKey("run.interval")->set(c, "1.5m").ok());
-  EXPECT_EQ(c.run.interval, 90);
+  EXPECT_EQ(CheckpointOf(c).interval, 90);
   ASSERT_TRUE(FindKey("run.mttf")->set(c, "2d").ok());
-  EXPECT_EQ(c.run.mttf, 172800);
+  EXPECT_EQ(CheckpointOf(c).mttf, 172800);
   ASSERT_TRUE(FindKey("run.mttf")->set(c, "0").ok());  // off
-  EXPECT_EQ(c.run.mttf, 0);
+  EXPECT_EQ(CheckpointOf(c).mttf, 0);
   for (const char* bad : {"", "h", "-5", "5x", "1e12", "ten"}) {
     absl::Status s = FindKey("run.mttf")->set(c, bad);
     EXPECT_FALSE(s.ok()) << bad;

@@ -5,6 +5,7 @@
 #include <filesystem>
 #include <fstream>
 
+#include "common/checkpoint/checkpoint_options.h"
 #include "tests/testing/temp_dir.h"
 
 namespace ckpt {
@@ -69,7 +70,7 @@ TEST(Experiment, GroupsComposeInOrderAndASweptGroupPicksItsFile) {
   EXPECT_EQ(b->config.storage.path, "/b");
   EXPECT_TRUE(b->config.io.fsync);
   // The file's own keys beat its groups; sources name the group file.
-  EXPECT_EQ(a->config.run.num_save_calls, 7);
+  EXPECT_EQ(CheckpointOf(a->config).num_save_calls, 7);
   EXPECT_EQ(b->sources.at("storage.path"), t.Sub("storage/b.yaml") + ":2");
   // The command line replaces the file's sweep and selects a group.
   auto c = LoadExperiment(t.Sub("e.yaml"), {"storage=b", "repeat=3"});

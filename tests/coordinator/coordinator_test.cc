@@ -11,6 +11,7 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "common/checkpoint/checkpoint_options.h"
 #include "common/error_kind.h"
 #include "coordinator/checkpoint/checkpoint_run.h"
 #include "coordinator/checkpoint/planner.h"
@@ -28,10 +29,10 @@ Config MemConfig(RunMode mode, int saves, int loads) {
   c.storage.path = "mem://bucket/run";
   c.model.num_layers = 1;
   c.cluster.num_devices = "2";
-  c.sharding.thread_count = 2;
-  c.run.mode = mode;
-  c.run.num_save_calls = saves;
-  c.run.num_load_calls = loads;
+  CheckpointOf(c).sharding.thread_count = 2;
+  CheckpointOf(c).mode = mode;
+  CheckpointOf(c).num_save_calls = saves;
+  CheckpointOf(c).num_load_calls = loads;
   c.io.block_size = 256 * 1024;
   return c;
 }
@@ -138,7 +139,7 @@ TEST(Coordinator, LoadOfTheSameModelInAnotherLayoutIsAReshardedRestore) {
   ASSERT_TRUE(first.Run().ok());
   Config other = MemConfig(RunMode::kLoadOnly, 0, 1);
   other.cluster.num_devices = "4";
-  other.sharding.thread_count = 1;
+  CheckpointOf(other).sharding.thread_count = 1;
   Harness h(memory, other);
   ASSERT_EQ(h.plan.fingerprint, first.plan.fingerprint);
   ASSERT_NE(h.plan.layout, first.plan.layout);
@@ -165,7 +166,7 @@ TEST(Coordinator, AReshardedRestoreFromNodeLocalDisksNamesTheLayout) {
   Config other = MemConfig(RunMode::kLoadOnly, 0, 1);
   other.storage.node_local = true;
   other.cluster.num_devices = "4";
-  other.sharding.thread_count = 1;
+  CheckpointOf(other).sharding.thread_count = 1;
   Harness h(memory, other);
   absl::Status s = h.coordinator.Preflight(&h.result);
   ASSERT_FALSE(s.ok());

@@ -7,6 +7,7 @@
 
 #include "absl/status/status.h"
 #include "absl/strings/str_join.h"
+#include "common/checkpoint/checkpoint_options.h"
 #include "coordinator/checkpoint/planner.h"
 #include "coordinator/coordinator.h"
 #include "inprocess/local_node_client.h"
@@ -24,10 +25,10 @@ struct NodeLocal {
       : memory(std::move(m)) {
     config.storage.path = "mem://bucket/n{node}";
     config.model.num_layers = 1;
-    config.sharding.thread_count = 2;
-    config.run.mode = mode;
-    config.run.num_save_calls = saves;
-    config.run.num_load_calls = loads;
+    CheckpointOf(config).sharding.thread_count = 2;
+    CheckpointOf(config).mode = mode;
+    CheckpointOf(config).num_save_calls = saves;
+    CheckpointOf(config).num_load_calls = loads;
     config.io.block_size = 256 * 1024;
     config.storage.node_local = true;
     config.cluster.num_nodes = 3;

@@ -8,6 +8,7 @@
 #include <algorithm>
 
 #include "absl/strings/match.h"
+#include "common/checkpoint/checkpoint_options.h"
 #include "common/dataset/datagen_job.h"
 #include "common/dataset/dataload_job.h"
 #include "common/dataset/dataset_options.h"
@@ -112,7 +113,7 @@ TEST(EpochCheckpoint, AnAsyncSaveHoldsTheRanksOnlyWhileItStages) {
   MakeDataset(memory, c);
   c.run.workload = kDataloadWorkload;
   c.storage.path = "null://mibps-128";
-  c.run.async = true;
+  CheckpointOf(c).async = true;
   InProcessRun h(memory, c, 1);
   absl::Status s = h.Run();
   ASSERT_TRUE(s.ok()) << s;
@@ -161,8 +162,8 @@ TEST(EpochCheckpoint, ACheckpointTakenDuringAnEpochIsRestoredByALaterLoad) {
   Config load = EpochConfig();
   load.storage.path = "mem://bucket/run";
   DataloadOf(load).checkpoint_every = 0;
-  load.run.mode = RunMode::kLoadOnly;
-  load.run.num_load_calls = 1;
+  CheckpointOf(load).mode = RunMode::kLoadOnly;
+  CheckpointOf(load).num_load_calls = 1;
   InProcessRun l(memory, load, 1);
   s = l.Run();
   ASSERT_TRUE(s.ok()) << s;

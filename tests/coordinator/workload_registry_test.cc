@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "absl/strings/str_join.h"
+#include "common/checkpoint/checkpoint_options.h"
 #include "common/config.h"
 #include "common/config_keys.h"
 #include "common/dataset/datagen_job.h"
@@ -171,7 +172,7 @@ TEST(WorkloadRegistry, RunsEachWorkloadsConfigurationChecks) {
 TEST(WorkloadRegistry, AnotherWorkloadsKeyIsNamedBeforeTheRunsOwnChecks) {
   Config c;
   c.storage.path = "/ckpt";
-  c.run.async = true;
+  CheckpointOf(c).async = true;
   DataloadOf(c).checkpoint_every = 40;
   absl::Status s = ValidateConfig(c, /*need_storage=*/true);
   EXPECT_NE(
@@ -203,7 +204,7 @@ TEST(WorkloadRegistry, AnotherWorkloadsKeyIsNamedBeforeTheRunsOwnChecks) {
       "b", [] { return std::make_unique<NothingRun>(); }, {}, {}, {}, {},
       note("b")));
   ASSERT_TRUE(with.ok());
-  c.run.async = false;
+  CheckpointOf(c).async = false;
   c.run.workload = "a";
   EXPECT_TRUE(ValidateConfig(c, true, *with).ok());
   EXPECT_EQ(seen, (std::vector<std::string>{"b", "a"}));
@@ -218,7 +219,7 @@ TEST(WorkloadRegistry, AnotherWorkloadsKeyIsNamedBeforeTheRunsOwnChecks) {
 TEST(WorkloadRegistry, AnEmbeddingWorkloadsKeysReachTheEmbeddedsChecks) {
   Config c;
   c.storage.path = "/ckpt";
-  c.run.async = true;
+  CheckpointOf(c).async = true;
   const std::string before =
       "run.async (CKPT_ASYNC) = true needs run.interval (CKPT_INTERVAL) > 0: "
       "the training time between saves that persisting a save overlaps; "
@@ -246,7 +247,7 @@ TEST(WorkloadRegistry, AnEmbeddingWorkloadsKeysReachTheEmbeddedsChecks) {
   seen.embeds.workload = kDatagenWorkload;
   with = with->With(seen);
   ASSERT_TRUE(with.ok()) << with.status();
-  c.run.async = false;
+  CheckpointOf(c).async = false;
   EXPECT_TRUE(ValidateConfig(c, true, *with).ok());
   EXPECT_EQ(told, std::vector<size_t>{0});
 
