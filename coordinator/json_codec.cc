@@ -340,32 +340,6 @@ ordered_json EnvironmentJson(const EnvironmentInfo& e) {
           {"ckptbench_version", e.version}};
 }
 
-ordered_json ReshardJson(const ReshardResult& rs) {
-  ordered_json ranks = ordered_json::array();
-  for (const auto& k : rs.ranks) {
-    ranks.push_back({{"rank", k.rank},
-                     {"node", k.node},
-                     {"bytes_needed", k.bytes_needed},
-                     {"bytes_read", k.bytes_read},
-                     {"files", k.files},
-                     {"reads", k.reads},
-                     {"from_ranks", k.from_ranks}});
-  }
-  return {{"reads", rs.mode},
-          {"from_world", rs.from_world},
-          {"to_world", rs.to_world},
-          {"from_layout", rs.from_layout},
-          {"to_layout", rs.to_layout},
-          {"bytes_needed", rs.bytes_needed},
-          {"bytes_read", rs.bytes_read},
-          {"read_amplification", rs.read_amplification},
-          {"planning_seconds", rs.planning_seconds},
-          {"verification",
-           "every byte read regenerated from the writer's (seed, "
-           "step, rank, file, offset) and compared"},
-          {"ranks", ranks}};
-}
-
 }  // namespace
 
 ordered_json OpJson(const Histogram& h) {
@@ -429,8 +403,8 @@ std::string ResultToJson(const RunResult& r, const WorkloadRegistry& registry) {
   }
   j["clock"] = {{"method", "8 ping exchanges per node, min round trip"},
                 {"nodes", clocks}};
-  if (r.reshard) j["reshard"] = ReshardJson(*r.reshard);
-  // The sections placed before the rounds, in registration order.
+  // The sections placed before the rounds, in registration order (a
+  // resharded restore's plan first).
   std::set<std::string_view> placed;
   PlaceSections(r.sections, registry, ResultPlace::kBeforeRounds, &j, &placed);
   ordered_json rounds = ordered_json::array();

@@ -5,6 +5,7 @@
 #define CKPTBENCH_COORDINATOR_RESULT_FIELDS_H_
 
 #include <limits>
+#include <memory>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <type_traits>
@@ -15,6 +16,7 @@
 #include "absl/strings/str_cat.h"
 #include "common/kinds.h"
 #include "common/text.h"
+#include "coordinator/result_section.h"
 #include "coordinator/results.h"
 
 namespace ckpt {
@@ -181,6 +183,33 @@ using result_json::Fields;
 
 // An op_latency entry back into a Histogram (result_from_json.cc).
 void ReadHistogram(const Fields& f, Histogram* out);
+
+// A workload's section codec (result_section.h) for its type T under
+// `member` at `place`: the section's text parsed and read by `read` with the
+// same checks as every member of result.json, a mismatch named by its path
+// from the member's ("reshard.from_world: expected ...").
+template <typename T>
+ResultSectionCodec SectionCodecOf(std::string member, ResultPlace place,
+                                  void (*read)(const Fields&, T*)) {
+  ResultSectionCodec codec;
+  codec.member = std::move(member);
+  codec.place = place;
+  codec.read = [read](const std::string& text, const std::string& at)
+      -> absl::StatusOr<std::shared_ptr<const ResultSection>> {
+    const result_json::json j =
+        result_json::json::parse(text, nullptr, /*allow_exceptions=*/false);
+    if (j.is_discarded() || !j.is_object()) {
+      return absl::InvalidArgumentError(
+          absl::StrCat(at, ": expected an object"));
+    }
+    absl::Status status;
+    auto section = std::make_shared<T>();
+    read(Fields(j, at, &status), section.get());
+    if (!status.ok()) return status;
+    return std::shared_ptr<const ResultSection>(std::move(section));
+  };
+  return codec;
+}
 
 }  // namespace ckpt
 

@@ -255,7 +255,7 @@ constexpr std::string_view kRoundMembers[] = {
 constexpr std::string_view kRunMembers[] = {
     "schema", "workload", "status", "errors", "notes", "leftovers", "run_id",
     "started_at", "finished_at", "sweep", "config", "environment", "plan",
-    "clock", "reshard", "rounds", "summary", "goodput"};
+    "clock", "rounds", "summary", "goodput"};
 // clang-format on
 
 void ReadRound(const Fields& f, const WorkloadRegistry& registry,
@@ -385,28 +385,6 @@ void ReadContext(const Fields& f, RunResult* r) {
   });
 }
 
-void ReadReshard(const Fields& f, ReshardResult* rs) {
-  f.Get("reads", &rs->mode);
-  f.Get("from_world", &rs->from_world);
-  f.Get("to_world", &rs->to_world);
-  f.Get("from_layout", &rs->from_layout);
-  f.Get("to_layout", &rs->to_layout);
-  f.Get("bytes_needed", &rs->bytes_needed);
-  f.Get("bytes_read", &rs->bytes_read);
-  f.Get("read_amplification", &rs->read_amplification);
-  f.Get("planning_seconds", &rs->planning_seconds);
-  f.Each("ranks", [&](const Fields& k) {
-    ReshardRankResult& rank = rs->ranks.emplace_back();
-    k.Get("rank", &rank.rank);
-    k.Get("node", &rank.node);
-    k.Get("bytes_needed", &rank.bytes_needed);
-    k.Get("bytes_read", &rank.bytes_read);
-    k.Get("files", &rank.files);
-    k.Get("reads", &rank.reads);
-    k.Get("from_ranks", &rank.from_ranks);
-  });
-}
-
 }  // namespace
 
 bool IsRunResultMember(std::string_view name) {
@@ -453,7 +431,6 @@ absl::StatusOr<RunResult> ResultFromJson(const std::string& text,
   f.Get("started_at", &r.started_at);
   f.Get("finished_at", &r.finished_at);
   ReadContext(f, &r);
-  if (f.Has("reshard")) ReadReshard(f.Object("reshard"), &r.reshard.emplace());
   f.Each("rounds", [&](const Fields& round) {
     ReadRound(round, registry, &r.rounds.emplace_back());
   });

@@ -35,8 +35,8 @@ using ResultSections =
 // Where a section goes: in the run's object, or in a round's.
 enum class ResultPlace {
   // After the members every result.json has that describe the run (its
-  // configuration, plan, clocks, a resharded restore's plan), before its
-  // rounds: what the run was about (a dataset, an accelerator search).
+  // configuration, plan, clocks), before its rounds: what the run was about
+  // (a resharded restore's plan, a dataset, an accelerator search).
   kBeforeRounds,
   // After every member of the run's (its rounds, summary, goodput): the
   // default.

@@ -300,17 +300,6 @@ struct SweepInfo {
   std::vector<std::pair<std::string, std::string>> values;
 };
 
-// A resharded restore's plan (coordinator/checkpoint/reshard.h), per loading
-// rank.
-struct ReshardRankResult {
-  uint32_t rank = 0;
-  int node = 0;
-  uint64_t bytes_needed = 0, bytes_read = 0;
-  size_t files = 0;                  // saved files it reads from
-  uint64_t reads = 0;                // contiguous byte ranges it reads
-  std::vector<uint32_t> from_ranks;  // the saving ranks of those files
-};
-
 // Where a round's name appears: reports and the summary ("save 2",
 // "load 1", "stage 1" for a load-only run's untimed staging save), the
 // progress line ("stage (untimed)"), the log ("save round 2", also for the
@@ -322,16 +311,6 @@ enum class RoundNameForm { kReport, kProgress, kLog };
 class WorkloadRegistry;
 std::string RoundName(const RoundResult& r);
 std::string RoundName(const RoundResult& r, const WorkloadRegistry& registry);
-
-struct ReshardResult {
-  ReshardReads mode = ReshardReads::kRanges;
-  int from_world = 0, to_world = 0;
-  std::string from_layout, to_layout;
-  uint64_t bytes_needed = 0, bytes_read = 0;
-  double read_amplification = 0;
-  double planning_seconds = 0;
-  std::vector<ReshardRankResult> ranks;
-};
 
 struct RunResult {
   std::string workload = kCheckpointWorkload;  // run.workload
@@ -353,11 +332,10 @@ struct RunResult {
   std::vector<RoundResult> rounds;
   std::vector<NodeClock> clocks;  // multinode: estimated per node
   SweepInfo sweep;
-  std::optional<ReshardResult> reshard;  // loads of another layout
-  double mttf_seconds = 0;               // run.mttf: goodput when > 0
-  double interval_seconds = 0;           // run.interval
+  double mttf_seconds = 0;      // run.mttf: goodput when > 0
+  double interval_seconds = 0;  // run.interval
   // Each registered workload's own section of result.json, by member
-  // (coordinator/result_section.h).
+  // (coordinator/result_section.h): a resharded restore's plan, a dataset.
   ResultSections sections;
   ForeignParts foreign;  // read back from another build's result.json
 

@@ -11,6 +11,7 @@
 #include "coordinator/checkpoint/checkpoint_config_checks.h"
 #include "coordinator/checkpoint/checkpoint_html.h"
 #include "coordinator/checkpoint/checkpoint_planning.h"
+#include "coordinator/checkpoint/checkpoint_result_json.h"
 #include "coordinator/checkpoint/checkpoint_run.h"
 #include "coordinator/checkpoint/checkpoint_summary.h"
 #include "coordinator/dataset/datagen_dry_run.h"
@@ -41,6 +42,7 @@ std::vector<RunWorkloadEntry> BuiltInEntries() {
       kCheckpointWorkload, CheckpointSummary(), {CheckCheckpointKeys, {}});
   checkpoint.planning = CheckpointPlanning();
   checkpoint.report = CheckpointReport();
+  checkpoint.result = ReshardSectionCodec();
 
   RunWorkloadEntry datagen =
       Entry<DatagenRun>(kDatagenWorkload, DatagenSummary(),

@@ -273,7 +273,7 @@ absl::Status CheckpointRun::RunLoads(RunContext& ctx,
   std::optional<ReshardPlan> reshard;
   if (meta.layout != plan.layout) {
     ASSIGN_OR_RETURN(reshard, PlanResharded(ctx, plan, listings, dir, meta));
-    result->reshard = SummarizeReshard(*reshard, plan);
+    SetReshard(result, SummarizeReshard(*reshard, plan));
     result->notes.push_back(absl::StrCat(
         "resharded restore: ", StepUri(dir, step), " was saved by ",
         reshard->from_world, " ranks and is loaded by ", reshard->to_world,

@@ -16,7 +16,7 @@
 #include "absl/status/statusor.h"
 #include "common/kinds.h"
 #include "common/plan.h"
-#include "coordinator/results.h"
+#include "coordinator/checkpoint/checkpoint_results.h"
 
 namespace ckpt {
 

@@ -8,6 +8,7 @@
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
 #include "common/bytes.h"
+#include "coordinator/checkpoint/checkpoint_results.h"
 #include "coordinator/results.h"
 #include "report/draw/svg.h"
 
@@ -16,8 +17,8 @@ namespace ckpt {
 std::string ReshardSection(const ReportInput& input) {
   std::string out;
   for (const ReportRun& run : input.runs) {
-    if (!run.result->reshard) continue;
-    const ReshardResult& rs = *run.result->reshard;
+    if (ReshardOf(*run.result) == nullptr) continue;
+    const ReshardResult& rs = *ReshardOf(*run.result);
     // The measured rounds: bytes the nodes read over the bytes needed; and
     // what the last one measured per share: the requests of the loading
     // rank that read it (rank r loads share (r + rank_shift) mod the world

@@ -286,57 +286,20 @@ std::string AcceleratorSearchResult::ToJson() const {
   return AcceleratorSearchJson(*this).dump();
 }
 
-namespace {
-
-// A section of type T from its JSON text at `at`, read by `read` with the
-// same checks as every member of result.json.
-template <typename T>
-absl::StatusOr<std::shared_ptr<const ResultSection>> ReadSectionOf(
-    const std::string& json, const std::string& at,
-    void (*read)(const Fields&, T*)) {
-  const result_json::json j =
-      result_json::json::parse(json, nullptr, /*allow_exceptions=*/false);
-  absl::Status status;
-  if (j.is_discarded() || !j.is_object()) {
-    return absl::InvalidArgumentError(absl::StrCat(at, ": expected an object"));
-  }
-  auto section = std::make_shared<T>();
-  read(Fields(j, at, &status), section.get());
-  if (!status.ok()) return status;
-  return std::shared_ptr<const ResultSection>(std::move(section));
-}
-
-}  // namespace
-
 ResultSectionCodec DatasetSectionCodec() {
-  ResultSectionCodec codec;
-  codec.member = kDatasetSection;
-  codec.read = [](const std::string& json, const std::string& at) {
-    return ReadSectionOf<DatasetResult>(json, at, ReadDataset);
-  };
-  codec.place = ResultPlace::kBeforeRounds;
-  return codec;
+  return SectionCodecOf<DatasetResult>(kDatasetSection,
+                                       ResultPlace::kBeforeRounds, ReadDataset);
 }
 
 ResultSectionCodec AcceleratorSearchSectionCodec() {
-  ResultSectionCodec codec;
-  codec.member = kAcceleratorSearchSection;
-  codec.read = [](const std::string& json, const std::string& at) {
-    return ReadSectionOf<AcceleratorSearchResult>(json, at,
-                                                  ReadAcceleratorSearch);
-  };
-  codec.place = ResultPlace::kBeforeRounds;
-  return codec;
+  return SectionCodecOf<AcceleratorSearchResult>(kAcceleratorSearchSection,
+                                                 ResultPlace::kBeforeRounds,
+                                                 ReadAcceleratorSearch);
 }
 
 ResultSectionCodec EpochSectionCodec() {
-  ResultSectionCodec codec;
-  codec.member = kEpochSection;
-  codec.read = [](const std::string& json, const std::string& at) {
-    return ReadSectionOf<EpochResult>(json, at, ReadEpoch);
-  };
-  codec.place = ResultPlace::kRoundHead;
-  return codec;
+  return SectionCodecOf<EpochResult>(kEpochSection, ResultPlace::kRoundHead,
+                                     ReadEpoch);
 }
 
 }  // namespace ckpt

@@ -13,6 +13,7 @@
 #include "absl/strings/str_join.h"
 #include "common/checkpoint/checkpoint_options.h"
 #include "common/error_kind.h"
+#include "coordinator/checkpoint/checkpoint_results.h"
 #include "coordinator/checkpoint/checkpoint_run.h"
 #include "coordinator/checkpoint/planner.h"
 #include "coordinator/summary.h"
@@ -144,11 +145,12 @@ TEST(Coordinator, LoadOfTheSameModelInAnotherLayoutIsAReshardedRestore) {
   ASSERT_EQ(h.plan.fingerprint, first.plan.fingerprint);
   ASSERT_NE(h.plan.layout, first.plan.layout);
   ASSERT_TRUE(h.Run().ok()) << h.result.errors.size();
-  ASSERT_TRUE(h.result.reshard.has_value());
-  EXPECT_EQ(h.result.reshard->from_world, 2);
-  EXPECT_EQ(h.result.reshard->to_world, 4);
-  EXPECT_EQ(h.result.reshard->bytes_needed, h.plan.total_bytes);
-  EXPECT_DOUBLE_EQ(h.result.reshard->read_amplification, 1.0);
+  const ReshardResult* reshard = ReshardOf(h.result);
+  ASSERT_NE(reshard, nullptr);
+  EXPECT_EQ(reshard->from_world, 2);
+  EXPECT_EQ(reshard->to_world, 4);
+  EXPECT_EQ(reshard->bytes_needed, h.plan.total_bytes);
+  EXPECT_DOUBLE_EQ(reshard->read_amplification, 1.0);
   ASSERT_EQ(h.result.rounds.size(), 1u);
   const RoundResult& load = h.result.rounds[0];
   EXPECT_TRUE(load.resharded);

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "coordinator/checkpoint/checkpoint_results.h"
 #include "coordinator/json_codec.h"
 #include "coordinator/result_foreign.h"
 #include "coordinator/summary.h"
@@ -63,7 +64,7 @@ RunResult Everything() {
   rs.read_amplification = 1.024;
   rs.planning_seconds = 0.01;
   rs.ranks = {{3, 1, 1000, 1024, 2, 3, {0, 1}}};
-  r.reshard = rs;
+  SetReshard(&r, rs);
   for (const Phase phase : {Phase::kSave, Phase::kLoad}) {
     RoundResult round;
     round.phase = phase;
@@ -178,7 +179,9 @@ TEST(ResultFromJson, ReadsBackEverythingResultToJsonWrites) {
   EXPECT_EQ(back->rounds[1].ops.at("write").Percentile(0.5),
             Latencies().Percentile(0.5));
   EXPECT_TRUE(back->rounds[0].visible.measured);
-  EXPECT_EQ(back->reshard->ranks[0].from_ranks, (std::vector<uint32_t>{0, 1}));
+  ASSERT_NE(ReshardOf(*back), nullptr);
+  EXPECT_EQ(ReshardOf(*back)->ranks[0].from_ranks,
+            (std::vector<uint32_t>{0, 1}));
 }
 
 TEST(ResultFromJson, AnOlderResultWithoutNewerFieldsReads) {

@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "coordinator/checkpoint/checkpoint_results.h"
 #include "coordinator/dataset/dataset_results.h"
 #include "coordinator/json_codec.h"
 #include "coordinator/workload_registry.h"
@@ -187,7 +188,9 @@ TEST(Report, EachWorkloadsPartsAreDrawnAtTheirPlacesInRegistrationOrder) {
   load.phase = Phase::kLoad;
   load.resharded = true;
   r.rounds.push_back(load);
-  r.reshard.emplace().ranks.emplace_back();
+  ReshardResult reshard;
+  reshard.ranks.emplace_back();
+  SetReshard(&r, reshard);
   r.mttf_seconds = 3600;
   RoundResult epoch;
   epoch.workload = "dataload";
