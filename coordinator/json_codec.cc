@@ -151,13 +151,21 @@ ordered_json StagingJson(const RoundStaging& st) {
           {"staged_bytes", st.staged_bytes}};
 }
 
-// A workload's section under `member`, as its own type writes it; text that
-// is not one object (its bug) would make the file unreadable: left out, and
-// said so.
+// A workload's section under `member`, as its own type writes it, or as its
+// codec derives it from `run` (a run's section; null for a round's); ""
+// leaves it out. Text that is not one object (its bug) would make the file
+// unreadable: left out, and said so.
 void AddResultSection(const std::string& member, const ResultSection* section,
+                      const WorkloadRegistry& registry, const RunResult* run,
                       ordered_json* j) {
   if (section == nullptr) return;
-  ordered_json s = ordered_json::parse(section->ToJson(), nullptr, false);
+  const ResultSectionCodec* codec =
+      run == nullptr ? nullptr : registry.SectionCodec(member);
+  const std::string text = codec != nullptr && codec->derive
+                               ? codec->derive(*run, *section)
+                               : section->ToJson();
+  if (text.empty()) return;
+  ordered_json s = ordered_json::parse(text, nullptr, false);
   if (s.is_object()) {
     (*j)[member] = std::move(s);
   } else {
@@ -167,14 +175,16 @@ void AddResultSection(const std::string& member, const ResultSection* section,
 }
 
 // The sections `registry` places at `place` that `sections` holds, in
-// registration order, each added to `placed`.
+// registration order, each added to `placed`; `run`: the run's, null for a
+// round's (AddResultSection).
 void PlaceSections(const ResultSections& sections,
-                   const WorkloadRegistry& registry, ResultPlace place,
-                   ordered_json* j, std::set<std::string_view>* placed) {
+                   const WorkloadRegistry& registry, const RunResult* run,
+                   ResultPlace place, ordered_json* j,
+                   std::set<std::string_view>* placed) {
   registry.ForEachSection(place, [&](const ResultSectionCodec& codec) {
     auto it = sections.find(codec.member);
     if (it == sections.end()) return;
-    AddResultSection(it->first, it->second.get(), j);
+    AddResultSection(it->first, it->second.get(), registry, run, j);
     placed->insert(it->first);
   });
 }
@@ -182,9 +192,12 @@ void PlaceSections(const ResultSections& sections,
 // The sections not in `placed`, by member.
 void AddOtherSections(const ResultSections& sections,
                       const std::set<std::string_view>& placed,
+                      const WorkloadRegistry& registry, const RunResult* run,
                       ordered_json* j) {
   for (const auto& [member, section] : sections) {
-    if (!placed.contains(member)) AddResultSection(member, section.get(), j);
+    if (!placed.contains(member)) {
+      AddResultSection(member, section.get(), registry, run, j);
+    }
   }
 }
 
@@ -196,7 +209,8 @@ ordered_json RoundJson(const RoundResult& r, const WorkloadRegistry& registry) {
   }
   // What the round was (a dataload's epoch): its sections at its head.
   std::set<std::string_view> placed;
-  PlaceSections(r.sections, registry, ResultPlace::kRoundHead, &j, &placed);
+  PlaceSections(r.sections, registry, nullptr, ResultPlace::kRoundHead, &j,
+                &placed);
   j["phase"] = r.phase;
   j["index"] = r.index;
   j["staged"] = r.staged;
@@ -254,34 +268,8 @@ ordered_json RoundJson(const RoundResult& r, const WorkloadRegistry& registry) {
   j["ranks"] = ranks;
   j["files"] = FilesJson(r.files);
   j["staging"] = StagingJson(r.staging);
-  AddOtherSections(r.sections, placed, &j);
+  AddOtherSections(r.sections, placed, registry, nullptr, &j);
   WriteForeign(r.foreign, &j);  // what another build's file had, as it was
-  return j;
-}
-
-ordered_json PointJson(const GoodputPoint& p) {
-  return {{"interval_seconds", p.interval_seconds},
-          {"cost_seconds", p.cost_seconds},
-          {"waste", p.waste},
-          {"goodput", p.goodput}};
-}
-
-ordered_json GoodputJson(const GoodputResult& g) {
-  ordered_json curve = ordered_json::array();
-  for (const auto& p : g.curve) curve.push_back(PointJson(p));
-  ordered_json j = {{"mttf_seconds", g.in.mttf_seconds},
-                    {"checkpoint_cost_seconds", g.in.delta_seconds},
-                    {"checkpoint_cost_source", g.delta_source},
-                    {"persist_seconds", g.in.persist_seconds},
-                    {"restart_seconds", g.in.restart_seconds},
-                    {"restart_source", g.restart_source},
-                    {"interval_seconds", g.in.interval_seconds},
-                    {"young_interval_seconds", g.young_seconds},
-                    {"daly_interval_seconds", g.daly_seconds},
-                    {"at_optimum", PointJson(g.at_optimum)},
-                    {"at_daly", PointJson(g.at_daly)},
-                    {"curve", curve}};
-  if (g.in.interval_seconds > 0) j["at_interval"] = PointJson(g.at_interval);
   return j;
 }
 
@@ -406,7 +394,8 @@ std::string ResultToJson(const RunResult& r, const WorkloadRegistry& registry) {
   // The sections placed before the rounds, in registration order (a
   // resharded restore's plan first).
   std::set<std::string_view> placed;
-  PlaceSections(r.sections, registry, ResultPlace::kBeforeRounds, &j, &placed);
+  PlaceSections(r.sections, registry, &r, ResultPlace::kBeforeRounds, &j,
+                &placed);
   ordered_json rounds = ordered_json::array();
   for (const auto& round : r.rounds) {
     rounds.push_back(RoundJson(round, registry));
@@ -414,8 +403,11 @@ std::string ResultToJson(const RunResult& r, const WorkloadRegistry& registry) {
   j["rounds"] = rounds;
   j["summary"] = {{"save", SummaryJson(r.Summarize(Phase::kSave))},
                   {"load", SummaryJson(r.Summarize(Phase::kLoad))}};
-  if (auto g = r.Goodput()) j["goodput"] = GoodputJson(*g);
-  AddOtherSections(r.sections, placed, &j);
+  // The sections at the end: the registered ones in registration order
+  // (the checkpoint's goodput first, right after the summary), then any
+  // other by member.
+  PlaceSections(r.sections, registry, &r, ResultPlace::kAtEnd, &j, &placed);
+  AddOtherSections(r.sections, placed, registry, &r, &j);
   WriteForeign(r.foreign, &j);  // what another build's file had, as it was
   SanitizeUtf8(j);
   // Whatever a message quotes, no credential this process holds (in one

@@ -20,11 +20,11 @@ class WorkloadRegistry;
 inline constexpr char kResultSchema[] = "ckptbench.result/v1";
 
 // The run's result.json. Each workload's section (RunResult::sections) at
-// its place: those `registry` places before the rounds in its registration
-// order, every other after the run's own members, by member; a round's
-// (RoundResult::sections) at the round's head in registration order, every
-// other at the round's end. The first form writes with
-// WorkloadRegistry::BuiltIn().
+// its place, in `registry`'s registration order: before the rounds, or at
+// the end, after the summary (a section `registry` has no codec for: after
+// them, by member); a round's (RoundResult::sections) at the round's head in
+// registration order, every other at the round's end. The first form
+// writes with WorkloadRegistry::BuiltIn().
 std::string ResultToJson(const RunResult& result);
 std::string ResultToJson(const RunResult& result,
                          const WorkloadRegistry& registry);
@@ -40,8 +40,9 @@ bool IsRoundResultMember(std::string_view name);
 // default; one of the wrong type, or another schema, is refused naming the
 // field's path ("rounds[2].nodes[0].seconds") and `where` (the file), as
 // InvalidArgument; text that is not a JSON object is DataLoss. The
-// summary and goodput sections are not read: they are derived
-// (RunResult::Summarize, RunResult::Goodput) from what is.
+// summary is not read: it is derived (RunResult::Summarize) from what is;
+// of the checkpoint's goodput only what it is computed at is read, the rest
+// derived again (coordinator/checkpoint/checkpoint_results.h).
 // A workload `registry` has not registered (the run's or a round's) is
 // carried through as foreign (result_foreign.h); the first form reads
 // with WorkloadRegistry::BuiltIn().

@@ -214,16 +214,20 @@ void ReadPhaseParts(const Fields& f, RoundResult* r) {
   }
 }
 
-// Each member of the run's object (of a round's, when `round`) that a
-// workload of `registry` has a codec for, read by it into its type.
-void ReadSections(const Fields& f, const WorkloadRegistry& registry, bool round,
-                  ResultSections* out) {
+// Each member of the run's object (of a round's, kRoundHead) that a
+// workload of `registry` has a codec for at `place`, read by it into its
+// type, in the file's order. The run's are read where they are in the file
+// (those before the rounds after the run's own members, those at the end
+// after the rounds), so a file's first wrong member is the one named.
+void ReadSections(const Fields& f, const WorkloadRegistry& registry,
+                  ResultPlace place, ResultSections* out) {
   const ResultJson& obj = f.value();
   if (!f.status()->ok() || !obj.is_object()) return;
+  const bool round = place == ResultPlace::kRoundHead;
   for (const auto& [key, value] : obj.items()) {
     const ResultSectionCodec* codec =
         round ? registry.RoundSectionCodec(key) : registry.SectionCodec(key);
-    if (codec == nullptr || value.is_null()) continue;
+    if (codec == nullptr || codec->place != place || value.is_null()) continue;
     if (!value.is_object()) return f.Fail(f.Path(key), "an object", value);
     if (DepthOf(value, kMaxForeignDepth) > kMaxForeignDepth) {
       const std::string want =
@@ -255,14 +259,14 @@ constexpr std::string_view kRoundMembers[] = {
 constexpr std::string_view kRunMembers[] = {
     "schema", "workload", "status", "errors", "notes", "leftovers", "run_id",
     "started_at", "finished_at", "sweep", "config", "environment", "plan",
-    "clock", "rounds", "summary", "goodput"};
+    "clock", "rounds", "summary"};
 // clang-format on
 
 void ReadRound(const Fields& f, const WorkloadRegistry& registry,
                RoundResult* r) {
   ReadForeign(f, kRoundMembers, registry, /*run_object=*/false, &r->workload,
               &r->foreign);
-  ReadSections(f, registry, /*round=*/true, &r->sections);
+  ReadSections(f, registry, ResultPlace::kRoundHead, &r->sections);
   f.Get("phase", &r->phase);
   f.Get("index", &r->index);
   f.Get("staged", &r->staged);
@@ -422,7 +426,6 @@ absl::StatusOr<RunResult> ResultFromJson(const std::string& text,
   RunResult r;
   ReadForeign(f, kRunMembers, registry, /*run_object=*/true, &r.workload,
               &r.foreign);
-  ReadSections(f, registry, /*round=*/false, &r.sections);
   f.Get("status", &r.status);
   f.Get("errors", &r.errors);
   f.Get("notes", &r.notes);
@@ -431,13 +434,11 @@ absl::StatusOr<RunResult> ResultFromJson(const std::string& text,
   f.Get("started_at", &r.started_at);
   f.Get("finished_at", &r.finished_at);
   ReadContext(f, &r);
+  ReadSections(f, registry, ResultPlace::kBeforeRounds, &r.sections);
   f.Each("rounds", [&](const Fields& round) {
     ReadRound(round, registry, &r.rounds.emplace_back());
   });
-  // What Goodput() is computed from (run.mttf, run.interval).
-  const Fields g = f.Object("goodput");
-  g.Get("mttf_seconds", &r.mttf_seconds);
-  g.Get("interval_seconds", &r.interval_seconds);
+  ReadSections(f, registry, ResultPlace::kAtEnd, &r.sections);
   if (!status.ok()) {
     return absl::InvalidArgumentError(
         absl::StrCat(where, ": ", status.message()));

@@ -2,7 +2,7 @@
 // or of each of its rounds' objects, named by the workload, holding a type
 // of the workload's own, written and read by the workload's own codec. The
 // workload registers the codec with its name (coordinator/
-// workload_registry.h: RunWorkloadEntry::result, ::round_result);
+// workload_registry.h: RunWorkloadEntry::results, ::round_result);
 // ResultToJson writes every section a RunResult and its RoundResults hold,
 // each at its place (ResultPlace), ResultFromJson reads the members its
 // registry has a codec for, and a member no registered codec reads is
@@ -19,6 +19,8 @@
 #include "absl/status/statusor.h"
 
 namespace ckpt {
+
+struct RunResult;  // results.h
 
 class ResultSection {
  public:
@@ -38,8 +40,8 @@ enum class ResultPlace {
   // configuration, plan, clocks), before its rounds: what the run was about
   // (a resharded restore's plan, a dataset, an accelerator search).
   kBeforeRounds,
-  // After every member of the run's (its rounds, summary, goodput): the
-  // default.
+  // After every member of the run's (its rounds, summary): the default (the
+  // checkpoint's goodput).
   kAtEnd,
   // A round's section (RoundResult::sections): at the round's head, after
   // its workload's name and before its phase: what the round was (a
@@ -58,11 +60,16 @@ struct ResultSectionCodec {
   std::function<absl::StatusOr<std::shared_ptr<const ResultSection>>(
       const std::string& json, const std::string& at)>
       read;
-  // Sections placed before the rounds (or at a round's head) are written in
-  // the order their workloads were registered in; those at the end after
-  // them, by member (a round's section no registered codec places: at the
+  // Sections are written at their place in the order their workloads (and
+  // each workload's sections) were registered in; a section the writing
+  // registry has no codec for goes at the end, by member (a round's: at the
   // round's end).
   ResultPlace place = ResultPlace::kAtEnd;
+  // A run's section whose text is derived from the run when the file is
+  // written (the checkpoint's goodput, from its rounds): the text, "" to
+  // leave it out. Unset: the section's own ToJson(). Not for a round's.
+  std::function<std::string(const RunResult& run, const ResultSection& section)>
+      derive = nullptr;
 };
 
 // The section under `member` as the workload's type T, or null when there

@@ -16,7 +16,6 @@
 #include "common/histogram.h"
 #include "common/kinds.h"
 #include "common/stats.h"
-#include "coordinator/goodput.h"
 #include "coordinator/result_section.h"
 
 namespace ckpt {
@@ -332,20 +331,15 @@ struct RunResult {
   std::vector<RoundResult> rounds;
   std::vector<NodeClock> clocks;  // multinode: estimated per node
   SweepInfo sweep;
-  double mttf_seconds = 0;      // run.mttf: goodput when > 0
-  double interval_seconds = 0;  // run.interval
   // Each registered workload's own section of result.json, by member
-  // (coordinator/result_section.h): a resharded restore's plan, a dataset.
+  // (coordinator/result_section.h): a resharded restore's plan, what
+  // goodput is computed at, a dataset.
   ResultSections sections;
   ForeignParts foreign;  // read back from another build's result.json
 
   // The checkpoint's figures (coordinator/checkpoint/checkpoint_figures.cc).
   // Count, mean, stdev, min, max of the timed rounds of a phase.
   PhaseSummary Summarize(Phase phase) const;
-  // Goodput at run.interval and at the optimal interval (goodput.h), from
-  // the median timed save's checkpoint cost and the median timed load; none
-  // without run.mttf or a timed save.
-  std::optional<GoodputResult> Goodput() const;
 };
 
 }  // namespace ckpt

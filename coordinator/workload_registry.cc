@@ -42,18 +42,18 @@ std::vector<RunWorkloadEntry> BuiltInEntries() {
       kCheckpointWorkload, CheckpointSummary(), {CheckCheckpointKeys, {}});
   checkpoint.planning = CheckpointPlanning();
   checkpoint.report = CheckpointReport();
-  checkpoint.result = ReshardSectionCodec();
+  checkpoint.results = {ReshardSectionCodec(), GoodputSectionCodec()};
 
   RunWorkloadEntry datagen =
       Entry<DatagenRun>(kDatagenWorkload, DatagenSummary(),
                         {CheckDatasetKeys, CheckDatasetApartFromResults});
-  datagen.result = DatasetSectionCodec();
+  datagen.results = {DatasetSectionCodec()};
   datagen.describe_prepare = DescribeDatasetPrepare;
 
   RunWorkloadEntry dataload =
       Entry<DataloadRun>(kDataloadWorkload, DataloadSummary(),
                          {CheckDataloadKeys, CheckDatasetApartFromResults});
-  dataload.result = AcceleratorSearchSectionCodec();
+  dataload.results = {AcceleratorSearchSectionCodec()};
   dataload.round_result = EpochSectionCodec();
   dataload.report = DataLoaderSection;
   dataload.prepared = DataloadPreparation();
@@ -84,7 +84,16 @@ absl::StatusOr<WorkloadRegistry> WorkloadRegistry::With(
         absl::StrCat("workload '", entry.name, "': prepared by '", prep.by,
                      "' needs what it needs and what the preparing run makes"));
   }
-  RETURN_IF_ERROR(CheckSection(entry, entry.result, /*round=*/false));
+  for (size_t i = 0; i < entry.results.size(); ++i) {
+    RETURN_IF_ERROR(CheckSection(entry, entry.results[i], /*round=*/false));
+    for (size_t k = 0; k < i; ++k) {
+      if (entry.results[k].member == entry.results[i].member) {
+        return absl::AlreadyExistsError(
+            absl::StrCat("workload '", entry.name, "': result.json's member '",
+                         entry.results[i].member, "' is its section twice"));
+      }
+    }
+  }
   RETURN_IF_ERROR(CheckSection(entry, entry.round_result, /*round=*/true));
   const std::string& embedded = entry.embeds.workload;
   if (!embedded.empty() && (embedded == entry.name || !Has(embedded))) {
@@ -111,6 +120,11 @@ absl::Status WorkloadRegistry::CheckSection(const RunWorkloadEntry& entry,
     return absl::InvalidArgumentError(
         absl::StrCat("workload '", entry.name, "': ", level,
                      " result section '", member, "' needs a reader"));
+  }
+  if (round && codec.derive) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("workload '", entry.name, "': ", level,
+                     " result section '", member, "' cannot be derived"));
   }
   if (round != (codec.place == ResultPlace::kRoundHead)) {
     return absl::InvalidArgumentError(absl::StrCat(
@@ -222,8 +236,8 @@ const WorkloadSummary* WorkloadRegistry::SummaryOf(
 const ResultSectionCodec* WorkloadRegistry::SectionCodec(
     std::string_view member) const {
   for (const auto& e : entries_) {
-    if (!e.result.member.empty() && e.result.member == member) {
-      return &e.result;
+    for (const auto& codec : e.results) {
+      if (!codec.member.empty() && codec.member == member) return &codec;
     }
   }
   return nullptr;
@@ -243,9 +257,15 @@ void WorkloadRegistry::ForEachSection(
     ResultPlace place,
     const std::function<void(const ResultSectionCodec&)>& fn) const {
   for (const auto& e : entries_) {
-    const ResultSectionCodec& codec =
-        place == ResultPlace::kRoundHead ? e.round_result : e.result;
-    if (!codec.member.empty() && codec.place == place) fn(codec);
+    if (place == ResultPlace::kRoundHead) {
+      if (!e.round_result.member.empty() && e.round_result.place == place) {
+        fn(e.round_result);
+      }
+      continue;
+    }
+    for (const auto& codec : e.results) {
+      if (!codec.member.empty() && codec.place == place) fn(codec);
+    }
   }
 }
 

@@ -2,7 +2,7 @@
 // of run.workload), how to make its run (coordinator/run_workload.h), its
 // checks of the configuration, its parts of the terminal summary
 // (coordinator/summary_parts.h), its own
-// section of result.json (coordinator/result_section.h) and its sections
+// sections of result.json (coordinator/result_section.h) and its sections
 // of the HTML report (coordinator/report_parts.h).
 // The coordinator finds a run's workload here and knows none by name. A
 // registry is a value: the built-in one is immutable, and a test (or a
@@ -29,7 +29,8 @@ using RunWorkloadFactory = std::function<std::unique_ptr<RunWorkload>()>;
 
 struct RunWorkloadEntry {
   RunWorkloadEntry(std::string name, RunWorkloadFactory make,
-                   WorkloadSummary summary = {}, ResultSectionCodec result = {},
+                   WorkloadSummary summary = {},
+                   std::vector<ResultSectionCodec> results = {},
                    WorkloadReport report = {}, Preparation prepared = {},
                    ConfigChecks checks = {}, Planning planning = {},
                    PrepareDescription describe_prepare = {},
@@ -37,7 +38,7 @@ struct RunWorkloadEntry {
       : name(std::move(name)),
         make(std::move(make)),
         summary(std::move(summary)),
-        result(std::move(result)),
+        results(std::move(results)),
         report(std::move(report)),
         prepared(std::move(prepared)),
         checks(std::move(checks)),
@@ -46,8 +47,9 @@ struct RunWorkloadEntry {
         embeds(std::move(embeds)) {}
   std::string name;  // run.workload's value
   RunWorkloadFactory make;
-  WorkloadSummary summary;    // its parts of the terminal summary
-  ResultSectionCodec result;  // its section of result.json, if any
+  WorkloadSummary summary;  // its parts of the terminal summary
+  // Its sections of the run's object in result.json, if any.
+  std::vector<ResultSectionCodec> results;
   // Its section of each of its rounds in result.json (placed kRoundHead),
   // if any.
   ResultSectionCodec round_result;
@@ -67,11 +69,12 @@ class WorkloadRegistry {
   static const WorkloadRegistry& BuiltIn();
 
   // This registry and `entry`; AlreadyExists when its name or one of its
-  // result sections' members is taken (by another workload, or by a member
-  // every result.json's run or round has), InvalidArgument when it is
-  // empty, has no factory, has a section member without a reader or at the
-  // wrong level's place, or embeds a workload that is not registered before
-  // it.
+  // result sections' members is taken (by another workload, by a member
+  // every result.json's run or round has, or by another of its own),
+  // InvalidArgument when it is empty, has no factory, has a section member
+  // without a reader or at the wrong level's place, a round's section
+  // derived from the run, or embeds a workload that is not registered
+  // before it.
   absl::StatusOr<WorkloadRegistry> With(RunWorkloadEntry entry) const;
 
   // The run of workload `name`; InvalidArgument naming the registered ones

@@ -10,6 +10,7 @@
 #include "absl/strings/str_format.h"
 #include "common/bytes.h"
 #include "common/stats.h"
+#include "coordinator/checkpoint/checkpoint_results.h"
 #include "coordinator/results.h"
 
 namespace ckpt {
@@ -41,11 +42,12 @@ PhaseSummary RunResult::Summarize(Phase phase) const {
   return s;
 }
 
-std::optional<GoodputResult> RunResult::Goodput() const {
-  if (mttf_seconds <= 0) return std::nullopt;
+std::optional<GoodputResult> GoodputOf(const RunResult& run) {
+  const GoodputAt* at = GoodputAtOf(run);
+  if (at == nullptr || at->mttf_seconds <= 0) return std::nullopt;
   std::vector<double> costs, persists, loads, visible;
   bool async = false;
-  for (const auto& r : rounds) {
+  for (const auto& r : run.rounds) {
     // A dataload epoch is no restart's load.
     if (r.staged || r.status != RunStatus::kOk ||
         r.workload != kCheckpointWorkload) {
@@ -72,8 +74,8 @@ std::optional<GoodputResult> RunResult::Goodput() const {
   // A restart waits for the newest step to be visible, then loads it.
   const double to_visible = visible.empty() ? 0 : MedianOf(visible);
   in.restart_seconds = (loads.empty() ? 0 : MedianOf(loads)) + to_visible;
-  in.mttf_seconds = mttf_seconds;
-  in.interval_seconds = interval_seconds;
+  in.mttf_seconds = at->mttf_seconds;
+  in.interval_seconds = at->interval_seconds;
   GoodputResult g = ComputeGoodput(in);
   g.delta_source =
       async ? absl::StrCat("median of ", costs.size(),

@@ -3,6 +3,7 @@
 
 #include "common/checkpoint/checkpoint_options.h"
 #include "common/status_macros.h"
+#include "coordinator/checkpoint/checkpoint_results.h"
 #include "coordinator/checkpoint/planner.h"
 
 namespace ckpt {
@@ -30,9 +31,9 @@ Planning CheckpointPlanning() {
                      MakePlan(PlanOptionsFromConfig(config)));
     if (result != nullptr) {
       RecordPlan(plan, result);
-      // What goodput is computed at (RunResult::Goodput).
-      result->mttf_seconds = CheckpointOf(config).mttf;
-      result->interval_seconds = CheckpointOf(config).interval;
+      // What goodput is computed at (GoodputOf): none without run.mttf.
+      const CheckpointOptions& c = CheckpointOf(config);
+      if (c.mttf > 0) SetGoodputAt(result, c.mttf, c.interval);
     }
     return absl::OkStatus();
   };

@@ -1,6 +1,9 @@
 // The checkpoint's sections of result.json, both ways: a resharded
-// restore's "reshard".
+// restore's "reshard" and the run's "goodput".
 #include "coordinator/checkpoint/checkpoint_result_json.h"
+
+#include <optional>
+#include <string>
 
 namespace ckpt {
 
@@ -54,11 +57,62 @@ void ReadReshard(const Fields& f, ReshardResult* rs) {
   });
 }
 
+namespace {
+
+ordered_json PointJson(const GoodputPoint& p) {
+  return {{"interval_seconds", p.interval_seconds},
+          {"cost_seconds", p.cost_seconds},
+          {"waste", p.waste},
+          {"goodput", p.goodput}};
+}
+
+}  // namespace
+
+ordered_json GoodputJson(const GoodputResult& g) {
+  ordered_json curve = ordered_json::array();
+  for (const auto& p : g.curve) curve.push_back(PointJson(p));
+  ordered_json j = {{"mttf_seconds", g.in.mttf_seconds},
+                    {"checkpoint_cost_seconds", g.in.delta_seconds},
+                    {"checkpoint_cost_source", g.delta_source},
+                    {"persist_seconds", g.in.persist_seconds},
+                    {"restart_seconds", g.in.restart_seconds},
+                    {"restart_source", g.restart_source},
+                    {"interval_seconds", g.in.interval_seconds},
+                    {"young_interval_seconds", g.young_seconds},
+                    {"daly_interval_seconds", g.daly_seconds},
+                    {"at_optimum", PointJson(g.at_optimum)},
+                    {"at_daly", PointJson(g.at_daly)},
+                    {"curve", curve}};
+  if (g.in.interval_seconds > 0) j["at_interval"] = PointJson(g.at_interval);
+  return j;
+}
+
+void ReadGoodputAt(const Fields& f, GoodputAt* at) {
+  f.Get("mttf_seconds", &at->mttf_seconds);
+  f.Get("interval_seconds", &at->interval_seconds);
+}
+
 std::string ReshardResult::ToJson() const { return ReshardJson(*this).dump(); }
 
 ResultSectionCodec ReshardSectionCodec() {
   return SectionCodecOf<ReshardResult>(kReshardSection,
                                        ResultPlace::kBeforeRounds, ReadReshard);
+}
+
+std::string GoodputAt::ToJson() const {
+  return ordered_json{{"mttf_seconds", mttf_seconds},
+                      {"interval_seconds", interval_seconds}}
+      .dump();
+}
+
+ResultSectionCodec GoodputSectionCodec() {
+  ResultSectionCodec codec = SectionCodecOf<GoodputAt>(
+      kGoodputSection, ResultPlace::kAtEnd, ReadGoodputAt);
+  codec.derive = [](const RunResult& run, const ResultSection&) {
+    const std::optional<GoodputResult> g = GoodputOf(run);
+    return g ? GoodputJson(*g).dump() : std::string();
+  };
+  return codec;
 }
 
 }  // namespace ckpt

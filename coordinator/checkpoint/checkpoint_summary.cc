@@ -9,6 +9,7 @@
 #include "absl/strings/str_format.h"
 #include "common/bytes.h"
 #include "common/stats.h"
+#include "coordinator/checkpoint/checkpoint_results.h"
 
 namespace ckpt {
 namespace {
@@ -119,7 +120,7 @@ void AddStaging(const RunResult& r, bool during_epochs, std::string* out) {
 
 void AddGoodput(const RunResult& r, bool during_epochs, std::string* out) {
   std::string& s = *out;
-  if (auto g = r.Goodput()) {
+  if (auto g = GoodputOf(r)) {
     absl::StrAppendFormat(
         &s,
         "goodput (MTTF %.6g s): checkpoint cost %.3f s (%s), restart %.3f s "

@@ -5,6 +5,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "common/bytes.h"
+#include "coordinator/checkpoint/checkpoint_results.h"
 #include "report/draw/report_format.h"
 #include "report/draw/svg.h"
 
@@ -74,7 +75,7 @@ std::string GoodputSection(const ReportInput& input) {
   for (const ReportRun& run : input.runs) {
     // Computed again from the rounds, run.mttf and run.interval, as the
     // run computed what its result.json says.
-    const std::optional<GoodputResult> goodput = run.result->Goodput();
+    const std::optional<GoodputResult> goodput = GoodputOf(*run.result);
     if (!goodput) continue;
     const GoodputResult& g = *goodput;
     const double interval = g.in.interval_seconds;

@@ -10,6 +10,7 @@
 #include "common/log.h"
 #include "common/status_macros.h"
 #include "common/step_layout.h"
+#include "coordinator/checkpoint/checkpoint_results.h"
 #include "coordinator/checkpoint/checkpoint_run.h"
 #include "coordinator/client_check.h"
 #include "coordinator/dataset/accelerator_search.h"
@@ -299,7 +300,11 @@ absl::Status DataloadRun::Run(RunContext& ctx, RunResult* result) {
     ctx.Publish(result);
   }
   if (checkpoints) {
-    result->interval_seconds = SaveInterval(result->rounds);
+    // Goodput at the interval the epochs' saves were taken at.
+    if (const GoodputAt* at = GoodputAtOf(*result)) {
+      const double mttf = at->mttf_seconds;  // `at` goes with its section
+      SetGoodputAt(result, mttf, SaveInterval(result->rounds));
+    }
     // The step claimed for a save no epoch took: this run's, removed.
     if (next_step != 0) ctx.RemoveFailedStep(dir, next_step, result);
     ctx.Publish(result);

@@ -1,9 +1,11 @@
-// The checkpoint's section of result.json ("reshard", a resharded
-// restore's plan) is a registered ResultSection placed before the rounds:
-// written where result.json always had it (right after the clock, before
-// the other workloads' sections), read back by its codec with the same
-// checks and messages, its member the checkpoint's alone, and carried
-// through where it was by a registry without the checkpoint.
+// The checkpoint's sections of result.json are registered ResultSections:
+// "reshard", a resharded restore's plan, placed before the rounds, and
+// "goodput", derived from the rounds when the file is written, at the end.
+// Each is written where result.json always had it (right after the clock,
+// before the other workloads' sections; after the summary), read back by
+// its codec with the same checks and messages, its member the checkpoint's
+// alone, and carried through where it was by a registry without the
+// checkpoint.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -16,20 +18,12 @@
 #include "coordinator/dataset/dataset_results.h"
 #include "coordinator/json_codec.h"
 #include "coordinator/workload_registry.h"
+#include "tests/testing/json_members.h"
 
 namespace ckpt {
 namespace {
 
 using ordered = nlohmann::ordered_json;
-
-std::vector<std::string> MembersInOrder(const std::string& text) {
-  std::vector<std::string> out;
-  const ordered j = ordered::parse(text);
-  for (const auto& [key, value] : j.items()) {
-    out.push_back(key);
-  }
-  return out;
-}
 
 RunResult Resharded() {
   RunResult r;
@@ -57,7 +51,7 @@ TEST(CheckpointSections, AReshardIsWrittenAfterTheClockAndReadBack) {
   RunResult r = Resharded();
   r.sections[kDatasetSection] = std::make_shared<DatasetResult>();
   const std::string text = ResultToJson(r);
-  const std::vector<std::string> members = MembersInOrder(text);
+  const std::vector<std::string> members = JsonMembers(text);
   const auto at = [&members](const std::string& m) {
     return std::find(members.begin(), members.end(), m) - members.begin();
   };
@@ -101,9 +95,7 @@ TEST(CheckpointSections, AWrongReshardFieldIsNamedByItsPath) {
 // unread, and writes it back where it was.
 TEST(CheckpointSections, TheReshardMemberIsTheCheckpointsAlone) {
   RunWorkloadEntry other("other", [] { return nullptr; });
-  other.result.member = kReshardSection;
-  other.result.read = WorkloadRegistry::BuiltIn().SectionCodec("reshard")->read;
-  other.result.place = ResultPlace::kBeforeRounds;
+  other.results.push_back(*WorkloadRegistry::BuiltIn().SectionCodec("reshard"));
   auto refused = WorkloadRegistry::BuiltIn().With(other);
   ASSERT_FALSE(refused.ok());
   EXPECT_EQ(refused.status().code(), absl::StatusCode::kAlreadyExists);
@@ -116,6 +108,105 @@ TEST(CheckpointSections, TheReshardMemberIsTheCheckpointsAlone) {
   ASSERT_EQ(back->foreign.sections.size(), 1u);
   EXPECT_EQ(back->foreign.sections[0].first, "reshard");
   EXPECT_EQ(ResultToJson(*back, without), text);
+}
+
+// Goodput: after the summary, derived from the timed saves and loads at
+// the run.mttf and run.interval the section holds; left out while it
+// cannot be computed (no timed save); read back as what it is computed at,
+// so the file is the same bytes again.
+TEST(CheckpointSections, GoodputIsDerivedFromTheRoundsAfterTheSummary) {
+  RunResult r;
+  SetGoodputAt(&r, 86400, 600);
+  EXPECT_FALSE(ordered::parse(ResultToJson(r)).contains("goodput"));
+  for (const double cost : {50.0, 70.0, 60.0}) {
+    RoundResult& save = r.rounds.emplace_back();
+    save.seconds = cost;
+    save.staging.checkpoint_cost_seconds = cost;
+  }
+  RoundResult& load = r.rounds.emplace_back();
+  load.phase = Phase::kLoad;
+  load.seconds = 120;
+  const std::string text = ResultToJson(r);
+  const std::vector<std::string> members = JsonMembers(text);
+  ASSERT_GE(members.size(), 3u);
+  EXPECT_EQ(members[members.size() - 2], "summary") << text;
+  EXPECT_EQ(members.back(), "goodput");
+  const ordered g = ordered::parse(text)["goodput"];
+  EXPECT_EQ(g["mttf_seconds"].get<double>(), 86400);
+  EXPECT_EQ(g["interval_seconds"].get<double>(), 600);
+  EXPECT_EQ(g["checkpoint_cost_seconds"].get<double>(), 60);
+  EXPECT_EQ(g["restart_seconds"].get<double>(), 120);
+  EXPECT_NEAR(g["at_interval"]["goodput"].get<double>(),
+              GoodputOf(r)->at_interval.goodput, 1e-12);
+  auto back = ResultFromJson(text, "result.json");
+  ASSERT_TRUE(back.ok()) << back.status();
+  ASSERT_NE(GoodputAtOf(*back), nullptr);
+  EXPECT_EQ(GoodputAtOf(*back)->mttf_seconds, 86400);
+  EXPECT_EQ(GoodputAtOf(*back)->interval_seconds, 600);
+  EXPECT_EQ(ResultToJson(*back), text);
+  const WorkloadRegistry without;
+  back = ResultFromJson(text, "result.json", without);
+  ASSERT_TRUE(back.ok()) << back.status();
+  EXPECT_EQ(GoodputAtOf(*back), nullptr);
+  EXPECT_EQ(ResultToJson(*back, without), text);  // carried through
+  ordered bad = ordered::parse(text);
+  bad["goodput"]["mttf_seconds"] = "a day";
+  auto refused = ResultFromJson(bad.dump(), "r.json");
+  ASSERT_FALSE(refused.ok());
+  EXPECT_EQ(std::string(refused.status().message()),
+            "r.json: goodput.mttf_seconds: expected a number, found the "
+            "string \"a day\"");
+}
+
+// The checkpoint's sections are read where they are in the file, so a
+// file's first wrong member is the one named: the run's plan before a
+// reshard after it, a round before the goodput at the end.
+TEST(CheckpointSections, AFilesFirstWrongMemberIsNamed) {
+  ordered j = ordered::parse(ResultToJson(Resharded()));
+  j["plan"]["world_size"] = "two";
+  j["reshard"]["to_world"] = "three";
+  auto r = ResultFromJson(j.dump(), "r.json");
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(std::string(r.status().message()).rfind("r.json: plan.", 0), 0u)
+      << r.status();
+  RunResult run = Resharded();
+  SetGoodputAt(&run, 86400, 0);
+  run.rounds.emplace_back().staging.checkpoint_cost_seconds = 1;
+  j = ordered::parse(ResultToJson(run));
+  ASSERT_TRUE(j.contains("goodput"));
+  j["goodput"]["mttf_seconds"] = "a day";
+  j["rounds"][0]["seconds"] = "long";
+  r = ResultFromJson(j.dump(), "r.json");
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(std::string(r.status().message()).rfind("r.json: rounds[0].", 0),
+            0u)
+      << r.status();
+}
+
+// Only a run's section may be derived from the run, and a workload has
+// each of its sections under a member of its own.
+TEST(CheckpointSections, ARoundsSectionIsNotDerivedNorAMemberTwice) {
+  const ResultSectionCodec* reshard =
+      WorkloadRegistry::BuiltIn().SectionCodec(kReshardSection);
+  ASSERT_NE(reshard, nullptr);
+  RunWorkloadEntry round("round", [] { return nullptr; });
+  round.round_result = *reshard;
+  round.round_result.member = "derived";
+  round.round_result.place = ResultPlace::kRoundHead;
+  round.round_result.derive = [](const RunResult&, const ResultSection&) {
+    return std::string();
+  };
+  auto refused = WorkloadRegistry::BuiltIn().With(round);
+  ASSERT_FALSE(refused.ok());
+  EXPECT_EQ(refused.status().code(), absl::StatusCode::kInvalidArgument);
+  RunWorkloadEntry twice("twice", [] { return nullptr; });
+  twice.results = {*reshard, *reshard};
+  twice.results[0].member = twice.results[1].member = "plan_again";
+  refused = WorkloadRegistry::BuiltIn().With(twice);
+  ASSERT_FALSE(refused.ok());
+  EXPECT_EQ(refused.status().code(), absl::StatusCode::kAlreadyExists);
+  twice.results[1].member = "plan_once_more";
+  EXPECT_TRUE(WorkloadRegistry::BuiltIn().With(twice).ok());
 }
 
 }  // namespace

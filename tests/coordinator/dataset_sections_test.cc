@@ -15,20 +15,12 @@
 #include "coordinator/dataset/dataset_results.h"
 #include "coordinator/json_codec.h"
 #include "coordinator/workload_registry.h"
+#include "tests/testing/json_members.h"
 
 namespace ckpt {
 namespace {
 
 using ordered = nlohmann::ordered_json;
-
-std::vector<std::string> Members(const std::string& text) {
-  std::vector<std::string> out;
-  const ordered j = ordered::parse(text);
-  for (const auto& [key, value] : j.items()) {
-    out.push_back(key);
-  }
-  return out;
-}
 
 RunResult Searched() {
   RunResult r;
@@ -53,7 +45,7 @@ RunResult Searched() {
 // alphabetical one), then the rounds; read back whole.
 TEST(DatasetSections, AreWrittenBeforeTheRoundsAndReadBack) {
   const std::string text = ResultToJson(Searched());
-  const std::vector<std::string> members = Members(text);
+  const std::vector<std::string> members = JsonMembers(text);
   const auto at = [&members](const std::string& m) {
     return std::find(members.begin(), members.end(), m) - members.begin();
   };
@@ -108,7 +100,7 @@ TEST(DatasetSections, AnEpochIsWrittenAtItsRoundsHeadAndReadBack) {
   r.rounds.emplace_back().workload = "dataload";  // failed before its figures
   const std::string text = ResultToJson(r);
   const ordered j = ordered::parse(text);
-  const std::vector<std::string> head = Members(j["rounds"][0].dump());
+  const std::vector<std::string> head = JsonMembers(j["rounds"][0].dump());
   ASSERT_GE(head.size(), 3u);
   EXPECT_EQ(head[0], "workload");
   EXPECT_EQ(head[1], "epoch");
@@ -147,9 +139,9 @@ TEST(DatasetSections, AnAddedWorkloadsSectionsGoAtTheirPlaces) {
     return std::make_shared<const Note>();
   };
   RunWorkloadEntry early("early", [] { return nullptr; });
-  early.result = {"early_note", read, ResultPlace::kBeforeRounds};
+  early.results = {{"early_note", read, ResultPlace::kBeforeRounds}};
   RunWorkloadEntry late("late", [] { return nullptr; });
-  late.result = {"a_late_note", read, ResultPlace::kAtEnd};
+  late.results = {{"a_late_note", read, ResultPlace::kAtEnd}};
   auto with = WorkloadRegistry::BuiltIn().With(early);
   ASSERT_TRUE(with.ok()) << with.status();
   with = with->With(late);
@@ -157,13 +149,13 @@ TEST(DatasetSections, AnAddedWorkloadsSectionsGoAtTheirPlaces) {
   RunResult r = Searched();
   r.sections["early_note"] = std::make_shared<const Note>();
   r.sections["a_late_note"] = std::make_shared<const Note>();
-  std::vector<std::string> members = Members(ResultToJson(r, *with));
+  std::vector<std::string> members = JsonMembers(ResultToJson(r, *with));
   auto rounds = std::find(members.begin(), members.end(), "rounds");
   ASSERT_NE(rounds, members.end());
   EXPECT_EQ(*(rounds - 1), "early_note");
   EXPECT_EQ(*(rounds - 2), "accelerator_search");
   EXPECT_EQ(members.back(), "a_late_note");
-  members = Members(ResultToJson(r));
+  members = JsonMembers(ResultToJson(r));
   EXPECT_EQ(members[members.size() - 2], "a_late_note");
   EXPECT_EQ(members.back(), "early_note");
 }

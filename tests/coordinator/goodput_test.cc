@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include "coordinator/checkpoint/checkpoint_results.h"
 #include "coordinator/results.h"
 
 namespace ckpt {
@@ -101,10 +102,9 @@ TEST(Goodput, CostAtLeastTwiceTheMttfAndFreeSavesAreEdgeCases) {
 
 TEST(Goodput, RunResultTakesTheMedianSaveCostAndLoadTimeAndSaysWhich) {
   RunResult r;
-  EXPECT_FALSE(r.Goodput().has_value());  // no MTTF
-  r.mttf_seconds = 86400;
-  r.interval_seconds = 3600;
-  EXPECT_FALSE(r.Goodput().has_value());  // no save
+  EXPECT_FALSE(GoodputOf(r).has_value());  // no MTTF
+  SetGoodputAt(&r, 86400, 3600);
+  EXPECT_FALSE(GoodputOf(r).has_value());  // no save
   auto round = [](Phase phase, double seconds, double cost) {
     RoundResult x;
     x.phase = phase;
@@ -123,7 +123,7 @@ TEST(Goodput, RunResultTakesTheMedianSaveCostAndLoadTimeAndSaysWhich) {
   r.rounds.push_back(staged);
   r.rounds.push_back(round(Phase::kLoad, 100, 0));
   r.rounds.push_back(round(Phase::kLoad, 140, 0));
-  auto g = r.Goodput();
+  auto g = GoodputOf(r);
   ASSERT_TRUE(g.has_value());
   EXPECT_EQ(g->in.delta_seconds, 60);     // median of 50, 60, 70
   EXPECT_EQ(g->in.restart_seconds, 120);  // median of 100 and 140

@@ -51,8 +51,7 @@ RunResult Everything() {
   r.files = 4;
   r.clocks = {{1, "h1", 0.25, 0.5}};
   r.sweep = {"exp", 2, 6, "run-3", "K=1", 2, {{"K", "1"}}};
-  r.mttf_seconds = 86400;
-  r.interval_seconds = 600;
+  SetGoodputAt(&r, 86400, 600);
   ReshardResult rs;
   rs.mode = ReshardReads::kRanges;
   rs.from_world = 2;

@@ -458,18 +458,22 @@ TEST(RegisteredWorkloadSections, ABadSectionIsRefusedNamingItsMember) {
   }
   auto taken = WorkloadRegistry::BuiltIn().With(RunWorkloadEntry(
       "other", [] { return std::unique_ptr<RunWorkload>(); }, {},
-      ResultSectionCodec{"rounds", ReadCountingSection}));
+      {ResultSectionCodec{"rounds", ReadCountingSection}}));
   EXPECT_EQ(taken.status().code(), absl::StatusCode::kAlreadyExists);
   auto twice = registry->With(RunWorkloadEntry(
       "other", [] { return std::unique_ptr<RunWorkload>(); }, {},
-      ResultSectionCodec{kCountingSection, ReadCountingSection}));
+      {ResultSectionCodec{kCountingSection, ReadCountingSection}}));
   EXPECT_EQ(twice.status().code(), absl::StatusCode::kAlreadyExists);
   // A round's section: not under a member every round has, nor another
   // workload's, nor at the run's places (nor the run's at a round's).
   auto round_entry = [](ResultSectionCodec codec, bool round) {
     RunWorkloadEntry e("other", [] { return std::unique_ptr<RunWorkload>(); },
                        {});
-    (round ? e.round_result : e.result) = std::move(codec);
+    if (round) {
+      e.round_result = std::move(codec);
+    } else {
+      e.results = {std::move(codec)};
+    }
     return e;
   };
   ResultSectionCodec phase = TallySectionCodec();

@@ -191,7 +191,7 @@ TEST(Report, EachWorkloadsPartsAreDrawnAtTheirPlacesInRegistrationOrder) {
   ReshardResult reshard;
   reshard.ranks.emplace_back();
   SetReshard(&r, reshard);
-  r.mttf_seconds = 3600;
+  SetGoodputAt(&r, 3600, 0);
   RoundResult epoch;
   epoch.workload = "dataload";
   epoch.index = 1;

@@ -192,7 +192,7 @@ RunWorkloadEntry CountingRunEntry(int rounds, CountingSpec spec,
         if (made) made(run.get());
         return run;
       },
-      Summary(), ResultSectionCodec{kCountingSection, ReadCountingSection},
+      Summary(), {ResultSectionCodec{kCountingSection, ReadCountingSection}},
       Report);
   entry.round_result = TallySectionCodec();
   return entry;
