@@ -4,12 +4,9 @@
 #ifndef CKPTBENCH_COORDINATOR_JSON_CODEC_H_
 #define CKPTBENCH_COORDINATOR_JSON_CODEC_H_
 
-#include <cstdint>
-#include <map>
 #include <string>
-#include <tuple>
+#include <string_view>
 
-#include "absl/container/flat_hash_map.h"
 #include "absl/status/statusor.h"
 #include "coordinator/results.h"
 
