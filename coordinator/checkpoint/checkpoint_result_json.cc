@@ -2,10 +2,15 @@
 // restore's "reshard" and the run's "goodput".
 #include "coordinator/checkpoint/checkpoint_result_json.h"
 
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 
+#include "coordinator/checkpoint/checkpoint_results.h"
+#include "coordinator/result_fields.h"
+
 namespace ckpt {
+namespace {
 
 using nlohmann::ordered_json;
 
@@ -57,16 +62,12 @@ void ReadReshard(const Fields& f, ReshardResult* rs) {
   });
 }
 
-namespace {
-
 ordered_json PointJson(const GoodputPoint& p) {
   return {{"interval_seconds", p.interval_seconds},
           {"cost_seconds", p.cost_seconds},
           {"waste", p.waste},
           {"goodput", p.goodput}};
 }
-
-}  // namespace
 
 ordered_json GoodputJson(const GoodputResult& g) {
   ordered_json curve = ordered_json::array();
@@ -87,10 +88,13 @@ ordered_json GoodputJson(const GoodputResult& g) {
   return j;
 }
 
+// Only what goodput is computed at: the rest is derived again.
 void ReadGoodputAt(const Fields& f, GoodputAt* at) {
   f.Get("mttf_seconds", &at->mttf_seconds);
   f.Get("interval_seconds", &at->interval_seconds);
 }
+
+}  // namespace
 
 std::string ReshardResult::ToJson() const { return ReshardJson(*this).dump(); }
 
