@@ -151,19 +151,13 @@ ordered_json StagingJson(const RoundStaging& st) {
           {"staged_bytes", st.staged_bytes}};
 }
 
-// A workload's section under `member`, as its own type writes it, or as its
-// codec derives it from `run` (a run's section; null for a round's); ""
-// leaves it out. Text that is not one object (its bug) would make the file
-// unreadable: left out, and said so.
+// A workload's section under `member`, as its own type writes it within
+// `run`; "" leaves it out. Text that is not one object (its bug) would make
+// the file unreadable: left out, and said so.
 void AddResultSection(const std::string& member, const ResultSection* section,
-                      const WorkloadRegistry& registry, const RunResult* run,
-                      ordered_json* j) {
+                      const RunResult& run, ordered_json* j) {
   if (section == nullptr) return;
-  const ResultSectionCodec* codec =
-      run == nullptr ? nullptr : registry.SectionCodec(member);
-  const std::string text = codec != nullptr && codec->derive
-                               ? codec->derive(*run, *section)
-                               : section->ToJson();
+  const std::string text = section->ToJson(run);
   if (text.empty()) return;
   ordered_json s = ordered_json::parse(text, nullptr, false);
   if (s.is_object()) {
@@ -174,17 +168,16 @@ void AddResultSection(const std::string& member, const ResultSection* section,
   }
 }
 
-// The sections `registry` places at `place` that `sections` holds, in
-// registration order, each added to `placed`; `run`: the run's, null for a
-// round's (AddResultSection).
+// The sections `registry` places at `place` that `sections` (the run's or
+// a round's of `run`) holds, in registration order, each added to `placed`.
 void PlaceSections(const ResultSections& sections,
-                   const WorkloadRegistry& registry, const RunResult* run,
+                   const WorkloadRegistry& registry, const RunResult& run,
                    ResultPlace place, ordered_json* j,
                    std::set<std::string_view>* placed) {
   registry.ForEachSection(place, [&](const ResultSectionCodec& codec) {
     auto it = sections.find(codec.member);
     if (it == sections.end()) return;
-    AddResultSection(it->first, it->second.get(), registry, run, j);
+    AddResultSection(it->first, it->second.get(), run, j);
     placed->insert(it->first);
   });
 }
@@ -192,16 +185,17 @@ void PlaceSections(const ResultSections& sections,
 // The sections not in `placed`, by member.
 void AddOtherSections(const ResultSections& sections,
                       const std::set<std::string_view>& placed,
-                      const WorkloadRegistry& registry, const RunResult* run,
-                      ordered_json* j) {
+                      const RunResult& run, ordered_json* j) {
   for (const auto& [member, section] : sections) {
     if (!placed.contains(member)) {
-      AddResultSection(member, section.get(), registry, run, j);
+      AddResultSection(member, section.get(), run, j);
     }
   }
 }
 
-ordered_json RoundJson(const RoundResult& r, const WorkloadRegistry& registry) {
+// Round `r` of `run`.
+ordered_json RoundJson(const RoundResult& r, const RunResult& run,
+                       const WorkloadRegistry& registry) {
   const bool load = r.phase == Phase::kLoad;
   ordered_json j;
   if (WorkloadRegistry::NamedInResult(r.workload)) {
@@ -209,7 +203,7 @@ ordered_json RoundJson(const RoundResult& r, const WorkloadRegistry& registry) {
   }
   // What the round was (a dataload's epoch): its sections at its head.
   std::set<std::string_view> placed;
-  PlaceSections(r.sections, registry, nullptr, ResultPlace::kRoundHead, &j,
+  PlaceSections(r.sections, registry, run, ResultPlace::kRoundHead, &j,
                 &placed);
   j["phase"] = r.phase;
   j["index"] = r.index;
@@ -268,7 +262,7 @@ ordered_json RoundJson(const RoundResult& r, const WorkloadRegistry& registry) {
   j["ranks"] = ranks;
   j["files"] = FilesJson(r.files);
   j["staging"] = StagingJson(r.staging);
-  AddOtherSections(r.sections, placed, registry, nullptr, &j);
+  AddOtherSections(r.sections, placed, run, &j);
   WriteForeign(r.foreign, &j);  // what another build's file had, as it was
   return j;
 }
@@ -394,11 +388,11 @@ std::string ResultToJson(const RunResult& r, const WorkloadRegistry& registry) {
   // The sections placed before the rounds, in registration order (a
   // resharded restore's plan first).
   std::set<std::string_view> placed;
-  PlaceSections(r.sections, registry, &r, ResultPlace::kBeforeRounds, &j,
+  PlaceSections(r.sections, registry, r, ResultPlace::kBeforeRounds, &j,
                 &placed);
   ordered_json rounds = ordered_json::array();
   for (const auto& round : r.rounds) {
-    rounds.push_back(RoundJson(round, registry));
+    rounds.push_back(RoundJson(round, r, registry));
   }
   j["rounds"] = rounds;
   j["summary"] = {{"save", SummaryJson(r.Summarize(Phase::kSave))},
@@ -406,8 +400,8 @@ std::string ResultToJson(const RunResult& r, const WorkloadRegistry& registry) {
   // The sections at the end: the registered ones in registration order
   // (the checkpoint's goodput first, right after the summary), then any
   // other by member.
-  PlaceSections(r.sections, registry, &r, ResultPlace::kAtEnd, &j, &placed);
-  AddOtherSections(r.sections, placed, registry, &r, &j);
+  PlaceSections(r.sections, registry, r, ResultPlace::kAtEnd, &j, &placed);
+  AddOtherSections(r.sections, placed, r, &j);
   WriteForeign(r.foreign, &j);  // what another build's file had, as it was
   SanitizeUtf8(j);
   // Whatever a message quotes, no credential this process holds (in one

@@ -25,8 +25,11 @@ struct RunResult;  // results.h
 class ResultSection {
  public:
   virtual ~ResultSection() = default;
-  // The section as the text of one JSON object.
-  virtual std::string ToJson() const = 0;
+  // The section as the text of one JSON object, written within `run`, the
+  // result it is part of (a section whose figures are derived from the
+  // run's other parts reads them there: the checkpoint's goodput, from its
+  // rounds); "" leaves it out of the file.
+  virtual std::string ToJson(const RunResult& run) const = 0;
 };
 
 // By member name. Shared and immutable: a RunResult is copied (a snapshot
@@ -65,11 +68,6 @@ struct ResultSectionCodec {
   // registry has no codec for goes at the end, by member (a round's: at the
   // round's end).
   ResultPlace place = ResultPlace::kAtEnd;
-  // A run's section whose text is derived from the run when the file is
-  // written (the checkpoint's goodput, from its rounds): the text, "" to
-  // leave it out. Unset: the section's own ToJson(). Not for a round's.
-  std::function<std::string(const RunResult& run, const ResultSection& section)>
-      derive = nullptr;
 };
 
 // The section under `member` as the workload's type T, or null when there

@@ -121,11 +121,6 @@ absl::Status WorkloadRegistry::CheckSection(const RunWorkloadEntry& entry,
         absl::StrCat("workload '", entry.name, "': ", level,
                      " result section '", member, "' needs a reader"));
   }
-  if (round && codec.derive) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("workload '", entry.name, "': ", level,
-                     " result section '", member, "' cannot be derived"));
-  }
   if (round != (codec.place == ResultPlace::kRoundHead)) {
     return absl::InvalidArgumentError(absl::StrCat(
         "workload '", entry.name, "': ", level, " result section '", member,

@@ -72,9 +72,8 @@ class WorkloadRegistry {
   // result sections' members is taken (by another workload, by a member
   // every result.json's run or round has, or by another of its own),
   // InvalidArgument when it is empty, has no factory, has a section member
-  // without a reader or at the wrong level's place, a round's section
-  // derived from the run, or embeds a workload that is not registered
-  // before it.
+  // without a reader or at the wrong level's place, or embeds a workload
+  // that is not registered before it.
   absl::StatusOr<WorkloadRegistry> With(RunWorkloadEntry entry) const;
 
   // The run of workload `name`; InvalidArgument naming the registered ones

@@ -44,7 +44,12 @@ PhaseSummary RunResult::Summarize(Phase phase) const {
 
 std::optional<GoodputResult> GoodputOf(const RunResult& run) {
   const GoodputAt* at = GoodputAtOf(run);
-  if (at == nullptr || at->mttf_seconds <= 0) return std::nullopt;
+  return at == nullptr ? std::nullopt : GoodputOf(run, *at);
+}
+
+std::optional<GoodputResult> GoodputOf(const RunResult& run,
+                                       const GoodputAt& at) {
+  if (at.mttf_seconds <= 0) return std::nullopt;
   std::vector<double> costs, persists, loads, visible;
   bool async = false;
   for (const auto& r : run.rounds) {
@@ -74,8 +79,8 @@ std::optional<GoodputResult> GoodputOf(const RunResult& run) {
   // A restart waits for the newest step to be visible, then loads it.
   const double to_visible = visible.empty() ? 0 : MedianOf(visible);
   in.restart_seconds = (loads.empty() ? 0 : MedianOf(loads)) + to_visible;
-  in.mttf_seconds = at->mttf_seconds;
-  in.interval_seconds = at->interval_seconds;
+  in.mttf_seconds = at.mttf_seconds;
+  in.interval_seconds = at.interval_seconds;
   GoodputResult g = ComputeGoodput(in);
   g.delta_source =
       async ? absl::StrCat("median of ", costs.size(),

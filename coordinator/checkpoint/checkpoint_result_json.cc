@@ -96,27 +96,23 @@ void ReadGoodputAt(const Fields& f, GoodputAt* at) {
 
 }  // namespace
 
-std::string ReshardResult::ToJson() const { return ReshardJson(*this).dump(); }
+std::string ReshardResult::ToJson(const RunResult&) const {
+  return ReshardJson(*this).dump();
+}
 
 ResultSectionCodec ReshardSectionCodec() {
   return SectionCodecOf<ReshardResult>(kReshardSection,
                                        ResultPlace::kBeforeRounds, ReadReshard);
 }
 
-std::string GoodputAt::ToJson() const {
-  return ordered_json{{"mttf_seconds", mttf_seconds},
-                      {"interval_seconds", interval_seconds}}
-      .dump();
+std::string GoodputAt::ToJson(const RunResult& run) const {
+  const std::optional<GoodputResult> g = GoodputOf(run, *this);
+  return g ? GoodputJson(*g).dump() : std::string();
 }
 
 ResultSectionCodec GoodputSectionCodec() {
-  ResultSectionCodec codec = SectionCodecOf<GoodputAt>(
-      kGoodputSection, ResultPlace::kAtEnd, ReadGoodputAt);
-  codec.derive = [](const RunResult& run, const ResultSection&) {
-    const std::optional<GoodputResult> g = GoodputOf(run);
-    return g ? GoodputJson(*g).dump() : std::string();
-  };
-  return codec;
+  return SectionCodecOf<GoodputAt>(kGoodputSection, ResultPlace::kAtEnd,
+                                   ReadGoodputAt);
 }
 
 }  // namespace ckpt

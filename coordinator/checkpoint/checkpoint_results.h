@@ -42,7 +42,7 @@ struct ReshardResult : ResultSection {
   double planning_seconds = 0;
   std::vector<ReshardRankResult> ranks;
 
-  std::string ToJson() const override;  // checkpoint_result_json.cc
+  std::string ToJson(const RunResult& run) const override;
 };
 
 // The run's resharded restore, or null when it loaded its own layout.
@@ -58,15 +58,14 @@ inline void SetReshard(RunResult* r, ReshardResult reshard) {
 // What goodput is computed at (result.json's "goodput" holds them beside
 // what they give): run.mttf and run.interval. Recorded by the checkpoint's
 // Planning for every run with run.mttf set (dataload puts the measured
-// interval between its epochs' saves in its place); the section's text is
-// derived from the run's rounds when the file is written
-// (GoodputSectionCodec).
+// interval between its epochs' saves in its place).
 struct GoodputAt : ResultSection {
   double mttf_seconds = 0;
   double interval_seconds = 0;
 
-  // Without the run's rounds: what it holds.
-  std::string ToJson() const override;  // checkpoint_result_json.cc
+  // Goodput as `run`'s rounds give it at what this holds (GoodputOf): ""
+  // while it cannot be computed (no timed save).
+  std::string ToJson(const RunResult& run) const override;
 };
 
 inline const GoodputAt* GoodputAtOf(const RunResult& r) {
@@ -84,6 +83,8 @@ inline void SetGoodputAt(RunResult* r, double mttf_seconds,
 // from the median timed save's checkpoint cost and the median timed load;
 // none without run.mttf or a timed save (checkpoint_figures.cc).
 std::optional<GoodputResult> GoodputOf(const RunResult& r);
+// The same at `at` (r's own or another's).
+std::optional<GoodputResult> GoodputOf(const RunResult& r, const GoodputAt& at);
 
 }  // namespace ckpt
 

@@ -278,11 +278,15 @@ void ReadDataset(const Fields& f, DatasetResult* d) {
   }
 }
 
-std::string EpochResult::ToJson() const { return EpochJson(*this).dump(); }
+std::string EpochResult::ToJson(const RunResult&) const {
+  return EpochJson(*this).dump();
+}
 
-std::string DatasetResult::ToJson() const { return DatasetJson(*this).dump(); }
+std::string DatasetResult::ToJson(const RunResult&) const {
+  return DatasetJson(*this).dump();
+}
 
-std::string AcceleratorSearchResult::ToJson() const {
+std::string AcceleratorSearchResult::ToJson(const RunResult&) const {
   return AcceleratorSearchJson(*this).dump();
 }
 

@@ -98,7 +98,7 @@ struct EpochResult : ResultSection {
   // Outside every save's window.
   double rest_samples_per_second = 0, rest_utilization = 0;
 
-  std::string ToJson() const override;  // dataset_result_json.cc
+  std::string ToJson(const RunResult& run) const override;
 };
 
 // What a datagen run made or found (result.json's "dataset").
@@ -136,7 +136,7 @@ struct DatasetResult : ResultSection {
   uint64_t removed_objects = 0;
   double samples_per_second = 0;  // written samples over the round's time
 
-  std::string ToJson() const override;  // dataset_result_json.cc
+  std::string ToJson(const RunResult& run) const override;
 };
 
 // dataload.find_accelerators: the search for the most accelerators the
@@ -163,7 +163,7 @@ struct AcceleratorSearchResult : ResultSection {
   // may feed more; limit: every count up to max_per_node held.
   SearchEnd ended_by = SearchEnd::kStorage;
 
-  std::string ToJson() const override;  // dataset_result_json.cc
+  std::string ToJson(const RunResult& run) const override;
 };
 
 // The run's sections, or null when it has none.

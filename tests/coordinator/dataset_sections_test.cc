@@ -127,7 +127,7 @@ TEST(DatasetSections, AnEpochIsWrittenAtItsRoundsHeadAndReadBack) {
 }
 
 struct Note : ResultSection {
-  std::string ToJson() const override { return R"({"n": 1})"; }
+  std::string ToJson(const RunResult&) const override { return R"({"n": 1})"; }
 };
 
 // A workload added to the registry places its section before the rounds

@@ -77,7 +77,7 @@ std::string Report(const ReportInput& input) {
 
 }  // namespace
 
-std::string CountingSection::ToJson() const {
+std::string CountingSection::ToJson(const RunResult&) const {
   return CountingJson{
       {"rounds", rounds}, {"items", items}, {"per_node", per_node}}
       .dump();
@@ -128,7 +128,7 @@ absl::StatusOr<std::shared_ptr<const ResultSection>> ReadCountingSection(
   return std::shared_ptr<const ResultSection>(std::move(s));
 }
 
-std::string TallySection::ToJson() const {
+std::string TallySection::ToJson(const RunResult&) const {
   return CountingJson{{"items", items}, {"nodes", nodes}}.dump();
 }
 

@@ -33,7 +33,7 @@ struct CountingSection : ResultSection {
   uint32_t rounds = 0;             // that ended ok
   uint64_t items = 0;              // counted, every node and round
   std::vector<uint64_t> per_node;  // counted by each node, over the rounds
-  std::string ToJson() const override;
+  std::string ToJson(const RunResult& run) const override;
 };
 
 // Its codec's reader: an object of exactly those members, bounded (at most
@@ -48,7 +48,7 @@ absl::StatusOr<std::shared_ptr<const ResultSection>> ReadCountingSection(
 struct TallySection : ResultSection {
   uint64_t items = 0;
   uint32_t nodes = 0;
-  std::string ToJson() const override;
+  std::string ToJson(const RunResult& run) const override;
 };
 // Its codec (placed kRoundHead); the reader takes exactly those members.
 ResultSectionCodec TallySectionCodec();
