@@ -47,15 +47,6 @@ void AddLoadParts(const RoundResult& r, ordered_json* j) {
                         {"probe", r.cache.probe}};
 }
 
-ordered_json VisibleJson(const Visibility& v) {
-  return {
-      {"visible", v.visible},     {"seconds", v.seconds},
-      {"node", v.node},           {"host", v.host},
-      {"same_node", v.same_node}, {"poll_seconds", v.poll_seconds},
-      {"polls", v.polls},         {"last_poll_seconds", v.last_poll_seconds},
-      {"lacked", v.lacked}};
-}
-
 ordered_json NodeJson(const NodeResult& n, bool load) {
   ordered_json j = {
       {"node_index", n.node},
@@ -220,9 +211,9 @@ ordered_json RoundJson(const RoundResult& r, const RunResult& run,
   j["flags"] = r.flags;
   if (!r.client_bound.empty()) j["client_bound"] = r.client_bound;
   if (load) AddLoadParts(r, &j);
-  if (r.phase == Phase::kSave && r.visible.measured) {
-    j["time_to_visible"] = VisibleJson(r.visible);
-  }
+  // What followed its transfer (a save's time to visible).
+  PlaceSections(r.sections, registry, run, ResultPlace::kRoundFigures, &j,
+                &placed);
   if (!r.clocks.empty()) {
     ordered_json clocks = ordered_json::array();
     for (const auto& c : r.clocks) {

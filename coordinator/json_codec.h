@@ -19,9 +19,10 @@ inline constexpr char kResultSchema[] = "ckptbench.result/v1";
 // The run's result.json. Each workload's section (RunResult::sections) at
 // its place, in `registry`'s registration order: before the rounds, or at
 // the end, after the summary (a section `registry` has no codec for: after
-// them, by member); a round's (RoundResult::sections) at the round's head in
-// registration order, every other at the round's end. The first form
-// writes with WorkloadRegistry::BuiltIn().
+// them, by member); a round's (RoundResult::sections) at the round's head
+// or after its figures (before its clock), in registration order, every
+// other at the round's end. The first form writes with
+// WorkloadRegistry::BuiltIn().
 std::string ResultToJson(const RunResult& result);
 std::string ResultToJson(const RunResult& result,
                          const WorkloadRegistry& registry);

@@ -1,6 +1,7 @@
 // Reading result.json back (ResultFromJson, coordinator/
 // result_from_json.cc, and the workloads' parts: coordinator/dataset/
-// dataset_result_json.h): one object's members by name, each checked.
+// dataset_result_json.h): one object's members by name, each checked; and
+// a workload's section's codec both ways (SectionCodecOf, SectionText).
 #ifndef CKPTBENCH_COORDINATOR_RESULT_FIELDS_H_
 #define CKPTBENCH_COORDINATOR_RESULT_FIELDS_H_
 
@@ -14,6 +15,7 @@
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
+#include "common/json_utf8.h"
 #include "common/kinds.h"
 #include "common/text.h"
 #include "coordinator/result_section.h"
@@ -188,6 +190,15 @@ void ReadHistogram(const Fields& f, Histogram* out);
 // `member` at `place`: the section's text parsed and read by `read` with the
 // same checks as every member of result.json, a mismatch named by its path
 // from the member's ("reshard.from_world: expected ...").
+// A section's text (ResultSection::ToJson) from its JSON: any string's
+// bytes that are not UTF-8 escaped as \xHH text, as everywhere else in
+// result.json (a host's name, a path with a 0xFF byte), so that writing
+// the file never throws.
+inline std::string SectionText(result_json::json j) {
+  SanitizeUtf8(j);
+  return j.dump();
+}
+
 template <typename T>
 ResultSectionCodec SectionCodecOf(std::string member, ResultPlace place,
                                   void (*read)(const Fields&, T*)) {

@@ -179,8 +179,7 @@ void ReadRoundStaging(const Fields& f, RoundStaging* st) {
   f.Get("staged_bytes", &st->staged_bytes);
 }
 
-// A load's coverage, page cache and reshard figures; a save's time to
-// visible.
+// A load's coverage, page cache and reshard figures.
 void ReadPhaseParts(const Fields& f, RoundResult* r) {
   f.Get("rank_shift", &r->rank_shift);
   f.Get("resharded", &r->resharded);
@@ -198,32 +197,19 @@ void ReadPhaseParts(const Fields& f, RoundResult* r) {
   pc.Get("checked_bytes", &r->cache.checked_bytes);
   pc.Get("note", &r->cache.note);
   pc.Get("probe", &r->cache.probe);
-  if (f.Has("time_to_visible")) {
-    const Fields v = f.Object("time_to_visible");
-    Visibility& vis = r->visible;
-    vis.measured = true;
-    v.Get("visible", &vis.visible);
-    v.Get("seconds", &vis.seconds);
-    v.Get("node", &vis.node);
-    v.Get("host", &vis.host);
-    v.Get("same_node", &vis.same_node);
-    v.Get("poll_seconds", &vis.poll_seconds);
-    v.Get("polls", &vis.polls);
-    v.Get("last_poll_seconds", &vis.last_poll_seconds);
-    v.Get("lacked", &vis.lacked);
-  }
 }
 
-// Each member of the run's object (of a round's, kRoundHead) that a
-// workload of `registry` has a codec for at `place`, read by it into its
-// type, in the file's order. The run's are read where they are in the file
-// (those before the rounds after the run's own members, those at the end
-// after the rounds), so a file's first wrong member is the one named.
+// Each member of the run's object (of a round's, at a round's place) that
+// a workload of `registry` has a codec for at `place`, read by it into its
+// type, in the file's order. Each place's are read where they are in the
+// file (the run's before the rounds after the run's own members, those at
+// the end after the rounds; a round's at its head first, those after its
+// figures after them), so a file's first wrong member is the one named.
 void ReadSections(const Fields& f, const WorkloadRegistry& registry,
                   ResultPlace place, ResultSections* out) {
   const ResultJson& obj = f.value();
   if (!f.status()->ok() || !obj.is_object()) return;
-  const bool round = place == ResultPlace::kRoundHead;
+  const bool round = IsRoundPlace(place);
   for (const auto& [key, value] : obj.items()) {
     const ResultSectionCodec* codec =
         round ? registry.RoundSectionCodec(key) : registry.SectionCodec(key);
@@ -253,7 +239,7 @@ constexpr std::string_view kRoundMembers[] = {
     "error", "error_kind", "seconds", "transfer_seconds", "commit_seconds",
     "bytes", "throughput_mib_s", "flags", "client_bound", "rank_shift",
     "resharded", "read_amplification", "bytes_read", "verified", "coverage",
-    "page_cache", "time_to_visible", "clock", "start_spread_seconds",
+    "page_cache", "clock", "start_spread_seconds",
     "requests", "retries", "throttles", "backoff_seconds", "new_connections",
     "cpu", "op_latency", "nodes", "stragglers", "ranks", "files", "staging"};
 constexpr std::string_view kRunMembers[] = {
@@ -282,6 +268,7 @@ void ReadRound(const Fields& f, const WorkloadRegistry& registry,
   f.Get("flags", &r->flags);
   f.Get("client_bound", &r->client_bound);
   ReadPhaseParts(f, r);
+  ReadSections(f, registry, ResultPlace::kRoundFigures, &r->sections);
   f.Each("clock", [&](const Fields& c) {
     NodeClock& clock = r->clocks.emplace_back();
     c.Get("node_index", &clock.node);

@@ -50,11 +50,21 @@ enum class ResultPlace {
   // its workload's name and before its phase: what the round was (a
   // dataload's epoch), in the order the workloads were registered in.
   kRoundHead,
+  // A round's section after its figures (its flags, a load's coverage and
+  // page cache), before its clock: what followed the round's transfer (a
+  // save's time to visible).
+  kRoundFigures,
 };
 
+// Whether a section at `place` is a round's (else the run's).
+inline bool IsRoundPlace(ResultPlace place) {
+  return place == ResultPlace::kRoundHead ||
+         place == ResultPlace::kRoundFigures;
+}
+
 struct ResultSectionCodec {
-  // Its member of the run's object (of a round's, at kRoundHead); "" when
-  // the workload has no section there.
+  // Its member of the run's object (of a round's, at a round's place); ""
+  // when the workload has no section there.
   std::string member;
   // The section back from its JSON text (one object, bounded by the file's
   // own bound), found at `at` (its member's path in the file, e.g.

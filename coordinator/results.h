@@ -158,26 +158,6 @@ struct NodeClock {
   double rtt_ms = 0;
 };
 
-// A committed save's time to visible (run.visible_timeout): another node
-// polled until it listed the step and read its .metadata back (FUSE: and
-// opened a shard).
-struct Visibility {
-  bool measured = false;
-  bool visible = false;
-  int node = 0;  // the node that polled
-  std::string host;
-  bool same_node = false;  // a one-node run: the writer's own view
-  // From the commit's acknowledgement to visible, on the coordinator's
-  // clock (the node's instant converted by its clock offset; >= 0).
-  double seconds = 0;
-  double poll_seconds = 0;  // on the node: from the request to visible
-  uint32_t polls = 0;
-  // The successful poll's own time: with polls == 1 the step was there
-  // when first asked, and `seconds` is mostly this (an upper bound).
-  double last_poll_seconds = 0;
-  std::string lacked;  // what the last failed poll lacked
-};
-
 // What a result.json held that this build does not read: a workload it
 // does not know (another build's), and sections it has no reader for.
 // ResultFromJson keeps them as they were, ResultToJson writes them back,
@@ -251,12 +231,12 @@ struct RoundResult {
   std::vector<FileRecord> files;
   std::vector<Straggler> stragglers;  // slowest first; multinode only
   RoundStaging staging;
-  Visibility visible;  // saves
   // Clock offsets re-estimated in this round's prepare (remote nodes),
   // used for its start instant and its clock-corrected times.
   std::vector<NodeClock> clocks;
   // Each registered workload's own section of this round (a dataload's
-  // epoch), by member (coordinator/result_section.h, at kRoundHead).
+  // epoch, a save's time to visible), by member (coordinator/
+  // result_section.h, at a round's place).
   ResultSections sections;
   ForeignParts foreign;  // read back from another build's result.json
 };

@@ -43,6 +43,7 @@ std::vector<RunWorkloadEntry> BuiltInEntries() {
   checkpoint.planning = CheckpointPlanning();
   checkpoint.report = CheckpointReport();
   checkpoint.results = {ReshardSectionCodec(), GoodputSectionCodec()};
+  checkpoint.round_result = VisibilitySectionCodec();
 
   RunWorkloadEntry datagen =
       Entry<DatagenRun>(kDatagenWorkload, DatagenSummary(),
@@ -121,7 +122,7 @@ absl::Status WorkloadRegistry::CheckSection(const RunWorkloadEntry& entry,
         absl::StrCat("workload '", entry.name, "': ", level,
                      " result section '", member, "' needs a reader"));
   }
-  if (round != (codec.place == ResultPlace::kRoundHead)) {
+  if (round != IsRoundPlace(codec.place)) {
     return absl::InvalidArgumentError(absl::StrCat(
         "workload '", entry.name, "': ", level, " result section '", member,
         "' placed at the other level's place"));
@@ -252,7 +253,7 @@ void WorkloadRegistry::ForEachSection(
     ResultPlace place,
     const std::function<void(const ResultSectionCodec&)>& fn) const {
   for (const auto& e : entries_) {
-    if (place == ResultPlace::kRoundHead) {
+    if (IsRoundPlace(place)) {
       if (!e.round_result.member.empty() && e.round_result.place == place) {
         fn(e.round_result);
       }

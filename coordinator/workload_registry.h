@@ -50,8 +50,8 @@ struct RunWorkloadEntry {
   WorkloadSummary summary;  // its parts of the terminal summary
   // Its sections of the run's object in result.json, if any.
   std::vector<ResultSectionCodec> results;
-  // Its section of each of its rounds in result.json (placed kRoundHead),
-  // if any.
+  // Its section of its rounds in result.json (placed at a round's place:
+  // kRoundHead, kRoundFigures), if any.
   ResultSectionCodec round_result;
   WorkloadReport report;  // its sections of the HTML report, if any
   Preparation prepared;   // the workload that prepares it, if any
@@ -111,7 +111,7 @@ class WorkloadRegistry {
   // The codec of a round's result section under `member`; null when no
   // workload has one there.
   const ResultSectionCodec* RoundSectionCodec(std::string_view member) const;
-  // Each workload's result section codec at `place` (kRoundHead: its
+  // Each workload's result section codec at `place` (a round's place: its
   // rounds'), in registration order.
   void ForEachSection(
       ResultPlace place,

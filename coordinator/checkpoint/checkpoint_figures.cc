@@ -67,7 +67,7 @@ std::optional<GoodputResult> GoodputOf(const RunResult& run,
                                : st.checkpoint_cost_seconds);
       persists.push_back(st.async ? st.persist_seconds : 0);
       // A step never visible counts at the time given up after.
-      if (r.visible.measured) visible.push_back(r.visible.seconds);
+      if (const Visibility* v = VisibilityOf(r)) visible.push_back(v->seconds);
     } else if (r.phase == Phase::kLoad) {
       loads.push_back(r.seconds);
     }

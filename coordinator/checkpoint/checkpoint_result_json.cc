@@ -1,5 +1,5 @@
 // The checkpoint's sections of result.json, both ways: a resharded
-// restore's "reshard" and the run's "goodput".
+// restore's "reshard", the run's "goodput" and a save's "time_to_visible".
 #include "coordinator/checkpoint/checkpoint_result_json.h"
 
 #include <nlohmann/json.hpp>
@@ -94,10 +94,31 @@ void ReadGoodputAt(const Fields& f, GoodputAt* at) {
   f.Get("interval_seconds", &at->interval_seconds);
 }
 
+ordered_json VisibleJson(const Visibility& v) {
+  return {
+      {"visible", v.visible},     {"seconds", v.seconds},
+      {"node", v.node},           {"host", v.host},
+      {"same_node", v.same_node}, {"poll_seconds", v.poll_seconds},
+      {"polls", v.polls},         {"last_poll_seconds", v.last_poll_seconds},
+      {"lacked", v.lacked}};
+}
+
+void ReadVisible(const Fields& f, Visibility* v) {
+  f.Get("visible", &v->visible);
+  f.Get("seconds", &v->seconds);
+  f.Get("node", &v->node);
+  f.Get("host", &v->host);
+  f.Get("same_node", &v->same_node);
+  f.Get("poll_seconds", &v->poll_seconds);
+  f.Get("polls", &v->polls);
+  f.Get("last_poll_seconds", &v->last_poll_seconds);
+  f.Get("lacked", &v->lacked);
+}
+
 }  // namespace
 
 std::string ReshardResult::ToJson(const RunResult&) const {
-  return ReshardJson(*this).dump();
+  return SectionText(ReshardJson(*this));
 }
 
 ResultSectionCodec ReshardSectionCodec() {
@@ -107,12 +128,21 @@ ResultSectionCodec ReshardSectionCodec() {
 
 std::string GoodputAt::ToJson(const RunResult& run) const {
   const std::optional<GoodputResult> g = GoodputOf(run, *this);
-  return g ? GoodputJson(*g).dump() : std::string();
+  return g ? SectionText(GoodputJson(*g)) : std::string();
 }
 
 ResultSectionCodec GoodputSectionCodec() {
   return SectionCodecOf<GoodputAt>(kGoodputSection, ResultPlace::kAtEnd,
                                    ReadGoodputAt);
+}
+
+std::string Visibility::ToJson(const RunResult&) const {
+  return SectionText(VisibleJson(*this));
+}
+
+ResultSectionCodec VisibilitySectionCodec() {
+  return SectionCodecOf<Visibility>(kVisibleSection, ResultPlace::kRoundFigures,
+                                    ReadVisible);
 }
 
 }  // namespace ckpt

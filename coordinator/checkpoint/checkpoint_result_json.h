@@ -1,6 +1,7 @@
 // The codecs of the checkpoint's sections of result.json
 // (checkpoint_results.h), with which ResultToJson writes them and
-// ResultFromJson reads them back: the run's "reshard" and "goodput".
+// ResultFromJson reads them back: the run's "reshard" and "goodput", a
+// save round's "time_to_visible".
 #ifndef CKPTBENCH_COORDINATOR_CHECKPOINT_CHECKPOINT_RESULT_JSON_H_
 #define CKPTBENCH_COORDINATOR_CHECKPOINT_CHECKPOINT_RESULT_JSON_H_
 
@@ -16,6 +17,10 @@ ResultSectionCodec ReshardSectionCodec();
 // its text derived from the run's rounds when the file is written (none
 // without run.mttf or a timed save).
 ResultSectionCodec GoodputSectionCodec();
+// A round's, placed after its figures (kRoundFigures), where
+// "time_to_visible" always was: after a load's coverage and page cache
+// (a save has neither), before the round's clock.
+ResultSectionCodec VisibilitySectionCodec();
 
 }  // namespace ckpt
 

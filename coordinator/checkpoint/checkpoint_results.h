@@ -1,9 +1,10 @@
 // The checkpoint's sections of result.json (coordinator/result_section.h):
 // the run's "reshard", placed before the rounds: a resharded restore's plan
-// (reshard.h), per loading rank; and the run's "goodput", at the end: what
+// (reshard.h), per loading rank; the run's "goodput", at the end: what
 // checkpoints cost a training job (coordinator/goodput.h), derived from the
 // rounds when the file is written, at the run.mttf and run.interval the
-// section holds. Their codecs are checkpoint_result_json.h's.
+// section holds; and a save round's "time_to_visible", after the round's
+// figures. Their codecs are checkpoint_result_json.h's.
 #ifndef CKPTBENCH_COORDINATOR_CHECKPOINT_CHECKPOINT_RESULTS_H_
 #define CKPTBENCH_COORDINATOR_CHECKPOINT_CHECKPOINT_RESULTS_H_
 
@@ -22,6 +23,7 @@ namespace ckpt {
 
 inline constexpr char kReshardSection[] = "reshard";
 inline constexpr char kGoodputSection[] = "goodput";
+inline constexpr char kVisibleSection[] = "time_to_visible";
 
 struct ReshardRankResult {
   uint32_t rank = 0;
@@ -77,6 +79,37 @@ inline void SetGoodputAt(RunResult* r, double mttf_seconds,
   at->mttf_seconds = mttf_seconds;
   at->interval_seconds = interval_seconds;
   r->sections[kGoodputSection] = std::move(at);
+}
+
+// A committed save's time to visible (run.visible_timeout): another node
+// polled until it listed the step and read its .metadata back (FUSE: and
+// opened a shard). A save round's section when it was measured.
+struct Visibility : ResultSection {
+  bool visible = false;
+  int node = 0;  // the node that polled
+  std::string host;
+  bool same_node = false;  // a one-node run: the writer's own view
+  // From the commit's acknowledgement to visible, on the coordinator's
+  // clock (the node's instant converted by its clock offset; >= 0).
+  double seconds = 0;
+  double poll_seconds = 0;  // on the node: from the request to visible
+  uint32_t polls = 0;
+  // The successful poll's own time: with polls == 1 the step was there
+  // when first asked, and `seconds` is mostly this (an upper bound).
+  double last_poll_seconds = 0;
+  std::string lacked;  // what the last failed poll lacked
+
+  std::string ToJson(const RunResult& run) const override;
+};
+
+// The round's time to visible, or null when it was not measured.
+inline const Visibility* VisibilityOf(const RoundResult& r) {
+  return SectionAs<Visibility>(r.sections, kVisibleSection);
+}
+// `v` as the round's time to visible (replacing any).
+inline void SetVisibility(RoundResult* r, Visibility v) {
+  r->sections[kVisibleSection] =
+      std::make_shared<const Visibility>(std::move(v));
 }
 
 // Goodput at the run's GoodputAt and at the optimal interval (goodput.h),

@@ -42,14 +42,14 @@ void AddVisible(const RunResult& r, std::string* out) {
   int not_visible = 0, node = 0;
   bool same = false;
   for (const auto& round : r.rounds) {
-    if (round.phase != Phase::kSave || round.staged ||
-        !round.visible.measured) {
+    const Visibility* seen = VisibilityOf(round);
+    if (round.phase != Phase::kSave || round.staged || seen == nullptr) {
       continue;
     }
-    node = round.visible.node;
-    same = round.visible.same_node;
-    if (round.visible.visible) {
-      v.push_back(round.visible.seconds);
+    node = seen->node;
+    same = seen->same_node;
+    if (seen->visible) {
+      v.push_back(seen->seconds);
     } else {
       ++not_visible;
     }

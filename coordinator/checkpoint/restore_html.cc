@@ -99,8 +99,9 @@ std::string VisibleSection(const ReportInput& input) {
   BarSeries bars{"time to visible", SeriesColor(0), {}, {}, {}, {}};
   for (const ReportRun& run : input.runs) {
     for (const RoundResult& round : run.result->rounds) {
-      const Visibility& v = round.visible;
-      if (!v.measured) continue;
+      const Visibility* seen = VisibilityOf(round);
+      if (seen == nullptr) continue;
+      const Visibility& v = *seen;
       const std::string who =
           absl::StrCat("node ", v.node, " (", v.host,
                        v.same_node ? ", the writer itself" : "", ")");

@@ -1,9 +1,11 @@
 // RoundRunner::MeasureVisible: time to visible after a save commits.
 #include <algorithm>
+#include <utility>
 
 #include "absl/strings/str_cat.h"
 #include "common/checkpoint/checkpoint_options.h"
 #include "common/log.h"
+#include "coordinator/checkpoint/checkpoint_results.h"
 #include "coordinator/checkpoint/round_runner.h"
 
 namespace ckpt {
@@ -19,7 +21,7 @@ void RoundRunner::MeasureVisible(const RoundSpec& spec, uint64_t metadata_size,
   if (k < prepared.size() && prepared[k].storage_kind == StorageKind::kNull) {
     return;
   }
-  Visibility& v = result->visible;
+  Visibility v;
   v.node = nodes()[k]->index();
   v.host = nodes()[k]->host();
   v.same_node = k == 0;
@@ -48,7 +50,6 @@ void RoundRunner::MeasureVisible(const RoundSpec& spec, uint64_t metadata_size,
              result->index, nodes()[k]->Who(), why);
     return;
   }
-  v.measured = true;
   const VisibleOutcome& seen = rep->visible;
   v.visible = seen.visible;
   v.poll_seconds = seen.poll_seconds;
@@ -65,6 +66,7 @@ void RoundRunner::MeasureVisible(const RoundSpec& spec, uint64_t metadata_size,
         v.lacked.empty() ? std::string("the last poll found nothing missing")
                          : absl::StrCat("the last poll found no ", v.lacked));
     v.seconds = v.poll_seconds;
+    SetVisibility(result, std::move(v));
     return;
   }
   // The node's instant on the coordinator's clock (offset: node minus
@@ -74,6 +76,7 @@ void RoundRunner::MeasureVisible(const RoundSpec& spec, uint64_t metadata_size,
   LOG_INFO("%s %d: step-%d visible to %s %.3f s after its commit (%d polls)",
            result->phase, result->index, spec.step, nodes()[k]->Who(),
            v.seconds, v.polls);
+  SetVisibility(result, std::move(v));
 }
 
 }  // namespace ckpt

@@ -279,15 +279,15 @@ void ReadDataset(const Fields& f, DatasetResult* d) {
 }
 
 std::string EpochResult::ToJson(const RunResult&) const {
-  return EpochJson(*this).dump();
+  return SectionText(EpochJson(*this));
 }
 
 std::string DatasetResult::ToJson(const RunResult&) const {
-  return DatasetJson(*this).dump();
+  return SectionText(DatasetJson(*this));
 }
 
 std::string AcceleratorSearchResult::ToJson(const RunResult&) const {
-  return AcceleratorSearchJson(*this).dump();
+  return SectionText(AcceleratorSearchJson(*this));
 }
 
 ResultSectionCodec DatasetSectionCodec() {

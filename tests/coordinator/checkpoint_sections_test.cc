@@ -1,8 +1,10 @@
 // The checkpoint's sections of result.json are registered ResultSections:
-// "reshard", a resharded restore's plan, placed before the rounds, and
-// "goodput", derived from the rounds when the file is written, at the end.
-// Each is written where result.json always had it (right after the clock,
-// before the other workloads' sections; after the summary), read back by
+// "reshard", a resharded restore's plan, placed before the rounds,
+// "goodput", derived from the rounds when the file is written, at the end,
+// and a save round's "time_to_visible", after the round's figures. Each is
+// written where result.json always had it (right after the clock, before
+// the other workloads' sections; after the summary; after the round's
+// flags, before its clock), read back by
 // its codec with the same checks and messages, its member the checkpoint's
 // alone, and carried through where it was by a registry without the
 // checkpoint.
@@ -198,6 +200,133 @@ TEST(CheckpointSections, AWorkloadRegistersAMemberOnce) {
   EXPECT_EQ(refused.status().code(), absl::StatusCode::kAlreadyExists);
   twice.results[1].member = "plan_once_more";
   EXPECT_TRUE(WorkloadRegistry::BuiltIn().With(twice).ok());
+}
+
+// A save's time to visible: after the round's flags (a save has no load
+// parts), before its clock, as result.json always had it; read back whole,
+// the same file again; carried through where it was by a registry without
+// the checkpoint; a wrong field named by its path; the round's members read
+// in the file's order, so the first wrong one is named.
+TEST(CheckpointSections,
+     ATimeToVisibleIsWrittenAfterTheRoundsFiguresAndReadBack) {
+  RunResult r;
+  RoundResult& save = r.rounds.emplace_back();
+  save.index = 1;
+  save.clocks = {{1, "", 0.25, 0.5}};
+  Visibility seen;
+  seen.visible = true;
+  seen.node = 1;
+  seen.host = "h1";
+  seen.seconds = 0.5;
+  seen.poll_seconds = 0.25;
+  seen.polls = 3;
+  seen.last_poll_seconds = 0.0625;
+  seen.lacked = "shard";
+  SetVisibility(&save, seen);
+  r.rounds.emplace_back().index = 2;  // not measured
+  const std::string text = ResultToJson(r);
+  const ordered j = ordered::parse(text);
+  const std::vector<std::string> members = JsonMembers(j["rounds"][0].dump());
+  const auto at = [&members](const std::string& m) {
+    return std::find(members.begin(), members.end(), m) - members.begin();
+  };
+  EXPECT_EQ(at("flags") + 1, at("time_to_visible")) << text;
+  EXPECT_EQ(at("time_to_visible") + 1, at("clock"));
+  EXPECT_FALSE(j["rounds"][1].contains("time_to_visible"));
+  EXPECT_EQ(j["rounds"][0]["time_to_visible"]["lacked"], "shard");
+
+  auto back = ResultFromJson(text, "result.json");
+  ASSERT_TRUE(back.ok()) << back.status();
+  const Visibility* v = VisibilityOf(back->rounds[0]);
+  ASSERT_NE(v, nullptr);
+  EXPECT_TRUE(v->visible);
+  EXPECT_EQ(v->node, 1);
+  EXPECT_EQ(v->host, "h1");
+  EXPECT_EQ(v->seconds, 0.5);
+  EXPECT_EQ(v->poll_seconds, 0.25);
+  EXPECT_EQ(v->polls, 3u);
+  EXPECT_EQ(v->last_poll_seconds, 0.0625);
+  EXPECT_EQ(v->lacked, "shard");
+  EXPECT_EQ(VisibilityOf(back->rounds[1]), nullptr);
+  EXPECT_EQ(ResultToJson(*back), text);
+
+  const WorkloadRegistry without;
+  back = ResultFromJson(text, "result.json", without);
+  ASSERT_TRUE(back.ok()) << back.status();
+  EXPECT_EQ(VisibilityOf(back->rounds[0]), nullptr);
+  ASSERT_EQ(back->rounds[0].foreign.sections.size(), 1u);
+  EXPECT_EQ(back->rounds[0].foreign.sections[0].first, "time_to_visible");
+  EXPECT_EQ(ResultToJson(*back, without), text);
+
+  ordered bad = j;
+  bad["rounds"][0]["time_to_visible"]["polls"] = "three";
+  auto refused = ResultFromJson(bad.dump(), "r.json");
+  ASSERT_FALSE(refused.ok());
+  EXPECT_EQ(std::string(refused.status().message())
+                .rfind("r.json: rounds[0].time_to_visible.polls: expected ", 0),
+            0u)
+      << refused.status();
+  bad["rounds"][0]["flags"] = "many";
+  refused = ResultFromJson(bad.dump(), "r.json");
+  ASSERT_FALSE(refused.ok());
+  EXPECT_EQ(std::string(refused.status().message())
+                .rfind("r.json: rounds[0].flags", 0),
+            0u)
+      << refused.status();
+  bad = j;
+  bad["rounds"][0]["time_to_visible"]["polls"] = "three";
+  bad["rounds"][0]["clock"] = "skewed";
+  refused = ResultFromJson(bad.dump(), "r.json");
+  ASSERT_FALSE(refused.ok());
+  EXPECT_EQ(std::string(refused.status().message())
+                .rfind("r.json: rounds[0].time_to_visible.", 0),
+            0u)
+      << refused.status();
+}
+
+// A round's section may be placed after the round's figures; a run's not.
+TEST(CheckpointSections, ARoundsFiguresPlaceIsARoundsAlone) {
+  const ResultSectionCodec* visible =
+      WorkloadRegistry::BuiltIn().RoundSectionCodec(kVisibleSection);
+  ASSERT_NE(visible, nullptr);
+  EXPECT_EQ(visible->place, ResultPlace::kRoundFigures);
+  RunWorkloadEntry run_level("run_level", [] { return nullptr; });
+  run_level.results = {*visible};
+  run_level.results[0].member = "seen";
+  auto refused = WorkloadRegistry::BuiltIn().With(run_level);
+  ASSERT_FALSE(refused.ok());
+  EXPECT_EQ(refused.status().code(), absl::StatusCode::kInvalidArgument);
+  RunWorkloadEntry round_level("round_level", [] { return nullptr; });
+  round_level.round_result = *visible;
+  round_level.round_result.member = "seen";
+  EXPECT_TRUE(WorkloadRegistry::BuiltIn().With(round_level).ok());
+  round_level.round_result.member = kVisibleSection;
+  refused = WorkloadRegistry::BuiltIn().With(round_level);
+  ASSERT_FALSE(refused.ok());
+  EXPECT_EQ(refused.status().code(), absl::StatusCode::kAlreadyExists);
+}
+
+// A section's bytes that are not UTF-8 (a host's name, a layout, a
+// dataset's path) are escaped as \xHH text, as the rest of result.json's
+// are, not fatal to writing it.
+TEST(CheckpointSections, InvalidUtf8InASectionIsEscapedNotFatal) {
+  RunResult r = Resharded();
+  ReshardResult rs = *ReshardOf(r);
+  rs.from_layout = "w\xFF";
+  SetReshard(&r, rs);
+  auto dataset = std::make_shared<DatasetResult>();
+  dataset->uri = "/tmp/\xFF";
+  r.sections[kDatasetSection] = dataset;
+  RoundResult& save = r.rounds.emplace_back();
+  Visibility seen;
+  seen.host = "caf\xE9";
+  SetVisibility(&save, seen);
+  std::string text;
+  ASSERT_NO_THROW(text = ResultToJson(r));
+  const ordered j = ordered::parse(text);
+  EXPECT_EQ(j["reshard"]["from_layout"], "w\\xFF");
+  EXPECT_EQ(j["dataset"]["uri"], "/tmp/\\xFF");
+  EXPECT_EQ(j["rounds"][1]["time_to_visible"]["host"], "caf\\xE9");
 }
 
 }  // namespace

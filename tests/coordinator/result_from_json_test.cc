@@ -84,7 +84,16 @@ RunResult Everything() {
     round.checked_bytes = round.planned_bytes = 4000;
     round.checked_files = round.planned_files = 4;
     round.cache = {"fadvise_dontneed", 5, 6, "a note", "overlay: probe"};
-    round.visible = {true, true, 1, "h1", false, 0.5, 0.25, 3, 0.0625, ""};
+    Visibility seen;
+    seen.visible = true;
+    seen.node = 1;
+    seen.host = "h1";
+    seen.seconds = 0.5;
+    seen.poll_seconds = 0.25;
+    seen.polls = 3;
+    seen.last_poll_seconds = 0.0625;
+    // A save's (the writer wrote a load's never).
+    if (phase == Phase::kSave) SetVisibility(&round, seen);
     round.clocks = {{1, "", 0.25, 0.5}};
     round.start_spread_seconds = 0.001;
     round.requests = 10;
@@ -177,7 +186,7 @@ TEST(ResultFromJson, ReadsBackEverythingResultToJsonWrites) {
   EXPECT_TRUE(json::parse(written).contains("goodput"));
   EXPECT_EQ(back->rounds[1].ops.at("write").Percentile(0.5),
             Latencies().Percentile(0.5));
-  EXPECT_TRUE(back->rounds[0].visible.measured);
+  EXPECT_NE(VisibilityOf(back->rounds[0]), nullptr);
   ASSERT_NE(ReshardOf(*back), nullptr);
   EXPECT_EQ(ReshardOf(*back)->ranks[0].from_ranks,
             (std::vector<uint32_t>{0, 1}));

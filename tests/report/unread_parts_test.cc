@@ -177,8 +177,10 @@ TEST(Report, EachWorkloadsPartsAreDrawnAtTheirPlacesInRegistrationOrder) {
   RoundResult save;
   save.index = 1;
   save.seconds = 2;
-  save.visible.measured = save.visible.visible = true;
-  save.visible.seconds = 0.5;
+  Visibility seen;
+  seen.visible = true;
+  seen.seconds = 0.5;
+  SetVisibility(&save, seen);
   save.staging.async = true;
   Straggler slow;
   slow.ratio_to_median = 2;
