@@ -1,7 +1,7 @@
 // The checkpoint's sections of result.json (coordinator/result_section.h):
 // the run's "reshard", placed before the rounds: a resharded restore's plan
 // (reshard.h), per loading rank; the run's "goodput", at the end: what
-// checkpoints cost a training job (coordinator/goodput.h), derived from the
+// checkpoints cost a training job (goodput.h), derived from the
 // rounds when the file is written, at the run.mttf and run.interval the
 // section holds; and a save round's "time_to_visible", after the round's
 // figures. Their codecs are checkpoint_result_json.h's.
@@ -15,7 +15,7 @@
 #include <vector>
 
 #include "common/kinds.h"
-#include "coordinator/goodput.h"
+#include "coordinator/checkpoint/goodput.h"
 #include "coordinator/result_section.h"
 #include "coordinator/results.h"
 

@@ -1,4 +1,4 @@
-#include "coordinator/goodput.h"
+#include "coordinator/checkpoint/goodput.h"
 
 #include <gtest/gtest.h>
 

@@ -17,8 +17,8 @@
 // Young's tau = sqrt(2 delta M) (1974). Daly's refinement sqrt(2 delta M) -
 // delta (2006; M when delta >= 2M), from a higher-order model, is given
 // beside it for reference, with goodput evaluated at it by the model above.
-#ifndef CKPTBENCH_COORDINATOR_GOODPUT_H_
-#define CKPTBENCH_COORDINATOR_GOODPUT_H_
+#ifndef CKPTBENCH_COORDINATOR_CHECKPOINT_GOODPUT_H_
+#define CKPTBENCH_COORDINATOR_CHECKPOINT_GOODPUT_H_
 
 #include <string>
 #include <vector>
@@ -67,4 +67,4 @@ GoodputResult ComputeGoodput(const GoodputInputs& in);
 
 }  // namespace ckpt
 
-#endif  // CKPTBENCH_COORDINATOR_GOODPUT_H_
+#endif  // CKPTBENCH_COORDINATOR_CHECKPOINT_GOODPUT_H_
