@@ -21,6 +21,7 @@
 #include "coordinator/json_codec.h"
 #include "coordinator/workload_registry.h"
 #include "tests/testing/json_members.h"
+#include "tests/testing/visibility_fixture.h"
 
 namespace ckpt {
 namespace {
@@ -213,14 +214,7 @@ TEST(CheckpointSections,
   RoundResult& save = r.rounds.emplace_back();
   save.index = 1;
   save.clocks = {{1, "", 0.25, 0.5}};
-  Visibility seen;
-  seen.visible = true;
-  seen.node = 1;
-  seen.host = "h1";
-  seen.seconds = 0.5;
-  seen.poll_seconds = 0.25;
-  seen.polls = 3;
-  seen.last_poll_seconds = 0.0625;
+  Visibility seen = SeenOnTheThirdPoll();
   seen.lacked = "shard";
   SetVisibility(&save, seen);
   r.rounds.emplace_back().index = 2;  // not measured

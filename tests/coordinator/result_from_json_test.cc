@@ -11,6 +11,7 @@
 #include "coordinator/result_foreign.h"
 #include "coordinator/summary.h"
 #include "coordinator/workload_registry.h"
+#include "tests/testing/visibility_fixture.h"
 
 namespace ckpt {
 namespace {
@@ -84,16 +85,8 @@ RunResult Everything() {
     round.checked_bytes = round.planned_bytes = 4000;
     round.checked_files = round.planned_files = 4;
     round.cache = {"fadvise_dontneed", 5, 6, "a note", "overlay: probe"};
-    Visibility seen;
-    seen.visible = true;
-    seen.node = 1;
-    seen.host = "h1";
-    seen.seconds = 0.5;
-    seen.poll_seconds = 0.25;
-    seen.polls = 3;
-    seen.last_poll_seconds = 0.0625;
     // A save's (the writer wrote a load's never).
-    if (phase == Phase::kSave) SetVisibility(&round, seen);
+    if (phase == Phase::kSave) SetVisibility(&round, SeenOnTheThirdPoll());
     round.clocks = {{1, "", 0.25, 0.5}};
     round.start_spread_seconds = 0.001;
     round.requests = 10;
