@@ -186,10 +186,6 @@ using result_json::Fields;
 // An op_latency entry back into a Histogram (result_from_json.cc).
 void ReadHistogram(const Fields& f, Histogram* out);
 
-// A workload's section codec (result_section.h) for its type T under
-// `member` at `place`: the section's text parsed and read by `read` with the
-// same checks as every member of result.json, a mismatch named by its path
-// from the member's ("reshard.from_world: expected ...").
 // A section's text (ResultSection::ToJson) from its JSON: any string's
 // bytes that are not UTF-8 escaped as \xHH text, as everywhere else in
 // result.json (a host's name, a path with a 0xFF byte), so that writing
@@ -199,6 +195,10 @@ inline std::string SectionText(result_json::json j) {
   return j.dump();
 }
 
+// A workload's section codec (result_section.h) for its type T under
+// `member` at `place`: the section's text parsed and read by `read` with the
+// same checks as every member of result.json, a mismatch named by its path
+// from the member's ("reshard.from_world: expected ...").
 template <typename T>
 ResultSectionCodec SectionCodecOf(std::string member, ResultPlace place,
                                   void (*read)(const Fields&, T*)) {

@@ -28,7 +28,10 @@ class ResultSection {
   // The section as the text of one JSON object, written within `run`, the
   // result it is part of (a section whose figures are derived from the
   // run's other parts reads them there: the checkpoint's goodput, from its
-  // rounds); "" leaves it out of the file.
+  // rounds); "" leaves it out of the file. Text, so a workload may use
+  // any JSON writer; it must not throw on bytes that are not UTF-8 (a host's
+  // name, a path): the built-in sections dump with SectionText
+  // (coordinator/result_fields.h), which escapes them.
   virtual std::string ToJson(const RunResult& run) const = 0;
 };
 
