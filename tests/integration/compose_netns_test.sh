@@ -113,6 +113,17 @@ s3() {  # the compose file's createbucket step, with the AWS CLI
     /usr/bin/aws --endpoint-url http://127.0.0.1:9000 s3 "$@"
 }
 s3 mb s3://bench >/dev/null || fail "cannot create the bucket"
+# And its "+segments" container, through Swift's own API: two nodes starting
+# multipart uploads in a fresh bucket race in s3api on the proxy's cached
+# 404 for it (tests/testing/swift_server.h, MakeBucket, says how).
+ip netns exec "${ns_of[minio]}" bash -c '
+  h=$(curl -sf -D - -o /dev/null --max-time 10 -H "X-Auth-User: test:tester" \
+    -H "X-Auth-Key: testing" http://127.0.0.1:9000/auth/v1.0) || exit 1
+  t=$(sed -n "s/^X-Auth-Token: *//Ip" <<< "$h" | tr -d "\r")
+  u=$(sed -n "s/^X-Storage-Url: *//Ip" <<< "$h" | tr -d "\r")
+  curl -sf -o /dev/null --max-time 10 -X PUT -H "X-Auth-Token: $t" \
+    "http://127.0.0.1:9000/${u#*://*/}/bench+segments"' ||
+  fail "cannot create the bucket's +segments container"
 
 # --- Running a service: its namespace, the compose env, its command --------
 # $1 service, $2 log name, further args: extra env (the test's overrides).

@@ -9,6 +9,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <iostream>
 #include <map>
 #include <nlohmann/json.hpp>
 #include <set>
@@ -55,6 +56,10 @@ class S3ClaimTest : public ::testing::Test {
     bucket_ = SwiftServer::UniqueBucket("claim");
     ASSERT_EQ(swift().MakeBucket(bucket_), "");
     for (const auto& [k, v] : swift().Env()) setenv(k.c_str(), v.c_str(), 1);
+  }
+  // What the server logged, when the test failed (SwiftServer::LogTail).
+  void TearDown() override {
+    if (HasFailure()) std::cerr << swift().LogTail();
   }
   SwiftServer& swift() { return SwiftServer::Get(); }
   int SwiftPort() {

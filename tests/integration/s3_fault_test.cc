@@ -10,6 +10,7 @@
 #include <atomic>
 #include <chrono>
 #include <fstream>
+#include <iostream>
 #include <map>
 #include <mutex>
 #include <nlohmann/json.hpp>
@@ -32,6 +33,10 @@ class S3FaultTest : public ::testing::Test {
     bucket_ = SwiftServer::UniqueBucket("fault");
     std::string err = swift().MakeBucket(bucket_);
     ASSERT_TRUE(err.empty()) << err;
+  }
+  // What the server logged, when the test failed (SwiftServer::LogTail).
+  void TearDown() override {
+    if (HasFailure()) std::cerr << swift().LogTail();
   }
   SwiftServer& swift() { return SwiftServer::Get(); }
   int SwiftPort() {

@@ -6,6 +6,7 @@
 
 #include <gtest/gtest.h>
 
+#include <iostream>
 #include <string>
 #include <vector>
 
@@ -23,6 +24,10 @@ class S3Test : public ::testing::Test {
     bucket_ = SwiftServer::UniqueBucket("ckpt");
     std::string err = swift().MakeBucket(bucket_);
     ASSERT_TRUE(err.empty()) << err;
+  }
+  // What the server logged, when the test failed (SwiftServer::LogTail).
+  void TearDown() override {
+    if (HasFailure()) std::cerr << swift().LogTail();
   }
   SwiftServer& swift() { return SwiftServer::Get(); }
   Env S3Env(Env extra = {}) {

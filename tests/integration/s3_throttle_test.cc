@@ -153,6 +153,10 @@ class S3ThrottleTest : public ::testing::Test {
     std::string err = swift().MakeBucket(bucket_);
     ASSERT_TRUE(err.empty()) << err;
   }
+  // What the server logged, when the test failed (SwiftServer::LogTail).
+  void TearDown() override {
+    if (HasFailure()) std::cerr << swift().LogTail();
+  }
   SwiftServer& swift() { return SwiftServer::Get(); }
   int SwiftPort() {
     const std::string& e = swift().endpoint();

@@ -149,7 +149,7 @@ EOP
 
 memcached -u root -l 127.0.0.1 -p "$mc" -U 0 -m 32 -d -P "$run/memcached.pid"
 for s in object container account proxy; do
-  nohup $py /usr/bin/swift-$s-server "$etc/$s-server.conf" > "$log/$s.log" 2>&1 &
+  nohup $py /usr/bin/swift-$s-server "$etc/$s-server.conf" --verbose > "$log/$s.log" 2>&1 &
   echo $! > "$run/$s.pid"
 done
 # Ready when every server answers on its own port (a server that could not

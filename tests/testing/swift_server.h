@@ -76,6 +76,34 @@ class SwiftServer {
   const std::string& endpoint() const { return endpoint_; }
   const std::string& error() const { return error_; }
 
+  // The last `lines` lines of each of the server's logs: its warnings and
+  // errors (tests/servers/swift_s3.sh runs it --verbose at log_level
+  // WARNING), e.g. a lookup of a container that failed, which an object PUT
+  // answers as 404 NoSuchBucket. A failed S3 test prints them. A byte that
+  // is not printable ASCII is shown as '?'.
+  std::string LogTail(size_t lines = 15) const {
+    std::string out;
+    for (const char* server : {"proxy", "container", "account", "object"}) {
+      const std::string file = log_dir_ + "/" + server + ".log";
+      std::ifstream in(file, std::ios::binary);
+      if (!in) {
+        out += "--- " + file + ": cannot be read\n";
+        continue;
+      }
+      std::vector<std::string> tail;
+      for (std::string line; std::getline(in, line);) {
+        for (char& c : line) {
+          if (c < 0x20 || c > 0x7e) c = '?';
+        }
+        tail.push_back(std::move(line));
+        if (tail.size() > lines) tail.erase(tail.begin());
+      }
+      out += "--- " + file + ", its last lines:\n";
+      for (const std::string& line : tail) out += line + "\n";
+    }
+    return out;
+  }
+
   // Env for ckptbench and the AWS CLI talking to this server. HOME points at
   // an empty dir so no real ~/.aws is read; instance metadata is disabled.
   std::map<std::string, std::string> Env() const {
@@ -95,6 +123,15 @@ class SwiftServer {
   // success, else the error. Through Swift's own API with curl (an S3
   // bucket is a container of the account test:tester logs in to): the AWS
   // CLI takes about 2 s to start, and every test paid that twice here.
+  //
+  // It makes the bucket's "+segments" container too, where s3api keeps
+  // multipart parts. s3api makes it on a bucket's first multipart upload,
+  // after looking it up (multi_upload.py, UploadsController.POST), and the
+  // proxy caches a lookup's 404 for 6 s (base.py, set_info_cache). Two
+  // ranks starting uploads in a fresh bucket at once race: one's 404 can
+  // land in the cache after the other made the container, and the other's
+  // next part PUT is answered 404 NoSuchBucket (S3Test.MultinodeRunAgainstS3
+  // failed so in CI). S3 and MinIO have no such container and no such race.
   std::string MakeBucket(const std::string& bucket) const {
     std::string err;
     for (int attempt = 0; attempt < 6; ++attempt) {
@@ -111,7 +148,8 @@ class SwiftServer {
         continue;
       }
       bool made = true;
-      for (const std::string& path : {bucket, bucket + "/ready"}) {
+      for (const std::string& path :
+           {bucket, bucket + "+segments", bucket + "/ready"}) {
         auto put = RunProcess(
             {"/usr/bin/curl", "-sS", "-f", "--connect-timeout", "5",
              "--max-time", "30", "-o", "/dev/null", "-X", "PUT", "-H",
@@ -144,6 +182,7 @@ class SwiftServer {
     if (const char* shared = std::getenv("CKPTBENCH_SWIFT_SHARED")) {
       const std::string file = std::string(shared) + "/endpoint";
       std::ifstream in(file);
+      log_dir_ = std::string(shared) + "/swift/log";
       if (!(in >> endpoint_) || endpoint_.rfind("http://127.0.0.1:", 0) != 0) {
         endpoint_.clear();
         error_ = "no shared Swift: " + file +
@@ -152,6 +191,7 @@ class SwiftServer {
       }
     } else {
       endpoint_ = Start(dir_.Sub("swift"), &error_);
+      log_dir_ = dir_.Sub("swift/log");
       own_ = !endpoint_.empty();
     }
     // The shared server is SwiftShared.Stop's to stop; HOME is ours.
@@ -165,6 +205,7 @@ class SwiftServer {
   TempDir dir_;
   std::string endpoint_;
   std::string error_;
+  std::string log_dir_;
   bool own_ = false;  // started by this process
 };
 
