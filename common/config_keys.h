@@ -1,6 +1,7 @@
 // Helpers that build KeyDefs (config.h), shared by the files that define
-// the keys: config.cc (general keys) and config_store_keys.cc (s3.*, gcs.*).
-// Internal to common/.
+// the keys: config_run_keys.cc (general keys), config_store_keys.cc (s3.*,
+// gcs.*) and each workload's own (common/checkpoint/checkpoint_keys.cc,
+// common/dataset/dataset_keys.cc). Internal to common/.
 #ifndef CKPTBENCH_COMMON_CONFIG_KEYS_H_
 #define CKPTBENCH_COMMON_CONFIG_KEYS_H_
 
@@ -266,6 +267,14 @@ struct WorkloadChoice {
   // lines in `ckptbench help` after run's, and its flags.
   std::vector<std::string> usage;
   std::vector<WorkloadFlag> flags;
+};
+
+// A run of a workload's keys and the key they follow in the table: where
+// `ckptbench keys` lists them (the checkpoint's have always sat among the
+// shared run.* keys: common/checkpoint/checkpoint_keys.h).
+struct KeysAfter {
+  std::string after;
+  std::vector<KeyDef> keys;
 };
 
 // Every key (config_run_keys.cc), once: ConfigKeys() keeps them; and

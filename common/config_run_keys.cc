@@ -1,10 +1,12 @@
 // The configuration's keys, in the order `ckptbench keys` lists them (the
 // object stores' in config_store_keys.cc).
+#include <algorithm>
+#include <iterator>
 #include <limits>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
-#include "common/checkpoint/checkpoint_options.h"
+#include "common/checkpoint/checkpoint_keys.h"
 #include "common/config_keys.h"
 #include "common/dataset/dataset_keys.h"
 
@@ -26,6 +28,17 @@ KeyDef WorkloadKey(const std::vector<WorkloadChoice>& workloads) {
       "run.workload", "CKPT_WORKLOAD", std::move(names),
       [](auto& c) -> auto& { return c.run.workload; },
       absl::StrCat("what the run does: ", absl::StrJoin(said, ", ")));
+}
+
+// Each run of `placed` right after the key it follows.
+void PlaceAfter(std::vector<KeysAfter> placed, std::vector<KeyDef>* keys) {
+  for (KeysAfter& run : placed) {
+    auto at = std::find_if(keys->begin(), keys->end(),
+                           [&](const KeyDef& k) { return k.key == run.after; });
+    if (at != keys->end()) ++at;  // else at the end: a unit test says so
+    keys->insert(at, std::make_move_iterator(run.keys.begin()),
+                 std::make_move_iterator(run.keys.end()));
+  }
 }
 
 }  // namespace
@@ -87,26 +100,6 @@ std::vector<KeyDef> BuildConfigKeys(std::vector<WorkloadChoice>* workloads) {
       [](auto& c) -> auto& { return c.cluster.staging; },
       "ACCELERATOR=gpu: host memory that device bytes are copied through "
       "(pageable is what a plain .cpu() copy gets)"));
-  keys.push_back(KindKey<ShardingStrategy>(
-      "sharding.strategy", "CKPT_SHARDING",
-      [](auto& c) -> auto& { return CheckpointOf(c).sharding.strategy; },
-      "full: shard across all ranks; hybrid: within a node, node 0 writes"));
-  keys.push_back(IntKey(
-      "sharding.thread_count", "CKPT_THREAD_COUNT", 1,
-      [](auto& c) -> auto& { return CheckpointOf(c).sharding.thread_count; },
-      "files per rank, each written by its own thread (DCP thread_count)"));
-  keys.push_back(KindKey<RunMode>(
-      "run.mode", "CKPT_MODE",
-      [](auto& c) -> auto& { return CheckpointOf(c).mode; },
-      "which phases run"));
-  keys.push_back(IntKey(
-      "run.num_save_calls", "NUM_SAVE_CALLS", 0,
-      [](auto& c) -> auto& { return CheckpointOf(c).num_save_calls; },
-      "timed save rounds"));
-  keys.push_back(IntKey(
-      "run.num_load_calls", "NUM_LOAD_CALLS", 0,
-      [](auto& c) -> auto& { return CheckpointOf(c).num_load_calls; },
-      "timed load rounds"));
   {
     KeyDef k;
     k.key = "run.seed";
@@ -123,45 +116,6 @@ std::vector<KeyDef> BuildConfigKeys(std::vector<WorkloadChoice>* workloads) {
       "run.keep_all_steps", "CKPT_KEEP_ALL_STEPS",
       [](auto& c) -> auto& { return c.run.keep_all_steps; },
       "keep every saved step (default: keep only the newest committed)"));
-  keys.push_back(BoolKey(
-      "run.async", "CKPT_ASYNC",
-      [](auto& c) -> auto& { return CheckpointOf(c).async; },
-      "asynchronous saves: training blocks only while a save stages its "
-      "bytes; persisting them overlaps the next run.interval of simulated "
-      "training"));
-  keys.push_back(DurationKey(
-      "run.interval", "CKPT_INTERVAL",
-      [](auto& c) -> auto& { return CheckpointOf(c).interval; },
-      "training time between saves (simulated compute with run.async); the "
-      "checkpoint interval goodput is computed at"));
-  keys.push_back(DurationKey(
-      "run.mttf", "CKPT_MTTF",
-      [](auto& c) -> auto& { return CheckpointOf(c).mttf; },
-      "mean time to failure of the job, for goodput and the optimal "
-      "checkpoint interval (0: not computed)"));
-  keys.push_back(DurationKey(
-      "run.visible_timeout", "CKPT_VISIBLE_TIMEOUT",
-      [](auto& c) -> auto& { return CheckpointOf(c).visible_timeout; },
-      "time to visible: after each save commits, another node (node 1; the "
-      "same one in a one-node run) polls until it lists the step and reads "
-      "its .metadata back (FUSE mounts: and opens a shard), for at most this "
-      "long; 0: not measured"));
-  keys.push_back(AutoIntKey(
-      "load.rank_shift", "CKPT_RANK_SHIFT", 0, std::numeric_limits<int>::max(),
-      [](auto& c) -> auto& { return CheckpointOf(c).load.rank_shift; },
-      "rank r loads the shards rank (r + K) mod the world size wrote, so on "
-      "shared storage nodes read what other nodes wrote and no node's client "
-      "cache serves them (DLIO's recovery_rank_shift); auto: one node over "
-      "(the ranks per node) for a multinode run on shared storage, 0 "
-      "otherwise; K > 0 needs shared storage (not storage.node_local)"));
-  keys.push_back(KindKey<ReshardReads>(
-      "load.reshard_reads", "CKPT_RESHARD_READS",
-      [](auto& c) -> auto& { return CheckpointOf(c).load.reshard_reads; },
-      "a resharded restore (checkpoint saved with another world size or "
-      "files per rank): ranges = each rank reads exactly the bytes it owns "
-      "under the new sharding; segments = every saved segment holding any "
-      "of them, whole (as PyTorch DCP's FileSystemReader reads stored items), "
-      "so read amplification shows the cost"));
   keys.push_back(SecondsKey(
       "run.progress_interval", "CKPT_PROGRESS_INTERVAL",
       [](auto& c) -> auto& { return c.run.progress_interval; },
@@ -214,12 +168,11 @@ std::vector<KeyDef> BuildConfigKeys(std::vector<WorkloadChoice>* workloads) {
       "checksum recorded in .metadata and verified on load"));
   AddObjectStoreKeys(&keys);
   // The names WorkloadRegistry::BuiltIn() registers (a unit test holds
-  // them equal): the workloads this binary runs, each workload's keys
-  // after the key that chooses it.
-  WorkloadChoice checkpoint;
-  checkpoint.name = kCheckpointWorkload;
-  checkpoint.does = "save and load rounds";
-  *workloads = {std::move(checkpoint)};
+  // them equal): the workloads this binary runs, the checkpoint's first.
+  // The checkpoint's keys sit among the shared ones, the others' after the
+  // key that chooses the workload.
+  workloads->clear();
+  std::vector<KeysAfter> placed = AddCheckpointKeys(workloads);
   std::vector<KeyDef> workload_keys;
   AddDatasetKeys(&workload_keys, workloads);
   keys.push_back(WorkloadKey(*workloads));
@@ -303,6 +256,7 @@ std::vector<KeyDef> BuildConfigKeys(std::vector<WorkloadChoice>* workloads) {
     };
     keys.push_back(k);
   }
+  PlaceAfter(std::move(placed), &keys);
   return keys;
 }
 

@@ -3,7 +3,7 @@
 // run.async, run.interval, run.mttf, run.visible_timeout), how its files
 // are sharded (sharding.*) and how a load picks what each rank reads
 // (load.*). Its keys keep their names and their place in `ckptbench keys`
-// (common/config_run_keys.cc); the code reaches them with
+// (common/checkpoint/checkpoint_keys.cc); the code reaches them with
 // CheckpointOf(config). Thread-compatible (plain data).
 #ifndef CKPTBENCH_COMMON_CHECKPOINT_CHECKPOINT_OPTIONS_H_
 #define CKPTBENCH_COMMON_CHECKPOINT_CHECKPOINT_OPTIONS_H_

@@ -4,6 +4,7 @@
 // its flags (main/cli.cc), and an experiment's `prepare:`.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <string>
@@ -11,6 +12,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "common/checkpoint/checkpoint_keys.h"
 #include "common/config.h"
 #include "common/config_keys.h"
 #include "common/experiment.h"
@@ -32,6 +34,44 @@ TEST(WorkloadChoices, AreRunWorkloadsChoicesInItsOrder) {
   ASSERT_EQ(names.size(), 3u);
   EXPECT_EQ(names.front(), kCheckpointWorkload);
   EXPECT_EQ(key->expected, "one of " + absl::StrJoin(names, ", "));
+}
+
+// The checkpoint's keys are its own (common/checkpoint/checkpoint_keys.cc)
+// and sit where `ckptbench keys` has always listed them: each run right
+// after the shared key it names, in its order, once.
+TEST(WorkloadChoices, TheCheckpointsKeysSitWhereTheyAlwaysWere) {
+  std::vector<WorkloadChoice> choices;
+  const std::vector<KeysAfter> placed = AddCheckpointKeys(&choices);
+  ASSERT_EQ(choices.size(), 1u);
+  EXPECT_EQ(choices[0].name, kCheckpointWorkload);
+  std::vector<std::string> table;
+  for (const KeyDef& k : ConfigKeys()) table.push_back(k.key);
+  std::vector<std::string> runs;
+  for (const KeysAfter& run : placed) {
+    auto at = std::find(table.begin(), table.end(), run.after);
+    ASSERT_NE(at, table.end()) << run.after;
+    for (const KeyDef& k : run.keys) {
+      ++at;
+      ASSERT_NE(at, table.end()) << k.key;
+      EXPECT_EQ(*at, k.key) << "after " << run.after;
+      EXPECT_EQ(std::count(table.begin(), table.end(), k.key), 1) << k.key;
+      runs.push_back(k.key);
+    }
+  }
+  // The order users have always seen, each run with the key after it.
+  auto next = [&](const std::string& key) {
+    auto at = std::find(table.begin(), table.end(), key);
+    return at == table.end() || at + 1 == table.end() ? "" : *(at + 1);
+  };
+  EXPECT_EQ(runs, (std::vector<std::string>{
+                      "sharding.strategy", "sharding.thread_count", "run.mode",
+                      "run.num_save_calls", "run.num_load_calls", "run.async",
+                      "run.interval", "run.mttf", "run.visible_timeout",
+                      "load.rank_shift", "load.reshard_reads"}));
+  EXPECT_EQ(next("cluster.staging"), "sharding.strategy");
+  EXPECT_EQ(next("run.num_load_calls"), "run.seed");
+  EXPECT_EQ(next("run.keep_all_steps"), "run.async");
+  EXPECT_EQ(next("load.reshard_reads"), "run.progress_interval");
 }
 
 TEST(WorkloadChoices, ACommandsFlagsSetKeysOfTheTable) {
