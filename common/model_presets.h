@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
-#include "common/plan.h"
+#include "common/tensor_spec.h"
 
 namespace ckpt {
 

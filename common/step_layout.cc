@@ -3,7 +3,6 @@
 #include <string_view>
 
 #include "absl/strings/str_cat.h"
-#include "common/plan.h"
 
 namespace ckpt {
 namespace {

@@ -18,6 +18,11 @@ inline constexpr uint64_t kMaxStep = (uint64_t{1} << 53) - 1;
 // The commit point's name in a step directory.
 inline constexpr char kMetadataFile[] = ".metadata";
 
+// The largest .metadata ckptbench writes (plans that would write more are
+// refused, coordinator/checkpoint/planner.h) or reads (larger ones are refused
+// unread).
+inline constexpr uint64_t kMaxMetadataBytes = 512ull << 20;
+
 // The name of the generator of a checkpoint's bytes
 // (node/pattern.h), as .metadata records it: a load regenerates them
 // to verify, so it refuses a checkpoint made by another. A change to the bytes

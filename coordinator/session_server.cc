@@ -15,8 +15,8 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "common/log.h"
-#include "common/plan.h"
 #include "common/protocol_version.h"
+#include "common/step_layout.h"
 #include "common/text.h"
 #include "proto/ckptbench/v1/node.grpc.pb.h"
 

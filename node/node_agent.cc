@@ -12,8 +12,8 @@
 #include "absl/strings/str_cat.h"
 #include "common/bytes.h"
 #include "common/fd_reserve.h"
-#include "common/plan.h"
 #include "common/status_macros.h"
+#include "common/step_layout.h"
 #include "common/text.h"
 
 namespace ckpt {

@@ -5,8 +5,8 @@
 
 #include "absl/strings/str_cat.h"
 #include "common/dataset/dataset_manifest.h"
-#include "common/plan.h"
 #include "common/status_macros.h"
+#include "common/step_layout.h"
 #include "wire/backend_codec.h"
 #include "wire/kinds_codec.h"
 

@@ -7,7 +7,7 @@
 #ifndef CKPTBENCH_COORDINATOR_CHECKPOINT_CHECKPOINT_PLANNING_H_
 #define CKPTBENCH_COORDINATOR_CHECKPOINT_CHECKPOINT_PLANNING_H_
 
-#include "common/plan.h"
+#include "common/checkpoint/checkpoint_plan.h"
 #include "coordinator/results.h"
 #include "coordinator/run_workload.h"
 

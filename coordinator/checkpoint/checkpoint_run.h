@@ -17,8 +17,8 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "common/checkpoint/checkpoint_plan.h"
 #include "common/inspection.h"
-#include "common/plan.h"
 #include "coordinator/checkpoint/metadata_json.h"
 #include "coordinator/checkpoint/reshard.h"
 #include "coordinator/checkpoint/round_runner.h"

@@ -11,8 +11,8 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "common/checkpoint/checkpoint_plan.h"
 #include "common/inspection.h"
-#include "common/plan.h"
 #include "coordinator/round/node_client.h"
 
 namespace ckpt {

@@ -12,8 +12,8 @@
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/status/statusor.h"
+#include "common/checkpoint/checkpoint_plan.h"
 #include "common/kinds.h"
-#include "common/plan.h"
 #include "coordinator/checkpoint/reshard.h"
 
 namespace ckpt {

@@ -9,10 +9,10 @@
 #include <string>
 
 #include "absl/status/statusor.h"
+#include "common/checkpoint/checkpoint_plan.h"
 #include "common/config.h"
 #include "common/kinds.h"
 #include "common/memory.h"
-#include "common/plan.h"
 
 namespace ckpt {
 

@@ -14,8 +14,8 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "common/checkpoint/checkpoint_plan.h"
 #include "common/kinds.h"
-#include "common/plan.h"
 #include "coordinator/checkpoint/checkpoint_results.h"
 
 namespace ckpt {

@@ -18,8 +18,8 @@
 #include <string>
 #include <vector>
 
+#include "common/checkpoint/checkpoint_plan.h"
 #include "common/config.h"
-#include "common/plan.h"
 #include "coordinator/checkpoint/reshard.h"
 #include "coordinator/progress.h"
 #include "coordinator/reply_check.h"

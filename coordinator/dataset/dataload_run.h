@@ -14,8 +14,8 @@
 #include <optional>
 #include <string>
 
+#include "common/checkpoint/checkpoint_plan.h"
 #include "common/dataset/dataset_layout.h"
-#include "common/plan.h"
 #include "coordinator/run_workload.h"
 
 namespace ckpt {

@@ -24,10 +24,10 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "common/checkpoint/checkpoint_plan.h"
 #include "common/config.h"
 #include "common/dataset/dataload_job.h"
 #include "common/dataset/dataload_report.h"
-#include "common/plan.h"
 #include "coordinator/checkpoint/round_runner.h"
 #include "coordinator/results.h"
 #include "coordinator/round/round_workload.h"

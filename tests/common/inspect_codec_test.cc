@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
-#include "common/plan.h"
+#include "common/step_layout.h"
 
 namespace ckpt {
 namespace {

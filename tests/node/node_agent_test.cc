@@ -7,9 +7,9 @@
 #include <thread>
 
 #include "absl/strings/str_cat.h"
+#include "common/checkpoint/checkpoint_plan.h"
 #include "common/checksum.h"
 #include "common/clock.h"
-#include "common/plan.h"
 #include "node/checkpoint/checkpoint_workload.h"
 #include "node/checkpoint/visibility.h"
 #include "node/node_service.h"

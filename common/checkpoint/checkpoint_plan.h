@@ -1,31 +1,17 @@
 // The checkpoint plan: which tensors exist, and which bytes of which tensor
 // each rank stores in which file at which offset. Produced by the
 // coordinator's planner, shipped to nodes as RankAssignments. Plain data.
-#ifndef CKPTBENCH_COMMON_PLAN_H_
-#define CKPTBENCH_COMMON_PLAN_H_
+#ifndef CKPTBENCH_COMMON_CHECKPOINT_CHECKPOINT_PLAN_H_
+#define CKPTBENCH_COMMON_CHECKPOINT_CHECKPOINT_PLAN_H_
 
 #include <cstdint>
 #include <string>
 #include <vector>
 
 #include "common/step_layout.h"
+#include "common/tensor_spec.h"
 
 namespace ckpt {
-
-struct TensorSpec {
-  std::string name;
-  std::string dtype;  // "fp32", "bf16", ...
-  int dtype_bytes = 4;
-  std::vector<uint64_t> shape;
-  uint64_t Elements() const {
-    uint64_t n = 1;
-    for (uint64_t d : shape) n *= d;
-    return n;
-  }
-  uint64_t Bytes() const {
-    return Elements() * static_cast<uint64_t>(dtype_bytes);
-  }
-};
 
 struct SegmentPlan {
   uint32_t tensor = 0;         // index into CheckpointPlan::tensors
@@ -84,15 +70,10 @@ struct CheckpointPlan {
   }
 };
 
-// The largest .metadata ckptbench writes (plans that would write more are
-// refused, coordinator/checkpoint/planner.h) or reads (larger ones are refused
-// unread).
-inline constexpr uint64_t kMaxMetadataBytes = 512ull << 20;
-
 inline std::string ShardFileName(uint32_t rank, uint32_t index) {
   return "__" + std::to_string(rank) + "_" + std::to_string(index) + ".distcp";
 }
 
 }  // namespace ckpt
 
-#endif  // CKPTBENCH_COMMON_PLAN_H_
+#endif  // CKPTBENCH_COMMON_CHECKPOINT_CHECKPOINT_PLAN_H_
