@@ -1,6 +1,7 @@
 // How a checkpoint lies in storage, shared by the coordinator and the
 // nodes: step directories ("step-<n>", n from 1 to kMaxStep), the commit
-// point's name in each, and how paths and URIs are joined. Pure functions.
+// point's name in each and the most bytes it may have, and how paths and
+// URIs are joined. Pure functions.
 #ifndef CKPTBENCH_COMMON_STEP_LAYOUT_H_
 #define CKPTBENCH_COMMON_STEP_LAYOUT_H_
 

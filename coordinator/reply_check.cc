@@ -10,7 +10,6 @@
 #include "absl/strings/str_format.h"
 #include "common/error_kind.h"
 #include "common/status_macros.h"
-#include "common/step_layout.h"
 #include "common/text.h"
 #include "wire/inspect_codec.h"
 #include "wire/phase_report_codec.h"

@@ -6,11 +6,11 @@
 
 #include "absl/strings/str_cat.h"
 #include "common/bytes.h"
-#include "common/checkpoint/checkpoint_plan.h"
 #include "common/fd_reserve.h"
 #include "common/log.h"
 #include "common/names.h"
 #include "common/status_macros.h"
+#include "common/step_layout.h"
 #include "node/checkpoint/checkpoint_phase.h"
 
 namespace ckpt {

@@ -79,9 +79,10 @@ class SwiftServer {
   // The last `lines` lines of each of the server's logs: its warnings and
   // errors (tests/servers/swift_s3.sh runs it --verbose at log_level
   // WARNING), e.g. a lookup of a container that failed, which an object PUT
-  // answers as 404 NoSuchBucket. A failed S3 test prints them. A byte that
-  // is not printable ASCII is shown as '?'.
-  std::string LogTail(size_t lines = 15) const {
+  // answers as 404 NoSuchBucket. A failed S3 test prints them; on the
+  // shared server, other tests' lines are among them. A byte that is not
+  // printable ASCII is shown as '?', and a line is cut at 512 bytes.
+  std::string LogTail(size_t lines = 25) const {
     std::string out;
     for (const char* server : {"proxy", "container", "account", "object"}) {
       const std::string file = log_dir_ + "/" + server + ".log";
@@ -92,6 +93,7 @@ class SwiftServer {
       }
       std::vector<std::string> tail;
       for (std::string line; std::getline(in, line);) {
+        if (line.size() > 512) line.resize(512);
         for (char& c : line) {
           if (c < 0x20 || c > 0x7e) c = '?';
         }
@@ -127,11 +129,14 @@ class SwiftServer {
   // It makes the bucket's "+segments" container too, where s3api keeps
   // multipart parts. s3api makes it on a bucket's first multipart upload,
   // after looking it up (multi_upload.py, UploadsController.POST), and the
-  // proxy caches a lookup's 404 for 6 s (base.py, set_info_cache). Two
-  // ranks starting uploads in a fresh bucket at once race: one's 404 can
-  // land in the cache after the other made the container, and the other's
-  // next part PUT is answered 404 NoSuchBucket (S3Test.MultinodeRunAgainstS3
-  // failed so in CI). S3 and MinIO have no such container and no such race.
+  // proxy caches a lookup's 404 (base.py, set_info_cache) until a PUT of
+  // the container clears it, or for 6 s. Ranks starting uploads in a fresh
+  // bucket at once race: one's lookup can be answered 404 before another's
+  // PUT makes the container and cache it after that PUT cleared the cache;
+  // until its own PUT clears it again, another rank's object PUT (a part)
+  // finds no container and is answered 404 NoSuchBucket (obj.py, PUT), as
+  // S3Test.MultinodeRunAgainstS3 once was in CI. With the container made
+  // first, every lookup finds it. S3 and MinIO have no such container.
   std::string MakeBucket(const std::string& bucket) const {
     std::string err;
     for (int attempt = 0; attempt < 6; ++attempt) {
