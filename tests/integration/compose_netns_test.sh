@@ -115,13 +115,15 @@ s3() {  # the compose file's createbucket step, with the AWS CLI
 s3 mb s3://bench >/dev/null || fail "cannot create the bucket"
 # And its "+segments" container, through Swift's own API: two nodes starting
 # multipart uploads in a fresh bucket race in s3api on the proxy's cached
-# 404 for it (tests/testing/swift_server.h, MakeBucket, says how).
+# 404 for it (tests/testing/swift_server.h, MakeBucket, says how). A busy
+# Swift may answer 5xx for a while: each request is tried up to 6 times.
 ip netns exec "${ns_of[minio]}" bash -c '
-  h=$(curl -sf -D - -o /dev/null --max-time 10 -H "X-Auth-User: test:tester" \
+  try=(--retry 5 --retry-delay 1 --retry-all-errors --max-time 10)
+  h=$(curl -sf "${try[@]}" -D - -o /dev/null -H "X-Auth-User: test:tester" \
     -H "X-Auth-Key: testing" http://127.0.0.1:9000/auth/v1.0) || exit 1
   t=$(sed -n "s/^X-Auth-Token: *//Ip" <<< "$h" | tr -d "\r")
   u=$(sed -n "s/^X-Storage-Url: *//Ip" <<< "$h" | tr -d "\r")
-  curl -sf -o /dev/null --max-time 10 -X PUT -H "X-Auth-Token: $t" \
+  curl -sf "${try[@]}" -o /dev/null -X PUT -H "X-Auth-Token: $t" \
     "http://127.0.0.1:9000/${u#*://*/}/bench+segments"' ||
   fail "cannot create the bucket's +segments container"
 
