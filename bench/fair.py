@@ -32,8 +32,11 @@ Suites:
          against the AWS CLI (aws s3 cp, its defaults).
   dataload  ckptbench's data loader against fio (local disk, a job per
          directory of sample files) and curl -Z (S3): bench/fair_dataload.py.
-Needs root (drop_caches), fio, curl, the AWS CLI and Swift
-(scripts/install-deps.sh). Writes the markdown table to --out and stdout.
+  loader ckptbench's data loader beside a real PyTorch DataLoader over the
+         same dataset (map-style files, iterable TAR shards; local disk and
+         S3 through boto3): bench/fair_loader.py, bench/torch_loader.py.
+Needs root (drop_caches), fio, curl, the AWS CLI, Swift and, for the loader
+suite, PyTorch and boto3 (scripts/install-deps.sh). Writes the markdown table to --out and stdout.
 """
 
 import argparse
@@ -395,6 +398,9 @@ def s3_suite(args, ck, rows, cases=("checkpoint",)):
         if "dataload" in cases:
             import fair_dataload
             fair_dataload.s3_case(args, ck, rows, endpoint, user, work)
+        if "loader" in cases:
+            import fair_loader
+            fair_loader.s3_cases(args, ck, rows, endpoint)
         if "checkpoint" not in cases:
             return
         plan = ["NUM_LAYERS=%d" % args.s3_layers, "NUM_DEVICES=1",
@@ -497,7 +503,8 @@ def table(rows):
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--suite", choices=["local", "s3", "dataload", "all"],
+    ap.add_argument("--suite",
+                    choices=["local", "s3", "dataload", "loader", "all"],
                     default="all")
     ap.add_argument("--pairs", type=int, default=5)
     ap.add_argument("--layers", type=int, default=520,
@@ -547,6 +554,9 @@ def main():
         if shutil.which(tool) is None:
             raise SystemExit(f"fair.py: {tool} missing: "
                              "bash scripts/install-deps.sh")
+    if args.suite in ("loader", "all"):
+        import fair_loader
+        fair_loader.torch_python()  # says what is missing before any run
     os.makedirs(args.dir, exist_ok=True)
     env = {k: v for k, v in os.environ.items()
            if not k.startswith(("CKPT_", "NUM_", "AWS_"))}
@@ -559,13 +569,20 @@ def main():
         if args.suite in ("dataload", "all"):
             import fair_dataload
             fair_dataload.local_case(args, ck, rows)
+        if args.suite in ("loader", "all"):
+            import fair_loader
+            fair_loader.local_cases(args, ck, rows)
         s3_cases = {"s3": ("checkpoint",), "dataload": ("dataload",),
-                    "all": ("checkpoint", "dataload")}.get(args.suite)
+                    "loader": ("loader",),
+                    "all": ("checkpoint", "dataload", "loader")
+                    }.get(args.suite)
         if s3_cases:
             s3_suite(args, ck, rows, s3_cases)
     finally:
         shutil.rmtree(args.dir, ignore_errors=True)
     text = table(rows)
+    if "fair_loader" in sys.modules:
+        text += sys.modules["fair_loader"].first_batch_table()
     text += (f"\n{args.pairs} pair(s) per case, {time.monotonic() - t0:.0f} s"
              f"; {os.cpu_count()} CPUs; ckptbench {args.bin}\n")
     print(text)

@@ -29,17 +29,20 @@ import subprocess
 import fair
 
 
-def datagen(ck, uri, samples, sample_bytes, prefixes, extra_env=None):
-    """Makes the dataset with ckptbench (untimed here)."""
-    env = dict(ck.env, **(extra_env or {}))
+def datagen(ck, uri, samples, sample_bytes, prefixes, fmt="files",
+            shard_bytes=None):
+    """Makes the dataset with ckptbench (untimed here): sample files, or
+    TAR shards of about shard_bytes."""
     shutil.rmtree(os.path.join(ck.work, "gen"), ignore_errors=True)
+    shards = [f"CKPT_SHARD_BYTES={shard_bytes}"] if shard_bytes else []
     fair.measured([ck.binary, "datagen", "-q",
-                   f"CKPT_DATASET_PATH={uri}", "CKPT_DATASET_FORMAT=files",
+                   f"CKPT_DATASET_PATH={uri}", f"CKPT_DATASET_FORMAT={fmt}",
                    f"CKPT_DATASET_SAMPLES={samples}",
                    f"CKPT_SAMPLE_BYTES={sample_bytes}",
                    "CKPT_SAMPLE_SPREAD=0",
                    f"CKPT_DATASET_SPREAD_PREFIXES={prefixes}",
-                   "--results-dir", os.path.join(ck.work, "gen")], env=env)
+                   "--results-dir", os.path.join(ck.work, "gen")] + shards,
+                  env=ck.env)
 
 
 def ckpt_epoch(ck, name, uri, samples, sample_bytes, prefixes, ranks,

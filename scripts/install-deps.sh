@@ -38,6 +38,9 @@ if [ "$BUILD_ONLY" = 0 ]; then PACKAGES+=(
   python3-grpcio python3-yaml
   # The sanitizer build and the fuzz targets: clang with libFuzzer
   clang libclang-rt-14-dev
+  # bench/fair.py's loader suite: a real PyTorch DataLoader (boto3 on S3)
+  # beside ckptbench's; its smoke run is a test
+  python3-torch python3-boto3
 ); fi
 # The deploy test renders the kustomizations with `kubectl kustomize`; a
 # kubectl already on the machine is used as it is (Debian's is 1.20).
