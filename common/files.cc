@@ -186,7 +186,8 @@ absl::Status WriteFileAtomically(const std::string& path,
 }
 
 absl::Status KeepIfRegular(int fd, const std::string& subject,
-                           const std::string& tail) {
+                           const std::string& tail, int opened_flags,
+                           uint64_t* size) {
   struct stat st;
   if (fstat(fd, &st) != 0) {
     const int err = errno;
@@ -199,7 +200,10 @@ absl::Status KeepIfRegular(int fd, const std::string& subject,
     return absl::FailedPreconditionError(
         absl::StrCat(subject, " is ", FileKindName(st.st_mode), tail));
   }
-  const int flags = fcntl(fd, F_GETFL);
+  if (size != nullptr) *size = static_cast<uint64_t>(st.st_size);
+  // F_SETFL changes only O_APPEND, O_NONBLOCK, O_DIRECT and O_NOATIME of
+  // what it is given: the flags the file was opened with stand for F_GETFL.
+  const int flags = opened_flags >= 0 ? opened_flags : fcntl(fd, F_GETFL);
   if (flags < 0 || fcntl(fd, F_SETFL, flags & ~O_NONBLOCK) != 0) {
     const int err = errno;
     close(fd);

@@ -42,9 +42,12 @@ absl::StatusOr<int> OpenRegularFile(const std::string& path,
 // The last steps of opening a file ckptbench did not make, on `fd` opened
 // with O_NONBLOCK: anything but a regular file is refused as "`subject` is
 // a FIFO`tail`" and `fd` closed; else O_NONBLOCK is cleared, and `fd` is
-// the caller's. Errors keep errno's text.
+// the caller's. Errors keep errno's text. `opened_flags`, when known (the
+// flags `fd` was opened with), spares the F_GETFL a per-sample open would
+// pay; `size`, when given, gets the file's size from the same fstat.
 absl::Status KeepIfRegular(int fd, const std::string& subject,
-                           const std::string& tail);
+                           const std::string& tail, int opened_flags = -1,
+                           uint64_t* size = nullptr);
 
 // The whole of the regular file `path`, at most `max_bytes` of it: a
 // larger file (or one that grows past the bound while read, such as a

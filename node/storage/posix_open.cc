@@ -143,27 +143,38 @@ absl::Status Refusal(const std::string& path, const std::string& root, int err,
   return PosixError("open", path, err);
 }
 
+absl::Status NotInside(const std::string& path, const std::string& root) {
+  return absl::InvalidArgumentError(absl::StrCat(
+      path, " is not inside ", root, ", the directory it must be under"));
+}
+
 }  // namespace
 
-absl::StatusOr<int> OpenBeneath(const std::string& path, int flags,
-                                const std::string& root_in, mode_t mode) {
-  std::string root = root_in.empty() ? RootOf(path) : root_in;
-  while (root.size() > 1 && root.back() == '/') root.pop_back();
+absl::StatusOr<int> OpenBeneathAt(int root_fd, const std::string& root,
+                                  const std::string& path, int flags,
+                                  mode_t mode, uint64_t* size) {
   const std::string rel = RelativeTo(path, root);
-  if (rel.empty()) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        path, " is not inside ", root, ", the directory it must be under"));
-  }
-  const int dfd = open(root.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-  if (dfd < 0) return PosixError("open directory", root, errno);
+  if (rel.empty()) return NotInside(path, root);
   const bool writes = (flags & (O_WRONLY | O_RDWR | O_CREAT)) != 0;
   const int open_flags = flags | O_NONBLOCK | O_NOCTTY | O_CLOEXEC;
-  const int fd = OpenAt2(dfd, rel, open_flags, mode, /*no_symlinks=*/writes);
-  const int err = fd < 0 ? errno : 0;
+  const int fd =
+      OpenAt2(root_fd, rel, open_flags, mode, /*no_symlinks=*/writes);
+  if (fd < 0) return Refusal(path, root, errno, flags);
+  RETURN_IF_ERROR(KeepIfRegular(fd, path, ": refused (expected a regular file)",
+                                open_flags, size));
+  return fd;
+}
+
+absl::StatusOr<int> OpenBeneath(const std::string& path, int flags,
+                                const std::string& root_in, mode_t mode,
+                                uint64_t* size) {
+  std::string root = root_in.empty() ? RootOf(path) : root_in;
+  while (root.size() > 1 && root.back() == '/') root.pop_back();
+  if (RelativeTo(path, root).empty()) return NotInside(path, root);
+  const int dfd = open(root.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (dfd < 0) return PosixError("open directory", root, errno);
+  absl::StatusOr<int> fd = OpenBeneathAt(dfd, root, path, flags, mode, size);
   close(dfd);
-  if (fd < 0) return Refusal(path, root, err, flags);
-  RETURN_IF_ERROR(
-      KeepIfRegular(fd, path, ": refused (expected a regular file)"));
   return fd;
 }
 
@@ -220,10 +231,7 @@ absl::Status MakeDirsBeneath(const std::string& path_in,
   const std::string path = Stripped(path_in);
   const std::string root = Stripped(root_in);
   const std::string rel = path == root ? "" : RelativeTo(path, root);
-  if (path != root && rel.empty()) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        path, " is not inside ", root, ", the directory it must be under"));
-  }
+  if (path != root && rel.empty()) return NotInside(path, root);
   int at = open(root.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
   if (at < 0) return PosixError("open directory", root, errno);
   std::string made = root;

@@ -18,6 +18,7 @@
 
 #include <sys/types.h>
 
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -34,8 +35,17 @@ std::string RootOf(const std::string& path);
 // with `mode`), O_CLOEXEC added, beneath `root` ("" = RootOf(path)). A
 // write never follows a symbolic link beneath the root. Errors name the
 // path and keep errno's text; EINVAL from O_DIRECT stays InvalidArgument.
+// `size`, when given, gets the file's size (from the check of its kind).
 absl::StatusOr<int> OpenBeneath(const std::string& path, int flags,
-                                const std::string& root = "", mode_t mode = 0);
+                                const std::string& root = "", mode_t mode = 0,
+                                uint64_t* size = nullptr);
+
+// OpenBeneath with `root` already open as `root_fd` (the caller's, left
+// open): a reader of many files beneath one root (a dataset's samples)
+// opens the root once, not once per file. `root` is for messages.
+absl::StatusOr<int> OpenBeneathAt(int root_fd, const std::string& root,
+                                  const std::string& path, int flags,
+                                  mode_t mode = 0, uint64_t* size = nullptr);
 
 // Opens the directory `dir` (O_DIRECTORY) following no symbolic link
 // below `root`: by default ("") its parent, so only its last component is

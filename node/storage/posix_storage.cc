@@ -154,6 +154,18 @@ PosixStorage::PosixStorage(Flavour flavour,
   while (root_.size() > 1 && root_.back() == '/') root_.pop_back();
 }
 
+PosixStorage::~PosixStorage() {
+  if (root_fd_ >= 0) close(root_fd_);
+}
+
+int PosixStorage::RootFd() {
+  std::lock_guard<std::mutex> lock(root_mu_);
+  if (root_fd_ < 0) {
+    root_fd_ = open(root_.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  }
+  return root_fd_;
+}
+
 bool PosixStorage::InRoot(const std::string& path) const {
   if (root_.empty()) return false;
   std::string p = path;
@@ -207,16 +219,14 @@ absl::StatusOr<std::unique_ptr<ReadableFile>> PosixStorage::OpenRead(
                                       RelativeTo(path, root_).empty()
                                   ? options.beneath
                                   : root_;
-  ASSIGN_OR_RETURN(
-      int fd, OpenBeneath(path, O_RDONLY | (direct ? O_DIRECT : 0), beneath));
-  struct stat st;
-  if (fstat(fd, &st) != 0) {
-    int err = errno;
-    close(fd);
-    return Errno("stat", path, err);
-  }
-  return std::unique_ptr<ReadableFile>(
-      new PosixReadableFile(path, fd, static_cast<uint64_t>(st.st_size)));
+  const int flags = O_RDONLY | (direct ? O_DIRECT : 0);
+  const int root_fd = !root_.empty() && beneath == root_ ? RootFd() : -1;
+  uint64_t size = 0;
+  ASSIGN_OR_RETURN(int fd,
+                   root_fd >= 0
+                       ? OpenBeneathAt(root_fd, root_, path, flags, 0, &size)
+                       : OpenBeneath(path, flags, beneath, 0, &size));
+  return std::unique_ptr<ReadableFile>(new PosixReadableFile(path, fd, size));
 }
 
 absl::Status PosixStorage::CreateDirs(const std::string& path) {

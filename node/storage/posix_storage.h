@@ -22,6 +22,7 @@
 #define CKPTBENCH_NODE_STORAGE_POSIX_STORAGE_H_
 
 #include <memory>
+#include <mutex>
 
 #include "node/storage/page_cache.h"
 #include "node/storage/storage.h"
@@ -43,6 +44,9 @@ class PosixStorage : public Storage {
   explicit PosixStorage(Flavour flavour = Flavour::kLocal,
                         std::shared_ptr<EvictionProbes> probes = nullptr,
                         std::string root = "");
+  ~PosixStorage() override;
+  PosixStorage(const PosixStorage&) = delete;
+  PosixStorage& operator=(const PosixStorage&) = delete;
   Flavour flavour() const { return flavour_; }
 
   StorageKind Kind() const override {
@@ -82,9 +86,16 @@ class PosixStorage : public Storage {
   // Whether `path` is the location's root or lies beneath it.
   bool InRoot(const std::string& path) const;
 
+  // The root, opened once for the reads beneath it (a dataset's samples:
+  // one open of the root per sample was two system calls of nine); -1
+  // while it cannot be opened (each read then opens it and says why).
+  int RootFd();
+
   Flavour flavour_;
   std::string root_;  // "" = none
   std::shared_ptr<EvictionProbes> probes_;
+  std::mutex root_mu_;
+  int root_fd_ = -1;
 };
 
 }  // namespace ckpt

@@ -146,6 +146,51 @@ TEST(PosixBeneath, LinksInsideTheCheckpointsDirectoryAreFollowedForReads) {
   close(*fd);
 }
 
+// A file opened for reading is blocking again once its kind is checked:
+// O_NONBLOCK (there so that a FIFO cannot hold the open) is cleared from
+// the flags it was opened with, without asking for them (F_GETFL), and
+// the size comes from the same fstat.
+TEST(PosixBeneath, AFileOpenedBeneathIsBlockingAndItsSizeKnown) {
+  Tree tree;
+  uint64_t size = 0;
+  auto fd = OpenBeneath(tree.step() + "/__0_0.distcp", O_RDONLY, "", 0, &size);
+  ASSERT_TRUE(fd.ok()) << fd.status();
+  EXPECT_EQ(fcntl(*fd, F_GETFL) & O_NONBLOCK, 0);
+  EXPECT_EQ(size, 4u);
+  close(*fd);
+}
+
+// A location's reads resolve it once: after the first read beneath it, the
+// backend holds the directory, so a location renamed and replaced by a
+// link to another directory during the run still gives the files of the
+// directory the run started reading (each sample does not open it again).
+TEST(PosixBeneath, ALocationsReadsStayInTheDirectoryTheFirstReadOpened) {
+  Tree tree;
+  const std::string data = tree.t.Sub("data");
+  fs::create_directories(data + "/samples");
+  std::ofstream(data + "/samples/a.jpg") << "ours";
+  fs::create_directories(tree.victim() + "/samples");
+  std::ofstream(tree.victim() + "/samples/a.jpg") << "victim!";
+  PosixStorage storage(PosixStorage::Flavour::kLocal, nullptr, data);
+  auto Read = [&]() -> std::string {
+    auto f = storage.OpenRead(data + "/samples/a.jpg", ReadOptions{});
+    if (!f.ok()) return f.status().ToString();
+    std::string text((*f)->Size(), '\0');
+    auto n = (*f)->Read(0, text.data(), text.size());
+    (void)(*f)->Close();
+    return n.ok() ? text.substr(0, *n) : n.status().ToString();
+  };
+  EXPECT_EQ(Read(), "ours");
+  fs::rename(data, tree.t.Sub("data-moved"));
+  fs::create_directory_symlink(tree.victim(), data);
+  EXPECT_EQ(Read(), "ours");
+  // A backend that has not read there yet resolves the location as given.
+  PosixStorage fresh(PosixStorage::Flavour::kLocal, nullptr, data);
+  auto f = fresh.OpenRead(data + "/samples/a.jpg", ReadOptions{});
+  ASSERT_TRUE(f.ok()) << f.status();
+  EXPECT_EQ((*f)->Size(), 7u);
+}
+
 }  // namespace
 }  // namespace ckpt
 
