@@ -581,6 +581,8 @@ def main():
     finally:
         shutil.rmtree(args.dir, ignore_errors=True)
     text = table(rows)
+    if "fair_dataload" in sys.modules:
+        text += sys.modules["fair_dataload"].per_sample_table()
     if "fair_loader" in sys.modules:
         text += sys.modules["fair_loader"].first_batch_table()
     text += (f"\n{args.pairs} pair(s) per case, {time.monotonic() - t0:.0f} s"

@@ -21,10 +21,13 @@ Per sample, bytes are the same on both sides, so the MiB/s ratio is the
 samples/s ratio.
 """
 
+import collections
 import json
 import os
+import re
 import shutil
 import subprocess
+import tempfile
 
 import fair
 
@@ -45,36 +48,108 @@ def datagen(ck, uri, samples, sample_bytes, prefixes, fmt="files",
                   env=ck.env)
 
 
+PER_SAMPLE = []  # the table of what each side does per sample
+
+
+def ckpt_cmd(ck, res, uri, samples, sample_bytes, prefixes, ranks, workers,
+             extra=()):
+    return [ck.binary, "run", "-q", "--results-dir", res,
+            "CKPT_WORKLOAD=dataload", f"CKPT_DATASET_PATH={uri}",
+            "CKPT_DATASET_FORMAT=files", f"CKPT_DATASET_SAMPLES={samples}",
+            f"CKPT_SAMPLE_BYTES={sample_bytes}", "CKPT_SAMPLE_SPREAD=0",
+            f"CKPT_DATASET_SPREAD_PREFIXES={prefixes}", f"NUM_DEVICES={ranks}",
+            f"CKPT_NUM_WORKERS={workers}", "CKPT_BATCH_SIZE=32",
+            "CKPT_EPOCHS=1", "CKPT_COMPUTE_TIME=0"] + list(extra)
+
+
 def ckpt_epoch(ck, name, uri, samples, sample_bytes, prefixes, ranks,
                workers):
     res = os.path.join(ck.work, "res")
     shutil.rmtree(res, ignore_errors=True)
     wall, cpu, _ = fair.measured(
-        [ck.binary, "run", "-q", "--results-dir", res,
-         "CKPT_WORKLOAD=dataload", f"CKPT_DATASET_PATH={uri}",
-         "CKPT_DATASET_FORMAT=files", f"CKPT_DATASET_SAMPLES={samples}",
-         f"CKPT_SAMPLE_BYTES={sample_bytes}", "CKPT_SAMPLE_SPREAD=0",
-         f"CKPT_DATASET_SPREAD_PREFIXES={prefixes}", f"NUM_DEVICES={ranks}",
-         f"CKPT_NUM_WORKERS={workers}", "CKPT_BATCH_SIZE=32",
-         "CKPT_EPOCHS=1", "CKPT_COMPUTE_TIME=0"], env=ck.env)
+        ckpt_cmd(ck, res, uri, samples, sample_bytes, prefixes, ranks,
+                 workers), env=ck.env)
     with open(os.path.join(res, "result.json")) as f:
-        epoch = json.load(f)["rounds"][-1]["epoch"]
-    if not epoch["each_sample_once"]:
+        rnd = json.load(f)["rounds"][-1]
+    if not rnd["epoch"]["each_sample_once"]:
         raise SystemExit("fair.py: ckptbench's epoch did not read every "
                          "sample once")
     nbytes, secs, round_cpu = fair.timed_round(res)
-    return fair.Run(name, nbytes / fair.MIB / secs, wall, cpu, nbytes,
-                    round_cpu)
+    run = fair.Run(name, nbytes / fair.MIB / secs, wall, cpu, nbytes,
+                   round_cpu)
+    run.requests, run.connections = rnd["requests"], rnd["new_connections"]
+    return run
 
 
-def fio_dirs(name, root, prefixes, sample_bytes):
-    """One fio job per prefix directory, each reading its files whole."""
+CALL = re.compile(r"^(\d+)\s+(?:<\.\.\. )?([a-z_0-9]+)[( ]")
+READ_SIZE = re.compile(r", (\d+), \d+\) += (\d+)$")
+
+
+def strace_window(cmd, sample_bytes, env=None):
+    """The system calls of cmd's reading threads and processes while they
+    read samples (strace -f): {name: calls}, each thread counted from its
+    first pread64 of a whole sample to its last, so neither side's start,
+    setup or checks before reading count, nor threads that do not read."""
+    out = os.path.join(tempfile.mkdtemp(prefix="ckptbench-strace."), "log")
+    try:
+        fair.measured(["strace", "-f", "-o", out] + cmd, env=env)
+        calls = collections.defaultdict(list)  # tid -> [name or "<read>"]
+        with open(out, errors="replace") as f:
+            for line in f:
+                m = CALL.match(line)
+                if not m:
+                    continue
+                tid, name = m.groups()
+                if "resumed>" not in line:
+                    calls[tid].append(name)
+                r = READ_SIZE.search(line.rstrip())
+                if name == "pread64" and r and int(r.group(1)) == sample_bytes:
+                    calls[tid].append("<read>")
+        counts = collections.Counter()
+        for seq in calls.values():
+            marks = [k for k, n in enumerate(seq) if n == "<read>"]
+            if marks:
+                counts.update(n for n in seq[marks[0]:marks[-1] + 1]
+                              if n != "<read>")
+        return counts
+    finally:
+        shutil.rmtree(os.path.dirname(out), ignore_errors=True)
+
+
+def syscall_rows(case, samples, mine, theirs, peer):
+    """Per sample, the calls either side makes at least 0.05 times."""
+    names = sorted(set(mine) | set(theirs),
+                   key=lambda n: -(mine.get(n, 0) + theirs.get(n, 0)))
+    rows = [f"| {case} | {n} | {mine.get(n, 0) / samples:.2f} | "
+            f"{theirs.get(n, 0) / samples:.2f} |" for n in names
+            if max(mine.get(n, 0), theirs.get(n, 0)) >= 0.05 * samples]
+    rows.append(f"| {case} | all | {sum(mine.values()) / samples:.2f} | "
+                f"{sum(theirs.values()) / samples:.2f} ({peer}) |")
+    return rows
+
+
+def per_sample_table():
+    if not PER_SAMPLE:
+        return ""
+    return ("\n| per sample | what | ckptbench | peer |\n|---|---|---|---|\n"
+            + "\n".join(PER_SAMPLE) + "\n(system calls: one run of each "
+            "under strace -f after the timed pairs; the calls of each thread "
+            "or process that reads samples, from its first whole-sample "
+            "pread64 to its last, over the samples read)\n")
+
+
+def fio_cmd(root, prefixes, sample_bytes):
     cmd = ["fio", "--rw=read", f"--bs={sample_bytes}", "--ioengine=psync",
            "--file_service_type=sequential", "--group_reporting",
            "--output-format=json"]
     for p in range(prefixes):
         cmd += [f"--name=d{p:02x}", f"--opendir={root}/samples/{p:02x}"]
-    wall, cpu, text = fair.measured(cmd)
+    return cmd
+
+
+def fio_dirs(name, root, prefixes, sample_bytes):
+    """One fio job per prefix directory, each reading its files whole."""
+    wall, cpu, text = fair.measured(fio_cmd(root, prefixes, sample_bytes))
     side = json.loads(text[text.index("{"):])["jobs"][0]["read"]
     return fair.Run(name, side["bw_bytes"] / fair.MIB, wall, cpu,
                     side["io_bytes"])
@@ -100,6 +175,15 @@ def local_case(args, ck, rows):
                 else:
                     r = fio_dirs(tool, root, prefixes, size)
                 fair.record(runs, f"dataload local pair {i + 1}", r)
+        if shutil.which("strace"):
+            res = os.path.join(ck.work, "res")
+            shutil.rmtree(res, ignore_errors=True)
+            mine = strace_window(ckpt_cmd(
+                ck, res, root, samples, size, prefixes, ranks, workers),
+                size, env=ck.env)
+            theirs = strace_window(fio_cmd(root, prefixes, size), size)
+            PER_SAMPLE.extend(syscall_rows("dataload local", samples, mine,
+                                           theirs, "fio"))
     finally:
         shutil.rmtree(root, ignore_errors=True)
     rows += fair.summarize(
@@ -130,14 +214,24 @@ def s3_case(args, ck, rows, endpoint, user, work):
                        str(workers), "--aws-sigv4", "aws:amz:us-east-1:s3",
                        "--user", user, "-H",
                        "x-amz-content-sha256: UNSIGNED-PAYLOAD", "-w",
-                       "%{size_download}\\n", "--config", config]
+                       "%{size_download} %{num_connects}\\n",
+                       "--config", config]
                 wall, cpu, text = fair.measured(cmd)
-                got = sum(int(x) for x in text.split())
+                each = [line.split() for line in text.splitlines() if line]
+                got = sum(int(x[0]) for x in each)
                 if got != samples * size:
                     raise SystemExit(f"fair.py: curl read {got} bytes, "
                                      f"expected {samples * size}")
                 r = fair.Run(tool, got / fair.MIB / wall, wall, cpu, got)
+                r.requests = len(each)
+                r.connections = sum(int(x[1]) for x in each)
             fair.record(runs, f"dataload s3 pair {i + 1}", r)
+    a, b = runs["ckptbench"][-1], runs[f"curl -Z --parallel-max {workers}"][-1]
+    PER_SAMPLE.extend([
+        f"| dataload s3 | requests | {a.requests / samples:.2f} | "
+        f"{b.requests / samples:.2f} (curl) |",
+        f"| dataload s3 | new connections | {a.connections / samples:.4f} | "
+        f"{b.connections / samples:.4f} (curl) |"])
     rows += fair.summarize(
         f"dataload s3, {size // 1024} KiB samples, {workers} in flight",
         runs)

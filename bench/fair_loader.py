@@ -78,6 +78,8 @@ def ckpt_epoch(ck, uri, case):
     run = fair.Run("ckptbench", nbytes / fair.MIB / rnd["seconds"], wall,
                    cpu, nbytes, cpu_round)
     run.samples, run.first = samples, rnd["epoch"]["first_batch_seconds"]
+    run.steady = steady_rate(samples - case["batch"] * case["ranks"],
+                             case["sample_bytes"], rnd["seconds"] - run.first)
     return run
 
 
@@ -86,18 +88,27 @@ def torch_epoch(ck, py, uri, case, endpoint):
            "--format", case["format"], "--access", case["access"],
            "--ranks", str(case["ranks"]), "--workers", str(case["workers"]),
            "--batch", str(case["batch"]), "--prefetch", str(case["prefetch"]),
-           "--shuffle-buffer", str(case["shuffle_buffer"])]
+           "--shuffle-buffer", str(case["shuffle_buffer"]), "--drop-caches"]
     if endpoint:
         cmd += ["--endpoint", endpoint]
     wall, cpu, text = fair.measured(cmd, env=ck.env)
     got = json.loads(text.strip().splitlines()[-1])
     if got["sample_bytes"] != got["samples"] * case["sample_bytes"]:
-        raise SystemExit(f"fair.py: the PyTorch loader read {got} bytes, "
-                         "not whole samples")
+        raise SystemExit(f"fair.py: the PyTorch loader read "
+                         f"{got['sample_bytes']} bytes in {got['samples']} "
+                         "samples, not whole samples")
     run = fair.Run("PyTorch DataLoader", got["sample_bytes"] / fair.MIB /
                    got["seconds"], wall, cpu, got["sample_bytes"])
     run.samples, run.first = got["samples"], got["first_batch_seconds"]
+    run.steady = steady_rate(got["samples"] - got["first_batch_samples"],
+                             case["sample_bytes"], got["seconds"] - run.first)
     return run
+
+
+def steady_rate(samples, sample_bytes, seconds):
+    """MiB/s after the first batch: without the start (worker processes,
+    connections) that the epoch's own rate includes."""
+    return samples * sample_bytes / fair.MIB / max(seconds, 1e-9)
 
 
 def compare(args, ck, name, uri, case, endpoint=None):
@@ -129,10 +140,18 @@ def compare(args, ck, name, uri, case, endpoint=None):
                         "--results-dir", os.path.join(ck.work, "rm")],
                        env=ck.env, capture_output=True)
         shutil.rmtree(os.path.join(ck.work, "rm"), ignore_errors=True)
-    FIRST_BATCH.append(
-        f"| loader {name} | " + " | ".join(
-            f"{statistics.median(r.first for r in runs[t]):.3f} s"
-            for t in runs) + " |")
+    a, b = runs["ckptbench"], runs["PyTorch DataLoader"]
+    firsts = " | ".join(f"{statistics.median(r.first for r in runs[t]):.3f} s"
+                        for t in runs)
+    if any(r.first > r.bytes / fair.MIB / r.rate / 2 for r in a + b):
+        # An iterable worker whose share fits its shuffle buffer reads it
+        # all before its first batch: nothing is left to time after it.
+        steady = "- | - | - (the first batch came after half the epoch)"
+    else:
+        steady = (f"{statistics.median(r.steady for r in a):.1f} | "
+                  f"{statistics.median(r.steady for r in b):.1f} | "
+                  f"{statistics.median(x.steady / y.steady for x, y in zip(a, b)):.2f}x")
+    FIRST_BATCH.append(f"| loader {name} | {firsts} | {steady} |")
     return fair.summarize(f"loader {name}, {case['sample_bytes'] // 1024} "
                           f"KiB samples, {case['ranks']}x{case['workers']} "
                           f"workers, batch {case['batch']}", runs)
@@ -171,5 +190,9 @@ def s3_cases(args, ck, rows, endpoint):
 def first_batch_table():
     if not FIRST_BATCH:
         return ""
-    return ("\n| time to first batch (median) | ckptbench | PyTorch "
-            "DataLoader |\n|---|---|---|\n" + "\n".join(FIRST_BATCH) + "\n")
+    return ("\n| case | first batch ckptbench | first batch PyTorch | "
+            "MiB/s after it, ckptbench | PyTorch | ratio |\n"
+            "|---|---|---|---|---|---|\n" + "\n".join(FIRST_BATCH) +
+            "\n(medians; the rate after the first batch leaves out each "
+            "side's start: PyTorch's worker processes, ckptbench's first "
+            "requests)\n")

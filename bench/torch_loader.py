@@ -31,17 +31,21 @@ the epoch's time runs from the first rank's start to the last rank's last
 batch, and includes the workers' start, as the first batch of a real job
 does. Prints one JSON object: samples, sample_bytes (the samples' own
 bytes, a shard's headers not counted), seconds, first_batch_seconds (the
-slowest rank's), and per rank the same.
+slowest rank's), first_batch_samples (every rank's first batch), and per
+rank the same.
 """
 
 import argparse
 import json
 import multiprocessing as mp
 import os
+import queue
 import random
+import subprocess
 import sys
 import tarfile
 import time
+import warnings
 
 try:
     import torch
@@ -118,14 +122,19 @@ def sample_number(name):
 
 
 def as_sample(data, label):
-    return torch.frombuffer(bytearray(data), dtype=torch.uint8), label
+    # The bytes as they were read, not copied again (torch warns that they
+    # are read-only; nothing writes to them).
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UserWarning)
+        return torch.frombuffer(data, dtype=torch.uint8), label
 
 
 def tar_index(store, shards):
     """Per sample (its shard, the .jpg data's start, the .cls data's end,
     the .jpg's size, where the .cls data starts in that run), from the
-    shards' headers: a user's map-style TAR
-    dataset builds this once."""
+    shards' headers: a user's map-style TAR dataset builds this once. It
+    streams each shard whole (on S3, downloads it), so the caller drops the
+    page cache after it (--drop-caches) before the epoch."""
     index = []
     for shard in shards:
         stream = store.stream(shard)
@@ -242,15 +251,40 @@ def rank_main(args, rank, ready, go, out):
     ready.put(rank)
     go.wait()
     t0 = time.monotonic()
-    samples, nbytes, first = 0, 0, None
+    samples, nbytes, first, first_samples = 0, 0, None, 0
     for data, labels in loader:
         if first is None:
-            first = time.monotonic() - t0
+            first, first_samples = time.monotonic() - t0, len(labels)
         samples += len(labels)
         nbytes += data.numel()
+    if first is None:
+        raise SystemExit(f"torch_loader.py: rank {rank} got no batch")
     out.put({"rank": rank, "start": t0, "end": time.monotonic(),
              "samples": samples, "sample_bytes": nbytes,
-             "first_batch_seconds": first or 0.0})
+             "first_batch_seconds": first,
+             "first_batch_samples": first_samples})
+
+
+def drop_caches():
+    subprocess.run(["sync"], check=True)
+    with open("/proc/sys/vm/drop_caches", "w") as f:
+        f.write("3\n")
+
+
+def gather(procs, q, what, limit):
+    """One item per process from q; fails (naming `what`) as soon as a
+    process has ended without giving one, or after `limit` seconds."""
+    got, deadline = [], time.monotonic() + limit
+    while len(got) < len(procs):
+        try:
+            got.append(q.get(timeout=0.5))
+            continue
+        except queue.Empty:
+            pass
+        if time.monotonic() > deadline or any(
+                p.exitcode not in (None, 0) for p in procs):
+            raise SystemExit(f"torch_loader.py: a rank failed {what}")
+    return got
 
 
 def main():
@@ -266,24 +300,30 @@ def main():
     ap.add_argument("--prefetch", type=int, default=2)
     ap.add_argument("--shuffle-buffer", type=int, default=1000)
     ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--drop-caches", action="store_true",
+                    help="drop the page cache (root) once every rank has "
+                    "its listing or index, right before the epoch")
     args = ap.parse_args()
     ctx = mp.get_context("fork")
     ready, out, go = ctx.Queue(), ctx.Queue(), ctx.Event()
+    # Not daemons (those may not start DataLoader workers): a failure
+    # terminates the ranks left.
     procs = [ctx.Process(target=rank_main, args=(args, r, ready, go, out))
              for r in range(args.ranks)]
     for p in procs:
         p.start()
-    ranks = []
     try:
-        for _ in procs:
-            ready.get(timeout=600)
+        gather(procs, ready, "before the epoch", 600)
+        if args.drop_caches:
+            drop_caches()
         go.set()
-        ranks = [out.get(timeout=3600) for _ in procs]
-    finally:
+        ranks = gather(procs, out, "in the epoch", 3600)
+    except BaseException:
         for p in procs:
-            p.join(timeout=60)
-    if any(p.exitcode != 0 for p in procs):
-        raise SystemExit("torch_loader.py: a rank failed")
+            p.terminate()
+        raise
+    for p in procs:
+        p.join(timeout=60)
     ranks.sort(key=lambda r: r["rank"])
     start = min(r["start"] for r in ranks)
     json.dump({
@@ -292,6 +332,7 @@ def main():
         "seconds": max(r["end"] for r in ranks) - start,
         "first_batch_seconds": max(r["start"] - start +
                                    r["first_batch_seconds"] for r in ranks),
+        "first_batch_samples": sum(r["first_batch_samples"] for r in ranks),
         "ranks": ranks,
     }, sys.stdout)
     print()

@@ -18,7 +18,7 @@ if [ "$BUILD_ONLY" = 0 ]; then PACKAGES+=(
   zlib1g-dev  # the pattern test gzips a shard
   libgtest-dev libgmock-dev libbenchmark-dev
   openssl  # unit tests make their keys and certificates with it
-  fio procps time clang-format curl
+  fio procps time clang-format curl strace
   # S3 tests: OpenStack Swift with s3api, and the AWS CLI as a peer client
   swift swift-proxy swift-object swift-container swift-account python3-swift
   memcached awscli python3-awscrt
