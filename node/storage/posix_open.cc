@@ -148,13 +148,11 @@ absl::Status NotInside(const std::string& path, const std::string& root) {
       path, " is not inside ", root, ", the directory it must be under"));
 }
 
-}  // namespace
-
-absl::StatusOr<int> OpenBeneathAt(int root_fd, const std::string& root,
-                                  const std::string& path, int flags,
-                                  mode_t mode, uint64_t* size) {
-  const std::string rel = RelativeTo(path, root);
-  if (rel.empty()) return NotInside(path, root);
+// `rel` is `path` relative to `root` (not empty), `root_fd` the root open.
+absl::StatusOr<int> OpenRelative(int root_fd, const std::string& root,
+                                 const std::string& path,
+                                 const std::string& rel, int flags, mode_t mode,
+                                 uint64_t* size) {
   const bool writes = (flags & (O_WRONLY | O_RDWR | O_CREAT)) != 0;
   const int open_flags = flags | O_NONBLOCK | O_NOCTTY | O_CLOEXEC;
   const int fd =
@@ -165,15 +163,27 @@ absl::StatusOr<int> OpenBeneathAt(int root_fd, const std::string& root,
   return fd;
 }
 
+}  // namespace
+
+absl::StatusOr<int> OpenBeneathAt(int root_fd, const std::string& root,
+                                  const std::string& path, int flags,
+                                  mode_t mode, uint64_t* size) {
+  const std::string rel = RelativeTo(path, root);
+  if (rel.empty()) return NotInside(path, root);
+  return OpenRelative(root_fd, root, path, rel, flags, mode, size);
+}
+
 absl::StatusOr<int> OpenBeneath(const std::string& path, int flags,
                                 const std::string& root_in, mode_t mode,
                                 uint64_t* size) {
   std::string root = root_in.empty() ? RootOf(path) : root_in;
   while (root.size() > 1 && root.back() == '/') root.pop_back();
-  if (RelativeTo(path, root).empty()) return NotInside(path, root);
+  const std::string rel = RelativeTo(path, root);
+  if (rel.empty()) return NotInside(path, root);
   const int dfd = open(root.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
   if (dfd < 0) return PosixError("open directory", root, errno);
-  absl::StatusOr<int> fd = OpenBeneathAt(dfd, root, path, flags, mode, size);
+  absl::StatusOr<int> fd =
+      OpenRelative(dfd, root, path, rel, flags, mode, size);
   close(dfd);
   return fd;
 }

@@ -155,15 +155,20 @@ PosixStorage::PosixStorage(Flavour flavour,
 }
 
 PosixStorage::~PosixStorage() {
-  if (root_fd_ >= 0) close(root_fd_);
+  const int fd = root_fd_.load();
+  if (fd >= 0) close(fd);
 }
 
 int PosixStorage::RootFd() {
+  int fd = root_fd_.load(std::memory_order_acquire);
+  if (fd >= 0) return fd;
   std::lock_guard<std::mutex> lock(root_mu_);
-  if (root_fd_ < 0) {
-    root_fd_ = open(root_.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  fd = root_fd_.load(std::memory_order_relaxed);
+  if (fd < 0) {
+    fd = open(root_.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    root_fd_.store(fd, std::memory_order_release);
   }
-  return root_fd_;
+  return fd;
 }
 
 bool PosixStorage::InRoot(const std::string& path) const {

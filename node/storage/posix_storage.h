@@ -21,6 +21,7 @@
 #ifndef CKPTBENCH_NODE_STORAGE_POSIX_STORAGE_H_
 #define CKPTBENCH_NODE_STORAGE_POSIX_STORAGE_H_
 
+#include <atomic>
 #include <memory>
 #include <mutex>
 
@@ -94,8 +95,8 @@ class PosixStorage : public Storage {
   Flavour flavour_;
   std::string root_;  // "" = none
   std::shared_ptr<EvictionProbes> probes_;
-  std::mutex root_mu_;
-  int root_fd_ = -1;
+  std::mutex root_mu_;            // held only while the root is opened
+  std::atomic<int> root_fd_{-1};  // read without it on every open
 };
 
 }  // namespace ckpt
