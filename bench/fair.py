@@ -69,6 +69,13 @@ class Run:
 SETTLE = {"seconds": 3.0}  # --settle
 
 
+def drop_caches():
+    """Nothing dirty, nothing cached (root)."""
+    subprocess.run(["sync"], check=True)
+    with open("/proc/sys/vm/drop_caches", "w") as f:
+        f.write("3\n")
+
+
 def settle():
     """The same starting state for every run: nothing dirty, nothing
     cached, and the same wait after the drop. The wait matters in VMs: the
@@ -77,9 +84,7 @@ def settle():
     deletions freed, and a run that starts while that is under way pays for
     it in its page-cache copies (buffered writes here ran 1.5x-4x slower
     right after a drop). Returns MemAvailable in MiB."""
-    subprocess.run(["sync"], check=True)
-    with open("/proc/sys/vm/drop_caches", "w") as f:
-        f.write("3\n")
+    drop_caches()
     time.sleep(SETTLE["seconds"])
     with open("/proc/meminfo") as f:
         for line in f:

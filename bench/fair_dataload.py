@@ -52,31 +52,42 @@ PER_SAMPLE = []  # the table of what each side does per sample
 
 
 def ckpt_cmd(ck, res, uri, samples, sample_bytes, prefixes, ranks, workers,
-             extra=()):
+             extra=(), fmt="files", batch=32):
+    """One epoch of ckptbench's loader, no accelerator time; `extra`:
+    more KEY=VALUE settings."""
     return [ck.binary, "run", "-q", "--results-dir", res,
             "CKPT_WORKLOAD=dataload", f"CKPT_DATASET_PATH={uri}",
-            "CKPT_DATASET_FORMAT=files", f"CKPT_DATASET_SAMPLES={samples}",
+            f"CKPT_DATASET_FORMAT={fmt}", f"CKPT_DATASET_SAMPLES={samples}",
             f"CKPT_SAMPLE_BYTES={sample_bytes}", "CKPT_SAMPLE_SPREAD=0",
             f"CKPT_DATASET_SPREAD_PREFIXES={prefixes}", f"NUM_DEVICES={ranks}",
-            f"CKPT_NUM_WORKERS={workers}", "CKPT_BATCH_SIZE=32",
+            f"CKPT_NUM_WORKERS={workers}", f"CKPT_BATCH_SIZE={batch}",
             "CKPT_EPOCHS=1", "CKPT_COMPUTE_TIME=0"] + list(extra)
+
+
+def epoch_run(ck, cmd, res):
+    """Runs cmd (ckpt_cmd's, results in res): (wall, CPU, its epoch's
+    round), the round ok and every sample read once."""
+    shutil.rmtree(res, ignore_errors=True)
+    wall, cpu, _ = fair.measured(cmd, env=ck.env)
+    with open(os.path.join(res, "result.json")) as f:
+        rnd = json.load(f)["rounds"][-1]
+    if rnd["status"] != "ok" or not rnd["epoch"]["each_sample_once"]:
+        raise SystemExit("fair.py: ckptbench's epoch failed or did not read "
+                         "every sample once")
+    return wall, cpu, rnd
+
+
+def round_cpu(rnd):
+    return rnd["cpu"]["user_seconds"] + rnd["cpu"]["system_seconds"]
 
 
 def ckpt_epoch(ck, name, uri, samples, sample_bytes, prefixes, ranks,
                workers):
     res = os.path.join(ck.work, "res")
-    shutil.rmtree(res, ignore_errors=True)
-    wall, cpu, _ = fair.measured(
-        ckpt_cmd(ck, res, uri, samples, sample_bytes, prefixes, ranks,
-                 workers), env=ck.env)
-    with open(os.path.join(res, "result.json")) as f:
-        rnd = json.load(f)["rounds"][-1]
-    if not rnd["epoch"]["each_sample_once"]:
-        raise SystemExit("fair.py: ckptbench's epoch did not read every "
-                         "sample once")
-    nbytes, secs, round_cpu = fair.timed_round(res)
-    run = fair.Run(name, nbytes / fair.MIB / secs, wall, cpu, nbytes,
-                   round_cpu)
+    wall, cpu, rnd = epoch_run(ck, ckpt_cmd(
+        ck, res, uri, samples, sample_bytes, prefixes, ranks, workers), res)
+    run = fair.Run(name, rnd["bytes"] / fair.MIB / rnd["seconds"], wall, cpu,
+                   rnd["bytes"], round_cpu(rnd))
     run.requests, run.connections = rnd["requests"], rnd["new_connections"]
     return run
 

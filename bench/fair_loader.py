@@ -23,6 +23,7 @@ the real loader adds Python, a process per worker, tensors and collation,
 which is what a training job on this storage will see.
 """
 
+import functools
 import json
 import os
 import shutil
@@ -37,6 +38,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 FIRST_BATCH = []  # lines for the table's foot: time to first batch
 
 
+@functools.lru_cache(maxsize=None)
 def torch_python():
     """A Python that imports torch: $TORCH_PYTHON, this one, or Debian's."""
     for py in (os.environ.get("TORCH_PYTHON"), sys.executable,
@@ -51,32 +53,18 @@ def torch_python():
 
 def ckpt_epoch(ck, uri, case):
     res = os.path.join(ck.work, "res")
-    shutil.rmtree(res, ignore_errors=True)
-    wall, cpu, _ = fair.measured(
-        [ck.binary, "run", "-q", "--results-dir", res,
-         "CKPT_WORKLOAD=dataload", f"CKPT_DATASET_PATH={uri}",
-         f"CKPT_DATASET_FORMAT={case['format']}",
-         f"CKPT_DATASET_SAMPLES={case['samples']}",
-         f"CKPT_SAMPLE_BYTES={case['sample_bytes']}", "CKPT_SAMPLE_SPREAD=0",
-         f"CKPT_DATASET_SPREAD_PREFIXES={case['prefixes']}",
-         f"CKPT_SHARD_BYTES={case['shard_bytes']}",
+    wall, cpu, rnd = fair_dataload.epoch_run(ck, fair_dataload.ckpt_cmd(
+        ck, res, uri, case["samples"], case["sample_bytes"],
+        case["prefixes"], case["ranks"], case["workers"],
+        [f"CKPT_SHARD_BYTES={case['shard_bytes']}",
          f"CKPT_DATALOAD_ACCESS={case['access']}",
-         f"NUM_DEVICES={case['ranks']}",
-         f"CKPT_NUM_WORKERS={case['workers']}",
-         f"CKPT_BATCH_SIZE={case['batch']}",
          f"CKPT_PREFETCH_FACTOR={case['prefetch']}",
-         f"CKPT_SHUFFLE_BUFFER={case['shuffle_buffer']}",
-         "CKPT_EPOCHS=1", "CKPT_COMPUTE_TIME=0"], env=ck.env)
-    with open(os.path.join(res, "result.json")) as f:
-        rnd = json.load(f)["rounds"][-1]
-    if rnd["status"] != "ok" or not rnd["epoch"]["each_sample_once"]:
-        raise SystemExit("fair.py: ckptbench's epoch failed or did not read "
-                         "every sample once")
+         f"CKPT_SHUFFLE_BUFFER={case['shuffle_buffer']}"],
+        fmt=case["format"], batch=case["batch"]), res)
     samples = rnd["epoch"]["samples"]
     nbytes = samples * case["sample_bytes"]
-    cpu_round = rnd["cpu"]["user_seconds"] + rnd["cpu"]["system_seconds"]
     run = fair.Run("ckptbench", nbytes / fair.MIB / rnd["seconds"], wall,
-                   cpu, nbytes, cpu_round)
+                   cpu, nbytes, fair_dataload.round_cpu(rnd))
     run.samples, run.first = samples, rnd["epoch"]["first_batch_seconds"]
     run.steady = steady_rate(samples - case["batch"] * case["ranks"],
                              case["sample_bytes"], rnd["seconds"] - run.first)

@@ -41,11 +41,12 @@ import multiprocessing as mp
 import os
 import queue
 import random
-import subprocess
 import sys
 import tarfile
 import time
 import warnings
+
+from fair import drop_caches  # this directory's bench/fair.py
 
 try:
     import torch
@@ -152,27 +153,26 @@ def tar_index(store, shards):
     return index
 
 
-class MapFiles(Dataset):
-    def __init__(self, store, names):
-        self.store, self.names = store, names
+class MapStyle(Dataset):
+    """A sample per item: a file's name (MapFiles) or a TAR member's place
+    (MapTar)."""
+
+    def __init__(self, store, items):
+        self.store, self.items = store, items
 
     def __len__(self):
-        return len(self.names)
+        return len(self.items)
 
+
+class MapFiles(MapStyle):
     def __getitem__(self, i):
-        name = self.names[i]
+        name = self.items[i]
         return as_sample(self.store.read(name), sample_number(name))
 
 
-class MapTar(Dataset):
-    def __init__(self, store, index):
-        self.store, self.index = store, index
-
-    def __len__(self):
-        return len(self.index)
-
+class MapTar(MapStyle):
     def __getitem__(self, i):
-        shard, start, end, size, cls_at = self.index[i]
+        shard, start, end, size, cls_at = self.items[i]
         run = self.store.read(shard, start, end)
         return as_sample(run[:size], int(run[cls_at:]))
 
@@ -263,12 +263,6 @@ def rank_main(args, rank, ready, go, out):
              "samples": samples, "sample_bytes": nbytes,
              "first_batch_seconds": first,
              "first_batch_samples": first_samples})
-
-
-def drop_caches():
-    subprocess.run(["sync"], check=True)
-    with open("/proc/sys/vm/drop_caches", "w") as f:
-        f.write("3\n")
 
 
 def gather(procs, q, what, limit):
