@@ -96,11 +96,14 @@ void AddObjectStoreKeys(std::vector<KeyDef>* out) {
     KeyDef k;
     k.key = "s3.multipart_threshold";
     k.env = "CKPT_S3_MULTIPART_THRESHOLD";
-    k.expected = "a byte size";
+    // S3's single PUT is at most 5 GiB (AWS: "Uploading objects").
+    k.expected = "a byte size up to 5GiB (S3's largest single PUT)";
     k.description = "objects at least this large use multipart upload";
     k.set = [](Config& c, const std::string& v) -> absl::Status {
       auto s = ParseByteSize(v);
-      if (!s.ok()) return Expect("a byte size");
+      if (!s.ok() || *s > 5 * kGiB) {
+        return Expect("a byte size up to 5GiB (S3's largest single PUT)");
+      }
       c.s3.multipart_threshold = *s;
       return absl::OkStatus();
     };

@@ -11,6 +11,7 @@
 #ifndef CKPTBENCH_NODE_STORAGE_GCS_STORAGE_H_
 #define CKPTBENCH_NODE_STORAGE_GCS_STORAGE_H_
 
+#include <algorithm>
 #include <memory>
 
 #include "node/storage/gcs_client.h"
@@ -77,9 +78,11 @@ class GcsStorage : public Storage {
   FilesystemInfo Filesystem(const std::string& path) override;
   BufferUse BufferPerFile(bool save) const override {
     const GcsConfig& c = client_->config();
-    if (save) {
-      return {(c.parts_in_flight + 1) * c.chunk_size,
-              "gcs.chunk_size x (gcs.parts_in_flight + 1)"};
+    if (save) {  // gcs_upload.cc: the first buffer, then composite parts
+      return {std::max(c.single_threshold, c.chunk_size) +
+                  c.parts_in_flight * c.chunk_size,
+              "max(gcs.single_threshold, gcs.chunk_size) + gcs.chunk_size x "
+              "gcs.parts_in_flight"};
     }
     return {c.ranges_in_flight * c.range_size,
             "gcs.range_size x gcs.ranges_in_flight"};

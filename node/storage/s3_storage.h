@@ -10,6 +10,7 @@
 #ifndef CKPTBENCH_NODE_STORAGE_S3_STORAGE_H_
 #define CKPTBENCH_NODE_STORAGE_S3_STORAGE_H_
 
+#include <algorithm>
 #include <memory>
 
 #include "node/storage/s3_client.h"
@@ -62,9 +63,11 @@ class S3Storage : public Storage {
   FilesystemInfo Filesystem(const std::string& path) override;
   BufferUse BufferPerFile(bool save) const override {
     const S3Config& c = client_->config();
-    if (save) {
-      return {(c.parts_in_flight + 1) * c.part_size,
-              "s3.part_size x (s3.parts_in_flight + 1)"};
+    if (save) {  // s3_upload.cc: the first buffer, then one per part
+      return {std::max(c.multipart_threshold, c.part_size) +
+                  c.parts_in_flight * c.part_size,
+              "max(s3.multipart_threshold, s3.part_size) + s3.part_size x "
+              "s3.parts_in_flight"};
     }
     return {c.ranges_in_flight * c.range_size,
             "s3.range_size x s3.ranges_in_flight"};

@@ -178,7 +178,7 @@ class Storage {
   // it: for the estimate a node makes before a round.
   struct BufferUse {
     uint64_t bytes = 0;
-    std::string keys;  // "s3.part_size x (s3.parts_in_flight + 1)"
+    std::string keys;  // "s3.part_size x s3.parts_in_flight", ...
   };
   virtual BufferUse BufferPerFile(bool /*save*/) const { return {}; }
 };

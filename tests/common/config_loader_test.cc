@@ -130,7 +130,13 @@ TEST(LoadConfig, RejectsBadValues) {
        "an integer from 0 to 2147483647"},
       {"nonsense", "expected key=value"},
       {"NUM_LAYRES=2", "did you mean 'NUM_LAYERS'"},
+      // Issue 49: a single PUT past S3's 5 GiB would fail after 5 GiB sent.
+      {"s3.multipart_threshold=6GiB",
+       "s3.multipart_threshold (CKPT_S3_MULTIPART_THRESHOLD) = '6GiB': "
+       "expected a byte size up to 5GiB (S3's largest single PUT)"},
   };
+  EXPECT_TRUE(
+      LoadConfig({"", {"s3.multipart_threshold=5GiB"}, env.Fn(), {}, {}}).ok());
   for (const auto& tc : cases) {
     auto c = LoadConfig({"", {tc.override_}, env.Fn(), {}, {}});
     ASSERT_FALSE(c.ok()) << tc.override_;

@@ -14,7 +14,9 @@
 #include "node/checkpoint/visibility.h"
 #include "node/node_service.h"
 #include "node/round/workload_phase.h"
+#include "node/storage/gcs_storage.h"
 #include "node/storage/memory_storage.h"
+#include "node/storage/s3_storage.h"
 #include "tests/testing/temp_dir.h"
 #include "wire/backend_codec.h"
 #include "wire/error_kind.h"
@@ -255,6 +257,50 @@ TEST(NodeAgent, BuffersThatCannotFitAreRefusedWithTheNumbers) {
             std::string::npos)
       << refused;
   EXPECT_TRUE(CheckBufferMemory(job, *storage, {0, ""}).ok());  // unknown
+}
+
+// Issue 49: an object under the single-request threshold is held whole
+// before its one request, so a raised s3.multipart_threshold (or
+// gcs.single_threshold) is in the estimate: 4 files of 2 GiB with a 1 GiB
+// threshold hold 4 x 1 GiB, which 2 GiB cannot hold; the defaults' 8 MiB
+// parts fit.
+TEST(NodeAgent, ARaisedSingleRequestThresholdIsInTheBufferEstimate) {
+  PhaseJob job = FromWire(Request(v1::PHASE_SAVE, 1)).value();  // 4 files
+  for (auto& r : job.ranks) {
+    for (auto& f : r.files) f.size = 2ull << 30;
+  }
+  const MemoryBudget two_gib{2ull << 30, "test"};
+  setenv("AWS_ACCESS_KEY_ID", "AKIDTEST", 1);
+  setenv("AWS_SECRET_ACCESS_KEY", "secret", 1);
+  setenv("AWS_EC2_METADATA_DISABLED", "true", 1);
+  S3Config s3;
+  s3.endpoint = "http://127.0.0.1:9";
+  GcsConfig gcs;
+  gcs.endpoint = "http://127.0.0.1:9";
+  gcs.anonymous = true;
+  EXPECT_TRUE(
+      CheckBufferMemory(job, *S3Storage::Make(s3, nullptr).value(), two_gib)
+          .ok());
+  EXPECT_TRUE(
+      CheckBufferMemory(job, *GcsStorage::Make(gcs, nullptr).value(), two_gib)
+          .ok());
+  s3.multipart_threshold = 1ull << 30;
+  gcs.single_threshold = 1ull << 30;
+  auto refused =
+      CheckBufferMemory(job, *S3Storage::Make(s3, nullptr).value(), two_gib);
+  ASSERT_TRUE(absl::IsResourceExhausted(refused)) << refused;
+  EXPECT_NE(refused.message().find(
+                "+ up to 1.03 GiB (max(s3.multipart_threshold, "
+                "s3.part_size) + s3.part_size x s3.parts_in_flight)"),
+            std::string::npos)
+      << refused;
+  refused =
+      CheckBufferMemory(job, *GcsStorage::Make(gcs, nullptr).value(), two_gib);
+  ASSERT_TRUE(absl::IsResourceExhausted(refused)) << refused;
+  EXPECT_NE(refused.message().find("max(gcs.single_threshold, "
+                                   "gcs.chunk_size)"),
+            std::string::npos)
+      << refused;
 }
 
 // Issue 14, case 2: a huge .metadata is refused unread (a 3.8 GB one was
