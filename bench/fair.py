@@ -28,7 +28,9 @@ Suites:
   s3     Swift + s3api on loopback (tests/servers/swift_s3.sh), one rank and
          one file: ckptbench with s3.parts_in_flight / s3.ranges_in_flight =
          1 against one curl --aws-sigv4 PUT / ranged GET of the same size;
-         N in flight against N curls in parallel; ckptbench's defaults
+         N in flight against N curls in parallel, and with 8 MiB parts and
+         ranges also against curl making the same requests (multipart
+         upload, ranged GETs; bench/curl_requests.py); ckptbench's defaults
          against the AWS CLI (aws s3 cp, its defaults).
   dataload  ckptbench's data loader against fio (local disk, a job per
          directory of sample files) and curl -Z (S3): bench/fair_dataload.py.
@@ -49,6 +51,8 @@ import subprocess
 import sys
 import tempfile
 import time
+
+import curl_requests
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 MIB = 1 << 20
@@ -367,6 +371,16 @@ def parallel(name, cmds):
     return Run(name, nbytes / MIB / slowest, wall, cpu, nbytes)
 
 
+S3_PART = 8 * MIB  # the s3 suite's parts and ranges (ckptbench's default)
+
+
+def curl_requests_rate(measured_run):
+    """Run's (rate, wall, CPU, bytes) from curl_requests' (bytes, wall,
+    CPU): the rate over the wall time of all its curls."""
+    nbytes, wall, cpu = measured_run
+    return nbytes / MIB / wall, wall, cpu, nbytes
+
+
 def s3_suite(args, ck, rows, cases=("checkpoint",)):
     work = os.path.join(args.dir, "s3")
     shm = tempfile.mkdtemp(prefix="ckptbench-fair.", dir="/dev/shm")
@@ -420,10 +434,16 @@ def s3_suite(args, ck, rows, cases=("checkpoint",)):
         # object, request for request what the single curl does.
         variants = [(n, "8 MiB parts/ranges") for n in args.streams]
         variants.insert(1, (1, "one PUT/GET"))
+        # curl making ckptbench's own requests (bench/curl_requests.py):
+        # beside the whole-object curls for the part/range shape.
+        parts = curl_requests.split_parts(obj, os.path.join(shm, "parts"),
+                                          S3_PART)
         for n, shape in variants:
             peer = "curl" if n == 1 else f"{n} curls"
-            saves = {"ckptbench": [], peer: []}
-            loads = {"ckptbench": [], peer: []}
+            same = "curl -Z, the same requests"
+            tools = [peer] if shape == "one PUT/GET" else [peer, same]
+            saves = {t: [] for t in ["ckptbench"] + tools}
+            loads = {t: [] for t in ["ckptbench"] + tools}
             part = (size + n - 1) // n
             pieces = []
             for k in range(n):  # n PUTs of size/n each
@@ -434,10 +454,11 @@ def s3_suite(args, ck, rows, cases=("checkpoint",)):
                 pieces.append(p)
             ranges = [f"{k * part}-{min(size, (k + 1) * part) - 1}"
                       for k in range(n)]
-            flags = [f"s3.parts_in_flight={n}", f"s3.ranges_in_flight={n}"]
+            flags = [f"s3.parts_in_flight={n}", f"s3.ranges_in_flight={n}",
+                     f"s3.part_size={S3_PART}", f"s3.range_size={S3_PART}"]
             if shape == "one PUT/GET":
-                flags += [f"s3.multipart_threshold={size + 1}",
-                          f"s3.range_size={size}"]
+                flags[-1] = f"s3.range_size={size}"
+                flags.append(f"s3.multipart_threshold={size + 1}")
             for i, order in enumerate(alternate(args.pairs, list(saves))):
                 ck_dir = f"s3://bench/ck{n}{shape[0]}-{i}"
                 whole = f"whole{n}{shape[0]}-{i}"  # what the n ranged GETs read
@@ -448,6 +469,16 @@ def s3_suite(args, ck, rows, cases=("checkpoint",)):
                         settle()
                         if tool == "ckptbench":
                             r = ck.run(tool, phase, ck_dir, plan + flags)
+                        elif tool == same and phase == "save":
+                            r = Run(tool, *curl_requests_rate(
+                                curl_requests.upload(
+                                    endpoint, user, f"same{n}-{i}", parts,
+                                    n)))
+                        elif tool == same:
+                            r = Run(tool, *curl_requests_rate(
+                                curl_requests.download(
+                                    endpoint, user, f"same{n}-{i}", size,
+                                    S3_PART, n)))
                         elif phase == "save":
                             r = parallel(tool, [
                                 curl(endpoint, user, f"peer{n}{shape[0]}-{i}-{k}",
