@@ -21,6 +21,11 @@
 //   threads  = this process's most threads during the rounds (the sampler
 //              itself left out): the coordinator serves nodes with gRPC's
 //              callback API, so it must not grow with the node count.
+//   agents CPU = the agents' processes' CPU per round (/proc/PID/stat);
+//   busy     = the coordinator's and agents' CPU over the run's wall time
+//              (its rounds with their untimed steps) times the cores: near
+//              100% the machine, not the coordinator, sets the figures
+//              (they share the cores).
 //   build/bench/coordination_bench [rounds=20] [nodes=4,16,64]
 //       [--agents-per-process=K (default: all in one)]
 //       [--max-coordinator-threads=T: fail (exit 3) if threads > T + 2 per
@@ -93,6 +98,27 @@ double PeakRssMib() { return StatusField("VmHWM:") / 1024; }
 
 // The number of threads of this process now.
 int ThreadCount() { return static_cast<int>(StatusField("Threads:")); }
+
+// User + system CPU seconds of the processes so far (/proc/PID/stat fields
+// 14 and 15, after the command's closing parenthesis); 0 for one gone.
+double ProcessesCpuSeconds(const std::vector<pid_t>& pids) {
+  double ticks = 0;
+  for (pid_t pid : pids) {
+    std::ifstream in("/proc/" + std::to_string(pid) + "/stat");
+    std::string line;
+    if (!std::getline(in, line)) continue;
+    const size_t paren = line.rfind(')');
+    if (paren == std::string::npos) continue;
+    std::vector<std::string> f =
+        absl::StrSplit(line.substr(paren + 2), ' ', absl::SkipEmpty());
+    double user = 0, sys = 0;  // fields 14, 15: f[11], f[12] after state
+    if (f.size() > 12 && absl::SimpleAtod(f[11], &user) &&
+        absl::SimpleAtod(f[12], &sys)) {
+      ticks += user + sys;
+    }
+  }
+  return ticks / static_cast<double>(sysconf(_SC_CLK_TCK));
+}
 
 // Samples ThreadCount every 10 ms from construction to Stop; Peak leaves the
 // sampler's own thread out.
@@ -245,10 +271,16 @@ int RunOnce(const std::string& self, int nodes, int rounds, int per_process,
   RunResult result;
   absl::Status s = coordinator.Preflight(&result);
   const CpuSample cpu0 = SampleCpu();
+  const double agents0 = ProcessesCpuSeconds(children);
+  const auto wall0 = std::chrono::steady_clock::now();
   ThreadPeak threads;
   if (s.ok()) s = coordinator.Run(&result);
   const int peak_threads = threads.Stop();
   const CpuDelta cpu = CpuBetween(cpu0, SampleCpu());
+  const double agents_cpu = ProcessesCpuSeconds(children) - agents0;
+  const double wall =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - wall0)
+          .count();
   (*server)->Shutdown(s.ok() ? ExitCode::kOk : ExitCode::kFailed, "");
   reap();
   if (!s.ok()) {
@@ -270,16 +302,20 @@ int RunOnce(const std::string& self, int nodes, int rounds, int per_process,
     commit.push_back(r.commit_seconds * 1e3);
     lag.push_back(max_lag * 1e3);
   }
+  const double per_round =
+      1e3 / static_cast<double>(std::max<size_t>(1, result.rounds.size()));
+  const double coord_cpu = cpu.user_seconds + cpu.system_seconds;
+  const double busy =
+      100 * (coord_cpu + agents_cpu) /
+      (wall * std::max(1u, std::thread::hardware_concurrency()));
   std::printf(
       "%5d %6d %10.2f %8.2f %8.2f %10.2f %10.2f %12.2f %12.2f %10.2f %10.2f "
-      "%12.1f %10.2f %8d %10.1f\n",
+      "%12.1f %10.2f %8d %10.1f %12.1f %6.0f%%\n",
       nodes, rounds, Quantile(overhead, 0.5), Quantile(overhead, 0.9),
       Quantile(overhead, 1.0), Quantile(after, 0.5), Quantile(after, 0.9),
       Quantile(round, 0.5), Quantile(spread, 0.5), Quantile(lag, 0.5),
-      Quantile(commit, 0.5), PeakRssMib(),
-      (cpu.user_seconds + cpu.system_seconds) * 1e3 /
-          static_cast<double>(std::max<size_t>(1, result.rounds.size())),
-      peak_threads, worst_offset_us);
+      Quantile(commit, 0.5), PeakRssMib(), coord_cpu * per_round, peak_threads,
+      worst_offset_us, agents_cpu * per_round, busy);
   std::fflush(stdout);
   // gRPC's own pollers and executor grow with the cores, not the nodes.
   const int allowed =
@@ -362,10 +398,10 @@ int main(int argc, char** argv) {
       per_process == 0 ? "all" : std::to_string(per_process).c_str());
   std::printf(
       "%5s %6s %10s %8s %8s %10s %10s %12s %12s %10s %10s %12s %10s %8s "
-      "%10s\n",
+      "%10s %12s %7s\n",
       "nodes", "rounds", "p50 ms", "p90 ms", "max ms", "after p50", "after p90",
       "round p50 ms", "spread p50 ms", "lag p50 ms", "commit p50", "coord MiB",
-      "coord CPU ms/round", "threads", "offset us");
+      "coord CPU ms/round", "threads", "offset us", "agents CPU ms", "busy");
   for (int n : sizes) {
     int rc = ckpt::RunOnce(self, n, rounds, per_process, max_threads);
     if (rc != 0) return rc;
