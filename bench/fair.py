@@ -33,7 +33,9 @@ Suites:
          upload, ranged GETs; bench/curl_requests.py); ckptbench's defaults
          against the AWS CLI (aws s3 cp, its defaults).
   dataload  ckptbench's data loader against fio (local disk, a job per
-         directory of sample files) and curl -Z (S3): bench/fair_dataload.py.
+         directory of sample files; for TAR shards read iterable, a job per
+         reader) and curl -Z (S3: a GET per sample, or per shard):
+         bench/fair_dataload.py.
   loader ckptbench's data loader beside a real PyTorch DataLoader over the
          same dataset (map-style files, iterable TAR shards; local disk and
          S3 through boto3): bench/fair_loader.py, bench/torch_loader.py.
@@ -417,6 +419,8 @@ def s3_suite(args, ck, rows, cases=("checkpoint",)):
         if "dataload" in cases:
             import fair_dataload
             fair_dataload.s3_case(args, ck, rows, endpoint, user, work)
+            fair_dataload.s3_iterable_case(args, ck, rows, endpoint, user,
+                                           work)
         if "loader" in cases:
             import fair_loader
             fair_loader.s3_cases(args, ck, rows, endpoint)
@@ -605,6 +609,7 @@ def main():
         if args.suite in ("dataload", "all"):
             import fair_dataload
             fair_dataload.local_case(args, ck, rows)
+            fair_dataload.local_iterable_case(args, ck, rows)
         if args.suite in ("loader", "all"):
             import fair_loader
             fair_loader.local_cases(args, ck, rows)

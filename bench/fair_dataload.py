@@ -17,8 +17,19 @@ peer making the same per-sample reads of the same files, alternating.
          against one `curl -Z --parallel-max W` over a --config file of the
          same sample URLs (SigV4, one GET each). curl's rate is the bytes
          over its process's wall time (it includes its start, a few ms).
+  local iterable / s3 iterable  the same samples as TAR shards (datagen
+         format tar, about 8 shards per reader of at most 8 MiB locally,
+         2 MiB on S3), read by
+         ckptbench's iterable loader (each worker streams its shards in
+         io.block_size reads, 4 MiB, through the TAR reader and a shuffle
+         buffer) against fio with one job per reader over that many shards
+         each (--filename=a:b:..., --bs=4M, sequential; fio's rate is what it
+         read over its time, and it reads only whole 4 MiB blocks of each
+         shard), and against `curl -Z --parallel-max W` GETting every shard
+         whole (its rate: the samples' bytes over its wall time).
 Per sample, bytes are the same on both sides, so the MiB/s ratio is the
-samples/s ratio.
+samples/s ratio; ckptbench's rate with shards counts the samples' bytes,
+not the TAR headers it also reads (~1% here).
 """
 
 import collections
@@ -81,11 +92,15 @@ def round_cpu(rnd):
     return rnd["cpu"]["user_seconds"] + rnd["cpu"]["system_seconds"]
 
 
+ITERABLE = ["CKPT_DATALOAD_ACCESS=iterable", "CKPT_BLOCK_SIZE=4MiB"]
+
+
 def ckpt_epoch(ck, name, uri, samples, sample_bytes, prefixes, ranks,
-               workers):
+               workers, extra=(), fmt="files"):
     res = os.path.join(ck.work, "res")
     wall, cpu, rnd = epoch_run(ck, ckpt_cmd(
-        ck, res, uri, samples, sample_bytes, prefixes, ranks, workers), res)
+        ck, res, uri, samples, sample_bytes, prefixes, ranks, workers,
+        extra, fmt), res)
     run = fair.Run(name, rnd["bytes"] / fair.MIB / rnd["seconds"], wall, cpu,
                    rnd["bytes"], round_cpu(rnd))
     run.requests, run.connections = rnd["requests"], rnd["new_connections"]
@@ -246,3 +261,115 @@ def s3_case(args, ck, rows, endpoint, user, work):
     rows += fair.summarize(
         f"dataload s3, {size // 1024} KiB samples, {workers} in flight",
         runs)
+
+
+def shard_bytes(samples, sample_bytes, readers, cap):
+    """About 8 shards per reader (no reader idle while others end), at most
+    `cap` bytes each."""
+    return min(cap, max(4 * sample_bytes,
+                        samples * sample_bytes // (readers * 8)))
+
+
+def shard_names(root):
+    return sorted(n for n in os.listdir(os.path.join(root, "shards"))
+                  if n.endswith(".tar"))
+
+
+def fio_shards_cmd(root, readers, shard, sample_bytes):
+    """One fio job per reader, each reading its share of the shards in
+    turn in 4 MiB reads (smaller when the shards are: fio reads whole
+    blocks of a file only, and none of a file smaller than one)."""
+    names = shard_names(root)
+    bs = max(4096, min(4 * fair.MIB, (shard - 2 * sample_bytes) // 4096 * 4096))
+    cmd = ["fio", "--rw=read", f"--bs={bs}", "--ioengine=psync",
+           "--file_service_type=sequential", "--group_reporting",
+           "--output-format=json"]
+    for r in range(readers):
+        mine = [os.path.join(root, "shards", n) for n in names[r::readers]]
+        if mine:
+            cmd += [f"--name=r{r:02d}", "--filename=" + ":".join(mine)]
+    return cmd
+
+
+def local_iterable_case(args, ck, rows):
+    ranks, workers = args.ranks, args.dl_workers
+    readers = ranks * workers
+    samples, size = args.dl_samples, args.dl_sample_bytes
+    root = os.path.join(args.dir, "dataload-tar")
+    shard = shard_bytes(samples, size, readers, 8 * fair.MIB)
+    fair.log(f"dataload local iterable: {samples} samples of {size} bytes in "
+             f"TAR shards of ~{shard // 1024} KiB; {ranks} rank(s) x "
+             f"{workers} workers against {readers} fio jobs")
+    datagen(ck, root, samples, size, 0, "tar", shard)
+    runs = {"ckptbench": [], "fio (a job per reader)": []}
+    try:
+        for i, order in enumerate(fair.alternate(args.pairs, list(runs))):
+            for tool in order:
+                fair.settle()
+                if tool == "ckptbench":
+                    r = ckpt_epoch(ck, tool, root, samples, size, 0, ranks,
+                                   workers, ITERABLE, "tar")
+                else:
+                    wall, cpu, text = fair.measured(
+                        fio_shards_cmd(root, readers, shard, size))
+                    side = json.loads(text[text.index("{"):])["jobs"][0]
+                    side = side["read"]
+                    r = fair.Run(tool, side["bw_bytes"] / fair.MIB, wall,
+                                 cpu, side["io_bytes"])
+                fair.record(runs, f"dataload local iterable pair {i + 1}", r)
+    finally:
+        shutil.rmtree(root, ignore_errors=True)
+    rows += fair.summarize(
+        f"dataload local iterable, {size // 1024} KiB samples in "
+        f"~{shard / fair.MIB:.2g} MiB shards, {readers} "
+        "readers", runs)
+
+
+def s3_iterable_case(args, ck, rows, endpoint, user, work):
+    workers = args.dl_workers
+    samples, size = args.dl_s3_samples, args.dl_sample_bytes
+    uri = "s3://bench/dataload-tar"
+    # The shard names, from a local copy made the same way (datagen's names
+    # depend on the spec only).
+    local = os.path.join(work, "tar-names")
+    shard = shard_bytes(samples, size, workers, 2 * fair.MIB)
+    datagen(ck, local, samples, size, 0, "tar", shard)
+    names = shard_names(local)
+    shutil.rmtree(local, ignore_errors=True)
+    fair.log(f"dataload s3 iterable: {samples} samples of {size} bytes in "
+             f"{len(names)} TAR shards of ~{shard // 1024} KiB; 1 rank x "
+             f"{workers} workers against curl -Z --parallel-max {workers}")
+    datagen(ck, uri, samples, size, 0, "tar", shard)
+    config = os.path.join(work, "shards.curl")
+    with open(config, "w") as f:
+        for n in names:
+            f.write(f'url = "{endpoint}/bench/dataload-tar/shards/{n}"\n'
+                    'output = "/dev/null"\n')
+    peer = f"curl -Z --parallel-max {workers}"
+    runs = {"ckptbench": [], peer: []}
+    for i, order in enumerate(fair.alternate(args.pairs, list(runs))):
+        for tool in order:
+            fair.settle()
+            if tool == "ckptbench":
+                r = ckpt_epoch(ck, tool, uri, samples, size, 0, 1, workers,
+                               ITERABLE, "tar")
+            else:
+                cmd = ["curl", "-sS", "--fail", "-Z", "--parallel-max",
+                       str(workers), "--aws-sigv4", "aws:amz:us-east-1:s3",
+                       "--user", user, "-H",
+                       "x-amz-content-sha256: UNSIGNED-PAYLOAD", "-w",
+                       "%{size_download}\\n", "--config", config]
+                wall, cpu, text = fair.measured(cmd)
+                got = sum(int(x) for x in text.split())
+                r = fair.Run(tool, samples * size / fair.MIB / wall, wall,
+                             cpu, got)
+                r.requests = len(names)
+            fair.record(runs, f"dataload s3 iterable pair {i + 1}", r)
+    a, b = runs["ckptbench"][-1], runs[peer][-1]
+    PER_SAMPLE.append(
+        f"| dataload s3 iterable | requests per shard | "
+        f"{a.requests / len(names):.2f} | {b.requests / len(names):.2f} "
+        "(curl) |")
+    rows += fair.summarize(
+        f"dataload s3 iterable, {size // 1024} KiB samples in "
+        f"~{shard / fair.MIB:.2g} MiB shards, {workers} in flight", runs)

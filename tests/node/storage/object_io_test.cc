@@ -59,6 +59,45 @@ TEST(RangedReadableFile, SequentialReadsAcrossRangesReturnTheObject) {
   EXPECT_LE(most.load(), 3);  // never more than `depth` at once
 }
 
+// Issue 49: one range at a time into a buffer that holds it whole (a
+// sample, a small shard, a block of a larger object) is fetched straight
+// into the caller's buffer, not into a slot of the file's and copied; a
+// read smaller than the range still goes through the slot, and the bytes
+// are the object's either way.
+TEST(RangedReadableFile, OneRangeAtATimeIsFetchedIntoTheCallersBuffer) {
+  const std::string obj = Object(40'000);
+  std::vector<std::pair<uint64_t, const char*>> dst_of;
+  RangedReadableFile f(obj.size(), 16'384, 1,
+                       [&](uint64_t off, size_t len, char* dst) {
+                         std::memcpy(dst, obj.data() + off, len);
+                         dst_of.push_back({off, dst});
+                         return absl::OkStatus();
+                       });
+  std::vector<char> buf(35'000);
+  auto n = f.Read(0, buf.data(), buf.size());  // two whole ranges, then 2,232
+  ASSERT_TRUE(n.ok()) << n.status();
+  ASSERT_EQ(*n, 35'000u);
+  ASSERT_EQ(dst_of.size(), 3u);
+  EXPECT_EQ(dst_of[0].second, buf.data());
+  EXPECT_EQ(dst_of[1].second, buf.data() + 16'384);
+  EXPECT_EQ(dst_of[2].first, 32'768u);  // 7,232 bytes: more than was left
+  EXPECT_NE(dst_of[2].second, buf.data() + 32'768);
+  std::string back(buf.data(), *n);
+  auto rest = f.Read(35'000, buf.data(), buf.size());  // from the slot
+  ASSERT_TRUE(rest.ok()) << rest.status();
+  ASSERT_EQ(*rest, 5'000u);
+  back.append(buf.data(), *rest);
+  EXPECT_EQ(back, obj);
+  EXPECT_EQ(dst_of.size(), 3u);  // the last range fetched once
+  // A failed fetch straight into the buffer is the read's error.
+  RangedReadableFile failing(obj.size(), 16'384, 1,
+                             [](uint64_t, size_t, char*) {
+                               return absl::UnavailableError("503 SlowDown");
+                             });
+  auto failed = failing.Read(0, buf.data(), buf.size());
+  EXPECT_TRUE(absl::IsUnavailable(failed.status())) << failed.status();
+}
+
 TEST(RangedReadableFile, WithExtentsFetchesOnlyInsideThem) {
   // A resharded restore's sparse reads: three extents, read in order in
   // pieces; the read-ahead goes from one extent to the next and fetches
