@@ -306,8 +306,7 @@ int RunOnce(const std::string& self, int nodes, int rounds, int per_process,
       1e3 / static_cast<double>(std::max<size_t>(1, result.rounds.size()));
   const double coord_cpu = cpu.user_seconds + cpu.system_seconds;
   const double busy =
-      100 * (coord_cpu + agents_cpu) /
-      (wall * std::max(1u, std::thread::hardware_concurrency()));
+      100 * (coord_cpu + agents_cpu) / (wall * std::max(1, UsableCpus()));
   std::printf(
       "%5d %6d %10.2f %8.2f %8.2f %10.2f %10.2f %12.2f %12.2f %10.2f %10.2f "
       "%12.1f %10.2f %8d %10.1f %12.1f %6.0f%%\n",

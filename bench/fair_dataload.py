@@ -19,13 +19,14 @@ peer making the same per-sample reads of the same files, alternating.
          over its process's wall time (it includes its start, a few ms).
   local iterable / s3 iterable  the same samples as TAR shards (datagen
          format tar, about 8 shards per reader of at most 8 MiB locally,
-         2 MiB on S3), read by
+         2 MiB on S3, plus three samples), read by
          ckptbench's iterable loader (each worker streams its shards in
          io.block_size reads, 4 MiB, through the TAR reader and a shuffle
          buffer) against fio with one job per reader over that many shards
-         each (--filename=a:b:..., --bs=4M, sequential; fio's rate is what it
-         read over its time, and it reads only whole 4 MiB blocks of each
-         shard), and against `curl -Z --parallel-max W` GETting every shard
+         each (--filename=a:b:..., sequential, --bs=4M or, where fio would
+         leave more than 5% of the shards unread, smaller: it reads whole
+         blocks of a file only; its rate is what it read over its time,
+         and the log says what share it read), and against `curl -Z --parallel-max W` GETting every shard
          whole (its rate: the samples' bytes over its wall time).
 Per sample, bytes are the same on both sides, so the MiB/s ratio is the
 samples/s ratio; ckptbench's rate with shards counts the samples' bytes,
@@ -265,9 +266,26 @@ def s3_case(args, ck, rows, endpoint, user, work):
 
 def shard_bytes(samples, sample_bytes, readers, cap):
     """About 8 shards per reader (no reader idle while others end), at most
-    `cap` bytes each."""
+    `cap` bytes each, plus three samples: a shard closes before it would
+    pass the target, so shards of a 4 MiB multiple `cap` come out just over
+    it and fio, which reads whole blocks only, reads nearly all of each."""
     return min(cap, max(4 * sample_bytes,
-                        samples * sample_bytes // (readers * 8)))
+                        samples * sample_bytes // (readers * 8))) + (
+        3 * (sample_bytes + 1536))
+
+
+def fio_block(paths):
+    """The largest read size from 4 MiB down at which fio, reading whole
+    blocks of each file only, reads at least 95% of the files' bytes;
+    (block, fraction read)."""
+    sizes = [os.path.getsize(p) for p in paths]
+    total = sum(sizes)
+    bs = 4 * fair.MIB
+    while True:
+        covered = sum(sz // bs * bs for sz in sizes) / max(1, total)
+        if covered >= 0.95 or bs <= 4096:
+            return bs, covered
+        bs //= 2
 
 
 def shard_names(root):
@@ -275,12 +293,12 @@ def shard_names(root):
                   if n.endswith(".tar"))
 
 
-def fio_shards_cmd(root, readers, shard, sample_bytes):
+def fio_shards_cmd(root, readers):
     """One fio job per reader, each reading its share of the shards in
-    turn in 4 MiB reads (smaller when the shards are: fio reads whole
-    blocks of a file only, and none of a file smaller than one)."""
+    turn in 4 MiB reads (smaller where fio would leave more than 5% of the
+    shards' bytes unread: it reads whole blocks of a file only)."""
     names = shard_names(root)
-    bs = max(4096, min(4 * fair.MIB, (shard - 2 * sample_bytes) // 4096 * 4096))
+    bs, _ = fio_block([os.path.join(root, "shards", n) for n in names])
     cmd = ["fio", "--rw=read", f"--bs={bs}", "--ioengine=psync",
            "--file_service_type=sequential", "--group_reporting",
            "--output-format=json"]
@@ -301,6 +319,10 @@ def local_iterable_case(args, ck, rows):
              f"TAR shards of ~{shard // 1024} KiB; {ranks} rank(s) x "
              f"{workers} workers against {readers} fio jobs")
     datagen(ck, root, samples, size, 0, "tar", shard)
+    bs, covered = fio_block([os.path.join(root, "shards", n)
+                             for n in shard_names(root)])
+    fair.log(f"  fio reads {bs // 1024} KiB blocks: {covered:.1%} of the "
+             "shards' bytes")
     runs = {"ckptbench": [], "fio (a job per reader)": []}
     try:
         for i, order in enumerate(fair.alternate(args.pairs, list(runs))):
@@ -311,7 +333,7 @@ def local_iterable_case(args, ck, rows):
                                    workers, ITERABLE, "tar")
                 else:
                     wall, cpu, text = fair.measured(
-                        fio_shards_cmd(root, readers, shard, size))
+                        fio_shards_cmd(root, readers))
                     side = json.loads(text[text.index("{"):])["jobs"][0]
                     side = side["read"]
                     r = fair.Run(tool, side["bw_bytes"] / fair.MIB, wall,
@@ -335,6 +357,8 @@ def s3_iterable_case(args, ck, rows, endpoint, user, work):
     shard = shard_bytes(samples, size, workers, 2 * fair.MIB)
     datagen(ck, local, samples, size, 0, "tar", shard)
     names = shard_names(local)
+    shard_total = sum(os.path.getsize(os.path.join(local, "shards", n))
+                      for n in names)
     shutil.rmtree(local, ignore_errors=True)
     fair.log(f"dataload s3 iterable: {samples} samples of {size} bytes in "
              f"{len(names)} TAR shards of ~{shard // 1024} KiB; 1 rank x "
@@ -361,9 +385,12 @@ def s3_iterable_case(args, ck, rows, endpoint, user, work):
                        "%{size_download}\\n", "--config", config]
                 wall, cpu, text = fair.measured(cmd)
                 got = sum(int(x) for x in text.split())
+                if got != shard_total:
+                    raise SystemExit(f"fair.py: curl read {got} bytes of "
+                                     f"the shards' {shard_total}")
                 r = fair.Run(tool, samples * size / fair.MIB / wall, wall,
                              cpu, got)
-                r.requests = len(names)
+                r.requests = len(text.split())  # one -w line per transfer
             fair.record(runs, f"dataload s3 iterable pair {i + 1}", r)
     a, b = runs["ckptbench"][-1], runs[peer][-1]
     PER_SAMPLE.append(

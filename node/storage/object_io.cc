@@ -6,6 +6,7 @@
 #include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "common/status_macros.h"
 #include "common/text.h"
 
 namespace ckpt {
@@ -175,6 +176,39 @@ void RangedReadableFile::Work() {
   }
 }
 
+// One range at a time, nothing fetched ahead, and the caller's buffer
+// holds the whole next range: it is fetched straight into that buffer. No
+// slot is allocated, first touched and copied out of: with a sample or a
+// small shard per object that was a fresh buffer and a copy per object
+// (20% and 20% of an iterable epoch's CPU on S3). Returns the bytes read
+// so (the whole ranges from `offset` that fit in `n`), with mu_ held.
+absl::StatusOr<size_t> RangedReadableFile::FetchWholeRanges(
+    uint64_t offset, char* out, size_t n, std::unique_lock<std::mutex>& lock) {
+  size_t done = 0;
+  while (depth_ == 1 && order_.empty() && done < n) {
+    const uint64_t at = offset + done;
+    const auto [from, to] = NextSpan(at);
+    if (from != at) break;
+    const size_t want =
+        static_cast<size_t>(std::min<uint64_t>(range_, to - at));
+    if (want == 0 || n - done < want) break;
+    lock.unlock();
+    absl::Status st;
+    {
+      ScopedIoTally tally(tally_);
+      st = fetch_(at, want, out + done);
+    }
+    lock.lock();
+    if (!st.ok()) {
+      next_ = UINT64_MAX;
+      return st;
+    }
+    done += want;
+    queued_to_ = offset + done;
+  }
+  return done;
+}
+
 absl::StatusOr<size_t> RangedReadableFile::Read(uint64_t offset, void* buf,
                                                 size_t len) {
   if (offset >= size_ || len == 0) return 0;
@@ -198,35 +232,8 @@ absl::StatusOr<size_t> RangedReadableFile::Read(uint64_t offset, void* buf,
     queued_to_ = offset;
   }
   char* out = static_cast<char*>(buf);
-  size_t done = 0;
   std::unique_lock<std::mutex> lock(mu_);
-  // One range at a time, nothing fetched ahead, and the caller's buffer
-  // holds the whole next range: it is fetched straight into that buffer.
-  // No slot is allocated, first touched and copied out of: with a sample
-  // or a small shard per object that was a fresh buffer and a copy per
-  // object (20% and 20% of an iterable epoch's CPU on S3).
-  while (depth_ == 1 && order_.empty() && done < n) {
-    const uint64_t at = offset + done;
-    const auto [from, to] = NextSpan(at);
-    if (from != at) break;
-    const size_t want =
-        static_cast<size_t>(std::min<uint64_t>(range_, to - at));
-    if (want == 0 || n - done < want) break;
-    lock.unlock();
-    absl::Status st;
-    {
-      ScopedIoTally tally(tally_);
-      st = fetch_(at, want, out + done);
-    }
-    lock.lock();
-    if (!st.ok()) {
-      lock.unlock();
-      next_ = UINT64_MAX;
-      return st;
-    }
-    done += want;
-    queued_to_ = offset + done;
-  }
+  ASSIGN_OR_RETURN(size_t done, FetchWholeRanges(offset, out, n, lock));
   while (done < n) {
     Fill();
     const size_t i = order_.front();

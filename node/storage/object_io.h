@@ -88,6 +88,8 @@ class RangedReadableFile : public ReadableFile {
     absl::Status status;
   };
   void Fill();  // with mu_ held
+  absl::StatusOr<size_t> FetchWholeRanges(uint64_t offset, char* out, size_t n,
+                                          std::unique_lock<std::mutex>& lock);
   void Drop();
   void Work();
   // Where the read-ahead goes on from `at`, and how far it may fetch:

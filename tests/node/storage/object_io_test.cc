@@ -60,10 +60,10 @@ TEST(RangedReadableFile, SequentialReadsAcrossRangesReturnTheObject) {
 }
 
 // Issue 49: one range at a time into a buffer that holds it whole (a
-// sample, a small shard, a block of a larger object) is fetched straight
-// into the caller's buffer, not into a slot of the file's and copied; a
-// read smaller than the range still goes through the slot, and the bytes
-// are the object's either way.
+// sample, a small shard, any object with one range in flight) is fetched
+// straight into the caller's buffer, not into a slot of the file's and copied;
+// a read smaller than the range still goes through the slot, and the bytes are
+// the object's either way.
 TEST(RangedReadableFile, OneRangeAtATimeIsFetchedIntoTheCallersBuffer) {
   const std::string obj = Object(40'000);
   std::vector<std::pair<uint64_t, const char*>> dst_of;
