@@ -25,7 +25,10 @@ import tempfile
 import time
 
 
-def _base(user):
+def sigv4_args(user):
+    """curl's options for a SigV4-signed request to the suite's Swift.
+    curl 7.88 signs no payload hash of its own: UNSIGNED-PAYLOAD, as
+    ckptbench's default (s3.payload_signing=unsigned) says."""
     return ["-sS", "--fail", "--aws-sigv4", "aws:amz:us-east-1:s3",
             "--user", user, "-H", "x-amz-content-sha256: UNSIGNED-PAYLOAD"]
 
@@ -65,7 +68,7 @@ def upload(endpoint, user, key, parts, in_flight):
     `in_flight` parts at once. Returns (bytes, wall s, CPU s)."""
     url = f"{endpoint}/bench/{key}"
     t0 = time.monotonic()
-    text, cpu = _run(["curl"] + _base(user) + ["-X", "POST",
+    text, cpu = _run(["curl"] + sigv4_args(user) + ["-X", "POST",
                                                url + "?uploads="])
     m = re.search(r"<UploadId>([^<]+)</UploadId>", text)
     if not m:
@@ -75,7 +78,7 @@ def upload(endpoint, user, key, parts, in_flight):
     for n, path in enumerate(parts, 1):
         if n > 1:
             cmd.append("--next")
-        cmd += _base(user) + [
+        cmd += sigv4_args(user) + [
             "-o", "/dev/null", "-w",
             "%{size_upload} %header{etag} %{url}\n", "-T", path,
             f"{url}?partNumber={n}&uploadId={upload_id}"]
@@ -96,7 +99,7 @@ def upload(endpoint, user, key, parts, in_flight):
     xml = "<CompleteMultipartUpload>" + "".join(
         f"<Part><PartNumber>{n}</PartNumber><ETag>{etags[n]}</ETag></Part>"
         for n in sorted(etags)) + "</CompleteMultipartUpload>"
-    text, more = _run(["curl"] + _base(user) + [
+    text, more = _run(["curl"] + sigv4_args(user) + [
         "-X", "POST", "-H", "Content-Type: application/xml",
         "--data-binary", xml, f"{url}?uploadId={upload_id}"])
     cpu += more
@@ -114,7 +117,7 @@ def download(endpoint, user, key, size, range_size, in_flight):
         if k:
             cmd.append("--next")
         end = min(size, start + range_size) - 1
-        cmd += _base(user) + ["-o", "/dev/null", "-w",
+        cmd += sigv4_args(user) + ["-o", "/dev/null", "-w",
                               "%{size_download}\n", "-r", f"{start}-{end}",
                               url]
     t0 = time.monotonic()

@@ -337,8 +337,7 @@ def curl(endpoint, user, key, put_file=None, byte_range=None):
     """One curl --aws-sigv4 PUT of put_file, or ranged GET, of bench/key."""
     # curl 7.88 signs no payload hash of its own: say UNSIGNED-PAYLOAD, as
     # ckptbench's default (s3.payload_signing=unsigned) does.
-    cmd = ["curl", "-sS", "--fail", "--aws-sigv4", "aws:amz:us-east-1:s3",
-           "--user", user, "-H", "x-amz-content-sha256: UNSIGNED-PAYLOAD",
+    cmd = ["curl"] + curl_requests.sigv4_args(user) + [
            "-o", "/dev/null", "-w",
            "%{size_upload} %{size_download} %{time_total}"]
     if put_file:

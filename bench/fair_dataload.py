@@ -41,6 +41,7 @@ import shutil
 import subprocess
 import tempfile
 
+import curl_requests
 import fair
 
 
@@ -237,10 +238,8 @@ def s3_case(args, ck, rows, endpoint, user, work):
             if tool == "ckptbench":
                 r = ckpt_epoch(ck, tool, uri, samples, size, 0, 1, workers)
             else:
-                cmd = ["curl", "-sS", "--fail", "-Z", "--parallel-max",
-                       str(workers), "--aws-sigv4", "aws:amz:us-east-1:s3",
-                       "--user", user, "-H",
-                       "x-amz-content-sha256: UNSIGNED-PAYLOAD", "-w",
+                cmd = ["curl", "-Z", "--parallel-max", str(workers)] + (
+                    curl_requests.sigv4_args(user)) + ["-w",
                        "%{size_download} %{num_connects}\\n",
                        "--config", config]
                 wall, cpu, text = fair.measured(cmd)
@@ -293,12 +292,10 @@ def shard_names(root):
                   if n.endswith(".tar"))
 
 
-def fio_shards_cmd(root, readers):
+def fio_shards_cmd(root, readers, bs):
     """One fio job per reader, each reading its share of the shards in
-    turn in 4 MiB reads (smaller where fio would leave more than 5% of the
-    shards' bytes unread: it reads whole blocks of a file only)."""
+    turn in reads of bs (fio_block's)."""
     names = shard_names(root)
-    bs, _ = fio_block([os.path.join(root, "shards", n) for n in names])
     cmd = ["fio", "--rw=read", f"--bs={bs}", "--ioengine=psync",
            "--file_service_type=sequential", "--group_reporting",
            "--output-format=json"]
@@ -333,7 +330,7 @@ def local_iterable_case(args, ck, rows):
                                    workers, ITERABLE, "tar")
                 else:
                     wall, cpu, text = fair.measured(
-                        fio_shards_cmd(root, readers))
+                        fio_shards_cmd(root, readers, bs))
                     side = json.loads(text[text.index("{"):])["jobs"][0]
                     side = side["read"]
                     r = fair.Run(tool, side["bw_bytes"] / fair.MIB, wall,
@@ -378,10 +375,8 @@ def s3_iterable_case(args, ck, rows, endpoint, user, work):
                 r = ckpt_epoch(ck, tool, uri, samples, size, 0, 1, workers,
                                ITERABLE, "tar")
             else:
-                cmd = ["curl", "-sS", "--fail", "-Z", "--parallel-max",
-                       str(workers), "--aws-sigv4", "aws:amz:us-east-1:s3",
-                       "--user", user, "-H",
-                       "x-amz-content-sha256: UNSIGNED-PAYLOAD", "-w",
+                cmd = ["curl", "-Z", "--parallel-max", str(workers)] + (
+                    curl_requests.sigv4_args(user)) + ["-w",
                        "%{size_download}\\n", "--config", config]
                 wall, cpu, text = fair.measured(cmd)
                 got = sum(int(x) for x in text.split())
