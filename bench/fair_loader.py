@@ -36,6 +36,8 @@ import fair_dataload
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 FIRST_BATCH = []  # lines for the table's foot: time to first batch
+FIRST_PARTS = []  # and its parts, per case and side
+PARTS = ("start", "worker_start", "connect", "reads", "handoff", "dataset")
 
 
 @functools.lru_cache(maxsize=None)
@@ -66,6 +68,11 @@ def ckpt_epoch(ck, uri, case):
     run = fair.Run("ckptbench", nbytes / fair.MIB / rnd["seconds"], wall,
                    cpu, nbytes, fair_dataload.round_cpu(rnd))
     run.samples, run.first = samples, rnd["epoch"]["first_batch_seconds"]
+    f = rnd["epoch"]["first_batch"]
+    run.parts = dict(zip(PARTS, (
+        f["node_start_seconds"], f["worker_start_seconds"],
+        f["connect_seconds"], f["reads_seconds"], f["handoff_seconds"],
+        f["dataset_seconds"])))
     run.steady = steady_rate(samples - case["batch"] * case["ranks"],
                              case["sample_bytes"], rnd["seconds"] - run.first)
     return run
@@ -88,6 +95,10 @@ def torch_epoch(ck, py, uri, case, endpoint):
     run = fair.Run("PyTorch DataLoader", got["sample_bytes"] / fair.MIB /
                    got["seconds"], wall, cpu, got["sample_bytes"])
     run.samples, run.first = got["samples"], got["first_batch_seconds"]
+    f = got["first_batch"]
+    run.parts = dict(zip(PARTS, (
+        f["rank_start"], f["worker_start"], f["client_seconds"], f["reads"],
+        f["handoff"], f["dataset_seconds"])))
     run.steady = steady_rate(got["samples"] - got["first_batch_samples"],
                              case["sample_bytes"], got["seconds"] - run.first)
     return run
@@ -140,6 +151,13 @@ def compare(args, ck, name, uri, case, endpoint=None):
                   f"{statistics.median(r.steady for r in b):.1f} | "
                   f"{statistics.median(x.steady / y.steady for x, y in zip(a, b)):.2f}x")
     FIRST_BATCH.append(f"| loader {name} | {firsts} | {steady} |")
+    for tool in runs:
+        parts = " | ".join(
+            f"{statistics.median(r.parts[k] for r in runs[tool]):.3f}"
+            for k in PARTS)
+        first = statistics.median(r.first for r in runs[tool])
+        FIRST_PARTS.append(f"| loader {name} | {tool} | {first:.3f} | "
+                           f"{parts} |")
     return fair.summarize(f"loader {name}, {case['sample_bytes'] // 1024} "
                           f"KiB samples, {case['ranks']}x{case['workers']} "
                           f"workers, batch {case['batch']}", runs)
@@ -183,4 +201,16 @@ def first_batch_table():
             "|---|---|---|---|---|---|\n" + "\n".join(FIRST_BATCH) +
             "\n(medians; the rate after the first batch leaves out each "
             "side's start: PyTorch's worker processes, ckptbench's first "
-            "requests)\n")
+            "requests)\n"
+            "\n| case | side | first batch s | = rank start | + worker "
+            "start | + connecting / client | + reads | + hand-off | before "
+            "the epoch: dataset |\n|---|---|---|---|---|---|---|---|---|\n" +
+            "\n".join(FIRST_PARTS) +
+            "\n(medians of each part, so they need not add up exactly; "
+            "the slowest rank's first batch. ckptbench: a worker thread "
+            "starting, its connections opened, its reads (verified), the "
+            "batch waiting its turn; the dataset: its manifest read. "
+            "PyTorch: a worker process forked and initialized, its boto3 "
+            "client made (S3), its reads and collation, the batch pickled "
+            "through the workers' queue; the dataset: its listing (map-style "
+            "TAR: and index))\n")

@@ -31,8 +31,15 @@ the epoch's time runs from the first rank's start to the last rank's last
 batch, and includes the workers' start, as the first batch of a real job
 does. Prints one JSON object: samples, sample_bytes (the samples' own
 bytes, a shard's headers not counted), seconds, first_batch_seconds (the
-slowest rank's), first_batch_samples (every rank's first batch), and per
-rank the same.
+slowest rank's), first_batch_samples (every rank's first batch),
+first_batch (the slowest rank's first batch in parts that add up to it:
+rank_start, its process's start after the first rank's; worker_start, from
+the epoch's start to the worker process that made it running, fork and
+worker init; client_seconds, that worker making its boto3 client (S3; TCP
+connects come with its first request, in reads); reads, the rest of its
+time to the batch collated; handoff, from the worker's collate to the
+batch in the rank's loop: pickling, the queue, pinning; dataset_seconds,
+before the epoch: the listing or index), and per rank the same.
 """
 
 import argparse
@@ -52,9 +59,31 @@ try:
     import torch
     from torch.utils.data import (DataLoader, Dataset, DistributedSampler,
                                   IterableDataset, get_worker_info)
+    from torch.utils.data.dataloader import default_collate
 except ImportError as e:
     raise SystemExit("torch_loader.py: needs PyTorch (Debian: apt-get "
                      f"install python3-torch): {e}")
+
+
+# This process's, as a DataLoader worker: when it started (worker_init_fn)
+# and the seconds its S3 client took to make (CLOCK_MONOTONIC, which every
+# process on the machine shares).
+WORKER = {"start": None, "client_seconds": 0.0}
+
+
+def worker_started(_):
+    WORKER["start"] = time.monotonic()
+
+
+def stamped_collate(items):
+    """The default collate, and when and by which worker it was made, so
+    the rank can take its first batch apart."""
+    info = get_worker_info()
+    data, labels = default_collate(items)
+    return data, labels, {"worker": info.id if info else 0,
+                          "start": WORKER["start"],
+                          "client_seconds": WORKER["client_seconds"],
+                          "collated": time.monotonic()}
 
 
 class Store:
@@ -71,6 +100,7 @@ class Store:
 
     def client(self):
         if self._client is None or self._pid != os.getpid():
+            t0 = time.monotonic()
             import boto3
             from botocore.config import Config
             self._client = boto3.session.Session().client(
@@ -78,6 +108,7 @@ class Store:
                 config=Config(s3={"addressing_style": "path"},
                               retries={"max_attempts": 3}))
             self._pid = os.getpid()
+            WORKER["client_seconds"] += time.monotonic() - t0
         return self._client
 
     def key(self, name):
@@ -241,28 +272,46 @@ def dataset_for(args, store, rank):
     return ds, sampler
 
 
+def first_parts(t0, got, stamp):
+    """The first batch's parts (seconds), from its worker's stamp."""
+    start = min(max(stamp["start"] or t0, t0), stamp["collated"])
+    client = min(stamp["client_seconds"], stamp["collated"] - start)
+    return {"worker": stamp["worker"], "worker_start": start - t0,
+            "client_seconds": client,
+            "reads": stamp["collated"] - start - client,
+            "handoff": max(0.0, got - stamp["collated"])}
+
+
 def rank_main(args, rank, ready, go, out):
     torch.set_num_threads(1)
     store = Store(args.root, args.endpoint)
+    listed = time.monotonic()
     ds, sampler = dataset_for(args, store, rank)
+    dataset_seconds = time.monotonic() - listed
+    WORKER["client_seconds"] = 0.0  # the listing's client is the rank's
     loader = DataLoader(ds, batch_size=args.batch, sampler=sampler,
                         num_workers=args.workers,
-                        prefetch_factor=args.prefetch)
+                        prefetch_factor=args.prefetch,
+                        worker_init_fn=worker_started,
+                        collate_fn=stamped_collate)
     ready.put(rank)
     go.wait()
     t0 = time.monotonic()
-    samples, nbytes, first, first_samples = 0, 0, None, 0
-    for data, labels in loader:
+    samples, nbytes, first, first_samples, parts = 0, 0, None, 0, None
+    for data, labels, stamp in loader:
         if first is None:
-            first, first_samples = time.monotonic() - t0, len(labels)
+            got = time.monotonic()
+            first, first_samples = got - t0, len(labels)
+            parts = first_parts(t0, got, stamp)
         samples += len(labels)
         nbytes += data.numel()
     if first is None:
         raise SystemExit(f"torch_loader.py: rank {rank} got no batch")
+    parts["dataset_seconds"] = dataset_seconds
     out.put({"rank": rank, "start": t0, "end": time.monotonic(),
              "samples": samples, "sample_bytes": nbytes,
              "first_batch_seconds": first,
-             "first_batch_samples": first_samples})
+             "first_batch_samples": first_samples, "first_batch": parts})
 
 
 def gather(procs, q, what, limit):
@@ -320,6 +369,9 @@ def main():
         p.join(timeout=60)
     ranks.sort(key=lambda r: r["rank"])
     start = min(r["start"] for r in ranks)
+    slowest = max(ranks, key=lambda r: r["start"] + r["first_batch_seconds"])
+    parts = dict(slowest["first_batch"], rank=slowest["rank"],
+                 rank_start=slowest["start"] - start)
     json.dump({
         "samples": sum(r["samples"] for r in ranks),
         "sample_bytes": sum(r["sample_bytes"] for r in ranks),
@@ -327,6 +379,7 @@ def main():
         "first_batch_seconds": max(r["start"] - start +
                                    r["first_batch_seconds"] for r in ranks),
         "first_batch_samples": sum(r["first_batch_samples"] for r in ranks),
+        "first_batch": parts,
         "ranks": ranks,
     }, sys.stdout)
     print()

@@ -206,6 +206,7 @@ std::string EncodeDataloadPrepared(const DataloadPrepared& prepared) {
   v1::DataloadPrepared w;
   w.set_manifest(prepared.manifest);
   if (prepared.listing) *w.mutable_listing() = ListingToWire(*prepared.listing);
+  w.set_dataset_seconds(prepared.dataset_seconds);
   return w.SerializeAsString();
 }
 
@@ -221,6 +222,7 @@ absl::StatusOr<DataloadPrepared> DecodeDataloadPrepared(
   DataloadPrepared p;
   p.manifest = w.manifest();
   if (w.has_listing()) p.listing = ListingFromWire(w.listing());
+  p.dataset_seconds = w.dataset_seconds();
   return p;
 }
 

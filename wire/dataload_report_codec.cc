@@ -30,6 +30,15 @@ void RankToWire(const RankEpochReport& e, v1::RankEpoch* w) {
     sw->set_mean_seconds(s.mean_seconds);
     sw->set_variance(s.variance);
   }
+  v1::FirstBatchParts* f = w->mutable_first_batch();
+  f->set_worker(e.first_batch.worker);
+  f->set_worker_start_seconds(e.first_batch.worker_start_seconds);
+  f->set_connect_seconds(e.first_batch.connect_seconds);
+  f->set_reads_seconds(e.first_batch.reads_seconds);
+  f->set_handoff_seconds(e.first_batch.handoff_seconds);
+  f->set_samples_read(e.first_batch.samples_read);
+  f->set_requests(e.first_batch.requests);
+  f->set_new_connections(e.first_batch.new_connections);
 }
 
 RankEpochReport RankFromWire(const v1::RankEpoch& w) {
@@ -48,6 +57,11 @@ RankEpochReport RankFromWire(const v1::RankEpoch& w) {
   for (const v1::StepWindow& s : w.windows()) {
     e.windows.push_back({s.steps(), s.mean_seconds(), s.variance()});
   }
+  const v1::FirstBatchParts& f = w.first_batch();
+  e.first_batch = {f.worker(),          f.worker_start_seconds(),
+                   f.connect_seconds(), f.reads_seconds(),
+                   f.handoff_seconds(), f.samples_read(),
+                   f.requests(),        f.new_connections()};
   return e;
 }
 

@@ -86,6 +86,9 @@ struct DatasetListing {
 struct DataloadPrepared {
   std::string manifest;
   std::optional<DatasetListing> listing;
+  // The node's time to know the dataset: its manifest read and checked,
+  // or its listing (and TAR index) made; before the epoch.
+  double dataset_seconds = 0;
 };
 
 }  // namespace ckpt

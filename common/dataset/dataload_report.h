@@ -28,6 +28,23 @@ struct StepWindowStats {
   bool operator==(const StepWindowStats&) const = default;
 };
 
+// Where a rank's first batch went (seconds, from the node's start; the
+// four parts add up to its first_batch_seconds): the worker that made it
+// starting (its thread, to its first read), opening its connections (an
+// object store's; in its reads, counted apart), its reads to the batch
+// made (the batch's samples; iterable: its shuffle buffer filled first),
+// and the hand-off to the accelerator (the batch waiting its turn).
+struct FirstBatchParts {
+  uint32_t worker = 0;  // the rank's worker that made it
+  double worker_start_seconds = 0;
+  double connect_seconds = 0;
+  double reads_seconds = 0;  // the connections' time not included
+  double handoff_seconds = 0;
+  uint64_t samples_read = 0;  // by the worker, before the batch was made
+  uint64_t requests = 0, new_connections = 0;  // the worker's, before it
+  bool operator==(const FirstBatchParts&) const = default;
+};
+
 struct RankEpochReport {
   uint32_t rank = 0;  // global
   uint64_t samples = 0;
@@ -35,6 +52,7 @@ struct RankEpochReport {
   uint64_t batches = 0;
   double seconds = 0;               // from the node's start to its last batch
   double first_batch_seconds = -1;  // to its first batch ready (-1: none)
+  FirstBatchParts first_batch;      // with first_batch_seconds >= 0
   double compute_seconds = 0;       // the accelerator's, summed
   double wait_seconds = 0;          // the accelerator waiting for data
   uint64_t digest = 0;              // order-independent, of the samples read

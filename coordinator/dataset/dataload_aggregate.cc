@@ -45,6 +45,11 @@ void AddRankEpoch(const RankEpochReport& e, int node, double lag,
   epoch->samples += e.samples;
   epoch->bytes += e.bytes;
   epoch->batches += e.batches;
+  if (rk.first_batch_seconds >= 0 &&
+      (!epoch->first_batch ||
+       rk.first_batch_seconds > epoch->first_batch_seconds)) {
+    epoch->first_batch = {e.rank, lag, e.first_batch, 0};
+  }
   epoch->first_batch_seconds =
       std::max(epoch->first_batch_seconds, rk.first_batch_seconds);
   epoch->wait.Merge(e.wait);
@@ -139,6 +144,7 @@ void DataloadRound::Aggregate(const std::vector<PhaseOutcome>& reports,
     decoded.push_back(*std::move(r));
     lags.push_back(lag);
   }
+  if (epoch.first_batch) epoch.first_batch->dataset_seconds = dataset_seconds_;
   // Window k's figures averaged over the ranks that reached it.
   for (size_t w = 0; w < epoch.windows.size(); ++w) {
     epoch.windows[w].mean_seconds /= sums.window_ranks[w];

@@ -68,6 +68,9 @@ void DataloadRound::Prepared(const std::vector<PrepareOutcome>& prepared,
       manifests_agree_ = false;
       continue;
     }
+    if (IsReportDuration(p->dataset_seconds)) {
+      dataset_seconds_ = std::max(dataset_seconds_, p->dataset_seconds);
+    }
     if (plan_.listed) {
       AddListing(i, p->listing.value_or(DatasetListing()));
       continue;
@@ -201,9 +204,15 @@ absl::Status DataloadRound::CheckRankFigures(const DataloadReport& r,
           " to ", first + plan_.ranks_per_node - 1, ", each of at most ", most,
           " samples this epoch"));
     }
+    const FirstBatchParts& f = e.first_batch;
     for (double t : {e.seconds, e.first_batch_seconds, e.compute_seconds,
-                     e.wait_seconds}) {
+                     e.wait_seconds, f.worker_start_seconds, f.connect_seconds,
+                     f.reads_seconds, f.handoff_seconds}) {
       if (!IsReportDuration(t)) return bad(absl::StrCat("a time of ", t, " s"));
+    }
+    if (f.worker >= static_cast<uint32_t>(plan_.loader.num_workers)) {
+      return bad(absl::StrCat("rank ", e.rank, "'s first batch from worker ",
+                              f.worker, " of ", plan_.loader.num_workers));
     }
     for (const StepWindowStats& w : e.windows) {
       if (!IsReportDuration(w.mean_seconds) || !std::isfinite(w.variance) ||

@@ -102,6 +102,7 @@ class DataloadRound : public RoundWorkload {
   bool manifests_agree_ = true;
   uint64_t listing_digest_ = 0;  // node 0's
   uint64_t progress_bytes_ = 0;  // the epoch's, about (known at prepare)
+  double dataset_seconds_ = 0;   // the slowest node's, before the epoch
 };
 
 }  // namespace ckpt

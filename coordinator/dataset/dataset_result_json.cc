@@ -9,6 +9,43 @@ namespace ckpt {
 
 using nlohmann::ordered_json;
 
+namespace {
+
+// null when no rank got a batch.
+ordered_json FirstBatchJson(const std::optional<EpochResult::FirstBatch>& f) {
+  if (!f) return nullptr;
+  const FirstBatchParts& p = f->parts;
+  return {{"rank", f->rank},
+          {"worker", p.worker},
+          {"node_start_seconds", f->node_start_seconds},
+          {"worker_start_seconds", p.worker_start_seconds},
+          {"connect_seconds", p.connect_seconds},
+          {"reads_seconds", p.reads_seconds},
+          {"handoff_seconds", p.handoff_seconds},
+          {"samples_read", p.samples_read},
+          {"requests", p.requests},
+          {"new_connections", p.new_connections},
+          {"dataset_seconds", f->dataset_seconds}};
+}
+
+void ReadFirstBatch(const Fields& k, EpochResult* e) {
+  EpochResult::FirstBatch& f = e->first_batch.emplace();
+  FirstBatchParts& p = f.parts;
+  k.Get("rank", &f.rank);
+  k.Get("worker", &p.worker);
+  k.Get("node_start_seconds", &f.node_start_seconds);
+  k.Get("worker_start_seconds", &p.worker_start_seconds);
+  k.Get("connect_seconds", &p.connect_seconds);
+  k.Get("reads_seconds", &p.reads_seconds);
+  k.Get("handoff_seconds", &p.handoff_seconds);
+  k.Get("samples_read", &p.samples_read);
+  k.Get("requests", &p.requests);
+  k.Get("new_connections", &p.new_connections);
+  k.Get("dataset_seconds", &f.dataset_seconds);
+}
+
+}  // namespace
+
 ordered_json EpochJson(const EpochResult& e) {
   ordered_json ranks = ordered_json::array();
   for (const auto& r : e.ranks) {
@@ -53,6 +90,7 @@ ordered_json EpochJson(const EpochResult& e) {
                     {"samples_per_second", e.samples_per_second},
                     {"mib_per_second", e.mib_per_second},
                     {"first_batch_seconds", e.first_batch_seconds},
+                    {"first_batch", FirstBatchJson(e.first_batch)},
                     {"compute_seconds", e.compute_seconds},
                     {"utilization", e.utilization},
                     {"dataset_samples", e.dataset_samples},
@@ -159,6 +197,9 @@ void ReadEpoch(const Fields& f, EpochResult* e) {
   f.Get("samples_per_second", &e->samples_per_second);
   f.Get("mib_per_second", &e->mib_per_second);
   f.Get("first_batch_seconds", &e->first_batch_seconds);
+  if (f.Has("first_batch")) {
+    ReadFirstBatch(f.Object("first_batch"), e);
+  }
   f.Get("compute_seconds", &e->compute_seconds);
   f.Get("utilization", &e->utilization);
   f.Get("dataset_samples", &e->dataset_samples);

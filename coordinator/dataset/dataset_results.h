@@ -14,6 +14,7 @@
 #include <string>
 #include <vector>
 
+#include "common/dataset/dataload_report.h"
 #include "common/dataset/dataset_layout.h"
 #include "common/kinds.h"
 #include "coordinator/result_section.h"
@@ -42,6 +43,18 @@ struct EpochResult : ResultSection {
   // summed over ranks; MLPerf Storage passes a system at >= 0.9. Only with
   // compute_seconds > 0.
   double utilization = 0;
+  // The slowest rank's first batch in parts, which add up to
+  // first_batch_seconds: its node's start after the common start, then
+  // the rank's (dataload_report.h); and, before the epoch and not in its
+  // time, the dataset known (the slowest node's manifest read, or
+  // listing). Absent in results before it, or when no rank got a batch.
+  struct FirstBatch {
+    uint32_t rank = 0;
+    double node_start_seconds = 0;
+    FirstBatchParts parts;
+    double dataset_seconds = 0;
+  };
+  std::optional<FirstBatch> first_batch;
   uint64_t dataset_samples = 0;
   uint64_t dropped = 0, padded = 0;  // by the sampler
   // The samples read, order-independently, against what the sampler gave

@@ -167,6 +167,31 @@ void AddAcceleratorSearch(const RunResult& r, std::string* out) {
 }
 
 // A dataload run: per epoch, what the data loader delivered.
+// Each epoch's first batch in its parts (the slowest rank's).
+void AddFirstBatches(const RunResult& r, std::string* out) {
+  for (const auto& round : r.rounds) {
+    const EpochResult* epoch = EpochOf(round);
+    if (epoch == nullptr || !epoch->first_batch) continue;
+    const EpochResult::FirstBatch& f = *epoch->first_batch;
+    const FirstBatchParts& p = f.parts;
+    // An object store's requests and connections (none on a file system).
+    const std::string requests =
+        p.requests == 0 ? std::string()
+                        : absl::StrFormat(", %d requests, %d new connections",
+                                          p.requests, p.new_connections);
+    absl::StrAppendFormat(
+        out,
+        "first batch, epoch %d: %.3f s = node start %.3f + worker start "
+        "%.3f + connecting %.3f + reads %.3f (%d samples%s) + hand-off %.3f "
+        "(rank %d, worker %d); before the epoch, the dataset known in %.3f "
+        "s\n",
+        round.index, epoch->first_batch_seconds, f.node_start_seconds,
+        p.worker_start_seconds, p.connect_seconds, p.reads_seconds,
+        p.samples_read, requests, p.handoff_seconds, f.rank, p.worker,
+        f.dataset_seconds);
+  }
+}
+
 void AddEpochs(const RunResult& r, std::string* out) {
   std::string& s = *out;
   bool any = false;
@@ -200,6 +225,7 @@ void AddEpochs(const RunResult& r, std::string* out) {
         LatencyMs(e.sample_last_byte.Percentile(0.99)),
         LatencyMs(e.wait.Percentile(0.99)), util, read);
   }
+  AddFirstBatches(r, &s);
   AddEpochCheckpoints(r, &s);
   const EpochResult* last = any ? EpochOf(r.rounds.back()) : nullptr;
   if (last != nullptr && last->idle_workers > 0) {

@@ -101,6 +101,7 @@ absl::StatusOr<PrepareOutcome> DataloadWorkload::Prepare(
   root_ = root.path;
   const std::string shown = EscapeForTerminal(job_.dataset_uri);
   DataloadPrepared prepared;
+  const auto found = std::chrono::steady_clock::now();
   if (job_.listed) {
     ASSIGN_OR_RETURN(prepared.listing,
                      ListDatasetAt(*root.storage, shown, abort));
@@ -122,6 +123,10 @@ absl::StatusOr<PrepareOutcome> DataloadWorkload::Prepare(
     index_.emplace(manifest.spec);
     prepared.manifest = *text;
   }
+  // Before the epoch, as a Dataset's constructor lists its files.
+  prepared.dataset_seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - found)
+          .count();
   RETURN_IF_ERROR(CheckEveryRankReads(
       index_->spec().samples, index_->objects(), job_.world,
       job_.loader.access == DataAccess::kIterable, job_.loader.drop_last,
@@ -350,6 +355,7 @@ void DataloadWorkload::Report(
     e.batches = st.batches;
     e.seconds = st.seconds;
     e.first_batch_seconds = st.first_batch_seconds;
+    e.first_batch = st.first_batch;
     e.compute_seconds = st.compute_seconds;
     e.wait_seconds = st.wait_seconds;
     e.digest = st.digest;

@@ -61,8 +61,30 @@ void RankLoader::Fail(absl::Status s) {
   cv_.notify_all();
 }
 
+void RankLoader::FirstMade(size_t w) {
+  Queue& q = queues_[w];
+  const LoaderWorker& lw = workers_[w];
+  q.first_made = Clock::now();
+  q.first.worker = static_cast<uint32_t>(w);
+  q.first.samples_read = lw.samples;
+  if (lw.counters != nullptr) {
+    q.first.requests = lw.counters->requests.load() - q.requests0;
+    q.first.new_connections =
+        lw.counters->new_connections.load() - q.connections0;
+    q.first.connect_seconds =
+        static_cast<double>(lw.counters->connect_ns.load() - q.connect_ns0) /
+        1e9;
+  }
+}
+
 void RankLoader::Work(size_t w) {
   Queue& q = queues_[w];
+  q.started = Clock::now();
+  if (const ObjectStoreCounters* c = workers_[w].counters; c != nullptr) {
+    q.requests0 = c->requests.load();
+    q.connections0 = c->new_connections.load();
+    q.connect_ns0 = c->connect_ns.load();
+  }
   std::vector<uint32_t> batch;
   while (true) {
     {
@@ -84,6 +106,7 @@ void RankLoader::Work(size_t w) {
     ++workers_[w].batches;
     {
       std::lock_guard<std::mutex> lock(mu_);
+      if (workers_[w].batches == 1) FirstMade(w);
       q.ready.push_back(std::move(batch));
     }
     batch = {};
@@ -96,7 +119,7 @@ void RankLoader::Work(size_t w) {
   cv_.notify_all();
 }
 
-bool RankLoader::Take(size_t* turn, std::vector<uint32_t>* batch,
+bool RankLoader::Take(size_t* turn, std::vector<uint32_t>* batch, size_t* from,
                       bool* aborted) {
   const size_t n = queues_.size();
   std::unique_lock<std::mutex> lock(mu_);
@@ -116,6 +139,7 @@ bool RankLoader::Take(size_t* turn, std::vector<uint32_t>* batch,
     if (!q.ready.empty()) {
       *batch = std::move(q.ready.front());
       q.ready.pop_front();
+      *from = w;
       *turn = (w + 1) % n;
       return true;
     }
@@ -123,6 +147,24 @@ bool RankLoader::Take(size_t* turn, std::vector<uint32_t>* batch,
     tried = 0;
   }
   return false;
+}
+
+void RankLoader::FirstTaken(size_t w, Clock::time_point start,
+                            Clock::time_point got) {
+  std::lock_guard<std::mutex> lock(mu_);
+  const Queue& q = queues_[w];
+  FirstBatchParts& f = stats_.first_batch;
+  f = q.first;
+  // Each part from where the one before it ended, so that they add up to
+  // the first batch's time; a worker started before the node's start
+  // (never: the loaders start after it) counts from the start.
+  const auto started = std::max(start, q.started);
+  const auto made = std::max(started, q.first_made);
+  f.worker_start_seconds = Seconds(start, started);
+  f.connect_seconds = std::min(f.connect_seconds, Seconds(started, made));
+  f.reads_seconds = Seconds(started, made) - f.connect_seconds;
+  f.handoff_seconds = Seconds(made, std::max(made, got));
+  stats_.first_batch_seconds = Seconds(start, got);
 }
 
 void RankLoader::Consumed(const std::vector<uint32_t>& batch) {
@@ -161,14 +203,15 @@ absl::Status RankLoader::Run(Clock::time_point start) {
   size_t turn = 0;
   bool aborted = false;
   std::vector<uint32_t> batch;
+  size_t from = 0;
   while (true) {
     const auto t0 = Clock::now();
-    if (!Take(&turn, &batch, &aborted)) break;
+    if (!Take(&turn, &batch, &from, &aborted)) break;
     cv_.notify_all();  // a worker may make its next batch
     const auto got = Clock::now();
     stats_.wait.Record(ElapsedNs(t0, got));
     stats_.wait_seconds += Seconds(t0, got);
-    if (stats_.batches == 0) stats_.first_batch_seconds = Seconds(start, got);
+    if (stats_.batches == 0) FirstTaken(from, start, got);
     Consumed(batch);
     double computed = 0;
     if (p_.compute_seconds > 0) {

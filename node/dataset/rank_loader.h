@@ -21,6 +21,7 @@
 #include <vector>
 
 #include "absl/status/status.h"
+#include "common/dataset/dataload_report.h"
 #include "common/dataset/epoch_order.h"
 #include "common/histogram.h"
 #include "common/kinds.h"
@@ -47,6 +48,7 @@ struct RankShare {
 struct RankEpochStats {
   uint64_t samples = 0, bytes = 0, batches = 0;
   double seconds = 0, first_batch_seconds = -1;
+  FirstBatchParts first_batch;  // with first_batch_seconds >= 0
   double compute_seconds = 0, wait_seconds = 0;
   uint64_t digest = 0, order_digest = 0;
   Histogram wait;
@@ -90,14 +92,26 @@ class RankLoader {
 
  private:
   // A worker's batches made and not yet taken, and whether it made all.
+  // With the worker's first batch: when it started and made it, and what
+  // it had done by then (the parts' times still from its start).
   struct Queue {
     std::deque<std::vector<uint32_t>> ready;
     bool done = false;
+    std::chrono::steady_clock::time_point started, first_made;
+    uint64_t requests0 = 0, connections0 = 0, connect_ns0 = 0;  // at start
+    FirstBatchParts first;
   };
   void Work(size_t w);
-  // The next batch in turn into *batch; false at the epoch's end or on
-  // abort (*aborted).
-  bool Take(size_t* turn, std::vector<uint32_t>* batch, bool* aborted);
+  // Worker w's first batch made: what it did for it into its queue (under
+  // mu_).
+  void FirstMade(size_t w);
+  // The next batch in turn into *batch, *from the worker that made it;
+  // false at the epoch's end or on abort (*aborted).
+  bool Take(size_t* turn, std::vector<uint32_t>* batch, size_t* from,
+            bool* aborted);
+  // The rank's first batch, from worker w, taken at `got`.
+  void FirstTaken(size_t w, std::chrono::steady_clock::time_point start,
+                  std::chrono::steady_clock::time_point got);
   void Consumed(const std::vector<uint32_t>& batch);
   void Fail(absl::Status s);
   void AddStep(double seconds);

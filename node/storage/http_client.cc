@@ -308,6 +308,11 @@ HttpResponse HttpClient::Do(const HttpRequest& req) {
   if (curl_easy_getinfo(c, CURLINFO_NUM_CONNECTS, &connects) == CURLE_OK &&
       connects > 0 && counters_ != nullptr) {
     counters_->new_connections += static_cast<uint64_t>(connects);
+    curl_off_t tls_us = 0, tcp_us = 0;
+    curl_easy_getinfo(c, CURLINFO_APPCONNECT_TIME_T, &tls_us);
+    curl_easy_getinfo(c, CURLINFO_CONNECT_TIME_T, &tcp_us);
+    const curl_off_t us = std::max(tls_us, tcp_us);
+    if (us > 0) counters_->connect_ns += static_cast<uint64_t>(us) * 1000;
   }
   return rep;
 }

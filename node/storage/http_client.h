@@ -85,6 +85,10 @@ struct ObjectStoreCounters {
   // TCP (and TLS) connections libcurl had to open (CURLINFO_NUM_CONNECTS):
   // 0 for a request on a kept-alive one.
   std::atomic<uint64_t> new_connections{0};
+  // Nanoseconds those took to open: name lookup, TCP and TLS, to the
+  // connection ready (CURLINFO_APPCONNECT_TIME_T, or CONNECT_TIME_T
+  // without TLS).
+  std::atomic<uint64_t> connect_ns{0};
   // Nanoseconds slept before retries (SleepBeforeRetry), all threads.
   std::atomic<uint64_t> backoff_ns{0};
   // Requests that never went out for a local shortage (local_errno): not

@@ -205,9 +205,11 @@ TEST(DataloadCodec, TheLoadersBoundsAreTheKeyTables) {
 TEST(DataloadCodec, APrepareOutcomeArrivesAsItLeft) {
   DataloadPrepared p;
   p.manifest = "{\"manifest\": 2}";
+  p.dataset_seconds = 0.375;
   auto back = DecodeDataloadPrepared(EncodeDataloadPrepared(p));
   ASSERT_TRUE(back.ok()) << back.status();
   EXPECT_EQ(back->manifest, p.manifest);
+  EXPECT_EQ(back->dataset_seconds, 0.375);
   EXPECT_FALSE(back->listing.has_value());
 
   DataloadPrepared l;

@@ -42,6 +42,7 @@ DataloadReport OffDefaultReport() {
   e.batches = 7;
   e.seconds = 2.5;
   e.first_batch_seconds = 0.25;
+  e.first_batch = {3, 0.015625, 0.03125, 0.1875, 0.015625, 48, 49, 2};
   e.compute_seconds = 1.5;
   e.wait_seconds = 0.75;
   e.digest = 0xfeedfacecafebeefull;
@@ -73,6 +74,7 @@ TEST(DataloadReportCodec, EveryFieldOfAReportCrossesTheWireAndBack) {
   EXPECT_EQ(e.batches, s.batches);
   EXPECT_EQ(e.seconds, s.seconds);
   EXPECT_EQ(e.first_batch_seconds, s.first_batch_seconds);
+  EXPECT_EQ(e.first_batch, s.first_batch);
   EXPECT_EQ(e.compute_seconds, s.compute_seconds);
   EXPECT_EQ(e.wait_seconds, s.wait_seconds);
   EXPECT_EQ(e.digest, s.digest);

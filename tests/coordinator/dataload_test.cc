@@ -44,6 +44,22 @@ Config DatasetConfig(DatasetFormat format, uint64_t samples) {
   return c;
 }
 
+// `samples` of 64 KiB in memory read at 8 MiB/s: one rank's epoch in
+// batches of 4.
+Config PacedEpoch(const std::shared_ptr<MemoryStore>& memory,
+                  uint64_t samples) {
+  Config c = DatasetConfig(DatasetFormat::kFiles, samples);
+  DatasetOf(c).sample_bytes = 64 * 1024;
+  DatasetOf(c).sample_spread = 0;
+  MakeDataset(memory, c);
+  memory->SetRate(8.0 * 1024 * 1024);
+  c.run.workload = kDataloadWorkload;
+  c.cluster.num_devices = "1";
+  DataloadOf(c).epochs = 1;
+  DataloadOf(c).batch_size = 4;
+  return c;
+}
+
 class DataloadMatrix
     : public ::testing::TestWithParam<std::tuple<DatasetFormat, DataAccess>> {};
 
@@ -276,15 +292,7 @@ TEST(Dataload, UtilizationOnPacedStorageIsWhatTheRatesSay) {
   for (const Case& k :
        {Case{0.015625, 256, 0.42, 0.58}, Case{0.048, 128, 0.90, 1.0}}) {
     auto memory = std::make_shared<MemoryStore>();
-    Config c = DatasetConfig(DatasetFormat::kFiles, k.samples);
-    DatasetOf(c).sample_bytes = 64 * 1024;
-    DatasetOf(c).sample_spread = 0;
-    MakeDataset(memory, c);
-    memory->SetRate(8.0 * 1024 * 1024);
-    c.run.workload = kDataloadWorkload;
-    c.cluster.num_devices = "1";
-    DataloadOf(c).epochs = 1;
-    DataloadOf(c).batch_size = 4;
+    Config c = PacedEpoch(memory, k.samples);
     DataloadOf(c).num_workers = 4;
     DataloadOf(c).compute_time = k.compute;
     InProcessRun h(memory, c, 1);
@@ -297,6 +305,40 @@ TEST(Dataload, UtilizationOnPacedStorageIsWhatTheRatesSay) {
     const double compute_time = k.samples / 4 * k.compute;
     EXPECT_GE(seconds, std::max(bytes_time, compute_time));
     EXPECT_LE(seconds, std::max(bytes_time, compute_time) * 1.5 + 0.2);
+  }
+}
+
+// The slowest rank's first batch in parts that add up to its time, its
+// reads what the paced storage says (8 MiB/s, 64 KiB samples): map-style,
+// the worker reads the batch's 4 samples (at least 31.25 ms); iterable
+// with a shuffle buffer larger than a worker's share (16 files), the
+// worker reads all of it before its first batch (at least 125 ms).
+TEST(Dataload, TheFirstBatchsPartsAddUpToItsTime) {
+  for (DataAccess access : {DataAccess::kMap, DataAccess::kIterable}) {
+    auto memory = std::make_shared<MemoryStore>();
+    Config c = PacedEpoch(memory, 32);
+    DataloadOf(c).num_workers = 2;
+    DataloadOf(c).shuffle_buffer = 100;
+    DataloadOf(c).access = access;
+    InProcessRun h(memory, c, 1);
+    ASSERT_TRUE(h.Run().ok());
+    const EpochResult& ep = *EpochOf(h.result.rounds[0]);
+    ASSERT_TRUE(ep.first_batch.has_value());
+    const EpochResult::FirstBatch& f = *ep.first_batch;
+    const FirstBatchParts& p = f.parts;
+    EXPECT_NEAR(f.node_start_seconds + p.worker_start_seconds +
+                    p.connect_seconds + p.reads_seconds + p.handoff_seconds,
+                ep.first_batch_seconds, 1e-6);
+    EXPECT_EQ(f.rank, 0u);
+    EXPECT_LT(p.worker, 2u);
+    EXPECT_EQ(p.connect_seconds, 0);  // no connections to memory
+    const bool map = access == DataAccess::kMap;
+    EXPECT_EQ(p.samples_read, map ? 4u : 16u);
+    EXPECT_GE(p.reads_seconds, map ? 0.03125 : 0.125);
+    EXPECT_GE(f.dataset_seconds, 0);
+    EXPECT_LT(f.dataset_seconds, ep.first_batch_seconds + 1);
+    const std::string table = SummaryTable(h.result);
+    EXPECT_TRUE(absl::StrContains(table, "first batch, epoch 1: ")) << table;
   }
 }
 

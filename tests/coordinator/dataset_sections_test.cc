@@ -97,6 +97,7 @@ TEST(DatasetSections, AnEpochIsWrittenAtItsRoundsHeadAndReadBack) {
   e.samples = 64;
   e.warm = true;
   e.saves.emplace_back().step = 7;
+  e.first_batch = {3, 0.0625, {1, 0.125, 0.25, 0.5, 0.03125, 40, 41, 2}, 0.75};
   r.rounds.emplace_back().workload = "dataload";  // failed before its figures
   const std::string text = ResultToJson(r);
   const ordered j = ordered::parse(text);
@@ -114,6 +115,11 @@ TEST(DatasetSections, AnEpochIsWrittenAtItsRoundsHeadAndReadBack) {
   EXPECT_TRUE(read->warm);
   ASSERT_EQ(read->saves.size(), 1u);
   EXPECT_EQ(read->saves[0].step, 7u);
+  ASSERT_TRUE(read->first_batch.has_value());
+  EXPECT_EQ(read->first_batch->rank, 3u);
+  EXPECT_EQ(read->first_batch->node_start_seconds, 0.0625);
+  EXPECT_EQ(read->first_batch->parts, e.first_batch->parts);
+  EXPECT_EQ(read->first_batch->dataset_seconds, 0.75);
   EXPECT_EQ(EpochOf(back->rounds[1]), nullptr);
   EXPECT_TRUE(back->rounds[0].foreign.empty());
   EXPECT_EQ(ResultToJson(*back), text);  // the same file again

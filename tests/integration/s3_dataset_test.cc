@@ -66,6 +66,23 @@ TEST_F(S3Test, DatagenShardsAreByteExactReadOnceByTheLoaderAndRemovedAlone) {
   }
   EXPECT_EQ(requests, 200u);   // one GET per sample, no HEAD
   EXPECT_GE(connections, 6u);  // every worker its own
+  // The first batch's worker opened its connection (a TCP connect that
+  // took time) and made a GET per sample of its batch; the parts add up.
+  const json& first = epoch["first_batch"];
+  ASSERT_TRUE(first.is_object()) << epoch.dump();
+  const uint64_t read = first["samples_read"].get<uint64_t>();
+  EXPECT_GT(read, 0u);
+  EXPECT_EQ(first["requests"].get<uint64_t>(), read) << first.dump();
+  EXPECT_GE(first["new_connections"].get<uint64_t>(), 1u) << first.dump();
+  EXPECT_GT(first["connect_seconds"].get<double>(), 0) << first.dump();
+  double parts = 0;
+  for (const char* k :
+       {"node_start_seconds", "worker_start_seconds", "connect_seconds",
+        "reads_seconds", "handoff_seconds"}) {
+    parts += first[k].get<double>();
+  }
+  EXPECT_NEAR(parts, epoch["first_batch_seconds"].get<double>(), 1e-6);
+  EXPECT_GT(first["dataset_seconds"].get<double>(), 0);  // the manifest's GET
   // Iterable: each shard streamed whole by one worker, one GET each (a
   // shard is smaller than io.block_size), every sample once.
   load["CKPT_DATALOAD_ACCESS"] = "iterable";
