@@ -68,7 +68,9 @@ def ckpt_epoch(ck, uri, case):
     run = fair.Run("ckptbench", nbytes / fair.MIB / rnd["seconds"], wall,
                    cpu, nbytes, fair_dataload.round_cpu(rnd))
     run.samples, run.first = samples, rnd["epoch"]["first_batch_seconds"]
-    f = rnd["epoch"]["first_batch"]
+    f = rnd["epoch"].get("first_batch")
+    if not f:
+        raise SystemExit("fair.py: ckptbench's epoch has no first batch")
     run.parts = dict(zip(PARTS, (
         f["node_start_seconds"], f["worker_start_seconds"],
         f["connect_seconds"], f["reads_seconds"], f["handoff_seconds"],

@@ -30,10 +30,12 @@ struct StepWindowStats {
 
 // Where a rank's first batch went (seconds, from the node's start; the
 // four parts add up to its first_batch_seconds): the worker that made it
-// starting (its thread, to its first read), opening its connections (an
-// object store's; in its reads, counted apart), its reads to the batch
-// made (the batch's samples; iterable: its shuffle buffer filled first),
-// and the hand-off to the accelerator (the batch waiting its turn).
+// starting (the node's loaders made, then its thread running), opening
+// its connections (an object store's: libcurl's connect times, at most
+// the worker's time to the batch), its reads to the batch made (the
+// batch's samples, any preprocess_time and retries' back-off; iterable:
+// its shuffle buffer filled first), and the hand-off to the accelerator
+// (the batch waiting its turn).
 struct FirstBatchParts {
   uint32_t worker = 0;  // the rank's worker that made it
   double worker_start_seconds = 0;

@@ -188,6 +188,51 @@ absl::Status DataloadRound::CheckReport(size_t node, const PhaseOutcome& report,
   return CheckSaveFigures(r, who);
 }
 
+absl::Status DataloadRound::CheckFirstBatch(const RankEpochReport& e,
+                                            const DataloadReport& r,
+                                            const std::string& who) const {
+  const FirstBatchParts& f = e.first_batch;
+  auto bad = [&](const std::string& what) {
+    return absl::DataLossError(
+        absl::StrCat(who, " reported rank ", e.rank, "'s first batch ", what));
+  };
+  if (e.first_batch_seconds < 0) {
+    if (f == FirstBatchParts{}) return absl::OkStatus();
+    return bad("in parts, and no first batch");
+  }
+  double sum = 0;
+  for (double t : {f.worker_start_seconds, f.connect_seconds, f.reads_seconds,
+                   f.handoff_seconds}) {
+    if (!IsReportDuration(t) || t < 0) {
+      return bad(absl::StrCat("with a part of ", t, " s"));
+    }
+    sum += t;
+  }
+  // Each part from where the one before it ended: they add up, but for
+  // the rounding of four differences.
+  if (std::abs(sum - e.first_batch_seconds) >
+      1e-6 + 1e-9 * e.first_batch_seconds) {
+    return bad(absl::StrCat("in parts adding up to ", sum, " s, not ",
+                            e.first_batch_seconds, " s"));
+  }
+  if (f.worker >= static_cast<uint32_t>(plan_.loader.num_workers) ||
+      f.samples_read > MostPerRank()) {
+    return bad(absl::StrCat("from worker ", f.worker, " of ",
+                            plan_.loader.num_workers, ", after ",
+                            f.samples_read, " samples"));
+  }
+  // Its requests and connections are some of its worker's in the epoch.
+  for (const WorkerReport& w : r.workers) {
+    if (w.rank == e.rank && w.worker == f.worker && f.requests <= w.requests &&
+        f.new_connections <= w.new_connections) {
+      return absl::OkStatus();
+    }
+  }
+  return bad(absl::StrCat("after ", f.requests, " requests and ",
+                          f.new_connections,
+                          " new connections, more than its worker made"));
+}
+
 absl::Status DataloadRound::CheckRankFigures(const DataloadReport& r,
                                              size_t node,
                                              const std::string& who) const {
@@ -204,16 +249,11 @@ absl::Status DataloadRound::CheckRankFigures(const DataloadReport& r,
           " to ", first + plan_.ranks_per_node - 1, ", each of at most ", most,
           " samples this epoch"));
     }
-    const FirstBatchParts& f = e.first_batch;
     for (double t : {e.seconds, e.first_batch_seconds, e.compute_seconds,
-                     e.wait_seconds, f.worker_start_seconds, f.connect_seconds,
-                     f.reads_seconds, f.handoff_seconds}) {
+                     e.wait_seconds}) {
       if (!IsReportDuration(t)) return bad(absl::StrCat("a time of ", t, " s"));
     }
-    if (f.worker >= static_cast<uint32_t>(plan_.loader.num_workers)) {
-      return bad(absl::StrCat("rank ", e.rank, "'s first batch from worker ",
-                              f.worker, " of ", plan_.loader.num_workers));
-    }
+    RETURN_IF_ERROR(CheckFirstBatch(e, r, who));
     for (const StepWindowStats& w : e.windows) {
       if (!IsReportDuration(w.mean_seconds) || !std::isfinite(w.variance) ||
           w.variance < 0) {

@@ -79,6 +79,12 @@ class DataloadRound : public RoundWorkload {
   // checkpoints' windows (a node's report is hostile until checked).
   absl::Status CheckRankFigures(const DataloadReport& r, size_t node,
                                 const std::string& who) const;
+  // A rank's first batch in parts (dataload_report.h): parts that are
+  // durations adding up to its time, from one of its workers, whose
+  // requests and connections it made.
+  absl::Status CheckFirstBatch(const RankEpochReport& e,
+                               const DataloadReport& r,
+                               const std::string& who) const;
   absl::Status CheckSaveFigures(const DataloadReport& r,
                                 const std::string& who) const;
   void CheckSamples(uint64_t digest, EpochResult* epoch) const;

@@ -166,7 +166,6 @@ void AddAcceleratorSearch(const RunResult& r, std::string* out) {
   }
 }
 
-// A dataload run: per epoch, what the data loader delivered.
 // Each epoch's first batch in its parts (the slowest rank's).
 void AddFirstBatches(const RunResult& r, std::string* out) {
   for (const auto& round : r.rounds) {
@@ -177,8 +176,9 @@ void AddFirstBatches(const RunResult& r, std::string* out) {
     // An object store's requests and connections (none on a file system).
     const std::string requests =
         p.requests == 0 ? std::string()
-                        : absl::StrFormat(", %d requests, %d new connections",
-                                          p.requests, p.new_connections);
+                        : absl::StrFormat(", %d requests, %d new connection%s",
+                                          p.requests, p.new_connections,
+                                          p.new_connections == 1 ? "" : "s");
     absl::StrAppendFormat(
         out,
         "first batch, epoch %d: %.3f s = node start %.3f + worker start "
@@ -192,6 +192,7 @@ void AddFirstBatches(const RunResult& r, std::string* out) {
   }
 }
 
+// A dataload run: per epoch, what the data loader delivered.
 void AddEpochs(const RunResult& r, std::string* out) {
   std::string& s = *out;
   bool any = false;

@@ -4,7 +4,8 @@
 // one, and an iterable epoch of a listed dataset. What passes
 // DataloadRound::CheckReport is aggregated into the epoch and written as
 // result.json and the summary table. Nothing may crash or be undefined,
-// and nothing that passes may make the aggregate non-finite.
+// and nothing that passes may make the aggregate non-finite, nor a first
+// batch whose parts are not its time.
 //
 // Seeds (tests/fuzz/corpus/dataload_report) are real reports: with
 // CKPTBENCH_FUZZ_WRITE_SEEDS=DIR, the target first makes a dataset on
@@ -129,6 +130,19 @@ absl::Status CheckAndAggregate(const std::string& input, DataAccess access,
       !std::isfinite(epoch.utilization) ||
       !std::isfinite(epoch.mib_per_second)) {
     std::abort();  // a report that passed the check made no number
+  }
+  if (epoch.first_batch) {
+    // The slowest rank's first batch is its parts.
+    const EpochResult::FirstBatch& f = *epoch.first_batch;
+    const FirstBatchParts& p = f.parts;
+    const double sum = f.node_start_seconds + p.worker_start_seconds +
+                       p.connect_seconds + p.reads_seconds + p.handoff_seconds;
+    if (!(std::abs(sum - epoch.first_batch_seconds) <=
+          1e-6 + 1e-9 * epoch.first_batch_seconds) ||
+        p.worker_start_seconds < 0 || p.connect_seconds < 0 ||
+        p.reads_seconds < 0 || p.handoff_seconds < 0) {
+      std::abort();
+    }
   }
   (void)ResultToJson(run);
   (void)SummaryTable(run);
