@@ -26,6 +26,19 @@ inline constexpr char kDatasetSection[] = "dataset";
 inline constexpr char kAcceleratorSearchSection[] = "accelerator_search";
 inline constexpr char kEpochSection[] = "epoch";
 
+// An epoch's slowest rank's first batch in parts, which add up to its
+// first_batch_seconds: its node's start after the common start, then the
+// rank's (dataload_report.h); and, before the epoch and not in its time,
+// the dataset known (the slowest node's manifest read, or listing). At
+// namespace scope: clang does not see a nested struct's default member
+// initializers from a std::optional member of the enclosing one.
+struct EpochFirstBatch {
+  uint32_t rank = 0;
+  double node_start_seconds = 0;
+  FirstBatchParts parts;
+  double dataset_seconds = 0;
+};
+
 // A dataload epoch: what the data loader did (a dataload round's "epoch").
 struct EpochResult : ResultSection {
   DataAccess access = DataAccess::kMap;
@@ -43,17 +56,8 @@ struct EpochResult : ResultSection {
   // summed over ranks; MLPerf Storage passes a system at >= 0.9. Only with
   // compute_seconds > 0.
   double utilization = 0;
-  // The slowest rank's first batch in parts, which add up to
-  // first_batch_seconds: its node's start after the common start, then
-  // the rank's (dataload_report.h); and, before the epoch and not in its
-  // time, the dataset known (the slowest node's manifest read, or
-  // listing). Absent in results before it, or when no rank got a batch.
-  struct FirstBatch {
-    uint32_t rank = 0;
-    double node_start_seconds = 0;
-    FirstBatchParts parts;
-    double dataset_seconds = 0;
-  };
+  using FirstBatch = EpochFirstBatch;
+  // Absent in results before it, or when no rank got a batch.
   std::optional<FirstBatch> first_batch;
   uint64_t dataset_samples = 0;
   uint64_t dropped = 0, padded = 0;  // by the sampler
