@@ -20,11 +20,11 @@ Suites:
          direct (CKPT_DIRECT_WRITE/READ=true) and buffered (CKPT_FSYNC=true,
          caches dropped before loads), against fio --bs=4M --numjobs=R
          --ioengine=psync --group_reporting --size=<plan bytes per rank in
-         whole 4 MiB blocks>, --direct=1 or --direct=0 --end_fsync=1; writes
-         also against fio --refill_buffers (fresh bytes per write, as
+         whole 4 MiB blocks>, --direct=1 or --direct=0, writes with
+         --end_fsync=1 (ckptbench's saves are durable: an fsync per file);
+         writes also against fio --refill_buffers (fresh bytes per write, as
          ckptbench makes). With --elbencho PATH also against elbencho (dir
-         mode, one file per thread; direct saves and loads, buffered loads:
-         it has no per-file fsync).
+         mode, one file per thread; loads only: it has no per-file fsync).
   s3     Swift + s3api on loopback (tests/servers/swift_s3.sh), one rank and
          one file: ckptbench with s3.parts_in_flight / s3.ranges_in_flight =
          1 against one curl --aws-sigv4 PUT / ranged GET of the same size;
@@ -72,7 +72,7 @@ class Run:
         self.round_cpu = round_cpu
 
 
-SETTLE = {"seconds": 3.0}  # --settle
+SETTLE = {"seconds": 10.0}  # --settle
 
 
 def drop_caches():
@@ -89,7 +89,13 @@ def settle():
     reporting, balloons), a discard-mounted file system trims what the last
     deletions freed, and a run that starts while that is under way pays for
     it in its page-cache copies (buffered writes here ran 1.5x-4x slower
-    right after a drop). Returns MemAvailable in MiB."""
+    right after a drop). 10 s, not the 3 s it was: with free page reporting
+    (virtio-balloon) still under way at 3 s, a buffered save ran at 755-894
+    MiB/s with up to twice the CPU in the first slot of a pair, whichever
+    tool had it, and at 1065-1320 MiB/s later in the pair (2026-12-05); at
+    10 s every run starts from the same state (slower for all: the page
+    cache's memory comes back from the host) and the ratios held within
+    0.86-0.88 over pairs. Returns MemAvailable in MiB."""
     drop_caches()
     time.sleep(SETTLE["seconds"])
     with open("/proc/meminfo") as f:
@@ -249,7 +255,11 @@ def local_suite(args, ck, rows):
         if kind == "direct":
             ck_save = base + ["CKPT_DIRECT_WRITE=true", "CKPT_FSYNC=true"]
             ck_load = base + ["CKPT_DIRECT_READ=true"]
-            fio_w, fio_r = ["--direct=1"], ["--direct=1"]
+            # ckptbench's direct save ends each file with fsync (a durable
+            # save: O_DIRECT bypasses the page cache, not the disk's write
+            # cache), so fio's does too: on a disk whose cache flush is
+            # slow, fio without it measured 2x ckptbench's rate (2026-12-05).
+            fio_w, fio_r = ["--direct=1", "--end_fsync=1"], ["--direct=1"]
         else:
             ck_save = base + ["CKPT_FSYNC=true"]
             ck_load = base
@@ -258,9 +268,8 @@ def local_suite(args, ck, rows):
         loads = {"ckptbench": [], "fio": []}
         if args.elbencho:
             # elbencho has no per-file fsync (its --sync is a phase of its
-            # own, outside the write's time): it joins buffered loads only.
-            if kind == "direct":
-                saves["elbencho"] = []
+            # own, outside the write's time), so its saves are not durable
+            # ones: it joins the loads only.
             loads["elbencho"] = []
         # Each tool writes into a directory of its own, emptied (before the
         # settle) right before its next save; loads read the pair's save.
@@ -284,9 +293,6 @@ def local_suite(args, ck, rows):
                 mem = settle()
                 if tool == "ckptbench":
                     r = ck.run(tool, "save", dirs[tool], ck_save)
-                elif tool == "elbencho":
-                    r = elbencho(args.elbencho, tool, dirs[tool], "write",
-                                 per_rank, ranks, kind == "direct")
                 else:
                     extra = fio_w + (["--refill_buffers"]
                                      if "refill" in tool else [])
@@ -300,7 +306,7 @@ def local_suite(args, ck, rows):
                 if tool == "ckptbench":
                     r = ck.run(tool, "load", dirs[tool], ck_load)
                 elif tool == "elbencho":
-                    if not os.path.isdir(dirs[tool]):  # buffered: no save
+                    if not os.path.isdir(dirs[tool]):  # it saves nothing
                         elbencho(args.elbencho, "prep", dirs[tool], "write",
                                  per_rank, ranks, False)
                         mem = settle()
