@@ -89,13 +89,10 @@ def settle():
     reporting, balloons), a discard-mounted file system trims what the last
     deletions freed, and a run that starts while that is under way pays for
     it in its page-cache copies (buffered writes here ran 1.5x-4x slower
-    right after a drop). 10 s, not the 3 s it was: with free page reporting
-    (virtio-balloon) still under way at 3 s, a buffered save ran at 755-894
-    MiB/s with up to twice the CPU in the first slot of a pair, whichever
-    tool had it, and at 1065-1320 MiB/s later in the pair (2026-12-05); at
-    10 s every run starts from the same state (slower for all: the page
-    cache's memory comes back from the host) and the ratios held within
-    0.86-0.88 over pairs. Returns MemAvailable in MiB."""
+    right after a drop). 3 s proved too short for free page reporting: the
+    first save of every pair paid, whichever tool had that slot
+    (docs/performance.md, "How it is measured"). Returns MemAvailable in
+    MiB."""
     drop_caches()
     time.sleep(SETTLE["seconds"])
     with open("/proc/meminfo") as f:
@@ -255,15 +252,15 @@ def local_suite(args, ck, rows):
         if kind == "direct":
             ck_save = base + ["CKPT_DIRECT_WRITE=true", "CKPT_FSYNC=true"]
             ck_load = base + ["CKPT_DIRECT_READ=true"]
-            # ckptbench's direct save ends each file with fsync (a durable
-            # save: O_DIRECT bypasses the page cache, not the disk's write
-            # cache), so fio's does too: on a disk whose cache flush is
-            # slow, fio without it measured 2x ckptbench's rate (2026-12-05).
-            fio_w, fio_r = ["--direct=1", "--end_fsync=1"], ["--direct=1"]
         else:
             ck_save = base + ["CKPT_FSYNC=true"]
             ck_load = base
-            fio_w, fio_r = ["--direct=0", "--end_fsync=1"], ["--direct=0"]
+        fio_r = ["--direct=%d" % (kind == "direct")]
+        # ckptbench's saves end each file with fsync, direct ones too (a
+        # durable save: O_DIRECT bypasses the page cache, not the disk's
+        # write cache), so fio's writes do: on a disk whose cache flush is
+        # slow, fio's direct writes without it measured 2x ckptbench's rate.
+        fio_w = fio_r + ["--end_fsync=1"]
         saves = {"ckptbench": [], "fio": [], "fio --refill_buffers": []}
         loads = {"ckptbench": [], "fio": []}
         if args.elbencho:

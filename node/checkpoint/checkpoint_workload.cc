@@ -242,9 +242,9 @@ void CheckpointWorkload::Release() {
   staged_.clear();
   memory_.clear();
   compute_.reset();
-  job_.ranks.clear();
-  job_.ranks.shrink_to_fit();
-  job_.tensor_names.reset();  // the plan's names: 9 MB at 100,000 tensors
+  // The job whole (its files, segments and tensor names): nothing reads it
+  // after the phase.
+  job_ = PhaseJob{};
   trim_ = segments >= kTrimSegments || buffer_bytes >= kTrimBytes;
 }
 
