@@ -130,7 +130,15 @@ TEST(EpochCheckpoint, AnAsyncSaveHoldsTheRanksOnlyWhileItStages) {
     EXPECT_EQ(r.status, RunStatus::kOk) << r.error;
     EXPECT_TRUE(r.staging.async);
     EXPECT_GE(w.window_seconds, paced) << k;
-    EXPECT_LT(w.blocked_seconds, 0.5 * w.window_seconds) << k;
+    // Every file is staged before any persists, and the persist (paced:
+    // `paced` at least) comes after the ranks are let go, so none is held
+    // by it. Not a share of the window: staging is a memory copy whose
+    // time is the machine's (0.45 s once on a loaded CI, 53 MiB of fresh
+    // pages), where a sync save's held time is the whole window.
+    EXPECT_GE(w.window_seconds, w.blocked_seconds + 0.95 * paced)
+        << k << " window " << w.window_seconds << " blocked "
+        << w.blocked_seconds;
+    EXPECT_LT(w.blocked_seconds, w.window_seconds) << k;
     if (k == 2) continue;  // persists after the last batch
     // What the rest's rate gives for the window's unheld part.
     const double predicted =
