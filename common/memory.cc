@@ -1,8 +1,11 @@
 #include "common/memory.h"
 
 #include <fcntl.h>
+#include <malloc.h>
 #include <unistd.h>
 
+#include <cstdlib>
+#include <cstring>
 #include <fstream>
 #include <sstream>
 
@@ -97,6 +100,15 @@ bool ResetPeakRss() {
   const bool ok = write(fd, "5", 1) == 1;
   close(fd);
   return ok;
+}
+
+void MapLargeAllocationsApart() {
+  const char* tunables = std::getenv("GLIBC_TUNABLES");
+  if (tunables != nullptr &&
+      std::strstr(tunables, "glibc.malloc.mmap_threshold") != nullptr) {
+    return;
+  }
+  mallopt(M_MMAP_THRESHOLD, static_cast<int>(kLargeAllocationBytes));
 }
 
 }  // namespace ckpt

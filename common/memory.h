@@ -5,6 +5,7 @@
 #ifndef CKPTBENCH_COMMON_MEMORY_H_
 #define CKPTBENCH_COMMON_MEMORY_H_
 
+#include <cstddef>
 #include <cstdint>
 #include <string>
 
@@ -30,6 +31,20 @@ uint64_t PeakRssBytes();
 // /proc/self/clear_refs, Linux 4.0 and later); false where that is refused,
 // and the peak then stays the process's since it started.
 bool ResetPeakRss();
+
+// Makes glibc's malloc map every block of kLargeAllocationBytes or more on
+// its own and unmap it when freed, instead of its default, which raises
+// that threshold to the largest block freed so far: after the first large
+// message (a 100,000-tensor prepare, a 19 MB .metadata) every later one
+// was carved from the heap and left its pages resident, fragmented, once
+// freed (a node's peak at 100,000 tensors: 85.6 MiB, 68.9 with this;
+// docs/performance.md "Memory"). What is made per object at that size
+// (the object stores' upload and read buffers) comes from a pool instead
+// (node/storage/buffer_pool.h), or each would be mapped and faulted in
+// afresh. Left alone where GLIBC_TUNABLES sets glibc.malloc.mmap_threshold
+// (the user's choice wins). Call once, early.
+inline constexpr size_t kLargeAllocationBytes = size_t{4} << 20;
+void MapLargeAllocationsApart();
 
 }  // namespace ckpt
 

@@ -3,6 +3,7 @@
 #include <utility>
 
 #include "common/log.h"
+#include "common/memory.h"
 #include "main/cli.h"
 #include "main/commands.h"
 
@@ -35,6 +36,7 @@ constexpr std::pair<const char*, int (*)(const ckpt::CliArgs&)> kCommands[] = {
 }  // namespace
 
 int main(int argc, char** argv) {
+  ckpt::MapLargeAllocationsApart();
   auto args = ckpt::ParseCli(argc, argv);
   if (!args.ok()) {
     ckpt::PrintError(std::string(args.status().message()));

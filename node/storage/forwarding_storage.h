@@ -83,6 +83,7 @@ class ForwardingStorage : public Storage {
   BufferUse BufferPerFile(bool save) const override {
     return inner_->BufferPerFile(save);
   }
+  size_t TrimBuffers() override { return inner_->TrimBuffers(); }
 
  protected:
   Storage& inner() { return *inner_; }

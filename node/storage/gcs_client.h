@@ -13,6 +13,7 @@
 #include "absl/status/statusor.h"
 #include "common/config.h"
 #include "nlohmann/json.hpp"
+#include "node/storage/buffer_pool.h"
 #include "node/storage/gcs_credentials.h"
 #include "node/storage/http_client.h"
 #include "node/storage/http_text.h"
@@ -56,6 +57,8 @@ class GcsClient {
 
   const GcsConfig& config() const { return config_; }
   ObjectStoreCounters& counters() const { return pool_.counters(); }
+  // Transfer buffers reused across this client's objects.
+  BufferPool& buffers() { return buffers_; }
   std::string Endpoint() const { return endpoint_; }
   // "/storage/v1/b/<bucket>/o/<name>" with the name encoded, '/' too.
   static std::string ObjectPath(const GcsObject& o);
@@ -66,6 +69,7 @@ class GcsClient {
   std::shared_ptr<GcsCredentials> credentials_;
   std::string endpoint_;
   HttpClientPool pool_;
+  BufferPool buffers_;
 };
 
 // DELETE of one object; one already gone is fine.

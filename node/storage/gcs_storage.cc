@@ -139,7 +139,8 @@ class GcsReadableFile : public ReadableFile {
         pin_(pin),
         reader_(size, client->config().range_size,
                 client->config().ranges_in_flight,
-                GcsRangeFetch(client, obj, std::move(pin)), std::move(extents)),
+                GcsRangeFetch(client, obj, std::move(pin)), std::move(extents),
+                client->buffers()),
         crc_(NewChecksummer(ChecksumKind::kCrc32c)) {}
 
   uint64_t Size() const override { return reader_.Size(); }

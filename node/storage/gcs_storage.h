@@ -78,18 +78,18 @@ class GcsStorage : public Storage {
   FilesystemInfo Filesystem(const std::string& path) override;
   BufferUse BufferPerFile(bool save) const override {
     const GcsConfig& c = client_->config();
-    // gcs_upload.cc: the buffer up to the threshold (a string that may
-    // hold twice that while it grows), then composite parts in flight and
-    // one more copied out while it waits for a slot.
+    // gcs_upload.cc: the buffer up to the threshold, then composite parts
+    // in flight and one more copied out while it waits for a slot.
     if (save) {
-      return {2 * std::max(c.single_threshold, c.chunk_size) +
+      return {std::max(c.single_threshold, c.chunk_size) +
                   (c.parts_in_flight + 1) * c.chunk_size,
-              "2 x max(gcs.single_threshold, gcs.chunk_size) + "
+              "max(gcs.single_threshold, gcs.chunk_size) + "
               "gcs.chunk_size x (gcs.parts_in_flight + 1)"};
     }
     return {c.ranges_in_flight * c.range_size,
             "gcs.range_size x gcs.ranges_in_flight"};
   }
+  size_t TrimBuffers() override { return client_->buffers().Trim(); }
 
   // Object names under dir/ (recursive), for cleanup and tests.
   absl::StatusOr<std::vector<std::string>> ListNames(const GcsObject& dir);

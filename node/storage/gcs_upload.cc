@@ -1,6 +1,9 @@
 #include "node/storage/gcs_upload.h"
 
+#include <algorithm>
 #include <cstdio>
+#include <cstring>
+#include <memory>
 #include <mutex>
 #include <random>
 #include <vector>
@@ -62,6 +65,8 @@ uint64_t CommittedOf(const HttpResponse& rep) {
 // Buffers up to max(gcs.single_threshold, gcs.chunk_size) before choosing:
 // smaller objects go in one request at Sync(); larger ones stream as a
 // resumable session or composite parts, one chunk_size chunk at a time.
+// Memory: that one buffer, and a chunk per composite part in flight, all
+// from the client's pool (reused across its objects).
 class GcsWritableFile : public WritableFile {
  public:
   GcsWritableFile(std::shared_ptr<GcsClient> client, GcsObject obj)
@@ -80,24 +85,16 @@ class GcsWritableFile : public WritableFile {
   absl::Status Append(const void* data, size_t len) override {
     crc_->Update(data, len);
     total_ += len;
-    buf_.append(static_cast<const char*>(data), len);
-    if (mode_ == Mode::kUndecided && buf_.size() >= start_at_) {
-      mode_ = client_->config().upload == GcsUpload::kComposite
-                  ? Mode::kComposite
-                  : Mode::kResumable;
-      if (mode_ == Mode::kResumable) RETURN_IF_ERROR(Fail(StartSession()));
+    const char* p = static_cast<const char*>(data);
+    while (len > 0) {
+      if (!buf_) buf_ = client_->buffers().Take(static_cast<size_t>(start_at_));
+      const size_t take = std::min(len, buf_.capacity() - buf_len_);
+      std::memcpy(buf_.data() + buf_len_, p, take);
+      buf_len_ += take;
+      p += take;
+      len -= take;
+      RETURN_IF_ERROR(SendWholeChunks());
     }
-    if (mode_ == Mode::kUndecided) return absl::OkStatus();
-    size_t at = 0;
-    while (buf_.size() - at >= chunk_) {
-      if (mode_ == Mode::kResumable) {
-        RETURN_IF_ERROR(Fail(SendChunk(buf_.data() + at, chunk_, false)));
-      } else {
-        RETURN_IF_ERROR(Fail(StartPart(buf_.substr(at, chunk_))));
-      }
-      at += chunk_;
-    }
-    buf_.erase(0, at);
     return absl::OkStatus();
   }
 
@@ -108,13 +105,15 @@ class GcsWritableFile : public WritableFile {
     switch (mode_) {
       case Mode::kUndecided:
         RETURN_IF_ERROR(
-            UploadInOneRequest(*client_, obj_, buf_.data(), buf_.size(), crc));
+            UploadInOneRequest(*client_, obj_, buf_.data(), buf_len_, crc));
         break;
       case Mode::kResumable:
-        RETURN_IF_ERROR(Fail(SendChunk(buf_.data(), buf_.size(), true)));
+        RETURN_IF_ERROR(Fail(SendChunk(buf_.data(), buf_len_, true)));
         break;
       case Mode::kComposite:
-        if (!buf_.empty()) RETURN_IF_ERROR(Fail(StartPart(std::move(buf_))));
+        if (buf_len_ > 0) {
+          RETURN_IF_ERROR(Fail(StartPart(std::move(buf_), buf_len_)));
+        }
         RETURN_IF_ERROR(Fail(uploads_.Wait(0)));
         RETURN_IF_ERROR(Fail(Compose()));
         break;
@@ -123,8 +122,8 @@ class GcsWritableFile : public WritableFile {
       RETURN_IF_ERROR(CheckStored(final_, obj_, total_, crc));
     }
     DeleteParts();
-    buf_.clear();
-    buf_.shrink_to_fit();
+    buf_ = BufferPool::Lease();
+    buf_len_ = 0;
     done_ = true;
     return absl::OkStatus();
   }
@@ -255,13 +254,44 @@ class GcsWritableFile : public WritableFile {
     return client_->Do(q);
   }
 
-  absl::Status StartPart(std::string data) {
+  // Once the buffer reaches start_at_ the upload's kind is chosen; then
+  // each whole chunk in it goes (a resumable session's next chunk, or a
+  // composite part), and what is left moves to its front.
+  absl::Status SendWholeChunks() {
+    if (mode_ == Mode::kUndecided && buf_len_ >= start_at_) {
+      mode_ = client_->config().upload == GcsUpload::kComposite
+                  ? Mode::kComposite
+                  : Mode::kResumable;
+      if (mode_ == Mode::kResumable) RETURN_IF_ERROR(Fail(StartSession()));
+    }
+    if (mode_ == Mode::kUndecided) return absl::OkStatus();
+    size_t at = 0;
+    while (buf_len_ - at >= chunk_) {
+      if (mode_ == Mode::kResumable) {
+        RETURN_IF_ERROR(Fail(SendChunk(buf_.data() + at, chunk_, false)));
+      } else {
+        BufferPool::Lease part =
+            client_->buffers().Take(static_cast<size_t>(chunk_));
+        std::memcpy(part.data(), buf_.data() + at, chunk_);
+        RETURN_IF_ERROR(Fail(StartPart(std::move(part), chunk_)));
+      }
+      at += chunk_;
+    }
+    std::memmove(buf_.data(), buf_.data() + at, buf_len_ - at);
+    buf_len_ -= at;
+    return absl::OkStatus();
+  }
+
+  // Uploads data[0, len) as the next composite part, on a worker; the
+  // buffer goes back to the pool when it is sent.
+  absl::Status StartPart(BufferPool::Lease data, size_t len) {
     GcsObject part{
         obj_.bucket,
         CompositePartName(obj_.name, static_cast<int>(parts_.size()))};
     parts_.push_back(part.name);
-    return uploads_.Start([this, part, d = std::move(data)] {
-      return UploadInOneRequest(*client_, part, d.data(), d.size());
+    auto d = std::make_shared<BufferPool::Lease>(std::move(data));
+    return uploads_.Start([this, part, d, len] {
+      return UploadInOneRequest(*client_, part, d->data(), len);
     });
   }
 
@@ -304,8 +334,9 @@ class GcsWritableFile : public WritableFile {
   uint64_t total_ = 0;      // bytes appended
   uint64_t committed_ = 0;  // resumable: bytes the server holds
   Mode mode_ = Mode::kUndecided;
-  std::string buf_;
-  std::string session_;  // resumable session URI (a credential: not logged)
+  BufferPool::Lease buf_;  // start_at_ bytes at least, from the client's pool
+  size_t buf_len_ = 0;     // bytes in it not yet sent
+  std::string session_;    // resumable session URI (a credential: not logged)
   std::vector<std::string> parts_;
   HttpResponse final_;  // the answer that created the object
   bool done_ = false;

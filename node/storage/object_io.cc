@@ -122,7 +122,7 @@ uint64_t RangesNeeded(uint64_t size, uint64_t range, const Extents& extents) {
 // restore) still get ranges_in_flight of them at once.
 RangedReadableFile::RangedReadableFile(
     uint64_t size, uint64_t range_size, int depth, RangeFetch fetch,
-    std::vector<std::pair<uint64_t, uint64_t>> extents)
+    std::vector<std::pair<uint64_t, uint64_t>> extents, BufferPool buffers)
     : size_(size),
       range_(std::max<uint64_t>(
           1, std::min(range_size, LargestExtent(size, extents)))),
@@ -131,6 +131,7 @@ RangedReadableFile::RangedReadableFile(
                                static_cast<uint64_t>(std::max(1, depth))))),
       fetch_(std::move(fetch)),
       extents_(std::move(extents)),
+      buffers_(std::move(buffers)),
       tally_(CurrentIoTally()) {
   if (!extents_.empty()) next_ = queued_to_ = NextSpan(0).first;
 }
@@ -167,7 +168,7 @@ void RangedReadableFile::Work() {
     ++fetching_;
     Slot& s = slots_[i];
     lock.unlock();
-    absl::Status st = fetch_(s.offset, s.size, s.data.get());
+    absl::Status st = fetch_(s.offset, s.size, s.data.data());
     lock.lock();
     --fetching_;
     s.status = std::move(st);
@@ -246,7 +247,7 @@ absl::StatusOr<size_t> RangedReadableFile::Read(uint64_t offset, void* buf,
       absl::Status st;
       {
         ScopedIoTally tally(tally_);
-        st = fetch_(r.offset, r.size, r.data.get());
+        st = fetch_(r.offset, r.size, r.data.data());
       }
       lock.lock();
       --fetching_;
@@ -264,7 +265,7 @@ absl::StatusOr<size_t> RangedReadableFile::Read(uint64_t offset, void* buf,
     uint64_t at = offset + done;
     size_t skip = static_cast<size_t>(at - r.offset);
     size_t take = std::min(n - done, r.size - skip);
-    std::memcpy(out + done, r.data.get() + skip, take);
+    std::memcpy(out + done, r.data.data() + skip, take);
     done += take;
     if (skip + take == r.size) {
       order_.pop_front();
@@ -279,7 +280,7 @@ void RangedReadableFile::Fill() {
   if (slots_.empty()) {  // first read: the buffers and threads, once
     slots_.resize(depth_);
     for (size_t i = 0; i < depth_; ++i) {
-      slots_[i].data.reset(new char[range_]);
+      slots_[i].data = buffers_.Take(static_cast<size_t>(range_));
       free_.push_back(i);
     }
     // One range at a time gains nothing from a thread: the reader's own

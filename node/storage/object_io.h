@@ -18,6 +18,7 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "common/bounded_tasks.h"
+#include "node/storage/buffer_pool.h"
 #include "node/storage/http_client.h"
 #include "node/storage/io_tally.h"
 #include "node/storage/storage.h"
@@ -59,18 +60,20 @@ using RangeFetch =
 // `range_size` bytes each in flight, and copies into the caller's buffer;
 // a read that does not start where the last one ended drops the
 // read-ahead. The fetches run on `depth` threads started with the first
-// read and kept for the file's life, into `depth` buffers allocated once
-// and reused: no thread or allocation per range. With `extents` (sorted,
-// disjoint [begin, end) byte ranges: what the caller will read), the
-// read-ahead fetches only inside them, going on from the end of one to the
-// start of the next, so a sparse reader fetches no byte it does not read.
-// The fetches count in the IoTally current where the file was made.
-// One reader thread at a time.
+// read and kept for the file's life, into `depth` buffers taken once from
+// `buffers` (a backend's pool, shared by its files: a file's are then
+// pages already faulted in) and reused: no thread or allocation per range. With
+// `extents` (sorted, disjoint [begin, end) byte ranges: what the caller will
+// read), the read-ahead fetches only inside them, going on from the end of one
+// to the start of the next, so a sparse reader fetches no byte it does not
+// read. The fetches count in the IoTally current where the file was made. One
+// reader thread at a time.
 class RangedReadableFile : public ReadableFile {
  public:
   RangedReadableFile(uint64_t size, uint64_t range_size, int depth,
                      RangeFetch fetch,
-                     std::vector<std::pair<uint64_t, uint64_t>> extents = {});
+                     std::vector<std::pair<uint64_t, uint64_t>> extents = {},
+                     BufferPool buffers = BufferPool());
   ~RangedReadableFile() override;
   uint64_t Size() const override { return size_; }
   absl::StatusOr<size_t> Read(uint64_t offset, void* buf, size_t len) override;
@@ -83,7 +86,7 @@ class RangedReadableFile : public ReadableFile {
   struct Slot {
     uint64_t offset = 0;
     size_t size = 0;
-    std::unique_ptr<char[]> data;  // range_size bytes, not zeroed
+    BufferPool::Lease data;  // range_size bytes at least, not zeroed
     bool done = false;
     absl::Status status;
   };
@@ -102,6 +105,7 @@ class RangedReadableFile : public ReadableFile {
   const size_t depth_;
   RangeFetch fetch_;
   const std::vector<std::pair<uint64_t, uint64_t>> extents_;
+  BufferPool buffers_;
   IoTally* const tally_;    // its creator's: the fetches count there
   uint64_t next_ = 0;       // where the last read ended
   uint64_t queued_to_ = 0;  // end of the last range requested

@@ -15,6 +15,7 @@
 
 #include "absl/status/statusor.h"
 #include "common/config.h"
+#include "node/storage/buffer_pool.h"
 #include "node/storage/http_client.h"
 #include "node/storage/s3_credentials.h"
 #include "node/storage/s3_sigv4.h"
@@ -65,6 +66,8 @@ class S3Client {
 
   const S3Config& config() const { return config_; }
   ObjectStoreCounters& counters() const { return pool_.counters(); }
+  // Transfer buffers reused across this client's objects.
+  BufferPool& buffers() { return buffers_; }
   std::string Endpoint() const;
 
  private:
@@ -73,6 +76,7 @@ class S3Client {
   std::string scheme_, host_;  // from the endpoint
   bool path_style_ = true;
   HttpClientPool pool_;
+  BufferPool buffers_;
 };
 
 // Text of the first <tag>...</tag> in an XML body ("" if none), its

@@ -140,7 +140,7 @@ absl::StatusOr<std::unique_ptr<ReadableFile>> S3Storage::OpenRead(
   return std::unique_ptr<ReadableFile>(new RangedReadableFile(
       size, client_->config().range_size, client_->config().ranges_in_flight,
       S3RangeFetch(client_, loc, options.size, options.size_from),
-      options.extents));
+      options.extents, client_->buffers()));
 }
 
 absl::StatusOr<std::vector<std::string>> S3Storage::ListDir(

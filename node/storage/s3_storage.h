@@ -72,6 +72,7 @@ class S3Storage : public Storage {
     return {c.ranges_in_flight * c.range_size,
             "s3.range_size x s3.ranges_in_flight"};
   }
+  size_t TrimBuffers() override { return client_->buffers().Trim(); }
 
   // Unfinished multipart uploads of keys starting with `prefix` (all
   // pages), and the abort of one (`ckptbench uploads`, AbortUploads).

@@ -33,9 +33,10 @@ constexpr char kCrcHeader[] = "x-amz-checksum-crc32c";
 // goes out as one PUT of it; past the threshold the multipart upload
 // starts, that buffer goes out as parts (slices of it, not copies), and
 // later buffers hold one part each. Parts upload on at most
-// parts_in_flight worker threads; a buffer comes back for reuse when its
-// last part is sent. Memory: parts_in_flight + 1 buffers per file,
-// allocated once, whatever the object's size.
+// parts_in_flight worker threads; a buffer goes back to the client's pool
+// when its last part is sent, and the next is taken from it. Memory:
+// parts_in_flight + 1 buffers per file at most, whatever the object's
+// size, reused across the client's objects (BufferPool).
 class S3WritableFile : public WritableFile {
  public:
   S3WritableFile(std::shared_ptr<S3Client> client, S3Location loc)
@@ -55,19 +56,19 @@ class S3WritableFile : public WritableFile {
   unsigned char* BorrowBuffer(size_t len) override {
     if (done_ || cur_len_ + len > Limit()) return nullptr;
     Current();
-    return reinterpret_cast<unsigned char*>(cur_->data.get()) + cur_len_;
+    return reinterpret_cast<unsigned char*>(cur_.data()) + cur_len_;
   }
 
   absl::Status Append(const void* data, size_t len) override {
     const char* p = static_cast<const char*>(data);
-    if (cur_ && p == cur_->data.get() + cur_len_ && cur_len_ + len <= Limit()) {
+    if (cur_ && p == cur_.data() + cur_len_ && cur_len_ + len <= Limit()) {
       cur_len_ += len;  // generated in place: nothing to copy
       return Fail(SendIfFull());
     }
     while (len > 0) {
       Current();
       size_t take = std::min(len, Limit() - cur_len_);
-      std::memcpy(cur_->data.get() + cur_len_, p, take);
+      std::memcpy(cur_.data() + cur_len_, p, take);
       cur_len_ += take;
       p += take;
       len -= take;
@@ -81,7 +82,7 @@ class S3WritableFile : public WritableFile {
     if (done_) return absl::OkStatus();
     if (upload_id_.empty()) {  // under the threshold: one PUT
       S3Call put = MakeS3Call(HttpMethod::kPut, loc_.bucket, loc_.key);
-      put.body = cur_ ? cur_->data.get() : "";
+      put.body = cur_ ? cur_.data() : "";
       put.body_len = cur_len_;
       RETURN_IF_ERROR(SendS3Bytes(*client_, put, S3Where(loc_)).status());
     } else {
@@ -92,12 +93,8 @@ class S3WritableFile : public WritableFile {
       RETURN_IF_ERROR(Fail(uploads_.Wait(0)));
       RETURN_IF_ERROR(Fail(Complete()));
     }
-    cur_.reset();
+    cur_ = BufferPool::Lease();
     cur_len_ = 0;
-    {
-      std::lock_guard<std::mutex> lock(parts_mu_);
-      free_.clear();
-    }
     done_ = true;
     return absl::OkStatus();
   }
@@ -105,35 +102,18 @@ class S3WritableFile : public WritableFile {
   absl::Status Close() override { return Sync(); }
 
  private:
-  struct Buffer {
-    std::unique_ptr<char[]> data;  // not zeroed: every byte sent is written
-    size_t capacity = 0;
-  };
-
   // How full the current buffer may get: the threshold before multipart
   // starts, a part after.
   size_t Limit() const {
     return upload_id_.empty() ? start_multipart_at_ : part_size_;
   }
 
-  // Makes sure there is a buffer to fill: a returned one big enough, or a
-  // new one of Limit() bytes.
+  // Makes sure there is a buffer to fill, of Limit() bytes at least (not
+  // zeroed: every byte sent is written).
   void Current() {
     if (cur_) return;
     cur_len_ = 0;
-    {
-      std::lock_guard<std::mutex> lock(parts_mu_);
-      for (auto it = free_.begin(); it != free_.end(); ++it) {
-        if ((*it)->capacity >= Limit()) {
-          cur_ = std::move(*it);
-          free_.erase(it);
-          return;
-        }
-      }
-    }
-    cur_ = std::make_unique<Buffer>();
-    cur_->data.reset(new char[Limit()]);
-    cur_->capacity = Limit();
+    cur_ = client_->buffers().Take(Limit());
   }
 
   // A full buffer is sent: the first one, at the threshold, starts the
@@ -145,13 +125,11 @@ class S3WritableFile : public WritableFile {
   }
 
   // Uploads the current buffer as parts of part_size_ (its slices), on the
-  // workers; the buffer returns to free_ when the last of them is sent.
+  // workers; the buffer returns to the pool when the last of them is sent.
   absl::Status SendBuffer() {
-    // Shared by the buffer's parts; its deleter gives the buffer back.
-    std::shared_ptr<Buffer> shared(cur_.release(), [this](Buffer* b) {
-      std::lock_guard<std::mutex> lock(parts_mu_);
-      free_.emplace_back(b);
-    });
+    // Shared by the buffer's parts; the last one gives it back.
+    auto shared = std::make_shared<BufferPool::Lease>(std::move(cur_));
+    cur_ = BufferPool::Lease();
     const size_t len = cur_len_;
     cur_len_ = 0;
     for (size_t off = 0; off < len || off == 0; off += part_size_) {
@@ -163,7 +141,7 @@ class S3WritableFile : public WritableFile {
         number = static_cast<int>(parts_.size());
       }
       RETURN_IF_ERROR(uploads_.Start([this, number, shared, off, n] {
-        auto part = UploadPart(number, shared->data.get() + off, n);
+        auto part = UploadPart(number, shared->data() + off, n);
         if (!part.ok()) return part.status();
         std::lock_guard<std::mutex> lock(parts_mu_);
         parts_[static_cast<size_t>(number - 1)] = std::move(*part);
@@ -264,12 +242,11 @@ class S3WritableFile : public WritableFile {
   S3Location loc_;
   size_t part_size_;
   size_t start_multipart_at_;
-  std::unique_ptr<Buffer> cur_;  // being filled, up to Limit()
+  BufferPool::Lease cur_;  // being filled, up to Limit()
   size_t cur_len_ = 0;
   std::string upload_id_;
-  std::mutex parts_mu_;      // guards parts_ and free_ (workers touch them)
+  std::mutex parts_mu_;      // guards parts_ (workers fill it)
   std::vector<Part> parts_;  // by part number - 1
-  std::vector<std::unique_ptr<Buffer>> free_;  // buffers to reuse
   bool crc32c_ = false;
   bool done_ = false;
   TalliedTasks uploads_;  // last: destroyed (waited for) before the rest

@@ -181,6 +181,9 @@ class Storage {
     std::string keys;  // "s3.part_size x s3.parts_in_flight", ...
   };
   virtual BufferUse BufferPerFile(bool /*save*/) const { return {}; }
+  // Frees the transfer buffers kept for reuse across files (object
+  // stores: buffer_pool.h); the node calls it after each phase. How many.
+  virtual size_t TrimBuffers() { return 0; }
 };
 
 // The claim entry ClaimDir writes (kClaimName, or kClaimName + "-" + owner

@@ -112,6 +112,13 @@ StorageSet::StorageSet(std::shared_ptr<MemoryStore> memory)
       probes_(std::make_shared<EvictionProbes>()),
       memory_(memory ? std::move(memory) : std::make_shared<MemoryStore>()) {}
 
+size_t StorageSet::TrimBuffers() {
+  std::lock_guard<std::mutex> lock(mu_);
+  size_t n = 0;
+  for (Kept& k : object_stores_) n += k.storage->TrimBuffers();
+  return n;
+}
+
 absl::StatusOr<StorageLocation> StorageSet::Open(const std::string& uri,
                                                  const BackendOptions& options,
                                                  LocationRoot root) {

@@ -56,6 +56,10 @@ class StorageSet {
       LocationRoot root = LocationRoot::kDefault);
 
   const ObjectStoreCounters& counters() const { return *counters_; }
+  // Frees the buffers its object-store backends keep for reuse across
+  // files (Storage::TrimBuffers): the node calls it after each phase.
+  // How many.
+  size_t TrimBuffers();
   // The store its mem:// locations live in (a set of a worker's own, made
   // beside this one, shares it).
   const std::shared_ptr<MemoryStore>& memory() const { return memory_; }

@@ -4,8 +4,10 @@
 #include "common/memory.h"
 
 #include <gtest/gtest.h>
+#include <malloc.h>
 #include <sys/mman.h>
 
+#include <cstdlib>
 #include <cstring>
 
 namespace ckpt {
@@ -32,6 +34,45 @@ TEST(Memory, PeakRssRisesWithTouchedPagesAndResetStartsItOver) {
                     "the peak cannot be started over here";
   }
   EXPECT_LE(PeakRssBytes(), peak - 120 * kMiB);
+}
+
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+#define CKPT_OWN_MALLOC 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer)
+#define CKPT_OWN_MALLOC 1
+#endif
+#endif
+
+// A block the compiler cannot leave out.
+void* Touched(size_t size) {
+  void* p = std::malloc(size);
+  std::memset(p, 1, size);
+  asm volatile("" : : "r"(p) : "memory");
+  return p;
+}
+
+// glibc by default raises its mmap threshold to the largest mapped block
+// freed so far (up to 32 MiB), so after a 16 MiB block is freed a 4 MiB one
+// comes from the heap and its pages stay resident once freed. Made apart,
+// the 4 MiB block is still mapped on its own and gone when freed.
+TEST(Memory, LargeBlocksStayMappedApartAfterALargerOneIsFreed) {
+#ifdef CKPT_OWN_MALLOC
+  GTEST_SKIP() << "a sanitizer's allocator, not glibc's";
+#else
+  const char* tunables = std::getenv("GLIBC_TUNABLES");
+  if (tunables != nullptr &&
+      std::strstr(tunables, "glibc.malloc.mmap_threshold") != nullptr) {
+    GTEST_SKIP() << "GLIBC_TUNABLES sets the threshold here";
+  }
+  MapLargeAllocationsApart();
+  std::free(Touched(16 * kMiB));
+  const size_t mapped = mallinfo2().hblkhd;
+  void* p = Touched(kLargeAllocationBytes);
+  EXPECT_GE(mallinfo2().hblkhd, mapped + kLargeAllocationBytes);
+  std::free(p);
+  EXPECT_EQ(mallinfo2().hblkhd, mapped);
+#endif
 }
 
 TEST(Memory, AvailableMemoryIsKnownHere) {

@@ -154,6 +154,46 @@ TEST_F(GcsTest, CompositeUploadsComposeMoreThan32PartsAndDeleteThem) {
   EXPECT_EQ(*back, data);
 }
 
+// Uploads take their buffers from the client's pool: objects written in
+// turn (composite, resumable and one-request alike) reuse those of the
+// ones before, and each arrives whole.
+TEST_F(GcsTest, ObjectsWrittenInTurnReuseTheClientsBuffers) {
+  for (GcsUpload kind : {GcsUpload::kComposite, GcsUpload::kResumable}) {
+    GcsConfig c;
+    c.endpoint = server_.url();
+    c.upload = kind;
+    c.single_threshold = c.chunk_size = BufferPool::kPooledFrom;
+    c.parts_in_flight = 2;
+    auto client = std::make_shared<GcsClient>(
+        c,
+        std::make_shared<GcsCredentials>([url = server_.url()](const char* n) {
+          static std::string u;
+          u = url;
+          return std::string(n) == "STORAGE_EMULATOR_HOST" ? u.c_str()
+                                                           : nullptr;
+        }));
+    for (int i = 0; i < 6; ++i) {
+      const size_t size = i % 2 == 0 ? 3 * c.chunk_size + 4321 : 100 * 1024;
+      const std::string name =
+          absl::StrCat("reuse-", std::string(Name(kind)), "-", i);
+      const std::string data = Bytes(size, static_cast<unsigned>(i + 7));
+      auto f = NewGcsWritableFile(client, {"bucket", name});
+      for (size_t at = 0; at < data.size(); at += 300 * 1024) {
+        const size_t n = std::min<size_t>(300 * 1024, data.size() - at);
+        ASSERT_TRUE(f->Append(data.data() + at, n).ok());
+      }
+      ASSERT_TRUE(f->Sync().ok()) << name;
+      EXPECT_TRUE(server_.ObjectBytes("bucket", name) == data) << name;
+    }
+    // An object holds its buffer and parts_in_flight + 1 parts at most
+    // (one copied out while it waits for a slot); in turn, the same ones.
+    EXPECT_LE(client->buffers().made_count(),
+              static_cast<size_t>(c.parts_in_flight) + 2)
+        << Name(kind);
+    EXPECT_EQ(client->buffers().lent_count(), 0u);
+  }
+}
+
 // A composite upload whose process died before the compose leaves part
 // objects: AbortUploads (run after a failed save) deletes those of the
 // named files only.

@@ -236,6 +236,38 @@ TEST(RangedReadableFile, FetchesReuseAFixedSetOfThreadsAndBuffers) {
   EXPECT_EQ(buffers.size(), 3u);
 }
 
+// Files of one backend share its pool: a later file's ranges land in the
+// buffers an earlier one gave back, not in fresh ones (fresh mappings
+// whose every page faults again).
+TEST(RangedReadableFile, ALaterFileReusesTheBuffersAnEarlierOneGaveBack) {
+  const std::string obj = Object(4 << 20);
+  BufferPool pool;
+  std::set<const char*> seen[2];
+  for (int k = 0; k < 2; ++k) {
+    std::mutex mu;
+    RangedReadableFile f(
+        obj.size(), 1 << 20, 2,
+        [&](uint64_t off, size_t len, char* dst) {
+          std::memcpy(dst, obj.data() + off, len);
+          std::lock_guard<std::mutex> lock(mu);
+          seen[k].insert(dst);
+          return absl::OkStatus();
+        },
+        {}, pool);
+    std::string back(obj.size(), '\0');
+    for (uint64_t off = 0; off < obj.size();) {
+      auto n = f.Read(off, back.data() + off, 100'000);
+      ASSERT_TRUE(n.ok()) << n.status();
+      off += *n;
+    }
+    EXPECT_EQ(back, obj);
+    EXPECT_EQ(seen[k].size(), 2u);
+  }
+  EXPECT_EQ(seen[0], seen[1]);
+  EXPECT_EQ(pool.made_count(), 2u);
+  EXPECT_EQ(pool.lent_count(), 0u);
+}
+
 // Tasks run on at most max_in_flight threads, reused from task to task.
 TEST(BoundedTasks, TasksReuseAtMostMaxThreads) {
   BoundedTasks tasks(3);

@@ -1,13 +1,19 @@
-// S3 request addressing and region against a loopback stub: path-style
-// chosen automatically for localhost and IP endpoints, virtual-hosted for
-// host names (<bucket>.s3.localhost, which libcurl resolves to loopback),
-// and the signing region from AWS_REGION unless s3.region is given.
+// S3 requests against a loopback stub: path-style addressing chosen
+// automatically for localhost and IP endpoints, virtual-hosted for host
+// names (<bucket>.s3.localhost, which libcurl resolves to loopback), the
+// signing region from AWS_REGION unless s3.region is given; and uploads
+// that reuse the client's buffers across objects.
 #include "node/storage/s3_client.h"
 
 #include <gtest/gtest.h>
 
 #include <cstdlib>
+#include <map>
+#include <mutex>
+#include <string>
 
+#include "absl/strings/match.h"
+#include "node/storage/s3_upload.h"
 #include "tests/testing/http_wire.h"
 #include "tests/testing/stub_http_server.h"
 
@@ -89,6 +95,88 @@ TEST(XmlText, EntityAndCharacterReferencesAreDecoded) {
   EXPECT_EQ(XmlValue("<Key>s&amp;p/step-1</Key>", "Key"), "s&p/step-1");
   EXPECT_EQ(XmlTexts("<Key>a&#47;b</Key><Key>c</Key>", "Key"),
             (std::vector<std::string>{"a/b", "c"}));
+}
+
+// S3 uploads take their buffers from the client's pool: objects written
+// one after another reuse the buffers of those before (single PUTs and
+// multipart parts alike), and every byte still reaches the server in order.
+// Enough of S3 for uploads: PUT, and the multipart calls; what each
+// object received, its parts joined by number on completion.
+class UploadStub {
+ public:
+  UploadStub() : server_([this](const StubRequest& r) { return Answer(r); }) {}
+  int port() const { return server_.port(); }
+  std::string Object(const std::string& key) {
+    std::lock_guard<std::mutex> lock(mu_);
+    return objects_[key];
+  }
+
+ private:
+  StubResponse Answer(const StubRequest& r) {
+    const std::string key = r.target.substr(0, r.target.find('?'));
+    std::lock_guard<std::mutex> lock(mu_);
+    if (r.method == "POST" && absl::StrContains(r.target, "?uploads")) {
+      return StubResponse(200, "<InitiateMultipartUploadResult><UploadId>u" +
+                                   key +
+                                   "</UploadId>"
+                                   "</InitiateMultipartUploadResult>");
+    }
+    if (r.method == "PUT" && absl::StrContains(r.target, "partNumber=")) {
+      const size_t at = r.target.find("partNumber=") + 11;
+      const int number = std::stoi(r.target.substr(at));
+      parts_[key][number] = r.body;
+      return StubResponse(200, "", "ETag: \"p\"\r\n");
+    }
+    if (r.method == "POST" && absl::StrContains(r.target, "uploadId=")) {
+      std::string whole;
+      for (const auto& [n, b] : parts_[key]) whole += b;
+      objects_[key] = whole;
+      return StubResponse(200,
+                          "<CompleteMultipartUploadResult>"
+                          "</CompleteMultipartUploadResult>");
+    }
+    if (r.method == "PUT") objects_[key] = r.body;
+    return StubResponse(200, "", "ETag: \"o\"\r\n");
+  }
+
+  std::mutex mu_;
+  std::map<std::string, std::map<int, std::string>> parts_;
+  std::map<std::string, std::string> objects_;
+  StubHttpServer server_;  // last: stopped before the maps go
+};
+
+TEST(S3Upload, ObjectsWrittenInTurnReuseTheClientsBuffers) {
+  UploadStub stub;
+  S3Config cfg;
+  cfg.endpoint = "http://127.0.0.1:" + std::to_string(stub.port());
+  cfg.max_attempts = 1;
+  cfg.part_size = BufferPool::kPooledFrom;
+  cfg.multipart_threshold = BufferPool::kPooledFrom;
+  cfg.parts_in_flight = 2;
+  auto client = std::make_shared<S3Client>(cfg, Keys());
+  std::map<std::string, std::string> written;
+  for (int i = 0; i < 6; ++i) {
+    // Three multipart objects (4 parts, the last short), three single PUTs.
+    const size_t size = i % 2 == 0 ? 3 * cfg.part_size + 12345 : 100 * 1024;
+    const std::string key = "obj-" + std::to_string(i);
+    std::string data(size, '\0');
+    for (size_t k = 0; k < size; ++k) data[k] = static_cast<char>(k * 31 + i);
+    auto f = NewS3Upload(client, {"b", key});
+    for (size_t at = 0; at < data.size(); at += 300 * 1024) {
+      const size_t n = std::min<size_t>(300 * 1024, data.size() - at);
+      ASSERT_TRUE(f->Append(data.data() + at, n).ok());
+    }
+    ASSERT_TRUE(f->Sync().ok());
+    written["/b/" + key] = data;
+  }
+  for (const auto& [key, data] : written) {
+    EXPECT_TRUE(stub.Object(key) == data) << key;
+  }
+  // An object holds parts_in_flight + 1 buffers at most; one after
+  // another they are the same ones (each object's own: 3 x 3 + 3).
+  EXPECT_LE(client->buffers().made_count(), 3u);
+  EXPECT_EQ(client->buffers().lent_count(), 0u);
+  EXPECT_EQ(client->buffers().free_count(), client->buffers().made_count());
 }
 
 }  // namespace

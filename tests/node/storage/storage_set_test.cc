@@ -5,6 +5,7 @@
 #include <map>
 #include <string>
 
+#include "node/storage/buffer_pool.h"
 #include "node/storage/storage_factory.h"
 #include "tests/testing/stub_http_server.h"
 
@@ -84,6 +85,40 @@ TEST(StorageSet, KeepsOneS3BackendPerS3Options) {
   EXPECT_EQ(step->storage, same->storage);
   EXPECT_NE(step->storage, other->storage);
   EXPECT_EQ(run.counters().requests, 0u);
+}
+
+// The buffers a run's object-store backends keep for reuse across files
+// are freed when the node trims them (after each phase): those of every
+// backend, once.
+TEST(StorageSet, TrimsTheBuffersItsBackendsKeep) {
+  StubHttpServer stub([](const StubRequest&) {
+    return StubResponse(200, "", "ETag: \"e\"\r\n");
+  });
+  setenv("AWS_ACCESS_KEY_ID", "AKIDTEST", 1);
+  setenv("AWS_SECRET_ACCESS_KEY", "secret", 1);
+  setenv("AWS_EC2_METADATA_DISABLED", "true", 1);
+  StorageSet run;
+  BackendOptions options;
+  options.s3.endpoint = stub.url();
+  options.s3.part_size = options.s3.multipart_threshold =
+      BufferPool::kPooledFrom;  // a small object's buffer is a pooled one
+  BackendOptions other = options;
+  other.s3.max_attempts = 2;
+  const std::string data(100 * 1024, 'x');
+  for (const BackendOptions* o : {&options, &other, &options}) {
+    auto loc = run.Open("s3://bucket/run/step-1", *o);
+    ASSERT_TRUE(loc.ok()) << loc.status();
+    auto f = loc->storage->OpenWrite("s3://bucket/run/step-1/f", {});
+    ASSERT_TRUE(f.ok()) << f.status();
+    ASSERT_TRUE((*f)->Append(data.data(), data.size()).ok());
+    ASSERT_TRUE((*f)->Sync().ok());
+  }
+  unsetenv("AWS_ACCESS_KEY_ID");
+  unsetenv("AWS_SECRET_ACCESS_KEY");
+  unsetenv("AWS_EC2_METADATA_DISABLED");
+  EXPECT_EQ(stub.requests().size(), 3u);
+  EXPECT_EQ(run.TrimBuffers(), 2u);  // one per backend: the third reused
+  EXPECT_EQ(run.TrimBuffers(), 0u);
 }
 
 TEST(StorageSet, BadLocationsAreRefusedNamingThem) {
