@@ -144,10 +144,7 @@ v1::PhaseReport NodeService::StartPhase(
   }
   WorkloadPhases::SendAsk ask;
   if (send_ask) ask = [&](const ActionAsk& a) { send_ask(ToWire(a)); };
-  v1::PhaseReport report = ToWire(workloads_.Run(start, progress, ask));
-  // The buffers the phase's files reused stay out of the next one's memory.
-  agent_.storage().TrimBuffers();
-  return report;
+  return ToWire(workloads_.Run(start, progress, ask));
 }
 
 void NodeService::ActionAnswered(const v1::ActionReply& reply) {

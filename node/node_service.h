@@ -53,9 +53,14 @@ class NodeService {
     return StartPhase(req, on_progress, nullptr, progress_interval);
   }
   void ActionAnswered(const v1::ActionReply& reply);
-  // After a phase's report has been sent: WorkloadPhases::AfterReport
-  // (the workload's GiveBack: the checkpoint's heap trim).
-  void AfterReport() { workloads_.AfterReport(); }
+  // After a phase's report has been sent (untimed): WorkloadPhases::
+  // AfterReport (the workload's GiveBack: the checkpoint's heap trim, a
+  // data loader's workers' own backends), then the buffers the run's
+  // object-store backends kept for reuse across the phase's files.
+  void AfterReport() {
+    workloads_.AfterReport();
+    agent_.storage().TrimBuffers();
+  }
   // Consumes the request (its .metadata moves, uncopied).
   v1::CommitReply Commit(v1::CommitRequest req);
   v1::PutResultReply PutResult(const v1::PutResultRequest& req);

@@ -1,13 +1,16 @@
 #include "node/storage/buffer_pool.h"
 
-#include <algorithm>
+#include <bit>
 #include <utility>
 
 namespace ckpt {
 
 BufferPool::Lease& BufferPool::Lease::operator=(Lease&& o) noexcept {
   if (this != &o) {
-    Lease gone(std::move(*this));
+    Lease gone;  // this one's buffer, given back as it goes
+    gone.pool_ = std::move(pool_);
+    gone.data_ = std::move(data_);
+    gone.capacity_ = capacity_;
     pool_ = std::move(o.pool_);
     data_ = std::move(o.data_);
     capacity_ = std::exchange(o.capacity_, 0);
@@ -25,47 +28,44 @@ BufferPool::BufferPool() : state_(std::make_shared<State>()) {}
 
 BufferPool::Lease BufferPool::Take(size_t size) {
   Lease lease;
-  lease.capacity_ = size;
   if (size < kPooledFrom) {
     lease.data_.reset(new char[size]);
+    lease.capacity_ = size;
     return lease;
   }
-  lease.pool_ = state_;
+  lease.capacity_ = std::bit_ceil(size);
   {
     std::lock_guard<std::mutex> lock(state_->mu);
-    ++state_->lent;
-    auto best = state_->free.end();
     for (auto it = state_->free.begin(); it != state_->free.end(); ++it) {
-      if (it->capacity >= size &&
-          (best == state_->free.end() || it->capacity < best->capacity)) {
-        best = it;
-      }
-    }
-    if (best != state_->free.end()) {
-      lease.data_ = std::move(best->data);
-      lease.capacity_ = best->capacity;
-      state_->free.erase(best);
+      if (it->first != lease.capacity_) continue;
+      lease.data_ = std::move(it->second);
+      state_->free.erase(it);
+      ++state_->lent;
+      lease.pool_ = state_;
       return lease;
     }
-    ++state_->made;
   }
-  lease.data_.reset(new char[size]);
+  lease.data_.reset(new char[lease.capacity_]);
+  std::lock_guard<std::mutex> lock(state_->mu);
+  ++state_->lent;
+  ++state_->made;
+  lease.pool_ = state_;
   return lease;
 }
 
 void BufferPool::State::Give(std::unique_ptr<char[]> data, size_t capacity) {
   std::lock_guard<std::mutex> lock(mu);
   --lent;
-  free.push_back({std::move(data), capacity});
+  free.emplace_back(capacity, std::move(data));
 }
 
 size_t BufferPool::Trim() {
-  std::vector<Block> gone;  // freed outside the lock
+  std::vector<std::pair<size_t, std::unique_ptr<char[]>>> gone;
   {
     std::lock_guard<std::mutex> lock(state_->mu);
     gone.swap(state_->free);
   }
-  return gone.size();
+  return gone.size();  // freed here, outside the lock
 }
 
 size_t BufferPool::free_count() const {
@@ -73,14 +73,14 @@ size_t BufferPool::free_count() const {
   return state_->free.size();
 }
 
-size_t BufferPool::made_count() const {
-  std::lock_guard<std::mutex> lock(state_->mu);
-  return state_->made;
-}
-
 size_t BufferPool::lent_count() const {
   std::lock_guard<std::mutex> lock(state_->mu);
   return state_->lent;
+}
+
+size_t BufferPool::made_count() const {
+  std::lock_guard<std::mutex> lock(state_->mu);
+  return state_->made;
 }
 
 }  // namespace ckpt

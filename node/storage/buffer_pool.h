@@ -4,11 +4,13 @@
 // mapping each (glibc maps blocks past its mmap threshold apart and gives
 // them back at free: every page of each would fault again). Thread-safe.
 //
-// What it keeps: every buffer given back, until Trim (the node trims its
-// backends' pools after each phase: storage.h, TrimBuffers). A new one is
-// made only when none free fits, so a phase keeps what it had lent at most
-// at once: its objects in flight, as BufferPerFile counts them. Requests
-// under kPooledFrom are plain allocations.
+// Sizes are rounded up to a power of two, and a buffer serves requests of
+// its own size class only, so a small request never holds a large buffer
+// and a buffer given back always fits the next request of its class. What
+// it keeps: every buffer given back, until Trim (the node trims the run's
+// backends after each phase: StorageSet::TrimBuffers). So a phase keeps,
+// of each size class, the most it had lent at once. Requests under
+// kPooledFrom are plain allocations.
 #ifndef CKPTBENCH_NODE_STORAGE_BUFFER_POOL_H_
 #define CKPTBENCH_NODE_STORAGE_BUFFER_POOL_H_
 
@@ -29,7 +31,7 @@ class BufferPool {
   class Lease {
    public:
     Lease() = default;
-    Lease(Lease&&) noexcept = default;
+    Lease(Lease&& o) noexcept { *this = std::move(o); }
     Lease& operator=(Lease&& o) noexcept;
     ~Lease();
     char* data() const { return data_.get(); }
@@ -43,10 +45,13 @@ class BufferPool {
     size_t capacity_ = 0;
   };
 
-  BufferPool();  // copies share the one pool
+  BufferPool();
+  // Copies share the one pool (a move is a copy: no empty pool).
+  BufferPool(const BufferPool&) = default;
+  BufferPool& operator=(const BufferPool&) = default;
 
-  // A buffer of `size` bytes at least: the smallest free one that fits,
-  // else a new one of `size`.
+  // A buffer of `size` bytes at least: a free one of its size class, else
+  // a new one of the class's size (under kPooledFrom: of `size`, apart).
   Lease Take(size_t size);
   // Frees the buffers not lent now; how many.
   size_t Trim();
@@ -57,13 +62,10 @@ class BufferPool {
   size_t made_count() const;
 
  private:
-  struct Block {
-    std::unique_ptr<char[]> data;
-    size_t capacity = 0;
-  };
   struct State {
     mutable std::mutex mu;
-    std::vector<Block> free;
+    // Free buffers, the size class's capacity with each.
+    std::vector<std::pair<size_t, std::unique_ptr<char[]>>> free;
     size_t lent = 0;
     size_t made = 0;
     void Give(std::unique_ptr<char[]> data, size_t capacity);

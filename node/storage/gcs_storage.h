@@ -78,12 +78,13 @@ class GcsStorage : public Storage {
   FilesystemInfo Filesystem(const std::string& path) override;
   BufferUse BufferPerFile(bool save) const override {
     const GcsConfig& c = client_->config();
-    // gcs_upload.cc: the buffer up to the threshold, then composite parts
+    // gcs_upload.cc: the buffer up to the threshold (grown by doubling:
+    // twice that with the smaller ones it grew from), then composite parts
     // in flight and one more copied out while it waits for a slot.
     if (save) {
-      return {std::max(c.single_threshold, c.chunk_size) +
+      return {2 * std::max(c.single_threshold, c.chunk_size) +
                   (c.parts_in_flight + 1) * c.chunk_size,
-              "max(gcs.single_threshold, gcs.chunk_size) + "
+              "2 x max(gcs.single_threshold, gcs.chunk_size) + "
               "gcs.chunk_size x (gcs.parts_in_flight + 1)"};
     }
     return {c.ranges_in_flight * c.range_size,

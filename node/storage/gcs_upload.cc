@@ -6,6 +6,7 @@
 #include <memory>
 #include <mutex>
 #include <random>
+#include <utility>
 #include <vector>
 
 #include "absl/strings/numbers.h"
@@ -65,10 +66,15 @@ uint64_t CommittedOf(const HttpResponse& rep) {
 // Buffers up to max(gcs.single_threshold, gcs.chunk_size) before choosing:
 // smaller objects go in one request at Sync(); larger ones stream as a
 // resumable session or composite parts, one chunk_size chunk at a time.
-// Memory: that one buffer, and a chunk per composite part in flight, all
-// from the client's pool (reused across its objects).
+// The buffer starts at kFirstBuffer (or the threshold, if smaller) and
+// doubles as it fills, so a small object holds little whatever the
+// threshold. Memory: that buffer (the smaller ones it grew from given
+// back), and a chunk per composite part in flight, all from the client's
+// pool (reused across its objects).
 class GcsWritableFile : public WritableFile {
  public:
+  static constexpr uint64_t kFirstBuffer = uint64_t{8} << 20;
+
   GcsWritableFile(std::shared_ptr<GcsClient> client, GcsObject obj)
       : client_(std::move(client)),
         obj_(std::move(obj)),
@@ -87,7 +93,12 @@ class GcsWritableFile : public WritableFile {
     total_ += len;
     const char* p = static_cast<const char*>(data);
     while (len > 0) {
-      if (!buf_) buf_ = client_->buffers().Take(static_cast<size_t>(start_at_));
+      if (!buf_) {
+        buf_ = client_->buffers().Take(
+            static_cast<size_t>(std::min<uint64_t>(start_at_, kFirstBuffer)));
+      } else if (buf_len_ == buf_.capacity()) {
+        Grow();
+      }
       const size_t take = std::min(len, buf_.capacity() - buf_len_);
       std::memcpy(buf_.data() + buf_len_, p, take);
       buf_len_ += take;
@@ -112,7 +123,8 @@ class GcsWritableFile : public WritableFile {
         break;
       case Mode::kComposite:
         if (buf_len_ > 0) {
-          RETURN_IF_ERROR(Fail(StartPart(std::move(buf_), buf_len_)));
+          const size_t len = std::exchange(buf_len_, 0);
+          RETURN_IF_ERROR(Fail(StartPart(std::move(buf_), len)));
         }
         RETURN_IF_ERROR(Fail(uploads_.Wait(0)));
         RETURN_IF_ERROR(Fail(Compose()));
@@ -252,6 +264,15 @@ class GcsWritableFile : public WritableFile {
         {"Content-Range", absl::StrCat("bytes */", last ? std::to_string(total_)
                                                         : std::string("*"))}};
     return client_->Do(q);
+  }
+
+  // A full buffer below start_at_ (nothing sent yet: the kind is not
+  // chosen) is replaced by one twice its size, up to start_at_.
+  void Grow() {
+    BufferPool::Lease bigger = client_->buffers().Take(static_cast<size_t>(
+        std::min<uint64_t>(start_at_, 2 * uint64_t{buf_.capacity()})));
+    std::memcpy(bigger.data(), buf_.data(), buf_len_);
+    buf_ = std::move(bigger);
   }
 
   // Once the buffer reaches start_at_ the upload's kind is chosen; then

@@ -194,6 +194,23 @@ TEST_F(GcsTest, ObjectsWrittenInTurnReuseTheClientsBuffers) {
   }
 }
 
+// A threshold far past the machine's memory (64 GiB here) holds no such
+// buffer: it starts small and doubles as the object fills it, so small
+// and middling objects still go up in one request each.
+TEST_F(GcsTest, AHugeSingleThresholdBuffersOnlyWhatTheObjectHolds) {
+  GcsConfig c;
+  c.single_threshold = uint64_t{64} << 30;
+  auto s = Storage(c);
+  for (size_t size : {size_t{100} * 1024, size_t{20} << 20}) {
+    const std::string name = "huge-threshold-" + std::to_string(size);
+    const std::string data = Bytes(size, 9);
+    ASSERT_TRUE(Write(*s, "gs://bucket/" + name, data).ok()) << size;
+    EXPECT_TRUE(server_.ObjectBytes("bucket", name) == data) << size;
+  }
+  EXPECT_EQ(Count("POST", "uploadType=multipart"), 2);
+  EXPECT_EQ(Count("POST", "uploadType=resumable"), 0);
+}
+
 // A composite upload whose process died before the compose leaves part
 // objects: AbortUploads (run after a failed save) deletes those of the
 // named files only.

@@ -30,11 +30,14 @@ TEST(BufferPool, ABufferGivenBackServesTheNextObject) {
     EXPECT_EQ(b.data(), first) << i;
   }
   EXPECT_EQ(pool.made_count(), 1u);
-  BufferPool copy = pool;  // shares it
-  EXPECT_EQ(copy.Take(kMiB).data(), first);
+  BufferPool copy = pool;                        // shares it
+  EXPECT_EQ(copy.Take(kMiB + 1).data(), first);  // the same class
 }
 
-TEST(BufferPool, TheSmallestFreeBufferThatFitsIsLent) {
+// Sizes round up to a power of two, and a buffer serves its class only: a
+// small request never holds a large buffer (which the next large request
+// would then make again).
+TEST(BufferPool, ABufferServesRequestsOfItsSizeClassOnly) {
   BufferPool pool;
   char *four = nullptr, *two = nullptr;
   {
@@ -48,9 +51,14 @@ TEST(BufferPool, TheSmallestFreeBufferThatFitsIsLent) {
   EXPECT_EQ(c.capacity(), 2 * kMiB);
   BufferPool::Lease d = pool.Take(3 * kMiB);
   EXPECT_EQ(d.data(), four);
-  BufferPool::Lease e = pool.Take(3 * kMiB);  // none free fits: a new one
-  EXPECT_NE(e.data(), nullptr);
+  EXPECT_EQ(d.capacity(), 4 * kMiB);
+  EXPECT_EQ(pool.made_count(), 2u);
+  c = BufferPool::Lease();                // the 2 MiB one is free again
+  BufferPool::Lease e = pool.Take(kMiB);  // its own class: a new one
+  EXPECT_NE(e.data(), two);
+  EXPECT_EQ(e.capacity(), kMiB);
   EXPECT_EQ(pool.made_count(), 3u);
+  EXPECT_EQ(pool.free_count(), 1u);
 }
 
 TEST(BufferPool, KeepsWhatWasLentAtOnceUntilTrimmed) {
@@ -89,7 +97,11 @@ TEST(BufferPool, AMovedLeaseGivesItsBufferBackOnce) {
   BufferPool pool;
   BufferPool::Lease a = pool.Take(kMiB);
   BufferPool::Lease b = std::move(a);
-  EXPECT_FALSE(a);  // NOLINT(bugprone-use-after-move): what is left
+  EXPECT_FALSE(a);              // NOLINT(bugprone-use-after-move): what is left
+  EXPECT_EQ(a.capacity(), 0u);  // NOLINT(bugprone-use-after-move)
+  BufferPool moved = std::move(pool);  // a copy: both name the one pool
+  EXPECT_EQ(pool.lent_count(), 1u);    // NOLINT(bugprone-use-after-move)
+  EXPECT_EQ(moved.lent_count(), 1u);
   BufferPool::Lease c = pool.Take(kMiB);
   c = std::move(b);  // c's first buffer goes back
   EXPECT_EQ(pool.free_count(), 1u);

@@ -3,7 +3,10 @@
 #include <stdlib.h>
 
 #include <map>
+#include <optional>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "node/storage/buffer_pool.h"
 #include "node/storage/storage_factory.h"
@@ -22,6 +25,36 @@ class EmulatorHost {
     setenv("STORAGE_EMULATOR_HOST", url.c_str(), 1);
   }
   ~EmulatorHost() { unsetenv("STORAGE_EMULATOR_HOST"); }
+};
+
+// Test keys in the environment for the test's lifetime (no metadata
+// server asked), the variables as they were afterwards.
+class AwsKeys {
+ public:
+  AwsKeys() {
+    for (const auto& [name, value] : kKeys) {
+      const char* was = getenv(name);
+      saved_.emplace_back(name,
+                          was ? std::optional<std::string>(was) : std::nullopt);
+      setenv(name, value, 1);
+    }
+  }
+  ~AwsKeys() {
+    for (const auto& [name, was] : saved_) {
+      if (was) {
+        setenv(name, was->c_str(), 1);
+      } else {
+        unsetenv(name);
+      }
+    }
+  }
+
+ private:
+  static constexpr std::pair<const char*, const char*> kKeys[] = {
+      {"AWS_ACCESS_KEY_ID", "AKIDTEST"},
+      {"AWS_SECRET_ACCESS_KEY", "secret"},
+      {"AWS_EC2_METADATA_DISABLED", "true"}};
+  std::vector<std::pair<const char*, std::optional<std::string>>> saved_;
 };
 
 TEST(StorageSet, KeepsOneObjectStoreBackendPerOptionSetCountingItsOwnRequests) {
@@ -94,9 +127,7 @@ TEST(StorageSet, TrimsTheBuffersItsBackendsKeep) {
   StubHttpServer stub([](const StubRequest&) {
     return StubResponse(200, "", "ETag: \"e\"\r\n");
   });
-  setenv("AWS_ACCESS_KEY_ID", "AKIDTEST", 1);
-  setenv("AWS_SECRET_ACCESS_KEY", "secret", 1);
-  setenv("AWS_EC2_METADATA_DISABLED", "true", 1);
+  AwsKeys keys;
   StorageSet run;
   BackendOptions options;
   options.s3.endpoint = stub.url();
@@ -113,9 +144,6 @@ TEST(StorageSet, TrimsTheBuffersItsBackendsKeep) {
     ASSERT_TRUE((*f)->Append(data.data(), data.size()).ok());
     ASSERT_TRUE((*f)->Sync().ok());
   }
-  unsetenv("AWS_ACCESS_KEY_ID");
-  unsetenv("AWS_SECRET_ACCESS_KEY");
-  unsetenv("AWS_EC2_METADATA_DISABLED");
   EXPECT_EQ(stub.requests().size(), 3u);
   EXPECT_EQ(run.TrimBuffers(), 2u);  // one per backend: the third reused
   EXPECT_EQ(run.TrimBuffers(), 0u);
