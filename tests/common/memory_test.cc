@@ -44,6 +44,7 @@ TEST(Memory, PeakRssRisesWithTouchedPagesAndResetStartsItOver) {
 #endif
 #endif
 
+#ifndef CKPT_OWN_MALLOC
 // A block the compiler cannot leave out.
 void* Touched(size_t size) {
   void* p = std::malloc(size);
@@ -51,6 +52,7 @@ void* Touched(size_t size) {
   asm volatile("" : : "r"(p) : "memory");
   return p;
 }
+#endif
 
 // glibc by default raises its mmap threshold to the largest mapped block
 // freed so far (up to 32 MiB), so after a 16 MiB block is freed a 4 MiB one
