@@ -298,6 +298,7 @@ class GcsWritableFile : public WritableFile {
       }
       at += chunk_;
     }
+    if (at == 0) return absl::OkStatus();  // most appends: nothing sent
     std::memmove(buf_.data(), buf_.data() + at, buf_len_ - at);
     buf_len_ -= at;
     return absl::OkStatus();

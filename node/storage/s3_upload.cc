@@ -129,7 +129,6 @@ class S3WritableFile : public WritableFile {
   absl::Status SendBuffer() {
     // Shared by the buffer's parts; the last one gives it back.
     auto shared = std::make_shared<BufferPool::Lease>(std::move(cur_));
-    cur_ = BufferPool::Lease();
     const size_t len = cur_len_;
     cur_len_ = 0;
     for (size_t off = 0; off < len || off == 0; off += part_size_) {
