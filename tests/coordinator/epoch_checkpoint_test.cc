@@ -15,6 +15,7 @@
 #include "coordinator/dataset/dataset_results.h"
 #include "coordinator/summary.h"
 #include "tests/testing/inprocess_run.h"
+#include "tests/testing/timing.h"
 
 namespace ckpt {
 namespace {
@@ -81,7 +82,9 @@ TEST(EpochCheckpoint, ASyncSaveHoldsEveryRankForItsWholeWindow) {
   ASSERT_EQ(ep.saves.size(), 3u);
   const double bytes = static_cast<double>(h.plan.total_bytes);
   const double paced = bytes / (512.0 * 1024 * 1024);
-  EXPECT_NEAR(ep.rest_samples_per_second, 1000, 250);
+  if (kRatesHold) {
+    EXPECT_NEAR(ep.rest_samples_per_second, 1000, 250);
+  }
   for (size_t k = 0; k < 3; ++k) {
     const EpochResult::Save& w = ep.saves[k];
     const RoundResult& r = *saves[k];

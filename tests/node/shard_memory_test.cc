@@ -14,6 +14,7 @@
 #include "node/pattern.h"
 #include "node/storage/posix_storage.h"
 #include "tests/testing/temp_dir.h"
+#include "tests/testing/timing.h"
 
 namespace ckpt {
 namespace {
@@ -141,7 +142,9 @@ TEST(TrainingCompute, IsSizedToTheIntervalAndStopsOnAbort) {
   EXPECT_GE(c.passes(), 1u);
   // Whole passes at the measured rate: the requested time, give or take.
   EXPECT_GT(c.baseline_seconds(), 0.1);
-  EXPECT_LT(c.baseline_seconds(), 0.6);
+  if (kRatesHold) {
+    EXPECT_LT(c.baseline_seconds(), 0.6);  // a pass can be longer under TSan
+  }
   // Unaborted, every thread makes every pass.
   std::atomic<bool> abort{false};
   uint64_t made = 0;
@@ -150,7 +153,9 @@ TEST(TrainingCompute, IsSizedToTheIntervalAndStopsOnAbort) {
   // And in about the baseline: load on the machine can only lengthen the
   // run (or, in both samples, the baseline), so the bound is loose. With
   // the allocation timed into the sample, the run took a twentieth.
-  EXPECT_GT(took, 0.4 * c.baseline_seconds());
+  if (kRatesHold) {
+    EXPECT_GT(took, 0.4 * c.baseline_seconds());
+  }
   // Aborted before the start, no thread makes a pass. (Counted, not
   // timed: a loaded CI machine can take longer to start a thread than the
   // baseline lasts.)

@@ -14,6 +14,8 @@
 #include <random>
 #include <sstream>
 
+#include "tests/testing/timing.h"
+
 namespace ckpt {
 
 std::string ReadFile(const std::string& path) {
@@ -109,6 +111,7 @@ void Process::Signal(int sig) {
 
 int Process::Wait(double timeout_seconds) {
   if (exit_code_ >= 0 || pid_ <= 0) return exit_code_;
+  timeout_seconds *= kDeadlineScale;
   for (double waited = 0;; waited += 0.02) {
     int status = 0;
     pid_t r = waitpid(pid_, &status, WNOHANG);
@@ -127,6 +130,7 @@ std::string Process::Err() const { return ReadFile(err_path_); }
 
 bool Process::WaitForOutput(const std::string& text,
                             double timeout_seconds) const {
+  timeout_seconds *= kDeadlineScale;
   for (double waited = 0; waited < timeout_seconds; waited += 0.05) {
     if (Err().find(text) != std::string::npos ||
         Out().find(text) != std::string::npos) {

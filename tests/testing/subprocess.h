@@ -31,11 +31,13 @@ class Process {
 
   int pid() const { return pid_; }
   void Signal(int sig);
-  // Waits up to timeout_seconds; exit code, or -1 if still running.
+  // Waits up to timeout_seconds (times kDeadlineScale, tests/testing/
+  // timing.h); exit code, or -1 if still running.
   int Wait(double timeout_seconds);
   std::string Out() const;
   std::string Err() const;
-  // Polls stderr (and stdout) until `text` appears; false on timeout.
+  // Polls stderr (and stdout) until `text` appears; false on timeout
+  // (scaled as Wait's).
   bool WaitForOutput(const std::string& text, double timeout_seconds) const;
 
  private:
