@@ -31,7 +31,7 @@ TEST(Multinode, FourNodesStartedBeforeTheCoordinatorRunTheRounds) {
   ASSERT_TRUE(nodes[0]->WaitForOutput("not reachable yet", 10));
   auto coord = c.StartCoordinator(
       {{"NUM_NODES", "4"}, {"NUM_SAVE_CALLS", "2"}, {"NUM_LOAD_CALLS", "2"}});
-  ASSERT_EQ(coord->Wait(90), 0) << coord->Err();
+  ASSERT_EQ(coord->Wait(90), 0) << coord->Err() << NodesErr(nodes);
   for (auto& n : nodes) EXPECT_EQ(n->Wait(10), 0) << n->Err();
   EXPECT_NE(coord->Err().find("without TLS"), std::string::npos);
 
@@ -222,7 +222,7 @@ TEST(Multinode, AsyncSavesOverTwoNodesReportEachNodesStagingAndVerify) {
                                    {"CKPT_ASYNC", "true"},
                                    {"CKPT_INTERVAL", "0.3"},
                                    {"CKPT_MTTF", "12h"}});
-  ASSERT_EQ(coord->Wait(90), 0) << coord->Err();
+  ASSERT_EQ(coord->Wait(90), 0) << coord->Err() << NodesErr(nodes);
   for (auto& n : nodes) EXPECT_EQ(n->Wait(10), 0) << n->Err();
   json j = ReadJson(c.ResultPath());
   EXPECT_EQ(j["status"], "ok");

@@ -70,7 +70,11 @@ TEST(TrainingLoop, AsyncSaveBlocksForTheStagingAndPersistsInTheBackground) {
   const double persist = st["persist_seconds"].get<double>();
   EXPECT_GT(blocking, 0);
   EXPECT_GT(persist, 1.5);  // 55.8 MiB at 32 MiB/s
-  EXPECT_LT(blocking, 0.25 * persist) << st.dump();
+  // Held for the staging only: the paced persist (1.75 s at least) is not
+  // in it. Not a share of the persist: staging is a memory copy whose time
+  // is the machine's (0.45 s for 53 MiB once on a loaded CI), where a save
+  // that held the ranks through the persist would block for more than it.
+  EXPECT_LT(blocking, persist) << st.dump();
   // Persisting (~1.75 s) fit in the 4 s of training: nothing waited.
   EXPECT_FALSE(st["fell_behind"].get<bool>()) << st.dump();
   EXPECT_GT(st["compute_seconds"].get<double>(), 2.0);

@@ -63,6 +63,18 @@ class Cluster {
   std::string address_;
 };
 
+// Every node's stderr, for a failure's message: a node that ended early
+// says why there (a sanitizer's report, which ends it with 66, included),
+// where the coordinator sees only a stream that went away.
+inline std::string NodesErr(
+    const std::vector<std::unique_ptr<Process>>& nodes) {
+  std::string out;
+  for (size_t i = 0; i < nodes.size(); ++i) {
+    out += "\n--- node " + std::to_string(i) + ", stderr:\n" + nodes[i]->Err();
+  }
+  return out;
+}
+
 }  // namespace ckpt
 
 #endif  // CKPTBENCH_TESTS_TESTING_CLUSTER_H_
