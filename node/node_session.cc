@@ -14,6 +14,7 @@
 #include "absl/strings/str_cat.h"
 #include "common/clock.h"
 #include "common/log.h"
+#include "common/protocol_version.h"
 #include "node/node_service.h"
 #include "proto/ckptbench/v1/node.grpc.pb.h"
 
@@ -26,8 +27,9 @@ using Stream =
 grpc::ChannelArguments ChannelArgs(const NodeSessionOptions& o) {
   grpc::ChannelArguments args;
   // Notice a dead or hung coordinator even when no command is in flight.
-  args.SetInt(GRPC_ARG_KEEPALIVE_TIME_MS, 5000);
-  args.SetInt(GRPC_ARG_KEEPALIVE_TIMEOUT_MS, 5000);
+  // (The timeout's length: common/protocol_version.h.)
+  args.SetInt(GRPC_ARG_KEEPALIVE_TIME_MS, kKeepaliveTimeMs);
+  args.SetInt(GRPC_ARG_KEEPALIVE_TIMEOUT_MS, kKeepaliveTimeoutMs);
   args.SetInt(GRPC_ARG_KEEPALIVE_PERMIT_WITHOUT_CALLS, 1);
   args.SetInt(GRPC_ARG_HTTP2_MAX_PINGS_WITHOUT_DATA, 0);
   args.SetInt(GRPC_ARG_MAX_RECEIVE_MESSAGE_LENGTH, -1);
