@@ -121,6 +121,14 @@ constexpr LlamaRow kLlama[] = {
     {"llama-70b", {8192, 28672, 80, 64, 8, 50432}},
 };
 
+// Llama 3.1 as published: the config.json of meta-llama/Llama-3.1-8B and
+// Llama-3.1-70B (head dim 128, 8 KV heads, vocab 128256, untied
+// embeddings): 8,030,261,248 and 70,553,706,496 parameters.
+constexpr LlamaRow kLlama31[] = {
+    {"llama-3.1-8b", {4096, 14336, 32, 32, 8, 128256}},
+    {"llama-3.1-70b", {8192, 28672, 80, 64, 8, 128256}},
+};
+
 }  // namespace
 
 std::vector<TensorSpec> LlamaTensors(const LlamaShape& s, Dtype dtype) {
@@ -177,6 +185,7 @@ std::vector<std::string> PresetNames() {
   std::vector<std::string> names;
   for (const auto& r : kNamed) names.push_back(r.name);
   for (const auto& r : kLlama) names.push_back(r.name);
+  for (const auto& r : kLlama31) names.push_back(r.name);
   for (const auto& r : kMlperf) names.push_back(r.name);
   return names;
 }
@@ -199,6 +208,17 @@ absl::StatusOr<ModelPreset> MakePreset(const std::string& name,
           "Llama (DCP benchmark shape) hidden ", r.shape.hidden, ", ffn ",
           r.shape.ffn, ", ", r.shape.layers, " layers, ", r.shape.heads,
           " heads / ", r.shape.kv_heads, " kv heads, vocab 50432, fp32");
+      return p;
+    }
+  }
+  for (const auto& r : kLlama31) {
+    if (name == r.name) {
+      p.weights = LlamaTensors(r.shape, kFp32);
+      p.description =
+          absl::StrCat("Llama 3.1 as published: hidden ", r.shape.hidden,
+                       ", ffn ", r.shape.ffn, ", ", r.shape.layers, " layers, ",
+                       r.shape.heads, " heads / ", r.shape.kv_heads,
+                       " kv heads, vocab ", r.shape.vocab, ", fp32");
       return p;
     }
   }

@@ -38,7 +38,7 @@ EDGES = {
     "common/config_loader.cc", "common/experiment.cc", "common/storage_uri.cc",
     "coordinator/json_codec.cc", "coordinator/checkpoint/metadata_json.cc",
     "coordinator/result_from_json.cc",
-    "report/sweep_data.cc",
+    "report/sweep_data.cc", "common/serving/safetensors_sax.cc",
 }
 # Process-wide state that is meant to be, each named in
 # docs/architecture.md: the secrets registry, the descriptor reserve, the

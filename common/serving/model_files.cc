@@ -1,0 +1,160 @@
+#include "common/serving/model_files.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <nlohmann/json.hpp>
+#include <set>
+
+#include "absl/status/status.h"
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
+#include "common/names.h"
+#include "common/text.h"
+
+namespace ckpt {
+namespace {
+
+using nlohmann::json;
+
+uint64_t TensorBytes(const StTensor& t) {
+  uint64_t n = static_cast<uint64_t>(StDtypeBytes(t.dtype));
+  for (uint64_t d : t.shape) n *= d;
+  return n;
+}
+
+std::string FileName(size_t index, size_t count) {
+  if (count == 1) return "model.safetensors";
+  char name[64];
+  std::snprintf(name, sizeof(name), "model-%05zu-of-%05zu.safetensors",
+                index + 1, count);
+  return name;
+}
+
+}  // namespace
+
+uint64_t ModelFile::Size() const {
+  return header.size() + (tensors.empty() ? 0 : tensors.back().end);
+}
+
+std::vector<ModelFile> ShardModel(const std::vector<StTensor>& tensors,
+                                  uint64_t max_file_bytes) {
+  // As split_state_dict_into_shards_factory: an oversized tensor's file is
+  // added at once, before the file being filled.
+  std::vector<std::vector<StTensor>> shards;
+  std::vector<StTensor> current;
+  uint64_t current_bytes = 0;
+  for (const StTensor& t : tensors) {
+    const uint64_t bytes = TensorBytes(t);
+    if (bytes > max_file_bytes) {
+      shards.push_back({t});
+      continue;
+    }
+    if (current_bytes + bytes > max_file_bytes) {
+      shards.push_back(std::move(current));
+      current.clear();
+      current_bytes = 0;
+    }
+    current.push_back(t);
+    current_bytes += bytes;
+  }
+  if (!current.empty()) shards.push_back(std::move(current));
+  std::vector<ModelFile> files(shards.size());
+  for (size_t i = 0; i < shards.size(); ++i) {
+    ModelFile& f = files[i];
+    f.name = FileName(i, shards.size());
+    f.tensors = std::move(shards[i]);
+    std::stable_sort(f.tensors.begin(), f.tensors.end(),
+                     [](const StTensor& a, const StTensor& b) {
+                       const int x = StDtypeBytes(a.dtype);
+                       const int y = StDtypeBytes(b.dtype);
+                       return x != y ? x > y : a.name < b.name;
+                     });
+    f.header = StHeaderBytes(&f.tensors, {{"format", "pt"}});
+  }
+  return files;
+}
+
+std::string ModelIndexJson(const std::vector<ModelFile>& files) {
+  nlohmann::ordered_json map = nlohmann::ordered_json::object();
+  uint64_t total = 0;
+  for (const ModelFile& f : files) {
+    for (const StTensor& t : f.tensors) {
+      map[t.name] = f.name;
+      total += t.Bytes();
+    }
+  }
+  nlohmann::ordered_json j;
+  j["metadata"] = {{"total_size", total}};
+  j["weight_map"] = std::move(map);
+  return j.dump(2, ' ', false, json::error_handler_t::replace) + "\n";
+}
+
+absl::StatusOr<ModelIndex> ParseModelIndex(std::string_view text,
+                                           std::string_view file) {
+  const std::string where = EscapeForTerminal(file);
+  if (text.size() > kMaxModelIndexBytes) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(where, ": ", text.size(), " bytes; expected at most ",
+                     kMaxModelIndexBytes, " for a model's index"));
+  }
+  json j = json::parse(text, nullptr, /*allow_exceptions=*/false);
+  if (j.is_discarded() || !j.is_object()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(where,
+                     ": not a JSON object; expected {\"metadata\": "
+                     "{\"total_size\": ...}, \"weight_map\": {...}}"));
+  }
+  ModelIndex index;
+  auto meta = j.find("metadata");
+  if (meta != j.end() && meta->is_object()) {
+    auto total = meta->find("total_size");
+    if (total != meta->end()) {
+      if (!total->is_number_unsigned()) {
+        return absl::InvalidArgumentError(
+            absl::StrCat(where, ": metadata.total_size is ", total->type_name(),
+                         "; expected a whole number of bytes"));
+      }
+      index.total_size = total->get<uint64_t>();
+    }
+  }
+  auto map = j.find("weight_map");
+  if (map == j.end() || !map->is_object() || map->empty()) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        where, ": no weight_map; expected an object of tensor: file"));
+  }
+  std::set<std::string> files;
+  for (auto it = map->begin(); it != map->end(); ++it) {
+    const std::string& tensor = it.key();
+    const std::string shown = EscapeForTerminal(tensor.substr(0, 80));
+    if (tensor.empty() || tensor.size() > kMaxStName ||
+        std::any_of(tensor.begin(), tensor.end(),
+                    [](unsigned char c) { return c < 0x20 || c == 0x7f; })) {
+      return absl::InvalidArgumentError(
+          absl::StrCat(where, ": weight_map has the tensor name '", shown,
+                       "'; expected 1 to ", kMaxStName,
+                       " bytes without control characters"));
+    }
+    if (!it->is_string()) {
+      return absl::InvalidArgumentError(
+          absl::StrCat(where, ": weight_map['", shown, "'] is ",
+                       it->type_name(), "; expected a file's name"));
+    }
+    const std::string name = it->get<std::string>();
+    if (absl::Status st = CheckEntryName(
+            name, absl::StrCat("file of tensor '", shown, "' in ", where));
+        !st.ok()) {
+      return st;
+    }
+    if (!absl::EndsWith(name, ".safetensors")) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          where, ": weight_map['", shown, "'] is '", EscapeForTerminal(name),
+          "'; expected a .safetensors file"));
+    }
+    files.insert(name);
+    index.weight_map.emplace_back(tensor, name);
+  }
+  index.files.assign(files.begin(), files.end());
+  return index;
+}
+
+}  // namespace ckpt

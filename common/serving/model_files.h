@@ -1,0 +1,69 @@
+// A model as Hugging Face publishes it: safetensors files named and split
+// as transformers' save_pretrained splits them (huggingface_hub's
+// split_state_dict_into_shards_factory, serialization/_base.py), and the
+// index beside them, model.safetensors.index.json: {"metadata":
+// {"total_size": bytes}, "weight_map": {tensor: file}}. Pure functions;
+// thread-safe.
+#ifndef CKPTBENCH_COMMON_SERVING_MODEL_FILES_H_
+#define CKPTBENCH_COMMON_SERVING_MODEL_FILES_H_
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "common/serving/safetensors.h"
+
+namespace ckpt {
+
+// huggingface_hub's MAX_SHARD_SIZE ("5GB": 10^9-based).
+inline constexpr uint64_t kHfMaxShardBytes = 5'000'000'000;
+inline constexpr char kModelIndexName[] = "model.safetensors.index.json";
+// An index is a few tens of KiB for a 70B model; a larger one is refused.
+inline constexpr uint64_t kMaxModelIndexBytes = 16 << 20;
+
+// One file: its name ("model-00001-of-00004.safetensors"; alone,
+// "model.safetensors"), its tensors in the file's order with their offsets
+// set, and its first 8 + N bytes.
+struct ModelFile {
+  std::string name;
+  std::vector<StTensor> tensors;
+  std::string header;
+  uint64_t Size() const;
+};
+
+// `tensors` (name, dtype, shape) into files as huggingface_hub splits a
+// state dict: in their order, a new file when the next tensor would take
+// the current one past `max_file_bytes` (tensor bytes, headers not
+// counted), a tensor larger than that alone in a file of its own. Within
+// a file the tensors are laid out as safetensors' writer orders them (by
+// descending element size, then by name), after a header whose
+// __metadata__ is {"format": "pt"}, as PyTorch's save_file writes it.
+std::vector<ModelFile> ShardModel(const std::vector<StTensor>& tensors,
+                                  uint64_t max_file_bytes = kHfMaxShardBytes);
+
+// The index of `files` (written only for more than one): total_size, the
+// tensors' bytes, and each tensor's file, in the files' order.
+std::string ModelIndexJson(const std::vector<ModelFile>& files);
+
+struct ModelIndex {
+  uint64_t total_size = 0;
+  // Tensor name -> file name, sorted by tensor name.
+  std::vector<std::pair<std::string, std::string>> weight_map;
+  // The distinct files it names, sorted.
+  std::vector<std::string> files;
+};
+
+// An index read from storage (`text`, read with at most
+// kMaxModelIndexBytes): hostile until checked. Its file names must be
+// single names ending in ".safetensors" (CheckEntryName: none leads out of
+// the model's directory), its tensor names non-empty and free of control
+// characters. Errors name `file` and what was expected.
+absl::StatusOr<ModelIndex> ParseModelIndex(std::string_view text,
+                                           std::string_view file);
+
+}  // namespace ckpt
+
+#endif  // CKPTBENCH_COMMON_SERVING_MODEL_FILES_H_

@@ -1,0 +1,69 @@
+#include "common/serving/replica_plan.h"
+
+#include "absl/status/status.h"
+#include "absl/strings/str_cat.h"
+#include "common/text.h"
+
+namespace ckpt {
+namespace {
+
+void AddFile(RankReads* rank, size_t file, std::vector<ByteRange> ranges) {
+  FileReads f;
+  f.file = file;
+  f.ranges = CoalesceRanges(std::move(ranges));
+  for (const ByteRange& r : f.ranges) f.bytes += r.length;
+  if (f.ranges.empty()) return;
+  rank->bytes += f.bytes;
+  rank->ranges += f.ranges.size();
+  rank->files.push_back(std::move(f));
+}
+
+}  // namespace
+
+absl::StatusOr<ReplicaPlan> PlanReplica(const std::vector<PlannedFile>& files,
+                                        ReplicaSplit split, int ranks) {
+  if (ranks < 1) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(ranks, " ranks; expected at least 1"));
+  }
+  ReplicaPlan plan;
+  plan.split = split;
+  plan.ranks.resize(static_cast<size_t>(ranks));
+  for (const PlannedFile& f : files) plan.model_bytes += f.size;
+  if (split == ReplicaSplit::kWholeFiles) {
+    std::vector<uint64_t> sizes;
+    for (const PlannedFile& f : files) sizes.push_back(f.size);
+    const std::vector<int> owner = WholeFilesPerRank(sizes, ranks);
+    for (size_t i = 0; i < files.size(); ++i) {
+      AddFile(&plan.ranks[static_cast<size_t>(owner[i])], i,
+              {{0, files[i].size}});
+    }
+  } else {
+    int next_unknown = 0;
+    for (size_t i = 0; i < files.size(); ++i) {
+      const PlannedFile& f = files[i];
+      std::vector<std::vector<ByteRange>> per_rank(plan.ranks.size());
+      for (const StTensor& t : f.header.tensors) {
+        const TpRole role = TpRoleOf(t.name, t.shape.size());
+        ++plan.role_tensors[static_cast<size_t>(role)];
+        const int owner = role == TpRole::kUnknown ? next_unknown++ % ranks : 0;
+        for (int r = 0; r < ranks; ++r) {
+          auto slice = TpSlice(t, role, f.header.DataStart(), ranks, r, owner);
+          if (!slice.ok()) {
+            return absl::InvalidArgumentError(absl::StrCat(
+                EscapeForTerminal(f.name), ": ", slice.status().message()));
+          }
+          auto& out = per_rank[static_cast<size_t>(r)];
+          out.insert(out.end(), slice->begin(), slice->end());
+        }
+      }
+      for (size_t r = 0; r < per_rank.size(); ++r) {
+        AddFile(&plan.ranks[r], i, std::move(per_rank[r]));
+      }
+    }
+  }
+  for (const RankReads& r : plan.ranks) plan.read_bytes += r.bytes;
+  return plan;
+}
+
+}  // namespace ckpt

@@ -1,0 +1,59 @@
+// What each rank of a serving replica reads of a model: whole files per
+// rank, or its tensor-parallel slices of every tensor (tp_slices.h), as
+// byte ranges of each file, joined where they touch. Pure; thread-safe.
+#ifndef CKPTBENCH_COMMON_SERVING_REPLICA_PLAN_H_
+#define CKPTBENCH_COMMON_SERVING_REPLICA_PLAN_H_
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "common/serving/safetensors.h"
+#include "common/serving/tp_slices.h"
+
+namespace ckpt {
+
+enum class ReplicaSplit {
+  kWholeFiles,      // each file read whole (its header too) by one rank
+  kTensorParallel,  // every rank its slice of every tensor
+};
+
+// A model's file as the plan takes it: its name, size and header.
+struct PlannedFile {
+  std::string name;
+  uint64_t size = 0;
+  StHeader header;
+};
+
+struct FileReads {
+  size_t file = 0;                // index into the model's files
+  std::vector<ByteRange> ranges;  // sorted, disjoint, not touching
+  uint64_t bytes = 0;
+};
+
+struct RankReads {
+  std::vector<FileReads> files;  // by file index; files it reads nothing of
+                                 // are left out
+  uint64_t bytes = 0, ranges = 0;
+};
+
+struct ReplicaPlan {
+  ReplicaSplit split = ReplicaSplit::kWholeFiles;
+  std::vector<RankReads> ranks;
+  uint64_t model_bytes = 0;  // the files' bytes
+  uint64_t read_bytes = 0;   // summed over ranks (replicated norms count
+                             // once per rank)
+  // Tensor-parallel: tensors of each role (by TpRole's order).
+  uint64_t role_tensors[5] = {0, 0, 0, 0, 0};
+};
+
+// The plan for `ranks` ranks. Tensor-parallel: an unknown tensor goes to
+// the ranks in turn, in the model's order. A tensor that does not split is
+// an error naming it and its file.
+absl::StatusOr<ReplicaPlan> PlanReplica(const std::vector<PlannedFile>& files,
+                                        ReplicaSplit split, int ranks);
+
+}  // namespace ckpt
+
+#endif  // CKPTBENCH_COMMON_SERVING_REPLICA_PLAN_H_
