@@ -1,0 +1,171 @@
+#include "node/serving/range_stream.h"
+
+#include <algorithm>
+#include <chrono>
+#include <memory>
+#include <mutex>
+#include <thread>
+
+#include "absl/status/status.h"
+#include "absl/strings/str_cat.h"
+#include "common/status_macros.h"
+#include "common/text.h"
+
+namespace ckpt {
+namespace {
+
+struct Chunk {
+  size_t file = 0;
+  uint64_t offset = 0, length = 0;
+};
+
+std::vector<Chunk> Chunks(const std::vector<StreamedFile>& files,
+                          uint64_t chunk_bytes) {
+  std::vector<Chunk> out;
+  for (size_t f = 0; f < files.size(); ++f) {
+    for (const ByteRange& r : files[f].ranges) {
+      for (uint64_t at = 0; at < r.length; at += chunk_bytes) {
+        out.push_back({f, r.offset + at, std::min(chunk_bytes, r.length - at)});
+      }
+    }
+  }
+  return out;
+}
+
+// What the threads share: the next chunk, the first error, the times.
+class Streamer {
+ public:
+  Streamer(Storage& storage, const std::vector<StreamedFile>& files,
+           const StreamOptions& options, const ChunkSink& sink,
+           const std::atomic<bool>* abort)
+      : storage_(storage),
+        files_(files),
+        chunk_bytes_(options.chunk_bytes),
+        sink_(sink),
+        abort_(abort),
+        chunks_(Chunks(files, options.chunk_bytes)),
+        start_(std::chrono::steady_clock::now()) {}
+
+  // One reading thread's loop, with its own buffer.
+  void Work();
+  size_t chunks() const { return chunks_.size(); }
+  absl::Status status() const { return error_; }
+  double first() const { return first_; }
+  double last() const { return last_; }
+
+ private:
+  absl::Status ReadChunk(const Chunk& c, std::unique_ptr<ReadableFile>* open,
+                         size_t* open_file, unsigned char* buffer);
+  void Done(absl::Status st);
+  double Now() const {
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() -
+                                         start_)
+        .count();
+  }
+
+  Storage& storage_;
+  const std::vector<StreamedFile>& files_;
+  const uint64_t chunk_bytes_;
+  const ChunkSink& sink_;
+  const std::atomic<bool>* abort_;
+  const std::vector<Chunk> chunks_;
+  const std::chrono::steady_clock::time_point start_;
+  std::atomic<size_t> next_{0};
+  std::atomic<bool> stop_{false};
+  std::mutex mu_;
+  absl::Status error_;            // guarded by mu_
+  double first_ = -1, last_ = 0;  // guarded by mu_
+};
+
+absl::Status Streamer::ReadChunk(const Chunk& c,
+                                 std::unique_ptr<ReadableFile>* open,
+                                 size_t* open_file, unsigned char* buffer) {
+  const StreamedFile& f = files_[c.file];
+  // A file system's reader serves any offset (pread): kept for the
+  // thread's next chunk of the same file. An object store's is opened on
+  // the chunk alone, so that it fetches nothing else.
+  if (*open == nullptr || *open_file != c.file || !(*open)->ConcurrentReads()) {
+    if (*open != nullptr) (void)(*open)->Close();
+    ReadOptions options;
+    options.size = f.size;
+    options.size_from = "the model's listing";
+    options.extents = {{c.offset, c.offset + c.length}};
+    ASSIGN_OR_RETURN(*open, storage_.OpenRead(f.path, options));
+    *open_file = c.file;
+  }
+  for (uint64_t done = 0; done < c.length;) {
+    ASSIGN_OR_RETURN(size_t n,
+                     (*open)->Read(c.offset + done, buffer + done,
+                                   static_cast<size_t>(c.length - done)));
+    if (n == 0) {
+      return absl::DataLossError(
+          absl::StrCat(EscapeForTerminal(f.path), ": ended at byte ",
+                       c.offset + done, "; its listing said ", f.size));
+    }
+    done += n;
+  }
+  return sink_(c.file, c.offset, buffer, static_cast<size_t>(c.length));
+}
+
+void Streamer::Done(absl::Status st) {
+  std::lock_guard<std::mutex> lock(mu_);
+  if (!st.ok()) {
+    if (error_.ok()) error_ = std::move(st);
+    stop_ = true;
+    return;
+  }
+  const double now = Now();
+  if (first_ < 0) first_ = now;
+  last_ = std::max(last_, now);
+}
+
+void Streamer::Work() {
+  std::vector<unsigned char> buffer(chunk_bytes_);
+  std::unique_ptr<ReadableFile> open;
+  size_t open_file = 0;
+  for (;;) {
+    if (stop_) break;
+    if (abort_ != nullptr && abort_->load()) {
+      Done(absl::AbortedError("the model's load was stopped"));
+      break;
+    }
+    const size_t i = next_++;
+    if (i >= chunks_.size()) break;
+    Done(ReadChunk(chunks_[i], &open, &open_file, buffer.data()));
+  }
+  if (open != nullptr) (void)open->Close();
+}
+
+}  // namespace
+
+absl::StatusOr<StreamTally> StreamRanges(Storage& storage,
+                                         const std::vector<StreamedFile>& files,
+                                         const StreamOptions& options,
+                                         const ChunkSink& sink,
+                                         const std::atomic<bool>* abort) {
+  if (options.concurrency < 1 || options.chunk_bytes == 0) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("stream reads with concurrency ", options.concurrency,
+                     " and chunks of ", options.chunk_bytes,
+                     " bytes; expected at least 1 of each"));
+  }
+  Streamer s(storage, files, options, sink, abort);
+  const int threads = static_cast<int>(
+      std::min<size_t>(static_cast<size_t>(options.concurrency), s.chunks()));
+  std::vector<std::thread> pool;
+  for (int t = 0; t < threads; ++t) pool.emplace_back([&s] { s.Work(); });
+  for (std::thread& t : pool) t.join();
+  RETURN_IF_ERROR(s.status());
+  StreamTally tally;
+  for (const StreamedFile& f : files) {
+    for (const ByteRange& r : f.ranges) tally.bytes += r.length;
+  }
+  tally.chunks = s.chunks();
+  tally.first_byte_seconds = s.first();
+  tally.last_byte_seconds = s.last();
+  tally.threads = threads;
+  tally.buffer_bytes = static_cast<uint64_t>(threads) * options.chunk_bytes;
+  return tally;
+}
+
+}  // namespace ckpt

@@ -1,0 +1,64 @@
+// A rank's reads of a model in `stream` mode, as Run:ai's Model Streamer
+// reads (run-ai/runai-model-streamer docs/README.md: concurrent reads into
+// a bounded CPU buffer, handed on while later reads go on): the rank's
+// byte ranges cut into chunks of at most `chunk_bytes`, `concurrency`
+// threads each reading one chunk at a time into a buffer of its own, each
+// chunk handed to the caller's sink before its buffer is reused. Memory:
+// concurrency x chunk_bytes, whatever the model's size. Object stores get
+// one ranged read per chunk (the reader opened on just that chunk: no
+// read-ahead past it); file systems keep a thread's file open across its
+// chunks of that file. Thread-safe; the sink is called from the reading
+// threads, one chunk at a time per thread.
+#ifndef CKPTBENCH_NODE_SERVING_RANGE_STREAM_H_
+#define CKPTBENCH_NODE_SERVING_RANGE_STREAM_H_
+
+#include <atomic>
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "common/serving/tp_slices.h"
+#include "node/storage/storage.h"
+
+namespace ckpt {
+
+struct StreamOptions {
+  int concurrency = 8;
+  uint64_t chunk_bytes = 8 << 20;
+};
+
+// A file to read ranges of: where it is, its size (from the listing), and
+// the ranges (sorted, disjoint).
+struct StreamedFile {
+  std::string path;
+  uint64_t size = 0;
+  std::vector<ByteRange> ranges;
+};
+
+struct StreamTally {
+  uint64_t bytes = 0, chunks = 0;
+  // Since the call: the first chunk's bytes in, the last chunk's.
+  double first_byte_seconds = -1, last_byte_seconds = 0;
+  uint64_t buffer_bytes = 0;  // held for the reads: threads x chunk
+  int threads = 0;
+};
+
+// Called with each chunk read: the file's index, the chunk's offset in it,
+// its bytes. An error stops the reads and is returned.
+using ChunkSink = std::function<absl::Status(
+    size_t file, uint64_t offset, const unsigned char* data, size_t len)>;
+
+// Reads every range of `files` from `storage`; the first error (a read's,
+// the sink's) stops the threads and is returned naming the file; `abort`
+// (may be null) stops them between chunks, Aborted.
+absl::StatusOr<StreamTally> StreamRanges(Storage& storage,
+                                         const std::vector<StreamedFile>& files,
+                                         const StreamOptions& options,
+                                         const ChunkSink& sink,
+                                         const std::atomic<bool>* abort);
+
+}  // namespace ckpt
+
+#endif  // CKPTBENCH_NODE_SERVING_RANGE_STREAM_H_
