@@ -214,11 +214,12 @@ absl::StatusOr<ModelPreset> MakePreset(const std::string& name,
   for (const auto& r : kLlama31) {
     if (name == r.name) {
       p.weights = LlamaTensors(r.shape, kFp32);
-      p.description =
-          absl::StrCat("Llama 3.1 as published: hidden ", r.shape.hidden,
-                       ", ffn ", r.shape.ffn, ", ", r.shape.layers, " layers, ",
-                       r.shape.heads, " heads / ", r.shape.kv_heads,
-                       " kv heads, vocab ", r.shape.vocab, ", fp32");
+      p.description = absl::StrCat(
+          "Llama 3.1 shapes as published (fp32 here, as a "
+          "checkpoint holds them; published in bf16): hidden ",
+          r.shape.hidden, ", ffn ", r.shape.ffn, ", ", r.shape.layers,
+          " layers, ", r.shape.heads, " heads / ", r.shape.kv_heads,
+          " kv heads, vocab ", r.shape.vocab, ", fp32");
       return p;
     }
   }

@@ -9,6 +9,7 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "common/names.h"
+#include "common/status_macros.h"
 #include "common/text.h"
 
 namespace ckpt {
@@ -16,10 +17,9 @@ namespace {
 
 using nlohmann::json;
 
+// The caller's tensors (a preset's): their sizes fit (StHeaderBytes).
 uint64_t TensorBytes(const StTensor& t) {
-  uint64_t n = static_cast<uint64_t>(StDtypeBytes(t.dtype));
-  for (uint64_t d : t.shape) n *= d;
-  return n;
+  return StShapeBytes(t.dtype, t.shape).value();
 }
 
 std::string FileName(size_t index, size_t count) {
@@ -31,6 +31,20 @@ std::string FileName(size_t index, size_t count) {
 }
 
 }  // namespace
+
+std::vector<StTensor> ModelTensors(const std::vector<TensorSpec>& preset,
+                                   StDtype dtype) {
+  std::vector<StTensor> out;
+  out.reserve(preset.size());
+  for (const TensorSpec& s : preset) {
+    StTensor t;
+    t.name = s.name;
+    t.dtype = dtype;
+    t.shape = s.shape;
+    out.push_back(std::move(t));
+  }
+  return out;
+}
 
 uint64_t ModelFile::Size() const {
   return header.size() + (tensors.empty() ? 0 : tensors.back().end);
@@ -63,11 +77,12 @@ std::vector<ModelFile> ShardModel(const std::vector<StTensor>& tensors,
     ModelFile& f = files[i];
     f.name = FileName(i, shards.size());
     f.tensors = std::move(shards[i]);
+    // safetensors' prepare(): by dtype, descending in its enum's order,
+    // then by name.
     std::stable_sort(f.tensors.begin(), f.tensors.end(),
                      [](const StTensor& a, const StTensor& b) {
-                       const int x = StDtypeBytes(a.dtype);
-                       const int y = StDtypeBytes(b.dtype);
-                       return x != y ? x > y : a.name < b.name;
+                       return a.dtype != b.dtype ? a.dtype > b.dtype
+                                                 : a.name < b.name;
                      });
     f.header = StHeaderBytes(&f.tensors, {{"format", "pt"}});
   }
@@ -89,31 +104,57 @@ std::string ModelIndexJson(const std::vector<ModelFile>& files) {
   return j.dump(2, ' ', false, json::error_handler_t::replace) + "\n";
 }
 
-absl::StatusOr<ModelIndex> ParseModelIndex(std::string_view text,
-                                           std::string_view file) {
-  const std::string where = EscapeForTerminal(file);
+namespace {
+
+constexpr char kIndexShape[] =
+    "expected {\"metadata\": {\"total_size\": ...}, \"weight_map\": {...}}";
+
+// The index as a JSON object, at most kMaxModelIndexBytes and three levels
+// deep: anything deeper is dropped as it is read (a 16 MiB nest of arrays
+// would be a gigabyte of nodes) and refused.
+absl::StatusOr<json> ParseBounded(std::string_view text,
+                                  const std::string& where) {
   if (text.size() > kMaxModelIndexBytes) {
     return absl::InvalidArgumentError(
         absl::StrCat(where, ": ", text.size(), " bytes; expected at most ",
                      kMaxModelIndexBytes, " for a model's index"));
   }
-  json j = json::parse(text, nullptr, /*allow_exceptions=*/false);
+  bool too_deep = false;
+  json j = json::parse(
+      text,
+      [&too_deep](int depth, json::parse_event_t event, json&) {
+        if (depth > 2 && (event == json::parse_event_t::object_start ||
+                          event == json::parse_event_t::array_start)) {
+          too_deep = true;
+          return false;
+        }
+        return true;
+      },
+      /*allow_exceptions=*/false);
+  if (too_deep) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(where, ": nested deeper than an index is; ", kIndexShape));
+  }
   if (j.is_discarded() || !j.is_object()) {
     return absl::InvalidArgumentError(
-        absl::StrCat(where,
-                     ": not a JSON object; expected {\"metadata\": "
-                     "{\"total_size\": ...}, \"weight_map\": {...}}"));
+        absl::StrCat(where, ": not a JSON object; ", kIndexShape));
   }
+  return j;
+}
+
+}  // namespace
+
+absl::StatusOr<ModelIndex> ParseModelIndex(std::string_view text,
+                                           std::string_view file) {
+  const std::string where = EscapeForTerminal(file);
+  ASSIGN_OR_RETURN(json j, ParseBounded(text, where));
   ModelIndex index;
   auto meta = j.find("metadata");
   if (meta != j.end() && meta->is_object()) {
+    // What loaders never read (transformers does not): a whole number
+    // kept, anything else left as unknown.
     auto total = meta->find("total_size");
-    if (total != meta->end()) {
-      if (!total->is_number_unsigned()) {
-        return absl::InvalidArgumentError(
-            absl::StrCat(where, ": metadata.total_size is ", total->type_name(),
-                         "; expected a whole number of bytes"));
-      }
+    if (total != meta->end() && total->is_number_unsigned()) {
       index.total_size = total->get<uint64_t>();
     }
   }

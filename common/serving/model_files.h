@@ -15,6 +15,7 @@
 
 #include "absl/status/statusor.h"
 #include "common/serving/safetensors.h"
+#include "common/tensor_spec.h"
 
 namespace ckpt {
 
@@ -34,12 +35,17 @@ struct ModelFile {
   uint64_t Size() const;
 };
 
+// A preset's tensors (common/model_presets.h: names and shapes) as a
+// model in `dtype` (a preset's own dtype is the checkpoint's, fp32).
+std::vector<StTensor> ModelTensors(const std::vector<TensorSpec>& preset,
+                                   StDtype dtype);
+
 // `tensors` (name, dtype, shape) into files as huggingface_hub splits a
 // state dict: in their order, a new file when the next tensor would take
 // the current one past `max_file_bytes` (tensor bytes, headers not
 // counted), a tensor larger than that alone in a file of its own. Within
 // a file the tensors are laid out as safetensors' writer orders them (by
-// descending element size, then by name), after a header whose
+// descending dtype in its enum's order, then by name), after a header whose
 // __metadata__ is {"format": "pt"}, as PyTorch's save_file writes it.
 std::vector<ModelFile> ShardModel(const std::vector<StTensor>& tensors,
                                   uint64_t max_file_bytes = kHfMaxShardBytes);
@@ -49,7 +55,7 @@ std::vector<ModelFile> ShardModel(const std::vector<StTensor>& tensors,
 std::string ModelIndexJson(const std::vector<ModelFile>& files);
 
 struct ModelIndex {
-  uint64_t total_size = 0;
+  uint64_t total_size = 0;  // 0: absent, or not a whole number
   // Tensor name -> file name, sorted by tensor name.
   std::vector<std::pair<std::string, std::string>> weight_map;
   // The distinct files it names, sorted.

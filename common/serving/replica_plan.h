@@ -45,14 +45,23 @@ struct ReplicaPlan {
   uint64_t read_bytes = 0;   // summed over ranks (replicated norms count
                              // once per rank)
   // Tensor-parallel: tensors of each role (by TpRole's order).
-  uint64_t role_tensors[5] = {0, 0, 0, 0, 0};
+  uint64_t role_tensors[kTpRoles] = {};
 };
 
-// The plan for `ranks` ranks. Tensor-parallel: an unknown tensor goes to
-// the ranks in turn, in the model's order. A tensor that does not split is
-// an error naming it and its file.
+// The most byte ranges one rank's plan may hold (strided pieces of
+// row-parallel weights, 16 bytes each: a 70B has about 1.3 million per rank,
+// a 405B 4.1 million).
+inline constexpr uint64_t kMaxRankRanges = 1 << 23;
+
+// The plan for `ranks` ranks. Tensor-parallel: the ranges are tensor bytes
+// only (a real rank reads every file's header too: ReadModelHeaders's
+// reads); k and v split by KV heads of `head_dim` rows (0: by rows); an
+// unknown tensor goes to the ranks in turn, in the model's order. A tensor
+// that does not split, or a rank past kMaxRankRanges, is an error naming
+// the file.
 absl::StatusOr<ReplicaPlan> PlanReplica(const std::vector<PlannedFile>& files,
-                                        ReplicaSplit split, int ranks);
+                                        ReplicaSplit split, int ranks,
+                                        uint64_t head_dim = 0);
 
 }  // namespace ckpt
 

@@ -17,36 +17,33 @@ using nlohmann::json;
 struct DtypeRow {
   StDtype dtype;
   std::string_view name;
-  int bytes;
+  int bits;
 };
 
-constexpr std::array<DtypeRow, 15> kDtypes = {{
-    {StDtype::kBool, "BOOL", 1},
-    {StDtype::kU8, "U8", 1},
-    {StDtype::kI8, "I8", 1},
-    {StDtype::kF8E5M2, "F8_E5M2", 1},
-    {StDtype::kF8E4M3, "F8_E4M3", 1},
-    {StDtype::kI16, "I16", 2},
-    {StDtype::kU16, "U16", 2},
-    {StDtype::kF16, "F16", 2},
-    {StDtype::kBf16, "BF16", 2},
-    {StDtype::kI32, "I32", 4},
-    {StDtype::kU32, "U32", 4},
-    {StDtype::kF32, "F32", 4},
-    {StDtype::kF64, "F64", 8},
-    {StDtype::kI64, "I64", 8},
-    {StDtype::kU64, "U64", 8},
+constexpr std::array<DtypeRow, 22> kDtypes = {{
+    {StDtype::kBool, "BOOL", 8},
+    {StDtype::kF4, "F4", 4},
+    {StDtype::kF6E2M3, "F6_E2M3", 6},
+    {StDtype::kF6E3M2, "F6_E3M2", 6},
+    {StDtype::kU8, "U8", 8},
+    {StDtype::kI8, "I8", 8},
+    {StDtype::kF8E5M2, "F8_E5M2", 8},
+    {StDtype::kF8E4M3, "F8_E4M3", 8},
+    {StDtype::kF8E8M0, "F8_E8M0", 8},
+    {StDtype::kF8E4M3Fnuz, "F8_E4M3FNUZ", 8},
+    {StDtype::kF8E5M2Fnuz, "F8_E5M2FNUZ", 8},
+    {StDtype::kI16, "I16", 16},
+    {StDtype::kU16, "U16", 16},
+    {StDtype::kF16, "F16", 16},
+    {StDtype::kBf16, "BF16", 16},
+    {StDtype::kI32, "I32", 32},
+    {StDtype::kU32, "U32", 32},
+    {StDtype::kF32, "F32", 32},
+    {StDtype::kC64, "C64", 64},
+    {StDtype::kF64, "F64", 64},
+    {StDtype::kI64, "I64", 64},
+    {StDtype::kU64, "U64", 64},
 }};
-
-// Elements times the dtype's size, or nullopt where it overflows.
-std::optional<uint64_t> ShapeBytes(const StTensor& t) {
-  uint64_t n = static_cast<uint64_t>(StDtypeBytes(t.dtype));
-  for (uint64_t d : t.shape) {
-    if (d != 0 && n > UINT64_MAX / d) return std::nullopt;
-    n *= d;
-  }
-  return n;
-}
 
 // Names unique, bytes contiguous from 0 to the file's end, each tensor's
 // length its shape's.
@@ -78,10 +75,10 @@ absl::Status CheckLayout(StHeader* h, uint64_t file_size,
           t.begin > at ? "a gap" : "an overlap",
           "); tensors must cover the data without gaps or overlaps"));
     }
-    const std::optional<uint64_t> bytes = ShapeBytes(t);
-    if (!bytes) {
+    const absl::StatusOr<uint64_t> bytes = StShapeBytes(t.dtype, t.shape);
+    if (!bytes.ok()) {
       return absl::InvalidArgumentError(absl::StrCat(
-          where, ": tensor '", name, "': its shape's size overflows 64 bits"));
+          where, ": tensor '", name, "': ", bytes.status().message()));
     }
     if (*bytes != t.Bytes()) {
       return absl::InvalidArgumentError(absl::StrCat(
@@ -109,7 +106,37 @@ std::string_view StDtypeName(StDtype d) {
   return kDtypes[static_cast<size_t>(d)].name;
 }
 
-int StDtypeBytes(StDtype d) { return kDtypes[static_cast<size_t>(d)].bytes; }
+int StDtypeBits(StDtype d) { return kDtypes[static_cast<size_t>(d)].bits; }
+
+std::string StDtypeNames() {
+  std::string out;
+  for (const DtypeRow& r : kDtypes) {
+    absl::StrAppend(&out, out.empty() ? "" : ", ", std::string(r.name));
+  }
+  return out;
+}
+
+absl::StatusOr<uint64_t> StShapeBytes(StDtype dtype,
+                                      const std::vector<uint64_t>& shape) {
+  // As the reference: elements first (checked), then bits (checked).
+  uint64_t n = 1;
+  for (uint64_t d : shape) {
+    if (d != 0 && n > UINT64_MAX / d) {
+      return absl::InvalidArgumentError("its shape's size overflows 64 bits");
+    }
+    n *= d;
+  }
+  const uint64_t bits = static_cast<uint64_t>(StDtypeBits(dtype));
+  if (n > UINT64_MAX / bits) {
+    return absl::InvalidArgumentError("its shape's size overflows 64 bits");
+  }
+  if (n * bits % 8 != 0) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(n, " elements of ", std::string(StDtypeName(dtype)),
+                     " are not a whole number of bytes"));
+  }
+  return n * bits / 8;
+}
 
 std::optional<StDtype> StDtypeFromName(std::string_view name) {
   for (const DtypeRow& r : kDtypes) {
@@ -157,6 +184,12 @@ absl::StatusOr<StHeader> ParseStHeader(std::string_view text,
                      std::min<uint64_t>(kMaxStHeaderBytes,
                                         file_size < 8 ? 0 : file_size - 8)));
   }
+  // nlohmann's parser skips a UTF-8 byte-order mark; the reference's
+  // (serde_json) refuses it.
+  if (text.substr(0, 3) == "\xEF\xBB\xBF") {
+    return absl::InvalidArgumentError(absl::StrCat(
+        where, ": the header begins with a byte-order mark; expected '{'"));
+  }
   StHeader h;
   h.length = text.size();
   if (std::string why = ReadStHeaderJson(text, &h); !why.empty()) {
@@ -185,7 +218,7 @@ std::string StHeaderBytes(
   uint64_t at = 0;
   for (StTensor& t : *tensors) {
     t.begin = at;
-    t.end = at + ShapeBytes(t).value();  // the caller's shapes: no overflow
+    t.end = at + StShapeBytes(t.dtype, t.shape).value();  // see the .h
     at = t.end;
     if (j.size() > 1) j += ',';
     AppendQuoted(&j, t.name);

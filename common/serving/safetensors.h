@@ -31,17 +31,25 @@ namespace ckpt {
 // The reference implementation's MAX_HEADER_SIZE.
 inline constexpr uint64_t kMaxStHeaderBytes = 100'000'000;
 // Bounds of ours on what a header may hold (a real model's are far below):
-// a tensor's dimensions, and a name's or a metadata string's bytes.
+// a tensor's dimensions, and a tensor's name or a metadata key's bytes
+// (metadata values are bounded by the header's length only).
 inline constexpr size_t kMaxStDims = 32;
 inline constexpr size_t kMaxStName = 4096;
 
-// The element types safetensors defines (tensor.rs Dtype), in its order.
+// The element types safetensors defines (safetensors/src/tensor.rs Dtype,
+// May 2026), in its order, which is its writer's order of alignment.
 enum class StDtype : uint8_t {
   kBool,
+  kF4,
+  kF6E2M3,
+  kF6E3M2,
   kU8,
   kI8,
   kF8E5M2,
   kF8E4M3,
+  kF8E8M0,
+  kF8E4M3Fnuz,
+  kF8E5M2Fnuz,
   kI16,
   kU16,
   kF16,
@@ -49,6 +57,7 @@ enum class StDtype : uint8_t {
   kI32,
   kU32,
   kF32,
+  kC64,
   kF64,
   kI64,
   kU64,
@@ -56,10 +65,19 @@ enum class StDtype : uint8_t {
 
 // "BF16", "F8_E4M3", ...: the name in a header.
 std::string_view StDtypeName(StDtype d);
-// Bytes per element.
-int StDtypeBytes(StDtype d);
+// Bits per element (F4: 4, F6_*: 6; a tensor's elements x bits must be a
+// whole number of bytes).
+int StDtypeBits(StDtype d);
 // The dtype a header names; nullopt for a name safetensors does not define.
 std::optional<StDtype> StDtypeFromName(std::string_view name);
+// Every name, ", "-joined, for an error.
+std::string StDtypeNames();
+
+// A tensor's bytes by its dtype and shape; InvalidArgument (without the
+// file's name) when the product overflows 64 bits or is not a whole number
+// of bytes.
+absl::StatusOr<uint64_t> StShapeBytes(StDtype dtype,
+                                      const std::vector<uint64_t>& shape);
 
 struct StTensor {
   std::string name;
@@ -93,8 +111,9 @@ absl::StatusOr<StHeader> ParseStHeader(std::string_view json,
                                        uint64_t file_size,
                                        std::string_view file);
 
-// Lays `tensors` (name, dtype, shape set) out in the order given, setting
-// each one's offsets, and returns the file's first 8 + N bytes: the length
+// Lays `tensors` (name, dtype, shape set; their sizes must be whole bytes
+// that fit 64 bits) out in the order given, setting each one's offsets,
+// and returns the file's first 8 + N bytes: the length
 // and the compact JSON header ("__metadata__" first when `metadata` is
 // not empty, then the tensors in that order), padded with spaces to a
 // multiple of 8 as the reference writer pads it.

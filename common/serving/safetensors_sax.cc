@@ -176,9 +176,7 @@ bool HeaderSax::string(string_t& v) {
     std::optional<StDtype> d = StDtypeFromName(v);
     if (!d) {
       return Fail(absl::StrCat(Where(), ": unknown dtype '", StShown(v),
-                               "'; expected one of BOOL, U8, I8, F8_E5M2, "
-                               "F8_E4M3, I16, U16, F16, BF16, I32, U32, F32, "
-                               "F64, I64, U64"));
+                               "'; expected one of ", StDtypeNames()));
     }
     out_->tensors.back().dtype = *d;
     dtype_set_ = true;

@@ -5,7 +5,8 @@
 // of tensor name -> {"dtype", "shape", "data_offsets"} and an optional
 // "__metadata__" of strings; stricter where it is silent (no other
 // member, no name twice in a tensor, no empty name or control character,
-// at most kMaxStDims dimensions). Pure; thread-safe.
+// at most kMaxStDims dimensions, "__metadata__" an object, not null).
+// Pure; thread-safe.
 #ifndef CKPTBENCH_COMMON_SERVING_SAFETENSORS_SAX_H_
 #define CKPTBENCH_COMMON_SERVING_SAFETENSORS_SAX_H_
 

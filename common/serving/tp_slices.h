@@ -21,12 +21,14 @@
 namespace ckpt {
 
 enum class TpRole {
-  kColumn,      // dim 0 split: contiguous
+  kColumn,      // dim 0 split: contiguous (q, gate, up)
+  kKv,          // k, v: dim 0 split by KV heads, replicated past them
   kRow,         // dim 1 split: strided
-  kVocab,       // dim 0 split (embed_tokens, lm_head): contiguous
+  kVocab,       // dim 0 split (embed_tokens, lm_head), padded to 64
   kReplicated,  // norms: every rank, whole
   kUnknown,     // one rank, whole
 };
+inline constexpr int kTpRoles = 6;
 
 std::string_view TpRoleName(TpRole role);
 
@@ -42,17 +44,23 @@ struct ByteRange {
   bool operator==(const ByteRange&) const = default;
 };
 
-// A row-parallel tensor's rows, one range each, at most (a 70B's down_proj
-// has 8192; a hostile header could claim billions).
+// The most rows of a row-parallel tensor, each a range of its own (a
+// 70B's down_proj has 8192; a hostile header could claim billions).
 inline constexpr uint64_t kMaxStridedRows = 1 << 22;
 
 // The byte ranges of the file (whose tensor data starts at `data_start`)
-// that rank `rank` of `tp` reads of `t` in role `role`, in file order; an
-// unknown tensor is read by rank `owner` only (the others get none). A
-// dimension that does not divide by `tp` is an error naming the tensor.
+// that rank `rank` of `tp` reads of `t` in role `role`, in file order, as
+// vLLM shards a Llama: column rows [r, r+1) x rows / tp; k and v by KV
+// heads of `head_dim` rows (0: unknown, then as column), each head read by
+// tp / heads ranks when there are more ranks than heads; the vocabulary
+// padded to a multiple of 64, rank r its r-th share, cut at the real
+// vocabulary; row-parallel the r-th piece of every row. An unknown tensor
+// is read by rank `owner` only; a tensor of no bytes by none. A shape that
+// does not split so is an error naming the tensor.
 absl::StatusOr<std::vector<ByteRange>> TpSlice(const StTensor& t, TpRole role,
                                                uint64_t data_start, int tp,
-                                               int rank, int owner);
+                                               int rank, int owner,
+                                               uint64_t head_dim = 0);
 
 // `ranges` sorted by offset, each run of touching or overlapping ranges
 // joined into one.

@@ -59,6 +59,11 @@ absl::Status CheckModelChunk(const ModelFile& f, uint32_t index, uint64_t seed,
                              const std::string& path, uint64_t offset,
                              const unsigned char* data, size_t len) {
   const uint64_t head = f.header.size();
+  if (offset > f.Size() || len > f.Size() - offset) {
+    return absl::DataLossError(absl::StrCat(
+        EscapeForTerminal(path), ": ", len, " bytes read at byte ", offset,
+        ", past the ", f.Size(), " the model was generated with"));
+  }
   size_t bad = len;
   if (offset < head) {
     const size_t n =

@@ -91,11 +91,11 @@ absl::StatusOr<std::map<std::string, uint64_t>> ModelFiles(
 
 // The index against the headers: each tensor in the file it names, and
 // the bytes it says.
-absl::Status CheckIndex(const ModelIndex& index, const ModelHeaders& model,
+absl::Status CheckIndex(const ModelIndex& index, ModelHeaders* model,
                         const std::string& dir) {
   const std::string where = EscapeForTerminal(JoinPath(dir, kModelIndexName));
   std::map<std::string, const std::string*> in_file;
-  for (const ModelFileHeader& f : model.files) {
+  for (const ModelFileHeader& f : model->files) {
     for (const StTensor& t : f.header.tensors) in_file[t.name] = &f.name;
   }
   for (const auto& [tensor, file] : index.weight_map) {
@@ -106,15 +106,15 @@ absl::Status CheckIndex(const ModelIndex& index, const ModelHeaders& model,
           EscapeForTerminal(file), "' as it says"));
     }
   }
-  if (index.weight_map.size() != model.tensors) {
+  if (index.weight_map.size() != model->tensors) {
     return absl::InvalidArgumentError(
         absl::StrCat(where, ": names ", index.weight_map.size(),
-                     " tensors, its files hold ", model.tensors));
+                     " tensors, its files hold ", model->tensors));
   }
-  if (index.total_size != 0 && index.total_size != model.tensor_bytes) {
-    return absl::InvalidArgumentError(absl::StrCat(
+  if (index.total_size != 0 && index.total_size != model->tensor_bytes) {
+    model->notes.push_back(absl::StrCat(
         where, ": total_size ", index.total_size, ", its files' tensors hold ",
-        model.tensor_bytes, " bytes"));
+        model->tensor_bytes, " bytes (loaders do not read it)"));
   }
   return absl::OkStatus();
 }
@@ -153,7 +153,7 @@ absl::StatusOr<ModelHeaders> ReadModelHeaders(Storage& storage,
     model.header_bytes += f.header.DataStart();
     model.files.push_back(std::move(f));
   }
-  if (model.indexed) RETURN_IF_ERROR(CheckIndex(index, model, dir));
+  if (model.indexed) RETURN_IF_ERROR(CheckIndex(index, &model, dir));
   return model;
 }
 

@@ -4,7 +4,8 @@
 // *.safetensors) and each file's header, read the way safetensors readers
 // read it (its first 8 bytes, then its N) and checked as hostile input
 // (common/serving/safetensors.h). The index, when there, must agree with
-// the headers: every tensor in the file it names, and its total_size.
+// the headers: every tensor in the file it names (its total_size, which
+// loaders never read, may differ: said in a note).
 // Thread-compatible: one call per thread, on its own backend or a shared
 // one that allows it.
 #ifndef CKPTBENCH_NODE_SERVING_MODEL_HEADERS_H_
@@ -36,6 +37,9 @@ struct ModelHeaders {
   uint64_t tensors = 0;
   uint64_t tensor_bytes = 0;  // the tensors' bytes, headers left out
   uint64_t header_bytes = 0;  // the headers' (8 + N each)
+  // What was odd but not wrong: an index's total_size that is not its
+  // files' tensor bytes (loaders never read it).
+  std::vector<std::string> notes;
 };
 
 // The model under `dir`: its directory listed within `bounds` (only the

@@ -19,14 +19,26 @@ struct Chunk {
   uint64_t offset = 0, length = 0;
 };
 
-std::vector<Chunk> Chunks(const std::vector<StreamedFile>& files,
-                          uint64_t chunk_bytes) {
-  std::vector<Chunk> out;
+// A range and the number of its first chunk: the chunks are found from
+// these as they are claimed, never all held at once.
+struct Segment {
+  size_t file = 0;
+  ByteRange range;
+  uint64_t first_chunk = 0;
+};
+
+std::vector<Segment> Segments(const std::vector<StreamedFile>& files,
+                              uint64_t chunk_bytes, uint64_t* chunks,
+                              uint64_t* largest) {
+  std::vector<Segment> out;
+  *chunks = 0;
+  *largest = 0;
   for (size_t f = 0; f < files.size(); ++f) {
     for (const ByteRange& r : files[f].ranges) {
-      for (uint64_t at = 0; at < r.length; at += chunk_bytes) {
-        out.push_back({f, r.offset + at, std::min(chunk_bytes, r.length - at)});
-      }
+      if (r.length == 0) continue;
+      out.push_back({f, r, *chunks});
+      *chunks += (r.length + chunk_bytes - 1) / chunk_bytes;
+      *largest = std::max(*largest, std::min(r.length, chunk_bytes));
     }
   }
   return out;
@@ -43,20 +55,22 @@ class Streamer {
         chunk_bytes_(options.chunk_bytes),
         sink_(sink),
         abort_(abort),
-        chunks_(Chunks(files, options.chunk_bytes)),
+        segments_(Segments(files, options.chunk_bytes, &chunks_, &largest_)),
         start_(std::chrono::steady_clock::now()) {}
 
   // One reading thread's loop, with its own buffer.
   void Work();
-  size_t chunks() const { return chunks_.size(); }
+  uint64_t chunks() const { return chunks_; }
+  uint64_t largest() const { return largest_; }
   absl::Status status() const { return error_; }
   double first() const { return first_; }
   double last() const { return last_; }
 
  private:
+  Chunk ChunkAt(uint64_t i) const;
   absl::Status ReadChunk(const Chunk& c, std::unique_ptr<ReadableFile>* open,
                          size_t* open_file, unsigned char* buffer);
-  void Done(absl::Status st);
+  void Done(absl::Status st, double read_at);
   double Now() const {
     return std::chrono::duration<double>(std::chrono::steady_clock::now() -
                                          start_)
@@ -68,14 +82,25 @@ class Streamer {
   const uint64_t chunk_bytes_;
   const ChunkSink& sink_;
   const std::atomic<bool>* abort_;
-  const std::vector<Chunk> chunks_;
+  uint64_t chunks_ = 0, largest_ = 0;
+  const std::vector<Segment> segments_;
   const std::chrono::steady_clock::time_point start_;
-  std::atomic<size_t> next_{0};
+  std::atomic<uint64_t> next_{0};
   std::atomic<bool> stop_{false};
   std::mutex mu_;
   absl::Status error_;            // guarded by mu_
   double first_ = -1, last_ = 0;  // guarded by mu_
 };
+
+Chunk Streamer::ChunkAt(uint64_t i) const {
+  auto it = std::upper_bound(
+      segments_.begin(), segments_.end(), i,
+      [](uint64_t n, const Segment& s) { return n < s.first_chunk; });
+  const Segment& s = *(it - 1);
+  const uint64_t at = (i - s.first_chunk) * chunk_bytes_;
+  return {s.file, s.range.offset + at,
+          std::min(chunk_bytes_, s.range.length - at)};
+}
 
 absl::Status Streamer::ReadChunk(const Chunk& c,
                                  std::unique_ptr<ReadableFile>* open,
@@ -104,34 +129,35 @@ absl::Status Streamer::ReadChunk(const Chunk& c,
     }
     done += n;
   }
+  Done(absl::OkStatus(), Now());  // its bytes are in: before the sink's work
   return sink_(c.file, c.offset, buffer, static_cast<size_t>(c.length));
 }
 
-void Streamer::Done(absl::Status st) {
+void Streamer::Done(absl::Status st, double read_at) {
   std::lock_guard<std::mutex> lock(mu_);
   if (!st.ok()) {
     if (error_.ok()) error_ = std::move(st);
     stop_ = true;
     return;
   }
-  const double now = Now();
-  if (first_ < 0) first_ = now;
-  last_ = std::max(last_, now);
+  if (first_ < 0) first_ = read_at;
+  last_ = std::max(last_, read_at);
 }
 
 void Streamer::Work() {
-  std::vector<unsigned char> buffer(chunk_bytes_);
+  std::vector<unsigned char> buffer(largest_);
   std::unique_ptr<ReadableFile> open;
   size_t open_file = 0;
   for (;;) {
     if (stop_) break;
     if (abort_ != nullptr && abort_->load()) {
-      Done(absl::AbortedError("the model's load was stopped"));
+      Done(absl::AbortedError("the model's load was stopped"), 0);
       break;
     }
-    const size_t i = next_++;
-    if (i >= chunks_.size()) break;
-    Done(ReadChunk(chunks_[i], &open, &open_file, buffer.data()));
+    const uint64_t i = next_++;
+    if (i >= chunks_) break;
+    absl::Status st = ReadChunk(ChunkAt(i), &open, &open_file, buffer.data());
+    if (!st.ok()) Done(std::move(st), 0);
   }
   if (open != nullptr) (void)open->Close();
 }
@@ -143,15 +169,18 @@ absl::StatusOr<StreamTally> StreamRanges(Storage& storage,
                                          const StreamOptions& options,
                                          const ChunkSink& sink,
                                          const std::atomic<bool>* abort) {
-  if (options.concurrency < 1 || options.chunk_bytes == 0) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("stream reads with concurrency ", options.concurrency,
-                     " and chunks of ", options.chunk_bytes,
-                     " bytes; expected at least 1 of each"));
+  if (options.concurrency < 1 || options.concurrency > kMaxStreamConcurrency ||
+      options.chunk_bytes == 0 || options.chunk_bytes > kMaxStreamChunk ||
+      !sink) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "stream reads with concurrency ", options.concurrency,
+        " and chunks of ", options.chunk_bytes, " bytes",
+        sink ? "" : " and no sink", "; expected 1 to ", kMaxStreamConcurrency,
+        " readers and chunks of 1 byte to ", kMaxStreamChunk));
   }
   Streamer s(storage, files, options, sink, abort);
-  const int threads = static_cast<int>(
-      std::min<size_t>(static_cast<size_t>(options.concurrency), s.chunks()));
+  const int threads = static_cast<int>(std::min<uint64_t>(
+      static_cast<uint64_t>(options.concurrency), s.chunks()));
   std::vector<std::thread> pool;
   for (int t = 0; t < threads; ++t) pool.emplace_back([&s] { s.Work(); });
   for (std::thread& t : pool) t.join();
@@ -164,7 +193,7 @@ absl::StatusOr<StreamTally> StreamRanges(Storage& storage,
   tally.first_byte_seconds = s.first();
   tally.last_byte_seconds = s.last();
   tally.threads = threads;
-  tally.buffer_bytes = static_cast<uint64_t>(threads) * options.chunk_bytes;
+  tally.buffer_bytes = static_cast<uint64_t>(threads) * s.largest();
   return tally;
 }
 

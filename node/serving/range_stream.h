@@ -4,7 +4,9 @@
 // byte ranges cut into chunks of at most `chunk_bytes`, `concurrency`
 // threads each reading one chunk at a time into a buffer of its own, each
 // chunk handed to the caller's sink before its buffer is reused. Memory:
-// concurrency x chunk_bytes, whatever the model's size. Object stores get
+// concurrency x chunk_bytes (the largest chunk, if smaller), whatever the
+// model's size; the chunks are found as they are claimed, from the ranges,
+// never listed. Object stores get
 // one ranged read per chunk (the reader opened on just that chunk: no
 // read-ahead past it); file systems keep a thread's file open across its
 // chunks of that file. Thread-safe; the sink is called from the reading
@@ -24,6 +26,9 @@
 
 namespace ckpt {
 
+inline constexpr int kMaxStreamConcurrency = 1024;
+inline constexpr uint64_t kMaxStreamChunk = 1ull << 30;
+
 struct StreamOptions {
   int concurrency = 8;
   uint64_t chunk_bytes = 8 << 20;
@@ -39,9 +44,10 @@ struct StreamedFile {
 
 struct StreamTally {
   uint64_t bytes = 0, chunks = 0;
-  // Since the call: the first chunk's bytes in, the last chunk's.
+  // Since the call: the first chunk's bytes in, the last chunk's (before
+  // the sink's work on them).
   double first_byte_seconds = -1, last_byte_seconds = 0;
-  uint64_t buffer_bytes = 0;  // held for the reads: threads x chunk
+  uint64_t buffer_bytes = 0;  // held for the reads: threads x largest chunk
   int threads = 0;
 };
 

@@ -19,15 +19,8 @@ using ::testing::HasSubstr;
 // A small Llama (bf16), plus one tensor of no known role, split into files
 // of at most `max` bytes, as the plan takes them.
 std::vector<PlannedFile> TinyLlama(uint64_t max, uint64_t kv_heads = 4) {
-  std::vector<StTensor> ts;
-  for (const TensorSpec& s :
-       LlamaTensors({64, 160, 2, 4, kv_heads, 384}, kBf16)) {
-    StTensor t;
-    t.name = s.name;
-    t.dtype = StDtype::kBf16;
-    t.shape = s.shape;
-    ts.push_back(std::move(t));
-  }
+  std::vector<StTensor> ts = ModelTensors(
+      LlamaTensors({64, 160, 2, 4, kv_heads, 384}, kBf16), StDtype::kBf16);
   StTensor extra;
   extra.name = "model.rotary_emb.inv_freq";
   extra.dtype = StDtype::kF32;
@@ -98,6 +91,29 @@ TEST(ReplicaPlan, TensorParallelRanksReadTheirSlicesAndTheNormsEach) {
       }
     }
   }
+}
+
+// Grouped-query attention with more ranks than KV heads: each k and v head
+// read by tp / heads ranks, as vLLM replicates them.
+TEST(ReplicaPlan, KvHeadsReplicatedPastTheirCountAreReadOncePerRank) {
+  const auto files = TinyLlama(1 << 20, /*kv_heads=*/2);  // head_dim 16
+  uint64_t headers = 0, norms = 0, kv = 0;
+  for (const auto& f : files) {
+    headers += f.header.DataStart();
+    for (const auto& t : f.header.tensors) {
+      const TpRole role = TpRoleOf(t.name, t.shape.size());
+      if (role == TpRole::kReplicated) norms += t.Bytes();
+      if (role == TpRole::kKv) kv += t.Bytes();
+    }
+  }
+  auto by_heads = PlanReplica(files, ReplicaSplit::kTensorParallel, 4, 16);
+  ASSERT_TRUE(by_heads.ok()) << by_heads.status();
+  // 2 heads over 4 ranks: every k/v byte twice.
+  EXPECT_EQ(by_heads->read_bytes,
+            by_heads->model_bytes - headers + norms * 3 + kv);
+  auto by_rows = PlanReplica(files, ReplicaSplit::kTensorParallel, 4);
+  ASSERT_TRUE(by_rows.ok()) << by_rows.status();
+  EXPECT_EQ(by_rows->read_bytes, by_rows->model_bytes - headers + norms * 3);
 }
 
 TEST(ReplicaPlan, ATensorThatDoesNotSplitNamesItsFile) {

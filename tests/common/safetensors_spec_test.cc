@@ -34,17 +34,11 @@ ProcessResult Spec(const std::string& mode, const std::string& dir) {
 // A small Llama of the real shapes' form (bf16, grouped KV heads) in files
 // of at most 64 KiB, written as ShardModel lays them out.
 std::vector<ModelFile> WriteTinyLlama(const std::string& dir) {
-  std::vector<StTensor> tensors;
-  for (const TensorSpec& s :
-       LlamaTensors({/*hidden=*/64, /*ffn=*/160, /*layers=*/3, /*heads=*/4,
-                     /*kv_heads=*/2, /*vocab=*/384},
-                    kBf16)) {
-    StTensor t;
-    t.name = s.name;
-    t.dtype = StDtype::kBf16;
-    t.shape = s.shape;
-    tensors.push_back(std::move(t));
-  }
+  std::vector<StTensor> tensors = ModelTensors(
+      LlamaTensors({/*hidden=*/64, /*ffn=*/160, /*layers=*/3, /*heads=*/4,
+                    /*kv_heads=*/2, /*vocab=*/384},
+                   kBf16),
+      StDtype::kBf16);
   std::vector<ModelFile> files = ShardModel(tensors, 64 << 10);
   for (const ModelFile& f : files) {
     std::ofstream out(dir + "/" + f.name, std::ios::binary);

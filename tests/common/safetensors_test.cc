@@ -45,17 +45,28 @@ absl::Status Parse(const File& f) {
 
 TEST(Safetensors, DtypesAreTheSpecificationsNamesAndSizes) {
   EXPECT_EQ(StDtypeName(StDtype::kBf16), "BF16");
-  EXPECT_EQ(StDtypeBytes(StDtype::kBf16), 2);
+  EXPECT_EQ(StDtypeBits(StDtype::kBf16), 16);
   EXPECT_EQ(StDtypeName(StDtype::kF8E4M3), "F8_E4M3");
-  EXPECT_EQ(StDtypeBytes(StDtype::kF8E4M3), 1);
-  EXPECT_EQ(StDtypeBytes(StDtype::kU64), 8);
-  EXPECT_EQ(StDtypeBytes(StDtype::kF32), 4);
+  EXPECT_EQ(StDtypeBits(StDtype::kF8E4M3), 8);
+  EXPECT_EQ(StDtypeBits(StDtype::kU64), 64);
+  EXPECT_EQ(StDtypeBits(StDtype::kF32), 32);
+  EXPECT_EQ(StDtypeBits(StDtype::kF4), 4);
+  EXPECT_EQ(StDtypeBits(StDtype::kF6E2M3), 6);
+  EXPECT_EQ(StDtypeBits(StDtype::kC64), 64);
+  EXPECT_EQ(StDtypeName(StDtype::kF8E4M3Fnuz), "F8_E4M3FNUZ");
   for (int i = 0; i <= static_cast<int>(StDtype::kU64); ++i) {
     const auto d = static_cast<StDtype>(i);
     EXPECT_EQ(StDtypeFromName(StDtypeName(d)), d);
   }
   EXPECT_FALSE(StDtypeFromName("bf16").has_value());
   EXPECT_FALSE(StDtypeFromName("F128").has_value());
+  // Sub-byte elements: whole bytes only.
+  EXPECT_EQ(StShapeBytes(StDtype::kF4, {2}).value(), 1u);
+  EXPECT_EQ(StShapeBytes(StDtype::kF6E3M2, {4}).value(), 3u);
+  EXPECT_FALSE(StShapeBytes(StDtype::kF4, {3}).ok());
+  // The reference multiplies the elements first: [2^63, 0] is 0 bytes.
+  EXPECT_EQ(StShapeBytes(StDtype::kF16, {1ull << 63, 0}).value(), 0u);
+  EXPECT_FALSE(StShapeBytes(StDtype::kF16, {1ull << 63}).ok());
 }
 
 // safetensors/src/tensor.rs tests test_serialization, test_empty and
@@ -114,8 +125,10 @@ TEST(Safetensors, TheHeadersLengthIsCheckedAgainstTheLimitAndTheFile) {
   ASSERT_FALSE(huge.ok());
   EXPECT_THAT(huge.status().message(), HasSubstr("at most 100000000"));
   EXPECT_TRUE(StHeaderLength(Le64(100'000'000), 200'000'000, "a").ok());
-  auto wrapped = StHeaderLength(Le64(UINT64_MAX - 3), 100, "a.safetensors");
-  EXPECT_FALSE(wrapped.ok());
+  EXPECT_FALSE(StHeaderLength(Le64(UINT64_MAX - 3), 100, "a").ok());
+  auto one = StHeaderLength(Le64(1), 100, "a.safetensors");
+  ASSERT_FALSE(one.ok());
+  EXPECT_THAT(one.status().message(), HasSubstr("at least 2"));
   auto tiny = StHeaderLength("abc", 3, "a.safetensors");
   ASSERT_FALSE(tiny.ok());
   EXPECT_THAT(tiny.status().message(), HasSubstr("3 bytes"));
@@ -193,6 +206,39 @@ TEST(Safetensors, HostileHeadersAreRefusedSayingWhy) {
       {"padding that is not spaces",
        {"{" + ok1 + "}\x01\x01", 4},
        "not valid JSON"},
+      {"a byte-order mark",
+       {"\xEF\xBB\xBF{" + ok1 + "}", 4},
+       "byte-order mark"},
+      {"__metadata__ twice",
+       {R"({"__metadata__":{},"__metadata__":{},)" + ok1 + "}", 4},
+       "__metadata__ appears twice"},
+      {"__metadata__ null",
+       {R"({"__metadata__":null,)" + ok1 + "}", 4},
+       "found null"},
+      {"a name too long",
+       {"{\"" + std::string(kMaxStName + 1, 'n') +
+            R"(":{"dtype":"U8","shape":[4],"data_offsets":[0,4]}})",
+        4},
+       "more than 4096"},
+      {"a metadata key too long",
+       {R"({"__metadata__":{")" + std::string(kMaxStName + 1, 'k') +
+            R"(":"v"},)" + ok1 + "}",
+        4},
+       "a key of 4097 bytes"},
+      {"a member twice",
+       {R"({"a":{"dtype":"U8","dtype":"U8","shape":[4],"data_offsets":[0,4]}})",
+        4},
+       "dtype appears twice"},
+      {"too many dimensions",
+       {R"({"a":{"dtype":"U8","shape":[1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,4],"data_offsets":[0,4]}})",
+        4},
+       "more than 32 dimensions"},
+      {"an entry that is not an object",
+       {R"({"a":5})", 4},
+       "found the number 5, expected an object"},
+      {"sub-byte elements that are not whole bytes",
+       {R"({"a":{"dtype":"F4","shape":[3],"data_offsets":[0,2]}})", 2},
+       "not a whole number of bytes"},
   };
   for (const Case& c : cases) {
     SCOPED_TRACE(c.what);
@@ -201,8 +247,19 @@ TEST(Safetensors, HostileHeadersAreRefusedSayingWhy) {
     EXPECT_THAT(st.message(), HasSubstr("m/model.safetensors"));
     EXPECT_THAT(st.message(), HasSubstr(c.says));
   }
-  // The same shapes, honest, are read.
+  // The same shapes, honest, are read: padded or not, written as Python's
+  // json.dumps writes (spaces after separators), __metadata__ last, no
+  // tensor at all, sub-byte elements in whole bytes.
   EXPECT_TRUE(Parse({"{" + ok1 + "}  ", 4}).ok());
+  EXPECT_TRUE(
+      Parse(
+          {R"({"a": {"dtype": "U8", "shape": [4], "data_offsets": [0, 4]}, "__metadata__": {"format": "pt"}})",
+           4})
+          .ok());
+  EXPECT_TRUE(Parse({"{}", 0}).ok());
+  EXPECT_TRUE(
+      Parse({R"({"a":{"dtype":"F4","shape":[2,3],"data_offsets":[0,3]}})", 3})
+          .ok());
   EXPECT_TRUE(
       Parse(
           {R"({"a\u00e9":{"dtype":"U8","shape":[4],"data_offsets":[0,4]}})", 4})
@@ -250,14 +307,17 @@ TEST(ModelFiles, FilesSplitAsHuggingFaceSplitsThem) {
   EXPECT_EQ(one[0].name, "model.safetensors");
 }
 
+// safetensors' prepare(): by dtype descending in its enum's order (F32,
+// I32, BF16, F16: not by element size), then by name.
 TEST(ModelFiles, AFileHoldsItsTensorsAsSafetensorsOrdersThem) {
-  std::vector<StTensor> ts = {T("z", StDtype::kU8, {3}),
-                              T("b", StDtype::kF32, {2}),
-                              T("a", StDtype::kU8, {1})};
+  std::vector<StTensor> ts = {
+      T("d", StDtype::kF16, {1}), T("c", StDtype::kBf16, {1}),
+      T("b", StDtype::kF32, {2}), T("a", StDtype::kI32, {1}),
+      T("e", StDtype::kI32, {1})};
   auto fs = ShardModel(ts, 100);
   ASSERT_EQ(fs.size(), 1u);
-  EXPECT_EQ(Names(fs)[0], (std::vector<std::string>{"b", "a", "z"}));
-  EXPECT_EQ(fs[0].Size(), fs[0].header.size() + 12);
+  EXPECT_EQ(Names(fs)[0], (std::vector<std::string>{"b", "a", "e", "c", "d"}));
+  EXPECT_EQ(fs[0].Size(), fs[0].header.size() + 8 + 4 + 4 + 2 + 2);
   auto h = ParseStHeader(std::string_view(fs[0].header).substr(8), fs[0].Size(),
                          fs[0].name);
   ASSERT_TRUE(h.ok()) << h.status();
@@ -290,8 +350,8 @@ TEST(ModelFiles, AHostileIndexIsRefusedSayingWhy) {
       {R"({"weight_map":{"a":7}})", "expected a file's name"},
       {R"({"weight_map":{"a\u0007":"b.safetensors"}})", "control characters"},
       {R"({"weight_map":{}})", "no weight_map"},
-      {R"({"metadata":{"total_size":-1},"weight_map":{"a":"b.safetensors"}})",
-       "total_size"},
+      {R"({"metadata":[[[[[[1]]]]]],"weight_map":{"a":"b.safetensors"}})",
+       "nested deeper than an index is"},
       {"[]", "not a JSON object"},
       {std::string(kMaxModelIndexBytes + 1, ' '), "at most"},
   };
@@ -302,6 +362,14 @@ TEST(ModelFiles, AHostileIndexIsRefusedSayingWhy) {
     EXPECT_THAT(index.status().message(), HasSubstr(c.says));
     EXPECT_THAT(index.status().message(), HasSubstr("model.safetensors.index"));
   }
+}
+
+TEST(ModelFiles, ATotalSizeThatIsNotAWholeNumberIsUnknown) {
+  auto index = ParseModelIndex(
+      R"({"metadata":{"total_size":-1.5},"weight_map":{"a":"b.safetensors"}})",
+      "i.json");
+  ASSERT_TRUE(index.ok()) << index.status();
+  EXPECT_EQ(index->total_size, 0u);
 }
 
 uint64_t Parameters(const std::string& preset) {
@@ -322,6 +390,28 @@ TEST(ModelFiles, Llama31PresetsHaveThePublishedShapes) {
   EXPECT_EQ(p->weights.front().shape, (std::vector<uint64_t>{128256, 4096}));
   EXPECT_EQ(p->weights[2].name, "model.layers.0.self_attn.k_proj.weight");
   EXPECT_EQ(p->weights[2].shape, (std::vector<uint64_t>{1024, 4096}));
+}
+
+// The files Hugging Face publishes for Llama 3.1 8B (meta-llama/
+// Llama-3.1-8B-Instruct on the Hub: model-0000i-of-00004.safetensors of
+// 4,976,698,672, 4,999,802,720, 4,915,916,176 and 1,168,138,808 bytes, the
+// first's header 0x2528 bytes long): the same split, the same headers'
+// lengths, from the preset's shapes in bf16.
+TEST(ModelFiles, Llama31EightBSplitsIntoTheFilesHuggingFacePublishes) {
+  auto p = MakePreset("llama-3.1-8b", 0);
+  ASSERT_TRUE(p.ok()) << p.status();
+  const std::vector<ModelFile> files =
+      ShardModel(ModelTensors(p->weights, StDtype::kBf16));
+  ASSERT_EQ(files.size(), 4u);
+  EXPECT_EQ(files[0].name, "model-00001-of-00004.safetensors");
+  EXPECT_EQ(files[0].Size(), 4'976'698'672u);
+  EXPECT_EQ(files[1].Size(), 4'999'802'720u);
+  EXPECT_EQ(files[2].Size(), 4'915'916'176u);
+  EXPECT_EQ(files[3].Size(), 1'168'138'808u);
+  EXPECT_EQ(files[0].header.size(), 8u + 0x2528);
+  auto index = ParseModelIndex(ModelIndexJson(files), "index");
+  ASSERT_TRUE(index.ok());
+  EXPECT_EQ(index->total_size, 16'060'522'496u);  // 2 x 8,030,261,248
 }
 
 }  // namespace

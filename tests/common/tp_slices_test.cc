@@ -36,7 +36,8 @@ TEST(TpSlices, LlamasTensorsHaveTheirVllmRoles) {
   for (const TensorSpec& s : LlamaTensors({64, 160, 2, 4, 2, 384}, kBf16)) {
     ++count[TpRoleOf(s.name, s.shape.size())];
   }
-  EXPECT_EQ(count[TpRole::kColumn], 2 * 5);
+  EXPECT_EQ(count[TpRole::kColumn], 2 * 3);
+  EXPECT_EQ(count[TpRole::kKv], 2 * 2);
   EXPECT_EQ(count[TpRole::kRow], 2 * 2);
   EXPECT_EQ(count[TpRole::kVocab], 2);
   EXPECT_EQ(count[TpRole::kReplicated], 2 * 2 + 1);
@@ -51,8 +52,9 @@ TEST(TpSlices, ColumnParallelRanksReadContiguousRows) {
   const StTensor q = T("model.layers.0.self_attn.q_proj.weight", {8, 4}, 16);
   EXPECT_EQ(Slice(q, 2, 0), (std::vector<ByteRange>{{116, 32}}));
   EXPECT_EQ(Slice(q, 2, 1), (std::vector<ByteRange>{{148, 32}}));
-  const StTensor e = T("model.embed_tokens.weight", {8, 4});
-  EXPECT_EQ(Slice(e, 4, 3), (std::vector<ByteRange>{{148, 16}}));
+  // 128 vocabulary rows over 4: 32 each.
+  const StTensor e = T("model.embed_tokens.weight", {128, 4});
+  EXPECT_EQ(Slice(e, 4, 3), (std::vector<ByteRange>{{100 + 96 * 8, 32 * 8}}));
 }
 
 TEST(TpSlices, RowParallelRanksReadAPieceOfEveryRow) {
@@ -99,16 +101,71 @@ TEST(TpSlices, TheRanksSlicesCoverEachTensorExactlyOnce) {
 }
 
 TEST(TpSlices, AShapeThatDoesNotDivideIsAnErrorNamingTheTensor) {
-  const StTensor k = T("model.layers.3.self_attn.k_proj.weight", {6, 4});
+  const StTensor k = T("model.layers.3.self_attn.q_proj.weight", {6, 4});
   auto s = TpSlice(k, TpRole::kColumn, 0, 4, 0, 0);
   ASSERT_FALSE(s.ok());
   EXPECT_THAT(s.status().message(),
-              HasSubstr("'model.layers.3.self_attn.k_proj.weight'"));
-  EXPECT_THAT(s.status().message(), HasSubstr("6 along dim 0"));
+              HasSubstr("'model.layers.3.self_attn.q_proj.weight'"));
+  EXPECT_THAT(s.status().message(), HasSubstr("shape [6, 4]"));
   EXPECT_THAT(s.status().message(), HasSubstr("over 4 ranks"));
   EXPECT_FALSE(TpSlice(k, TpRole::kColumn, 0, 2, 2, 0).ok());  // rank >= tp
   StTensor tall = T("x.mlp.down_proj.weight", {kMaxStridedRows + 1, 2});
   EXPECT_FALSE(TpSlice(tall, TpRole::kRow, 0, 2, 0, 0).ok());
+  // Three F4 columns are not whole bytes per row.
+  StTensor f4 = T("x.mlp.up_proj.weight", {4, 3});
+  f4.dtype = StDtype::kF4;
+  f4.end = 6;
+  auto sub = TpSlice(f4, TpRole::kColumn, 0, 2, 0, 0);
+  ASSERT_FALSE(sub.ok());
+  EXPECT_THAT(sub.status().message(), HasSubstr("not whole bytes"));
+}
+
+// vLLM's QKVParallelLinear: with more ranks than KV heads each head is read
+// whole by tp / heads ranks; with fewer, the heads split.
+TEST(TpSlices, KvHeadsAreReplicatedPastTheirCount) {
+  const StTensor k = T("model.layers.0.self_attn.k_proj.weight", {32, 4});
+  auto r0 = TpSlice(k, TpRole::kKv, 0, 4, 0, 0, /*head_dim=*/16);
+  auto r1 = TpSlice(k, TpRole::kKv, 0, 4, 1, 0, 16);
+  auto r2 = TpSlice(k, TpRole::kKv, 0, 4, 2, 0, 16);
+  auto r3 = TpSlice(k, TpRole::kKv, 0, 4, 3, 0, 16);
+  ASSERT_TRUE(r0.ok() && r1.ok() && r2.ok() && r3.ok());
+  EXPECT_EQ(*r0, (std::vector<ByteRange>{{0, 128}}));
+  EXPECT_EQ(*r1, (std::vector<ByteRange>{{0, 128}}));
+  EXPECT_EQ(*r2, (std::vector<ByteRange>{{128, 128}}));
+  EXPECT_EQ(*r3, (std::vector<ByteRange>{{128, 128}}));
+  auto split = TpSlice(k, TpRole::kKv, 0, 2, 1, 0, 8);  // 4 heads, 2 ranks
+  ASSERT_TRUE(split.ok());
+  EXPECT_EQ(*split, (std::vector<ByteRange>{{128, 128}}));
+  EXPECT_FALSE(TpSlice(k, TpRole::kKv, 0, 3, 0, 0, 16).ok());  // 2 heads, 3
+  EXPECT_FALSE(TpSlice(k, TpRole::kKv, 0, 2, 0, 0, 5).ok());   // not heads
+  // Without the head size, rows split as any column-parallel weight's.
+  auto rows = TpSlice(k, TpRole::kKv, 0, 4, 3, 0);
+  ASSERT_TRUE(rows.ok());
+  EXPECT_EQ(*rows, (std::vector<ByteRange>{{192, 64}}));
+}
+
+// vLLM's VocabParallelEmbedding: the vocabulary padded to 64, each rank
+// its share of the padded rows, the last cut at the real vocabulary.
+TEST(TpSlices, TheVocabularyIsPaddedTo64AndTheLastShareCut) {
+  const StTensor e = T("model.embed_tokens.weight", {50, 2});
+  auto r0 = TpSlice(e, TpRole::kVocab, 0, 2, 0, 0);
+  auto r1 = TpSlice(e, TpRole::kVocab, 0, 2, 1, 0);
+  ASSERT_TRUE(r0.ok() && r1.ok());
+  EXPECT_EQ(*r0, (std::vector<ByteRange>{{0, 32 * 4}}));
+  EXPECT_EQ(*r1, (std::vector<ByteRange>{{32 * 4, 18 * 4}}));
+  auto none = TpSlice(T("lm_head.weight", {10, 2}), TpRole::kVocab, 0, 4, 3, 0);
+  ASSERT_TRUE(none.ok());  // 64 padded rows: rank 3's 16 are all padding
+  EXPECT_TRUE(none->empty());
+  EXPECT_FALSE(
+      TpSlice(T("lm_head.weight", {100, 2}), TpRole::kVocab, 0, 3, 0, 0)
+          .ok());  // 128 padded rows over 3
+}
+
+TEST(TpSlices, ATensorOfNoBytesIsReadByNoRank) {
+  StTensor z = T("x.mlp.down_proj.weight", {1 << 22, 0});
+  auto s = TpSlice(z, TpRole::kRow, 0, 2, 0, 0);
+  ASSERT_TRUE(s.ok());
+  EXPECT_TRUE(s->empty());
 }
 
 TEST(TpSlices, RangesCoalesceWhereTheyTouch) {

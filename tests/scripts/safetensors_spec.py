@@ -25,9 +25,12 @@ import re
 import struct
 import sys
 
-SIZES = {"BOOL": 1, "U8": 1, "I8": 1, "F8_E5M2": 1, "F8_E4M3": 1, "I16": 2,
-         "U16": 2, "F16": 2, "BF16": 2, "I32": 4, "U32": 4, "F32": 4,
-         "F64": 8, "I64": 8, "U64": 8}
+# Bits per element (safetensors/src/tensor.rs Dtype::bitsize).
+BITS = {"BOOL": 8, "F4": 4, "F6_E2M3": 6, "F6_E3M2": 6, "U8": 8, "I8": 8,
+        "F8_E5M2": 8, "F8_E4M3": 8, "F8_E8M0": 8, "F8_E4M3FNUZ": 8,
+        "F8_E5M2FNUZ": 8, "I16": 16, "U16": 16, "F16": 16, "BF16": 16,
+        "I32": 32, "U32": 32, "F32": 32, "C64": 64, "F64": 64, "I64": 64,
+        "U64": 64}
 INDEX = "model.safetensors.index.json"
 
 
@@ -61,14 +64,15 @@ def read_file(path):
     for name, info in header.items():
         dtype, shape = info.get("dtype"), info.get("shape")
         begin, end = info.get("data_offsets", [None, None])
-        if dtype not in SIZES:
+        if dtype not in BITS:
             fail(f"{path}: {name}: unknown dtype {dtype!r}")
         elements = 1
         for d in shape:
             if not isinstance(d, int) or d < 0:
                 fail(f"{path}: {name}: shape {shape}")
             elements *= d
-        if elements * SIZES[dtype] != end - begin:
+        if elements * BITS[dtype] % 8 or \
+                elements * BITS[dtype] // 8 != end - begin:
             fail(f"{path}: {name}: {end - begin} bytes for {dtype} {shape}")
         tensors[name] = (dtype, shape, begin, end)
     at = 0
@@ -127,7 +131,7 @@ def write(d):
     for fname, tensors in files.items():
         header, data = {"__metadata__": {"format": "pt", "by": "spec"}}, b""
         for name, dtype, shape in tensors:
-            n = SIZES[dtype]
+            n = BITS[dtype] // 8
             for s in shape:
                 n *= s
             header[name] = {"dtype": dtype, "shape": shape,

@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "node/storage/forwarding_storage.h"
 #include "node/storage/memory_storage.h"
 #include "node/storage/posix_storage.h"
 #include "tests/testing/temp_dir.h"
@@ -28,6 +29,18 @@ std::string Bytes(size_t n, int seed) {
     s[i] = static_cast<char>((i * 31 + seed) % 251);
   return s;
 }
+
+// Counts the readers opened.
+class CountingStorage : public ForwardingStorage {
+ public:
+  using ForwardingStorage::ForwardingStorage;
+  absl::StatusOr<std::unique_ptr<ReadableFile>> OpenRead(
+      const std::string& path, const ReadOptions& options) override {
+    ++opens;
+    return ForwardingStorage::OpenRead(path, options);
+  }
+  std::atomic<int> opens{0};
+};
 
 struct Fixture {
   std::shared_ptr<MemoryStore> store = std::make_shared<MemoryStore>();
@@ -64,8 +77,11 @@ TEST(RangeStream, EveryRangeIsReadInChunksAndHandedOnWhereItIs) {
   StreamOptions options;
   options.concurrency = 3;
   options.chunk_bytes = 1000;
-  auto tally = StreamRanges(*fx.storage, files, options, sink, nullptr);
+  CountingStorage counting(*fx.storage);
+  auto tally = StreamRanges(counting, files, options, sink, nullptr);
   ASSERT_TRUE(tally.ok()) << tally.status();
+  // An object store's reader is opened on each chunk alone.
+  EXPECT_EQ(counting.opens.load(), 11);
   EXPECT_TRUE(errors.empty()) << errors.front();
   EXPECT_EQ(seen, 2500u + 10 + 6900);
   EXPECT_EQ(tally->bytes, seen);
@@ -133,7 +149,8 @@ TEST(RangeStream, AFileSystemsFilesAreReadThroughOnePreadEach) {
   TempDir d;
   const std::string bytes = Bytes(50000, 7);
   { std::ofstream(d.Sub("m.safetensors"), std::ios::binary) << bytes; }
-  auto storage = PosixStorage::Make().value();
+  std::shared_ptr<Storage> posix = PosixStorage::Make().value();
+  CountingStorage storage(posix);
   std::vector<StreamedFile> files = {
       {d.Sub("m.safetensors"), bytes.size(), {{10, 20000}, {30000, 5}}}};
   std::string got(bytes.size(), '\0');
@@ -142,7 +159,7 @@ TEST(RangeStream, AFileSystemsFilesAreReadThroughOnePreadEach) {
   options.concurrency = 2;
   options.chunk_bytes = 4096;
   auto tally = StreamRanges(
-      *storage, files, options,
+      storage, files, options,
       [&](size_t, uint64_t off, const unsigned char* data, size_t len) {
         std::lock_guard<std::mutex> lock(mu);
         got.replace(off, len, reinterpret_cast<const char*>(data), len);
@@ -153,6 +170,9 @@ TEST(RangeStream, AFileSystemsFilesAreReadThroughOnePreadEach) {
   EXPECT_EQ(got.substr(10, 20000), bytes.substr(10, 20000));
   EXPECT_EQ(got.substr(30000, 5), bytes.substr(30000, 5));
   EXPECT_EQ(tally->chunks, 5u + 1);
+  // One per thread that took a chunk, not one per chunk.
+  EXPECT_GE(storage.opens.load(), 1);
+  EXPECT_LE(storage.opens.load(), 2);
 }
 
 }  // namespace

@@ -28,14 +28,8 @@ using ::testing::HasSubstr;
 constexpr uint64_t kSeed = 77;
 
 std::vector<ModelFile> TinyLlamaFiles() {
-  std::vector<StTensor> ts;
-  for (const TensorSpec& s : LlamaTensors({64, 160, 2, 4, 2, 384}, kBf16)) {
-    StTensor t;
-    t.name = s.name;
-    t.dtype = StDtype::kBf16;
-    t.shape = s.shape;
-    ts.push_back(std::move(t));
-  }
+  std::vector<StTensor> ts = ModelTensors(
+      LlamaTensors({64, 160, 2, 4, 2, 384}, kBf16), StDtype::kBf16);
   return ShardModel(ts, 64 << 10);
 }
 
