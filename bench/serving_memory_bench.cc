@@ -10,7 +10,8 @@
 // setting and kept by the allocator does not count twice) against the
 // buffers' concurrency x chunk. Not a test: run by hand, e.g.
 //   build/bench/serving_memory_bench --dir /var/tmp/model --mib 4096
-// Removes --dir's model files when done (only those it wrote).
+// --dir must not exist; its model files are removed when done (only those
+// it wrote, then the directory if that left it empty).
 #include <sys/resource.h>
 
 #include <chrono>
@@ -65,6 +66,12 @@ int Run(const std::string& dir, uint64_t mib,
   }
   const std::vector<ModelFile> files = ShardModel(tensors, 1ull << 30);
   std::shared_ptr<Storage> storage = PosixStorage::Make().value();
+  // Its files would overwrite another model's of the same names.
+  if (auto there = storage->Exists(dir); !there.ok() || *there) {
+    std::fprintf(stderr, "--dir %s: exists; give a directory to create\n",
+                 dir.c_str());
+    return 2;
+  }
   const auto t0 = std::chrono::steady_clock::now();
   if (absl::Status st = WriteGeneratedModel(*storage, dir, files, 1, 8 << 20);
       !st.ok()) {
