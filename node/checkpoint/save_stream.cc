@@ -9,6 +9,7 @@
 
 #include "absl/strings/numbers.h"
 #include "common/clock.h"
+#include "common/log.h"
 #include "common/status_macros.h"
 #include "node/checkpoint/block_ring.h"
 #include "node/checkpoint/shard_memory.h"
@@ -40,6 +41,8 @@ void TestHangInSave() {
   if (!hang) return;
   int fds[2];
   if (pipe(fds) != 0) return;
+  // What a test waits for before it signals: the thread is in the call.
+  LOG_WARN("test hook: a save's file thread blocks in read(2) now");
   char c;
   while (true) {
     const ssize_t n = read(fds[0], &c, 1);

@@ -207,8 +207,11 @@ Process HungSave(const TempDir& t) {
 TEST(Signals, ARunStuckInASystemCallEndsSecondsAfterSigterm) {
   TempDir t;
   Process p = HungSave(t);
-  ASSERT_TRUE(p.WaitForOutput("per checkpoint", 30)) << p.Err();
-  std::this_thread::sleep_for(std::chrono::milliseconds(1000));
+  // Signalled once a file thread is in read(2): a signal before it (a
+  // loaded machine's slow prepare) let the run stop by itself at once,
+  // 1.85 s into this test in one run here.
+  ASSERT_TRUE(p.WaitForOutput("blocks in read(2) now", 30)) << p.Err();
+  std::this_thread::sleep_for(std::chrono::milliseconds(200));
   const auto t0 = std::chrono::steady_clock::now();
   p.Signal(SIGTERM);
   const int code = p.Wait(20);
@@ -233,8 +236,11 @@ TEST(Signals, ARunStuckInASystemCallEndsSecondsAfterSigterm) {
 TEST(Signals, ASecondSignalSaysSo) {
   TempDir t;
   Process p = HungSave(t);
-  ASSERT_TRUE(p.WaitForOutput("per checkpoint", 30)) << p.Err();
-  std::this_thread::sleep_for(std::chrono::milliseconds(1000));
+  // Signalled once a file thread is in read(2): a signal before it (a
+  // loaded machine's slow prepare) let the run stop by itself at once,
+  // 1.85 s into this test in one run here.
+  ASSERT_TRUE(p.WaitForOutput("blocks in read(2) now", 30)) << p.Err();
+  std::this_thread::sleep_for(std::chrono::milliseconds(200));
   p.Signal(SIGTERM);
   std::this_thread::sleep_for(std::chrono::milliseconds(400));
   const auto t0 = std::chrono::steady_clock::now();
