@@ -184,4 +184,9 @@ std::string EscapeForTerminal(std::string_view s) {
   return out;
 }
 
+bool HasControlCharacter(std::string_view s) {
+  return std::any_of(s.begin(), s.end(),
+                     [](unsigned char c) { return c < 0x20 || c == 0x7f; });
+}
+
 }  // namespace ckpt

@@ -41,6 +41,10 @@ std::string EscapeInvalidUtf8(std::string_view s);
 // UTF-8 as \xHH. Printable text is unchanged.
 std::string EscapeForTerminal(std::string_view s);
 
+// Whether `s` holds a C0 control character or DEL (what a name read from
+// data must not hold).
+bool HasControlCharacter(std::string_view s);
+
 }  // namespace ckpt
 
 #endif  // CKPTBENCH_COMMON_TEXT_H_

@@ -168,8 +168,7 @@ absl::StatusOr<ModelIndex> ParseModelIndex(std::string_view text,
     const std::string& tensor = it.key();
     const std::string shown = EscapeForTerminal(tensor.substr(0, 80));
     if (tensor.empty() || tensor.size() > kMaxStName ||
-        std::any_of(tensor.begin(), tensor.end(),
-                    [](unsigned char c) { return c < 0x20 || c == 0x7f; })) {
+        HasControlCharacter(tensor)) {
       return absl::InvalidArgumentError(
           absl::StrCat(where, ": weight_map has the tensor name '", shown,
                        "'; expected 1 to ", kMaxStName,

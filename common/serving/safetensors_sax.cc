@@ -204,8 +204,7 @@ bool HeaderSax::key(string_t& k) {
       return Fail(absl::StrCat("tensor '", StShown(k), "': its name is ",
                                k.size(), " bytes, more than ", kMaxStName));
     }
-    if (std::any_of(k.begin(), k.end(),
-                    [](unsigned char c) { return c < 0x20 || c == 0x7f; })) {
+    if (HasControlCharacter(k)) {
       return Fail(absl::StrCat("tensor '", StShown(k),
                                "': its name has a control character"));
     }

@@ -26,16 +26,8 @@ absl::StatusOr<std::string> ReadSpan(Storage& storage, const std::string& path,
   ASSIGN_OR_RETURN(std::unique_ptr<ReadableFile> f,
                    storage.OpenRead(path, options));
   std::string out(len, '\0');
-  for (uint64_t done = 0; done < len;) {
-    ASSIGN_OR_RETURN(size_t n, f->Read(offset + done, out.data() + done,
-                                       static_cast<size_t>(len - done)));
-    if (n == 0) {
-      return absl::DataLossError(
-          absl::StrCat(EscapeForTerminal(path), ": ended after ", offset + done,
-                       " bytes; its listing said ", size));
-    }
-    done += n;
-  }
+  RETURN_IF_ERROR(
+      ReadFully(*f, offset, out.data(), out.size(), EscapeForTerminal(path)));
   RETURN_IF_ERROR(f->Close());
   return out;
 }

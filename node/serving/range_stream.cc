@@ -8,6 +8,7 @@
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
+#include "common/clock.h"
 #include "common/status_macros.h"
 #include "common/text.h"
 
@@ -56,7 +57,7 @@ class Streamer {
         sink_(sink),
         abort_(abort),
         segments_(Segments(files, options.chunk_bytes, &chunks_, &largest_)),
-        start_(std::chrono::steady_clock::now()) {}
+        start_(SteadyClock::now()) {}
 
   // One reading thread's loop, with its own buffer.
   void Work();
@@ -71,11 +72,6 @@ class Streamer {
   absl::Status ReadChunk(const Chunk& c, std::unique_ptr<ReadableFile>* open,
                          size_t* open_file, unsigned char* buffer);
   void Done(absl::Status st, double read_at);
-  double Now() const {
-    return std::chrono::duration<double>(std::chrono::steady_clock::now() -
-                                         start_)
-        .count();
-  }
 
   Storage& storage_;
   const std::vector<StreamedFile>& files_;
@@ -84,7 +80,7 @@ class Streamer {
   const std::atomic<bool>* abort_;
   uint64_t chunks_ = 0, largest_ = 0;
   const std::vector<Segment> segments_;
-  const std::chrono::steady_clock::time_point start_;
+  const SteadyClock::time_point start_;
   std::atomic<uint64_t> next_{0};
   std::atomic<bool> stop_{false};
   std::mutex mu_;
@@ -118,18 +114,11 @@ absl::Status Streamer::ReadChunk(const Chunk& c,
     ASSIGN_OR_RETURN(*open, storage_.OpenRead(f.path, options));
     *open_file = c.file;
   }
-  for (uint64_t done = 0; done < c.length;) {
-    ASSIGN_OR_RETURN(size_t n,
-                     (*open)->Read(c.offset + done, buffer + done,
-                                   static_cast<size_t>(c.length - done)));
-    if (n == 0) {
-      return absl::DataLossError(
-          absl::StrCat(EscapeForTerminal(f.path), ": ended at byte ",
-                       c.offset + done, "; its listing said ", f.size));
-    }
-    done += n;
-  }
-  Done(absl::OkStatus(), Now());  // its bytes are in: before the sink's work
+  RETURN_IF_ERROR(ReadFully(**open, c.offset, buffer,
+                            static_cast<size_t>(c.length),
+                            EscapeForTerminal(f.path)));
+  Done(absl::OkStatus(),
+       SecondsSince(start_));  // its bytes are in: before the sink's work
   return sink_(c.file, c.offset, buffer, static_cast<size_t>(c.length));
 }
 

@@ -190,6 +190,12 @@ class Storage {
 // on object stores without conditional writes).
 inline constexpr char kClaimName[] = ".ckptbench-claim";
 
+// `len` bytes at `offset` of `file` (read from `path`) into `buf`, however
+// many reads that takes; DataLoss naming it and where it ended when it ends
+// early.
+absl::Status ReadFully(ReadableFile& file, uint64_t offset, void* buf,
+                       size_t len, const std::string& path);
+
 // All of `file` (its Size() bytes) from `path`; DataLoss naming it when it
 // ends early.
 absl::StatusOr<std::string> ReadWhole(ReadableFile& file,

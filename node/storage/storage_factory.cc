@@ -20,18 +20,24 @@
 
 namespace ckpt {
 
-absl::StatusOr<std::string> ReadWhole(ReadableFile& file,
-                                      const std::string& path) {
-  std::string text(file.Size(), '\0');
-  for (size_t at = 0; at < text.size();) {
-    ASSIGN_OR_RETURN(size_t n,
-                     file.Read(at, text.data() + at, text.size() - at));
+absl::Status ReadFully(ReadableFile& file, uint64_t offset, void* buf,
+                       size_t len, const std::string& path) {
+  char* out = static_cast<char*>(buf);
+  for (size_t at = 0; at < len;) {
+    ASSIGN_OR_RETURN(size_t n, file.Read(offset + at, out + at, len - at));
     if (n == 0) {
-      return absl::DataLossError(
-          absl::StrCat(path, ": ended at byte ", at, " of ", text.size()));
+      return absl::DataLossError(absl::StrCat(
+          path, ": ended at byte ", offset + at, " of ", offset + len));
     }
     at += n;
   }
+  return absl::OkStatus();
+}
+
+absl::StatusOr<std::string> ReadWhole(ReadableFile& file,
+                                      const std::string& path) {
+  std::string text(file.Size(), '\0');
+  RETURN_IF_ERROR(ReadFully(file, 0, text.data(), text.size(), path));
   return text;
 }
 
