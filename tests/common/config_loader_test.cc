@@ -15,6 +15,7 @@
 #include "common/dataset/dataset_options.h"
 #include "common/text.h"
 #include "coordinator/config_checks.h"
+#include "tests/testing/source_dir.h"
 
 namespace ckpt {
 namespace {
@@ -447,8 +448,7 @@ TEST(ValidateConfig, UrisWithoutBucketOrWithAHostAreRefused) {
 // conf/local-disk.yaml documents every key with its default: it must load,
 // name each key exactly once, and agree with the built-in defaults.
 TEST(LoadConfig, ShippedLocalDiskYamlListsEveryKeyWithDefaults) {
-  std::string path =
-      std::string(CKPTBENCH_SOURCE_DIR) + "/conf/local-disk.yaml";
+  std::string path = SourceDir() + "/conf/local-disk.yaml";
   std::ifstream in(path);
   std::stringstream ss;
   ss << in.rdbuf();

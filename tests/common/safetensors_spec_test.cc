@@ -14,6 +14,7 @@
 #include "common/model_presets.h"
 #include "common/serving/model_files.h"
 #include "common/serving/safetensors.h"
+#include "tests/testing/source_dir.h"
 #include "tests/testing/subprocess.h"
 #include "tests/testing/temp_dir.h"
 
@@ -22,8 +23,7 @@ namespace {
 
 using ::testing::HasSubstr;
 
-const std::string kScript =
-    std::string(CKPTBENCH_SOURCE_DIR) + "/tests/scripts/safetensors_spec.py";
+const std::string kScript = SourceDir() + "/tests/scripts/safetensors_spec.py";
 
 ProcessResult Spec(const std::string& mode, const std::string& dir) {
   const char* path = std::getenv("PATH");

@@ -15,6 +15,7 @@
 #include <regex>
 
 #include "tests/testing/chromium.h"
+#include "tests/testing/source_dir.h"
 #include "tests/testing/subprocess.h"
 #include "tests/testing/temp_dir.h"
 
@@ -37,8 +38,7 @@ class DataSweep : public ::testing::TestWithParam<Shipped> {};
 TEST_P(DataSweep, SmokeFormMakesEachDatasetOnceAndTheReportDrawsTheCharts) {
   const Shipped& s = GetParam();
   TempDir t;
-  const std::string file =
-      std::string(CKPTBENCH_SOURCE_DIR) + "/conf/" + s.file + ".yaml";
+  const std::string file = SourceDir() + "/conf/" + s.file + ".yaml";
   auto r = RunProcess({CkptbenchBinary(), "sweep", file, "--smoke", "-q",
                        "--results-dir", t.Sub("res")},
                       {{"CKPT_DIR_PATH", t.Sub("store")}, {"HOME", t.path()}});

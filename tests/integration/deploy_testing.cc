@@ -8,13 +8,14 @@
 #include <fstream>
 #include <sstream>
 
+#include "tests/testing/source_dir.h"
 #include "tests/testing/subprocess.h"
 
 namespace ckpt {
 
 namespace fs = std::filesystem;
 
-const std::string kSource = CKPTBENCH_SOURCE_DIR;
+const std::string kSource = SourceDir();
 const std::string kCrd = kSource + "/../shared/k8s/jobset-crd.yaml";
 
 // A program on PATH, as an absolute path ("" if none).

@@ -10,6 +10,7 @@
 
 #include "node/storage/gcs_storage.h"
 #include "tests/testing/gcs_server.h"
+#include "tests/testing/source_dir.h"
 #include "tests/testing/subprocess.h"
 #include "tests/testing/temp_dir.h"
 
@@ -17,9 +18,8 @@ namespace ckpt {
 namespace {
 
 TEST(GcsNodeClient, OfficialClientPassesAgainstTheTestServer) {
-  const std::string script =
-      std::string(CKPTBENCH_SOURCE_DIR) + "/tests/gcs_node/client_test.js";
-  ASSERT_TRUE(std::filesystem::exists(std::string(CKPTBENCH_SOURCE_DIR) +
+  const std::string script = SourceDir() + "/tests/gcs_node/client_test.js";
+  ASSERT_TRUE(std::filesystem::exists(SourceDir() +
                                       "/tests/gcs_node/node_modules/@google-"
                                       "cloud/storage/package.json"))
       << "run `npm ci --prefix tests/gcs_node` (scripts/test.sh does)";

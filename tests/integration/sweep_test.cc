@@ -14,6 +14,7 @@
 #include <set>
 
 #include "tests/testing/chromium.h"
+#include "tests/testing/source_dir.h"
 #include "tests/testing/subprocess.h"
 #include "tests/testing/temp_dir.h"
 
@@ -23,8 +24,7 @@ namespace {
 using nlohmann::json;
 namespace fs = std::filesystem;
 
-const std::string kSmoke =
-    std::string(CKPTBENCH_SOURCE_DIR) + "/conf/smoke.yaml";
+const std::string kSmoke = SourceDir() + "/conf/smoke.yaml";
 
 std::map<std::string, std::string> Env(const TempDir& t) {
   return {{"CKPT_DIR_PATH", t.Sub("ckpt")}, {"HOME", t.path()}};
@@ -350,9 +350,8 @@ TEST(Sweep, BadExperimentFailsBeforeAnyRunNamingFileLineAndKey) {
     // Group files resolve beside the experiment: give it conf/'s groups.
     fs::remove_all(t.Sub("storage"));
     fs::create_directories(t.Sub("storage"));
-    fs::copy_file(
-        std::string(CKPTBENCH_SOURCE_DIR) + "/conf/storage/scratch.yaml",
-        t.Sub("storage/scratch.yaml"));
+    fs::copy_file(SourceDir() + "/conf/storage/scratch.yaml",
+                  t.Sub("storage/scratch.yaml"));
     auto r =
         RunCkptbench({"sweep", exp, "--results-dir", t.Sub("res")}, Env(t));
     EXPECT_EQ(r.exit_code, 2) << c.yaml;
@@ -401,8 +400,7 @@ TEST(Sweep, CommandLineSweepsReplaceTheFilesAndRepeatOverrides) {
 // nothing.
 TEST(Sweep, DryRunSaysWhatAPrepareWritesAndWhetherItFits) {
   TempDir t;
-  const std::string conf =
-      std::string(CKPTBENCH_SOURCE_DIR) + "/conf/dataloading.yaml";
+  const std::string conf = SourceDir() + "/conf/dataloading.yaml";
   auto ok = RunCkptbench({"sweep", conf, "--smoke", "--dry-run",
                           "CKPT_DIR_PATH=" + t.Sub("store")},
                          {{"HOME", t.path()}});
@@ -438,18 +436,17 @@ TEST(Sweep, DryRunSaysWhatAPrepareWritesAndWhetherItFits) {
 // refused: "claimed by run R ... which has not written its manifest".)
 TEST(Sweep, AResumedSweepFinishesTheDatagenItsKilledAttemptBegan) {
   TempDir t;
-  const std::vector<std::string> args = {
-      "sweep",
-      std::string(CKPTBENCH_SOURCE_DIR) + "/conf/dataloading.yaml",
-      "--smoke",
-      "--results-dir",
-      t.Sub("res"),
-      "CKPT_DIR_PATH=" + t.Sub("store"),
-      "dataset.format=files",
-      "dataset.samples=20000",
-      "dataset.sample_bytes=2KiB",
-      "dataset.sample_spread=0",
-      "dataset.write_threads=1"};
+  const std::vector<std::string> args = {"sweep",
+                                         SourceDir() + "/conf/dataloading.yaml",
+                                         "--smoke",
+                                         "--results-dir",
+                                         t.Sub("res"),
+                                         "CKPT_DIR_PATH=" + t.Sub("store"),
+                                         "dataset.format=files",
+                                         "dataset.samples=20000",
+                                         "dataset.sample_bytes=2KiB",
+                                         "dataset.sample_spread=0",
+                                         "dataset.write_threads=1"};
   const std::map<std::string, std::string> env = {{"HOME", t.path()}};
   {
     std::vector<std::string> argv = args;
@@ -534,8 +531,7 @@ TEST(Sweep, AResumedSweepFinishesTheDatagenItsKilledAttemptBegan) {
 TEST(Sweep, EveryShippedExperimentIsValid) {
   TempDir t;
   int experiments = 0;
-  for (const auto& e :
-       fs::directory_iterator(std::string(CKPTBENCH_SOURCE_DIR) + "/conf")) {
+  for (const auto& e : fs::directory_iterator(SourceDir() + "/conf")) {
     if (e.path().extension() != ".yaml") continue;
     if (ReadFile(e.path()).find("\nsweep:") == std::string::npos) continue;
     ++experiments;

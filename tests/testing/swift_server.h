@@ -24,6 +24,7 @@
 #include <vector>
 
 #include "tests/testing/http_wire.h"
+#include "tests/testing/source_dir.h"
 #include "tests/testing/subprocess.h"
 #include "tests/testing/temp_dir.h"
 
@@ -181,7 +182,7 @@ class SwiftServer {
 
  private:
   static std::string Script() {
-    return std::string(CKPTBENCH_SOURCE_DIR) + "/tests/servers/swift_s3.sh";
+    return SourceDir() + "/tests/servers/swift_s3.sh";
   }
   SwiftServer() {
     if (const char* shared = std::getenv("CKPTBENCH_SWIFT_SHARED")) {
