@@ -8,6 +8,7 @@
 #include "absl/status/status.h"
 #include "absl/strings/str_join.h"
 #include "common/checkpoint/checkpoint_options.h"
+#include "common/kinds.h"
 #include "coordinator/checkpoint/planner.h"
 #include "coordinator/coordinator.h"
 #include "inprocess/local_node_client.h"
@@ -25,6 +26,7 @@ struct NodeLocal {
       : memory(std::move(m)) {
     config.storage.path = "mem://bucket/n{node}";
     config.model.num_layers = 1;
+    config.model.optimizer = Optimizer::kNone;  // as MemConfig: 53 MiB
     CheckpointOf(config).sharding.thread_count = 2;
     CheckpointOf(config).mode = mode;
     CheckpointOf(config).num_save_calls = saves;
