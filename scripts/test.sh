@@ -15,8 +15,9 @@ echo "== optimized build"
 # Tests and benchmarks on, whatever an earlier `build.sh --main` (the
 # README's first command) left in build/'s cache. This build and the TSan
 # one are unity builds (a few sources to a file, the heavy headers parsed
-# once per batch); the clang build below compiles each source on its own,
-# so a source that does not include what it uses still fails CI. In a unity
+# once per batch); the clang build below compiles each of the product's
+# sources on its own (the tests are unity builds everywhere), so a product
+# source that does not include what it uses still fails CI. In a unity
 # build the test sources of one executable share batches: two of them that
 # each define a helper of one name and signature for themselves would clash,
 # so such a helper gets a name of its own or is shared from tests/testing/.
@@ -54,11 +55,30 @@ echo "== ThreadSanitizer build: coordinator, node agent and multinode"
 CKPT_TARGETS="ckptbench node_tests coordinator_tests multinode_tests" \
   bash scripts/build.sh build-tsan -DCKPTBENCH_TSAN=ON -DCKPTBENCH_BENCH=OFF \
   -DCKPTBENCH_CONTAINER_TESTS=OFF -DCMAKE_UNITY_BUILD=ON
+# Each executable runs as two shards side by side (GTEST_TOTAL_SHARDS): one
+# TSan process left a third to half of this 2-core machine idle, and CTest
+# already runs these tests in parallel processes in the other two builds.
+# A shard's output is printed when it ends; any shard failing fails CI.
+sharded() {
+  local n=2 i rc=0 pids=() logs=()
+  for ((i = 0; i < n; i++)); do
+    logs[i]=$(mktemp)
+    GTEST_TOTAL_SHARDS=$n GTEST_SHARD_INDEX=$i "$@" --gtest_brief=1 \
+      >"${logs[i]}" 2>&1 &
+    pids[i]=$!
+  done
+  for ((i = 0; i < n; i++)); do
+    wait "${pids[i]}" || rc=1
+    echo "-- $1, shard $((i + 1)) of $n"
+    cat "${logs[i]}"
+    rm -f "${logs[i]}"
+  done
+  return "$rc"
+}
 export TSAN_OPTIONS="suppressions=$PWD/tests/tsan.supp halt_on_error=1 second_deadlock_stack=1"
-build-tsan/tests/node_tests --gtest_brief=1
-build-tsan/tests/coordinator_tests --gtest_brief=1
+sharded build-tsan/tests/node_tests
+sharded build-tsan/tests/coordinator_tests
 # A report in a coordinator or node process ends it with exit code 66,
 # which fails the test that started it.
-CKPTBENCH_BIN=$PWD/build-tsan/ckptbench build-tsan/tests/multinode_tests \
-  --gtest_brief=1
+CKPTBENCH_BIN=$PWD/build-tsan/ckptbench sharded build-tsan/tests/multinode_tests
 unset TSAN_OPTIONS
