@@ -120,6 +120,11 @@ class GcsTestServer {
   std::vector<std::string> bucket_names_;
   std::map<std::string, std::map<std::string, Object>> buckets_;
   std::map<std::string, Session> sessions_;
+  // A finished session's answer, given again to a later PUT to it: GCS
+  // answers a completed upload's status query with 200 or 201 and the
+  // object's metadata, so a client whose last chunk's reply was lost
+  // learns that its object is whole.
+  std::map<std::string, Reply> finished_;
   int64_t next_generation_ = 1700000000000000;
   std::vector<GcsServerFault> faults_;
   std::atomic<int> faults_injected_{0};

@@ -230,8 +230,11 @@ void GcsTestServer::CommitPartial(const Request& r, size_t received) {
 GcsTestServer::Reply GcsTestServer::ResumableChunk(const Request& r,
                                                    const std::string& id) {
   auto it = sessions_.find(id);
-  if (it == sessions_.end())
+  if (it == sessions_.end()) {
+    auto done = finished_.find(id);
+    if (r.method == "PUT" && done != finished_.end()) return done->second;
     return GcsError(404, "notFound", "No such upload session");
+  }
   Session& s = it->second;
   if (r.method == "DELETE") {
     sessions_.erase(it);
@@ -270,8 +273,11 @@ GcsTestServer::Reply GcsTestServer::ResumableChunk(const Request& r,
     }
     Session done = s;
     sessions_.erase(it);
-    return Store(done.bucket, done.name, std::move(done.data),
-                 done.content_type, want_crc, done.want_md5, done.metadata, r);
+    Reply rep =
+        Store(done.bucket, done.name, std::move(done.data), done.content_type,
+              want_crc, done.want_md5, done.metadata, r);
+    if (rep.status == 200 || rep.status == 201) finished_[id] = rep;
+    return rep;
   }
   Reply rep = Json(308, "");
   if (!s.data.empty())
