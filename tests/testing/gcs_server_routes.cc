@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <random>
 #include <set>
+#include <utility>
 
 #include "common/checksum.h"
 #include "nlohmann/json.hpp"
@@ -271,7 +272,8 @@ GcsTestServer::Reply GcsTestServer::ResumableChunk(const Request& r,
       want_crc = hash.substr(hash.find("crc32c=") + 7);
       want_crc = want_crc.substr(0, want_crc.find(','));
     }
-    Session done = s;
+    // Moved out, not copied: the session holds the whole object's bytes.
+    Session done = std::move(s);
     sessions_.erase(it);
     Reply rep =
         Store(done.bucket, done.name, std::move(done.data), done.content_type,
