@@ -9,6 +9,7 @@
 #include "common/checkpoint/checkpoint_keys.h"
 #include "common/config_keys.h"
 #include "common/dataset/dataset_keys.h"
+#include "common/serving/serve_keys.h"
 
 namespace ckpt {
 
@@ -175,6 +176,7 @@ std::vector<KeyDef> BuildConfigKeys(std::vector<WorkloadChoice>* workloads) {
   std::vector<KeysAfter> placed = AddCheckpointKeys(workloads);
   std::vector<KeyDef> workload_keys;
   AddDatasetKeys(&workload_keys, workloads);
+  AddServeKeys(&workload_keys, workloads);
   keys.push_back(WorkloadKey(*workloads));
   for (KeyDef& k : workload_keys) keys.push_back(std::move(k));
   keys.push_back(KindKey<StorageFlavour>(

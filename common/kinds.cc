@@ -108,6 +108,19 @@ constexpr const auto& TableOf(SearchEnd) { return kSearchEnd; }
 constexpr Table<DataAccess, 2> kDataAccess{
     {{DataAccess::kMap, "map"}, {DataAccess::kIterable, "iterable"}}};
 constexpr const auto& TableOf(DataAccess) { return kDataAccess; }
+constexpr Table<ServeReadMode, 4> kServeReadMode{
+    {{ServeReadMode::kStream, "stream"},
+     {ServeReadMode::kMmap, "mmap"},
+     {ServeReadMode::kDirect, "direct"},
+     {ServeReadMode::kDownload, "download"}}};
+constexpr const auto& TableOf(ServeReadMode) { return kServeReadMode; }
+constexpr Table<ServeSplit, 2> kServeSplit{
+    {{ServeSplit::kFiles, "files"}, {ServeSplit::kTp, "tp"}}};
+constexpr const auto& TableOf(ServeSplit) { return kServeSplit; }
+constexpr Table<ModelDtype, 3> kModelDtype{{{ModelDtype::kBf16, "bf16"},
+                                            {ModelDtype::kFp16, "fp16"},
+                                            {ModelDtype::kFp32, "fp32"}}};
+constexpr const auto& TableOf(ModelDtype) { return kModelDtype; }
 constexpr const auto& TableOf(Accelerator) { return kAccelerator; }
 constexpr const auto& TableOf(HostStaging) { return kHostStaging; }
 constexpr const auto& TableOf(CacheMode) { return kCacheMode; }
@@ -159,6 +172,9 @@ std::string_view Name(DatasetFormat v) { return NameIn(v); }
 std::string_view Name(DatasetSource v) { return NameIn(v); }
 std::string_view Name(SearchEnd v) { return NameIn(v); }
 std::string_view Name(DataAccess v) { return NameIn(v); }
+std::string_view Name(ServeReadMode v) { return NameIn(v); }
+std::string_view Name(ServeSplit v) { return NameIn(v); }
+std::string_view Name(ModelDtype v) { return NameIn(v); }
 std::string_view Name(RoundFlag v) { return NameIn(v); }
 std::string_view Name(ErrorKind v) { return NameIn(v); }
 
@@ -205,6 +221,9 @@ CKPT_KIND(DatasetFormat)
 CKPT_KIND(DatasetSource)
 CKPT_KIND(SearchEnd)
 CKPT_KIND(DataAccess)
+CKPT_KIND(ServeReadMode)
+CKPT_KIND(ServeSplit)
+CKPT_KIND(ModelDtype)
 CKPT_KIND(RoundFlag)
 CKPT_KIND(ErrorKind)
 #undef CKPT_KIND

@@ -62,6 +62,17 @@ enum class SearchEnd { kStorage, kClient, kLimit, kInterrupted };
 // How the data loader reads samples (dataload.access): map (a request per
 // sample, in the sampler's order) | iterable (objects streamed whole).
 enum class DataAccess { kMap, kIterable };
+// How a serving replica reads a model's tensors (serve.read_mode): stream
+// (concurrent ranged reads into a bounded pool, as Run:ai's Model
+// Streamer) | mmap (page faults through a mapping, as safetensors'
+// safe_open) | direct (O_DIRECT reads) | download (copied to a local
+// directory first, then read from it).
+enum class ServeReadMode { kStream, kMmap, kDirect, kDownload };
+// How a replica's ranks share a model (serve.split): files (whole files
+// per rank) | tp (tensor-parallel slices of every tensor).
+enum class ServeSplit { kFiles, kTp };
+// A generated model's element type (serve.dtype).
+enum class ModelDtype { kBf16, kFp16, kFp32 };
 // The kind of a node's failure (result.json's error_kind; common/
 // error_kind.h maps it to and from a status): unspecified ("") where no
 // node gave one (it could not be reached, or an older node). The one kind
@@ -110,6 +121,9 @@ std::string_view Name(DatasetFormat v);
 std::string_view Name(DatasetSource v);
 std::string_view Name(SearchEnd v);
 std::string_view Name(DataAccess v);
+std::string_view Name(ServeReadMode v);
+std::string_view Name(ServeSplit v);
+std::string_view Name(ModelDtype v);
 std::string_view Name(RoundFlag v);
 std::string_view Name(ErrorKind v);
 
@@ -168,6 +182,9 @@ CKPT_KIND_TO_JSON(DatasetFormat)
 CKPT_KIND_TO_JSON(DatasetSource)
 CKPT_KIND_TO_JSON(SearchEnd)
 CKPT_KIND_TO_JSON(DataAccess)
+CKPT_KIND_TO_JSON(ServeReadMode)
+CKPT_KIND_TO_JSON(ServeSplit)
+CKPT_KIND_TO_JSON(ModelDtype)
 CKPT_KIND_TO_JSON(RoundFlag)
 CKPT_KIND_TO_JSON(ErrorKind)
 #undef CKPT_KIND_TO_JSON
@@ -190,6 +207,12 @@ template <>
 AlphaNum::AlphaNum(ckpt::SearchEnd) = delete;
 template <>
 AlphaNum::AlphaNum(ckpt::DataAccess) = delete;
+template <>
+AlphaNum::AlphaNum(ckpt::ServeReadMode) = delete;
+template <>
+AlphaNum::AlphaNum(ckpt::ServeSplit) = delete;
+template <>
+AlphaNum::AlphaNum(ckpt::ModelDtype) = delete;
 template <>
 AlphaNum::AlphaNum(ckpt::RoundFlag) = delete;
 template <>

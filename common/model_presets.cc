@@ -129,6 +129,10 @@ constexpr LlamaRow kLlama31[] = {
     {"llama-3.1-70b", {8192, 28672, 80, 64, 8, 128256}},
 };
 
+// Not a published model: Llama 3's layout (grouped KV heads, untied
+// embeddings) at 4.3 MB in bf16, for smoke runs and tests.
+constexpr LlamaRow kLlamaTiny{"llama-3-tiny", {256, 512, 2, 4, 2, 2048}};
+
 }  // namespace
 
 std::vector<TensorSpec> LlamaTensors(const LlamaShape& s, Dtype dtype) {
@@ -186,6 +190,7 @@ std::vector<std::string> PresetNames() {
   for (const auto& r : kNamed) names.push_back(r.name);
   for (const auto& r : kLlama) names.push_back(r.name);
   for (const auto& r : kLlama31) names.push_back(r.name);
+  names.push_back(kLlamaTiny.name);
   for (const auto& r : kMlperf) names.push_back(r.name);
   return names;
 }
@@ -204,6 +209,7 @@ absl::StatusOr<ModelPreset> MakePreset(const std::string& name,
   for (const auto& r : kLlama) {
     if (name == r.name) {
       p.weights = LlamaTensors(r.shape, kFp32);
+      p.head_dim = r.shape.hidden / r.shape.heads;
       p.description = absl::StrCat(
           "Llama (DCP benchmark shape) hidden ", r.shape.hidden, ", ffn ",
           r.shape.ffn, ", ", r.shape.layers, " layers, ", r.shape.heads,
@@ -214,6 +220,7 @@ absl::StatusOr<ModelPreset> MakePreset(const std::string& name,
   for (const auto& r : kLlama31) {
     if (name == r.name) {
       p.weights = LlamaTensors(r.shape, kFp32);
+      p.head_dim = r.shape.hidden / r.shape.heads;
       p.description = absl::StrCat(
           "Llama 3.1 shapes as published (fp32 here, as a "
           "checkpoint holds them; published in bf16): hidden ",
@@ -222,6 +229,16 @@ absl::StatusOr<ModelPreset> MakePreset(const std::string& name,
           " kv heads, vocab ", r.shape.vocab, ", fp32");
       return p;
     }
+  }
+  if (name == kLlamaTiny.name) {
+    const LlamaShape& s = kLlamaTiny.shape;
+    p.weights = LlamaTensors(s, kFp32);
+    p.head_dim = s.hidden / s.heads;
+    p.description = absl::StrCat(
+        "a Llama 3 layout at toy size, for smoke runs and tests: hidden ",
+        s.hidden, ", ffn ", s.ffn, ", ", s.layers, " layers, ", s.heads,
+        " heads / ", s.kv_heads, " kv heads, vocab ", s.vocab, ", fp32");
+    return p;
   }
   for (const auto& r : kMlperf) {
     if (name == r.name) {

@@ -31,6 +31,9 @@ struct ModelPreset {
   std::vector<TensorSpec> weights;
   bool is_mlperf = false;
   MlperfSpec mlperf;
+  // A Llama's attention head dimension (hidden / heads): the rows of one
+  // KV head, which tensor parallelism splits k and v by; 0 for others.
+  uint64_t head_dim = 0;
 };
 
 // Builds the named preset. `num_layers` sizes the "transformer" preset.

@@ -61,7 +61,7 @@ struct CleanupOutcome {
 // Writes `data` as dir_uri/name (result.json, a dataset's manifest); with
 // check_only, only says whether one is there (`exists`, unless
 // `overwrite`); with release_claim, instead removes the datagen claim of
-// the dataset dir_uri is (its kDatagenClaimDir: the pending manifest and
+// the dataset dir_uri is (its kMakeClaimDir: the pending manifest and
 // claim entries, nothing else), once every node of the round reported.
 struct PutResultJob {
   std::string dir_uri;

@@ -7,6 +7,7 @@
 #include "common/dataset/datagen_job.h"
 #include "common/dataset/dataload_job.h"
 #include "common/phase_job.h"
+#include "common/serving/serve_job.h"
 #include "common/status_macros.h"
 #include "coordinator/checkpoint/checkpoint_config_checks.h"
 #include "coordinator/checkpoint/checkpoint_html.h"
@@ -22,6 +23,8 @@
 #include "coordinator/dataset/dataset_result_json.h"
 #include "coordinator/dataset/dataset_summary.h"
 #include "coordinator/json_codec.h"
+#include "coordinator/serving/serve_results.h"
+#include "coordinator/serving/serve_run.h"
 
 namespace ckpt {
 namespace {
@@ -59,7 +62,12 @@ std::vector<RunWorkloadEntry> BuiltInEntries() {
   dataload.report = DataLoaderSection;
   dataload.prepared = DataloadPreparation();
   dataload.embeds = DataloadEmbedding();
-  return {std::move(checkpoint), std::move(datagen), std::move(dataload)};
+  RunWorkloadEntry serve =
+      Entry<ServeRun>(kServeWorkload, ServeSummary(), {CheckServeKeys, {}});
+  serve.results = {ServingModelSectionCodec()};
+  serve.round_result = ReplicaLoadSectionCodec();
+  return {std::move(checkpoint), std::move(datagen), std::move(dataload),
+          std::move(serve)};
 }
 
 }  // namespace

@@ -65,7 +65,7 @@ struct RunWorkloadEntry {
 
 class WorkloadRegistry {
  public:
-  // checkpoint, datagen and dataload.
+  // checkpoint, datagen, dataload and serve.
   static const WorkloadRegistry& BuiltIn();
 
   // This registry and `entry`; AlreadyExists when its name or one of its

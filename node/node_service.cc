@@ -3,6 +3,7 @@
 #include <chrono>
 
 #include "absl/strings/str_cat.h"
+#include "common/serving/serve_job.h"
 #include "common/status_macros.h"
 #include "common/text.h"
 #include "node/checkpoint/checkpoint_workload.h"
@@ -10,6 +11,7 @@
 #include "node/dataset/datagen_workload.h"
 #include "node/dataset/dataload_workload.h"
 #include "node/dataset/manifest_read.h"
+#include "node/serving/serve_workload.h"
 #include "wire/backend_codec.h"
 #include "wire/error_kind.h"
 #include "wire/inspect_codec.h"
@@ -43,12 +45,13 @@ Reply Answer(const Request& req, Call call) {
 }
 
 // The workloads a node runs: the checkpoint (its name is ""; a workload
-// given under that name is replaced), the dataset's (datagen), and the
-// ones it was built with besides.
+// given under that name is replaced), the dataset's (datagen, dataload),
+// a serving replica's (serve), and the ones it was built with besides.
 NodeWorkloads WithCheckpoint(NodeWorkloads workloads) {
   workloads[""] = [] { return std::make_unique<CheckpointWorkload>(); };
   workloads[kDatagenWorkload] = [] { return NewDatagenWorkload(); };
   workloads[kDataloadWorkload] = DataloadWorkloads();
+  workloads[kServeWorkload] = [] { return NewServeWorkload(); };
   return workloads;
 }
 
@@ -173,8 +176,8 @@ absl::StatusOr<PutResultOutcome> NodeService::PutResult(
   if (job.release_claim) {
     ASSIGN_OR_RETURN(auto loc, agent_.OpenStorageAt(job.dir_uri, job.backend,
                                                     LocationRoot::kAsGiven));
-    RETURN_IF_ERROR(ReleaseDatagenClaim(*loc.storage,
-                                        JoinPath(loc.path, kDatagenClaimDir)));
+    RETURN_IF_ERROR(
+        ReleaseMakeClaim(*loc.storage, JoinPath(loc.path, kMakeClaimDir)));
     return PutResultOutcome{};
   }
   if (job.check_only) {

@@ -57,6 +57,13 @@ WORKLOADS = {
                    "node/checkpoint/"],
     "datagen": ["common/dataset/", "coordinator/dataset/", "node/dataset/"],
     "dataload": ["common/dataset/", "coordinator/dataset/", "node/dataset/"],
+    "serve": ["common/serving/", "coordinator/serving/", "node/serving/"],
+}
+# How the code spells a workload's name where the plain name would match
+# other words too: serve's identifiers and folder, not the verb ("to serve
+# TLS"), "server", "reserve" or "observe".
+NAME_PATTERNS = {
+    "serve": r"\b(serving|kServe\w*|Serve[A-Z]\w*|serve_\w+)\b",
 }
 WORKLOAD_FOLDERS = sorted({f for fs in WORKLOADS.values() for f in fs})
 # A workload's own files outside its folders: its codec in wire/ (both
@@ -66,6 +73,7 @@ WORKLOAD_OWN = {
     "datagen": ["wire/datagen_codec.", "proto/ckptbench/v1/dataset.proto"],
     "dataload": ["wire/dataload_codec.", "wire/dataload_report_codec.",
                  "proto/ckptbench/v1/dataset.proto"],
+    "serve": ["wire/serve_codec.", "proto/ckptbench/v1/serving.proto"],
 }
 # Including one's own codec is the rule, not a use of the wire types.
 OWN_CODEC_INCLUDE = re.compile(
@@ -186,7 +194,10 @@ def workload_figures(show):
             re.sub(r"#[^\n]*", "", text)
         for w, folders in WORKLOADS.items():
             own = tuple(folders + WORKLOAD_OWN.get(w, []))
-            if not rel.startswith(own) and re.search(w, code, re.I):
+            pattern = NAME_PATTERNS.get(w)
+            found = re.search(pattern, code) if pattern else \
+                re.search(w, code, re.I)
+            if not rel.startswith(own) and found:
                 naming[w].append(rel)
         if not rel.endswith((".cc", ".h")):
             continue

@@ -35,7 +35,7 @@ struct DatagenJob {
   bool fsync = true;              // io.fsync
   BackendOptions backend;
   bool remove = false;
-  // Making: this node claims the dataset's path (kDatagenClaimDir) and
+  // Making: this node claims the dataset's path (kMakeClaimDir) and
   // writes the pending manifest at prepare. Removing: it removes the
   // manifest before any object, and the claim after its own.
   bool manifest_owner = false;

@@ -18,12 +18,14 @@
 namespace ckpt {
 
 inline constexpr char kDatasetManifestName[] = "ckptbench-dataset.json";
-// A datagen's claim of the dataset's path (Storage::ClaimDir, as a save
-// claims its step), kept with the dataset, and in it the manifest the run
-// is writing the dataset of (pending until the real one is written): what
-// `--remove` removes when a datagen was killed before its manifest, or a
-// removal before its end.
-inline constexpr char kDatagenClaimDir[] = ".ckptbench-datagen";
+// A make's claim of the path it writes (a datagen's dataset, or a serve
+// run's generated model, common/serving/model_manifest.h; Storage::
+// ClaimDir, as a save claims its step), kept with what it made, and in it
+// the manifest the run is writing (pending until the real one is written):
+// what a removal removes when a make was killed before its manifest, or a
+// removal before its end. Its name on storage is the one datagen always
+// wrote.
+inline constexpr char kMakeClaimDir[] = ".ckptbench-datagen";
 inline constexpr char kPendingManifestName[] = "pending.json";
 inline constexpr int kDatasetManifestVersion = 1;
 inline constexpr size_t kMaxDatasetManifestBytes = 64 * 1024;

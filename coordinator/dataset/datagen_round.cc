@@ -10,6 +10,7 @@
 #include "common/status_macros.h"
 #include "common/step_layout.h"
 #include "common/storage_commands.h"
+#include "coordinator/claimed_make.h"
 #include "coordinator/reply_check.h"
 #include "coordinator/round/node_sums.h"
 #include "coordinator/round/round_protocol.h"
@@ -117,28 +118,12 @@ absl::Status DatagenRound::CheckReport(size_t /*node*/,
 
 absl::Status DatagenRound::Finish(const std::vector<PhaseOutcome>& /*reports*/,
                                   RoundResult* result) {
-  // Each storage owner's step, on its node; an error names the node.
-  auto put = [&](size_t i, PutResultJob job,
-                 const char* what) -> absl::StatusOr<PutResultOutcome> {
-    job.backend = plan_.backend;
-    absl::StatusOr<PutResultOutcome> done = nodes_[i]->PutResult(job);
-    if (done.ok()) return done;
-    return StatusOfKind(NodeErrorKindOf(done.status()),
-                        NodeError(*nodes_[i], what, done.status().message()));
-  };
-  auto claim_of = [&](size_t i) {
-    PutResultJob job;
-    job.dir_uri = JoinPath(UriOf(i), kDatagenClaimDir);
-    return job;
-  };
   if (plan_.remove) {
     // Every node's share is gone: the claim (and the pending manifest that
     // let a later --remove finish this one) goes last.
     for (size_t i = 0; i < Owners(); ++i) {
-      PutResultJob job;
-      job.dir_uri = UriOf(i);
-      job.release_claim = true;
-      RETURN_IF_ERROR(put(i, job, "releasing the dataset's claim").status());
+      RETURN_IF_ERROR(
+          ReleaseClaimOn(*nodes_[i], UriOf(i), plan_.backend, "the dataset"));
     }
     return absl::OkStatus();
   }
@@ -151,29 +136,9 @@ absl::Status DatagenRound::Finish(const std::vector<PhaseOutcome>& /*reports*/,
   const std::string text = DatasetManifestToJson(m);
   for (size_t i = 0; i < Owners(); ++i) {
     if (i < reused_.size() && reused_[i]) continue;
-    // The claim still this run's: a --remove that took the path meanwhile
-    // removed what was written, and the dataset must not be declared made.
-    PutResultJob check = claim_of(i);
-    check.name = kPendingManifestName;
-    check.check_only = true;
-    ASSIGN_OR_RETURN(const PutResultOutcome held,
-                     put(i, check, "checking the dataset's claim"));
-    if (!held.exists) {
-      return absl::FailedPreconditionError(absl::StrCat(
-          "the claim of ", UriOf(i), " (", kDatagenClaimDir,
-          ") went while this datagen wrote: a datagen --remove ran "
-          "meanwhile; no manifest is written"));
-    }
-    PutResultJob manifest;
-    manifest.dir_uri = UriOf(i);
-    manifest.name = kDatasetManifestName;
-    manifest.data = text;
-    manifest.overwrite = true;
-    RETURN_IF_ERROR(put(i, manifest, "writing the manifest").status());
-    PutResultJob release;
-    release.dir_uri = UriOf(i);
-    release.release_claim = true;
-    RETURN_IF_ERROR(put(i, release, "releasing the dataset's claim").status());
+    RETURN_IF_ERROR(CommitUnderClaim(*nodes_[i], UriOf(i), kDatasetManifestName,
+                                     text, plan_.backend, "the dataset",
+                                     "a datagen --remove"));
   }
   result->commit_seconds =
       std::chrono::duration<double>(SteadyClock::now() - t0).count();

@@ -80,7 +80,7 @@ class DatagenWorkload : public NodeWorkload {
   // Making: the dataset fits in what the file system has free.
   absl::Status CheckFreeSpace(Storage& st, const std::string& shown) const;
   std::string ClaimDirPath() const {
-    return JoinPath(location_.path, kDatagenClaimDir);
+    return JoinPath(location_.path, kMakeClaimDir);
   }
   void Writer(OpStats* ops, const NodePhaseContext& ctx);
   absl::Status WriteObject(uint64_t k, Storage& st,
@@ -115,11 +115,11 @@ absl::Status DatagenWorkload::FindUnfinished(
   if (!*text) {
     // A claim alone (a datagen killed before its pending manifest):
     // nothing was written; the claim goes (DatagenRound::Finish).
-    ASSIGN_OR_RETURN(const bool claimed, HoldsDatagenClaim(st, ClaimDirPath()));
+    ASSIGN_OR_RETURN(const bool claimed, HoldsMakeClaim(st, ClaimDirPath()));
     if (!claimed) {
       return absl::NotFoundError(
           absl::StrCat("no dataset at ", shown, ": it holds no ",
-                       kDatasetManifestName, " and no ", kDatagenClaimDir,
+                       kDatasetManifestName, " and no ", kMakeClaimDir,
                        "/ of an unfinished datagen, and "
                        "ckptbench removes only the objects a manifest names"));
     }
@@ -128,7 +128,7 @@ absl::Status DatagenWorkload::FindUnfinished(
     return absl::OkStatus();
   }
   const std::string pending =
-      absl::StrCat(shown, "/", kDatagenClaimDir, "/", kPendingManifestName);
+      absl::StrCat(shown, "/", kMakeClaimDir, "/", kPendingManifestName);
   ASSIGN_OR_RETURN(*found, DatasetManifestFromJson(**text, pending));
   RETURN_IF_ERROR(CheckManifestTotals(**found, pending));
   prepared->manifest_found = true;
@@ -272,7 +272,7 @@ absl::Status DatagenWorkload::Claim(Storage& st, const std::string& run_id,
   if (!written.ok()) {
     // No object is written without the pending manifest: the claim goes
     // too, or it would hold the path with nothing to say what it holds.
-    (void)ReleaseDatagenClaim(st, ClaimDirPath());
+    (void)ReleaseMakeClaim(st, ClaimDirPath());
   }
   return written;
 }

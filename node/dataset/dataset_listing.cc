@@ -168,7 +168,7 @@ absl::Status TakeSampleObjects(std::vector<ListedObject> all,
     // datagen claim are not samples.
     const bool ckptbench_own =
         o.name == kDatasetManifestName ||
-        absl::StartsWith(o.name, absl::StrCat(kDatagenClaimDir, "/"));
+        absl::StartsWith(o.name, absl::StrCat(kMakeClaimDir, "/"));
     const bool ours = format == DatasetFormat::kTar
                           ? absl::EndsWith(o.name, ".tar")
                           : !ckptbench_own;

@@ -31,7 +31,7 @@ bool IsClaimEntry(const std::string& name) {
 
 }  // namespace
 
-absl::Status ReleaseDatagenClaim(Storage& st, const std::string& claim_dir) {
+absl::Status ReleaseMakeClaim(Storage& st, const std::string& claim_dir) {
   auto names = ListEntries(st, claim_dir);
   if (absl::IsNotFound(names.status())) return absl::OkStatus();
   RETURN_IF_ERROR(names.status());
@@ -42,8 +42,7 @@ absl::Status ReleaseDatagenClaim(Storage& st, const std::string& claim_dir) {
   return st.RemoveFiles(claim_dir, ours);
 }
 
-absl::StatusOr<bool> HoldsDatagenClaim(Storage& st,
-                                       const std::string& claim_dir) {
+absl::StatusOr<bool> HoldsMakeClaim(Storage& st, const std::string& claim_dir) {
   auto names = ListEntries(st, claim_dir);
   if (absl::IsNotFound(names.status())) return false;
   RETURN_IF_ERROR(names.status());

@@ -21,15 +21,15 @@ absl::StatusOr<std::optional<std::string>> ReadManifest(
     Storage& storage, const std::string& root, const std::string& shown,
     const std::string& name = kDatasetManifestName);
 
-// Removes a datagen's claim at `claim_dir` (kDatagenClaimDir): its pending
-// manifest and its claim entries (kClaimName, or kClaimName-<run> on
-// stores without conditional writes), nothing else; missing is fine.
-absl::Status ReleaseDatagenClaim(Storage& storage,
-                                 const std::string& claim_dir);
+// Removes a make's claim (a dataset's or a model's) at `claim_dir`
+// (kMakeClaimDir): its pending manifest and its claim entries (kClaimName, or
+// kClaimName-<run> on stores without conditional writes), nothing else; missing
+// is fine.
+absl::Status ReleaseMakeClaim(Storage& storage, const std::string& claim_dir);
 
-// Whether `claim_dir` holds a datagen's claim entry.
-absl::StatusOr<bool> HoldsDatagenClaim(Storage& storage,
-                                       const std::string& claim_dir);
+// Whether `claim_dir` holds a make's claim entry.
+absl::StatusOr<bool> HoldsMakeClaim(Storage& storage,
+                                    const std::string& claim_dir);
 
 // What a datagen or dataload run's preflight asks of a node (an Inspect
 // with a dataset_uri): the manifest at `root`, the free space of the file

@@ -27,26 +27,36 @@ uint64_t ModelStreamKey(uint64_t seed, uint32_t file) {
   return PatternStreamKey(key);
 }
 
+absl::Status WriteModelFile(Storage& storage, const std::string& dir,
+                            const ModelFile& f, uint32_t index, uint64_t seed,
+                            size_t block_bytes, bool sync,
+                            std::atomic<uint64_t>* written) {
+  std::vector<unsigned char> block(std::max<size_t>(block_bytes, 1));
+  ASSIGN_OR_RETURN(std::unique_ptr<WritableFile> out,
+                   storage.OpenWrite(JoinPath(dir, f.name), WriteOptions{}));
+  RETURN_IF_ERROR(out->Append(f.header.data(), f.header.size()));
+  if (written != nullptr) written->fetch_add(f.header.size());
+  const uint64_t key = ModelStreamKey(seed, index);
+  const uint64_t data = f.Size() - f.header.size();
+  for (uint64_t at = 0; at < data; at += block.size()) {
+    const size_t n =
+        static_cast<size_t>(std::min<uint64_t>(block.size(), data - at));
+    FillPattern(key, at, block.data(), n);
+    RETURN_IF_ERROR(out->Append(block.data(), n));
+    if (written != nullptr) written->fetch_add(n, std::memory_order_relaxed);
+  }
+  if (sync) RETURN_IF_ERROR(out->Sync());
+  return out->Close();
+}
+
 absl::Status WriteGeneratedModel(Storage& storage, const std::string& dir,
                                  const std::vector<ModelFile>& files,
                                  uint64_t seed, size_t block_bytes) {
   RETURN_IF_ERROR(storage.CreateDirs(dir));
-  std::vector<unsigned char> block(std::max<size_t>(block_bytes, 1));
   for (size_t i = 0; i < files.size(); ++i) {
-    const ModelFile& f = files[i];
-    ASSIGN_OR_RETURN(std::unique_ptr<WritableFile> out,
-                     storage.OpenWrite(JoinPath(dir, f.name), WriteOptions{}));
-    RETURN_IF_ERROR(out->Append(f.header.data(), f.header.size()));
-    const uint64_t key = ModelStreamKey(seed, static_cast<uint32_t>(i));
-    const uint64_t data = f.Size() - f.header.size();
-    for (uint64_t at = 0; at < data; at += block.size()) {
-      const size_t n =
-          static_cast<size_t>(std::min<uint64_t>(block.size(), data - at));
-      FillPattern(key, at, block.data(), n);
-      RETURN_IF_ERROR(out->Append(block.data(), n));
-    }
-    RETURN_IF_ERROR(out->Sync());
-    RETURN_IF_ERROR(out->Close());
+    RETURN_IF_ERROR(WriteModelFile(storage, dir, files[i],
+                                   static_cast<uint32_t>(i), seed, block_bytes,
+                                   /*sync=*/true, nullptr));
   }
   if (files.size() > 1) {
     RETURN_IF_ERROR(storage.WriteAtomic(JoinPath(dir, kModelIndexName),

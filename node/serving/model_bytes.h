@@ -7,6 +7,7 @@
 #ifndef CKPTBENCH_NODE_SERVING_MODEL_BYTES_H_
 #define CKPTBENCH_NODE_SERVING_MODEL_BYTES_H_
 
+#include <atomic>
 #include <cstddef>
 #include <cstdint>
 #include <string>
@@ -21,6 +22,14 @@ namespace ckpt {
 // The pattern's stream key of file `file` (its index in the model's
 // files) of a model generated with `seed`.
 uint64_t ModelStreamKey(uint64_t seed, uint32_t file);
+
+// Writes file `index` of a generated model, `f`, under `dir` in appends of
+// at most `block_bytes`, made durable when `sync`; each byte appended is
+// added to `written` (may be null) as it goes.
+absl::Status WriteModelFile(Storage& storage, const std::string& dir,
+                            const ModelFile& f, uint32_t index, uint64_t seed,
+                            size_t block_bytes, bool sync,
+                            std::atomic<uint64_t>* written);
 
 // Writes `files` (ShardModel's) under `dir`, each made durable before the
 // next, in appends of at most `block_bytes`; then, for more than one file,

@@ -21,13 +21,11 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "common/serving/serve_options.h"  // kMaxStream*
 #include "common/serving/tp_slices.h"
 #include "node/storage/storage.h"
 
 namespace ckpt {
-
-inline constexpr int kMaxStreamConcurrency = 1024;
-inline constexpr uint64_t kMaxStreamChunk = 1ull << 30;
 
 struct StreamOptions {
   int concurrency = 8;

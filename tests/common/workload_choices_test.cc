@@ -31,7 +31,7 @@ TEST(WorkloadChoices, AreRunWorkloadsChoicesInItsOrder) {
               std::string::npos)
         << w.name;
   }
-  ASSERT_EQ(names.size(), 3u);
+  ASSERT_EQ(names.size(), 4u);
   EXPECT_EQ(names.front(), kCheckpointWorkload);
   EXPECT_EQ(key->expected, "one of " + absl::StrJoin(names, ", "));
 }

@@ -318,7 +318,7 @@ TEST(ResultFromJson, AWorkloadThisBuildDoesNotKnowIsCarriedThroughAndSaidSo) {
   j["serving"] = {{"replicas", 8}, {"model", "llama-3-8b"}};
   j["cold_start"] = json::array({1.5, 2.25});
   j["rounds"][0]["workload"] = "serving\x1b[2J";
-  j["rounds"][0]["replica_load"] = {{"seconds", 3.5}};
+  j["rounds"][0]["fleet_wave"] = {{"seconds", 3.5}};
   auto back = ResultFromJson(j.dump(), "other/result.json");
   ASSERT_TRUE(back.ok()) << back.status();
   EXPECT_EQ(back->foreign.workload, "serving");
@@ -328,7 +328,7 @@ TEST(ResultFromJson, AWorkloadThisBuildDoesNotKnowIsCarriedThroughAndSaidSo) {
   EXPECT_EQ(back->foreign.sections[1].first, "serving");
   EXPECT_EQ(back->rounds[0].foreign.workload, "serving\x1b[2J");
   ASSERT_EQ(back->rounds[0].foreign.sections.size(), 1u);
-  EXPECT_EQ(back->rounds[0].foreign.sections[0].first, "replica_load");
+  EXPECT_EQ(back->rounds[0].foreign.sections[0].first, "fleet_wave");
   EXPECT_TRUE(back->rounds[1].foreign.empty());
 
   // Written again: every member as it was. The summary and goodput are
@@ -350,7 +350,7 @@ TEST(ResultFromJson, AWorkloadThisBuildDoesNotKnowIsCarriedThroughAndSaidSo) {
       << table;
   EXPECT_NE(table.find("note: read back: round 1 of rounds[]: workload "
                        "'serving\\x1B[2J' (unknown to this build); sections "
-                       "carried through unread: replica_load\n"),
+                       "carried through unread: fleet_wave\n"),
             std::string::npos)
       << table;
   EXPECT_EQ(table.find('\x1b'), std::string::npos) << "escaped";

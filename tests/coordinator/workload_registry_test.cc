@@ -40,7 +40,7 @@ RunWorkloadEntry Nothing(std::string name) {
 TEST(WorkloadRegistry, HoldsEveryBuiltInWorkloadByItsConfigurationName) {
   const auto& builtin = WorkloadRegistry::BuiltIn();
   const std::vector<std::string> names = builtin.Names();
-  ASSERT_EQ(names.size(), 3u);
+  ASSERT_EQ(names.size(), 4u);
   const KeyDef* key = FindKey("run.workload");
   ASSERT_NE(key, nullptr);
   EXPECT_EQ(key->expected, "one of " + absl::StrJoin(names, ", "));
@@ -68,7 +68,7 @@ TEST(WorkloadRegistry, AddsAWorkloadToACopyOnly) {
   EXPECT_NE(dynamic_cast<NothingRun*>(run->get()), nullptr);
   // Each New makes a run of its own.
   EXPECT_NE(with->New("nothing")->get(), run->get());
-  EXPECT_EQ(WorkloadRegistry::BuiltIn().Names().size(), 3u);
+  EXPECT_EQ(WorkloadRegistry::BuiltIn().Names().size(), 4u);
   EXPECT_FALSE(WorkloadRegistry::BuiltIn().New("nothing").ok());
 }
 
@@ -334,7 +334,7 @@ TEST(WorkloadRegistry, RefusesATakenNameAnEmptyOneAndNamesTheKnownOnes) {
   ASSERT_EQ(unknown.status().code(), absl::StatusCode::kInvalidArgument);
   EXPECT_EQ(unknown.status().message(),
             "run.workload: no workload 'serving' (expected one of "
-            "checkpoint, datagen, dataload)");
+            "checkpoint, datagen, dataload, serve)");
 }
 
 }  // namespace

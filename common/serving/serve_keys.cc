@@ -1,0 +1,87 @@
+// The serve workload's keys: where the model is and whose (serve.path,
+// serve.source), what a generated one is made of (model.name's tensors in
+// serve.dtype, serve.file_bytes, serve.seed) and how a replica reads it
+// (serve.read_mode, serve.split, serve.concurrency, serve.chunk_size).
+#include "common/serving/serve_keys.h"
+
+#include <utility>
+
+#include "common/serving/serve_job.h"
+#include "common/serving/serve_options.h"
+
+namespace ckpt {
+
+using namespace keydefs;  // NOLINT: the key-building helpers
+
+void AddServeKeys(std::vector<KeyDef>* out,
+                  std::vector<WorkloadChoice>* workloads) {
+  WorkloadChoice serve;
+  serve.name = kServeWorkload;
+  serve.does =
+      "load a model's safetensors files as a serving replica does, each node "
+      "a replica of cluster.num_devices ranks: serve.*";
+  workloads->push_back(std::move(serve));
+  std::vector<KeyDef>& keys = *out;
+  keys.push_back(StringKey(
+      "serve.path", "CKPT_SERVE_PATH",
+      "a path, file://path, s3:// or gs:// URI",
+      [](auto& c) -> auto& { return ServeOf(c).path; },
+      "the model's directory (default <storage.path>/models/<model.name>-"
+      "<serve.dtype>)"));
+  keys.push_back(KindKey<DatasetSource>(
+      "serve.source", "CKPT_SERVE_SOURCE",
+      [](auto& c) -> auto& { return ServeOf(c).source; },
+      "ckptbench: a model generated from model.name's tensors, made once "
+      "under serve.path and every byte verified on load; listed: your own "
+      "*.safetensors (and model.safetensors.index.json) under serve.path, "
+      "headers checked, tensors read unverified"));
+  keys.push_back(KindKey<ModelDtype>(
+      "serve.dtype", "CKPT_SERVE_DTYPE",
+      [](auto& c) -> auto& { return ServeOf(c).dtype; },
+      "a generated model's element type (published models: bf16)"));
+  keys.push_back(SizeKey(
+      "serve.file_bytes", "CKPT_SERVE_FILE_BYTES", 4096, 1ull << 40, 1,
+      [](auto& c) -> auto& { return ServeOf(c).file_bytes; },
+      "a generated model's files: at most this many tensor bytes each, as "
+      "save_pretrained's max_shard_size (5GB, 10^9-based)"));
+  keys.push_back(CountKey(
+      "serve.seed", "CKPT_SERVE_SEED", 0, UINT64_MAX,
+      [](auto& c) -> auto& { return ServeOf(c).seed; },
+      "seed of a generated model's bytes"));
+  keys.push_back(KindKey<ServeReadMode>(
+      "serve.read_mode", "CKPT_SERVE_READ_MODE",
+      [](auto& c) -> auto& { return ServeOf(c).read_mode; },
+      "how a rank reads its tensors: stream (serve.concurrency ranged reads "
+      "of serve.chunk_size into a bounded pool, as Run:ai's Model "
+      "Streamer); mmap, direct and download are not built yet"));
+  keys.push_back(KindKey<ServeSplit>(
+      "serve.split", "CKPT_SERVE_SPLIT",
+      [](auto& c) -> auto& { return ServeOf(c).split; },
+      "tp: every rank its tensor-parallel slice of every tensor, as vLLM "
+      "splits a Llama; files: whole files per rank"));
+  keys.push_back(IntKey(
+      "serve.concurrency", "CKPT_SERVE_CONCURRENCY", 1, kMaxStreamConcurrency,
+      [](auto& c) -> auto& { return ServeOf(c).concurrency; },
+      "stream: reads in flight per rank, each into a buffer of its own"));
+  keys.push_back(SizeKey(
+      "serve.chunk_size", "CKPT_SERVE_CHUNK_SIZE", 4096, kMaxStreamChunk, 1,
+      [](auto& c) -> auto& { return ServeOf(c).chunk_bytes; },
+      "stream: one read's most bytes (a rank holds serve.concurrency of "
+      "them)"));
+  keys.push_back(IntKey(
+      "serve.loads", "CKPT_SERVE_LOADS", 1, kMaxServeLoads,
+      [](auto& c) -> auto& { return ServeOf(c).loads; },
+      "cold loads of the model, each a timed round"));
+  keys.push_back(IntKey(
+      "serve.write_threads", "CKPT_SERVE_WRITE_THREADS", 1,
+      kMaxServeWriteThreads,
+      [](auto& c) -> auto& { return ServeOf(c).write_threads; },
+      "generating a model: files each node writes at once"));
+  keys.push_back(BoolKey(
+      "serve.remove", "CKPT_SERVE_REMOVE",
+      [](auto& c) -> auto& { return ServeOf(c).remove; },
+      "remove the model ckptbench generated at serve.path (its manifest "
+      "first, then exactly the files it names) instead of loading it"));
+}
+
+}  // namespace ckpt

@@ -1,0 +1,55 @@
+// The serve workload's checks of the configuration (CheckServeKeys,
+// coordinator/serving/serve_run.h).
+#include "absl/strings/str_cat.h"
+#include "common/serving/serve_job.h"
+#include "common/serving/serve_options.h"
+#include "coordinator/serving/serve_run.h"
+
+namespace ckpt {
+
+absl::Status CheckServeKeys(const Config& c, const KeyCheckScope& /*scope*/) {
+  const ServeOptions& s = ServeOf(c);
+  if (c.run.workload != kServeWorkload) {
+    if (s.remove) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "serve.remove (CKPT_SERVE_REMOVE) = true with run.workload = ",
+          c.run.workload, ": expected run.workload = serve"));
+    }
+    return absl::OkStatus();
+  }
+  if (s.read_mode != ServeReadMode::kStream) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "serve.read_mode (CKPT_SERVE_READ_MODE) = ",
+        std::string(Name(s.read_mode)),
+        ": expected stream; this build does not read in that mode yet"));
+  }
+  if (s.source == DatasetSource::kListed && s.path.empty()) {
+    return absl::InvalidArgumentError(
+        "serve.source (CKPT_SERVE_SOURCE) = listed: expected serve.path "
+        "(CKPT_SERVE_PATH), the directory of your model's *.safetensors");
+  }
+  if (s.source == DatasetSource::kListed && s.remove) {
+    return absl::InvalidArgumentError(
+        "serve.remove (CKPT_SERVE_REMOVE) = true with serve.source = listed: "
+        "ckptbench removes only a model it generated");
+  }
+  const int ranks = c.RanksPerNode();
+  if (ranks > kMaxServeRanks) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "cluster.num_devices (NUM_DEVICES) = ", ranks,
+        ": a serving replica has at most ", kMaxServeRanks, " ranks"));
+  }
+  if (s.source == DatasetSource::kCkptbench && !s.remove) {
+    GeneratedModel m;
+    m.preset = c.model.name;
+    m.num_layers = c.model.num_layers;
+    m.dtype = s.dtype;
+    m.file_bytes = s.file_bytes;
+    m.seed = s.seed;
+    absl::StatusOr<GeneratedFiles> files = GeneratedModelFiles(m);
+    if (!files.ok()) return files.status();
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace ckpt

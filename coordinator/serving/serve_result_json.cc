@@ -1,0 +1,128 @@
+// The serve workload's sections of result.json, both ways.
+#include "coordinator/result_fields.h"
+#include "coordinator/serving/serve_results.h"
+
+namespace ckpt {
+namespace {
+
+using result_json::json;
+
+void ReadServingModel(const Fields& f, ServingModelResult* m) {
+  f.Get("uri", &m->uri);
+  f.Get("source", &m->source);
+  f.Get("preset", &m->preset);
+  f.Get("dtype", &m->dtype);
+  f.Get("file_bytes", &m->file_bytes);
+  f.Get("seed", &m->seed);
+  f.Get("files", &m->files);
+  f.Get("tensors", &m->tensors);
+  f.Get("bytes", &m->bytes);
+  f.Get("reused", &m->reused);
+  f.Get("removed", &m->removed);
+  f.Get("written_files", &m->written_files);
+  f.Get("written_bytes", &m->written_bytes);
+  f.Get("written_seconds", &m->written_seconds);
+}
+
+void ReadReplicaLoad(const Fields& f, ReplicaLoadResult* r) {
+  f.Get("read_mode", &r->read_mode);
+  f.Get("split", &r->split);
+  f.Get("ranks", &r->ranks);
+  f.Get("concurrency", &r->concurrency);
+  f.Get("chunk_bytes", &r->chunk_bytes);
+  f.Get("model_bytes", &r->model_bytes);
+  f.Get("read_bytes", &r->read_bytes);
+  f.Get("verified", &r->verified);
+  f.Each("replicas", [r](const Fields& e) {
+    ReplicaLoadResult::Replica p;
+    e.Get("node", &p.node);
+    e.Get("headers_seconds", &p.headers_seconds);
+    e.Get("first_byte_seconds", &p.first_byte_seconds);
+    e.Get("load_seconds", &p.load_seconds);
+    e.Get("header_reads", &p.header_reads);
+    e.Get("bytes", &p.bytes);
+    e.Get("requests", &p.requests);
+    e.Get("mib_per_second", &p.mib_per_second);
+    r->replicas.push_back(p);
+  });
+  f.Each("ranks_loaded", [r](const Fields& e) {
+    ReplicaLoadResult::Rank k;
+    e.Get("node", &k.node);
+    e.Get("rank", &k.rank);
+    e.Get("bytes", &k.bytes);
+    e.Get("requests", &k.requests);
+    e.Get("first_byte_seconds", &k.first_byte_seconds);
+    e.Get("last_byte_seconds", &k.last_byte_seconds);
+    r->rank_loads.push_back(k);
+  });
+}
+
+}  // namespace
+
+std::string ServingModelResult::ToJson(const RunResult&) const {
+  json j;
+  j["uri"] = uri;
+  j["source"] = source;
+  if (source == DatasetSource::kCkptbench) {
+    j["preset"] = preset;
+    j["dtype"] = dtype;
+    j["file_bytes"] = file_bytes;
+    j["seed"] = seed;
+  }
+  j["files"] = files;
+  j["tensors"] = tensors;
+  j["bytes"] = bytes;
+  j["reused"] = reused;
+  j["removed"] = removed;
+  j["written_files"] = written_files;
+  j["written_bytes"] = written_bytes;
+  j["written_seconds"] = written_seconds;
+  return SectionText(std::move(j));
+}
+
+std::string ReplicaLoadResult::ToJson(const RunResult&) const {
+  json j;
+  j["read_mode"] = read_mode;
+  j["split"] = split;
+  j["ranks"] = ranks;
+  j["concurrency"] = concurrency;
+  j["chunk_bytes"] = chunk_bytes;
+  j["model_bytes"] = model_bytes;
+  j["read_bytes"] = read_bytes;
+  j["verified"] = verified;
+  json replicas = json::array();
+  for (const Replica& p : this->replicas) {
+    replicas.push_back({{"node", p.node},
+                        {"headers_seconds", p.headers_seconds},
+                        {"first_byte_seconds", p.first_byte_seconds},
+                        {"load_seconds", p.load_seconds},
+                        {"header_reads", p.header_reads},
+                        {"bytes", p.bytes},
+                        {"requests", p.requests},
+                        {"mib_per_second", p.mib_per_second}});
+  }
+  j["replicas"] = std::move(replicas);
+  json ranks_loaded = json::array();
+  for (const Rank& k : rank_loads) {
+    ranks_loaded.push_back({{"node", k.node},
+                            {"rank", k.rank},
+                            {"bytes", k.bytes},
+                            {"requests", k.requests},
+                            {"first_byte_seconds", k.first_byte_seconds},
+                            {"last_byte_seconds", k.last_byte_seconds}});
+  }
+  j["ranks_loaded"] = std::move(ranks_loaded);
+  return SectionText(std::move(j));
+}
+
+ResultSectionCodec ServingModelSectionCodec() {
+  return SectionCodecOf<ServingModelResult>(
+      kServingModelSection, ResultPlace::kBeforeRounds, ReadServingModel);
+}
+
+ResultSectionCodec ReplicaLoadSectionCodec() {
+  return SectionCodecOf<ReplicaLoadResult>(
+      kReplicaLoadSection, ResultPlace::kRoundHead, ReadReplicaLoad);
+}
+
+}  // namespace ckpt

@@ -1,0 +1,80 @@
+// The serve workload's sections of result.json (coordinator/
+// result_section.h): the run's "serving_model", before the rounds (the
+// model: where, whose, what it holds, and whether this run made, reused or
+// removed it), and each load round's "replica_load", at the round's head
+// (how the replica read and what each rank and replica took). Their codecs
+// are serve_result_json.cc's.
+#ifndef CKPTBENCH_COORDINATOR_SERVING_SERVE_RESULTS_H_
+#define CKPTBENCH_COORDINATOR_SERVING_SERVE_RESULTS_H_
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "common/kinds.h"
+#include "coordinator/result_section.h"
+#include "coordinator/results.h"
+
+namespace ckpt {
+
+inline constexpr char kServingModelSection[] = "serving_model";
+inline constexpr char kReplicaLoadSection[] = "replica_load";
+
+struct ServingModelResult : ResultSection {
+  std::string uri;
+  DatasetSource source = DatasetSource::kCkptbench;
+  // A generated model's recipe (source ckptbench).
+  std::string preset;
+  ModelDtype dtype = ModelDtype::kBf16;
+  uint64_t file_bytes = 0, seed = 0;
+  // What its files hold (from the first load's headers, or the recipe).
+  uint64_t files = 0, tensors = 0, bytes = 0;
+  bool reused = false;   // made before: its manifest matched
+  bool removed = false;  // this run removed it
+  uint64_t written_files = 0, written_bytes = 0;
+  double written_seconds = 0;  // the make round's
+  std::string ToJson(const RunResult& run) const override;
+};
+
+// A load round's replicas, one per node.
+struct ReplicaLoadResult : ResultSection {
+  ServeReadMode read_mode = ServeReadMode::kStream;
+  ServeSplit split = ServeSplit::kTp;
+  uint32_t ranks = 1;  // per replica
+  uint32_t concurrency = 0;
+  uint64_t chunk_bytes = 0;
+  uint64_t model_bytes = 0;  // the files' bytes
+  uint64_t read_bytes = 0;   // one replica's ranks' tensor bytes, summed
+  bool verified = false;     // every byte checked against the pattern
+  struct Replica {
+    int node = 0;
+    // Since the round's start: the headers read, the first tensor byte
+    // in (the fastest rank's), the last rank done.
+    double headers_seconds = 0, first_byte_seconds = 0, load_seconds = 0;
+    uint64_t header_reads = 0, bytes = 0, requests = 0;
+    double mib_per_second = 0;  // its tensor bytes over load_seconds
+  };
+  std::vector<Replica> replicas;
+  struct Rank {
+    int node = 0;
+    uint32_t rank = 0;
+    uint64_t bytes = 0, requests = 0;
+    double first_byte_seconds = 0, last_byte_seconds = 0;
+  };
+  std::vector<Rank> rank_loads;
+  std::string ToJson(const RunResult& run) const override;
+};
+
+ResultSectionCodec ServingModelSectionCodec();
+ResultSectionCodec ReplicaLoadSectionCodec();
+
+inline const ServingModelResult* ServingModelOf(const RunResult& r) {
+  return SectionAs<ServingModelResult>(r.sections, kServingModelSection);
+}
+inline const ReplicaLoadResult* ReplicaLoadOf(const RoundResult& r) {
+  return SectionAs<ReplicaLoadResult>(r.sections, kReplicaLoadSection);
+}
+
+}  // namespace ckpt
+
+#endif  // CKPTBENCH_COORDINATOR_SERVING_SERVE_RESULTS_H_

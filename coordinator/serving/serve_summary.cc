@@ -1,0 +1,127 @@
+// The serve workload's parts of the terminal summary: what ran and on what
+// model, then per load round each replica's times (headers, first tensor
+// byte, last rank done) and the spread of its ranks.
+#include <algorithm>
+#include <string>
+
+#include "absl/strings/str_format.h"
+#include "common/bytes.h"
+#include "common/text.h"
+#include "coordinator/serving/serve_results.h"
+#include "coordinator/serving/serve_round.h"
+#include "coordinator/serving/serve_run.h"
+
+namespace ckpt {
+namespace {
+
+void AddModel(const ServingModelResult& m, std::string* out) {
+  if (m.source == DatasetSource::kListed) {
+    absl::StrAppendFormat(out,
+                          "model: %s, listed: %d files, %d tensors, %s; not "
+                          "made by ckptbench: its bytes were read, not "
+                          "verified\n",
+                          EscapeForTerminal(m.uri), m.files, m.tensors,
+                          FormatBytes(m.bytes));
+    return;
+  }
+  if (m.removed) {
+    absl::StrAppendFormat(out, "model: %s, %s in %s: removed, %d files\n",
+                          EscapeForTerminal(m.uri), EscapeForTerminal(m.preset),
+                          m.dtype, m.files);
+    return;
+  }
+  absl::StrAppendFormat(out, "model: %s, %s in %s, %d files, %s",
+                        EscapeForTerminal(m.uri), EscapeForTerminal(m.preset),
+                        m.dtype, m.files, FormatBytes(m.bytes));
+  if (m.reused) {
+    *out += ", made before (its manifest matched): reused\n";
+  } else if (m.written_files > 0) {
+    absl::StrAppendFormat(out, ", made by this run: %d files, %s in %.3f s\n",
+                          m.written_files, FormatBytes(m.written_bytes),
+                          m.written_seconds);
+  } else {
+    *out += "\n";
+  }
+}
+
+void AddLoads(const RunResult& r, std::string* out) {
+  bool any = false;
+  for (const RoundResult& round : r.rounds) {
+    const ReplicaLoadResult* load = ReplicaLoadOf(round);
+    if (load == nullptr) continue;
+    if (!any) {
+      absl::StrAppendFormat(out, "\n%-8s %5s %10s %10s %10s %10s %9s %9s  %s\n",
+                            "round", "node", "headers s", "1st byte s",
+                            "load s", "MiB/s", "requests", "rank sd s", "how");
+      any = true;
+    }
+    for (const ReplicaLoadResult::Replica& p : load->replicas) {
+      // The ranks' spread: their last bytes' standard deviation.
+      double sum = 0, sq = 0;
+      int n = 0;
+      for (const ReplicaLoadResult::Rank& k : load->rank_loads) {
+        if (k.node != p.node) continue;
+        sum += k.last_byte_seconds;
+        sq += k.last_byte_seconds * k.last_byte_seconds;
+        ++n;
+      }
+      const double mean = n > 0 ? sum / n : 0;
+      const double sd =
+          n > 1 ? std::sqrt(std::max(0.0, sq / n - mean * mean)) : 0;
+      absl::StrAppendFormat(
+          out,
+          "%-8s %5d %10.3f %10.3f %10.3f %10.1f %9d %9.3f  %s, %s x %d%s\n",
+          ServeRoundName(round), p.node, p.headers_seconds,
+          p.first_byte_seconds, p.load_seconds, p.mib_per_second, p.requests,
+          sd, load->read_mode, load->split, load->ranks,
+          load->verified ? ", verified" : ", unverified");
+    }
+  }
+  if (any) {
+    *out +=
+        "headers s: every file's header read; 1st byte s: the first tensor "
+        "byte in; load s: the last rank done; all from the round's start\n";
+  }
+}
+
+}  // namespace
+
+WorkloadSummary ServeSummary() {
+  WorkloadSummary s;
+  s.head = [](const RunResult& r, std::string* out) {
+    // The replicas as the loads had them (a run in process has no
+    // num_nodes of its own).
+    size_t replicas = static_cast<size_t>(r.num_nodes);
+    uint32_t ranks = static_cast<uint32_t>(r.ranks_per_node);
+    for (const RoundResult& round : r.rounds) {
+      if (const ReplicaLoadResult* load = ReplicaLoadOf(round)) {
+        replicas = load->replicas.size();
+        ranks = load->ranks;
+      }
+    }
+    absl::StrAppendFormat(
+        out, "\nckptbench %s: serve, %d replica(s) of %d rank(s)\n", r.status,
+        replicas, ranks);
+    if (const ServingModelResult* m = ServingModelOf(r)) AddModel(*m, out);
+  };
+  s.tables = AddLoads;
+  s.round_name = ServeRoundName;
+  s.round_kind = [](const RoundResult& r) {
+    return std::string(r.phase == Phase::kLoad ? "load" : "model");
+  };
+  s.plan_row = [](const RunResult& r)
+      -> std::optional<std::pair<std::string, std::string>> {
+    const ServingModelResult* m = ServingModelOf(r);
+    if (m == nullptr) return std::nullopt;
+    return std::make_pair(
+        std::string("model"),
+        absl::StrFormat("%s: %s, %d files, %s", EscapeForTerminal(m->uri),
+                        m->source == DatasetSource::kListed
+                            ? std::string("listed")
+                            : EscapeForTerminal(m->preset),
+                        m->files, FormatBytes(m->bytes)));
+  };
+  return s;
+}
+
+}  // namespace ckpt

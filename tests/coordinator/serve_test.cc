@@ -1,0 +1,251 @@
+// The serve workload through the coordinator and in-process nodes: a
+// generated model made once (its files shared between nodes, its manifest
+// last), reused when it matches and refused when another is there; every
+// node one replica loading it whole-files or tensor-parallel at 2 and 4
+// ranks, each rank its plan's bytes, every byte verified; a flipped byte
+// caught; a removal that takes exactly what it made.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <memory>
+#include <string>
+
+#include "absl/strings/match.h"
+#include "common/serving/model_files.h"
+#include "common/serving/model_manifest.h"
+#include "common/serving/serve_job.h"
+#include "common/serving/serve_options.h"
+#include "coordinator/json_codec.h"
+#include "coordinator/serving/serve_results.h"
+#include "coordinator/summary.h"
+#include "node/storage/memory_storage.h"
+#include "node/storage/storage_factory.h"
+#include "tests/testing/inprocess_run.h"
+
+namespace ckpt {
+namespace {
+
+using ::testing::HasSubstr;
+
+constexpr char kUri[] = "mem://bucket/models/tiny";
+
+Config ServeConfig(int ranks, ServeSplit split) {
+  Config c;
+  c.run.workload = kServeWorkload;
+  c.model.name = "llama-3-tiny";
+  c.cluster.num_devices = std::to_string(ranks);
+  ServeOf(c).path = kUri;
+  ServeOf(c).file_bytes = 1 << 20;
+  ServeOf(c).chunk_bytes = 64 << 10;
+  ServeOf(c).concurrency = 3;
+  ServeOf(c).split = split;
+  ServeOf(c).loads = 2;
+  return c;
+}
+
+// The file at `uri`, "" when it is not there.
+std::string ReadStored(const std::shared_ptr<MemoryStore>& memory,
+                       const std::string& uri) {
+  StorageSet set(memory);
+  auto loc = set.Open(uri);
+  if (!loc.ok()) return "";
+  auto data = loc->storage->ReadSmall(loc->path);
+  return data.ok() ? *data : std::string();
+}
+
+GeneratedFiles Model(const Config& c) {
+  GeneratedModel m;
+  m.preset = c.model.name;
+  m.num_layers = c.model.num_layers;
+  m.dtype = ServeOf(c).dtype;
+  m.file_bytes = ServeOf(c).file_bytes;
+  m.seed = ServeOf(c).seed;
+  return *GeneratedModelFiles(m);
+}
+
+// The run's load rounds: every replica read its share, each rank once.
+void ExpectLoads(const RunResult& result, int nodes, uint32_t ranks,
+                 uint64_t read_bytes) {
+  int loads = 0;
+  for (const RoundResult& r : result.rounds) {
+    const ReplicaLoadResult* load = ReplicaLoadOf(r);
+    if (load == nullptr) continue;
+    ++loads;
+    EXPECT_EQ(r.status, RunStatus::kOk) << r.error;
+    EXPECT_TRUE(load->verified);
+    EXPECT_EQ(load->ranks, ranks);
+    EXPECT_EQ(load->read_bytes, read_bytes);
+    ASSERT_EQ(load->replicas.size(), static_cast<size_t>(nodes));
+    ASSERT_EQ(load->rank_loads.size(), static_cast<size_t>(nodes) * ranks);
+    for (const ReplicaLoadResult::Replica& p : load->replicas) {
+      EXPECT_EQ(p.bytes, read_bytes);
+      EXPECT_GT(p.requests, 0u);
+      EXPECT_LE(p.headers_seconds, p.first_byte_seconds);
+      EXPECT_LE(p.first_byte_seconds, p.load_seconds);
+    }
+    uint64_t sum = 0;
+    for (const ReplicaLoadResult::Rank& k : load->rank_loads) {
+      EXPECT_GT(k.bytes, 0u) << "node " << k.node << " rank " << k.rank;
+      EXPECT_LE(k.first_byte_seconds, k.last_byte_seconds);
+      sum += k.bytes;
+    }
+    EXPECT_EQ(sum, read_bytes * nodes);
+    EXPECT_EQ(r.bytes, read_bytes * nodes);
+  }
+  EXPECT_EQ(loads, 2);
+}
+
+TEST(Serve, TwoReplicasMakeTheModelOnceAndLoadItInEachSplit) {
+  auto memory = std::make_shared<MemoryStore>();
+  Config c = ServeConfig(2, ServeSplit::kFiles);
+  const GeneratedFiles model = Model(c);
+  ASSERT_GE(model.files.size(), 4u);
+  {
+    InProcessRun h(memory, c, 2);
+    ASSERT_TRUE(h.Run().ok()) << h.result.errors.size();
+    const ServingModelResult* m = ServingModelOf(h.result);
+    ASSERT_NE(m, nullptr);
+    EXPECT_FALSE(m->reused);
+    EXPECT_EQ(m->written_files, model.files.size());
+    EXPECT_EQ(m->written_bytes, model.bytes);
+    EXPECT_EQ(m->files, model.files.size());
+    ASSERT_EQ(h.result.rounds.size(), 3u);  // make, load 1, load 2
+    const RoundResult& make = h.result.rounds[0];
+    ASSERT_EQ(make.nodes.size(), 2u);
+    EXPECT_GT(make.nodes[0].bytes, 0u);  // both wrote a share
+    EXPECT_GT(make.nodes[1].bytes, 0u);
+    EXPECT_EQ(make.nodes[0].bytes + make.nodes[1].bytes, model.bytes);
+    // Whole files: each replica reads every byte of every file.
+    ExpectLoads(h.result, 2, 2, model.bytes);
+    const std::string table = SummaryTable(h.result);
+    EXPECT_THAT(table, HasSubstr("serve, 2 replica(s) of 2 rank(s)"));
+    EXPECT_THAT(table, HasSubstr("made by this run"));
+    EXPECT_THAT(table, HasSubstr("stream, files x 2, verified"));
+  }
+  auto manifest = ModelManifestFromJson(
+      ReadStored(memory, std::string(kUri) + "/" + kModelManifestName),
+      "manifest");
+  ASSERT_TRUE(manifest.ok()) << manifest.status();
+  EXPECT_EQ(manifest->files, model.files.size());
+  EXPECT_EQ(manifest->bytes, model.bytes);
+  EXPECT_THAT(ReadStored(memory, std::string(kUri) + "/" + kModelIndexName),
+              HasSubstr("weight_map"));
+  // Tensor-parallel at 4 ranks: the model reused, each rank its slices
+  // (the norms replicated: read by every rank; 2 KV heads over 4 ranks:
+  // each head read by 2).
+  c = ServeConfig(4, ServeSplit::kTp);
+  InProcessRun h(memory, c, 2);
+  ASSERT_TRUE(h.Run().ok());
+  ASSERT_NE(ServingModelOf(h.result), nullptr);
+  EXPECT_TRUE(ServingModelOf(h.result)->reused);
+  uint64_t tensor_bytes = 0, norms = 0, kv = 0;
+  for (const ModelFile& f : model.files) {
+    for (const StTensor& t : f.tensors) {
+      tensor_bytes += t.Bytes();
+      if (t.shape.size() == 1) norms += t.Bytes();
+      if (absl::StrContains(t.name, "k_proj") ||
+          absl::StrContains(t.name, "v_proj")) {
+        kv += t.Bytes();
+      }
+    }
+  }
+  ExpectLoads(h.result, 2, 4, tensor_bytes + 3 * norms + kv);
+  EXPECT_THAT(SummaryTable(h.result), HasSubstr("stream, tp x 4, verified"));
+
+  // Through result.json and back: the same sections, the same file.
+  const std::string text = ResultToJson(h.result);
+  auto back = ResultFromJson(text, "result.json");
+  ASSERT_TRUE(back.ok()) << back.status();
+  EXPECT_EQ(ResultToJson(*back), text);
+  ASSERT_NE(ServingModelOf(*back), nullptr);
+  EXPECT_TRUE(ServingModelOf(*back)->reused);
+  EXPECT_EQ(ServingModelOf(*back)->files, model.files.size());
+  ASSERT_EQ(back->rounds.size(), 3u);
+  const ReplicaLoadResult* load = ReplicaLoadOf(back->rounds[1]);
+  ASSERT_NE(load, nullptr);
+  EXPECT_EQ(load->split, ServeSplit::kTp);
+  EXPECT_EQ(load->rank_loads.size(), 8u);
+  EXPECT_EQ(load->replicas[1].bytes, tensor_bytes + 3 * norms + kv);
+  EXPECT_EQ(SummaryTable(*back), SummaryTable(h.result));
+}
+
+TEST(Serve, AMatchingModelIsReusedAndAnotherRefused) {
+  auto memory = std::make_shared<MemoryStore>();
+  Config c = ServeConfig(2, ServeSplit::kTp);
+  c.cluster.num_devices = "2";
+  {
+    InProcessRun h(memory, c);
+    ASSERT_TRUE(h.Run().ok());
+  }
+  const size_t paths = memory->AllPaths().size();
+  Config other = c;
+  ServeOf(other).seed = 99;
+  InProcessRun h(memory, other);
+  const absl::Status s = h.Run();
+  ASSERT_FALSE(s.ok());
+  ASSERT_FALSE(h.result.rounds.empty());
+  EXPECT_THAT(h.result.rounds[0].error, HasSubstr("holds another model"));
+  EXPECT_THAT(h.result.rounds[0].error, HasSubstr("seed 1"));
+  EXPECT_EQ(memory->AllPaths().size(), paths);  // nothing written
+}
+
+TEST(Serve, AFlippedTensorByteFailsTheLoadNamingTheFile) {
+  auto memory = std::make_shared<MemoryStore>();
+  Config c = ServeConfig(2, ServeSplit::kTp);
+  {
+    InProcessRun h(memory, c);
+    ASSERT_TRUE(h.Run().ok());
+  }
+  const GeneratedFiles model = Model(c);
+  const ModelFile& f = model.files[1];
+  const std::string path = std::string(kUri) + "/" + f.name;
+  ASSERT_TRUE(memory->FlipByte(path, f.header.size() + 100));
+  InProcessRun h(memory, c);
+  ASSERT_FALSE(h.Run().ok());
+  ASSERT_EQ(h.result.rounds.size(), 2u);  // the make (reused), load 1
+  EXPECT_EQ(h.result.rounds[1].status, RunStatus::kFailed);
+  EXPECT_THAT(h.result.rounds[1].error, HasSubstr(f.name));
+}
+
+TEST(Serve, ARemovalTakesExactlyTheFilesItMade) {
+  auto memory = std::make_shared<MemoryStore>();
+  Config c = ServeConfig(1, ServeSplit::kFiles);
+  {
+    InProcessRun h(memory, c);
+    ASSERT_TRUE(h.Run().ok());
+  }
+  memory->Put(std::string(kUri) + "/README.md", "the user's own");
+  memory->Put("mem://bucket/models/other/model.safetensors", "not ours");
+  ServeOf(c).remove = true;
+  InProcessRun h(memory, c);
+  ASSERT_TRUE(h.Run().ok());
+  ASSERT_NE(ServingModelOf(h.result), nullptr);
+  EXPECT_TRUE(ServingModelOf(h.result)->removed);
+  EXPECT_EQ(ServingModelOf(h.result)->files, Model(c).files.size());
+  std::vector<std::string> left = memory->AllPaths();
+  std::sort(left.begin(), left.end());
+  EXPECT_EQ(left, (std::vector<std::string>{
+                      "mem://bucket/models/other/model.safetensors",
+                      std::string(kUri) + "/README.md"}));
+  // Nothing to remove now: said, naming the directory.
+  InProcessRun again(memory, c);
+  ASSERT_FALSE(again.Run().ok());
+  ASSERT_FALSE(again.result.rounds.empty());
+  EXPECT_THAT(again.result.rounds[0].error, HasSubstr("no model ckptbench"));
+}
+
+TEST(Serve, AClaimedDirectoryIsNotMadeOver) {
+  auto memory = std::make_shared<MemoryStore>();
+  Config c = ServeConfig(1, ServeSplit::kFiles);
+  memory->Put(std::string(kUri) + "/.ckptbench-datagen/.ckptbench-claim",
+              "another-run");
+  InProcessRun h(memory, c);
+  ASSERT_FALSE(h.Run().ok());
+  ASSERT_FALSE(h.result.rounds.empty());
+  EXPECT_THAT(h.result.rounds[0].error, HasSubstr("is claimed"));
+  EXPECT_EQ(memory->AllPaths().size(), 1u);
+}
+
+}  // namespace
+}  // namespace ckpt

@@ -1,0 +1,74 @@
+// `ckptbench run` of the serve workload as a user runs it, on local disk:
+// a generated model made, loaded verified by a replica of 2 ranks and
+// written to result.json; a rerun that reuses it; a read mode this build
+// does not have refused (exit 2) naming the key; and the removal.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+
+#include "nlohmann/json.hpp"
+#include "tests/testing/subprocess.h"
+#include "tests/testing/temp_dir.h"
+
+namespace ckpt {
+namespace {
+
+using json = nlohmann::json;
+
+ProcessResult Serve(const TempDir& t, const std::string& results,
+                    std::map<std::string, std::string> env = {}) {
+  env["CKPT_WORKLOAD"] = "serve";
+  env["CKPT_DIR_PATH"] = t.Sub("store");
+  env["CKPT_MODEL"] = "llama-3-tiny";
+  env["CKPT_SERVE_FILE_BYTES"] = "1MiB";
+  env["CKPT_SERVE_CHUNK_SIZE"] = "64KiB";
+  env["NUM_DEVICES"] = "2";
+  return RunProcess({CkptbenchBinary(), "run", "--results-dir", t.Sub(results)},
+                    env);
+}
+
+TEST(ServeCli, MakesLoadsReusesRefusesAndRemoves) {
+  TempDir t;
+  const std::string model = t.Sub("store/models/llama-3-tiny-bf16");
+  ProcessResult made = Serve(t, "r1", {{"CKPT_SERVE_LOADS", "2"}});
+  ASSERT_EQ(made.exit_code, 0) << made.err;
+  EXPECT_NE(made.out.find("serve, 1 replica(s) of 2 rank(s)"),
+            std::string::npos)
+      << made.out;
+  EXPECT_NE(made.out.find("stream, tp x 2, verified"), std::string::npos)
+      << made.out;
+  json j = json::parse(ReadFile(t.Sub("r1/result.json")));
+  EXPECT_EQ(j["workload"], "serve");
+  EXPECT_EQ(j["serving_model"]["preset"], "llama-3-tiny");
+  EXPECT_EQ(j["serving_model"]["written_files"], 5);
+  EXPECT_EQ(j["serving_model"]["reused"], false);
+  ASSERT_EQ(j["rounds"].size(), 3u);  // make, load 1, load 2
+  const json& load = j["rounds"][2]["replica_load"];
+  EXPECT_EQ(load["verified"], true);
+  EXPECT_EQ(load["ranks"], 2);
+  EXPECT_EQ(load["ranks_loaded"].size(), 2u);
+  EXPECT_EQ(load["replicas"][0]["bytes"], load["read_bytes"]);
+  EXPECT_TRUE(std::filesystem::exists(model + "/ckptbench-model.json"));
+  EXPECT_TRUE(std::filesystem::exists(model + "/model.safetensors.index.json"));
+
+  ProcessResult again = Serve(t, "r2");
+  ASSERT_EQ(again.exit_code, 0) << again.err;
+  EXPECT_NE(again.out.find("reused"), std::string::npos) << again.out;
+  EXPECT_EQ(
+      json::parse(ReadFile(t.Sub("r2/result.json")))["serving_model"]["reused"],
+      true);
+
+  ProcessResult mmap = Serve(t, "r3", {{"CKPT_SERVE_READ_MODE", "mmap"}});
+  EXPECT_EQ(mmap.exit_code, 2);
+  EXPECT_NE(mmap.err.find("serve.read_mode (CKPT_SERVE_READ_MODE) = mmap"),
+            std::string::npos)
+      << mmap.err;
+
+  ProcessResult gone = Serve(t, "r4", {{"CKPT_SERVE_REMOVE", "true"}});
+  ASSERT_EQ(gone.exit_code, 0) << gone.err;
+  EXPECT_FALSE(std::filesystem::exists(model));
+  EXPECT_TRUE(std::filesystem::exists(t.Sub("store/models")));
+}
+
+}  // namespace
+}  // namespace ckpt
