@@ -53,7 +53,10 @@ void AddServeKeys(std::vector<KeyDef>* out,
       [](auto& c) -> auto& { return ServeOf(c).read_mode; },
       "how a rank reads its tensors: stream (serve.concurrency ranged reads "
       "of serve.chunk_size into a bounded pool, as Run:ai's Model "
-      "Streamer); mmap, direct and download are not built yet"));
+      "Streamer); mmap (each file mapped, its tensors copied out through "
+      "page faults, one thread, as safetensors' safe_open; local and FUSE "
+      "paths); direct (stream's reads with O_DIRECT, past the page cache; "
+      "local paths); download is not built yet"));
   keys.push_back(KindKey<ServeSplit>(
       "serve.split", "CKPT_SERVE_SPLIT",
       [](auto& c) -> auto& { return ServeOf(c).split; },

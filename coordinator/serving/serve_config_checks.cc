@@ -3,6 +3,7 @@
 #include "absl/strings/str_cat.h"
 #include "common/serving/serve_job.h"
 #include "common/serving/serve_options.h"
+#include "common/storage_uri.h"
 #include "coordinator/serving/serve_run.h"
 
 namespace ckpt {
@@ -17,11 +18,19 @@ absl::Status CheckServeKeys(const Config& c, const KeyCheckScope& /*scope*/) {
     }
     return absl::OkStatus();
   }
-  if (s.read_mode != ServeReadMode::kStream) {
+  if (s.read_mode == ServeReadMode::kDownload) {
+    return absl::InvalidArgumentError(
+        "serve.read_mode (CKPT_SERVE_READ_MODE) = download: expected stream, "
+        "mmap or direct; this build does not download a model yet");
+  }
+  if (s.read_mode != ServeReadMode::kStream &&
+      IsObjectStoreUri(ServeModelPath(c))) {
     return absl::InvalidArgumentError(absl::StrCat(
         "serve.read_mode (CKPT_SERVE_READ_MODE) = ",
-        std::string(Name(s.read_mode)),
-        ": expected stream; this build does not read in that mode yet"));
+        std::string(Name(s.read_mode)), " with the model at ",
+        ServeModelPath(c),
+        ": expected stream for an object store (mmap and direct read a "
+        "file system: a local path, or a FUSE mount's for mmap)"));
   }
   if (s.source == DatasetSource::kListed && s.path.empty()) {
     return absl::InvalidArgumentError(

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstdlib>
 #include <memory>
 #include <mutex>
 #include <thread>
@@ -14,6 +15,9 @@
 
 namespace ckpt {
 namespace {
+
+// O_DIRECT's alignment of offsets, lengths and buffers.
+constexpr uint64_t kDirectAlign = 4096;
 
 struct Chunk {
   size_t file = 0;
@@ -54,6 +58,7 @@ class Streamer {
       : storage_(storage),
         files_(files),
         chunk_bytes_(options.chunk_bytes),
+        direct_(options.direct),
         sink_(sink),
         abort_(abort),
         segments_(Segments(files, options.chunk_bytes, &chunks_, &largest_)),
@@ -63,6 +68,13 @@ class Streamer {
   void Work();
   uint64_t chunks() const { return chunks_; }
   uint64_t largest() const { return largest_; }
+  // A thread's buffer: the largest chunk, or with O_DIRECT the aligned run
+  // around it.
+  uint64_t BufferBytes() const {
+    return direct_
+               ? (largest_ + 2 * kDirectAlign - 1) / kDirectAlign * kDirectAlign
+               : largest_;
+  }
   absl::Status status() const { return error_; }
   double first() const { return first_; }
   double last() const { return last_; }
@@ -76,6 +88,7 @@ class Streamer {
   Storage& storage_;
   const std::vector<StreamedFile>& files_;
   const uint64_t chunk_bytes_;
+  const bool direct_;
   const ChunkSink& sink_;
   const std::atomic<bool>* abort_;
   uint64_t chunks_ = 0, largest_ = 0;
@@ -111,12 +124,34 @@ absl::Status Streamer::ReadChunk(const Chunk& c,
     options.size = f.size;
     options.size_from = "the model's listing";
     options.extents = {{c.offset, c.offset + c.length}};
+    options.direct = direct_;
     ASSIGN_OR_RETURN(*open, storage_.OpenRead(f.path, options));
     *open_file = c.file;
   }
-  RETURN_IF_ERROR(ReadFully(**open, c.offset, buffer,
-                            static_cast<size_t>(c.length),
-                            EscapeForTerminal(f.path)));
+  if (!direct_) {
+    RETURN_IF_ERROR(ReadFully(**open, c.offset, buffer,
+                              static_cast<size_t>(c.length),
+                              EscapeForTerminal(f.path)));
+  } else {
+    // The aligned run around the chunk (its end may pass the file's: the
+    // read then stops short at it).
+    const uint64_t from = c.offset / kDirectAlign * kDirectAlign;
+    const uint64_t to =
+        (c.offset + c.length + kDirectAlign - 1) / kDirectAlign * kDirectAlign;
+    uint64_t got = 0;
+    while (from + got < c.offset + c.length) {
+      ASSIGN_OR_RETURN(const size_t n,
+                       (*open)->Read(from + got, buffer + got,
+                                     static_cast<size_t>(to - from - got)));
+      if (n == 0) {
+        return absl::DataLossError(absl::StrCat(
+            EscapeForTerminal(f.path), ": ended at byte ", from + got,
+            ", before the ", c.offset + c.length, " its ranges need"));
+      }
+      got += n;
+    }
+    buffer += c.offset - from;
+  }
   Done(absl::OkStatus(),
        SecondsSince(start_));  // its bytes are in: before the sink's work
   return sink_(c.file, c.offset, buffer, static_cast<size_t>(c.length));
@@ -134,7 +169,20 @@ void Streamer::Done(absl::Status st, double read_at) {
 }
 
 void Streamer::Work() {
-  std::vector<unsigned char> buffer(largest_);
+  // Aligned for O_DIRECT (and harmless without it).
+  std::unique_ptr<unsigned char, decltype(&std::free)> held(
+      static_cast<unsigned char*>(std::aligned_alloc(
+          kDirectAlign,
+          (std::max<uint64_t>(BufferBytes(), 1) + kDirectAlign - 1) /
+              kDirectAlign * kDirectAlign)),
+      &std::free);
+  if (held == nullptr) {
+    Done(absl::ResourceExhaustedError(absl::StrCat(
+             "no memory for a read buffer of ", BufferBytes(), " bytes")),
+         0);
+    return;
+  }
+  unsigned char* const buffer = held.get();
   std::unique_ptr<ReadableFile> open;
   size_t open_file = 0;
   for (;;) {
@@ -145,7 +193,7 @@ void Streamer::Work() {
     }
     const uint64_t i = next_++;
     if (i >= chunks_) break;
-    absl::Status st = ReadChunk(ChunkAt(i), &open, &open_file, buffer.data());
+    absl::Status st = ReadChunk(ChunkAt(i), &open, &open_file, buffer);
     if (!st.ok()) Done(std::move(st), 0);
   }
   if (open != nullptr) (void)open->Close();
@@ -182,7 +230,7 @@ absl::StatusOr<StreamTally> StreamRanges(Storage& storage,
   tally.first_byte_seconds = s.first();
   tally.last_byte_seconds = s.last();
   tally.threads = threads;
-  tally.buffer_bytes = static_cast<uint64_t>(threads) * s.largest();
+  tally.buffer_bytes = static_cast<uint64_t>(threads) * s.BufferBytes();
   return tally;
 }
 

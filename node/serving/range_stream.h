@@ -30,6 +30,11 @@ namespace ckpt {
 struct StreamOptions {
   int concurrency = 8;
   uint64_t chunk_bytes = 8 << 20;
+  // File systems: each chunk read with O_DIRECT, past the page cache: the
+  // 4 KiB-aligned run that covers it, into an aligned buffer of its own
+  // (each thread's buffer: the largest chunk plus 8 KiB). Object stores
+  // and FUSE mounts ignore it.
+  bool direct = false;
 };
 
 // A file to read ranges of: where it is, its size (from the listing), and
@@ -47,6 +52,7 @@ struct StreamTally {
   double first_byte_seconds = -1, last_byte_seconds = 0;
   uint64_t buffer_bytes = 0;  // held for the reads: threads x largest chunk
   int threads = 0;
+  uint64_t major_faults = 0;  // mmap mode: the page faults that read
 };
 
 // Called with each chunk read: the file's index, the chunk's offset in it,

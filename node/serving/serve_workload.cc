@@ -24,6 +24,7 @@
 #include "common/text.h"
 #include "node/dataset/manifest_read.h"
 #include "node/round/phase_usage.h"
+#include "node/serving/mapped_ranges.h"
 #include "node/serving/model_bytes.h"
 #include "node/serving/model_headers.h"
 #include "node/serving/range_stream.h"
@@ -238,10 +239,19 @@ absl::Status ServeWorkload::CheckGenerated(const ModelHeaders& headers) const {
 }
 
 absl::Status ServeWorkload::PrepareLoad(ServePrepared* prepared) {
-  if (job_.read_mode != ServeReadMode::kStream) {
-    return absl::UnimplementedError(
-        absl::StrCat("serve.read_mode = ", std::string(Name(job_.read_mode)),
-                     ": this build reads in stream mode only"));
+  // mmap and O_DIRECT read a file system: a path (mmap: a FUSE mount's
+  // too; O_DIRECT: a local one, FUSE mounts have none).
+  const StorageKind kind = St().Kind();
+  if (job_.read_mode == ServeReadMode::kDownload ||
+      (job_.read_mode == ServeReadMode::kMmap && kind != StorageKind::kPosix &&
+       kind != StorageKind::kFuse) ||
+      (job_.read_mode == ServeReadMode::kDirect &&
+       kind != StorageKind::kPosix)) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "serve.read_mode = ", std::string(Name(job_.read_mode)), " at ", shown_,
+        " (", std::string(Name(kind)),
+        "): expected stream there (mmap: a local or FUSE path; direct: a "
+        "local path; download is not built yet)"));
   }
   if (job_.generated) {
     ASSIGN_OR_RETURN(std::optional<ModelManifest> m, FindManifest());
@@ -429,6 +439,10 @@ absl::StatusOr<StreamTally> ServeWorkload::LoadRank(
     rank_bytes_[r].fetch_add(len, std::memory_order_relaxed);
     return absl::OkStatus();
   };
+  if (job_.read_mode == ServeReadMode::kMmap) {
+    return MapRanges(location_.path, files, options.chunk_bytes, sink,
+                     ctx.abort);
+  }
   return StreamRanges(St(), files, options, sink, ctx.abort);
 }
 
@@ -443,6 +457,7 @@ absl::Status ServeWorkload::RunLoad(const NodePhaseContext& ctx,
   StreamOptions options;
   options.concurrency = static_cast<int>(job_.concurrency);
   options.chunk_bytes = job_.chunk_bytes;
+  options.direct = job_.read_mode == ServeReadMode::kDirect;
   const double planned_at = SecondsSince(t0);
   RETURN_IF_ERROR(RunEach(
       ranks, ctx,
@@ -461,7 +476,9 @@ absl::Status ServeWorkload::RunLoad(const NodePhaseContext& ctx,
     const StreamTally& t = tallies[r];
     ServeRankReport k;
     k.bytes = t.bytes;
-    k.requests = t.chunks;
+    // mmap: no request is made; the reads are the page faults.
+    k.requests =
+        job_.read_mode == ServeReadMode::kMmap ? t.major_faults : t.chunks;
     k.first_byte_seconds =
         t.first_byte_seconds < 0 ? 0 : planned_at + t.first_byte_seconds;
     k.last_byte_seconds = planned_at + t.last_byte_seconds;

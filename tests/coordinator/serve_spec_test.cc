@@ -11,6 +11,8 @@
 #include <filesystem>
 #include <string>
 
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
 #include "common/serving/serve_job.h"
 #include "common/serving/serve_options.h"
 #include "coordinator/serving/serve_results.h"
@@ -62,6 +64,50 @@ TEST(ServeSpec, AGeneratedModelOnDiskIsWhatTheSpecificationSays) {
   ASSERT_EQ(r.exit_code, 0) << r.err;
   // 2 layers x 9 tensors, the embeddings, the final norm and lm_head.
   EXPECT_THAT(r.out, HasSubstr(std::to_string(files) + " files, 21 tensors"));
+}
+
+// mmap (through page faults, one thread a rank) and direct (O_DIRECT,
+// aligned runs around unaligned tensor slices) read the same bytes as
+// stream, every one verified, whole files and tensor-parallel.
+TEST(ServeSpec, MmapAndDirectReadEveryByteOfTheirPlan) {
+  TempDir d;
+  const std::string dir = d.Sub("model");
+  uint64_t read_tp = 0;
+  {
+    Config c = LocalServe(dir, 4, ServeSplit::kTp);
+    InProcessRun h(nullptr, c);
+    ASSERT_TRUE(h.Run().ok());
+    ASSERT_NE(ReplicaLoadOf(h.result.rounds.back()), nullptr);
+    read_tp = ReplicaLoadOf(h.result.rounds.back())->read_bytes;
+  }
+  for (const ServeReadMode mode :
+       {ServeReadMode::kMmap, ServeReadMode::kDirect}) {
+    for (const ServeSplit split : {ServeSplit::kFiles, ServeSplit::kTp}) {
+      SCOPED_TRACE(absl::StrCat(std::string(Name(mode)), ", ",
+                                std::string(Name(split))));
+      Config c = LocalServe(dir, 4, split);
+      ServeOf(c).read_mode = mode;
+      InProcessRun h(nullptr, c);
+      const absl::Status s = h.Run();
+      if (mode == ServeReadMode::kDirect && !s.ok() &&
+          absl::StrContains(h.result.rounds.back().error, "direct I/O")) {
+        GTEST_SKIP() << "this file system has no O_DIRECT: "
+                     << h.result.rounds.back().error;
+      }
+      ASSERT_TRUE(s.ok()) << h.result.rounds.back().error;
+      const ReplicaLoadResult* load = ReplicaLoadOf(h.result.rounds.back());
+      ASSERT_NE(load, nullptr);
+      EXPECT_EQ(load->read_mode, mode);
+      EXPECT_TRUE(load->verified);
+      if (split == ServeSplit::kTp) {
+        EXPECT_EQ(load->read_bytes, read_tp);
+      }
+      EXPECT_EQ(load->replicas[0].bytes, load->read_bytes);
+      EXPECT_THAT(SummaryTable(h.result),
+                  HasSubstr(absl::StrCat(std::string(Name(mode)), ", ",
+                                         std::string(Name(split)), " x 4")));
+    }
+  }
 }
 
 TEST(ServeSpec, AUsersOwnModelIsLoadedUnverifiedInEverySplit) {

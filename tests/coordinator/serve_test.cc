@@ -18,6 +18,7 @@
 #include "common/serving/serve_options.h"
 #include "coordinator/json_codec.h"
 #include "coordinator/serving/serve_results.h"
+#include "coordinator/serving/serve_run.h"
 #include "coordinator/summary.h"
 #include "node/storage/memory_storage.h"
 #include "node/storage/storage_factory.h"
@@ -233,6 +234,33 @@ TEST(Serve, ARemovalTakesExactlyTheFilesItMade) {
   ASSERT_FALSE(again.Run().ok());
   ASSERT_FALSE(again.result.rounds.empty());
   EXPECT_THAT(again.result.rounds[0].error, HasSubstr("no model ckptbench"));
+}
+
+// mmap and direct read a file system: a model in memory (as an object
+// store's) is refused at prepare naming the mode and where; download is
+// not built, and an object store's path with mmap is refused before any
+// node is asked.
+TEST(Serve, AReadModeTheStorageHasNotIsRefused) {
+  auto memory = std::make_shared<MemoryStore>();
+  Config c = ServeConfig(1, ServeSplit::kFiles);
+  {
+    InProcessRun h(memory, c);
+    ASSERT_TRUE(h.Run().ok());
+  }
+  ServeOf(c).read_mode = ServeReadMode::kMmap;
+  InProcessRun h(memory, c);
+  ASSERT_FALSE(h.Run().ok());
+  ASSERT_EQ(h.result.rounds.size(), 2u);  // the make (reused), load 1
+  EXPECT_THAT(h.result.rounds[1].error,
+              HasSubstr("serve.read_mode = mmap at mem://bucket/models/tiny"));
+  ServeOf(c).path = "s3://bucket/models/tiny";
+  absl::Status s = CheckServeKeys(c, {});
+  EXPECT_THAT(s.message(), HasSubstr("expected stream for an object store"));
+  ServeOf(c).read_mode = ServeReadMode::kDownload;
+  s = CheckServeKeys(c, {});
+  EXPECT_THAT(s.message(), HasSubstr("does not download a model yet"));
+  ServeOf(c).read_mode = ServeReadMode::kStream;
+  EXPECT_TRUE(CheckServeKeys(c, {}).ok());
 }
 
 TEST(Serve, AClaimedDirectoryIsNotMadeOver) {
