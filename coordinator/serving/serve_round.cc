@@ -270,6 +270,9 @@ void ServeRound::Aggregate(const std::vector<PhaseOutcome>& reports,
   result->throughput_mib_s = MibPerSecond(result->bytes, result->seconds);
   if (action_ == ServeAction::kMake) model_->written_seconds = result->seconds;
   if (action_ == ServeAction::kLoad) {
+    // Every byte of every replica checked against the pattern.
+    result->verified =
+        plan_.generated && load->replicas.size() == nodes_.size();
     result->sections[kReplicaLoadSection] = std::move(load);
   }
 }

@@ -130,6 +130,7 @@ TEST(ServeSpec, AUsersOwnModelIsLoadedUnverifiedInEverySplit) {
       const ReplicaLoadResult* load = ReplicaLoadOf(h.result.rounds[0]);
       ASSERT_NE(load, nullptr);
       EXPECT_FALSE(load->verified);
+      EXPECT_FALSE(h.result.rounds[0].verified);
       EXPECT_EQ(load->model_bytes, file_bytes);
       ASSERT_EQ(load->replicas.size(), 1u);
       EXPECT_EQ(load->replicas[0].bytes, load->read_bytes);

@@ -75,6 +75,10 @@ void ExpectLoads(const RunResult& result, int nodes, uint32_t ranks,
     ++loads;
     EXPECT_EQ(r.status, RunStatus::kOk) << r.error;
     EXPECT_TRUE(load->verified);
+    EXPECT_TRUE(r.verified);
+    // Cold: every file's pages evicted before the clock, and none found
+    // resident (memory holds no page cache: its method says so).
+    EXPECT_FALSE(r.cache.method.empty());
     EXPECT_EQ(load->ranks, ranks);
     EXPECT_EQ(load->read_bytes, read_bytes);
     ASSERT_EQ(load->replicas.size(), static_cast<size_t>(nodes));

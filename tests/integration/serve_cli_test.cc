@@ -1,7 +1,8 @@
 // `ckptbench run` of the serve workload as a user runs it, on local disk:
 // a generated model made, loaded verified by a replica of 2 ranks and
-// written to result.json; a rerun that reuses it; a read mode this build
-// does not have refused (exit 2) naming the key; and the removal.
+// written to result.json; a rerun that reuses it and reads it through
+// mmap; a read mode this build does not have refused (exit 2) naming the
+// key; and the removal.
 #include <gtest/gtest.h>
 
 #include <filesystem>
@@ -48,6 +49,13 @@ TEST(ServeCli, MakesLoadsReusesRefusesAndRemoves) {
   EXPECT_EQ(load["ranks"], 2);
   EXPECT_EQ(load["ranks_loaded"].size(), 2u);
   EXPECT_EQ(load["replicas"][0]["bytes"], load["read_bytes"]);
+  // Cold, and shown so: every file's pages evicted before the clock, and
+  // mincore found none of the model's bytes resident.
+  const json& cache = j["rounds"][2]["page_cache"];
+  EXPECT_NE(cache["method"], "none");
+  EXPECT_EQ(cache["resident_bytes_at_start"], 0);
+  EXPECT_EQ(cache["checked_bytes"], load["model_bytes"]);
+  EXPECT_EQ(j["rounds"][2]["verified"], true);
   EXPECT_TRUE(std::filesystem::exists(model + "/ckptbench-model.json"));
   EXPECT_TRUE(std::filesystem::exists(model + "/model.safetensors.index.json"));
 
@@ -59,10 +67,17 @@ TEST(ServeCli, MakesLoadsReusesRefusesAndRemoves) {
       true);
 
   ProcessResult mmap = Serve(t, "r3", {{"CKPT_SERVE_READ_MODE", "mmap"}});
-  EXPECT_EQ(mmap.exit_code, 2);
-  EXPECT_NE(mmap.err.find("serve.read_mode (CKPT_SERVE_READ_MODE) = mmap"),
-            std::string::npos)
-      << mmap.err;
+  ASSERT_EQ(mmap.exit_code, 0) << mmap.err;
+  EXPECT_NE(mmap.out.find("mmap, tp x 2, verified"), std::string::npos)
+      << mmap.out;
+
+  ProcessResult download =
+      Serve(t, "r5", {{"CKPT_SERVE_READ_MODE", "download"}});
+  EXPECT_EQ(download.exit_code, 2);
+  EXPECT_NE(
+      download.err.find("serve.read_mode (CKPT_SERVE_READ_MODE) = download"),
+      std::string::npos)
+      << download.err;
 
   ProcessResult gone = Serve(t, "r4", {{"CKPT_SERVE_REMOVE", "true"}});
   ASSERT_EQ(gone.exit_code, 0) << gone.err;
