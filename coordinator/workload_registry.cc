@@ -66,6 +66,7 @@ std::vector<RunWorkloadEntry> BuiltInEntries() {
       Entry<ServeRun>(kServeWorkload, ServeSummary(), {CheckServeKeys, {}});
   serve.results = {ServingModelSectionCodec()};
   serve.round_result = ReplicaLoadSectionCodec();
+  serve.report = ReplicaLoadSection;
   return {std::move(checkpoint), std::move(datagen), std::move(dataload),
           std::move(serve)};
 }

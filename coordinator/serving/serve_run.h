@@ -8,6 +8,7 @@
 #ifndef CKPTBENCH_COORDINATOR_SERVING_SERVE_RUN_H_
 #define CKPTBENCH_COORDINATOR_SERVING_SERVE_RUN_H_
 
+#include "coordinator/report_parts.h"
 #include "coordinator/run_workload.h"
 #include "coordinator/summary_parts.h"
 
@@ -21,6 +22,10 @@ class ServeRun : public RunWorkload {
 
 // Its parts of the terminal summary (serve_summary.cc).
 WorkloadSummary ServeSummary();
+
+// Its section of the HTML report (serve_html.cc): the load rounds'
+// replicas and one load's ranks on a timeline; "" when no run has a load.
+std::string ReplicaLoadSection(const ReportInput& input);
 
 // Its checks of the configuration (serve_config_checks.cc): serve.* set for
 // another workload's run refused; for its own, what this build reads and

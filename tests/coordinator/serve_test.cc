@@ -173,6 +173,17 @@ TEST(Serve, TwoReplicasMakeTheModelOnceAndLoadItInEachSplit) {
   EXPECT_EQ(load->rank_loads.size(), 8u);
   EXPECT_EQ(load->replicas[1].bytes, tensor_bytes + 3 * norms + kv);
   EXPECT_EQ(SummaryTable(*back), SummaryTable(h.result));
+
+  // The report's section: every replica of both loads, and the first
+  // load's 8 ranks on a timeline.
+  ReportInput input;
+  input.runs.push_back({"run-a", &h.result, "", {}});
+  const std::string html = ReplicaLoadSection(input);
+  EXPECT_THAT(html, HasSubstr("Serving replicas"));
+  EXPECT_THAT(html, HasSubstr("stream, tp x 4, verified"));
+  EXPECT_THAT(html, HasSubstr("node 1 rank 3"));
+  EXPECT_THAT(html, HasSubstr("<svg"));
+  EXPECT_EQ(ReplicaLoadSection(ReportInput{}), "");
 }
 
 TEST(Serve, AMatchingModelIsReusedAndAnotherRefused) {

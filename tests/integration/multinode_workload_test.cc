@@ -447,7 +447,7 @@ TEST(RegisteredWorkloadSections, ABadSectionIsRefusedNamingItsMember) {
            {R"({"rounds":[{"workload":"counting","tally":{"items":1}}]})",
             "rounds[0].tally: expected items and nodes, counts"},
            {R"({"workload":3})",
-            "workload: expected one of checkpoint, datagen, dataload, "
+            "workload: expected one of checkpoint, datagen, dataload, serve, "
             "counting, found"},
            {absl::StrCat(R"({"counting":)", deep, "}"),
             "counting: expected an object nested at most 32 deep"}}) {
@@ -510,7 +510,8 @@ TEST(RoundProtocolWorkloads, ANodeWithoutTheWorkloadRefusesItAtPrepare) {
   RoundResult r = protocol.Run(round, {"run-w", 1, nullptr});
   EXPECT_EQ(r.status, RunStatus::kFailed);
   EXPECT_NE(r.error.find("prepare: workload 'counting' is not one this node "
-                         "runs (it runs: checkpoint, datagen, dataload)"),
+                         "runs (it runs: checkpoint, datagen, dataload, "
+                         "serve)"),
             std::string::npos)
       << r.error;
   EXPECT_EQ(r.error_kind, "bad_input");
