@@ -134,7 +134,12 @@ absl::Status CheckDatasetApartFromCheckpoints(const Config& c) {
 }  // namespace
 
 absl::Status CheckDatasetKeys(const Config& c, const KeyCheckScope& scope) {
-  if (c.run.workload == kCheckpointWorkload) return absl::OkStatus();
+  // The dataset workloads' own runs only (a checkpoint's or a serving
+  // replica's run reads no dataset).
+  if (c.run.workload != kDatagenWorkload &&
+      c.run.workload != kDataloadWorkload) {
+    return absl::OkStatus();
+  }
   if (scope.need_storage && DatasetOf(c).path.empty() &&
       c.storage.path.empty()) {
     return absl::InvalidArgumentError(

@@ -8,7 +8,7 @@
 
 namespace ckpt {
 
-absl::Status CheckServeKeys(const Config& c, const KeyCheckScope& /*scope*/) {
+absl::Status CheckServeKeys(const Config& c, const KeyCheckScope& scope) {
   const ServeOptions& s = ServeOf(c);
   if (c.run.workload != kServeWorkload) {
     if (s.remove) {
@@ -17,6 +17,12 @@ absl::Status CheckServeKeys(const Config& c, const KeyCheckScope& /*scope*/) {
           c.run.workload, ": expected run.workload = serve"));
     }
     return absl::OkStatus();
+  }
+  if (scope.need_storage && s.path.empty() && c.storage.path.empty()) {
+    return absl::InvalidArgumentError(
+        "serve.path (CKPT_SERVE_PATH) is not set, nor storage.path "
+        "(CKPT_DIR_PATH): expected the model's directory or URI, e.g. "
+        "CKPT_SERVE_PATH=s3://bucket/models/llama-3.1-8b");
   }
   if (s.read_mode == ServeReadMode::kDownload) {
     return absl::InvalidArgumentError(

@@ -16,6 +16,7 @@
 #include "common/serving/model_manifest.h"
 #include "common/serving/serve_job.h"
 #include "common/serving/serve_options.h"
+#include "coordinator/config_checks.h"
 #include "coordinator/json_codec.h"
 #include "coordinator/serving/serve_results.h"
 #include "coordinator/serving/serve_run.h"
@@ -276,6 +277,14 @@ TEST(Serve, AReadModeTheStorageHasNotIsRefused) {
   EXPECT_THAT(s.message(), HasSubstr("does not download a model yet"));
   ServeOf(c).read_mode = ServeReadMode::kStream;
   EXPECT_TRUE(CheckServeKeys(c, {}).ok());
+  // serve.path alone places the model (no storage.path needed), and the
+  // dataset workloads' checks leave a serve run alone.
+  EXPECT_TRUE(c.storage.path.empty());
+  ServeOf(c).path = "/var/tmp/ckptbench-models/tiny";
+  EXPECT_TRUE(ValidateConfig(c, true).ok()) << ValidateConfig(c, true);
+  ServeOf(c).path.clear();
+  EXPECT_THAT(CheckServeKeys(c, {}).message(),
+              HasSubstr("serve.path (CKPT_SERVE_PATH) is not set"));
 }
 
 TEST(Serve, AClaimedDirectoryIsNotMadeOver) {
