@@ -164,7 +164,7 @@ TEST(Report, AWorkloadsPartIsGivenTheRunsAndWhatTheSweepSwept) {
   int parts = 0;
   WorkloadRegistry::BuiltIn().ForEachReport(
       [&parts](const WorkloadReport&) { ++parts; });
-  EXPECT_EQ(parts, 2);  // the checkpoint's and dataload's
+  EXPECT_EQ(parts, 3);  // the checkpoint's, dataload's and serve's
 }
 
 // The checkpoint's sections are its registered parts, drawn where the
