@@ -160,8 +160,7 @@ absl::Status ServeRound::Finish(const std::vector<PhaseOutcome>& /*reports*/,
   ModelManifest m;
   m.model = plan_.model;
   m.bytes = plan_.model_bytes;
-  absl::StatusOr<GeneratedFiles> files = GeneratedModelFiles(plan_.model);
-  if (files.ok()) m.files = files->files.size();
+  m.files = plan_.model_files;
   m.run_id = plan_.run_id;
   m.created_unix_ns = NowUnixNs();
   const std::string text = ModelManifestToJson(m);

@@ -28,6 +28,7 @@ struct ServePlan {
   bool generated = true;
   GeneratedModel model;
   uint64_t model_bytes = 0;  // generated: its files' bytes
+  uint64_t model_files = 0;  // generated: its files
   uint32_t ranks = 1;
   ServeReadMode read_mode = ServeReadMode::kStream;
   ServeSplit split = ServeSplit::kTp;

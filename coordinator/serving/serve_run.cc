@@ -36,6 +36,7 @@ absl::StatusOr<ServePlan> PlanOf(RunContext& ctx) {
     ASSIGN_OR_RETURN(const GeneratedFiles files,
                      GeneratedModelFiles(plan.model));
     plan.model_bytes = files.bytes;
+    plan.model_files = files.files.size();
   }
   plan.ranks = static_cast<uint32_t>(config.RanksPerNode());
   plan.read_mode = serve.read_mode;

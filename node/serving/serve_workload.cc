@@ -91,6 +91,16 @@ class ServeWorkload : public NodeWorkload {
   std::string ManifestShown() const {
     return absl::StrCat(shown_, "/", kModelManifestName);
   }
+  // The pending manifest this run writes in its claim: the model, by run.
+  std::string PendingManifest() const {
+    ModelManifest m;
+    m.model = job_.model;
+    m.files = gen_.files.size();
+    m.bytes = gen_.bytes;
+    m.run_id = run_id_;
+    m.created_unix_ns = NowUnixNs();
+    return ModelManifestToJson(m);
+  }
   // The manifest at the directory, parsed; nullopt when there is none.
   absl::StatusOr<std::optional<ModelManifest>> FindManifest(
       std::string* text = nullptr);
@@ -155,15 +165,8 @@ absl::Status ServeWorkload::Claim() {
         "wrote"));
   }
   RETURN_IF_ERROR(claim.status());
-  ModelManifest pending;
-  pending.model = job_.model;
-  pending.files = gen_.files.size();
-  pending.bytes = gen_.bytes;
-  pending.run_id = run_id_;
-  pending.created_unix_ns = NowUnixNs();
-  absl::Status written =
-      St().WriteAtomic(JoinPath(ClaimDirPath(), kPendingManifestName),
-                       ModelManifestToJson(pending));
+  absl::Status written = St().WriteAtomic(
+      JoinPath(ClaimDirPath(), kPendingManifestName), PendingManifest());
   if (!written.ok()) (void)ReleaseMakeClaim(St(), ClaimDirPath());
   return written;
 }
@@ -501,16 +504,9 @@ absl::Status ServeWorkload::RunRemove() {
   // The pending manifest first, so a removal killed half-way is finished
   // by the next; then the manifest, so nothing loads the model while its
   // files go; then exactly the files it names, the index and the claim.
-  ModelManifest pending;
-  pending.model = job_.model;
-  pending.files = gen_.files.size();
-  pending.bytes = gen_.bytes;
-  pending.run_id = run_id_;
-  pending.created_unix_ns = NowUnixNs();
   RETURN_IF_ERROR(St().CreateDirs(ClaimDirPath()));
-  RETURN_IF_ERROR(
-      St().WriteAtomic(JoinPath(ClaimDirPath(), kPendingManifestName),
-                       ModelManifestToJson(pending)));
+  RETURN_IF_ERROR(St().WriteAtomic(
+      JoinPath(ClaimDirPath(), kPendingManifestName), PendingManifest()));
   RETURN_IF_ERROR(St().RemoveFiles(location_.path, {kModelManifestName}));
   std::vector<std::string> names;
   for (const ModelFile& f : gen_.files) names.push_back(f.name);
