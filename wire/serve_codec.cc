@@ -52,6 +52,8 @@ std::string EncodeServeJob(const ServeJob& job) {
   w.set_split(static_cast<v1::ServeSplit>(WireOf(job.split)));
   w.set_concurrency(job.concurrency);
   w.set_chunk_bytes(job.chunk_bytes);
+  w.set_download_path(job.download_path);
+  w.set_hold(job.hold);
   w.set_cache_mode(ToWire(job.cache_mode));
   *w.mutable_backend() = ToWire(job.backend);
   return w.SerializeAsString();
@@ -111,6 +113,11 @@ absl::StatusOr<ServeJob> DecodeServeJob(const std::string& bytes) {
   job.chunk_bytes = w.chunk_bytes();
   RETURN_IF_ERROR(
       RecheckKey("serve.chunk_size", absl::StrCat(job.chunk_bytes)));
+  job.download_path = w.download_path();
+  job.hold = w.hold();
+  if (job.read_mode == ServeReadMode::kDownload) {
+    RETURN_IF_ERROR(RecheckKey("serve.download_path", job.download_path));
+  }
   ASSIGN_OR_RETURN(job.cache_mode, FromWire(w.cache_mode(), "io.cache_mode"));
   ASSIGN_OR_RETURN(job.backend, FromWire(w.backend()));  // checked there
   return job;
@@ -161,6 +168,9 @@ std::string EncodeServeReport(const ServeReport& r) {
   w.set_verified(r.verified);
   w.set_files(r.files);
   w.set_bytes(r.bytes);
+  w.set_download_seconds(r.download_seconds);
+  w.set_download_bytes(r.download_bytes);
+  w.set_download_requests(r.download_requests);
   return w.SerializeAsString();
 }
 
@@ -185,6 +195,9 @@ absl::StatusOr<ServeReport> DecodeServeReport(const std::string& bytes) {
   r.verified = w.verified();
   r.files = w.files();
   r.bytes = w.bytes();
+  r.download_seconds = w.download_seconds();
+  r.download_bytes = w.download_bytes();
+  r.download_requests = w.download_requests();
   return r;
 }
 

@@ -45,6 +45,9 @@ struct ServeJob {
   ServeSplit split = ServeSplit::kTp;
   uint32_t concurrency = 8;
   uint64_t chunk_bytes = 8 << 20;
+  // download: the node's local directory the model is copied into.
+  std::string download_path;
+  bool hold = false;  // each rank keeps its share in host memory
   CacheMode cache_mode = CacheMode::kAuto;
   BackendOptions backend;
 };
@@ -69,8 +72,14 @@ struct ServeRankReport {
 };
 
 struct ServeReport {
-  // Loading: the headers, read before any tensor (each a read of 8 bytes
-  // then one of N, as safetensors' readers read them).
+  // Loading in download mode, since the phase's start: the files copied
+  // whole to the local directory (their bytes, headers included, and the
+  // reads that fetched them), before the headers are read from the copy.
+  double download_seconds = 0;
+  uint64_t download_bytes = 0, download_requests = 0;
+  // Loading: the headers, read by every rank before its tensors (each a
+  // read of 8 bytes then one of N, as safetensors' readers read them),
+  // summed over ranks; the seconds are the slowest rank's.
   uint64_t header_reads = 0, header_bytes = 0;
   double headers_seconds = 0;
   std::vector<ServeRankReport> ranks;

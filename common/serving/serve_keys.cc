@@ -56,7 +56,9 @@ void AddServeKeys(std::vector<KeyDef>* out,
       "Streamer); mmap (each file mapped, its tensors copied out through "
       "page faults, one thread, as safetensors' safe_open; local and FUSE "
       "paths); direct (stream's reads with O_DIRECT, past the page cache; "
-      "local paths); download is not built yet"));
+      "local paths); download (the files copied whole to "
+      "serve.download_path first, as an init container does, with stream's "
+      "reads, then mapped from there as mmap)"));
   keys.push_back(KindKey<ServeSplit>(
       "serve.split", "CKPT_SERVE_SPLIT",
       [](auto& c) -> auto& { return ServeOf(c).split; },
@@ -71,6 +73,30 @@ void AddServeKeys(std::vector<KeyDef>* out,
       [](auto& c) -> auto& { return ServeOf(c).chunk_bytes; },
       "stream: one read's most bytes (a rank holds serve.concurrency of "
       "them)"));
+  KeyDef download = StringKey(
+      "serve.download_path", "CKPT_SERVE_DOWNLOAD_PATH",
+      "an absolute path of a local directory, at most 1024 bytes",
+      [](auto& c) -> auto& { return ServeOf(c).download_path; },
+      "download: the node's local directory the model is copied into (each "
+      "load a fresh directory of the run's inside it, removed after the "
+      "load)");
+  download.set = [expected = download.expected](Config& c,
+                                                const std::string& v) {
+    if (v.empty() || v[0] != '/' || v.size() > 1024 ||
+        v.find('\0') != std::string::npos) {
+      return Expect(expected);
+    }
+    ServeOf(c).download_path = v;
+    return absl::OkStatus();
+  };
+  keys.push_back(std::move(download));
+  keys.push_back(BoolKey(
+      "serve.hold", "CKPT_SERVE_HOLD",
+      [](auto& c) -> auto& { return ServeOf(c).hold; },
+      "each rank keeps what it read in host memory, a CPU-side copy of its "
+      "weights (memory: the replica's planned bytes, allocated before the "
+      "clock); false: each chunk dropped once checked, memory bounded by "
+      "the read mode"));
   keys.push_back(IntKey(
       "serve.loads", "CKPT_SERVE_LOADS", 1, kMaxServeLoads,
       [](auto& c) -> auto& { return ServeOf(c).loads; },

@@ -37,9 +37,15 @@ struct ServeOptions {
   ServeSplit split = ServeSplit::kTp;
   int concurrency = 8;             // reads in flight per rank (stream)
   uint64_t chunk_bytes = 8 << 20;  // one read's most bytes (stream)
-  int loads = 1;                   // cold loads, each a timed round
-  int write_threads = 4;           // generating: files written at once
-  bool remove = false;             // remove the generated model instead
+  // download: the local directory each load copies the model into (a
+  // fresh directory of the run's in it, removed after the load).
+  std::string download_path = "/tmp";
+  // Each rank keeps what it read in host memory (its share), instead of
+  // dropping each chunk once checked.
+  bool hold = false;
+  int loads = 1;          // cold loads, each a timed round
+  int write_threads = 4;  // generating: files written at once
+  bool remove = false;    // remove the generated model instead
 };
 
 inline ServeOptions& ServeOf(Config& config) {

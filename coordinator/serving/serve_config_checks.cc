@@ -24,19 +24,21 @@ absl::Status CheckServeKeys(const Config& c, const KeyCheckScope& scope) {
         "(CKPT_DIR_PATH): expected the model's directory or URI, e.g. "
         "CKPT_SERVE_PATH=s3://bucket/models/llama-3.1-8b");
   }
-  if (s.read_mode == ServeReadMode::kDownload) {
+  if (c.cluster.accelerator == Accelerator::kGpu) {
     return absl::InvalidArgumentError(
-        "serve.read_mode (CKPT_SERVE_READ_MODE) = download: expected stream, "
-        "mmap or direct; this build does not download a model yet");
+        "cluster.accelerator (ACCELERATOR) = gpu with run.workload = serve: a "
+        "replica's ranks read into host memory in this version (serve.hold "
+        "keeps their shares there); expected ACCELERATOR=cpu");
   }
-  if (s.read_mode != ServeReadMode::kStream &&
+  if ((s.read_mode == ServeReadMode::kMmap ||
+       s.read_mode == ServeReadMode::kDirect) &&
       IsObjectStoreUri(ServeModelPath(c))) {
     return absl::InvalidArgumentError(absl::StrCat(
         "serve.read_mode (CKPT_SERVE_READ_MODE) = ",
         std::string(Name(s.read_mode)), " with the model at ",
         ServeModelPath(c),
-        ": expected stream for an object store (mmap and direct read a "
-        "file system: a local path, or a FUSE mount's for mmap)"));
+        ": expected stream or download for an object store (mmap and direct "
+        "read a file system: a local path, or a FUSE mount's for mmap)"));
   }
   if (s.source == DatasetSource::kListed && s.path.empty()) {
     return absl::InvalidArgumentError(

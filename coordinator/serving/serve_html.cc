@@ -24,10 +24,16 @@ std::string ReplicaLoadSection(const ReportInput& input) {
       const std::string how =
           absl::StrCat(std::string(Name(load->read_mode)), ", ",
                        std::string(Name(load->split)), " x ", load->ranks,
-                       load->verified ? ", verified" : ", unverified");
+                       load->verified ? ", verified" : ", unverified",
+                       load->hold ? ", held in memory" : "");
       for (const ReplicaLoadResult::Replica& p : load->replicas) {
+        const std::string copied =
+            load->read_mode == ServeReadMode::kDownload
+                ? absl::StrCat(", copied in ", Fixed(p.download_seconds, 3),
+                               " s")
+                : "";
         rows.push_back({run.label, ServeRoundName(round), absl::StrCat(p.node),
-                        how, Fixed(p.headers_seconds, 3),
+                        how + copied, Fixed(p.headers_seconds, 3),
                         Fixed(p.first_byte_seconds, 3),
                         Fixed(p.load_seconds, 3), Fixed(p.mib_per_second, 1),
                         absl::StrCat(p.requests)});

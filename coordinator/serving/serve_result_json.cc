@@ -30,6 +30,7 @@ void ReadReplicaLoad(const Fields& f, ReplicaLoadResult* r) {
   f.Get("ranks", &r->ranks);
   f.Get("concurrency", &r->concurrency);
   f.Get("chunk_bytes", &r->chunk_bytes);
+  f.Get("hold", &r->hold);
   f.Get("model_bytes", &r->model_bytes);
   f.Get("read_bytes", &r->read_bytes);
   f.Get("verified", &r->verified);
@@ -43,6 +44,9 @@ void ReadReplicaLoad(const Fields& f, ReplicaLoadResult* r) {
     e.Get("bytes", &p.bytes);
     e.Get("requests", &p.requests);
     e.Get("mib_per_second", &p.mib_per_second);
+    e.Get("download_seconds", &p.download_seconds);
+    e.Get("download_bytes", &p.download_bytes);
+    e.Get("download_requests", &p.download_requests);
     r->replicas.push_back(p);
   });
   f.Each("ranks_loaded", [r](const Fields& e) {
@@ -87,19 +91,26 @@ std::string ReplicaLoadResult::ToJson(const RunResult&) const {
   j["ranks"] = ranks;
   j["concurrency"] = concurrency;
   j["chunk_bytes"] = chunk_bytes;
+  j["hold"] = hold;
   j["model_bytes"] = model_bytes;
   j["read_bytes"] = read_bytes;
   j["verified"] = verified;
   json replicas = json::array();
   for (const Replica& p : this->replicas) {
-    replicas.push_back({{"node", p.node},
-                        {"headers_seconds", p.headers_seconds},
-                        {"first_byte_seconds", p.first_byte_seconds},
-                        {"load_seconds", p.load_seconds},
-                        {"header_reads", p.header_reads},
-                        {"bytes", p.bytes},
-                        {"requests", p.requests},
-                        {"mib_per_second", p.mib_per_second}});
+    json e = {{"node", p.node},
+              {"headers_seconds", p.headers_seconds},
+              {"first_byte_seconds", p.first_byte_seconds},
+              {"load_seconds", p.load_seconds},
+              {"header_reads", p.header_reads},
+              {"bytes", p.bytes},
+              {"requests", p.requests},
+              {"mib_per_second", p.mib_per_second}};
+    if (read_mode == ServeReadMode::kDownload) {
+      e["download_seconds"] = p.download_seconds;
+      e["download_bytes"] = p.download_bytes;
+      e["download_requests"] = p.download_requests;
+    }
+    replicas.push_back(std::move(e));
   }
   j["replicas"] = std::move(replicas);
   json ranks_loaded = json::array();

@@ -43,15 +43,21 @@ struct ReplicaLoadResult : ResultSection {
   uint32_t ranks = 1;  // per replica
   uint32_t concurrency = 0;
   uint64_t chunk_bytes = 0;
+  bool hold = false;         // each rank kept its share in host memory
   uint64_t model_bytes = 0;  // the files' bytes
   uint64_t read_bytes = 0;   // one replica's ranks' tensor bytes, summed
   bool verified = false;     // every byte checked against the pattern
   struct Replica {
     int node = 0;
-    // Since the round's start: the headers read, the first tensor byte
+    // Since the round's start: every rank's headers read, the first tensor byte
     // in (the fastest rank's), the last rank done.
     double headers_seconds = 0, first_byte_seconds = 0, load_seconds = 0;
     uint64_t header_reads = 0, bytes = 0, requests = 0;
+    // download mode: the copy to the node done (since the round's start),
+    // its bytes (the files whole, with the index) and its reads; then the
+    // headers and tensors are read from the copy (requests: page faults).
+    double download_seconds = 0;
+    uint64_t download_bytes = 0, download_requests = 0;
     double mib_per_second = 0;  // its tensor bytes over load_seconds
   };
   std::vector<Replica> replicas;

@@ -79,6 +79,8 @@ PhaseJob ServeRound::BuildPrepare(size_t node) {
   job.split = plan_.split;
   job.concurrency = plan_.concurrency;
   job.chunk_bytes = plan_.chunk_bytes;
+  job.download_path = plan_.download_path;
+  job.hold = plan_.hold;
   job.cache_mode = plan_.cache_mode;
   job.backend = plan_.backend;
   PhaseJob prepare;
@@ -144,6 +146,24 @@ absl::Status ServeRound::CheckReport(size_t node, const PhaseOutcome& report,
          rank.first_byte_seconds <= rank.last_byte_seconds;
     sum += rank.bytes;
   }
+  // download: the files copied whole first (with the index, when there).
+  const bool download = plan_.read_mode == ServeReadMode::kDownload;
+  const uint64_t model_bytes =
+      node < prepared_.size() ? prepared_[node].model_bytes : 0;
+  if (download && (r->download_bytes < model_bytes ||
+                   r->download_bytes > model_bytes + kMaxModelIndexBytes ||
+                   !IsReportDuration(r->download_seconds) ||
+                   r->download_seconds > r->headers_seconds)) {
+    return absl::DataLossError(absl::StrCat(
+        who, " reported a download of ", r->download_bytes,
+        " bytes; expected the model's ", model_bytes,
+        " bytes (and its index), copied before the headers were read"));
+  }
+  if (!download && (r->download_bytes != 0 || r->download_seconds != 0)) {
+    return absl::DataLossError(absl::StrCat(who, " reported a download in ",
+                                            std::string(Name(plan_.read_mode)),
+                                            " mode"));
+  }
   if (!ok || sum != planned || !IsReportDuration(r->headers_seconds)) {
     return absl::DataLossError(absl::StrCat(
         who, " reported ", r->ranks.size(), " rank(s) reading ", sum,
@@ -186,6 +206,11 @@ void AddReplica(int node, double lag, const PhaseOutcome& rep,
   p.node = node;
   p.headers_seconds = lag + r.headers_seconds;
   p.header_reads = r.header_reads;
+  if (r.download_bytes > 0) {
+    p.download_seconds = lag + r.download_seconds;
+    p.download_bytes = r.download_bytes;
+    p.download_requests = r.download_requests;
+  }
   double first = -1, last = 0;
   for (size_t k = 0; k < r.ranks.size(); ++k) {
     const ServeRankReport& rank = r.ranks[k];
@@ -224,6 +249,7 @@ void ServeRound::Aggregate(const std::vector<PhaseOutcome>& reports,
   load->ranks = plan_.ranks;
   load->concurrency = plan_.concurrency;
   load->chunk_bytes = plan_.chunk_bytes;
+  load->hold = plan_.hold;
   load->verified = plan_.generated;
   if (!prepared_.empty()) {
     load->model_bytes = prepared_[0].model_bytes;

@@ -34,6 +34,8 @@ struct ServePlan {
   ServeSplit split = ServeSplit::kTp;
   uint32_t concurrency = 8;
   uint64_t chunk_bytes = 8 << 20;
+  std::string download_path;  // download: each node's local directory
+  bool hold = false;          // ranks keep their shares in host memory
   uint32_t write_threads = 4;
   uint64_t block_size = 4 << 20;
   bool fsync = true;

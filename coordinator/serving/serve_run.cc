@@ -43,6 +43,8 @@ absl::StatusOr<ServePlan> PlanOf(RunContext& ctx) {
   plan.split = serve.split;
   plan.concurrency = static_cast<uint32_t>(serve.concurrency);
   plan.chunk_bytes = serve.chunk_bytes;
+  plan.download_path = serve.download_path;
+  plan.hold = serve.hold;
   plan.write_threads = static_cast<uint32_t>(serve.write_threads);
   plan.block_size = config.io.block_size;
   plan.fsync = config.io.fsync;

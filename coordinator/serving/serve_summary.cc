@@ -68,19 +68,28 @@ void AddLoads(const RunResult& r, std::string* out) {
       const double mean = n > 0 ? sum / n : 0;
       const double sd =
           n > 1 ? std::sqrt(std::max(0.0, sq / n - mean * mean)) : 0;
+      const std::string copied =
+          load->read_mode == ServeReadMode::kDownload
+              ? absl::StrFormat(" (copied in %.3f s, %d reads)",
+                                p.download_seconds, p.download_requests)
+              : "";
       absl::StrAppendFormat(
           out,
-          "%-8s %5d %10.3f %10.3f %10.3f %10.1f %9d %9.3f  %s, %s x %d%s\n",
+          "%-8s %5d %10.3f %10.3f %10.3f %10.1f %9d %9.3f  %s%s, %s x %d%s%s\n",
           ServeRoundName(round), p.node, p.headers_seconds,
           p.first_byte_seconds, p.load_seconds, p.mib_per_second, p.requests,
-          sd, load->read_mode, load->split, load->ranks,
-          load->verified ? ", verified" : ", unverified");
+          sd, load->read_mode, copied, load->split, load->ranks,
+          load->verified ? ", verified" : ", unverified",
+          load->hold ? ", held in memory" : "");
     }
   }
   if (any) {
     *out +=
-        "headers s: every file's header read; 1st byte s: the first tensor "
-        "byte in; load s: the last rank done; all from the round's start\n";
+        "headers s: every rank read every file's header; 1st byte s: the "
+        "first tensor "
+        "byte in; load s: the last rank done; all from the round's start "
+        "(download: the copy to the node first, then the headers and "
+        "tensors read from it, requests its page faults)\n";
   }
 }
 

@@ -4,13 +4,15 @@
 //    owner first claims the directory and writes the pending manifest; the
 //    coordinator writes the manifest once every node is done); a directory
 //    whose manifest matches is reused, one holding another model refused.
-//  - load: timed from the common start, as a replica loads: the model's
-//    files found and every header read (model_headers.h), the ranks' reads
-//    planned (common/serving/replica_plan.h), then every rank reads its
-//    share at once, in `stream` mode (range_stream.h); a generated model's
-//    bytes are each checked against the pattern, a listed model's read
-//    unverified. Before the clock, every file's pages are evicted as
-//    io.cache_mode says (Storage::PrepareColdRead).
+//  - load: the ranks' reads planned at prepare (common/serving/
+//    replica_plan.h) and every file's pages evicted as io.cache_mode says
+//    (Storage::PrepareColdRead); then timed from the common start, as a
+//    replica loads: with `download` the files copied to the node first
+//    (model_download.h); every rank at once finds the files, reads every
+//    header (model_headers.h) and reads its share in serve.read_mode
+//    (range_stream.h, mapped_ranges.h), kept in host memory with
+//    serve.hold (held_weights.h); a generated model's bytes are each
+//    checked against the pattern, a listed model's read unverified.
 //  - remove: the manifest first, then exactly the files it names, then the
 //    claim.
 #ifndef CKPTBENCH_NODE_SERVING_SERVE_WORKLOAD_H_

@@ -41,6 +41,7 @@ ServeJob OffDefaultServeJob() {
   j.split = ServeSplit::kFiles;
   j.concurrency = 12;
   j.chunk_bytes = 1 << 16;
+  j.download_path = "/var/tmp/replica";
   j.cache_mode = CacheMode::kFadvise;
   j.backend.flavour = StorageFlavour::kFuse;
   j.backend.s3.region = "eu-west-3";
@@ -66,6 +67,7 @@ TEST(ServeCodec, AJobArrivesAsItLeft) {
   EXPECT_EQ(back->split, ServeSplit::kFiles);
   EXPECT_EQ(back->concurrency, 12u);
   EXPECT_EQ(back->chunk_bytes, 1u << 16);
+  EXPECT_EQ(back->download_path, "/var/tmp/replica");
   EXPECT_EQ(back->cache_mode, CacheMode::kFadvise);
   EXPECT_EQ(back->backend, j.backend);
 }
@@ -93,6 +95,12 @@ TEST(ServeCodec, AJobOutsideItsBoundsIsRefusedNamingWhat) {
   j = OffDefaultServeJob();
   j.write_threads = 0;
   EXPECT_THAT(refused(j), HasSubstr("serve.write_threads"));
+  // download: the node's directory an absolute path.
+  j = OffDefaultServeJob();
+  j.download_path = "relative/dir";
+  EXPECT_THAT(refused(j), HasSubstr("serve.download_path"));
+  j.download_path = "";
+  EXPECT_THAT(refused(j), HasSubstr("serve.download_path"));
   // Kinds this build does not know.
   v1::ServeJob w;
   ASSERT_TRUE(w.ParseFromString(EncodeServeJob(OffDefaultServeJob())));
@@ -129,6 +137,9 @@ TEST(ServeCodec, APrepareOutcomeAndAReportArriveAsTheyLeft) {
   r.verified = true;
   r.files = 2;
   r.bytes = 999;
+  r.download_seconds = 0.125;
+  r.download_bytes = 5300;
+  r.download_requests = 21;
   auto rb = DecodeServeReport(EncodeServeReport(r));
   ASSERT_TRUE(rb.ok()) << rb.status();
   EXPECT_EQ(rb->header_reads, 6u);
@@ -142,6 +153,9 @@ TEST(ServeCodec, APrepareOutcomeAndAReportArriveAsTheyLeft) {
   EXPECT_TRUE(rb->verified);
   EXPECT_EQ(rb->files, 2u);
   EXPECT_EQ(rb->bytes, 999u);
+  EXPECT_EQ(rb->download_seconds, 0.125);
+  EXPECT_EQ(rb->download_bytes, 5300u);
+  EXPECT_EQ(rb->download_requests, 21u);
 
   r.ranks.assign(kMaxServeRanks + 1, ServeRankReport{});
   EXPECT_FALSE(DecodeServeReport(EncodeServeReport(r)).ok());

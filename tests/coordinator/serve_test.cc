@@ -8,6 +8,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <fstream>
 #include <memory>
 #include <string>
 
@@ -24,6 +25,7 @@
 #include "node/storage/memory_storage.h"
 #include "node/storage/storage_factory.h"
 #include "tests/testing/inprocess_run.h"
+#include "tests/testing/temp_dir.h"
 
 namespace ckpt {
 namespace {
@@ -86,8 +88,11 @@ void ExpectLoads(const RunResult& result, int nodes, uint32_t ranks,
     ASSERT_EQ(load->rank_loads.size(), static_cast<size_t>(nodes) * ranks);
     for (const ReplicaLoadResult::Replica& p : load->replicas) {
       EXPECT_EQ(p.bytes, read_bytes);
+      // Every rank read every file's header: 8 bytes, then N.
+      EXPECT_EQ(p.header_reads, 2 * 5 * ranks);
       EXPECT_GT(p.requests, 0u);
-      EXPECT_LE(p.headers_seconds, p.first_byte_seconds);
+      EXPECT_GT(p.headers_seconds, 0);
+      EXPECT_LE(p.headers_seconds, p.load_seconds);
       EXPECT_LE(p.first_byte_seconds, p.load_seconds);
     }
     uint64_t sum = 0;
@@ -253,9 +258,9 @@ TEST(Serve, ARemovalTakesExactlyTheFilesItMade) {
 }
 
 // mmap and direct read a file system: a model in memory (as an object
-// store's) is refused at prepare naming the mode and where; download is
-// not built, and an object store's path with mmap is refused before any
-// node is asked.
+// store's) is refused at prepare naming the mode and where, and an object
+// store's path with mmap before any node is asked; download reads any
+// storage.
 TEST(Serve, AReadModeTheStorageHasNotIsRefused) {
   auto memory = std::make_shared<MemoryStore>();
   Config c = ServeConfig(1, ServeSplit::kFiles);
@@ -271,11 +276,16 @@ TEST(Serve, AReadModeTheStorageHasNotIsRefused) {
               HasSubstr("serve.read_mode = mmap at mem://bucket/models/tiny"));
   ServeOf(c).path = "s3://bucket/models/tiny";
   absl::Status s = CheckServeKeys(c, {});
-  EXPECT_THAT(s.message(), HasSubstr("expected stream for an object store"));
+  EXPECT_THAT(s.message(),
+              HasSubstr("expected stream or download for an object store"));
   ServeOf(c).read_mode = ServeReadMode::kDownload;
-  s = CheckServeKeys(c, {});
-  EXPECT_THAT(s.message(), HasSubstr("does not download a model yet"));
+  EXPECT_TRUE(CheckServeKeys(c, {}).ok());
   ServeOf(c).read_mode = ServeReadMode::kStream;
+  // Into device memory is not built: said, not ignored.
+  c.cluster.accelerator = Accelerator::kGpu;
+  EXPECT_THAT(CheckServeKeys(c, {}).message(),
+              HasSubstr("ACCELERATOR) = gpu with run.workload = serve"));
+  c.cluster.accelerator = Accelerator::kCpu;
   EXPECT_TRUE(CheckServeKeys(c, {}).ok());
   // serve.path alone places the model (no storage.path needed), and the
   // dataset workloads' checks leave a serve run alone.
@@ -285,6 +295,103 @@ TEST(Serve, AReadModeTheStorageHasNotIsRefused) {
   ServeOf(c).path.clear();
   EXPECT_THAT(CheckServeKeys(c, {}).message(),
               HasSubstr("serve.path (CKPT_SERVE_PATH) is not set"));
+}
+
+// download: each replica copies the model's files and index whole to
+// serve.download_path (a directory of the run's in it), then reads the
+// headers and its tensor-parallel slices from the copy, every byte
+// verified; the copy is removed after each load, and what the user had in
+// the directory stays. A flipped byte at the source is caught in the copy
+// (which is removed all the same); a download_path that is not a
+// directory is refused at prepare, naming the key.
+TEST(Serve, DownloadCopiesTheModelToTheNodeAndLoadsTheCopy) {
+  auto memory = std::make_shared<MemoryStore>();
+  TempDir local;
+  Config c = ServeConfig(2, ServeSplit::kTp);
+  ServeOf(c).read_mode = ServeReadMode::kDownload;
+  ServeOf(c).download_path = local.path();
+  memory->Put("mem://bucket/models/tiny/notes.txt", "not the model's");
+  {
+    std::ofstream keep(local.Sub("keep.txt"));
+    keep << "the user's";
+  }
+  const GeneratedFiles model = Model(c);
+  InProcessRun h(memory, c, 2);
+  const absl::Status run = h.Run();
+  ASSERT_TRUE(run.ok()) << run;
+  const uint64_t index =
+      ReadStored(memory, std::string(kUri) + "/" + kModelIndexName).size();
+  ASSERT_GT(index, 0u);
+  int loads = 0;
+  for (const RoundResult& r : h.result.rounds) {
+    const ReplicaLoadResult* load = ReplicaLoadOf(r);
+    if (load == nullptr) continue;
+    ++loads;
+    EXPECT_EQ(r.status, RunStatus::kOk) << r.error;
+    EXPECT_TRUE(load->verified);
+    EXPECT_EQ(load->read_mode, ServeReadMode::kDownload);
+    ASSERT_EQ(load->replicas.size(), 2u);
+    for (const ReplicaLoadResult::Replica& p : load->replicas) {
+      EXPECT_EQ(p.download_bytes, model.bytes + index);
+      // 64 KiB reads: at least one per 64 KiB of each file.
+      EXPECT_GE(p.download_requests, model.bytes / (64 << 10));
+      EXPECT_GT(p.download_seconds, 0);
+      // The copy first; then each rank its headers, then its tensors (the
+      // slowest rank's headers may come after the fastest's first byte).
+      EXPECT_LE(p.download_seconds, p.headers_seconds);
+      EXPECT_LE(p.download_seconds, p.first_byte_seconds);
+      EXPECT_LE(p.headers_seconds, p.load_seconds);
+      EXPECT_LE(p.first_byte_seconds, p.load_seconds);
+      EXPECT_EQ(p.bytes, load->read_bytes);
+    }
+  }
+  EXPECT_EQ(loads, 2);
+  EXPECT_EQ(CountFiles(local.path()), 1u);  // keep.txt; the copies gone
+  EXPECT_THAT(SummaryTable(h.result), HasSubstr("download (copied in "));
+  const std::string text = ResultToJson(h.result);
+  EXPECT_THAT(text, HasSubstr("\"download_bytes\": " +
+                              std::to_string(model.bytes + index)));
+  auto back = ResultFromJson(text, "result.json");
+  ASSERT_TRUE(back.ok()) << back.status();
+  EXPECT_EQ(ResultToJson(*back), text);
+
+  const ModelFile& f = model.files[1];
+  ASSERT_TRUE(memory->FlipByte(std::string(kUri) + "/" + f.name,
+                               f.header.size() + 100));
+  InProcessRun bad(memory, c);
+  ASSERT_FALSE(bad.Run().ok());
+  ASSERT_EQ(bad.result.rounds.size(), 2u);
+  EXPECT_THAT(bad.result.rounds[1].error, HasSubstr(f.name));
+  EXPECT_THAT(bad.result.rounds[1].error, HasSubstr(".ckptbench-download-"));
+  EXPECT_EQ(CountFiles(local.path()), 1u);
+
+  ServeOf(c).download_path = local.Sub("keep.txt");
+  InProcessRun refused(memory, c);
+  ASSERT_FALSE(refused.Run().ok());
+  ASSERT_EQ(refused.result.rounds.size(), 2u);
+  EXPECT_THAT(
+      refused.result.rounds[1].error,
+      HasSubstr("serve.download_path (CKPT_SERVE_DOWNLOAD_PATH) = " +
+                local.Sub("keep.txt") + ": expected a local directory"));
+}
+
+// serve.hold: every rank keeps its share in host memory, each chunk
+// checked where it was put; said in the summary and result.json.
+TEST(Serve, HeldSharesAreVerifiedWhereTheyLie) {
+  auto memory = std::make_shared<MemoryStore>();
+  Config c = ServeConfig(2, ServeSplit::kTp);
+  ServeOf(c).hold = true;
+  ServeOf(c).loads = 1;
+  InProcessRun h(memory, c);
+  ASSERT_TRUE(h.Run().ok());
+  ASSERT_EQ(h.result.rounds.size(), 2u);
+  const ReplicaLoadResult* load = ReplicaLoadOf(h.result.rounds[1]);
+  ASSERT_NE(load, nullptr);
+  EXPECT_TRUE(load->hold);
+  EXPECT_TRUE(h.result.rounds[1].verified);
+  EXPECT_EQ(load->replicas[0].bytes, load->read_bytes);
+  EXPECT_THAT(SummaryTable(h.result), HasSubstr("verified, held in memory"));
+  EXPECT_THAT(ResultToJson(h.result), HasSubstr("\"hold\": true"));
 }
 
 TEST(Serve, AClaimedDirectoryIsNotMadeOver) {

@@ -229,10 +229,11 @@ TEST(Fuse, TimeToVisibleAcrossTwoNodesWithTheirOwnS3fsMounts) {
 }
 
 // A generated model made through the mount (its files objects in the
-// bucket), then loaded by a replica of 2 ranks in stream mode and through
-// mmap (page faults served by s3fs), whole files and tensor-parallel,
-// every byte verified, each load cold (the kernel's page cache evicted).
-TEST(Fuse, AModelOnAnS3fsMountIsLoadedStreamedAndMapped) {
+// bucket), then loaded by a replica of 2 and of 4 ranks in stream mode,
+// through mmap (page faults served by s3fs) and downloaded to a local
+// directory first, whole files and tensor-parallel, every byte verified,
+// each load cold (the kernel's page cache evicted).
+TEST(Fuse, AModelOnAnS3fsMountIsStreamedMappedAndDownloaded) {
   struct stat st;
   if (stat("/dev/fuse", &st) != 0) {
     GTEST_SKIP() << "skipped: /dev/fuse is missing on this machine";
@@ -244,33 +245,40 @@ TEST(Fuse, AModelOnAnS3fsMountIsLoadedStreamedAndMapped) {
   TempDir t;
   S3fsMount mount(swift, bucket, t.Sub("mnt"));
   ASSERT_EQ(mount.type(), "fuse.s3fs") << mount.log();
+  ASSERT_EQ(mkdir(t.Sub("local").c_str(), 0700), 0);
+  struct Load {
+    std::string mode, split, ranks;
+  };
   int run = 0;
-  for (const std::string mode : {"stream", "mmap"}) {
-    for (const std::string split : {"files", "tp"}) {
-      SCOPED_TRACE(mode + ", " + split);
-      const std::string res = t.Sub("res" + std::to_string(++run));
-      auto r =
-          RunProcess({CkptbenchBinary(), "run", "-q", "--results-dir", res},
-                     {{"CKPT_WORKLOAD", "serve"},
-                      {"CKPT_SERVE_PATH", t.Sub("mnt") + "/models/tiny"},
-                      {"CKPT_MODEL", "llama-3-tiny"},
-                      {"CKPT_SERVE_FILE_BYTES", "1MiB"},
-                      {"CKPT_SERVE_CHUNK_SIZE", "256KiB"},
-                      {"CKPT_SERVE_READ_MODE", mode},
-                      {"CKPT_SERVE_SPLIT", split},
-                      {"NUM_DEVICES", "2"},
-                      {"HOME", t.path()}});
-      ASSERT_EQ(r.exit_code, 0) << r.err << mount.log();
-      json j = json::parse(ReadFile(res + "/result.json"));
-      EXPECT_EQ(j["serving_model"]["reused"], run > 1);
-      const json& round = j["rounds"][1];
-      EXPECT_EQ(round["verified"], true);
-      EXPECT_EQ(round["replica_load"]["read_mode"], mode);
-      EXPECT_EQ(round["replica_load"]["replicas"][0]["bytes"],
-                round["replica_load"]["read_bytes"]);
-      EXPECT_EQ(round["page_cache"]["resident_bytes_at_start"], 0);
-    }
+  for (const Load& l : {Load{"stream", "files", "2"}, Load{"stream", "tp", "4"},
+                        Load{"mmap", "files", "4"}, Load{"mmap", "tp", "2"},
+                        Load{"download", "tp", "4"}}) {
+    SCOPED_TRACE(l.mode + ", " + l.split + " x " + l.ranks);
+    const std::string res = t.Sub("res" + std::to_string(++run));
+    auto r = RunProcess({CkptbenchBinary(), "run", "-q", "--results-dir", res},
+                        {{"CKPT_WORKLOAD", "serve"},
+                         {"CKPT_SERVE_PATH", t.Sub("mnt") + "/models/tiny"},
+                         {"CKPT_MODEL", "llama-3-tiny"},
+                         {"CKPT_SERVE_FILE_BYTES", "1MiB"},
+                         {"CKPT_SERVE_CHUNK_SIZE", "256KiB"},
+                         {"CKPT_SERVE_READ_MODE", l.mode},
+                         {"CKPT_SERVE_DOWNLOAD_PATH", t.Sub("local")},
+                         {"CKPT_SERVE_SPLIT", l.split},
+                         {"NUM_DEVICES", l.ranks},
+                         {"HOME", t.path()}});
+    ASSERT_EQ(r.exit_code, 0) << r.err << mount.log();
+    json j = json::parse(ReadFile(res + "/result.json"));
+    EXPECT_EQ(j["serving_model"]["reused"], run > 1);
+    const json& round = j["rounds"][1];
+    EXPECT_EQ(round["verified"], true);
+    EXPECT_EQ(round["replica_load"]["read_mode"], l.mode);
+    EXPECT_EQ(round["replica_load"]["ranks_loaded"].size(),
+              std::stoul(l.ranks));
+    EXPECT_EQ(round["replica_load"]["replicas"][0]["bytes"],
+              round["replica_load"]["read_bytes"]);
+    EXPECT_EQ(round["page_cache"]["resident_bytes_at_start"], 0);
   }
+  EXPECT_EQ(CountFiles(t.Sub("local")), 0u);  // the download's copy gone
   auto ls = swift.Aws({"s3", "ls", "--recursive", "s3://" + bucket + "/"});
   ASSERT_EQ(ls.exit_code, 0) << ls.err;
   EXPECT_NE(ls.out.find("models/tiny/model-00005-of-00005.safetensors"),

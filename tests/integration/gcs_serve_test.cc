@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <filesystem>
 #include <nlohmann/json.hpp>
 
 #include "tests/testing/gcs_server.h"
@@ -95,9 +96,24 @@ TEST_F(GcsServeTest, AReplicaLoadsAModelMadeInTheBucketInEachSplit) {
   env["CKPT_SERVE_READ_MODE"] = "mmap";
   auto m = Run(env, "mmap");
   EXPECT_EQ(m.exit_code, 2);
-  EXPECT_NE(m.err.find("expected stream for an object store"),
+  EXPECT_NE(m.err.find("expected stream or download for an object store"),
             std::string::npos)
       << m.err;
+
+  // download: the files and index copied whole to a local directory, then
+  // mapped from the copy; the copy goes after the load.
+  env = Env("2", "tp");
+  env["CKPT_SERVE_READ_MODE"] = "download";
+  env["CKPT_SERVE_DOWNLOAD_PATH"] = tmp_.Sub("local");
+  std::filesystem::create_directory(tmp_.Sub("local"));
+  auto d = Run(env, "download");
+  ASSERT_EQ(d.exit_code, 0) << d.err << d.out;
+  json dj = Result("download");
+  const json& dl = dj["rounds"][1]["replica_load"];
+  EXPECT_EQ(dj["rounds"][1]["verified"], true);
+  EXPECT_GT(dl["replicas"][0]["download_bytes"].get<uint64_t>(),
+            dl["model_bytes"].get<uint64_t>());
+  EXPECT_TRUE(std::filesystem::is_empty(tmp_.Sub("local")));
 
   env = Env("2", "tp");
   env["CKPT_SERVE_REMOVE"] = "true";

@@ -1,9 +1,11 @@
 // The serve workload on S3 (Swift with s3api): a generated model made in
 // the bucket and byte-exact there as the AWS CLI (the peer client nobody
 // here wrote) fetches it; loaded by one replica of 2 and of 4 ranks,
-// whole files and tensor-parallel, every byte verified; removed alone.
+// whole files and tensor-parallel, every byte verified; downloaded to a
+// local directory first and loaded from the copy; removed alone.
 #include <gtest/gtest.h>
 
+#include <filesystem>
 #include <nlohmann/json.hpp>
 
 #include "tests/integration/s3_fixture.h"
@@ -41,6 +43,28 @@ TEST_F(S3Test, ServeLoadsAModelMadeInTheBucketInEachSplit) {
       EXPECT_EQ(load["replicas"][0]["bytes"], load["read_bytes"]);
       EXPECT_GT(round["requests"].get<uint64_t>(), 0u);
     }
+  }
+  // download: the files and index copied whole (ranged GETs of 256 KiB),
+  // then mapped from the copy, which goes after the load.
+  {
+    Env e = env;
+    e["NUM_DEVICES"] = "2";
+    e["CKPT_SERVE_READ_MODE"] = "download";
+    e["CKPT_SERVE_DOWNLOAD_PATH"] = tmp_.Sub("local");
+    std::filesystem::create_directory(tmp_.Sub("local"));
+    const std::string results = tmp_.Sub("download");
+    auto r = Ckpt({"run", "-q", "--results-dir", results}, e);
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    json j = json::parse(ReadFile(results + "/result.json"));
+    const json& load = j["rounds"][1]["replica_load"];
+    EXPECT_EQ(j["rounds"][1]["verified"], true);
+    const json& replica = load["replicas"][0];
+    EXPECT_GT(replica["download_bytes"].get<uint64_t>(),
+              load["model_bytes"].get<uint64_t>());
+    EXPECT_GE(replica["download_requests"].get<uint64_t>(),
+              load["model_bytes"].get<uint64_t>() / (256 << 10));
+    EXPECT_EQ(replica["bytes"], load["read_bytes"]);
+    EXPECT_TRUE(std::filesystem::is_empty(tmp_.Sub("local")));
   }
   // The files as a peer reads them: the AWS CLI fetches the model, and the
   // specification's reader accepts it.

@@ -1,8 +1,9 @@
 // `ckptbench run` of the serve workload as a user runs it, on local disk:
 // a generated model made, loaded verified by a replica of 2 ranks and
 // written to result.json; a rerun that reuses it and reads it through
-// mmap; a read mode this build does not have refused (exit 2) naming the
-// key; and the removal.
+// mmap; one that downloads it to a local directory first (the copy gone
+// after), and a download directory that is not an absolute path refused
+// (exit 2) naming the key; and the removal.
 #include <gtest/gtest.h>
 
 #include <filesystem>
@@ -71,13 +72,32 @@ TEST(ServeCli, MakesLoadsReusesRefusesAndRemoves) {
   EXPECT_NE(mmap.out.find("mmap, tp x 2, verified"), std::string::npos)
       << mmap.out;
 
+  std::filesystem::create_directory(t.Sub("local"));
   ProcessResult download =
-      Serve(t, "r5", {{"CKPT_SERVE_READ_MODE", "download"}});
-  EXPECT_EQ(download.exit_code, 2);
-  EXPECT_NE(
-      download.err.find("serve.read_mode (CKPT_SERVE_READ_MODE) = download"),
-      std::string::npos)
-      << download.err;
+      Serve(t, "r5",
+            {{"CKPT_SERVE_READ_MODE", "download"},
+             {"CKPT_SERVE_DOWNLOAD_PATH", t.Sub("local")}});
+  ASSERT_EQ(download.exit_code, 0) << download.err;
+  EXPECT_NE(download.out.find("download (copied in "), std::string::npos)
+      << download.out;
+  j = json::parse(ReadFile(t.Sub("r5/result.json")));
+  const json& copied = j["rounds"][1]["replica_load"];
+  EXPECT_EQ(copied["read_mode"], "download");
+  EXPECT_EQ(j["rounds"][1]["verified"], true);
+  EXPECT_GT(copied["replicas"][0]["download_bytes"].get<uint64_t>(),
+            copied["model_bytes"].get<uint64_t>());  // the index too
+  EXPECT_LE(copied["replicas"][0]["download_seconds"].get<double>(),
+            copied["replicas"][0]["headers_seconds"].get<double>());
+  EXPECT_TRUE(std::filesystem::is_empty(t.Sub("local")));
+
+  ProcessResult relative = Serve(t, "r6",
+                                 {{"CKPT_SERVE_READ_MODE", "download"},
+                                  {"CKPT_SERVE_DOWNLOAD_PATH", "local"}});
+  EXPECT_EQ(relative.exit_code, 2);
+  EXPECT_NE(relative.err.find("CKPT_SERVE_DOWNLOAD_PATH"), std::string::npos)
+      << relative.err;
+  EXPECT_NE(relative.err.find("expected an absolute path"), std::string::npos)
+      << relative.err;
 
   ProcessResult gone = Serve(t, "r4", {{"CKPT_SERVE_REMOVE", "true"}});
   ASSERT_EQ(gone.exit_code, 0) << gone.err;

@@ -1,0 +1,80 @@
+#include "node/serving/held_weights.h"
+
+#include <algorithm>
+#include <cstring>
+#include <new>
+
+#include "absl/status/status.h"
+#include "absl/strings/str_cat.h"
+#include "common/bytes.h"
+#include "common/memory.h"
+
+namespace ckpt {
+
+absl::StatusOr<std::unique_ptr<HeldWeights>> HeldWeights::Make(
+    const ReplicaPlan& plan) {
+  std::unique_ptr<HeldWeights> h(new HeldWeights(plan));
+  for (const RankReads& r : plan.ranks) h->bytes_ += r.bytes;
+  const MemoryBudget budget = AvailableMemory();
+  const uint64_t usable = UsableBytes(budget);
+  if (usable > 0 && h->bytes_ > usable) {
+    return absl::ResourceExhaustedError(absl::StrCat(
+        "serve.hold (CKPT_SERVE_HOLD) = true: the replica's ranks would hold ",
+        FormatBytes(h->bytes_), " in host memory, but this node may use ",
+        FormatBytes(usable), " (80% of ", FormatBytes(budget.available_bytes),
+        ", ", budget.source,
+        "). Expected serve.hold=false, fewer ranks or a smaller model"));
+  }
+  for (const RankReads& r : plan.ranks) {
+    std::unique_ptr<unsigned char[]> share(
+        new (std::nothrow) unsigned char[r.bytes + 1]);
+    if (!share) {
+      return absl::ResourceExhaustedError(absl::StrCat(
+          "serve.hold (CKPT_SERVE_HOLD) = true: allocating a rank's ",
+          FormatBytes(r.bytes), " failed"));
+    }
+    std::memset(share.get(), 0, r.bytes + 1);  // every page touched
+    h->shares_.push_back(std::move(share));
+    std::vector<std::vector<uint64_t>> files;
+    uint64_t at = 0;
+    for (const FileReads& f : r.files) {
+      std::vector<uint64_t> before;
+      before.reserve(f.ranges.size());
+      for (const ByteRange& range : f.ranges) {
+        before.push_back(at);
+        at += range.length;
+      }
+      files.push_back(std::move(before));
+    }
+    h->before_.push_back(std::move(files));
+  }
+  return h;
+}
+
+absl::StatusOr<const unsigned char*> HeldWeights::Put(size_t rank, size_t file,
+                                                      uint64_t offset,
+                                                      const unsigned char* data,
+                                                      size_t len) {
+  if (rank >= plan_.ranks.size() || file >= plan_.ranks[rank].files.size()) {
+    return absl::InternalError(
+        absl::StrCat("held weights: rank ", rank, " has no file ", file));
+  }
+  const std::vector<ByteRange>& ranges = plan_.ranks[rank].files[file].ranges;
+  // The range holding `offset`: the last one starting at or before it.
+  auto it = std::upper_bound(
+      ranges.begin(), ranges.end(), offset,
+      [](uint64_t o, const ByteRange& r) { return o < r.offset; });
+  if (it == ranges.begin() ||
+      offset + len > std::prev(it)->offset + std::prev(it)->length) {
+    return absl::InternalError(
+        absl::StrCat("held weights: ", len, " bytes at ", offset, " of rank ",
+                     rank, "'s file ", file, " are outside its ranges"));
+  }
+  const size_t k = static_cast<size_t>(std::prev(it) - ranges.begin());
+  unsigned char* to = shares_[rank].get() + before_[rank][file][k] +
+                      (offset - std::prev(it)->offset);
+  std::memcpy(to, data, len);
+  return to;
+}
+
+}  // namespace ckpt
