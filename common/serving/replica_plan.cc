@@ -68,7 +68,15 @@ absl::StatusOr<ReplicaPlan> PlanReplica(const std::vector<PlannedFile>& files,
   ReplicaPlan plan;
   plan.split = split;
   plan.ranks.resize(static_cast<size_t>(ranks));
-  for (const PlannedFile& f : files) plan.model_bytes += f.size;
+  for (const PlannedFile& f : files) {
+    if (f.size > kMaxModelBytes - plan.model_bytes) {
+      return absl::ResourceExhaustedError(
+          absl::StrCat(EscapeForTerminal(f.name), " (", f.size,
+                       " bytes) takes the model's files past ", kMaxModelBytes,
+                       " bytes together; expected a model of at most 1 PiB"));
+    }
+    plan.model_bytes += f.size;
+  }
   if (split == ReplicaSplit::kWholeFiles) {
     std::vector<uint64_t> sizes;
     for (const PlannedFile& f : files) sizes.push_back(f.size);

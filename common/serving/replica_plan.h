@@ -48,6 +48,11 @@ struct ReplicaPlan {
   uint64_t role_tensors[kTpRoles] = {};
 };
 
+// The most bytes a model's files may hold together (1 PiB; the largest
+// published models are under 1 TB): what keeps every sum of a plan, over
+// files and ranks, far from overflow whatever sizes a listing claims.
+inline constexpr uint64_t kMaxModelBytes = 1ull << 50;
+
 // The most byte ranges one rank's plan may hold (strided pieces of
 // row-parallel weights, 16 bytes each: a 70B has about 1.3 million per rank,
 // a 405B 4.1 million).
@@ -57,8 +62,8 @@ inline constexpr uint64_t kMaxRankRanges = 1 << 23;
 // only (a real rank reads every file's header too: ReadModelHeaders's
 // reads); k and v split by KV heads of `head_dim` rows (0: by rows); an
 // unknown tensor goes to the ranks in turn, in the model's order. A tensor
-// that does not split, or a rank past kMaxRankRanges, is an error naming
-// the file.
+// that does not split, a rank past kMaxRankRanges, or files past
+// kMaxModelBytes together is an error naming the file.
 absl::StatusOr<ReplicaPlan> PlanReplica(const std::vector<PlannedFile>& files,
                                         ReplicaSplit split, int ranks,
                                         uint64_t head_dim = 0);

@@ -75,18 +75,21 @@ void AddServeKeys(std::vector<KeyDef>* out,
       "them)"));
   KeyDef download = StringKey(
       "serve.download_path", "CKPT_SERVE_DOWNLOAD_PATH",
-      "an absolute path of a local directory, at most 1024 bytes",
+      "an absolute path of a local directory other than /, at most 1024 "
+      "bytes",
       [](auto& c) -> auto& { return ServeOf(c).download_path; },
       "download: the node's local directory the model is copied into (each "
       "load a fresh directory of the run's inside it, removed after the "
       "load)");
   download.set = [expected = download.expected](Config& c,
                                                 const std::string& v) {
-    if (v.empty() || v[0] != '/' || v.size() > 1024 ||
-        v.find('\0') != std::string::npos) {
+    std::string path = v;
+    while (path.size() > 1 && path.back() == '/') path.pop_back();
+    if (path.size() < 2 || path[0] != '/' || path.size() > 1024 ||
+        path.find('\0') != std::string::npos) {
       return Expect(expected);
     }
-    ServeOf(c).download_path = v;
+    ServeOf(c).download_path = path;
     return absl::OkStatus();
   };
   keys.push_back(std::move(download));

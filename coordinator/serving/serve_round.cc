@@ -113,6 +113,61 @@ void ServeRound::Prepared(const std::vector<PrepareOutcome>& prepared,
   }
 }
 
+namespace {
+
+// A load report's headers (every rank read every file's) and, in download
+// mode, its copy (the files whole, with the index when there, in reads of
+// at most chunk_bytes, before the headers), against node's prepare `p`.
+absl::Status CheckHeadersAndDownload(const ServeReport& r,
+                                     const ServePrepared& p,
+                                     const ServePlan& plan,
+                                     const std::string& who) {
+  const bool download = plan.read_mode == ServeReadMode::kDownload;
+  if (download) {
+    const uint64_t least_reads =
+        (p.model_bytes + plan.chunk_bytes - 1) / plan.chunk_bytes;
+    const uint64_t most_reads =
+        least_reads + p.files + 2 + kMaxModelIndexBytes / plan.chunk_bytes;
+    std::string wrong;
+    if (r.download_bytes < p.model_bytes ||
+        r.download_bytes > p.model_bytes + kMaxModelIndexBytes) {
+      wrong =
+          absl::StrCat(r.download_bytes, " bytes copied; expected the ",
+                       p.model_bytes, " of the model's files (and its index)");
+    } else if (r.download_requests < least_reads ||
+               r.download_requests > most_reads) {
+      wrong = absl::StrCat(r.download_requests, " reads; expected ",
+                           least_reads, " to ", most_reads, " of at most ",
+                           plan.chunk_bytes, " bytes");
+    } else if (!IsReportDuration(r.download_seconds) ||
+               r.download_seconds > r.headers_seconds) {
+      wrong = absl::StrCat("done at ", r.download_seconds,
+                           " s; expected before the headers were read (",
+                           r.headers_seconds, " s)");
+    }
+    if (!wrong.empty()) {
+      return absl::DataLossError(
+          absl::StrCat(who, " reported a download: ", wrong));
+    }
+  } else if (r.download_bytes != 0 || r.download_seconds != 0 ||
+             r.download_requests != 0) {
+    return absl::DataLossError(absl::StrCat(who, " reported a download in ",
+                                            std::string(Name(plan.read_mode)),
+                                            " mode"));
+  }
+  // Every rank read every file's header: its 8 bytes, then its N.
+  if (r.header_reads != 2 * p.files * plan.ranks ||
+      r.header_bytes != p.header_bytes * plan.ranks) {
+    return absl::DataLossError(absl::StrCat(
+        who, " reported ", r.header_reads, " header reads of ", r.header_bytes,
+        " bytes; expected each of ", plan.ranks, " ranks to read the ", p.files,
+        " files' headers (", p.header_bytes, " bytes) once"));
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace
+
 absl::Status ServeRound::CheckReport(size_t node, const PhaseOutcome& report,
                                      const std::string& who) {
   RETURN_IF_ERROR(CheckReportFigures(report, who));
@@ -121,6 +176,9 @@ absl::Status ServeRound::CheckReport(size_t node, const PhaseOutcome& report,
     return absl::DataLossError(
         absl::StrCat(who, " sent ", r.status().message()));
   }
+  // A failed node's report says what it measured before the failure; its
+  // own error is the round's (its counts need not be whole).
+  if (!report.status.ok()) return absl::OkStatus();
   if (action_ != ServeAction::kLoad) {
     if (report.ranks.size() != 1 || r->bytes != report.ranks[0].bytes ||
         (action_ == ServeAction::kMake && r->bytes > plan_.model_bytes)) {
@@ -146,24 +204,9 @@ absl::Status ServeRound::CheckReport(size_t node, const PhaseOutcome& report,
          rank.first_byte_seconds <= rank.last_byte_seconds;
     sum += rank.bytes;
   }
-  // download: the files copied whole first (with the index, when there).
-  const bool download = plan_.read_mode == ServeReadMode::kDownload;
-  const uint64_t model_bytes =
-      node < prepared_.size() ? prepared_[node].model_bytes : 0;
-  if (download && (r->download_bytes < model_bytes ||
-                   r->download_bytes > model_bytes + kMaxModelIndexBytes ||
-                   !IsReportDuration(r->download_seconds) ||
-                   r->download_seconds > r->headers_seconds)) {
-    return absl::DataLossError(absl::StrCat(
-        who, " reported a download of ", r->download_bytes,
-        " bytes; expected the model's ", model_bytes,
-        " bytes (and its index), copied before the headers were read"));
-  }
-  if (!download && (r->download_bytes != 0 || r->download_seconds != 0)) {
-    return absl::DataLossError(absl::StrCat(who, " reported a download in ",
-                                            std::string(Name(plan_.read_mode)),
-                                            " mode"));
-  }
+  const ServePrepared none;
+  RETURN_IF_ERROR(CheckHeadersAndDownload(
+      *r, node < prepared_.size() ? prepared_[node] : none, plan_, who));
   if (!ok || sum != planned || !IsReportDuration(r->headers_seconds)) {
     return absl::DataLossError(absl::StrCat(
         who, " reported ", r->ranks.size(), " rank(s) reading ", sum,

@@ -17,13 +17,21 @@ absl::StatusOr<std::unique_ptr<HeldWeights>> HeldWeights::Make(
   for (const RankReads& r : plan.ranks) h->bytes_ += r.bytes;
   const MemoryBudget budget = AvailableMemory();
   const uint64_t usable = UsableBytes(budget);
-  if (usable > 0 && h->bytes_ > usable) {
+  if (usable == 0) {
+    return absl::ResourceExhaustedError(
+        "serve.hold (CKPT_SERVE_HOLD) = true: this node's available memory "
+        "is unknown (no MemAvailable, no cgroup limit read), so the "
+        "replica's shares cannot be checked against it. Expected "
+        "serve.hold=false");
+  }
+  if (h->bytes_ > usable) {
     return absl::ResourceExhaustedError(absl::StrCat(
         "serve.hold (CKPT_SERVE_HOLD) = true: the replica's ranks would hold ",
         FormatBytes(h->bytes_), " in host memory, but this node may use ",
         FormatBytes(usable), " (80% of ", FormatBytes(budget.available_bytes),
         ", ", budget.source,
-        "). Expected serve.hold=false, fewer ranks or a smaller model"));
+        "). Expected serve.hold=false or a smaller model (the shares add up "
+        "to about the model whatever the ranks)"));
   }
   for (const RankReads& r : plan.ranks) {
     std::unique_ptr<unsigned char[]> share(
@@ -35,6 +43,7 @@ absl::StatusOr<std::unique_ptr<HeldWeights>> HeldWeights::Make(
     }
     std::memset(share.get(), 0, r.bytes + 1);  // every page touched
     h->shares_.push_back(std::move(share));
+    h->sizes_.push_back(r.bytes);
     std::vector<std::vector<uint64_t>> files;
     uint64_t at = 0;
     for (const FileReads& f : r.files) {
@@ -65,14 +74,20 @@ absl::StatusOr<const unsigned char*> HeldWeights::Put(size_t rank, size_t file,
       ranges.begin(), ranges.end(), offset,
       [](uint64_t o, const ByteRange& r) { return o < r.offset; });
   if (it == ranges.begin() ||
-      offset + len > std::prev(it)->offset + std::prev(it)->length) {
+      offset - std::prev(it)->offset > std::prev(it)->length ||
+      len > std::prev(it)->length - (offset - std::prev(it)->offset)) {
     return absl::InternalError(
         absl::StrCat("held weights: ", len, " bytes at ", offset, " of rank ",
                      rank, "'s file ", file, " are outside its ranges"));
   }
   const size_t k = static_cast<size_t>(std::prev(it) - ranges.begin());
-  unsigned char* to = shares_[rank].get() + before_[rank][file][k] +
-                      (offset - std::prev(it)->offset);
+  const uint64_t at = before_[rank][file][k] + (offset - std::prev(it)->offset);
+  if (at > sizes_[rank] || len > sizes_[rank] - at) {
+    return absl::InternalError(absl::StrCat("held weights: ", len, " bytes at ",
+                                            at, " of rank ", rank,
+                                            "'s share of ", sizes_[rank]));
+  }
+  unsigned char* to = shares_[rank].get() + at;
   std::memcpy(to, data, len);
   return to;
 }

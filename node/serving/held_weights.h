@@ -24,7 +24,8 @@ class HeldWeights {
  public:
   // Room for every rank's planned bytes of `plan` (which must outlive
   // this). ResourceExhausted naming serve.hold when they pass what this
-  // node may use (common/memory.h: 80% of what is available).
+  // node may use (common/memory.h: 80% of what is available), or when
+  // that is unknown.
   static absl::StatusOr<std::unique_ptr<HeldWeights>> Make(
       const ReplicaPlan& plan);
 
@@ -45,6 +46,7 @@ class HeldWeights {
   const ReplicaPlan& plan_;
   uint64_t bytes_ = 0;
   std::vector<std::unique_ptr<unsigned char[]>> shares_;  // by rank
+  std::vector<uint64_t> sizes_;                           // their bytes
   // By rank, file and range: the share's bytes before the range.
   std::vector<std::vector<std::vector<uint64_t>>> before_;
 };

@@ -28,16 +28,21 @@ bool IsDownloadableName(const std::string& name) {
          name.find('\0') == std::string::npos;
 }
 
-// Writes all of `len` bytes at `offset`.
+// Writes all of `len` bytes at `offset`. A full disk is
+// ResourceExhausted; every error names serve.download_path's file.
 absl::Status PwriteAll(int fd, const unsigned char* data, size_t len,
                        uint64_t offset, const std::string& path) {
   while (len > 0) {
     const ssize_t n = pwrite(fd, data, len, static_cast<off_t>(offset));
     if (n < 0 && errno == EINTR) continue;
     if (n <= 0) {
-      return absl::InternalError(absl::StrCat("download: writing ",
-                                              EscapeForTerminal(path), ": ",
-                                              std::strerror(errno)));
+      const int err = n < 0 ? errno : ENOSPC;  // 0 bytes: no room left
+      const std::string what =
+          absl::StrCat("download: writing ", EscapeForTerminal(path),
+                       " (serve.download_path, CKPT_SERVE_DOWNLOAD_PATH): ",
+                       std::strerror(err));
+      return err == ENOSPC || err == EDQUOT ? absl::ResourceExhaustedError(what)
+                                            : absl::DataLossError(what);
     }
     data += n;
     len -= static_cast<size_t>(n);
@@ -48,11 +53,13 @@ absl::Status PwriteAll(int fd, const unsigned char* data, size_t len,
 
 // The descriptors of the files being written, closed when it goes.
 struct DownloadFds {
+  int dir = -1;  // the copy's directory, opened once, no link followed
   std::vector<int> fds;
   ~DownloadFds() {
     for (int fd : fds) {
       if (fd >= 0) close(fd);
     }
+    if (dir >= 0) close(dir);
   }
 };
 
@@ -72,6 +79,12 @@ absl::Status ModelDownload::Check(uint64_t bytes) const {
         "serve.download_path (CKPT_SERVE_DOWNLOAD_PATH) = ", shown,
         ": expected a local directory the model can be copied into; ",
         st.st_mode == 0 ? std::strerror(err) : "not a directory"));
+  }
+  if (access(parent_.c_str(), W_OK | X_OK) != 0) {
+    return absl::FailedPreconditionError(
+        absl::StrCat("serve.download_path (CKPT_SERVE_DOWNLOAD_PATH) = ", shown,
+                     ": expected a directory this process may write in; ",
+                     std::strerror(errno)));
   }
   struct statvfs vfs {};
   if (statvfs(parent_.c_str(), &vfs) == 0) {
@@ -94,12 +107,22 @@ absl::StatusOr<StreamTally> ModelDownload::Copy(
   std::string name = JoinPath(parent_, prefix_ + "XXXXXX");
   if (mkdtemp(name.data()) == nullptr) {
     return absl::FailedPreconditionError(
-        absl::StrCat("download: making a directory in ",
+        absl::StrCat("download: making a directory in serve.download_path "
+                     "(CKPT_SERVE_DOWNLOAD_PATH) = ",
                      EscapeForTerminal(parent_), ": ", std::strerror(errno)));
   }
   dir_ = std::move(name);
   made_ = true;
+  // The files are made relative to the directory as made: one swapped for
+  // a link meanwhile is refused, never followed.
   DownloadFds open;
+  open.dir =
+      ::open(dir_.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+  if (open.dir < 0) {
+    return absl::FailedPreconditionError(
+        absl::StrCat("download: opening ", EscapeForTerminal(dir_),
+                     " (made just now): ", std::strerror(errno)));
+  }
   std::vector<StreamedFile> streamed;
   for (const DownloadedFile& f : files) {
     if (!IsDownloadableName(f.name)) {
@@ -108,8 +131,8 @@ absl::StatusOr<StreamTally> ModelDownload::Copy(
           "' is not a plain file name; nothing copied of it"));
     }
     const std::string path = JoinPath(dir_, f.name);
-    ASSIGN_OR_RETURN(
-        int fd, OpenBeneath(path, O_WRONLY | O_CREAT | O_EXCL, dir_, 0600));
+    ASSIGN_OR_RETURN(int fd, OpenBeneathAt(open.dir, dir_, path,
+                                           O_WRONLY | O_CREAT | O_EXCL, 0600));
     open.fds.push_back(fd);
     created_.push_back(f.name);
     streamed.push_back(

@@ -151,7 +151,13 @@ absl::Status ServeWorkload::Download(const StreamOptions& options,
           EscapeForTerminal(f.name), " of ", f.size, " bytes is not listed"));
     }
   }
-  if (headers_.indexed && index) {
+  if (headers_.indexed != index.has_value()) {
+    return absl::DataLossError(absl::StrCat(
+        "serve: the model at ", shown_,
+        " changed between the round's prepare and its download: its ",
+        kModelIndexName, headers_.indexed ? " is gone" : " appeared"));
+  }
+  if (index) {
     if (index->size > kMaxModelIndexBytes) {
       return absl::ResourceExhaustedError(absl::StrCat(
           "serve: ", shown_, "/", kModelIndexName, " is ", index->size,
@@ -226,7 +232,12 @@ absl::Status ServeWorkload::RunLoad(const NodePhaseContext& ctx,
   options.direct = job_.read_mode == ServeReadMode::kDirect;
   // download: the model copied to the node first, as an init container
   // copies it before the server starts.
-  if (download_) RETURN_IF_ERROR(Download(options, ctx, t0));
+  // (On a thread of its own, so the phase's progress goes on meanwhile.)
+  if (download_) {
+    RETURN_IF_ERROR(RunEach(
+        1, ctx, [&](size_t) { return Download(options, ctx, t0); },
+        "serve: download"));
+  }
   // Every rank as a replica's worker: the files found and every header
   // read (each rank opens every file, as vLLM's workers do), then its
   // reads.

@@ -101,6 +101,8 @@ TEST(ServeCodec, AJobOutsideItsBoundsIsRefusedNamingWhat) {
   EXPECT_THAT(refused(j), HasSubstr("serve.download_path"));
   j.download_path = "";
   EXPECT_THAT(refused(j), HasSubstr("serve.download_path"));
+  j.download_path = "//";  // the root itself: its copy could not be removed
+  EXPECT_THAT(refused(j), HasSubstr("serve.download_path"));
   // Kinds this build does not know.
   v1::ServeJob w;
   ASSERT_TRUE(w.ParseFromString(EncodeServeJob(OffDefaultServeJob())));
