@@ -43,7 +43,6 @@ absl::StatusOr<std::unique_ptr<HeldWeights>> HeldWeights::Make(
     }
     std::memset(share.get(), 0, r.bytes + 1);  // every page touched
     h->shares_.push_back(std::move(share));
-    h->sizes_.push_back(r.bytes);
     std::vector<std::vector<uint64_t>> files;
     uint64_t at = 0;
     for (const FileReads& f : r.files) {
@@ -82,10 +81,11 @@ absl::StatusOr<const unsigned char*> HeldWeights::Put(size_t rank, size_t file,
   }
   const size_t k = static_cast<size_t>(std::prev(it) - ranges.begin());
   const uint64_t at = before_[rank][file][k] + (offset - std::prev(it)->offset);
-  if (at > sizes_[rank] || len > sizes_[rank] - at) {
+  const uint64_t size = plan_.ranks[rank].bytes;
+  if (at > size || len > size - at) {
     return absl::InternalError(absl::StrCat("held weights: ", len, " bytes at ",
                                             at, " of rank ", rank,
-                                            "'s share of ", sizes_[rank]));
+                                            "'s share of ", size));
   }
   unsigned char* to = shares_[rank].get() + at;
   std::memcpy(to, data, len);

@@ -46,7 +46,6 @@ class HeldWeights {
   const ReplicaPlan& plan_;
   uint64_t bytes_ = 0;
   std::vector<std::unique_ptr<unsigned char[]>> shares_;  // by rank
-  std::vector<uint64_t> sizes_;                           // their bytes
   // By rank, file and range: the share's bytes before the range.
   std::vector<std::vector<std::vector<uint64_t>>> before_;
 };

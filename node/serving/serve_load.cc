@@ -1,4 +1,5 @@
 #include <algorithm>
+#include <map>
 #include <optional>
 #include <string>
 #include <utility>
@@ -133,18 +134,19 @@ absl::Status ServeWorkload::Download(const StreamOptions& options,
                                      SteadyClock::time_point t0) {
   ASSIGN_OR_RETURN(std::vector<ListedObject> listed,
                    St().ListTree(location_.path, AtMost(kMaxModelDirEntries)));
+  // The listing by name, looked up once per file (a directory may list
+  // tens of thousands of objects).
+  std::map<std::string, uint64_t> sizes;
+  for (const ListedObject& o : listed) sizes.emplace(o.name, o.size);
   std::vector<DownloadedFile> files;
   std::optional<DownloadedFile> index;
-  for (const ListedObject& o : listed) {
-    if (o.name == kModelIndexName) index = DownloadedFile{o.name, o.size};
+  if (auto it = sizes.find(kModelIndexName); it != sizes.end()) {
+    index = DownloadedFile{it->first, it->second};
   }
   for (const ModelFileHeader& f : headers_.files) {
     files.push_back({f.name, f.size});
-    const bool found =
-        std::any_of(listed.begin(), listed.end(), [&](const ListedObject& o) {
-          return o.name == f.name && o.size == f.size;
-        });
-    if (!found) {
+    const auto it = sizes.find(f.name);
+    if (it == sizes.end() || it->second != f.size) {
       return absl::DataLossError(absl::StrCat(
           "serve: the model at ", shown_,
           " changed between the round's prepare and its download: ",
