@@ -210,6 +210,7 @@ absl::StatusOr<ModelPreset> MakePreset(const std::string& name,
     if (name == r.name) {
       p.weights = LlamaTensors(r.shape, kFp32);
       p.head_dim = r.shape.hidden / r.shape.heads;
+      p.llama = r.shape;
       p.description = absl::StrCat(
           "Llama (DCP benchmark shape) hidden ", r.shape.hidden, ", ffn ",
           r.shape.ffn, ", ", r.shape.layers, " layers, ", r.shape.heads,
@@ -221,6 +222,7 @@ absl::StatusOr<ModelPreset> MakePreset(const std::string& name,
     if (name == r.name) {
       p.weights = LlamaTensors(r.shape, kFp32);
       p.head_dim = r.shape.hidden / r.shape.heads;
+      p.llama = r.shape;
       p.description = absl::StrCat(
           "Llama 3.1 shapes as published (fp32 here, as a "
           "checkpoint holds them; published in bf16): hidden ",
@@ -234,6 +236,7 @@ absl::StatusOr<ModelPreset> MakePreset(const std::string& name,
     const LlamaShape& s = kLlamaTiny.shape;
     p.weights = LlamaTensors(s, kFp32);
     p.head_dim = s.hidden / s.heads;
+    p.llama = s;
     p.description = absl::StrCat(
         "a Llama 3 layout at toy size, for smoke runs and tests: hidden ",
         s.hidden, ", ffn ", s.ffn, ", ", s.layers, " layers, ", s.heads,

@@ -5,6 +5,7 @@
 #define CKPTBENCH_COMMON_MODEL_PRESETS_H_
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -24,6 +25,12 @@ struct MlperfSpec {
   uint64_t parameters = 0;
 };
 
+// Decoder-only Llama (HF LlamaForCausalLM, untied embeddings): the
+// numbers its config.json gives.
+struct LlamaShape {
+  uint64_t hidden, ffn, layers, heads, kv_heads, vocab;
+};
+
 struct ModelPreset {
   std::string name;
   std::string description;
@@ -34,6 +41,8 @@ struct ModelPreset {
   // A Llama's attention head dimension (hidden / heads): the rows of one
   // KV head, which tensor parallelism splits k and v by; 0 for others.
   uint64_t head_dim = 0;
+  // A Llama preset's shape (what its config.json says); none for others.
+  std::optional<LlamaShape> llama;
 };
 
 // Builds the named preset. `num_layers` sizes the "transformer" preset.
@@ -42,10 +51,6 @@ absl::StatusOr<ModelPreset> MakePreset(const std::string& name, int num_layers);
 
 std::vector<std::string> PresetNames();
 
-// Decoder-only Llama (HF LlamaForCausalLM, untied embeddings) tensors.
-struct LlamaShape {
-  uint64_t hidden, ffn, layers, heads, kv_heads, vocab;
-};
 // A tensor element type: its name in .metadata and its size.
 struct Dtype {
   const char* name;
@@ -53,6 +58,7 @@ struct Dtype {
 };
 inline constexpr Dtype kFp32{"fp32", 4};
 inline constexpr Dtype kBf16{"bf16", 2};
+// A Llama's tensors, as LlamaForCausalLM names and shapes them.
 std::vector<TensorSpec> LlamaTensors(const LlamaShape& s, Dtype dtype);
 
 }  // namespace ckpt

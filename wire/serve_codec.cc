@@ -164,6 +164,8 @@ std::string EncodeServeReport(const ServeReport& r) {
     o->set_requests(k.requests);
     o->set_first_byte_seconds(k.first_byte_seconds);
     o->set_last_byte_seconds(k.last_byte_seconds);
+    o->set_retries(k.retries);
+    o->set_throttles(k.throttles);
   }
   w.set_verified(r.verified);
   w.set_files(r.files);
@@ -171,6 +173,8 @@ std::string EncodeServeReport(const ServeReport& r) {
   w.set_download_seconds(r.download_seconds);
   w.set_download_bytes(r.download_bytes);
   w.set_download_requests(r.download_requests);
+  w.set_download_retries(r.download_retries);
+  w.set_download_throttles(r.download_throttles);
   return w.SerializeAsString();
 }
 
@@ -190,7 +194,7 @@ absl::StatusOr<ServeReport> DecodeServeReport(const std::string& bytes) {
   r.headers_seconds = w.headers_seconds();
   for (const v1::ServeRankReport& k : w.ranks()) {
     r.ranks.push_back({k.bytes(), k.requests(), k.first_byte_seconds(),
-                       k.last_byte_seconds()});
+                       k.last_byte_seconds(), k.retries(), k.throttles()});
   }
   r.verified = w.verified();
   r.files = w.files();
@@ -198,6 +202,8 @@ absl::StatusOr<ServeReport> DecodeServeReport(const std::string& bytes) {
   r.download_seconds = w.download_seconds();
   r.download_bytes = w.download_bytes();
   r.download_requests = w.download_requests();
+  r.download_retries = w.download_retries();
+  r.download_throttles = w.download_throttles();
   return r;
 }
 

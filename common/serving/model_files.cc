@@ -104,6 +104,31 @@ std::string ModelIndexJson(const std::vector<ModelFile>& files) {
   return j.dump(2, ' ', false, json::error_handler_t::replace) + "\n";
 }
 
+std::string LlamaConfigJson(const LlamaShape& shape, StDtype dtype,
+                            std::string_view preset) {
+  const char* torch_dtype = dtype == StDtype::kBf16  ? "bfloat16"
+                            : dtype == StDtype::kF16 ? "float16"
+                                                     : "float32";
+  nlohmann::ordered_json j;
+  j["architectures"] = {"LlamaForCausalLM"};
+  j["model_type"] = "llama";
+  j["hidden_size"] = shape.hidden;
+  j["intermediate_size"] = shape.ffn;
+  j["num_hidden_layers"] = shape.layers;
+  j["num_attention_heads"] = shape.heads;
+  j["num_key_value_heads"] = shape.kv_heads;
+  j["head_dim"] = shape.hidden / shape.heads;
+  j["vocab_size"] = shape.vocab;
+  j["hidden_act"] = "silu";
+  j["rms_norm_eps"] = 1e-05;
+  j["attention_bias"] = false;
+  j["mlp_bias"] = false;
+  j["tie_word_embeddings"] = false;
+  j["torch_dtype"] = torch_dtype;
+  j["ckptbench_preset"] = std::string(preset);
+  return j.dump(2, ' ', false, json::error_handler_t::replace) + "\n";
+}
+
 namespace {
 
 constexpr char kIndexShape[] =

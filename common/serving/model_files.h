@@ -2,7 +2,8 @@
 // as transformers' save_pretrained splits them (huggingface_hub's
 // split_state_dict_into_shards_factory, serialization/_base.py), and the
 // index beside them, model.safetensors.index.json: {"metadata":
-// {"total_size": bytes}, "weight_map": {tensor: file}}. Pure functions;
+// {"total_size": bytes}, "weight_map": {tensor: file}}, and the model's
+// config.json (what transformers' AutoConfig reads first). Pure functions;
 // thread-safe.
 #ifndef CKPTBENCH_COMMON_SERVING_MODEL_FILES_H_
 #define CKPTBENCH_COMMON_SERVING_MODEL_FILES_H_
@@ -14,6 +15,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "common/model_presets.h"
 #include "common/serving/safetensors.h"
 #include "common/tensor_spec.h"
 
@@ -24,6 +26,12 @@ inline constexpr uint64_t kHfMaxShardBytes = 5'000'000'000;
 inline constexpr char kModelIndexName[] = "model.safetensors.index.json";
 // An index is a few tens of KiB for a 70B model; a larger one is refused.
 inline constexpr uint64_t kMaxModelIndexBytes = 16 << 20;
+inline constexpr char kModelConfigName[] = "config.json";
+// A published config.json is about 1 KiB; a larger one is not copied.
+inline constexpr uint64_t kMaxModelConfigBytes = 1 << 20;
+// What a download copies beside the safetensors files, at most.
+inline constexpr uint64_t kMaxModelSideBytes =
+    kMaxModelIndexBytes + kMaxModelConfigBytes;
 
 // One file: its name ("model-00001-of-00004.safetensors"; alone,
 // "model.safetensors"), its tensors in the file's order with their offsets
@@ -53,6 +61,16 @@ std::vector<ModelFile> ShardModel(const std::vector<StTensor>& tensors,
 // The index of `files` (written only for more than one): total_size, the
 // tensors' bytes, and each tensor's file, in the files' order.
 std::string ModelIndexJson(const std::vector<ModelFile>& files);
+
+// The config.json of a Llama of `shape` in `dtype`, as transformers'
+// LlamaConfig writes one (LlamaForCausalLM, model_type "llama"): the
+// members the tensors' shapes fix (hidden_size, intermediate_size,
+// num_hidden_layers, num_attention_heads, num_key_value_heads, head_dim,
+// vocab_size, untied embeddings), torch_dtype, and the preset's name as
+// "ckptbench_preset"; none of the training-time members (rope, token ids)
+// that a generated model has no use for.
+std::string LlamaConfigJson(const LlamaShape& shape, StDtype dtype,
+                            std::string_view preset);
 
 struct ModelIndex {
   uint64_t total_size = 0;  // 0: absent, or not a whole number

@@ -50,6 +50,9 @@ absl::StatusOr<GeneratedFiles> GeneratedModelFiles(const GeneratedModel& m) {
   out.files = ShardModel(ModelTensors(preset->weights, StDtypeOf(m.dtype)),
                          m.file_bytes);
   out.head_dim = preset->head_dim;
+  if (preset->llama) {
+    out.config = LlamaConfigJson(*preset->llama, StDtypeOf(m.dtype), m.preset);
+  }
   for (const ModelFile& f : out.files) out.bytes += f.Size();
   return out;
 }

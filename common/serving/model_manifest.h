@@ -38,12 +38,13 @@ struct GeneratedModel {
 // The safetensors dtype of a generated model's dtype (serve.dtype).
 StDtype StDtypeOf(ModelDtype dtype);
 
-// Its files (names, headers, tensors), and the KV heads' rows (the
-// preset's head dimension; 0 when it has none): InvalidArgument naming
+// Its files (names, headers, tensors), its config.json, and the KV heads' rows
+// (the preset's head dimension; 0 when it has none): InvalidArgument naming
 // model.name when the preset is unknown or has no tensors (MLPerf's).
 struct GeneratedFiles {
   std::vector<ModelFile> files;
   uint64_t head_dim = 0;
+  std::string config;  // config.json's text: a Llama's; "" for others
   uint64_t bytes = 0;  // the files' sizes, summed
 };
 absl::StatusOr<GeneratedFiles> GeneratedModelFiles(const GeneratedModel& m);

@@ -69,6 +69,10 @@ struct ServeRankReport {
   uint64_t requests = 0;  // reads of its ranges (stream: chunks)
   // Since the phase's start: its first tensor byte in, its last.
   double first_byte_seconds = 0, last_byte_seconds = 0;
+  // Object stores: the requests its reads (headers' and tensors') sent
+  // again after a throttle or an error, and the responses that were
+  // throttles (503 SlowDown, 429).
+  uint64_t retries = 0, throttles = 0;
 };
 
 struct ServeReport {
@@ -77,6 +81,7 @@ struct ServeReport {
   // reads that fetched them), before the headers are read from the copy.
   double download_seconds = 0;
   uint64_t download_bytes = 0, download_requests = 0;
+  uint64_t download_retries = 0, download_throttles = 0;  // as a rank's
   // Loading: the headers, read by every rank before its tensors (each a
   // read of 8 bytes then one of N, as safetensors' readers read them),
   // summed over ranks; the seconds are the slowest rank's.

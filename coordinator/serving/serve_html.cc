@@ -36,7 +36,8 @@ std::string ReplicaLoadSection(const ReportInput& input) {
                         how + copied, Fixed(p.headers_seconds, 3),
                         Fixed(p.first_byte_seconds, 3),
                         Fixed(p.load_seconds, 3), Fixed(p.mib_per_second, 1),
-                        absl::StrCat(p.requests)});
+                        absl::StrCat(p.requests),
+                        absl::StrCat(p.retries, " / ", p.throttles)});
       }
       if (!timeline.empty()) continue;
       std::vector<TimelineRow> ranks;
@@ -59,7 +60,7 @@ std::string ReplicaLoadSection(const ReportInput& input) {
       "header read; first byte: the first tensor byte in; load: the last "
       "rank done.</p>\n",
       HtmlTable({"run", "round", "node", "how", "headers s", "first byte s",
-                 "load s", "MiB/s", "requests"},
+                 "load s", "MiB/s", "requests", "retries / throttles"},
                 rows),
       timeline, "</section>\n");
 }

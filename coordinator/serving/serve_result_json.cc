@@ -43,6 +43,8 @@ void ReadReplicaLoad(const Fields& f, ReplicaLoadResult* r) {
     e.Get("header_reads", &p.header_reads);
     e.Get("bytes", &p.bytes);
     e.Get("requests", &p.requests);
+    e.Get("retries", &p.retries);
+    e.Get("throttles", &p.throttles);
     e.Get("mib_per_second", &p.mib_per_second);
     e.Get("download_seconds", &p.download_seconds);
     e.Get("download_bytes", &p.download_bytes);
@@ -55,6 +57,8 @@ void ReadReplicaLoad(const Fields& f, ReplicaLoadResult* r) {
     e.Get("rank", &k.rank);
     e.Get("bytes", &k.bytes);
     e.Get("requests", &k.requests);
+    e.Get("retries", &k.retries);
+    e.Get("throttles", &k.throttles);
     e.Get("first_byte_seconds", &k.first_byte_seconds);
     e.Get("last_byte_seconds", &k.last_byte_seconds);
     r->rank_loads.push_back(k);
@@ -104,6 +108,8 @@ std::string ReplicaLoadResult::ToJson(const RunResult&) const {
               {"header_reads", p.header_reads},
               {"bytes", p.bytes},
               {"requests", p.requests},
+              {"retries", p.retries},
+              {"throttles", p.throttles},
               {"mib_per_second", p.mib_per_second}};
     if (read_mode == ServeReadMode::kDownload) {
       e["download_seconds"] = p.download_seconds;
@@ -119,6 +125,8 @@ std::string ReplicaLoadResult::ToJson(const RunResult&) const {
                             {"rank", k.rank},
                             {"bytes", k.bytes},
                             {"requests", k.requests},
+                            {"retries", k.retries},
+                            {"throttles", k.throttles},
                             {"first_byte_seconds", k.first_byte_seconds},
                             {"last_byte_seconds", k.last_byte_seconds}});
   }

@@ -53,6 +53,9 @@ struct ReplicaLoadResult : ResultSection {
     // in (the fastest rank's), the last rank done.
     double headers_seconds = 0, first_byte_seconds = 0, load_seconds = 0;
     uint64_t header_reads = 0, bytes = 0, requests = 0;
+    // Its object-store requests sent again, and the throttles among the
+    // responses: its ranks' and its download's.
+    uint64_t retries = 0, throttles = 0;
     // download mode: the copy to the node done (since the round's start),
     // its bytes (the files whole, with the index) and its reads; then the
     // headers and tensors are read from the copy (requests: page faults).
@@ -66,6 +69,7 @@ struct ReplicaLoadResult : ResultSection {
     uint32_t rank = 0;
     uint64_t bytes = 0, requests = 0;
     double first_byte_seconds = 0, last_byte_seconds = 0;
+    uint64_t retries = 0, throttles = 0;  // as a replica's
   };
   std::vector<Rank> rank_loads;
   std::string ToJson(const RunResult& run) const override;

@@ -116,8 +116,9 @@ void ServeRound::Prepared(const std::vector<PrepareOutcome>& prepared,
 namespace {
 
 // A load report's headers (every rank read every file's) and, in download
-// mode, its copy (the files whole, with the index when there, in reads of
-// at most chunk_bytes, before the headers), against node's prepare `p`.
+// mode, its copy (the files whole, with the index and config.json when
+// there, in reads of at most chunk_bytes, before the headers), against
+// node's prepare `p`.
 absl::Status CheckHeadersAndDownload(const ServeReport& r,
                                      const ServePrepared& p,
                                      const ServePlan& plan,
@@ -127,13 +128,13 @@ absl::Status CheckHeadersAndDownload(const ServeReport& r,
     const uint64_t least_reads =
         (p.model_bytes + plan.chunk_bytes - 1) / plan.chunk_bytes;
     const uint64_t most_reads =
-        least_reads + p.files + 2 + kMaxModelIndexBytes / plan.chunk_bytes;
+        least_reads + p.files + 3 + kMaxModelSideBytes / plan.chunk_bytes;
     std::string wrong;
     if (r.download_bytes < p.model_bytes ||
-        r.download_bytes > p.model_bytes + kMaxModelIndexBytes) {
-      wrong =
-          absl::StrCat(r.download_bytes, " bytes copied; expected the ",
-                       p.model_bytes, " of the model's files (and its index)");
+        r.download_bytes > p.model_bytes + kMaxModelSideBytes) {
+      wrong = absl::StrCat(
+          r.download_bytes, " bytes copied; expected the ", p.model_bytes,
+          " of the model's files (and its index and config.json)");
     } else if (r.download_requests < least_reads ||
                r.download_requests > most_reads) {
       wrong = absl::StrCat(r.download_requests, " reads; expected ",
@@ -254,6 +255,8 @@ void AddReplica(int node, double lag, const PhaseOutcome& rep,
     p.download_bytes = r.download_bytes;
     p.download_requests = r.download_requests;
   }
+  p.retries = r.download_retries;
+  p.throttles = r.download_throttles;
   double first = -1, last = 0;
   for (size_t k = 0; k < r.ranks.size(); ++k) {
     const ServeRankReport& rank = r.ranks[k];
@@ -264,9 +267,13 @@ void AddReplica(int node, double lag, const PhaseOutcome& rep,
     out.requests = rank.requests;
     out.first_byte_seconds = lag + rank.first_byte_seconds;
     out.last_byte_seconds = lag + rank.last_byte_seconds;
+    out.retries = rank.retries;
+    out.throttles = rank.throttles;
     load->rank_loads.push_back(out);
     p.bytes += rank.bytes;
     p.requests += rank.requests;
+    p.retries += rank.retries;
+    p.throttles += rank.throttles;
     if (rank.bytes > 0 && (first < 0 || out.first_byte_seconds < first)) {
       first = out.first_byte_seconds;
     }

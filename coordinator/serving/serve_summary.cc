@@ -73,14 +73,21 @@ void AddLoads(const RunResult& r, std::string* out) {
               ? absl::StrFormat(" (copied in %.3f s, %d reads)",
                                 p.download_seconds, p.download_requests)
               : "";
+      // An object store's retries and throttles, where there were any.
+      const std::string retried =
+          p.retries + p.throttles > 0
+              ? absl::StrFormat(", %d retries, %d throttles", p.retries,
+                                p.throttles)
+              : "";
       absl::StrAppendFormat(
           out,
-          "%-8s %5d %10.3f %10.3f %10.3f %10.1f %9d %9.3f  %s%s, %s x %d%s%s\n",
+          "%-8s %5d %10.3f %10.3f %10.3f %10.1f %9d %9.3f  %s%s, %s x "
+          "%d%s%s%s\n",
           ServeRoundName(round), p.node, p.headers_seconds,
           p.first_byte_seconds, p.load_seconds, p.mib_per_second, p.requests,
           sd, load->read_mode, copied, load->split, load->ranks,
           load->verified ? ", verified" : ", unverified",
-          load->hold ? ", held in memory" : "");
+          load->hold ? ", held in memory" : "", retried);
     }
   }
   if (any) {

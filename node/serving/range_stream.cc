@@ -12,6 +12,7 @@
 #include "common/clock.h"
 #include "common/status_macros.h"
 #include "common/text.h"
+#include "node/storage/io_tally.h"
 
 namespace ckpt {
 namespace {
@@ -218,8 +219,15 @@ absl::StatusOr<StreamTally> StreamRanges(Storage& storage,
   Streamer s(storage, files, options, sink, abort);
   const int threads = static_cast<int>(std::min<uint64_t>(
       static_cast<uint64_t>(options.concurrency), s.chunks()));
+  // The caller's request tally goes with its reads to the threads.
+  IoTally* const io = CurrentIoTally();
   std::vector<std::thread> pool;
-  for (int t = 0; t < threads; ++t) pool.emplace_back([&s] { s.Work(); });
+  for (int t = 0; t < threads; ++t) {
+    pool.emplace_back([&s, io] {
+      ScopedIoTally scope(io);
+      s.Work();
+    });
+  }
   for (std::thread& t : pool) t.join();
   RETURN_IF_ERROR(s.status());
   StreamTally tally;

@@ -9,8 +9,10 @@
 // never listed. Object stores get
 // one ranged read per chunk (the reader opened on just that chunk: no
 // read-ahead past it); file systems keep a thread's file open across its
-// chunks of that file. Thread-safe; the sink is called from the reading
-// threads, one chunk at a time per thread.
+// chunks of that file. The caller's IoTally (node/storage/io_tally.h), when
+// one is current, counts the requests its reading threads send. Thread-safe;
+// the sink is called from the reading threads, one chunk at a time per
+// thread.
 #ifndef CKPTBENCH_NODE_SERVING_RANGE_STREAM_H_
 #define CKPTBENCH_NODE_SERVING_RANGE_STREAM_H_
 

@@ -1,5 +1,6 @@
 #include <algorithm>
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <utility>
@@ -14,6 +15,7 @@
 #include "node/serving/mapped_ranges.h"
 #include "node/serving/model_bytes.h"
 #include "node/serving/serve_workload_impl.h"
+#include "node/storage/io_tally.h"
 #include "node/storage/listing_pager.h"
 
 // A serve round's load on a node (serve_workload_impl.h): the replica's
@@ -120,7 +122,7 @@ absl::Status ServeWorkload::PrepareLoad(ServePrepared* prepared) {
   if (job_.read_mode == ServeReadMode::kDownload) {
     download_ = std::make_unique<ModelDownload>(job_.download_path,
                                                 DownloadDirPrefix(run_id_));
-    RETURN_IF_ERROR(download_->Check(plan_.model_bytes + kMaxModelIndexBytes));
+    RETURN_IF_ERROR(download_->Check(plan_.model_bytes + kMaxModelSideBytes));
   }
   if (job_.hold) {
     ASSIGN_OR_RETURN(held_, HeldWeights::Make(plan_));
@@ -132,6 +134,8 @@ absl::Status ServeWorkload::PrepareLoad(ServePrepared* prepared) {
 absl::Status ServeWorkload::Download(const StreamOptions& options,
                                      const NodePhaseContext& ctx,
                                      SteadyClock::time_point t0) {
+  IoTally io;  // the listing's requests and the copy's
+  ScopedIoTally scope(&io);
   ASSIGN_OR_RETURN(std::vector<ListedObject> listed,
                    St().ListTree(location_.path, AtMost(kMaxModelDirEntries)));
   // The listing by name, looked up once per file (a directory may list
@@ -167,10 +171,22 @@ absl::Status ServeWorkload::Download(const StreamOptions& options,
     }
     files.push_back(*index);
   }
+  // config.json too, where the model has one, as a downloader copies it
+  // (a server reads it before the weights).
+  if (auto it = sizes.find(kModelConfigName); it != sizes.end()) {
+    if (it->second > kMaxModelConfigBytes) {
+      return absl::ResourceExhaustedError(absl::StrCat(
+          "serve: ", shown_, "/", kModelConfigName, " is ", it->second,
+          " bytes; expected at most ", kMaxModelConfigBytes));
+    }
+    files.push_back({it->first, it->second});
+  }
   StreamOptions copy = options;
   copy.direct = false;
   ASSIGN_OR_RETURN(StreamTally t, download_->Copy(St(), location_.path, files,
                                                   copy, ctx.abort));
+  report_.download_retries = io.retries.load();
+  report_.download_throttles = io.throttles.load();
   report_.download_seconds = SecondsSince(t0);
   report_.download_bytes = t.bytes;
   report_.download_requests = t.chunks;
@@ -247,9 +263,12 @@ absl::Status ServeWorkload::RunLoad(const NodePhaseContext& ctx,
   std::vector<StreamTally> tallies(ranks);
   std::vector<double> done(ranks, 0), planned(ranks, 0);
   std::vector<uint64_t> header_bytes(ranks, 0);
+  // Each rank's object-store requests, counted where they are sent.
+  const auto io = std::make_unique<IoTally[]>(ranks);
   RETURN_IF_ERROR(RunEach(
       ranks, ctx,
       [&](size_t r) -> absl::Status {
+        ScopedIoTally scope(&io[r]);
         absl::StatusOr<uint64_t> headers = ReadHeadersAgain();
         planned[r] = SecondsSince(t0);
         if (!headers.ok()) {
@@ -286,6 +305,8 @@ absl::Status ServeWorkload::RunLoad(const NodePhaseContext& ctx,
     k.first_byte_seconds =
         t.first_byte_seconds < 0 ? 0 : planned_at + t.first_byte_seconds;
     k.last_byte_seconds = planned_at + t.last_byte_seconds;
+    k.retries = io[r].retries.load();
+    k.throttles = io[r].throttles.load();
     report_.ranks.push_back(k);
     RankOutcome rank;
     rank.rank = static_cast<uint32_t>(r);

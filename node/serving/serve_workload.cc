@@ -234,11 +234,16 @@ absl::Status ServeWorkload::RunMake(const NodePhaseContext& ctx) {
       },
       "serve: make"));
   report_.files = end_ - first_;
-  // The index, by the node that claimed the directory (the manifest,
-  // written after every node's files, says the model is there).
+  // The index and config.json, by the node that claimed the directory
+  // (the manifest, written after every node's files, says the model is
+  // there).
   if (job_.manifest_owner && gen_.files.size() > 1) {
     RETURN_IF_ERROR(St().WriteAtomic(JoinPath(location_.path, kModelIndexName),
                                      ModelIndexJson(gen_.files)));
+  }
+  if (job_.manifest_owner && !gen_.config.empty()) {
+    RETURN_IF_ERROR(St().WriteAtomic(JoinPath(location_.path, kModelConfigName),
+                                     gen_.config));
   }
   if (job_.fsync) RETURN_IF_ERROR(St().SyncDir(location_.path));
   return absl::OkStatus();
@@ -248,7 +253,8 @@ absl::Status ServeWorkload::RunRemove() {
   if (!owner_) return absl::OkStatus();
   // The pending manifest first, so a removal killed half-way is finished
   // by the next; then the manifest, so nothing loads the model while its
-  // files go; then exactly the files it names, the index and the claim.
+  // files go; then exactly the files it names, the index, config.json and
+  // the claim.
   RETURN_IF_ERROR(St().CreateDirs(ClaimDirPath()));
   RETURN_IF_ERROR(St().WriteAtomic(
       JoinPath(ClaimDirPath(), kPendingManifestName), PendingManifest()));
@@ -256,6 +262,7 @@ absl::Status ServeWorkload::RunRemove() {
   std::vector<std::string> names;
   for (const ModelFile& f : gen_.files) names.push_back(f.name);
   names.push_back(kModelIndexName);
+  names.push_back(kModelConfigName);
   RETURN_IF_ERROR(St().RemoveFiles(location_.path, names));
   report_.files = gen_.files.size();
   RETURN_IF_ERROR(ReleaseMakeClaim(St(), ClaimDirPath()));

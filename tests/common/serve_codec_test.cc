@@ -135,13 +135,15 @@ TEST(ServeCodec, APrepareOutcomeAndAReportArriveAsTheyLeft) {
   r.header_reads = 6;
   r.header_bytes = 300;
   r.headers_seconds = 0.25;
-  r.ranks = {{100, 3, 0.5, 1.5}, {200, 4, 0.75, 2.5}};
+  r.ranks = {{100, 3, 0.5, 1.5, 0, 0}, {200, 4, 0.75, 2.5, 7, 5}};
   r.verified = true;
   r.files = 2;
   r.bytes = 999;
   r.download_seconds = 0.125;
   r.download_bytes = 5300;
   r.download_requests = 21;
+  r.download_retries = 9;
+  r.download_throttles = 8;
   auto rb = DecodeServeReport(EncodeServeReport(r));
   ASSERT_TRUE(rb.ok()) << rb.status();
   EXPECT_EQ(rb->header_reads, 6u);
@@ -152,12 +154,16 @@ TEST(ServeCodec, APrepareOutcomeAndAReportArriveAsTheyLeft) {
   EXPECT_EQ(rb->ranks[1].requests, 4u);
   EXPECT_EQ(rb->ranks[1].first_byte_seconds, 0.75);
   EXPECT_EQ(rb->ranks[1].last_byte_seconds, 2.5);
+  EXPECT_EQ(rb->ranks[1].retries, 7u);
+  EXPECT_EQ(rb->ranks[1].throttles, 5u);
   EXPECT_TRUE(rb->verified);
   EXPECT_EQ(rb->files, 2u);
   EXPECT_EQ(rb->bytes, 999u);
   EXPECT_EQ(rb->download_seconds, 0.125);
   EXPECT_EQ(rb->download_bytes, 5300u);
   EXPECT_EQ(rb->download_requests, 21u);
+  EXPECT_EQ(rb->download_retries, 9u);
+  EXPECT_EQ(rb->download_throttles, 8u);
 
   r.ranks.assign(kMaxServeRanks + 1, ServeRankReport{});
   EXPECT_FALSE(DecodeServeReport(EncodeServeReport(r)).ok());

@@ -9,6 +9,7 @@
 
 #include <cstdlib>
 #include <filesystem>
+#include <fstream>
 #include <string>
 
 #include "absl/strings/match.h"
@@ -59,11 +60,26 @@ TEST(ServeSpec, AGeneratedModelOnDiskIsWhatTheSpecificationSays) {
   const uint64_t files = ServingModelOf(h.result)->written_files;
   ASSERT_GE(files, 4u);
   // The manifest is ckptbench's, beside the model: the reader reads only
-  // *.safetensors and the index.
+  // *.safetensors, the index and config.json.
   ProcessResult r = SpecScript("check", dir);
   ASSERT_EQ(r.exit_code, 0) << r.err;
   // 2 layers x 9 tensors, the embeddings, the final norm and lm_head.
   EXPECT_THAT(r.out, HasSubstr(std::to_string(files) + " files, 21 tensors"));
+  EXPECT_THAT(r.out, HasSubstr("config.json: LlamaForCausalLM, 2 layers, "
+                               "bfloat16, as the tensors are"));
+  // A config.json that says otherwise is caught by the reader (what makes
+  // the line above worth asserting).
+  {
+    std::ofstream f(dir + "/config.json", std::ios::trunc);
+    f << R"({"architectures": ["LlamaForCausalLM"], "model_type": "llama",
+             "hidden_size": 256, "intermediate_size": 512,
+             "num_hidden_layers": 3, "num_attention_heads": 4,
+             "num_key_value_heads": 2, "vocab_size": 2048,
+             "torch_dtype": "bfloat16"})";
+  }
+  r = SpecScript("check", dir);
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_THAT(r.err, HasSubstr("model.layers.2."));
 }
 
 // mmap (through page faults, one thread a rank) and direct (O_DIRECT,

@@ -142,6 +142,8 @@ TEST(Serve, TwoReplicasMakeTheModelOnceAndLoadItInEachSplit) {
   EXPECT_EQ(manifest->bytes, model.bytes);
   EXPECT_THAT(ReadStored(memory, std::string(kUri) + "/" + kModelIndexName),
               HasSubstr("weight_map"));
+  EXPECT_THAT(ReadStored(memory, std::string(kUri) + "/" + kModelConfigName),
+              HasSubstr("\"LlamaForCausalLM\""));
   // Tensor-parallel at 4 ranks: the model reused, each rank its slices
   // (the norms replicated: read by every rank; 2 KV heads over 4 ranks:
   // each head read by 2).
@@ -297,8 +299,8 @@ TEST(Serve, AReadModeTheStorageHasNotIsRefused) {
               HasSubstr("serve.path (CKPT_SERVE_PATH) is not set"));
 }
 
-// download: each replica copies the model's files and index whole to
-// serve.download_path (a directory of the run's in it), then reads the
+// download: each replica copies the model's files, index and config.json
+// whole to serve.download_path (a directory of the run's in it), then reads the
 // headers and its tensor-parallel slices from the copy, every byte
 // verified; the copy is removed after each load, and what the user had in
 // the directory stays. A flipped byte at the source is caught in the copy
@@ -319,9 +321,15 @@ TEST(Serve, DownloadCopiesTheModelToTheNodeAndLoadsTheCopy) {
   InProcessRun h(memory, c, 2);
   const absl::Status run = h.Run();
   ASSERT_TRUE(run.ok()) << run;
+  // The copy takes the index and config.json with the safetensors files.
+  const std::string config =
+      ReadStored(memory, std::string(kUri) + "/" + kModelConfigName);
+  EXPECT_EQ(config, model.config);
   const uint64_t index =
-      ReadStored(memory, std::string(kUri) + "/" + kModelIndexName).size();
-  ASSERT_GT(index, 0u);
+      ReadStored(memory, std::string(kUri) + "/" + kModelIndexName).size() +
+      config.size();
+  ASSERT_GT(index, config.size());
+  ASSERT_FALSE(config.empty());
   int loads = 0;
   for (const RoundResult& r : h.result.rounds) {
     const ReplicaLoadResult* load = ReplicaLoadOf(r);

@@ -78,6 +78,8 @@ TEST_F(S3Test, ServeLoadsAModelMadeInTheBucketInEachSplit) {
   ASSERT_EQ(check.exit_code, 0) << check.err;
   EXPECT_NE(check.out.find("5 files, 21 tensors"), std::string::npos)
       << check.out;
+  EXPECT_NE(check.out.find("config.json: LlamaForCausalLM"), std::string::npos)
+      << check.out;
 
   Env remove = env;
   remove["CKPT_SERVE_REMOVE"] = "true";

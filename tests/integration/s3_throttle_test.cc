@@ -5,6 +5,7 @@
 // one prefix share its buckets and are throttled; spread over eight
 // prefixes, each rank has its own and is not. A test of the mechanism and
 // of ckptbench's counting, not a claim about S3's rates (docs/fidelity.md).
+// A serve load through the limiter has its throttles counted per rank.
 #include <gtest/gtest.h>
 #include <unistd.h>
 
@@ -312,6 +313,94 @@ TEST_F(S3ThrottleTest, SpreadingKeysOverPrefixesAvoidsPerPrefixThrottling) {
   // Throttling costs time: the run under one prefix waited for tokens.
   EXPECT_GT(one.seconds, spread.seconds);
   EXPECT_LT(one.seconds + spread.seconds, 45);
+}
+
+// A serve load through the limiter (its GETs of the model's files limited,
+// under one prefix): each 503 is counted on the rank whose read met it (or,
+// downloading, on the replica's copy), and the counts add up to the
+// round's (the node's), each retried.
+TEST_F(S3ThrottleTest, AServeLoadsThrottlesAreCountedOnTheRanksThatMetThem) {
+  auto env = swift().Env();
+  env["CKPT_WORKLOAD"] = "serve";
+  env["CKPT_SERVE_PATH"] = "s3://" + bucket_ + "/model";
+  env["CKPT_MODEL"] = "llama-3-tiny";
+  env["CKPT_SERVE_FILE_BYTES"] = "1MiB";
+  env["CKPT_SERVE_CHUNK_SIZE"] = "64KiB";
+  env["CKPT_SERVE_CONCURRENCY"] = "4";
+  env["CKPT_SERVE_SPLIT"] = "files";
+  env["NUM_DEVICES"] = "4";
+  env["CKPT_S3_MAX_ATTEMPTS"] = "12";
+  // Made (and loaded) unthrottled first; then loaded streamed, and
+  // downloaded (each file copied whole in 64 KiB ranges), through the
+  // limiter.
+  ProcessResult made = RunProcess(
+      {CkptbenchBinary(), "run", "-q", "--results-dir", tmp_.Sub("made")}, env);
+  ASSERT_EQ(made.exit_code, 0) << made.err;
+  // A load's 4 ranks each read every file's header (2 GETs each, 5 files)
+  // and a share of the model's 4.25 MiB in 64 KiB ranges: about 110 GETs,
+  // far past a burst of 16 at 40 a second; a download about 70.
+  for (const std::string mode : {"stream", "download"}) {
+    SCOPED_TRACE(mode);
+    PrefixThrottleOptions o;
+    o.reads = {40, 16};
+    o.applies = [](const ProxyRequest& r) {
+      return r.method == "GET" &&
+             r.target.find(".safetensors") != std::string::npos;
+    };
+    PrefixThrottle throttle(o);
+    FaultProxy proxy(SwiftPort(), throttle.Rule());
+    Env e = env;
+    e["AWS_ENDPOINT_URL_S3"] =
+        "http://127.0.0.1:" + std::to_string(proxy.port());
+    e["CKPT_SERVE_READ_MODE"] = mode;
+    e["CKPT_SERVE_DOWNLOAD_PATH"] = tmp_.path();
+    const std::string results = tmp_.Sub(mode);
+    ProcessResult run = RunProcess(
+        {CkptbenchBinary(), "run", "-q", "--results-dir", results}, e);
+    ASSERT_EQ(run.exit_code, 0) << run.err;
+    const json j = json::parse(ReadFile(results + "/result.json"));
+    uint64_t counted = 0;
+    int loads = 0, ranks_throttled = 0;
+    for (const auto& round : j["rounds"]) {
+      if (!round.contains("replica_load")) continue;
+      SCOPED_TRACE(round["phase"].get<std::string>() + " " +
+                   std::to_string(++loads));
+      EXPECT_EQ(round["status"], "ok") << round.dump();
+      EXPECT_EQ(round["verified"], true);
+      const json& load = round["replica_load"];
+      ASSERT_EQ(load["ranks_loaded"].size(), 4u);
+      uint64_t throttles = 0, retries = 0;
+      for (const auto& k : load["ranks_loaded"]) {
+        EXPECT_EQ(k["retries"], k["throttles"]) << k;
+        throttles += k["throttles"].get<uint64_t>();
+        retries += k["retries"].get<uint64_t>();
+        ranks_throttled += k["throttles"].get<uint64_t>() > 0;
+      }
+      // The replica's: its ranks' and, downloading, its copy's (the ranks
+      // then read the local copy: no request of theirs is throttled).
+      const json& replica = load["replicas"][0];
+      EXPECT_EQ(replica["throttles"], round["throttles"]);
+      EXPECT_EQ(replica["retries"], round["retries"]);
+      if (mode == "download") {
+        EXPECT_EQ(throttles, 0u);
+        throttles = retries = replica["throttles"].get<uint64_t>();
+      }
+      EXPECT_EQ(throttles, round["throttles"].get<uint64_t>());
+      EXPECT_EQ(retries, round["retries"].get<uint64_t>());
+      counted += throttles;
+    }
+    std::cout << mode << " loads through the limiter: " << loads
+              << ", 503s sent " << throttle.Throttled() << ", counted "
+              << counted << " (" << ranks_throttled
+              << " rank loads throttled)\n";
+    EXPECT_GE(loads, 1);
+    EXPECT_GE(counted, mode == "stream" ? 10u : 1u);
+    // Any others were met by the prepare's header reads, before the clock.
+    EXPECT_LE(counted, static_cast<uint64_t>(throttle.Throttled()));
+    if (mode == "stream") {
+      EXPECT_GE(ranks_throttled, 2);
+    }
+  }
 }
 
 }  // namespace

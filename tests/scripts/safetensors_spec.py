@@ -12,7 +12,9 @@ makes "a user's own model" that ckptbench did not write.
               tensors covering the bytes after the header exactly, in
               offset order, without gaps or overlaps; with more than one
               file, model.safetensors.index.json naming every tensor's
-              file and total_size the tensors' bytes. Prints a summary;
+              file and total_size the tensors' bytes; where config.json is
+              there, a Llama's (transformers' LlamaConfig members) agreeing
+              with the tensors' names, shapes and dtype. Prints a summary;
               exits 1 saying what is wrong.
   write DIR   a small model of mixed dtypes in two files and an index, the
               tensors in the order given (not sorted), bytes i*7 mod 251;
@@ -32,6 +34,8 @@ BITS = {"BOOL": 8, "F4": 4, "F6_E2M3": 6, "F6_E3M2": 6, "U8": 8, "I8": 8,
         "I32": 32, "U32": 32, "F32": 32, "C64": 64, "F64": 64, "I64": 64,
         "U64": 64}
 INDEX = "model.safetensors.index.json"
+CONFIG = "config.json"
+TORCH = {"BF16": "bfloat16", "F16": "float16", "F32": "float32"}
 
 
 def fail(msg):
@@ -86,6 +90,46 @@ def read_file(path):
     return tensors
 
 
+def check_config(d, tensors):
+    """config.json as a LlamaForCausalLM's, against {name: (dtype, shape)}:
+    the shapes transformers' LlamaModel builds from it."""
+    with open(os.path.join(d, CONFIG)) as f:
+        c = json.load(f)
+    if c.get("model_type") != "llama" or \
+            c.get("architectures") != ["LlamaForCausalLM"]:
+        fail(f"{CONFIG}: not a LlamaForCausalLM's")
+    h, ffn = c["hidden_size"], c["intermediate_size"]
+    heads, kv = c["num_attention_heads"], c["num_key_value_heads"]
+    hd = c.get("head_dim", h // heads)
+    want = {"model.embed_tokens.weight": [c["vocab_size"], h],
+            "model.norm.weight": [h]}
+    if not c.get("tie_word_embeddings", False):
+        want["lm_head.weight"] = [c["vocab_size"], h]
+    for i in range(c["num_hidden_layers"]):
+        p = f"model.layers.{i}."
+        want.update({p + "self_attn.q_proj.weight": [heads * hd, h],
+                     p + "self_attn.k_proj.weight": [kv * hd, h],
+                     p + "self_attn.v_proj.weight": [kv * hd, h],
+                     p + "self_attn.o_proj.weight": [h, heads * hd],
+                     p + "mlp.gate_proj.weight": [ffn, h],
+                     p + "mlp.up_proj.weight": [ffn, h],
+                     p + "mlp.down_proj.weight": [h, ffn],
+                     p + "input_layernorm.weight": [h],
+                     p + "post_attention_layernorm.weight": [h]})
+    have = {name: shape for name, (_, shape) in tensors.items()}
+    if have != want:
+        diff = sorted(set(have) ^ set(want)) or \
+            sorted(n for n in want if have[n] != want[n])
+        fail(f"{CONFIG}: the tensors differ from what it describes: "
+             f"{diff[:3]}")
+    dtypes = {dtype for dtype, _ in tensors.values()}
+    if len(dtypes) != 1 or TORCH.get(dtypes.pop()) != c.get("torch_dtype"):
+        fail(f"{CONFIG}: torch_dtype {c.get('torch_dtype')!r}, the tensors "
+             f"are not all of it")
+    return (f"; {CONFIG}: LlamaForCausalLM, {c['num_hidden_layers']} layers, "
+            f"{c['torch_dtype']}, as the tensors are")
+
+
 def check(d):
     files = sorted(f for f in os.listdir(d) if f.endswith(".safetensors"))
     if not files:
@@ -107,8 +151,13 @@ def check(d):
         if index["weight_map"] != named:
             fail(f"{INDEX}: weight_map differs from the files' tensors")
     tensors = sum(len(t) for t in by_file.values())
+    config = ""
+    if os.path.exists(os.path.join(d, CONFIG)):
+        config = check_config(d, {name: (dtype, shape)
+                                  for t in by_file.values()
+                                  for name, (dtype, shape, _, _) in t.items()})
     print(f"{len(files)} files, {tensors} tensors, {total} bytes: "
-          "as the specification says")
+          f"as the specification says{config}")
 
 
 def write(d):
