@@ -54,6 +54,7 @@ std::string EncodeServeJob(const ServeJob& job) {
   w.set_chunk_bytes(job.chunk_bytes);
   w.set_download_path(job.download_path);
   w.set_hold(job.hold);
+  w.set_on_gpu(job.on_gpu);
   w.set_cache_mode(ToWire(job.cache_mode));
   *w.mutable_backend() = ToWire(job.backend);
   return w.SerializeAsString();
@@ -115,6 +116,7 @@ absl::StatusOr<ServeJob> DecodeServeJob(const std::string& bytes) {
       RecheckKey("serve.chunk_size", absl::StrCat(job.chunk_bytes)));
   job.download_path = w.download_path();
   job.hold = w.hold();
+  job.on_gpu = w.on_gpu();
   if (job.read_mode == ServeReadMode::kDownload) {
     RETURN_IF_ERROR(RecheckKey("serve.download_path", job.download_path));
   }

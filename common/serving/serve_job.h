@@ -47,7 +47,8 @@ struct ServeJob {
   uint64_t chunk_bytes = 8 << 20;
   // download: the node's local directory the model is copied into.
   std::string download_path;
-  bool hold = false;  // each rank keeps its share in host memory
+  bool hold = false;    // each rank keeps its share in host memory
+  bool on_gpu = false;  // ACCELERATOR=gpu: each rank's share in GPU memory
   CacheMode cache_mode = CacheMode::kAuto;
   BackendOptions backend;
 };

@@ -24,12 +24,6 @@ absl::Status CheckServeKeys(const Config& c, const KeyCheckScope& scope) {
         "(CKPT_DIR_PATH): expected the model's directory or URI, e.g. "
         "CKPT_SERVE_PATH=s3://bucket/models/llama-3.1-8b");
   }
-  if (c.cluster.accelerator == Accelerator::kGpu) {
-    return absl::InvalidArgumentError(
-        "cluster.accelerator (ACCELERATOR) = gpu with run.workload = serve: a "
-        "replica's ranks read into host memory in this version (serve.hold "
-        "keeps their shares there); expected ACCELERATOR=cpu");
-  }
   if ((s.read_mode == ServeReadMode::kMmap ||
        s.read_mode == ServeReadMode::kDirect) &&
       IsObjectStoreUri(ServeModelPath(c))) {

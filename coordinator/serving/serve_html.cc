@@ -25,7 +25,9 @@ std::string ReplicaLoadSection(const ReportInput& input) {
           absl::StrCat(std::string(Name(load->read_mode)), ", ",
                        std::string(Name(load->split)), " x ", load->ranks,
                        load->verified ? ", verified" : ", unverified",
-                       load->hold ? ", held in memory" : "");
+                       load->on_gpu ? ", held on GPUs"
+                       : load->hold ? ", held in memory"
+                                    : "");
       for (const ReplicaLoadResult::Replica& p : load->replicas) {
         const std::string copied =
             load->read_mode == ServeReadMode::kDownload

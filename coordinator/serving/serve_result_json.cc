@@ -31,6 +31,7 @@ void ReadReplicaLoad(const Fields& f, ReplicaLoadResult* r) {
   f.Get("concurrency", &r->concurrency);
   f.Get("chunk_bytes", &r->chunk_bytes);
   f.Get("hold", &r->hold);
+  f.Get("gpu", &r->on_gpu);
   f.Get("model_bytes", &r->model_bytes);
   f.Get("read_bytes", &r->read_bytes);
   f.Get("verified", &r->verified);
@@ -96,6 +97,7 @@ std::string ReplicaLoadResult::ToJson(const RunResult&) const {
   j["concurrency"] = concurrency;
   j["chunk_bytes"] = chunk_bytes;
   j["hold"] = hold;
+  j["gpu"] = on_gpu;
   j["model_bytes"] = model_bytes;
   j["read_bytes"] = read_bytes;
   j["verified"] = verified;

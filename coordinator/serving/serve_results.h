@@ -43,7 +43,8 @@ struct ReplicaLoadResult : ResultSection {
   uint32_t ranks = 1;  // per replica
   uint32_t concurrency = 0;
   uint64_t chunk_bytes = 0;
-  bool hold = false;         // each rank kept its share in host memory
+  bool hold = false;         // each rank kept its share (host or GPU)
+  bool on_gpu = false;       // ... in GPU memory (ACCELERATOR=gpu)
   uint64_t model_bytes = 0;  // the files' bytes
   uint64_t read_bytes = 0;   // one replica's ranks' tensor bytes, summed
   bool verified = false;     // every byte checked against the pattern

@@ -81,6 +81,7 @@ PhaseJob ServeRound::BuildPrepare(size_t node) {
   job.chunk_bytes = plan_.chunk_bytes;
   job.download_path = plan_.download_path;
   job.hold = plan_.hold;
+  job.on_gpu = plan_.on_gpu;
   job.cache_mode = plan_.cache_mode;
   job.backend = plan_.backend;
   PhaseJob prepare;
@@ -299,7 +300,8 @@ void ServeRound::Aggregate(const std::vector<PhaseOutcome>& reports,
   load->ranks = plan_.ranks;
   load->concurrency = plan_.concurrency;
   load->chunk_bytes = plan_.chunk_bytes;
-  load->hold = plan_.hold;
+  load->hold = plan_.hold || plan_.on_gpu;
+  load->on_gpu = plan_.on_gpu;
   load->verified = plan_.generated;
   if (!prepared_.empty()) {
     load->model_bytes = prepared_[0].model_bytes;

@@ -36,6 +36,7 @@ struct ServePlan {
   uint64_t chunk_bytes = 8 << 20;
   std::string download_path;  // download: each node's local directory
   bool hold = false;          // ranks keep their shares in host memory
+  bool on_gpu = false;        // ACCELERATOR=gpu: in GPU memory instead
   uint32_t write_threads = 4;
   uint64_t block_size = 4 << 20;
   bool fsync = true;

@@ -45,6 +45,7 @@ absl::StatusOr<ServePlan> PlanOf(RunContext& ctx) {
   plan.chunk_bytes = serve.chunk_bytes;
   plan.download_path = serve.download_path;
   plan.hold = serve.hold;
+  plan.on_gpu = config.cluster.accelerator == Accelerator::kGpu;
   plan.write_threads = static_cast<uint32_t>(serve.write_threads);
   plan.block_size = config.io.block_size;
   plan.fsync = config.io.fsync;

@@ -87,7 +87,10 @@ void AddLoads(const RunResult& r, std::string* out) {
           p.first_byte_seconds, p.load_seconds, p.mib_per_second, p.requests,
           sd, load->read_mode, copied, load->split, load->ranks,
           load->verified ? ", verified" : ", unverified",
-          load->hold ? ", held in memory" : "", retried);
+          load->on_gpu ? ", held on GPUs"
+          : load->hold ? ", held in memory"
+                       : "",
+          retried);
     }
   }
   if (any) {

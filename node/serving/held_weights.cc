@@ -8,6 +8,7 @@
 #include "absl/strings/str_cat.h"
 #include "common/bytes.h"
 #include "common/memory.h"
+#include "common/status_macros.h"
 
 namespace ckpt {
 
@@ -43,6 +44,47 @@ absl::StatusOr<std::unique_ptr<HeldWeights>> HeldWeights::Make(
     }
     std::memset(share.get(), 0, r.bytes + 1);  // every page touched
     h->shares_.push_back(std::move(share));
+  }
+  h->Lay();
+  return h;
+}
+
+absl::StatusOr<std::unique_ptr<HeldWeights>> HeldWeights::MakeOnGpus(
+    const ReplicaPlan& plan, DeviceOps ops) {
+  std::unique_ptr<HeldWeights> h(new HeldWeights(plan));
+  h->ops_ = std::move(ops);
+  absl::StatusOr<int> gpus = h->ops_.count();
+  if (!gpus.ok() || *gpus < 1) {
+    return absl::FailedPreconditionError(absl::StrCat(
+        "cluster.accelerator (ACCELERATOR) = gpu: the replica's ranks load "
+        "into GPU memory, but ",
+        gpus.ok() ? "this node sees no GPU" : gpus.status().message(),
+        ". Expected a node with GPUs, or ACCELERATOR=cpu"));
+  }
+  for (size_t k = 0; k < plan.ranks.size(); ++k) {
+    const uint64_t bytes = plan.ranks[k].bytes;
+    h->bytes_ += bytes;
+    const int device = static_cast<int>(k % static_cast<size_t>(*gpus));
+    absl::StatusOr<void*> p = h->ops_.alloc(device, bytes + 1);
+    if (!p.ok()) {
+      return absl::Status(
+          p.status().code(),
+          absl::StrCat("cluster.accelerator (ACCELERATOR) = gpu: rank ", k,
+                       "'s share of ", FormatBytes(bytes), " on GPU ", device,
+                       ": ", p.status().message()));
+    }
+    h->on_device_.emplace_back(device, *p);
+  }
+  h->Lay();
+  return h;
+}
+
+HeldWeights::~HeldWeights() {
+  for (const auto& [device, p] : on_device_) ops_.release(device, p);
+}
+
+void HeldWeights::Lay() {
+  for (const RankReads& r : plan_.ranks) {
     std::vector<std::vector<uint64_t>> files;
     uint64_t at = 0;
     for (const FileReads& f : r.files) {
@@ -54,15 +96,12 @@ absl::StatusOr<std::unique_ptr<HeldWeights>> HeldWeights::Make(
       }
       files.push_back(std::move(before));
     }
-    h->before_.push_back(std::move(files));
+    before_.push_back(std::move(files));
   }
-  return h;
 }
 
-absl::StatusOr<const unsigned char*> HeldWeights::Put(size_t rank, size_t file,
-                                                      uint64_t offset,
-                                                      const unsigned char* data,
-                                                      size_t len) {
+absl::StatusOr<uint64_t> HeldWeights::Place(size_t rank, size_t file,
+                                            uint64_t offset, size_t len) const {
   if (rank >= plan_.ranks.size() || file >= plan_.ranks[rank].files.size()) {
     return absl::InternalError(
         absl::StrCat("held weights: rank ", rank, " has no file ", file));
@@ -87,9 +126,40 @@ absl::StatusOr<const unsigned char*> HeldWeights::Put(size_t rank, size_t file,
                                             at, " of rank ", rank,
                                             "'s share of ", size));
   }
+  return at;
+}
+
+absl::StatusOr<const unsigned char*> HeldWeights::Put(size_t rank, size_t file,
+                                                      uint64_t offset,
+                                                      const unsigned char* data,
+                                                      size_t len) {
+  ASSIGN_OR_RETURN(const uint64_t at, Place(rank, file, offset, len));
+  if (!on_device_.empty()) {
+    const auto& [device, base] = on_device_[rank];
+    RETURN_IF_ERROR(ops_.to_device(
+        device, static_cast<unsigned char*>(base) + at, data, len));
+    return data;
+  }
   unsigned char* to = shares_[rank].get() + at;
   std::memcpy(to, data, len);
   return to;
+}
+
+int HeldWeights::device(size_t rank) const {
+  return rank < on_device_.size() ? on_device_[rank].first : -1;
+}
+
+absl::Status HeldWeights::CopyShare(size_t rank, unsigned char* out) const {
+  if (rank >= plan_.ranks.size()) {
+    return absl::InternalError(absl::StrCat("held weights: no rank ", rank));
+  }
+  const size_t n = static_cast<size_t>(plan_.ranks[rank].bytes);
+  if (!on_device_.empty()) {
+    return ops_.to_host(on_device_[rank].first, out, on_device_[rank].second,
+                        n);
+  }
+  std::memcpy(out, shares_[rank].get(), n);
+  return absl::OkStatus();
 }
 
 }  // namespace ckpt

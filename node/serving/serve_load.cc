@@ -124,7 +124,11 @@ absl::Status ServeWorkload::PrepareLoad(ServePrepared* prepared) {
                                                 DownloadDirPrefix(run_id_));
     RETURN_IF_ERROR(download_->Check(plan_.model_bytes + kMaxModelSideBytes));
   }
-  if (job_.hold) {
+  // The ranks' shares: in GPU memory (ACCELERATOR=gpu), or in host
+  // memory (serve.hold), made before the clock.
+  if (job_.on_gpu) {
+    ASSIGN_OR_RETURN(held_, HeldWeights::MakeOnGpus(plan_));
+  } else if (job_.hold) {
     ASSIGN_OR_RETURN(held_, HeldWeights::Make(plan_));
   }
   rank_bytes_ = std::make_unique<std::atomic<uint64_t>[]>(plan_.ranks.size());
@@ -223,7 +227,7 @@ absl::StatusOr<StreamTally> ServeWorkload::LoadRank(
   ChunkSink sink = [&](size_t f, uint64_t off, const unsigned char* data,
                        size_t len) -> absl::Status {
     // serve.hold: the chunk copied to its place in the rank's share, and
-    // checked there.
+    // checked there; on a GPU, copied there and checked as it was sent.
     if (held_) {
       ASSIGN_OR_RETURN(data, held_->Put(r, f, off, data, len));
     }

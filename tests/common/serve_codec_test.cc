@@ -42,6 +42,8 @@ ServeJob OffDefaultServeJob() {
   j.concurrency = 12;
   j.chunk_bytes = 1 << 16;
   j.download_path = "/var/tmp/replica";
+  j.hold = true;
+  j.on_gpu = true;
   j.cache_mode = CacheMode::kFadvise;
   j.backend.flavour = StorageFlavour::kFuse;
   j.backend.s3.region = "eu-west-3";
@@ -68,6 +70,8 @@ TEST(ServeCodec, AJobArrivesAsItLeft) {
   EXPECT_EQ(back->concurrency, 12u);
   EXPECT_EQ(back->chunk_bytes, 1u << 16);
   EXPECT_EQ(back->download_path, "/var/tmp/replica");
+  EXPECT_TRUE(back->hold);
+  EXPECT_TRUE(back->on_gpu);
   EXPECT_EQ(back->cache_mode, CacheMode::kFadvise);
   EXPECT_EQ(back->backend, j.backend);
 }

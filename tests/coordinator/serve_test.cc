@@ -13,6 +13,7 @@
 #include <string>
 
 #include "absl/strings/match.h"
+#include "common/cuda.h"
 #include "common/serving/model_files.h"
 #include "common/serving/model_manifest.h"
 #include "common/serving/serve_job.h"
@@ -283,10 +284,30 @@ TEST(Serve, AReadModeTheStorageHasNotIsRefused) {
   ServeOf(c).read_mode = ServeReadMode::kDownload;
   EXPECT_TRUE(CheckServeKeys(c, {}).ok());
   ServeOf(c).read_mode = ServeReadMode::kStream;
-  // Into device memory is not built: said, not ignored.
+  // Into GPU memory: on a node with none (this machine), refused at the
+  // load's prepare naming the key; with one, the shares held there.
   c.cluster.accelerator = Accelerator::kGpu;
-  EXPECT_THAT(CheckServeKeys(c, {}).message(),
-              HasSubstr("ACCELERATOR) = gpu with run.workload = serve"));
+  EXPECT_TRUE(CheckServeKeys(c, {}).ok());
+  {
+    Config g = ServeConfig(2, ServeSplit::kTp);
+    g.cluster.accelerator = Accelerator::kGpu;
+    InProcessRun gpu(memory, g);
+    const absl::Status st = gpu.Run();
+    if (!cuda::DeviceCount().ok()) {
+      ASSERT_FALSE(st.ok());
+      ASSERT_EQ(gpu.result.rounds.size(), 2u);
+      EXPECT_THAT(gpu.result.rounds[1].error,
+                  HasSubstr("cluster.accelerator (ACCELERATOR) = gpu: the "
+                            "replica's ranks load into GPU memory, but"));
+    } else {
+      ASSERT_TRUE(st.ok()) << st;
+      const ReplicaLoadResult* load = ReplicaLoadOf(gpu.result.rounds[1]);
+      ASSERT_NE(load, nullptr);
+      EXPECT_TRUE(load->on_gpu);
+      EXPECT_TRUE(load->verified);
+      EXPECT_THAT(SummaryTable(gpu.result), HasSubstr("held on GPUs"));
+    }
+  }
   c.cluster.accelerator = Accelerator::kCpu;
   EXPECT_TRUE(CheckServeKeys(c, {}).ok());
   // serve.path alone places the model (no storage.path needed), and the

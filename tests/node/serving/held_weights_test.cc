@@ -2,12 +2,18 @@
 // in the rank's share (the ranges end to end, in the plan's order), in
 // whatever pieces and order it arrives; a chunk outside the rank's ranges
 // is refused, and shares past the node's memory are refused before any is
-// allocated.
+// allocated. On GPUs (through device calls a test makes of host memory,
+// as this machine has no GPU): the ranks' shares bound to the GPUs in
+// turn, each chunk copied to its place there, the memory given back; no
+// GPU, or an allocation that fails, refused naming ACCELERATOR.
 #include "node/serving/held_weights.h"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <cstring>
+#include <map>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -40,12 +46,53 @@ ReplicaPlan TwoRanks() {
   return plan;
 }
 
-TEST(HeldWeights, EachChunkLandsAtItsRangesPlaceInTheShare) {
-  const ReplicaPlan plan = TwoRanks();
-  auto held = HeldWeights::Make(plan);
-  ASSERT_TRUE(held.ok()) << held.status();
-  HeldWeights& h = **held;
-  EXPECT_EQ(h.bytes(), 32u);
+std::vector<unsigned char> Share(const HeldWeights& h, size_t rank,
+                                 size_t bytes) {
+  std::vector<unsigned char> out(bytes);
+  const absl::Status s = h.CopyShare(rank, out.data());
+  EXPECT_TRUE(s.ok()) << s;
+  return out;
+}
+
+// Device calls over host memory: `gpus` GPUs, each allocation a buffer of
+// its own, every call recorded.
+struct FakeGpus {
+  int gpus = 2;
+  std::map<void*, std::pair<int, std::unique_ptr<unsigned char[]>>> live;
+  std::vector<int> allocated_on, copied_to;
+  int released = 0;
+  bool fail_alloc = false;
+
+  DeviceOps Ops() {
+    DeviceOps o;
+    o.count = [this]() -> absl::StatusOr<int> { return gpus; };
+    o.alloc = [this](int d, size_t n) -> absl::StatusOr<void*> {
+      if (fail_alloc) return absl::ResourceExhaustedError("out of memory");
+      auto p = std::make_unique<unsigned char[]>(n);
+      void* at = p.get();
+      live[at] = {d, std::move(p)};
+      allocated_on.push_back(d);
+      return at;
+    };
+    o.release = [this](int d, void* p) {
+      EXPECT_EQ(live.at(p).first, d);
+      live.erase(p);
+      ++released;
+    };
+    o.to_device = [this](int d, void* to, const void* from, size_t n) {
+      copied_to.push_back(d);
+      std::memcpy(to, from, n);
+      return absl::OkStatus();
+    };
+    o.to_host = [](int, void* to, const void* from, size_t n) {
+      std::memcpy(to, from, n);
+      return absl::OkStatus();
+    };
+    return o;
+  }
+};
+
+void LoadInPieces(const ReplicaPlan& plan, HeldWeights& h, bool on_gpu) {
   // Rank 0, out of order and in pieces: file 3 first, then the second
   // range of file 0, then the first in two chunks.
   struct Piece {
@@ -61,13 +108,74 @@ TEST(HeldWeights, EachChunkLandsAtItsRangesPlaceInTheShare) {
     auto at = h.Put(p.rank, p.file, p.offset, data.data(), p.len);
     ASSERT_TRUE(at.ok()) << at.status();
     EXPECT_EQ(std::vector<unsigned char>(*at, *at + p.len), data);
+    // Host: the share's own bytes; a GPU's: the chunk it was copied from.
+    EXPECT_EQ(*at == data.data(), on_gpu);
   }
   std::vector<unsigned char> want = Bytes(0, 0, 10);
   for (unsigned char c : Bytes(0, 20, 5)) want.push_back(c);
   for (unsigned char c : Bytes(3, 100, 7)) want.push_back(c);
-  EXPECT_EQ(std::vector<unsigned char>(h.share(0), h.share(0) + 22), want);
-  EXPECT_EQ(std::vector<unsigned char>(h.share(1), h.share(1) + 10),
-            Bytes(0, 10, 10));
+  EXPECT_EQ(Share(h, 0, 22), want);
+  EXPECT_EQ(Share(h, 1, 10), Bytes(0, 10, 10));
+}
+
+TEST(HeldWeights, EachChunkLandsAtItsRangesPlaceInTheShare) {
+  const ReplicaPlan plan = TwoRanks();
+  auto held = HeldWeights::Make(plan);
+  ASSERT_TRUE(held.ok()) << held.status();
+  EXPECT_EQ((*held)->bytes(), 32u);
+  EXPECT_EQ((*held)->device(0), -1);
+  LoadInPieces(plan, **held, false);
+}
+
+TEST(HeldWeights, OnGpusEachRanksShareIsOnItsGpuAndGivenBack) {
+  ReplicaPlan plan = TwoRanks();
+  plan.ranks.push_back(plan.ranks[1]);  // three ranks over two GPUs
+  FakeGpus gpus;
+  {
+    auto held = HeldWeights::MakeOnGpus(plan, gpus.Ops());
+    ASSERT_TRUE(held.ok()) << held.status();
+    HeldWeights& h = **held;
+    EXPECT_EQ(h.bytes(), 42u);
+    EXPECT_EQ(gpus.allocated_on, (std::vector<int>{0, 1, 0}));
+    EXPECT_EQ(h.device(0), 0);
+    EXPECT_EQ(h.device(1), 1);
+    EXPECT_EQ(h.device(2), 0);
+    LoadInPieces(plan, h, true);
+    // Rank 0's four pieces to GPU 0, rank 1's one to GPU 1.
+    EXPECT_EQ(gpus.copied_to, (std::vector<int>{0, 0, 0, 0, 1}));
+    std::vector<unsigned char> data = Bytes(0, 10, 10);
+    ASSERT_TRUE(h.Put(2, 0, 10, data.data(), 10).ok());
+    EXPECT_EQ(gpus.copied_to.back(), 0);
+    EXPECT_EQ(Share(h, 2, 10), data);
+    EXPECT_FALSE(h.Put(2, 0, 0, data.data(), 10).ok());  // outside
+    EXPECT_EQ(gpus.copied_to.size(), 6u);
+  }
+  EXPECT_EQ(gpus.released, 3);
+  EXPECT_TRUE(gpus.live.empty());
+}
+
+TEST(HeldWeights, NoGpuOrNoRoomOnOneIsRefusedNamingTheKey) {
+  const ReplicaPlan plan = TwoRanks();
+  FakeGpus none;
+  none.gpus = 0;
+  auto held = HeldWeights::MakeOnGpus(plan, none.Ops());
+  ASSERT_FALSE(held.ok());
+  EXPECT_THAT(held.status().message(),
+              HasSubstr("cluster.accelerator (ACCELERATOR) = gpu"));
+  EXPECT_THAT(held.status().message(), HasSubstr("sees no GPU"));
+  // The real runtime here: this machine has no GPU (or the build no GPU
+  // support), said as such.
+  auto real = HeldWeights::MakeOnGpus(plan);
+  if (!real.ok()) {
+    EXPECT_TRUE(absl::IsFailedPrecondition(real.status()));
+    EXPECT_THAT(real.status().message(), HasSubstr("ACCELERATOR"));
+  }
+  FakeGpus full;
+  full.fail_alloc = true;
+  held = HeldWeights::MakeOnGpus(plan, full.Ops());
+  ASSERT_FALSE(held.ok());
+  EXPECT_THAT(held.status().message(),
+              HasSubstr("rank 0's share of 22 B on GPU 0: out of memory"));
 }
 
 TEST(HeldWeights, AChunkOutsideTheRanksRangesIsRefused) {
