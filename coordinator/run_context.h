@@ -74,6 +74,9 @@ class RunContext {
   // without its own credentials fails the run before any round, though
   // only storage owners list and probe.
   absl::Status OpenOnEveryNode();
+  // ACCELERATOR=gpu: every node, before any round, says which GPUs it
+  // sees (a note each); a node without a usable one fails the run here.
+  absl::Status CheckGpusOnEveryNode(RunResult* result);
   // Nodes that own storage: node 0 for a shared target, every node for
   // node-local disks. InspectAll lists `uri` on each, in node order.
   size_t StorageOwners() const;

@@ -1,6 +1,6 @@
 // The run's look at its storage targets (RunContext): each storage owner's
-// listing of a target (steps, the newest .metadata), and every node's open
-// of the object stores the run names.
+// listing of a target (steps, the newest .metadata), every node's open of
+// the object stores the run names, and every node's GPUs.
 #include <set>
 #include <utility>
 
@@ -49,6 +49,22 @@ absl::StatusOr<StepListing> RunContext::Inspect(const std::string& uri,
     partial_steps_.insert(StepUri(dir, step));
   }
   return std::move(found.listing);
+}
+
+absl::Status RunContext::CheckGpusOnEveryNode(RunResult* result) {
+  for (NodeClient* n : nodes_) {
+    InspectJob job;
+    job.run_id = run_id_;
+    job.accelerator = Accelerator::kGpu;
+    job.backend = backend_;
+    auto rep = n->Inspect(job);
+    if (IsNodeError(rep.status())) {
+      return WithPrefix(rep.status(), absl::StrCat(n->Who(), ": "));
+    }
+    RETURN_IF_ERROR(rep.status());
+    result->notes.push_back(absl::StrCat(n->Who(), " GPUs: ", rep->gpus));
+  }
+  return absl::OkStatus();
 }
 
 absl::Status RunContext::OpenOnEveryNode() {

@@ -27,7 +27,8 @@ inline constexpr char kModelIndexName[] = "model.safetensors.index.json";
 // An index is a few tens of KiB for a 70B model; a larger one is refused.
 inline constexpr uint64_t kMaxModelIndexBytes = 16 << 20;
 inline constexpr char kModelConfigName[] = "config.json";
-// A published config.json is about 1 KiB; a larger one is not copied.
+// A published config.json is about 1 KiB; a download refuses a larger one,
+// naming it.
 inline constexpr uint64_t kMaxModelConfigBytes = 1 << 20;
 // What a download copies beside the safetensors files, at most.
 inline constexpr uint64_t kMaxModelSideBytes =
@@ -67,8 +68,9 @@ std::string ModelIndexJson(const std::vector<ModelFile>& files);
 // members the tensors' shapes fix (hidden_size, intermediate_size,
 // num_hidden_layers, num_attention_heads, num_key_value_heads, head_dim,
 // vocab_size, untied embeddings), torch_dtype, and the preset's name as
-// "ckptbench_preset"; none of the training-time members (rope, token ids)
-// that a generated model has no use for.
+// "ckptbench_preset"; not rope, context length or token ids, which differ
+// between the published models of one shape (transformers' defaults apply:
+// a loader that runs the model needs the published config).
 std::string LlamaConfigJson(const LlamaShape& shape, StDtype dtype,
                             std::string_view preset);
 

@@ -21,23 +21,6 @@
 namespace ckpt {
 namespace {
 
-// Every node, before any round: a node without a usable GPU fails here.
-absl::Status CheckGpus(RunContext& ctx, RunResult* result) {
-  for (auto* n : ctx.nodes()) {
-    InspectJob job;
-    job.run_id = ctx.run_id();
-    job.accelerator = Accelerator::kGpu;
-    job.backend = ctx.backend();
-    auto rep = n->Inspect(job);
-    if (IsNodeError(rep.status())) {
-      return WithPrefix(rep.status(), absl::StrCat(n->Who(), ": "));
-    }
-    RETURN_IF_ERROR(rep.status());
-    result->notes.push_back(absl::StrCat(n->Who(), " GPUs: ", rep->gpus));
-  }
-  return absl::OkStatus();
-}
-
 // A restore path a load-only run reads (or stages into): its newest
 // committed step of this model, or room to stage one.
 absl::Status CheckRestorePath(RunContext& ctx, const CheckpointPlan& plan,
@@ -127,7 +110,7 @@ absl::Status CheckpointRun::Preflight(RunContext& ctx, RunResult* result) {
         " wrote; rounds[].nodes[].read_from_nodes says whose each node read)"));
   }
   if (config.cluster.accelerator == Accelerator::kGpu) {
-    RETURN_IF_ERROR(CheckGpus(ctx, result));
+    RETURN_IF_ERROR(ctx.CheckGpusOnEveryNode(result));
   }
   if (ck.DoSave() && ck.num_save_calls > 0) {
     auto listing = ctx.InspectAll(config.StepsPath(), /*probe=*/true, false);

@@ -57,7 +57,12 @@ absl::StatusOr<ServePlan> PlanOf(RunContext& ctx) {
 
 }  // namespace
 
-absl::Status ServeRun::Preflight(RunContext& /*ctx*/, RunResult* /*result*/) {
+absl::Status ServeRun::Preflight(RunContext& ctx, RunResult* result) {
+  // Loading into GPU memory: every node has one, before a model is made.
+  if (ctx.config().cluster.accelerator == Accelerator::kGpu &&
+      !ServeOf(ctx.config()).remove) {
+    RETURN_IF_ERROR(ctx.CheckGpusOnEveryNode(result));
+  }
   return absl::OkStatus();
 }
 

@@ -107,6 +107,12 @@ absl::Status ServeWorkload::PrepareMake(ServePrepared* prepared) {
     }
     reuse_ = true;
     prepared->reuse = true;
+    // A Llama made by a build that wrote no config.json gets it now.
+    if (job_.manifest_owner && !gen_.config.empty() &&
+        absl::IsNotFound(StoredConfigIsOurs().status())) {
+      RETURN_IF_ERROR(St().WriteAtomic(
+          JoinPath(location_.path, kModelConfigName), gen_.config));
+    }
     return absl::OkStatus();
   }
   if (job_.manifest_owner) {
@@ -249,6 +255,13 @@ absl::Status ServeWorkload::RunMake(const NodePhaseContext& ctx) {
   return absl::OkStatus();
 }
 
+absl::StatusOr<bool> ServeWorkload::StoredConfigIsOurs() {
+  ASSIGN_OR_RETURN(const std::string text,
+                   ReadAtMost(St(), JoinPath(location_.path, kModelConfigName),
+                              kMaxModelConfigBytes));
+  return !gen_.config.empty() && text == gen_.config;
+}
+
 absl::Status ServeWorkload::RunRemove() {
   if (!owner_) return absl::OkStatus();
   // The pending manifest first, so a removal killed half-way is finished
@@ -262,7 +275,11 @@ absl::Status ServeWorkload::RunRemove() {
   std::vector<std::string> names;
   for (const ModelFile& f : gen_.files) names.push_back(f.name);
   names.push_back(kModelIndexName);
-  names.push_back(kModelConfigName);
+  // config.json only when it is the one the make wrote.
+  if (const absl::StatusOr<bool> ours = StoredConfigIsOurs();
+      ours.ok() && *ours) {
+    names.push_back(kModelConfigName);
+  }
   RETURN_IF_ERROR(St().RemoveFiles(location_.path, names));
   report_.files = gen_.files.size();
   RETURN_IF_ERROR(ReleaseMakeClaim(St(), ClaimDirPath()));

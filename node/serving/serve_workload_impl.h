@@ -83,6 +83,10 @@ class ServeWorkload : public NodeWorkload {
   absl::StatusOr<std::optional<ModelManifest>> FindManifest(
       std::string* text = nullptr);
   absl::Status PrepareMake(ServePrepared* prepared);
+  // The model's config.json as stored: the text this model's make writes
+  // (gen_.config), NotFound when there is none, or another text (a user's,
+  // or one past kMaxModelConfigBytes: FailedPrecondition), which stays.
+  absl::StatusOr<bool> StoredConfigIsOurs();
   absl::Status Claim();
   absl::Status PrepareLoad(ServePrepared* prepared);
   absl::Status PrepareRemove(ServePrepared* prepared);

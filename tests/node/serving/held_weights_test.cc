@@ -61,13 +61,15 @@ struct FakeGpus {
   std::map<void*, std::pair<int, std::unique_ptr<unsigned char[]>>> live;
   std::vector<int> allocated_on, copied_to;
   int released = 0;
-  bool fail_alloc = false;
+  int fail_at = -1;  // the allocation (0, 1, ...) that fails
 
   DeviceOps Ops() {
     DeviceOps o;
     o.count = [this]() -> absl::StatusOr<int> { return gpus; };
     o.alloc = [this](int d, size_t n) -> absl::StatusOr<void*> {
-      if (fail_alloc) return absl::ResourceExhaustedError("out of memory");
+      if (static_cast<int>(allocated_on.size()) == fail_at) {
+        return absl::ResourceExhaustedError("out of memory");
+      }
       auto p = std::make_unique<unsigned char[]>(n);
       void* at = p.get();
       live[at] = {d, std::move(p)};
@@ -171,11 +173,20 @@ TEST(HeldWeights, NoGpuOrNoRoomOnOneIsRefusedNamingTheKey) {
     EXPECT_THAT(real.status().message(), HasSubstr("ACCELERATOR"));
   }
   FakeGpus full;
-  full.fail_alloc = true;
+  full.fail_at = 0;
   held = HeldWeights::MakeOnGpus(plan, full.Ops());
   ASSERT_FALSE(held.ok());
   EXPECT_THAT(held.status().message(),
               HasSubstr("rank 0's share of 22 B on GPU 0: out of memory"));
+  // The second rank's fails: the first's is given back.
+  FakeGpus second;
+  second.fail_at = 1;
+  held = HeldWeights::MakeOnGpus(plan, second.Ops());
+  ASSERT_FALSE(held.ok());
+  EXPECT_THAT(held.status().message(),
+              HasSubstr("rank 1's share of 10 B on GPU 1: out of memory"));
+  EXPECT_EQ(second.released, 1);
+  EXPECT_TRUE(second.live.empty());
 }
 
 TEST(HeldWeights, AChunkOutsideTheRanksRangesIsRefused) {
