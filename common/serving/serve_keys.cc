@@ -104,6 +104,12 @@ void AddServeKeys(std::vector<KeyDef>* out,
       "serve.loads", "CKPT_SERVE_LOADS", 1, kMaxServeLoads,
       [](auto& c) -> auto& { return ServeOf(c).loads; },
       "cold loads of the model, each a timed round"));
+  keys.push_back(DurationKey(
+      "serve.stagger", "CKPT_SERVE_STAGGER", kMaxServeStaggerSeconds,
+      [](auto& c) -> auto& { return ServeOf(c).stagger_seconds; },
+      "load rounds: replica (node) i starts i x this after the first, as an "
+      "autoscaler adds replicas one after another (0: all at once; the "
+      "last start at most 540 s after the first)"));
   keys.push_back(IntKey(
       "serve.write_threads", "CKPT_SERVE_WRITE_THREADS", 1,
       kMaxServeWriteThreads,

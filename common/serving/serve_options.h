@@ -22,6 +22,10 @@ inline constexpr int kMaxServeWriteThreads = 256;
 // stream mode: reads in flight per rank, and one read's most bytes.
 inline constexpr int kMaxStreamConcurrency = 1024;
 inline constexpr uint64_t kMaxStreamChunk = 1ull << 30;
+// serve.stagger: the gap between two replicas' starts; the last replica's
+// start, (nodes - 1) x the gap, is held to the round protocol's most
+// (kMaxStartDelaySeconds) by the coordinator's check.
+inline constexpr double kMaxServeStaggerSeconds = 540;
 
 struct ServeOptions {
   // Where the model lives; "" = <storage.path>/models/<model.name>-<dtype>.
@@ -43,7 +47,10 @@ struct ServeOptions {
   // Each rank keeps what it read in host memory (its share), instead of
   // dropping each chunk once checked.
   bool hold = false;
-  int loads = 1;          // cold loads, each a timed round
+  int loads = 1;  // cold loads, each a timed round
+  // Load rounds: replica (node) i starts i x this after the first, as an
+  // autoscaler adds replicas one after another; 0: all at once.
+  double stagger_seconds = 0;
   int write_threads = 4;  // generating: files written at once
   bool remove = false;    // remove the generated model instead
 };

@@ -44,6 +44,15 @@ absl::Status CheckServeKeys(const Config& c, const KeyCheckScope& scope) {
         "serve.remove (CKPT_SERVE_REMOVE) = true with serve.source = listed: "
         "ckptbench removes only a model it generated");
   }
+  // The last replica's start: the round protocol waits at most so long.
+  const double last_start = (c.cluster.num_nodes - 1) * s.stagger_seconds;
+  if (last_start > kMaxServeStaggerSeconds) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "serve.stagger (CKPT_SERVE_STAGGER) = ", s.stagger_seconds, " s over ",
+        c.cluster.num_nodes, " replicas starts the last ", last_start,
+        " s after the first; expected at most ", kMaxServeStaggerSeconds,
+        " s (a smaller stagger, or fewer nodes)"));
+  }
   const int ranks = c.RanksPerNode();
   if (ranks > kMaxServeRanks) {
     return absl::InvalidArgumentError(absl::StrCat(

@@ -35,7 +35,8 @@ std::string ReplicaLoadSection(const ReportInput& input) {
                                " s")
                 : "";
         rows.push_back({run.label, ServeRoundName(round), absl::StrCat(p.node),
-                        how + copied, Fixed(p.headers_seconds, 3),
+                        how + copied, Fixed(p.start_seconds, 3),
+                        Fixed(p.headers_seconds, 3),
                         Fixed(p.first_byte_seconds, 3),
                         Fixed(p.load_seconds, 3), Fixed(p.mib_per_second, 1),
                         absl::StrCat(p.requests),
@@ -58,11 +59,13 @@ std::string ReplicaLoadSection(const ReportInput& input) {
   return absl::StrCat(
       "<section id=\"serving\"><h2>Serving replicas: the model's load</h2>\n",
       "<p>Every node is one replica; each of its ranks reads its share of "
-      "the model at once, from the round's start. Headers: every file's "
-      "header read; first byte: the first tensor byte in; load: the last "
-      "rank done.</p>\n",
-      HtmlTable({"run", "round", "node", "how", "headers s", "first byte s",
-                 "load s", "MiB/s", "requests", "retries / throttles"},
+      "the model at once, from the replica's start (serve.stagger apart). "
+      "Start, headers (every file's header read), first byte (the first "
+      "tensor byte in) and load (the last rank done) are from the round's "
+      "start.</p>\n",
+      HtmlTable({"run", "round", "node", "how", "start s", "headers s",
+                 "first byte s", "load s", "MiB/s", "requests",
+                 "retries / throttles"},
                 rows),
       timeline, "</section>\n");
 }

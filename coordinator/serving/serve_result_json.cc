@@ -24,6 +24,21 @@ void ReadServingModel(const Fields& f, ServingModelResult* m) {
   f.Get("written_seconds", &m->written_seconds);
 }
 
+void ReadFleet(const Fields& f, ReplicaLoadResult::Fleet* fleet) {
+  f.Get("loaded_p50_seconds", &fleet->loaded_p50_seconds);
+  f.Get("loaded_p90_seconds", &fleet->loaded_p90_seconds);
+  f.Get("loaded_max_seconds", &fleet->loaded_max_seconds);
+  f.Get("first_start_seconds", &fleet->first_start_seconds);
+  f.Get("all_loaded_seconds", &fleet->all_loaded_seconds);
+  f.Each("slowest", [fleet](const Fields& e) {
+    ReplicaLoadResult::Fleet::Slow s;
+    e.Get("node", &s.node);
+    e.Get("loaded_seconds", &s.loaded_seconds);
+    e.Get("why", &s.why);
+    fleet->slowest.push_back(std::move(s));
+  });
+}
+
 void ReadReplicaLoad(const Fields& f, ReplicaLoadResult* r) {
   f.Get("read_mode", &r->read_mode);
   f.Get("split", &r->split);
@@ -38,6 +53,8 @@ void ReadReplicaLoad(const Fields& f, ReplicaLoadResult* r) {
   f.Each("replicas", [r](const Fields& e) {
     ReplicaLoadResult::Replica p;
     e.Get("node", &p.node);
+    e.Get("start_seconds", &p.start_seconds);
+    e.Get("loaded_seconds", &p.loaded_seconds);
     e.Get("headers_seconds", &p.headers_seconds);
     e.Get("first_byte_seconds", &p.first_byte_seconds);
     e.Get("load_seconds", &p.load_seconds);
@@ -64,6 +81,7 @@ void ReadReplicaLoad(const Fields& f, ReplicaLoadResult* r) {
     e.Get("last_byte_seconds", &k.last_byte_seconds);
     r->rank_loads.push_back(k);
   });
+  ReadFleet(f.Object("fleet"), &r->fleet);
 }
 
 }  // namespace
@@ -104,6 +122,8 @@ std::string ReplicaLoadResult::ToJson(const RunResult&) const {
   json replicas = json::array();
   for (const Replica& p : this->replicas) {
     json e = {{"node", p.node},
+              {"start_seconds", p.start_seconds},
+              {"loaded_seconds", p.loaded_seconds},
               {"headers_seconds", p.headers_seconds},
               {"first_byte_seconds", p.first_byte_seconds},
               {"load_seconds", p.load_seconds},
@@ -133,6 +153,18 @@ std::string ReplicaLoadResult::ToJson(const RunResult&) const {
                             {"last_byte_seconds", k.last_byte_seconds}});
   }
   j["ranks_loaded"] = std::move(ranks_loaded);
+  json slowest = json::array();
+  for (const Fleet::Slow& s : fleet.slowest) {
+    slowest.push_back({{"node", s.node},
+                       {"loaded_seconds", s.loaded_seconds},
+                       {"why", s.why}});
+  }
+  j["fleet"] = {{"loaded_p50_seconds", fleet.loaded_p50_seconds},
+                {"loaded_p90_seconds", fleet.loaded_p90_seconds},
+                {"loaded_max_seconds", fleet.loaded_max_seconds},
+                {"first_start_seconds", fleet.first_start_seconds},
+                {"all_loaded_seconds", fleet.all_loaded_seconds},
+                {"slowest", std::move(slowest)}};
   return SectionText(std::move(j));
 }
 

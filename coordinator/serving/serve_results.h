@@ -50,9 +50,12 @@ struct ReplicaLoadResult : ResultSection {
   bool verified = false;     // every byte checked against the pattern
   struct Replica {
     int node = 0;
-    // Since the round's start: every rank's headers read, the first tensor byte
-    // in (the fastest rank's), the last rank done.
+    // Since the round's start: its own start (serve.stagger's delay and its
+    // start lag), every rank's headers read, the first tensor byte in (the
+    // fastest rank's), the last rank done.
+    double start_seconds = 0;
     double headers_seconds = 0, first_byte_seconds = 0, load_seconds = 0;
+    double loaded_seconds = 0;  // from its own start to its last rank done
     uint64_t header_reads = 0, bytes = 0, requests = 0;
     // Its object-store requests sent again, and the throttles among the
     // responses: its ranks' and its download's.
@@ -62,9 +65,25 @@ struct ReplicaLoadResult : ResultSection {
     // headers and tensors are read from the copy (requests: page faults).
     double download_seconds = 0;
     uint64_t download_bytes = 0, download_requests = 0;
-    double mib_per_second = 0;  // its tensor bytes over load_seconds
+    double mib_per_second = 0;  // its tensor bytes over loaded_seconds
   };
   std::vector<Replica> replicas;
+  // The fleet (the round's replicas, one per node): each one's time to
+  // loaded from its own start, its distribution (nearest rank), the last
+  // loaded from the first start, and the slowest named with why.
+  struct Fleet {
+    double loaded_p50_seconds = 0, loaded_p90_seconds = 0;
+    double loaded_max_seconds = 0;
+    double first_start_seconds = 0;  // since the round's start
+    double all_loaded_seconds = 0;   // the last loaded, from the first start
+    struct Slow {
+      int node = 0;
+      double loaded_seconds = 0;
+      std::string why;
+    };
+    std::vector<Slow> slowest;  // slower than the median: at most 3
+  };
+  Fleet fleet;
   struct Rank {
     int node = 0;
     uint32_t rank = 0;

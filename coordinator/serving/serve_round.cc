@@ -7,6 +7,7 @@
 #include "common/clock.h"
 #include "common/dataset/dataset_manifest.h"
 #include "common/error_kind.h"
+#include "common/serving/serve_options.h"
 #include "common/status_macros.h"
 #include "common/step_layout.h"
 #include "common/storage_commands.h"
@@ -15,9 +16,13 @@
 #include "coordinator/reply_check.h"
 #include "coordinator/round/node_sums.h"
 #include "coordinator/round/round_protocol.h"
+#include "coordinator/serving/serve_fleet.h"
 #include "wire/serve_codec.h"
 
 namespace ckpt {
+
+static_assert(kMaxServeStaggerSeconds <= kMaxStartDelaySeconds,
+              "serve.stagger's bound is the round protocol's");
 
 ServeRound::ServeRound(std::vector<NodeClient*> nodes, ServePlan plan,
                        ServeAction action, int index, ServingModelResult* model)
@@ -112,6 +117,12 @@ void ServeRound::Prepared(const std::vector<PrepareOutcome>& prepared,
     model_->bytes = prepared_[0].model_bytes;
     SumUpColdReads(prepared, Title(RoundNameForm::kLog), result);
   }
+}
+
+double ServeRound::StartDelaySeconds(size_t node) const {
+  return action_ == ServeAction::kLoad
+             ? static_cast<double>(node) * plan_.stagger_seconds
+             : 0;
 }
 
 namespace {
@@ -249,6 +260,7 @@ void AddReplica(int node, double lag, const PhaseOutcome& rep,
                 const ServeReport& r, ReplicaLoadResult* load) {
   ReplicaLoadResult::Replica p;
   p.node = node;
+  p.start_seconds = lag;
   p.headers_seconds = lag + r.headers_seconds;
   p.header_reads = r.header_reads;
   if (r.download_bytes > 0) {
@@ -285,7 +297,8 @@ void AddReplica(int node, double lag, const PhaseOutcome& rep,
   }
   p.first_byte_seconds = std::max(first, 0.0);
   p.load_seconds = last;
-  p.mib_per_second = MibPerSecond(p.bytes, p.load_seconds);
+  p.loaded_seconds = std::max(0.0, last - lag);
+  p.mib_per_second = MibPerSecond(p.bytes, p.loaded_seconds);
   load->replicas.push_back(p);
 }
 
@@ -310,7 +323,10 @@ void ServeRound::Aggregate(const std::vector<PhaseOutcome>& reports,
   double busy = 0;
   for (size_t i = 0; i < reports.size(); ++i) {
     const PhaseOutcome& rep = reports[i];
-    const double lag = std::max(0.0, rep.start_lag_seconds);
+    // Its start since the round's: its stagger, then its lag against the
+    // instant it was given.
+    const double lag =
+        StartDelaySeconds(i) + std::max(0.0, rep.start_lag_seconds);
     NodeResult nr;
     for (const RankOutcome& k : rep.ranks) {
       nr.bytes += k.bytes;
@@ -350,6 +366,7 @@ void ServeRound::Aggregate(const std::vector<PhaseOutcome>& reports,
     // Every byte of every replica checked against the pattern.
     result->verified =
         plan_.generated && load->replicas.size() == nodes_.size();
+    load->fleet = FleetOf(load->replicas);
     result->sections[kReplicaLoadSection] = std::move(load);
   }
 }

@@ -34,9 +34,10 @@ struct ServePlan {
   ServeSplit split = ServeSplit::kTp;
   uint32_t concurrency = 8;
   uint64_t chunk_bytes = 8 << 20;
-  std::string download_path;  // download: each node's local directory
-  bool hold = false;          // ranks keep their shares in host memory
-  bool on_gpu = false;        // ACCELERATOR=gpu: in GPU memory instead
+  std::string download_path;   // download: each node's local directory
+  bool hold = false;           // ranks keep their shares in host memory
+  bool on_gpu = false;         // ACCELERATOR=gpu: in GPU memory instead
+  double stagger_seconds = 0;  // loads: node i starts i x this late
   uint32_t write_threads = 4;
   uint64_t block_size = 4 << 20;
   bool fsync = true;
@@ -57,6 +58,7 @@ class ServeRound : public RoundWorkload {
   PhaseJob BuildPrepare(size_t node) override;
   void Prepared(const std::vector<PrepareOutcome>& prepared,
                 RoundResult* result) override;
+  double StartDelaySeconds(size_t node) const override;
   absl::Status CheckReport(size_t node, const PhaseOutcome& report,
                            const std::string& who) override;
   absl::Status Finish(const std::vector<PhaseOutcome>& reports,

@@ -46,6 +46,7 @@ absl::StatusOr<ServePlan> PlanOf(RunContext& ctx) {
   plan.download_path = serve.download_path;
   plan.hold = serve.hold;
   plan.on_gpu = config.cluster.accelerator == Accelerator::kGpu;
+  plan.stagger_seconds = serve.stagger_seconds;
   plan.write_threads = static_cast<uint32_t>(serve.write_threads);
   plan.block_size = config.io.block_size;
   plan.fsync = config.io.fsync;

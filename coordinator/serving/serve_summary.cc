@@ -44,15 +44,35 @@ void AddModel(const ServingModelResult& m, std::string* out) {
   }
 }
 
+// A load round's fleet, when it has several replicas: each one's time to
+// loaded from its own start, the whole fleet's from the first start, and
+// the slowest with why (escaped: a result file read back is not trusted).
+void AddFleet(const RoundResult& round, const ReplicaLoadResult& load,
+              std::string* out) {
+  if (load.replicas.size() < 2) return;
+  const ReplicaLoadResult::Fleet& f = load.fleet;
+  absl::StrAppendFormat(
+      out,
+      "%-8s fleet of %d: loaded p50 %.3f s, p90 %.3f s, max %.3f s, each "
+      "from its own start; all loaded %.3f s after the first start\n",
+      ServeRoundName(round), load.replicas.size(), f.loaded_p50_seconds,
+      f.loaded_p90_seconds, f.loaded_max_seconds, f.all_loaded_seconds);
+  for (const ReplicaLoadResult::Fleet::Slow& s : f.slowest) {
+    absl::StrAppendFormat(out, "%-8s   slow: node %d, %.3f s: %s\n", "", s.node,
+                          s.loaded_seconds, EscapeForTerminal(s.why));
+  }
+}
+
 void AddLoads(const RunResult& r, std::string* out) {
   bool any = false;
   for (const RoundResult& round : r.rounds) {
     const ReplicaLoadResult* load = ReplicaLoadOf(round);
     if (load == nullptr) continue;
     if (!any) {
-      absl::StrAppendFormat(out, "\n%-8s %5s %10s %10s %10s %10s %9s %9s  %s\n",
-                            "round", "node", "headers s", "1st byte s",
-                            "load s", "MiB/s", "requests", "rank sd s", "how");
+      absl::StrAppendFormat(
+          out, "\n%-8s %5s %8s %10s %10s %10s %10s %9s %9s  %s\n", "round",
+          "node", "start s", "headers s", "1st byte s", "load s", "MiB/s",
+          "requests", "rank sd s", "how");
       any = true;
     }
     for (const ReplicaLoadResult::Replica& p : load->replicas) {
@@ -81,9 +101,9 @@ void AddLoads(const RunResult& r, std::string* out) {
               : "";
       absl::StrAppendFormat(
           out,
-          "%-8s %5d %10.3f %10.3f %10.3f %10.1f %9d %9.3f  %s%s, %s x "
+          "%-8s %5d %8.3f %10.3f %10.3f %10.3f %10.1f %9d %9.3f  %s%s, %s x "
           "%d%s%s%s\n",
-          ServeRoundName(round), p.node, p.headers_seconds,
+          ServeRoundName(round), p.node, p.start_seconds, p.headers_seconds,
           p.first_byte_seconds, p.load_seconds, p.mib_per_second, p.requests,
           sd, load->read_mode, copied, load->split, load->ranks,
           load->verified ? ", verified" : ", unverified",
@@ -92,14 +112,16 @@ void AddLoads(const RunResult& r, std::string* out) {
                        : "",
           retried);
     }
+    AddFleet(round, *load, out);
   }
   if (any) {
     *out +=
-        "headers s: every rank read every file's header; 1st byte s: the "
-        "first tensor "
-        "byte in; load s: the last rank done; all from the round's start "
-        "(download: the copy to the node first, then the headers and "
-        "tensors read from it, requests its page faults)\n";
+        "start s: the replica's start (serve.stagger); headers s: every rank "
+        "read every file's header; 1st byte s: the first tensor byte in; "
+        "load s: the last rank done; all from the round's start; MiB/s from "
+        "the replica's own start (download: the copy to the node first, "
+        "then the headers and tensors read from it, requests its page "
+        "faults)\n";
   }
 }
 

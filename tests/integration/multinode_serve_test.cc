@@ -3,7 +3,9 @@
 // generated model's files between the nodes (the manifest written once,
 // last, by the coordinator through node 0); each load round has both
 // replicas read their tensor-parallel slices at once, every byte verified,
-// in stream mode and then downloaded to each node's local directory first.
+// in stream mode and then downloaded to each node's local directory first,
+// the second replica started 0.4 s after the first (serve.stagger) on the
+// instant the coordinator gave its node.
 #include <gtest/gtest.h>
 
 #include <filesystem>
@@ -57,8 +59,10 @@ TEST(MultinodeServe, TwoReplicasMakeOneModelAndEachLoadsItOverGrpc) {
     EXPECT_EQ(p["header_reads"], 2 * 5 * 2);  // 5 files, 2 ranks
   }
 
-  // Again, downloaded first: each node its own copy, gone after the load.
+  // Again, downloaded first: each node its own copy, gone after the load;
+  // the second replica staggered.
   std::filesystem::create_directories(c.tmp().Sub("local"));
+  env["CKPT_SERVE_STAGGER"] = "0.4";
   env["CKPT_SERVE_READ_MODE"] = "download";
   env["CKPT_SERVE_DOWNLOAD_PATH"] = c.tmp().Sub("local");
   {
@@ -80,6 +84,12 @@ TEST(MultinodeServe, TwoReplicasMakeOneModelAndEachLoadsItOverGrpc) {
               copied["model_bytes"].get<uint64_t>());
     EXPECT_EQ(p["bytes"], copied["read_bytes"]);
   }
+  const json& second = copied["replicas"][1];
+  EXPECT_GE(second["start_seconds"].get<double>(), 0.4);
+  EXPECT_LT(copied["replicas"][0]["start_seconds"].get<double>(), 0.4);
+  EXPECT_GE(second["download_seconds"].get<double>(),
+            second["start_seconds"].get<double>());
+  EXPECT_GE(copied["fleet"]["all_loaded_seconds"].get<double>(), 0.4);
   EXPECT_TRUE(std::filesystem::is_empty(c.tmp().Sub("local")));
 }
 
