@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstddef>
 #include <string>
 
 #include "absl/strings/str_cat.h"
@@ -20,7 +21,9 @@ double NearestRank(const std::vector<double>& v, double q) {
   return v[std::clamp<size_t>(rank, 1, v.size()) - 1];
 }
 
-double Median(std::vector<double> v) {
+// The median of `v` without its element `skip`: the rest of the fleet.
+double OthersMedian(std::vector<double> v, size_t skip) {
+  v.erase(v.begin() + static_cast<std::ptrdiff_t>(skip));
   std::sort(v.begin(), v.end());
   return NearestRank(v, 0.5);
 }
@@ -33,7 +36,7 @@ double Download(const Replica& p) {
   return std::max(0.0, p.download_seconds - p.start_seconds);
 }
 
-// Why `p` was slow, against the fleet's medians.
+// Why `p` was slow, against the medians of the other replicas.
 std::string Why(const Replica& p, double first_byte, double download,
                 double rate) {
   std::vector<std::string> why;
@@ -78,9 +81,6 @@ ReplicaLoadResult::Fleet FleetOf(const std::vector<Replica>& replicas) {
   f.first_start_seconds = first_start;
   f.all_loaded_seconds = std::max(0.0, last_loaded - first_start);
   if (replicas.size() < 2) return f;
-  const double first_byte = Median(first_bytes);
-  const double download = Median(downloads);
-  const double rate = Median(rates);
   std::vector<size_t> order(replicas.size());
   for (size_t i = 0; i < order.size(); ++i) order[i] = i;
   std::stable_sort(order.begin(), order.end(),
@@ -88,8 +88,11 @@ ReplicaLoadResult::Fleet FleetOf(const std::vector<Replica>& replicas) {
   for (size_t k = 0; k < std::min(kFleetSlowest, order.size()); ++k) {
     const Replica& p = replicas[order[k]];
     if (!(p.loaded_seconds > f.loaded_p50_seconds)) break;
+    const size_t i = order[k];
     f.slowest.push_back(
-        {p.node, p.loaded_seconds, Why(p, first_byte, download, rate)});
+        {p.node, p.loaded_seconds,
+         Why(p, OthersMedian(first_bytes, i), OthersMedian(downloads, i),
+             OthersMedian(rates, i))});
   }
   return f;
 }

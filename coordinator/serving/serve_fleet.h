@@ -3,7 +3,7 @@
 // time to loaded is from its own start (a staggered fleet's replicas start
 // apart); the fleet is loaded when its last one is, from the first start.
 // The slowest replicas (of those slower than the median, at most
-// kFleetSlowest) are named with why, against the fleet's medians:
+// kFleetSlowest) are named with why, against the other replicas' medians:
 // the store's throttles and retries, a late first byte, a slow download,
 // or a slower read. Pure; thread-safe.
 #ifndef CKPTBENCH_COORDINATOR_SERVING_SERVE_FLEET_H_

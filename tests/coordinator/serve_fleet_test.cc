@@ -66,6 +66,14 @@ TEST(ServeFleet, LoadedTimesAreFromEachStartAndTheSlowestSayWhy) {
   std::vector<Replica> even;
   for (int i = 0; i < 4; ++i) even.push_back(At(i, 0.1 * i, 2.0));
   EXPECT_TRUE(FleetOf(even).slowest.empty());
+  // Of two, the slower is named against the other: its rate, not its own.
+  std::vector<Replica> two = {At(0, 0, 6.1), At(1, 3, 4.5)};
+  two[0].mib_per_second = 2512.7;
+  two[1].mib_per_second = 3438.0;
+  const ReplicaLoadResult::Fleet pair = FleetOf(two);
+  ASSERT_EQ(pair.slowest.size(), 1u);
+  EXPECT_EQ(pair.slowest[0].node, 0);
+  EXPECT_EQ(pair.slowest[0].why, "read at 2512.7 MiB/s (median 3438.0 MiB/s)");
   // One replica: its figures, nobody named; none: zeros.
   const ReplicaLoadResult::Fleet one = FleetOf({At(0, 0.2, 3)});
   EXPECT_DOUBLE_EQ(one.loaded_p90_seconds, 3);
