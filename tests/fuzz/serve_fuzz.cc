@@ -32,7 +32,8 @@ void Wire(uint8_t which, const std::string& bytes) {
     if (!j.ok()) return;
     auto again = ckpt::DecodeServeJob(ckpt::EncodeServeJob(*j));
     if (!again.ok() || !(again->model == j->model) ||
-        again->ranks != j->ranks || again->model_uri != j->model_uri) {
+        again->ranks != j->ranks || again->model_uri != j->model_uri ||
+        again->hold != j->hold || again->on_gpu != j->on_gpu) {
       std::abort();
     }
   } else if (which == 2) {
@@ -45,7 +46,17 @@ void Wire(uint8_t which, const std::string& bytes) {
     auto r = ckpt::DecodeServeReport(bytes);
     if (!r.ok()) return;
     auto again = ckpt::DecodeServeReport(ckpt::EncodeServeReport(*r));
-    if (!again.ok() || again->ranks.size() != r->ranks.size()) std::abort();
+    if (!again.ok() || again->ranks.size() != r->ranks.size() ||
+        again->download_retries != r->download_retries ||
+        again->download_throttles != r->download_throttles) {
+      std::abort();
+    }
+    for (size_t k = 0; k < r->ranks.size(); ++k) {
+      if (again->ranks[k].retries != r->ranks[k].retries ||
+          again->ranks[k].throttles != r->ranks[k].throttles) {
+        std::abort();
+      }
+    }
   }
 }
 
