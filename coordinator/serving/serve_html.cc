@@ -21,13 +21,10 @@ std::string ReplicaLoadSection(const ReportInput& input) {
     for (const RoundResult& round : run.result->rounds) {
       const ReplicaLoadResult* load = ReplicaLoadOf(round);
       if (load == nullptr) continue;
-      const std::string how =
-          absl::StrCat(std::string(Name(load->read_mode)), ", ",
-                       std::string(Name(load->split)), " x ", load->ranks,
-                       load->verified ? ", verified" : ", unverified",
-                       load->on_gpu ? ", held on GPUs"
-                       : load->hold ? ", held in memory"
-                                    : "");
+      const std::string how = absl::StrCat(
+          std::string(Name(load->read_mode)), ", ",
+          std::string(Name(load->split)), " x ", load->ranks,
+          load->verified ? ", verified" : ", unverified", load->HeldText());
       for (const ReplicaLoadResult::Replica& p : load->replicas) {
         const std::string copied =
             load->read_mode == ServeReadMode::kDownload

@@ -43,8 +43,13 @@ struct ReplicaLoadResult : ResultSection {
   uint32_t ranks = 1;  // per replica
   uint32_t concurrency = 0;
   uint64_t chunk_bytes = 0;
-  bool hold = false;         // each rank kept its share (host or GPU)
-  bool on_gpu = false;       // ... in GPU memory (ACCELERATOR=gpu)
+  bool hold = false;    // each rank kept its share (host or GPU)
+  bool on_gpu = false;  // ... in GPU memory (ACCELERATOR=gpu)
+  // Where the ranks kept their shares, as the summary and the report say
+  // it: ", held on GPUs", ", held in memory" or "".
+  const char* HeldText() const {
+    return on_gpu ? ", held on GPUs" : hold ? ", held in memory" : "";
+  }
   uint64_t model_bytes = 0;  // the files' bytes
   uint64_t read_bytes = 0;   // one replica's ranks' tensor bytes, summed
   bool verified = false;     // every byte checked against the pattern

@@ -106,10 +106,7 @@ void AddLoads(const RunResult& r, std::string* out) {
           ServeRoundName(round), p.node, p.start_seconds, p.headers_seconds,
           p.first_byte_seconds, p.load_seconds, p.mib_per_second, p.requests,
           sd, load->read_mode, copied, load->split, load->ranks,
-          load->verified ? ", verified" : ", unverified",
-          load->on_gpu ? ", held on GPUs"
-          : load->hold ? ", held in memory"
-                       : "",
+          load->verified ? ", verified" : ", unverified", load->HeldText(),
           retried);
     }
     AddFleet(round, *load, out);

@@ -147,10 +147,6 @@ absl::Status ServeWorkload::Download(const StreamOptions& options,
   std::map<std::string, uint64_t> sizes;
   for (const ListedObject& o : listed) sizes.emplace(o.name, o.size);
   std::vector<DownloadedFile> files;
-  std::optional<DownloadedFile> index;
-  if (auto it = sizes.find(kModelIndexName); it != sizes.end()) {
-    index = DownloadedFile{it->first, it->second};
-  }
   for (const ModelFileHeader& f : headers_.files) {
     files.push_back({f.name, f.size});
     const auto it = sizes.find(f.name);
@@ -161,27 +157,23 @@ absl::Status ServeWorkload::Download(const StreamOptions& options,
           EscapeForTerminal(f.name), " of ", f.size, " bytes is not listed"));
     }
   }
-  if (headers_.indexed != index.has_value()) {
+  if (headers_.indexed != (sizes.count(kModelIndexName) > 0)) {
     return absl::DataLossError(absl::StrCat(
         "serve: the model at ", shown_,
         " changed between the round's prepare and its download: its ",
         kModelIndexName, headers_.indexed ? " is gone" : " appeared"));
   }
-  if (index) {
-    if (index->size > kMaxModelIndexBytes) {
-      return absl::ResourceExhaustedError(absl::StrCat(
-          "serve: ", shown_, "/", kModelIndexName, " is ", index->size,
-          " bytes; expected at most ", kMaxModelIndexBytes));
-    }
-    files.push_back(*index);
-  }
-  // config.json too, where the model has one, as a downloader copies it
-  // (a server reads it before the weights).
-  if (auto it = sizes.find(kModelConfigName); it != sizes.end()) {
-    if (it->second > kMaxModelConfigBytes) {
-      return absl::ResourceExhaustedError(absl::StrCat(
-          "serve: ", shown_, "/", kModelConfigName, " is ", it->second,
-          " bytes; expected at most ", kMaxModelConfigBytes));
+  // The index and config.json too, where the model has them, as a
+  // downloader copies them (a server reads the config before the weights).
+  for (const auto& [name, most] :
+       {std::pair<const char*, uint64_t>{kModelIndexName, kMaxModelIndexBytes},
+        {kModelConfigName, kMaxModelConfigBytes}}) {
+    const auto it = sizes.find(name);
+    if (it == sizes.end()) continue;
+    if (it->second > most) {
+      return absl::ResourceExhaustedError(
+          absl::StrCat("serve: ", shown_, "/", name, " is ", it->second,
+                       " bytes; expected at most ", most));
     }
     files.push_back({it->first, it->second});
   }
