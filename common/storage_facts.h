@@ -22,6 +22,12 @@ struct CacheReport {
   std::string probe;
 };
 
+// Whether a load's reads can use O_DIRECT where evicting the page cache
+// leaves pages resident: a checkpoint load's and serve.read_mode=direct's
+// can; a serve stream, mmap or download and a data loader read through the
+// page cache, so for them the residue is reported instead.
+enum class DirectFallback { kAvailable, kUnavailable };
+
 struct FilesystemInfo {
   std::string type;  // "ext4", "fuse.s3fs", "tmpfs", "memory"
   std::string mount_point;

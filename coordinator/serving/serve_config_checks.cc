@@ -34,6 +34,18 @@ absl::Status CheckServeKeys(const Config& c, const KeyCheckScope& scope) {
         ": expected stream or download for an object store (mmap and direct "
         "read a file system: a local path, or a FUSE mount's for mmap)"));
   }
+  // O_DIRECT asked of reads that go through the page cache: only
+  // serve.read_mode=direct reads with it.
+  if ((c.io.direct_read || c.io.cache_mode == CacheMode::kDirect) &&
+      s.read_mode != ServeReadMode::kDirect) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        c.io.direct_read ? "io.direct_read (CKPT_DIRECT_READ) = true"
+                         : "io.cache_mode (CKPT_CACHE_MODE) = direct",
+        " with serve.read_mode (CKPT_SERVE_READ_MODE) = ",
+        std::string(Name(s.read_mode)),
+        ": a serve load reads with O_DIRECT only in serve.read_mode = direct; "
+        "expected that, or io.cache_mode auto, drop or fadvise"));
+  }
   if (s.source == DatasetSource::kListed && s.path.empty()) {
     return absl::InvalidArgumentError(
         "serve.source (CKPT_SERVE_SOURCE) = listed: expected serve.path "

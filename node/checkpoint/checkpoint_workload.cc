@@ -156,7 +156,8 @@ absl::StatusOr<PrepareOutcome> CheckpointWorkload::Prepare(
     CacheMode mode = job.io.cache_mode;
     if (job.io.direct_read) mode = CacheMode::kDirect;
     RETURN_IF_ERROR(CheckFileSizes(st, job));
-    ASSIGN_OR_RETURN(out.cache, st.PrepareColdRead(paths, mode));
+    ASSIGN_OR_RETURN(
+        out.cache, st.PrepareColdRead(paths, mode, DirectFallback::kAvailable));
     read_direct_ = out.cache.method == CacheMethod::kODirect;
   }
   out.filesystem = st.Filesystem(location_.path);

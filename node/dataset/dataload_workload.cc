@@ -155,7 +155,8 @@ absl::StatusOr<PrepareOutcome> DataloadWorkload::Prepare(
   }
   PrepareOutcome out;
   ASSIGN_OR_RETURN(out.cache,
-                   root.storage->PrepareColdRead(objects, job_.cache_mode));
+                   root.storage->PrepareColdRead(objects, job_.cache_mode,
+                                                 DirectFallback::kUnavailable));
   out.storage_kind = root.storage->Kind();
   out.filesystem = root.storage->Filesystem(root_);
   out.workload_outcome = EncodeDataloadPrepared(prepared);

@@ -192,7 +192,13 @@ absl::StatusOr<PrepareOutcome> ServeWorkload::Prepare(
       for (const ModelFileHeader& f : headers_.files) {
         paths.push_back(JoinPath(location_.path, f.name));
       }
-      ASSIGN_OR_RETURN(out.cache, St().PrepareColdRead(paths, job_.cache_mode));
+      // Only serve.read_mode=direct reads with O_DIRECT: stream, mmap and a
+      // download's copy go through the page cache.
+      const DirectFallback direct = job_.read_mode == ServeReadMode::kDirect
+                                        ? DirectFallback::kAvailable
+                                        : DirectFallback::kUnavailable;
+      ASSIGN_OR_RETURN(out.cache,
+                       St().PrepareColdRead(paths, job_.cache_mode, direct));
       break;
     }
     case ServeAction::kRemove:

@@ -71,8 +71,9 @@ class ForwardingStorage : public Storage {
     return inner_->ReadSmall(path);
   }
   absl::StatusOr<CacheReport> PrepareColdRead(
-      const std::vector<std::string>& paths, CacheMode mode) override {
-    return inner_->PrepareColdRead(paths, mode);
+      const std::vector<std::string>& paths, CacheMode mode,
+      DirectFallback direct) override {
+    return inner_->PrepareColdRead(paths, mode, direct);
   }
   FilesystemInfo Filesystem(const std::string& path) override {
     return inner_->Filesystem(path);

@@ -446,7 +446,7 @@ absl::StatusOr<std::string> GcsStorage::ReadSmall(const std::string& path) {
 }
 
 absl::StatusOr<CacheReport> GcsStorage::PrepareColdRead(
-    const std::vector<std::string>&, CacheMode) {
+    const std::vector<std::string>&, CacheMode, DirectFallback) {
   return ObjectStoreCacheReport();
 }
 

@@ -74,7 +74,8 @@ class GcsStorage : public Storage {
                            const std::string& data) override;
   absl::StatusOr<std::string> ReadSmall(const std::string& path) override;
   absl::StatusOr<CacheReport> PrepareColdRead(
-      const std::vector<std::string>& paths, CacheMode mode) override;
+      const std::vector<std::string>& paths, CacheMode mode,
+      DirectFallback direct) override;
   FilesystemInfo Filesystem(const std::string& path) override;
   BufferUse BufferPerFile(bool save) const override {
     const GcsConfig& c = client_->config();

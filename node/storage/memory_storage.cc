@@ -291,7 +291,7 @@ absl::StatusOr<std::string> MemoryStorage::ReadSmall(const std::string& path) {
 }
 
 absl::StatusOr<CacheReport> MemoryStorage::PrepareColdRead(
-    const std::vector<std::string>&, CacheMode) {
+    const std::vector<std::string>&, CacheMode, DirectFallback) {
   CacheReport r;
   r.method = CacheMethod::kNone;
   r.note = "memory storage has no page cache";

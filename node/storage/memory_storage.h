@@ -87,7 +87,8 @@ class MemoryStorage : public Storage {
                            const std::string& data) override;
   absl::StatusOr<std::string> ReadSmall(const std::string& path) override;
   absl::StatusOr<CacheReport> PrepareColdRead(
-      const std::vector<std::string>& paths, CacheMode mode) override;
+      const std::vector<std::string>& paths, CacheMode mode,
+      DirectFallback direct) override;
   FilesystemInfo Filesystem(const std::string& path) override;
 
  private:

@@ -64,7 +64,7 @@ absl::StatusOr<std::string> NullStorage::ReadSmall(const std::string& path) {
 }
 
 absl::StatusOr<CacheReport> NullStorage::PrepareColdRead(
-    const std::vector<std::string>& paths, CacheMode) {
+    const std::vector<std::string>& paths, CacheMode, DirectFallback) {
   return NoLoads(paths.empty() ? std::string("null://") : paths.front());
 }
 

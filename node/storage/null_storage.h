@@ -48,7 +48,8 @@ class NullStorage : public Storage {
   }
   absl::StatusOr<std::string> ReadSmall(const std::string& path) override;
   absl::StatusOr<CacheReport> PrepareColdRead(
-      const std::vector<std::string>& paths, CacheMode mode) override;
+      const std::vector<std::string>& paths, CacheMode mode,
+      DirectFallback direct) override;
   FilesystemInfo Filesystem(const std::string&) override {
     return {"null", "", ""};
   }

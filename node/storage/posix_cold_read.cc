@@ -103,10 +103,32 @@ void ChooseWithoutEviction(const EvictionProbe& probe, CacheReport* report) {
 
 }  // namespace
 
+void SettleResidue(CacheMode mode, DirectFallback direct, CacheReport* report) {
+  if (report->resident_bytes == 0 ||
+      (mode != CacheMode::kAuto && mode != CacheMode::kDirect)) {
+    return;  // none left, or the method asked for: the residue says itself
+  }
+  const std::string left =
+      absl::StrCat(std::string(Name(report->method)), " left ",
+                   report->resident_bytes, " bytes cached");
+  if (direct == DirectFallback::kAvailable && mode == CacheMode::kAuto) {
+    report->note = absl::StrCat(left, "; reading with O_DIRECT");
+    report->method = CacheMethod::kODirect;
+    return;
+  }
+  // The reads go through the page cache: the method stays what evicted,
+  // and the coordinator flags what stayed.
+  if (!report->note.empty()) report->note += "; ";
+  absl::StrAppend(&report->note, left,
+                  ", and these reads cannot use O_DIRECT: they may be served "
+                  "by the page cache");
+}
+
 absl::StatusOr<CacheReport> PrepareColdReadOnPosix(
-    const std::vector<std::string>& paths, CacheMode mode, bool fuse,
-    EvictionProbes& probes) {
+    const std::vector<std::string>& paths, CacheMode mode,
+    DirectFallback direct, bool fuse, EvictionProbes& probes) {
   CacheReport report;
+  const bool can_direct = direct == DirectFallback::kAvailable;
   auto measure = [&] { return Measure(paths, &report); };
   if (mode == CacheMode::kNone) {
     report.method = CacheMethod::kNone;
@@ -130,7 +152,7 @@ absl::StatusOr<CacheReport> PrepareColdReadOnPosix(
     RETURN_IF_ERROR(measure());
     return report;
   }
-  if (mode == CacheMode::kDirect && !fuse) {
+  if (mode == CacheMode::kDirect && !fuse && can_direct) {
     report.method = CacheMethod::kODirect;
     RETURN_IF_ERROR(measure());
     return report;
@@ -144,9 +166,10 @@ absl::StatusOr<CacheReport> PrepareColdReadOnPosix(
               ((mode == CacheMode::kAuto || mode == CacheMode::kDirect) &&
                CanDropCaches());
   // fadvise cannot evict on this file system (overlayfs right after a
-  // write): choose O_DIRECT up front rather than after a failed eviction.
+  // write): choose O_DIRECT up front rather than after a failed eviction,
+  // where the reads can use it.
   if (!drop && mode == CacheMode::kAuto && probe.error.empty() && !fuse &&
-      !probe.fadvise_evicts) {
+      !probe.fadvise_evicts && can_direct) {
     RETURN_IF_ERROR(measure());
     ChooseWithoutEviction(probe, &report);
     return report;
@@ -165,12 +188,12 @@ absl::StatusOr<CacheReport> PrepareColdReadOnPosix(
                       mode == CacheMode::kDirect);
     return report;
   }
-  if (report.resident_bytes > 0 && mode == CacheMode::kAuto) {
-    report.note = absl::StrCat(std::string(Name(report.method)), " left ",
-                               report.resident_bytes,
-                               " bytes cached; reading with O_DIRECT");
-    report.method = CacheMethod::kODirect;
+  if (mode == CacheMode::kDirect) {
+    report.note = absl::StrCat(
+        "io.cache_mode=direct: these reads cannot use O_DIRECT; evicted with ",
+        std::string(Name(report.method)), " instead");
   }
+  SettleResidue(mode, direct, &report);
   return report;
 }
 

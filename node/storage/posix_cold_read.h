@@ -25,9 +25,16 @@ FilesystemInfo MountOf(const std::string& path);
 
 // Prepares `paths` (files on one file system; `fuse`: a FUSE mount) for a
 // cold read in `mode`, probing the file system once through `probes`.
+// O_DIRECT is chosen (io.cache_mode=direct, or auto where eviction cannot
+// clear the cache) only where `direct` says the reads can use it.
 absl::StatusOr<CacheReport> PrepareColdReadOnPosix(
-    const std::vector<std::string>& paths, CacheMode mode, bool fuse,
-    EvictionProbes& probes);
+    const std::vector<std::string>& paths, CacheMode mode,
+    DirectFallback direct, bool fuse, EvictionProbes& probes);
+
+// After an eviction by `report->method` that left `report->resident_bytes`
+// in the page cache: io.cache_mode=auto reads with O_DIRECT where `direct`
+// allows; otherwise the note says the load may be served by the cache.
+void SettleResidue(CacheMode mode, DirectFallback direct, CacheReport* report);
 
 }  // namespace ckpt
 

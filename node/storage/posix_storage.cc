@@ -382,8 +382,9 @@ absl::StatusOr<std::string> PosixStorage::ReadSmall(const std::string& path) {
 }
 
 absl::StatusOr<CacheReport> PosixStorage::PrepareColdRead(
-    const std::vector<std::string>& paths, CacheMode mode) {
-  return PrepareColdReadOnPosix(paths, mode, flavour_ == Flavour::kFuse,
+    const std::vector<std::string>& paths, CacheMode mode,
+    DirectFallback direct) {
+  return PrepareColdReadOnPosix(paths, mode, direct, flavour_ == Flavour::kFuse,
                                 *probes_);
 }
 

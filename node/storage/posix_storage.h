@@ -74,7 +74,8 @@ class PosixStorage : public Storage {
                            const std::string& data) override;
   absl::StatusOr<std::string> ReadSmall(const std::string& path) override;
   absl::StatusOr<CacheReport> PrepareColdRead(
-      const std::vector<std::string>& paths, CacheMode mode) override;
+      const std::vector<std::string>& paths, CacheMode mode,
+      DirectFallback direct) override;
   FilesystemInfo Filesystem(const std::string& path) override;
   // statvfs's f_bavail blocks (local flavour only: a FUSE mount's figures
   // are made up).

@@ -396,7 +396,7 @@ absl::StatusOr<std::string> S3Storage::ReadSmall(const std::string& path) {
 }
 
 absl::StatusOr<CacheReport> S3Storage::PrepareColdRead(
-    const std::vector<std::string>&, CacheMode) {
+    const std::vector<std::string>&, CacheMode, DirectFallback) {
   return ObjectStoreCacheReport();
 }
 

@@ -59,7 +59,8 @@ class S3Storage : public Storage {
                            const std::string& data) override;
   absl::StatusOr<std::string> ReadSmall(const std::string& path) override;
   absl::StatusOr<CacheReport> PrepareColdRead(
-      const std::vector<std::string>& paths, CacheMode mode) override;
+      const std::vector<std::string>& paths, CacheMode mode,
+      DirectFallback direct) override;
   FilesystemInfo Filesystem(const std::string& path) override;
   BufferUse BufferPerFile(bool save) const override {
     const S3Config& c = client_->config();

@@ -158,9 +158,12 @@ class Storage {
 
   // Before a load: keeps the next reads of `paths` from being served by the
   // page cache per `mode` (io.cache_mode) and reports the method used and
-  // what stayed resident.
+  // what stayed resident. `direct` says whether the caller's reads can use
+  // O_DIRECT where eviction cannot clear the cache; where they cannot, the
+  // report says what stayed resident rather than promise O_DIRECT.
   virtual absl::StatusOr<CacheReport> PrepareColdRead(
-      const std::vector<std::string>& paths, CacheMode mode) = 0;
+      const std::vector<std::string>& paths, CacheMode mode,
+      DirectFallback direct) = 0;
 
   virtual FilesystemInfo Filesystem(const std::string& path) = 0;
 

@@ -23,7 +23,9 @@
 #include "coordinator/serving/serve_results.h"
 #include "coordinator/serving/serve_run.h"
 #include "coordinator/summary.h"
+#include "node/storage/forwarding_storage.h"
 #include "node/storage/memory_storage.h"
+#include "node/storage/posix_cold_read.h"
 #include "node/storage/storage_factory.h"
 #include "tests/testing/inprocess_run.h"
 #include "tests/testing/temp_dir.h"
@@ -193,6 +195,77 @@ TEST(Serve, TwoReplicasMakeTheModelOnceAndLoadItInEachSplit) {
   EXPECT_THAT(html, HasSubstr("node 1 rank 3"));
   EXPECT_THAT(html, HasSubstr("<svg"));
   EXPECT_EQ(ReplicaLoadSection(ReportInput{}), "");
+}
+
+// A file system whose eviction leaves pages resident (drop_caches or
+// fadvise that cannot clear them), as the posix backend reports it: what
+// the caller's reads can do decides whether O_DIRECT is promised.
+class ResidueStorage : public ForwardingStorage {
+ public:
+  ResidueStorage(std::shared_ptr<Storage> inner,
+                 std::shared_ptr<std::vector<DirectFallback>> asked)
+      : ForwardingStorage(std::move(inner)), asked_(std::move(asked)) {}
+  absl::StatusOr<CacheReport> PrepareColdRead(const std::vector<std::string>&,
+                                              CacheMode mode,
+                                              DirectFallback direct) override {
+    asked_->push_back(direct);
+    CacheReport r;
+    r.method = CacheMethod::kDropCaches;
+    r.resident_bytes = 4096;
+    r.checked_bytes = 1 << 20;
+    SettleResidue(mode, direct, &r);
+    return r;
+  }
+
+ private:
+  std::shared_ptr<std::vector<DirectFallback>> asked_;
+};
+
+// A serve load reads through the page cache in stream and download: where
+// eviction left pages cached, the round keeps the method that evicted,
+// says the reads may be served from the cache and is flagged, and is never
+// labelled o_direct (which only serve.read_mode=direct reads with). Asking
+// O_DIRECT of those read modes is refused before any round, naming keys.
+TEST(Serve, PagesEvictionLeftAreFlaggedNotPromisedODirect) {
+  auto memory = std::make_shared<MemoryStore>();
+  Config c = ServeConfig(2, ServeSplit::kTp);
+  c.io.cache_mode = CacheMode::kAuto;
+  ServeOf(c).loads = 1;
+  auto asked = std::make_shared<std::vector<DirectFallback>>();
+  memory->SetWrapper([asked](std::shared_ptr<Storage> inner) {
+    return std::shared_ptr<Storage>(
+        std::make_shared<ResidueStorage>(std::move(inner), asked));
+  });
+  TempDir local;
+  for (ServeReadMode mode :
+       {ServeReadMode::kStream, ServeReadMode::kDownload}) {
+    ServeOf(c).read_mode = mode;
+    ServeOf(c).download_path = local.path();
+    asked->clear();
+    InProcessRun h(memory, c, 2);
+    ASSERT_TRUE(h.Run().ok()) << Name(mode);
+    ASSERT_EQ(h.result.rounds.size(), 2u);  // the make, one load
+    const RoundResult& load = h.result.rounds[1];
+    EXPECT_EQ(load.cache.method, "drop_caches") << Name(mode);
+    EXPECT_EQ(load.cache.resident_bytes, 2u * 4096) << Name(mode);
+    EXPECT_THAT(load.cache.note, HasSubstr("cannot use O_DIRECT"));
+    EXPECT_THAT(load.flags, ::testing::Contains(RoundFlag::kPageCacheResident));
+    ASSERT_EQ(asked->size(), 2u) << Name(mode);  // one per replica
+    for (DirectFallback d : *asked) EXPECT_EQ(d, DirectFallback::kUnavailable);
+  }
+  memory->SetWrapper(nullptr);
+  c.io.cache_mode = CacheMode::kDirect;
+  EXPECT_THAT(CheckServeKeys(c, {}).message(),
+              HasSubstr("io.cache_mode (CKPT_CACHE_MODE) = direct with "
+                        "serve.read_mode (CKPT_SERVE_READ_MODE) = download"));
+  c.io.cache_mode = CacheMode::kAuto;
+  c.io.direct_read = true;
+  ServeOf(c).read_mode = ServeReadMode::kStream;
+  EXPECT_THAT(CheckServeKeys(c, {}).message(),
+              HasSubstr("io.direct_read (CKPT_DIRECT_READ) = true"));
+  ServeOf(c).read_mode = ServeReadMode::kDirect;
+  ServeOf(c).path = "/var/tmp/ckptbench-models/tiny";
+  EXPECT_TRUE(CheckServeKeys(c, {}).ok());
 }
 
 TEST(Serve, AMatchingModelIsReusedAndAnotherRefused) {

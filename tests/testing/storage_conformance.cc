@@ -161,10 +161,12 @@ TEST_P(StorageConformance, ColdReadReportsTheMethodAndWhatItChecked) {
   std::string path = JoinPath(root_, "c.bin");
   ASSERT_TRUE(storage_->CreateDirs(root_).ok());
   ASSERT_TRUE(storage_->WriteAtomic(path, std::string(1 << 20, 'z')).ok());
-  auto none = storage_->PrepareColdRead({path}, CacheMode::kNone);
+  auto none = storage_->PrepareColdRead({path}, CacheMode::kNone,
+                                        DirectFallback::kAvailable);
   ASSERT_TRUE(none.ok()) << none.status();
   EXPECT_EQ(none->method, CacheMethod::kNone);
-  auto cold = storage_->PrepareColdRead({path}, CacheMode::kFadvise);
+  auto cold = storage_->PrepareColdRead({path}, CacheMode::kFadvise,
+                                        DirectFallback::kAvailable);
   ASSERT_TRUE(cold.ok()) << cold.status();
   if (storage_->Kind() == StorageKind::kMemory) {
     EXPECT_EQ(cold->method, CacheMethod::kNone);  // no page cache to evict

@@ -18,6 +18,7 @@
 
 #include "node/storage/memory_storage.h"
 #include "node/storage/page_cache.h"
+#include "node/storage/posix_cold_read.h"
 #include "node/storage/posix_storage.h"
 #include "node/storage/storage_factory.h"
 #include "tests/testing/temp_dir.h"
@@ -81,8 +82,8 @@ void CheckProbeDecision(const std::string& dir, bool expect_memory) {
 
   std::string path = dir + "/hot1.bin";
   WriteSynced(path, 8 << 20);
-  auto rep = PosixStorage::Make().value()->PrepareColdRead({path},
-                                                           CacheMode::kFadvise);
+  auto rep = PosixStorage::Make().value()->PrepareColdRead(
+      {path}, CacheMode::kFadvise, DirectFallback::kAvailable);
   ASSERT_TRUE(rep.ok()) << rep.status();
   EXPECT_FALSE(rep->probe.empty());
   if (expect_memory) {
@@ -103,13 +104,24 @@ void CheckProbeDecision(const std::string& dir, bool expect_memory) {
   if (CanDropCaches()) return;
   path = dir + "/hot2.bin";
   WriteSynced(path, 8 << 20);
-  auto autorep =
-      PosixStorage::Make().value()->PrepareColdRead({path}, CacheMode::kAuto);
+  auto autorep = PosixStorage::Make().value()->PrepareColdRead(
+      {path}, CacheMode::kAuto, DirectFallback::kAvailable);
   ASSERT_TRUE(autorep.ok()) << autorep.status();
+  // Reads that cannot use O_DIRECT (a serve stream, a data loader): never
+  // promised it; what stayed is reported.
+  const std::string hot3 = dir + "/hot3.bin";
+  WriteSynced(hot3, 8 << 20);
+  auto cached = PosixStorage::Make().value()->PrepareColdRead(
+      {hot3}, CacheMode::kAuto, DirectFallback::kUnavailable);
+  ASSERT_TRUE(cached.ok()) << cached.status();
+  EXPECT_EQ(cached->method, CacheMethod::kFadviseDontneed);
+  EXPECT_EQ(cached->resident_bytes == 0, probe.fadvise_evicts);
   if (probe.fadvise_evicts) {
     EXPECT_EQ(autorep->method, CacheMethod::kFadviseDontneed);
     EXPECT_EQ(autorep->resident_bytes, 0u);
   } else {
+    EXPECT_NE(cached->note.find("cannot use O_DIRECT"), std::string::npos)
+        << cached->note;
     // Where it cannot (overlayfs), loads read with O_DIRECT, said up front.
     EXPECT_EQ(autorep->method,
               probe.direct_reads ? CacheMethod::kODirect : CacheMethod::kNone);
@@ -136,6 +148,39 @@ TEST(PosixPageCache, ProbeSaysTmpfsIsMemoryBacked) {
   std::string dir = tmpl;
   CheckProbeDecision(dir, /*expect_memory=*/true);
   std::filesystem::remove_all(dir);
+}
+
+// What an eviction left: io.cache_mode=auto reads it with O_DIRECT only
+// where the reads can (a checkpoint load); a serve stream's or a data
+// loader's reads keep the method that evicted and say what stayed, so the
+// round is flagged rather than labelled o_direct. A method asked for by
+// name, or nothing left, changes nothing.
+TEST(PosixPageCache, ResidueIsReadWithODirectOnlyByReadsThatCanUseIt) {
+  CacheReport left;
+  left.method = CacheMethod::kDropCaches;
+  left.resident_bytes = 8192;
+  CacheReport direct = left;
+  SettleResidue(CacheMode::kAuto, DirectFallback::kAvailable, &direct);
+  EXPECT_EQ(direct.method, CacheMethod::kODirect);
+  EXPECT_EQ(direct.note,
+            "drop_caches left 8192 bytes cached; reading with O_DIRECT");
+  CacheReport cached = left;
+  SettleResidue(CacheMode::kAuto, DirectFallback::kUnavailable, &cached);
+  EXPECT_EQ(cached.method, CacheMethod::kDropCaches);
+  EXPECT_EQ(cached.resident_bytes, 8192u);
+  EXPECT_EQ(cached.note,
+            "drop_caches left 8192 bytes cached, and these reads cannot use "
+            "O_DIRECT: they may be served by the page cache");
+  CacheReport asked = left;
+  asked.method = CacheMethod::kFadviseDontneed;
+  SettleResidue(CacheMode::kFadvise, DirectFallback::kAvailable, &asked);
+  EXPECT_EQ(asked.method, CacheMethod::kFadviseDontneed);
+  EXPECT_TRUE(asked.note.empty());
+  CacheReport clean = left;
+  clean.resident_bytes = 0;
+  SettleResidue(CacheMode::kAuto, DirectFallback::kAvailable, &clean);
+  EXPECT_EQ(clean.method, CacheMethod::kDropCaches);
+  EXPECT_TRUE(clean.note.empty());
 }
 
 TEST(PosixPageCache, ProbeOfAnUnwritableDirectorySaysWhy) {
