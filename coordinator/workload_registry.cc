@@ -8,6 +8,7 @@
 #include "common/dataset/dataload_job.h"
 #include "common/phase_job.h"
 #include "common/serving/serve_job.h"
+#include "common/serving/serve_options.h"
 #include "common/status_macros.h"
 #include "coordinator/checkpoint/checkpoint_config_checks.h"
 #include "coordinator/checkpoint/checkpoint_html.h"
@@ -67,6 +68,7 @@ std::vector<RunWorkloadEntry> BuiltInEntries() {
   serve.results = {ServingModelSectionCodec()};
   serve.round_result = ReplicaLoadSectionCodec();
   serve.report = ReplicaLoadSection;
+  serve.nodes_in_one_process = kMaxServeReplicasInOneProcess;
   return {std::move(checkpoint), std::move(datagen), std::move(dataload),
           std::move(serve)};
 }
@@ -165,6 +167,11 @@ absl::StatusOr<std::unique_ptr<RunWorkload>> WorkloadRegistry::New(
 
 bool WorkloadRegistry::Has(std::string_view name) const {
   return Find(name) != nullptr;
+}
+
+int WorkloadRegistry::NodesInOneProcess(std::string_view name) const {
+  const RunWorkloadEntry* e = Find(name);
+  return e == nullptr ? 1 : e->nodes_in_one_process;
 }
 
 absl::Status WorkloadRegistry::CheckKeys(const Config& config,

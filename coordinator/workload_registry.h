@@ -61,6 +61,10 @@ struct RunWorkloadEntry {
   // when it prepares one.
   PrepareDescription describe_prepare;
   Embedding embeds;  // the workload whose rounds it embeds, if any
+  // The node agents `ckptbench run` may hold in one process for it: 1, or
+  // more where several nodes on one host mean something (a serving fleet's
+  // replicas sharing the host's page cache).
+  int nodes_in_one_process = 1;
 };
 
 class WorkloadRegistry {
@@ -82,6 +86,8 @@ class WorkloadRegistry {
 
   // Whether workload `name` is registered.
   bool Has(std::string_view name) const;
+  // Its nodes_in_one_process; 1 when it is not registered.
+  int NodesInOneProcess(std::string_view name) const;
   // The summary parts of workload `name`; null when there is none.
   const WorkloadSummary* SummaryOf(std::string_view name) const;
   // Every workload's checks of its keys: the other workloads' first, in

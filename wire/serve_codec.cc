@@ -168,6 +168,7 @@ std::string EncodeServeReport(const ServeReport& r) {
     o->set_last_byte_seconds(k.last_byte_seconds);
     o->set_retries(k.retries);
     o->set_throttles(k.throttles);
+    o->set_cached_bytes(k.cached_bytes);
   }
   w.set_verified(r.verified);
   w.set_files(r.files);
@@ -177,6 +178,15 @@ std::string EncodeServeReport(const ServeReport& r) {
   w.set_download_requests(r.download_requests);
   w.set_download_retries(r.download_retries);
   w.set_download_throttles(r.download_throttles);
+  w.set_download_cached_bytes(r.download_cached_bytes);
+  w.set_cached_at_start_bytes(r.cached_at_start_bytes);
+  for (const ServeObjectReport& o : r.objects) {
+    v1::ServeObjectReport* out = w.add_objects();
+    out->set_name(o.name);
+    out->set_requests(o.requests);
+    out->set_retries(o.retries);
+    out->set_throttles(o.throttles);
+  }
   return w.SerializeAsString();
 }
 
@@ -195,8 +205,14 @@ absl::StatusOr<ServeReport> DecodeServeReport(const std::string& bytes) {
   r.header_bytes = w.header_bytes();
   r.headers_seconds = w.headers_seconds();
   for (const v1::ServeRankReport& k : w.ranks()) {
+    if (k.cached_bytes() > k.bytes()) {
+      return absl::DataLossError(absl::StrCat(
+          "a serve report whose rank ", r.ranks.size(), " found ",
+          k.cached_bytes(), " bytes cached of the ", k.bytes(), " it read"));
+    }
     r.ranks.push_back({k.bytes(), k.requests(), k.first_byte_seconds(),
-                       k.last_byte_seconds(), k.retries(), k.throttles()});
+                       k.last_byte_seconds(), k.retries(), k.throttles(),
+                       k.cached_bytes()});
   }
   r.verified = w.verified();
   r.files = w.files();
@@ -206,6 +222,26 @@ absl::StatusOr<ServeReport> DecodeServeReport(const std::string& bytes) {
   r.download_requests = w.download_requests();
   r.download_retries = w.download_retries();
   r.download_throttles = w.download_throttles();
+  r.download_cached_bytes = w.download_cached_bytes();
+  r.cached_at_start_bytes = w.cached_at_start_bytes();
+  if (w.objects_size() > kMaxModelReportObjects) {
+    return absl::DataLossError(
+        absl::StrCat("a serve report of ", w.objects_size(),
+                     " objects; a model has at most ", kMaxModelReportObjects));
+  }
+  for (const v1::ServeObjectReport& o : w.objects()) {
+    if (o.name().empty() || o.name().size() > kMaxModelObjectName) {
+      return absl::DataLossError(
+          absl::StrCat("a serve report naming an object of ", o.name().size(),
+                       " bytes; expected 1 to ", kMaxModelObjectName));
+    }
+    r.objects.push_back({o.name(), o.requests(), o.retries(), o.throttles()});
+  }
+  if (r.download_cached_bytes > r.download_bytes) {
+    return absl::DataLossError(absl::StrCat(
+        "a serve report whose download found ", r.download_cached_bytes,
+        " bytes cached of the ", r.download_bytes, " it copied"));
+  }
   return r;
 }
 

@@ -74,6 +74,21 @@ struct ServeRankReport {
   // again after a throttle or an error, and the responses that were
   // throttles (503 SlowDown, 429).
   uint64_t retries = 0, throttles = 0;
+  // File systems: bytes of its reads the host's page cache held when they
+  // were to be read (another replica on the host, or an earlier load,
+  // had read them).
+  uint64_t cached_bytes = 0;
+};
+
+// An object store's requests for one of the model's objects (a file), by
+// a replica: its ranks' tensor reads and its download's copy. A report
+// names at most kMaxModelReportObjects, each name at most
+// kMaxModelObjectName bytes (a listing's bound on a model's directory).
+inline constexpr int kMaxModelReportObjects = 1 << 16;
+inline constexpr size_t kMaxModelObjectName = 1024;
+struct ServeObjectReport {
+  std::string name;
+  uint64_t requests = 0, retries = 0, throttles = 0;
 };
 
 struct ServeReport {
@@ -83,6 +98,12 @@ struct ServeReport {
   double download_seconds = 0;
   uint64_t download_bytes = 0, download_requests = 0;
   uint64_t download_retries = 0, download_throttles = 0;  // as a rank's
+  uint64_t download_cached_bytes = 0;                     // as a rank's
+  // File systems: bytes of the model's files in the host's page cache at
+  // the replica's start, before its first read.
+  uint64_t cached_at_start_bytes = 0;
+  // Object stores: per object that was sent requests, in the model's order.
+  std::vector<ServeObjectReport> objects;
   // Loading: the headers, read by every rank before its tensors (each a
   // read of 8 bytes then one of N, as safetensors' readers read them),
   // summed over ranks; the seconds are the slowest rank's.

@@ -18,6 +18,9 @@ namespace ckpt {
 // through the table).
 inline constexpr int kMaxServeRanks = 1024;  // ranks of one replica
 inline constexpr int kMaxServeLoads = 10000;
+// Replicas `ckptbench run` holds in one process (NUM_NODES): a fleet on
+// one host, each replica its ranks' threads and buffers.
+inline constexpr int kMaxServeReplicasInOneProcess = 16;
 inline constexpr int kMaxServeWriteThreads = 256;
 // stream mode: reads in flight per rank, and one read's most bytes.
 inline constexpr int kMaxStreamConcurrency = 1024;

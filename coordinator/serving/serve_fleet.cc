@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstddef>
+#include <map>
 #include <string>
 
 #include "absl/strings/str_cat.h"
@@ -95,6 +96,29 @@ ReplicaLoadResult::Fleet FleetOf(const std::vector<Replica>& replicas) {
              OthersMedian(rates, i))});
   }
   return f;
+}
+
+std::vector<ReplicaLoadResult::HotObject> HotObjectsOf(
+    const std::vector<Replica>& replicas) {
+  std::map<std::string, ReplicaLoadResult::HotObject> by_name;
+  for (const Replica& p : replicas) {
+    for (const Replica::Object& o : p.objects) {
+      ReplicaLoadResult::HotObject& h = by_name[o.name];
+      h.name = o.name;
+      ++h.replicas;
+      if (o.throttles > 0) ++h.throttled_replicas;
+      h.requests += o.requests;
+      h.retries += o.retries;
+      h.throttles += o.throttles;
+    }
+  }
+  std::vector<ReplicaLoadResult::HotObject> out;
+  for (auto& [name, h] : by_name) out.push_back(std::move(h));
+  std::stable_sort(out.begin(), out.end(), [](const auto& a, const auto& b) {
+    return a.throttles != b.throttles ? a.throttles > b.throttles
+                                      : a.requests > b.requests;
+  });
+  return out;
 }
 
 }  // namespace ckpt

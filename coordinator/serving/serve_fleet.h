@@ -5,7 +5,8 @@
 // The slowest replicas (of those slower than the median, at most
 // kFleetSlowest) are named with why, against the other replicas' medians:
 // the store's throttles and retries, a late first byte, a slow download,
-// or a slower read. Pure; thread-safe.
+// or a slower read. The objects every replica read, summed, show which the
+// store throttled. Pure; thread-safe.
 #ifndef CKPTBENCH_COORDINATOR_SERVING_SERVE_FLEET_H_
 #define CKPTBENCH_COORDINATOR_SERVING_SERVE_FLEET_H_
 
@@ -19,6 +20,11 @@ namespace ckpt {
 inline constexpr size_t kFleetSlowest = 3;
 
 ReplicaLoadResult::Fleet FleetOf(
+    const std::vector<ReplicaLoadResult::Replica>& replicas);
+
+// The replicas' objects summed per object, most throttled first (then
+// most requested, then by name).
+std::vector<ReplicaLoadResult::HotObject> HotObjectsOf(
     const std::vector<ReplicaLoadResult::Replica>& replicas);
 
 }  // namespace ckpt

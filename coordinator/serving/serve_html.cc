@@ -37,7 +37,10 @@ std::string ReplicaLoadSection(const ReportInput& input) {
                         Fixed(p.first_byte_seconds, 3),
                         Fixed(p.load_seconds, 3), Fixed(p.mib_per_second, 1),
                         absl::StrCat(p.requests),
-                        absl::StrCat(p.retries, " / ", p.throttles)});
+                        absl::StrCat(p.retries, " / ", p.throttles),
+                        absl::StrCat(load->CachedAtStartPercent(p), "% / ",
+                                     load->CachedPercent(p), "%"),
+                        p.host});
       }
       if (!timeline.empty()) continue;
       std::vector<TimelineRow> ranks;
@@ -59,10 +62,13 @@ std::string ReplicaLoadSection(const ReportInput& input) {
       "the model at once, from the replica's start (serve.stagger apart). "
       "Start, headers (every file's header read), first byte (the first "
       "tensor byte in) and load (the last rank done) are from the round's "
-      "start.</p>\n",
+      "start. Page cache: of the model's files in the host's page cache at "
+      "the replica's start (another replica's reads on the host, an earlier "
+      "load's), and of its reads there when they were made (with the "
+      "kernel's read-ahead of its own ranks' reads).</p>\n",
       HtmlTable({"run", "round", "node", "how", "start s", "headers s",
                  "first byte s", "load s", "MiB/s", "requests",
-                 "retries / throttles"},
+                 "retries / throttles", "page cache: start / reads", "host"},
                 rows),
       timeline, "</section>\n");
 }

@@ -63,11 +63,33 @@ void ReadReplicaLoad(const Fields& f, ReplicaLoadResult* r) {
     e.Get("requests", &p.requests);
     e.Get("retries", &p.retries);
     e.Get("throttles", &p.throttles);
+    e.Get("host", &p.host);
+    e.Get("page_cache_bytes", &p.cached_bytes);
+    e.Get("page_cache_at_start_bytes", &p.cached_at_start_bytes);
+    e.Get("download_page_cache_bytes", &p.download_cached_bytes);
     e.Get("mib_per_second", &p.mib_per_second);
     e.Get("download_seconds", &p.download_seconds);
     e.Get("download_bytes", &p.download_bytes);
     e.Get("download_requests", &p.download_requests);
+    e.Each("objects", [&p](const Fields& o) {
+      ReplicaLoadResult::Replica::Object x;
+      o.Get("name", &x.name);
+      o.Get("requests", &x.requests);
+      o.Get("retries", &x.retries);
+      o.Get("throttles", &x.throttles);
+      p.objects.push_back(std::move(x));
+    });
     r->replicas.push_back(p);
+  });
+  f.Each("objects", [r](const Fields& o) {
+    ReplicaLoadResult::HotObject h;
+    o.Get("name", &h.name);
+    o.Get("replicas", &h.replicas);
+    o.Get("throttled_replicas", &h.throttled_replicas);
+    o.Get("requests", &h.requests);
+    o.Get("retries", &h.retries);
+    o.Get("throttles", &h.throttles);
+    r->objects.push_back(std::move(h));
   });
   f.Each("ranks_loaded", [r](const Fields& e) {
     ReplicaLoadResult::Rank k;
@@ -77,6 +99,7 @@ void ReadReplicaLoad(const Fields& f, ReplicaLoadResult* r) {
     e.Get("requests", &k.requests);
     e.Get("retries", &k.retries);
     e.Get("throttles", &k.throttles);
+    e.Get("page_cache_bytes", &k.cached_bytes);
     e.Get("first_byte_seconds", &k.first_byte_seconds);
     e.Get("last_byte_seconds", &k.last_byte_seconds);
     r->rank_loads.push_back(k);
@@ -107,6 +130,75 @@ std::string ServingModelResult::ToJson(const RunResult&) const {
   return SectionText(std::move(j));
 }
 
+namespace {
+
+using Replica = ReplicaLoadResult::Replica;
+
+json ReplicaJson(const Replica& p, ServeReadMode read_mode) {
+  json e = {{"node", p.node},
+            {"host", p.host},
+            {"start_seconds", p.start_seconds},
+            {"loaded_seconds", p.loaded_seconds},
+            {"headers_seconds", p.headers_seconds},
+            {"first_byte_seconds", p.first_byte_seconds},
+            {"load_seconds", p.load_seconds},
+            {"header_reads", p.header_reads},
+            {"bytes", p.bytes},
+            {"requests", p.requests},
+            {"retries", p.retries},
+            {"throttles", p.throttles},
+            {"page_cache_bytes", p.cached_bytes},
+            {"page_cache_at_start_bytes", p.cached_at_start_bytes},
+            {"mib_per_second", p.mib_per_second}};
+  if (read_mode == ServeReadMode::kDownload) {
+    e["download_seconds"] = p.download_seconds;
+    e["download_bytes"] = p.download_bytes;
+    e["download_requests"] = p.download_requests;
+    e["download_page_cache_bytes"] = p.download_cached_bytes;
+  }
+  if (!p.objects.empty()) {
+    json objects = json::array();
+    for (const Replica::Object& o : p.objects) {
+      objects.push_back({{"name", o.name},
+                         {"requests", o.requests},
+                         {"retries", o.retries},
+                         {"throttles", o.throttles}});
+    }
+    e["objects"] = std::move(objects);
+  }
+  return e;
+}
+
+json HotObjectsJson(const std::vector<ReplicaLoadResult::HotObject>& objects) {
+  json hot = json::array();
+  for (const ReplicaLoadResult::HotObject& h : objects) {
+    hot.push_back({{"name", h.name},
+                   {"replicas", h.replicas},
+                   {"throttled_replicas", h.throttled_replicas},
+                   {"requests", h.requests},
+                   {"retries", h.retries},
+                   {"throttles", h.throttles}});
+  }
+  return hot;
+}
+
+json FleetJson(const ReplicaLoadResult::Fleet& fleet) {
+  json slowest = json::array();
+  for (const ReplicaLoadResult::Fleet::Slow& s : fleet.slowest) {
+    slowest.push_back({{"node", s.node},
+                       {"loaded_seconds", s.loaded_seconds},
+                       {"why", s.why}});
+  }
+  return {{"loaded_p50_seconds", fleet.loaded_p50_seconds},
+          {"loaded_p90_seconds", fleet.loaded_p90_seconds},
+          {"loaded_max_seconds", fleet.loaded_max_seconds},
+          {"first_start_seconds", fleet.first_start_seconds},
+          {"all_loaded_seconds", fleet.all_loaded_seconds},
+          {"slowest", std::move(slowest)}};
+}
+
+}  // namespace
+
 std::string ReplicaLoadResult::ToJson(const RunResult&) const {
   json j;
   j["read_mode"] = read_mode;
@@ -121,24 +213,7 @@ std::string ReplicaLoadResult::ToJson(const RunResult&) const {
   j["verified"] = verified;
   json replicas = json::array();
   for (const Replica& p : this->replicas) {
-    json e = {{"node", p.node},
-              {"start_seconds", p.start_seconds},
-              {"loaded_seconds", p.loaded_seconds},
-              {"headers_seconds", p.headers_seconds},
-              {"first_byte_seconds", p.first_byte_seconds},
-              {"load_seconds", p.load_seconds},
-              {"header_reads", p.header_reads},
-              {"bytes", p.bytes},
-              {"requests", p.requests},
-              {"retries", p.retries},
-              {"throttles", p.throttles},
-              {"mib_per_second", p.mib_per_second}};
-    if (read_mode == ServeReadMode::kDownload) {
-      e["download_seconds"] = p.download_seconds;
-      e["download_bytes"] = p.download_bytes;
-      e["download_requests"] = p.download_requests;
-    }
-    replicas.push_back(std::move(e));
+    replicas.push_back(ReplicaJson(p, read_mode));
   }
   j["replicas"] = std::move(replicas);
   json ranks_loaded = json::array();
@@ -149,22 +224,13 @@ std::string ReplicaLoadResult::ToJson(const RunResult&) const {
                             {"requests", k.requests},
                             {"retries", k.retries},
                             {"throttles", k.throttles},
+                            {"page_cache_bytes", k.cached_bytes},
                             {"first_byte_seconds", k.first_byte_seconds},
                             {"last_byte_seconds", k.last_byte_seconds}});
   }
   j["ranks_loaded"] = std::move(ranks_loaded);
-  json slowest = json::array();
-  for (const Fleet::Slow& s : fleet.slowest) {
-    slowest.push_back({{"node", s.node},
-                       {"loaded_seconds", s.loaded_seconds},
-                       {"why", s.why}});
-  }
-  j["fleet"] = {{"loaded_p50_seconds", fleet.loaded_p50_seconds},
-                {"loaded_p90_seconds", fleet.loaded_p90_seconds},
-                {"loaded_max_seconds", fleet.loaded_max_seconds},
-                {"first_start_seconds", fleet.first_start_seconds},
-                {"all_loaded_seconds", fleet.all_loaded_seconds},
-                {"slowest", std::move(slowest)}};
+  if (!objects.empty()) j["objects"] = HotObjectsJson(objects);
+  j["fleet"] = FleetJson(fleet);
   return SectionText(std::move(j));
 }
 

@@ -55,6 +55,7 @@ struct ReplicaLoadResult : ResultSection {
   bool verified = false;     // every byte checked against the pattern
   struct Replica {
     int node = 0;
+    std::string host;  // the node's: replicas on one host share its cache
     // Since the round's start: its own start (serve.stagger's delay and its
     // start lag), every rank's headers read, the first tensor byte in (the
     // fastest rank's), the last rank done.
@@ -65,14 +66,47 @@ struct ReplicaLoadResult : ResultSection {
     // Its object-store requests sent again, and the throttles among the
     // responses: its ranks' and its download's.
     uint64_t retries = 0, throttles = 0;
+    // File systems: bytes of its ranks' tensor reads the host's page cache
+    // held when they were to be read (filled by another replica on the
+    // host, or left by an earlier load); download: of the copy's reads.
+    uint64_t cached_bytes = 0, download_cached_bytes = 0;
+    // File systems: bytes of the model's files in the host's page cache at
+    // its start, before its first read (another replica's, an earlier
+    // load's), at most model_bytes.
+    uint64_t cached_at_start_bytes = 0;
     // download mode: the copy to the node done (since the round's start),
     // its bytes (the files whole, with the index) and its reads; then the
     // headers and tensors are read from the copy (requests: page faults).
     double download_seconds = 0;
     uint64_t download_bytes = 0, download_requests = 0;
     double mib_per_second = 0;  // its tensor bytes over loaded_seconds
+    // Object stores: per object it sent requests for (its ranks' tensor
+    // reads and its download's copy), the model's order.
+    struct Object {
+      std::string name;
+      uint64_t requests = 0, retries = 0, throttles = 0;
+    };
+    std::vector<Object> objects;
   };
   std::vector<Replica> replicas;
+  // What of a replica's reads from the model's storage the host's page
+  // cache held, as a whole percent: its tensor reads, or in download mode
+  // the copy's.
+  int CachedPercent(const Replica& p) const {
+    const bool copy = read_mode == ServeReadMode::kDownload;
+    return Percent(copy ? p.download_cached_bytes : p.cached_bytes,
+                   copy ? p.download_bytes : p.bytes);
+  }
+  // ... and of the model's files at its start.
+  int CachedAtStartPercent(const Replica& p) const {
+    return Percent(p.cached_at_start_bytes, model_bytes);
+  }
+  static int Percent(uint64_t part, uint64_t whole) {
+    return whole == 0 ? 0
+                      : static_cast<int>(100.0 * static_cast<double>(part) /
+                                             static_cast<double>(whole) +
+                                         0.5);
+  }
   // The fleet (the round's replicas, one per node): each one's time to
   // loaded from its own start, its distribution (nearest rank), the last
   // loaded from the first start, and the slowest named with why.
@@ -89,12 +123,23 @@ struct ReplicaLoadResult : ResultSection {
     std::vector<Slow> slowest;  // slower than the median: at most 3
   };
   Fleet fleet;
+  // Object stores: per object, over the fleet, most throttled first: the
+  // replicas that read it and those among them that met throttles, and
+  // the requests, retries and throttles. A hot object every replica reads
+  // at once is where a store throttles first.
+  struct HotObject {
+    std::string name;
+    uint32_t replicas = 0, throttled_replicas = 0;
+    uint64_t requests = 0, retries = 0, throttles = 0;
+  };
+  std::vector<HotObject> objects;
   struct Rank {
     int node = 0;
     uint32_t rank = 0;
     uint64_t bytes = 0, requests = 0;
     double first_byte_seconds = 0, last_byte_seconds = 0;
     uint64_t retries = 0, throttles = 0;  // as a replica's
+    uint64_t cached_bytes = 0;            // as a replica's
   };
   std::vector<Rank> rank_loads;
   std::string ToJson(const RunResult& run) const override;

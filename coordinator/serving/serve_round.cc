@@ -256,17 +256,24 @@ namespace {
 // Node `node`'s replica (its report `rep`, started `lag` after the common
 // instant) added to a load round's section: its ranks, and its times from
 // the round's start.
-void AddReplica(int node, double lag, const PhaseOutcome& rep,
+void AddReplica(int node, std::string host, double lag, const PhaseOutcome& rep,
                 const ServeReport& r, ReplicaLoadResult* load) {
   ReplicaLoadResult::Replica p;
   p.node = node;
+  p.host = std::move(host);
   p.start_seconds = lag;
   p.headers_seconds = lag + r.headers_seconds;
   p.header_reads = r.header_reads;
+  for (const ServeObjectReport& o : r.objects) {
+    p.objects.push_back({o.name, o.requests, o.retries, o.throttles});
+  }
+  p.cached_at_start_bytes =
+      std::min(r.cached_at_start_bytes, load->model_bytes);
   if (r.download_bytes > 0) {
     p.download_seconds = lag + r.download_seconds;
     p.download_bytes = r.download_bytes;
     p.download_requests = r.download_requests;
+    p.download_cached_bytes = r.download_cached_bytes;
   }
   p.retries = r.download_retries;
   p.throttles = r.download_throttles;
@@ -282,11 +289,13 @@ void AddReplica(int node, double lag, const PhaseOutcome& rep,
     out.last_byte_seconds = lag + rank.last_byte_seconds;
     out.retries = rank.retries;
     out.throttles = rank.throttles;
+    out.cached_bytes = rank.cached_bytes;
     load->rank_loads.push_back(out);
     p.bytes += rank.bytes;
     p.requests += rank.requests;
     p.retries += rank.retries;
     p.throttles += rank.throttles;
+    p.cached_bytes += rank.cached_bytes;
     if (rank.bytes > 0 && (first < 0 || out.first_byte_seconds < first)) {
       first = out.first_byte_seconds;
     }
@@ -357,7 +366,7 @@ void ServeRound::Aggregate(const std::vector<PhaseOutcome>& reports,
       model_->files += r->files;
       continue;
     }
-    AddReplica(nodes_[i]->index(), lag, rep, *r, load.get());
+    AddReplica(nodes_[i]->index(), nodes_[i]->host(), lag, rep, *r, load.get());
   }
   if (!reports.empty()) result->host_cpu_busy = busy / reports.size();
   result->throughput_mib_s = MibPerSecond(result->bytes, result->seconds);
@@ -367,6 +376,7 @@ void ServeRound::Aggregate(const std::vector<PhaseOutcome>& reports,
     result->verified =
         plan_.generated && load->replicas.size() == nodes_.size();
     load->fleet = FleetOf(load->replicas);
+    load->objects = HotObjectsOf(load->replicas);
     result->sections[kReplicaLoadSection] = std::move(load);
   }
 }

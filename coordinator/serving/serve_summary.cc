@@ -2,9 +2,13 @@
 // model, then per load round each replica's times (headers, first tensor
 // byte, last rank done) and the spread of its ranks.
 #include <algorithm>
+#include <cmath>
+#include <map>
 #include <string>
+#include <vector>
 
 #include "absl/strings/str_format.h"
+#include "absl/strings/str_join.h"
 #include "common/bytes.h"
 #include "common/text.h"
 #include "coordinator/serving/serve_results.h"
@@ -63,6 +67,42 @@ void AddFleet(const RoundResult& round, const ReplicaLoadResult& load,
   }
 }
 
+// Replicas that share a host share its page cache: what each found cached.
+void AddSharedHosts(const ReplicaLoadResult& load, std::string* out) {
+  std::map<std::string, std::vector<const ReplicaLoadResult::Replica*>> hosts;
+  for (const ReplicaLoadResult::Replica& p : load.replicas) {
+    if (!p.host.empty()) hosts[p.host].push_back(&p);
+  }
+  for (const auto& [host, on] : hosts) {
+    if (on.size() < 2) continue;
+    std::vector<std::string> each;
+    for (const ReplicaLoadResult::Replica* p : on) {
+      each.push_back(absl::StrFormat(
+          "node %d %d%% at its start, %d%% of its "
+          "reads",
+          p->node, load.CachedAtStartPercent(*p), load.CachedPercent(*p)));
+    }
+    absl::StrAppendFormat(
+        out, "%-8s   host %s: %d replicas share its page cache; cached: %s\n",
+        "", EscapeForTerminal(host), on.size(), absl::StrJoin(each, ", "));
+  }
+}
+
+// The objects the store throttled, most first (at most 3): the hot ones.
+void AddHotObjects(const ReplicaLoadResult& load, std::string* out) {
+  std::vector<std::string> hot;
+  for (const ReplicaLoadResult::HotObject& h : load.objects) {
+    if (h.throttles == 0 || hot.size() == 3) break;
+    hot.push_back(
+        absl::StrFormat("%s %d throttles of %d requests (%d of %d replicas)",
+                        EscapeForTerminal(h.name), h.throttles, h.requests,
+                        h.throttled_replicas, h.replicas));
+  }
+  if (hot.empty()) return;
+  absl::StrAppendFormat(out, "%-8s   throttled objects: %s\n", "",
+                        absl::StrJoin(hot, "; "));
+}
+
 void AddLoads(const RunResult& r, std::string* out) {
   bool any = false;
   for (const RoundResult& round : r.rounds) {
@@ -70,9 +110,9 @@ void AddLoads(const RunResult& r, std::string* out) {
     if (load == nullptr) continue;
     if (!any) {
       absl::StrAppendFormat(
-          out, "\n%-8s %5s %8s %10s %10s %10s %10s %9s %9s  %s\n", "round",
+          out, "\n%-8s %5s %8s %10s %10s %10s %10s %9s %9s %10s  %s\n", "round",
           "node", "start s", "headers s", "1st byte s", "load s", "MiB/s",
-          "requests", "rank sd s", "how");
+          "requests", "rank sd s", "cached", "how");
       any = true;
     }
     for (const ReplicaLoadResult::Replica& p : load->replicas) {
@@ -101,24 +141,30 @@ void AddLoads(const RunResult& r, std::string* out) {
               : "";
       absl::StrAppendFormat(
           out,
-          "%-8s %5d %8.3f %10.3f %10.3f %10.3f %10.1f %9d %9.3f  %s%s, %s x "
-          "%d%s%s%s\n",
+          "%-8s %5d %8.3f %10.3f %10.3f %10.3f %10.1f %9d %9.3f %4d%%/%3d%%  "
+          "%s%s, %s x %d%s%s%s\n",
           ServeRoundName(round), p.node, p.start_seconds, p.headers_seconds,
           p.first_byte_seconds, p.load_seconds, p.mib_per_second, p.requests,
-          sd, load->read_mode, copied, load->split, load->ranks,
+          sd, load->CachedAtStartPercent(p), load->CachedPercent(p),
+          load->read_mode, copied, load->split, load->ranks,
           load->verified ? ", verified" : ", unverified", load->HeldText(),
           retried);
     }
     AddFleet(round, *load, out);
+    AddSharedHosts(*load, out);
+    AddHotObjects(*load, out);
   }
   if (any) {
     *out +=
         "start s: the replica's start (serve.stagger); headers s: every rank "
         "read every file's header; 1st byte s: the first tensor byte in; "
         "load s: the last rank done; all from the round's start; MiB/s from "
-        "the replica's own start (download: the copy to the node first, "
-        "then the headers and tensors read from it, requests its page "
-        "faults)\n";
+        "the replica's own start; cached: of the model's files in the host's "
+        "page cache at the replica's start (another replica's reads, an "
+        "earlier load's) / of its reads there when they were made (with the "
+        "kernel's read-ahead of its own ranks' reads); download: the copy "
+        "to the node first, then the headers and tensors read from it, "
+        "requests its page faults, cached the copy's source reads\n";
   }
 }
 

@@ -13,6 +13,7 @@
 #include "common/clock.h"
 #include "common/status_macros.h"
 #include "common/text.h"
+#include "node/storage/page_cache.h"
 #include "node/storage/posix_open.h"
 
 namespace ckpt {
@@ -61,9 +62,10 @@ uint64_t MajorFaults() {
 
 absl::StatusOr<StreamTally> MapRanges(const std::string& root,
                                       const std::vector<StreamedFile>& files,
-                                      uint64_t chunk_bytes,
+                                      const StreamOptions& options,
                                       const ChunkSink& sink,
                                       const std::atomic<bool>* abort) {
+  const uint64_t chunk_bytes = options.chunk_bytes;
   if (chunk_bytes == 0 || chunk_bytes > kMaxStreamChunk || !sink) {
     return absl::InvalidArgumentError(
         absl::StrCat("mapped reads in pieces of ", chunk_bytes,
@@ -97,7 +99,15 @@ absl::StatusOr<StreamTally> MapRanges(const std::string& root,
         }
         const size_t n =
             static_cast<size_t>(std::min(chunk_bytes, r.length - at));
-        std::memcpy(buffer.data(), m.data() + r.offset + at, n);
+        const unsigned char* const from = m.data() + r.offset + at;
+        if (options.count_cached) {
+          // What the page cache holds before the copy faults the rest in.
+          if (absl::StatusOr<uint64_t> held = ResidentInMapping(from, n);
+              held.ok()) {
+            tally.cached_bytes += *held;
+          }
+        }
+        std::memcpy(buffer.data(), from, n);
         const double in = SecondsSince(start);
         if (tally.first_byte_seconds < 0) tally.first_byte_seconds = in;
         tally.last_byte_seconds = in;

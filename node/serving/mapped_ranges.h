@@ -1,11 +1,13 @@
 // A rank's reads of a model in `mmap` mode, as safetensors' safe_open and
 // vLLM's default loader read a local file: each file the rank reads is
 // mapped whole (PROT_READ, MAP_SHARED), and its ranges are copied out of
-// the mapping in order, from one thread, a piece of at most `chunk_bytes`
-// at a time, into one buffer (as a tensor is copied to its device): the
-// page faults are the reads. Files are opened beneath `root`
-// (node/storage/posix_open.h), so a file the model names is refused when
-// it is not a regular file inside it. Local and FUSE paths only.
+// the mapping in order, from one thread, a piece of at most
+// `options.chunk_bytes` at a time (with `options.count_cached`, what the
+// page cache held of each piece counted first, mincore), into one buffer (as a
+// tensor is copied to its device): the page faults are the reads. Files are
+// opened beneath `root` (node/storage/posix_open.h), so a file the model names
+// is refused when it is not a regular file inside it. Local and FUSE paths
+// only.
 #ifndef CKPTBENCH_NODE_SERVING_MAPPED_RANGES_H_
 #define CKPTBENCH_NODE_SERVING_MAPPED_RANGES_H_
 
@@ -24,7 +26,7 @@ namespace ckpt {
 // chunks are the pieces; its requests the major page faults taken.
 absl::StatusOr<StreamTally> MapRanges(const std::string& root,
                                       const std::vector<StreamedFile>& files,
-                                      uint64_t chunk_bytes,
+                                      const StreamOptions& options,
                                       const ChunkSink& sink,
                                       const std::atomic<bool>* abort);
 

@@ -18,8 +18,9 @@ namespace {
 // one reader that reads only them.
 absl::StatusOr<std::string> ReadSpan(Storage& storage, const std::string& path,
                                      uint64_t size, uint64_t offset,
-                                     uint64_t len) {
+                                     uint64_t len, HeaderReads reads) {
   ReadOptions options;
+  options.no_readahead = reads == HeaderReads::kNoReadahead;
   options.size = size;
   options.size_from = "the model's listing";
   options.extents = {{offset, offset + len}};
@@ -33,11 +34,13 @@ absl::StatusOr<std::string> ReadSpan(Storage& storage, const std::string& path,
 }
 
 absl::StatusOr<StHeader> ReadHeader(Storage& storage, const std::string& path,
-                                    uint64_t size) {
+                                    uint64_t size, HeaderReads reads) {
   if (size < 8) return StHeaderLength("", size, path).status();
-  ASSIGN_OR_RETURN(std::string head, ReadSpan(storage, path, size, 0, 8));
+  ASSIGN_OR_RETURN(std::string head,
+                   ReadSpan(storage, path, size, 0, 8, reads));
   ASSIGN_OR_RETURN(uint64_t n, StHeaderLength(head, size, path));
-  ASSIGN_OR_RETURN(std::string json, ReadSpan(storage, path, size, 8, n));
+  ASSIGN_OR_RETURN(std::string json,
+                   ReadSpan(storage, path, size, 8, n, reads));
   return ParseStHeader(json, size, path);
 }
 
@@ -115,7 +118,8 @@ absl::Status CheckIndex(const ModelIndex& index, ModelHeaders* model,
 
 absl::StatusOr<ModelHeaders> ReadModelHeaders(Storage& storage,
                                               const std::string& dir,
-                                              const ListingBounds& bounds) {
+                                              const ListingBounds& bounds,
+                                              HeaderReads reads) {
   ModelHeaders model;
   ModelIndex index;
   ASSIGN_OR_RETURN(auto files,
@@ -125,7 +129,8 @@ absl::StatusOr<ModelHeaders> ReadModelHeaders(Storage& storage,
     ModelFileHeader f;
     f.name = name;
     f.size = size;
-    ASSIGN_OR_RETURN(f.header, ReadHeader(storage, JoinPath(dir, name), size));
+    ASSIGN_OR_RETURN(f.header,
+                     ReadHeader(storage, JoinPath(dir, name), size, reads));
     model.tensors += f.header.tensors.size();
     if (model.tensors > kMaxModelTensors) {
       return absl::ResourceExhaustedError(

@@ -42,13 +42,18 @@ struct ModelHeaders {
   std::vector<std::string> notes;
 };
 
+// How a model's headers are read: as a loader reads them (the kernel's
+// read-ahead and all), or, before a cold load, reading no more than they
+// are (ReadOptions::no_readahead).
+enum class HeaderReads { kAsALoader, kNoReadahead };
+
 // The model under `dir`: its directory listed within `bounds` (only the
 // entries directly in it count), its files' headers read and checked.
 // Errors name the file and what was expected; a directory without a
 // .safetensors file is NotFound naming it.
-absl::StatusOr<ModelHeaders> ReadModelHeaders(Storage& storage,
-                                              const std::string& dir,
-                                              const ListingBounds& bounds);
+absl::StatusOr<ModelHeaders> ReadModelHeaders(
+    Storage& storage, const std::string& dir, const ListingBounds& bounds,
+    HeaderReads reads = HeaderReads::kAsALoader);
 
 }  // namespace ckpt
 

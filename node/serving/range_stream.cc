@@ -5,6 +5,7 @@
 #include <cstdlib>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <thread>
 
 #include "absl/status/status.h"
@@ -55,11 +56,13 @@ class Streamer {
  public:
   Streamer(Storage& storage, const std::vector<StreamedFile>& files,
            const StreamOptions& options, const ChunkSink& sink,
-           const std::atomic<bool>* abort)
+           const std::atomic<bool>* abort, IoTally* files_io)
       : storage_(storage),
         files_(files),
+        files_io_(files_io),
         chunk_bytes_(options.chunk_bytes),
         direct_(options.direct),
+        count_cached_(options.count_cached && !options.direct),
         sink_(sink),
         abort_(abort),
         segments_(Segments(files, options.chunk_bytes, &chunks_, &largest_)),
@@ -77,6 +80,7 @@ class Streamer {
                : largest_;
   }
   absl::Status status() const { return error_; }
+  uint64_t cached() const { return cached_.load(); }
   double first() const { return first_; }
   double last() const { return last_; }
 
@@ -88,8 +92,10 @@ class Streamer {
 
   Storage& storage_;
   const std::vector<StreamedFile>& files_;
+  IoTally* const files_io_;  // one per file, each inside the caller's
   const uint64_t chunk_bytes_;
   const bool direct_;
+  const bool count_cached_;
   const ChunkSink& sink_;
   const std::atomic<bool>* abort_;
   uint64_t chunks_ = 0, largest_ = 0;
@@ -97,6 +103,7 @@ class Streamer {
   const SteadyClock::time_point start_;
   std::atomic<uint64_t> next_{0};
   std::atomic<bool> stop_{false};
+  std::atomic<uint64_t> cached_{0};
   std::mutex mu_;
   absl::Status error_;            // guarded by mu_
   double first_ = -1, last_ = 0;  // guarded by mu_
@@ -116,6 +123,8 @@ absl::Status Streamer::ReadChunk(const Chunk& c,
                                  std::unique_ptr<ReadableFile>* open,
                                  size_t* open_file, unsigned char* buffer) {
   const StreamedFile& f = files_[c.file];
+  // The chunk's requests counted on its file's tally (and the caller's).
+  ScopedIoTally file_io(&files_io_[c.file]);
   // A file system's reader serves any offset (pread): kept for the
   // thread's next chunk of the same file. An object store's is opened on
   // the chunk alone, so that it fetches nothing else.
@@ -128,6 +137,11 @@ absl::Status Streamer::ReadChunk(const Chunk& c,
     options.direct = direct_;
     ASSIGN_OR_RETURN(*open, storage_.OpenRead(f.path, options));
     *open_file = c.file;
+  }
+  if (count_cached_) {
+    if (std::optional<uint64_t> n = (*open)->CachedBytes(c.offset, c.length)) {
+      cached_.fetch_add(*n, std::memory_order_relaxed);
+    }
   }
   if (!direct_) {
     RETURN_IF_ERROR(ReadFully(**open, c.offset, buffer,
@@ -216,11 +230,14 @@ absl::StatusOr<StreamTally> StreamRanges(Storage& storage,
         sink ? "" : " and no sink", "; expected 1 to ", kMaxStreamConcurrency,
         " readers and chunks of 1 byte to ", kMaxStreamChunk));
   }
-  Streamer s(storage, files, options, sink, abort);
+  // The caller's request tally goes with its reads to the threads, each
+  // file's inside it.
+  IoTally* const io = CurrentIoTally();
+  const auto files_io = std::make_unique<IoTally[]>(files.size());
+  for (size_t f = 0; f < files.size(); ++f) files_io[f].parent = io;
+  Streamer s(storage, files, options, sink, abort, files_io.get());
   const int threads = static_cast<int>(std::min<uint64_t>(
       static_cast<uint64_t>(options.concurrency), s.chunks()));
-  // The caller's request tally goes with its reads to the threads.
-  IoTally* const io = CurrentIoTally();
   std::vector<std::thread> pool;
   for (int t = 0; t < threads; ++t) {
     pool.emplace_back([&s, io] {
@@ -239,6 +256,12 @@ absl::StatusOr<StreamTally> StreamRanges(Storage& storage,
   tally.last_byte_seconds = s.last();
   tally.threads = threads;
   tally.buffer_bytes = static_cast<uint64_t>(threads) * s.BufferBytes();
+  tally.cached_bytes = s.cached();
+  for (size_t f = 0; f < files.size(); ++f) {
+    tally.files_io.push_back({files_io[f].requests.load(),
+                              files_io[f].retries.load(),
+                              files_io[f].throttles.load()});
+  }
   return tally;
 }
 

@@ -37,6 +37,10 @@ struct StreamOptions {
   // (each thread's buffer: the largest chunk plus 8 KiB). Object stores
   // and FUSE mounts ignore it.
   bool direct = false;
+  // Before each chunk's read, count what of it the host's page cache holds
+  // (ReadableFile::CachedBytes: file systems), into cached_bytes: the reads
+  // another replica on the host, or an earlier load, served.
+  bool count_cached = false;
 };
 
 // A file to read ranges of: where it is, its size (from the listing), and
@@ -55,6 +59,15 @@ struct StreamTally {
   uint64_t buffer_bytes = 0;  // held for the reads: threads x largest chunk
   int threads = 0;
   uint64_t major_faults = 0;  // mmap mode: the page faults that read
+  // With count_cached: bytes the page cache held when they were to be read.
+  uint64_t cached_bytes = 0;
+  // Object stores: per file (in the order given) the requests its chunks
+  // sent, their retries and the throttles among the responses; counted
+  // also on the caller's IoTally, when one is current.
+  struct FileIo {
+    uint64_t requests = 0, retries = 0, throttles = 0;
+  };
+  std::vector<FileIo> files_io;
 };
 
 // Called with each chunk read: the file's index, the chunk's offset in it,

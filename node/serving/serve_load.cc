@@ -100,8 +100,11 @@ absl::Status ServeWorkload::PrepareLoad(ServePrepared* prepared) {
                        "; expected ", Describe(job_.model)));
     }
   }
+  // Reading no more than the headers: another replica on the host may
+  // have evicted the files already.
   ASSIGN_OR_RETURN(headers_, ReadModelHeaders(St(), location_.path,
-                                              AtMost(kMaxModelDirEntries)));
+                                              AtMost(kMaxModelDirEntries),
+                                              HeaderReads::kNoReadahead));
   if (job_.generated) RETURN_IF_ERROR(CheckGenerated(headers_));
   std::vector<PlannedFile> planned;
   for (const ModelFileHeader& f : headers_.files) {
@@ -183,6 +186,10 @@ absl::Status ServeWorkload::Download(const StreamOptions& options,
                                                   copy, ctx.abort));
   report_.download_retries = io.retries.load();
   report_.download_throttles = io.throttles.load();
+  report_.download_cached_bytes = t.cached_bytes;
+  for (size_t i = 0; i < files.size() && i < t.files_io.size(); ++i) {
+    AddObjectIo(files[i].name, t.files_io[i]);
+  }
   report_.download_seconds = SecondsSince(t0);
   report_.download_bytes = t.bytes;
   report_.download_requests = t.chunks;
@@ -232,18 +239,70 @@ absl::StatusOr<StreamTally> ServeWorkload::LoadRank(
     return absl::OkStatus();
   };
   if (job_.read_mode == ServeReadMode::kMmap || download_) {
-    return MapRanges(ReadDir(), files, options.chunk_bytes, sink, ctx.abort);
+    StreamOptions mapped = options;
+    mapped.count_cached = !download_;  // a copy just written is all cached
+    return MapRanges(ReadDir(), files, mapped, sink, ctx.abort);
   }
   return StreamRanges(St(), files, options, sink, ctx.abort);
 }
 
-absl::Status ServeWorkload::RunLoad(const NodePhaseContext& ctx,
-                                    PhaseOutcome* out) {
-  const auto t0 = SteadyClock::now();
+void ServeWorkload::AddObjectIo(const std::string& name,
+                                const StreamTally::FileIo& io) {
+  if (io.requests == 0) return;  // a file system's: no requests
+  auto it =
+      std::find_if(report_.objects.begin(), report_.objects.end(),
+                   [&](const ServeObjectReport& o) { return o.name == name; });
+  if (it == report_.objects.end()) {
+    report_.objects.push_back({name, 0, 0, 0});
+    it = report_.objects.end() - 1;
+  }
+  it->requests += io.requests;
+  it->retries += io.retries;
+  it->throttles += io.throttles;
+}
+
+void ServeWorkload::AddRanksObjectIo(const std::vector<StreamTally>& tallies) {
+  for (size_t r = 0; r < tallies.size(); ++r) {
+    const std::vector<FileReads>& files = plan_.ranks[r].files;
+    for (size_t i = 0; i < files.size() && i < tallies[r].files_io.size();
+         ++i) {
+      AddObjectIo(headers_.files[files[i].file].name, tallies[r].files_io[i]);
+    }
+  }
+}
+
+StreamOptions ServeWorkload::LoadOptions() const {
   StreamOptions options;
   options.concurrency = static_cast<int>(job_.concurrency);
   options.chunk_bytes = job_.chunk_bytes;
   options.direct = job_.read_mode == ServeReadMode::kDirect;
+  options.count_cached = true;  // what the host's page cache served
+  return options;
+}
+
+uint64_t ServeWorkload::CachedAtStart() {
+  uint64_t cached = 0;
+  const StorageKind kind = St().Kind();
+  if (kind != StorageKind::kPosix && kind != StorageKind::kFuse) return 0;
+  for (const ModelFileHeader& f : headers_.files) {
+    ReadOptions options;
+    options.size = f.size;
+    options.size_from = "the model's listing";
+    absl::StatusOr<std::unique_ptr<ReadableFile>> file =
+        St().OpenRead(JoinPath(location_.path, f.name), options);
+    if (!file.ok()) return cached;  // the load's own reads will say why
+    cached += (*file)->CachedBytes(0, f.size).value_or(0);
+    (void)(*file)->Close();
+  }
+  return cached;
+}
+
+absl::Status ServeWorkload::RunLoad(const NodePhaseContext& ctx,
+                                    PhaseOutcome* out) {
+  // Before the clock's first read: what the host's page cache holds.
+  report_.cached_at_start_bytes = CachedAtStart();
+  const auto t0 = SteadyClock::now();
+  const StreamOptions options = LoadOptions();
   // download: the model copied to the node first, as an init container
   // copies it before the server starts.
   // (On a thread of its own, so the phase's progress goes on meanwhile.)
@@ -303,6 +362,7 @@ absl::Status ServeWorkload::RunLoad(const NodePhaseContext& ctx,
     k.last_byte_seconds = planned_at + t.last_byte_seconds;
     k.retries = io[r].retries.load();
     k.throttles = io[r].throttles.load();
+    k.cached_bytes = t.cached_bytes;
     report_.ranks.push_back(k);
     RankOutcome rank;
     rank.rank = static_cast<uint32_t>(r);
@@ -313,6 +373,7 @@ absl::Status ServeWorkload::RunLoad(const NodePhaseContext& ctx,
     rank.checked_bytes = job_.generated ? t.bytes : 0;
     out->ranks.push_back(rank);
   }
+  AddRanksObjectIo(tallies);
   report_.verified = job_.generated;
   return absl::OkStatus();
 }

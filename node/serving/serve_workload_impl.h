@@ -95,6 +95,19 @@ class ServeWorkload : public NodeWorkload {
   absl::Status CheckGenerated(const ModelHeaders& headers) const;
   absl::Status RunMake(const NodePhaseContext& ctx);
   absl::Status RunLoad(const NodePhaseContext& ctx, PhaseOutcome* out);
+  // How the load reads: serve.concurrency, chunk size, O_DIRECT
+  // (serve.read_mode=direct), what the page cache held counted.
+  StreamOptions LoadOptions() const;
+  // An object's requests, retries and throttles added to the report's (by
+  // name: the download's copy and the ranks' reads of one file add up).
+  void AddObjectIo(const std::string& name, const StreamTally::FileIo& io);
+  // Each rank's, per file of its plan.
+  void AddRanksObjectIo(const std::vector<StreamTally>& tallies);
+  // At the replica's start, before its first read: bytes of the model's
+  // files in the host's page cache (left by another replica on the host or
+  // an earlier load; mincore through ReadableFile::CachedBytes); 0 where
+  // the storage cannot tell (object stores).
+  uint64_t CachedAtStart();
   // The headers read again on the clock, as a replica's rank reads them
   // (from the copy, after a download); the model must be the one prepare
   // planned. Their bytes.

@@ -70,11 +70,11 @@ RetriedResponse SendWithRetries(
       return out;       // `client` closes with its descriptors
     }
     counters.requests++;
-    if (tally != nullptr) tally->requests++;
+    TallyRequest(tally);
     const Verdict v = judge(out.rep);
     if (v == Verdict::kThrottled) {
       counters.throttles++;
-      if (tally != nullptr) tally->throttles++;
+      TallyThrottle(tally);
     }
     out.ok = v == Verdict::kDone;
     if (out.ok || v == Verdict::kFail || out.attempts >= max_attempts) break;
@@ -91,7 +91,7 @@ std::string AfterAttempts(int attempts) {
 
 void CountRetry(ObjectStoreCounters& counters) {
   counters.retries++;
-  if (IoTally* tally = CurrentIoTally()) tally->retries++;
+  TallyRetry(CurrentIoTally());
 }
 
 void SleepBeforeRetry(int attempt, ObjectStoreCounters* counters) {

@@ -15,7 +15,22 @@ struct IoTally {
   std::atomic<uint64_t> requests{0};
   std::atomic<uint64_t> retries{0};
   std::atomic<uint64_t> throttles{0};
+  // Counted there too (an object's tally inside its reader's rank's); set
+  // before the tally is made current, and outliving it.
+  IoTally* parent = nullptr;
 };
+
+// A request sent, a retry, a throttle: counted on `tally` (may be null)
+// and on each tally above it.
+inline void TallyRequest(IoTally* tally) {
+  for (; tally != nullptr; tally = tally->parent) tally->requests++;
+}
+inline void TallyRetry(IoTally* tally) {
+  for (; tally != nullptr; tally = tally->parent) tally->retries++;
+}
+inline void TallyThrottle(IoTally* tally) {
+  for (; tally != nullptr; tally = tally->parent) tally->throttles++;
+}
 
 // The calling thread's tally; nullptr when none is current.
 inline IoTally*& CurrentIoTallySlot() {

@@ -122,6 +122,29 @@ absl::StatusOr<uint64_t> ResidentBytes(const std::string& path,
   return resident;
 }
 
+absl::StatusOr<uint64_t> ResidentInMapping(const void* addr, uint64_t length) {
+  if (length == 0) return 0;
+  const uintptr_t page = static_cast<uintptr_t>(sysconf(_SC_PAGESIZE));
+  const uintptr_t at = reinterpret_cast<uintptr_t>(addr);
+  const uintptr_t begin = at / page * page;
+  const uintptr_t end = at + length;
+  const size_t pages = (end - begin + page - 1) / page;
+  std::vector<unsigned char> vec(pages, 0);
+  if (mincore(reinterpret_cast<void*>(begin), end - begin, vec.data()) != 0) {
+    return absl::InternalError(
+        absl::StrCat("mincore of a mapping: ", std::strerror(errno)));
+  }
+  uint64_t resident = 0;
+  for (size_t i = 0; i < pages; ++i) {
+    if ((vec[i] & 1) == 0) continue;
+    // The page's part of [at, end).
+    const uintptr_t from = std::max<uintptr_t>(begin + i * page, at);
+    const uintptr_t to = std::min<uintptr_t>(begin + (i + 1) * page, end);
+    resident += to - from;
+  }
+  return resident;
+}
+
 namespace {
 
 constexpr size_t kProbeBytes = 1 << 20;

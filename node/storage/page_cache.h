@@ -29,6 +29,10 @@ absl::Status FadviseDontNeed(const std::string& path);
 absl::StatusOr<uint64_t> ResidentBytes(const std::string& path,
                                        uint64_t* size = nullptr);
 
+// Bytes of [addr, addr + length) of a file's mapping in the page cache
+// (mincore: a mapping tells without reading).
+absl::StatusOr<uint64_t> ResidentInMapping(const void* addr, uint64_t length);
+
 // What a probe of a directory's file system found: a file written there,
 // fsync'ed, fadvise(DONTNEED)'ed and checked with mincore, then read once
 // with O_DIRECT. Decides how loads from that file system can be cold.

@@ -30,6 +30,11 @@ struct WriteOptions {
 
 struct ReadOptions {
   bool direct = false;
+  // File systems: no read-ahead past what is read (POSIX_FADV_RANDOM), for
+  // a reader of a few bytes that must not fill the page cache (a model's
+  // headers read before a cold load's eviction, while another replica on
+  // the host evicts).
+  bool no_readahead = false;
   // [begin, end) byte extents the reader will read (sorted, disjoint);
   // empty: the whole file. A reader that reads ahead stays inside them.
   std::vector<std::pair<uint64_t, uint64_t>> extents;
@@ -88,6 +93,14 @@ class ReadableFile {
   // Whether Read may be called from several threads at once (pread).
   // Object-store readers keep their own ranges in flight instead.
   virtual bool ConcurrentReads() const { return false; }
+  // Bytes of [offset, offset + length) in the host's page cache now
+  // (mincore), so a read about to be made can say what the cache served;
+  // nullopt where no page cache is in the way (object stores) or it cannot
+  // be told.
+  virtual std::optional<uint64_t> CachedBytes(uint64_t /*offset*/,
+                                              uint64_t /*length*/) {
+    return std::nullopt;
+  }
 };
 
 class Storage {

@@ -45,6 +45,10 @@ class TimedReadableFile : public ReadableFile {
   }
   absl::Status Close() override { return inner_->Close(); }
   bool ConcurrentReads() const override { return inner_->ConcurrentReads(); }
+  std::optional<uint64_t> CachedBytes(uint64_t offset,
+                                      uint64_t length) override {
+    return inner_->CachedBytes(offset, length);
+  }
 
  private:
   std::unique_ptr<ReadableFile> inner_;

@@ -139,7 +139,7 @@ TEST(ServeCodec, APrepareOutcomeAndAReportArriveAsTheyLeft) {
   r.header_reads = 6;
   r.header_bytes = 300;
   r.headers_seconds = 0.25;
-  r.ranks = {{100, 3, 0.5, 1.5, 0, 0}, {200, 4, 0.75, 2.5, 7, 5}};
+  r.ranks = {{100, 3, 0.5, 1.5, 0, 0, 0}, {200, 4, 0.75, 2.5, 7, 5, 150}};
   r.verified = true;
   r.files = 2;
   r.bytes = 999;
@@ -148,6 +148,9 @@ TEST(ServeCodec, APrepareOutcomeAndAReportArriveAsTheyLeft) {
   r.download_requests = 21;
   r.download_retries = 9;
   r.download_throttles = 8;
+  r.download_cached_bytes = 4000;
+  r.cached_at_start_bytes = 2500;
+  r.objects = {{"model-00001-of-00002.safetensors", 40, 3, 2}};
   auto rb = DecodeServeReport(EncodeServeReport(r));
   ASSERT_TRUE(rb.ok()) << rb.status();
   EXPECT_EQ(rb->header_reads, 6u);
@@ -168,6 +171,32 @@ TEST(ServeCodec, APrepareOutcomeAndAReportArriveAsTheyLeft) {
   EXPECT_EQ(rb->download_requests, 21u);
   EXPECT_EQ(rb->download_retries, 9u);
   EXPECT_EQ(rb->download_throttles, 8u);
+  EXPECT_EQ(rb->ranks[1].cached_bytes, 150u);
+  EXPECT_EQ(rb->download_cached_bytes, 4000u);
+  EXPECT_EQ(rb->cached_at_start_bytes, 2500u);
+  ASSERT_EQ(rb->objects.size(), 1u);
+  EXPECT_EQ(rb->objects[0].name, "model-00001-of-00002.safetensors");
+  EXPECT_EQ(rb->objects[0].requests, 40u);
+  EXPECT_EQ(rb->objects[0].retries, 3u);
+  EXPECT_EQ(rb->objects[0].throttles, 2u);
+
+  // A node that says it found more cached than it read is refused.
+  ServeReport more = r;
+  more.ranks[0].cached_bytes = 101;
+  EXPECT_THAT(DecodeServeReport(EncodeServeReport(more)).status().message(),
+              ::testing::HasSubstr("101 bytes cached of the 100 it read"));
+  more = r;
+  more.download_cached_bytes = 5301;
+  EXPECT_FALSE(DecodeServeReport(EncodeServeReport(more)).ok());
+  // Objects past their bounds: unnamed, a name past its length, too many.
+  more = r;
+  more.objects[0].name.clear();
+  EXPECT_FALSE(DecodeServeReport(EncodeServeReport(more)).ok());
+  more.objects[0].name.assign(kMaxModelObjectName + 1, 'x');
+  EXPECT_FALSE(DecodeServeReport(EncodeServeReport(more)).ok());
+  more.objects.assign(kMaxModelReportObjects + 1, r.objects[0]);
+  EXPECT_THAT(DecodeServeReport(EncodeServeReport(more)).status().message(),
+              ::testing::HasSubstr("a model has at most"));
 
   r.ranks.assign(kMaxServeRanks + 1, ServeRankReport{});
   EXPECT_FALSE(DecodeServeReport(EncodeServeReport(r)).ok());

@@ -82,6 +82,51 @@ TEST(ServeFleet, LoadedTimesAreFromEachStartAndTheSlowestSayWhy) {
   EXPECT_DOUBLE_EQ(FleetOf({}).loaded_max_seconds, 0);
 }
 
+// Each replica's requests per object, summed per object over the fleet:
+// the one every replica read and met throttles on comes first, with how
+// many replicas read it and how many met them; the summary names it (its
+// name escaped), and result.json carries both views back the same.
+TEST(ServeFleet, TheObjectsTheStoreThrottledAreNamedWithTheirReplicas) {
+  std::vector<Replica> fleet = {At(0, 0, 2), At(1, 1, 2), At(2, 2, 2)};
+  fleet[0].objects = {{"a.safetensors", 10, 0, 0},
+                      {"hot.safetensors", 20, 4, 4}};
+  fleet[1].objects = {{"a.safetensors", 10, 1, 1},
+                      {"hot.safetensors", 20, 6, 6}};
+  fleet[2].objects = {{"hot.safetensors", 20, 0, 0}};
+  const std::vector<ReplicaLoadResult::HotObject> hot = HotObjectsOf(fleet);
+  ASSERT_EQ(hot.size(), 2u);
+  EXPECT_EQ(hot[0].name, "hot.safetensors");
+  EXPECT_EQ(hot[0].replicas, 3u);
+  EXPECT_EQ(hot[0].throttled_replicas, 2u);
+  EXPECT_EQ(hot[0].requests, 60u);
+  EXPECT_EQ(hot[0].throttles, 10u);
+  EXPECT_EQ(hot[1].name, "a.safetensors");
+  EXPECT_EQ(hot[1].replicas, 2u);
+  EXPECT_EQ(hot[1].throttled_replicas, 1u);
+  EXPECT_TRUE(HotObjectsOf({At(0, 0, 1)}).empty());  // a file system's
+
+  ReplicaLoadResult load;
+  load.replicas = fleet;
+  load.replicas[2].objects.push_back({"x\x1b[31m.safetensors", 5, 2, 2});
+  load.objects = HotObjectsOf(load.replicas);
+  const std::string text = load.ToJson(RunResult{});
+  auto back = ReplicaLoadSectionCodec().read(text, kReplicaLoadSection);
+  ASSERT_TRUE(back.ok()) << back.status();
+  EXPECT_EQ((*back)->ToJson(RunResult{}), text);
+  RunResult run;
+  run.workload = kServeWorkload;
+  RoundResult round;
+  round.phase = Phase::kLoad;
+  round.sections[kReplicaLoadSection] =
+      std::make_shared<ReplicaLoadResult>(load);
+  run.rounds.push_back(round);
+  const std::string summary = SummaryTable(run);
+  EXPECT_THAT(summary, HasSubstr("throttled objects: hot.safetensors 10 "
+                                 "throttles of 60 requests (2 of 3 replicas)"));
+  EXPECT_THAT(summary, HasSubstr("x\\x1B[31m.safetensors 2 throttles"));
+  EXPECT_EQ(summary.find('\x1b'), std::string::npos);
+}
+
 Config FleetConfig(double stagger) {
   Config c;
   c.run.workload = kServeWorkload;

@@ -48,12 +48,19 @@ void Wire(uint8_t which, const std::string& bytes) {
     auto again = ckpt::DecodeServeReport(ckpt::EncodeServeReport(*r));
     if (!again.ok() || again->ranks.size() != r->ranks.size() ||
         again->download_retries != r->download_retries ||
-        again->download_throttles != r->download_throttles) {
+        again->download_throttles != r->download_throttles ||
+        again->download_cached_bytes != r->download_cached_bytes ||
+        again->cached_at_start_bytes != r->cached_at_start_bytes ||
+        again->objects.size() != r->objects.size() ||
+        r->download_cached_bytes > r->download_bytes) {
       std::abort();
     }
     for (size_t k = 0; k < r->ranks.size(); ++k) {
+      // What a node says it found cached is at most what it read.
       if (again->ranks[k].retries != r->ranks[k].retries ||
-          again->ranks[k].throttles != r->ranks[k].throttles) {
+          again->ranks[k].throttles != r->ranks[k].throttles ||
+          again->ranks[k].cached_bytes != r->ranks[k].cached_bytes ||
+          r->ranks[k].cached_bytes > r->ranks[k].bytes) {
         std::abort();
       }
     }

@@ -319,6 +319,17 @@ TEST_F(S3ThrottleTest, SpreadingKeysOverPrefixesAvoidsPerPrefixThrottling) {
 // under one prefix): each 503 is counted on the rank whose read met it (or,
 // downloading, on the replica's copy), and the counts add up to the
 // round's (the node's), each retried.
+// GETs of a model's files at 40 a second, bursts of 16.
+PrefixThrottleOptions ModelGetThrottle() {
+  PrefixThrottleOptions o;
+  o.reads = {40, 16};
+  o.applies = [](const ProxyRequest& r) {
+    return r.method == "GET" &&
+           r.target.find(".safetensors") != std::string::npos;
+  };
+  return o;
+}
+
 TEST_F(S3ThrottleTest, AServeLoadsThrottlesAreCountedOnTheRanksThatMetThem) {
   auto env = swift().Env();
   env["CKPT_WORKLOAD"] = "serve";
@@ -341,13 +352,7 @@ TEST_F(S3ThrottleTest, AServeLoadsThrottlesAreCountedOnTheRanksThatMetThem) {
   // far past a burst of 16 at 40 a second; a download about 70.
   for (const std::string mode : {"stream", "download"}) {
     SCOPED_TRACE(mode);
-    PrefixThrottleOptions o;
-    o.reads = {40, 16};
-    o.applies = [](const ProxyRequest& r) {
-      return r.method == "GET" &&
-             r.target.find(".safetensors") != std::string::npos;
-    };
-    PrefixThrottle throttle(o);
+    PrefixThrottle throttle(ModelGetThrottle());
     FaultProxy proxy(SwiftPort(), throttle.Rule());
     Env e = env;
     e["AWS_ENDPOINT_URL_S3"] =
@@ -401,6 +406,49 @@ TEST_F(S3ThrottleTest, AServeLoadsThrottlesAreCountedOnTheRanksThatMetThem) {
       EXPECT_GE(ranks_throttled, 2);
     }
   }
+
+  // Two replicas (one process, one host) reading the same objects at once
+  // through the limiter: every object is read by both, and the throttles
+  // are attributed to the objects and the replicas that met them.
+  PrefixThrottle throttle(ModelGetThrottle());
+  FaultProxy proxy(SwiftPort(), throttle.Rule());
+  Env e = env;
+  e["AWS_ENDPOINT_URL_S3"] = "http://127.0.0.1:" + std::to_string(proxy.port());
+  e["NUM_NODES"] = "2";
+  e["CKPT_SERVE_LOADS"] = "1";
+  const std::string results = tmp_.Sub("fleet");
+  ProcessResult run =
+      RunProcess({CkptbenchBinary(), "run", "--results-dir", results}, e);
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  const json j = json::parse(ReadFile(results + "/result.json"));
+  const json& load = j["rounds"].back()["replica_load"];
+  ASSERT_EQ(load["replicas"].size(), 2u);
+  ASSERT_EQ(load["objects"].size(), 5u);  // the model's 5 files
+  uint64_t on_objects = 0, on_replicas = 0;
+  for (const auto& p : load["replicas"]) {
+    uint64_t mine = 0;
+    ASSERT_EQ(p["objects"].size(), 5u) << p;
+    for (const auto& x : p["objects"]) {
+      EXPECT_LE(x["throttles"].get<uint64_t>(), x["requests"].get<uint64_t>());
+      mine += x["throttles"].get<uint64_t>();
+    }
+    // Its objects' are its tensor reads'; its header reads' are its own.
+    EXPECT_LE(mine, p["throttles"].get<uint64_t>()) << p;
+    on_replicas += p["throttles"].get<uint64_t>();
+  }
+  uint64_t last = UINT64_MAX;
+  for (const auto& h : load["objects"]) {
+    EXPECT_EQ(h["replicas"], 2) << h;  // a hot object: every replica's
+    EXPECT_LE(h["throttles"].get<uint64_t>(), last);  // most throttled first
+    last = h["throttles"].get<uint64_t>();
+    on_objects += last;
+  }
+  EXPECT_GE(on_objects, 10u);
+  EXPECT_LE(on_objects, on_replicas);
+  EXPECT_NE(run.out.find("throttled objects: model-"), std::string::npos)
+      << run.out;
+  std::cout << "two replicas through the limiter: " << on_objects
+            << " throttles on objects, " << on_replicas << " on replicas\n";
 }
 
 }  // namespace

@@ -183,6 +183,42 @@ TEST(PosixPageCache, ResidueIsReadWithODirectOnlyByReadsThatCanUseIt) {
   EXPECT_TRUE(clean.note.empty());
 }
 
+// What a reader finds cached before it reads (a serve load's figure of
+// what the host's page cache served): nothing once the file is evicted,
+// then what was read. A reader without read-ahead brings in no more than
+// the pages it read; one with it, as a loader's, may bring more.
+TEST(PosixPageCache, AReaderSaysWhatOfARangeIsCachedBeforeItReads) {
+  TempDir tmp;
+  const EvictionProbe probe = ProbeEviction(tmp.path());
+  if (!probe.fadvise_evicts || probe.memory_backed) {
+    GTEST_SKIP() << "fadvise cannot evict here: " << probe.Describe();
+  }
+  const std::string path = tmp.Sub("cached.bin");
+  WriteSynced(path, 4 << 20);
+  ASSERT_TRUE(FadviseDontNeed(path).ok());
+  auto storage = PosixStorage::Make().value();
+  ReadOptions quiet;
+  quiet.no_readahead = true;
+  auto f = storage->OpenRead(path, quiet);
+  ASSERT_TRUE(f.ok()) << f.status();
+  EXPECT_EQ((*f)->CachedBytes(0, 4 << 20), 0u);
+  std::string buf(64 << 10, '\0');
+  ASSERT_EQ(*(*f)->Read(0, buf.data(), buf.size()), buf.size());
+  EXPECT_EQ((*f)->CachedBytes(0, 64 << 10), uint64_t{64 << 10});
+  // Only what was read: no read-ahead past it.
+  EXPECT_LE(*(*f)->CachedBytes(0, 4 << 20), uint64_t{128 << 10});
+  // A part of a page counts its part; past the end counts nothing.
+  EXPECT_EQ((*f)->CachedBytes(100, 50), 50u);
+  EXPECT_EQ((*f)->CachedBytes(4 << 20, 10), 0u);
+  ASSERT_TRUE((*f)->Close().ok());
+  // Memory storage has no page cache to tell of.
+  auto memory = MemoryStorage::Make(std::make_shared<MemoryStore>());
+  ASSERT_TRUE(memory->WriteAtomic("/m.bin", "bytes").ok());
+  auto m = memory->OpenRead("/m.bin", ReadOptions{});
+  ASSERT_TRUE(m.ok());
+  EXPECT_FALSE((*m)->CachedBytes(0, 5).has_value());
+}
+
 TEST(PosixPageCache, ProbeOfAnUnwritableDirectorySaysWhy) {
   EvictionProbe p = ProbeEviction("/nonexistent-ckptbench-dir");
   EXPECT_NE(p.error.find("/nonexistent-ckptbench-dir"), std::string::npos)
