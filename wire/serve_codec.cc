@@ -1,6 +1,8 @@
 #include "wire/serve_codec.h"
 
 #include <optional>
+#include <set>
+#include <string>
 
 #include "absl/strings/str_cat.h"
 #include "common/key_recheck.h"
@@ -229,11 +231,20 @@ absl::StatusOr<ServeReport> DecodeServeReport(const std::string& bytes) {
         absl::StrCat("a serve report of ", w.objects_size(),
                      " objects; a model has at most ", kMaxModelReportObjects));
   }
+  std::set<std::string> named;
   for (const v1::ServeObjectReport& o : w.objects()) {
     if (o.name().empty() || o.name().size() > kMaxModelObjectName) {
       return absl::DataLossError(
           absl::StrCat("a serve report naming an object of ", o.name().size(),
                        " bytes; expected 1 to ", kMaxModelObjectName));
+    }
+    // Each object once, its retries and throttles among its requests (a
+    // retry is a request sent again; a throttle is a response to one).
+    if (!named.insert(o.name()).second || o.retries() > o.requests() ||
+        o.throttles() > o.requests()) {
+      return absl::DataLossError(absl::StrCat(
+          "a serve report naming its object ", r.objects.size(),
+          " twice, or with more retries or throttles than requests"));
     }
     r.objects.push_back({o.name(), o.requests(), o.retries(), o.throttles()});
   }

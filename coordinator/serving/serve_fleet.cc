@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstddef>
+#include <cstdint>
 #include <map>
 #include <string>
 
@@ -107,9 +108,13 @@ std::vector<ReplicaLoadResult::HotObject> HotObjectsOf(
       h.name = o.name;
       ++h.replicas;
       if (o.throttles > 0) ++h.throttled_replicas;
-      h.requests += o.requests;
-      h.retries += o.retries;
-      h.throttles += o.throttles;
+      // Saturating: the figures are the nodes' word.
+      const auto add = [](uint64_t* sum, uint64_t v) {
+        *sum = v > UINT64_MAX - *sum ? UINT64_MAX : *sum + v;
+      };
+      add(&h.requests, o.requests);
+      add(&h.retries, o.retries);
+      add(&h.throttles, o.throttles);
     }
   }
   std::vector<ReplicaLoadResult::HotObject> out;

@@ -7,6 +7,7 @@
 #ifndef CKPTBENCH_COORDINATOR_SERVING_SERVE_RESULTS_H_
 #define CKPTBENCH_COORDINATOR_SERVING_SERVE_RESULTS_H_
 
+#include <algorithm>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -101,7 +102,9 @@ struct ReplicaLoadResult : ResultSection {
   int CachedAtStartPercent(const Replica& p) const {
     return Percent(p.cached_at_start_bytes, model_bytes);
   }
+  // (part is at most whole: a figure read from a file is not trusted.)
   static int Percent(uint64_t part, uint64_t whole) {
+    part = std::min(part, whole);
     return whole == 0 ? 0
                       : static_cast<int>(100.0 * static_cast<double>(part) /
                                              static_cast<double>(whole) +

@@ -11,6 +11,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "absl/status/status.h"
@@ -106,7 +107,7 @@ class ServeWorkload : public NodeWorkload {
   // At the replica's start, before its first read: bytes of the model's
   // files in the host's page cache (left by another replica on the host or
   // an earlier load; mincore through ReadableFile::CachedBytes); 0 where
-  // the storage cannot tell (object stores).
+  // the storage cannot tell (object stores, FUSE mounts).
   uint64_t CachedAtStart();
   // The headers read again on the clock, as a replica's rank reads them
   // (from the copy, after a download); the model must be the one prepare
@@ -137,6 +138,8 @@ class ServeWorkload : public NodeWorkload {
   ModelHeaders headers_;
   ReplicaPlan plan_;
   ServeReport report_;
+  // Where each object is in report_.objects (AddObjectIo), by name.
+  std::unordered_map<std::string, size_t> object_at_;
   uint64_t total_bytes_ = 0;
   std::atomic<uint64_t> written_{0};
   std::unique_ptr<std::atomic<uint64_t>[]> rank_bytes_;

@@ -122,6 +122,14 @@ absl::StatusOr<uint64_t> ResidentBytes(const std::string& path,
   return resident;
 }
 
+bool MincoreTells(int fd) {
+  struct stat st;
+  if (fstat(fd, &st) != 0) return false;
+  if (geteuid() == 0 || st.st_uid == geteuid()) return true;
+  const std::string self = absl::StrCat("/proc/self/fd/", fd);
+  return faccessat(AT_FDCWD, self.c_str(), W_OK, AT_EACCESS) == 0;
+}
+
 absl::StatusOr<uint64_t> ResidentInMapping(const void* addr, uint64_t length) {
   if (length == 0) return 0;
   const uintptr_t page = static_cast<uintptr_t>(sysconf(_SC_PAGESIZE));

@@ -29,6 +29,10 @@ absl::Status FadviseDontNeed(const std::string& path);
 absl::StatusOr<uint64_t> ResidentBytes(const std::string& path,
                                        uint64_t* size = nullptr);
 
+// Whether mincore tells the truth of the open file `fd`'s pages: since
+// Linux 5.0 it says every page of a file is resident unless the process
+// owns it, may write it or is privileged (mm/mincore.c can_do_mincore).
+bool MincoreTells(int fd);
 // Bytes of [addr, addr + length) of a file's mapping in the page cache
 // (mincore: a mapping tells without reading).
 absl::StatusOr<uint64_t> ResidentInMapping(const void* addr, uint64_t length);

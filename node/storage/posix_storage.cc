@@ -135,11 +135,15 @@ class PosixReadableFile : public ReadableFile, private OwnedFd {
   bool ConcurrentReads() const override { return true; }  // pread
   // mincore over a mapping of the whole file, made at the first call and
   // kept until Close: a mapping per call would cost an munmap, and its
-  // TLB shootdown across the reading threads, per chunk.
+  // TLB shootdown across the reading threads, per chunk. Not to be called
+  // concurrently with Close. nullopt where mincore cannot tell (a file
+  // this process neither owns nor may write: every page then reads as
+  // resident) or the file cannot be mapped.
   std::optional<uint64_t> CachedBytes(uint64_t offset,
                                       uint64_t length) override {
     if (offset >= size_) return 0;
     std::call_once(mapped_, [this] {
+      if (!MincoreTells(fd_)) return;
       void* m = mmap(nullptr, static_cast<size_t>(size_), PROT_READ, MAP_SHARED,
                      fd_, 0);
       map_ = m == MAP_FAILED ? nullptr : static_cast<unsigned char*>(m);

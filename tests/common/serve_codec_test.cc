@@ -194,6 +194,13 @@ TEST(ServeCodec, APrepareOutcomeAndAReportArriveAsTheyLeft) {
   EXPECT_FALSE(DecodeServeReport(EncodeServeReport(more)).ok());
   more.objects[0].name.assign(kMaxModelObjectName + 1, 'x');
   EXPECT_FALSE(DecodeServeReport(EncodeServeReport(more)).ok());
+  more.objects = {r.objects[0], r.objects[0]};  // one object twice
+  EXPECT_THAT(DecodeServeReport(EncodeServeReport(more)).status().message(),
+              ::testing::HasSubstr("twice"));
+  more.objects = {{"m.safetensors", 2, 0, 3}};  // more throttles than sent
+  EXPECT_FALSE(DecodeServeReport(EncodeServeReport(more)).ok());
+  more.objects = {{"m.safetensors", 2, 3, 0}};  // more retries than sent
+  EXPECT_FALSE(DecodeServeReport(EncodeServeReport(more)).ok());
   more.objects.assign(kMaxModelReportObjects + 1, r.objects[0]);
   EXPECT_THAT(DecodeServeReport(EncodeServeReport(more)).status().message(),
               ::testing::HasSubstr("a model has at most"));

@@ -104,6 +104,9 @@ TEST(ServeFleet, TheObjectsTheStoreThrottledAreNamedWithTheirReplicas) {
   EXPECT_EQ(hot[1].replicas, 2u);
   EXPECT_EQ(hot[1].throttled_replicas, 1u);
   EXPECT_TRUE(HotObjectsOf({At(0, 0, 1)}).empty());  // a file system's
+  // A file's figures past their whole (hostile) read as all of it.
+  EXPECT_EQ(ReplicaLoadResult::Percent(UINT64_MAX, 1), 100);
+  EXPECT_EQ(ReplicaLoadResult::Percent(1, 0), 0);
 
   ReplicaLoadResult load;
   load.replicas = fleet;
