@@ -10,7 +10,9 @@
 #include <algorithm>
 #include <fstream>
 #include <memory>
+#include <mutex>
 #include <string>
+#include <vector>
 
 #include "absl/strings/match.h"
 #include "common/cuda.h"
@@ -200,15 +202,24 @@ TEST(Serve, TwoReplicasMakeTheModelOnceAndLoadItInEachSplit) {
 // A file system whose eviction leaves pages resident (drop_caches or
 // fadvise that cannot clear them), as the posix backend reports it: what
 // the caller's reads can do decides whether O_DIRECT is promised.
+// What the nodes asked (they prepare at once, each from its own thread).
+struct AskedFallbacks {
+  std::mutex mu;
+  std::vector<DirectFallback> asked;  // guarded by mu
+};
+
 class ResidueStorage : public ForwardingStorage {
  public:
   ResidueStorage(std::shared_ptr<Storage> inner,
-                 std::shared_ptr<std::vector<DirectFallback>> asked)
+                 std::shared_ptr<AskedFallbacks> asked)
       : ForwardingStorage(std::move(inner)), asked_(std::move(asked)) {}
   absl::StatusOr<CacheReport> PrepareColdRead(const std::vector<std::string>&,
                                               CacheMode mode,
                                               DirectFallback direct) override {
-    asked_->push_back(direct);
+    {
+      std::lock_guard<std::mutex> lock(asked_->mu);
+      asked_->asked.push_back(direct);
+    }
     CacheReport r;
     r.method = CacheMethod::kDropCaches;
     r.resident_bytes = 4096;
@@ -218,7 +229,7 @@ class ResidueStorage : public ForwardingStorage {
   }
 
  private:
-  std::shared_ptr<std::vector<DirectFallback>> asked_;
+  std::shared_ptr<AskedFallbacks> asked_;
 };
 
 // A serve load reads through the page cache in stream and download: where
@@ -231,7 +242,7 @@ TEST(Serve, PagesEvictionLeftAreFlaggedNotPromisedODirect) {
   Config c = ServeConfig(2, ServeSplit::kTp);
   c.io.cache_mode = CacheMode::kAuto;
   ServeOf(c).loads = 1;
-  auto asked = std::make_shared<std::vector<DirectFallback>>();
+  auto asked = std::make_shared<AskedFallbacks>();
   memory->SetWrapper([asked](std::shared_ptr<Storage> inner) {
     return std::shared_ptr<Storage>(
         std::make_shared<ResidueStorage>(std::move(inner), asked));
@@ -241,7 +252,10 @@ TEST(Serve, PagesEvictionLeftAreFlaggedNotPromisedODirect) {
        {ServeReadMode::kStream, ServeReadMode::kDownload}) {
     ServeOf(c).read_mode = mode;
     ServeOf(c).download_path = local.path();
-    asked->clear();
+    {
+      std::lock_guard<std::mutex> lock(asked->mu);
+      asked->asked.clear();
+    }
     InProcessRun h(memory, c, 2);
     ASSERT_TRUE(h.Run().ok()) << Name(mode);
     ASSERT_EQ(h.result.rounds.size(), 2u);  // the make, one load
@@ -250,8 +264,11 @@ TEST(Serve, PagesEvictionLeftAreFlaggedNotPromisedODirect) {
     EXPECT_EQ(load.cache.resident_bytes, 2u * 4096) << Name(mode);
     EXPECT_THAT(load.cache.note, HasSubstr("cannot use O_DIRECT"));
     EXPECT_THAT(load.flags, ::testing::Contains(RoundFlag::kPageCacheResident));
-    ASSERT_EQ(asked->size(), 2u) << Name(mode);  // one per replica
-    for (DirectFallback d : *asked) EXPECT_EQ(d, DirectFallback::kUnavailable);
+    std::lock_guard<std::mutex> lock(asked->mu);
+    ASSERT_EQ(asked->asked.size(), 2u) << Name(mode);  // one per replica
+    for (DirectFallback d : asked->asked) {
+      EXPECT_EQ(d, DirectFallback::kUnavailable);
+    }
   }
   memory->SetWrapper(nullptr);
   c.io.cache_mode = CacheMode::kDirect;
