@@ -4,6 +4,8 @@
 // mmap; one that downloads it to a local directory first (the copy gone
 // after), and a download directory that is not an absolute path refused
 // (exit 2) naming the key; and the removal.
+#include "tests/testing/serve_cli.h"
+
 #include <gtest/gtest.h>
 
 #include <filesystem>
@@ -17,22 +19,10 @@ namespace {
 
 using json = nlohmann::json;
 
-ProcessResult Serve(const TempDir& t, const std::string& results,
-                    std::map<std::string, std::string> env = {}) {
-  env["CKPT_WORKLOAD"] = "serve";
-  env["CKPT_DIR_PATH"] = t.Sub("store");
-  env["CKPT_MODEL"] = "llama-3-tiny";
-  env["CKPT_SERVE_FILE_BYTES"] = "1MiB";
-  env["CKPT_SERVE_CHUNK_SIZE"] = "64KiB";
-  env["NUM_DEVICES"] = "2";
-  return RunProcess({CkptbenchBinary(), "run", "--results-dir", t.Sub(results)},
-                    env);
-}
-
 TEST(ServeCli, MakesLoadsReusesRefusesAndRemoves) {
   TempDir t;
   const std::string model = t.Sub("store/models/llama-3-tiny-bf16");
-  ProcessResult made = Serve(t, "r1", {{"CKPT_SERVE_LOADS", "2"}});
+  ProcessResult made = RunServeCli(t, "r1", {{"CKPT_SERVE_LOADS", "2"}});
   ASSERT_EQ(made.exit_code, 0) << made.err;
   EXPECT_NE(made.out.find("serve, 1 replica(s) of 2 rank(s)"),
             std::string::npos)
@@ -60,23 +50,23 @@ TEST(ServeCli, MakesLoadsReusesRefusesAndRemoves) {
   EXPECT_TRUE(std::filesystem::exists(model + "/ckptbench-model.json"));
   EXPECT_TRUE(std::filesystem::exists(model + "/model.safetensors.index.json"));
 
-  ProcessResult again = Serve(t, "r2");
+  ProcessResult again = RunServeCli(t, "r2");
   ASSERT_EQ(again.exit_code, 0) << again.err;
   EXPECT_NE(again.out.find("reused"), std::string::npos) << again.out;
   EXPECT_EQ(
       json::parse(ReadFile(t.Sub("r2/result.json")))["serving_model"]["reused"],
       true);
 
-  ProcessResult mmap = Serve(t, "r3", {{"CKPT_SERVE_READ_MODE", "mmap"}});
+  ProcessResult mmap = RunServeCli(t, "r3", {{"CKPT_SERVE_READ_MODE", "mmap"}});
   ASSERT_EQ(mmap.exit_code, 0) << mmap.err;
   EXPECT_NE(mmap.out.find("mmap, tp x 2, verified"), std::string::npos)
       << mmap.out;
 
   std::filesystem::create_directory(t.Sub("local"));
   ProcessResult download =
-      Serve(t, "r5",
-            {{"CKPT_SERVE_READ_MODE", "download"},
-             {"CKPT_SERVE_DOWNLOAD_PATH", t.Sub("local")}});
+      RunServeCli(t, "r5",
+                  {{"CKPT_SERVE_READ_MODE", "download"},
+                   {"CKPT_SERVE_DOWNLOAD_PATH", t.Sub("local")}});
   ASSERT_EQ(download.exit_code, 0) << download.err;
   EXPECT_NE(download.out.find("download (copied in "), std::string::npos)
       << download.out;
@@ -90,16 +80,16 @@ TEST(ServeCli, MakesLoadsReusesRefusesAndRemoves) {
             copied["replicas"][0]["headers_seconds"].get<double>());
   EXPECT_TRUE(std::filesystem::is_empty(t.Sub("local")));
 
-  ProcessResult relative = Serve(t, "r6",
-                                 {{"CKPT_SERVE_READ_MODE", "download"},
-                                  {"CKPT_SERVE_DOWNLOAD_PATH", "local"}});
+  ProcessResult relative = RunServeCli(t, "r6",
+                                       {{"CKPT_SERVE_READ_MODE", "download"},
+                                        {"CKPT_SERVE_DOWNLOAD_PATH", "local"}});
   EXPECT_EQ(relative.exit_code, 2);
   EXPECT_NE(relative.err.find("CKPT_SERVE_DOWNLOAD_PATH"), std::string::npos)
       << relative.err;
   EXPECT_NE(relative.err.find("expected an absolute path"), std::string::npos)
       << relative.err;
 
-  ProcessResult gone = Serve(t, "r4", {{"CKPT_SERVE_REMOVE", "true"}});
+  ProcessResult gone = RunServeCli(t, "r4", {{"CKPT_SERVE_REMOVE", "true"}});
   ASSERT_EQ(gone.exit_code, 0) << gone.err;
   EXPECT_FALSE(std::filesystem::exists(model));
   EXPECT_TRUE(std::filesystem::exists(t.Sub("store/models")));

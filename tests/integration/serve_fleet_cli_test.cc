@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "nlohmann/json.hpp"
+#include "tests/testing/serve_cli.h"
 #include "tests/testing/subprocess.h"
 #include "tests/testing/temp_dir.h"
 
@@ -19,18 +20,6 @@ namespace {
 
 using json = nlohmann::json;
 
-ProcessResult ServeFleet(const TempDir& t, const std::string& results,
-                         std::map<std::string, std::string> env) {
-  env["CKPT_WORKLOAD"] = "serve";
-  env["CKPT_DIR_PATH"] = t.Sub("store");
-  env["CKPT_MODEL"] = "llama-3-tiny";
-  env["CKPT_SERVE_FILE_BYTES"] = "1MiB";
-  env["CKPT_SERVE_CHUNK_SIZE"] = "64KiB";
-  env["NUM_DEVICES"] = "2";
-  return RunProcess({CkptbenchBinary(), "run", "--results-dir", t.Sub(results)},
-                    env);
-}
-
 TEST(ServeCli, TwoReplicasOnOneHostShowWhatItsPageCacheServed) {
   TempDir t;
   // fadvise: a test does not drop the host's caches.
@@ -38,7 +27,7 @@ TEST(ServeCli, TwoReplicasOnOneHostShowWhatItsPageCacheServed) {
       {"NUM_NODES", "2"},
       {"CKPT_SERVE_STAGGER", "1s"},
       {"CKPT_CACHE_MODE", "fadvise"}};
-  ProcessResult run = ServeFleet(t, "r1", fleet);
+  ProcessResult run = RunServeCli(t, "r1", fleet);
   ASSERT_EQ(run.exit_code, 0) << run.err;
   EXPECT_NE(run.out.find("serve, 2 replica(s) of 2 rank(s)"), std::string::npos)
       << run.out;
@@ -73,7 +62,7 @@ TEST(ServeCli, TwoReplicasOnOneHostShowWhatItsPageCacheServed) {
   // that has no meaning for them on one host: refused naming the key.
   std::map<std::string, std::string> many = fleet;
   many["NUM_NODES"] = "17";
-  ProcessResult refused = ServeFleet(t, "r2", many);
+  ProcessResult refused = RunServeCli(t, "r2", many);
   EXPECT_EQ(refused.exit_code, 2);
   EXPECT_NE(refused.err.find("cluster.num_nodes (NUM_NODES) = 17"),
             std::string::npos)
